@@ -1,0 +1,191 @@
+//! The C ABI between the yosoku host and its plugins.
+//!
+//! This crate is the Rust mirror of `include/yosoku_plugin.h`; `docs/plugin-abi.md` is the spec of
+//! record. Only C types cross the boundary: integers, NUL-terminated UTF-8 strings, function
+//! pointers, and the Arrow C stream interface for tables. No Rust type with an unstable layout and
+//! no Arrow crate type appears here, so a plugin built with another Rust or Arrow version (or in C)
+//! interoperates.
+//!
+//! Plugin authors do not use this crate directly: `yosoku-plugin-sdk` wraps it in a safe trait and
+//! an export macro; `yosoku-plugin-host` loads and calls plugins through it.
+
+#![allow(non_camel_case_types)]
+
+pub mod descriptor;
+
+use std::ffi::{c_char, c_int, c_void};
+
+/// The newest ABI version this crate describes.
+pub const YOSOKU_ABI_VERSION: u32 = 1;
+
+/// The symbol every plugin exports (see [`YosokuPluginInitFn`]).
+pub const YOSOKU_PLUGIN_INIT_SYMBOL: &str = "yosoku_plugin_init";
+
+/// Result of every ABI call.
+pub type YosokuStatus = i32;
+/// The call succeeded.
+pub const YOSOKU_OK: YosokuStatus = 0;
+/// The call failed; the `YosokuError` says why.
+pub const YOSOKU_ERROR: YosokuStatus = 1;
+/// `yosoku_plugin_init` only: the plugin does not implement the ABI version asked for.
+pub const YOSOKU_VERSION_UNSUPPORTED: YosokuStatus = 2;
+/// The plugin panicked (or hit a fatal internal error) during this call. It is now poisoned.
+pub const YOSOKU_PANICKED: YosokuStatus = 3;
+/// A previous call panicked; the plugin refuses every further call.
+pub const YOSOKU_POISONED: YosokuStatus = 4;
+
+/// An error message owned by whoever filled it in.
+///
+/// The caller allocates the struct zeroed and passes a pointer. On failure the callee sets
+/// `message` (NUL-terminated UTF-8) and `release`. The caller copies the message, then calls
+/// `release(error)`, which frees the message and sets `message` and `release` to null.
+#[repr(C)]
+#[derive(Debug)]
+pub struct YosokuError {
+    pub message: *mut c_char,
+    pub release: Option<unsafe extern "C" fn(error: *mut YosokuError)>,
+    pub private_data: *mut c_void,
+}
+
+impl YosokuError {
+    /// A zeroed error: no message, no release.
+    pub const fn empty() -> Self {
+        Self {
+            message: std::ptr::null_mut(),
+            release: None,
+            private_data: std::ptr::null_mut(),
+        }
+    }
+}
+
+/// `struct ArrowArrayStream` of the Arrow C stream interface
+/// (<https://arrow.apache.org/docs/format/CStreamInterface.html>).
+///
+/// `ArrowSchema` and `ArrowArray` are left opaque (`c_void`) here: the host and the SDK convert this
+/// struct to their Arrow library's own FFI type, which has the same layout.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ArrowArrayStream {
+    pub get_schema:
+        Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream, out: *mut c_void) -> c_int>,
+    pub get_next:
+        Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream, out: *mut c_void) -> c_int>,
+    pub get_last_error: Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream) -> *const c_char>,
+    pub release: Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream)>,
+    pub private_data: *mut c_void,
+}
+
+/// Where a collector puts its tables and reports progress. Owned by the host, valid only during
+/// the `collect` call it is passed to.
+#[repr(C)]
+#[derive(Debug)]
+pub struct YosokuTableSink {
+    /// Hands one named table to the host. The host moves the stream out of `*stream` (copies the
+    /// struct and sets `stream->release` to null) when it returns `YOSOKU_OK`; on failure the stream
+    /// still belongs to the plugin and `error` says why (e.g. a table name given twice).
+    pub push: unsafe extern "C" fn(
+        sink: *mut YosokuTableSink,
+        name: *const c_char,
+        stream: *mut ArrowArrayStream,
+        error: *mut YosokuError,
+    ) -> YosokuStatus,
+    /// Reports progress of a long collection: `done` of `total` units (`total` 0 when unknown),
+    /// with a short message (may be null). Never fails.
+    pub progress: unsafe extern "C" fn(
+        sink: *mut YosokuTableSink,
+        done: u64,
+        total: u64,
+        message: *const c_char,
+    ),
+    pub private_data: *mut c_void,
+}
+
+/// The plugin's function table. The host allocates it zeroed and `yosoku_plugin_init` fills it.
+/// New versions of the ABI only ever append fields.
+#[repr(C)]
+#[derive(Debug)]
+pub struct YosokuPlugin {
+    /// Set by the plugin: the ABI version it filled the struct for (the one the host asked for).
+    pub abi_version: u32,
+    /// The plugin's own state; the host never touches it.
+    pub private_data: *mut c_void,
+    /// Describes the plugin as a JSON document (see docs/plugin-abi.md, "Descriptor"). On success
+    /// `*json_out` points to NUL-terminated UTF-8 owned by the plugin and valid for the life of the
+    /// process.
+    pub describe: Option<
+        unsafe extern "C" fn(
+            plugin: *mut YosokuPlugin,
+            json_out: *mut *const c_char,
+            error: *mut YosokuError,
+        ) -> YosokuStatus,
+    >,
+    /// Runs the collector `collector` with the configuration `config_json` (a JSON object keyed by
+    /// the collector's declared config keys; relative paths already resolved by the host) and
+    /// pushes its tables into `sink`.
+    pub collect: Option<
+        unsafe extern "C" fn(
+            plugin: *mut YosokuPlugin,
+            collector: *const c_char,
+            config_json: *const c_char,
+            sink: *mut YosokuTableSink,
+            error: *mut YosokuError,
+        ) -> YosokuStatus,
+    >,
+}
+
+impl YosokuPlugin {
+    /// A zeroed function table, as the host passes it to `yosoku_plugin_init`.
+    pub const fn empty() -> Self {
+        Self {
+            abi_version: 0,
+            private_data: std::ptr::null_mut(),
+            describe: None,
+            collect: None,
+        }
+    }
+}
+
+/// `YosokuStatus yosoku_plugin_init(uint32_t abi_version, YosokuPlugin* out, YosokuError* error)`:
+/// the one symbol a plugin exports. Returns `YOSOKU_VERSION_UNSUPPORTED` for a version it does not
+/// implement, so that the host can retry with an older one.
+pub type YosokuPluginInitFn = unsafe extern "C" fn(
+    abi_version: u32,
+    out: *mut YosokuPlugin,
+    error: *mut YosokuError,
+) -> YosokuStatus;
+
+/// The text of `include/yosoku_plugin.h`, the C declaration of this ABI.
+pub const C_HEADER: &str = include_str!("../include/yosoku_plugin.h");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, size_of};
+
+    #[test]
+    fn layouts_match_the_c_header_on_this_platform() {
+        let ptr = size_of::<*const c_void>();
+        assert_eq!(size_of::<YosokuError>(), 3 * ptr);
+        assert_eq!(size_of::<ArrowArrayStream>(), 5 * ptr);
+        assert_eq!(size_of::<YosokuTableSink>(), 3 * ptr);
+        // u32 then pointers: the u32 is padded to pointer alignment.
+        assert_eq!(size_of::<YosokuPlugin>(), 4 * ptr);
+        assert_eq!(align_of::<YosokuPlugin>(), ptr);
+    }
+
+    #[test]
+    fn the_header_declares_every_status_with_its_value() {
+        for (name, value) in [
+            ("YOSOKU_OK", YOSOKU_OK),
+            ("YOSOKU_ERROR", YOSOKU_ERROR),
+            ("YOSOKU_VERSION_UNSUPPORTED", YOSOKU_VERSION_UNSUPPORTED),
+            ("YOSOKU_PANICKED", YOSOKU_PANICKED),
+            ("YOSOKU_POISONED", YOSOKU_POISONED),
+        ] {
+            let line = format!("#define {name} {value}");
+            assert!(C_HEADER.contains(&line), "header lacks `{line}`");
+        }
+        assert!(C_HEADER.contains(&format!("#define YOSOKU_ABI_VERSION {YOSOKU_ABI_VERSION}")));
+        assert!(C_HEADER.contains(YOSOKU_PLUGIN_INIT_SYMBOL));
+    }
+}

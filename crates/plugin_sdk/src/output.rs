@@ -1,0 +1,149 @@
+//! Where a collector puts its tables.
+
+use std::ffi::CString;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, RecordBatchIterator, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use yosoku_plugin_abi::{ArrowArrayStream, YOSOKU_OK, YosokuError, YosokuTableSink};
+
+use crate::PluginError;
+use crate::runtime::{panic_message, poison, take_error_message};
+
+/// The host's sink for one `collect` call: push named tables, report progress.
+#[derive(Debug)]
+pub struct Output<'a> {
+    sink: *mut YosokuTableSink,
+    _call: PhantomData<&'a mut YosokuTableSink>,
+}
+
+const _: () = assert!(
+    std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>()
+);
+
+impl Output<'_> {
+    /// # Safety
+    /// `sink` must be the valid sink of the current `collect` call.
+    pub(crate) unsafe fn new(sink: *mut YosokuTableSink) -> Self {
+        Self {
+            sink,
+            _call: PhantomData,
+        }
+    }
+
+    /// Pushes a table held in one batch.
+    pub fn push_batch(&mut self, name: &str, batch: RecordBatch) -> Result<(), PluginError> {
+        let schema = batch.schema();
+        self.push_batches(name, schema, vec![batch])
+    }
+
+    /// Pushes a table held in several batches of one schema.
+    pub fn push_batches(
+        &mut self,
+        name: &str,
+        schema: SchemaRef,
+        batches: Vec<RecordBatch>,
+    ) -> Result<(), PluginError> {
+        let reader = RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        self.push_reader(name, Box::new(reader))
+    }
+
+    /// Pushes a table that the host reads batch by batch, after `collect` returns. A panic in the
+    /// reader becomes a stream error and poisons the plugin; a batch whose schema differs from the
+    /// reader's is refused.
+    pub fn push_reader(
+        &mut self,
+        name: &str,
+        reader: Box<dyn RecordBatchReader + Send>,
+    ) -> Result<(), PluginError> {
+        let guarded = GuardedReader {
+            schema: reader.schema(),
+            inner: reader,
+            table: name.to_owned(),
+        };
+        self.push_raw_stream(name, FFI_ArrowArrayStream::new(Box::new(guarded)))
+    }
+
+    /// Pushes an Arrow C stream as it is, with no guard. For producers that already hold a C
+    /// stream (and for the dummy plugin's malformed-stream tests); prefer [`Output::push_reader`].
+    pub fn push_raw_stream(
+        &mut self,
+        name: &str,
+        mut stream: FFI_ArrowArrayStream,
+    ) -> Result<(), PluginError> {
+        let c_name = CString::new(name)
+            .map_err(|_| PluginError::new(format!("table name {name:?} contains a NUL byte")))?;
+        let mut error = YosokuError::empty();
+        // SAFETY: `self.sink` is valid during the call; `FFI_ArrowArrayStream` has the layout of
+        // the C `struct ArrowArrayStream` (asserted above). On success the host moved the stream
+        // out and nulled its `release`, so dropping `stream` below is a no-op.
+        let status = unsafe {
+            ((*self.sink).push)(
+                self.sink,
+                c_name.as_ptr(),
+                (&raw mut stream).cast::<ArrowArrayStream>(),
+                &raw mut error,
+            )
+        };
+        if status == YOSOKU_OK {
+            Ok(())
+        } else {
+            // SAFETY: the host filled `error` as the ABI specifies.
+            let message = unsafe { take_error_message(&mut error) };
+            Err(PluginError::new(format!(
+                "the host refused table `{name}`: {}",
+                message.unwrap_or_else(|| "no message".to_owned())
+            )))
+        }
+    }
+
+    /// Reports progress: `done` of `total` units (`total` 0 when unknown).
+    pub fn progress(&mut self, done: u64, total: u64, message: &str) {
+        let c_message = CString::new(message.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: `self.sink` is valid during the call.
+        unsafe { ((*self.sink).progress)(self.sink, done, total, c_message.as_ptr()) }
+    }
+}
+
+/// A reader that turns panics into errors (and poisons the plugin) and refuses batches whose
+/// schema is not the stream's, since the host imports every batch with the stream's schema.
+struct GuardedReader {
+    inner: Box<dyn RecordBatchReader + Send>,
+    schema: SchemaRef,
+    table: String,
+}
+
+impl Iterator for GuardedReader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match catch_unwind(AssertUnwindSafe(|| self.inner.next())) {
+            Ok(Some(Ok(batch))) if batch.schema().fields() != self.schema.fields() => {
+                Some(Err(ArrowError::SchemaError(format!(
+                    "table `{}`: a batch's schema differs from the stream's schema",
+                    self.table
+                ))))
+            }
+            Ok(item) => item,
+            Err(payload) => {
+                let message = panic_message(payload.as_ref());
+                poison(&message);
+                Some(Err(ArrowError::ExternalError(
+                    format!(
+                        "table `{}`: the plugin panicked while producing a batch: {message}",
+                        self.table
+                    )
+                    .into(),
+                )))
+            }
+        }
+    }
+}
+
+impl RecordBatchReader for GuardedReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}

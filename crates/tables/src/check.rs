@@ -1,0 +1,329 @@
+//! Checking a record batch against a canonical table.
+
+use std::fmt;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+
+use crate::{ColumnDef, ColumnType, TableDef, ValueCheck};
+
+/// How many offending rows one problem names before it summarises the rest.
+const MAX_ROWS_NAMED: usize = 5;
+
+/// One thing wrong with a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    MissingColumn {
+        column: &'static str,
+        expected: ColumnType,
+    },
+    WrongType {
+        column: &'static str,
+        expected: ColumnType,
+        found: String,
+    },
+    UnexpectedNulls {
+        column: &'static str,
+        rows: Vec<usize>,
+        total: usize,
+    },
+    BadValue {
+        column: &'static str,
+        row: usize,
+        value: String,
+        expected: String,
+        /// How many rows of this column fail the same check, this one included.
+        total: usize,
+    },
+    /// Arrow refused to build the batch at all.
+    Arrow(String),
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::MissingColumn { column, expected } => {
+                write!(f, "missing column `{column}` (expected {expected:?})")
+            }
+            Problem::WrongType {
+                column,
+                expected,
+                found,
+            } => write!(f, "column `{column}` has type {found}, expected {expected:?}"),
+            Problem::UnexpectedNulls {
+                column,
+                rows,
+                total,
+            } => {
+                write!(f, "column `{column}` has {total} null(s) at row(s) ")?;
+                write_rows(f, rows, *total)?;
+                write!(f, ", expected none")
+            }
+            Problem::BadValue {
+                column,
+                row,
+                value,
+                expected,
+                total,
+            } => {
+                write!(
+                    f,
+                    "column `{column}`, row {row}: found {value}, expected {expected}"
+                )?;
+                if *total > 1 {
+                    write!(f, " ({} more row(s) like it)", total - 1)?;
+                }
+                Ok(())
+            }
+            Problem::Arrow(message) => write!(f, "invalid Arrow data: {message}"),
+        }
+    }
+}
+
+fn write_rows(f: &mut fmt::Formatter<'_>, rows: &[usize], total: usize) -> fmt::Result {
+    let listed: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+    write!(f, "{}", listed.join(", "))?;
+    if total > rows.len() {
+        write!(f, ", ...")?;
+    }
+    Ok(())
+}
+
+/// Everything wrong with a batch that claims to be the table `table`. Rows are 0-based.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableMismatch {
+    pub table: &'static str,
+    pub problems: Vec<Problem>,
+}
+
+impl TableMismatch {
+    pub(crate) fn single(table: &'static str, problem: Problem) -> Self {
+        Self {
+            table,
+            problems: vec![problem],
+        }
+    }
+}
+
+impl fmt::Display for TableMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not a valid `{}` table: ", self.table)?;
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                write!(f, "; ")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TableMismatch {}
+
+impl TableDef {
+    /// Checks that `batch` holds this table: every column present with its type, no nulls where
+    /// none are allowed, every value within its column's constraint. Extra columns are allowed
+    /// and left alone. Reports every problem, not just the first.
+    pub fn check(&self, batch: &RecordBatch) -> Result<(), TableMismatch> {
+        let schema = batch.schema();
+        let mut problems = Vec::new();
+        for def in self.columns {
+            let Ok(index) = schema.index_of(def.name) else {
+                problems.push(Problem::MissingColumn {
+                    column: def.name,
+                    expected: def.ty,
+                });
+                continue;
+            };
+            let array = batch.column(index);
+            if array.data_type() != &def.ty.data_type() {
+                problems.push(Problem::WrongType {
+                    column: def.name,
+                    expected: def.ty,
+                    found: array.data_type().to_string(),
+                });
+                continue;
+            }
+            if !def.nullable && array.null_count() > 0 {
+                let rows: Vec<usize> = (0..array.len())
+                    .filter(|&i| array.is_null(i))
+                    .take(MAX_ROWS_NAMED)
+                    .collect();
+                problems.push(Problem::UnexpectedNulls {
+                    column: def.name,
+                    rows,
+                    total: array.null_count(),
+                });
+            }
+            if let Some(p) = check_values(def, array.as_ref()) {
+                problems.push(p);
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(TableMismatch {
+                table: self.name,
+                problems,
+            })
+        }
+    }
+}
+
+/// The first value of `array` that breaks `def.check`, with how many do.
+fn check_values(def: &ColumnDef, array: &dyn Array) -> Option<Problem> {
+    let expected = match def.check {
+        ValueCheck::Any => return None,
+        ValueCheck::Positive => "a finite number > 0".to_owned(),
+        ValueCheck::NonNegative => "a finite number >= 0".to_owned(),
+        ValueCheck::Finite => "a finite number".to_owned(),
+        ValueCheck::OneOf(allowed) => format!("one of {}", allowed.join(", ")),
+    };
+    let mut first: Option<(usize, String)> = None;
+    let mut total = 0usize;
+    let mut note = |row: usize, value: String| {
+        total += 1;
+        first.get_or_insert((row, value));
+    };
+    match (def.ty, def.check) {
+        (ColumnType::Utf8, ValueCheck::OneOf(allowed)) => {
+            for (row, v) in array.as_string::<i32>().iter().enumerate() {
+                if let Some(v) = v
+                    && !allowed.contains(&v)
+                {
+                    note(row, format!("{v:?}"));
+                }
+            }
+        }
+        (ColumnType::Float64, check) => {
+            for (row, v) in array.as_primitive::<Float64Type>().iter().enumerate() {
+                if let Some(v) = v
+                    && !number_ok(v, check)
+                {
+                    note(row, v.to_string());
+                }
+            }
+        }
+        (ColumnType::Int64, check) => {
+            for (row, v) in array.as_primitive::<Int64Type>().iter().enumerate() {
+                if let Some(v) = v
+                    && !number_ok(v as f64, check)
+                {
+                    note(row, v.to_string());
+                }
+            }
+        }
+        (ColumnType::Int32, check) => {
+            for (row, v) in array.as_primitive::<Int32Type>().iter().enumerate() {
+                if let Some(v) = v
+                    && !number_ok(f64::from(v), check)
+                {
+                    note(row, v.to_string());
+                }
+            }
+        }
+        _ => return None,
+    }
+    first.map(|(row, value)| Problem::BadValue {
+        column: def.name,
+        row,
+        value,
+        expected,
+        total,
+    })
+}
+
+fn number_ok(v: f64, check: ValueCheck) -> bool {
+    match check {
+        ValueCheck::Positive => v.is_finite() && v > 0.0,
+        ValueCheck::NonNegative => v.is_finite() && v >= 0.0,
+        ValueCheck::Finite => v.is_finite(),
+        ValueCheck::Any | ValueCheck::OneOf(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+
+    use crate::{BANDWIDTH_CURVES, CSX600_OP_THROUGHPUTS, col};
+
+    use super::*;
+
+    fn strings(values: &[Option<&str>]) -> ArrayRef {
+        Arc::new(StringArray::from(values.to_vec()))
+    }
+
+    fn throughputs(rates: &[f64], units: &[&str]) -> Vec<ArrayRef> {
+        let n = rates.len();
+        vec![
+            strings(&vec![Some("CSX600"); n]),
+            strings(&units.iter().map(|u| Some(*u)).collect::<Vec<_>>()),
+            Arc::new(BooleanArray::from(vec![false; n])),
+            strings(&vec![Some("double"); n]),
+            strings(&vec![Some("add"); n]),
+            strings(&vec![None; n]),
+            Arc::new(Float64Array::from(rates.to_vec())),
+            Arc::new(Int64Array::from(vec![Some(256); n])),
+        ]
+    }
+
+    #[test]
+    fn a_valid_batch_passes() {
+        let batch = CSX600_OP_THROUGHPUTS
+            .batch(throughputs(&[1.393e9, 1.383e9], &["poly", "mono"]))
+            .unwrap();
+        assert_eq!(batch.num_rows(), 2);
+    }
+
+    #[test]
+    fn bad_values_name_column_row_and_expectation() {
+        let err = CSX600_OP_THROUGHPUTS
+            .batch(throughputs(&[1.0, -2.0, 0.0], &["poly", "gpu", "mono"]))
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("column `exec_unit`, row 1: found \"gpu\", expected one of mono, poly"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "column `throughput_ops_per_sec`, row 1: found -2, expected a finite number > 0 (1 more row(s) like it)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn missing_columns_wrong_types_and_nulls_are_all_reported() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new(col::DEVICE, DataType::Utf8, true),
+            Field::new(col::PATH, DataType::Utf8, false),
+            Field::new(col::SIZE_BYTES, DataType::Float64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                strings(&[Some("CSX600"), None]),
+                strings(&[Some("swazzle"), Some("swazzle")]),
+                Arc::new(Float64Array::from(vec![8.0, 16.0])),
+            ],
+        )
+        .unwrap();
+        let err = BANDWIDTH_CURVES.check(&batch).unwrap_err();
+        assert_eq!(err.table, "bandwidth_curves");
+        let text = err.to_string();
+        for expected in [
+            "column `device` has 1 null(s) at row(s) 1, expected none",
+            "column `size_bytes` has type Float64, expected Int64",
+            "missing column `bandwidth_bytes_per_sec` (expected Float64)",
+            "missing column `provenance` (expected Utf8)",
+        ] {
+            assert!(text.contains(expected), "{text}\nlacks: {expected}");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Column names of the canonical tables. Code refers to columns through these constants only.
+
+pub const RUN_ID: &str = "run_id";
+pub const DEVICE: &str = "device";
+pub const PROGRAM: &str = "program";
+pub const VARIANT: &str = "variant";
+pub const KERNEL: &str = "kernel";
+pub const PARAMETERS: &str = "parameters";
+pub const PHASE: &str = "phase";
+pub const REPETITIONS: &str = "repetitions";
+pub const MEASURED_SECS: &str = "measured_secs";
+
+pub const METRIC: &str = "metric";
+pub const RAW_NAME: &str = "raw_name";
+pub const VALUE: &str = "value";
+pub const UNIT: &str = "unit";
+
+pub const BLOCK_ID: &str = "block_id";
+pub const THREAD_ID: &str = "thread_id";
+pub const SM_ID: &str = "sm_id";
+pub const POINT_ID: &str = "point_id";
+pub const TIMESTAMP_CYCLES: &str = "timestamp_cycles";
+
+pub const RANK: &str = "rank";
+pub const BLOCK: &str = "block";
+pub const KIND: &str = "kind";
+pub const CALL_SITE: &str = "call_site";
+pub const ITERATION: &str = "iteration";
+pub const START_SECS: &str = "start_secs";
+pub const DURATION_SECS: &str = "duration_secs";
+
+pub const EXEC_UNIT: &str = "exec_unit";
+pub const VECTOR: &str = "vector";
+pub const DTYPE: &str = "dtype";
+pub const OP: &str = "op";
+pub const DTYPE_TO: &str = "dtype_to";
+pub const THROUGHPUT_OPS_PER_SEC: &str = "throughput_ops_per_sec";
+pub const EXECUTIONS: &str = "executions";
+pub const COUNT: &str = "count";
+pub const COUNT_BASIS: &str = "count_basis";
+
+pub const PATH: &str = "path";
+pub const TRANSFER_COUNT: &str = "transfer_count";
+pub const SIZE_BYTES: &str = "size_bytes";
+pub const BANDWIDTH_BYTES_PER_SEC: &str = "bandwidth_bytes_per_sec";
+pub const SAMPLES: &str = "samples";
+pub const PROVENANCE: &str = "provenance";
+
+pub const MODEL: &str = "model";
+pub const COMPONENT: &str = "component";
+pub const WORK: &str = "work";
+pub const WORK_UNIT: &str = "work_unit";
+pub const RATE: &str = "rate";
+pub const RATE_UNIT: &str = "rate_unit";
+pub const PREDICTED_SECS: &str = "predicted_secs";
+pub const ERROR_PCT: &str = "error_pct";
+pub const FLAGS: &str = "flags";
+
+pub const QUANTITY: &str = "quantity";
+pub const SOURCE: &str = "source";
+pub const COMPUTED: &str = "computed";
+pub const REFERENCE: &str = "reference";
+pub const DIFFERENCE: &str = "difference";
+
+pub const MIX_RATIO: &str = "mix_ratio";
+pub const WINDOW_SECS: &str = "window_secs";
+pub const OPS_PER_WINDOW: &str = "ops_per_window";

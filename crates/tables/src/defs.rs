@@ -1,0 +1,627 @@
+//! The definitions of the canonical tables.
+
+use crate::col;
+use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V};
+
+/// Phases a measured or predicted time can cover.
+pub const PHASES: &[&str] = &[
+    "total",
+    "compute",
+    "transfer",
+    "communication",
+    "kernel",
+];
+/// Kinds of MPI block.
+pub const MPI_BLOCK_KINDS: &[&str] = &["compute", "communication"];
+/// CSX600 execution units: the control unit (`mono`) and the 96-PE array (`poly`).
+pub const EXEC_UNITS: &[&str] = &["mono", "poly"];
+/// Operand types of CSX600 operations.
+pub const DTYPES: &[&str] = &["int", "float", "double"];
+/// CSX600 operations (Tables 1 and 2 of Nishikawa et al.).
+pub const OPS: &[&str] = &["add", "mul", "mac", "div", "cast", "build", "split"];
+/// What a `csx600_op_counts.count` counts.
+pub const COUNT_BASES: &[&str] = &["issued", "operations"];
+/// CSX600 data paths.
+pub const TRANSFER_PATHS: &[&str] = &["mono_to_poly", "poly_to_mono", "swazzle"];
+/// Whether a number was measured or is an illustration standing in for a measurement.
+pub const PROVENANCES: &[&str] = &["measured", "illustrative"];
+pub const WORK_UNITS: &[&str] = &["ops", "bytes"];
+pub const RATE_UNITS: &[&str] = &["ops/s", "bytes/s"];
+
+const fn column(
+    name: &'static str,
+    ty: T,
+    nullable: bool,
+    unit: Option<&'static str>,
+    check: V,
+    doc: &'static str,
+) -> ColumnDef {
+    ColumnDef {
+        name,
+        ty,
+        nullable,
+        unit,
+        check,
+        doc,
+    }
+}
+
+const fn label(name: &'static str, doc: &'static str) -> ColumnDef {
+    column(name, T::Utf8, false, None, V::Any, doc)
+}
+
+const RUN_ID: ColumnDef = label(
+    col::RUN_ID,
+    "Identifies one measured run within its source; rows of different tables with the same `run_id` come from the same run.",
+);
+const DEVICE: ColumnDef = label(
+    col::DEVICE,
+    "The processor the row is about (a GPU model, a CPU, a CSX600, an MPI node).",
+);
+const PROGRAM: ColumnDef = label(col::PROGRAM, "The benchmark or kernel.");
+const VARIANT: ColumnDef = label(
+    col::VARIANT,
+    "The version of the program (input size, loop count, optimisation); empty when there is one.",
+);
+const MODEL: ColumnDef = label(col::MODEL, "The model (pipeline step id) that made the row.");
+const PHASE: ColumnDef = column(
+    col::PHASE,
+    T::Utf8,
+    false,
+    None,
+    V::OneOf(PHASES),
+    "Which part of the run a time covers.",
+);
+const REPETITIONS: ColumnDef = column(
+    col::REPETITIONS,
+    T::Int64,
+    false,
+    None,
+    V::Positive,
+    "How many executions of the profiled unit (a loop iteration, a kernel launch, the whole program) the time covers.",
+);
+const EXEC_UNIT: ColumnDef = column(
+    col::EXEC_UNIT,
+    T::Utf8,
+    false,
+    None,
+    V::OneOf(EXEC_UNITS),
+    "`mono` (control unit) or `poly` (the PE array).",
+);
+const VECTOR: ColumnDef = column(
+    col::VECTOR,
+    T::Boolean,
+    false,
+    None,
+    V::Any,
+    "Whether the operation uses the 4-wide vector unit.",
+);
+const DTYPE: ColumnDef = column(
+    col::DTYPE,
+    T::Utf8,
+    false,
+    None,
+    V::OneOf(DTYPES),
+    "Operand type; for a cast, the source type.",
+);
+const OP: ColumnDef = column(
+    col::OP,
+    T::Utf8,
+    false,
+    None,
+    V::OneOf(OPS),
+    "The operation.",
+);
+const DTYPE_TO: ColumnDef = column(
+    col::DTYPE_TO,
+    T::Utf8,
+    true,
+    None,
+    V::OneOf(DTYPES),
+    "Target type of a cast; null for every other operation.",
+);
+const TRANSFER_PATH: ColumnDef = column(
+    col::PATH,
+    T::Utf8,
+    false,
+    None,
+    V::OneOf(TRANSFER_PATHS),
+    "Data path: `mono_to_poly`, `poly_to_mono` or `swazzle` (PE to neighbouring PE).",
+);
+const SIZE_BYTES: ColumnDef = column(
+    col::SIZE_BYTES,
+    T::Int64,
+    false,
+    Some("bytes"),
+    V::Positive,
+    "Size of one transfer.",
+);
+
+pub static RUNS: TableDef = TableDef {
+    name: "runs",
+    doc: "One measured execution time: what ran, where, and how long it took.",
+    columns: &[
+        RUN_ID,
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        column(
+            col::PARAMETERS,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "Input parameters as `key=value` pairs separated by `;` (e.g. `n=2;N=10000000`).",
+        ),
+        PHASE,
+        REPETITIONS,
+        column(
+            col::MEASURED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Positive,
+            "Measured wall time of all `repetitions` together.",
+        ),
+    ],
+};
+
+pub static COUNTERS: TableDef = TableDef {
+    name: "counters",
+    doc: "One performance-counter value of one run (long form: one row per counter).",
+    columns: &[
+        RUN_ID,
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        column(
+            col::KERNEL,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The kernel the counter was read for, when the run had several.",
+        ),
+        label(
+            col::METRIC,
+            "Canonical metric name (tool-independent); unmapped names pass through unchanged.",
+        ),
+        label(col::RAW_NAME, "The name the tool wrote."),
+        column(
+            col::VALUE,
+            T::Float64,
+            false,
+            None,
+            V::Finite,
+            "The value, in `unit`.",
+        ),
+        label(
+            col::UNIT,
+            "Canonical unit of `value` (`count`, `bytes`, `s`, `bytes/s`, `ratio`, ...).",
+        ),
+    ],
+};
+
+pub static TRACE_RECORDS: TableDef = TableDef {
+    name: "trace_records",
+    doc: "One in-kernel timestamp: a thread reaching an instrumentation point, with the SM that ran it.",
+    columns: &[
+        RUN_ID,
+        column(
+            col::BLOCK_ID,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Linear thread-block index.",
+        ),
+        column(
+            col::THREAD_ID,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Linear thread index within the block.",
+        ),
+        column(
+            col::SM_ID,
+            T::Int32,
+            false,
+            None,
+            V::NonNegative,
+            "Multiprocessor that ran the thread.",
+        ),
+        column(
+            col::POINT_ID,
+            T::Int32,
+            false,
+            None,
+            V::NonNegative,
+            "Instrumentation point.",
+        ),
+        column(
+            col::TIMESTAMP_CYCLES,
+            T::Int64,
+            false,
+            Some("cycles"),
+            V::Any,
+            "Value of the SM's cycle counter (`clock()`) at the point.",
+        ),
+    ],
+};
+
+pub static MPI_BLOCKS: TableDef = TableDef {
+    name: "mpi_blocks",
+    doc: "One execution of a compute or communication block by one MPI rank.",
+    columns: &[
+        RUN_ID,
+        DEVICE,
+        column(
+            col::RANK,
+            T::Int32,
+            false,
+            None,
+            V::NonNegative,
+            "MPI rank (processing unit).",
+        ),
+        label(col::BLOCK, "Block identifier, stable across ranks and runs."),
+        column(
+            col::KIND,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(MPI_BLOCK_KINDS),
+            "`compute` or `communication`.",
+        ),
+        label(
+            col::CALL_SITE,
+            "Where the block is in the program (the MPI call, or the calls bounding a compute block).",
+        ),
+        column(
+            col::ITERATION,
+            T::Int64,
+            true,
+            None,
+            V::NonNegative,
+            "Main-loop iteration; null outside the loop.",
+        ),
+        column(
+            col::START_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::NonNegative,
+            "Start, from the rank's first record.",
+        ),
+        column(
+            col::DURATION_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::NonNegative,
+            "Duration of this execution of the block.",
+        ),
+    ],
+};
+
+pub static CSX600_OP_THROUGHPUTS: TableDef = TableDef {
+    name: "csx600_op_throughputs",
+    doc: "Microbenchmarked throughput of one CSX600 operation (Nishikawa et al., Tables 1 and 2).",
+    columns: &[
+        DEVICE,
+        EXEC_UNIT,
+        VECTOR,
+        DTYPE,
+        OP,
+        DTYPE_TO,
+        column(
+            col::THROUGHPUT_OPS_PER_SEC,
+            T::Float64,
+            false,
+            Some("ops/s"),
+            V::Positive,
+            "Operations per second of the whole unit (all 96 PEs for poly; 4 per vector instruction).",
+        ),
+        column(
+            col::EXECUTIONS,
+            T::Int64,
+            true,
+            None,
+            V::Positive,
+            "How many executions the benchmark timed.",
+        ),
+    ],
+};
+
+pub static CSX600_OP_COUNTS: TableDef = TableDef {
+    name: "csx600_op_counts",
+    doc: "How many times a program executes one kind of CSX600 operation (Nishikawa et al., Table 3).",
+    columns: &[
+        PROGRAM,
+        VARIANT,
+        EXEC_UNIT,
+        VECTOR,
+        DTYPE,
+        OP,
+        DTYPE_TO,
+        column(
+            col::COUNT,
+            T::Float64,
+            false,
+            None,
+            V::NonNegative,
+            "The count, on the basis `count_basis` says.",
+        ),
+        column(
+            col::COUNT_BASIS,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(COUNT_BASES),
+            "`issued`: instructions issued (per PE for poly code, as the source reads); `operations`: arithmetic operations of the whole chip (issued x 96 PEs for poly x 4 for vector).",
+        ),
+    ],
+};
+
+pub static CSX600_TRANSFER_COUNTS: TableDef = TableDef {
+    name: "csx600_transfer_counts",
+    doc: "Transfers of one size on one data path per execution of the profiled unit (Nishikawa et al., Table 5).",
+    columns: &[
+        PROGRAM,
+        VARIANT,
+        TRANSFER_PATH,
+        column(
+            col::TRANSFER_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Number of transfers.",
+        ),
+        SIZE_BYTES,
+    ],
+};
+
+pub static BANDWIDTH_CURVES: TableDef = TableDef {
+    name: "bandwidth_curves",
+    doc: "One point of a bandwidth curve b(d): the bandwidth of a data path for transfers of size d.",
+    columns: &[
+        DEVICE,
+        TRANSFER_PATH,
+        SIZE_BYTES,
+        column(
+            col::BANDWIDTH_BYTES_PER_SEC,
+            T::Float64,
+            false,
+            Some("bytes/s"),
+            V::Positive,
+            "Bandwidth at this transfer size.",
+        ),
+        column(
+            col::SAMPLES,
+            T::Int64,
+            true,
+            None,
+            V::Positive,
+            "Transfers averaged for this point.",
+        ),
+        column(
+            col::PROVENANCE,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(PROVENANCES),
+            "`measured`, or `illustrative` for a stand-in curve that was not measured.",
+        ),
+    ],
+};
+
+pub static COST_BREAKDOWN: TableDef = TableDef {
+    name: "cost_breakdown",
+    doc: "One component of a prediction: work divided by the rate it runs at (Nishikawa et al., Tables 4 and 5).",
+    columns: &[
+        MODEL,
+        PROGRAM,
+        VARIANT,
+        label(
+            col::COMPONENT,
+            "What the row costs: an operation (`poly vector double mul`) or a transfer (`mono_to_poly 640 B`).",
+        ),
+        column(
+            col::WORK,
+            T::Float64,
+            false,
+            None,
+            V::NonNegative,
+            "Amount of work, in `work_unit`.",
+        ),
+        column(
+            col::WORK_UNIT,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(WORK_UNITS),
+            "`ops` or `bytes`.",
+        ),
+        column(
+            col::RATE,
+            T::Float64,
+            false,
+            None,
+            V::Positive,
+            "Rate the work runs at, in `rate_unit`.",
+        ),
+        column(
+            col::RATE_UNIT,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(RATE_UNITS),
+            "`ops/s` or `bytes/s`.",
+        ),
+        column(
+            col::PREDICTED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::NonNegative,
+            "Predicted time of this component per execution of the profiled unit.",
+        ),
+        column(
+            col::FLAGS,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "Warnings about the row, `;`-separated (e.g. `extrapolated`).",
+        ),
+    ],
+};
+
+pub static PREDICTIONS: TableDef = TableDef {
+    name: "predictions",
+    doc: "A model's predicted time for one run, with the measured time and the error when known.",
+    columns: &[
+        MODEL,
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        PHASE,
+        REPETITIONS,
+        column(
+            col::PREDICTED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Finite,
+            "Predicted time of all `repetitions` together (negative values are kept and flagged).",
+        ),
+        column(
+            col::MEASURED_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::Positive,
+            "Measured time of the same repetitions, when a measurement exists.",
+        ),
+        column(
+            col::ERROR_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::Finite,
+            "Signed relative error 100 x (predicted - measured) / measured.",
+        ),
+        column(
+            col::FLAGS,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "Warnings about the prediction, `;`-separated (`negative`, `extrapolated`, ...).",
+        ),
+    ],
+};
+
+pub static REFERENCE_VALUES: TableDef = TableDef {
+    name: "reference_values",
+    doc: "A figure printed in a publication, kept beside the data to compare results with.",
+    columns: &[
+        PROGRAM,
+        VARIANT,
+        label(
+            col::QUANTITY,
+            "What the figure is (a component label as in `cost_breakdown`, or `total`).",
+        ),
+        column(
+            col::VALUE,
+            T::Float64,
+            false,
+            None,
+            V::Finite,
+            "The figure as printed.",
+        ),
+        label(col::UNIT, "Unit of `value`."),
+        label(col::SOURCE, "Where it is printed (paper, table)."),
+    ],
+};
+
+pub static REFERENCE_COMPARISON: TableDef = TableDef {
+    name: "reference_comparison",
+    doc: "A computed figure beside the published one it reproduces.",
+    columns: &[
+        MODEL,
+        PROGRAM,
+        VARIANT,
+        label(col::QUANTITY, "What is compared."),
+        column(
+            col::COMPUTED,
+            T::Float64,
+            true,
+            None,
+            V::Finite,
+            "The figure yosoku computed; null when it computed none for this quantity.",
+        ),
+        column(
+            col::REFERENCE,
+            T::Float64,
+            false,
+            None,
+            V::Finite,
+            "The published figure.",
+        ),
+        column(
+            col::DIFFERENCE,
+            T::Float64,
+            true,
+            None,
+            V::Finite,
+            "computed - reference.",
+        ),
+        label(col::UNIT, "Unit of the three figures."),
+        label(col::SOURCE, "Where the reference is printed."),
+    ],
+};
+
+pub static DOUBLE_BUFFER_BALANCE: TableDef = TableDef {
+    name: "double_buffer_balance",
+    doc: "Double-buffering match point (Nishikawa et al., eqs. 3-4): how many operations of each kind fit into the time one buffer half takes to transfer.",
+    columns: &[
+        MODEL,
+        PROGRAM,
+        VARIANT,
+        label(col::COMPONENT, "The operation (label as in `cost_breakdown`)."),
+        column(
+            col::MIX_RATIO,
+            T::Float64,
+            false,
+            None,
+            V::NonNegative,
+            "Share a_i / sum(a_j) of this operation in the program's operation mix.",
+        ),
+        column(
+            col::THROUGHPUT_OPS_PER_SEC,
+            T::Float64,
+            false,
+            Some("ops/s"),
+            V::Positive,
+            "Throughput P_i of the operation.",
+        ),
+        column(
+            col::WINDOW_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Positive,
+            "T_trans: time to transfer half the heap, S / (2 sum b(d_i)).",
+        ),
+        column(
+            col::OPS_PER_WINDOW,
+            T::Float64,
+            false,
+            Some("ops"),
+            V::NonNegative,
+            "Operations of this kind that must run per window to hide the transfer: (a_i P_i / sum a_j) x T_trans. Fewer and compute waits for data.",
+        ),
+    ],
+};

@@ -1,0 +1,293 @@
+//! `dummy`: the executable example of the yosoku plugin ABI (docs/plugin-abi.md).
+//!
+//! It shows both kinds of collector, an importer-style one that returns several named tables
+//! (`synthetic`) and a runner that really runs and times a command (`time_command`), plus one
+//! collector per failure the host must survive: an error, a panic, a released stream, a stream
+//! that fails midway, a reader that panics, a table that breaks its canonical schema, and a table
+//! the collector did not declare. The ABI tests (`tests/abi.rs`) load this library through the
+//! real host.
+
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{
+    ArrayRef, Float64Array, Int64Array, RecordBatch, RecordBatchIterator, StringArray,
+};
+use arrow_schema::ArrowError;
+use yosoku_plugin_sdk::{
+    Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
+    export_plugin,
+};
+use yosoku_tables::{COUNTERS, RUNS};
+
+#[derive(Debug, Default)]
+pub struct Dummy;
+
+impl Plugin for Dummy {
+    fn name(&self) -> &'static str {
+        "dummy"
+    }
+
+    fn description(&self) -> &'static str {
+        "The executable example of the plugin ABI: two working collectors and one per failure mode"
+    }
+
+    fn collectors(&self) -> Vec<Box<dyn Collector>> {
+        vec![
+            Box::new(Synthetic),
+            Box::new(TimeCommand),
+            Box::new(Broken(Failure::Error)),
+            Box::new(Broken(Failure::Panic)),
+            Box::new(Broken(Failure::ReleasedStream)),
+            Box::new(Broken(Failure::StreamError)),
+            Box::new(Broken(Failure::ReaderPanic)),
+            Box::new(Broken(Failure::WrongSchema)),
+            Box::new(Broken(Failure::UndeclaredTable)),
+        ]
+    }
+}
+
+export_plugin!(Dummy);
+
+/// Builds a `runs` table of the given rows: (run_id, program, variant, seconds).
+pub fn runs_batch(
+    device: &str,
+    rows: &[(String, String, String, f64)],
+) -> Result<RecordBatch, PluginError> {
+    let strings = |f: &dyn Fn(&(String, String, String, f64)) -> String| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    Ok(RUNS.batch(vec![
+        strings(&|r| r.0.clone()),
+        strings(&|_| device.to_owned()),
+        strings(&|r| r.1.clone()),
+        strings(&|r| r.2.clone()),
+        Arc::new(StringArray::from(vec![None::<&str>; rows.len()])),
+        strings(&|_| "total".to_owned()),
+        Arc::new(Int64Array::from(vec![1; rows.len()])),
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.3))),
+    ])?)
+}
+
+/// Makes `runs` and `counters` tables from its configuration. Nothing is measured: this collector
+/// exists to show the ABI (several named tables, progress, config keys of several types).
+struct Synthetic;
+
+impl Collector for Synthetic {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "synthetic",
+            "Makes `runs` and `counters` tables from its configuration (not a measurement)",
+        )
+        .key(ConfigKey::required(
+            "device",
+            ConfigType::String,
+            "Device name written into every row",
+        ))
+        .key(ConfigKey::required(
+            "programs",
+            ConfigType::StringList,
+            "One run per program",
+        ))
+        .key(ConfigKey::optional(
+            "seconds",
+            ConfigType::Float,
+            Some(1.0.into()),
+            "Time of the first run; run i takes (i + 1) x seconds",
+        ))
+        .tables(&["runs", "counters"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let device = config.string("device")?;
+        let programs = config.string_list("programs")?;
+        let seconds = config.float("seconds")?;
+        let rows: Vec<(String, String, String, f64)> = programs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (format!("run{i}"), p.clone(), String::new(), seconds * (i + 1) as f64))
+            .collect();
+        for (i, _) in rows.iter().enumerate() {
+            out.progress(i as u64 + 1, rows.len() as u64, "making rows");
+        }
+        out.push_batch("runs", runs_batch(&device, &rows)?)?;
+        let n = rows.len();
+        let counters = COUNTERS.batch(vec![
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0.clone()))),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(device.as_str(), n))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1.clone()))),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
+            Arc::new(StringArray::from(vec![None::<&str>; n])),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("instructions", n))),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("inst_executed", n))),
+            Arc::new(Float64Array::from_iter_values((0..n).map(|i| 1000.0 * (i + 1) as f64))),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("count", n))),
+        ])?;
+        out.push_batch("counters", counters)
+    }
+}
+
+/// A runner: runs a command `repetitions` times and records each run's wall time.
+struct TimeCommand;
+
+impl Collector for TimeCommand {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::runner(
+            "time_command",
+            "Runs a command several times and records the wall time of each run",
+        )
+        .key(ConfigKey::required(
+            "command",
+            ConfigType::StringList,
+            "Program and arguments",
+        ))
+        .key(ConfigKey::optional(
+            "repetitions",
+            ConfigType::Integer,
+            Some(3.into()),
+            "How many times to run it",
+        ))
+        .key(ConfigKey::optional(
+            "device",
+            ConfigType::String,
+            Some("localhost".into()),
+            "Device name written into every row",
+        ))
+        .tables(&["runs"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let command = config.string_list("command")?;
+        let repetitions = config.integer("repetitions")?;
+        let device = config.string("device")?;
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| PluginError::new("config key `command`: the list is empty"))?;
+        if repetitions < 1 {
+            return Err(PluginError::new(format!(
+                "config key `repetitions`: expected an integer >= 1, found {repetitions}"
+            )));
+        }
+        let mut rows = Vec::new();
+        for i in 0..repetitions {
+            out.progress(i as u64, repetitions as u64, program);
+            let start = Instant::now();
+            let status = Command::new(program)
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map_err(|e| PluginError::new(format!("cannot run `{program}`: {e}")))?;
+            let seconds = start.elapsed().as_secs_f64();
+            if !status.success() {
+                return Err(PluginError::new(format!(
+                    "`{}` failed on repetition {}: {status}",
+                    command.join(" "),
+                    i + 1
+                )));
+            }
+            rows.push((format!("rep{i}"), program.clone(), String::new(), seconds));
+        }
+        out.push_batch("runs", runs_batch(&device, &rows)?)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Failure {
+    Error,
+    Panic,
+    ReleasedStream,
+    StreamError,
+    ReaderPanic,
+    WrongSchema,
+    UndeclaredTable,
+}
+
+/// One collector per way a plugin can go wrong.
+struct Broken(Failure);
+
+impl Collector for Broken {
+    fn info(&self) -> CollectorInfo {
+        let (name, description) = match self.0 {
+            Failure::Error => ("fail", "Returns an error carrying `message`"),
+            Failure::Panic => ("panic", "Panics (the host must survive and poison the plugin)"),
+            Failure::ReleasedStream => (
+                "released_stream",
+                "Pushes an Arrow stream that is already released",
+            ),
+            Failure::StreamError => (
+                "stream_error",
+                "Pushes a stream whose second batch is an error",
+            ),
+            Failure::ReaderPanic => (
+                "reader_panic",
+                "Pushes a stream whose reader panics after the collect call returned",
+            ),
+            Failure::WrongSchema => (
+                "wrong_schema",
+                "Pushes a `runs` table whose `measured_secs` is text",
+            ),
+            Failure::UndeclaredTable => (
+                "undeclared_table",
+                "Pushes a table it did not declare",
+            ),
+        };
+        let info = CollectorInfo::importer(name, description).tables(&["runs"]);
+        match self.0 {
+            Failure::Error => info.key(ConfigKey::optional(
+                "message",
+                ConfigType::String,
+                Some("nothing works".into()),
+                "The error message",
+            )),
+            _ => info,
+        }
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let good = || runs_batch("cpu", &[("r".into(), "p".into(), String::new(), 1.0)]);
+        match self.0 {
+            Failure::Error => Err(PluginError::new(config.string("message")?)),
+            Failure::Panic => panic!("the dummy plugin panics on purpose"),
+            Failure::ReleasedStream => out.push_raw_stream("runs", FFI_ArrowArrayStream::empty()),
+            Failure::StreamError => {
+                let batch = good()?;
+                let schema = batch.schema();
+                let items = vec![
+                    Ok(batch),
+                    Err(ArrowError::ComputeError("the device went away".into())),
+                ];
+                out.push_reader("runs", Box::new(RecordBatchIterator::new(items, schema)))
+            }
+            Failure::ReaderPanic => {
+                let batch = good()?;
+                let schema = batch.schema();
+                let items = std::iter::once(Ok(batch)).chain(std::iter::from_fn(|| -> Option<
+                    Result<RecordBatch, ArrowError>,
+                > {
+                    panic!("the dummy reader panics on purpose")
+                }));
+                out.push_reader("runs", Box::new(RecordBatchIterator::new(items, schema)))
+            }
+            Failure::WrongSchema => {
+                let good = good()?;
+                let mut columns = good.columns().to_vec();
+                let mut fields: Vec<_> = good.schema().fields().iter().cloned().collect();
+                let last = columns.len() - 1;
+                columns[last] = Arc::new(StringArray::from(vec!["one second"]));
+                fields[last] = Arc::new(arrow_schema::Field::new(
+                    yosoku_tables::col::MEASURED_SECS,
+                    arrow_schema::DataType::Utf8,
+                    false,
+                ));
+                let schema = Arc::new(arrow_schema::Schema::new(fields));
+                let batch = RecordBatch::try_new(schema, columns)
+                    .map_err(|e| PluginError::new(e.to_string()))?;
+                out.push_batch("runs", batch)
+            }
+            Failure::UndeclaredTable => out.push_batch("surprise", good()?),
+        }
+    }
+}
