@@ -56,7 +56,9 @@ pub const PREDICTED_SECS: &str = "predicted_secs";
 pub const ERROR_PCT: &str = "error_pct";
 pub const FLAGS: &str = "flags";
 
-pub const QUANTITY: &str = "quantity";
+pub const TABLE_NAME: &str = "table_name";
+pub const COLUMN_NAME: &str = "column_name";
+pub const LABEL: &str = "label";
 pub const SOURCE: &str = "source";
 pub const COMPUTED: &str = "computed";
 pub const REFERENCE: &str = "reference";

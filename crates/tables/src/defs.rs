@@ -525,13 +525,21 @@ pub static PREDICTIONS: TableDef = TableDef {
 
 pub static REFERENCE_VALUES: TableDef = TableDef {
     name: "reference_values",
-    doc: "A figure printed in a publication, kept beside the data to compare results with.",
+    doc: "A figure printed in a publication, with the canonical table, column and row it is comparable with.",
     columns: &[
         PROGRAM,
         VARIANT,
         label(
-            col::QUANTITY,
-            "What the figure is (a component label as in `cost_breakdown`, or `total`).",
+            col::TABLE_NAME,
+            "The canonical table whose rows the figure compares with (`cost_breakdown`, `predictions`, ...).",
+        ),
+        label(
+            col::COLUMN_NAME,
+            "The column of that table holding the comparable figure (`predicted_secs`, `work`, `error_pct`, ...).",
+        ),
+        label(
+            col::LABEL,
+            "The row: its `component` in `cost_breakdown`, its `phase` in `predictions`.",
         ),
         column(
             col::VALUE,
@@ -542,25 +550,26 @@ pub static REFERENCE_VALUES: TableDef = TableDef {
             "The figure as printed.",
         ),
         label(col::UNIT, "Unit of `value`."),
-        label(col::SOURCE, "Where it is printed (paper, table)."),
+        label(col::SOURCE, "Where it is printed (publication, table)."),
     ],
 };
 
 pub static REFERENCE_COMPARISON: TableDef = TableDef {
     name: "reference_comparison",
-    doc: "A computed figure beside the published one it reproduces.",
+    doc: "A computed figure beside the published figure it reproduces.",
     columns: &[
         MODEL,
         PROGRAM,
         VARIANT,
-        label(col::QUANTITY, "What is compared."),
+        label(col::COLUMN_NAME, "The column compared."),
+        label(col::LABEL, "The row compared."),
         column(
             col::COMPUTED,
             T::Float64,
             true,
             None,
             V::Finite,
-            "The figure yosoku computed; null when it computed none for this quantity.",
+            "The figure yosoku computed; null when no computed row has this label.",
         ),
         column(
             col::REFERENCE,
