@@ -1,0 +1,133 @@
+//! Builders of small input tables for the unit tests.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use yosoku_tables::{
+    BANDWIDTH_CURVES, CSX600_OP_COUNTS, CSX600_OP_THROUGHPUTS, CSX600_TRANSFER_COUNTS,
+    REFERENCE_VALUES, RUNS,
+};
+
+fn s(values: Vec<&str>) -> ArrayRef {
+    Arc::new(StringArray::from(values))
+}
+
+fn opt(values: Vec<Option<&str>>) -> ArrayRef {
+    Arc::new(StringArray::from(values))
+}
+
+fn f(values: Vec<f64>) -> ArrayRef {
+    Arc::new(Float64Array::from(values))
+}
+
+fn i(values: Vec<i64>) -> ArrayRef {
+    Arc::new(Int64Array::from(values))
+}
+
+fn b(values: Vec<bool>) -> ArrayRef {
+    Arc::new(BooleanArray::from(values))
+}
+
+/// (exec_unit, vector, dtype, op, dtype_to, ops/s) on device "csx".
+pub fn throughputs(rows: &[(&str, bool, &str, &str, Option<&str>, f64)]) -> RecordBatch {
+    throughputs_on("csx", rows)
+}
+
+pub fn throughputs_on(device: &str, rows: &[(&str, bool, &str, &str, Option<&str>, f64)]) -> RecordBatch {
+    CSX600_OP_THROUGHPUTS
+        .batch(vec![
+            s(vec![device; rows.len()]),
+            s(rows.iter().map(|r| r.0).collect()),
+            b(rows.iter().map(|r| r.1).collect()),
+            s(rows.iter().map(|r| r.2).collect()),
+            s(rows.iter().map(|r| r.3).collect()),
+            opt(rows.iter().map(|r| r.4).collect()),
+            f(rows.iter().map(|r| r.5).collect()),
+            Arc::new(Int64Array::from(vec![None; rows.len()])),
+        ])
+        .unwrap()
+}
+
+/// (variant, exec_unit, vector, dtype, op, dtype_to, count, basis) of program "p".
+pub fn counts(rows: &[(&str, &str, bool, &str, &str, Option<&str>, f64, &str)]) -> RecordBatch {
+    CSX600_OP_COUNTS
+        .batch(vec![
+            s(vec!["p"; rows.len()]),
+            s(rows.iter().map(|r| r.0).collect()),
+            s(rows.iter().map(|r| r.1).collect()),
+            b(rows.iter().map(|r| r.2).collect()),
+            s(rows.iter().map(|r| r.3).collect()),
+            s(rows.iter().map(|r| r.4).collect()),
+            opt(rows.iter().map(|r| r.5).collect()),
+            f(rows.iter().map(|r| r.6).collect()),
+            s(rows.iter().map(|r| r.7).collect()),
+        ])
+        .unwrap()
+}
+
+/// (path, size_bytes, bytes/s, provenance) on device "csx".
+pub fn curves(rows: &[(&str, i64, f64, &str)]) -> RecordBatch {
+    BANDWIDTH_CURVES
+        .batch(vec![
+            s(vec!["csx"; rows.len()]),
+            s(rows.iter().map(|r| r.0).collect()),
+            i(rows.iter().map(|r| r.1).collect()),
+            f(rows.iter().map(|r| r.2).collect()),
+            Arc::new(Int64Array::from(vec![None; rows.len()])),
+            s(rows.iter().map(|r| r.3).collect()),
+        ])
+        .unwrap()
+}
+
+/// (variant, path, count, size_bytes) of program "p".
+pub fn transfers(rows: &[(&str, &str, i64, i64)]) -> RecordBatch {
+    CSX600_TRANSFER_COUNTS
+        .batch(vec![
+            s(vec!["p"; rows.len()]),
+            s(rows.iter().map(|r| r.0).collect()),
+            s(rows.iter().map(|r| r.1).collect()),
+            i(rows.iter().map(|r| r.2).collect()),
+            i(rows.iter().map(|r| r.3).collect()),
+        ])
+        .unwrap()
+}
+
+/// (device, variant, phase, repetitions, seconds) of program "p".
+pub fn runs(rows: &[(&str, &str, &str, i64, f64)]) -> RecordBatch {
+    RUNS.batch(vec![
+        s(rows.iter().map(|r| r.1).collect()),
+        s(rows.iter().map(|r| r.0).collect()),
+        s(vec!["p"; rows.len()]),
+        s(rows.iter().map(|r| r.1).collect()),
+        opt(vec![None; rows.len()]),
+        s(rows.iter().map(|r| r.2).collect()),
+        i(rows.iter().map(|r| r.3).collect()),
+        f(rows.iter().map(|r| r.4).collect()),
+    ])
+    .unwrap()
+}
+
+/// (variant, table, column, label, value, unit) of program "p".
+pub fn references(rows: &[(&str, &str, &str, &str, f64, &str)]) -> RecordBatch {
+    REFERENCE_VALUES
+        .batch(vec![
+            s(vec!["p"; rows.len()]),
+            s(rows.iter().map(|r| r.0).collect()),
+            s(rows.iter().map(|r| r.1).collect()),
+            s(rows.iter().map(|r| r.2).collect()),
+            s(rows.iter().map(|r| r.3).collect()),
+            f(rows.iter().map(|r| r.4).collect()),
+            s(rows.iter().map(|r| r.5).collect()),
+            s(vec!["paper"; rows.len()]),
+        ])
+        .unwrap()
+}
+
+pub fn floats(batch: &RecordBatch, column: &str) -> Vec<f64> {
+    yosoku_tables::access::float64(batch, column).unwrap().values().to_vec()
+}
+
+pub fn strings(batch: &RecordBatch, column: &str) -> Vec<String> {
+    let a = yosoku_tables::access::utf8(batch, column).unwrap();
+    a.iter().map(|v| v.unwrap_or("-").to_owned()).collect()
+}

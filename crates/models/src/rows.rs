@@ -1,0 +1,122 @@
+//! Rows of the output tables, and their conversion to and from record batches.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+use yosoku_tables::access::{opt_f64, opt_str};
+use yosoku_tables::{COST_BREAKDOWN, PREDICTIONS, col};
+
+use crate::{Input, ModelError};
+
+fn strings<T>(rows: &[T], f: impl Fn(&T) -> &str) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+}
+
+fn opt_strings<T>(rows: &[T], f: impl Fn(&T) -> Option<&str>) -> ArrayRef {
+    Arc::new(rows.iter().map(f).collect::<StringArray>())
+}
+
+fn floats<T>(rows: &[T], f: impl Fn(&T) -> f64) -> ArrayRef {
+    Arc::new(Float64Array::from_iter_values(rows.iter().map(f)))
+}
+
+fn opt_floats<T>(rows: &[T], f: impl Fn(&T) -> Option<f64>) -> ArrayRef {
+    Arc::new(rows.iter().map(f).collect::<Float64Array>())
+}
+
+fn table_error(e: yosoku_tables::TableMismatch) -> ModelError {
+    ModelError::invalid(format!("internal error building an output table: {e}"))
+}
+
+/// One row of `cost_breakdown`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CostRow {
+    pub model: String,
+    pub program: String,
+    pub variant: String,
+    pub component: String,
+    pub work: f64,
+    pub work_unit: &'static str,
+    pub rate: f64,
+    pub rate_unit: &'static str,
+    pub predicted_secs: f64,
+    pub flags: Option<String>,
+}
+
+pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, ModelError> {
+    COST_BREAKDOWN
+        .batch(vec![
+            strings(rows, |r| &r.model),
+            strings(rows, |r| &r.program),
+            strings(rows, |r| &r.variant),
+            strings(rows, |r| &r.component),
+            floats(rows, |r| r.work),
+            strings(rows, |r| r.work_unit),
+            floats(rows, |r| r.rate),
+            strings(rows, |r| r.rate_unit),
+            floats(rows, |r| r.predicted_secs),
+            opt_strings(rows, |r| r.flags.as_deref()),
+        ])
+        .map_err(table_error)
+}
+
+/// One row of `predictions`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PredictionRow {
+    pub model: String,
+    pub device: String,
+    pub program: String,
+    pub variant: String,
+    pub phase: String,
+    pub repetitions: i64,
+    pub predicted_secs: f64,
+    pub measured_secs: Option<f64>,
+    pub error_pct: Option<f64>,
+    pub flags: Option<String>,
+}
+
+pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelError> {
+    PREDICTIONS
+        .batch(vec![
+            strings(rows, |r| &r.model),
+            strings(rows, |r| &r.device),
+            strings(rows, |r| &r.program),
+            strings(rows, |r| &r.variant),
+            strings(rows, |r| &r.phase),
+            Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.repetitions))),
+            floats(rows, |r| r.predicted_secs),
+            opt_floats(rows, |r| r.measured_secs),
+            opt_floats(rows, |r| r.error_pct),
+            opt_strings(rows, |r| r.flags.as_deref()),
+        ])
+        .map_err(table_error)
+}
+
+/// Reads a `predictions` table.
+pub fn read_predictions(role: &'static str, batch: &RecordBatch) -> Result<Vec<PredictionRow>, ModelError> {
+    let input = Input::new(role, &PREDICTIONS, batch)?;
+    let model = input.utf8(col::MODEL)?;
+    let device = input.utf8(col::DEVICE)?;
+    let program = input.utf8(col::PROGRAM)?;
+    let variant = input.utf8(col::VARIANT)?;
+    let phase = input.utf8(col::PHASE)?;
+    let repetitions = input.int64(col::REPETITIONS)?;
+    let predicted = input.float64(col::PREDICTED_SECS)?;
+    let measured = input.float64(col::MEASURED_SECS)?;
+    let error = input.float64(col::ERROR_PCT)?;
+    let flags = input.utf8(col::FLAGS)?;
+    Ok((0..input.rows())
+        .map(|i| PredictionRow {
+            model: model.value(i).to_owned(),
+            device: device.value(i).to_owned(),
+            program: program.value(i).to_owned(),
+            variant: variant.value(i).to_owned(),
+            phase: phase.value(i).to_owned(),
+            repetitions: repetitions.value(i),
+            predicted_secs: predicted.value(i),
+            measured_secs: opt_f64(measured, i),
+            error_pct: opt_f64(error, i),
+            flags: opt_str(flags, i).map(str::to_owned),
+        })
+        .collect())
+}
