@@ -1,0 +1,57 @@
+//! Result bundles: a directory with `manifest.json` and one Arrow IPC file per table.
+//!
+//! ```text
+//! results/csx600-montecarlo/
+//!   manifest.json                      what ran, on what, how long, with which figures
+//!   tables/opcount.cost_breakdown.arrow
+//!   tables/...
+//! ```
+//!
+//! [`manifest`] and [`ipc`] are pure (they work on bytes and compile to wasm32, for the viewer);
+//! [`fs`] writes a bundle atomically: a failed or killed run leaves the previous bundle as it was.
+//! docs/bundles.md describes the format.
+
+pub mod fs;
+pub mod ipc;
+pub mod manifest;
+
+pub use manifest::{
+    InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
+};
+
+/// The name of the manifest file in a bundle.
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// The directory of the table files in a bundle.
+pub const TABLES_DIR: &str = "tables";
+/// The extension of table files.
+pub const TABLE_EXTENSION: &str = "arrow";
+
+/// The file name of a table in a bundle: `<name>.arrow` (names are `<namespace>.<table>`).
+pub fn table_file_name(table: &str) -> String {
+    format!("{table}.{TABLE_EXTENSION}")
+}
+
+/// Why a bundle could not be written or read. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: invalid Arrow IPC data: {message}")]
+    Arrow { path: String, message: String },
+    #[error("{path}: invalid manifest: {message}")]
+    Manifest { path: String, message: String },
+    #[error("refusing to replace {path}: it exists and is not a yosoku bundle (it has no {MANIFEST_FILE})")]
+    NotABundle { path: String },
+}
+
+impl BundleError {
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        BundleError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

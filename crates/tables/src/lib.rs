@@ -14,10 +14,12 @@ mod check;
 pub mod col;
 pub mod csx600;
 mod defs;
+mod figure;
 mod markdown;
 
 pub use check::{Problem, TableMismatch};
 pub use defs::*;
+pub use figure::Figure;
 pub use markdown::render_markdown;
 
 use std::sync::Arc;

@@ -1,0 +1,255 @@
+//! Writing and reading bundle directories.
+//!
+//! A bundle is written into a hidden temporary directory beside its destination, then swapped in
+//! with one atomic step: on Linux `renameat2(RENAME_EXCHANGE)` exchanges the new and the old
+//! directory, elsewhere the old one is renamed aside first. A run that fails or is killed before
+//! the swap leaves only its temporary directory (removed by the next write) and the previous
+//! bundle untouched.
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+
+use crate::{BundleError, MANIFEST_FILE, Manifest, TABLES_DIR, ipc, table_file_name};
+
+/// A bundle read back from disk.
+#[derive(Debug, Clone)]
+pub struct Bundle {
+    pub manifest: Manifest,
+    /// Tables in manifest order.
+    pub tables: Vec<(String, RecordBatch)>,
+}
+
+fn hidden_sibling(dir: &Path, tag: &str) -> Result<PathBuf, BundleError> {
+    let name = dir
+        .file_name()
+        .ok_or_else(|| BundleError::io(dir, std::io::Error::other("a bundle needs a directory name")))?;
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    Ok(parent.join(format!(".{}.{tag}", name.to_string_lossy())))
+}
+
+/// Removes temporary directories that killed runs left beside `dir`.
+fn remove_leftovers(dir: &Path) {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    if let Ok(entries) = std::fs::read_dir(parent) {
+        for entry in entries.flatten() {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(rest) = file_name.strip_prefix(&prefix)
+                && (rest.starts_with("tmp-") || rest.starts_with("old-"))
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BundleError> {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path).map_err(|e| BundleError::io(path, e))?;
+    file.write_all(bytes).map_err(|e| BundleError::io(path, e))?;
+    file.sync_all().map_err(|e| BundleError::io(path, e))
+}
+
+fn fill(tmp: &Path, manifest: &Manifest, tables: &[(String, RecordBatch)]) -> Result<(), BundleError> {
+    let tables_dir = tmp.join(TABLES_DIR);
+    std::fs::create_dir_all(&tables_dir).map_err(|e| BundleError::io(&tables_dir, e))?;
+    for (name, batch) in tables {
+        let path = tables_dir.join(table_file_name(name));
+        let bytes = ipc::encode(batch).map_err(|message| BundleError::Arrow {
+            path: path.display().to_string(),
+            message,
+        })?;
+        write_file(&path, &bytes)?;
+    }
+    write_file(&tmp.join(MANIFEST_FILE), manifest.to_json().as_bytes())
+}
+
+/// Puts the finished `tmp` where `dir` is, atomically.
+fn swap_in(tmp: &Path, dir: &Path) -> Result<(), BundleError> {
+    if !dir.exists() {
+        return std::fs::rename(tmp, dir).map_err(|e| BundleError::io(dir, e));
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        if renameat_with(CWD, tmp, CWD, dir, RenameFlags::EXCHANGE).is_ok() {
+            // `tmp` now holds the previous bundle.
+            let _ = std::fs::remove_dir_all(tmp);
+            return Ok(());
+        }
+        // A file system without RENAME_EXCHANGE: fall through.
+    }
+    let old = hidden_sibling(dir, &format!("old-{}", std::process::id()))?;
+    std::fs::rename(dir, &old).map_err(|e| BundleError::io(dir, e))?;
+    if let Err(e) = std::fs::rename(tmp, dir) {
+        // Put the previous bundle back.
+        let _ = std::fs::rename(&old, dir);
+        return Err(BundleError::io(dir, e));
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(())
+}
+
+/// Writes a bundle to `dir`, replacing the bundle there. Refuses to replace a directory that is
+/// not a bundle. On failure nothing at `dir` changes.
+pub fn write_bundle(dir: &Path, manifest: &Manifest, tables: &[(String, RecordBatch)]) -> Result<(), BundleError> {
+    if dir.exists() && !dir.join(MANIFEST_FILE).is_file() {
+        return Err(BundleError::NotABundle {
+            path: dir.display().to_string(),
+        });
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| BundleError::io(parent, e))?;
+    }
+    remove_leftovers(dir);
+    let tmp = hidden_sibling(dir, &format!("tmp-{}", std::process::id()))?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    let result = fill(&tmp, manifest, tables).and_then(|()| swap_in(&tmp, dir));
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+/// Reads the manifest of the bundle in `dir`.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, BundleError> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| BundleError::io(&path, e))?;
+    Manifest::from_json(&text).map_err(|message| BundleError::Manifest {
+        path: path.display().to_string(),
+        message,
+    })
+}
+
+/// Reads one Arrow IPC file.
+pub fn read_table_file(path: &Path) -> Result<RecordBatch, BundleError> {
+    let bytes = std::fs::read(path).map_err(|e| BundleError::io(path, e))?;
+    ipc::decode(&bytes).map_err(|message| BundleError::Arrow {
+        path: path.display().to_string(),
+        message,
+    })
+}
+
+/// Reads a whole bundle.
+pub fn read_bundle(dir: &Path) -> Result<Bundle, BundleError> {
+    let manifest = read_manifest(dir)?;
+    let tables = manifest
+        .tables
+        .iter()
+        .map(|t| Ok((t.name.clone(), read_table_file(&dir.join(&t.file))?)))
+        .collect::<Result<_, BundleError>>()?;
+    Ok(Bundle { manifest, tables })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::Int64Array;
+    use arrow_schema::{DataType, Field, Schema};
+
+    use super::*;
+    use crate::manifest::{FORMAT, FORMAT_VERSION, PipelineRecord};
+    use crate::TableRecord;
+
+    fn manifest(name: &str, tables: &[(String, RecordBatch)]) -> Manifest {
+        Manifest {
+            format: FORMAT.into(),
+            format_version: FORMAT_VERSION,
+            yosoku_version: "0".into(),
+            pipeline: PipelineRecord {
+                name: name.into(),
+                description: String::new(),
+                spec_path: "p.toml".into(),
+                spec_sha256: "00".into(),
+            },
+            created_unix_secs: 0,
+            total_wall_secs: 0.0,
+            inputs: vec![],
+            plugins: vec![],
+            stages: vec![],
+            tables: tables
+                .iter()
+                .map(|(n, b)| TableRecord {
+                    name: n.clone(),
+                    file: format!("{TABLES_DIR}/{}", table_file_name(n)),
+                    kind: None,
+                    rows: b.num_rows() as u64,
+                })
+                .collect(),
+        }
+    }
+
+    fn table(values: Vec<i64>) -> Vec<(String, RecordBatch)> {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let batch = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(values))]).unwrap();
+        vec![("s.t".to_owned(), batch)]
+    }
+
+    #[test]
+    fn a_bundle_is_written_replaced_and_read_back() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("results/b");
+        let first = table(vec![1, 2]);
+        write_bundle(&dir, &manifest("first", &first), &first).unwrap();
+        let second = table(vec![3]);
+        write_bundle(&dir, &manifest("second", &second), &second).unwrap();
+        let bundle = read_bundle(&dir).unwrap();
+        assert_eq!(bundle.manifest.pipeline.name, "second");
+        assert_eq!(bundle.tables, second);
+        // No temporary or old directories are left beside it.
+        let entries: Vec<String> = std::fs::read_dir(root.path().join("results"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(entries, ["b"]);
+    }
+
+    #[test]
+    fn a_directory_that_is_not_a_bundle_is_never_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(root.path().join("precious.txt"), "keep me").unwrap();
+        let err = write_bundle(root.path(), &manifest("x", &table(vec![1])), &table(vec![1])).unwrap_err();
+        assert!(err.to_string().starts_with("refusing to replace"), "{err}");
+        assert!(root.path().join("precious.txt").exists());
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_previous_bundle_and_leaves_nothing_behind() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("b");
+        let first = table(vec![1, 2]);
+        write_bundle(&dir, &manifest("first", &first), &first).unwrap();
+        // A table name that cannot be a file name makes the write fail midway.
+        let bad = vec![("a/b/../../../c\0".to_owned(), first[0].1.clone())];
+        assert!(write_bundle(&dir, &manifest("bad", &bad), &bad).is_err());
+        assert_eq!(read_bundle(&dir).unwrap().manifest.pipeline.name, "first");
+        let entries: Vec<String> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(entries, ["b"]);
+    }
+
+    #[test]
+    fn leftovers_of_a_killed_run_are_cleared() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("b");
+        std::fs::create_dir_all(root.path().join(".b.tmp-999999/tables")).unwrap();
+        let t = table(vec![1]);
+        write_bundle(&dir, &manifest("x", &t), &t).unwrap();
+        assert!(!root.path().join(".b.tmp-999999").exists());
+    }
+
+    #[test]
+    fn a_manifest_of_another_format_version_is_refused() {
+        let mut m = manifest("x", &[]);
+        m.format_version = 99;
+        let err = Manifest::from_json(&m.to_json()).unwrap_err();
+        assert_eq!(err, "format version 99 is not supported (this yosoku reads version 1)");
+    }
+}

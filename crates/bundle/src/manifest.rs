@@ -1,0 +1,128 @@
+//! `manifest.json`: what a run did, enough to trust and reproduce it.
+
+use serde::{Deserialize, Serialize};
+use yosoku_tables::Figure;
+
+/// The `format` field of every manifest.
+pub const FORMAT: &str = "yosoku-bundle";
+/// The version of the bundle format this crate writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    pub format_version: u32,
+    /// The version of yosoku that wrote the bundle.
+    pub yosoku_version: String,
+    pub pipeline: PipelineRecord,
+    /// When the run finished, seconds since the Unix epoch.
+    pub created_unix_secs: u64,
+    /// Wall time of the whole run.
+    pub total_wall_secs: f64,
+    /// Every file a source read, with its SHA-256.
+    pub inputs: Vec<InputFile>,
+    /// The plugins that produced the sources.
+    pub plugins: Vec<PluginRecord>,
+    /// `collect` (the sources), then `normalize`, `fit`, `validate`.
+    pub stages: Vec<StageRecord>,
+    /// Every table of the bundle.
+    pub tables: Vec<TableRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineRecord {
+    pub name: String,
+    pub description: String,
+    /// The pipeline file as given on the command line.
+    pub spec_path: String,
+    pub spec_sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputFile {
+    /// The source that read the file.
+    pub source: String,
+    /// The config key that named it.
+    pub key: String,
+    /// The path, relative to the pipeline file's directory when it lies below it.
+    pub path: String,
+    pub sha256: String,
+    pub size_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginRecord {
+    pub name: String,
+    pub version: String,
+    pub abi_version: u32,
+    /// File name of the plugin library.
+    pub library: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageRecord {
+    /// `collect`, `normalize`, `fit` or `validate`.
+    pub stage: String,
+    pub wall_secs: f64,
+    pub steps: Vec<StepRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepRecord {
+    /// The source name or step id (the namespace of its tables).
+    pub id: String,
+    /// The step kind, or `<plugin>/<collector>` for a source.
+    pub kind: String,
+    pub wall_secs: f64,
+    pub tables: Vec<String>,
+    pub figures: Vec<Figure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableRecord {
+    /// `<namespace>.<table>`.
+    pub name: String,
+    /// Path of the Arrow IPC file, relative to the bundle.
+    pub file: String,
+    /// The canonical table it is (docs/tables.md), if any.
+    pub kind: Option<String>,
+    pub rows: u64,
+}
+
+impl Manifest {
+    pub fn to_json(&self) -> String {
+        // Serialising plain data to a string cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Parses a manifest and checks its format and version.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let manifest: Manifest = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if manifest.format != FORMAT {
+            return Err(format!("format is `{}`, expected `{FORMAT}`", manifest.format));
+        }
+        if manifest.format_version != FORMAT_VERSION {
+            return Err(format!(
+                "format version {} is not supported (this yosoku reads version {FORMAT_VERSION})",
+                manifest.format_version
+            ));
+        }
+        Ok(manifest)
+    }
+
+    /// All figures of all stages, with the id of the step that reported each.
+    pub fn figures(&self) -> impl Iterator<Item = (&str, &Figure)> {
+        self.stages
+            .iter()
+            .flat_map(|s| s.steps.iter())
+            .flat_map(|step| step.figures.iter().map(move |f| (step.id.as_str(), f)))
+    }
+}

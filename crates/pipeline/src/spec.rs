@@ -1,0 +1,414 @@
+//! The pipeline file: TOML, parsed with positions so that every error names the file, line,
+//! column and key. See docs/pipelines.md for the format.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
+
+use crate::steps::{Stage, Step};
+
+/// A position in the pipeline file, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Location {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// An error in, or while running, a pipeline file: `origin:line:column: message`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{message}", prefix(origin, location))]
+pub struct SpecError {
+    /// The file (as the user named it).
+    pub origin: String,
+    pub location: Option<Location>,
+    pub message: String,
+}
+
+fn prefix(origin: &str, location: &Option<Location>) -> String {
+    match location {
+        Some(l) => format!("{origin}:{}:{}: ", l.line, l.column),
+        None => format!("{origin}: "),
+    }
+}
+
+/// Byte offsets to line and column in one text.
+#[derive(Debug, Clone)]
+pub struct LineIndex<'a> {
+    text: &'a str,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Self { text }
+    }
+
+    pub fn location(&self, offset: usize) -> Location {
+        let before = &self.text[..offset.min(self.text.len())];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Location {
+            line,
+            column: before[line_start..].chars().count() + 1,
+        }
+    }
+}
+
+/// A value with the position of its first character in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located<T> {
+    pub value: T,
+    pub location: Location,
+}
+
+/// One source: a plugin's collector and its configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceSpec {
+    /// The namespace of its tables (`<name>.<table>`).
+    pub name: String,
+    pub location: Location,
+    pub plugin: Located<String>,
+    pub collector: Located<String>,
+    /// The configuration, as JSON (what crosses the plugin ABI).
+    pub config: serde_json::Map<String, serde_json::Value>,
+    /// Where each config key is written.
+    pub config_locations: BTreeMap<String, Location>,
+}
+
+/// A pipeline: sources, then the normalize, fit and validate stages in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineSpec {
+    /// The file name as the user gave it, for messages.
+    pub origin: String,
+    pub name: String,
+    pub description: String,
+    /// Extra plugin directories, relative to the pipeline file.
+    pub plugin_path: Vec<String>,
+    pub sources: Vec<SourceSpec>,
+    pub steps: Vec<Located<Step>>,
+    /// The file's text, to turn spans into positions.
+    text: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Meta {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    plugin_path: Vec<String>,
+}
+
+/// Whether `name` can be a source name or step id: lowercase ASCII letters, digits and `_`
+/// (no dots: table references are `<namespace>.<table>`).
+pub fn is_valid_id(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+pub(crate) struct Parser<'a> {
+    origin: &'a str,
+    index: LineIndex<'a>,
+}
+
+impl<'a> Parser<'a> {
+    fn error_at(&self, span: &Range<usize>, message: impl Into<String>) -> SpecError {
+        SpecError {
+            origin: self.origin.to_owned(),
+            location: Some(self.index.location(span.start)),
+            message: message.into(),
+        }
+    }
+
+    fn toml_error(&self, e: &toml::de::Error, table: Option<&DeTable<'_>>) -> SpecError {
+        let mut message = e.message().trim().to_owned();
+        let span = e.span();
+        // Name the key whose value the error is in (serde's messages do not).
+        if let (Some(span), Some(table)) = (&span, table) {
+            for (key, value) in table.iter() {
+                let vs = value.span();
+                if vs.start <= span.start && span.end <= vs.end {
+                    message = format!("key `{}`: {message}", key.get_ref());
+                    break;
+                }
+            }
+        }
+        SpecError {
+            origin: self.origin.to_owned(),
+            location: span.map(|s| self.index.location(s.start)),
+            message,
+        }
+    }
+
+    fn location(&self, span: &Range<usize>) -> Location {
+        self.index.location(span.start)
+    }
+
+    pub(crate) fn deserialize<T: DeserializeOwned>(&self, value: &Spanned<DeValue<'a>>) -> Result<T, SpecError> {
+        let table = value.get_ref().as_table();
+        T::deserialize(ValueDeserializer::from(value.clone())).map_err(|e| self.toml_error(&e, table))
+    }
+
+    fn table<'v>(&self, value: &'v Spanned<DeValue<'a>>, what: &str) -> Result<&'v DeTable<'a>, SpecError> {
+        value.get_ref().as_table().ok_or_else(|| {
+            self.error_at(&value.span(), format!("{what}: expected a table, found {}", value.get_ref().type_str()))
+        })
+    }
+
+    fn string(&self, value: &Spanned<DeValue<'a>>, what: &str) -> Result<Located<String>, SpecError> {
+        match value.get_ref().as_str() {
+            Some(s) => Ok(Located {
+                value: s.to_owned(),
+                location: self.location(&value.span()),
+            }),
+            None => Err(self.error_at(
+                &value.span(),
+                format!("{what}: expected a string, found {}", value.get_ref().type_str()),
+            )),
+        }
+    }
+
+    fn json(&self, value: &Spanned<DeValue<'a>>, key: &str) -> Result<serde_json::Value, SpecError> {
+        use serde_json::Value as J;
+        Ok(match value.get_ref() {
+            DeValue::String(s) => J::String(s.to_string()),
+            DeValue::Boolean(b) => J::Bool(*b),
+            DeValue::Integer(_) | DeValue::Float(_) => {
+                let number: toml::Value = self.deserialize(value)?;
+                match number {
+                    toml::Value::Integer(i) => J::from(i),
+                    toml::Value::Float(f) => serde_json::Number::from_f64(f).map(J::Number).ok_or_else(|| {
+                        self.error_at(&value.span(), format!("config key `{key}`: {f} is not a finite number"))
+                    })?,
+                    _ => J::Null,
+                }
+            }
+            DeValue::Array(items) => J::Array(items.iter().map(|v| self.json(v, key)).collect::<Result<_, _>>()?),
+            DeValue::Table(table) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in table.iter() {
+                    map.insert(k.get_ref().to_string(), self.json(v, key)?);
+                }
+                J::Object(map)
+            }
+            DeValue::Datetime(_) => {
+                return Err(self.error_at(&value.span(), format!("config key `{key}`: dates are not supported")));
+            }
+        })
+    }
+
+    fn source(&self, name: &Spanned<std::borrow::Cow<'a, str>>, value: &Spanned<DeValue<'a>>) -> Result<SourceSpec, SpecError> {
+        let source_name = name.get_ref().to_string();
+        if !is_valid_id(&source_name) {
+            return Err(self.error_at(
+                &name.span(),
+                format!("source name `{source_name}`: use lowercase ASCII letters, digits and `_`"),
+            ));
+        }
+        let table = self.table(value, &format!("source `{source_name}`"))?;
+        let (mut plugin, mut collector, mut config) = (None, None, serde_json::Map::new());
+        let mut config_locations = BTreeMap::new();
+        for (key, v) in table.iter() {
+            match key.get_ref().as_ref() {
+                "plugin" => plugin = Some(self.string(v, &format!("source `{source_name}`, key `plugin`"))?),
+                "collector" => collector = Some(self.string(v, &format!("source `{source_name}`, key `collector`"))?),
+                "config" => {
+                    for (k, cv) in self.table(v, &format!("source `{source_name}`, key `config`"))?.iter() {
+                        let k_name = k.get_ref().to_string();
+                        config_locations.insert(k_name.clone(), self.location(&k.span()));
+                        config.insert(k_name.clone(), self.json(cv, &k_name)?);
+                    }
+                }
+                other => {
+                    return Err(self.error_at(
+                        &key.span(),
+                        format!("source `{source_name}`: unknown key `{other}`; expected plugin, collector, config"),
+                    ));
+                }
+            }
+        }
+        let location = self.location(&name.span());
+        let missing = |key: &str| SpecError {
+            origin: self.origin.to_owned(),
+            location: Some(location),
+            message: format!("source `{source_name}`: missing key `{key}`"),
+        };
+        Ok(SourceSpec {
+            name: source_name.clone(),
+            location,
+            plugin: plugin.ok_or_else(|| missing("plugin"))?,
+            collector: collector.ok_or_else(|| missing("collector"))?,
+            config,
+            config_locations,
+        })
+    }
+
+    fn step(&self, stage: Stage, value: &Spanned<DeValue<'a>>) -> Result<Located<Step>, SpecError> {
+        let table = self.table(value, &format!("a [[{}]] step", stage.name()))?;
+        let Some((_, kind)) = table.iter().find(|(k, _)| k.get_ref() == "step") else {
+            return Err(self.error_at(
+                &value.span(),
+                format!(
+                    "a [[{}]] step needs a `step` key naming its kind, one of: {}",
+                    stage.name(),
+                    stage.step_kinds().join(", ")
+                ),
+            ));
+        };
+        let kind_name = self.string(kind, "key `step`")?;
+        let step = Step::parse(stage, &kind_name.value, self, value).ok_or_else(|| {
+            self.error_at(
+                &kind.span(),
+                format!(
+                    "unknown [[{}]] step `{}`; expected one of: {}",
+                    stage.name(),
+                    kind_name.value,
+                    stage.step_kinds().join(", ")
+                ),
+            )
+        })??;
+        // Locate the step by its `step` key: the table itself starts at its `[[...]]` header.
+        Ok(Located {
+            value: step,
+            location: kind_name.location,
+        })
+    }
+}
+
+impl PipelineSpec {
+    /// Parses a pipeline file. `origin` names it in errors.
+    pub fn parse(origin: &str, text: &str) -> Result<Self, SpecError> {
+        let parser = Parser {
+            origin,
+            index: LineIndex::new(text),
+        };
+        let root = DeTable::parse(text).map_err(|e| parser.toml_error(&e, None))?;
+        let root_span = root.span();
+        let root = root.into_inner();
+
+        let mut meta = None;
+        let mut sources = Vec::new();
+        let mut steps: Vec<Located<Step>> = Vec::new();
+        for stage in Stage::ALL {
+            // Stages run in their fixed order whatever the order in the file.
+            let Some((_, value)) = root.iter().find(|(k, _)| k.get_ref() == stage.name()) else {
+                continue;
+            };
+            let DeValue::Array(items) = value.get_ref() else {
+                return Err(parser.error_at(
+                    &value.span(),
+                    format!("`{}` must be an array of tables, written [[{}]]", stage.name(), stage.name()),
+                ));
+            };
+            for item in items {
+                steps.push(parser.step(stage, item)?);
+            }
+        }
+        for (key, value) in root.iter() {
+            match key.get_ref().as_ref() {
+                "pipeline" => meta = Some(parser.deserialize::<Meta>(value)?),
+                "sources" => {
+                    for (name, source) in parser.table(value, "`sources`")?.iter() {
+                        sources.push(parser.source(name, source)?);
+                    }
+                }
+                k if Stage::ALL.iter().any(|s| s.name() == k) => {}
+                other => {
+                    return Err(parser.error_at(
+                        &key.span(),
+                        format!("unknown top-level key `{other}`; expected pipeline, sources, normalize, fit, validate"),
+                    ));
+                }
+            }
+        }
+        let meta = meta.ok_or_else(|| parser.error_at(&root_span, "missing [pipeline] table (with at least `name`)"))?;
+        if sources.is_empty() {
+            return Err(parser.error_at(&root_span, "no sources: add a [sources.<name>] table"));
+        }
+        let spec = PipelineSpec {
+            origin: origin.to_owned(),
+            name: meta.name,
+            description: meta.description,
+            plugin_path: meta.plugin_path,
+            sources,
+            steps,
+            text: text.to_owned(),
+        };
+        spec.check_references()?;
+        Ok(spec)
+    }
+
+    /// The position of a span (e.g. of a [`crate::steps::TableRef`]) in the file.
+    pub fn locate(&self, span: &Range<usize>) -> Location {
+        LineIndex::new(&self.text).location(span.start)
+    }
+
+    /// An error at `location` of this file.
+    pub fn error(&self, location: Location, message: impl Into<String>) -> SpecError {
+        SpecError {
+            origin: self.origin.clone(),
+            location: Some(location),
+            message: message.into(),
+        }
+    }
+
+    /// Checks ids and the table references that can be checked before anything runs: every
+    /// reference names a source or an earlier step, and a step's table is one it produces.
+    fn check_references(&self) -> Result<(), SpecError> {
+        let mut namespaces: BTreeMap<&str, (Location, Option<Vec<String>>)> = BTreeMap::new();
+        for s in &self.sources {
+            namespaces.insert(&s.name, (s.location, None));
+        }
+        for step in &self.steps {
+            let id = step.value.id();
+            if !is_valid_id(id) {
+                return Err(self.error(step.location, format!("step id `{id}`: use lowercase ASCII letters, digits and `_`")));
+            }
+            for reference in step.value.inputs() {
+                let at = self.locate(&reference.span());
+                let Some((ns, table)) = reference.get_ref().split_once('.') else {
+                    return Err(self.error(
+                        at,
+                        format!("step `{id}`: table reference `{}` should be `<source or step>.<table>`", reference.get_ref()),
+                    ));
+                };
+                match namespaces.get(ns) {
+                    None => {
+                        return Err(self.error(
+                            at,
+                            format!(
+                                "step `{id}`: `{ns}` in `{}` is neither a source nor an earlier step; known: {}",
+                                reference.get_ref(),
+                                namespaces.keys().copied().collect::<Vec<_>>().join(", ")
+                            ),
+                        ));
+                    }
+                    Some((_, Some(outputs))) if !outputs.iter().any(|o| o == table) => {
+                        return Err(self.error(
+                            at,
+                            format!(
+                                "step `{id}`: step `{ns}` produces no table `{table}`; it produces: {}",
+                                outputs.join(", ")
+                            ),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+            if let Some((first, _)) = namespaces.get(id) {
+                return Err(self.error(
+                    step.location,
+                    format!("step id `{id}` is already used (line {})", first.line),
+                ));
+            }
+            namespaces.insert(id, (step.location, Some(step.value.output_tables())));
+        }
+        Ok(())
+    }
+}
