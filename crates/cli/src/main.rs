@@ -1,1 +1,207 @@
-fn main() {}
+//! `yosoku`: run pipelines, list plugins, inspect result bundles.
+
+mod format;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use yosoku_plugin_host::{PluginHost, Progress};
+use yosoku_runner::{Observer, RunOptions, run_pipeline};
+
+/// Predict how long a program runs on another device or configuration, and why.
+#[derive(Debug, Parser)]
+#[command(name = "yosoku", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a pipeline: collect its sources, normalize, fit, validate, and write a result bundle.
+    Run {
+        /// The pipeline file (TOML; see docs/pipelines.md).
+        pipeline: PathBuf,
+        /// Bundle directory to write (replaced atomically) [default: results/<pipeline name>].
+        #[arg(short = 'o', long = "output", value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Extra plugin directory or library, searched first (repeatable). YOSOKU_PLUGIN_PATH too.
+        #[arg(long = "plugin-path", value_name = "PATH")]
+        plugin_path: Vec<PathBuf>,
+    },
+    /// List the plugins found, their collectors and each collector's config keys.
+    Plugins {
+        /// Extra plugin directory or library, searched first (repeatable). YOSOKU_PLUGIN_PATH too.
+        #[arg(long = "plugin-path", value_name = "PATH")]
+        plugin_path: Vec<PathBuf>,
+    },
+    /// Show a result bundle (manifest, tables) or one Arrow IPC file: schema and first rows.
+    Inspect {
+        /// A bundle directory or a `.arrow` file.
+        path: PathBuf,
+        /// Only this table (`<namespace>.<table>`) of a bundle.
+        #[arg(long)]
+        table: Option<String>,
+        /// How many rows of each table to show.
+        #[arg(long, default_value_t = 10)]
+        rows: usize,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run {
+            pipeline,
+            output,
+            plugin_path,
+        } => run(pipeline, output, plugin_path),
+        Command::Plugins { plugin_path } => plugins(plugin_path),
+        Command::Inspect { path, table, rows } => inspect(path, table, rows),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output went away (`yosoku inspect ... | head`): not an error.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Writes to stdout, returning an error (never panicking) when stdout is closed.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A spinner per source and step, on stderr; indicatif hides it when stderr is not a terminal.
+struct Bars {
+    current: Option<ProgressBar>,
+}
+
+impl Bars {
+    fn start(&mut self, message: String) {
+        if let Some(bar) = self.current.take() {
+            bar.finish_and_clear();
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(message);
+        bar.enable_steady_tick(Duration::from_millis(120));
+        self.current = Some(bar);
+    }
+}
+
+impl Observer for Bars {
+    fn source_started(&mut self, source: &str, plugin: &str, collector: &str) {
+        self.start(format!("collect {source} ({plugin}/{collector})"));
+    }
+
+    fn source_progress(&mut self, _source: &str, progress: &Progress) {
+        if let Some(bar) = &self.current {
+            if progress.total > 0 {
+                bar.set_length(progress.total);
+            }
+            bar.set_position(progress.done);
+        }
+    }
+
+    fn step_started(&mut self, stage: &str, id: &str, kind: &str) {
+        self.start(format!("{stage} {id} ({kind})"));
+    }
+
+    fn step_finished(&mut self, _stage: &str, _id: &str, _wall_secs: f64) {
+        if let Some(bar) = self.current.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn run(pipeline: PathBuf, output: Option<PathBuf>, plugin_path: Vec<PathBuf>) -> Result<()> {
+    let options = RunOptions {
+        bundle_dir: output,
+        plugin_path,
+    };
+    let mut bars = Bars { current: None };
+    let outcome = run_pipeline(&pipeline, &options, &mut bars);
+    bars.step_finished("", "", 0.0);
+    let outcome = outcome?;
+    let m = &outcome.manifest;
+    emit(&format!(
+        "{}: wrote {} ({} tables, {:.3} s)\n",
+        m.pipeline.name,
+        outcome.bundle_dir.display(),
+        m.tables.len(),
+        m.total_wall_secs
+    ))?;
+    emit(&format::headline_table(m))?;
+    Ok(())
+}
+
+fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {
+    let host = PluginHost::new(PluginHost::default_search_path(&plugin_path));
+    let discovery = host.discover();
+    if discovery.plugins.is_empty() {
+        emit("no plugins found\n")?;
+    }
+    for plugin in discovery.plugins.values() {
+        emit(&format::plugin_listing(plugin))?;
+    }
+    let dirs: Vec<String> = host.search_path().iter().map(|p| p.display().to_string()).collect();
+    emit(&format!("searched: {}\n", dirs.join(", ")))?;
+    for problem in &discovery.problems {
+        eprintln!("warning: {problem}");
+    }
+    Ok(())
+}
+
+fn inspect(path: PathBuf, table: Option<String>, rows: usize) -> Result<()> {
+    if path.is_dir() {
+        let bundle = yosoku_bundle::fs::read_bundle(&path)?;
+        if table.is_none() {
+            emit(&format::manifest_summary(&bundle.manifest))?;
+        }
+        let mut shown = 0;
+        for (name, batch) in &bundle.tables {
+            if table.as_ref().is_some_and(|t| t != name) {
+                continue;
+            }
+            emit(&format::table(name, batch, rows)?)?;
+            shown += 1;
+        }
+        if let Some(t) = table
+            && shown == 0
+        {
+            let names: Vec<&str> = bundle.tables.iter().map(|(n, _)| n.as_str()).collect();
+            bail!("{} has no table `{t}`; it has: {}", path.display(), names.join(", "));
+        }
+        Ok(())
+    } else {
+        if table.is_some() {
+            bail!("--table applies to bundle directories; {} is a file", path.display());
+        }
+        let batch = yosoku_bundle::fs::read_table_file(&path)
+            .with_context(|| format!("cannot inspect {}", path.display()))?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        emit(&format::table(&name, &batch, rows)?)?;
+        Ok(())
+    }
+}

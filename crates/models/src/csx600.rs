@@ -349,6 +349,15 @@ pub fn double_buffer_balance(
     let counts_in = Input::new("counts", &CSX600_OP_COUNTS, counts)?;
     let keys = op_keys(&counts_in)?;
     let count = counts_in.float64(col::COUNT)?;
+    let basis = counts_in.utf8(col::COUNT_BASIS)?;
+    if let Some(i) = (0..counts_in.rows()).find(|&i| basis.value(i) != "operations") {
+        return Err(ModelError::invalid(format!(
+            "the op mix must be in chip-wide operations, but `{}` is counted in `{}` instructions: \
+             add a `csx600_scale_counts` normalize step first",
+            keys[i],
+            basis.value(i)
+        )));
+    }
     let mut out: [Vec<String>; 4] = Default::default();
     let (mut mix, mut rate, mut window, mut ops) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for ((program, variant), rows) in by_program_variant(&counts_in)? {

@@ -284,10 +284,12 @@ fn measured_figures(compared: &RecordBatch) -> Result<Vec<Figure>, ModelError> {
     let mut errors = Vec::new();
     for p in &rows {
         let who = format!("{} {}", name_of(&p.program, &p.variant), p.phase);
-        figures.push(Figure::new(format!("{who}: predicted"), p.predicted_secs, "s").headline());
+        // Flags (an illustrative input, a negative time) travel with the figures they qualify.
+        let flags = p.flags.as_ref().map(|f| format!(" [{f}]")).unwrap_or_default();
+        figures.push(Figure::new(format!("{who}: predicted{flags}"), p.predicted_secs, "s").headline());
         if let (Some(m), Some(e)) = (p.measured_secs, p.error_pct) {
             figures.push(Figure::new(format!("{who}: measured"), m, "s").headline());
-            figures.push(Figure::new(format!("{who}: error"), e, "%").headline());
+            figures.push(Figure::new(format!("{who}: error{flags}"), e, "%").headline());
             errors.push(e.abs());
         }
     }

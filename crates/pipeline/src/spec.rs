@@ -96,7 +96,7 @@ pub struct PipelineSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Meta {
-    name: String,
+    name: Spanned<String>,
     #[serde(default)]
     description: String,
     #[serde(default)]
@@ -110,6 +110,13 @@ pub fn is_valid_id(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Whether `name` can name a pipeline (and its bundle directory).
+pub fn is_valid_pipeline_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 pub(crate) struct Parser<'a> {
@@ -328,12 +335,21 @@ impl PipelineSpec {
             }
         }
         let meta = meta.ok_or_else(|| parser.error_at(&root_span, "missing [pipeline] table (with at least `name`)"))?;
+        if !is_valid_pipeline_name(meta.name.get_ref()) {
+            return Err(parser.error_at(
+                &meta.name.span(),
+                format!(
+                    "pipeline name `{}`: use ASCII letters, digits, `-` and `_` (it names the bundle directory)",
+                    meta.name.get_ref()
+                ),
+            ));
+        }
         if sources.is_empty() {
             return Err(parser.error_at(&root_span, "no sources: add a [sources.<name>] table"));
         }
         let spec = PipelineSpec {
             origin: origin.to_owned(),
-            name: meta.name,
+            name: meta.name.into_inner(),
             description: meta.description,
             plugin_path: meta.plugin_path,
             sources,

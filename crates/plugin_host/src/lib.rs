@@ -17,7 +17,7 @@ use std::sync::Arc;
 pub use error::HostError;
 pub use plugin::{LoadedPlugin, Progress};
 pub use yosoku_plugin_abi::descriptor::{
-    CollectorInfo, CollectorKind, ConfigKey, ConfigProblem, ConfigType, PluginInfo,
+    CollectorInfo, CollectorKind, ConfigKey, ConfigProblem, ConfigType, PluginInfo, check_config,
 };
 
 /// Environment variable holding extra plugin directories or library files (`:`-separated on

@@ -1,0 +1,320 @@
+//! Runs a pipeline file end to end: reads and checks the file, collects every source through the
+//! plugin host (resolving and hashing input files), runs the normalize, fit and validate steps,
+//! and writes the result bundle atomically. This is the I/O edge around `yosoku-pipeline`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use yosoku_bundle::{
+    InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
+};
+use yosoku_pipeline::{Location, PipelineSpec, SourceSpec, SpecError, Stage, TableSet, run_step};
+use yosoku_plugin_host::{ConfigProblem, HostError, PluginHost, Progress};
+use yosoku_tables::Figure;
+
+/// Where the bundles of `yosoku run` go by default: `results/<pipeline name>`.
+pub const DEFAULT_RESULTS_DIR: &str = "results";
+
+/// Options of one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Where to write the bundle; `results/<pipeline name>` when `None`.
+    pub bundle_dir: Option<PathBuf>,
+    /// Plugin directories or files searched before the default locations.
+    pub plugin_path: Vec<PathBuf>,
+}
+
+/// What a run reports while it works (for progress bars). Every method has a default that does
+/// nothing.
+pub trait Observer {
+    fn source_started(&mut self, _source: &str, _plugin: &str, _collector: &str) {}
+    fn source_progress(&mut self, _source: &str, _progress: &Progress) {}
+    fn step_started(&mut self, _stage: &str, _id: &str, _kind: &str) {}
+    fn step_finished(&mut self, _stage: &str, _id: &str, _wall_secs: f64) {}
+}
+
+/// An observer that reports nothing.
+#[derive(Debug, Default)]
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// Why a run failed. Messages name the file, line, column and key where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot read pipeline file {path}: {source}")]
+    ReadSpec {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("writing the bundle failed: {0}")]
+    Bundle(#[from] yosoku_bundle::BundleError),
+}
+
+/// A finished run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub bundle_dir: PathBuf,
+    pub manifest: Manifest,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn secs_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64()
+}
+
+struct Run<'a> {
+    spec: &'a PipelineSpec,
+    /// The directory of the pipeline file; relative paths are resolved against it.
+    base: PathBuf,
+}
+
+impl Run<'_> {
+    fn error(&self, location: Location, message: impl Into<String>) -> SpecError {
+        self.spec.error(location, message)
+    }
+
+    /// Resolves the `path` and `path_list` config values of a source against the pipeline file's
+    /// directory, checks that each file can be read, and hashes it.
+    fn resolve_paths(
+        &self,
+        source: &SourceSpec,
+        info: &yosoku_plugin_host::CollectorInfo,
+        config: &mut serde_json::Map<String, Value>,
+    ) -> Result<Vec<InputFile>, SpecError> {
+        let mut inputs = Vec::new();
+        for key in info.config.iter().filter(|k| k.ty.is_path()) {
+            let Some(value) = config.get_mut(&key.key) else {
+                continue;
+            };
+            let location = source.config_locations.get(&key.key).copied().unwrap_or(source.location);
+            let items: Vec<&mut Value> = match value {
+                Value::Array(items) => items.iter_mut().collect(),
+                other => vec![other],
+            };
+            for item in items {
+                let Some(written) = item.as_str().map(str::to_owned) else {
+                    continue;
+                };
+                let path = self.base.join(&written);
+                let bytes = std::fs::read(&path).map_err(|e| {
+                    self.error(
+                        location,
+                        format!(
+                            "source `{}`, config key `{}`: cannot read {}: {e}",
+                            source.name,
+                            key.key,
+                            path.display()
+                        ),
+                    )
+                })?;
+                inputs.push(InputFile {
+                    source: source.name.clone(),
+                    key: key.key.clone(),
+                    path: written,
+                    sha256: sha256_hex(&bytes),
+                    size_bytes: bytes.len() as u64,
+                });
+                *item = Value::String(path.display().to_string());
+            }
+        }
+        Ok(inputs)
+    }
+
+    fn config_error(&self, source: &SourceSpec, problems: &[ConfigProblem]) -> SpecError {
+        let first = &problems[0];
+        let location = source
+            .config_locations
+            .get(first.key())
+            .copied()
+            .unwrap_or(source.collector.location);
+        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        self.error(
+            location,
+            format!(
+                "source `{}` ({} / {}): {}",
+                source.name,
+                source.plugin.value,
+                source.collector.value,
+                text.join("; ")
+            ),
+        )
+    }
+}
+
+/// Runs the pipeline in `pipeline_file` and writes its bundle.
+pub fn run_pipeline(pipeline_file: &Path, options: &RunOptions, observer: &mut dyn Observer) -> Result<RunOutcome, RunError> {
+    let started = Instant::now();
+    let origin = pipeline_file.display().to_string();
+    let text = std::fs::read_to_string(pipeline_file).map_err(|source| RunError::ReadSpec {
+        path: origin.clone(),
+        source,
+    })?;
+    let spec = PipelineSpec::parse(&origin, &text)?;
+    let base = pipeline_file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let run = Run { spec: &spec, base };
+
+    let mut extra = options.plugin_path.clone();
+    extra.extend(spec.plugin_path.iter().map(|p| run.base.join(p)));
+    let host = PluginHost::new(PluginHost::default_search_path(&extra));
+    let discovery = host.discover();
+
+    let mut tables = TableSet::new();
+    let mut inputs = Vec::new();
+    let mut plugins: Vec<PluginRecord> = Vec::new();
+    let mut collect_steps = Vec::new();
+    let collect_started = Instant::now();
+    for source in &spec.sources {
+        let Some(plugin) = discovery.plugins.get(&source.plugin.value) else {
+            let unknown = HostError::UnknownPlugin {
+                name: source.plugin.value.clone(),
+                known: discovery.plugins.keys().cloned().collect(),
+                searched: host.search_path().to_vec(),
+                problems: discovery.problems.iter().map(ToString::to_string).collect(),
+            };
+            return Err(run.error(source.plugin.location, format!("source `{}`: {unknown}", source.name)).into());
+        };
+        let info = plugin
+            .collector(&source.collector.value)
+            .map_err(|e| run.error(source.collector.location, format!("source `{}`: {e}", source.name)))?;
+        let problems = yosoku_plugin_host::check_config(info, &source.config);
+        if !problems.is_empty() {
+            return Err(run.config_error(source, &problems).into());
+        }
+        let mut config = source.config.clone();
+        inputs.extend(run.resolve_paths(source, info, &mut config)?);
+
+        observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
+        let step_started = Instant::now();
+        let produced = plugin
+            .collect(&source.collector.value, &config, &mut |p| observer.source_progress(&source.name, &p))
+            .map_err(|e| run.error(source.location, format!("source `{}`: {e}", source.name)))?;
+        let mut names = Vec::new();
+        let mut figures = Vec::new();
+        for (table, batch) in produced {
+            figures.push(Figure::new(format!("{table}: rows"), batch.num_rows() as f64, ""));
+            names.push(format!("{}.{table}", source.name));
+            tables
+                .insert(&source.name, &table, batch)
+                .map_err(|e| run.error(source.location, e))?;
+        }
+        let wall_secs = secs_since(step_started);
+        observer.step_finished("collect", &source.name, wall_secs);
+        collect_steps.push(StepRecord {
+            id: source.name.clone(),
+            kind: format!("{}/{}", source.plugin.value, source.collector.value),
+            wall_secs,
+            tables: names,
+            figures,
+        });
+        if !plugins.iter().any(|p| p.name == plugin.info().name) {
+            plugins.push(PluginRecord {
+                name: plugin.info().name.clone(),
+                version: plugin.info().version.clone(),
+                abi_version: plugin.abi_version(),
+                library: plugin
+                    .path()
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    let mut stages = vec![StageRecord {
+        stage: "collect".into(),
+        wall_secs: secs_since(collect_started),
+        steps: collect_steps,
+    }];
+
+    for stage in Stage::ALL {
+        let stage_started = Instant::now();
+        let mut records = Vec::new();
+        for step in spec.steps.iter().filter(|s| s.value.stage() == stage) {
+            let id = step.value.id();
+            observer.step_started(stage.name(), id, step.value.kind());
+            let step_started = Instant::now();
+            let output = run_step(&spec, step, &tables)?;
+            let wall_secs = secs_since(step_started);
+            observer.step_finished(stage.name(), id, wall_secs);
+            let mut names = Vec::new();
+            for (table, batch) in output.tables {
+                names.push(format!("{id}.{table}"));
+                tables.insert(id, &table, batch).map_err(|e| run.error(step.location, e))?;
+            }
+            records.push(StepRecord {
+                id: id.to_owned(),
+                kind: step.value.kind().to_owned(),
+                wall_secs,
+                tables: names,
+                figures: output.figures,
+            });
+        }
+        if !records.is_empty() {
+            stages.push(StageRecord {
+                stage: stage.name().into(),
+                wall_secs: secs_since(stage_started),
+                steps: records,
+            });
+        }
+    }
+
+    let table_records = tables
+        .iter()
+        .map(|(name, batch)| TableRecord {
+            name: name.to_owned(),
+            file: format!(
+                "{}/{}",
+                yosoku_bundle::TABLES_DIR,
+                yosoku_bundle::table_file_name(name)
+            ),
+            kind: name
+                .split_once('.')
+                .and_then(|(_, t)| yosoku_tables::table(t))
+                .map(|t| t.name.to_owned()),
+            rows: batch.num_rows() as u64,
+        })
+        .collect();
+    let manifest = Manifest {
+        format: yosoku_bundle::manifest::FORMAT.into(),
+        format_version: yosoku_bundle::manifest::FORMAT_VERSION,
+        yosoku_version: env!("CARGO_PKG_VERSION").into(),
+        pipeline: PipelineRecord {
+            name: spec.name.clone(),
+            description: spec.description.clone(),
+            spec_path: origin,
+            spec_sha256: sha256_hex(text.as_bytes()),
+        },
+        created_unix_secs: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        total_wall_secs: secs_since(started),
+        inputs,
+        plugins,
+        stages,
+        tables: table_records,
+    };
+    let bundle_dir = options
+        .bundle_dir
+        .clone()
+        .unwrap_or_else(|| Path::new(DEFAULT_RESULTS_DIR).join(&spec.name));
+    let all: Vec<(String, arrow_array::RecordBatch)> = tables
+        .iter()
+        .map(|(n, b)| (n.to_owned(), b.clone()))
+        .collect();
+    yosoku_bundle::fs::write_bundle(&bundle_dir, &manifest, &all)?;
+    Ok(RunOutcome {
+        bundle_dir,
+        manifest,
+    })
+}

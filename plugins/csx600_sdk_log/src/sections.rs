@@ -163,6 +163,17 @@ impl<'a> Reader<'a> {
         self.float_field(row, field, name, sign)
     }
 
+    /// A number in a decimal multiple of the unit (`gops`: x 10^9), converted exactly: `8.351`
+    /// becomes the float nearest 8.351e9, not 8.351 x 1e9 with its extra rounding.
+    fn scaled_float(&self, row: &Row, name: &str, exponent: i32, sign: Option<Sign>) -> Result<f64, PluginError> {
+        let value = self.float(row, name, sign)?;
+        let text = &self.required(row, name)?.text;
+        if text.contains(['e', 'E']) {
+            return Ok(value * 10f64.powi(exponent));
+        }
+        Ok(format!("{text}e{exponent}").parse().unwrap_or(value * 10f64.powi(exponent)))
+    }
+
     fn integer_field(&self, row: &Row, field: &Field, name: &str, sign: Sign) -> Result<i64, PluginError> {
         let value: i64 = field.text.parse().map_err(|_| {
             self.error(row, field, format!("column `{name}`: expected an integer, found `{}`", field.text))
@@ -258,7 +269,7 @@ pub fn op_throughputs(log: &Log, section: &Section, device: &str) -> Result<Reco
     for row in r.rows() {
         let key = r.op_key(row)?;
         r.unique(&mut seen, key.clone(), row)?;
-        rates.push(r.float(row, "gops", Some(Sign::Positive))? * 1e9);
+        rates.push(r.scaled_float(row, "gops", 9, Some(Sign::Positive))?);
         executions.push(r.optional_integer(row, "executions", Sign::Positive)?);
         keys.push(key);
     }
@@ -289,7 +300,7 @@ pub fn bandwidth_curves(
         let path = r.choice(row, "path", TRANSFER_PATHS)?;
         let size = r.integer(row, "size_bytes", Sign::Positive)?;
         r.unique(&mut seen, format!("{path} at {size} bytes"), row)?;
-        rates.push(r.float(row, "mbytes_per_sec", Some(Sign::Positive))? * 1e6);
+        rates.push(r.scaled_float(row, "mbytes_per_sec", 6, Some(Sign::Positive))?);
         samples.push(r.optional_integer(row, "transfers", Sign::Positive)?);
         let row_provenance = match r.optional(row, "provenance") {
             Some(f) => r.one_of(row, f, "provenance", PROVENANCES)?,

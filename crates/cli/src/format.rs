@@ -1,0 +1,149 @@
+//! Text output of the CLI.
+
+use std::fmt::Write;
+
+use anyhow::Result;
+use arrow_array::RecordBatch;
+use yosoku_bundle::Manifest;
+use yosoku_plugin_host::LoadedPlugin;
+use yosoku_tables::{Figure, UNIT_METADATA_KEY};
+
+/// A number with its unit, at a precision that suits its size.
+pub fn value(value: f64, unit: &str) -> String {
+    let number = if unit == "%" {
+        format!("{value:.2}")
+    } else {
+        let a = value.abs();
+        if a == 0.0 {
+            "0".to_owned()
+        } else if !(1e-3..1e5).contains(&a) {
+            format!("{value:.4e}")
+        } else if a >= 100.0 {
+            format!("{value:.1}")
+        } else if a >= 1.0 {
+            format!("{value:.3}")
+        } else {
+            format!("{value:.5}")
+        }
+    };
+    if unit.is_empty() {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
+}
+
+/// The headline figures of a run, as a table: step, figure, value, published value.
+pub fn headline_table(manifest: &Manifest) -> String {
+    let rows: Vec<(&str, &Figure)> = manifest.figures().filter(|(_, f)| f.headline).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let cells: Vec<[String; 4]> = rows
+        .iter()
+        .map(|(id, f)| {
+            [
+                (*id).to_owned(),
+                f.name.clone(),
+                value(f.value, &f.unit),
+                f.reference.map(|r| value(r, &f.unit)).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let header = ["step", "figure", "value", "published"];
+    let widths: Vec<usize> = (0..4)
+        .map(|i| cells.iter().map(|c| c[i].chars().count()).max().unwrap_or(0).max(header[i].len()))
+        .collect();
+    let mut out = String::new();
+    let line = |out: &mut String, c: [&str; 4]| {
+        let _ = writeln!(
+            out,
+            "  {:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3]
+        );
+    };
+    line(&mut out, header);
+    for c in &cells {
+        line(&mut out, [&c[0], &c[1], &c[2], &c[3]]);
+    }
+    out
+}
+
+pub fn plugin_listing(plugin: &LoadedPlugin) -> String {
+    let info = plugin.info();
+    let mut out = format!(
+        "{} {} (ABI v{}, {})\n  {}\n",
+        info.name,
+        info.version,
+        plugin.abi_version(),
+        plugin.path().display(),
+        info.description
+    );
+    for c in &info.collectors {
+        let _ = writeln!(out, "  {} [{}]: {}", c.name, c.kind, c.description);
+        let _ = writeln!(out, "    tables: {}", c.tables.join(", "));
+        for k in &c.config {
+            let need = if k.required {
+                "required".to_owned()
+            } else {
+                match &k.default {
+                    Some(d) => format!("default {d}"),
+                    None => "optional".to_owned(),
+                }
+            };
+            let _ = writeln!(out, "    {} ({}, {need}): {}", k.key, k.ty, k.help);
+        }
+    }
+    out
+}
+
+pub fn manifest_summary(m: &Manifest) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "pipeline {}: {}", m.pipeline.name, m.pipeline.description);
+    let _ = writeln!(
+        out,
+        "  spec {} (sha256 {}), yosoku {}, {:.3} s",
+        m.pipeline.spec_path, m.pipeline.spec_sha256, m.yosoku_version, m.total_wall_secs
+    );
+    for p in &m.plugins {
+        let _ = writeln!(out, "  plugin {} {} (ABI v{}, {})", p.name, p.version, p.abi_version, p.library);
+    }
+    for i in &m.inputs {
+        let _ = writeln!(out, "  input {} [{}.{}] {} bytes sha256 {}", i.path, i.source, i.key, i.size_bytes, i.sha256);
+    }
+    for s in &m.stages {
+        let _ = writeln!(out, "  stage {} ({:.4} s)", s.stage, s.wall_secs);
+        for step in &s.steps {
+            let _ = writeln!(out, "    {} [{}] {:.4} s -> {}", step.id, step.kind, step.wall_secs, step.tables.join(", "));
+        }
+    }
+    out.push_str(&headline_table(m));
+    out
+}
+
+/// A table's schema (with units) and first `rows` rows.
+pub fn table(name: &str, batch: &RecordBatch, rows: usize) -> Result<String> {
+    let mut out = format!("\n{name}: {} rows\n", batch.num_rows());
+    for field in batch.schema().fields() {
+        let unit = field
+            .metadata()
+            .get(UNIT_METADATA_KEY)
+            .map(|u| format!(" [{u}]"))
+            .unwrap_or_default();
+        let null = if field.is_nullable() { ", nullable" } else { "" };
+        let _ = writeln!(out, "  {}: {}{null}{unit}", field.name(), field.data_type());
+    }
+    let shown = batch.slice(0, rows.min(batch.num_rows()));
+    let _ = writeln!(out, "{}", arrow_cast::pretty::pretty_format_batches(&[shown])?);
+    if batch.num_rows() > rows {
+        let _ = writeln!(out, "  ... {} more rows", batch.num_rows() - rows);
+    }
+    Ok(out)
+}

@@ -1,0 +1,225 @@
+//! Bad input through the whole run: a clear error naming the file, line and key; no bundle
+//! written; the previous bundle untouched. One test per kind of mistake.
+
+use std::path::{Path, PathBuf};
+
+use yosoku_runner::{Quiet, RunOptions, run_pipeline};
+
+const PIPELINE: &str = r#"[pipeline]
+name = "bad-input"
+
+[sources.bench]
+plugin = "csx600_sdk_log"
+collector = "microbench"
+config = { path = "bench.log" }
+
+[sources.prog]
+plugin = "csx600_sdk_log"
+collector = "profile"
+config = { path = "prog.log" }
+
+[[normalize]]
+step = "csx600_scale_counts"
+id = "ops"
+counts = "prog.csx600_op_counts"
+
+[[fit]]
+step = "csx600_op_count"
+id = "opcount"
+throughputs = "bench.csx600_op_throughputs"
+counts = "ops.csx600_op_counts"
+"#;
+
+const BENCH: &str = "@format csx600-sdk-log 1
+@device CSX600
+[op_throughput]
+exec_unit vector dtype op gops
+poly no double add 1.393
+poly yes double mul 6.936
+";
+
+const PROG: &str = "@format csx600-sdk-log 1
+@program p
+[op_count]
+variant exec_unit vector dtype op count basis
+a poly no double add 100 issued
+a poly yes double mul 100 issued
+";
+
+/// A directory with the pipeline and its two logs, edited by `edit`, and a good bundle from a
+/// first run of the unedited files.
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.toml"), PIPELINE).unwrap();
+        std::fs::write(dir.path().join("bench.log"), BENCH).unwrap();
+        std::fs::write(dir.path().join("prog.log"), PROG).unwrap();
+        let case = Self { dir };
+        case.run().expect("the unedited pipeline runs");
+        case
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn bundle(&self) -> PathBuf {
+        self.path("results/bad-input")
+    }
+
+    fn run(&self) -> Result<(), String> {
+        let options = RunOptions {
+            bundle_dir: Some(self.bundle()),
+            plugin_path: vec![],
+        };
+        run_pipeline(&self.path("p.toml"), &options, &mut Quiet)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn edit(&self, file: &str, from: &str, to: &str) {
+        let path = self.path(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{from:?} not in {file}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+
+    /// Runs the edited pipeline, expects an error starting with `expected` (paths relative to the
+    /// case directory), and checks the previous bundle is intact and nothing else was written.
+    fn expect_error(&self, expected: &str) {
+        let before = std::fs::read(self.bundle().join("manifest.json")).unwrap();
+        let err = self
+            .run()
+            .expect_err("the edited pipeline must fail")
+            .replace(&format!("{}/", self.dir.path().display()), "");
+        assert!(err.starts_with(expected), "\n got: {err}\nwant: {expected}");
+        assert_eq!(std::fs::read(self.bundle().join("manifest.json")).unwrap(), before);
+        let entries: Vec<String> = std::fs::read_dir(self.path("results"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(entries, ["bad-input"], "stray files beside the bundle");
+    }
+}
+
+#[test]
+fn an_unknown_plugin() {
+    let case = Case::new();
+    case.edit("p.toml", "plugin = \"csx600_sdk_log\"", "plugin = \"csx9000\"");
+    case.expect_error("p.toml:5:10: source `bench`: no plugin called `csx9000`; found: ");
+}
+
+#[test]
+fn an_unknown_collector() {
+    let case = Case::new();
+    case.edit("p.toml", "collector = \"profile\"", "collector = \"profiles\"");
+    case.expect_error(
+        "p.toml:11:13: source `prog`: plugin `csx600_sdk_log` has no collector `profiles`; it has: microbench, profile",
+    );
+}
+
+#[test]
+fn bad_toml() {
+    let case = Case::new();
+    case.edit("p.toml", "[[fit]]", "[[fit]");
+    case.expect_error("p.toml:19:7: unclosed array table, expected `]`");
+}
+
+#[test]
+fn an_unknown_key_in_a_step() {
+    let case = Case::new();
+    case.edit("p.toml", "id = \"opcount\"", "id = \"opcount\"\ndevise = \"x\"");
+    case.expect_error("p.toml:22:1: unknown field `devise`, expected one of `step`, `id`, `throughputs`, `counts`, `device`");
+}
+
+#[test]
+fn a_wrong_type() {
+    let case = Case::new();
+    case.edit("p.toml", "counts = \"prog.csx600_op_counts\"", "counts = \"prog.csx600_op_counts\"\npe_count = \"96\"");
+    case.expect_error("p.toml:18:12: key `pe_count`: invalid type: string \"96\", expected u32");
+}
+
+#[test]
+fn an_unknown_config_key() {
+    let case = Case::new();
+    case.edit("p.toml", "config = { path = \"bench.log\" }", "config = { path = \"bench.log\", bins = 3 }");
+    case.expect_error("p.toml:7:32: source `bench` (csx600_sdk_log / microbench): unknown config key `bins`; expected one of: path");
+}
+
+#[test]
+fn an_unreadable_input_file() {
+    let case = Case::new();
+    std::fs::remove_file(case.path("prog.log")).unwrap();
+    case.expect_error("p.toml:12:12: source `prog`, config key `path`: cannot read prog.log: No such file or directory");
+}
+
+#[test]
+fn a_missing_pipeline_file() {
+    let case = Case::new();
+    std::fs::remove_file(case.path("p.toml")).unwrap();
+    case.expect_error("cannot read pipeline file p.toml: No such file or directory");
+}
+
+#[test]
+fn a_log_with_a_missing_column() {
+    let case = Case::new();
+    case.edit("bench.log", "exec_unit vector dtype op gops", "exec_unit vector dtype op");
+    case.edit("bench.log", "add 1.393", "add");
+    case.edit("bench.log", "mul 6.936", "mul");
+    case.expect_error(
+        "p.toml:4:10: source `bench`: plugin `csx600_sdk_log`, collector `microbench` failed: bench.log:4: [op_throughput] lacks column(s) `gops`",
+    );
+}
+
+#[test]
+fn a_log_with_a_non_numeric_value() {
+    let case = Case::new();
+    case.edit("bench.log", "1.393", "fast");
+    case.expect_error("p.toml:4:10: source `bench`: plugin `csx600_sdk_log`, collector `microbench` failed: bench.log:5:20: column `gops`: expected a number, found `fast`");
+}
+
+#[test]
+fn a_log_with_a_negative_or_zero_throughput() {
+    let case = Case::new();
+    case.edit("bench.log", "1.393", "-1.393");
+    case.expect_error("p.toml:4:10: source `bench`: plugin `csx600_sdk_log`, collector `microbench` failed: bench.log:5:20: column `gops`: expected a finite number > 0, found -1.393");
+    case.edit("bench.log", "-1.393", "0");
+    case.expect_error("p.toml:4:10: source `bench`: plugin `csx600_sdk_log`, collector `microbench` failed: bench.log:5:20: column `gops`: expected a finite number > 0, found 0");
+}
+
+#[test]
+fn a_log_with_duplicate_rows() {
+    let case = Case::new();
+    case.edit("bench.log", "poly yes double mul 6.936", "poly yes double mul 6.936\npoly yes double mul 7.0");
+    case.expect_error("p.toml:4:10: source `bench`: plugin `csx600_sdk_log`, collector `microbench` failed: bench.log:7: duplicate row in [op_throughput]: poly vector double mul is already given on line 6");
+}
+
+#[test]
+fn an_op_the_throughput_table_lacks() {
+    let case = Case::new();
+    case.edit("prog.log", "a poly yes double mul 100 issued", "a poly yes double mul 100 issued\na poly no double div 5 issued");
+    case.expect_error(
+        "p.toml:20:8: step `opcount` (csx600_op_count): no throughput for `poly scalar double div` (counted for p a) in input `throughputs`, which has 2 operations for CSX600",
+    );
+}
+
+#[test]
+fn a_table_reference_to_something_a_source_did_not_produce() {
+    let case = Case::new();
+    case.edit("p.toml", "counts = \"ops.csx600_op_counts\"", "counts = \"bench.csx600_op_counts\"");
+    case.expect_error("p.toml:23:10: step `opcount`: no table `bench.csx600_op_counts`; `bench` produced: csx600_op_throughputs");
+}
+
+/// The relative-path helper in the other tests must not hide absolute paths in errors.
+#[test]
+fn paths_in_errors_are_the_ones_the_user_can_open() {
+    let case = Case::new();
+    std::fs::remove_file(case.path("bench.log")).unwrap();
+    let err = case.run().unwrap_err();
+    let expected: &Path = &case.path("bench.log");
+    assert!(err.contains(&expected.display().to_string()), "{err}");
+}
