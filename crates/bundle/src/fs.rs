@@ -21,9 +21,12 @@ pub struct Bundle {
 }
 
 fn hidden_sibling(dir: &Path, tag: &str) -> Result<PathBuf, BundleError> {
-    let name = dir
-        .file_name()
-        .ok_or_else(|| BundleError::io(dir, std::io::Error::other("a bundle needs a directory name")))?;
+    let name = dir.file_name().ok_or_else(|| {
+        BundleError::io(
+            dir,
+            std::io::Error::other("a bundle needs a directory name"),
+        )
+    })?;
     let parent = dir.parent().unwrap_or(Path::new("."));
     Ok(parent.join(format!(".{}.{tag}", name.to_string_lossy())))
 }
@@ -34,7 +37,11 @@ fn remove_leftovers(dir: &Path) {
         return;
     };
     let prefix = format!(".{}.", name.to_string_lossy());
-    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
     if let Ok(entries) = std::fs::read_dir(parent) {
         for entry in entries.flatten() {
             let file_name = entry.file_name().to_string_lossy().into_owned();
@@ -50,11 +57,16 @@ fn remove_leftovers(dir: &Path) {
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BundleError> {
     use std::io::Write;
     let mut file = std::fs::File::create(path).map_err(|e| BundleError::io(path, e))?;
-    file.write_all(bytes).map_err(|e| BundleError::io(path, e))?;
+    file.write_all(bytes)
+        .map_err(|e| BundleError::io(path, e))?;
     file.sync_all().map_err(|e| BundleError::io(path, e))
 }
 
-fn fill(tmp: &Path, manifest: &Manifest, tables: &[(String, RecordBatch)]) -> Result<(), BundleError> {
+fn fill(
+    tmp: &Path,
+    manifest: &Manifest,
+    tables: &[(String, RecordBatch)],
+) -> Result<(), BundleError> {
     let tables_dir = tmp.join(TABLES_DIR);
     std::fs::create_dir_all(&tables_dir).map_err(|e| BundleError::io(&tables_dir, e))?;
     for (name, batch) in tables {
@@ -96,7 +108,11 @@ fn swap_in(tmp: &Path, dir: &Path) -> Result<(), BundleError> {
 
 /// Writes a bundle to `dir`, replacing the bundle there. Refuses to replace a directory that is
 /// not a bundle. On failure nothing at `dir` changes.
-pub fn write_bundle(dir: &Path, manifest: &Manifest, tables: &[(String, RecordBatch)]) -> Result<(), BundleError> {
+pub fn write_bundle(
+    dir: &Path,
+    manifest: &Manifest,
+    tables: &[(String, RecordBatch)],
+) -> Result<(), BundleError> {
     if dir.exists() && !dir.join(MANIFEST_FILE).is_file() {
         return Err(BundleError::NotABundle {
             path: dir.display().to_string(),
@@ -153,8 +169,8 @@ mod tests {
     use arrow_schema::{DataType, Field, Schema};
 
     use super::*;
-    use crate::manifest::{FORMAT, FORMAT_VERSION, PipelineRecord};
     use crate::TableRecord;
+    use crate::manifest::{FORMAT, FORMAT_VERSION, PipelineRecord};
 
     fn manifest(name: &str, tables: &[(String, RecordBatch)]) -> Manifest {
         Manifest {
@@ -213,7 +229,12 @@ mod tests {
     fn a_directory_that_is_not_a_bundle_is_never_replaced() {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(root.path().join("precious.txt"), "keep me").unwrap();
-        let err = write_bundle(root.path(), &manifest("x", &table(vec![1])), &table(vec![1])).unwrap_err();
+        let err = write_bundle(
+            root.path(),
+            &manifest("x", &table(vec![1])),
+            &table(vec![1]),
+        )
+        .unwrap_err();
         assert!(err.to_string().starts_with("refusing to replace"), "{err}");
         assert!(root.path().join("precious.txt").exists());
     }
@@ -250,6 +271,9 @@ mod tests {
         let mut m = manifest("x", &[]);
         m.format_version = 99;
         let err = Manifest::from_json(&m.to_json()).unwrap_err();
-        assert_eq!(err, "format version 99 is not supported (this yosoku reads version 1)");
+        assert_eq!(
+            err,
+            "format version 99 is not supported (this yosoku reads version 1)"
+        );
     }
 }

@@ -10,7 +10,8 @@ use arrow_ipc::writer::FileWriter;
 pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     {
-        let mut writer = FileWriter::try_new(&mut bytes, &batch.schema()).map_err(|e| e.to_string())?;
+        let mut writer =
+            FileWriter::try_new(&mut bytes, &batch.schema()).map_err(|e| e.to_string())?;
         writer.write(batch).map_err(|e| e.to_string())?;
         writer.finish().map_err(|e| e.to_string())?;
     }
@@ -21,7 +22,9 @@ pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, String> {
 pub fn decode(bytes: &[u8]) -> Result<RecordBatch, String> {
     let reader = FileReader::try_new(Cursor::new(bytes), None).map_err(|e| e.to_string())?;
     let schema = reader.schema();
-    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().map_err(|e| e.to_string())?;
+    let batches: Vec<RecordBatch> = reader
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
     arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
 }
 
@@ -38,7 +41,10 @@ mod tests {
     fn a_table_survives_a_round_trip_with_its_metadata() {
         let field = Field::new("measured_secs", DataType::Float64, false)
             .with_metadata([("yosoku.unit".to_owned(), "s".to_owned())]);
-        let schema = Arc::new(Schema::new(vec![Field::new("device", DataType::Utf8, false), field]));
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("device", DataType::Utf8, false),
+            field,
+        ]));
         let batch = RecordBatch::try_new(
             schema,
             vec![

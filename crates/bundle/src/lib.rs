@@ -43,7 +43,9 @@ pub enum BundleError {
     Arrow { path: String, message: String },
     #[error("{path}: invalid manifest: {message}")]
     Manifest { path: String, message: String },
-    #[error("refusing to replace {path}: it exists and is not a yosoku bundle (it has no {MANIFEST_FILE})")]
+    #[error(
+        "refusing to replace {path}: it exists and is not a yosoku bundle (it has no {MANIFEST_FILE})"
+    )]
     NotABundle { path: String },
 }
 

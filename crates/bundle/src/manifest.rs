@@ -107,7 +107,10 @@ impl Manifest {
     pub fn from_json(text: &str) -> Result<Self, String> {
         let manifest: Manifest = serde_json::from_str(text).map_err(|e| e.to_string())?;
         if manifest.format != FORMAT {
-            return Err(format!("format is `{}`, expected `{FORMAT}`", manifest.format));
+            return Err(format!(
+                "format is `{}`, expected `{FORMAT}`",
+                manifest.format
+            ));
         }
         if manifest.format_version != FORMAT_VERSION {
             return Err(format!(

@@ -52,7 +52,14 @@ pub fn headline_table(manifest: &Manifest) -> String {
         .collect();
     let header = ["step", "figure", "value", "published"];
     let widths: Vec<usize> = (0..4)
-        .map(|i| cells.iter().map(|c| c[i].chars().count()).max().unwrap_or(0).max(header[i].len()))
+        .map(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(header[i].len())
+        })
         .collect();
     let mut out = String::new();
     let line = |out: &mut String, c: [&str; 4]| {
@@ -106,22 +113,41 @@ pub fn plugin_listing(plugin: &LoadedPlugin) -> String {
 
 pub fn manifest_summary(m: &Manifest) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "pipeline {}: {}", m.pipeline.name, m.pipeline.description);
+    let _ = writeln!(
+        out,
+        "pipeline {}: {}",
+        m.pipeline.name, m.pipeline.description
+    );
     let _ = writeln!(
         out,
         "  spec {} (sha256 {}), yosoku {}, {:.3} s",
         m.pipeline.spec_path, m.pipeline.spec_sha256, m.yosoku_version, m.total_wall_secs
     );
     for p in &m.plugins {
-        let _ = writeln!(out, "  plugin {} {} (ABI v{}, {})", p.name, p.version, p.abi_version, p.library);
+        let _ = writeln!(
+            out,
+            "  plugin {} {} (ABI v{}, {})",
+            p.name, p.version, p.abi_version, p.library
+        );
     }
     for i in &m.inputs {
-        let _ = writeln!(out, "  input {} [{}.{}] {} bytes sha256 {}", i.path, i.source, i.key, i.size_bytes, i.sha256);
+        let _ = writeln!(
+            out,
+            "  input {} [{}.{}] {} bytes sha256 {}",
+            i.path, i.source, i.key, i.size_bytes, i.sha256
+        );
     }
     for s in &m.stages {
         let _ = writeln!(out, "  stage {} ({:.4} s)", s.stage, s.wall_secs);
         for step in &s.steps {
-            let _ = writeln!(out, "    {} [{}] {:.4} s -> {}", step.id, step.kind, step.wall_secs, step.tables.join(", "));
+            let _ = writeln!(
+                out,
+                "    {} [{}] {:.4} s -> {}",
+                step.id,
+                step.kind,
+                step.wall_secs,
+                step.tables.join(", ")
+            );
         }
     }
     out.push_str(&headline_table(m));
@@ -137,11 +163,19 @@ pub fn table(name: &str, batch: &RecordBatch, rows: usize) -> Result<String> {
             .get(UNIT_METADATA_KEY)
             .map(|u| format!(" [{u}]"))
             .unwrap_or_default();
-        let null = if field.is_nullable() { ", nullable" } else { "" };
+        let null = if field.is_nullable() {
+            ", nullable"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "  {}: {}{null}{unit}", field.name(), field.data_type());
     }
     let shown = batch.slice(0, rows.min(batch.num_rows()));
-    let _ = writeln!(out, "{}", arrow_cast::pretty::pretty_format_batches(&[shown])?);
+    let _ = writeln!(
+        out,
+        "{}",
+        arrow_cast::pretty::pretty_format_batches(&[shown])?
+    );
     if batch.num_rows() > rows {
         let _ = writeln!(out, "  ... {} more rows", batch.num_rows() - rows);
     }

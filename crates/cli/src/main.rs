@@ -165,7 +165,11 @@ fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {
     for plugin in discovery.plugins.values() {
         emit(&format::plugin_listing(plugin))?;
     }
-    let dirs: Vec<String> = host.search_path().iter().map(|p| p.display().to_string()).collect();
+    let dirs: Vec<String> = host
+        .search_path()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     emit(&format!("searched: {}\n", dirs.join(", ")))?;
     for problem in &discovery.problems {
         eprintln!("warning: {problem}");
@@ -191,16 +195,26 @@ fn inspect(path: PathBuf, table: Option<String>, rows: usize) -> Result<()> {
             && shown == 0
         {
             let names: Vec<&str> = bundle.tables.iter().map(|(n, _)| n.as_str()).collect();
-            bail!("{} has no table `{t}`; it has: {}", path.display(), names.join(", "));
+            bail!(
+                "{} has no table `{t}`; it has: {}",
+                path.display(),
+                names.join(", ")
+            );
         }
         Ok(())
     } else {
         if table.is_some() {
-            bail!("--table applies to bundle directories; {} is a file", path.display());
+            bail!(
+                "--table applies to bundle directories; {} is a file",
+                path.display()
+            );
         }
         let batch = yosoku_bundle::fs::read_table_file(&path)
             .with_context(|| format!("cannot inspect {}", path.display()))?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         emit(&format::table(&name, &batch, rows)?)?;
         Ok(())
     }

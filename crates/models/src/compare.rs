@@ -21,7 +21,10 @@ pub const FLAG_NEGATIVE: &str = "negative";
 /// A prediction covers `repetitions` executions of the profiled unit; for each matching run it is
 /// scaled to the run's repetitions and the signed error 100 x (predicted - measured) / measured
 /// is computed. A prediction with no matching run is kept, flagged `unmeasured`.
-pub fn compare_measured(predictions: &RecordBatch, runs: &RecordBatch) -> Result<RecordBatch, ModelError> {
+pub fn compare_measured(
+    predictions: &RecordBatch,
+    runs: &RecordBatch,
+) -> Result<RecordBatch, ModelError> {
     let predicted = read_predictions("predictions", predictions)?;
     let runs_in = Input::new("measured", &RUNS, runs)?;
     let device = runs_in.utf8(col::DEVICE)?;
@@ -156,10 +159,13 @@ pub fn compare_reference(
         )));
     }
     let text = |f: &dyn Fn(usize) -> String| -> Arc<StringArray> {
-        Arc::new(StringArray::from_iter_values(rows.iter().map(|(r, _)| f(*r))))
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|(r, _)| f(*r)),
+        ))
     };
     let computed_values: Float64Array = rows.iter().map(|(_, v)| *v).collect();
-    let reference_values: Float64Array = rows.iter().map(|(r, _)| Some(r_value.value(*r))).collect();
+    let reference_values: Float64Array =
+        rows.iter().map(|(r, _)| Some(r_value.value(*r))).collect();
     let differences: Float64Array = rows
         .iter()
         .map(|(r, v)| v.map(|v| v - r_value.value(*r)))
@@ -240,14 +246,30 @@ mod tests {
         assert!((diff.value(0) - 0.1).abs() < 1e-12);
         assert!(diff.is_null(1), "no computed row for M");
 
-        let err = compare_reference("cmp", &COST_BREAKDOWN, &cost_free(), col::COMPONENT, &references(&[]))
-            .unwrap_err()
-            .to_string();
-        assert_eq!(err, "input `reference` has no figures for the `cost_breakdown` table");
+        let err = compare_reference(
+            "cmp",
+            &COST_BREAKDOWN,
+            &cost_free(),
+            col::COMPONENT,
+            &references(&[]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "input `reference` has no figures for the `cost_breakdown` table"
+        );
 
         let twice = predictions_batch(&[prediction("S", 1, 0.5), prediction("S", 1, 0.6)]).unwrap();
-        let err = compare_reference("cmp", &PREDICTIONS, &twice, col::PHASE, &refs).unwrap_err().to_string();
-        assert!(err.starts_with("2 rows of the computed `predictions` table match the reference for p S `transfer`"), "{err}");
+        let err = compare_reference("cmp", &PREDICTIONS, &twice, col::PHASE, &refs)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "2 rows of the computed `predictions` table match the reference for p S `transfer`"
+            ),
+            "{err}"
+        );
     }
 
     fn cost_free() -> RecordBatch {

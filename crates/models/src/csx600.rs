@@ -62,7 +62,10 @@ fn single_device(input: &Input<'_>) -> Result<String, ModelError> {
     let devices = distinct(input.utf8(col::DEVICE)?);
     match devices.as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err(ModelError::invalid(format!("input `{}` is empty", input.role))),
+        [] => Err(ModelError::invalid(format!(
+            "input `{}` is empty",
+            input.role
+        ))),
         many => Err(ModelError::invalid(format!(
             "input `{}` holds several devices ({}); select one with the step's `device` key",
             input.role,
@@ -71,11 +74,14 @@ fn single_device(input: &Input<'_>) -> Result<String, ModelError> {
     }
 }
 
+/// Row indices grouped by (program, variant).
+type Groups = Vec<((String, String), Vec<usize>)>;
+
 /// Groups row indices by (program, variant), in order of first appearance.
-fn by_program_variant(input: &Input<'_>) -> Result<Vec<((String, String), Vec<usize>)>, ModelError> {
+fn by_program_variant(input: &Input<'_>) -> Result<Groups, ModelError> {
     let program = input.utf8(col::PROGRAM)?;
     let variant = input.utf8(col::VARIANT)?;
-    let mut groups: Vec<((String, String), Vec<usize>)> = Vec::new();
+    let mut groups: Groups = Vec::new();
     for i in 0..input.rows() {
         let key = (program.value(i).to_owned(), variant.value(i).to_owned());
         match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -89,7 +95,11 @@ fn by_program_variant(input: &Input<'_>) -> Result<Vec<((String, String), Vec<us
 /// Converts `issued` counts to chip-wide `operations`: a poly instruction runs on every one of
 /// `pe_count` PEs, a vector instruction does `vector_width` operations. Rows already counted in
 /// operations pass unchanged.
-pub fn scale_counts(counts: &RecordBatch, pe_count: u32, vector_width: u32) -> Result<RecordBatch, ModelError> {
+pub fn scale_counts(
+    counts: &RecordBatch,
+    pe_count: u32,
+    vector_width: u32,
+) -> Result<RecordBatch, ModelError> {
     if pe_count == 0 || vector_width == 0 {
         return Err(ModelError::invalid(format!(
             "pe_count and vector_width must be positive, found {pe_count} and {vector_width}"
@@ -115,7 +125,11 @@ pub fn scale_counts(counts: &RecordBatch, pe_count: u32, vector_width: u32) -> R
         .collect();
     let mut columns: Vec<ArrayRef> = counts.columns().to_vec();
     let schema = counts.schema();
-    let index = |name: &str| schema.index_of(name).map_err(|e| ModelError::invalid(e.to_string()));
+    let index = |name: &str| {
+        schema
+            .index_of(name)
+            .map_err(|e| ModelError::invalid(e.to_string()))
+    };
     columns[index(col::COUNT)?] = Arc::new(scaled);
     columns[index(col::COUNT_BASIS)?] = Arc::new(StringArray::from_iter_values(
         std::iter::repeat_n("operations", input.rows()),
@@ -126,7 +140,11 @@ pub fn scale_counts(counts: &RecordBatch, pe_count: u32, vector_width: u32) -> R
 /// Compute time from operation counts and throughputs: each count divided by the throughput of
 /// its operation, summed per (program, variant). Counts must be chip-wide `operations`
 /// (see [`scale_counts`]); every operation counted must have a throughput.
-pub fn op_count_model(model: &str, throughputs: &RecordBatch, counts: &RecordBatch) -> Result<Fitted, ModelError> {
+pub fn op_count_model(
+    model: &str,
+    throughputs: &RecordBatch,
+    counts: &RecordBatch,
+) -> Result<Fitted, ModelError> {
     let rates_in = Input::new("throughputs", &CSX600_OP_THROUGHPUTS, throughputs)?;
     let device = single_device(&rates_in)?;
     let rate_values = rates_in.float64(col::THROUGHPUT_OPS_PER_SEC)?;
@@ -204,7 +222,9 @@ pub fn op_count_model(model: &str, throughputs: &RecordBatch, counts: &RecordBat
 }
 
 /// The bandwidth curves of a table, by path, with whether any point is illustrative.
-fn curves_by_path(input: &Input<'_>) -> Result<BTreeMap<String, (BandwidthCurve, bool)>, ModelError> {
+fn curves_by_path(
+    input: &Input<'_>,
+) -> Result<BTreeMap<String, (BandwidthCurve, bool)>, ModelError> {
     let path = input.utf8(col::PATH)?;
     let size = input.int64(col::SIZE_BYTES)?;
     let bandwidth = input.float64(col::BANDWIDTH_BYTES_PER_SEC)?;
@@ -218,8 +238,9 @@ fn curves_by_path(input: &Input<'_>) -> Result<BTreeMap<String, (BandwidthCurve,
     points
         .into_iter()
         .map(|(p, (pts, illustrative))| {
-            let curve = BandwidthCurve::new(pts)
-                .map_err(|e| ModelError::invalid(format!("input `{}`, path {p}: {e}", input.role)))?;
+            let curve = BandwidthCurve::new(pts).map_err(|e| {
+                ModelError::invalid(format!("input `{}`, path {p}: {e}", input.role))
+            })?;
             Ok((p, (curve, illustrative)))
         })
         .collect()
@@ -228,7 +249,11 @@ fn curves_by_path(input: &Input<'_>) -> Result<BTreeMap<String, (BandwidthCurve,
 /// Transfer time from transfer counts and bandwidth curves: for every (path, size) row,
 /// count x t(size) with t from the path's curve; summed per (program, variant). Rows computed
 /// from an illustrative curve or outside its measured sizes are flagged.
-pub fn transfer_model(model: &str, curves: &RecordBatch, transfers: &RecordBatch) -> Result<Fitted, ModelError> {
+pub fn transfer_model(
+    model: &str,
+    curves: &RecordBatch,
+    transfers: &RecordBatch,
+) -> Result<Fitted, ModelError> {
     let curves_in = Input::new("curves", &BANDWIDTH_CURVES, curves)?;
     let device = single_device(&curves_in)?;
     let curves = curves_by_path(&curves_in)?;
@@ -318,7 +343,10 @@ pub fn double_buffer_balance(
     params: &DoubleBuffer,
 ) -> Result<RecordBatch, ModelError> {
     if !(params.heap_bytes.is_finite() && params.heap_bytes > 0.0) {
-        return Err(ModelError::invalid(format!("heap_bytes must be > 0, found {}", params.heap_bytes)));
+        return Err(ModelError::invalid(format!(
+            "heap_bytes must be > 0, found {}",
+            params.heap_bytes
+        )));
     }
     if params.transfer_sizes_bytes.is_empty() {
         return Err(ModelError::invalid("transfer_sizes_bytes is empty"));
@@ -363,7 +391,9 @@ pub fn double_buffer_balance(
     for ((program, variant), rows) in by_program_variant(&counts_in)? {
         let sum: f64 = rows.iter().map(|&i| count.value(i)).sum();
         if sum <= 0.0 {
-            return Err(ModelError::invalid(format!("{program} {variant} counts no operations")));
+            return Err(ModelError::invalid(format!(
+                "{program} {variant} counts no operations"
+            )));
         }
         for i in rows {
             let key = &keys[i];
@@ -373,7 +403,12 @@ pub fn double_buffer_balance(
                 )));
             };
             let share = count.value(i) / sum;
-            for (column, value) in out.iter_mut().zip([model.to_owned(), program.clone(), variant.clone(), key.label()]) {
+            for (column, value) in out.iter_mut().zip([
+                model.to_owned(),
+                program.clone(),
+                variant.clone(),
+                key.label(),
+            ]) {
                 column.push(value);
             }
             mix.push(share);
@@ -412,7 +447,11 @@ mod tests {
         ]);
         let scaled = scale_counts(&issued, 96, 4).unwrap();
         assert_eq!(floats(&scaled, col::COUNT), [960.0, 3840.0, 10.0, 7.0]);
-        assert!(strings(&scaled, col::COUNT_BASIS).iter().all(|b| b == "operations"));
+        assert!(
+            strings(&scaled, col::COUNT_BASIS)
+                .iter()
+                .all(|b| b == "operations")
+        );
         assert!(scale_counts(&issued, 0, 4).is_err());
     }
 
@@ -429,18 +468,37 @@ mod tests {
         let ops = counts(&[
             ("a", "poly", false, "double", "add", None, 4e9, "operations"),
             ("a", "poly", true, "double", "mul", None, 4e9, "operations"),
-            ("b", "poly", false, "int", "cast", Some("double"), 3e9, "operations"),
+            (
+                "b",
+                "poly",
+                false,
+                "int",
+                "cast",
+                Some("double"),
+                3e9,
+                "operations",
+            ),
         ]);
         let fitted = op_count_model("m", &rates(), &ops).unwrap();
-        assert_eq!(floats(&fitted.cost_breakdown, col::PREDICTED_SECS), [2.0, 0.5, 3.0]);
+        assert_eq!(
+            floats(&fitted.cost_breakdown, col::PREDICTED_SECS),
+            [2.0, 0.5, 3.0]
+        );
         assert_eq!(
             strings(&fitted.cost_breakdown, col::COMPONENT),
-            ["poly scalar double add", "poly vector double mul", "poly scalar int->double cast"]
+            [
+                "poly scalar double add",
+                "poly vector double mul",
+                "poly scalar int->double cast"
+            ]
         );
         assert_eq!(floats(&fitted.predictions, col::PREDICTED_SECS), [2.5, 3.0]);
         assert_eq!(strings(&fitted.predictions, col::VARIANT), ["a", "b"]);
         assert_eq!(strings(&fitted.predictions, col::DEVICE), ["csx", "csx"]);
-        assert_eq!(strings(&fitted.predictions, col::PHASE), ["compute", "compute"]);
+        assert_eq!(
+            strings(&fitted.predictions, col::PHASE),
+            ["compute", "compute"]
+        );
     }
 
     #[test]
@@ -457,14 +515,20 @@ mod tests {
     fn issued_counts_are_refused_by_the_model() {
         let ops = counts(&[("a", "poly", false, "double", "add", None, 1.0, "issued")]);
         let err = op_count_model("m", &rates(), &ops).unwrap_err().to_string();
-        assert!(err.contains("add a `csx600_scale_counts` normalize step"), "{err}");
+        assert!(
+            err.contains("add a `csx600_scale_counts` normalize step"),
+            "{err}"
+        );
     }
 
     #[test]
     fn throughputs_of_several_devices_must_be_filtered() {
         let both = arrow_select::concat::concat_batches(
             &rates().schema(),
-            &[rates(), throughputs_on("other", &[("mono", false, "int", "add", None, 1e9)])],
+            &[
+                rates(),
+                throughputs_on("other", &[("mono", false, "int", "add", None, 1e9)]),
+            ],
         )
         .unwrap();
         let ops = counts(&[("a", "poly", false, "double", "add", None, 1.0, "operations")]);
@@ -490,7 +554,11 @@ mod tests {
         ]);
         let fitted = transfer_model("t", &curve, &moves).unwrap();
         let secs = floats(&fitted.cost_breakdown, col::PREDICTED_SECS);
-        let expected = [10.0 * (1e-6 + 512.0 / 1e8), 100.0 * 1e-7, 2.0 * 4096.0 / b(1024.0)];
+        let expected = [
+            10.0 * (1e-6 + 512.0 / 1e8),
+            100.0 * 1e-7,
+            2.0 * 4096.0 / b(1024.0),
+        ];
         for (s, e) in secs.iter().zip(expected) {
             assert!((s - e).abs() < 1e-15, "{s} vs {e}");
         }
@@ -498,10 +566,16 @@ mod tests {
             strings(&fitted.cost_breakdown, col::FLAGS),
             ["-", "illustrative_curve", "extrapolated"]
         );
-        assert_eq!(floats(&fitted.cost_breakdown, col::WORK), [5120.0, 800.0, 8192.0]);
+        assert_eq!(
+            floats(&fitted.cost_breakdown, col::WORK),
+            [5120.0, 800.0, 8192.0]
+        );
         let total = floats(&fitted.predictions, col::PREDICTED_SECS)[0];
         assert!((total - expected.iter().sum::<f64>()).abs() < 1e-15);
-        assert_eq!(strings(&fitted.predictions, col::FLAGS), ["illustrative_curve;extrapolated"]);
+        assert_eq!(
+            strings(&fitted.predictions, col::FLAGS),
+            ["illustrative_curve;extrapolated"]
+        );
 
         let err = transfer_model("t", &curves(&[("swazzle", 8, 1.0, "measured")]), &moves)
             .unwrap_err()
@@ -514,7 +588,10 @@ mod tests {
 
     #[test]
     fn double_buffering_follows_equations_3_and_4() {
-        let curve = curves(&[("mono_to_poly", 8, 1e8, "measured"), ("mono_to_poly", 1024, 1e8, "measured")]);
+        let curve = curves(&[
+            ("mono_to_poly", 8, 1e8, "measured"),
+            ("mono_to_poly", 1024, 1e8, "measured"),
+        ]);
         let mix = counts(&[
             ("a", "poly", false, "double", "add", None, 3.0, "operations"),
             ("a", "poly", true, "double", "mul", None, 1.0, "operations"),
@@ -529,6 +606,9 @@ mod tests {
         assert_eq!(floats(&balance, col::WINDOW_SECS), [1e-5, 1e-5]);
         assert_eq!(floats(&balance, col::MIX_RATIO), [0.75, 0.25]);
         // A_i = a_i P_i / sum a x T.
-        assert_eq!(floats(&balance, col::OPS_PER_WINDOW), [0.75 * 2e9 * 1e-5, 0.25 * 8e9 * 1e-5]);
+        assert_eq!(
+            floats(&balance, col::OPS_PER_WINDOW),
+            [0.75 * 2e9 * 1e-5, 0.25 * 8e9 * 1e-5]
+        );
     }
 }

@@ -28,12 +28,26 @@ fn b(values: Vec<bool>) -> ArrayRef {
     Arc::new(BooleanArray::from(values))
 }
 
-/// (exec_unit, vector, dtype, op, dtype_to, ops/s) on device "csx".
-pub fn throughputs(rows: &[(&str, bool, &str, &str, Option<&str>, f64)]) -> RecordBatch {
+/// (exec_unit, vector, dtype, op, dtype_to, ops/s).
+pub type ThroughputRow<'a> = (&'a str, bool, &'a str, &'a str, Option<&'a str>, f64);
+/// (variant, exec_unit, vector, dtype, op, dtype_to, count, basis).
+pub type CountRow<'a> = (
+    &'a str,
+    &'a str,
+    bool,
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    f64,
+    &'a str,
+);
+
+/// Throughputs on device "csx".
+pub fn throughputs(rows: &[ThroughputRow<'_>]) -> RecordBatch {
     throughputs_on("csx", rows)
 }
 
-pub fn throughputs_on(device: &str, rows: &[(&str, bool, &str, &str, Option<&str>, f64)]) -> RecordBatch {
+pub fn throughputs_on(device: &str, rows: &[ThroughputRow<'_>]) -> RecordBatch {
     CSX600_OP_THROUGHPUTS
         .batch(vec![
             s(vec![device; rows.len()]),
@@ -48,8 +62,8 @@ pub fn throughputs_on(device: &str, rows: &[(&str, bool, &str, &str, Option<&str
         .unwrap()
 }
 
-/// (variant, exec_unit, vector, dtype, op, dtype_to, count, basis) of program "p".
-pub fn counts(rows: &[(&str, &str, bool, &str, &str, Option<&str>, f64, &str)]) -> RecordBatch {
+/// Op counts of program "p".
+pub fn counts(rows: &[CountRow<'_>]) -> RecordBatch {
     CSX600_OP_COUNTS
         .batch(vec![
             s(vec!["p"; rows.len()]),
@@ -124,7 +138,10 @@ pub fn references(rows: &[(&str, &str, &str, &str, f64, &str)]) -> RecordBatch {
 }
 
 pub fn floats(batch: &RecordBatch, column: &str) -> Vec<f64> {
-    yosoku_tables::access::float64(batch, column).unwrap().values().to_vec()
+    yosoku_tables::access::float64(batch, column)
+        .unwrap()
+        .values()
+        .to_vec()
 }
 
 pub fn strings(batch: &RecordBatch, column: &str) -> Vec<String> {

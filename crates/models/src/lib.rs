@@ -47,7 +47,11 @@ impl ModelError {
 }
 
 /// Checks that `batch`, the input playing `role`, is the table `def`.
-pub fn check_input(role: &'static str, def: &TableDef, batch: &RecordBatch) -> Result<(), ModelError> {
+pub fn check_input(
+    role: &'static str,
+    def: &TableDef,
+    batch: &RecordBatch,
+) -> Result<(), ModelError> {
     def.check(batch)
         .map_err(|source| ModelError::Input { role, source })
 }
@@ -60,7 +64,11 @@ pub(crate) struct Input<'a> {
 
 impl<'a> Input<'a> {
     /// Checks `batch` against `def` and wraps it.
-    pub fn new(role: &'static str, def: &TableDef, batch: &'a RecordBatch) -> Result<Self, ModelError> {
+    pub fn new(
+        role: &'static str,
+        def: &TableDef,
+        batch: &'a RecordBatch,
+    ) -> Result<Self, ModelError> {
         check_input(role, def, batch)?;
         Ok(Self { role, batch })
     }
@@ -94,7 +102,11 @@ impl<'a> Input<'a> {
 }
 
 /// The rows of `batch` whose string column `column` equals `value`.
-pub fn filter_eq(batch: &RecordBatch, column: &str, value: &str) -> Result<RecordBatch, ModelError> {
+pub fn filter_eq(
+    batch: &RecordBatch,
+    column: &str,
+    value: &str,
+) -> Result<RecordBatch, ModelError> {
     let values = access::utf8(batch, column).map_err(|source| ModelError::Access {
         role: "filter",
         source,

@@ -83,7 +83,9 @@ pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelErr
             strings(rows, |r| &r.program),
             strings(rows, |r| &r.variant),
             strings(rows, |r| &r.phase),
-            Arc::new(Int64Array::from_iter_values(rows.iter().map(|r| r.repetitions))),
+            Arc::new(Int64Array::from_iter_values(
+                rows.iter().map(|r| r.repetitions),
+            )),
             floats(rows, |r| r.predicted_secs),
             opt_floats(rows, |r| r.measured_secs),
             opt_floats(rows, |r| r.error_pct),
@@ -93,7 +95,10 @@ pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelErr
 }
 
 /// Reads a `predictions` table.
-pub fn read_predictions(role: &'static str, batch: &RecordBatch) -> Result<Vec<PredictionRow>, ModelError> {
+pub fn read_predictions(
+    role: &'static str,
+    batch: &RecordBatch,
+) -> Result<Vec<PredictionRow>, ModelError> {
     let input = Input::new(role, &PREDICTIONS, batch)?;
     let model = input.utf8(col::MODEL)?;
     let device = input.utf8(col::DEVICE)?;

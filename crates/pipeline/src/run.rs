@@ -24,7 +24,12 @@ impl TableSet {
     }
 
     /// Adds `<namespace>.<table>`; a name given twice is an error.
-    pub fn insert(&mut self, namespace: &str, table: &str, batch: RecordBatch) -> Result<(), String> {
+    pub fn insert(
+        &mut self,
+        namespace: &str,
+        table: &str,
+        batch: RecordBatch,
+    ) -> Result<(), String> {
         let name = format!("{namespace}.{table}");
         if self.get(&name).is_some() {
             return Err(format!("table `{name}` exists already"));
@@ -75,7 +80,11 @@ impl Context<'_> {
     fn fail(&self, message: impl std::fmt::Display) -> SpecError {
         self.spec.error(
             self.step.location,
-            format!("step `{}` ({}): {message}", self.step.value.id(), self.step.value.kind()),
+            format!(
+                "step `{}` ({}): {message}",
+                self.step.value.id(),
+                self.step.value.kind()
+            ),
         )
     }
 
@@ -105,14 +114,21 @@ impl Context<'_> {
     }
 
     /// The table a reference names, restricted to one device when `device` is given.
-    fn input_on(&self, reference: &TableRef, device: &Option<String>) -> Result<RecordBatch, SpecError> {
+    fn input_on(
+        &self,
+        reference: &TableRef,
+        device: &Option<String>,
+    ) -> Result<RecordBatch, SpecError> {
         let batch = self.input(reference)?;
         match device {
             None => Ok(batch.clone()),
             Some(d) => {
                 let filtered = filter_eq(batch, col::DEVICE, d).map_err(|e| self.model(e))?;
                 if filtered.num_rows() == 0 {
-                    return Err(self.fail(format!("`{}` has no rows for device `{d}`", reference.get_ref())));
+                    return Err(self.fail(format!(
+                        "`{}` has no rows for device `{d}`",
+                        reference.get_ref()
+                    )));
                 }
                 Ok(filtered)
             }
@@ -155,7 +171,11 @@ fn fitted(fitted: Fitted) -> Result<StepOutput, ModelError> {
 
 /// Runs one step over `tables` (which must hold every table it reads) and returns what it made.
 /// The caller adds the outputs to `tables` under the step's id.
-pub fn run_step(spec: &PipelineSpec, step: &Located<Step>, tables: &TableSet) -> Result<StepOutput, SpecError> {
+pub fn run_step(
+    spec: &PipelineSpec,
+    step: &Located<Step>,
+    tables: &TableSet,
+) -> Result<StepOutput, SpecError> {
     let cx = Context { spec, step, tables };
     let model_id = step.value.id();
     let out = match &step.value {
@@ -171,7 +191,12 @@ pub fn run_step(spec: &PipelineSpec, step: &Located<Step>, tables: &TableSet) ->
         Step::Filter(s) => {
             let batch = cx.input(&s.input)?;
             let kept = filter_eq(batch, &s.column, &s.equals).map_err(|e| cx.model(e))?;
-            let table = s.input.get_ref().split_once('.').map_or("", |(_, t)| t).to_owned();
+            let table = s
+                .input
+                .get_ref()
+                .split_once('.')
+                .map_or("", |(_, t)| t)
+                .to_owned();
             let figures = vec![Figure::new("rows kept", kept.num_rows() as f64, "")];
             StepOutput {
                 tables: vec![(table, kept)],
@@ -180,12 +205,14 @@ pub fn run_step(spec: &PipelineSpec, step: &Located<Step>, tables: &TableSet) ->
         }
         Step::OpCount(s) => {
             let rates = cx.input_on(&s.throughputs, &s.device)?;
-            let result = csx600::op_count_model(model_id, &rates, cx.input(&s.counts)?).map_err(|e| cx.model(e))?;
+            let result = csx600::op_count_model(model_id, &rates, cx.input(&s.counts)?)
+                .map_err(|e| cx.model(e))?;
             fitted(result).map_err(|e| cx.model(e))?
         }
         Step::Transfer(s) => {
             let curves = cx.input_on(&s.curves, &s.device)?;
-            let result = csx600::transfer_model(model_id, &curves, cx.input(&s.transfers)?).map_err(|e| cx.model(e))?;
+            let result = csx600::transfer_model(model_id, &curves, cx.input(&s.transfers)?)
+                .map_err(|e| cx.model(e))?;
             fitted(result).map_err(|e| cx.model(e))?
         }
         Step::DoubleBuffer(s) => {
@@ -209,7 +236,8 @@ pub fn run_step(spec: &PipelineSpec, step: &Located<Step>, tables: &TableSet) ->
             }
         }
         Step::CompareMeasured(s) => {
-            let compared = compare_measured(cx.input(&s.predictions)?, cx.input(&s.measured)?).map_err(|e| cx.model(e))?;
+            let compared = compare_measured(cx.input(&s.predictions)?, cx.input(&s.measured)?)
+                .map_err(|e| cx.model(e))?;
             let figures = measured_figures(&compared).map_err(|e| cx.model(e))?;
             StepOutput {
                 tables: vec![("predictions".into(), compared)],
@@ -219,18 +247,28 @@ pub fn run_step(spec: &PipelineSpec, step: &Located<Step>, tables: &TableSet) ->
         Step::CompareReference(s) => {
             let table_name = s.computed.get_ref().split_once('.').map_or("", |(_, t)| t);
             let Some(def) = yosoku_tables::table(table_name) else {
-                return Err(cx.fail(format!("`computed` must be a canonical table, `{table_name}` is not one")));
+                return Err(cx.fail(format!(
+                    "`computed` must be a canonical table, `{table_name}` is not one"
+                )));
             };
             let label_column = match (&s.label_column, def.name) {
                 (Some(c), _) => c.as_str(),
                 (None, "cost_breakdown" | "double_buffer_balance") => col::COMPONENT,
                 (None, "predictions") => col::PHASE,
                 (None, other) => {
-                    return Err(cx.fail(format!("name the column that labels the rows of `{other}` with `label_column`")));
+                    return Err(cx.fail(format!(
+                        "name the column that labels the rows of `{other}` with `label_column`"
+                    )));
                 }
             };
-            let compared = compare_reference(model_id, def, cx.input(&s.computed)?, label_column, cx.input(&s.reference)?)
-                .map_err(|e| cx.model(e))?;
+            let compared = compare_reference(
+                model_id,
+                def,
+                cx.input(&s.computed)?,
+                label_column,
+                cx.input(&s.reference)?,
+            )
+            .map_err(|e| cx.model(e))?;
             let figures = reference_figures(def.name, &compared).map_err(|e| cx.model(e))?;
             StepOutput {
                 tables: vec![("reference_comparison".into(), compared)],
@@ -242,7 +280,10 @@ pub fn run_step(spec: &PipelineSpec, step: &Located<Step>, tables: &TableSet) ->
 }
 
 fn access(e: yosoku_tables::access::AccessError) -> ModelError {
-    ModelError::Access { role: "output", source: e }
+    ModelError::Access {
+        role: "output",
+        source: e,
+    }
 }
 
 /// Total operations per (program, variant).
@@ -252,7 +293,10 @@ fn operation_totals(counts: &RecordBatch) -> Result<Vec<Figure>, ModelError> {
     let count = float64(counts, col::COUNT).map_err(access)?;
     let mut figures: Vec<Figure> = Vec::new();
     for i in 0..counts.num_rows() {
-        let name = format!("{}: operations", name_of(program.value(i), variant.value(i)));
+        let name = format!(
+            "{}: operations",
+            name_of(program.value(i), variant.value(i))
+        );
         match figures.iter_mut().find(|f| f.name == name) {
             Some(f) => f.value += count.value(i),
             None => figures.push(Figure::new(name, count.value(i), "ops")),
@@ -270,10 +314,22 @@ fn balance_figures(balance: &RecordBatch) -> Result<Vec<Figure>, ModelError> {
     let mut figures = Vec::new();
     for i in 0..balance.num_rows() {
         let who = name_of(program.value(i), variant.value(i));
-        if i == 0 || program.value(i) != program.value(i - 1) || variant.value(i) != variant.value(i - 1) {
-            figures.push(Figure::new(format!("{who}: transfer window"), window.value(i), "s").headline());
+        if i == 0
+            || program.value(i) != program.value(i - 1)
+            || variant.value(i) != variant.value(i - 1)
+        {
+            figures.push(
+                Figure::new(format!("{who}: transfer window"), window.value(i), "s").headline(),
+            );
         }
-        figures.push(Figure::new(format!("{who}: {} per window", component.value(i)), ops.value(i), "ops").headline());
+        figures.push(
+            Figure::new(
+                format!("{who}: {} per window", component.value(i)),
+                ops.value(i),
+                "ops",
+            )
+            .headline(),
+        );
     }
     Ok(figures)
 }
@@ -285,8 +341,14 @@ fn measured_figures(compared: &RecordBatch) -> Result<Vec<Figure>, ModelError> {
     for p in &rows {
         let who = format!("{} {}", name_of(&p.program, &p.variant), p.phase);
         // Flags (an illustrative input, a negative time) travel with the figures they qualify.
-        let flags = p.flags.as_ref().map(|f| format!(" [{f}]")).unwrap_or_default();
-        figures.push(Figure::new(format!("{who}: predicted{flags}"), p.predicted_secs, "s").headline());
+        let flags = p
+            .flags
+            .as_ref()
+            .map(|f| format!(" [{f}]"))
+            .unwrap_or_default();
+        figures.push(
+            Figure::new(format!("{who}: predicted{flags}"), p.predicted_secs, "s").headline(),
+        );
         if let (Some(m), Some(e)) = (p.measured_secs, p.error_pct) {
             figures.push(Figure::new(format!("{who}: measured"), m, "s").headline());
             figures.push(Figure::new(format!("{who}: error{flags}"), e, "%").headline());
@@ -324,7 +386,8 @@ fn reference_figures(table: &str, compared: &RecordBatch) -> Result<Vec<Figure>,
             label.value(i),
             column.value(i)
         );
-        let figure = Figure::new(name, computed.value(i), unit.value(i)).with_reference(reference.value(i));
+        let figure =
+            Figure::new(name, computed.value(i), unit.value(i)).with_reference(reference.value(i));
         let difference = (computed.value(i) - reference.value(i)).abs();
         if table == "predictions" {
             figures.push(figure.headline());
@@ -332,13 +395,18 @@ fn reference_figures(table: &str, compared: &RecordBatch) -> Result<Vec<Figure>,
             figures.push(figure);
             match largest.iter_mut().find(|(c, _, _)| c == column.value(i)) {
                 Some(entry) => entry.2 = entry.2.max(difference),
-                None => largest.push((column.value(i).to_owned(), unit.value(i).to_owned(), difference)),
+                None => largest.push((
+                    column.value(i).to_owned(),
+                    unit.value(i).to_owned(),
+                    difference,
+                )),
             }
         }
     }
     for (c, u, d) in largest {
         figures.push(Figure::new(format!("largest |difference| in {c}"), d, &u).headline());
     }
-    figures.push(Figure::new("references without a computed figure", unmatched as f64, "").headline());
+    figures
+        .push(Figure::new("references without a computed figure", unmatched as f64, "").headline());
     Ok(figures)
 }

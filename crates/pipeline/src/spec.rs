@@ -116,7 +116,9 @@ pub fn is_valid_id(name: &str) -> bool {
 pub fn is_valid_pipeline_name(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with('.')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 pub(crate) struct Parser<'a> {
@@ -157,18 +159,36 @@ impl<'a> Parser<'a> {
         self.index.location(span.start)
     }
 
-    pub(crate) fn deserialize<T: DeserializeOwned>(&self, value: &Spanned<DeValue<'a>>) -> Result<T, SpecError> {
+    pub(crate) fn deserialize<T: DeserializeOwned>(
+        &self,
+        value: &Spanned<DeValue<'a>>,
+    ) -> Result<T, SpecError> {
         let table = value.get_ref().as_table();
-        T::deserialize(ValueDeserializer::from(value.clone())).map_err(|e| self.toml_error(&e, table))
+        T::deserialize(ValueDeserializer::from(value.clone()))
+            .map_err(|e| self.toml_error(&e, table))
     }
 
-    fn table<'v>(&self, value: &'v Spanned<DeValue<'a>>, what: &str) -> Result<&'v DeTable<'a>, SpecError> {
+    fn table<'v>(
+        &self,
+        value: &'v Spanned<DeValue<'a>>,
+        what: &str,
+    ) -> Result<&'v DeTable<'a>, SpecError> {
         value.get_ref().as_table().ok_or_else(|| {
-            self.error_at(&value.span(), format!("{what}: expected a table, found {}", value.get_ref().type_str()))
+            self.error_at(
+                &value.span(),
+                format!(
+                    "{what}: expected a table, found {}",
+                    value.get_ref().type_str()
+                ),
+            )
         })
     }
 
-    fn string(&self, value: &Spanned<DeValue<'a>>, what: &str) -> Result<Located<String>, SpecError> {
+    fn string(
+        &self,
+        value: &Spanned<DeValue<'a>>,
+        what: &str,
+    ) -> Result<Located<String>, SpecError> {
         match value.get_ref().as_str() {
             Some(s) => Ok(Located {
                 value: s.to_owned(),
@@ -176,12 +196,19 @@ impl<'a> Parser<'a> {
             }),
             None => Err(self.error_at(
                 &value.span(),
-                format!("{what}: expected a string, found {}", value.get_ref().type_str()),
+                format!(
+                    "{what}: expected a string, found {}",
+                    value.get_ref().type_str()
+                ),
             )),
         }
     }
 
-    fn json(&self, value: &Spanned<DeValue<'a>>, key: &str) -> Result<serde_json::Value, SpecError> {
+    fn json(
+        &self,
+        value: &Spanned<DeValue<'a>>,
+        key: &str,
+    ) -> Result<serde_json::Value, SpecError> {
         use serde_json::Value as J;
         Ok(match value.get_ref() {
             DeValue::String(s) => J::String(s.to_string()),
@@ -190,13 +217,23 @@ impl<'a> Parser<'a> {
                 let number: toml::Value = self.deserialize(value)?;
                 match number {
                     toml::Value::Integer(i) => J::from(i),
-                    toml::Value::Float(f) => serde_json::Number::from_f64(f).map(J::Number).ok_or_else(|| {
-                        self.error_at(&value.span(), format!("config key `{key}`: {f} is not a finite number"))
-                    })?,
+                    toml::Value::Float(f) => serde_json::Number::from_f64(f)
+                        .map(J::Number)
+                        .ok_or_else(|| {
+                            self.error_at(
+                                &value.span(),
+                                format!("config key `{key}`: {f} is not a finite number"),
+                            )
+                        })?,
                     _ => J::Null,
                 }
             }
-            DeValue::Array(items) => J::Array(items.iter().map(|v| self.json(v, key)).collect::<Result<_, _>>()?),
+            DeValue::Array(items) => J::Array(
+                items
+                    .iter()
+                    .map(|v| self.json(v, key))
+                    .collect::<Result<_, _>>()?,
+            ),
             DeValue::Table(table) => {
                 let mut map = serde_json::Map::new();
                 for (k, v) in table.iter() {
@@ -205,12 +242,19 @@ impl<'a> Parser<'a> {
                 J::Object(map)
             }
             DeValue::Datetime(_) => {
-                return Err(self.error_at(&value.span(), format!("config key `{key}`: dates are not supported")));
+                return Err(self.error_at(
+                    &value.span(),
+                    format!("config key `{key}`: dates are not supported"),
+                ));
             }
         })
     }
 
-    fn source(&self, name: &Spanned<std::borrow::Cow<'a, str>>, value: &Spanned<DeValue<'a>>) -> Result<SourceSpec, SpecError> {
+    fn source(
+        &self,
+        name: &Spanned<std::borrow::Cow<'a, str>>,
+        value: &Spanned<DeValue<'a>>,
+    ) -> Result<SourceSpec, SpecError> {
         let source_name = name.get_ref().to_string();
         if !is_valid_id(&source_name) {
             return Err(self.error_at(
@@ -223,10 +267,18 @@ impl<'a> Parser<'a> {
         let mut config_locations = BTreeMap::new();
         for (key, v) in table.iter() {
             match key.get_ref().as_ref() {
-                "plugin" => plugin = Some(self.string(v, &format!("source `{source_name}`, key `plugin`"))?),
-                "collector" => collector = Some(self.string(v, &format!("source `{source_name}`, key `collector`"))?),
+                "plugin" => {
+                    plugin = Some(self.string(v, &format!("source `{source_name}`, key `plugin`"))?)
+                }
+                "collector" => {
+                    collector =
+                        Some(self.string(v, &format!("source `{source_name}`, key `collector`"))?)
+                }
                 "config" => {
-                    for (k, cv) in self.table(v, &format!("source `{source_name}`, key `config`"))?.iter() {
+                    for (k, cv) in self
+                        .table(v, &format!("source `{source_name}`, key `config`"))?
+                        .iter()
+                    {
                         let k_name = k.get_ref().to_string();
                         config_locations.insert(k_name.clone(), self.location(&k.span()));
                         config.insert(k_name.clone(), self.json(cv, &k_name)?);
@@ -310,7 +362,11 @@ impl PipelineSpec {
             let DeValue::Array(items) = value.get_ref() else {
                 return Err(parser.error_at(
                     &value.span(),
-                    format!("`{}` must be an array of tables, written [[{}]]", stage.name(), stage.name()),
+                    format!(
+                        "`{}` must be an array of tables, written [[{}]]",
+                        stage.name(),
+                        stage.name()
+                    ),
                 ));
             };
             for item in items {
@@ -334,7 +390,12 @@ impl PipelineSpec {
                 }
             }
         }
-        let meta = meta.ok_or_else(|| parser.error_at(&root_span, "missing [pipeline] table (with at least `name`)"))?;
+        let meta = meta.ok_or_else(|| {
+            parser.error_at(
+                &root_span,
+                "missing [pipeline] table (with at least `name`)",
+            )
+        })?;
         if !is_valid_pipeline_name(meta.name.get_ref()) {
             return Err(parser.error_at(
                 &meta.name.span(),
@@ -384,7 +445,10 @@ impl PipelineSpec {
         for step in &self.steps {
             let id = step.value.id();
             if !is_valid_id(id) {
-                return Err(self.error(step.location, format!("step id `{id}`: use lowercase ASCII letters, digits and `_`")));
+                return Err(self.error(
+                    step.location,
+                    format!("step id `{id}`: use lowercase ASCII letters, digits and `_`"),
+                ));
             }
             for reference in step.value.inputs() {
                 let at = self.locate(&reference.span());

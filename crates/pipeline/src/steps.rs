@@ -180,13 +180,21 @@ impl Step {
         value: &Spanned<DeValue<'a>>,
     ) -> Option<Result<Step, SpecError>> {
         Some(match (stage, kind) {
-            (Stage::Normalize, "csx600_scale_counts") => parser.deserialize(value).map(Step::ScaleCounts),
+            (Stage::Normalize, "csx600_scale_counts") => {
+                parser.deserialize(value).map(Step::ScaleCounts)
+            }
             (Stage::Normalize, "filter") => parser.deserialize(value).map(Step::Filter),
             (Stage::Fit, "csx600_op_count") => parser.deserialize(value).map(Step::OpCount),
             (Stage::Fit, "csx600_transfer") => parser.deserialize(value).map(Step::Transfer),
-            (Stage::Fit, "csx600_double_buffer") => parser.deserialize(value).map(Step::DoubleBuffer),
-            (Stage::Validate, "compare_measured") => parser.deserialize(value).map(Step::CompareMeasured),
-            (Stage::Validate, "compare_reference") => parser.deserialize(value).map(Step::CompareReference),
+            (Stage::Fit, "csx600_double_buffer") => {
+                parser.deserialize(value).map(Step::DoubleBuffer)
+            }
+            (Stage::Validate, "compare_measured") => {
+                parser.deserialize(value).map(Step::CompareMeasured)
+            }
+            (Stage::Validate, "compare_reference") => {
+                parser.deserialize(value).map(Step::CompareReference)
+            }
             _ => return None,
         })
     }
@@ -242,7 +250,13 @@ impl Step {
         let names: &[&str] = match self {
             Step::ScaleCounts(_) => &["csx600_op_counts"],
             Step::Filter(s) => {
-                return vec![s.input.get_ref().split_once('.').map_or("", |(_, t)| t).to_owned()];
+                return vec![
+                    s.input
+                        .get_ref()
+                        .split_once('.')
+                        .map_or("", |(_, t)| t)
+                        .to_owned(),
+                ];
             }
             Step::OpCount(_) | Step::Transfer(_) => &["cost_breakdown", "predictions"],
             Step::DoubleBuffer(_) => &["double_buffer_balance"],

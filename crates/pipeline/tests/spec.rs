@@ -37,64 +37,142 @@ fn a_valid_file_parses_with_stages_in_their_order() {
     assert_eq!(source.config["flags"], serde_json::json!(["a", "b"]));
     assert_eq!(source.config_locations["repeat"].line, 9);
     // [[fit]] runs before [[validate]] although the file lists it after.
-    let order: Vec<(Stage, &str)> = spec.steps.iter().map(|s| (s.value.stage(), s.value.id())).collect();
-    assert_eq!(order, [(Stage::Fit, "opcount"), (Stage::Validate, "measured")]);
+    let order: Vec<(Stage, &str)> = spec
+        .steps
+        .iter()
+        .map(|s| (s.value.stage(), s.value.id()))
+        .collect();
+    assert_eq!(
+        order,
+        [(Stage::Fit, "opcount"), (Stage::Validate, "measured")]
+    );
     assert!(matches!(spec.steps[0].value, Step::OpCount(_)));
-    assert_eq!((spec.steps[0].location.line, spec.steps[0].location.column), (18, 8));
+    assert_eq!(
+        (spec.steps[0].location.line, spec.steps[0].location.column),
+        (18, 8)
+    );
 }
 
 fn error(from: &str, to: &str) -> String {
     let text = GOOD.replacen(from, to, 1);
     assert_ne!(text, GOOD, "{from:?} is not in the test pipeline");
-    PipelineSpec::parse("p.toml", &text).unwrap_err().to_string()
+    PipelineSpec::parse("p.toml", &text)
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn mistakes_are_named_by_file_line_column_and_key() {
     let cases = [
         // unknown keys
-        ("id = \"opcount\"", "id = \"opcount\"\nthruput = 3",
-         "p.toml:20:1: unknown field `thruput`, expected one of `step`, `id`, `throughputs`, `counts`, `device`"),
-        ("name = \"t\"", "name = \"t\"\nfoo = 1",
-         "p.toml:4:1: unknown field `foo`, expected one of `name`, `description`, `plugin_path`"),
-        ("plugin = \"csx600_sdk_log\"", "plugin = \"csx600_sdk_log\"\nplugn = 1",
-         "p.toml:8:1: source `bench`: unknown key `plugn`; expected plugin, collector, config"),
-        ("[pipeline]", "[pipline]",
-         "p.toml:2:2: unknown top-level key `pipline`; expected pipeline, sources, normalize, fit, validate"),
+        (
+            "id = \"opcount\"",
+            "id = \"opcount\"\nthruput = 3",
+            "p.toml:20:1: unknown field `thruput`, expected one of `step`, `id`, `throughputs`, `counts`, `device`",
+        ),
+        (
+            "name = \"t\"",
+            "name = \"t\"\nfoo = 1",
+            "p.toml:4:1: unknown field `foo`, expected one of `name`, `description`, `plugin_path`",
+        ),
+        (
+            "plugin = \"csx600_sdk_log\"",
+            "plugin = \"csx600_sdk_log\"\nplugn = 1",
+            "p.toml:8:1: source `bench`: unknown key `plugn`; expected plugin, collector, config",
+        ),
+        (
+            "[pipeline]",
+            "[pipline]",
+            "p.toml:2:2: unknown top-level key `pipline`; expected pipeline, sources, normalize, fit, validate",
+        ),
         // wrong types
-        ("counts = \"bench.csx600_op_counts\"", "counts = 3",
-         "p.toml:21:10: key `counts`: invalid type: integer `3`, expected a string"),
-        ("name = \"t\"", "name = 3", "p.toml:3:8: key `name`: invalid type: integer `3`, expected a string"),
-        ("collector = \"microbench\"", "collector = true",
-         "p.toml:8:13: source `bench`, key `collector`: expected a string, found boolean"),
+        (
+            "counts = \"bench.csx600_op_counts\"",
+            "counts = 3",
+            "p.toml:21:10: key `counts`: invalid type: integer `3`, expected a string",
+        ),
+        (
+            "name = \"t\"",
+            "name = 3",
+            "p.toml:3:8: key `name`: invalid type: integer `3`, expected a string",
+        ),
+        (
+            "collector = \"microbench\"",
+            "collector = true",
+            "p.toml:8:13: source `bench`, key `collector`: expected a string, found boolean",
+        ),
         // steps and references
-        ("step = \"csx600_op_count\"", "step = \"csx600_op_cont\"",
-         "p.toml:18:8: unknown [[fit]] step `csx600_op_cont`; expected one of: csx600_op_count, csx600_transfer, csx600_double_buffer"),
-        ("step = \"compare_measured\"", "step = \"csx600_op_count\"",
-         "p.toml:12:8: unknown [[validate]] step `csx600_op_count`; expected one of: compare_measured, compare_reference"),
-        ("predictions = \"opcount.predictions\"", "predictions = \"opcount.prediction\"",
-         "p.toml:14:15: step `measured`: step `opcount` produces no table `prediction`; it produces: cost_breakdown, predictions"),
-        ("predictions = \"opcount.predictions\"", "predictions = \"nope.predictions\"",
-         "p.toml:14:15: step `measured`: `nope` in `nope.predictions` is neither a source nor an earlier step; known: bench, opcount"),
-        ("predictions = \"opcount.predictions\"", "predictions = \"predictions\"",
-         "p.toml:14:15: step `measured`: table reference `predictions` should be `<source or step>.<table>`"),
-        ("id = \"measured\"", "id = \"opcount\"", "p.toml:12:8: step id `opcount` is already used (line 18)"),
-        ("id = \"measured\"", "id = \"Measured.1\"", "p.toml:12:8: step id `Measured.1`: use lowercase ASCII letters, digits and `_`"),
+        (
+            "step = \"csx600_op_count\"",
+            "step = \"csx600_op_cont\"",
+            "p.toml:18:8: unknown [[fit]] step `csx600_op_cont`; expected one of: csx600_op_count, csx600_transfer, csx600_double_buffer",
+        ),
+        (
+            "step = \"compare_measured\"",
+            "step = \"csx600_op_count\"",
+            "p.toml:12:8: unknown [[validate]] step `csx600_op_count`; expected one of: compare_measured, compare_reference",
+        ),
+        (
+            "predictions = \"opcount.predictions\"",
+            "predictions = \"opcount.prediction\"",
+            "p.toml:14:15: step `measured`: step `opcount` produces no table `prediction`; it produces: cost_breakdown, predictions",
+        ),
+        (
+            "predictions = \"opcount.predictions\"",
+            "predictions = \"nope.predictions\"",
+            "p.toml:14:15: step `measured`: `nope` in `nope.predictions` is neither a source nor an earlier step; known: bench, opcount",
+        ),
+        (
+            "predictions = \"opcount.predictions\"",
+            "predictions = \"predictions\"",
+            "p.toml:14:15: step `measured`: table reference `predictions` should be `<source or step>.<table>`",
+        ),
+        (
+            "id = \"measured\"",
+            "id = \"opcount\"",
+            "p.toml:12:8: step id `opcount` is already used (line 18)",
+        ),
+        (
+            "id = \"measured\"",
+            "id = \"Measured.1\"",
+            "p.toml:12:8: step id `Measured.1`: use lowercase ASCII letters, digits and `_`",
+        ),
         ("id = \"opcount\"\n", "", "p.toml:17:1: missing field `id`"),
         // structure
-        ("[[fit]]", "[[fit]\n", "p.toml:17:7: unclosed array table, expected `]`"),
-        ("[pipeline]\nname = \"t\"\ndescription = \"a test pipeline\"", "", "p.toml:1:1: missing [pipeline] table"),
-        ("[pipeline]\nname = \"t\"", "", "p.toml:3:1: unknown top-level key `description`"),
-        ("config = {", "config = 3 #", "p.toml:9:10: source `bench`, key `config`: expected a table, found integer"),
+        (
+            "[[fit]]",
+            "[[fit]\n",
+            "p.toml:17:7: unclosed array table, expected `]`",
+        ),
+        (
+            "[pipeline]\nname = \"t\"\ndescription = \"a test pipeline\"",
+            "",
+            "p.toml:1:1: missing [pipeline] table",
+        ),
+        (
+            "[pipeline]\nname = \"t\"",
+            "",
+            "p.toml:3:1: unknown top-level key `description`",
+        ),
+        (
+            "config = {",
+            "config = 3 #",
+            "p.toml:9:10: source `bench`, key `config`: expected a table, found integer",
+        ),
     ];
     for (from, to, expected) in cases {
         let got = error(from, to);
-        assert!(got.starts_with(expected), "replacing {from:?} by {to:?}\n got: {got}\nwant: {expected}");
+        assert!(
+            got.starts_with(expected),
+            "replacing {from:?} by {to:?}\n got: {got}\nwant: {expected}"
+        );
     }
 }
 
 #[test]
 fn a_file_that_is_not_toml_is_refused() {
-    let err = PipelineSpec::parse("p.toml", "this is = = not toml").unwrap_err().to_string();
+    let err = PipelineSpec::parse("p.toml", "this is = = not toml")
+        .unwrap_err()
+        .to_string();
     assert!(err.starts_with("p.toml:1:"), "{err}");
 }

@@ -117,8 +117,14 @@ impl fmt::Display for ConfigType {
 /// What is wrong with one configuration key.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigProblem {
-    UnknownKey { key: String, known: Vec<String> },
-    MissingKey { key: String, ty: ConfigType },
+    UnknownKey {
+        key: String,
+        known: Vec<String>,
+    },
+    MissingKey {
+        key: String,
+        ty: ConfigType,
+    },
     WrongType {
         key: String,
         expected: ConfigType,
@@ -191,13 +197,11 @@ pub fn check_config(collector: &CollectorInfo, config: &Map<String, Value>) -> V
                 ty: declared.ty,
             }),
             None => {}
-            Some(value) if !declared.ty.accepts(value) => {
-                problems.push(ConfigProblem::WrongType {
-                    key: declared.key.clone(),
-                    expected: declared.ty,
-                    found: json_type_name(value).to_owned(),
-                })
-            }
+            Some(value) if !declared.ty.accepts(value) => problems.push(ConfigProblem::WrongType {
+                key: declared.key.clone(),
+                expected: declared.ty,
+                found: json_type_name(value).to_owned(),
+            }),
             Some(_) => {}
         }
     }

@@ -70,7 +70,8 @@ pub struct ArrowArrayStream {
         Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream, out: *mut c_void) -> c_int>,
     pub get_next:
         Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream, out: *mut c_void) -> c_int>,
-    pub get_last_error: Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream) -> *const c_char>,
+    pub get_last_error:
+        Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream) -> *const c_char>,
     pub release: Option<unsafe extern "C" fn(stream: *mut ArrowArrayStream)>,
     pub private_data: *mut c_void,
 }

@@ -71,7 +71,9 @@ pub enum HostError {
         message: String,
     },
 
-    #[error("plugin `{plugin}`, collector `{collector}` panicked and the plugin is now poisoned: {message}")]
+    #[error(
+        "plugin `{plugin}`, collector `{collector}` panicked and the plugin is now poisoned: {message}"
+    )]
     Panicked {
         plugin: String,
         collector: String,

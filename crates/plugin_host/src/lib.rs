@@ -65,7 +65,11 @@ impl PluginHost {
     /// cargo puts the plugins of this workspace).
     pub fn default_search_path(extra: &[PathBuf]) -> Vec<PathBuf> {
         let mut path: Vec<PathBuf> = std::env::var_os(PLUGIN_PATH_ENV)
-            .map(|v| std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect())
+            .map(|v| {
+                std::env::split_paths(&v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect()
+            })
             .unwrap_or_default();
         path.extend(extra.iter().cloned());
         if let Some(dir) = std::env::current_exe()
@@ -161,7 +165,9 @@ mod tests {
             std::env::consts::DLL_SUFFIX
         );
         assert!(is_plugin_file_name(Path::new(&name)));
-        assert!(!is_plugin_file_name(Path::new("libyosoku_plugin_dummy.rlib")));
+        assert!(!is_plugin_file_name(Path::new(
+            "libyosoku_plugin_dummy.rlib"
+        )));
         assert!(!is_plugin_file_name(Path::new("libserde_derive-1234.so")));
     }
 }

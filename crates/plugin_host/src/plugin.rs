@@ -76,13 +76,13 @@ impl LoadedPlugin {
         // Never unloaded: tables the plugin produced may outlive any call into it.
         let library: &'static libloading::Library = Box::leak(Box::new(library));
         // SAFETY: the symbol has the signature the ABI specifies.
-        let init: libloading::Symbol<'static, YosokuPluginInitFn> =
-            unsafe { library.get(YOSOKU_PLUGIN_INIT_SYMBOL.as_bytes()) }.map_err(|e| {
-                HostError::NoEntryPoint {
-                    path: path.to_owned(),
-                    message: e.to_string(),
-                }
-            })?;
+        let init: libloading::Symbol<'static, YosokuPluginInitFn> = unsafe {
+            library.get(YOSOKU_PLUGIN_INIT_SYMBOL.as_bytes())
+        }
+        .map_err(|e| HostError::NoEntryPoint {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
 
         let mut refusals = Vec::new();
         for &version in abi_versions {
@@ -145,8 +145,8 @@ impl LoadedPlugin {
         }
         // SAFETY: NUL-terminated, owned by the plugin for the life of the process.
         let text = unsafe { CStr::from_ptr(json) }.to_string_lossy();
-        let info: PluginInfo = serde_json::from_str(&text)
-            .map_err(|e| descriptor_error(format!("{e} in {text}")))?;
+        let info: PluginInfo =
+            serde_json::from_str(&text).map_err(|e| descriptor_error(format!("{e} in {text}")))?;
         if !is_valid_name(&info.name) {
             return Err(descriptor_error(format!(
                 "plugin name {:?}: use lowercase ASCII letters, digits and `_`",
@@ -185,7 +185,12 @@ impl LoadedPlugin {
             .ok_or_else(|| HostError::UnknownCollector {
                 plugin: self.info.name.clone(),
                 collector: name.to_owned(),
-                known: self.info.collectors.iter().map(|c| c.name.clone()).collect(),
+                known: self
+                    .info
+                    .collectors
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect(),
             })
     }
 
@@ -234,7 +239,10 @@ impl LoadedPlugin {
 
         let mut sink = Sink::new(&info.tables, progress);
         let mut error = YosokuError::empty();
-        let collect_fn = state.vtable.collect.ok_or_else(|| fail("no collect".into()))?;
+        let collect_fn = state
+            .vtable
+            .collect
+            .ok_or_else(|| fail("no collect".into()))?;
         // SAFETY: every pointer is valid for the duration of the call, per the ABI.
         let status = unsafe {
             collect_fn(

@@ -10,9 +10,8 @@ use yosoku_plugin_abi::{
 
 use crate::Progress;
 
-const _: () = assert!(
-    std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>()
-);
+const _: () =
+    assert!(std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>());
 
 pub(crate) struct PushedTable {
     pub name: String,
@@ -129,7 +128,8 @@ unsafe extern "C" fn push(
             ));
         }
         // SAFETY: as above; `from_raw` moves the stream out and nulls the source's `release`.
-        let stream = unsafe { FFI_ArrowArrayStream::from_raw(stream.cast::<FFI_ArrowArrayStream>()) };
+        let stream =
+            unsafe { FFI_ArrowArrayStream::from_raw(stream.cast::<FFI_ArrowArrayStream>()) };
         state.tables.push(PushedTable {
             name: name.to_owned(),
             stream,
@@ -160,7 +160,9 @@ unsafe extern "C" fn report_progress(
             String::new()
         } else {
             // SAFETY: NUL-terminated per the ABI.
-            unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(message) }
+                .to_string_lossy()
+                .into_owned()
         };
         (state.progress)(Progress {
             done,

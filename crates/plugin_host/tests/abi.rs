@@ -25,7 +25,11 @@ fn dummy_path() -> PathBuf {
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
-    assert!(path.is_file(), "the dummy plugin was not built at {}", path.display());
+    assert!(
+        path.is_file(),
+        "the dummy plugin was not built at {}",
+        path.display()
+    );
     path
 }
 
@@ -50,7 +54,11 @@ fn config(value: Value) -> Map<String, Value> {
     value.as_object().unwrap().clone()
 }
 
-fn collect(plugin: &LoadedPlugin, collector: &str, cfg: Value) -> Result<Vec<(String, arrow_array::RecordBatch)>, HostError> {
+fn collect(
+    plugin: &LoadedPlugin,
+    collector: &str,
+    cfg: Value,
+) -> Result<Vec<(String, arrow_array::RecordBatch)>, HostError> {
     plugin.collect(collector, &config(cfg), &mut |_| {})
 }
 
@@ -69,7 +77,10 @@ fn discovery_finds_the_dummy_and_reads_its_descriptor() {
     assert_eq!(synthetic.tables, ["runs", "counters"]);
     let keys: Vec<&str> = synthetic.config.iter().map(|k| k.key.as_str()).collect();
     assert_eq!(keys, ["device", "programs", "seconds"]);
-    assert_eq!(dummy.collector("time_command").unwrap().kind, CollectorKind::Runner);
+    assert_eq!(
+        dummy.collector("time_command").unwrap().kind,
+        CollectorKind::Runner
+    );
 }
 
 #[test]
@@ -115,7 +126,10 @@ fn a_runner_really_runs_and_times_a_command() {
         assert!(*s >= 0.05 && *s < 5.0, "sleep 0.05 measured {s} s");
     }
     let err = collect(&dummy(), "time_command", json!({"command": ["false"]})).unwrap_err();
-    assert!(err.to_string().contains("`false` failed on repetition 1"), "{err}");
+    assert!(
+        err.to_string().contains("`false` failed on repetition 1"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -126,7 +140,10 @@ fn version_mismatch_is_refused_and_older_versions_are_negotiated() {
         .unwrap_err();
     assert!(matches!(err, HostError::VersionMismatch { .. }), "{err}");
     let text = err.to_string();
-    assert!(text.contains("ABI versions this host offers ([99])"), "{text}");
+    assert!(
+        text.contains("ABI versions this host offers ([99])"),
+        "{text}"
+    );
     assert!(text.contains("implements ABI version 1, not 99"), "{text}");
 
     let plugin = PluginHost::new(vec![])
@@ -147,15 +164,37 @@ fn errors_propagate_with_their_message() {
 
 #[test]
 fn bad_configuration_and_unknown_collectors_are_refused_before_the_call() {
-    let err = collect(&dummy(), "synthetic", json!({"devise": "x", "programs": "a"})).unwrap_err();
+    let err = collect(
+        &dummy(),
+        "synthetic",
+        json!({"devise": "x", "programs": "a"}),
+    )
+    .unwrap_err();
     let text = err.to_string();
-    assert!(text.starts_with("plugin `dummy`, collector `synthetic`: "), "{text}");
-    assert!(text.contains("unknown config key `devise`; expected one of: device, programs, seconds"), "{text}");
-    assert!(text.contains("missing required config key `device` (string)"), "{text}");
-    assert!(text.contains("config key `programs`: expected string_list, found string"), "{text}");
+    assert!(
+        text.starts_with("plugin `dummy`, collector `synthetic`: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown config key `devise`; expected one of: device, programs, seconds"),
+        "{text}"
+    );
+    assert!(
+        text.contains("missing required config key `device` (string)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("config key `programs`: expected string_list, found string"),
+        "{text}"
+    );
 
     let err = collect(&dummy(), "nope", json!({})).unwrap_err();
-    assert!(err.to_string().starts_with("plugin `dummy` has no collector `nope`; it has: synthetic, time_command, fail"), "{err}");
+    assert!(
+        err.to_string().starts_with(
+            "plugin `dummy` has no collector `nope`; it has: synthetic, time_command, fail"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -164,10 +203,19 @@ fn a_panic_becomes_an_error_and_poisons_the_plugin() {
     let plugin = private_dummy(dir.path());
     let err = collect(&plugin, "panic", json!({})).unwrap_err();
     assert!(matches!(err, HostError::Panicked { .. }), "{err}");
-    assert!(err.to_string().contains("the dummy plugin panics on purpose"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the dummy plugin panics on purpose (at plugins/dummy/src/lib.rs:"),
+        "{err}"
+    );
     assert!(plugin.poisoned().is_some());
     // Every later call is refused, even to a healthy collector.
-    let err = collect(&plugin, "synthetic", json!({"device": "d", "programs": ["a"]})).unwrap_err();
+    let err = collect(
+        &plugin,
+        "synthetic",
+        json!({"device": "d", "programs": ["a"]}),
+    )
+    .unwrap_err();
     assert!(matches!(err, HostError::Poisoned { .. }), "{err}");
     // Loading the same library again does not cure it: the poison lives in the library.
     let again = PluginHost::new(vec![]).load(plugin.path()).unwrap_err();
@@ -181,8 +229,16 @@ fn a_panic_inside_a_stream_reader_is_an_error_and_poisons_the_plugin() {
     let err = collect(&plugin, "reader_panic", json!({})).unwrap_err();
     let text = err.to_string();
     assert!(text.starts_with("plugin `dummy`, collector `reader_panic`, table `runs`: reading the Arrow stream failed"), "{text}");
-    assert!(text.contains("the dummy reader panics on purpose"), "{text}");
-    let err = collect(&plugin, "synthetic", json!({"device": "d", "programs": ["a"]})).unwrap_err();
+    assert!(
+        text.contains("the dummy reader panics on purpose (at plugins/dummy/src/lib.rs:"),
+        "{text}"
+    );
+    let err = collect(
+        &plugin,
+        "synthetic",
+        json!({"device": "d", "programs": ["a"]}),
+    )
+    .unwrap_err();
     assert!(matches!(err, HostError::Poisoned { .. }), "{err}");
 }
 
@@ -191,7 +247,8 @@ fn invalid_arrow_gets_a_clear_error() {
     let plugin = dummy();
     let err = collect(&plugin, "released_stream", json!({})).unwrap_err();
     assert!(
-        err.to_string().contains("table `runs`: the Arrow stream is already released"),
+        err.to_string()
+            .contains("table `runs`: the Arrow stream is already released"),
         "{err}"
     );
 
@@ -209,12 +266,20 @@ fn invalid_arrow_gets_a_clear_error() {
 
     let err = collect(&plugin, "undeclared_table", json!({})).unwrap_err();
     assert!(
-        err.to_string().contains("table `surprise` is not one the collector declares (runs)"),
+        err.to_string()
+            .contains("table `surprise` is not one the collector declares (runs)"),
         "{err}"
     );
     // None of these poisoned the plugin.
     assert!(plugin.poisoned().is_none());
-    assert!(collect(&plugin, "synthetic", json!({"device": "d", "programs": ["a"]})).is_ok());
+    assert!(
+        collect(
+            &plugin,
+            "synthetic",
+            json!({"device": "d", "programs": ["a"]})
+        )
+        .is_ok()
+    );
 }
 
 #[test]
@@ -236,12 +301,26 @@ fn files_that_are_not_plugins_are_reported_by_path() {
     assert!(discovery.plugins.is_empty());
     let problems: Vec<String> = discovery.problems.iter().map(ToString::to_string).collect();
     assert_eq!(problems.len(), 2, "{problems:?}");
-    assert!(problems[0].starts_with(&format!("cannot load plugin library {}", so("garbage").display())), "{problems:?}");
-    assert!(problems[1].contains("is not a yosoku plugin: it does not export `yosoku_plugin_init`"), "{problems:?}");
+    assert!(
+        problems[0].starts_with(&format!(
+            "cannot load plugin library {}",
+            so("garbage").display()
+        )),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].contains("is not a yosoku plugin: it does not export `yosoku_plugin_init`"),
+        "{problems:?}"
+    );
 
-    let err = PluginHost::new(vec![dir.path().to_path_buf()]).find("csx9000").unwrap_err();
+    let err = PluginHost::new(vec![dir.path().to_path_buf()])
+        .find("csx9000")
+        .unwrap_err();
     let text = err.to_string();
-    assert!(text.starts_with("no plugin called `csx9000`; no plugins were found (searched: "), "{text}");
+    assert!(
+        text.starts_with("no plugin called `csx9000`; no plugins were found (searched: "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -269,7 +348,9 @@ fn compile_c(source: &Path, output: &Path, include: &[&Path]) {
     for dir in include {
         cc.arg("-I").arg(dir);
     }
-    let status = cc.status().expect("a C compiler (`cc`) is needed to build test plugins");
+    let status = cc
+        .status()
+        .expect("a C compiler (`cc`) is needed to build test plugins");
     assert!(status.success(), "cc failed on {}", source.display());
 }
 
@@ -298,11 +379,18 @@ fn a_plugin_written_in_c_against_the_header_loads_and_reports_errors() {
     );
     // The host released the first error through the plugin's own callback.
     let err = collect(&plugin, "refuse", json!({"why": "again"})).unwrap_err();
-    assert!(err.to_string().ends_with("(errors released so far: 1)"), "{err}");
+    assert!(
+        err.to_string().ends_with("(errors released so far: 1)"),
+        "{err}"
+    );
 
     let err = PluginHost::new(vec![])
         .with_abi_versions(vec![3])
         .load(&library)
         .unwrap_err();
-    assert!(err.to_string().contains("the C plugin implements ABI version 1 only"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the C plugin implements ABI version 1 only"),
+        "{err}"
+    );
 }

@@ -79,7 +79,8 @@ impl Config {
 
     pub fn boolean(&self, key: &str) -> Result<bool, PluginError> {
         let v = self.required(key)?;
-        v.as_bool().ok_or_else(|| self.wrong_type(key, "boolean", v))
+        v.as_bool()
+            .ok_or_else(|| self.wrong_type(key, "boolean", v))
     }
 
     pub fn string_list(&self, key: &str) -> Result<Vec<String>, PluginError> {
@@ -113,17 +114,18 @@ mod tests {
     #[test]
     fn defaults_apply_and_errors_name_the_key() {
         let info = CollectorInfo::runner("time", "t")
-            .key(ConfigKey::required("command", ConfigType::StringList, "argv"))
+            .key(ConfigKey::required(
+                "command",
+                ConfigType::StringList,
+                "argv",
+            ))
             .key(ConfigKey::optional(
                 "repetitions",
                 ConfigType::Integer,
                 Some(json!(3)),
                 "n",
             ));
-        let config = Config::new(
-            json!({"command": "ls"}).as_object().unwrap().clone(),
-            info,
-        );
+        let config = Config::new(json!({"command": "ls"}).as_object().unwrap().clone(), info);
         assert_eq!(config.integer("repetitions").unwrap(), 3);
         assert_eq!(
             config.string_list("command").unwrap_err().to_string(),

@@ -19,9 +19,8 @@ pub struct Output<'a> {
     _call: PhantomData<&'a mut YosokuTableSink>,
 }
 
-const _: () = assert!(
-    std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>()
-);
+const _: () =
+    assert!(std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>());
 
 impl Output<'_> {
     /// # Safety

@@ -28,13 +28,38 @@ fn poisoned() -> Option<String> {
     POISON.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+thread_local! {
+    /// Where the last panic on this thread happened, recorded by the plugin's panic hook.
+    static PANIC_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Replaces the default panic hook of this plugin library (each library has its own): instead of
+/// printing a backtrace to the host's stderr, it records where the panic happened, and the
+/// guard puts that into the error the host reports.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let location = info
+                .location()
+                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            PANIC_LOCATION.with(|cell| *cell.borrow_mut() = location);
+        }));
+    });
+}
+
+/// The panic's message, with the location the hook recorded.
 pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
         s.clone()
     } else {
         "a panic with a non-string payload".to_owned()
+    };
+    match PANIC_LOCATION.with(|cell| cell.borrow_mut().take()) {
+        Some(location) => format!("{message} (at {location})"),
+        None => message,
     }
 }
 
@@ -63,8 +88,8 @@ impl Runtime {
             description: plugin.description().to_owned(),
             collectors: collectors.iter().map(|c| c.info()).collect(),
         };
-        let info_json = CString::new(serde_json::to_string(&info).unwrap_or_default())
-            .unwrap_or_default();
+        let info_json =
+            CString::new(serde_json::to_string(&info).unwrap_or_default()).unwrap_or_default();
         Self {
             _plugin: plugin,
             collectors,
@@ -141,7 +166,11 @@ unsafe extern "C" fn release_error(error: *mut YosokuError) {
 pub(crate) unsafe fn take_error_message(error: &mut YosokuError) -> Option<String> {
     let message = (!error.message.is_null())
         // SAFETY: a non-null message is NUL-terminated per the ABI.
-        .then(|| unsafe { CStr::from_ptr(error.message) }.to_string_lossy().into_owned());
+        .then(|| {
+            unsafe { CStr::from_ptr(error.message) }
+                .to_string_lossy()
+                .into_owned()
+        });
     if let Some(release) = error.release {
         // SAFETY: per the ABI the filler's release frees its own message.
         unsafe { release(error) };
@@ -153,7 +182,10 @@ pub(crate) unsafe fn take_error_message(error: &mut YosokuError) -> Option<Strin
 ///
 /// # Safety
 /// `error` is null or points to a writable `YosokuError`.
-unsafe fn guard(error: *mut YosokuError, body: impl FnOnce() -> Result<(), Failure>) -> YosokuStatus {
+unsafe fn guard(
+    error: *mut YosokuError,
+    body: impl FnOnce() -> Result<(), Failure>,
+) -> YosokuStatus {
     if let Some(message) = poisoned() {
         let text = format!("the plugin is poisoned: an earlier call panicked: {message}");
         // SAFETY: forwarded contract.
@@ -187,6 +219,7 @@ pub unsafe fn init(
     cell: &'static OnceLock<Runtime>,
     make: impl FnOnce() -> Runtime,
 ) -> YosokuStatus {
+    install_panic_hook();
     // SAFETY: forwarded contract.
     unsafe {
         guard(error, || {
@@ -287,7 +320,11 @@ unsafe extern "C" fn collect(
             let info = &runtime.info.collectors[index];
             let values = match serde_json::from_str::<serde_json::Value>(config_text) {
                 Ok(serde_json::Value::Object(map)) => map,
-                Ok(_) => return Err(Failure::Error("the configuration is not a JSON object".into())),
+                Ok(_) => {
+                    return Err(Failure::Error(
+                        "the configuration is not a JSON object".into(),
+                    ));
+                }
                 Err(e) => {
                     return Err(Failure::Error(format!(
                         "the configuration is not valid JSON: {e}"

@@ -63,7 +63,10 @@ pub struct RunOutcome {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn secs_since(start: Instant) -> f64 {
@@ -94,7 +97,11 @@ impl Run<'_> {
             let Some(value) = config.get_mut(&key.key) else {
                 continue;
             };
-            let location = source.config_locations.get(&key.key).copied().unwrap_or(source.location);
+            let location = source
+                .config_locations
+                .get(&key.key)
+                .copied()
+                .unwrap_or(source.location);
             let items: Vec<&mut Value> = match value {
                 Value::Array(items) => items.iter_mut().collect(),
                 other => vec![other],
@@ -150,7 +157,11 @@ impl Run<'_> {
 }
 
 /// Runs the pipeline in `pipeline_file` and writes its bundle.
-pub fn run_pipeline(pipeline_file: &Path, options: &RunOptions, observer: &mut dyn Observer) -> Result<RunOutcome, RunError> {
+pub fn run_pipeline(
+    pipeline_file: &Path,
+    options: &RunOptions,
+    observer: &mut dyn Observer,
+) -> Result<RunOutcome, RunError> {
     let started = Instant::now();
     let origin = pipeline_file.display().to_string();
     let text = std::fs::read_to_string(pipeline_file).map_err(|source| RunError::ReadSpec {
@@ -183,11 +194,19 @@ pub fn run_pipeline(pipeline_file: &Path, options: &RunOptions, observer: &mut d
                 searched: host.search_path().to_vec(),
                 problems: discovery.problems.iter().map(ToString::to_string).collect(),
             };
-            return Err(run.error(source.plugin.location, format!("source `{}`: {unknown}", source.name)).into());
+            return Err(run
+                .error(
+                    source.plugin.location,
+                    format!("source `{}`: {unknown}", source.name),
+                )
+                .into());
         };
-        let info = plugin
-            .collector(&source.collector.value)
-            .map_err(|e| run.error(source.collector.location, format!("source `{}`: {e}", source.name)))?;
+        let info = plugin.collector(&source.collector.value).map_err(|e| {
+            run.error(
+                source.collector.location,
+                format!("source `{}`: {e}", source.name),
+            )
+        })?;
         let problems = yosoku_plugin_host::check_config(info, &source.config);
         if !problems.is_empty() {
             return Err(run.config_error(source, &problems).into());
@@ -198,12 +217,18 @@ pub fn run_pipeline(pipeline_file: &Path, options: &RunOptions, observer: &mut d
         observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
         let step_started = Instant::now();
         let produced = plugin
-            .collect(&source.collector.value, &config, &mut |p| observer.source_progress(&source.name, &p))
+            .collect(&source.collector.value, &config, &mut |p| {
+                observer.source_progress(&source.name, &p)
+            })
             .map_err(|e| run.error(source.location, format!("source `{}`: {e}", source.name)))?;
         let mut names = Vec::new();
         let mut figures = Vec::new();
         for (table, batch) in produced {
-            figures.push(Figure::new(format!("{table}: rows"), batch.num_rows() as f64, ""));
+            figures.push(Figure::new(
+                format!("{table}: rows"),
+                batch.num_rows() as f64,
+                "",
+            ));
             names.push(format!("{}.{table}", source.name));
             tables
                 .insert(&source.name, &table, batch)
@@ -250,7 +275,9 @@ pub fn run_pipeline(pipeline_file: &Path, options: &RunOptions, observer: &mut d
             let mut names = Vec::new();
             for (table, batch) in output.tables {
                 names.push(format!("{id}.{table}"));
-                tables.insert(id, &table, batch).map_err(|e| run.error(step.location, e))?;
+                tables
+                    .insert(id, &table, batch)
+                    .map_err(|e| run.error(step.location, e))?;
             }
             records.push(StepRecord {
                 id: id.to_owned(),

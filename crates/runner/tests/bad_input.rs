@@ -97,7 +97,10 @@ impl Case {
             .expect_err("the edited pipeline must fail")
             .replace(&format!("{}/", self.dir.path().display()), "");
         assert!(err.starts_with(expected), "\n got: {err}\nwant: {expected}");
-        assert_eq!(std::fs::read(self.bundle().join("manifest.json")).unwrap(), before);
+        assert_eq!(
+            std::fs::read(self.bundle().join("manifest.json")).unwrap(),
+            before
+        );
         let entries: Vec<String> = std::fs::read_dir(self.path("results"))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -109,14 +112,22 @@ impl Case {
 #[test]
 fn an_unknown_plugin() {
     let case = Case::new();
-    case.edit("p.toml", "plugin = \"csx600_sdk_log\"", "plugin = \"csx9000\"");
+    case.edit(
+        "p.toml",
+        "plugin = \"csx600_sdk_log\"",
+        "plugin = \"csx9000\"",
+    );
     case.expect_error("p.toml:5:10: source `bench`: no plugin called `csx9000`; found: ");
 }
 
 #[test]
 fn an_unknown_collector() {
     let case = Case::new();
-    case.edit("p.toml", "collector = \"profile\"", "collector = \"profiles\"");
+    case.edit(
+        "p.toml",
+        "collector = \"profile\"",
+        "collector = \"profiles\"",
+    );
     case.expect_error(
         "p.toml:11:13: source `prog`: plugin `csx600_sdk_log` has no collector `profiles`; it has: microbench, profile",
     );
@@ -132,21 +143,33 @@ fn bad_toml() {
 #[test]
 fn an_unknown_key_in_a_step() {
     let case = Case::new();
-    case.edit("p.toml", "id = \"opcount\"", "id = \"opcount\"\ndevise = \"x\"");
+    case.edit(
+        "p.toml",
+        "id = \"opcount\"",
+        "id = \"opcount\"\ndevise = \"x\"",
+    );
     case.expect_error("p.toml:22:1: unknown field `devise`, expected one of `step`, `id`, `throughputs`, `counts`, `device`");
 }
 
 #[test]
 fn a_wrong_type() {
     let case = Case::new();
-    case.edit("p.toml", "counts = \"prog.csx600_op_counts\"", "counts = \"prog.csx600_op_counts\"\npe_count = \"96\"");
+    case.edit(
+        "p.toml",
+        "counts = \"prog.csx600_op_counts\"",
+        "counts = \"prog.csx600_op_counts\"\npe_count = \"96\"",
+    );
     case.expect_error("p.toml:18:12: key `pe_count`: invalid type: string \"96\", expected u32");
 }
 
 #[test]
 fn an_unknown_config_key() {
     let case = Case::new();
-    case.edit("p.toml", "config = { path = \"bench.log\" }", "config = { path = \"bench.log\", bins = 3 }");
+    case.edit(
+        "p.toml",
+        "config = { path = \"bench.log\" }",
+        "config = { path = \"bench.log\", bins = 3 }",
+    );
     case.expect_error("p.toml:7:32: source `bench` (csx600_sdk_log / microbench): unknown config key `bins`; expected one of: path");
 }
 
@@ -167,7 +190,11 @@ fn a_missing_pipeline_file() {
 #[test]
 fn a_log_with_a_missing_column() {
     let case = Case::new();
-    case.edit("bench.log", "exec_unit vector dtype op gops", "exec_unit vector dtype op");
+    case.edit(
+        "bench.log",
+        "exec_unit vector dtype op gops",
+        "exec_unit vector dtype op",
+    );
     case.edit("bench.log", "add 1.393", "add");
     case.edit("bench.log", "mul 6.936", "mul");
     case.expect_error(
@@ -194,14 +221,22 @@ fn a_log_with_a_negative_or_zero_throughput() {
 #[test]
 fn a_log_with_duplicate_rows() {
     let case = Case::new();
-    case.edit("bench.log", "poly yes double mul 6.936", "poly yes double mul 6.936\npoly yes double mul 7.0");
+    case.edit(
+        "bench.log",
+        "poly yes double mul 6.936",
+        "poly yes double mul 6.936\npoly yes double mul 7.0",
+    );
     case.expect_error("p.toml:4:10: source `bench`: plugin `csx600_sdk_log`, collector `microbench` failed: bench.log:7: duplicate row in [op_throughput]: poly vector double mul is already given on line 6");
 }
 
 #[test]
 fn an_op_the_throughput_table_lacks() {
     let case = Case::new();
-    case.edit("prog.log", "a poly yes double mul 100 issued", "a poly yes double mul 100 issued\na poly no double div 5 issued");
+    case.edit(
+        "prog.log",
+        "a poly yes double mul 100 issued",
+        "a poly yes double mul 100 issued\na poly no double div 5 issued",
+    );
     case.expect_error(
         "p.toml:20:8: step `opcount` (csx600_op_count): no throughput for `poly scalar double div` (counted for p a) in input `throughputs`, which has 2 operations for CSX600",
     );
@@ -210,7 +245,11 @@ fn an_op_the_throughput_table_lacks() {
 #[test]
 fn a_table_reference_to_something_a_source_did_not_produce() {
     let case = Case::new();
-    case.edit("p.toml", "counts = \"ops.csx600_op_counts\"", "counts = \"bench.csx600_op_counts\"");
+    case.edit(
+        "p.toml",
+        "counts = \"ops.csx600_op_counts\"",
+        "counts = \"bench.csx600_op_counts\"",
+    );
     case.expect_error("p.toml:23:10: step `opcount`: no table `bench.csx600_op_counts`; `bench` produced: csx600_op_throughputs");
 }
 

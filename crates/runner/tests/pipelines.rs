@@ -20,8 +20,12 @@ fn run(pipeline: &str) -> (tempfile::TempDir, Bundle) {
         bundle_dir: Some(out.path().join("bundle")),
         plugin_path: vec![],
     };
-    let outcome = run_pipeline(&repo().join("pipelines").join(pipeline), &options, &mut Quiet)
-        .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
+    let outcome = run_pipeline(
+        &repo().join("pipelines").join(pipeline),
+        &options,
+        &mut Quiet,
+    )
+    .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     let bundle = read_bundle(&outcome.bundle_dir).unwrap();
     (out, bundle)
 }
@@ -45,7 +49,12 @@ fn comparisons(batch: &RecordBatch) -> Vec<(String, Option<f64>, f64)> {
     (0..batch.num_rows())
         .map(|i| {
             (
-                format!("{} {} {}", variant.value(i), label.value(i), column.value(i)),
+                format!(
+                    "{} {} {}",
+                    variant.value(i),
+                    label.value(i),
+                    column.value(i)
+                ),
                 yosoku_tables::access::opt_f64(computed, i),
                 reference.value(i),
             )
@@ -55,22 +64,37 @@ fn comparisons(batch: &RecordBatch) -> Vec<(String, Option<f64>, f64)> {
 
 /// Renders every table of a bundle, and its figures without timings, for a golden file.
 fn render(bundle: &Bundle) -> String {
-    let mut out = format!("# golden output of pipeline {}\n", bundle.manifest.pipeline.name);
+    let mut out = format!(
+        "# golden output of pipeline {}\n",
+        bundle.manifest.pipeline.name
+    );
     out.push_str("# regenerate with `cargo xtask bless` and review the diff\n");
     for (id, f) in bundle.manifest.figures() {
-        let reference = f.reference.map(|r| format!(" (published {r})")).unwrap_or_default();
-        out.push_str(&format!("figure {id}: {} = {} {}{reference}\n", f.name, f.value, f.unit));
+        let reference = f
+            .reference
+            .map(|r| format!(" (published {r})"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "figure {id}: {} = {} {}{reference}\n",
+            f.name, f.value, f.unit
+        ));
     }
     for (name, batch) in &bundle.tables {
         out.push_str(&format!("\n{name}\n"));
-        out.push_str(&arrow_cast::pretty::pretty_format_batches(std::slice::from_ref(batch)).unwrap().to_string());
+        out.push_str(
+            &arrow_cast::pretty::pretty_format_batches(std::slice::from_ref(batch))
+                .unwrap()
+                .to_string(),
+        );
         out.push('\n');
     }
     out
 }
 
 fn check_golden(bundle: &Bundle) {
-    let path = repo().join("pipelines/golden").join(format!("{}.txt", bundle.manifest.pipeline.name));
+    let path = repo()
+        .join("pipelines/golden")
+        .join(format!("{}.txt", bundle.manifest.pipeline.name));
     let rendered = render(bundle);
     if std::env::var_os("YOSOKU_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -106,7 +130,10 @@ fn montecarlo_reproduces_tables_3_and_4() {
         if what.ends_with(" work") {
             assert_eq!(computed, *reference, "Table 3, {what}");
         } else {
-            assert!((computed - reference).abs() <= 0.001, "Table 4, {what}: {computed} vs {reference}");
+            assert!(
+                (computed - reference).abs() <= 0.001,
+                "Table 4, {what}: {computed} vs {reference}"
+            );
         }
     }
 
@@ -127,15 +154,26 @@ fn montecarlo_reproduces_tables_3_and_4() {
     let (d2, paper_d2) = get("d=2 compute predicted_secs");
     assert!((d2 - 3.7771).abs() < 0.0001, "{d2}");
     assert_eq!(paper_d2, 3.775);
-    let printed_rows_d2: f64 = [0.689, 1.064, 1.049, 0.692, 0.108, 0.043, 0.087, 0.043].iter().sum();
-    assert!((printed_rows_d2 - paper_d2).abs() < 1e-9, "3.775 is the sum of the printed rows");
+    let printed_rows_d2: f64 = [0.689, 1.064, 1.049, 0.692, 0.108, 0.043, 0.087, 0.043]
+        .iter()
+        .sum();
+    assert!(
+        (printed_rows_d2 - paper_d2).abs() < 1e-9,
+        "3.775 is the sum of the printed rows"
+    );
     // Errors against the measured times: the paper's 3.62 % and 1.60 % come from its rounded
     // totals; from the exact totals they are 3.68 % and 1.61 %.
     let (e2, _) = get("d=2 compute error_pct");
     let (e3, _) = get("d=3 compute error_pct");
-    assert!((e2 - 100.0 * (d2 - 3.643) / 3.643).abs() < 1e-9 && (e2 - 3.68).abs() < 0.005, "{e2}");
+    assert!(
+        (e2 - 100.0 * (d2 - 3.643) / 3.643).abs() < 1e-9 && (e2 - 3.68).abs() < 0.005,
+        "{e2}"
+    );
     assert!((e3 - 1.61).abs() < 0.005, "{e3}");
-    assert!((100.0_f64 * (3.775 - 3.643) / 3.643 - 3.62).abs() < 0.005, "the paper's 3.62 % is from 3.775 s");
+    assert!(
+        (100.0_f64 * (3.775 - 3.643) / 3.643 - 3.62).abs() < 0.005,
+        "the paper's 3.62 % is from 3.775 s"
+    );
 
     check_golden(&bundle);
 }
@@ -159,7 +197,9 @@ fn himeno_applies_the_transfer_model_and_says_the_curve_is_illustrative() {
     let costs = table(&bundle, "transfer.cost_breakdown");
     let component = utf8(costs, col::COMPONENT).unwrap();
     let secs = float64(costs, col::PREDICTED_SECS).unwrap();
-    let i = (0..costs.num_rows()).find(|&i| component.value(i) == "swazzle 8 B").unwrap();
+    let i = (0..costs.num_rows())
+        .find(|&i| component.value(i) == "swazzle 8 B")
+        .unwrap();
     assert!((secs.value(i) - 15624.0 * 8.0 / 19.61e6).abs() < 1e-12);
     check_golden(&bundle);
 }
@@ -176,6 +216,11 @@ fn every_pipeline_in_the_repo_runs() {
     for path in names {
         let (_dir, bundle) = run(path.file_name().unwrap().to_str().unwrap());
         assert!(!bundle.tables.is_empty());
+        // `cargo xtask demo` finds a pipeline's bundle at results/<file stem>.
+        assert_eq!(
+            bundle.manifest.pipeline.name,
+            path.file_stem().unwrap().to_str().unwrap()
+        );
         assert!(bundle.manifest.inputs.iter().all(|i| i.sha256.len() == 64));
     }
 }

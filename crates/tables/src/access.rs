@@ -4,7 +4,9 @@ use std::fmt;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type};
-use arrow_array::{Array, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{
+    Array, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 use arrow_schema::DataType;
 
 /// A column that is missing or not of the type asked for.
@@ -20,14 +22,22 @@ impl fmt::Display for AccessError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.found {
             None => write!(f, "missing column `{}` ({})", self.column, self.expected),
-            Some(t) => write!(f, "column `{}` has type {t}, expected {}", self.column, self.expected),
+            Some(t) => write!(
+                f,
+                "column `{}` has type {t}, expected {}",
+                self.column, self.expected
+            ),
         }
     }
 }
 
 impl std::error::Error for AccessError {}
 
-fn column<'a>(batch: &'a RecordBatch, name: &str, expected: DataType) -> Result<&'a dyn Array, AccessError> {
+fn column<'a>(
+    batch: &'a RecordBatch,
+    name: &str,
+    expected: DataType,
+) -> Result<&'a dyn Array, AccessError> {
     let array = batch.column_by_name(name).ok_or_else(|| AccessError {
         column: name.to_owned(),
         expected: expected.clone(),

@@ -50,7 +50,10 @@ impl fmt::Display for Problem {
                 column,
                 expected,
                 found,
-            } => write!(f, "column `{column}` has type {found}, expected {expected:?}"),
+            } => write!(
+                f,
+                "column `{column}` has type {found}, expected {expected:?}"
+            ),
             Problem::UnexpectedNulls {
                 column,
                 rows,

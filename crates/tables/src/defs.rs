@@ -4,13 +4,7 @@ use crate::col;
 use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V};
 
 /// Phases a measured or predicted time can cover.
-pub const PHASES: &[&str] = &[
-    "total",
-    "compute",
-    "transfer",
-    "communication",
-    "kernel",
-];
+pub const PHASES: &[&str] = &["total", "compute", "transfer", "communication", "kernel"];
 /// Kinds of MPI block.
 pub const MPI_BLOCK_KINDS: &[&str] = &["compute", "communication"];
 /// CSX600 execution units: the control unit (`mono`) and the 96-PE array (`poly`).
@@ -63,7 +57,10 @@ const VARIANT: ColumnDef = label(
     col::VARIANT,
     "The version of the program (input size, loop count, optimisation); empty when there is one.",
 );
-const MODEL: ColumnDef = label(col::MODEL, "The model (pipeline step id) that made the row.");
+const MODEL: ColumnDef = label(
+    col::MODEL,
+    "The model (pipeline step id) that made the row.",
+);
 const PHASE: ColumnDef = column(
     col::PHASE,
     T::Utf8,
@@ -264,7 +261,10 @@ pub static MPI_BLOCKS: TableDef = TableDef {
             V::NonNegative,
             "MPI rank (processing unit).",
         ),
-        label(col::BLOCK, "Block identifier, stable across ranks and runs."),
+        label(
+            col::BLOCK,
+            "Block identifier, stable across ranks and runs.",
+        ),
         column(
             col::KIND,
             T::Utf8,
@@ -599,7 +599,10 @@ pub static DOUBLE_BUFFER_BALANCE: TableDef = TableDef {
         MODEL,
         PROGRAM,
         VARIANT,
-        label(col::COMPONENT, "The operation (label as in `cost_breakdown`)."),
+        label(
+            col::COMPONENT,
+            "The operation (label as in `cost_breakdown`).",
+        ),
         column(
             col::MIX_RATIO,
             T::Float64,

@@ -96,9 +96,9 @@ impl TableDef {
             .map(|c| {
                 let field = Field::new(c.name, c.ty.data_type(), c.nullable);
                 match c.unit {
-                    Some(unit) => field.with_metadata(
-                        [(UNIT_METADATA_KEY.to_owned(), unit.to_owned())],
-                    ),
+                    Some(unit) => {
+                        field.with_metadata([(UNIT_METADATA_KEY.to_owned(), unit.to_owned())])
+                    }
                     None => field,
                 }
             })
@@ -153,7 +153,12 @@ mod tests {
             assert!(seen.insert(t.name), "duplicate table {}", t.name);
             let mut cols = std::collections::BTreeSet::new();
             for c in t.columns {
-                assert!(cols.insert(c.name), "duplicate column {}.{}", t.name, c.name);
+                assert!(
+                    cols.insert(c.name),
+                    "duplicate column {}.{}",
+                    t.name,
+                    c.name
+                );
                 assert!(
                     c.name
                         .chars()
@@ -171,10 +176,20 @@ mod tests {
         for t in TABLES {
             for c in t.columns {
                 if c.unit == Some("s") {
-                    assert!(c.name.ends_with("_secs"), "{}.{} is in seconds", t.name, c.name);
+                    assert!(
+                        c.name.ends_with("_secs"),
+                        "{}.{} is in seconds",
+                        t.name,
+                        c.name
+                    );
                 }
                 if c.unit == Some("bytes") {
-                    assert!(c.name.ends_with("_bytes"), "{}.{} is in bytes", t.name, c.name);
+                    assert!(
+                        c.name.ends_with("_bytes"),
+                        "{}.{} is in bytes",
+                        t.name,
+                        c.name
+                    );
                 }
             }
         }

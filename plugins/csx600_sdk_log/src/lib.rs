@@ -47,7 +47,11 @@ fn check_sections(log: &Log, allowed: &[&str], kind: &str) -> Result<(), PluginE
         return Err(PluginError::new(format!(
             "{}: no sections; a {kind} log has: {}",
             log.path.display(),
-            allowed.iter().map(|s| format!("[{s}]")).collect::<Vec<_>>().join(", ")
+            allowed
+                .iter()
+                .map(|s| format!("[{s}]"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     for section in &log.sections {
@@ -58,7 +62,11 @@ fn check_sections(log: &Log, allowed: &[&str], kind: &str) -> Result<(), PluginE
                 format!(
                     "unexpected section [{}] in a {kind} log; expected: {}",
                     section.name,
-                    allowed.iter().map(|s| format!("[{s}]")).collect::<Vec<_>>().join(", ")
+                    allowed
+                        .iter()
+                        .map(|s| format!("[{s}]"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -77,7 +85,10 @@ pub fn read_microbench(path: &Path) -> Result<Tables, PluginError> {
             return Err(PluginError::at_line(
                 path,
                 d.line,
-                format!("`@provenance`: expected measured or illustrative, found `{}`", d.value),
+                format!(
+                    "`@provenance`: expected measured or illustrative, found `{}`",
+                    d.value
+                ),
             ));
         }
         None => None,
@@ -102,7 +113,11 @@ pub fn read_microbench(path: &Path) -> Result<Tables, PluginError> {
 /// Reads a program profile: `[op_count]`, `[transfer]`, `[measured]` and `[reference]` sections.
 pub fn read_profile(path: &Path) -> Result<Tables, PluginError> {
     let log = Log::read(path)?;
-    check_sections(&log, &["op_count", "transfer", "measured", "reference"], "profile")?;
+    check_sections(
+        &log,
+        &["op_count", "transfer", "measured", "reference"],
+        "profile",
+    )?;
     let program = log.required_directive("program", "the program the profile is of")?;
     let source = log.directive("source").map(|d| d.value.as_str());
     log.sections
@@ -118,8 +133,12 @@ pub fn read_profile(path: &Path) -> Result<Tables, PluginError> {
                     sections::transfer_counts(&log, section, program)?,
                 ),
                 "measured" => {
-                    let device = log.required_directive("device", "the device of the [measured] runs")?;
-                    (yosoku_tables::RUNS.name.to_owned(), sections::measured_runs(&log, section, program, device)?)
+                    let device =
+                        log.required_directive("device", "the device of the [measured] runs")?;
+                    (
+                        yosoku_tables::RUNS.name.to_owned(),
+                        sections::measured_runs(&log, section, program, device)?,
+                    )
                 }
                 _ => (
                     yosoku_tables::REFERENCE_VALUES.name.to_owned(),

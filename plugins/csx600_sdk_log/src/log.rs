@@ -78,15 +78,15 @@ impl Log {
                 continue;
             }
             let indent = raw.len() - raw.trim_start().len();
-            let err = |column: usize, message: String| {
-                PluginError::at(path, line, column, message)
-            };
+            let err = |column: usize, message: String| PluginError::at(path, line, column, message);
             if !saw_format {
                 let expected = format!("@format {FORMAT_NAME} {FORMAT_VERSION}");
                 if trimmed.split_whitespace().collect::<Vec<_>>().join(" ") != expected {
                     return Err(err(
                         indent + 1,
-                        format!("expected `{expected}` as the first line that is not a comment, found `{trimmed}`"),
+                        format!(
+                            "expected `{expected}` as the first line that is not a comment, found `{trimmed}`"
+                        ),
                     ));
                 }
                 saw_format = true;
@@ -95,7 +95,10 @@ impl Log {
             if let Some(rest) = trimmed.strip_prefix('@') {
                 let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
                 if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-                    return Err(err(indent + 1, format!("malformed directive `{trimmed}`: expected `@name value`")));
+                    return Err(err(
+                        indent + 1,
+                        format!("malformed directive `{trimmed}`: expected `@name value`"),
+                    ));
                 }
                 if name == "format" {
                     return Err(err(indent + 1, "a second `@format` directive".into()));
@@ -103,7 +106,10 @@ impl Log {
                 if let Some(first) = log.directives.get(name) {
                     return Err(err(
                         indent + 1,
-                        format!("directive `@{name}` is given twice (first on line {})", first.line),
+                        format!(
+                            "directive `@{name}` is given twice (first on line {})",
+                            first.line
+                        ),
                     ));
                 }
                 log.directives.insert(
@@ -115,13 +121,19 @@ impl Log {
                 );
             } else if let Some(rest) = trimmed.strip_prefix('[') {
                 let Some(name) = rest.strip_suffix(']') else {
-                    return Err(err(indent + 1, format!("malformed section header `{trimmed}`: expected `[name]`")));
+                    return Err(err(
+                        indent + 1,
+                        format!("malformed section header `{trimmed}`: expected `[name]`"),
+                    ));
                 };
                 let name = name.trim();
                 if let Some(first) = log.sections.iter().find(|s| s.name == name) {
                     return Err(err(
                         indent + 1,
-                        format!("section [{name}] appears twice (first on line {})", first.line),
+                        format!(
+                            "section [{name}] appears twice (first on line {})",
+                            first.line
+                        ),
                     ));
                 }
                 log.sections.push(Section {
@@ -134,13 +146,17 @@ impl Log {
             } else {
                 let fields = split_fields(raw).map_err(|(column, message)| err(column, message))?;
                 let Some(section) = log.sections.last_mut() else {
-                    return Err(err(indent + 1, "a row before any `[section]` header".into()));
+                    return Err(err(
+                        indent + 1,
+                        "a row before any `[section]` header".into(),
+                    ));
                 };
                 if section.header_line == 0 {
                     section.header_line = line;
                     section.columns = fields;
                 } else if fields.len() != section.columns.len() {
-                    let names: Vec<&str> = section.columns.iter().map(|c| c.text.as_str()).collect();
+                    let names: Vec<&str> =
+                        section.columns.iter().map(|c| c.text.as_str()).collect();
                     return Err(err(
                         indent + 1,
                         format!(
@@ -217,7 +233,12 @@ fn split_fields(line: &str) -> Result<Vec<Field>, (usize, String)> {
                             text.push(*c);
                             i += 2;
                         }
-                        _ => return Err((i + 1, "expected `\\\"` or `\\\\` after a backslash".into())),
+                        _ => {
+                            return Err((
+                                i + 1,
+                                "expected `\\\"` or `\\\\` after a backslash".into(),
+                            ));
+                        }
                     },
                     Some(c) => {
                         text.push(*c);
@@ -256,12 +277,16 @@ mod tests {
         let texts: Vec<&str> = fields.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(texts, ["d=2", "poly scalar double add", "a \"q\" b", "1e6"]);
         assert_eq!(fields[1].column, 8);
-        assert_eq!(split_fields(r#"a "open"#).unwrap_err(), (3, "unterminated quoted field".into()));
+        assert_eq!(
+            split_fields(r#"a "open"#).unwrap_err(),
+            (3, "unterminated quoted field".into())
+        );
     }
 
     #[test]
     fn a_log_has_directives_sections_and_rows() {
-        let log = parse("# c\n@format csx600-sdk-log 1\n@device X Y\n\n[s]\na b\n1 2\n3 4\n").unwrap();
+        let log =
+            parse("# c\n@format csx600-sdk-log 1\n@device X Y\n\n[s]\na b\n1 2\n3 4\n").unwrap();
         assert_eq!(log.directive("device").unwrap().value, "X Y");
         assert_eq!(log.sections.len(), 1);
         assert_eq!(log.sections[0].rows.len(), 2);
@@ -271,17 +296,41 @@ mod tests {
     #[test]
     fn syntax_errors_name_line_and_column() {
         for (text, expected) in [
-            ("[s]\n", "t.log:1:1: expected `@format csx600-sdk-log 1` as the first line"),
+            (
+                "[s]\n",
+                "t.log:1:1: expected `@format csx600-sdk-log 1` as the first line",
+            ),
             ("", "t.log: empty log"),
-            ("@format csx600-sdk-log 1\n1 2\n", "t.log:2:1: a row before any `[section]` header"),
-            ("@format csx600-sdk-log 1\n[s]\na b\n1 2 3\n", "t.log:4:1: expected 2 fields (a b) as in the header of [s] on line 3, found 3"),
-            ("@format csx600-sdk-log 1\n[s]\n", "t.log:2: section [s] has no column header line"),
-            ("@format csx600-sdk-log 1\n@d 1\n@d 2\n", "t.log:3:1: directive `@d` is given twice (first on line 2)"),
-            ("@format csx600-sdk-log 1\n[s]\na\n[s]\n", "t.log:4:1: section [s] appears twice (first on line 2)"),
-            ("@format csx600-sdk-log 1\n[s\n", "t.log:2:1: malformed section header `[s`"),
+            (
+                "@format csx600-sdk-log 1\n1 2\n",
+                "t.log:2:1: a row before any `[section]` header",
+            ),
+            (
+                "@format csx600-sdk-log 1\n[s]\na b\n1 2 3\n",
+                "t.log:4:1: expected 2 fields (a b) as in the header of [s] on line 3, found 3",
+            ),
+            (
+                "@format csx600-sdk-log 1\n[s]\n",
+                "t.log:2: section [s] has no column header line",
+            ),
+            (
+                "@format csx600-sdk-log 1\n@d 1\n@d 2\n",
+                "t.log:3:1: directive `@d` is given twice (first on line 2)",
+            ),
+            (
+                "@format csx600-sdk-log 1\n[s]\na\n[s]\n",
+                "t.log:4:1: section [s] appears twice (first on line 2)",
+            ),
+            (
+                "@format csx600-sdk-log 1\n[s\n",
+                "t.log:2:1: malformed section header `[s`",
+            ),
         ] {
             let err = parse(text).unwrap_err();
-            assert!(err.starts_with(expected), "{text:?}\n got: {err}\nwant: {expected}");
+            assert!(
+                err.starts_with(expected),
+                "{text:?}\n got: {err}\nwant: {expected}"
+            );
         }
     }
 }

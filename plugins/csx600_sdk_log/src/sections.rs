@@ -8,9 +8,8 @@ use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch,
 use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::csx600::OpKey;
 use yosoku_tables::{
-    BANDWIDTH_CURVES, COUNT_BASES, CSX600_OP_COUNTS, CSX600_OP_THROUGHPUTS,
-    CSX600_TRANSFER_COUNTS, DTYPES, EXEC_UNITS, OPS, PHASES, PROVENANCES, REFERENCE_VALUES, RUNS,
-    TRANSFER_PATHS,
+    BANDWIDTH_CURVES, COUNT_BASES, CSX600_OP_COUNTS, CSX600_OP_THROUGHPUTS, CSX600_TRANSFER_COUNTS,
+    DTYPES, EXEC_UNITS, OPS, PHASES, PROVENANCES, REFERENCE_VALUES, RUNS, TRANSFER_PATHS,
 };
 
 use crate::log::{Field, Log, Row, Section};
@@ -60,7 +59,10 @@ impl<'a> Reader<'a> {
                     &log.path,
                     section.header_line,
                     column.column,
-                    format!("column `{name}` appears twice in the header of [{}]", section.name),
+                    format!(
+                        "column `{name}` appears twice in the header of [{}]",
+                        section.name
+                    ),
                 ));
             }
         }
@@ -76,7 +78,11 @@ impl<'a> Reader<'a> {
                 format!(
                     "[{}] lacks column(s) {}; it needs: {}",
                     section.name,
-                    missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "),
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     required.join(", ")
                 ),
             ));
@@ -107,7 +113,11 @@ impl<'a> Reader<'a> {
     fn required<'r>(&self, row: &'r Row, name: &str) -> Result<&'r Field, PluginError> {
         let field = &row.fields[self.index[name]];
         if field.text == NONE {
-            return Err(self.error(row, field, format!("column `{name}`: expected a value, found `-`")));
+            return Err(self.error(
+                row,
+                field,
+                format!("column `{name}`: expected a value, found `-`"),
+            ));
         }
         Ok(field)
     }
@@ -116,14 +126,24 @@ impl<'a> Reader<'a> {
         Ok(self.required(row, name)?.text.clone())
     }
 
-    fn one_of(&self, row: &Row, field: &Field, name: &str, allowed: &[&str]) -> Result<String, PluginError> {
+    fn one_of(
+        &self,
+        row: &Row,
+        field: &Field,
+        name: &str,
+        allowed: &[&str],
+    ) -> Result<String, PluginError> {
         if allowed.contains(&field.text.as_str()) {
             Ok(field.text.clone())
         } else {
             Err(self.error(
                 row,
                 field,
-                format!("column `{name}`: expected one of {}, found `{}`", allowed.join(", "), field.text),
+                format!(
+                    "column `{name}`: expected one of {}, found `{}`",
+                    allowed.join(", "),
+                    field.text
+                ),
             ))
         }
     }
@@ -137,9 +157,19 @@ impl<'a> Reader<'a> {
         Ok(self.choice(row, name, &["yes", "no"])? == "yes")
     }
 
-    fn float_field(&self, row: &Row, field: &Field, name: &str, sign: Option<Sign>) -> Result<f64, PluginError> {
+    fn float_field(
+        &self,
+        row: &Row,
+        field: &Field,
+        name: &str,
+        sign: Option<Sign>,
+    ) -> Result<f64, PluginError> {
         let value: f64 = field.text.parse().map_err(|_| {
-            self.error(row, field, format!("column `{name}`: expected a number, found `{}`", field.text))
+            self.error(
+                row,
+                field,
+                format!("column `{name}`: expected a number, found `{}`", field.text),
+            )
         })?;
         let ok = value.is_finite()
             && match sign {
@@ -153,7 +183,11 @@ impl<'a> Reader<'a> {
                 Some(Sign::NonNegative) => "a finite number >= 0",
                 None => "a finite number",
             };
-            return Err(self.error(row, field, format!("column `{name}`: expected {expected}, found {}", field.text)));
+            return Err(self.error(
+                row,
+                field,
+                format!("column `{name}`: expected {expected}, found {}", field.text),
+            ));
         }
         Ok(value)
     }
@@ -165,25 +199,50 @@ impl<'a> Reader<'a> {
 
     /// A number in a decimal multiple of the unit (`gops`: x 10^9), converted exactly: `8.351`
     /// becomes the float nearest 8.351e9, not 8.351 x 1e9 with its extra rounding.
-    fn scaled_float(&self, row: &Row, name: &str, exponent: i32, sign: Option<Sign>) -> Result<f64, PluginError> {
+    fn scaled_float(
+        &self,
+        row: &Row,
+        name: &str,
+        exponent: i32,
+        sign: Option<Sign>,
+    ) -> Result<f64, PluginError> {
         let value = self.float(row, name, sign)?;
         let text = &self.required(row, name)?.text;
         if text.contains(['e', 'E']) {
             return Ok(value * 10f64.powi(exponent));
         }
-        Ok(format!("{text}e{exponent}").parse().unwrap_or(value * 10f64.powi(exponent)))
+        Ok(format!("{text}e{exponent}")
+            .parse()
+            .unwrap_or(value * 10f64.powi(exponent)))
     }
 
-    fn integer_field(&self, row: &Row, field: &Field, name: &str, sign: Sign) -> Result<i64, PluginError> {
+    fn integer_field(
+        &self,
+        row: &Row,
+        field: &Field,
+        name: &str,
+        sign: Sign,
+    ) -> Result<i64, PluginError> {
         let value: i64 = field.text.parse().map_err(|_| {
-            self.error(row, field, format!("column `{name}`: expected an integer, found `{}`", field.text))
+            self.error(
+                row,
+                field,
+                format!(
+                    "column `{name}`: expected an integer, found `{}`",
+                    field.text
+                ),
+            )
         })?;
         let (ok, expected) = match sign {
             Sign::Positive => (value > 0, "an integer > 0"),
             Sign::NonNegative => (value >= 0, "an integer >= 0"),
         };
         if !ok {
-            return Err(self.error(row, field, format!("column `{name}`: expected {expected}, found {value}")));
+            return Err(self.error(
+                row,
+                field,
+                format!("column `{name}`: expected {expected}, found {value}"),
+            ));
         }
         Ok(value)
     }
@@ -193,7 +252,12 @@ impl<'a> Reader<'a> {
         self.integer_field(row, field, name, sign)
     }
 
-    fn optional_integer(&self, row: &Row, name: &str, sign: Sign) -> Result<Option<i64>, PluginError> {
+    fn optional_integer(
+        &self,
+        row: &Row,
+        name: &str,
+        sign: Sign,
+    ) -> Result<Option<i64>, PluginError> {
         self.optional(row, name)
             .map(|field| self.integer_field(row, field, name, sign))
             .transpose()
@@ -213,17 +277,36 @@ impl<'a> Reader<'a> {
         };
         let field = |name: &str| &row.fields[self.index[name]];
         if key.op == "cast" && key.dtype_to.is_none() {
-            return Err(self.error(row, field("op"), "a cast needs its target type in column `dtype_to`"));
+            return Err(self.error(
+                row,
+                field("op"),
+                "a cast needs its target type in column `dtype_to`",
+            ));
         }
         if key.op != "cast" && key.dtype_to.is_some() {
             let f = self.optional(row, "dtype_to").unwrap_or(field("op"));
-            return Err(self.error(row, f, format!("column `dtype_to`: only casts have a target type; expected `-` for `{}`", key.op)));
+            return Err(self.error(
+                row,
+                f,
+                format!(
+                    "column `dtype_to`: only casts have a target type; expected `-` for `{}`",
+                    key.op
+                ),
+            ));
         }
         if key.exec_unit == "mono" && key.vector {
-            return Err(self.error(row, field("vector"), "the mono unit has no vector unit: expected `no`"));
+            return Err(self.error(
+                row,
+                field("vector"),
+                "the mono unit has no vector unit: expected `no`",
+            ));
         }
         if key.vector && key.dtype == "int" {
-            return Err(self.error(row, field("dtype"), "the vector unit is floating point: expected float or double"));
+            return Err(self.error(
+                row,
+                field("dtype"),
+                "the vector unit is floating point: expected float or double",
+            ));
         }
         Ok(key)
     }
@@ -239,7 +322,10 @@ impl<'a> Reader<'a> {
             return Err(PluginError::at_line(
                 &self.log.path,
                 row.line,
-                format!("duplicate row in [{}]: {key} is already given on line {first}", self.section.name),
+                format!(
+                    "duplicate row in [{}]: {key} is already given on line {first}",
+                    self.section.name
+                ),
             ));
         }
         seen.insert(key, row.line);
@@ -260,8 +346,17 @@ fn repeat(value: &str, n: usize) -> ArrayRef {
 }
 
 /// `[op_throughput]`: operation throughputs (Tables 1 and 2).
-pub fn op_throughputs(log: &Log, section: &Section, device: &str) -> Result<RecordBatch, PluginError> {
-    let r = Reader::new(log, section, &["exec_unit", "vector", "dtype", "op", "gops"], &["dtype_to", "executions"])?;
+pub fn op_throughputs(
+    log: &Log,
+    section: &Section,
+    device: &str,
+) -> Result<RecordBatch, PluginError> {
+    let r = Reader::new(
+        log,
+        section,
+        &["exec_unit", "vector", "dtype", "op", "gops"],
+        &["dtype_to", "executions"],
+    )?;
     let mut keys = Vec::new();
     let mut rates = Vec::new();
     let mut executions = Vec::new();
@@ -276,7 +371,9 @@ pub fn op_throughputs(log: &Log, section: &Section, device: &str) -> Result<Reco
     Ok(CSX600_OP_THROUGHPUTS.batch(vec![
         repeat(device, keys.len()),
         utf8(keys.iter().map(|k| k.exec_unit.clone()).collect()),
-        Arc::new(BooleanArray::from(keys.iter().map(|k| k.vector).collect::<Vec<_>>())),
+        Arc::new(BooleanArray::from(
+            keys.iter().map(|k| k.vector).collect::<Vec<_>>(),
+        )),
         utf8(keys.iter().map(|k| k.dtype.clone()).collect()),
         utf8(keys.iter().map(|k| k.op.clone()).collect()),
         utf8_opt(keys.iter().map(|k| k.dtype_to.clone()).collect()),
@@ -292,7 +389,12 @@ pub fn bandwidth_curves(
     device: &str,
     provenance: Option<&str>,
 ) -> Result<RecordBatch, PluginError> {
-    let r = Reader::new(log, section, &["path", "size_bytes", "mbytes_per_sec"], &["transfers", "provenance"])?;
+    let r = Reader::new(
+        log,
+        section,
+        &["path", "size_bytes", "mbytes_per_sec"],
+        &["transfers", "provenance"],
+    )?;
     let (mut paths, mut sizes, mut rates, mut samples, mut provenances) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut seen = BTreeMap::new();
@@ -331,10 +433,19 @@ pub fn op_counts(log: &Log, section: &Section, program: &str) -> Result<RecordBa
     let r = Reader::new(
         log,
         section,
-        &["variant", "exec_unit", "vector", "dtype", "op", "count", "basis"],
+        &[
+            "variant",
+            "exec_unit",
+            "vector",
+            "dtype",
+            "op",
+            "count",
+            "basis",
+        ],
         &["dtype_to"],
     )?;
-    let (mut variants, mut keys, mut counts, mut bases) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut variants, mut keys, mut counts, mut bases) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut seen = BTreeMap::new();
     for row in r.rows() {
         let variant = r.text(row, "variant")?;
@@ -349,7 +460,9 @@ pub fn op_counts(log: &Log, section: &Section, program: &str) -> Result<RecordBa
         repeat(program, keys.len()),
         utf8(variants),
         utf8(keys.iter().map(|k| k.exec_unit.clone()).collect()),
-        Arc::new(BooleanArray::from(keys.iter().map(|k| k.vector).collect::<Vec<_>>())),
+        Arc::new(BooleanArray::from(
+            keys.iter().map(|k| k.vector).collect::<Vec<_>>(),
+        )),
         utf8(keys.iter().map(|k| k.dtype.clone()).collect()),
         utf8(keys.iter().map(|k| k.op.clone()).collect()),
         utf8_opt(keys.iter().map(|k| k.dtype_to.clone()).collect()),
@@ -359,15 +472,29 @@ pub fn op_counts(log: &Log, section: &Section, program: &str) -> Result<RecordBa
 }
 
 /// `[transfer]`: transfers per execution of the profiled unit (Table 5).
-pub fn transfer_counts(log: &Log, section: &Section, program: &str) -> Result<RecordBatch, PluginError> {
-    let r = Reader::new(log, section, &["variant", "path", "count", "size_bytes"], &[])?;
-    let (mut variants, mut paths, mut counts, mut sizes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+pub fn transfer_counts(
+    log: &Log,
+    section: &Section,
+    program: &str,
+) -> Result<RecordBatch, PluginError> {
+    let r = Reader::new(
+        log,
+        section,
+        &["variant", "path", "count", "size_bytes"],
+        &[],
+    )?;
+    let (mut variants, mut paths, mut counts, mut sizes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut seen = BTreeMap::new();
     for row in r.rows() {
         let variant = r.text(row, "variant")?;
         let path = r.choice(row, "path", TRANSFER_PATHS)?;
         let size = r.integer(row, "size_bytes", Sign::Positive)?;
-        r.unique(&mut seen, format!("variant {variant}: {path} of {size} bytes"), row)?;
+        r.unique(
+            &mut seen,
+            format!("variant {variant}: {path} of {size} bytes"),
+            row,
+        )?;
         counts.push(r.integer(row, "count", Sign::NonNegative)?);
         variants.push(variant);
         paths.push(path);
@@ -383,10 +510,26 @@ pub fn transfer_counts(log: &Log, section: &Section, program: &str) -> Result<Re
 }
 
 /// `[measured]`: measured run times.
-pub fn measured_runs(log: &Log, section: &Section, program: &str, device: &str) -> Result<RecordBatch, PluginError> {
-    let r = Reader::new(log, section, &["variant", "phase", "repetitions", "seconds"], &["parameters"])?;
-    let (mut ids, mut variants, mut parameters, mut phases, mut repetitions, mut seconds) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+pub fn measured_runs(
+    log: &Log,
+    section: &Section,
+    program: &str,
+    device: &str,
+) -> Result<RecordBatch, PluginError> {
+    let r = Reader::new(
+        log,
+        section,
+        &["variant", "phase", "repetitions", "seconds"],
+        &["parameters"],
+    )?;
+    let (mut ids, mut variants, mut parameters, mut phases, mut repetitions, mut seconds) = (
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+    );
     let mut seen = BTreeMap::new();
     for row in r.rows() {
         let variant = r.text(row, "variant")?;
@@ -419,7 +562,12 @@ pub fn reference_values(
     program: &str,
     source: Option<&str>,
 ) -> Result<RecordBatch, PluginError> {
-    let r = Reader::new(log, section, &["variant", "table", "column", "label", "value", "unit"], &["source"])?;
+    let r = Reader::new(
+        log,
+        section,
+        &["variant", "table", "column", "label", "value", "unit"],
+        &["source"],
+    )?;
     let mut out: [Vec<String>; 6] = Default::default();
     let mut values = Vec::new();
     let mut seen = BTreeMap::new();
@@ -428,21 +576,52 @@ pub fn reference_values(
         let table_field = r.required(row, "table")?;
         let Some(table) = yosoku_tables::table(&table_field.text) else {
             let names: Vec<&str> = yosoku_tables::TABLES.iter().map(|t| t.name).collect();
-            return Err(r.error(row, table_field, format!("column `table`: expected a canonical table ({}), found `{}`", names.join(", "), table_field.text)));
+            return Err(r.error(
+                row,
+                table_field,
+                format!(
+                    "column `table`: expected a canonical table ({}), found `{}`",
+                    names.join(", "),
+                    table_field.text
+                ),
+            ));
         };
         let column_field = r.required(row, "column")?;
         let Some(column) = table.column(&column_field.text) else {
             let names: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
-            return Err(r.error(row, column_field, format!("column `column`: table `{}` has no column `{}`; it has: {}", table.name, column_field.text, names.join(", "))));
+            return Err(r.error(
+                row,
+                column_field,
+                format!(
+                    "column `column`: table `{}` has no column `{}`; it has: {}",
+                    table.name,
+                    column_field.text,
+                    names.join(", ")
+                ),
+            ));
         };
         let unit_field = r.required(row, "unit")?;
         if let Some(unit) = column.unit
             && unit != unit_field.text
         {
-            return Err(r.error(row, unit_field, format!("column `unit`: `{}.{}` is in {unit}, found `{}`", table.name, column.name, unit_field.text)));
+            return Err(r.error(
+                row,
+                unit_field,
+                format!(
+                    "column `unit`: `{}.{}` is in {unit}, found `{}`",
+                    table.name, column.name, unit_field.text
+                ),
+            ));
         }
         let label = r.text(row, "label")?;
-        r.unique(&mut seen, format!("variant {variant}: {}.{} of `{label}`", table.name, column.name), row)?;
+        r.unique(
+            &mut seen,
+            format!(
+                "variant {variant}: {}.{} of `{label}`",
+                table.name, column.name
+            ),
+            row,
+        )?;
         values.push(r.float(row, "value", None)?);
         let row_source = r.optional(row, "source").map(|f| f.text.as_str());
         let full_source = match (source, row_source) {
@@ -450,12 +629,23 @@ pub fn reference_values(
             (Some(a), None) => a.to_owned(),
             (None, Some(b)) => b.to_owned(),
             (None, None) => {
-                return Err(PluginError::at_line(&log.path, row.line, "no source: give `@source` or a `source` column"));
+                return Err(PluginError::at_line(
+                    &log.path,
+                    row.line,
+                    "no source: give `@source` or a `source` column",
+                ));
             }
         };
-        for (i, v) in [variant, table.name.to_owned(), column.name.to_owned(), label, unit_field.text.clone(), full_source]
-            .into_iter()
-            .enumerate()
+        for (i, v) in [
+            variant,
+            table.name.to_owned(),
+            column.name.to_owned(),
+            label,
+            unit_field.text.clone(),
+            full_source,
+        ]
+        .into_iter()
+        .enumerate()
         {
             out[i].push(v);
         }

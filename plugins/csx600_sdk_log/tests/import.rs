@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
-use yosoku_plugin_csx600_sdk_log::{read_microbench, read_profile};
+use yosoku_plugin_csx600_sdk_log::{Tables, read_microbench, read_profile};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,7 +33,13 @@ fn floats(batch: &RecordBatch, column: &str) -> Vec<f64> {
 fn strings(batch: &RecordBatch, column: &str) -> Vec<String> {
     let array = batch.column_by_name(column).unwrap().as_string::<i32>();
     (0..array.len())
-        .map(|i| if array.is_null(i) { "-".to_owned() } else { array.value(i).to_owned() })
+        .map(|i| {
+            if array.is_null(i) {
+                "-".to_owned()
+            } else {
+                array.value(i).to_owned()
+            }
+        })
         .collect()
 }
 
@@ -67,9 +73,19 @@ fn the_shipped_microbenchmarks_hold_tables_1_and_2() {
     assert_eq!(find(("mono", false), "int", "div", "-"), 0.039e9);
     assert_eq!(find(("poly", false), "int", "cast", "double"), 1.83e9);
     assert_eq!(find(("poly", true), "double", "split", "-"), 22.06e9);
-    let executions = t.column_by_name("executions").unwrap().as_primitive::<Int64Type>();
-    assert_eq!(executions.null_count(), 10, "Table 2 gives no execution counts");
-    assert_eq!(strings(t, "device")[0], "CSX600 (ClearSpeed Advance board, 210 MHz)");
+    let executions = t
+        .column_by_name("executions")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    assert_eq!(
+        executions.null_count(),
+        10,
+        "Table 2 gives no execution counts"
+    );
+    assert_eq!(
+        strings(t, "device")[0],
+        "CSX600 (ClearSpeed Advance board, 210 MHz)"
+    );
 }
 
 #[test]
@@ -77,7 +93,11 @@ fn the_illustrative_curves_say_so_in_every_row() {
     let tables = read_microbench(&data("illustrative-bandwidth.csx600.log")).unwrap();
     let curves = table(&tables, "bandwidth_curves");
     assert_eq!(curves.num_rows(), 30);
-    assert!(strings(curves, "provenance").iter().all(|p| p == "illustrative"));
+    assert!(
+        strings(curves, "provenance")
+            .iter()
+            .all(|p| p == "illustrative")
+    );
     assert_eq!(floats(curves, "bandwidth_bytes_per_sec")[0], 7.843e6);
 }
 
@@ -88,10 +108,17 @@ fn the_shipped_profiles_hold_tables_3_5_and_6() {
     assert_eq!(names, ["csx600_op_counts", "runs", "reference_values"]);
     let counts = table(&tables, "csx600_op_counts");
     assert_eq!(counts.num_rows(), 16);
-    assert_eq!(floats(counts, "count")[3], 12.5e6, "d=2 vector mul: (2n+1)N/4 per PE");
+    assert_eq!(
+        floats(counts, "count")[3],
+        12.5e6,
+        "d=2 vector mul: (2n+1)N/4 per PE"
+    );
     let runs = table(&tables, "runs");
     assert_eq!(floats(runs, "measured_secs"), [3.643, 5.179]);
-    assert_eq!(strings(runs, "run_id"), ["montecarlo/d=2/compute", "montecarlo/d=3/compute"]);
+    assert_eq!(
+        strings(runs, "run_id"),
+        ["montecarlo/d=2/compute", "montecarlo/d=3/compute"]
+    );
     let refs = table(&tables, "reference_values");
     assert_eq!(refs.num_rows(), 16 + 16 + 6);
     assert!(strings(refs, "source")[0].ends_with(", Table 3"));
@@ -99,13 +126,22 @@ fn the_shipped_profiles_hold_tables_3_5_and_6() {
     let tables = read_profile(&data("himeno-profile.csx600.log")).unwrap();
     let transfers = table(&tables, "csx600_transfer_counts");
     assert_eq!(transfers.num_rows(), 10);
-    let counts = transfers.column_by_name("transfer_count").unwrap().as_primitive::<Int64Type>();
+    let counts = transfers
+        .column_by_name("transfer_count")
+        .unwrap()
+        .as_primitive::<Int64Type>();
     assert_eq!(counts.value(9), 128016);
-    assert_eq!(floats(table(&tables, "runs"), "measured_secs"), [7.473, 2.379, 60.21, 18.17]);
+    assert_eq!(
+        floats(table(&tables, "runs"), "measured_secs"),
+        [7.473, 2.379, 60.21, 18.17]
+    );
 }
 
 /// Writes `text` to a log file and returns the error the importer gives.
-fn error_of(read: fn(&Path) -> Result<Vec<(String, RecordBatch)>, yosoku_plugin_sdk::PluginError>, text: &str) -> String {
+fn error_of(
+    read: fn(&Path) -> Result<Tables, yosoku_plugin_sdk::PluginError>,
+    text: &str,
+) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.log");
     std::fs::write(&path, text).unwrap();
@@ -119,47 +155,128 @@ const BENCH_HEAD: &str = "@format csx600-sdk-log 1\n@device CSX600\n[op_throughp
 fn malformed_microbenchmarks_name_file_line_column_and_expectation() {
     for (body, expected) in [
         // missing column
-        ("exec_unit vector dtype op\npoly no double add\n", "bad.log:4: [op_throughput] lacks column(s) `gops`; it needs: exec_unit, vector, dtype, op, gops"),
+        (
+            "exec_unit vector dtype op\npoly no double add\n",
+            "bad.log:4: [op_throughput] lacks column(s) `gops`; it needs: exec_unit, vector, dtype, op, gops",
+        ),
         // non-numeric value
-        ("exec_unit vector dtype op gops\npoly no double add fast\n", "bad.log:5:20: column `gops`: expected a number, found `fast`"),
+        (
+            "exec_unit vector dtype op gops\npoly no double add fast\n",
+            "bad.log:5:20: column `gops`: expected a number, found `fast`",
+        ),
         // negative and zero throughput
-        ("exec_unit vector dtype op gops\npoly no double add -1.2\n", "bad.log:5:20: column `gops`: expected a finite number > 0, found -1.2"),
-        ("exec_unit vector dtype op gops\npoly no double add 0\n", "bad.log:5:20: column `gops`: expected a finite number > 0, found 0"),
+        (
+            "exec_unit vector dtype op gops\npoly no double add -1.2\n",
+            "bad.log:5:20: column `gops`: expected a finite number > 0, found -1.2",
+        ),
+        (
+            "exec_unit vector dtype op gops\npoly no double add 0\n",
+            "bad.log:5:20: column `gops`: expected a finite number > 0, found 0",
+        ),
         // duplicate rows
-        ("exec_unit vector dtype op gops\npoly no double add 1.3\npoly no double add 1.4\n", "bad.log:6: duplicate row in [op_throughput]: poly scalar double add is already given on line 5"),
+        (
+            "exec_unit vector dtype op gops\npoly no double add 1.3\npoly no double add 1.4\n",
+            "bad.log:6: duplicate row in [op_throughput]: poly scalar double add is already given on line 5",
+        ),
         // values outside the vocabulary
-        ("exec_unit vector dtype op gops\ngpu no double add 1\n", "bad.log:5:1: column `exec_unit`: expected one of mono, poly, found `gpu`"),
-        ("exec_unit vector dtype op gops\npoly no double sqrt 1\n", "bad.log:5:16: column `op`: expected one of add, mul, mac, div, cast, build, split, found `sqrt`"),
-        ("exec_unit vector dtype op gops\npoly maybe double add 1\n", "bad.log:5:6: column `vector`: expected one of yes, no, found `maybe`"),
-        ("exec_unit vector dtype op gops\npoly no int cast 1\n", "bad.log:5:13: a cast needs its target type in column `dtype_to`"),
-        ("exec_unit vector dtype op gops\nmono yes double add 1\n", "bad.log:5:6: the mono unit has no vector unit: expected `no`"),
-        ("exec_unit vector dtype op gops speed\n", "bad.log:4:32: unknown column `speed` in [op_throughput]; expected columns: exec_unit, vector, dtype, op, gops, dtype_to, executions"),
-        ("exec_unit vector dtype op gops\npoly no double add\n", "bad.log:5:1: expected 5 fields (exec_unit vector dtype op gops) as in the header of [op_throughput] on line 4, found 4"),
-        ("exec_unit vector dtype op gops executions\npoly no double add 1 2.5\n", "bad.log:5:22: column `executions`: expected an integer, found `2.5`"),
+        (
+            "exec_unit vector dtype op gops\ngpu no double add 1\n",
+            "bad.log:5:1: column `exec_unit`: expected one of mono, poly, found `gpu`",
+        ),
+        (
+            "exec_unit vector dtype op gops\npoly no double sqrt 1\n",
+            "bad.log:5:16: column `op`: expected one of add, mul, mac, div, cast, build, split, found `sqrt`",
+        ),
+        (
+            "exec_unit vector dtype op gops\npoly maybe double add 1\n",
+            "bad.log:5:6: column `vector`: expected one of yes, no, found `maybe`",
+        ),
+        (
+            "exec_unit vector dtype op gops\npoly no int cast 1\n",
+            "bad.log:5:13: a cast needs its target type in column `dtype_to`",
+        ),
+        (
+            "exec_unit vector dtype op gops\nmono yes double add 1\n",
+            "bad.log:5:6: the mono unit has no vector unit: expected `no`",
+        ),
+        (
+            "exec_unit vector dtype op gops speed\n",
+            "bad.log:4:32: unknown column `speed` in [op_throughput]; expected columns: exec_unit, vector, dtype, op, gops, dtype_to, executions",
+        ),
+        (
+            "exec_unit vector dtype op gops\npoly no double add\n",
+            "bad.log:5:1: expected 5 fields (exec_unit vector dtype op gops) as in the header of [op_throughput] on line 4, found 4",
+        ),
+        (
+            "exec_unit vector dtype op gops executions\npoly no double add 1 2.5\n",
+            "bad.log:5:22: column `executions`: expected an integer, found `2.5`",
+        ),
     ] {
         let err = error_of(read_microbench, &format!("{BENCH_HEAD}{body}"));
         assert_eq!(err, expected, "for input:\n{body}");
     }
-    let err = error_of(read_microbench, "@format csx600-sdk-log 1\n[op_throughput]\nexec_unit vector dtype op gops\n");
-    assert_eq!(err, "bad.log: missing directive `@device` (the device the benchmarks ran on)");
-    let err = error_of(read_microbench, "@format csx600-sdk-log 1\n@device X\n[bandwidth]\npath size_bytes mbytes_per_sec\nswazzle 8 1.0\n");
-    assert!(err.starts_with("bad.log:5: no provenance: give `@provenance measured`"), "{err}");
-    let err = error_of(read_microbench, "@format csx600-sdk-log 1\n@device X\n[op_count]\nvariant\n");
-    assert_eq!(err, "bad.log:3: unexpected section [op_count] in a microbench log; expected: [op_throughput], [bandwidth]");
+    let err = error_of(
+        read_microbench,
+        "@format csx600-sdk-log 1\n[op_throughput]\nexec_unit vector dtype op gops\n",
+    );
+    assert_eq!(
+        err,
+        "bad.log: missing directive `@device` (the device the benchmarks ran on)"
+    );
+    let err = error_of(
+        read_microbench,
+        "@format csx600-sdk-log 1\n@device X\n[bandwidth]\npath size_bytes mbytes_per_sec\nswazzle 8 1.0\n",
+    );
+    assert!(
+        err.starts_with("bad.log:5: no provenance: give `@provenance measured`"),
+        "{err}"
+    );
+    let err = error_of(
+        read_microbench,
+        "@format csx600-sdk-log 1\n@device X\n[op_count]\nvariant\n",
+    );
+    assert_eq!(
+        err,
+        "bad.log:3: unexpected section [op_count] in a microbench log; expected: [op_throughput], [bandwidth]"
+    );
 }
 
 #[test]
 fn malformed_profiles_are_refused_too() {
     let head = "@format csx600-sdk-log 1\n@program p\n@device X\n";
     for (body, expected) in [
-        ("[transfer]\nvariant path count size_bytes\nS swazzle 10 8\nS swazzle 11 8\n", "bad.log:7: duplicate row in [transfer]: variant S: swazzle of 8 bytes is already given on line 6"),
-        ("[transfer]\nvariant path count size_bytes\nS swazzle 10 0\n", "bad.log:6:14: column `size_bytes`: expected an integer > 0, found 0"),
-        ("[measured]\nvariant phase repetitions seconds\nS total 1 -3\n", "bad.log:6:11: column `seconds`: expected a finite number > 0, found -3"),
-        ("[reference]\nvariant table column label value unit source\nS predictions seconds total 1 s x\n", "bad.log:6:15: column `column`: table `predictions` has no column `seconds`; it has: model, device, program, variant, phase, repetitions, predicted_secs, measured_secs, error_pct, flags"),
-        ("[reference]\nvariant table column label value unit source\nS predictions predicted_secs total 1 ms x\n", "bad.log:6:38: column `unit`: `predictions.predicted_secs` is in s, found `ms`"),
-        ("[reference]\nvariant table column label value unit\nS predictions predicted_secs total 1 s\n", "bad.log:6: no source: give `@source` or a `source` column"),
-        ("[op_count]\nvariant exec_unit vector dtype op count basis\nS poly no double add 10 guessed\n", "bad.log:6:25: column `basis`: expected one of issued, operations, found `guessed`"),
-        ("[op_count]\nvariant exec_unit vector dtype op count basis\nS poly no double add - issued\n", "bad.log:6:22: column `count`: expected a value, found `-`"),
+        (
+            "[transfer]\nvariant path count size_bytes\nS swazzle 10 8\nS swazzle 11 8\n",
+            "bad.log:7: duplicate row in [transfer]: variant S: swazzle of 8 bytes is already given on line 6",
+        ),
+        (
+            "[transfer]\nvariant path count size_bytes\nS swazzle 10 0\n",
+            "bad.log:6:14: column `size_bytes`: expected an integer > 0, found 0",
+        ),
+        (
+            "[measured]\nvariant phase repetitions seconds\nS total 1 -3\n",
+            "bad.log:6:11: column `seconds`: expected a finite number > 0, found -3",
+        ),
+        (
+            "[reference]\nvariant table column label value unit source\nS predictions seconds total 1 s x\n",
+            "bad.log:6:15: column `column`: table `predictions` has no column `seconds`; it has: model, device, program, variant, phase, repetitions, predicted_secs, measured_secs, error_pct, flags",
+        ),
+        (
+            "[reference]\nvariant table column label value unit source\nS predictions predicted_secs total 1 ms x\n",
+            "bad.log:6:38: column `unit`: `predictions.predicted_secs` is in s, found `ms`",
+        ),
+        (
+            "[reference]\nvariant table column label value unit\nS predictions predicted_secs total 1 s\n",
+            "bad.log:6: no source: give `@source` or a `source` column",
+        ),
+        (
+            "[op_count]\nvariant exec_unit vector dtype op count basis\nS poly no double add 10 guessed\n",
+            "bad.log:6:25: column `basis`: expected one of issued, operations, found `guessed`",
+        ),
+        (
+            "[op_count]\nvariant exec_unit vector dtype op count basis\nS poly no double add - issued\n",
+            "bad.log:6:22: column `count`: expected a value, found `-`",
+        ),
     ] {
         let err = error_of(read_profile, &format!("{head}{body}"));
         assert_eq!(err, expected, "for input:\n{body}");
@@ -169,5 +286,8 @@ fn malformed_profiles_are_refused_too() {
 #[test]
 fn an_unreadable_file_is_named() {
     let err = read_profile(Path::new("/nonexistent/dir/x.log")).unwrap_err();
-    assert_eq!(err.to_string(), "/nonexistent/dir/x.log: No such file or directory (os error 2)");
+    assert_eq!(
+        err.to_string(),
+        "/nonexistent/dir/x.log: No such file or directory (os error 2)"
+    );
 }

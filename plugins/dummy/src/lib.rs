@@ -51,23 +51,35 @@ impl Plugin for Dummy {
 
 export_plugin!(Dummy);
 
-/// Builds a `runs` table of the given rows: (run_id, program, variant, seconds).
-pub fn runs_batch(
-    device: &str,
-    rows: &[(String, String, String, f64)],
-) -> Result<RecordBatch, PluginError> {
-    let strings = |f: &dyn Fn(&(String, String, String, f64)) -> String| -> ArrayRef {
+/// One row of the `runs` tables the dummy makes.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub id: String,
+    pub program: String,
+    pub seconds: f64,
+}
+
+/// Builds a `runs` table of whole-program runs on `device`.
+pub fn runs_batch(device: &str, rows: &[Run]) -> Result<RecordBatch, PluginError> {
+    let n = rows.len();
+    let texts = |f: fn(&Run) -> &str| -> ArrayRef {
         Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
     };
     Ok(RUNS.batch(vec![
-        strings(&|r| r.0.clone()),
-        strings(&|_| device.to_owned()),
-        strings(&|r| r.1.clone()),
-        strings(&|r| r.2.clone()),
-        Arc::new(StringArray::from(vec![None::<&str>; rows.len()])),
-        strings(&|_| "total".to_owned()),
-        Arc::new(Int64Array::from(vec![1; rows.len()])),
-        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.3))),
+        texts(|r| &r.id),
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+            device, n,
+        ))),
+        texts(|r| &r.program),
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
+        Arc::new(StringArray::from(vec![None::<&str>; n])),
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+            "total", n,
+        ))),
+        Arc::new(Int64Array::from(vec![1; n])),
+        Arc::new(Float64Array::from_iter_values(
+            rows.iter().map(|r| r.seconds),
+        )),
     ])?)
 }
 
@@ -104,10 +116,14 @@ impl Collector for Synthetic {
         let device = config.string("device")?;
         let programs = config.string_list("programs")?;
         let seconds = config.float("seconds")?;
-        let rows: Vec<(String, String, String, f64)> = programs
+        let rows: Vec<Run> = programs
             .iter()
             .enumerate()
-            .map(|(i, p)| (format!("run{i}"), p.clone(), String::new(), seconds * (i + 1) as f64))
+            .map(|(i, p)| Run {
+                id: format!("run{i}"),
+                program: p.clone(),
+                seconds: seconds * (i + 1) as f64,
+            })
             .collect();
         for (i, _) in rows.iter().enumerate() {
             out.progress(i as u64 + 1, rows.len() as u64, "making rows");
@@ -115,15 +131,32 @@ impl Collector for Synthetic {
         out.push_batch("runs", runs_batch(&device, &rows)?)?;
         let n = rows.len();
         let counters = COUNTERS.batch(vec![
-            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0.clone()))),
-            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(device.as_str(), n))),
-            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1.clone()))),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.id.clone()),
+            )),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                device.as_str(),
+                n,
+            ))),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.program.clone()),
+            )),
             Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
             Arc::new(StringArray::from(vec![None::<&str>; n])),
-            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("instructions", n))),
-            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("inst_executed", n))),
-            Arc::new(Float64Array::from_iter_values((0..n).map(|i| 1000.0 * (i + 1) as f64))),
-            Arc::new(StringArray::from_iter_values(std::iter::repeat_n("count", n))),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                "instructions",
+                n,
+            ))),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                "inst_executed",
+                n,
+            ))),
+            Arc::new(Float64Array::from_iter_values(
+                (0..n).map(|i| 1000.0 * (i + 1) as f64),
+            )),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                "count", n,
+            ))),
         ])?;
         out.push_batch("counters", counters)
     }
@@ -188,7 +221,11 @@ impl Collector for TimeCommand {
                     i + 1
                 )));
             }
-            rows.push((format!("rep{i}"), program.clone(), String::new(), seconds));
+            rows.push(Run {
+                id: format!("rep{i}"),
+                program: program.clone(),
+                seconds,
+            });
         }
         out.push_batch("runs", runs_batch(&device, &rows)?)
     }
@@ -212,7 +249,10 @@ impl Collector for Broken {
     fn info(&self) -> CollectorInfo {
         let (name, description) = match self.0 {
             Failure::Error => ("fail", "Returns an error carrying `message`"),
-            Failure::Panic => ("panic", "Panics (the host must survive and poison the plugin)"),
+            Failure::Panic => (
+                "panic",
+                "Panics (the host must survive and poison the plugin)",
+            ),
             Failure::ReleasedStream => (
                 "released_stream",
                 "Pushes an Arrow stream that is already released",
@@ -229,10 +269,7 @@ impl Collector for Broken {
                 "wrong_schema",
                 "Pushes a `runs` table whose `measured_secs` is text",
             ),
-            Failure::UndeclaredTable => (
-                "undeclared_table",
-                "Pushes a table it did not declare",
-            ),
+            Failure::UndeclaredTable => ("undeclared_table", "Pushes a table it did not declare"),
         };
         let info = CollectorInfo::importer(name, description).tables(&["runs"]);
         match self.0 {
@@ -247,7 +284,14 @@ impl Collector for Broken {
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
-        let good = || runs_batch("cpu", &[("r".into(), "p".into(), String::new(), 1.0)]);
+        let good = || {
+            let run = Run {
+                id: "r".into(),
+                program: "p".into(),
+                seconds: 1.0,
+            };
+            runs_batch("cpu", &[run])
+        };
         match self.0 {
             Failure::Error => Err(PluginError::new(config.string("message")?)),
             Failure::Panic => panic!("the dummy plugin panics on purpose"),
@@ -264,11 +308,11 @@ impl Collector for Broken {
             Failure::ReaderPanic => {
                 let batch = good()?;
                 let schema = batch.schema();
-                let items = std::iter::once(Ok(batch)).chain(std::iter::from_fn(|| -> Option<
-                    Result<RecordBatch, ArrowError>,
-                > {
-                    panic!("the dummy reader panics on purpose")
-                }));
+                let items = std::iter::once(Ok(batch)).chain(std::iter::from_fn(
+                    || -> Option<Result<RecordBatch, ArrowError>> {
+                        panic!("the dummy reader panics on purpose")
+                    },
+                ));
                 out.push_reader("runs", Box::new(RecordBatchIterator::new(items, schema)))
             }
             Failure::WrongSchema => {

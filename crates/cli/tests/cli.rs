@@ -1,0 +1,217 @@
+//! The `yosoku` binary: help, plugins, run, inspect, exit codes, and a run killed midway.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Where cargo put the plugins built as this crate's dev-dependencies.
+fn plugin_dir() -> PathBuf {
+    std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn yosoku(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yosoku"))
+        .args(args)
+        .env("YOSOKU_PLUGIN_PATH", plugin_dir())
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["plugins", "--help"],
+        vec!["inspect", "--help"],
+    ] {
+        let out = yosoku(&args);
+        assert!(out.status.success(), "{args:?}");
+        assert!(
+            text(&out.stdout).contains("Usage: yosoku"),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn plugins_lists_collectors_and_their_config_keys() {
+    let out = yosoku(&["plugins"]);
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    for expected in [
+        "csx600_sdk_log 0.1.0 (ABI v1",
+        "  microbench [importer]: ",
+        "    path (path, required): The csx600-sdk-log file",
+        "dummy 0.1.0",
+        "  time_command [runner]: ",
+        "    repetitions (integer, default 3): How many times to run it",
+    ] {
+        assert!(stdout.contains(expected), "lacks {expected:?} in\n{stdout}");
+    }
+}
+
+#[test]
+fn run_prints_the_headline_figures_and_inspect_reads_the_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("mc");
+    let pipeline = repo().join("pipelines/csx600-montecarlo.toml");
+    let out = yosoku(&[
+        "run",
+        pipeline.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("montecarlo d=2 compute: predicted_secs      3.777 s    3.775 s"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("montecarlo d=3 compute: predicted_secs      5.262 s    5.262 s"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("montecarlo d=3 compute: error_pct            1.61 %     1.60 %"),
+        "{stdout}"
+    );
+
+    let out = yosoku(&["inspect", bundle.to_str().unwrap(), "--rows", "3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("pipeline csx600-montecarlo"), "{stdout}");
+    assert!(
+        stdout.contains("input data/csx600/montecarlo-profile.csx600.log [montecarlo.path]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("opcount.cost_breakdown: 16 rows"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("predicted_secs: Float64 [s]"), "{stdout}");
+
+    let file = bundle.join("tables/opcount.predictions.arrow");
+    let out = yosoku(&["inspect", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("opcount.predictions.arrow: 2 rows"));
+
+    let out = yosoku(&["inspect", bundle.to_str().unwrap(), "--table", "nope.x"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("has no table `nope.x`; it has: bench.csx600_op_throughputs")
+    );
+}
+
+#[test]
+fn bad_input_exits_nonzero_with_the_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        "[pipeline]\nname = \"x\"\n[sources.a]\nplugin = \"dummy\"\ncollector = \"fail\"\n",
+    )
+    .unwrap();
+    let out = yosoku(&[
+        "run",
+        pipeline.to_str().unwrap(),
+        "-o",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        format!(
+            "error: {}:3:10: source `a`: plugin `dummy`, collector `fail` failed: nothing works",
+            pipeline.display()
+        )
+    );
+    assert!(!dir.path().join("out").exists());
+
+    let out = yosoku(&["inspect", dir.path().join("none.arrow").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("none.arrow: No such file or directory"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(dir.path().join("junk.arrow"), "junk").unwrap();
+    let out = yosoku(&["inspect", dir.path().join("junk.arrow").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("junk.arrow: invalid Arrow IPC data"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_bundle_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("out");
+    let pipeline = dir.path().join("p.toml");
+    let write = |seconds: &str| {
+        std::fs::write(
+            &pipeline,
+            format!(
+                "[pipeline]\nname = \"slow\"\n[sources.timing]\nplugin = \"dummy\"\ncollector = \"time_command\"\nconfig = {{ command = [\"sleep\", \"{seconds}\"], repetitions = 1 }}\n"
+            ),
+        )
+        .unwrap();
+    };
+    write("0");
+    let out = yosoku(&[
+        "run",
+        pipeline.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before = std::fs::read(bundle.join("manifest.json")).unwrap();
+
+    // A run that takes 5 s, killed (SIGKILL) after it has started collecting.
+    write("5");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yosoku"))
+        .args([
+            "run",
+            pipeline.to_str().unwrap(),
+            "-o",
+            bundle.to_str().unwrap(),
+        ])
+        .env("YOSOKU_PLUGIN_PATH", plugin_dir())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the run was not killed midway"
+    );
+    assert_eq!(std::fs::read(bundle.join("manifest.json")).unwrap(), before);
+    let table = yosoku_bundle_table_rows(&bundle);
+    assert_eq!(table, 1);
+}
+
+fn yosoku_bundle_table_rows(bundle: &Path) -> u64 {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("manifest.json")).unwrap())
+            .unwrap();
+    manifest["tables"][0]["rows"].as_u64().unwrap()
+}

@@ -1,0 +1,44 @@
+//! Keeps ARCHITECTURE.md's crate table true: every crate directory has a row, every row names an
+//! existing crate directory.
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    fn crate_dirs(root: &Path) -> BTreeSet<String> {
+        let mut dirs = BTreeSet::new();
+        for parent in ["crates", "plugins"] {
+            for entry in std::fs::read_dir(root.join(parent)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.join("Cargo.toml").is_file() {
+                    dirs.insert(format!(
+                        "{parent}/{}",
+                        path.file_name().unwrap().to_string_lossy()
+                    ));
+                }
+            }
+        }
+        dirs.insert("xtask".to_owned());
+        dirs
+    }
+
+    #[test]
+    fn every_crate_has_a_row_and_every_row_a_crate() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+        let rows: BTreeSet<String> = text
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .filter_map(|l| l.split('|').nth(2))
+            .map(|cell| cell.trim().trim_matches('`').to_owned())
+            .collect();
+        let dirs = crate_dirs(root);
+        let missing: Vec<_> = dirs.difference(&rows).collect();
+        let stale: Vec<_> = rows.difference(&dirs).collect();
+        assert!(
+            missing.is_empty() && stale.is_empty(),
+            "ARCHITECTURE.md: crates without a row: {missing:?}; rows without a crate: {stale:?}"
+        );
+    }
+}
