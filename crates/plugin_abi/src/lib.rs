@@ -56,6 +56,61 @@ impl YosokuError {
             private_data: std::ptr::null_mut(),
         }
     }
+
+    /// Fills `*error` with `message` (NUL bytes replaced) and a release that frees it with this
+    /// library's allocator. Used by whichever side reports the error, host or plugin.
+    ///
+    /// # Safety
+    /// `error` is null (then nothing happens) or points to a writable `YosokuError`.
+    pub unsafe fn fill(error: *mut YosokuError, message: &str) {
+        if error.is_null() {
+            return;
+        }
+        let message = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: non-null and writable per the contract.
+        unsafe {
+            error.write(YosokuError {
+                message: message.into_raw(),
+                release: Some(release_filled_error),
+                private_data: std::ptr::null_mut(),
+            });
+        }
+    }
+
+    /// Copies the message out of an error the other side filled (or left zeroed) and releases it
+    /// through the other side's own `release`.
+    ///
+    /// # Safety
+    /// `self` was zeroed before the call and filled, if at all, as the ABI specifies.
+    pub unsafe fn take_message(&mut self) -> Option<String> {
+        let message = (!self.message.is_null()).then(|| {
+            // SAFETY: a non-null message is NUL-terminated per the ABI.
+            unsafe { std::ffi::CStr::from_ptr(self.message) }
+                .to_string_lossy()
+                .into_owned()
+        });
+        if let Some(release) = self.release {
+            // SAFETY: per the ABI the filler's release frees its own message.
+            unsafe { release(self) };
+        }
+        message
+    }
+}
+
+/// The release of errors filled by [`YosokuError::fill`].
+unsafe extern "C" fn release_filled_error(error: *mut YosokuError) {
+    if error.is_null() {
+        return;
+    }
+    // SAFETY: `message` was made by `CString::into_raw` in `fill` and is released once.
+    unsafe {
+        let error = &mut *error;
+        if !error.message.is_null() {
+            drop(std::ffi::CString::from_raw(error.message));
+        }
+        error.message = std::ptr::null_mut();
+        error.release = None;
+    }
 }
 
 /// `struct ArrowArrayStream` of the Arrow C stream interface
@@ -172,6 +227,22 @@ mod tests {
         // u32 then pointers: the u32 is padded to pointer alignment.
         assert_eq!(size_of::<YosokuPlugin>(), 4 * ptr);
         assert_eq!(align_of::<YosokuPlugin>(), ptr);
+    }
+
+    #[test]
+    fn a_filled_error_gives_its_message_once_and_releases_it() {
+        let mut error = YosokuError::empty();
+        // SAFETY: a valid, zeroed error.
+        unsafe { YosokuError::fill(&mut error, "bad\0thing") };
+        assert!(error.release.is_some());
+        // SAFETY: filled by `fill`.
+        assert_eq!(
+            unsafe { error.take_message() }.as_deref(),
+            Some("bad thing")
+        );
+        assert!(error.message.is_null() && error.release.is_none());
+        // SAFETY: released, so zeroed again.
+        assert_eq!(unsafe { error.take_message() }, None);
     }
 
     #[test]

@@ -50,19 +50,8 @@ unsafe impl Send for PluginState {}
 /// # Safety
 /// `error` was zeroed before the call and filled (or not) as the ABI specifies.
 unsafe fn take_message(error: &mut YosokuError) -> String {
-    let message = if error.message.is_null() {
-        "the plugin gave no error message".to_owned()
-    } else {
-        // SAFETY: non-null messages are NUL-terminated per the ABI.
-        unsafe { CStr::from_ptr(error.message) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    if let Some(release) = error.release {
-        // SAFETY: the plugin's release frees its own message.
-        unsafe { release(error) };
-    }
-    message
+    // SAFETY: forwarded contract.
+    unsafe { error.take_message() }.unwrap_or_else(|| "the plugin gave no error message".to_owned())
 }
 
 impl LoadedPlugin {

@@ -1,6 +1,6 @@
 //! The host side of `YosokuTableSink`: receives the streams a collector pushes.
 
-use std::ffi::{CStr, CString, c_char, c_void};
+use std::ffi::{CStr, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -63,35 +63,11 @@ impl Drop for Sink<'_> {
     }
 }
 
-unsafe extern "C" fn release_host_error(error: *mut YosokuError) {
-    if error.is_null() {
-        return;
-    }
-    // SAFETY: `message` came from `CString::into_raw` in `fail` and is released once.
-    unsafe {
-        let error = &mut *error;
-        if !error.message.is_null() {
-            drop(CString::from_raw(error.message));
-        }
-        error.message = std::ptr::null_mut();
-        error.release = None;
-    }
-}
-
 /// # Safety
 /// `error` is null or writable.
 unsafe fn fail(error: *mut YosokuError, message: &str) -> YosokuStatus {
-    if !error.is_null() {
-        let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
-        // SAFETY: writable per the contract.
-        unsafe {
-            error.write(YosokuError {
-                message: message.into_raw(),
-                release: Some(release_host_error),
-                private_data: std::ptr::null_mut(),
-            });
-        }
-    }
+    // SAFETY: forwarded contract.
+    unsafe { YosokuError::fill(error, message) };
     YOSOKU_ERROR
 }
 

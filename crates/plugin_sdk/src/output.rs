@@ -10,7 +10,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 use yosoku_plugin_abi::{ArrowArrayStream, YOSOKU_OK, YosokuError, YosokuTableSink};
 
 use crate::PluginError;
-use crate::runtime::{panic_message, poison, take_error_message};
+use crate::runtime::{panic_message, poison};
 
 /// The host's sink for one `collect` call: push named tables, report progress.
 #[derive(Debug)]
@@ -90,7 +90,7 @@ impl Output<'_> {
             Ok(())
         } else {
             // SAFETY: the host filled `error` as the ABI specifies.
-            let message = unsafe { take_error_message(&mut error) };
+            let message = unsafe { error.take_message() };
             Err(PluginError::new(format!(
                 "the host refused table `{name}`: {}",
                 message.unwrap_or_else(|| "no message".to_owned())

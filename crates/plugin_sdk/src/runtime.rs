@@ -125,57 +125,13 @@ enum Failure {
     Unsupported(String),
 }
 
-/// Fills `error` with `message`; the host releases it with [`release_error`].
+/// Fills `error` with `message` for the host.
 ///
 /// # Safety
 /// `error` is null or points to a writable `YosokuError`.
 unsafe fn set_error(error: *mut YosokuError, message: &str) {
-    if error.is_null() {
-        return;
-    }
-    let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    // SAFETY: non-null and writable per the contract.
-    unsafe {
-        error.write(YosokuError {
-            message: message.into_raw(),
-            release: Some(release_error),
-            private_data: std::ptr::null_mut(),
-        });
-    }
-}
-
-unsafe extern "C" fn release_error(error: *mut YosokuError) {
-    if error.is_null() {
-        return;
-    }
-    // SAFETY: `message` was made by `CString::into_raw` in `set_error` and is released once.
-    unsafe {
-        let error = &mut *error;
-        if !error.message.is_null() {
-            drop(CString::from_raw(error.message));
-        }
-        error.message = std::ptr::null_mut();
-        error.release = None;
-    }
-}
-
-/// Copies the message out of an error filled by the other side and releases it.
-///
-/// # Safety
-/// `error` was filled as the ABI specifies (or left zeroed).
-pub(crate) unsafe fn take_error_message(error: &mut YosokuError) -> Option<String> {
-    let message = (!error.message.is_null())
-        // SAFETY: a non-null message is NUL-terminated per the ABI.
-        .then(|| {
-            unsafe { CStr::from_ptr(error.message) }
-                .to_string_lossy()
-                .into_owned()
-        });
-    if let Some(release) = error.release {
-        // SAFETY: per the ABI the filler's release frees its own message.
-        unsafe { release(error) };
-    }
-    message
+    // SAFETY: forwarded contract.
+    unsafe { YosokuError::fill(error, message) }
 }
 
 /// Runs `body` with the poison check and a panic guard, and maps the outcome to a status.

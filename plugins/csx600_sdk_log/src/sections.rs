@@ -345,6 +345,19 @@ fn repeat(value: &str, n: usize) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(std::iter::repeat_n(value, n)))
 }
 
+/// The five columns that name an operation (`exec_unit` to `dtype_to`), in table order.
+fn op_key_columns(keys: &[OpKey]) -> [ArrayRef; 5] {
+    [
+        utf8(keys.iter().map(|k| k.exec_unit.clone()).collect()),
+        Arc::new(BooleanArray::from(
+            keys.iter().map(|k| k.vector).collect::<Vec<_>>(),
+        )),
+        utf8(keys.iter().map(|k| k.dtype.clone()).collect()),
+        utf8(keys.iter().map(|k| k.op.clone()).collect()),
+        utf8_opt(keys.iter().map(|k| k.dtype_to.clone()).collect()),
+    ]
+}
+
 /// `[op_throughput]`: operation throughputs (Tables 1 and 2).
 pub fn op_throughputs(
     log: &Log,
@@ -368,18 +381,11 @@ pub fn op_throughputs(
         executions.push(r.optional_integer(row, "executions", Sign::Positive)?);
         keys.push(key);
     }
-    Ok(CSX600_OP_THROUGHPUTS.batch(vec![
-        repeat(device, keys.len()),
-        utf8(keys.iter().map(|k| k.exec_unit.clone()).collect()),
-        Arc::new(BooleanArray::from(
-            keys.iter().map(|k| k.vector).collect::<Vec<_>>(),
-        )),
-        utf8(keys.iter().map(|k| k.dtype.clone()).collect()),
-        utf8(keys.iter().map(|k| k.op.clone()).collect()),
-        utf8_opt(keys.iter().map(|k| k.dtype_to.clone()).collect()),
-        Arc::new(Float64Array::from(rates)),
-        Arc::new(Int64Array::from(executions)),
-    ])?)
+    let mut columns = vec![repeat(device, keys.len())];
+    columns.extend(op_key_columns(&keys));
+    columns.push(Arc::new(Float64Array::from(rates)));
+    columns.push(Arc::new(Int64Array::from(executions)));
+    Ok(CSX600_OP_THROUGHPUTS.batch(columns)?)
 }
 
 /// `[bandwidth]`: points of bandwidth curves (Figures 2-4).
@@ -456,19 +462,11 @@ pub fn op_counts(log: &Log, section: &Section, program: &str) -> Result<RecordBa
         variants.push(variant);
         keys.push(key);
     }
-    Ok(CSX600_OP_COUNTS.batch(vec![
-        repeat(program, keys.len()),
-        utf8(variants),
-        utf8(keys.iter().map(|k| k.exec_unit.clone()).collect()),
-        Arc::new(BooleanArray::from(
-            keys.iter().map(|k| k.vector).collect::<Vec<_>>(),
-        )),
-        utf8(keys.iter().map(|k| k.dtype.clone()).collect()),
-        utf8(keys.iter().map(|k| k.op.clone()).collect()),
-        utf8_opt(keys.iter().map(|k| k.dtype_to.clone()).collect()),
-        Arc::new(Float64Array::from(counts)),
-        utf8(bases),
-    ])?)
+    let mut columns = vec![repeat(program, keys.len()), utf8(variants)];
+    columns.extend(op_key_columns(&keys));
+    columns.push(Arc::new(Float64Array::from(counts)));
+    columns.push(utf8(bases));
+    Ok(CSX600_OP_COUNTS.batch(columns)?)
 }
 
 /// `[transfer]`: transfers per execution of the profiled unit (Table 5).
