@@ -11,7 +11,7 @@ use yosoku_bundle::{
     InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
 };
 use yosoku_pipeline::{Location, PipelineSpec, SourceSpec, SpecError, Stage, TableSet, run_step};
-use yosoku_plugin_host::{ConfigProblem, HostError, PluginHost, Progress};
+use yosoku_plugin_host::{ConfigProblem, Discovery, HostError, PluginHost, Progress};
 use yosoku_tables::Figure;
 
 /// Where the bundles of `yosoku run` go by default: `results/<pipeline name>`.
@@ -156,6 +156,157 @@ impl Run<'_> {
     }
 }
 
+impl Run<'_> {
+    /// Collects one source: checks its plugin, collector and configuration, resolves and hashes
+    /// its input files, runs the collector and adds its tables to `tables`.
+    fn collect_source(
+        &self,
+        source: &SourceSpec,
+        discovery: &Discovery,
+        host: &PluginHost,
+        observer: &mut dyn Observer,
+        tables: &mut TableSet,
+    ) -> Result<Collected, SpecError> {
+        let Some(plugin) = discovery.plugins.get(&source.plugin.value) else {
+            let unknown = HostError::UnknownPlugin {
+                name: source.plugin.value.clone(),
+                known: discovery.plugins.keys().cloned().collect(),
+                searched: host.search_path().to_vec(),
+                problems: discovery.problems.iter().map(ToString::to_string).collect(),
+            };
+            return Err(self.error(
+                source.plugin.location,
+                format!("source `{}`: {unknown}", source.name),
+            ));
+        };
+        let info = plugin.collector(&source.collector.value).map_err(|e| {
+            self.error(
+                source.collector.location,
+                format!("source `{}`: {e}", source.name),
+            )
+        })?;
+        let problems = yosoku_plugin_host::check_config(info, &source.config);
+        if !problems.is_empty() {
+            return Err(self.config_error(source, &problems));
+        }
+        let mut config = source.config.clone();
+        let inputs = self.resolve_paths(source, info, &mut config)?;
+
+        observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
+        let started = Instant::now();
+        let produced = plugin
+            .collect(&source.collector.value, &config, &mut |p| {
+                observer.source_progress(&source.name, &p)
+            })
+            .map_err(|e| self.error(source.location, format!("source `{}`: {e}", source.name)))?;
+        let mut names = Vec::new();
+        let mut figures = Vec::new();
+        for (table, batch) in produced {
+            figures.push(Figure::new(
+                format!("{table}: rows"),
+                batch.num_rows() as f64,
+                "",
+            ));
+            names.push(format!("{}.{table}", source.name));
+            tables
+                .insert(&source.name, &table, batch)
+                .map_err(|e| self.error(source.location, e))?;
+        }
+        let wall_secs = secs_since(started);
+        observer.step_finished("collect", &source.name, wall_secs);
+        Ok(Collected {
+            step: StepRecord {
+                id: source.name.clone(),
+                kind: format!("{}/{}", source.plugin.value, source.collector.value),
+                wall_secs,
+                tables: names,
+                figures,
+            },
+            inputs,
+            plugin: PluginRecord {
+                name: plugin.info().name.clone(),
+                version: plugin.info().version.clone(),
+                abi_version: plugin.abi_version(),
+                library: plugin
+                    .path()
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            },
+        })
+    }
+
+    /// Runs the normalize, fit and validate steps in order, adding their tables to `tables`.
+    fn run_stages(
+        &self,
+        tables: &mut TableSet,
+        observer: &mut dyn Observer,
+    ) -> Result<Vec<StageRecord>, SpecError> {
+        let mut stages = Vec::new();
+        for stage in Stage::ALL {
+            let stage_started = Instant::now();
+            let mut records = Vec::new();
+            for step in self.spec.steps.iter().filter(|s| s.value.stage() == stage) {
+                let id = step.value.id();
+                observer.step_started(stage.name(), id, step.value.kind());
+                let started = Instant::now();
+                let output = run_step(self.spec, step, tables)?;
+                let wall_secs = secs_since(started);
+                observer.step_finished(stage.name(), id, wall_secs);
+                let mut names = Vec::new();
+                for (table, batch) in output.tables {
+                    names.push(format!("{id}.{table}"));
+                    tables
+                        .insert(id, &table, batch)
+                        .map_err(|e| self.error(step.location, e))?;
+                }
+                records.push(StepRecord {
+                    id: id.to_owned(),
+                    kind: step.value.kind().to_owned(),
+                    wall_secs,
+                    tables: names,
+                    figures: output.figures,
+                });
+            }
+            if !records.is_empty() {
+                stages.push(StageRecord {
+                    stage: stage.name().into(),
+                    wall_secs: secs_since(stage_started),
+                    steps: records,
+                });
+            }
+        }
+        Ok(stages)
+    }
+}
+
+/// What collecting one source adds to the manifest.
+struct Collected {
+    step: StepRecord,
+    inputs: Vec<InputFile>,
+    plugin: PluginRecord,
+}
+
+/// The manifest's record of every table.
+fn table_records(tables: &TableSet) -> Vec<TableRecord> {
+    tables
+        .iter()
+        .map(|(name, batch)| TableRecord {
+            name: name.to_owned(),
+            file: format!(
+                "{}/{}",
+                yosoku_bundle::TABLES_DIR,
+                yosoku_bundle::table_file_name(name)
+            ),
+            kind: name
+                .split_once('.')
+                .and_then(|(_, t)| yosoku_tables::table(t))
+                .map(|t| t.name.to_owned()),
+            rows: batch.num_rows() as u64,
+        })
+        .collect()
+}
+
 /// Runs the pipeline in `pipeline_file` and writes its bundle.
 pub fn run_pipeline(
     pipeline_file: &Path,
@@ -187,131 +338,20 @@ pub fn run_pipeline(
     let mut collect_steps = Vec::new();
     let collect_started = Instant::now();
     for source in &spec.sources {
-        let Some(plugin) = discovery.plugins.get(&source.plugin.value) else {
-            let unknown = HostError::UnknownPlugin {
-                name: source.plugin.value.clone(),
-                known: discovery.plugins.keys().cloned().collect(),
-                searched: host.search_path().to_vec(),
-                problems: discovery.problems.iter().map(ToString::to_string).collect(),
-            };
-            return Err(run
-                .error(
-                    source.plugin.location,
-                    format!("source `{}`: {unknown}", source.name),
-                )
-                .into());
-        };
-        let info = plugin.collector(&source.collector.value).map_err(|e| {
-            run.error(
-                source.collector.location,
-                format!("source `{}`: {e}", source.name),
-            )
-        })?;
-        let problems = yosoku_plugin_host::check_config(info, &source.config);
-        if !problems.is_empty() {
-            return Err(run.config_error(source, &problems).into());
+        let collected = run.collect_source(source, &discovery, &host, observer, &mut tables)?;
+        inputs.extend(collected.inputs);
+        if !plugins.iter().any(|p| p.name == collected.plugin.name) {
+            plugins.push(collected.plugin);
         }
-        let mut config = source.config.clone();
-        inputs.extend(run.resolve_paths(source, info, &mut config)?);
-
-        observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
-        let step_started = Instant::now();
-        let produced = plugin
-            .collect(&source.collector.value, &config, &mut |p| {
-                observer.source_progress(&source.name, &p)
-            })
-            .map_err(|e| run.error(source.location, format!("source `{}`: {e}", source.name)))?;
-        let mut names = Vec::new();
-        let mut figures = Vec::new();
-        for (table, batch) in produced {
-            figures.push(Figure::new(
-                format!("{table}: rows"),
-                batch.num_rows() as f64,
-                "",
-            ));
-            names.push(format!("{}.{table}", source.name));
-            tables
-                .insert(&source.name, &table, batch)
-                .map_err(|e| run.error(source.location, e))?;
-        }
-        let wall_secs = secs_since(step_started);
-        observer.step_finished("collect", &source.name, wall_secs);
-        collect_steps.push(StepRecord {
-            id: source.name.clone(),
-            kind: format!("{}/{}", source.plugin.value, source.collector.value),
-            wall_secs,
-            tables: names,
-            figures,
-        });
-        if !plugins.iter().any(|p| p.name == plugin.info().name) {
-            plugins.push(PluginRecord {
-                name: plugin.info().name.clone(),
-                version: plugin.info().version.clone(),
-                abi_version: plugin.abi_version(),
-                library: plugin
-                    .path()
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            });
-        }
+        collect_steps.push(collected.step);
     }
     let mut stages = vec![StageRecord {
         stage: "collect".into(),
         wall_secs: secs_since(collect_started),
         steps: collect_steps,
     }];
+    stages.extend(run.run_stages(&mut tables, observer)?);
 
-    for stage in Stage::ALL {
-        let stage_started = Instant::now();
-        let mut records = Vec::new();
-        for step in spec.steps.iter().filter(|s| s.value.stage() == stage) {
-            let id = step.value.id();
-            observer.step_started(stage.name(), id, step.value.kind());
-            let step_started = Instant::now();
-            let output = run_step(&spec, step, &tables)?;
-            let wall_secs = secs_since(step_started);
-            observer.step_finished(stage.name(), id, wall_secs);
-            let mut names = Vec::new();
-            for (table, batch) in output.tables {
-                names.push(format!("{id}.{table}"));
-                tables
-                    .insert(id, &table, batch)
-                    .map_err(|e| run.error(step.location, e))?;
-            }
-            records.push(StepRecord {
-                id: id.to_owned(),
-                kind: step.value.kind().to_owned(),
-                wall_secs,
-                tables: names,
-                figures: output.figures,
-            });
-        }
-        if !records.is_empty() {
-            stages.push(StageRecord {
-                stage: stage.name().into(),
-                wall_secs: secs_since(stage_started),
-                steps: records,
-            });
-        }
-    }
-
-    let table_records = tables
-        .iter()
-        .map(|(name, batch)| TableRecord {
-            name: name.to_owned(),
-            file: format!(
-                "{}/{}",
-                yosoku_bundle::TABLES_DIR,
-                yosoku_bundle::table_file_name(name)
-            ),
-            kind: name
-                .split_once('.')
-                .and_then(|(_, t)| yosoku_tables::table(t))
-                .map(|t| t.name.to_owned()),
-            rows: batch.num_rows() as u64,
-        })
-        .collect();
     let manifest = Manifest {
         format: yosoku_bundle::manifest::FORMAT.into(),
         format_version: yosoku_bundle::manifest::FORMAT_VERSION,
@@ -329,7 +369,7 @@ pub fn run_pipeline(
         inputs,
         plugins,
         stages,
-        tables: table_records,
+        tables: table_records(&tables),
     };
     let bundle_dir = options
         .bundle_dir
