@@ -67,3 +67,7 @@ pub const DIFFERENCE: &str = "difference";
 pub const MIX_RATIO: &str = "mix_ratio";
 pub const WINDOW_SECS: &str = "window_secs";
 pub const OPS_PER_WINDOW: &str = "ops_per_window";
+
+pub const TOOL: &str = "tool";
+pub const MAPPED: &str = "mapped";
+pub const OCCURRENCES: &str = "occurrences";

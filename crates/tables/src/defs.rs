@@ -17,6 +17,8 @@ pub const OPS: &[&str] = &["add", "mul", "mac", "div", "cast", "build", "split"]
 pub const COUNT_BASES: &[&str] = &["issued", "operations"];
 /// CSX600 data paths.
 pub const TRANSFER_PATHS: &[&str] = &["mono_to_poly", "poly_to_mono", "swazzle"];
+/// What a counter measures; `time` and `rate` metrics are functions of the run time itself.
+pub const METRIC_KINDS: &[&str] = &["count", "config", "time", "rate", "ratio", "clock", "level"];
 /// Whether a number was measured or is an illustration standing in for a measurement.
 pub const PROVENANCES: &[&str] = &["measured", "illustrative"];
 pub const WORK_UNITS: &[&str] = &["ops", "bytes"];
@@ -195,6 +197,74 @@ pub static COUNTERS: TableDef = TableDef {
         label(
             col::UNIT,
             "Canonical unit of `value` (`count`, `bytes`, `s`, `bytes/s`, `ratio`, ...).",
+        ),
+        column(
+            col::KIND,
+            T::Utf8,
+            true,
+            None,
+            V::OneOf(METRIC_KINDS),
+            "What the metric measures: `count` (work: instructions, transactions, bytes), `config` (launch configuration), `time` (durations, cycles), `rate` (per second or per cycle), `ratio` (efficiencies, utilisations, occupancy), `clock` (frequencies), `level` (a 0-10 utilisation level); null when the name is not in the canonical mapping.",
+        ),
+    ],
+};
+
+pub static METRIC_NAMES: TableDef = TableDef {
+    name: "metric_names",
+    doc: "How an importer named the metrics of one file: each raw name, the canonical name it maps to, or itself when unmapped.",
+    columns: &[
+        label(
+            col::TOOL,
+            "The tool whose naming the raw name follows (`ncu`, `nvprof`, `legacy`, `gpuperfpredict`).",
+        ),
+        label(col::RAW_NAME, "The name the tool wrote."),
+        label(
+            col::METRIC,
+            "The canonical name (the raw name itself when unmapped).",
+        ),
+        column(
+            col::KIND,
+            T::Utf8,
+            true,
+            None,
+            V::OneOf(METRIC_KINDS),
+            "The canonical metric's kind; null when unmapped.",
+        ),
+        label(col::UNIT, "Canonical unit of the values."),
+        column(
+            col::MAPPED,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "Whether the canonical mapping knows the raw name.",
+        ),
+        column(
+            col::OCCURRENCES,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "How many values of this metric the file held.",
+        ),
+    ],
+};
+
+pub static OBSERVATIONS: TableDef = TableDef {
+    name: "observations",
+    doc: "One observation for a model: a run's identity, its measured time, and its features as further Float64 columns (one per counter or derived quantity; the wide form of `counters` joined with `runs`).",
+    columns: &[
+        RUN_ID,
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        column(
+            col::MEASURED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Positive,
+            "Measured time of the run (the model's target).",
         ),
     ],
 };

@@ -124,6 +124,8 @@ impl TableDef {
 pub const TABLES: &[&TableDef] = &[
     &RUNS,
     &COUNTERS,
+    &METRIC_NAMES,
+    &OBSERVATIONS,
     &TRACE_RECORDS,
     &MPI_BLOCKS,
     &CSX600_OP_THROUGHPUTS,

@@ -144,7 +144,7 @@ impl Collector for Synthetic {
             Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
             Arc::new(StringArray::from(vec![None::<&str>; n])),
             Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
-                "instructions",
+                "inst_executed",
                 n,
             ))),
             Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
@@ -154,6 +154,9 @@ impl Collector for Synthetic {
             Arc::new(Float64Array::from_iter_values(
                 (0..n).map(|i| 1000.0 * (i + 1) as f64),
             )),
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                "count", n,
+            ))),
             Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
                 "count", n,
             ))),

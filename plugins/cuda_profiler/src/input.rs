@@ -1,0 +1,158 @@
+//! Reading profiler files: plain or gzip-compressed text, CSV records with their line numbers.
+
+use std::io::Read;
+use std::path::Path;
+
+use yosoku_plugin_sdk::PluginError;
+
+/// Reads a text file, decompressing it when it is gzip (by its magic bytes, whatever its name).
+pub fn read_text(path: &Path) -> Result<String, PluginError> {
+    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::with_capacity(bytes.len() * 6);
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(|e| {
+                PluginError::new(format!("{}: not a valid gzip file: {e}", path.display()))
+            })?;
+        out
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        PluginError::new(format!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+/// CSV records of `text` (RFC 4180 quoting, rows of any length), each with its 1-based line.
+pub fn csv_records(
+    path: &Path,
+    text: &str,
+) -> impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>> {
+    let path = path.to_owned();
+    csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+        .into_records()
+        .map(move |r| {
+            r.map(|record| {
+                let line = record.position().map_or(0, |p| p.line() as usize);
+                (line, record)
+            })
+            .map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                PluginError::at_line(&path, line, format!("malformed CSV: {e}"))
+            })
+        })
+}
+
+/// Column positions of a header row, by name.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub names: Vec<String>,
+}
+
+impl Header {
+    pub fn new(record: &csv::StringRecord) -> Self {
+        Self {
+            names: record.iter().map(|s| s.trim().to_owned()).collect(),
+        }
+    }
+
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// The position of a column the format requires.
+    pub fn require(
+        &self,
+        path: &Path,
+        line: usize,
+        name: &str,
+        format: &str,
+    ) -> Result<usize, PluginError> {
+        self.find(name).ok_or_else(|| {
+            PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "not {format}: the header has no column `{name}` (it has: {})",
+                    self.names.join(", ")
+                ),
+            )
+        })
+    }
+}
+
+/// The field at `index` of a record, or an error naming the line and the column.
+pub fn field<'r>(
+    path: &Path,
+    line: usize,
+    record: &'r csv::StringRecord,
+    index: usize,
+    header: &Header,
+) -> Result<&'r str, PluginError> {
+    record.get(index).ok_or_else(|| {
+        PluginError::at_line(
+            path,
+            line,
+            format!(
+                "expected {} fields as in the header, found {} (no column `{}`)",
+                header.names.len(),
+                record.len(),
+                header.names.get(index).map_or("?", String::as_str)
+            ),
+        )
+    })
+}
+
+/// The program name of a kernel signature: `matmul_tiled(const float *, ...)` -> `matmul_tiled`,
+/// `void k<1024>(float*)` -> `k<1024>`.
+pub fn kernel_program(kernel: &str) -> String {
+    let head = kernel.split('(').next().unwrap_or(kernel).trim();
+    head.strip_prefix("void ").unwrap_or(head).trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names_become_programs() {
+        assert_eq!(
+            kernel_program("matmul_tiled(const float *, const float *, float *, int)"),
+            "matmul_tiled"
+        );
+        assert_eq!(
+            kernel_program("void better_reduce_kernel<unsigned int=1024>(float*, float*)"),
+            "better_reduce_kernel<unsigned int=1024>"
+        );
+        assert_eq!(
+            kernel_program("bpnn_layerforward_CUDA"),
+            "bpnn_layerforward_CUDA"
+        );
+    }
+
+    #[test]
+    fn gzip_is_read_by_its_magic_bytes() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"a,b\n1,2\n").unwrap();
+        std::fs::write(&path, gz.finish().unwrap()).unwrap();
+        assert_eq!(read_text(&path).unwrap(), "a,b\n1,2\n");
+        std::fs::write(&path, [0x1f, 0x8b, 0, 1, 2]).unwrap();
+        assert!(
+            read_text(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("not a valid gzip file")
+        );
+    }
+}

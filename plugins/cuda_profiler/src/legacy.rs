@@ -1,0 +1,239 @@
+//! Logs of the legacy CUDA profiler (`CUDA_PROFILE=1` / `COMPUTE_PROFILE=1`, CUDA 1.x-4.x):
+//!
+//! ```text
+//! # CUDA_PROFILE_LOG_VERSION 2.0
+//! # CUDA_DEVICE 0 Tesla C2050
+//! # TIMESTAMPFACTOR fffff6f3e9b1f6c0
+//! method,gputime,cputime,occupancy,gld_request,gst_request
+//! _Z6kernelPfi,4.800,9.000,1.000,128,64
+//! ```
+//!
+//! and version 1.x, one `key=[ value ]` list per call:
+//!
+//! ```text
+//! # CUDA_PROFILE_LOG_VERSION 1.6
+//! # CUDA_DEVICE 0 GeForce GTX 285
+//! method=[ _Z6kernelPfi ] gputime=[ 4.800 ] cputime=[ 9.000 ] occupancy=[ 1.000 ] gld_32b=[ 0 ]
+//! ```
+//!
+//! `gputime` and `cputime` are in microseconds. Every call becomes a run (`memcpy*` methods in
+//! the `transfer` phase) and every other numeric field a counter.
+
+use std::path::Path;
+
+use yosoku_plugin_sdk::PluginError;
+
+use crate::builder::{RunKey, Tables};
+use crate::input::{Header, csv_records, field};
+use crate::units::{Prefixes, parse_number};
+
+#[derive(Debug, Clone, Default)]
+pub struct Labels {
+    pub device: Option<String>,
+    pub program: Option<String>,
+    pub variant: Option<String>,
+}
+
+/// One profiled call: its method and its named values.
+struct Call {
+    line: usize,
+    method: String,
+    fields: Vec<(String, String)>,
+}
+
+pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    let mut version: Option<String> = None;
+    let mut device: Option<String> = None;
+    let mut first_data_line = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if let Some(directive) = trimmed.strip_prefix('#') {
+            let directive = directive.trim();
+            if let Some(v) = directive.strip_prefix("CUDA_PROFILE_LOG_VERSION") {
+                version = Some(v.trim().to_owned());
+            } else if let Some(d) = directive.strip_prefix("CUDA_DEVICE") {
+                // `0 Tesla C2050`: the device number, then its name.
+                let d = d.trim();
+                device = Some(
+                    d.split_once(' ')
+                        .map_or(d, |(_, name)| name)
+                        .trim()
+                        .to_owned(),
+                );
+            }
+        } else if !trimmed.is_empty() {
+            first_data_line = Some(i);
+            break;
+        }
+    }
+    let Some(version) = version else {
+        return Err(PluginError::new(format!(
+            "{}: not a CUDA profiler log: no `# CUDA_PROFILE_LOG_VERSION` line",
+            path.display()
+        )));
+    };
+    let calls = match version.split('.').next() {
+        Some("1") => key_value_calls(path, text)?,
+        Some("2") => csv_calls(path, text, first_data_line.unwrap_or(0))?,
+        _ => {
+            return Err(PluginError::new(format!(
+                "{}: CUDA_PROFILE_LOG_VERSION {version} is not supported (1.x and 2.0 are)",
+                path.display()
+            )));
+        }
+    };
+    let device = labels.device.clone().or(device).ok_or_else(|| {
+        PluginError::new(format!(
+            "{}: no `# CUDA_DEVICE` line; set config key `device`",
+            path.display()
+        ))
+    })?;
+    let mut tables = Tables::new("legacy", Prefixes::Decimal);
+    for call in calls {
+        let key = RunKey {
+            run_id: format!("line{}", call.line),
+            device: device.clone(),
+            program: labels
+                .program
+                .clone()
+                .unwrap_or_else(|| call.method.clone()),
+            variant: labels.variant.clone().unwrap_or_default(),
+            kernel: Some(call.method.clone()),
+        };
+        let mut gputime = None;
+        for (name, value) in &call.fields {
+            let Some(number) = parse_number(value) else {
+                if name == "gputime" {
+                    return Err(PluginError::at_line(
+                        path,
+                        call.line,
+                        format!("`gputime`: expected a number, found `{value}`"),
+                    ));
+                }
+                continue;
+            };
+            if name == "gputime" {
+                gputime = Some(number);
+            }
+            tables.add_counter(&key, name, number, "");
+        }
+        let Some(us) = gputime else {
+            return Err(PluginError::at_line(
+                path,
+                call.line,
+                "the call has no `gputime`",
+            ));
+        };
+        let phase = if call.method.starts_with("memcpy") {
+            "transfer"
+        } else {
+            "kernel"
+        };
+        tables.add_run(&key, None, phase, us / 1e6);
+    }
+    Ok(tables)
+}
+
+/// Version 1.x: `method=[ name ] gputime=[ 4.800 ] ...` per line.
+fn key_value_calls(path: &Path, text: &str) -> Result<Vec<Call>, PluginError> {
+    let mut calls = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let mut fields = Vec::new();
+        let mut rest = trimmed;
+        while !rest.is_empty() {
+            // `rest` is a suffix of `line`: its offset is the column.
+            let column = rest.as_ptr() as usize - line.as_ptr() as usize + 1;
+            let Some((key, after)) = rest.split_once("=[") else {
+                return Err(PluginError::at(
+                    path,
+                    i + 1,
+                    column,
+                    format!("expected `key=[ value ]`, found `{rest}`"),
+                ));
+            };
+            let Some((value, after)) = after.split_once(']') else {
+                return Err(PluginError::at(
+                    path,
+                    i + 1,
+                    column,
+                    format!("`{}=[` is not closed by `]`", key.trim()),
+                ));
+            };
+            fields.push((key.trim().to_owned(), value.trim().to_owned()));
+            rest = after.trim_start();
+        }
+        let Some(pos) = fields.iter().position(|(k, _)| k == "method") else {
+            return Err(PluginError::at_line(
+                path,
+                i + 1,
+                "the call has no `method=[ ... ]`",
+            ));
+        };
+        let method = fields.remove(pos).1;
+        calls.push(Call {
+            line: i + 1,
+            method,
+            fields,
+        });
+    }
+    Ok(calls)
+}
+
+/// Version 2.0: a CSV header line, then one line per call.
+fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, PluginError> {
+    let body: String = text
+        .lines()
+        .skip(header_index)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut records =
+        csv_records(path, &body).map(|r| r.map(|(line, rec)| (line + header_index, rec)));
+    let Some(first) = records.next() else {
+        return Err(PluginError::new(format!(
+            "{}: no CSV header after the `#` lines",
+            path.display()
+        )));
+    };
+    let (header_line, header) = first?;
+    let header = Header::new(&header);
+    let format = "a CUDA profiler log (CSV, version 2.0)";
+    let method = header.require(path, header_line, "method", format)?;
+    header.require(path, header_line, "gputime", format)?;
+    let mut calls = Vec::new();
+    for record in records {
+        let (line, r) = record?;
+        if r.get(0).is_some_and(|f| f.trim_start().starts_with('#')) || r.iter().all(str::is_empty)
+        {
+            continue;
+        }
+        if r.len() != header.names.len() {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "expected {} fields as in the header, found {}",
+                    header.names.len(),
+                    r.len()
+                ),
+            ));
+        }
+        let method_name = field(path, line, &r, method, &header)?.to_owned();
+        let fields = header
+            .names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != method)
+            .map(|(i, n)| (n.clone(), r.get(i).unwrap_or("").to_owned()))
+            .collect();
+        calls.push(Call {
+            line,
+            method: method_name,
+            fields,
+        });
+    }
+    Ok(calls)
+}

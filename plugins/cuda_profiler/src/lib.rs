@@ -1,0 +1,234 @@
+//! `cuda_profiler`: imports what NVIDIA's profilers write, as canonical `runs`, `counters` and
+//! `metric_names` tables (README.md):
+//!
+//! | collector | reads |
+//! |---|---|
+//! | `ncu` | `ncu --csv` details page (long form) and raw page (wide, units row) |
+//! | `nvprof` | `nvprof --csv` metric and event summaries, `--print-gpu-trace` |
+//! | `legacy` | CUDA_PROFILE / COMPUTE_PROFILE logs, versions 1.x and 2.0 |
+//! | `gpuperfpredict` | the gpuperfpredict dataset's R-exported CSV files, gzip or not |
+//!
+//! Metric names are mapped to canonical ones by `metrics.toml`; units are normalised.
+
+pub mod builder;
+pub mod gpuperfpredict;
+pub mod input;
+pub mod legacy;
+pub mod metrics;
+pub mod ncu;
+pub mod nvprof;
+pub mod units;
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use yosoku_plugin_sdk::{
+    Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
+    export_plugin,
+};
+
+#[derive(Debug, Default)]
+pub struct CudaProfiler;
+
+impl Plugin for CudaProfiler {
+    fn name(&self) -> &'static str {
+        "cuda_profiler"
+    }
+
+    fn description(&self) -> &'static str {
+        "NVIDIA profiler output: Nsight Compute, nvprof, legacy CUDA profiler logs, the gpuperfpredict dataset"
+    }
+
+    fn collectors(&self) -> Vec<Box<dyn Collector>> {
+        vec![
+            Box::new(Ncu),
+            Box::new(Nvprof),
+            Box::new(Legacy),
+            Box::new(GpuPerfPredict),
+        ]
+    }
+}
+
+export_plugin!(CudaProfiler);
+
+/// Tables an importer made, by name.
+pub type Tables = Vec<(String, RecordBatch)>;
+
+const TABLES: &[&str] = &["runs", "counters", "metric_names"];
+
+fn label_keys(info: CollectorInfo) -> CollectorInfo {
+    info.key(ConfigKey::optional(
+        "device",
+        ConfigType::String,
+        None,
+        "Device name for every row (default: what the file says)",
+    ))
+    .key(ConfigKey::optional(
+        "program",
+        ConfigType::String,
+        None,
+        "Program for every row (default: the kernel's name)",
+    ))
+}
+
+fn push(out: &mut Output<'_>, tables: Tables) -> Result<(), PluginError> {
+    for (name, batch) in tables {
+        out.push_batch(&name, batch)?;
+    }
+    Ok(())
+}
+
+/// Reads an `ncu --csv` file (details or raw page).
+pub fn read_ncu(path: &Path, labels: &ncu::Labels) -> Result<Tables, PluginError> {
+    let text = input::read_text(path)?;
+    ncu::read(path, &text, labels)?.finish()
+}
+
+/// Reads an `nvprof --csv` file (summary or GPU trace).
+pub fn read_nvprof(path: &Path, labels: &nvprof::Labels) -> Result<Tables, PluginError> {
+    let text = input::read_text(path)?;
+    nvprof::read(path, &text, labels)?.finish()
+}
+
+/// Reads a legacy CUDA profiler log.
+pub fn read_legacy(path: &Path, labels: &legacy::Labels) -> Result<Tables, PluginError> {
+    let text = input::read_text(path)?;
+    legacy::read(path, &text, labels)?.finish()
+}
+
+/// Reads gpuperfpredict dataset files into one set of tables.
+pub fn read_gpuperfpredict(paths: &[impl AsRef<Path>]) -> Result<Tables, PluginError> {
+    read_gpuperfpredict_with(paths, &mut |_, _, _| {})
+}
+
+/// [`read_gpuperfpredict`], reporting (files done, files, next file) before each file.
+pub fn read_gpuperfpredict_with(
+    paths: &[impl AsRef<Path>],
+    progress: &mut dyn FnMut(usize, usize, &Path),
+) -> Result<Tables, PluginError> {
+    let mut tables = gpuperfpredict::tables();
+    for (i, path) in paths.iter().enumerate() {
+        let path = path.as_ref();
+        progress(i, paths.len(), path);
+        let text = input::read_text(path)?;
+        gpuperfpredict::read_into(path, &text, &mut tables)?;
+    }
+    tables.finish()
+}
+
+struct Ncu;
+
+impl Collector for Ncu {
+    fn info(&self) -> CollectorInfo {
+        label_keys(CollectorInfo::importer(
+            "ncu",
+            "`ncu --csv` output, details page (long form) or raw page (wide): counters per launch, kernel durations as runs",
+        ))
+        .key(ConfigKey::required("path", ConfigType::Path, "The CSV file (gzip allowed)"))
+        .key(ConfigKey::optional(
+            "variants",
+            ConfigType::StringList,
+            None,
+            "The variant of each launch, in launch order (e.g. the input sizes of a sweep)",
+        ))
+        .tables(TABLES)
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let labels = ncu::Labels {
+            device: config.opt_string("device")?,
+            program: config.opt_string("program")?,
+            variants: config
+                .get("variants")
+                .map(|_| config.string_list("variants"))
+                .transpose()?,
+        };
+        push(out, read_ncu(&config.path("path")?, &labels)?)
+    }
+}
+
+struct Nvprof;
+
+impl Collector for Nvprof {
+    fn info(&self) -> CollectorInfo {
+        label_keys(CollectorInfo::importer(
+            "nvprof",
+            "`nvprof --csv` output: metric/event summaries (counters) or `--print-gpu-trace` (runs)",
+        ))
+        .key(ConfigKey::required("path", ConfigType::Path, "The CSV file (gzip allowed)"))
+        .key(ConfigKey::optional("variant", ConfigType::String, None, "Variant for every row"))
+        .key(ConfigKey::optional(
+            "prefix_names",
+            ConfigType::StringList,
+            None,
+            "Names of columns a script prefixed to a trace's lines (they label each run's variant)",
+        ))
+        .tables(TABLES)
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let labels = nvprof::Labels {
+            device: config.opt_string("device")?,
+            program: config.opt_string("program")?,
+            variant: config.opt_string("variant")?,
+            prefix_names: config
+                .get("prefix_names")
+                .map(|_| config.string_list("prefix_names"))
+                .transpose()?,
+        };
+        push(out, read_nvprof(&config.path("path")?, &labels)?)
+    }
+}
+
+struct Legacy;
+
+impl Collector for Legacy {
+    fn info(&self) -> CollectorInfo {
+        label_keys(CollectorInfo::importer(
+            "legacy",
+            "Legacy CUDA profiler logs (CUDA_PROFILE / COMPUTE_PROFILE), versions 1.x and 2.0",
+        ))
+        .key(ConfigKey::required(
+            "path",
+            ConfigType::Path,
+            "The log file",
+        ))
+        .key(ConfigKey::optional(
+            "variant",
+            ConfigType::String,
+            None,
+            "Variant for every row",
+        ))
+        .tables(TABLES)
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let labels = legacy::Labels {
+            device: config.opt_string("device")?,
+            program: config.opt_string("program")?,
+            variant: config.opt_string("variant")?,
+        };
+        push(out, read_legacy(&config.path("path")?, &labels)?)
+    }
+}
+
+struct GpuPerfPredict;
+
+impl Collector for GpuPerfPredict {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "gpuperfpredict",
+            "The gpuperfpredict dataset: per-launch nvprof counters and duration, one file per kernel and GPU (.csv or .csv.gz)",
+        )
+        .key(ConfigKey::required("paths", ConfigType::PathList, "The dataset files"))
+        .tables(TABLES)
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let paths = config.path_list("paths")?;
+        let tables = read_gpuperfpredict_with(&paths, &mut |done, total, path| {
+            out.progress(done as u64, total as u64, &path.display().to_string());
+        })?;
+        push(out, tables)
+    }
+}

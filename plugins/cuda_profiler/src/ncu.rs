@@ -1,0 +1,313 @@
+//! Nsight Compute `--csv` output: the details page (long form: one row per metric of a launch,
+//! plus rule rows with empty metric fields) and the raw page (wide: one row per launch, hundreds
+//! of metric columns, a units row under the header). `==PROF==` and other `==` lines are skipped;
+//! an `==ERROR==` line is an error.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use yosoku_plugin_sdk::PluginError;
+
+use crate::builder::{RunKey, Tables};
+use crate::input::{Header, csv_records, field, kernel_program};
+use crate::units::{Prefixes, normalise, parse_number};
+
+/// How to label the launches of a file.
+#[derive(Debug, Clone, Default)]
+pub struct Labels {
+    /// Device name for every row; default `GPU <Device> (CC <CC>)` from the file.
+    pub device: Option<String>,
+    /// Program for every row; default the kernel's name.
+    pub program: Option<String>,
+    /// Variant of each launch, in launch order; default empty.
+    pub variants: Option<Vec<String>>,
+}
+
+/// The raw-page column and the details-page metric holding the kernel's duration.
+const RAW_DURATION: &str = "gpu__time_duration.sum";
+const DETAILS_DURATION: &str = "GPU Speed Of Light Throughput / Duration";
+
+/// Identity columns that precede the metrics on both pages.
+const IDENTITY: &[&str] = &[
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+];
+
+/// Gives each launch (by its `ID`) a run key, in order of first appearance.
+struct Launches<'a> {
+    path: &'a Path,
+    labels: &'a Labels,
+    keys: BTreeMap<String, RunKey>,
+    order: Vec<String>,
+}
+
+impl<'a> Launches<'a> {
+    fn new(path: &'a Path, labels: &'a Labels) -> Self {
+        Self {
+            path,
+            labels,
+            keys: BTreeMap::new(),
+            order: Vec::new(),
+        }
+    }
+
+    fn key(
+        &mut self,
+        line: usize,
+        id: &str,
+        kernel: &str,
+        device: &str,
+        cc: &str,
+    ) -> Result<&RunKey, PluginError> {
+        if !self.keys.contains_key(id) {
+            let ordinal = self.order.len();
+            let variant = match &self.labels.variants {
+                None => String::new(),
+                Some(v) => v.get(ordinal).cloned().ok_or_else(|| {
+                    PluginError::at_line(
+                        self.path,
+                        line,
+                        format!(
+                            "launch {} has no label: config key `variants` names {} launches",
+                            ordinal + 1,
+                            v.len()
+                        ),
+                    )
+                })?,
+            };
+            let key = RunKey {
+                run_id: id.to_owned(),
+                device: self
+                    .labels
+                    .device
+                    .clone()
+                    .unwrap_or_else(|| format!("GPU {device} (CC {cc})")),
+                program: self
+                    .labels
+                    .program
+                    .clone()
+                    .unwrap_or_else(|| kernel_program(kernel)),
+                variant,
+                kernel: Some(kernel.to_owned()),
+            };
+            self.order.push(id.to_owned());
+            self.keys.insert(id.to_owned(), key);
+        }
+        Ok(&self.keys[id])
+    }
+
+    /// Fails when `variants` names more launches than the file has.
+    fn check_all_labelled(&self) -> Result<(), PluginError> {
+        if let Some(v) = &self.labels.variants
+            && v.len() != self.order.len()
+        {
+            return Err(PluginError::new(format!(
+                "{}: config key `variants` names {} launches, the file has {}",
+                self.path.display(),
+                v.len(),
+                self.order.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Reads an `ncu --csv` file (details or raw page).
+pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    // Skip the profiler's own lines; they are not CSV.
+    let mut csv_start = 0;
+    let mut skipped_lines = 0;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("==") {
+            if rest.starts_with("ERROR==") {
+                return Err(PluginError::at_line(
+                    path,
+                    skipped_lines + 1,
+                    format!("ncu reported an error: {line}"),
+                ));
+            }
+            csv_start += line.len() + 1;
+            skipped_lines += 1;
+        } else {
+            break;
+        }
+    }
+    let body = &text[csv_start.min(text.len())..];
+    let mut records =
+        csv_records(path, body).map(|r| r.map(|(line, rec)| (line + skipped_lines, rec)));
+    let Some(first) = records.next() else {
+        return Err(PluginError::new(format!(
+            "{}: no CSV header: not an `ncu --csv` file",
+            path.display()
+        )));
+    };
+    let (header_line, header) = first?;
+    let header = Header::new(&header);
+    if header.find("Metric Name").is_some() && header.find("Metric Value").is_some() {
+        details(path, header_line, &header, records, labels)
+    } else if header.find("ID").is_some() && header.find("Kernel Name").is_some() {
+        raw(path, header_line, &header, records, labels)
+    } else {
+        Err(PluginError::at_line(
+            path,
+            header_line,
+            "not an `ncu --csv` file: expected a header with `Metric Name` and `Metric Value` (details page) or `ID` and `Kernel Name` (raw page)",
+        ))
+    }
+}
+
+fn details(
+    path: &Path,
+    header_line: usize,
+    header: &Header,
+    records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+    labels: &Labels,
+) -> Result<Tables, PluginError> {
+    let format = "an `ncu --csv --page details` file";
+    let id = header.require(path, header_line, "ID", format)?;
+    let kernel = header.require(path, header_line, "Kernel Name", format)?;
+    let section = header.require(path, header_line, "Section Name", format)?;
+    let name = header.require(path, header_line, "Metric Name", format)?;
+    let unit = header.require(path, header_line, "Metric Unit", format)?;
+    let value = header.require(path, header_line, "Metric Value", format)?;
+    let device = header.find("Device");
+    let cc = header.find("CC");
+
+    let mut tables = Tables::new("ncu", Prefixes::Decimal);
+    let mut launches = Launches::new(path, labels);
+    let mut durations: Vec<(String, f64)> = Vec::new();
+    let mut raw_name = String::new();
+    for record in records {
+        let (line, r) = record?;
+        if r.len() == 1 && r.get(0).is_some_and(str::is_empty) {
+            continue;
+        }
+        let metric = field(path, line, &r, name, header)?;
+        if metric.is_empty() {
+            // A rule row: advice, not a measurement.
+            continue;
+        }
+        let text = field(path, line, &r, value, header)?;
+        let Some(number) = parse_number(text) else {
+            // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
+            continue;
+        };
+        let launch_id = field(path, line, &r, id, header)?;
+        let kernel_name = field(path, line, &r, kernel, header)?;
+        let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
+        let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
+        let key = launches
+            .key(line, launch_id, kernel_name, device_id, cc_text)?
+            .clone();
+        let section_name = field(path, line, &r, section, header)?;
+        let unit_text = field(path, line, &r, unit, header)?;
+        raw_name.clear();
+        raw_name.push_str(section_name);
+        raw_name.push_str(" / ");
+        raw_name.push_str(metric);
+        if raw_name == DETAILS_DURATION {
+            durations.push((
+                launch_id.to_owned(),
+                normalise(number, unit_text, Prefixes::Decimal).value,
+            ));
+        }
+        tables.add_counter(&key, &raw_name, number, unit_text);
+    }
+    launches.check_all_labelled()?;
+    for (launch, seconds) in durations {
+        if let Some(key) = launches.keys.get(&launch) {
+            tables.add_run(key, None, "kernel", seconds);
+        }
+    }
+    Ok(tables)
+}
+
+fn raw(
+    path: &Path,
+    header_line: usize,
+    header: &Header,
+    mut records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+    labels: &Labels,
+) -> Result<Tables, PluginError> {
+    let format = "an `ncu --csv --page raw` file";
+    let id = header.require(path, header_line, "ID", format)?;
+    let kernel = header.require(path, header_line, "Kernel Name", format)?;
+    let device = header.find("Device");
+    let cc = header.find("CC");
+    let Some((units_line, units)) = records.next().transpose()? else {
+        return Err(PluginError::at_line(
+            path,
+            header_line,
+            "the header is not followed by a units row",
+        ));
+    };
+    if units.get(id).is_some_and(|v| !v.is_empty()) {
+        return Err(PluginError::at_line(
+            path,
+            units_line,
+            "expected the units row under the header (its `ID` field empty), found a launch",
+        ));
+    }
+    let metric_columns: Vec<usize> = (0..header.names.len())
+        .filter(|&i| !IDENTITY.contains(&header.names[i].as_str()))
+        .collect();
+    let duration = header.find(RAW_DURATION);
+
+    let mut tables = Tables::new("ncu", Prefixes::Decimal);
+    let mut launches = Launches::new(path, labels);
+    for record in records {
+        let (line, r) = record?;
+        if r.len() != header.names.len() {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "expected {} fields as in the header, found {}",
+                    header.names.len(),
+                    r.len()
+                ),
+            ));
+        }
+        let launch_id = field(path, line, &r, id, header)?;
+        let kernel_name = field(path, line, &r, kernel, header)?;
+        let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
+        let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
+        let key = launches
+            .key(line, launch_id, kernel_name, device_id, cc_text)?
+            .clone();
+        for &c in &metric_columns {
+            let Some(number) = r.get(c).and_then(parse_number) else {
+                continue;
+            };
+            let unit = units.get(c).unwrap_or("");
+            tables.add_counter(&key, &header.names[c], number, unit);
+        }
+        if let Some(d) = duration {
+            let text = field(path, line, &r, d, header)?;
+            let number = parse_number(text).ok_or_else(|| {
+                PluginError::at_line(
+                    path,
+                    line,
+                    format!("column `{RAW_DURATION}`: expected a number, found `{text}`"),
+                )
+            })?;
+            tables.add_run(
+                &key,
+                None,
+                "kernel",
+                normalise(number, units.get(d).unwrap_or(""), Prefixes::Decimal).value,
+            );
+        }
+    }
+    launches.check_all_labelled()?;
+    Ok(tables)
+}

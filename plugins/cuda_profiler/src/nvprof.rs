@@ -1,0 +1,273 @@
+//! nvprof `--csv` output:
+//! - metric and event summaries (`--metrics ...` / `--events ...`): one row per kernel and
+//!   metric with Min/Max/Avg, units written into the values (`100.000000%`, `190.7GB/s`,
+//!   `Low (1)`), preceded by `==PID==` banner lines;
+//! - GPU traces (`--print-gpu-trace`): one row per kernel launch or memory copy, a units row under
+//!   the header, and header and units rows repeated when several runs are concatenated (as the
+//!   gpuperfpredict scripts do, prefixing every line with the run's input size).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use yosoku_plugin_sdk::PluginError;
+
+use crate::builder::{RunKey, Tables};
+use crate::input::{Header, csv_records, field, kernel_program};
+use crate::units::{Prefixes, normalise, parse_number, split_inline_unit};
+
+/// How to label the rows of a file.
+#[derive(Debug, Clone, Default)]
+pub struct Labels {
+    pub device: Option<String>,
+    pub program: Option<String>,
+    pub variant: Option<String>,
+    /// Names of the columns a script prefixed to a trace's lines (default `prefix1`, ...).
+    pub prefix_names: Option<Vec<String>>,
+}
+
+/// `Tesla K20c (0)` -> `Tesla K20c`.
+fn device_name(text: &str) -> String {
+    match text.rfind(" (") {
+        Some(i) if text.ends_with(')') => text[..i].to_owned(),
+        _ => text.to_owned(),
+    }
+}
+
+pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    let mut csv_start = 0;
+    let mut skipped = 0;
+    for line in text.lines() {
+        if line.starts_with("==") || line.trim().is_empty() {
+            csv_start += line.len() + 1;
+            skipped += 1;
+        } else {
+            break;
+        }
+    }
+    let body = &text[csv_start.min(text.len())..];
+    let mut records = csv_records(path, body).map(|r| r.map(|(line, rec)| (line + skipped, rec)));
+    let Some(first) = records.next() else {
+        return Err(PluginError::new(format!(
+            "{}: no CSV header: not an `nvprof --csv` file",
+            path.display()
+        )));
+    };
+    let (line, header) = first?;
+    let header = Header::new(&header);
+    if header.find("Metric Name").is_some() {
+        summary(path, line, &header, records, labels, "Metric Name")
+    } else if header.find("Event Name").is_some() {
+        summary(path, line, &header, records, labels, "Event Name")
+    } else if let (Some(start), Some(_)) = (header.find("Start"), header.find("Duration")) {
+        trace(path, line, &header, start, records, labels)
+    } else {
+        Err(PluginError::at_line(
+            path,
+            line,
+            "not an `nvprof --csv` file: expected a header with `Metric Name`, `Event Name`, or `Start` and `Duration` (GPU trace)",
+        ))
+    }
+}
+
+fn summary(
+    path: &Path,
+    header_line: usize,
+    header: &Header,
+    records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+    labels: &Labels,
+    name_column: &str,
+) -> Result<Tables, PluginError> {
+    let format = "an `nvprof --csv` metric or event summary";
+    let device = header.require(path, header_line, "Device", format)?;
+    let kernel = header.require(path, header_line, "Kernel", format)?;
+    let name = header.require(path, header_line, name_column, format)?;
+    let avg = header.require(path, header_line, "Avg", format)?;
+    let mut tables = Tables::new("nvprof", Prefixes::Binary);
+    let mut keys: BTreeMap<(String, String), RunKey> = BTreeMap::new();
+    for record in records {
+        let (line, r) = record?;
+        if r.iter().all(str::is_empty) || r.get(0).is_some_and(|f| f.starts_with("==")) {
+            continue;
+        }
+        if r.len() != header.names.len() {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "expected {} fields as in the header, found {}",
+                    header.names.len(),
+                    r.len()
+                ),
+            ));
+        }
+        let device_text = field(path, line, &r, device, header)?;
+        let kernel_text = field(path, line, &r, kernel, header)?;
+        let n = keys.len();
+        let key = keys
+            .entry((device_text.to_owned(), kernel_text.to_owned()))
+            .or_insert_with(|| RunKey {
+                run_id: format!("kernel{n}"),
+                device: labels
+                    .device
+                    .clone()
+                    .unwrap_or_else(|| device_name(device_text)),
+                program: labels
+                    .program
+                    .clone()
+                    .unwrap_or_else(|| kernel_program(kernel_text)),
+                variant: labels.variant.clone().unwrap_or_default(),
+                kernel: Some(kernel_text.to_owned()),
+            })
+            .clone();
+        let metric = field(path, line, &r, name, header)?;
+        let text = field(path, line, &r, avg, header)?;
+        let (value, unit) = split_inline_unit(text).ok_or_else(|| {
+            PluginError::at_line(
+                path,
+                line,
+                format!("column `Avg` of `{metric}`: expected a number, found `{text}`"),
+            )
+        })?;
+        tables.add_counter(&key, metric, value, &unit);
+    }
+    Ok(tables)
+}
+
+fn trace(
+    path: &Path,
+    header_line: usize,
+    header: &Header,
+    start: usize,
+    records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+    labels: &Labels,
+) -> Result<Tables, PluginError> {
+    let format = "an `nvprof --csv --print-gpu-trace` file";
+    let duration = header.require(path, header_line, "Duration", format)?;
+    let name = header.require(path, header_line, "Name", format)?;
+    let device = header.find("Device");
+    // Columns a script put before `Start` label the run (e.g. the input size).
+    let prefix_names: Vec<String> = match &labels.prefix_names {
+        Some(names) if names.len() == start => names.clone(),
+        Some(names) => {
+            return Err(PluginError::at_line(
+                path,
+                header_line,
+                format!(
+                    "config key `prefix_names` names {} columns, the lines carry {start} before `Start`",
+                    names.len()
+                ),
+            ));
+        }
+        None => (1..=start).map(|i| format!("prefix{i}")).collect(),
+    };
+    let counter_columns: Vec<usize> = (start..header.names.len())
+        .filter(|&i| {
+            !matches!(
+                header.names[i].as_str(),
+                "Start"
+                    | "Duration"
+                    | "Device"
+                    | "Context"
+                    | "Stream"
+                    | "Name"
+                    | "Correlation_ID"
+                    | "Src Dev"
+                    | "Src Ctx"
+                    | "Dst Dev"
+                    | "Dst Ctx"
+                    | "SrcMemType"
+                    | "DstMemType"
+            )
+        })
+        .collect();
+    let mut tables = Tables::new("nvprof", Prefixes::Binary);
+    let mut units: Option<csv::StringRecord> = None;
+    let mut expect_units = true;
+    for record in records {
+        let (line, r) = record?;
+        if r.iter().all(str::is_empty) {
+            continue;
+        }
+        if r.get(start).is_some_and(|f| f == "Start") {
+            // A repeated header: its units row follows.
+            expect_units = true;
+            continue;
+        }
+        if expect_units {
+            units = Some(r);
+            expect_units = false;
+            continue;
+        }
+        let Some(units) = units.as_ref() else {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                "a trace row before any units row",
+            ));
+        };
+        if r.len() != header.names.len() {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "expected {} fields as in the header, found {}",
+                    header.names.len(),
+                    r.len()
+                ),
+            ));
+        }
+        let prefix: Vec<String> = (0..start)
+            .map(|i| format!("{}={}", prefix_names[i], r.get(i).unwrap_or("")))
+            .collect();
+        let name_text = field(path, line, &r, name, header)?;
+        let transfer = name_text.starts_with('[');
+        let key = RunKey {
+            run_id: format!("line{line}"),
+            device: labels.device.clone().unwrap_or_else(|| {
+                device
+                    .and_then(|d| r.get(d))
+                    .map(device_name)
+                    .unwrap_or_default()
+            }),
+            program: labels.program.clone().unwrap_or_else(|| {
+                let program = kernel_program(name_text);
+                // `matMul(float*, ...) [110]`: drop nvprof's correlation suffix.
+                program.split(" [").next().unwrap_or(&program).to_owned()
+            }),
+            variant: labels.variant.clone().unwrap_or_else(|| prefix.join(";")),
+            kernel: Some(name_text.to_owned()),
+        };
+        let duration_text = field(path, line, &r, duration, header)?;
+        let seconds = parse_number(duration_text).ok_or_else(|| {
+            PluginError::at_line(
+                path,
+                line,
+                format!("column `Duration`: expected a number, found `{duration_text}`"),
+            )
+        })?;
+        let seconds = normalise(seconds, units.get(duration).unwrap_or(""), Prefixes::Binary);
+        if seconds.unit != "s" {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "column `Duration`: expected a time unit in the units row, found `{}`",
+                    units.get(duration).unwrap_or("")
+                ),
+            ));
+        }
+        let parameters = (!prefix.is_empty()).then(|| prefix.join(";"));
+        tables.add_run(
+            &key,
+            parameters.as_deref(),
+            if transfer { "transfer" } else { "kernel" },
+            seconds.value,
+        );
+        for &c in &counter_columns {
+            if let Some(v) = r.get(c).and_then(parse_number) {
+                tables.add_counter(&key, &header.names[c], v, units.get(c).unwrap_or(""));
+            }
+        }
+    }
+    Ok(tables)
+}

@@ -1,0 +1,185 @@
+//! Values and units as the profilers write them, normalised: times to seconds, sizes to bytes,
+//! bandwidths to bytes/s, percentages to ratios, frequencies to hertz.
+//!
+//! Prefixes differ by tool, and the real files show which: nvprof writes binary multiples (a
+//! 262,144-byte copy is `256.000000 KB` and its bandwidth, 262,144 B / 28,321 ns, is printed as
+//! `8.620480 GB/s`, i.e. GiB/s), Nsight Compute decimal ones (`Kbyte` = 1,000 bytes).
+
+/// How a tool scales `K`, `M`, `G` and `T`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefixes {
+    /// 1024-based (nvprof).
+    Binary,
+    /// 1000-based (Nsight Compute, frequencies everywhere).
+    Decimal,
+}
+
+/// A number in a canonical unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantity {
+    pub value: f64,
+    pub unit: String,
+}
+
+/// Parses a number as profilers print it: optional thousands separators (`4,963,609,951.19`),
+/// exponents, surrounding spaces. `None` for text that is not a number.
+pub fn parse_number(text: &str) -> Option<f64> {
+    let t = text.trim();
+    if t.is_empty() {
+        return None;
+    }
+    if t.contains(',') {
+        // Thousands separators only: digits in groups of three after the first group.
+        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+        let digits = int.trim_start_matches(['-', '+']);
+        let mut groups = digits.split(',');
+        let first = groups.next()?;
+        if first.is_empty()
+            || first.len() > 3
+            || !groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return None;
+        }
+        let cleaned: String = int.chars().filter(|&c| c != ',').collect();
+        let joined = if frac.is_empty() && !t.contains('.') {
+            cleaned
+        } else {
+            format!("{cleaned}.{frac}")
+        };
+        return joined.parse().ok().filter(|v: &f64| v.is_finite());
+    }
+    t.parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+fn scale(prefix: char, prefixes: Prefixes) -> Option<f64> {
+    let base: f64 = match prefixes {
+        Prefixes::Binary => 1024.0,
+        Prefixes::Decimal => 1000.0,
+    };
+    Some(match prefix {
+        'K' | 'k' => base,
+        'M' => base * base,
+        'G' => base * base * base,
+        'T' => base * base * base * base,
+        _ => return None,
+    })
+}
+
+/// Converts `value` in `unit` to the canonical unit. Units yosoku does not know are kept as they
+/// are (lowercase), unscaled.
+pub fn normalise(value: f64, unit: &str, prefixes: Prefixes) -> Quantity {
+    let unit = unit.trim();
+    let q = |v: f64, u: &str| Quantity {
+        value: v,
+        unit: u.to_owned(),
+    };
+    match unit {
+        "" => return q(value, "count"),
+        "%" => return q(value / 100.0, "ratio"),
+        // Dividing by an exact power of ten rounds once; multiplying by 1e-9 (inexact) twice.
+        "ns" | "nsecond" => return q(value / 1e9, "s"),
+        "us" | "usecond" | "µs" => return q(value / 1e6, "s"),
+        "ms" | "msecond" => return q(value / 1e3, "s"),
+        "s" | "second" => return q(value, "s"),
+        "B" | "byte" => return q(value, "bytes"),
+        "B/s" | "byte/second" => return q(value, "bytes/s"),
+        "hz" | "Hz" => return q(value, "hz"),
+        "cycle" => return q(value, "cycles"),
+        _ => {}
+    }
+    // A prefixed unit: KB, Mbyte, GB/s, Gbyte/second, Mhz, Kcycle, ...
+    let mut chars = unit.chars();
+    if let Some(first) = chars.next() {
+        let rest = chars.as_str();
+        let (base_unit, prefixes) = match rest {
+            "B" | "byte" => ("bytes", prefixes),
+            "B/s" | "byte/second" => ("bytes/s", prefixes),
+            "hz" | "Hz" => ("hz", Prefixes::Decimal),
+            "cycle" => ("cycles", Prefixes::Decimal),
+            "inst" => ("inst", Prefixes::Decimal),
+            _ => ("", prefixes),
+        };
+        if !base_unit.is_empty()
+            && let Some(factor) = scale(first, prefixes)
+        {
+            return q(value * factor, base_unit);
+        }
+    }
+    q(value, &unit.to_lowercase())
+}
+
+/// Splits a value that carries its unit (nvprof summaries: `100.000000%`, `190.706924GB/s`,
+/// `12.5KB`) into the number and the unit. Utilisation levels (`Low (1)`, `Idle (0)`) are the
+/// number in parentheses with the unit `level`.
+pub fn split_inline_unit(text: &str) -> Option<(f64, String)> {
+    let t = text.trim();
+    if let (Some(open), true) = (t.rfind('('), t.ends_with(')')) {
+        let level = parse_number(&t[open + 1..t.len() - 1])?;
+        return Some((level, "level".to_owned()));
+    }
+    if let Some(v) = parse_number(t) {
+        return Some((v, String::new()));
+    }
+    let end = t
+        .char_indices()
+        .rfind(|(_, c)| c.is_ascii_digit() || *c == '.')
+        .map(|(i, c)| i + c.len_utf8())?;
+    let value = parse_number(&t[..end])?;
+    Some((value, t[end..].trim().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_with_thousands_separators() {
+        assert_eq!(parse_number("4,963,609,951.19"), Some(4_963_609_951.19));
+        assert_eq!(parse_number("546,553"), Some(546_553.0));
+        assert_eq!(parse_number("-1,024"), Some(-1024.0));
+        assert_eq!(parse_number("1.5e-3"), Some(0.0015));
+        assert_eq!(parse_number("(256, 1, 1)"), None);
+        assert_eq!(parse_number("1,2345"), None);
+        assert_eq!(parse_number(""), None);
+        assert_eq!(parse_number("PolicySpread"), None);
+    }
+
+    #[test]
+    fn units_normalise_with_the_tools_prefixes() {
+        let n = |v, u, p| {
+            let q = normalise(v, u, p);
+            (q.value, q.unit)
+        };
+        assert_eq!(n(7744.0, "ns", Prefixes::Decimal), (7.744e-6, "s".into()));
+        assert_eq!(n(12.5, "usecond", Prefixes::Decimal), (12.5e-6, "s".into()));
+        assert_eq!(
+            n(256.0, "KB", Prefixes::Binary),
+            (262_144.0, "bytes".into())
+        );
+        assert_eq!(n(2.0, "Kbyte", Prefixes::Decimal), (2000.0, "bytes".into()));
+        assert_eq!(n(8.620480, "GB/s", Prefixes::Binary).1, "bytes/s");
+        assert!((n(8.620480, "GB/s", Prefixes::Binary).0 - 262_144.0 / 28_321e-9).abs() < 1e4);
+        assert_eq!(n(89.33, "%", Prefixes::Decimal), (0.8933, "ratio".into()));
+        assert_eq!(n(1.5, "Ghz", Prefixes::Binary), (1.5e9, "hz".into()));
+        assert_eq!(
+            n(3.0, "register/thread", Prefixes::Decimal),
+            (3.0, "register/thread".into())
+        );
+    }
+
+    #[test]
+    fn inline_units_and_levels() {
+        assert_eq!(split_inline_unit("100.000000%"), Some((100.0, "%".into())));
+        assert_eq!(
+            split_inline_unit("190.706924GB/s"),
+            Some((190.706924, "GB/s".into()))
+        );
+        assert_eq!(split_inline_unit("Low (1)"), Some((1.0, "level".into())));
+        assert_eq!(split_inline_unit("Idle (0)"), Some((0.0, "level".into())));
+        assert_eq!(
+            split_inline_unit("0.850643"),
+            Some((0.850643, String::new()))
+        );
+        assert_eq!(split_inline_unit("n/a"), None);
+    }
+}

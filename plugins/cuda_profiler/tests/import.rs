@@ -1,0 +1,470 @@
+//! Every importer on real files (tests/data/public: public projects'; tests/data/ncu: recorded by
+//! yosoku on an H100) and on format examples (tests/data/formats), and on broken input.
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Float64Type;
+use arrow_array::{Array, RecordBatch};
+use yosoku_plugin_cuda_profiler::{
+    Tables, legacy, ncu, nvprof, read_gpuperfpredict, read_legacy, read_ncu, read_nvprof,
+};
+
+fn data(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path)
+}
+
+fn table<'a>(tables: &'a Tables, name: &str) -> &'a RecordBatch {
+    &tables
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no table {name}"))
+        .1
+}
+
+fn strings(b: &RecordBatch, c: &str) -> Vec<String> {
+    let a = b.column_by_name(c).unwrap().as_string::<i32>();
+    (0..a.len())
+        .map(|i| {
+            if a.is_null(i) {
+                "-".into()
+            } else {
+                a.value(i).to_owned()
+            }
+        })
+        .collect()
+}
+
+fn floats(b: &RecordBatch, c: &str) -> Vec<f64> {
+    b.column_by_name(c)
+        .unwrap()
+        .as_primitive::<Float64Type>()
+        .values()
+        .to_vec()
+}
+
+/// (value, unit, kind) of one counter of one run, by canonical metric name.
+fn counter(tables: &Tables, run_id: &str, metric: &str) -> (f64, String, String) {
+    let c = table(tables, "counters");
+    let (ids, metrics, units, kinds, values) = (
+        strings(c, "run_id"),
+        strings(c, "metric"),
+        strings(c, "unit"),
+        strings(c, "kind"),
+        floats(c, "value"),
+    );
+    let i = (0..c.num_rows())
+        .find(|&i| ids[i] == run_id && metrics[i] == metric)
+        .unwrap_or_else(|| panic!("no counter {metric} of run {run_id}"));
+    (values[i], units[i].clone(), kinds[i].clone())
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+#[test]
+fn ncu_details_page_of_a_public_file() {
+    let tables = read_ncu(
+        &data("public/nsightful_copy_blocked_details_cc75.csv"),
+        &ncu::Labels::default(),
+    )
+    .unwrap();
+    // Thousands separators, hz.
+    let (v, unit, kind) = counter(&tables, "0", "dram_frequency");
+    assert_eq!(
+        (v, unit.as_str(), kind.as_str()),
+        (4_963_609_951.19, "hz", "clock")
+    );
+    // The kernel's duration (21,058,944 ns) is the run's time.
+    let runs = table(&tables, "runs");
+    assert_eq!(floats(runs, "measured_secs"), [0.021058944]);
+    assert_eq!(strings(runs, "device"), ["GPU 0 (CC 7.5)"]);
+    assert!(strings(runs, "program")[0].starts_with("copy_blocked["));
+    // Rule rows (empty metric fields) are not counters: 71 numeric metric rows.
+    assert_eq!(table(&tables, "counters").num_rows(), 71);
+    let names = table(&tables, "metric_names");
+    assert_eq!(names.num_rows(), 71);
+    let mapped = names.column_by_name("mapped").unwrap().as_boolean();
+    assert!(
+        mapped.true_count() >= 10 && mapped.false_count() >= 10,
+        "{}",
+        mapped.true_count()
+    );
+}
+
+#[test]
+fn ncu_details_page_recorded_on_an_h100() {
+    let labels = ncu::Labels {
+        device: Some("H100".into()),
+        program: None,
+        variants: Some(vec!["n=1024".into()]),
+    };
+    let tables = read_ncu(&data("ncu/ncu_details_matmul_tiled_h100.csv"), &labels).unwrap();
+    assert_eq!(
+        floats(table(&tables, "runs"), "measured_secs"),
+        [343_840e-9]
+    );
+    assert_eq!(
+        counter(&tables, "0", "registers_per_thread"),
+        (32.0, "register/thread".into(), "config".into())
+    );
+    let (cycles, unit, kind) = counter(&tables, "0", "elapsed_cycles");
+    assert_eq!((unit.as_str(), kind.as_str()), ("cycles", "time"));
+    assert!(cycles > 1e5, "{cycles}");
+    let (occupancy, unit, _) = counter(&tables, "0", "achieved_occupancy");
+    assert_eq!(unit, "ratio");
+    assert!(occupancy > 0.0 && occupancy <= 1.0, "{occupancy}");
+    assert_eq!(strings(table(&tables, "runs"), "variant"), ["n=1024"]);
+    assert_eq!(strings(table(&tables, "runs"), "program"), ["matmul_tiled"]);
+}
+
+#[test]
+fn ncu_raw_page_sweep_recorded_on_an_h100() {
+    let sizes: Vec<String> = [128, 192, 256, 320, 384, 448, 512, 640, 768, 896, 1024]
+        .iter()
+        .map(|n| format!("n={n}"))
+        .collect();
+    let labels = ncu::Labels {
+        device: Some("H100".into()),
+        program: None,
+        variants: Some(sizes.clone()),
+    };
+    let tables = read_ncu(&data("ncu/ncu_raw_sweep_matmul_tiled_h100.csv"), &labels).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(strings(runs, "variant"), sizes);
+    let secs = floats(runs, "measured_secs");
+    assert!(
+        close(secs[0], 7_744e-9) && close(secs[10], 344_384e-9),
+        "{secs:?}"
+    );
+    assert_eq!(counter(&tables, "0", "inst_executed").0, 272_384.0);
+    assert_eq!(counter(&tables, "1", "inst_executed").0, 893_952.0);
+    assert_eq!(
+        counter(&tables, "0", "dram_read_bytes"),
+        (135_424.0, "bytes".into(), "count".into())
+    );
+    assert_eq!(counter(&tables, "0", "registers_per_thread").2, "config");
+    // Unmapped raw names pass through unchanged (and are listed as unmapped).
+    assert_eq!(counter(&tables, "0", "dram__bytes_read.avg").0, 3_385.6);
+    let names = table(&tables, "metric_names");
+    let (raw, mapped) = (
+        strings(names, "raw_name"),
+        names.column_by_name("mapped").unwrap().as_boolean().clone(),
+    );
+    let i = raw
+        .iter()
+        .position(|r| r == "dram__bytes_read.avg")
+        .unwrap();
+    assert!(!mapped.value(i));
+    // Text values (`PolicySpread`, `all`) are not counters.
+    assert!(
+        !strings(table(&tables, "counters"), "raw_name")
+            .contains(&"launch__cluster_scheduling_policy".to_owned())
+    );
+}
+
+#[test]
+fn ncu_raw_page_with_hundreds_of_columns() {
+    let tables = read_ncu(
+        &data("ncu/ncu_raw_copy_float4_h100.csv"),
+        &ncu::Labels::default(),
+    )
+    .unwrap();
+    assert_eq!(table(&tables, "runs").num_rows(), 1);
+    assert!(table(&tables, "counters").num_rows() > 500);
+    let (seconds, unit, kind) = counter(&tables, "0", "duration");
+    assert_eq!((unit.as_str(), kind.as_str()), ("s", "time"));
+    assert_eq!(floats(table(&tables, "runs"), "measured_secs"), [seconds]);
+}
+
+#[test]
+fn nvprof_gpu_trace_with_prefixed_and_repeated_headers() {
+    let labels = nvprof::Labels {
+        prefix_names: Some(vec!["n".into()]),
+        ..Default::default()
+    };
+    let tables = read_nvprof(
+        &data("public/gpuperfpredict_matMul_gpu_sharedmem-traces_K40_prefixed.csv"),
+        &labels,
+    )
+    .unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(runs.num_rows(), 96, "32 runs of 2 copies and a kernel");
+    let (programs, phases, variants, secs) = (
+        strings(runs, "program"),
+        strings(runs, "phase"),
+        strings(runs, "variant"),
+        floats(runs, "measured_secs"),
+    );
+    assert_eq!(programs.iter().filter(|p| *p == "matMul").count(), 32);
+    assert_eq!(phases.iter().filter(|p| *p == "transfer").count(), 64);
+    let last = programs.iter().rposition(|p| p == "matMul").unwrap();
+    assert_eq!(variants[last], "n=8192");
+    assert!(close(secs[last], 3_928_982_508e-9), "{}", secs[last]);
+    assert_eq!(strings(runs, "device")[0], "Tesla K40c");
+    // Units come from each block's own units row: 256 KB, then 1 MB (binary, as nvprof prints them).
+    let c = table(&tables, "counters");
+    let (metric, value, variant) = (
+        strings(c, "metric"),
+        floats(c, "value"),
+        strings(c, "variant"),
+    );
+    let size = |n: &str| {
+        (0..c.num_rows())
+            .find(|&i| metric[i] == "transfer_size" && variant[i] == n)
+            .map(|i| value[i])
+            .unwrap()
+    };
+    assert_eq!(size("n=256"), 262_144.0);
+    assert_eq!(size("n=512"), 1_048_576.0);
+    assert_eq!(
+        counter(
+            &tables,
+            &strings(runs, "run_id")[last],
+            "registers_per_thread"
+        )
+        .0,
+        23.0
+    );
+}
+
+#[test]
+fn nvprof_metric_and_event_summaries() {
+    let tables = read_nvprof(
+        &data("formats/nvprof_metrics.csv"),
+        &nvprof::Labels::default(),
+    )
+    .unwrap();
+    assert!(
+        tables.iter().all(|(n, _)| n != "runs"),
+        "summaries hold no times"
+    );
+    assert_eq!(
+        counter(&tables, "kernel0", "gld_efficiency"),
+        (1.0, "ratio".into(), "ratio".into())
+    );
+    let (bw, unit, kind) = counter(&tables, "kernel0", "dram_read_throughput");
+    assert!(
+        close(bw, 190.706924 * 1024.0 * 1024.0 * 1024.0) && unit == "bytes/s" && kind == "rate",
+        "{bw} {unit}"
+    );
+    assert_eq!(
+        counter(&tables, "kernel0", "l1_shared_utilization"),
+        (1.0, "level".into(), "level".into())
+    );
+    assert_eq!(
+        counter(&tables, "kernel1", "inst_executed").0,
+        65_538.0,
+        "the Avg column"
+    );
+    assert_eq!(
+        counter(&tables, "kernel1", "sm_efficiency_custom"),
+        (0.125, "ratio".into(), "-".into())
+    );
+    let c = table(&tables, "counters");
+    assert_eq!(strings(c, "device")[0], "Tesla K40c");
+    assert_eq!(strings(c, "program")[6], "scale");
+
+    let tables = read_nvprof(
+        &data("formats/nvprof_events.csv"),
+        &nvprof::Labels::default(),
+    )
+    .unwrap();
+    assert_eq!(counter(&tables, "kernel0", "gld_request").0, 32_768.0);
+    assert_eq!(counter(&tables, "kernel0", "active_cycles").2, "time");
+}
+
+#[test]
+fn legacy_profiler_logs_version_2_and_1() {
+    let tables = read_legacy(&data("formats/legacy_v2.log"), &legacy::Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(
+        strings(runs, "phase"),
+        ["transfer", "kernel", "kernel", "transfer"]
+    );
+    assert!(close(floats(runs, "measured_secs")[1], 4.8e-6));
+    assert_eq!(strings(runs, "device")[0], "Tesla C2050");
+    assert_eq!(
+        strings(runs, "run_id"),
+        ["line5", "line6", "line7", "line8"],
+        "run ids are the log's lines"
+    );
+    assert_eq!(counter(&tables, "line6", "gld_request").0, 128.0);
+    assert_eq!(
+        counter(&tables, "line6", "inst_executed").0,
+        2048.0,
+        "`instructions` is inst_executed"
+    );
+
+    let tables = read_legacy(&data("formats/legacy_v1.log"), &legacy::Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(strings(runs, "program"), ["memcpyHtoD", "_Z6kernelPfi"]);
+    assert_eq!(strings(runs, "device")[0], "GeForce GTX 285");
+    assert_eq!(counter(&tables, "line4", "gld_64b").0, 1024.0);
+    assert_eq!(counter(&tables, "line4", "warp_serialize").2, "count");
+    assert!(close(counter(&tables, "line4", "duration").0, 4.8e-6));
+}
+
+#[test]
+fn the_gpuperfpredict_dataset_read_from_gzip() {
+    let tables =
+        read_gpuperfpredict(&[data("public/bpnn_layerforward_CUDA-Tesla-K40.csv.gz")]).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(runs.num_rows(), 57);
+    assert_eq!(strings(runs, "device")[0], "Tesla-K40");
+    assert_eq!(strings(runs, "program")[0], "bpnn_layerforward_CUDA");
+    assert_eq!(strings(runs, "variant")[0], "8192");
+    assert_eq!(
+        strings(runs, "parameters")[0],
+        "input.size.1=8192;input.size.2=0"
+    );
+    let id = strings(runs, "run_id")[0].clone();
+    assert!(id.starts_with("bpnn_layerforward_CUDA-Tesla-K40:"), "{id}");
+    // R-export names map to canonical ones; units the export dropped are restored.
+    assert_eq!(
+        counter(&tables, &id, "static_shared_memory"),
+        (1088.0, "bytes".into(), "config".into())
+    );
+    let (bw, unit, kind) = counter(&tables, &id, "dram_read_throughput");
+    assert_eq!((unit.as_str(), kind.as_str()), ("bytes/s", "rate"));
+    assert!(bw > 0.0);
+    assert_eq!(counter(&tables, &id, "gld_efficiency").1, "ratio");
+    assert_eq!(counter(&tables, &id, "elapsed_cycles_sm").2, "time");
+    // Every column of the export is mapped.
+    let names = table(&tables, "metric_names");
+    let unmapped: Vec<String> = strings(names, "raw_name")
+        .into_iter()
+        .zip(names.column_by_name("mapped").unwrap().as_boolean().iter())
+        .filter(|(_, m)| m == &Some(false))
+        .map(|(n, _)| n)
+        .collect();
+    assert!(unmapped.is_empty(), "unmapped: {unmapped:?}");
+}
+
+/// Writes `text` to a file and returns the importer's error, with the path shortened to `bad.csv`.
+fn error(
+    read: impl Fn(&Path) -> Result<Tables, yosoku_plugin_sdk::PluginError>,
+    text: &str,
+) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.csv");
+    std::fs::write(&path, text).unwrap();
+    read(&path)
+        .unwrap_err()
+        .to_string()
+        .replace(&path.display().to_string(), "bad.csv")
+}
+
+#[test]
+fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
+    let ncu = |p: &Path| read_ncu(p, &ncu::Labels::default());
+    let nvprof = |p: &Path| read_nvprof(p, &nvprof::Labels::default());
+    let legacy = |p: &Path| read_legacy(p, &legacy::Labels::default());
+    let gpp = |p: &Path| read_gpuperfpredict(&[p]);
+    for (got, expected) in [
+        (
+            error(ncu, "a,b,c\n1,2,3\n"),
+            "bad.csv:1: not an `ncu --csv` file: expected a header with `Metric Name` and `Metric Value`",
+        ),
+        (
+            error(
+                ncu,
+                "==PROF== Connected\n==ERROR== The application returned an error code (1).\n",
+            ),
+            "bad.csv:2: ncu reported an error: ==ERROR== The application returned an error code (1).",
+        ),
+        (
+            error(ncu, "\"ID\",\"Kernel Name\",\"x\"\n\"0\",\"k\",\"1\"\n"),
+            "bad.csv:2: expected the units row under the header",
+        ),
+        (
+            error(
+                ncu,
+                "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"ns\"\n\"0\",\"k\",\"fast\"\n",
+            ),
+            "bad.csv:3: column `gpu__time_duration.sum`: expected a number, found `fast`",
+        ),
+        (
+            error(
+                ncu,
+                "\"ID\",\"Kernel Name\",\"x\"\n\"\",\"\",\"\"\n\"0\",\"k\"\n",
+            ),
+            "bad.csv:3: expected 3 fields as in the header, found 2",
+        ),
+        (
+            error(
+                nvprof,
+                "==1== Profiling result:\n\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\n\"K40\",\"k\",1,\"ipc\",\"IPC\",1,1,high\n",
+            ),
+            "bad.csv:3: column `Avg` of `ipc`: expected a number, found `high`",
+        ),
+        (
+            error(nvprof, "x,y\n"),
+            "bad.csv:1: not an `nvprof --csv` file",
+        ),
+        (
+            error(legacy, "method,gputime\nk,1\n"),
+            "bad.csv: not a CUDA profiler log: no `# CUDA_PROFILE_LOG_VERSION` line",
+        ),
+        (
+            error(
+                legacy,
+                "# CUDA_PROFILE_LOG_VERSION 1.6\n# CUDA_DEVICE 0 G\nmethod=[ k ] gputime=[ 1.0 \n",
+            ),
+            "bad.csv:3:14: `gputime=[` is not closed by `]`",
+        ),
+        (
+            error(
+                legacy,
+                "# CUDA_PROFILE_LOG_VERSION 2.0\n# CUDA_DEVICE 0 G\nmethod,gputime\nk,slow\n",
+            ),
+            "bad.csv:4: `gputime`: expected a number, found `slow`",
+        ),
+        (
+            error(legacy, "# CUDA_PROFILE_LOG_VERSION 3.0\n"),
+            "bad.csv: CUDA_PROFILE_LOG_VERSION 3.0 is not supported",
+        ),
+        (
+            error(
+                gpp,
+                "\"\",\"input.size.1\",\"duration\",\"name\",\"gpu_name\",\"inst_executed\"\n\"1\",8,1e-3,\"k\",\"G\",many\n",
+            ),
+            "bad.csv:2: column `inst_executed`: expected a number or NA, found `many`",
+        ),
+        (
+            error(gpp, "\"\",\"input.size.1\",\"name\"\n"),
+            "bad.csv:1: not a gpuperfpredict dataset file: the header has no column `duration`",
+        ),
+    ] {
+        assert!(got.starts_with(expected), "\n got: {got}\nwant: {expected}");
+    }
+    // NA is a missing value, not an error.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("na.csv");
+    std::fs::write(&path, "\"\",\"input.size.1\",\"duration\",\"name\",\"gpu_name\",\"inst_executed\"\n\"1\",8,1e-3,\"k\",\"G\",NA\n").unwrap();
+    let tables = read_gpuperfpredict(&[&path]).unwrap();
+    assert_eq!(table(&tables, "counters").num_rows(), 0);
+    assert_eq!(table(&tables, "runs").num_rows(), 1);
+    // A sweep labelled with the wrong number of variants.
+    let labels = ncu::Labels {
+        variants: Some(vec!["a".into()]),
+        ..Default::default()
+    };
+    let err = read_ncu(&data("ncu/ncu_raw_sweep_matmul_tiled_h100.csv"), &labels)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("launch 2 has no label: config key `variants` names 1 launches"),
+        "{err}"
+    );
+    let err = read_ncu(Path::new("/no/such/file.csv"), &ncu::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "/no/such/file.csv: No such file or directory (os error 2)"
+    );
+}
