@@ -13,6 +13,7 @@ pub mod csx600;
 pub mod curve;
 #[cfg(test)]
 mod fixtures;
+pub mod regression;
 pub mod rows;
 
 use arrow_array::{BooleanArray, RecordBatch};

@@ -1,0 +1,637 @@
+//! Stepwise selection by adjusted R^2, Stargazer-style (Jia et al., ISPASS 2012; METHODS.md
+//! section 4).
+//!
+//! Forward: start from the intercept; at every step add the term (a counter, entering as a
+//! natural cubic spline when `spline_knots` is set, or an interaction of two selected counters)
+//! that gives the highest adjusted R^2, if it beats the current model; stop otherwise. Backward:
+//! start from every counter and remove terms while that raises the adjusted R^2.
+//!
+//! The work is done on the cross-product matrix of the centred, unit-norm columns with the sweep
+//! operator (Goodnight 1979): after one pass over the data (n x m^2), each step costs m^2
+//! whatever n is. Adding a term sweeps its columns; the RSS reduction a candidate would bring is
+//! read off the swept matrix. An interaction's column is created when both parents are in the
+//! model; its cross products are computed once and swept against the current model in closed
+//! form. The selected model is then refitted with [`super::ols`] for its coefficients.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat};
+
+use super::RegressionError;
+use super::spline::{natural_cubic_basis, quantile_knots};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Backward,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepwiseOptions {
+    pub direction: Direction,
+    /// Knots of the natural cubic spline each counter enters with; `None` (or fewer than 3) for
+    /// linear terms.
+    pub spline_knots: Option<usize>,
+    /// Offer interactions of selected counters as candidates (forward only).
+    pub interactions: bool,
+    /// At most this many interaction candidates in all.
+    pub max_interactions: usize,
+    /// Stop after this many terms (forward).
+    pub max_terms: Option<usize>,
+    /// Keep adding the best term even when it lowers the adjusted R^2 (the whole forward path).
+    pub full_path: bool,
+}
+
+impl Default for StepwiseOptions {
+    fn default() -> Self {
+        Self {
+            direction: Direction::Forward,
+            spline_knots: Some(4),
+            interactions: true,
+            max_interactions: 45,
+            max_terms: None,
+            full_path: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Add,
+    Remove,
+    Start,
+}
+
+/// One step of the path: the model after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathStep {
+    pub step: usize,
+    pub action: Action,
+    /// The term added or removed (empty for the starting model).
+    pub term: String,
+    pub r2: f64,
+    pub adj_r2: f64,
+    /// Columns in the model (the terms' degrees of freedom).
+    pub columns: usize,
+}
+
+/// The selected model: its terms in order of selection, and their columns.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub path: Vec<PathStep>,
+    /// Selected terms, in the order they entered (forward) or the order of the features
+    /// (backward).
+    pub terms: Vec<String>,
+    /// Column names of the selected terms (`x`, `x:s1`, `a*b`).
+    pub column_names: Vec<String>,
+    /// The columns themselves (n values each): a counter's raw values and spline basis columns,
+    /// interactions as products of standardised counters.
+    pub columns: Vec<Vec<f64>>,
+}
+
+/// A term: a group of columns of the swept matrix.
+#[derive(Debug, Clone)]
+struct Term {
+    name: String,
+    /// Indices into the matrix.
+    columns: Vec<usize>,
+    /// Base counters this term is made of (one, or two for an interaction).
+    parents: Vec<usize>,
+    in_model: bool,
+    /// Columns of the term that were collinear when swept in (not part of the model).
+    skipped: Vec<usize>,
+}
+
+/// The sweep workspace: the cross products of the centred, unit-norm columns, with y last.
+struct Sweep {
+    /// m x m, row major; the last row and column belong to y.
+    a: Vec<f64>,
+    m: usize,
+    swept: Vec<bool>,
+    /// Centred, unit-norm columns (for cross products of interactions created later).
+    data: Vec<Vec<f64>>,
+    y: Vec<f64>,
+}
+
+/// Pivot below which a column counts as collinear with the model (its residual sum of squares,
+/// relative to its own, which is 1).
+const COLLINEAR: f64 = 1e-10;
+
+impl Sweep {
+    fn y_index(&self) -> usize {
+        self.m - 1
+    }
+
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.a[i * self.m + j]
+    }
+
+    /// Goodnight's sweep on pivot k (or its inverse, the reverse sweep, when `reverse`).
+    fn sweep(&mut self, k: usize, reverse: bool) {
+        let m = self.m;
+        let d = self.a[k * m + k];
+        let row: Vec<f64> = self.a[k * m..(k + 1) * m].to_vec();
+        let sign = if reverse { -1.0 } else { 1.0 };
+        for i in 0..m {
+            if i == k {
+                continue;
+            }
+            let aik = self.a[i * m + k];
+            if aik != 0.0 {
+                let f = aik / d;
+                let target = &mut self.a[i * m..(i + 1) * m];
+                for (t, r) in target.iter_mut().zip(&row) {
+                    *t -= f * r;
+                }
+            }
+        }
+        // Row and column k from the old row k (the matrix is symmetric).
+        for (i, old) in row.iter().enumerate() {
+            if i != k {
+                let v = sign * old / d;
+                self.a[k * m + i] = v;
+                self.a[i * m + k] = v;
+            }
+        }
+        self.a[k * m + k] = -1.0 / d;
+        self.swept[k] = !reverse;
+    }
+
+    /// Residual sum of squares of y (TSS = 1).
+    fn rss(&self) -> f64 {
+        self.at(self.y_index(), self.y_index())
+    }
+
+    /// RSS reduction from adding the (not yet swept) columns `g`.
+    fn gain(&self, g: &[usize]) -> Option<f64> {
+        let y = self.y_index();
+        let usable: Vec<usize> = g
+            .iter()
+            .copied()
+            .filter(|&c| self.at(c, c) > COLLINEAR)
+            .collect();
+        match usable.as_slice() {
+            [] => None,
+            [c] => Some(self.at(*c, y).powi(2) / self.at(*c, *c)),
+            cols => {
+                // Solve B_gg x = B_gy by Cholesky; a group that is collinear within itself gives
+                // what its independent columns give (by Gaussian elimination with pivot checks).
+                let k = cols.len();
+                let mut mat: Vec<f64> = cols
+                    .iter()
+                    .flat_map(|&a| cols.iter().map(move |&b| (a, b)))
+                    .map(|(a, b)| self.at(a, b))
+                    .collect();
+                let mut rhs: Vec<f64> = cols.iter().map(|&c| self.at(c, y)).collect();
+                let mut gain = 0.0;
+                for p in 0..k {
+                    let d = mat[p * k + p];
+                    if d <= COLLINEAR {
+                        continue;
+                    }
+                    gain += rhs[p] * rhs[p] / d;
+                    for i in p + 1..k {
+                        let f = mat[i * k + p] / d;
+                        for j in p..k {
+                            mat[i * k + j] -= f * mat[p * k + j];
+                        }
+                        rhs[i] -= f * rhs[p];
+                    }
+                }
+                Some(gain)
+            }
+        }
+    }
+
+    /// RSS increase from removing the swept columns `g`.
+    fn loss(&self, g: &[usize]) -> Option<f64> {
+        let y = self.y_index();
+        let cols: Vec<usize> = g.iter().copied().filter(|&c| self.swept[c]).collect();
+        if cols.is_empty() {
+            return None;
+        }
+        // beta_g' (-B_gg)^-1 beta_g
+        let k = cols.len();
+        let mut mat: Vec<f64> = cols
+            .iter()
+            .flat_map(|&a| cols.iter().map(move |&b| (a, b)))
+            .map(|(a, b)| -self.at(a, b))
+            .collect();
+        let mut rhs: Vec<f64> = cols.iter().map(|&c| self.at(c, y)).collect();
+        let mut loss = 0.0;
+        for p in 0..k {
+            let d = mat[p * k + p];
+            if d <= 0.0 {
+                continue;
+            }
+            loss += rhs[p] * rhs[p] / d;
+            for i in p + 1..k {
+                let f = mat[i * k + p] / d;
+                for j in p..k {
+                    mat[i * k + j] -= f * mat[p * k + j];
+                }
+                rhs[i] -= f * rhs[p];
+            }
+        }
+        Some(loss)
+    }
+
+    /// Appends a column (centred, unit norm) and sweeps it against the current model.
+    fn append(&mut self, v: Vec<f64>) -> usize {
+        let m = self.m;
+        // Cross products with every existing column and y.
+        let c: Vec<f64> = (0..m)
+            .map(|i| {
+                let other = if i == m - 1 { &self.y } else { &self.data[i] };
+                other.iter().zip(&v).map(|(a, b)| a * b).sum()
+            })
+            .collect();
+        let d0: f64 = v.iter().map(|x| x * x).sum();
+        let s: Vec<usize> = (0..m).filter(|&k| self.swept[k]).collect();
+        // B_{k,new} (k in S) = -(B_SS c_S)_k; B_{i,new} (i not in S) = c_i - B_iS c_S;
+        // B_{new,new} = d0 + c_S' B_SS c_S.
+        let mut col = vec![0.0; m + 1];
+        for i in 0..m {
+            let bc: f64 = s.iter().map(|&k| self.at(i, k) * c[k]).sum();
+            col[i] = if self.swept[i] { -bc } else { c[i] - bc };
+        }
+        let mut dnew = d0;
+        for &a in &s {
+            for &b in &s {
+                dnew += c[a] * self.at(a, b) * c[b];
+            }
+        }
+        col[m] = dnew;
+        // Grow the matrix: the new column goes before y so that y stays last.
+        let new_index = m - 1;
+        let mut a = vec![0.0; (m + 1) * (m + 1)];
+        let map = |i: usize| if i < m - 1 { i } else { i + 1 };
+        for i in 0..m {
+            for j in 0..m {
+                a[map(i) * (m + 1) + map(j)] = self.at(i, j);
+            }
+        }
+        for i in 0..m {
+            a[map(i) * (m + 1) + new_index] = col[i];
+            a[new_index * (m + 1) + map(i)] = col[i];
+        }
+        a[new_index * (m + 1) + new_index] = col[m];
+        self.a = a;
+        self.m = m + 1;
+        self.swept.insert(new_index, false);
+        self.data.push(v);
+        new_index
+    }
+}
+
+/// Centres `v` and scales it to unit norm; `None` for a constant column.
+fn standardise(v: &[f64]) -> Option<Vec<f64>> {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let c: Vec<f64> = v.iter().map(|x| x - mean).collect();
+    let norm = c.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let scale = v
+        .iter()
+        .map(|x| x.abs())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    (norm > 1e-12 * scale * n.sqrt()).then(|| c.into_iter().map(|x| x / norm).collect())
+}
+
+fn r2_and_adj(rss: f64, n: usize, columns: usize) -> (f64, f64) {
+    let r2 = 1.0 - rss;
+    let df = n as f64 - columns as f64 - 1.0;
+    let adj = if df > 0.0 {
+        1.0 - rss * (n as f64 - 1.0) / df
+    } else {
+        f64::NAN
+    };
+    (r2, adj)
+}
+
+/// Stepwise selection of `features` (name, values) to predict `y`.
+pub fn select(
+    features: &[(String, Vec<f64>)],
+    y: &[f64],
+    options: &StepwiseOptions,
+) -> Result<Selection, RegressionError> {
+    let n = y.len();
+    if n < 3 {
+        return Err(RegressionError::TooFewRows { rows: n, needed: 3 });
+    }
+    if let Some((name, v)) = features.iter().find(|(_, v)| v.len() != n) {
+        return Err(RegressionError::Shape(format!(
+            "feature `{name}` has {} values, y has {n}",
+            v.len()
+        )));
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return Err(RegressionError::NotFinite {
+            row: i,
+            column: None,
+        });
+    }
+    for (j, (_, v)) in features.iter().enumerate() {
+        if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+            return Err(RegressionError::NotFinite {
+                row: i,
+                column: Some(j),
+            });
+        }
+    }
+    let Some(ys) = standardise(y) else {
+        return Err(RegressionError::Shape("the target is constant".into()));
+    };
+
+    // Columns: each feature's linear term and spline columns; a constant feature has none.
+    let mut raw_columns: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut data: Vec<Vec<f64>> = Vec::new();
+    let mut terms: Vec<Term> = Vec::new();
+    let mut linear_of: Vec<Option<Vec<f64>>> = Vec::new();
+    for (j, (name, v)) in features.iter().enumerate() {
+        let Some(linear) = standardise(v) else {
+            linear_of.push(None);
+            continue;
+        };
+        let knots = options
+            .spline_knots
+            .filter(|k| *k >= 3)
+            .map(|k| quantile_knots(v, k))
+            .unwrap_or_default();
+        let basis = natural_cubic_basis(v, &knots);
+        let mut columns = Vec::new();
+        for (b, col) in basis.iter().enumerate() {
+            let Some(s) = (if b == 0 {
+                Some(linear.clone())
+            } else {
+                standardise(col)
+            }) else {
+                continue;
+            };
+            columns.push(data.len());
+            data.push(s);
+            raw_columns.push((
+                if b == 0 {
+                    name.clone()
+                } else {
+                    format!("{name}:s{b}")
+                },
+                col.clone(),
+            ));
+        }
+        linear_of.push(Some(linear));
+        terms.push(Term {
+            name: name.clone(),
+            columns,
+            parents: vec![j],
+            in_model: false,
+            skipped: vec![],
+        });
+    }
+    let m = data.len() + 1;
+    // The cross products in one pass: [Z y]' [Z y].
+    let zy = Mat::from_fn(n, m, |i, j| if j < m - 1 { data[j][i] } else { ys[i] });
+    let mut gram = Mat::<f64>::zeros(m, m);
+    matmul(
+        gram.as_mut(),
+        Accum::Replace,
+        zy.transpose(),
+        zy.as_ref(),
+        1.0,
+        faer::get_global_parallelism(),
+    );
+    drop(zy);
+    let mut sw = Sweep {
+        a: (0..m * m).map(|k| gram[(k / m, k % m)]).collect(),
+        m,
+        swept: vec![false; m],
+        data,
+        y: ys,
+    };
+    drop(gram);
+
+    let mut path = Vec::new();
+    let mut columns_in = 0usize;
+    let mut interactions = 0usize;
+    match options.direction {
+        Direction::Forward => {
+            let (r2, adj) = r2_and_adj(sw.rss(), n, 0);
+            path.push(PathStep {
+                step: 0,
+                action: Action::Start,
+                term: String::new(),
+                r2,
+                adj_r2: adj,
+                columns: 0,
+            });
+            let mut current_adj = adj;
+            loop {
+                if options
+                    .max_terms
+                    .is_some_and(|max| terms.iter().filter(|t| t.in_model).count() >= max)
+                {
+                    break;
+                }
+                // The candidate with the highest adjusted R^2.
+                let rss = sw.rss();
+                let best = terms
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| !t.in_model)
+                    .filter_map(|(i, t)| {
+                        let gain = sw.gain(&t.columns)?;
+                        let usable = t
+                            .columns
+                            .iter()
+                            .filter(|&&c| sw.at(c, c) > COLLINEAR)
+                            .count();
+                        let (r2, adj) = r2_and_adj(rss - gain, n, columns_in + usable);
+                        adj.is_finite().then_some((i, r2, adj))
+                    })
+                    .max_by(|a, b| a.2.total_cmp(&b.2));
+                let Some((i, _, adj)) = best else { break };
+                if adj <= current_adj && !options.full_path {
+                    break;
+                }
+                // Sweep the term in.
+                let cols = terms[i].columns.clone();
+                for c in cols {
+                    if sw.at(c, c) > COLLINEAR {
+                        sw.sweep(c, false);
+                        columns_in += 1;
+                    } else {
+                        terms[i].skipped.push(c);
+                    }
+                }
+                terms[i].in_model = true;
+                let (r2, adj) = r2_and_adj(sw.rss(), n, columns_in);
+                current_adj = adj;
+                path.push(PathStep {
+                    step: path.len(),
+                    action: Action::Add,
+                    term: terms[i].name.clone(),
+                    r2,
+                    adj_r2: adj,
+                    columns: columns_in,
+                });
+                // New interactions: this counter with every counter already in the model.
+                if options.interactions && terms[i].parents.len() == 1 {
+                    let a = terms[i].parents[0];
+                    let others: Vec<usize> = terms
+                        .iter()
+                        .filter(|t| t.in_model && t.parents.len() == 1 && t.parents[0] != a)
+                        .map(|t| t.parents[0])
+                        .collect();
+                    for b in others {
+                        if interactions >= options.max_interactions {
+                            break;
+                        }
+                        let (Some(la), Some(lb)) = (&linear_of[a], &linear_of[b]) else {
+                            continue;
+                        };
+                        let product: Vec<f64> = la.iter().zip(lb).map(|(x, y)| x * y).collect();
+                        let Some(s) = standardise(&product) else {
+                            continue;
+                        };
+                        let index = sw.append(s);
+                        // Column indices at or after y's old place moved by one.
+                        for t in &mut terms {
+                            for c in t.columns.iter_mut().chain(t.skipped.iter_mut()) {
+                                if *c >= index {
+                                    *c += 1;
+                                }
+                            }
+                        }
+                        let name = format!("{}*{}", features[b].0, features[a].0);
+                        // As a column of the refitted model: the product of the z-scores
+                        // (unit-norm column x sqrt(n)).
+                        raw_columns
+                            .push((name.clone(), product.iter().map(|p| p * n as f64).collect()));
+                        terms.push(Term {
+                            name,
+                            columns: vec![index],
+                            parents: vec![b, a],
+                            in_model: false,
+                            skipped: vec![],
+                        });
+                        interactions += 1;
+                    }
+                }
+            }
+        }
+        Direction::Backward => {
+            for t in &mut terms {
+                for &c in &t.columns {
+                    if sw.at(c, c) > COLLINEAR {
+                        sw.sweep(c, false);
+                        columns_in += 1;
+                    } else {
+                        t.skipped.push(c);
+                    }
+                }
+                t.in_model = true;
+            }
+            let (r2, adj) = r2_and_adj(sw.rss(), n, columns_in);
+            path.push(PathStep {
+                step: 0,
+                action: Action::Start,
+                term: String::new(),
+                r2,
+                adj_r2: adj,
+                columns: columns_in,
+            });
+            let mut current_adj = adj;
+            loop {
+                let rss = sw.rss();
+                let best = terms
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.in_model)
+                    .filter_map(|(i, t)| {
+                        let loss = sw.loss(&t.columns)?;
+                        let k = t.columns.iter().filter(|&&c| sw.swept[c]).count();
+                        let (r2, adj) = r2_and_adj(rss + loss, n, columns_in - k);
+                        Some((i, r2, adj))
+                    })
+                    .max_by(|a, b| a.2.total_cmp(&b.2));
+                let Some((i, _, adj)) = best else { break };
+                if adj <= current_adj {
+                    break;
+                }
+                for c in terms[i].columns.clone() {
+                    if sw.swept[c] {
+                        sw.sweep(c, true);
+                        columns_in -= 1;
+                    }
+                }
+                terms[i].in_model = false;
+                let (r2, adj) = r2_and_adj(sw.rss(), n, columns_in);
+                current_adj = adj;
+                path.push(PathStep {
+                    step: path.len(),
+                    action: Action::Remove,
+                    term: terms[i].name.clone(),
+                    r2,
+                    adj_r2: adj,
+                    columns: columns_in,
+                });
+            }
+        }
+    }
+
+    // The selected terms' columns, in order of entry.
+    let order: Vec<usize> = match options.direction {
+        Direction::Forward => path
+            .iter()
+            .filter(|s| s.action == Action::Add)
+            .filter_map(|s| terms.iter().position(|t| t.name == s.term))
+            .collect(),
+        Direction::Backward => (0..terms.len()).filter(|&i| terms[i].in_model).collect(),
+    };
+    let mut column_names = Vec::new();
+    let mut columns = Vec::new();
+    for &i in &order {
+        let t = &terms[i];
+        let prefix = &t.name;
+        for (name, values) in raw_columns
+            .iter()
+            .filter(|(name, _)| *name == *prefix || name.starts_with(&format!("{prefix}:s")))
+        {
+            column_names.push(name.clone());
+            columns.push(values.clone());
+        }
+    }
+    Ok(Selection {
+        path,
+        terms: order.iter().map(|&i| terms[i].name.clone()).collect(),
+        column_names,
+        columns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweeping_twice_restores_the_matrix() {
+        let x = [[1.0, 0.5, 0.2], [0.5, 2.0, 0.3], [0.2, 0.3, 3.0]];
+        let mut s = Sweep {
+            a: x.iter().flatten().copied().collect(),
+            m: 3,
+            swept: vec![false; 3],
+            data: vec![],
+            y: vec![],
+        };
+        s.sweep(0, false);
+        s.sweep(1, false);
+        // After sweeping 0 and 1 the upper-left block is -inverse.
+        let det = 1.0 * 2.0 - 0.25;
+        assert!((s.at(0, 0) + 2.0 / det).abs() < 1e-15);
+        assert!((s.at(0, 1) - 0.5 / det).abs() < 1e-15);
+        s.sweep(1, true);
+        s.sweep(0, true);
+        for (k, v) in x.iter().flatten().enumerate() {
+            assert!((s.a[k] - v).abs() < 1e-14, "{k}: {} vs {v}", s.a[k]);
+        }
+    }
+}
