@@ -13,10 +13,10 @@
 //! model; its cross products are computed once and swept against the current model in closed
 //! form. The selected model is then refitted with [`super::ols`] for its coefficients.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, Mat};
+use std::borrow::Cow;
 
 use super::RegressionError;
+use super::ols::{Scaled, centred_sum_of_squares};
 use super::spline::{natural_cubic_basis, quantile_knots};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,21 +102,23 @@ struct Term {
 }
 
 /// The sweep workspace: the cross products of the centred, unit-norm columns, with y last.
-struct Sweep {
+struct Sweep<'a> {
     /// m x m, row major; the last row and column belong to y.
     a: Vec<f64>,
     m: usize,
     swept: Vec<bool>,
-    /// Centred, unit-norm columns (for cross products of interactions created later).
-    data: Vec<Vec<f64>>,
-    y: Vec<f64>,
+    /// The raw column behind each row of `a` (y last), and its centred norm: the standardised
+    /// column is (x - mean) / norm. Kept to compute the cross products of interactions created
+    /// later, without storing standardised copies.
+    sources: Vec<Cow<'a, [f64]>>,
+    norms: Vec<f64>,
 }
 
 /// Pivot below which a column counts as collinear with the model (its residual sum of squares,
 /// relative to its own, which is 1).
 const COLLINEAR: f64 = 1e-10;
 
-impl Sweep {
+impl Sweep<'_> {
     fn y_index(&self) -> usize {
         self.m - 1
     }
@@ -238,12 +240,10 @@ impl Sweep {
     /// Appends a column (centred, unit norm) and sweeps it against the current model.
     fn append(&mut self, v: Vec<f64>) -> usize {
         let m = self.m;
-        // Cross products with every existing column and y.
+        // Cross products with every existing column and y: v is centred, so
+        // ((x - mean) / norm)' v = x' v / norm.
         let c: Vec<f64> = (0..m)
-            .map(|i| {
-                let other = if i == m - 1 { &self.y } else { &self.data[i] };
-                other.iter().zip(&v).map(|(a, b)| a * b).sum()
-            })
+            .map(|i| dot(&self.sources[i], &v) / self.norms[i])
             .collect();
         let d0: f64 = v.iter().map(|x| x * x).sum();
         let s: Vec<usize> = (0..m).filter(|&k| self.swept[k]).collect();
@@ -278,9 +278,40 @@ impl Sweep {
         self.a = a;
         self.m = m + 1;
         self.swept.insert(new_index, false);
-        self.data.push(v);
+        self.sources.insert(new_index, Cow::Owned(v));
+        self.norms.insert(new_index, 1.0);
         new_index
     }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let rest: f64 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    acc.iter().sum::<f64>() + rest
+}
+
+/// Mean and centred norm of `v`; `None` for a constant column.
+fn centre_and_norm(v: &[f64]) -> Option<(f64, f64)> {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let norm = centred_sum_of_squares(v, mean).sqrt();
+    let scale = v
+        .iter()
+        .map(|x| x.abs())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    (norm > 1e-12 * scale * n.sqrt()).then_some((mean, norm))
 }
 
 /// Centres `v` and scales it to unit norm; `None` for a constant column.
@@ -338,17 +369,16 @@ pub fn select(
             });
         }
     }
-    let Some(ys) = standardise(y) else {
-        return Err(RegressionError::Shape("the target is constant".into()));
-    };
-
     // Columns: each feature's linear term and spline columns; a constant feature has none.
-    let mut raw_columns: Vec<(String, Vec<f64>)> = Vec::new();
-    let mut data: Vec<Vec<f64>> = Vec::new();
+    // `raw[i]` is the column of matrix row i as the refitted model uses it, with its name.
+    let mut raw: Vec<(String, Cow<'_, [f64]>)> = Vec::new();
+    let mut means: Vec<f64> = Vec::new();
+    let mut norms: Vec<f64> = Vec::new();
     let mut terms: Vec<Term> = Vec::new();
-    let mut linear_of: Vec<Option<Vec<f64>>> = Vec::new();
+    // Mean and norm of each feature's linear column, for interactions.
+    let mut linear_of: Vec<Option<(f64, f64)>> = Vec::new();
     for (j, (name, v)) in features.iter().enumerate() {
-        let Some(linear) = standardise(v) else {
+        let Some((mean, norm)) = centre_and_norm(v) else {
             linear_of.push(None);
             continue;
         };
@@ -357,28 +387,24 @@ pub fn select(
             .filter(|k| *k >= 3)
             .map(|k| quantile_knots(v, k))
             .unwrap_or_default();
-        let basis = natural_cubic_basis(v, &knots);
-        let mut columns = Vec::new();
-        for (b, col) in basis.iter().enumerate() {
-            let Some(s) = (if b == 0 {
-                Some(linear.clone())
-            } else {
-                standardise(col)
-            }) else {
+        let mut columns = vec![raw.len()];
+        raw.push((name.clone(), Cow::Borrowed(v.as_slice())));
+        means.push(mean);
+        norms.push(norm);
+        for (b, col) in natural_cubic_basis(v, &knots)
+            .into_iter()
+            .enumerate()
+            .skip(1)
+        {
+            let Some((m, nrm)) = centre_and_norm(&col) else {
                 continue;
             };
-            columns.push(data.len());
-            data.push(s);
-            raw_columns.push((
-                if b == 0 {
-                    name.clone()
-                } else {
-                    format!("{name}:s{b}")
-                },
-                col.clone(),
-            ));
+            columns.push(raw.len());
+            raw.push((format!("{name}:s{b}"), Cow::Owned(col)));
+            means.push(m);
+            norms.push(nrm);
         }
-        linear_of.push(Some(linear));
+        linear_of.push(Some((mean, norm)));
         terms.push(Term {
             name: name.clone(),
             columns,
@@ -387,27 +413,31 @@ pub fn select(
             skipped: vec![],
         });
     }
-    let m = data.len() + 1;
-    // The cross products in one pass: [Z y]' [Z y].
-    let zy = Mat::from_fn(n, m, |i, j| if j < m - 1 { data[j][i] } else { ys[i] });
-    let mut gram = Mat::<f64>::zeros(m, m);
-    matmul(
-        gram.as_mut(),
-        Accum::Replace,
-        zy.transpose(),
-        zy.as_ref(),
-        1.0,
-        faer::get_global_parallelism(),
-    );
-    drop(zy);
+    let Some((y_mean, y_norm)) = centre_and_norm(y) else {
+        return Err(RegressionError::Shape("the target is constant".into()));
+    };
+    let mut sources: Vec<Cow<'_, [f64]>> = raw.iter().map(|(_, c)| c.clone()).collect();
+    sources.push(Cow::Borrowed(y));
+    means.push(y_mean);
+    norms.push(y_norm);
+    let m = sources.len();
+    // The cross products [Z y]' [Z y] in one streaming pass (lower triangle), made symmetric.
+    let (gram, _) = Scaled::new(sources.clone(), means, &norms, n).cross_products(y);
+    let mut a = vec![0.0; m * m];
+    for i in 0..m {
+        for j in 0..=i {
+            a[i * m + j] = gram[(i, j)];
+            a[j * m + i] = gram[(i, j)];
+        }
+    }
+    drop(gram);
     let mut sw = Sweep {
-        a: (0..m * m).map(|k| gram[(k / m, k % m)]).collect(),
+        a,
         m,
         swept: vec![false; m],
-        data,
-        y: ys,
+        sources,
+        norms,
     };
-    drop(gram);
 
     let mut path = Vec::new();
     let mut columns_in = 0usize;
@@ -485,10 +515,17 @@ pub fn select(
                         if interactions >= options.max_interactions {
                             break;
                         }
-                        let (Some(la), Some(lb)) = (&linear_of[a], &linear_of[b]) else {
+                        let (Some((ma, na)), Some((mb, nb))) = (linear_of[a], linear_of[b]) else {
                             continue;
                         };
-                        let product: Vec<f64> = la.iter().zip(lb).map(|(x, y)| x * y).collect();
+                        // The product of the two counters' z-scores (population sd).
+                        let scale = n as f64 / (na * nb);
+                        let product: Vec<f64> = features[a]
+                            .1
+                            .iter()
+                            .zip(&features[b].1)
+                            .map(|(x, y)| (x - ma) * (y - mb) * scale)
+                            .collect();
                         let Some(s) = standardise(&product) else {
                             continue;
                         };
@@ -502,10 +539,7 @@ pub fn select(
                             }
                         }
                         let name = format!("{}*{}", features[b].0, features[a].0);
-                        // As a column of the refitted model: the product of the z-scores
-                        // (unit-norm column x sqrt(n)).
-                        raw_columns
-                            .push((name.clone(), product.iter().map(|p| p * n as f64).collect()));
+                        raw.insert(index, (name.clone(), Cow::Owned(product)));
                         terms.push(Term {
                             name,
                             columns: vec![index],
@@ -590,14 +624,9 @@ pub fn select(
     let mut column_names = Vec::new();
     let mut columns = Vec::new();
     for &i in &order {
-        let t = &terms[i];
-        let prefix = &t.name;
-        for (name, values) in raw_columns
-            .iter()
-            .filter(|(name, _)| *name == *prefix || name.starts_with(&format!("{prefix}:s")))
-        {
-            column_names.push(name.clone());
-            columns.push(values.clone());
+        for &c in &terms[i].columns {
+            column_names.push(raw[c].0.clone());
+            columns.push(raw[c].1.to_vec());
         }
     }
     Ok(Selection {
@@ -619,8 +648,8 @@ mod tests {
             a: x.iter().flatten().copied().collect(),
             m: 3,
             swept: vec![false; 3],
-            data: vec![],
-            y: vec![],
+            sources: vec![],
+            norms: vec![],
         };
         s.sweep(0, false);
         s.sweep(1, false);
