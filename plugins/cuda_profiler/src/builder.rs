@@ -1,16 +1,21 @@
 //! Accumulates what an importer reads into the `runs`, `counters` and `metric_names` tables,
 //! mapping names to canonical ones and normalising units on the way.
+//!
+//! A counter row is stored as four numbers (run, name, value, unit); the string columns of the
+//! long-form `counters` table are gathered from the small lists of runs, names and units once,
+//! at the end. Importing a dataset file of 5,000 launches x 75 counters thus appends 375,000 rows
+//! without building 2 million strings one by one.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array};
 use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{COUNTERS, METRIC_NAMES, RUNS};
 
 use crate::metrics::mapping;
-use crate::units::{Prefixes, normalise};
+use crate::units::{Conversion, Prefixes, conversion};
 
 /// Identity of one run (a kernel launch, a trace row, a dataset row).
 #[derive(Debug, Clone, PartialEq)]
@@ -29,171 +34,231 @@ struct NameInfo {
     metric: String,
     kind: Option<&'static str>,
     unit_override: Option<String>,
+    /// The last unit seen for this name and its conversion (a file gives one unit per metric).
+    last: Option<(String, Conversion, u32)>,
     canonical_unit: Option<String>,
     occurrences: i64,
 }
 
 /// Tables of one imported file.
+#[derive(Debug)]
 pub struct Tables {
     tool: &'static str,
     prefixes: Prefixes,
     names: Vec<NameInfo>,
-    index: HashMap<String, usize>,
-    run_id: StringBuilder,
-    run_device: StringBuilder,
-    run_program: StringBuilder,
-    run_variant: StringBuilder,
-    run_parameters: StringBuilder,
-    run_phase: StringBuilder,
-    run_reps: Int64Builder,
-    run_secs: Float64Builder,
-    c_run_id: StringBuilder,
-    c_device: StringBuilder,
-    c_program: StringBuilder,
-    c_variant: StringBuilder,
-    c_kernel: StringBuilder,
-    c_metric: StringBuilder,
-    c_raw: StringBuilder,
-    c_value: Float64Builder,
-    c_unit: StringBuilder,
-    c_kind: StringBuilder,
-    runs: usize,
-}
-
-impl std::fmt::Debug for Tables {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tables")
-            .field("tool", &self.tool)
-            .field("runs", &self.runs)
-            .field("names", &self.names.len())
-            .finish_non_exhaustive()
-    }
+    index: HashMap<String, u32>,
+    keys: Vec<RunKey>,
+    units: Vec<String>,
+    runs: Vec<(u32, Option<String>, &'static str, f64)>,
+    /// Whether to emit the long-form `counters` table (wide importers keep their own values).
+    long_form: bool,
+    counter_run: Vec<u32>,
+    counter_name: Vec<u32>,
+    counter_value: Vec<f64>,
+    counter_unit: Vec<u32>,
 }
 
 impl Tables {
+    /// Tables of a wide importer: `runs` and `metric_names`, no `counters`.
+    pub fn wide(tool: &'static str, prefixes: Prefixes) -> Self {
+        Self {
+            long_form: false,
+            ..Self::new(tool, prefixes)
+        }
+    }
+
     pub fn new(tool: &'static str, prefixes: Prefixes) -> Self {
         Self {
             tool,
             prefixes,
             names: Vec::new(),
             index: HashMap::new(),
-            run_id: StringBuilder::new(),
-            run_device: StringBuilder::new(),
-            run_program: StringBuilder::new(),
-            run_variant: StringBuilder::new(),
-            run_parameters: StringBuilder::new(),
-            run_phase: StringBuilder::new(),
-            run_reps: Int64Builder::new(),
-            run_secs: Float64Builder::new(),
-            c_run_id: StringBuilder::new(),
-            c_device: StringBuilder::new(),
-            c_program: StringBuilder::new(),
-            c_variant: StringBuilder::new(),
-            c_kernel: StringBuilder::new(),
-            c_metric: StringBuilder::new(),
-            c_raw: StringBuilder::new(),
-            c_value: Float64Builder::new(),
-            c_unit: StringBuilder::new(),
-            c_kind: StringBuilder::new(),
-            runs: 0,
+            keys: Vec::new(),
+            units: Vec::new(),
+            runs: Vec::new(),
+            long_form: true,
+            counter_run: Vec::new(),
+            counter_name: Vec::new(),
+            counter_value: Vec::new(),
+            counter_unit: Vec::new(),
         }
     }
 
-    /// A measured run: `seconds` of `phase` (`kernel` for a launch, `transfer` for a copy).
-    pub fn add_run(&mut self, key: &RunKey, parameters: Option<&str>, phase: &str, seconds: f64) {
-        self.run_id.append_value(&key.run_id);
-        self.run_device.append_value(&key.device);
-        self.run_program.append_value(&key.program);
-        self.run_variant.append_value(&key.variant);
-        self.run_parameters.append_option(parameters);
-        self.run_phase.append_value(phase);
-        self.run_reps.append_value(1);
-        self.run_secs.append_value(seconds);
-        self.runs += 1;
+    /// Registers a run's identity; returns the handle to add its counters and time with.
+    pub fn key(&mut self, key: RunKey) -> u32 {
+        self.keys.push(key);
+        (self.keys.len() - 1) as u32
     }
 
-    fn name_index(&mut self, raw: &str) -> usize {
+    pub fn run_key(&self, run: u32) -> &RunKey {
+        &self.keys[run as usize]
+    }
+
+    /// A measured time of run `run`: `seconds` of `phase` (`kernel` for a launch, `transfer` for
+    /// a copy).
+    pub fn add_run(
+        &mut self,
+        run: u32,
+        parameters: Option<&str>,
+        phase: &'static str,
+        seconds: f64,
+    ) {
+        self.runs
+            .push((run, parameters.map(str::to_owned), phase, seconds));
+    }
+
+    fn name_index(&mut self, raw: &str) -> u32 {
         if let Some(&i) = self.index.get(raw) {
             return i;
         }
         let canonical = mapping().lookup(self.tool, raw);
-        let info = NameInfo {
+        self.names.push(NameInfo {
             raw: raw.to_owned(),
             metric: canonical.map_or_else(|| raw.to_owned(), |c| c.name.clone()),
             kind: canonical.map(|c| c.kind),
             unit_override: canonical.and_then(|c| c.unit.clone()),
+            last: None,
             canonical_unit: None,
             occurrences: 0,
-        };
-        self.names.push(info);
-        self.index.insert(raw.to_owned(), self.names.len() - 1);
-        self.names.len() - 1
+        });
+        let i = (self.names.len() - 1) as u32;
+        self.index.insert(raw.to_owned(), i);
+        i
     }
 
-    /// The canonical metric name and kind a raw name maps to.
-    pub fn canonical(&mut self, raw: &str) -> (String, Option<&'static str>) {
-        let i = self.name_index(raw);
-        (self.names[i].metric.clone(), self.names[i].kind)
+    fn unit_index(&mut self, unit: &str) -> u32 {
+        match self.units.iter().position(|u| u == unit) {
+            Some(i) => i as u32,
+            None => {
+                self.units.push(unit.to_owned());
+                (self.units.len() - 1) as u32
+            }
+        }
     }
 
-    /// One counter value of a run, in the unit the file gives (the mapping's unit when the file
-    /// gives none).
-    pub fn add_counter(&mut self, key: &RunKey, raw: &str, value: f64, unit: &str) {
+    /// One counter value of run `run`, in the unit the file gives (the mapping's unit when the
+    /// file gives none).
+    pub fn add_counter(&mut self, run: u32, raw: &str, value: f64, unit: &str) {
         let i = self.name_index(raw);
-        let info = &mut self.names[i];
-        let unit = info
+        self.add_value(run, i, value, unit);
+    }
+
+    /// The handle of a raw name, for files whose columns are names (resolve once per column).
+    pub fn name(&mut self, raw: &str) -> u32 {
+        self.name_index(raw)
+    }
+
+    /// The canonical name and kind of a resolved name.
+    pub fn metric(&self, i: u32) -> (&str, Option<&'static str>) {
+        let info = &self.names[i as usize];
+        (&info.metric, info.kind)
+    }
+
+    /// Records one value of name `i` in `unit` (for `metric_names`) without storing a counter
+    /// row, and returns the conversion to apply (wide importers keep the values themselves).
+    pub fn note(&mut self, i: u32, unit: &str) -> Conversion {
+        let (conv, _) = self.resolve_unit(i, unit);
+        self.names[i as usize].occurrences += 1;
+        conv
+    }
+
+    /// The canonical unit values of name `i` are converted to (once one was recorded).
+    pub fn canonical_unit(&self, i: u32) -> Option<&str> {
+        self.names[i as usize].canonical_unit.as_deref()
+    }
+
+    fn resolve_unit(&mut self, i: u32, unit: &str) -> (Conversion, u32) {
+        if let Some((u, conv, unit_idx)) = &self.names[i as usize].last
+            && u == unit
+        {
+            return (conv.clone(), *unit_idx);
+        }
+        let info = &self.names[i as usize];
+        let effective = info
             .unit_override
             .as_deref()
             .filter(|_| unit.is_empty())
             .unwrap_or(unit);
-        let q = normalise(value, unit, self.prefixes);
-        info.occurrences += 1;
-        info.canonical_unit.get_or_insert_with(|| q.unit.clone());
-        self.c_run_id.append_value(&key.run_id);
-        self.c_device.append_value(&key.device);
-        self.c_program.append_value(&key.program);
-        self.c_variant.append_value(&key.variant);
-        self.c_kernel.append_option(key.kernel.as_deref());
-        self.c_metric.append_value(&info.metric);
-        self.c_raw.append_value(raw);
-        self.c_value.append_value(q.value);
-        self.c_unit.append_value(&q.unit);
-        self.c_kind.append_option(info.kind);
+        let conv = conversion(effective, self.prefixes);
+        let unit_idx = self.unit_index(&conv.unit);
+        let info = &mut self.names[i as usize];
+        info.last = Some((unit.to_owned(), conv.clone(), unit_idx));
+        info.canonical_unit.get_or_insert_with(|| conv.unit.clone());
+        (conv, unit_idx)
+    }
+
+    /// [`Tables::add_counter`] with the name resolved by [`Tables::name`].
+    pub fn add_value(&mut self, run: u32, i: u32, value: f64, unit: &str) {
+        let (conv, unit_idx) = self.resolve_unit(i, unit);
+        self.names[i as usize].occurrences += 1;
+        self.counter_run.push(run);
+        self.counter_name.push(i);
+        self.counter_value.push(conv.apply(value));
+        self.counter_unit.push(unit_idx);
     }
 
     pub fn runs(&self) -> usize {
-        self.runs
+        self.runs.len()
     }
 
     /// The tables: `runs` (when there were runs), `counters`, `metric_names`.
-    pub fn finish(mut self) -> Result<Vec<(String, RecordBatch)>, PluginError> {
+    pub fn finish(self) -> Result<Vec<(String, RecordBatch)>, PluginError> {
+        let strings = |f: &dyn Fn(&RunKey) -> Option<&str>| -> StringArray {
+            self.keys.iter().map(f).collect()
+        };
+        let run_id = strings(&|k| Some(&k.run_id));
+        let device = strings(&|k| Some(&k.device));
+        let program = strings(&|k| Some(&k.program));
+        let variant = strings(&|k| Some(&k.variant));
+        let kernel = strings(&|k| k.kernel.as_deref());
+        let gather =
+            |values: &StringArray, indices: &UInt32Array| -> Result<ArrayRef, PluginError> {
+                arrow_select::take::take(values, indices, None)
+                    .map_err(|e| PluginError::new(format!("building a table: {e}")))
+            };
         let mut out = Vec::new();
-        if self.runs > 0 {
+        if !self.runs.is_empty() {
+            let which = UInt32Array::from_iter_values(self.runs.iter().map(|r| r.0));
             let runs = RUNS.batch(vec![
-                Arc::new(self.run_id.finish()) as ArrayRef,
-                Arc::new(self.run_device.finish()),
-                Arc::new(self.run_program.finish()),
-                Arc::new(self.run_variant.finish()),
-                Arc::new(self.run_parameters.finish()),
-                Arc::new(self.run_phase.finish()),
-                Arc::new(self.run_reps.finish()),
-                Arc::new(self.run_secs.finish()),
+                gather(&run_id, &which)?,
+                gather(&device, &which)?,
+                gather(&program, &which)?,
+                gather(&variant, &which)?,
+                Arc::new(
+                    self.runs
+                        .iter()
+                        .map(|r| r.1.as_deref())
+                        .collect::<StringArray>(),
+                ),
+                Arc::new(StringArray::from_iter_values(self.runs.iter().map(|r| r.2))),
+                Arc::new(arrow_array::Int64Array::from(vec![1i64; self.runs.len()])),
+                Arc::new(arrow_array::Float64Array::from_iter_values(
+                    self.runs.iter().map(|r| r.3),
+                )),
             ])?;
             out.push(("runs".to_owned(), runs));
         }
-        let counters = COUNTERS.batch(vec![
-            Arc::new(self.c_run_id.finish()) as ArrayRef,
-            Arc::new(self.c_device.finish()),
-            Arc::new(self.c_program.finish()),
-            Arc::new(self.c_variant.finish()),
-            Arc::new(self.c_kernel.finish()),
-            Arc::new(self.c_metric.finish()),
-            Arc::new(self.c_raw.finish()),
-            Arc::new(self.c_value.finish()),
-            Arc::new(self.c_unit.finish()),
-            Arc::new(self.c_kind.finish()),
-        ])?;
-        out.push(("counters".to_owned(), counters));
+        if self.long_form {
+            let which_run = UInt32Array::from(self.counter_run);
+            let which_name = UInt32Array::from(self.counter_name);
+            let metric: StringArray = self.names.iter().map(|n| Some(n.metric.as_str())).collect();
+            let raw: StringArray = self.names.iter().map(|n| Some(n.raw.as_str())).collect();
+            let kind: StringArray = self.names.iter().map(|n| n.kind).collect();
+            let units: StringArray = self.units.iter().map(|u| Some(u.as_str())).collect();
+            let counters = COUNTERS.batch(vec![
+                gather(&run_id, &which_run)?,
+                gather(&device, &which_run)?,
+                gather(&program, &which_run)?,
+                gather(&variant, &which_run)?,
+                gather(&kernel, &which_run)?,
+                gather(&metric, &which_name)?,
+                gather(&raw, &which_name)?,
+                Arc::new(arrow_array::Float64Array::from(self.counter_value)),
+                gather(&units, &UInt32Array::from(self.counter_unit))?,
+                gather(&kind, &which_name)?,
+            ])?;
+            out.push(("counters".to_owned(), counters));
+        }
 
         let mut tool = StringBuilder::new();
         let mut raw = StringBuilder::new();

@@ -90,7 +90,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     })?;
     let mut tables = Tables::new("legacy", Prefixes::Decimal);
     for call in calls {
-        let key = RunKey {
+        let run = tables.key(RunKey {
             run_id: format!("line{}", call.line),
             device: device.clone(),
             program: labels
@@ -99,7 +99,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
                 .unwrap_or_else(|| call.method.clone()),
             variant: labels.variant.clone().unwrap_or_default(),
             kernel: Some(call.method.clone()),
-        };
+        });
         let mut gputime = None;
         for (name, value) in &call.fields {
             let Some(number) = parse_number(value) else {
@@ -115,7 +115,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
             if name == "gputime" {
                 gputime = Some(number);
             }
-            tables.add_counter(&key, name, number, "");
+            tables.add_counter(run, name, number, "");
         }
         let Some(us) = gputime else {
             return Err(PluginError::at_line(
@@ -129,7 +129,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         } else {
             "kernel"
         };
-        tables.add_run(&key, None, phase, us / 1e6);
+        tables.add_run(run, None, phase, us / 1e6);
     }
     Ok(tables)
 }

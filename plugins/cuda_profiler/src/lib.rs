@@ -96,7 +96,7 @@ pub fn read_legacy(path: &Path, labels: &legacy::Labels) -> Result<Tables, Plugi
     legacy::read(path, &text, labels)?.finish()
 }
 
-/// Reads gpuperfpredict dataset files into one set of tables.
+/// Reads gpuperfpredict dataset files into `runs`, `observations` and `metric_names`.
 pub fn read_gpuperfpredict(paths: &[impl AsRef<Path>]) -> Result<Tables, PluginError> {
     read_gpuperfpredict_with(paths, &mut |_, _, _| {})
 }
@@ -106,14 +106,14 @@ pub fn read_gpuperfpredict_with(
     paths: &[impl AsRef<Path>],
     progress: &mut dyn FnMut(usize, usize, &Path),
 ) -> Result<Tables, PluginError> {
-    let mut tables = gpuperfpredict::tables();
+    let mut dataset = gpuperfpredict::Dataset::new();
     for (i, path) in paths.iter().enumerate() {
         let path = path.as_ref();
         progress(i, paths.len(), path);
         let text = input::read_text(path)?;
-        gpuperfpredict::read_into(path, &text, &mut tables)?;
+        dataset.read(path, &text)?;
     }
-    tables.finish()
+    dataset.finish()
 }
 
 struct Ncu;
@@ -218,10 +218,10 @@ impl Collector for GpuPerfPredict {
     fn info(&self) -> CollectorInfo {
         CollectorInfo::importer(
             "gpuperfpredict",
-            "The gpuperfpredict dataset: per-launch nvprof counters and duration, one file per kernel and GPU (.csv or .csv.gz)",
+                        "The gpuperfpredict dataset (.csv or .csv.gz, one file per kernel and GPU): one row per launch, as `observations` (a column per counter) and `runs`",
         )
         .key(ConfigKey::required("paths", ConfigType::PathList, "The dataset files"))
-        .tables(TABLES)
+        .tables(&["runs", "observations", "metric_names"])
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {

@@ -3,7 +3,7 @@
 //! of metric columns, a units row under the header). `==PROF==` and other `==` lines are skipped;
 //! an `==ERROR==` line is an error.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
@@ -42,12 +42,11 @@ const IDENTITY: &[&str] = &[
     "CC",
 ];
 
-/// Gives each launch (by its `ID`) a run key, in order of first appearance.
+/// Gives each launch (by its `ID`) a run, in order of first appearance.
 struct Launches<'a> {
     path: &'a Path,
     labels: &'a Labels,
-    keys: BTreeMap<String, RunKey>,
-    order: Vec<String>,
+    runs: HashMap<String, u32>,
 }
 
 impl<'a> Launches<'a> {
@@ -55,66 +54,66 @@ impl<'a> Launches<'a> {
         Self {
             path,
             labels,
-            keys: BTreeMap::new(),
-            order: Vec::new(),
+            runs: HashMap::new(),
         }
     }
 
-    fn key(
+    fn run(
         &mut self,
+        tables: &mut Tables,
         line: usize,
         id: &str,
         kernel: &str,
         device: &str,
         cc: &str,
-    ) -> Result<&RunKey, PluginError> {
-        if !self.keys.contains_key(id) {
-            let ordinal = self.order.len();
-            let variant = match &self.labels.variants {
-                None => String::new(),
-                Some(v) => v.get(ordinal).cloned().ok_or_else(|| {
-                    PluginError::at_line(
-                        self.path,
-                        line,
-                        format!(
-                            "launch {} has no label: config key `variants` names {} launches",
-                            ordinal + 1,
-                            v.len()
-                        ),
-                    )
-                })?,
-            };
-            let key = RunKey {
-                run_id: id.to_owned(),
-                device: self
-                    .labels
-                    .device
-                    .clone()
-                    .unwrap_or_else(|| format!("GPU {device} (CC {cc})")),
-                program: self
-                    .labels
-                    .program
-                    .clone()
-                    .unwrap_or_else(|| kernel_program(kernel)),
-                variant,
-                kernel: Some(kernel.to_owned()),
-            };
-            self.order.push(id.to_owned());
-            self.keys.insert(id.to_owned(), key);
+    ) -> Result<u32, PluginError> {
+        if let Some(&run) = self.runs.get(id) {
+            return Ok(run);
         }
-        Ok(&self.keys[id])
+        let ordinal = self.runs.len();
+        let variant = match &self.labels.variants {
+            None => String::new(),
+            Some(v) => v.get(ordinal).cloned().ok_or_else(|| {
+                PluginError::at_line(
+                    self.path,
+                    line,
+                    format!(
+                        "launch {} has no label: config key `variants` names {} launches",
+                        ordinal + 1,
+                        v.len()
+                    ),
+                )
+            })?,
+        };
+        let run = tables.key(RunKey {
+            run_id: id.to_owned(),
+            device: self
+                .labels
+                .device
+                .clone()
+                .unwrap_or_else(|| format!("GPU {device} (CC {cc})")),
+            program: self
+                .labels
+                .program
+                .clone()
+                .unwrap_or_else(|| kernel_program(kernel)),
+            variant,
+            kernel: Some(kernel.to_owned()),
+        });
+        self.runs.insert(id.to_owned(), run);
+        Ok(run)
     }
 
     /// Fails when `variants` names more launches than the file has.
     fn check_all_labelled(&self) -> Result<(), PluginError> {
         if let Some(v) = &self.labels.variants
-            && v.len() != self.order.len()
+            && v.len() != self.runs.len()
         {
             return Err(PluginError::new(format!(
                 "{}: config key `variants` names {} launches, the file has {}",
                 self.path.display(),
                 v.len(),
-                self.order.len()
+                self.runs.len()
             )));
         }
         Ok(())
@@ -184,7 +183,7 @@ fn details(
 
     let mut tables = Tables::new("ncu", Prefixes::Decimal);
     let mut launches = Launches::new(path, labels);
-    let mut durations: Vec<(String, f64)> = Vec::new();
+    let mut durations: Vec<(u32, f64)> = Vec::new();
     let mut raw_name = String::new();
     for record in records {
         let (line, r) = record?;
@@ -205,9 +204,14 @@ fn details(
         let kernel_name = field(path, line, &r, kernel, header)?;
         let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
         let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
-        let key = launches
-            .key(line, launch_id, kernel_name, device_id, cc_text)?
-            .clone();
+        let run = launches.run(
+            &mut tables,
+            line,
+            launch_id,
+            kernel_name,
+            device_id,
+            cc_text,
+        )?;
         let section_name = field(path, line, &r, section, header)?;
         let unit_text = field(path, line, &r, unit, header)?;
         raw_name.clear();
@@ -215,18 +219,13 @@ fn details(
         raw_name.push_str(" / ");
         raw_name.push_str(metric);
         if raw_name == DETAILS_DURATION {
-            durations.push((
-                launch_id.to_owned(),
-                normalise(number, unit_text, Prefixes::Decimal).value,
-            ));
+            durations.push((run, normalise(number, unit_text, Prefixes::Decimal).value));
         }
-        tables.add_counter(&key, &raw_name, number, unit_text);
+        tables.add_counter(run, &raw_name, number, unit_text);
     }
     launches.check_all_labelled()?;
-    for (launch, seconds) in durations {
-        if let Some(key) = launches.keys.get(&launch) {
-            tables.add_run(key, None, "kernel", seconds);
-        }
+    for (run, seconds) in durations {
+        tables.add_run(run, None, "kernel", seconds);
     }
     Ok(tables)
 }
@@ -257,12 +256,13 @@ fn raw(
             "expected the units row under the header (its `ID` field empty), found a launch",
         ));
     }
-    let metric_columns: Vec<usize> = (0..header.names.len())
+    let mut tables = Tables::new("ncu", Prefixes::Decimal);
+    let metric_columns: Vec<(usize, u32)> = (0..header.names.len())
         .filter(|&i| !IDENTITY.contains(&header.names[i].as_str()))
+        .map(|i| (i, tables.name(&header.names[i])))
         .collect();
     let duration = header.find(RAW_DURATION);
 
-    let mut tables = Tables::new("ncu", Prefixes::Decimal);
     let mut launches = Launches::new(path, labels);
     for record in records {
         let (line, r) = record?;
@@ -281,15 +281,19 @@ fn raw(
         let kernel_name = field(path, line, &r, kernel, header)?;
         let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
         let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
-        let key = launches
-            .key(line, launch_id, kernel_name, device_id, cc_text)?
-            .clone();
-        for &c in &metric_columns {
+        let run = launches.run(
+            &mut tables,
+            line,
+            launch_id,
+            kernel_name,
+            device_id,
+            cc_text,
+        )?;
+        for &(c, name) in &metric_columns {
             let Some(number) = r.get(c).and_then(parse_number) else {
                 continue;
             };
-            let unit = units.get(c).unwrap_or("");
-            tables.add_counter(&key, &header.names[c], number, unit);
+            tables.add_value(run, name, number, units.get(c).unwrap_or(""));
         }
         if let Some(d) = duration {
             let text = field(path, line, &r, d, header)?;
@@ -301,7 +305,7 @@ fn raw(
                 )
             })?;
             tables.add_run(
-                &key,
+                run,
                 None,
                 "kernel",
                 normalise(number, units.get(d).unwrap_or(""), Prefixes::Decimal).value,

@@ -83,7 +83,7 @@ fn summary(
     let name = header.require(path, header_line, name_column, format)?;
     let avg = header.require(path, header_line, "Avg", format)?;
     let mut tables = Tables::new("nvprof", Prefixes::Binary);
-    let mut keys: BTreeMap<(String, String), RunKey> = BTreeMap::new();
+    let mut runs: BTreeMap<(String, String), u32> = BTreeMap::new();
     for record in records {
         let (line, r) = record?;
         if r.iter().all(str::is_empty) || r.get(0).is_some_and(|f| f.starts_with("==")) {
@@ -102,23 +102,24 @@ fn summary(
         }
         let device_text = field(path, line, &r, device, header)?;
         let kernel_text = field(path, line, &r, kernel, header)?;
-        let n = keys.len();
-        let key = keys
+        let n = runs.len();
+        let run = *runs
             .entry((device_text.to_owned(), kernel_text.to_owned()))
-            .or_insert_with(|| RunKey {
-                run_id: format!("kernel{n}"),
-                device: labels
-                    .device
-                    .clone()
-                    .unwrap_or_else(|| device_name(device_text)),
-                program: labels
-                    .program
-                    .clone()
-                    .unwrap_or_else(|| kernel_program(kernel_text)),
-                variant: labels.variant.clone().unwrap_or_default(),
-                kernel: Some(kernel_text.to_owned()),
-            })
-            .clone();
+            .or_insert_with(|| {
+                tables.key(RunKey {
+                    run_id: format!("kernel{n}"),
+                    device: labels
+                        .device
+                        .clone()
+                        .unwrap_or_else(|| device_name(device_text)),
+                    program: labels
+                        .program
+                        .clone()
+                        .unwrap_or_else(|| kernel_program(kernel_text)),
+                    variant: labels.variant.clone().unwrap_or_default(),
+                    kernel: Some(kernel_text.to_owned()),
+                })
+            });
         let metric = field(path, line, &r, name, header)?;
         let text = field(path, line, &r, avg, header)?;
         let (value, unit) = split_inline_unit(text).ok_or_else(|| {
@@ -128,7 +129,7 @@ fn summary(
                 format!("column `Avg` of `{metric}`: expected a number, found `{text}`"),
             )
         })?;
-        tables.add_counter(&key, metric, value, &unit);
+        tables.add_counter(run, metric, value, &unit);
     }
     Ok(tables)
 }
@@ -221,7 +222,7 @@ fn trace(
             .collect();
         let name_text = field(path, line, &r, name, header)?;
         let transfer = name_text.starts_with('[');
-        let key = RunKey {
+        let run = tables.key(RunKey {
             run_id: format!("line{line}"),
             device: labels.device.clone().unwrap_or_else(|| {
                 device
@@ -236,7 +237,7 @@ fn trace(
             }),
             variant: labels.variant.clone().unwrap_or_else(|| prefix.join(";")),
             kernel: Some(name_text.to_owned()),
-        };
+        });
         let duration_text = field(path, line, &r, duration, header)?;
         let seconds = parse_number(duration_text).ok_or_else(|| {
             PluginError::at_line(
@@ -258,14 +259,14 @@ fn trace(
         }
         let parameters = (!prefix.is_empty()).then(|| prefix.join(";"));
         tables.add_run(
-            &key,
+            run,
             parameters.as_deref(),
             if transfer { "transfer" } else { "kernel" },
             seconds.value,
         );
         for &c in &counter_columns {
             if let Some(v) = r.get(c).and_then(parse_number) {
-                tables.add_counter(&key, &header.names[c], v, units.get(c).unwrap_or(""));
+                tables.add_counter(run, &header.names[c], v, units.get(c).unwrap_or(""));
             }
         }
     }

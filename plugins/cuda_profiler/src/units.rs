@@ -65,33 +65,51 @@ fn scale(prefix: char, prefixes: Prefixes) -> Option<f64> {
     })
 }
 
-/// Converts `value` in `unit` to the canonical unit. Units yosoku does not know are kept as they
-/// are (lowercase), unscaled.
-pub fn normalise(value: f64, unit: &str, prefixes: Prefixes) -> Quantity {
+/// How to convert a value to its canonical unit: multiply or divide by `factor` (dividing by an
+/// exact power of ten, as for ns -> s, rounds once; multiplying by 1e-9 would round twice).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    pub factor: f64,
+    pub divide: bool,
+    pub unit: String,
+}
+
+impl Conversion {
+    pub fn apply(&self, value: f64) -> f64 {
+        if self.divide {
+            value / self.factor
+        } else {
+            value * self.factor
+        }
+    }
+}
+
+/// The conversion of values in `unit` to the canonical unit. Units yosoku does not know are kept
+/// as they are (lowercase), unscaled.
+pub fn conversion(unit: &str, prefixes: Prefixes) -> Conversion {
     let unit = unit.trim();
-    let q = |v: f64, u: &str| Quantity {
-        value: v,
+    let c = |factor: f64, divide: bool, u: &str| Conversion {
+        factor,
+        divide,
         unit: u.to_owned(),
     };
     match unit {
-        "" => return q(value, "count"),
-        "%" => return q(value / 100.0, "ratio"),
-        // Dividing by an exact power of ten rounds once; multiplying by 1e-9 (inexact) twice.
-        "ns" | "nsecond" => return q(value / 1e9, "s"),
-        "us" | "usecond" | "µs" => return q(value / 1e6, "s"),
-        "ms" | "msecond" => return q(value / 1e3, "s"),
-        "s" | "second" => return q(value, "s"),
-        "B" | "byte" => return q(value, "bytes"),
-        "B/s" | "byte/second" => return q(value, "bytes/s"),
-        "hz" | "Hz" => return q(value, "hz"),
-        "cycle" => return q(value, "cycles"),
+        "" => return c(1.0, false, "count"),
+        "%" => return c(100.0, true, "ratio"),
+        "ns" | "nsecond" => return c(1e9, true, "s"),
+        "us" | "usecond" | "µs" => return c(1e6, true, "s"),
+        "ms" | "msecond" => return c(1e3, true, "s"),
+        "s" | "second" => return c(1.0, false, "s"),
+        "B" | "byte" => return c(1.0, false, "bytes"),
+        "B/s" | "byte/second" => return c(1.0, false, "bytes/s"),
+        "hz" | "Hz" => return c(1.0, false, "hz"),
+        "cycle" => return c(1.0, false, "cycles"),
         _ => {}
     }
     // A prefixed unit: KB, Mbyte, GB/s, Gbyte/second, Mhz, Kcycle, ...
     let mut chars = unit.chars();
     if let Some(first) = chars.next() {
-        let rest = chars.as_str();
-        let (base_unit, prefixes) = match rest {
+        let (base_unit, prefixes) = match chars.as_str() {
             "B" | "byte" => ("bytes", prefixes),
             "B/s" | "byte/second" => ("bytes/s", prefixes),
             "hz" | "Hz" => ("hz", Prefixes::Decimal),
@@ -102,10 +120,19 @@ pub fn normalise(value: f64, unit: &str, prefixes: Prefixes) -> Quantity {
         if !base_unit.is_empty()
             && let Some(factor) = scale(first, prefixes)
         {
-            return q(value * factor, base_unit);
+            return c(factor, false, base_unit);
         }
     }
-    q(value, &unit.to_lowercase())
+    c(1.0, false, &unit.to_lowercase())
+}
+
+/// Converts `value` in `unit` to the canonical unit.
+pub fn normalise(value: f64, unit: &str, prefixes: Prefixes) -> Quantity {
+    let conv = conversion(unit, prefixes);
+    Quantity {
+        value: conv.apply(value),
+        unit: conv.unit,
+    }
 }
 
 /// Splits a value that carries its unit (nvprof summaries: `100.000000%`, `190.706924GB/s`,

@@ -308,31 +308,57 @@ fn legacy_profiler_logs_version_2_and_1() {
     assert!(close(counter(&tables, "line4", "duration").0, 4.8e-6));
 }
 
+/// (value, unit, kind) of an `observations` column at `row`, by canonical metric name.
+fn observation(tables: &Tables, row: usize, metric: &str) -> (f64, String, String) {
+    let obs = table(tables, "observations");
+    let schema = obs.schema();
+    let field = schema
+        .field_with_name(metric)
+        .unwrap_or_else(|_| panic!("no column {metric}"));
+    let unit = field
+        .metadata()
+        .get("yosoku.unit")
+        .cloned()
+        .unwrap_or_default();
+    let kind = field
+        .metadata()
+        .get("yosoku.kind")
+        .cloned()
+        .unwrap_or_else(|| "-".into());
+    (floats(obs, metric)[row], unit, kind)
+}
+
 #[test]
 fn the_gpuperfpredict_dataset_read_from_gzip() {
     let tables =
         read_gpuperfpredict(&[data("public/bpnn_layerforward_CUDA-Tesla-K40.csv.gz")]).unwrap();
-    let runs = table(&tables, "runs");
-    assert_eq!(runs.num_rows(), 57);
-    assert_eq!(strings(runs, "device")[0], "Tesla-K40");
-    assert_eq!(strings(runs, "program")[0], "bpnn_layerforward_CUDA");
-    assert_eq!(strings(runs, "variant")[0], "8192");
+    let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["runs", "observations", "metric_names"]);
+    let obs = table(&tables, "observations");
+    assert_eq!(obs.num_rows(), 57);
+    assert_eq!(strings(obs, "device")[0], "Tesla-K40");
+    assert_eq!(strings(obs, "program")[0], "bpnn_layerforward_CUDA");
+    assert_eq!(strings(obs, "variant")[0], "8192");
+    assert!(strings(obs, "run_id")[0].starts_with("bpnn_layerforward_CUDA-Tesla-K40:"));
+    assert_eq!(floats(obs, "measured_secs")[0], 2.0576e-05);
     assert_eq!(
-        strings(runs, "parameters")[0],
+        strings(table(&tables, "runs"), "parameters")[0],
         "input.size.1=8192;input.size.2=0"
     );
-    let id = strings(runs, "run_id")[0].clone();
-    assert!(id.starts_with("bpnn_layerforward_CUDA-Tesla-K40:"), "{id}");
-    // R-export names map to canonical ones; units the export dropped are restored.
+    // R-export names map to canonical columns; units the export dropped are restored.
     assert_eq!(
-        counter(&tables, &id, "static_shared_memory"),
+        observation(&tables, 0, "static_shared_memory"),
         (1088.0, "bytes".into(), "config".into())
     );
-    let (bw, unit, kind) = counter(&tables, &id, "dram_read_throughput");
+    assert_eq!(
+        observation(&tables, 0, "inst_executed"),
+        (520_192.0, "count".into(), "count".into())
+    );
+    let (bw, unit, kind) = observation(&tables, 0, "dram_read_throughput");
     assert_eq!((unit.as_str(), kind.as_str()), ("bytes/s", "rate"));
     assert!(bw > 0.0);
-    assert_eq!(counter(&tables, &id, "gld_efficiency").1, "ratio");
-    assert_eq!(counter(&tables, &id, "elapsed_cycles_sm").2, "time");
+    assert_eq!(observation(&tables, 0, "gld_efficiency").1, "ratio");
+    assert_eq!(observation(&tables, 0, "elapsed_cycles_sm").2, "time");
     // Every column of the export is mapped.
     let names = table(&tables, "metric_names");
     let unmapped: Vec<String> = strings(names, "raw_name")
@@ -446,8 +472,9 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
     let path = dir.path().join("na.csv");
     std::fs::write(&path, "\"\",\"input.size.1\",\"duration\",\"name\",\"gpu_name\",\"inst_executed\"\n\"1\",8,1e-3,\"k\",\"G\",NA\n").unwrap();
     let tables = read_gpuperfpredict(&[&path]).unwrap();
-    assert_eq!(table(&tables, "counters").num_rows(), 0);
-    assert_eq!(table(&tables, "runs").num_rows(), 1);
+    let obs = table(&tables, "observations");
+    assert_eq!(obs.num_rows(), 1);
+    assert!(obs.column_by_name("inst_executed").unwrap().is_null(0));
     // A sweep labelled with the wrong number of variants.
     let labels = ncu::Labels {
         variants: Some(vec!["a".into()]),
