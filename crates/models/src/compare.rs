@@ -205,6 +205,7 @@ mod tests {
             measured_secs: None,
             error_pct: None,
             flags: None,
+            ..Default::default()
         }
     }
 

@@ -213,6 +213,7 @@ pub fn op_count_model(
             measured_secs: None,
             error_pct: None,
             flags: None,
+            ..Default::default()
         });
     }
     Ok(Fitted {
@@ -312,6 +313,7 @@ pub fn transfer_model(
             measured_secs: None,
             error_pct: None,
             flags: join_flags(&all_flags),
+            ..Default::default()
         });
     }
     Ok(Fitted {

@@ -61,7 +61,7 @@ pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, ModelError>
 }
 
 /// One row of `predictions`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PredictionRow {
     pub model: String,
     pub device: String,
@@ -73,6 +73,12 @@ pub struct PredictionRow {
     pub measured_secs: Option<f64>,
     pub error_pct: Option<f64>,
     pub flags: Option<String>,
+    pub run_id: Option<String>,
+    pub model_group: Option<String>,
+    pub validation: Option<String>,
+    pub held_out: Option<String>,
+    /// 95 % prediction interval.
+    pub interval_secs: Option<(f64, f64)>,
 }
 
 pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelError> {
@@ -90,6 +96,12 @@ pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelErr
             opt_floats(rows, |r| r.measured_secs),
             opt_floats(rows, |r| r.error_pct),
             opt_strings(rows, |r| r.flags.as_deref()),
+            opt_strings(rows, |r| r.run_id.as_deref()),
+            opt_strings(rows, |r| r.model_group.as_deref()),
+            opt_strings(rows, |r| r.validation.as_deref()),
+            opt_strings(rows, |r| r.held_out.as_deref()),
+            opt_floats(rows, |r| r.interval_secs.map(|i| i.0)),
+            opt_floats(rows, |r| r.interval_secs.map(|i| i.1)),
         ])
         .map_err(table_error)
 }
@@ -110,6 +122,12 @@ pub fn read_predictions(
     let measured = input.float64(col::MEASURED_SECS)?;
     let error = input.float64(col::ERROR_PCT)?;
     let flags = input.utf8(col::FLAGS)?;
+    let run_id = input.utf8(col::RUN_ID)?;
+    let model_group = input.utf8(col::MODEL_GROUP)?;
+    let validation = input.utf8(col::VALIDATION)?;
+    let held_out = input.utf8(col::HELD_OUT)?;
+    let low = input.float64(col::INTERVAL_LOW_SECS)?;
+    let high = input.float64(col::INTERVAL_HIGH_SECS)?;
     Ok((0..input.rows())
         .map(|i| PredictionRow {
             model: model.value(i).to_owned(),
@@ -122,6 +140,11 @@ pub fn read_predictions(
             measured_secs: opt_f64(measured, i),
             error_pct: opt_f64(error, i),
             flags: opt_str(flags, i).map(str::to_owned),
+            run_id: opt_str(run_id, i).map(str::to_owned),
+            model_group: opt_str(model_group, i).map(str::to_owned),
+            validation: opt_str(validation, i).map(str::to_owned),
+            held_out: opt_str(held_out, i).map(str::to_owned),
+            interval_secs: opt_f64(low, i).zip(opt_f64(high, i)),
         })
         .collect())
 }

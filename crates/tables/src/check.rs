@@ -181,6 +181,7 @@ fn check_values(def: &ColumnDef, array: &dyn Array) -> Option<Problem> {
         ValueCheck::Positive => "a finite number > 0".to_owned(),
         ValueCheck::NonNegative => "a finite number >= 0".to_owned(),
         ValueCheck::Finite => "a finite number".to_owned(),
+        ValueCheck::NotNan => "a number (not NaN)".to_owned(),
         ValueCheck::OneOf(allowed) => format!("one of {}", allowed.join(", ")),
     };
     let mut first: Option<(usize, String)> = None;
@@ -242,6 +243,7 @@ fn number_ok(v: f64, check: ValueCheck) -> bool {
         ValueCheck::Positive => v.is_finite() && v > 0.0,
         ValueCheck::NonNegative => v.is_finite() && v >= 0.0,
         ValueCheck::Finite => v.is_finite(),
+        ValueCheck::NotNan => !v.is_nan(),
         ValueCheck::Any | ValueCheck::OneOf(_) => true,
     }
 }

@@ -71,3 +71,46 @@ pub const OPS_PER_WINDOW: &str = "ops_per_window";
 pub const TOOL: &str = "tool";
 pub const MAPPED: &str = "mapped";
 pub const OCCURRENCES: &str = "occurrences";
+
+pub const MODEL_GROUP: &str = "model_group";
+pub const VALIDATION: &str = "validation";
+pub const HELD_OUT: &str = "held_out";
+pub const INTERVAL_LOW_SECS: &str = "interval_low_secs";
+pub const INTERVAL_HIGH_SECS: &str = "interval_high_secs";
+/// In `observations` made by a cross-device join: the device the features were measured on.
+pub const FEATURE_DEVICE: &str = "feature_device";
+
+pub const TERM: &str = "term";
+pub const FEATURE: &str = "feature";
+pub const ESTIMATE: &str = "estimate";
+pub const STD_ERROR: &str = "std_error";
+pub const T_VALUE: &str = "t_value";
+pub const P_VALUE: &str = "p_value";
+pub const STATUS: &str = "status";
+
+pub const METHOD: &str = "method";
+pub const TARGET: &str = "target";
+pub const OBSERVATION_COUNT: &str = "observation_count";
+pub const TERM_COUNT: &str = "term_count";
+pub const R2: &str = "r2";
+pub const ADJUSTED_R2: &str = "adjusted_r2";
+pub const RMSE_SECS: &str = "rmse_secs";
+pub const CONDITION_NUMBER: &str = "condition_number";
+pub const DROPPED: &str = "dropped";
+
+pub const STEP: &str = "step";
+pub const ACTION: &str = "action";
+pub const COLUMN_COUNT: &str = "column_count";
+
+pub const MEAN_ABS_ERROR_PCT: &str = "mean_abs_error_pct";
+pub const MEDIAN_ABS_ERROR_PCT: &str = "median_abs_error_pct";
+pub const MAX_ABS_ERROR_PCT: &str = "max_abs_error_pct";
+pub const MEAN_RATIO: &str = "mean_predicted_over_measured";
+pub const NEGATIVE_COUNT: &str = "negative_count";
+pub const EXTRAPOLATED_COUNT: &str = "extrapolated_count";
+pub const TINY_COUNTER_COUNT: &str = "tiny_counter_count";
+
+pub const TITLE: &str = "title";
+pub const ROW_LABEL: &str = "row_label";
+pub const COLUMN_LABEL: &str = "column_label";
+pub const TEXT: &str = "text";

@@ -563,8 +563,8 @@ pub static PREDICTIONS: TableDef = TableDef {
             T::Float64,
             false,
             Some("s"),
-            V::Finite,
-            "Predicted time of all `repetitions` together (negative values are kept and flagged).",
+            V::NotNan,
+            "Predicted time of all `repetitions` together (negative values are kept and flagged `negative`; a log-time model whose prediction overflows gives +inf, flagged `overflow`).",
         ),
         column(
             col::MEASURED_SECS,
@@ -579,7 +579,7 @@ pub static PREDICTIONS: TableDef = TableDef {
             T::Float64,
             true,
             Some("%"),
-            V::Finite,
+            V::NotNan,
             "Signed relative error 100 x (predicted - measured) / measured.",
         ),
         column(
@@ -588,8 +588,371 @@ pub static PREDICTIONS: TableDef = TableDef {
             true,
             None,
             V::Any,
-            "Warnings about the prediction, `;`-separated (`negative`, `extrapolated`, ...).",
+            "Warnings about the prediction, `;`-separated (`negative`, `extrapolated`, `tiny_counters`, ...).",
         ),
+        column(
+            col::RUN_ID,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The run predicted, when the prediction is of one run (counter models).",
+        ),
+        MODEL_GROUP_OPT,
+        column(
+            col::VALIDATION,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "How the prediction was made: `fit` (in sample), `loo` (leave one out), `kfold(k)`, `leave_one_out(<column>)`; null for models without fitted parameters.",
+        ),
+        column(
+            col::HELD_OUT,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The fold or group that was held out when the row was predicted.",
+        ),
+        column(
+            col::INTERVAL_LOW_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::NotNan,
+            "Lower end of the 95 % prediction interval.",
+        ),
+        column(
+            col::INTERVAL_HIGH_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::NotNan,
+            "Upper end of the 95 % prediction interval.",
+        ),
+    ],
+};
+
+const MODEL_GROUP_OPT: ColumnDef = column(
+    col::MODEL_GROUP,
+    T::Utf8,
+    true,
+    None,
+    V::Any,
+    "The group the model was fitted to when a step fits one model per group (`group_by`), as `column=value` pairs joined by `, `; null for a single model.",
+);
+
+const MODEL_GROUP: ColumnDef = label(
+    col::MODEL_GROUP,
+    "The group the model was fitted to (`column=value` pairs joined by `, `); empty for a single model.",
+);
+
+const R2: ColumnDef = column(
+    col::R2,
+    T::Float64,
+    true,
+    None,
+    V::Any,
+    "Coefficient of determination 1 - SSE/SST (of the target as modelled); null when undefined.",
+);
+
+const ADJUSTED_R2: ColumnDef = column(
+    col::ADJUSTED_R2,
+    T::Float64,
+    true,
+    None,
+    V::Any,
+    "R^2 adjusted for the degrees of freedom: 1 - (1 - R^2)(n - 1)/(n - k - 1); null when n <= k + 1.",
+);
+
+pub static MODEL_COEFFICIENTS: TableDef = TableDef {
+    name: "model_coefficients",
+    doc: "One term of a fitted linear model: its estimate on the scale of its column as the model used it (after `log_features`), with standard error and test, or why it was dropped.",
+    columns: &[
+        MODEL,
+        MODEL_GROUP,
+        label(
+            col::TERM,
+            "`(intercept)`, a feature name, a spline basis column `x:s1`, or an interaction `a*b` (product of z-scores).",
+        ),
+        column(
+            col::ESTIMATE,
+            T::Float64,
+            true,
+            None,
+            V::Finite,
+            "The coefficient; null when the column was dropped.",
+        ),
+        column(
+            col::STD_ERROR,
+            T::Float64,
+            true,
+            None,
+            V::Any,
+            "Standard error of the estimate; null when dropped or without residual degrees of freedom.",
+        ),
+        column(
+            col::T_VALUE,
+            T::Float64,
+            true,
+            None,
+            V::Any,
+            "estimate / std_error.",
+        ),
+        column(
+            col::P_VALUE,
+            T::Float64,
+            true,
+            None,
+            V::Any,
+            "Two-sided p-value of the t test that the coefficient is zero.",
+        ),
+        column(
+            col::STATUS,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(COEFFICIENT_STATUSES),
+            "`kept`, `constant` (zero variance in this group, dropped) or `collinear` (a combination of the columns before it, dropped).",
+        ),
+    ],
+};
+
+/// What happened to a model column.
+pub const COEFFICIENT_STATUSES: &[&str] = &["kept", "constant", "collinear"];
+
+pub static MODEL_SUMMARY: TableDef = TableDef {
+    name: "model_summary",
+    doc: "One fitted linear model: how it was fitted, its fit statistics and its diagnostics.",
+    columns: &[
+        MODEL,
+        MODEL_GROUP,
+        label(
+            col::METHOD,
+            "`ols`, `ridge(lambda)`, `stepwise_forward` or `stepwise_backward`, and the factorisation (`qr`, `cholesky`).",
+        ),
+        label(
+            col::TARGET,
+            "What was regressed: `measured_secs` or `ln(measured_secs)`.",
+        ),
+        column(
+            col::OBSERVATION_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::Positive,
+            "Rows fitted.",
+        ),
+        column(
+            col::TERM_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Columns in the model besides the intercept (after dropping).",
+        ),
+        R2,
+        ADJUSTED_R2,
+        column(
+            col::RMSE_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::NonNegative,
+            "Root mean square error of the fitted times, in seconds (back-transformed when the target is a logarithm).",
+        ),
+        column(
+            col::CONDITION_NUMBER,
+            T::Float64,
+            true,
+            None,
+            V::Any,
+            "Condition number of the centred, unit-norm design of the kept columns (collinearity: above ~1e3 estimates are unstable); null for stepwise models.",
+        ),
+        label(
+            col::DROPPED,
+            "Columns dropped as constant or collinear, comma-separated.",
+        ),
+        column(
+            col::FLAGS,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "Warnings: `r2_below_0.8` (the cross-platform papers' bar for a usable model), `ill_conditioned`, `rank_deficient`.",
+        ),
+    ],
+};
+
+pub static SELECTION_PATH: TableDef = TableDef {
+    name: "selection_path",
+    doc: "One step of a stepwise selection: the term added or removed and the model's fit after it.",
+    columns: &[
+        MODEL,
+        MODEL_GROUP,
+        column(
+            col::STEP,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "0 for the starting model, then 1, 2, ...",
+        ),
+        column(
+            col::ACTION,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(SELECTION_ACTIONS),
+            "`start`, `add` or `remove`.",
+        ),
+        label(
+            col::TERM,
+            "The term: a counter (entering with its spline columns) or an interaction `a*b`; empty at the start.",
+        ),
+        column(
+            col::R2,
+            T::Float64,
+            false,
+            None,
+            V::Finite,
+            "R^2 of the model after the step.",
+        ),
+        ADJUSTED_R2,
+        column(
+            col::COLUMN_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Columns in the model after the step (a spline term has several).",
+        ),
+    ],
+};
+
+/// Stepwise actions.
+pub const SELECTION_ACTIONS: &[&str] = &["start", "add", "remove"];
+
+pub static VALIDATION_SUMMARY: TableDef = TableDef {
+    name: "validation_summary",
+    doc: "How well a model predicted out of sample, over all its rows and per program.",
+    columns: &[
+        MODEL,
+        MODEL_GROUP,
+        label(
+            col::VALIDATION,
+            "`fit`, `loo`, `kfold(k)` or `leave_one_out(<column>)`.",
+        ),
+        column(
+            col::PROGRAM,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The program the row summarises; null for all rows of the model.",
+        ),
+        column(
+            col::OBSERVATION_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Predictions summarised.",
+        ),
+        column(
+            col::MEAN_ABS_ERROR_PCT,
+            T::Float64,
+            false,
+            Some("%"),
+            V::Any,
+            "Mean of 100 |predicted - measured| / measured (the papers' error rate).",
+        ),
+        column(
+            col::MEDIAN_ABS_ERROR_PCT,
+            T::Float64,
+            false,
+            Some("%"),
+            V::Any,
+            "Median of the same.",
+        ),
+        column(
+            col::MAX_ABS_ERROR_PCT,
+            T::Float64,
+            false,
+            Some("%"),
+            V::Any,
+            "Largest of the same.",
+        ),
+        column(
+            col::MEAN_RATIO,
+            T::Float64,
+            false,
+            None,
+            V::Any,
+            "Mean of predicted / measured (the per-program bars of Shimada et al.).",
+        ),
+        R2,
+        ADJUSTED_R2,
+        column(
+            col::RMSE_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Any,
+            "Root mean square error of the predicted times.",
+        ),
+        column(
+            col::NEGATIVE_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Predictions below zero.",
+        ),
+        column(
+            col::EXTRAPOLATED_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Predictions for rows with a feature outside the range the model was fitted on.",
+        ),
+        column(
+            col::TINY_COUNTER_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Rows whose counters are far smaller than the rest (median ratio to the column medians below the step's threshold).",
+        ),
+    ],
+};
+
+pub static REPORT: TableDef = TableDef {
+    name: "report",
+    doc: "Cells of the tables a step prints: each cell a number or a text, at a row and column of a titled table (the CLI prints them as matrices, the viewer as tables).",
+    columns: &[
+        label(col::TITLE, "The table the cell belongs to."),
+        label(col::ROW_LABEL, "Its row."),
+        label(col::COLUMN_LABEL, "Its column."),
+        column(
+            col::VALUE,
+            T::Float64,
+            true,
+            None,
+            V::Any,
+            "The number; null for a text cell or a missing figure.",
+        ),
+        column(
+            col::TEXT,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The text of a text cell.",
+        ),
+        label(col::UNIT, "Unit of the number (`%`, `s`, empty)."),
     ],
 };
 

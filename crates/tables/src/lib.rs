@@ -60,6 +60,8 @@ pub enum ValueCheck {
     NonNegative,
     /// Finite (no NaN or infinity).
     Finite,
+    /// Not NaN; infinity allowed (a back-transformed prediction that overflowed, flagged).
+    NotNan,
     /// One of the listed strings.
     OneOf(&'static [&'static str]),
 }
@@ -86,6 +88,10 @@ pub struct TableDef {
 
 /// Field metadata key holding a column's unit in every schema built by [`TableDef::schema`].
 pub const UNIT_METADATA_KEY: &str = "yosoku.unit";
+
+/// Field metadata key holding the kind (one of [`METRIC_KINDS`]) of a feature column of
+/// `observations`.
+pub const KIND_METADATA_KEY: &str = "yosoku.kind";
 
 impl TableDef {
     /// The Arrow schema of the table; units are stored in each field's metadata.
@@ -134,6 +140,11 @@ pub const TABLES: &[&TableDef] = &[
     &BANDWIDTH_CURVES,
     &COST_BREAKDOWN,
     &PREDICTIONS,
+    &MODEL_COEFFICIENTS,
+    &MODEL_SUMMARY,
+    &SELECTION_PATH,
+    &VALIDATION_SUMMARY,
+    &REPORT,
     &REFERENCE_VALUES,
     &REFERENCE_COMPARISON,
     &DOUBLE_BUFFER_BALANCE,

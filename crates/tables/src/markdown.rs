@@ -29,6 +29,7 @@ pub fn render_markdown() -> String {
                 ValueCheck::Positive => "> 0".to_owned(),
                 ValueCheck::NonNegative => ">= 0".to_owned(),
                 ValueCheck::Finite => "finite".to_owned(),
+                ValueCheck::NotNan => "not NaN (may be infinite)".to_owned(),
                 ValueCheck::OneOf(allowed) => allowed
                     .iter()
                     .map(|a| format!("`{a}`"))

@@ -259,7 +259,7 @@ fn malformed_profiles_are_refused_too() {
         ),
         (
             "[reference]\nvariant table column label value unit source\nS predictions seconds total 1 s x\n",
-            "bad.log:6:15: column `column`: table `predictions` has no column `seconds`; it has: model, device, program, variant, phase, repetitions, predicted_secs, measured_secs, error_pct, flags",
+            "bad.log:6:15: column `column`: table `predictions` has no column `seconds`; it has: model, device, program, variant, phase, repetitions, predicted_secs, measured_secs, error_pct, flags, run_id, model_group, validation, held_out, interval_low_secs, interval_high_secs",
         ),
         (
             "[reference]\nvariant table column label value unit source\nS predictions predicted_secs total 1 ms x\n",

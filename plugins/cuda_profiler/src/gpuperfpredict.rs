@@ -15,7 +15,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use yosoku_plugin_sdk::PluginError;
-use yosoku_tables::{OBSERVATIONS, UNIT_METADATA_KEY};
+use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
 use crate::builder::{RunKey, Tables};
 use crate::input::{Header, csv_records, field};
@@ -32,9 +32,6 @@ const IDENTITY: &[&str] = &[
     "kernel",
     "gpu_name",
 ];
-
-/// Field metadata key of a counter column's kind in `observations`.
-pub const KIND_METADATA_KEY: &str = "yosoku.kind";
 
 /// Accumulates dataset files into one wide table.
 #[derive(Debug)]
