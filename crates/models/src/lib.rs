@@ -7,12 +7,17 @@
 //!
 //! - [`csx600`]: the op-count, bandwidth-curve and double-buffering models of Nishikawa et al.
 //! - [`compare`]: predictions against measurements, results against published figures.
+//! - [`regression`]: least squares, exact leave-one-out, hold-outs and stepwise selection on
+//!   matrices.
+//! - [`observations`]: counter models over `observations` tables: normalize steps, one fit per
+//!   group, cross-validation with flags (Shimada et al., Oka et al.).
 
 pub mod compare;
 pub mod csx600;
 pub mod curve;
 #[cfg(test)]
 mod fixtures;
+pub mod observations;
 pub mod regression;
 pub mod rows;
 

@@ -31,6 +31,11 @@ pub const CHOLESKY_MAX_CONDITION: f64 = 1e3;
 /// machine: large enough for efficient matrix products, small enough for the caches).
 const CHUNK_ROWS: usize = 1024;
 
+/// Partial sums of the cross products with the `parallel` feature: a fixed number, so that the
+/// order of the additions, and so the result, is the same whatever the number of threads.
+#[cfg(feature = "parallel")]
+const REDUCTION_GROUPS: usize = 16;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OlsOptions {
     pub intercept: bool,
@@ -107,6 +112,21 @@ pub struct OlsFit {
     /// (Xc'Xc + D)^-1 (Xc'Xc) (Xc'Xc + D)^-1 of the kept columns (the unscaled covariance of the
     /// coefficients).
     cov_unscaled: Mat<f64>,
+    /// Rows of the hat matrix's factor: H_ij = 1/n + w_i . w_j.
+    hat_basis: HatBasis,
+}
+
+/// How to get w_i, the row of the hat matrix's factor W (H = 1/n + W W'), without rounding that
+/// grows with the square of the condition number.
+#[derive(Debug, Clone)]
+enum HatBasis {
+    /// Cholesky path (well conditioned): w_i = L^-1 z_i, z_i the centred, unit-norm kept columns.
+    Factor {
+        linv: Mat<f64>,
+        inverse_norms: Vec<f64>,
+    },
+    /// QR path: the rows of Q (the first n rows of the augmented Q with ridge).
+    Rows(Mat<f64>),
 }
 
 fn par() -> faer::Par {
@@ -215,17 +235,24 @@ impl<'a> Scaled<'a> {
             (gram, xty, buf)
         };
         let start = || (Mat::<f64>::zeros(p, p), Mat::<f64>::zeros(p, 1), buffer());
+        // Threads sum fixed groups of chunks and the groups' sums are added in order, so the
+        // result does not depend on the number of threads or on scheduling: a pipeline gives
+        // the same numbers, bit for bit, on every run.
         #[cfg(feature = "parallel")]
         let (gram, xty) = {
             use rayon::prelude::*;
-            self.chunks()
-                .into_par_iter()
-                .fold(start, accumulate)
-                .map(|(g, v, _)| (g, v))
-                .reduce(
-                    || (Mat::<f64>::zeros(p, p), Mat::<f64>::zeros(p, 1)),
-                    |(a, x), (b, y)| (a + b, x + y),
-                )
+            let chunks = self.chunks();
+            let per_group = chunks.len().div_ceil(REDUCTION_GROUPS).max(1);
+            let sums: Vec<(Mat<f64>, Mat<f64>)> = chunks
+                .par_chunks(per_group)
+                .map(|group| {
+                    let (g, v, _) = group.iter().copied().fold(start(), accumulate);
+                    (g, v)
+                })
+                .collect();
+            sums.into_iter()
+                .reduce(|(a, x), (b, y)| (a + b, x + y))
+                .unwrap_or_else(|| (Mat::<f64>::zeros(p, p), Mat::<f64>::zeros(p, 1)))
         };
         #[cfg(not(feature = "parallel"))]
         let (gram, xty) = {
@@ -393,6 +420,13 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
     let cov_unscaled = Mat::from_fn(r, r, |a, b| {
         solved.cov[(a, b)] / (norms[kept[a]] * norms[kept[b]])
     });
+    let hat_basis = match solved.hat {
+        SolvedHat::Factor(linv) => HatBasis::Factor {
+            linv,
+            inverse_norms: kept.iter().map(|&j| 1.0 / norms[j]).collect(),
+        },
+        SolvedHat::Rows(q) => HatBasis::Rows(q),
+    };
     let intercept_value = if options.intercept {
         y_mean
             - coefficients
@@ -484,6 +518,7 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
         options: *options,
         means: kept_means,
         cov_unscaled,
+        hat_basis,
     })
 }
 
@@ -503,12 +538,21 @@ fn two_sided_p(t: &[f64], df: usize) -> Vec<f64> {
     }
 }
 
+/// What the hat matrix is computed from.
+enum SolvedHat {
+    /// L^-1 of the Cholesky factor of the scaled cross products.
+    Factor(Mat<f64>),
+    /// The first `rank` columns of Q, rows 0..n.
+    Rows(Mat<f64>),
+}
+
 /// The solution in the scaled, centred coordinates.
 struct Solved {
     kept: Vec<usize>,
     dropped: Vec<usize>,
     gamma: Vec<f64>,
     cov: Mat<f64>,
+    hat: SolvedHat,
     leverage: Vec<f64>,
     condition: f64,
     method: Method,
@@ -521,6 +565,7 @@ impl Solved {
             dropped: vec![],
             gamma: vec![],
             cov: Mat::zeros(0, 0),
+            hat: SolvedHat::Rows(Mat::zeros(n, 0)),
             leverage: vec![0.0; n],
             condition: 1.0,
             method: Method::Qr,
@@ -619,7 +664,7 @@ fn cholesky(
         );
         cov
     } else {
-        inv
+        inv.clone()
     };
     let leverage = if options.leverage {
         scaled.leverage(linv.as_ref())
@@ -631,6 +676,7 @@ fn cholesky(
         dropped: vec![],
         gamma,
         cov,
+        hat: SolvedHat::Factor(linv),
         leverage,
         condition,
         method: Method::Cholesky,
@@ -737,6 +783,11 @@ fn qr(
         dropped,
         gamma,
         cov,
+        hat: SolvedHat::Rows(if q.nrows() == n && q.ncols() == rank {
+            q
+        } else {
+            Mat::from_fn(n, rank, |i, k| q[(i, k)])
+        }),
         leverage,
         condition,
         method: Method::Qr,
@@ -744,6 +795,42 @@ fn qr(
 }
 
 impl OlsFit {
+    /// Z with H_GG = Z Z' at rows `rows` of `x` (the design the model was fitted on): the row of
+    /// the intercept, 1/sqrt(n), then w_i. |G| x (1 + kept columns).
+    pub fn hat_rows(&self, x: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
+        let offset = usize::from(self.options.intercept);
+        let root_n = (self.n as f64).sqrt();
+        let w = match &self.hat_basis {
+            HatBasis::Rows(q) => Mat::from_fn(rows.len(), q.ncols(), |i, k| q[(rows[i], k)]),
+            HatBasis::Factor {
+                linv,
+                inverse_norms,
+            } => {
+                let r = self.kept.len();
+                let zc = Mat::from_fn(rows.len(), r, |i, k| {
+                    (x[(rows[i], self.kept[k])] - self.means[k]) * inverse_norms[k]
+                });
+                let mut w = Mat::<f64>::zeros(rows.len(), r);
+                matmul(
+                    w.as_mut(),
+                    Accum::Replace,
+                    zc.as_ref(),
+                    linv.as_ref().transpose(),
+                    1.0,
+                    faer::Par::Seq,
+                );
+                w
+            }
+        };
+        Mat::from_fn(rows.len(), w.ncols() + offset, |i, k| {
+            if k < offset {
+                1.0 / root_n
+            } else {
+                w[(i, k - offset)]
+            }
+        })
+    }
+
     /// The prediction for one row of features (all the design's columns, in order).
     pub fn predict(&self, row: &[f64]) -> f64 {
         self.intercept

@@ -86,6 +86,66 @@ pub struct Selection {
     /// The columns themselves (n values each): a counter's raw values and spline basis columns,
     /// interactions as products of standardised counters.
     pub columns: Vec<Vec<f64>>,
+    /// How each column is computed from the features, to evaluate the model on other rows.
+    pub sources: Vec<ColumnSource>,
+}
+
+/// How a column of a selected model is computed from the features (indices into the features
+/// given to [`select`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ColumnSource {
+    /// Basis column `index` (0: the feature itself) of the natural cubic spline with `knots`.
+    Feature {
+        feature: usize,
+        knots: Vec<f64>,
+        index: usize,
+    },
+    /// `(x_a - mean_a) (x_b - mean_b) scale`: the product of two z-scores.
+    Interaction {
+        a: usize,
+        b: usize,
+        mean_a: f64,
+        mean_b: f64,
+        scale: f64,
+    },
+}
+
+impl ColumnSource {
+    /// The column for feature values `features` (one slice per feature, all of one length).
+    pub fn evaluate(&self, features: &[&[f64]]) -> Vec<f64> {
+        match self {
+            ColumnSource::Feature {
+                feature,
+                knots,
+                index,
+            } => {
+                let x = features[*feature];
+                if *index == 0 {
+                    x.to_vec()
+                } else {
+                    natural_cubic_basis(x, knots).swap_remove(*index)
+                }
+            }
+            ColumnSource::Interaction {
+                a,
+                b,
+                mean_a,
+                mean_b,
+                scale,
+            } => features[*a]
+                .iter()
+                .zip(features[*b])
+                .map(|(x, y)| (x - mean_a) * (y - mean_b) * scale)
+                .collect(),
+        }
+    }
+}
+
+impl Selection {
+    /// The selected model's columns for other rows of the same features.
+    pub fn evaluate(&self, features: &[&[f64]]) -> Vec<Vec<f64>> {
+        self.sources.iter().map(|s| s.evaluate(features)).collect()
+    }
 }
 
 /// A term: a group of columns of the swept matrix.
@@ -371,7 +431,7 @@ pub fn select(
     }
     // Columns: each feature's linear term and spline columns; a constant feature has none.
     // `raw[i]` is the column of matrix row i as the refitted model uses it, with its name.
-    let mut raw: Vec<(String, Cow<'_, [f64]>)> = Vec::new();
+    let mut raw: Vec<(String, Cow<'_, [f64]>, ColumnSource)> = Vec::new();
     let mut means: Vec<f64> = Vec::new();
     let mut norms: Vec<f64> = Vec::new();
     let mut terms: Vec<Term> = Vec::new();
@@ -388,7 +448,15 @@ pub fn select(
             .map(|k| quantile_knots(v, k))
             .unwrap_or_default();
         let mut columns = vec![raw.len()];
-        raw.push((name.clone(), Cow::Borrowed(v.as_slice())));
+        raw.push((
+            name.clone(),
+            Cow::Borrowed(v.as_slice()),
+            ColumnSource::Feature {
+                feature: j,
+                knots: knots.clone(),
+                index: 0,
+            },
+        ));
         means.push(mean);
         norms.push(norm);
         for (b, col) in natural_cubic_basis(v, &knots)
@@ -400,7 +468,15 @@ pub fn select(
                 continue;
             };
             columns.push(raw.len());
-            raw.push((format!("{name}:s{b}"), Cow::Owned(col)));
+            raw.push((
+                format!("{name}:s{b}"),
+                Cow::Owned(col),
+                ColumnSource::Feature {
+                    feature: j,
+                    knots: knots.clone(),
+                    index: b,
+                },
+            ));
             means.push(m);
             norms.push(nrm);
         }
@@ -416,7 +492,7 @@ pub fn select(
     let Some((y_mean, y_norm)) = centre_and_norm(y) else {
         return Err(RegressionError::Shape("the target is constant".into()));
     };
-    let mut sources: Vec<Cow<'_, [f64]>> = raw.iter().map(|(_, c)| c.clone()).collect();
+    let mut sources: Vec<Cow<'_, [f64]>> = raw.iter().map(|(_, c, _)| c.clone()).collect();
     sources.push(Cow::Borrowed(y));
     means.push(y_mean);
     norms.push(y_norm);
@@ -539,7 +615,20 @@ pub fn select(
                             }
                         }
                         let name = format!("{}*{}", features[b].0, features[a].0);
-                        raw.insert(index, (name.clone(), Cow::Owned(product)));
+                        raw.insert(
+                            index,
+                            (
+                                name.clone(),
+                                Cow::Owned(product),
+                                ColumnSource::Interaction {
+                                    a: b,
+                                    b: a,
+                                    mean_a: mb,
+                                    mean_b: ma,
+                                    scale,
+                                },
+                            ),
+                        );
                         terms.push(Term {
                             name,
                             columns: vec![index],
@@ -623,10 +712,12 @@ pub fn select(
     };
     let mut column_names = Vec::new();
     let mut columns = Vec::new();
+    let mut column_sources = Vec::new();
     for &i in &order {
         for &c in &terms[i].columns {
             column_names.push(raw[c].0.clone());
             columns.push(raw[c].1.to_vec());
+            column_sources.push(raw[c].2.clone());
         }
     }
     Ok(Selection {
@@ -634,6 +725,7 @@ pub fn select(
         terms: order.iter().map(|&i| terms[i].name.clone()).collect(),
         column_names,
         columns,
+        sources: column_sources,
     })
 }
 
@@ -661,6 +753,37 @@ mod tests {
         s.sweep(0, true);
         for (k, v) in x.iter().flatten().enumerate() {
             assert!((s.a[k] - v).abs() < 1e-14, "{k}: {} vs {v}", s.a[k]);
+        }
+    }
+
+    #[test]
+    fn a_selection_evaluates_its_columns_on_the_rows_it_was_fitted_on() {
+        let n = 200;
+        let a: Vec<f64> = (0..n)
+            .map(|i| (i as f64 * 0.37).sin() * 10.0 + 20.0)
+            .collect();
+        let b: Vec<f64> = (0..n).map(|i| ((i * 7) % 23) as f64).collect();
+        let c: Vec<f64> = (0..n).map(|i| (i as f64).sqrt()).collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| 3.0 + a[i] * a[i] * 0.1 + 2.0 * b[i] + 0.05 * a[i] * b[i] + 0.01 * c[i])
+            .collect();
+        let features = vec![
+            ("a".to_owned(), a.clone()),
+            ("b".to_owned(), b.clone()),
+            ("c".to_owned(), c.clone()),
+        ];
+        let selection = select(&features, &y, &StepwiseOptions::default()).unwrap();
+        assert!(
+            selection.terms.iter().any(|t| t.contains('*')),
+            "{:?}",
+            selection.terms
+        );
+        let evaluated = selection.evaluate(&[&a, &b, &c]);
+        assert_eq!(evaluated.len(), selection.columns.len());
+        for (e, c) in evaluated.iter().zip(&selection.columns) {
+            for (x, y) in e.iter().zip(c) {
+                assert!((x - y).abs() <= 1e-12 * y.abs().max(1.0), "{x} vs {y}");
+            }
         }
     }
 }

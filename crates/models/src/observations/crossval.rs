@@ -1,0 +1,701 @@
+//! Out-of-sample predictions of a [`ModelSpec`]: in sample, exact leave-one-out, k-fold, and
+//! leave one value of a column out (program, device, input size), with error metrics per model
+//! and per program and flags on the predictions that should not be trusted.
+//!
+//! Least-squares models are refitted on every training set (leave-one-out exactly, from the hat
+//! matrix). A stepwise model is selected again on every k-fold or group training set; for
+//! leave-one-out the selection made on all rows is kept and only the coefficients are left out
+//! (the selection itself has seen the row: that estimate is optimistic, and the table says so
+//! with the validation name `loo(selection fixed)`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
+use faer::Mat;
+use yosoku_tables::VALIDATION_SUMMARY;
+
+use super::Observations;
+use super::fit::{GroupData, Method, ModelSpec, Trained, group_data, train};
+use super::report::{Matrix, Published, ReportCell, add_published};
+use crate::ModelError;
+use crate::regression::validate::{
+    Held, Scheme, fold_labels, is_outside, metrics, training_ranges, validate,
+};
+use crate::regression::{OlsOptions, RegressionError};
+use crate::rows::PredictionRow;
+
+/// How rows are held out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Holdout {
+    /// In sample: the fitted values.
+    Fit,
+    LeaveOneOut,
+    KFold {
+        folds: usize,
+        seed: u64,
+    },
+    /// Each distinct value (combination of values) of text columns held out in turn: leave one
+    /// program out, one device out, one input size of one program out (`program, variant`).
+    LeaveOneValueOut {
+        columns: Vec<String>,
+    },
+}
+
+impl Holdout {
+    /// Parses `fit`, `loo`, `kfold(<k>)` or `leave_one_out(<column>, ...)`; k-fold uses `seed`.
+    pub fn parse(text: &str, seed: u64) -> Result<Self, String> {
+        let text = text.trim();
+        let inner = |prefix: &str| {
+            text.strip_prefix(prefix)
+                .and_then(|r| r.strip_prefix('('))
+                .and_then(|r| r.strip_suffix(')'))
+                .map(str::trim)
+        };
+        if text == "fit" {
+            Ok(Holdout::Fit)
+        } else if text == "loo" {
+            Ok(Holdout::LeaveOneOut)
+        } else if let Some(k) = inner("kfold") {
+            match k.parse::<usize>() {
+                Ok(folds) if folds >= 2 => Ok(Holdout::KFold { folds, seed }),
+                _ => Err(format!(
+                    "`{text}`: the number of folds must be an integer >= 2"
+                )),
+            }
+        } else if let Some(columns) = inner("leave_one_out") {
+            let columns: Vec<String> = columns
+                .split(',')
+                .map(|c| c.trim().to_owned())
+                .filter(|c| !c.is_empty())
+                .collect();
+            if columns.is_empty() {
+                Err(format!(
+                    "`{text}`: name the column(s), e.g. leave_one_out(program)"
+                ))
+            } else {
+                Ok(Holdout::LeaveOneValueOut { columns })
+            }
+        } else {
+            Err(format!(
+                "unknown validation `{text}`; expected fit, loo, kfold(<k>) or leave_one_out(<column>)"
+            ))
+        }
+    }
+
+    /// The name in the output tables.
+    pub fn name(&self, method: &Method) -> String {
+        match (self, method) {
+            (Holdout::Fit, _) => "fit".to_owned(),
+            (Holdout::LeaveOneOut, Method::Stepwise(_)) => "loo(selection fixed)".to_owned(),
+            (Holdout::LeaveOneOut, _) => "loo".to_owned(),
+            (Holdout::KFold { folds, .. }, _) => format!("kfold({folds})"),
+            (Holdout::LeaveOneValueOut { columns }, _) => {
+                format!("leave_one_out({})", columns.join(", "))
+            }
+        }
+    }
+}
+
+/// What to validate and how to report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrossValidation {
+    pub holdouts: Vec<Holdout>,
+    /// A row is flagged `tiny_counters` when the median of its counters over the column medians
+    /// is below this (Shimada et al.'s failures had counters 1/25000 of the mean).
+    pub tiny_threshold: f64,
+    pub matrix: Option<Matrix>,
+    pub published: Vec<Published>,
+}
+
+/// One row of `validation_summary`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    pub group: String,
+    pub group_values: Vec<String>,
+    pub validation: String,
+    /// `None`: all programs.
+    pub program: Option<String>,
+    pub n: usize,
+    pub mean_abs_pct: f64,
+    pub median_abs_pct: f64,
+    pub max_abs_pct: f64,
+    pub mean_ratio: f64,
+    pub r2: f64,
+    pub adj_r2: Option<f64>,
+    pub rmse_secs: f64,
+    pub negative: usize,
+    pub extrapolated: usize,
+    pub tiny: usize,
+}
+
+/// The result of [`cross_validate`].
+#[derive(Debug, Clone)]
+pub struct Validated {
+    pub predictions: Vec<PredictionRow>,
+    pub summary: Vec<SummaryRow>,
+    pub report: Vec<ReportCell>,
+}
+
+fn group_error(g: &GroupData, e: impl std::fmt::Display) -> ModelError {
+    if g.group.key.is_empty() {
+        ModelError::invalid(e.to_string())
+    } else {
+        ModelError::invalid(format!("model of {}: {e}", g.group.key))
+    }
+}
+
+/// Predicts every row of every group out of sample by each of `cv.holdouts`.
+pub fn cross_validate(
+    model: &str,
+    observations: &RecordBatch,
+    spec: &ModelSpec,
+    cv: &CrossValidation,
+) -> Result<Validated, ModelError> {
+    let obs = Observations::new("observations", observations)?;
+    let groups = group_data(&obs, spec)?;
+    let mut predictions = Vec::new();
+    let mut summary = Vec::new();
+    for g in &groups {
+        let tiny = g.tiny(cv.tiny_threshold);
+        // Training on all rows is shared by the in-sample and leave-one-out schemes.
+        let mut full: Option<Trained> = None;
+        for holdout in &cv.holdouts {
+            let name = holdout.name(&spec.method);
+            let held = held_out(&obs, spec, g, holdout, &mut full)?;
+            let columns_in_model = full.as_ref().map(|t| t.fit.kept.len());
+            let rows: Vec<PredictionRow> = held
+                .iter()
+                .map(|h| prediction_row(model, &obs, spec, g, &name, h, tiny[h.row]))
+                .collect();
+            summary.extend(summarise(
+                g,
+                &name,
+                &rows,
+                (*holdout == Holdout::Fit)
+                    .then_some(columns_in_model)
+                    .flatten(),
+            ));
+            predictions.extend(rows);
+        }
+    }
+    let mut report = validation_report(model, spec, cv, &summary)?;
+    add_published(&mut report, &cv.published)?;
+    Ok(Validated {
+        predictions,
+        summary,
+        report,
+    })
+}
+
+/// The out-of-sample predictions of one group by one scheme, on the modelled scale.
+fn held_out(
+    obs: &Observations<'_>,
+    spec: &ModelSpec,
+    g: &GroupData,
+    holdout: &Holdout,
+    full: &mut Option<Trained>,
+) -> Result<Vec<Held>, ModelError> {
+    let columns = g.columns();
+    let n = g.secs.len();
+    let labels = |columns: &[String]| -> Result<Vec<String>, ModelError> {
+        let arrays = columns
+            .iter()
+            .map(|c| obs.label(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(g.group
+            .rows
+            .iter()
+            .map(|&r| {
+                arrays
+                    .iter()
+                    .map(|a| if a.is_null(r) { "" } else { a.value(r) })
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .collect())
+    };
+    let options = OlsOptions {
+        ridge: match spec.method {
+            Method::Ols { ridge } => ridge,
+            Method::Stepwise(_) => 0.0,
+        },
+        ..OlsOptions::default()
+    };
+    if full.is_none() {
+        *full =
+            Some(train(spec, &g.names, &columns, &g.target, false).map_err(|e| group_error(g, e))?);
+    }
+    let trained = full.as_ref().expect("trained above");
+    let scheme = match holdout {
+        Holdout::Fit => Scheme::Fit,
+        Holdout::LeaveOneOut => Scheme::LeaveOneOut,
+        Holdout::KFold { folds, seed } => {
+            if *folds > n {
+                return Err(group_error(
+                    g,
+                    format!("{folds} folds for {n} rows: need at most one fold per row"),
+                ));
+            }
+            Scheme::Grouped {
+                labels: fold_labels(n, *folds, *seed),
+            }
+        }
+        Holdout::LeaveOneValueOut { columns } => Scheme::Grouped {
+            labels: labels(columns)?,
+        },
+    };
+    match (&spec.method, &scheme) {
+        // Least squares, and stepwise in sample or leave-one-out with its selection fixed: the
+        // design is known, the regression module refits.
+        (Method::Ols { .. }, _) | (Method::Stepwise(_), Scheme::Fit | Scheme::LeaveOneOut) => {
+            let x = trained.design(&columns);
+            validate(x.as_ref(), &g.target, &options, &scheme).map_err(|e| group_error(g, e))
+        }
+        // Stepwise with hold-out sets: select again on every training set.
+        (Method::Stepwise(_), Scheme::Grouped { labels }) => {
+            reselect_by(spec, g, labels).map_err(|e| group_error(g, e))
+        }
+        (Method::Stepwise(_), Scheme::KFold { .. }) => unreachable!("k-fold is grouped above"),
+    }
+}
+
+/// Stepwise selection and fit without each label's rows, predicting them.
+fn reselect_by(
+    spec: &ModelSpec,
+    g: &GroupData,
+    labels: &[String],
+) -> Result<Vec<Held>, RegressionError> {
+    let n = g.secs.len();
+    let mut distinct: Vec<&String> = Vec::new();
+    for l in labels {
+        if !distinct.contains(&l) {
+            distinct.push(l);
+        }
+    }
+    if distinct.len() < 2 {
+        return Err(RegressionError::Shape(format!(
+            "only one group ({}): nothing to hold out",
+            distinct.first().map_or("none", |s| s.as_str())
+        )));
+    }
+    let raw = Mat::from_fn(n, g.values.len(), |i, j| g.values[j][i]);
+    let mut out = Vec::with_capacity(n);
+    for label in distinct {
+        let train_rows: Vec<usize> = (0..n).filter(|&i| &labels[i] != label).collect();
+        let test_rows: Vec<usize> = (0..n).filter(|&i| &labels[i] == label).collect();
+        let pick = |rows: &[usize]| -> Vec<Vec<f64>> {
+            g.values
+                .iter()
+                .map(|v| rows.iter().map(|&i| v[i]).collect())
+                .collect()
+        };
+        let train_values = pick(&train_rows);
+        let train_columns: Vec<&[f64]> = train_values.iter().map(Vec::as_slice).collect();
+        let target: Vec<f64> = train_rows.iter().map(|&i| g.target[i]).collect();
+        let trained = train(spec, &g.names, &train_columns, &target, false).map_err(|e| {
+            RegressionError::Shape(format!(
+                "fitting without `{label}` ({} rows): {e}",
+                train_rows.len()
+            ))
+        })?;
+        let test_values = pick(&test_rows);
+        let test_columns: Vec<&[f64]> = test_values.iter().map(Vec::as_slice).collect();
+        let x = trained.design(&test_columns);
+        let ranges = training_ranges(raw.as_ref(), &train_rows);
+        let used = trained.used_features(g.values.len());
+        for (k, &i) in test_rows.iter().enumerate() {
+            let row: Vec<f64> = (0..x.ncols()).map(|j| x[(k, j)]).collect();
+            out.push(Held {
+                row: i,
+                predicted: trained.fit.predict(&row),
+                fold: label.clone(),
+                interval: trained.fit.prediction_interval(&row, 0.95),
+                extrapolated: is_outside(raw.as_ref(), i, &ranges, &used),
+            });
+        }
+    }
+    out.sort_by_key(|h| h.row);
+    Ok(out)
+}
+
+fn prediction_row(
+    model: &str,
+    obs: &Observations<'_>,
+    spec: &ModelSpec,
+    g: &GroupData,
+    validation: &str,
+    h: &Held,
+    tiny: bool,
+) -> PredictionRow {
+    let r = g.group.rows[h.row];
+    let secs = obs.measured.value(r);
+    let predicted = spec.seconds(h.predicted);
+    let mut flags = Vec::new();
+    if predicted < 0.0 {
+        flags.push("negative");
+    }
+    if predicted.is_infinite() {
+        flags.push("overflow");
+    }
+    if h.extrapolated {
+        flags.push("extrapolated");
+    }
+    if tiny {
+        flags.push("tiny_counters");
+    }
+    PredictionRow {
+        model: model.to_owned(),
+        device: obs.device.value(r).to_owned(),
+        program: obs.program.value(r).to_owned(),
+        variant: obs.variant.value(r).to_owned(),
+        phase: "kernel".to_owned(),
+        repetitions: 1,
+        predicted_secs: predicted,
+        measured_secs: Some(secs),
+        error_pct: Some(100.0 * (predicted - secs) / secs),
+        flags: (!flags.is_empty()).then(|| flags.join(";")),
+        run_id: Some(obs.run_id.value(r).to_owned()),
+        model_group: (!g.group.key.is_empty()).then(|| g.group.key.clone()),
+        validation: Some(validation.to_owned()),
+        held_out: (h.fold != "all").then(|| h.fold.clone()),
+        interval_secs: h
+            .interval
+            .map(|(lo, hi)| (spec.seconds(lo), spec.seconds(hi))),
+    }
+}
+
+/// Summary rows of one group and scheme: all rows, then each program.
+fn summarise(
+    g: &GroupData,
+    validation: &str,
+    rows: &[PredictionRow],
+    columns_in_model: Option<usize>,
+) -> Vec<SummaryRow> {
+    let mut programs: Vec<&str> = Vec::new();
+    for r in rows {
+        if !programs.contains(&r.program.as_str()) {
+            programs.push(&r.program);
+        }
+    }
+    let one = |program: Option<&str>| -> SummaryRow {
+        let chosen: Vec<&PredictionRow> = rows
+            .iter()
+            .filter(|r| program.is_none_or(|p| r.program == p))
+            .collect();
+        let actual: Vec<f64> = chosen.iter().filter_map(|r| r.measured_secs).collect();
+        let predicted: Vec<f64> = chosen.iter().map(|r| r.predicted_secs).collect();
+        let m = metrics(&actual, &predicted);
+        let flagged = |flag: &str| {
+            chosen
+                .iter()
+                .filter(|r| {
+                    r.flags
+                        .as_deref()
+                        .is_some_and(|f| f.split(';').any(|x| x == flag))
+                })
+                .count()
+        };
+        let adj_r2 = columns_in_model
+            .filter(|_| program.is_none())
+            .and_then(|k| {
+                let n = m.n as f64;
+                let df = n - k as f64 - 1.0;
+                (df > 0.0).then(|| 1.0 - (1.0 - m.r2) * (n - 1.0) / df)
+            });
+        SummaryRow {
+            group: g.group.key.clone(),
+            group_values: g.group.values.clone(),
+            validation: validation.to_owned(),
+            program: program.map(str::to_owned),
+            n: m.n,
+            mean_abs_pct: m.mean_abs_pct,
+            median_abs_pct: m.median_abs_pct,
+            max_abs_pct: m.max_abs_pct,
+            mean_ratio: m.mean_ratio,
+            r2: m.r2,
+            adj_r2,
+            rmse_secs: m.rmse,
+            negative: flagged("negative"),
+            extrapolated: flagged("extrapolated"),
+            tiny: flagged("tiny_counters"),
+        }
+    };
+    let mut out = vec![one(None)];
+    if programs.len() > 1 {
+        out.extend(programs.iter().map(|p| one(Some(p))));
+    }
+    out
+}
+
+/// The report of a validation: per model (rows) the mean and median error of each scheme, or
+/// with `matrix` one matrix of mean errors per scheme.
+fn validation_report(
+    model: &str,
+    spec: &ModelSpec,
+    cv: &CrossValidation,
+    summary: &[SummaryRow],
+) -> Result<Vec<ReportCell>, ModelError> {
+    let overall = summary.iter().filter(|s| s.program.is_none());
+    let mut cells = Vec::new();
+    match &cv.matrix {
+        Some(m) => {
+            let (ri, ci) = m.positions(&spec.group_by)?;
+            for s in overall {
+                cells.push(ReportCell::number(
+                    format!(
+                        "{model}: mean |error| %, {} (rows: {}, columns: {})",
+                        s.validation, m.rows, m.columns
+                    ),
+                    &s.group_values[ri],
+                    &s.group_values[ci],
+                    s.mean_abs_pct,
+                    "%",
+                ));
+            }
+        }
+        None => {
+            // One table per scheme, in the order the schemes were given.
+            let mut order: Vec<&str> = Vec::new();
+            let overall: Vec<&SummaryRow> = overall.collect();
+            for s in &overall {
+                if !order.contains(&s.validation.as_str()) {
+                    order.push(&s.validation);
+                }
+            }
+            for validation in order {
+                let title = format!("{model}, {validation}: |predicted - measured| / measured");
+                for s in overall.iter().filter(|s| s.validation == validation) {
+                    let row = if s.group.is_empty() { "all" } else { &s.group };
+                    let mut number = |column: &str, value: f64, unit: &str| {
+                        cells.push(ReportCell::number(&title, row, column, value, unit));
+                    };
+                    number("n", s.n as f64, "");
+                    number("mean %", s.mean_abs_pct, "%");
+                    number("median %", s.median_abs_pct, "%");
+                    number("max %", s.max_abs_pct, "%");
+                    number("negative", s.negative as f64, "");
+                    number("extrapolated", s.extrapolated as f64, "");
+                    number("tiny counters", s.tiny as f64, "");
+                }
+            }
+        }
+    }
+    Ok(cells)
+}
+
+/// `validation_summary` from its rows.
+pub fn summary_batch(model: &str, rows: &[SummaryRow]) -> Result<RecordBatch, ModelError> {
+    let text = |f: &dyn Fn(&SummaryRow) -> &str| -> Arc<dyn Array> {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let float = |f: &dyn Fn(&SummaryRow) -> f64| -> Arc<dyn Array> {
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(f)))
+    };
+    let count = |f: &dyn Fn(&SummaryRow) -> usize| -> Arc<dyn Array> {
+        Arc::new(Int64Array::from_iter_values(
+            rows.iter().map(|r| f(r) as i64),
+        ))
+    };
+    VALIDATION_SUMMARY
+        .batch(vec![
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|_| model))),
+            text(&|r| &r.group),
+            text(&|r| &r.validation),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.program.as_deref())
+                    .collect::<StringArray>(),
+            ),
+            count(&|r| r.n),
+            float(&|r| r.mean_abs_pct),
+            float(&|r| r.median_abs_pct),
+            float(&|r| r.max_abs_pct),
+            float(&|r| r.mean_ratio),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.r2.is_finite().then_some(r.r2))
+                    .collect::<Float64Array>(),
+            ),
+            Arc::new(rows.iter().map(|r| r.adj_r2).collect::<Float64Array>()),
+            float(&|r| r.rmse_secs),
+            count(&|r| r.negative),
+            count(&|r| r.extrapolated),
+            count(&|r| r.tiny),
+        ])
+        .map_err(|e| {
+            ModelError::invalid(format!("internal error building `validation_summary`: {e}"))
+        })
+}
+
+/// Mean over models of each scheme's mean error, with the smallest and largest (headline figures).
+pub fn scheme_ranges(summary: &[SummaryRow]) -> Vec<(String, f64, f64, f64)> {
+    let mut by: HashMap<&str, Vec<f64>> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for s in summary.iter().filter(|s| s.program.is_none()) {
+        if !order.contains(&s.validation.as_str()) {
+            order.push(&s.validation);
+        }
+        by.entry(&s.validation).or_default().push(s.mean_abs_pct);
+    }
+    order
+        .into_iter()
+        .map(|v| {
+            let values = &by[v];
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (v.to_owned(), mean, lo, hi)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::FeatureChoice;
+    use super::super::testing::observations;
+    use super::*;
+    use crate::regression::stepwise::StepwiseOptions;
+
+    fn data() -> RecordBatch {
+        let mut ids = Vec::new();
+        let (mut secs, mut x, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..30 {
+            let program = ["p", "q", "r"][i % 3];
+            let a = 10.0 + i as f64 * 3.0;
+            let b = ((i * 7) % 11) as f64 + 1.0;
+            ids.push(("g", program, "v"));
+            secs.push(0.01 + 0.002 * a + 0.001 * b + 0.0001 * ((i * 13 % 7) as f64 - 3.0));
+            x.push(a);
+            z.push(b);
+        }
+        observations(&ids, &secs, &[("x", "count", x), ("z", "count", z)])
+    }
+
+    fn spec(method: Method) -> ModelSpec {
+        ModelSpec {
+            choice: FeatureChoice::default(),
+            group_by: vec![],
+            log_target: false,
+            log_features: false,
+            method,
+        }
+    }
+
+    fn cv(holdouts: Vec<Holdout>) -> CrossValidation {
+        CrossValidation {
+            holdouts,
+            tiny_threshold: 1e-3,
+            matrix: None,
+            published: vec![],
+        }
+    }
+
+    #[test]
+    fn leave_one_out_equals_refitting_without_each_row() {
+        let batch = data();
+        let s = spec(Method::Ols { ridge: 0.0 });
+        let loo = cross_validate("m", &batch, &s, &cv(vec![Holdout::LeaveOneOut])).unwrap();
+        let n = batch.num_rows();
+        let labels: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
+        // Holding out each run id is leave-one-out by brute force.
+        let brute = cross_validate(
+            "m",
+            &batch,
+            &s,
+            &cv(vec![Holdout::LeaveOneValueOut {
+                columns: vec!["run_id".into()],
+            }]),
+        )
+        .unwrap();
+        assert_eq!(labels.len(), brute.predictions.len());
+        for (a, b) in loo.predictions.iter().zip(&brute.predictions) {
+            assert_eq!(a.run_id, b.run_id);
+            let rel = (a.predicted_secs - b.predicted_secs).abs() / b.predicted_secs;
+            assert!(rel < 1e-10, "{} vs {}", a.predicted_secs, b.predicted_secs);
+        }
+        let all = &loo.summary[0];
+        assert_eq!((all.program.as_deref(), all.n), (None, 30));
+        assert_eq!(loo.summary.len(), 4, "all rows, then three programs");
+        assert!(all.mean_abs_pct < 1.0);
+    }
+
+    #[test]
+    fn stepwise_reselects_on_every_fold() {
+        let batch = data();
+        let s = spec(Method::Stepwise(StepwiseOptions {
+            spline_knots: None,
+            interactions: false,
+            ..StepwiseOptions::default()
+        }));
+        let out = cross_validate(
+            "m",
+            &batch,
+            &s,
+            &cv(vec![
+                Holdout::LeaveOneOut,
+                Holdout::KFold { folds: 5, seed: 1 },
+                Holdout::LeaveOneValueOut {
+                    columns: vec!["program".into()],
+                },
+            ]),
+        )
+        .unwrap();
+        let names: Vec<&str> = out
+            .summary
+            .iter()
+            .filter(|s| s.program.is_none())
+            .map(|s| s.validation.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["loo(selection fixed)", "kfold(5)", "leave_one_out(program)"]
+        );
+        assert_eq!(out.predictions.len(), 90);
+        let folds: std::collections::BTreeSet<_> = out
+            .predictions
+            .iter()
+            .filter(|p| p.validation.as_deref() == Some("kfold(5)"))
+            .filter_map(|p| p.held_out.clone())
+            .collect();
+        assert_eq!(folds.len(), 5);
+    }
+
+    #[test]
+    fn flags_mark_extrapolation_and_tiny_counters() {
+        let ids = [("g", "a", ""); 6];
+        let secs = [1.0, 2.0, 3.0, 4.0, 5.0, 1e-4];
+        let x = vec![100.0, 200.0, 300.0, 400.0, 500.0, 0.01];
+        let batch = observations(&ids, &secs, &[("x", "count", x)]);
+        let out = cross_validate(
+            "m",
+            &batch,
+            &spec(Method::Ols { ridge: 0.0 }),
+            &cv(vec![Holdout::LeaveOneOut]),
+        )
+        .unwrap();
+        let last = out.predictions.last().unwrap();
+        assert_eq!(last.flags.as_deref(), Some("extrapolated;tiny_counters"));
+        assert_eq!(out.summary[0].tiny, 1);
+    }
+
+    #[test]
+    fn holdouts_parse_and_bad_ones_say_what_is_expected() {
+        assert_eq!(
+            Holdout::parse("kfold(10)", 7),
+            Ok(Holdout::KFold { folds: 10, seed: 7 })
+        );
+        assert_eq!(
+            Holdout::parse("leave_one_out(program, variant)", 0),
+            Ok(Holdout::LeaveOneValueOut {
+                columns: vec!["program".into(), "variant".into()]
+            })
+        );
+        assert!(Holdout::parse("kfold(1)", 0).unwrap_err().contains(">= 2"));
+        assert!(
+            Holdout::parse("lopo", 0)
+                .unwrap_err()
+                .contains("expected fit, loo")
+        );
+    }
+}
