@@ -3,15 +3,20 @@
 use std::io::Cursor;
 
 use arrow_array::RecordBatch;
+use arrow_ipc::CompressionType;
 use arrow_ipc::reader::FileReader;
-use arrow_ipc::writer::FileWriter;
+use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
 
-/// Encodes a table as an Arrow IPC file.
+/// Encodes a table as an Arrow IPC file, its buffers compressed with LZ4 frames (any Arrow reader
+/// with LZ4 support reads it: pyarrow, polars, arrow-rs with the `lz4` feature).
 pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     {
-        let mut writer =
-            FileWriter::try_new(&mut bytes, &batch.schema()).map_err(|e| e.to_string())?;
+        let options = IpcWriteOptions::default()
+            .try_with_compression(Some(CompressionType::LZ4_FRAME))
+            .map_err(|e| e.to_string())?;
+        let mut writer = FileWriter::try_new_with_options(&mut bytes, &batch.schema(), options)
+            .map_err(|e| e.to_string())?;
         writer.write(batch).map_err(|e| e.to_string())?;
         writer.finish().map_err(|e| e.to_string())?;
     }

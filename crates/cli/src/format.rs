@@ -5,6 +5,7 @@ use std::fmt::Write;
 use anyhow::Result;
 use arrow_array::RecordBatch;
 use yosoku_bundle::Manifest;
+use yosoku_models::observations::report::{ReportCell, tables as report_tables};
 use yosoku_plugin_host::LoadedPlugin;
 use yosoku_tables::{Figure, UNIT_METADATA_KEY};
 
@@ -30,6 +31,77 @@ pub fn value(value: f64, unit: &str) -> String {
         number
     } else {
         format!("{number} {unit}")
+    }
+}
+
+/// The tables of `report` cells, each as an aligned text table under its title.
+pub fn report(cells: &[ReportCell]) -> String {
+    let mut out = String::new();
+    for table in report_tables(cells) {
+        let _ = writeln!(out, "\n  {}", table.title);
+        let mut grid: Vec<Vec<String>> = Vec::with_capacity(table.rows.len() + 1);
+        let mut header = vec![String::new()];
+        header.extend(table.columns.iter().map(|c| (*c).to_owned()));
+        grid.push(header);
+        for (r, row) in table.rows.iter().enumerate() {
+            let mut line = vec![(*row).to_owned()];
+            for cell in &table.cells[r] {
+                line.push(match cell {
+                    None => String::new(),
+                    Some(c) => match (&c.text, c.value) {
+                        (Some(t), _) => t.clone(),
+                        (None, Some(v)) => cell_number(v, &c.unit),
+                        (None, None) => "-".to_owned(),
+                    },
+                });
+            }
+            grid.push(line);
+        }
+        let columns = grid[0].len();
+        let widths: Vec<usize> = (0..columns)
+            .map(|k| grid.iter().map(|l| l[k].chars().count()).max().unwrap_or(0))
+            .collect();
+        // Too wide for a terminal (long texts): one line per cell, grouped by row.
+        if widths.iter().map(|w| w + 2).sum::<usize>() > WIDE {
+            let label = widths[1..].iter().copied().max().unwrap_or(0).min(24);
+            for line in &grid[1..] {
+                let _ = writeln!(out, "  {}", line[0]);
+                for (k, cell) in line.iter().enumerate().skip(1) {
+                    if !cell.is_empty() {
+                        let _ = writeln!(out, "    {:<label$}  {cell}", grid[0][k]);
+                    }
+                }
+            }
+            continue;
+        }
+        for line in &grid {
+            let mut text = String::from("  ");
+            for (k, cell) in line.iter().enumerate() {
+                // Labels left, figures right; a text column (a list of terms) goes last as is.
+                if k == 0 {
+                    let _ = write!(text, "{cell:<w$}", w = widths[k]);
+                } else {
+                    let _ = write!(text, "  {cell:>w$}", w = widths[k]);
+                }
+            }
+            let _ = writeln!(out, "{}", text.trim_end());
+        }
+    }
+    out
+}
+
+/// Width in characters above which a report table is printed one cell per line.
+const WIDE: usize = 200;
+
+/// A report number: percentages with one decimal, R² and other ratios with three.
+fn cell_number(v: f64, unit: &str) -> String {
+    match unit {
+        "%" if v.abs() < 1e5 => format!("{v:.1}"),
+        "%" => format!("{v:.2e}"),
+        "" if v.fract() == 0.0 && v.abs() < 1e9 => format!("{v:.0}"),
+        "" if (1e-3..1e5).contains(&v.abs()) => format!("{v:.3}"),
+        "" => format!("{v:.3e}"),
+        unit => value(v, unit),
     }
 }
 

@@ -153,6 +153,17 @@ fn run(pipeline: PathBuf, output: Option<PathBuf>, plugin_path: Vec<PathBuf>) ->
         m.total_wall_secs
     ))?;
     emit(&format::headline_table(m))?;
+    // The tables the steps laid out for printing (`<step>.report`).
+    for t in m
+        .tables
+        .iter()
+        .filter(|t| t.kind.as_deref() == Some("report"))
+    {
+        let batch = yosoku_bundle::fs::read_table_file(&outcome.bundle_dir.join(&t.file))?;
+        let cells = yosoku_models::observations::report::read_report(&batch)
+            .with_context(|| format!("reading {}", t.name))?;
+        emit(&format::report(&cells))?;
+    }
     Ok(())
 }
 

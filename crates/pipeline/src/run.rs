@@ -4,13 +4,16 @@
 use arrow_array::RecordBatch;
 use yosoku_models::compare::{compare_measured, compare_reference};
 use yosoku_models::csx600::{self, Fitted};
-use yosoku_models::rows::read_predictions;
+use yosoku_models::observations::fit::{self, ModelSpec};
+use yosoku_models::observations::{FeatureChoice, crossval, normalize, report};
+use yosoku_models::regression::stepwise::{Direction, StepwiseOptions};
+use yosoku_models::rows::{PredictionRow, predictions_batch, read_predictions};
 use yosoku_models::{ModelError, filter_eq};
 use yosoku_tables::access::{float64, utf8};
 use yosoku_tables::{Figure, col};
 
 use crate::spec::{Located, PipelineSpec, SpecError};
-use crate::steps::{Step, TableRef};
+use crate::steps::{MatrixSpec, Step, TableRef};
 
 /// The tables of a run, each named `<namespace>.<table>`, in the order they were added.
 #[derive(Debug, Clone, Default)]
@@ -244,6 +247,232 @@ pub fn run_step(
                 figures,
             }
         }
+        Step::PivotCounters(s) => {
+            let batch = normalize::pivot_counters(
+                cx.input(&s.runs)?,
+                cx.input(&s.counters)?,
+                s.metrics.as_deref(),
+            )
+            .map_err(|e| cx.model(e))?;
+            observations_output(batch, vec![])
+        }
+        Step::MergeCounters(s) => {
+            let merges: Vec<normalize::Merge> = s
+                .merges
+                .iter()
+                .map(|m| normalize::Merge {
+                    into: m.into.clone(),
+                    from: m.from.clone(),
+                })
+                .collect();
+            let batch = normalize::merge_counters(cx.input(&s.input)?, &merges, s.keep_parts)
+                .map_err(|e| cx.model(e))?;
+            observations_output(batch, vec![])
+        }
+        Step::ZScore(s) => {
+            let z = normalize::zscore(cx.input(&s.input)?, &s.columns, &s.group_by)
+                .map_err(|e| cx.model(e))?;
+            let mut figures = vec![
+                Figure::new(
+                    "columns dropped for zero variance",
+                    z.zero_variance.len() as f64,
+                    "",
+                )
+                .headline(),
+            ];
+            // One figure per group listing what it lost.
+            let mut by_group: Vec<(String, Vec<String>)> = Vec::new();
+            for (group, column) in &z.zero_variance {
+                match by_group.iter_mut().find(|(g, _)| g == group) {
+                    Some((_, c)) => c.push(column.clone()),
+                    None => by_group.push((group.clone(), vec![column.clone()])),
+                }
+            }
+            for (group, columns) in by_group {
+                let who = if group.is_empty() {
+                    "all rows".to_owned()
+                } else {
+                    group
+                };
+                figures.push(Figure::new(
+                    format!("zero variance in {who}: {}", columns.join(", ")),
+                    columns.len() as f64,
+                    "",
+                ));
+            }
+            observations_output(z.observations, figures)
+        }
+        Step::Derive(s) => {
+            let ratios: Vec<normalize::Ratio> = s
+                .ratios
+                .iter()
+                .map(|r| normalize::Ratio {
+                    name: r.name.clone(),
+                    numerator: r.numerator.clone(),
+                    denominator: r.denominator.clone(),
+                    scale: r.scale,
+                    kind: r.kind.clone(),
+                })
+                .collect();
+            let (batch, undefined) =
+                normalize::derive_ratios(cx.input(&s.input)?, &ratios).map_err(|e| cx.model(e))?;
+            let figures = undefined
+                .into_iter()
+                .map(|(name, rows)| {
+                    Figure::new(format!("{name}: rows without a value"), rows as f64, "")
+                })
+                .collect();
+            observations_output(batch, figures)
+        }
+        Step::Aggregate(s) => {
+            let input = cx.input(&s.input)?;
+            let batch = normalize::aggregate(input, &s.by).map_err(|e| cx.model(e))?;
+            let figures = vec![Figure::new("rows before", input.num_rows() as f64, "")];
+            observations_output(batch, figures)
+        }
+        Step::CrossDevice(s) => {
+            let options = normalize::CrossDevice {
+                feature_devices: s.feature_devices.clone(),
+                target_devices: s.target_devices.clone(),
+                on: s.on.clone(),
+                include_same: s.include_same,
+                reference_time_feature: s.reference_time_feature.clone(),
+            };
+            let joined =
+                normalize::cross_device(cx.input(&s.features)?, cx.input(&s.target)?, &options)
+                    .map_err(|e| cx.model(e))?;
+            let unpaired: usize = joined.pairs.iter().map(|p| p.3).sum();
+            let figures = vec![
+                Figure::new("device pairs", joined.pairs.len() as f64, "").headline(),
+                Figure::new("target rows without a partner", unpaired as f64, "").headline(),
+            ];
+            observations_output(joined.observations, figures)
+        }
+        Step::Ols(_) | Step::Stepwise(_) => {
+            let (observations, model, matrix) = model_spec(&step.value).map_err(|m| cx.fail(m))?;
+            let fits =
+                fit::fit(model_id, cx.input(observations)?, &model).map_err(|e| cx.model(e))?;
+            let report = fit::fit_report(model_id, &model, &fits, matrix.as_ref())
+                .map_err(|e| cx.model(e))?;
+            let mut tables = vec![
+                (
+                    "model_coefficients".to_owned(),
+                    fit::coefficients_batch(model_id, &fits).map_err(|e| cx.model(e))?,
+                ),
+                (
+                    "model_summary".to_owned(),
+                    fit::summary_batch(model_id, &model, &fits).map_err(|e| cx.model(e))?,
+                ),
+            ];
+            if matches!(step.value, Step::Stepwise(_)) {
+                tables.push((
+                    "selection_path".to_owned(),
+                    fit::path_batch(model_id, &fits).map_err(|e| cx.model(e))?,
+                ));
+            }
+            let predictions: Vec<PredictionRow> =
+                fits.iter().flat_map(|f| f.predictions.clone()).collect();
+            tables.push((
+                "predictions".to_owned(),
+                predictions_batch(&predictions).map_err(|e| cx.model(e))?,
+            ));
+            tables.push((
+                "report".to_owned(),
+                report::report_batch(&report).map_err(|e| cx.model(e))?,
+            ));
+            StepOutput {
+                tables,
+                figures: fit_figures(&fits),
+            }
+        }
+        Step::CrossValidate(s) => {
+            let fit_step = spec
+                .steps
+                .iter()
+                .find(|st| st.value.id() == s.model.get_ref())
+                .ok_or_else(|| cx.fail(format!("no fit step `{}`", s.model.get_ref())))?;
+            let (observations, model, _) = model_spec(&fit_step.value).map_err(|m| cx.fail(m))?;
+            let holdouts = s
+                .holdouts
+                .iter()
+                .map(|h| crossval::Holdout::parse(h, s.seed))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|m| cx.fail(format!("`holdouts`: {m}")))?;
+            if holdouts.is_empty() {
+                return Err(cx.fail("`holdouts` is empty: name at least one, e.g. [\"loo\"]"));
+            }
+            if !(s.tiny_threshold.is_finite() && s.tiny_threshold >= 0.0) {
+                return Err(cx.fail("`tiny_threshold` must be a number >= 0"));
+            }
+            let cv = crossval::CrossValidation {
+                holdouts,
+                tiny_threshold: s.tiny_threshold,
+                matrix: s.matrix.as_ref().map(matrix_of),
+                published: s
+                    .published
+                    .iter()
+                    .map(|p| report::Published {
+                        row: p.row.clone(),
+                        column: p.column.clone(),
+                        value: p.value,
+                        text: p.text.clone(),
+                    })
+                    .collect(),
+            };
+            for p in &cv.published {
+                if p.value.is_none() == p.text.is_none() {
+                    return Err(cx.fail(format!(
+                        "published figure `{}`: give exactly one of `value` and `text`",
+                        p.row
+                    )));
+                }
+            }
+            let validated =
+                crossval::cross_validate(model_id, cx.input(observations)?, &model, &cv)
+                    .map_err(|e| cx.model(e))?;
+            let mut figures = Vec::new();
+            for (scheme, mean, lo, hi) in crossval::scheme_ranges(&validated.summary) {
+                figures.push(
+                    Figure::new(
+                        format!("{scheme}: mean |error|, mean over models"),
+                        mean,
+                        "%",
+                    )
+                    .headline(),
+                );
+                figures.push(
+                    Figure::new(format!("{scheme}: mean |error|, best model"), lo, "%").headline(),
+                );
+                figures.push(
+                    Figure::new(format!("{scheme}: mean |error|, worst model"), hi, "%").headline(),
+                );
+            }
+            let negative: usize = validated
+                .summary
+                .iter()
+                .filter(|r| r.program.is_none())
+                .map(|r| r.negative)
+                .sum();
+            figures.push(Figure::new("negative predictions", negative as f64, "").headline());
+            StepOutput {
+                tables: vec![
+                    (
+                        "predictions".to_owned(),
+                        predictions_batch(&validated.predictions).map_err(|e| cx.model(e))?,
+                    ),
+                    (
+                        "validation_summary".to_owned(),
+                        crossval::summary_batch(model_id, &validated.summary)
+                            .map_err(|e| cx.model(e))?,
+                    ),
+                    (
+                        "report".to_owned(),
+                        report::report_batch(&validated.report).map_err(|e| cx.model(e))?,
+                    ),
+                ],
+                figures,
+            }
+        }
         Step::CompareReference(s) => {
             let table_name = s.computed.get_ref().split_once('.').map_or("", |(_, t)| t);
             let Some(def) = yosoku_tables::table(table_name) else {
@@ -277,6 +506,109 @@ pub fn run_step(
         }
     };
     Ok(out)
+}
+
+fn observations_output(batch: RecordBatch, mut figures: Vec<Figure>) -> StepOutput {
+    let features = batch
+        .num_columns()
+        .saturating_sub(yosoku_tables::OBSERVATIONS.columns.len());
+    figures.insert(0, Figure::new("rows", batch.num_rows() as f64, ""));
+    figures.insert(1, Figure::new("feature columns", features as f64, ""));
+    StepOutput {
+        tables: vec![("observations".to_owned(), batch)],
+        figures,
+    }
+}
+
+fn matrix_of(m: &MatrixSpec) -> report::Matrix {
+    report::Matrix {
+        rows: m.rows.clone(),
+        columns: m.columns.clone(),
+    }
+}
+
+/// The observations table, model definition and report layout of an `ols` or `stepwise` step.
+fn model_spec(step: &Step) -> Result<(&TableRef, ModelSpec, Option<report::Matrix>), String> {
+    match step {
+        Step::Ols(s) => {
+            if !(s.ridge.is_finite() && s.ridge >= 0.0) {
+                return Err(format!("`ridge` must be a number >= 0, found {}", s.ridge));
+            }
+            Ok((
+                &s.observations,
+                ModelSpec {
+                    choice: FeatureChoice {
+                        features: s.features.clone(),
+                        kinds: s.kinds.clone(),
+                        exclude: s.exclude.clone(),
+                    },
+                    group_by: s.group_by.clone(),
+                    log_target: s.log_target,
+                    log_features: s.log_features,
+                    method: fit::Method::Ols { ridge: s.ridge },
+                },
+                s.matrix.as_ref().map(matrix_of),
+            ))
+        }
+        Step::Stepwise(s) => {
+            let direction = match s.direction.as_str() {
+                "forward" => Direction::Forward,
+                "backward" => Direction::Backward,
+                other => {
+                    return Err(format!(
+                        "`direction` is `{other}`; expected `forward` or `backward`"
+                    ));
+                }
+            };
+            Ok((
+                &s.observations,
+                ModelSpec {
+                    choice: FeatureChoice {
+                        features: s.features.clone(),
+                        kinds: s.kinds.clone(),
+                        exclude: s.exclude.clone(),
+                    },
+                    group_by: s.group_by.clone(),
+                    log_target: s.log_target,
+                    log_features: s.log_features,
+                    method: fit::Method::Stepwise(StepwiseOptions {
+                        direction,
+                        spline_knots: (s.spline_knots >= 3).then_some(s.spline_knots),
+                        interactions: s.interactions,
+                        max_interactions: s.max_interactions,
+                        max_terms: s.max_terms,
+                        full_path: false,
+                    }),
+                },
+                s.matrix.as_ref().map(matrix_of),
+            ))
+        }
+        other => Err(format!(
+            "step `{}` ({}) is not an `ols` or `stepwise` fit",
+            other.id(),
+            other.kind()
+        )),
+    }
+}
+
+/// Per model R^2 and adjusted R^2 (not headline), and how many models fall below 0.8.
+fn fit_figures(fits: &[fit::GroupFit]) -> Vec<Figure> {
+    let mut figures = vec![Figure::new("models fitted", fits.len() as f64, "").headline()];
+    let weak = fits
+        .iter()
+        .filter(|f| f.flags.iter().any(|x| x == "r2_below_0.8"))
+        .count();
+    figures.push(Figure::new("models with adjusted R² < 0.8", weak as f64, "").headline());
+    for f in fits {
+        let who = if f.group.is_empty() {
+            "model"
+        } else {
+            &f.group
+        };
+        figures.push(Figure::new(format!("{who}: R²"), f.r2, ""));
+        figures.push(Figure::new(format!("{who}: adjusted R²"), f.adj_r2, ""));
+    }
+    figures
 }
 
 fn access(e: yosoku_tables::access::AccessError) -> ModelError {

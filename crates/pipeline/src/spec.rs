@@ -442,8 +442,28 @@ impl PipelineSpec {
         for s in &self.sources {
             namespaces.insert(&s.name, (s.location, None));
         }
+        let mut fit_models: Vec<&str> = Vec::new();
         for step in &self.steps {
             let id = step.value.id();
+            if let Some(model) = step.value.model_reference() {
+                let name = model.get_ref().as_str();
+                if !fit_models.contains(&name) {
+                    return Err(self.error(
+                        self.locate(&model.span()),
+                        format!(
+                            "step `{id}`: `model = \"{name}\"` should name an earlier `ols` or `stepwise` fit step; fit steps before it: {}",
+                            if fit_models.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                fit_models.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+            if matches!(step.value.kind(), "ols" | "stepwise") {
+                fit_models.push(id);
+            }
             if !is_valid_id(id) {
                 return Err(self.error(
                     step.location,

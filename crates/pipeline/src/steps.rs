@@ -28,9 +28,24 @@ impl Stage {
     /// The step kinds the stage accepts.
     pub fn step_kinds(self) -> &'static [&'static str] {
         match self {
-            Stage::Normalize => &["csx600_scale_counts", "filter"],
-            Stage::Fit => &["csx600_op_count", "csx600_transfer", "csx600_double_buffer"],
-            Stage::Validate => &["compare_measured", "compare_reference"],
+            Stage::Normalize => &[
+                "csx600_scale_counts",
+                "filter",
+                "pivot_counters",
+                "merge_counters",
+                "zscore",
+                "derive",
+                "aggregate",
+                "cross_device",
+            ],
+            Stage::Fit => &[
+                "csx600_op_count",
+                "csx600_transfer",
+                "csx600_double_buffer",
+                "ols",
+                "stepwise",
+            ],
+            Stage::Validate => &["compare_measured", "compare_reference", "cross_validate"],
         }
     }
 }
@@ -159,6 +174,251 @@ pub struct CompareReference {
     pub label_column: Option<String>,
 }
 
+/// `pivot_counters`: long `counters` and `runs` to `observations` (one column per metric).
+/// Produces `<id>.observations`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PivotCounters {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub runs: TableRef,
+    pub counters: TableRef,
+    /// Only these metrics (default: all).
+    pub metrics: Option<Vec<String>>,
+}
+
+/// One merge of [`MergeCounters`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeSpec {
+    pub into: String,
+    pub from: Vec<String>,
+}
+
+/// `merge_counters`: alternative counters summed into one (`gst = gst32b + gst64b + gst128b`).
+/// Produces `<id>.observations`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeCounters {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub input: TableRef,
+    pub merges: Vec<MergeSpec>,
+    #[serde(default)]
+    pub keep_parts: bool,
+}
+
+/// `zscore`: features to mean 0, variance 1 within each group; constant columns are dropped
+/// and reported. Produces `<id>.observations`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZScore {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub input: TableRef,
+    /// Only these columns (default: every feature).
+    #[serde(default)]
+    pub columns: Vec<String>,
+    #[serde(default)]
+    pub group_by: Vec<String>,
+}
+
+fn default_ratio_scale() -> f64 {
+    1.0
+}
+
+fn default_ratio_kind() -> String {
+    "ratio".to_owned()
+}
+
+/// One derived ratio of [`Derive`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatioSpec {
+    pub name: String,
+    pub numerator: String,
+    pub denominator: String,
+    #[serde(default = "default_ratio_scale")]
+    pub scale: f64,
+    #[serde(default = "default_ratio_kind")]
+    pub kind: String,
+}
+
+/// `derive`: new feature columns `scale x numerator / denominator` (per-1000-instruction rates).
+/// Produces `<id>.observations`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Derive {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub input: TableRef,
+    pub ratios: Vec<RatioSpec>,
+}
+
+/// `aggregate`: means over rows that agree on `by`. Produces `<id>.observations`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Aggregate {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub input: TableRef,
+    pub by: Vec<String>,
+}
+
+fn default_join_on() -> Vec<String> {
+    vec!["program".to_owned(), "variant".to_owned()]
+}
+
+/// `cross_device`: features of one device beside the time of another. Produces
+/// `<id>.observations` with a `feature_device` column.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrossDevice {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub features: TableRef,
+    pub target: TableRef,
+    #[serde(default)]
+    pub feature_devices: Vec<String>,
+    #[serde(default)]
+    pub target_devices: Vec<String>,
+    #[serde(default = "default_join_on")]
+    pub on: Vec<String>,
+    #[serde(default)]
+    pub include_same: bool,
+    pub reference_time_feature: Option<String>,
+}
+
+/// Rows and columns of a matrix report.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixSpec {
+    pub rows: String,
+    pub columns: String,
+}
+
+/// `ols`: least squares of time on the chosen features, one model per group. Produces
+/// `<id>.model_coefficients`, `<id>.model_summary`, `<id>.predictions` (in sample) and
+/// `<id>.report`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ols {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub observations: TableRef,
+    pub features: Option<Vec<String>>,
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub group_by: Vec<String>,
+    #[serde(default)]
+    pub ridge: f64,
+    #[serde(default)]
+    pub log_target: bool,
+    #[serde(default)]
+    pub log_features: bool,
+    pub matrix: Option<MatrixSpec>,
+}
+
+fn default_direction() -> String {
+    "forward".to_owned()
+}
+
+fn default_knots() -> usize {
+    4
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_max_interactions() -> usize {
+    45
+}
+
+/// `stepwise`: forward (or backward) selection by adjusted R^2 with spline terms and
+/// interactions, one model per group. Produces what `ols` does and `<id>.selection_path`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stepwise {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub observations: TableRef,
+    pub features: Option<Vec<String>>,
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub group_by: Vec<String>,
+    #[serde(default)]
+    pub log_target: bool,
+    #[serde(default)]
+    pub log_features: bool,
+    /// `forward` or `backward`.
+    #[serde(default = "default_direction")]
+    pub direction: String,
+    /// Knots of each counter's natural cubic spline; below 3 for linear terms.
+    #[serde(default = "default_knots")]
+    pub spline_knots: usize,
+    #[serde(default = "default_true")]
+    pub interactions: bool,
+    #[serde(default = "default_max_interactions")]
+    pub max_interactions: usize,
+    pub max_terms: Option<usize>,
+    pub matrix: Option<MatrixSpec>,
+}
+
+/// A published figure printed beside the computed ones.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedSpec {
+    pub row: String,
+    /// A column of the step's first report table; without it, a `published` column.
+    pub column: Option<String>,
+    pub value: Option<f64>,
+    pub text: Option<String>,
+}
+
+fn default_holdouts() -> Vec<String> {
+    vec!["loo".to_owned()]
+}
+
+fn default_tiny_threshold() -> f64 {
+    1e-3
+}
+
+/// `cross_validate`: out-of-sample predictions of a fitted model (`model` = the fit step's id).
+/// Produces `<id>.predictions`, `<id>.validation_summary` and `<id>.report`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrossValidate {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    pub model: Spanned<String>,
+    /// `fit`, `loo`, `kfold(<k>)`, `leave_one_out(<column>)`.
+    #[serde(default = "default_holdouts")]
+    pub holdouts: Vec<String>,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "default_tiny_threshold")]
+    pub tiny_threshold: f64,
+    pub matrix: Option<MatrixSpec>,
+    #[serde(default)]
+    pub published: Vec<PublishedSpec>,
+}
+
 /// One step of a pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
@@ -169,6 +429,15 @@ pub enum Step {
     DoubleBuffer(DoubleBuffer),
     CompareMeasured(CompareMeasured),
     CompareReference(CompareReference),
+    PivotCounters(PivotCounters),
+    MergeCounters(MergeCounters),
+    ZScore(ZScore),
+    Derive(Derive),
+    Aggregate(Aggregate),
+    CrossDevice(CrossDevice),
+    Ols(Ols),
+    Stepwise(Stepwise),
+    CrossValidate(CrossValidate),
 }
 
 impl Step {
@@ -195,15 +464,43 @@ impl Step {
             (Stage::Validate, "compare_reference") => {
                 parser.deserialize(value).map(Step::CompareReference)
             }
+            (Stage::Normalize, "pivot_counters") => {
+                parser.deserialize(value).map(Step::PivotCounters)
+            }
+            (Stage::Normalize, "merge_counters") => {
+                parser.deserialize(value).map(Step::MergeCounters)
+            }
+            (Stage::Normalize, "zscore") => parser.deserialize(value).map(Step::ZScore),
+            (Stage::Normalize, "derive") => parser.deserialize(value).map(Step::Derive),
+            (Stage::Normalize, "aggregate") => parser.deserialize(value).map(Step::Aggregate),
+            (Stage::Normalize, "cross_device") => parser.deserialize(value).map(Step::CrossDevice),
+            (Stage::Fit, "ols") => parser.deserialize(value).map(Step::Ols),
+            (Stage::Fit, "stepwise") => parser.deserialize(value).map(Step::Stepwise),
+            (Stage::Validate, "cross_validate") => {
+                parser.deserialize(value).map(Step::CrossValidate)
+            }
             _ => return None,
         })
     }
 
     pub fn stage(&self) -> Stage {
         match self {
-            Step::ScaleCounts(_) | Step::Filter(_) => Stage::Normalize,
-            Step::OpCount(_) | Step::Transfer(_) | Step::DoubleBuffer(_) => Stage::Fit,
-            Step::CompareMeasured(_) | Step::CompareReference(_) => Stage::Validate,
+            Step::ScaleCounts(_)
+            | Step::Filter(_)
+            | Step::PivotCounters(_)
+            | Step::MergeCounters(_)
+            | Step::ZScore(_)
+            | Step::Derive(_)
+            | Step::Aggregate(_)
+            | Step::CrossDevice(_) => Stage::Normalize,
+            Step::OpCount(_)
+            | Step::Transfer(_)
+            | Step::DoubleBuffer(_)
+            | Step::Ols(_)
+            | Step::Stepwise(_) => Stage::Fit,
+            Step::CompareMeasured(_) | Step::CompareReference(_) | Step::CrossValidate(_) => {
+                Stage::Validate
+            }
         }
     }
 
@@ -217,6 +514,15 @@ impl Step {
             Step::DoubleBuffer(_) => "csx600_double_buffer",
             Step::CompareMeasured(_) => "compare_measured",
             Step::CompareReference(_) => "compare_reference",
+            Step::PivotCounters(_) => "pivot_counters",
+            Step::MergeCounters(_) => "merge_counters",
+            Step::ZScore(_) => "zscore",
+            Step::Derive(_) => "derive",
+            Step::Aggregate(_) => "aggregate",
+            Step::CrossDevice(_) => "cross_device",
+            Step::Ols(_) => "ols",
+            Step::Stepwise(_) => "stepwise",
+            Step::CrossValidate(_) => "cross_validate",
         }
     }
 
@@ -229,6 +535,15 @@ impl Step {
             Step::DoubleBuffer(s) => &s.id,
             Step::CompareMeasured(s) => &s.id,
             Step::CompareReference(s) => &s.id,
+            Step::PivotCounters(s) => &s.id,
+            Step::MergeCounters(s) => &s.id,
+            Step::ZScore(s) => &s.id,
+            Step::Derive(s) => &s.id,
+            Step::Aggregate(s) => &s.id,
+            Step::CrossDevice(s) => &s.id,
+            Step::Ols(s) => &s.id,
+            Step::Stepwise(s) => &s.id,
+            Step::CrossValidate(s) => &s.id,
         }
     }
 
@@ -242,6 +557,24 @@ impl Step {
             Step::DoubleBuffer(s) => vec![&s.throughputs, &s.counts, &s.curves],
             Step::CompareMeasured(s) => vec![&s.predictions, &s.measured],
             Step::CompareReference(s) => vec![&s.computed, &s.reference],
+            Step::PivotCounters(s) => vec![&s.runs, &s.counters],
+            Step::MergeCounters(s) => vec![&s.input],
+            Step::ZScore(s) => vec![&s.input],
+            Step::Derive(s) => vec![&s.input],
+            Step::Aggregate(s) => vec![&s.input],
+            Step::CrossDevice(s) => vec![&s.features, &s.target],
+            Step::Ols(s) => vec![&s.observations],
+            Step::Stepwise(s) => vec![&s.observations],
+            // The model's table is checked through the model reference.
+            Step::CrossValidate(_) => vec![],
+        }
+    }
+
+    /// The fit step a validation step refits, when it names one.
+    pub fn model_reference(&self) -> Option<&Spanned<String>> {
+        match self {
+            Step::CrossValidate(s) => Some(&s.model),
+            _ => None,
         }
     }
 
@@ -262,6 +595,26 @@ impl Step {
             Step::DoubleBuffer(_) => &["double_buffer_balance"],
             Step::CompareMeasured(_) => &["predictions"],
             Step::CompareReference(_) => &["reference_comparison"],
+            Step::PivotCounters(_)
+            | Step::MergeCounters(_)
+            | Step::ZScore(_)
+            | Step::Derive(_)
+            | Step::Aggregate(_)
+            | Step::CrossDevice(_) => &["observations"],
+            Step::Ols(_) => &[
+                "model_coefficients",
+                "model_summary",
+                "predictions",
+                "report",
+            ],
+            Step::Stepwise(_) => &[
+                "model_coefficients",
+                "model_summary",
+                "selection_path",
+                "predictions",
+                "report",
+            ],
+            Step::CrossValidate(_) => &["predictions", "validation_summary", "report"],
         };
         names.iter().map(|n| (*n).to_owned()).collect()
     }

@@ -62,6 +62,62 @@ pub struct RunOutcome {
     pub manifest: Manifest,
 }
 
+fn is_pattern(path: &str) -> bool {
+    path.contains('*') || path.contains('?')
+}
+
+/// Whether `name` matches `pattern` (`*`: any run of characters, `?`: one character).
+fn matches_pattern(pattern: &[char], name: &[char]) -> bool {
+    match (pattern.first(), name.first()) {
+        (None, None) => true,
+        (Some('*'), _) => {
+            matches_pattern(&pattern[1..], name)
+                || (!name.is_empty() && matches_pattern(pattern, &name[1..]))
+        }
+        (Some('?'), Some(_)) => matches_pattern(&pattern[1..], &name[1..]),
+        (Some(p), Some(n)) if p == n => matches_pattern(&pattern[1..], &name[1..]),
+        _ => false,
+    }
+}
+
+/// The files (as written: relative to `base` when the pattern is) whose names match the last
+/// component of `written`, sorted by name.
+fn expand_pattern(base: &Path, written: &str) -> Result<Vec<String>, String> {
+    let (dir, file) = match written.rsplit_once('/') {
+        Some((d, f)) => (Some(d), f),
+        None => (None, written),
+    };
+    if dir.is_some_and(is_pattern) {
+        return Err(format!(
+            "`{written}`: `*` and `?` may appear in the file name only"
+        ));
+    }
+    let directory = base.join(dir.unwrap_or("."));
+    let entries = std::fs::read_dir(&directory)
+        .map_err(|e| format!("cannot list {} for `{written}`: {e}", directory.display()))?;
+    let pattern: Vec<char> = file.chars().collect();
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| matches_pattern(&pattern, &n.chars().collect::<Vec<_>>()))
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return Err(format!(
+            "no file matches `{written}` in {}",
+            directory.display()
+        ));
+    }
+    Ok(names
+        .into_iter()
+        .map(|n| match dir {
+            Some(d) => format!("{d}/{n}"),
+            None => n,
+        })
+        .collect())
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -102,6 +158,47 @@ impl Run<'_> {
                 .get(&key.key)
                 .copied()
                 .unwrap_or(source.location);
+            // A `*` or `?` in a file name (not in a directory) stands for the files that match,
+            // in name order: each is hashed and listed like a file written out.
+            let is_list = matches!(value, Value::Array(_));
+            let written_items: Vec<Value> = match &*value {
+                Value::Array(items) => items.clone(),
+                other => vec![other.clone()],
+            };
+            let mut expanded: Vec<Value> = Vec::new();
+            for item in written_items {
+                let Some(written) = item.as_str() else {
+                    expanded.push(item);
+                    continue;
+                };
+                if !is_pattern(written) {
+                    expanded.push(item);
+                    continue;
+                }
+                let matched = expand_pattern(&self.base, written).map_err(|m| {
+                    self.error(
+                        location,
+                        format!("source `{}`, config key `{}`: {m}", source.name, key.key),
+                    )
+                })?;
+                if !is_list && matched.len() > 1 {
+                    return Err(self.error(
+                        location,
+                        format!(
+                            "source `{}`, config key `{}` takes one file; `{written}` matches {}",
+                            source.name,
+                            key.key,
+                            matched.len()
+                        ),
+                    ));
+                }
+                expanded.extend(matched.into_iter().map(Value::String));
+            }
+            *value = if is_list {
+                Value::Array(expanded)
+            } else {
+                expanded.pop().unwrap_or(Value::Null)
+            };
             let items: Vec<&mut Value> = match value {
                 Value::Array(items) => items.iter_mut().collect(),
                 other => vec![other],
@@ -384,4 +481,46 @@ pub fn run_pipeline(
         bundle_dir,
         manifest,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_file_names_and_expand_in_name_order() {
+        let m = |p: &str, n: &str| {
+            matches_pattern(
+                &p.chars().collect::<Vec<_>>(),
+                &n.chars().collect::<Vec<_>>(),
+            )
+        };
+        assert!(m("*.csv.gz", "kernel-GTX-680.csv.gz"));
+        assert!(m("kernel-*-K?0.csv.gz", "kernel-Tesla-K40.csv.gz"));
+        assert!(!m("*.csv", "a.csv.gz"));
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.log", "a.log", "c.txt"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/z.log"), "x").unwrap();
+        assert_eq!(
+            expand_pattern(dir.path(), "*.log").unwrap(),
+            ["a.log", "b.log"]
+        );
+        assert_eq!(
+            expand_pattern(dir.path(), "sub/*.log").unwrap(),
+            ["sub/z.log"]
+        );
+        assert!(
+            expand_pattern(dir.path(), "*.csv")
+                .unwrap_err()
+                .contains("no file matches `*.csv`")
+        );
+        assert!(
+            expand_pattern(dir.path(), "s*/z.log")
+                .unwrap_err()
+                .contains("file name only")
+        );
+    }
 }

@@ -46,6 +46,34 @@ a poly no double add 100 issued
 a poly yes double mul 100 issued
 ";
 
+const COUNTER_PIPELINE: &str = r#"[pipeline]
+name = "bad-input"
+
+[sources.gpp]
+plugin = "cuda_profiler"
+collector = "gpuperfpredict"
+config = { paths = ["bpnn_*.csv.gz"] }
+
+[[normalize]]
+step = "zscore"
+id = "z"
+input = "gpp.observations"
+group_by = ["device"]
+
+[[fit]]
+step = "ols"
+id = "fit"
+observations = "z.observations"
+features = ["inst_executed", "gld_request"]
+group_by = ["device"]
+
+[[validate]]
+step = "cross_validate"
+id = "cv"
+model = "fit"
+holdouts = ["loo", "kfold(5)"]
+"#;
+
 /// A directory with the pipeline and its two logs, edited by `edit`, and a good bundle from a
 /// first run of the unedited files.
 struct Case {
@@ -58,6 +86,21 @@ impl Case {
         std::fs::write(dir.path().join("p.toml"), PIPELINE).unwrap();
         std::fs::write(dir.path().join("bench.log"), BENCH).unwrap();
         std::fs::write(dir.path().join("prog.log"), PROG).unwrap();
+        let case = Self { dir };
+        case.run().expect("the unedited pipeline runs");
+        case
+    }
+
+    /// A counter-model pipeline over two real gpuperfpredict files (one kernel on two GPUs).
+    fn counters() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.toml"), COUNTER_PIPELINE).unwrap();
+        let data =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/gpuperfpredict");
+        for gpu in ["Tesla-K40", "GTX-980"] {
+            let name = format!("bpnn_layerforward_CUDA-{gpu}.csv.gz");
+            std::fs::copy(data.join(&name), dir.path().join(&name)).unwrap();
+        }
         let case = Self { dir };
         case.run().expect("the unedited pipeline runs");
         case
@@ -261,4 +304,49 @@ fn paths_in_errors_are_the_ones_the_user_can_open() {
     let err = case.run().unwrap_err();
     let expected: &Path = &case.path("bench.log");
     assert!(err.contains(&expected.display().to_string()), "{err}");
+}
+
+#[test]
+fn a_validation_of_a_step_that_is_not_a_fit() {
+    let case = Case::counters();
+    case.edit("p.toml", "model = \"fit\"", "model = \"z\"");
+    case.expect_error(
+        "p.toml:25:9: step `cv`: `model = \"z\"` should name an earlier `ols` or `stepwise` fit step; fit steps before it: fit",
+    );
+}
+
+#[test]
+fn an_unknown_hold_out() {
+    let case = Case::counters();
+    case.edit("p.toml", "\"kfold(5)\"", "\"lopo\"");
+    case.expect_error(
+        "p.toml:23:8: step `cv` (cross_validate): `holdouts`: unknown validation `lopo`; expected fit, loo, kfold(<k>) or leave_one_out(<column>)",
+    );
+}
+
+#[test]
+fn a_feature_the_table_lacks() {
+    let case = Case::counters();
+    case.edit("p.toml", "\"inst_executed\"", "\"inst_exec\"");
+    case.expect_error(
+        "p.toml:16:8: step `fit` (ols): input `observations` has no feature column `inst_exec`; did you mean inst_executed?",
+    );
+}
+
+#[test]
+fn a_hold_out_by_a_column_the_table_lacks() {
+    let case = Case::counters();
+    case.edit("p.toml", "\"kfold(5)\"", "\"leave_one_out(kernel)\"");
+    case.expect_error(
+        "p.toml:23:8: step `cv` (cross_validate): input `observations` has no column `kernel` to group or hold out by; its text columns: run_id, device, program, variant",
+    );
+}
+
+#[test]
+fn a_file_pattern_that_matches_nothing() {
+    let case = Case::counters();
+    case.edit("p.toml", "bpnn_*.csv.gz", "kernel_*.csv.gz");
+    case.expect_error(
+        "p.toml:7:12: source `gpp`, config key `paths`: no file matches `kernel_*.csv.gz` in ",
+    );
 }
