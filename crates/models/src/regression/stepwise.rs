@@ -176,7 +176,7 @@ struct Sweep<'a> {
 
 /// Pivot below which a column counts as collinear with the model (its residual sum of squares,
 /// relative to its own, which is 1).
-const COLLINEAR: f64 = 1e-10;
+const COLLINEAR: f64 = 1e-8;
 
 impl Sweep<'_> {
     fn y_index(&self) -> usize {
@@ -388,6 +388,23 @@ fn standardise(v: &[f64]) -> Option<Vec<f64>> {
     (norm > 1e-12 * scale * n.sqrt()).then(|| c.into_iter().map(|x| x / norm).collect())
 }
 
+/// Candidates whose adjusted R^2 agree to this relative difference are a tie.
+const TIE: f64 = 1e-9;
+
+/// The candidate (index, R^2, adjusted R^2) with the highest adjusted R^2; among ties (features
+/// that carry the same information: proportional counters, a counter and its transform) the
+/// first in candidate order, so that rounding never decides which one enters.
+fn first_best(candidates: &[(usize, f64, f64)]) -> Option<(usize, f64, f64)> {
+    let top = candidates
+        .iter()
+        .map(|c| c.2)
+        .fold(f64::NEG_INFINITY, f64::max);
+    candidates
+        .iter()
+        .find(|c| c.2 >= top - TIE * top.abs().max(1e-300))
+        .copied()
+}
+
 fn r2_and_adj(rss: f64, n: usize, columns: usize) -> (f64, f64) {
     let r2 = 1.0 - rss;
     let df = n as f64 - columns as f64 - 1.0;
@@ -553,7 +570,8 @@ pub fn select(
                         let (r2, adj) = r2_and_adj(rss - gain, n, columns_in + usable);
                         adj.is_finite().then_some((i, r2, adj))
                     })
-                    .max_by(|a, b| a.2.total_cmp(&b.2));
+                    .collect::<Vec<_>>();
+                let best = first_best(&best);
                 let Some((i, _, adj)) = best else { break };
                 if adj <= current_adj && !options.full_path {
                     break;
@@ -675,7 +693,8 @@ pub fn select(
                         let (r2, adj) = r2_and_adj(rss + loss, n, columns_in - k);
                         Some((i, r2, adj))
                     })
-                    .max_by(|a, b| a.2.total_cmp(&b.2));
+                    .collect::<Vec<_>>();
+                let best = first_best(&best);
                 let Some((i, _, adj)) = best else { break };
                 if adj <= current_adj {
                     break;
