@@ -5,10 +5,10 @@
 
 - OLS + exact leave-one-out, n = 10,000, p = 200: statsmodels OLS (pinv) plus its influence
   diagnostics' hat-matrix diagonal, and statsmodels OLS alone.
-- Forward stepwise by adjusted R^2, full path over 200 candidates, n = 10,000: R's `leaps` is what
-  the issue names, but R cannot be installed on this machine (CRAN is unreachable); the peer is a
-  vectorised numpy implementation of forward selection (residualise every remaining candidate
-  against each new basis vector), the usual way to write it without R.
+- Forward stepwise, full path over 200 candidates, n = 10,000: R's `leaps::regsubsets(method =
+  "forward", nvmax = 200)` (Debian: `apt-get install r-base-core r-cran-leaps`), run by
+  tools/bench/leaps.R on the same numbers, and a vectorised numpy forward selection (residualise
+  every remaining candidate against each new basis vector).
 - CSV import: polars.read_csv on the same files the import benchmark reads.
 
 Prints the median of repeated runs, in milliseconds.
@@ -33,10 +33,23 @@ def median_ms(f, repeat):
     return statistics.median(times)
 
 
+def splitmix(seed, count):
+    """The numbers of `noise(seed)` in crates/models/benches/regression.rs: splitmix64 mapped to
+    [-1, 1)."""
+    with np.errstate(over="ignore"):
+        s = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15) * np.arange(1, count + 1, dtype=np.uint64)
+        z = s
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) / float(1 << 52) - 1.0
+
+
 def data(n=10_000, p=200, seed=42):
-    rng = np.random.default_rng(seed)
-    x = rng.uniform(-1, 1, size=(n, p))
-    y = x[:, : p // 2] @ (1 + np.arange(p // 2) / 10) + 0.1 * rng.uniform(-1, 1, size=n)
+    """Exactly the benchmark's data (well conditioned): x row by row, then the noise of y."""
+    r = splitmix(seed, n * p + n)
+    x = r[: n * p].reshape(n, p)
+    y = x[:, : p // 2] @ (1 + np.arange(p // 2) / 10) + 0.1 * r[n * p :]
     return x, y
 
 
@@ -86,6 +99,26 @@ def forward_numpy(x, y):
 def stepwise_peer():
     x, y = data()
     print(f"numpy forward selection, full path   {median_ms(lambda: forward_numpy(x, y), 3):8.1f} ms")
+    leaps_peer(x, y)
+
+
+def leaps_peer(x, y):
+    import shutil
+    import subprocess
+    import tempfile
+
+    if shutil.which("Rscript") is None:
+        print("R leaps: Rscript not found (apt-get install r-base-core r-cran-leaps)")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        path = pathlib.Path(d)
+        np.ascontiguousarray(x.T).tofile(path / "x.f64")  # column-major for R
+        y.tofile(path / "y.f64")
+        out = subprocess.run(
+            ["Rscript", str(ROOT / "tools/bench/leaps.R"), str(path), str(x.shape[0]), str(x.shape[1])],
+            capture_output=True, text=True, check=True,
+        )
+        print(out.stdout.strip())
 
 
 def import_peers():

@@ -25,10 +25,17 @@ fn noise(seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
-/// n x p features and a target linear in the first half of them plus noise.
+/// n x p features and a target linear in the first half of them plus noise. The numbers are
+/// drawn row by row, then the ill-conditioned column, then the noise of y, in this order:
+/// tools/bench/peers.py draws the same sequence, so the peers run on exactly these data.
 fn data(ill_conditioned: bool) -> (Mat<f64>, Vec<f64>) {
     let mut r = noise(42);
-    let mut x = Mat::from_fn(N, P, |_, _| r());
+    let mut x = Mat::<f64>::zeros(N, P);
+    for i in 0..N {
+        for j in 0..P {
+            x[(i, j)] = r();
+        }
+    }
     if ill_conditioned {
         // Column 1 nearly a copy of column 0: condition number ~1e5, the QR path.
         for i in 0..N {
