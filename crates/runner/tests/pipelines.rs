@@ -463,6 +463,47 @@ fn counters_per_gpu_validates_nine_models_three_ways() {
             .iter()
             .any(|c| c.row == "Shimada et al.: GTX 480, unoptimised" && c.value == Some(4.6))
     );
+
+    // One model for all GPUs, one GPU held out: its predictions are those of the log-log model
+    // refitted on the other eight GPUs' 21,032 launches (block deletion of 2,629 rows).
+    let pooled = mean_errors(table(&bundle, "pooled_loglog_cv.validation_summary"));
+    let get = |v: &str| pooled.iter().find(|(_, val, _)| val == v).unwrap().2;
+    assert!(get("leave_one_out(device)") > get("loo"), "{pooled:?}");
+    let raw = table(&bundle, "gpp.observations");
+    let raw_device = utf8(raw, col::DEVICE).unwrap();
+    let (held, kept): (Vec<usize>, Vec<usize>) =
+        (0..raw.num_rows()).partition(|&i| raw_device.value(i) == "Tesla-P100");
+    let ln_x = |r: usize, j: usize| float64(raw, features[j]).unwrap().value(r).ln_1p();
+    let raw_secs = float64(raw, col::MEASURED_SECS).unwrap();
+    let xt = faer::Mat::from_fn(kept.len(), features.len(), |i, j| ln_x(kept[i], j));
+    let yt: Vec<f64> = kept.iter().map(|&r| raw_secs.value(r).ln()).collect();
+    let fit = yosoku_models::regression::ols(
+        xt.as_ref(),
+        &yt,
+        &yosoku_models::regression::OlsOptions::default(),
+    )
+    .unwrap();
+    let predictions = table(&bundle, "pooled_loglog_cv.predictions");
+    let p_run = utf8(predictions, col::RUN_ID).unwrap();
+    let p_validation = utf8(predictions, col::VALIDATION).unwrap();
+    let p_secs = float64(predictions, col::PREDICTED_SECS).unwrap();
+    let raw_run = utf8(raw, col::RUN_ID).unwrap();
+    for &r in held.iter().step_by(401) {
+        let row: Vec<f64> = (0..features.len()).map(|j| ln_x(r, j)).collect();
+        let expected = fit.predict(&row).exp();
+        let got = (0..predictions.num_rows())
+            .find(|&i| {
+                p_run.value(i) == raw_run.value(r)
+                    && p_validation.value(i) == "leave_one_out(device)"
+            })
+            .map(|i| p_secs.value(i))
+            .unwrap();
+        assert!(
+            (got - expected).abs() <= 1e-8 * expected,
+            "run {}: {got} vs refit without the GPU {expected}",
+            raw_run.value(r)
+        );
+    }
     check_golden(&bundle);
 }
 
