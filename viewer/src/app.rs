@@ -1,0 +1,332 @@
+//! The application: the open bundles, the tab shown, and the state that survives a reload.
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::LoadedBundle;
+use crate::views;
+
+/// The views, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Tab {
+    #[default]
+    Bundles,
+    Tables,
+    Model,
+    Validation,
+    CostBreakdown,
+    Gantt,
+    RankBars,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 7] = [
+        Tab::Bundles,
+        Tab::Tables,
+        Tab::Model,
+        Tab::Validation,
+        Tab::CostBreakdown,
+        Tab::Gantt,
+        Tab::RankBars,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Bundles => "Bundles",
+            Tab::Tables => "Tables",
+            Tab::Model => "Model",
+            Tab::Validation => "Validation",
+            Tab::CostBreakdown => "Cost breakdown",
+            Tab::Gantt => "Gantt",
+            Tab::RankBars => "Per-rank bars",
+        }
+    }
+
+    /// The URL fragment name.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Tab::Bundles => "bundles",
+            Tab::Tables => "tables",
+            Tab::Model => "model",
+            Tab::Validation => "validation",
+            Tab::CostBreakdown => "cost",
+            Tab::Gantt => "gantt",
+            Tab::RankBars => "ranks",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<Tab> {
+        Tab::ALL.into_iter().find(|t| t.slug() == slug)
+    }
+}
+
+/// What survives a reload: which bundle, which tab, what is selected in each view.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewState {
+    pub bundle: Option<String>,
+    pub tab: Tab,
+    pub dark: bool,
+    pub tables: views::tables::State,
+    pub model: views::model::State,
+    pub validation: views::validation::State,
+    pub cost: views::cost::State,
+    pub gantt: views::gantt::State,
+    pub ranks: views::ranks::State,
+}
+
+impl ViewState {
+    /// `#bundle=<name>&tab=<slug>`: what a URL fragment keeps.
+    pub fn fragment(&self) -> String {
+        let mut s = format!("tab={}", self.tab.slug());
+        if let Some(b) = &self.bundle {
+            s = format!("bundle={}&{s}", encode(b));
+        }
+        s
+    }
+
+    pub fn apply_fragment(&mut self, fragment: &str) {
+        for pair in fragment.trim_start_matches('#').split('&') {
+            match pair.split_once('=') {
+                Some(("bundle", v)) => self.bundle = Some(decode(v)),
+                Some(("tab", v)) => {
+                    if let Some(t) = Tab::from_slug(v) {
+                        self.tab = t;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(v) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The viewer.
+#[derive(Debug, Default)]
+pub struct ViewerApp {
+    pub bundles: Vec<LoadedBundle>,
+    pub state: ViewState,
+    /// Errors of loading, newest last, shown until dismissed.
+    pub errors: Vec<String>,
+    /// A one-line status the web page mirrors into the DOM (`started`, `loaded 5 bundles`, ...).
+    pub status: String,
+    /// Paths the desktop app should open (from the file field or a drop), handled by the host.
+    pub open_requests: Vec<String>,
+    /// The text of the "open" field (desktop).
+    pub open_path: String,
+    pub(crate) caches: views::Caches,
+}
+
+impl ViewerApp {
+    pub fn new(bundles: Vec<LoadedBundle>, state: ViewState) -> Self {
+        let mut app = Self {
+            bundles,
+            state,
+            ..Self::default()
+        };
+        app.status = format!("loaded {} bundles", app.bundles.len());
+        app
+    }
+
+    pub fn add_bundle(&mut self, bundle: LoadedBundle) {
+        let name = bundle.name();
+        self.bundles.retain(|b| b.name() != name);
+        self.state.bundle = Some(name);
+        self.bundles.push(bundle);
+        self.caches = views::Caches::default();
+        self.status = format!("loaded {} bundles", self.bundles.len());
+    }
+
+    pub fn current(&self) -> Option<&LoadedBundle> {
+        let name = self.state.bundle.as_deref();
+        self.bundles
+            .iter()
+            .find(|b| Some(b.name().as_str()) == name)
+            .or(self.bundles.first())
+    }
+
+    /// Draws the whole app into `ui`.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        ui.ctx().set_theme(if self.state.dark {
+            egui::Theme::Dark
+        } else {
+            egui::Theme::Light
+        });
+        egui::Panel::top("tabs").show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                ui.strong("yosoku");
+                ui.separator();
+                for tab in Tab::ALL {
+                    ui.selectable_value(&mut self.state.tab, tab, tab.label());
+                }
+                ui.separator();
+                let theme = if self.state.dark {
+                    "Light theme"
+                } else {
+                    "Dark theme"
+                };
+                if ui.button(theme).clicked() {
+                    self.state.dark = !self.state.dark;
+                }
+            });
+        });
+        egui::Panel::left("bundles").show(ui, |ui| self.bundle_list(ui));
+        egui::CentralPanel::default().show(ui, |ui| {
+            if !self.errors.is_empty() {
+                let mut dismiss = false;
+                ui.horizontal_wrapped(|ui| {
+                    ui.colored_label(ui.visuals().error_fg_color, self.errors.join("\n"));
+                    dismiss = ui.button("Dismiss").clicked();
+                });
+                if dismiss {
+                    self.errors.clear();
+                }
+                ui.separator();
+            }
+            let Some(index) = self.current_index() else {
+                ui.heading("No bundle open");
+                ui.label(
+                    "Run `cargo xtask demo`, then open a directory under results/ (desktop: \
+                     a path argument, the field on the left, or drop it on the window; web: \
+                     the bundles the server lists, or drop .arrow files or a zipped bundle).",
+                );
+                return;
+            };
+            let bundle = &self.bundles[index];
+            let caches = &mut self.caches;
+            match self.state.tab {
+                Tab::Bundles => views::provenance::ui(ui, bundle),
+                Tab::Tables => views::tables::ui(ui, bundle, &mut self.state.tables, caches),
+                Tab::Model => views::model::ui(ui, bundle, &mut self.state.model),
+                Tab::Validation => {
+                    views::validation::ui(ui, bundle, &mut self.state.validation, caches);
+                }
+                Tab::CostBreakdown => views::cost::ui(ui, bundle, &mut self.state.cost),
+                Tab::Gantt => views::gantt::ui(ui, bundle, &mut self.state.gantt, caches),
+                Tab::RankBars => views::ranks::ui(ui, bundle, &mut self.state.ranks),
+            }
+        });
+    }
+
+    /// One line for the page's status element and the browser test: the bundle count, the
+    /// bundle and tab shown, and what the view holds.
+    pub fn status_line(&self) -> String {
+        let mut s = format!(
+            "started; bundles={}; bundle={}; tab={}",
+            self.bundles.len(),
+            self.current().map(LoadedBundle::name).unwrap_or_default(),
+            self.state.tab.slug()
+        );
+        match self.state.tab {
+            Tab::Validation => {
+                if let Some(c) = &self.caches.validation {
+                    s.push_str(&format!(
+                        "; points={}; programs={}",
+                        c.point_count(),
+                        c.programs.len()
+                    ));
+                }
+            }
+            Tab::Gantt => {
+                if let Some(c) = &self.caches.gantt {
+                    s.push_str(&format!(
+                        "; records={}; lanes={}",
+                        c.data.len,
+                        c.data.lanes.len()
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if !self.errors.is_empty() {
+            s.push_str(&format!("; errors={}", self.errors.len()));
+        }
+        s
+    }
+
+    /// Rows the table browser shows after its filter (tests).
+    pub fn caches_rows(&self) -> Option<usize> {
+        self.caches.tables.as_ref().map(|c| c.rows.len())
+    }
+
+    fn current_index(&self) -> Option<usize> {
+        let name = self.state.bundle.as_deref();
+        self.bundles
+            .iter()
+            .position(|b| Some(b.name().as_str()) == name)
+            .or((!self.bundles.is_empty()).then_some(0))
+    }
+
+    fn bundle_list(&mut self, ui: &mut egui::Ui) {
+        ui.heading("Bundles");
+        let current = self.current().map(LoadedBundle::name);
+        for b in &self.bundles {
+            let name = b.name();
+            if ui
+                .selectable_label(current.as_deref() == Some(name.as_str()), &name)
+                .on_hover_text(&b.origin)
+                .clicked()
+            {
+                self.state.bundle = Some(name);
+                self.caches = views::Caches::default();
+            }
+        }
+        if !cfg!(target_arch = "wasm32") {
+            ui.separator();
+            let label = ui.label("Open a bundle directory:");
+            let edit = ui
+                .text_edit_singleline(&mut self.open_path)
+                .labelled_by(label.id);
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if (ui.button("Open").clicked() || enter) && !self.open_path.trim().is_empty() {
+                self.open_requests.push(self.open_path.trim().to_owned());
+            }
+        }
+        ui.separator();
+        ui.small("Drop a bundle directory, .arrow files or a zipped bundle here.");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fragment_round_trips() {
+        let state = ViewState {
+            bundle: Some("counters per/gpu".into()),
+            tab: Tab::Validation,
+            ..ViewState::default()
+        };
+        let mut back = ViewState::default();
+        back.apply_fragment(&format!("#{}", state.fragment()));
+        assert_eq!((back.bundle, back.tab), (state.bundle, state.tab));
+    }
+}

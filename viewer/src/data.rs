@@ -1,0 +1,256 @@
+//! Bundles as the viewer holds them: the manifest and every table, decoded from the bytes of a
+//! bundle directory, of files dropped on the window, or of files fetched from a server.
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use yosoku_bundle::{Manifest, ipc};
+
+/// One bundle, decoded.
+#[derive(Debug, Clone)]
+pub struct LoadedBundle {
+    /// Where it came from: a directory, a URL, or "dropped files".
+    pub origin: String,
+    /// The manifest, when the bundle had one (files dropped alone have none).
+    pub manifest: Option<Manifest>,
+    /// `<namespace>.<table>`, its canonical kind (from the manifest), the batch.
+    pub tables: Vec<LoadedTable>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadedTable {
+    pub name: String,
+    pub kind: Option<String>,
+    pub batch: RecordBatch,
+}
+
+impl LoadedBundle {
+    /// The bundle's name: its pipeline's, else the origin's last path segment.
+    pub fn name(&self) -> String {
+        match &self.manifest {
+            Some(m) => m.pipeline.name.clone(),
+            None => self
+                .origin
+                .rsplit(['/', '\\'])
+                .find(|s| !s.is_empty())
+                .unwrap_or(&self.origin)
+                .to_owned(),
+        }
+    }
+
+    /// Decodes a bundle from its manifest text and a function that returns the bytes of a file
+    /// named relative to the bundle (`tables/x.y.arrow`).
+    pub fn from_manifest(
+        origin: &str,
+        manifest_json: &str,
+        mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<Self, String> {
+        let manifest = Manifest::from_json(manifest_json)
+            .map_err(|e| format!("{origin}/manifest.json: {e}"))?;
+        let mut tables = Vec::with_capacity(manifest.tables.len());
+        for t in &manifest.tables {
+            let bytes = read(&t.file)?;
+            let batch = ipc::decode(&bytes).map_err(|e| format!("{origin}/{}: {e}", t.file))?;
+            tables.push(LoadedTable {
+                name: t.name.clone(),
+                kind: t.kind.clone(),
+                batch,
+            });
+        }
+        Ok(Self {
+            origin: origin.to_owned(),
+            manifest: Some(manifest),
+            tables,
+        })
+    }
+
+    /// Decodes loose `.arrow` files (dropped without their manifest). The table name is the
+    /// file name without `.arrow`; the kind is guessed from its last dot-separated part.
+    pub fn from_files(origin: &str, files: &[(String, Vec<u8>)]) -> Result<Self, String> {
+        let mut tables = Vec::new();
+        for (name, bytes) in files {
+            let batch = ipc::decode(bytes).map_err(|e| format!("{name}: {e}"))?;
+            let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+            let table = base.strip_suffix(".arrow").unwrap_or(base).to_owned();
+            let kind = table.rsplit('.').next().map(str::to_owned);
+            tables.push(LoadedTable {
+                name: table,
+                kind,
+                batch,
+            });
+        }
+        Ok(Self {
+            origin: origin.to_owned(),
+            manifest: None,
+            tables,
+        })
+    }
+
+    /// Reads a bundle directory.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_dir(dir: &std::path::Path) -> Result<Self, String> {
+        let manifest_path = dir.join(yosoku_bundle::MANIFEST_FILE);
+        let text = std::fs::read_to_string(&manifest_path)
+            .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
+        Self::from_manifest(&dir.display().to_string(), &text, |file| {
+            let path = dir.join(file);
+            std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))
+        })
+    }
+
+    pub fn table(&self, name: &str) -> Option<&LoadedTable> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// The tables that have every column in `columns`.
+    pub fn tables_with<'a>(
+        &'a self,
+        columns: &'a [&'a str],
+    ) -> impl Iterator<Item = &'a LoadedTable> + 'a {
+        self.tables
+            .iter()
+            .filter(move |t| has_columns(&t.batch, columns))
+    }
+}
+
+pub fn has_columns(batch: &RecordBatch, columns: &[&str]) -> bool {
+    columns.iter().all(|c| batch.schema().index_of(c).is_ok())
+}
+
+/// A column's values as numbers (integers and floats), `None` for nulls and other types.
+pub fn numbers(batch: &RecordBatch, column: &str) -> Option<Vec<Option<f64>>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{
+        Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type,
+    };
+    let array = batch.column_by_name(column)?;
+    let n = array.len();
+    let get = |f: &dyn Fn(usize) -> f64| -> Vec<Option<f64>> {
+        (0..n).map(|i| (!array.is_null(i)).then(|| f(i))).collect()
+    };
+    Some(match array.data_type() {
+        DataType::Float64 => {
+            let a = array.as_primitive::<Float64Type>();
+            get(&|i| a.value(i))
+        }
+        DataType::Float32 => {
+            let a = array.as_primitive::<Float32Type>();
+            get(&|i| f64::from(a.value(i)))
+        }
+        DataType::Int64 => {
+            let a = array.as_primitive::<Int64Type>();
+            get(&|i| a.value(i) as f64)
+        }
+        DataType::Int32 => {
+            let a = array.as_primitive::<Int32Type>();
+            get(&|i| f64::from(a.value(i)))
+        }
+        DataType::UInt64 => {
+            let a = array.as_primitive::<UInt64Type>();
+            get(&|i| a.value(i) as f64)
+        }
+        DataType::UInt32 => {
+            let a = array.as_primitive::<UInt32Type>();
+            get(&|i| f64::from(a.value(i)))
+        }
+        _ => return None,
+    })
+}
+
+/// A column's values as text, whatever its type (empty for null).
+pub fn texts(batch: &RecordBatch, column: &str) -> Option<Vec<String>> {
+    let index = batch.schema().index_of(column).ok()?;
+    let array = batch.column(index);
+    Some(
+        (0..array.len())
+            .map(|i| cell_text(array.as_ref(), i))
+            .collect(),
+    )
+}
+
+pub fn is_numeric(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Float64
+            | DataType::Float32
+            | DataType::Int64
+            | DataType::Int32
+            | DataType::UInt64
+            | DataType::UInt32
+    )
+}
+
+/// One cell as text: numbers with up to 6 significant digits, null as empty.
+pub fn cell_text(array: &dyn Array, row: usize) -> String {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{
+        Float32Type, Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type,
+    };
+    if array.is_null(row) {
+        return String::new();
+    }
+    match array.data_type() {
+        DataType::Utf8 => array.as_string::<i32>().value(row).to_owned(),
+        DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_owned(),
+        DataType::Boolean => array.as_boolean().value(row).to_string(),
+        DataType::Float64 => format_number(array.as_primitive::<Float64Type>().value(row)),
+        DataType::Float32 => {
+            format_number(f64::from(array.as_primitive::<Float32Type>().value(row)))
+        }
+        DataType::Int64 => array.as_primitive::<Int64Type>().value(row).to_string(),
+        DataType::Int32 => array.as_primitive::<Int32Type>().value(row).to_string(),
+        DataType::UInt64 => array.as_primitive::<UInt64Type>().value(row).to_string(),
+        DataType::UInt32 => array.as_primitive::<UInt32Type>().value(row).to_string(),
+        other => format!("<{other}>"),
+    }
+}
+
+/// A number for people: 6 significant digits, scientific outside 1e-4..1e7.
+pub fn format_number(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    if v == 0.0 {
+        return "0".to_owned();
+    }
+    let magnitude = v.abs();
+    if !(1e-4..1e7).contains(&magnitude) {
+        return format!("{v:.4e}");
+    }
+    let digits = (5 - magnitude.log10().floor() as i32).clamp(0, 10) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
+/// A duration for people, in the unit that suits it.
+pub fn format_secs(secs: f64) -> String {
+    let m = secs.abs();
+    if !secs.is_finite() {
+        secs.to_string()
+    } else if m >= 1.0 || m == 0.0 {
+        format!("{} s", format_number(secs))
+    } else if m >= 1e-3 {
+        format!("{} ms", format_number(secs * 1e3))
+    } else if m >= 1e-6 {
+        format!("{} µs", format_number(secs * 1e6))
+    } else {
+        format!("{} ns", format_number(secs * 1e9))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_people_read_them() {
+        assert_eq!(format_number(3.7771234), "3.77712");
+        assert_eq!(format_number(1500.0), "1500");
+        assert_eq!(format_number(2.5e-7), "2.5000e-7");
+        assert_eq!(format_secs(0.0123), "12.3 ms");
+        assert_eq!(format_secs(3.5), "3.5 s");
+    }
+}

@@ -1,0 +1,195 @@
+//! A fitted model: its summary (R^2, adjusted R^2, condition number, dropped columns, flags),
+//! its coefficients, and for stepwise fits the selection order with adjusted R^2 at every step.
+
+use serde::{Deserialize, Serialize};
+use yosoku_tables::col;
+
+use crate::data::{LoadedBundle, format_number, numbers, texts};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    pub model: String,
+    pub group: String,
+}
+
+const SUMMARY_COLUMNS: &[&str] = &[col::MODEL, col::MODEL_GROUP, col::R2, col::ADJUSTED_R2];
+
+pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+    let summaries: Vec<_> = bundle.tables_with(SUMMARY_COLUMNS).collect();
+    if summaries.is_empty() {
+        super::nothing_to_show(
+            ui,
+            "Model",
+            "model summaries (model, model_group, r2, adjusted_r2)",
+        );
+        return;
+    }
+    let names: Vec<String> = summaries
+        .iter()
+        .map(|t| namespace(&t.name).to_owned())
+        .collect();
+    ui.horizontal(|ui| super::pick(ui, "model", &mut state.model, &names));
+    let Some(summary) = summaries.iter().find(|t| namespace(&t.name) == state.model) else {
+        return;
+    };
+    let batch = &summary.batch;
+    let groups = texts(batch, col::MODEL_GROUP).unwrap_or_default();
+    let group_names: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            if g.is_empty() {
+                "all".to_owned()
+            } else {
+                g.clone()
+            }
+        })
+        .collect();
+    ui.horizontal(|ui| super::pick(ui, "group", &mut state.group, &group_names));
+    let Some(row) = group_names.iter().position(|g| *g == state.group) else {
+        return;
+    };
+    let group = &groups[row];
+
+    ui.heading(format!("{} — {}", state.model, state.group));
+    egui::Grid::new("summary").striped(true).show(ui, |ui| {
+        for field in batch.schema().fields() {
+            let name = field.name();
+            if name == col::MODEL || name == col::MODEL_GROUP {
+                continue;
+            }
+            let text = crate::data::cell_text(
+                batch
+                    .column_by_name(name)
+                    .map(|a| a.as_ref())
+                    .unwrap_or(&arrow_array::NullArray::new(0)),
+                row,
+            );
+            ui.label(name);
+            if name == col::FLAGS && !text.is_empty() {
+                ui.colored_label(ui.visuals().warn_fg_color, text);
+            } else {
+                ui.label(text);
+            }
+            ui.end_row();
+        }
+    });
+    // Problems the validation found in this model's predictions, when the bundle has them.
+    for t in bundle.tables_with(&[col::MODEL, col::FLAGS, col::PREDICTED_SECS]) {
+        let (Some(models), Some(flags)) =
+            (texts(&t.batch, col::MODEL), texts(&t.batch, col::FLAGS))
+        else {
+            continue;
+        };
+        let group_of = texts(&t.batch, col::MODEL_GROUP);
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for (i, f) in flags.iter().enumerate() {
+            let same_group = group_of.as_ref().is_none_or(|g| g[i] == *group);
+            if models[i] == state.model && same_group {
+                for flag in f.split(';').filter(|s| !s.is_empty()) {
+                    *counts.entry(flag).or_default() += 1;
+                }
+            }
+        }
+        if !counts.is_empty() {
+            let list: Vec<String> = counts.iter().map(|(f, n)| format!("{f}: {n}")).collect();
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("{}: flagged predictions — {}", t.name, list.join(", ")),
+            );
+        }
+    }
+
+    let prefix = format!("{}.", state.model);
+    if let Some(coefficients) = bundle.tables.iter().find(|t| {
+        t.name.starts_with(&prefix)
+            && crate::data::has_columns(&t.batch, &[col::TERM, col::ESTIMATE])
+    }) {
+        ui.heading("Coefficients");
+        let b = &coefficients.batch;
+        let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
+        let term = texts(b, col::TERM).unwrap_or_default();
+        let estimate = numbers(b, col::ESTIMATE).unwrap_or_default();
+        let se = numbers(b, col::STD_ERROR).unwrap_or_default();
+        let t_value = numbers(b, col::T_VALUE).unwrap_or_default();
+        let p = numbers(b, col::P_VALUE).unwrap_or_default();
+        let status = texts(b, col::STATUS).unwrap_or_default();
+        let show =
+            |v: Option<&Option<f64>>| v.copied().flatten().map(format_number).unwrap_or_default();
+        egui::ScrollArea::vertical()
+            .id_salt("coefficients")
+            .max_height(260.0)
+            .show(ui, |ui| {
+                egui::Grid::new("coefficients")
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for h in ["term", "estimate", "std. error", "t", "p", "status"] {
+                            ui.strong(h);
+                        }
+                        ui.end_row();
+                        for i in (0..term.len()).filter(|&i| g.get(i).is_some_and(|x| x == group)) {
+                            ui.label(&term[i]);
+                            ui.label(show(estimate.get(i)));
+                            ui.label(show(se.get(i)));
+                            ui.label(show(t_value.get(i)));
+                            ui.label(show(p.get(i)));
+                            ui.label(status.get(i).cloned().unwrap_or_default());
+                            ui.end_row();
+                        }
+                    });
+            });
+        ui.small("Estimates are on the scale the fit saw (z-scores after a zscore step, ln(1 + x) with log features); |t| ranks the terms independently of scale.");
+    }
+    if let Some(path) = bundle.tables.iter().find(|t| {
+        t.name.starts_with(&prefix)
+            && crate::data::has_columns(&t.batch, &[col::STEP, col::ACTION, col::TERM])
+    }) {
+        ui.heading("Selection path");
+        let b = &path.batch;
+        let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
+        let step = numbers(b, col::STEP).unwrap_or_default();
+        let action = texts(b, col::ACTION).unwrap_or_default();
+        let term = texts(b, col::TERM).unwrap_or_default();
+        let r2 = numbers(b, col::R2).unwrap_or_default();
+        let adj = numbers(b, col::ADJUSTED_R2).unwrap_or_default();
+        let rows: Vec<usize> = (0..step.len())
+            .filter(|&i| g.get(i).is_some_and(|x| x == group))
+            .collect();
+        ui.horizontal(|ui| {
+            egui::Grid::new("selection_path")
+                .striped(true)
+                .show(ui, |ui| {
+                    for h in ["step", "action", "term", "R²", "adjusted R²"] {
+                        ui.strong(h);
+                    }
+                    ui.end_row();
+                    for &i in &rows {
+                        ui.label(step[i].map(|s| s.to_string()).unwrap_or_default());
+                        ui.label(&action[i]);
+                        ui.label(&term[i]);
+                        ui.label(r2[i].map(format_number).unwrap_or_default());
+                        ui.label(adj[i].map(format_number).unwrap_or_default());
+                        ui.end_row();
+                    }
+                });
+            let points: Vec<[f64; 2]> = rows
+                .iter()
+                .filter_map(|&i| Some([step[i]?, adj[i]?]))
+                .collect();
+            egui_plot::Plot::new("adjusted_r2_by_step")
+                .height(220.0)
+                .width(360.0)
+                .x_axis_label("step")
+                .y_axis_label("adjusted R²")
+                .show(ui, |plot| {
+                    plot.line(egui_plot::Line::new("adjusted R²", points.clone()));
+                    plot.points(egui_plot::Points::new("steps", points).radius(3.0));
+                });
+        });
+    }
+}
+
+/// `fit` of `fit.model_summary`.
+pub(crate) fn namespace(table: &str) -> &str {
+    table.rsplit_once('.').map_or(table, |(ns, _)| ns)
+}

@@ -1,0 +1,109 @@
+//! Bundles & provenance: the pipeline, its inputs with their hashes, the plugins, the stages
+//! with their timings and headline figures.
+
+use crate::data::{LoadedBundle, format_number, format_secs};
+
+pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading(bundle.name());
+        ui.label(format!("from {}", bundle.origin));
+        let Some(m) = &bundle.manifest else {
+            ui.label(format!(
+                "{} tables dropped without their manifest: no provenance.",
+                bundle.tables.len()
+            ));
+            return;
+        };
+        ui.label(&m.pipeline.description);
+        egui::Grid::new("pipeline").striped(true).show(ui, |ui| {
+            ui.label("pipeline file");
+            ui.monospace(&m.pipeline.spec_path);
+            ui.end_row();
+            ui.label("pipeline sha256");
+            ui.monospace(&m.pipeline.spec_sha256);
+            ui.end_row();
+            ui.label("yosoku");
+            ui.label(&m.yosoku_version);
+            ui.end_row();
+            ui.label("created (unix s)");
+            ui.label(m.created_unix_secs.to_string());
+            ui.end_row();
+            ui.label("total wall time");
+            ui.label(format_secs(m.total_wall_secs));
+            ui.end_row();
+        });
+
+        ui.collapsing(format!("Inputs ({})", m.inputs.len()), |ui| {
+            egui::Grid::new("inputs").striped(true).show(ui, |ui| {
+                for h in ["source", "key", "path", "bytes", "sha256"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for i in &m.inputs {
+                    ui.label(&i.source);
+                    ui.label(&i.key);
+                    ui.monospace(&i.path);
+                    ui.label(i.size_bytes.to_string());
+                    ui.monospace(&i.sha256[..i.sha256.len().min(16)])
+                        .on_hover_text(&i.sha256);
+                    ui.end_row();
+                }
+            });
+        });
+        ui.collapsing(format!("Plugins ({})", m.plugins.len()), |ui| {
+            egui::Grid::new("plugins").striped(true).show(ui, |ui| {
+                for h in ["plugin", "version", "ABI", "library"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for p in &m.plugins {
+                    ui.label(&p.name);
+                    ui.label(&p.version);
+                    ui.label(p.abi_version.to_string());
+                    ui.monospace(&p.library);
+                    ui.end_row();
+                }
+            });
+        });
+        ui.heading("Stages");
+        egui::Grid::new("stages").striped(true).show(ui, |ui| {
+            for h in ["stage", "step", "kind", "wall time", "tables"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for s in &m.stages {
+                for step in &s.steps {
+                    ui.label(&s.stage);
+                    ui.label(&step.id);
+                    ui.label(&step.kind);
+                    ui.label(format_secs(step.wall_secs));
+                    ui.label(step.tables.len().to_string());
+                    ui.end_row();
+                }
+            }
+        });
+        ui.heading("Figures");
+        egui::Grid::new("figures").striped(true).show(ui, |ui| {
+            for h in ["step", "figure", "value", "published"] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for (step, f) in m.figures() {
+                ui.label(step);
+                if f.headline {
+                    ui.strong(&f.name);
+                } else {
+                    ui.label(&f.name);
+                }
+                let unit = f.unit.as_str();
+                ui.label(format!("{} {unit}", format_number(f.value)));
+                ui.label(
+                    f.reference
+                        .map(|r| format!("{} {unit}", format_number(r)))
+                        .unwrap_or_default(),
+                );
+                ui.end_row();
+            }
+        });
+    });
+}

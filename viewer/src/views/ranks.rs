@@ -1,0 +1,140 @@
+//! Per-rank bars: the compute and communication time of every rank, stacked, with a second
+//! table (the prediction of the same run) beside the first.
+
+use serde::{Deserialize, Serialize};
+use yosoku_tables::col;
+
+use crate::data::{LoadedBundle, format_secs, numbers, texts};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    pub table: String,
+    pub compare: String,
+}
+
+const NEEDS: &[&str] = &[col::RANK, col::KIND, col::DURATION_SECS];
+const NONE: &str = "none";
+
+/// Seconds per rank and kind: (rank, [(kind, secs)]), ranks ascending.
+pub type RankSeconds = Vec<(i64, Vec<(String, f64)>)>;
+
+/// Sums the blocks of each rank by kind.
+pub fn per_rank(batch: &arrow_array::RecordBatch) -> RankSeconds {
+    let (Some(rank), Some(kind), Some(secs)) = (
+        numbers(batch, col::RANK),
+        texts(batch, col::KIND),
+        numbers(batch, col::DURATION_SECS),
+    ) else {
+        return Vec::new();
+    };
+    let mut out: std::collections::BTreeMap<i64, Vec<(String, f64)>> = Default::default();
+    for i in 0..rank.len() {
+        let (Some(r), Some(s)) = (rank[i], secs[i]) else {
+            continue;
+        };
+        let entry = out.entry(r as i64).or_default();
+        match entry.iter_mut().find(|(k, _)| *k == kind[i]) {
+            Some(slot) => slot.1 += s,
+            None => entry.push((kind[i].clone(), s)),
+        }
+    }
+    out.into_iter().collect()
+}
+
+pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+    let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
+    if tables.is_empty() {
+        super::nothing_to_show(ui, "Per-rank bars", "rank, kind and duration_secs");
+        return;
+    }
+    let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    let mut compare = vec![NONE.to_owned()];
+    compare.extend(names.iter().cloned());
+    ui.horizontal(|ui| {
+        super::pick(ui, "table", &mut state.table, &names);
+        super::pick(ui, "beside", &mut state.compare, &compare);
+    });
+    let mut shown: Vec<(&str, RankSeconds)> = Vec::new();
+    for name in [&state.table, &state.compare] {
+        if let Some(t) = bundle.table(name)
+            && !shown.iter().any(|(n, _)| *n == t.name)
+        {
+            shown.push((&t.name, per_rank(&t.batch)));
+        }
+    }
+    let kinds: Vec<String> = super::distinct(
+        &shown
+            .iter()
+            .flat_map(|(_, r)| r.iter().flat_map(|(_, k)| k.iter().map(|(k, _)| k.clone())))
+            .collect::<Vec<_>>(),
+    );
+    let width = 0.8 / shown.len().max(1) as f64;
+    egui_plot::Plot::new("per_rank")
+        .height(320.0)
+        .x_axis_label("rank")
+        .y_axis_label("seconds")
+        .legend(egui_plot::Legend::default())
+        .show(ui, |plot| {
+            for (t, (name, ranks)) in shown.iter().enumerate() {
+                let offset = (t as f64 - (shown.len() as f64 - 1.0) / 2.0) * width;
+                let mut below: Vec<f64> = vec![0.0; ranks.len()];
+                for (k, kind) in kinds.iter().enumerate() {
+                    let bars: Vec<egui_plot::Bar> = ranks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (rank, parts))| {
+                            let s = parts.iter().find(|(x, _)| x == kind).map_or(0.0, |p| p.1);
+                            let bar = egui_plot::Bar::new(*rank as f64 + offset, s)
+                                .width(width * 0.9)
+                                .base_offset(below[i]);
+                            below[i] += s;
+                            bar
+                        })
+                        .collect();
+                    plot.bar_chart(
+                        egui_plot::BarChart::new(format!("{name}: {kind}"), bars).color(
+                            super::gantt::kind_colour(k).gamma_multiply(if t == 0 {
+                                1.0
+                            } else {
+                                0.6
+                            }),
+                        ),
+                    );
+                }
+            }
+        });
+    egui::Grid::new("rank_table").striped(true).show(ui, |ui| {
+        ui.strong("rank");
+        for (name, _) in &shown {
+            for k in &kinds {
+                ui.strong(format!("{name}: {k}"));
+            }
+        }
+        ui.end_row();
+        let ranks: Vec<i64> = shown
+            .first()
+            .map(|(_, r)| r.iter().map(|(x, _)| *x).collect())
+            .unwrap_or_default();
+        for rank in ranks {
+            ui.label(rank.to_string());
+            for (_, r) in &shown {
+                let parts = r
+                    .iter()
+                    .find(|(x, _)| *x == rank)
+                    .map(|(_, p)| p.as_slice())
+                    .unwrap_or(&[]);
+                for k in &kinds {
+                    ui.label(
+                        parts
+                            .iter()
+                            .find(|(x, _)| x == k)
+                            .map(|p| format_secs(p.1))
+                            .unwrap_or_default(),
+                    );
+                }
+            }
+            ui.end_row();
+        }
+    });
+}

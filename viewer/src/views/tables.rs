@@ -1,0 +1,214 @@
+//! The table browser: any table, sorted by a column, filtered by text, with column statistics,
+//! rows copied as tab-separated text.
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{LoadedBundle, cell_text, format_number, is_numeric, numbers};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    pub table: String,
+    pub filter: String,
+    pub sort_column: Option<String>,
+    pub descending: bool,
+}
+
+/// The visible row order of one table under one sort and filter.
+#[derive(Debug)]
+pub struct Cache {
+    key: (String, String, Option<String>, bool),
+    pub rows: Vec<usize>,
+    cells: Vec<Vec<String>>,
+}
+
+pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
+    if bundle.tables.is_empty() {
+        super::nothing_to_show(ui, "Tables", "rows");
+        return;
+    }
+    let names: Vec<String> = bundle.tables.iter().map(|t| t.name.clone()).collect();
+    ui.horizontal(|ui| {
+        super::pick(ui, "table", &mut state.table, &names);
+        let label = ui.label("filter");
+        ui.text_edit_singleline(&mut state.filter)
+            .labelled_by(label.id);
+    });
+    let Some(table) = bundle.table(&state.table) else {
+        return;
+    };
+    let batch = &table.batch;
+    let schema = batch.schema();
+    let key = (
+        state.table.clone(),
+        state.filter.clone(),
+        state.sort_column.clone(),
+        state.descending,
+    );
+    if caches.tables.as_ref().is_none_or(|c| c.key != key) {
+        let cells: Vec<Vec<String>> = (0..batch.num_columns())
+            .map(|c| {
+                (0..batch.num_rows())
+                    .map(|r| cell_text(batch.column(c).as_ref(), r))
+                    .collect()
+            })
+            .collect();
+        let needle = state.filter.to_lowercase();
+        let mut rows: Vec<usize> = (0..batch.num_rows())
+            .filter(|&r| {
+                needle.is_empty()
+                    || cells
+                        .iter()
+                        .any(|col| col[r].to_lowercase().contains(&needle))
+            })
+            .collect();
+        if let Some(sort) = &state.sort_column
+            && let Ok(c) = schema.index_of(sort)
+        {
+            if let Some(values) = numbers(batch, sort) {
+                rows.sort_by(|&a, &b| {
+                    let (x, y) = (values[a].unwrap_or(f64::NAN), values[b].unwrap_or(f64::NAN));
+                    x.total_cmp(&y)
+                });
+            } else {
+                rows.sort_by(|&a, &b| cells[c][a].cmp(&cells[c][b]));
+            }
+            if state.descending {
+                rows.reverse();
+            }
+        }
+        caches.tables = Some(Cache { key, rows, cells });
+    }
+    let Some(cache) = caches.tables.as_ref() else {
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "{}: {} of {} rows{}",
+            table.name,
+            cache.rows.len(),
+            batch.num_rows(),
+            table
+                .kind
+                .as_deref()
+                .map(|k| format!(" (table kind `{k}`)"))
+                .unwrap_or_default()
+        ));
+        if ui
+            .button("Copy rows")
+            .on_hover_text("The filtered rows, tab-separated, with a header")
+            .clicked()
+        {
+            let mut text = schema
+                .fields()
+                .iter()
+                .map(|f| f.name().as_str())
+                .collect::<Vec<_>>()
+                .join("\t");
+            for &r in &cache.rows {
+                text.push('\n');
+                text.push_str(
+                    &cache
+                        .cells
+                        .iter()
+                        .map(|c| c[r].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\t"),
+                );
+            }
+            ui.ctx().copy_text(text);
+        }
+    });
+    ui.collapsing("Column statistics", |ui| {
+        egui::Grid::new("column_stats")
+            .striped(true)
+            .show(ui, |ui| {
+                for h in [
+                    "column", "type", "unit", "nulls", "distinct", "min", "mean", "max",
+                ] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for (c, field) in schema.fields().iter().enumerate() {
+                    let values: Vec<f64> = if is_numeric(field.data_type()) {
+                        numbers(batch, field.name())
+                            .unwrap_or_default()
+                            .into_iter()
+                            .flatten()
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let distinct: std::collections::HashSet<&str> =
+                        cache.cells[c].iter().map(String::as_str).collect();
+                    ui.label(field.name());
+                    ui.label(field.data_type().to_string());
+                    ui.label(
+                        field
+                            .metadata()
+                            .get(yosoku_tables::UNIT_METADATA_KEY)
+                            .cloned()
+                            .unwrap_or_default(),
+                    );
+                    ui.label(batch.column(c).null_count().to_string());
+                    ui.label(distinct.len().to_string());
+                    if values.is_empty() {
+                        for _ in 0..3 {
+                            ui.label("");
+                        }
+                    } else {
+                        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+                        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                        let mean = values.iter().sum::<f64>() / values.len() as f64;
+                        ui.label(format_number(min));
+                        ui.label(format_number(mean));
+                        ui.label(format_number(max));
+                    }
+                    ui.end_row();
+                }
+            });
+    });
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let mut clicked: Option<String> = None;
+    egui::ScrollArea::both().auto_shrink(false).show_rows(
+        ui,
+        row_height,
+        cache.rows.len() + 1,
+        |ui, range| {
+            egui::Grid::new("rows").striped(true).show(ui, |ui| {
+                for field in schema.fields() {
+                    let arrow = match (&state.sort_column, state.descending) {
+                        (Some(s), false) if s == field.name() => " (ascending)",
+                        (Some(s), true) if s == field.name() => " (descending)",
+                        _ => "",
+                    };
+                    if ui
+                        .button(format!("{}{arrow}", field.name()))
+                        .on_hover_text("Sort by this column")
+                        .clicked()
+                    {
+                        clicked = Some(field.name().clone());
+                    }
+                }
+                ui.end_row();
+                for i in
+                    range.start.saturating_sub(1)..range.end.saturating_sub(1).min(cache.rows.len())
+                {
+                    let r = cache.rows[i];
+                    for col in &cache.cells {
+                        ui.label(&col[r]);
+                    }
+                    ui.end_row();
+                }
+            });
+        },
+    );
+    if let Some(c) = clicked {
+        if state.sort_column.as_deref() == Some(c.as_str()) {
+            state.descending = !state.descending;
+        } else {
+            state.sort_column = Some(c);
+            state.descending = false;
+        }
+    }
+}

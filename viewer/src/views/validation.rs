@@ -1,0 +1,270 @@
+//! Predicted against measured: a log-log scatter with the y = x line (hover names the device,
+//! program and variant), the predicted/measured ratio per program as bars (the papers' figures),
+//! and the error table, for one hold-out scheme and model group at a time.
+
+use serde::{Deserialize, Serialize};
+use yosoku_tables::col;
+
+use crate::data::{LoadedBundle, format_number, numbers, texts};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    pub table: String,
+    pub validation: String,
+    pub group: String,
+}
+
+const ALL: &str = "all";
+
+/// The points of one selection.
+#[derive(Debug)]
+pub struct Cache {
+    key: State,
+    /// (log10 measured, log10 predicted) of the rows with both positive.
+    points: Vec<[f64; 2]>,
+    labels: Vec<String>,
+    /// Rows whose prediction or measurement cannot go on a log axis.
+    off_axis: usize,
+    /// Per program: rows, mean predicted/measured, mean, median and max |error| %.
+    pub programs: Vec<ProgramErrors>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramErrors {
+    pub program: String,
+    pub n: usize,
+    pub mean_ratio: f64,
+    pub mean_abs_pct: f64,
+    pub median_abs_pct: f64,
+    pub max_abs_pct: f64,
+}
+
+const NEEDS: &[&str] = &[col::PREDICTED_SECS, col::MEASURED_SECS, col::PROGRAM];
+
+pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
+    let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
+    if tables.is_empty() {
+        super::nothing_to_show(
+            ui,
+            "Validation",
+            "predicted_secs, measured_secs and program",
+        );
+        return;
+    }
+    let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    // By default the last: validation steps come after the fits whose in-sample rows they test.
+    if !names.contains(&state.table)
+        && let Some(last) = names.last()
+    {
+        state.table.clone_from(last);
+    }
+    ui.horizontal(|ui| super::pick(ui, "predictions", &mut state.table, &names));
+    let Some(table) = tables.iter().find(|t| t.name == state.table) else {
+        return;
+    };
+    let batch = &table.batch;
+    let n = batch.num_rows();
+    let validation = texts(batch, col::VALIDATION).unwrap_or_else(|| vec![String::new(); n]);
+    let group = texts(batch, col::MODEL_GROUP).unwrap_or_else(|| vec![String::new(); n]);
+    let validations = super::distinct(&validation);
+    let mut groups = vec![ALL.to_owned()];
+    groups.extend(
+        super::distinct(&group)
+            .into_iter()
+            .filter(|g| !g.is_empty()),
+    );
+    ui.horizontal(|ui| {
+        if validations.len() > 1 || validations.first().is_some_and(|v| !v.is_empty()) {
+            super::pick(ui, "hold-out", &mut state.validation, &validations);
+        }
+        if groups.len() > 1 {
+            super::pick(ui, "model group", &mut state.group, &groups);
+        }
+    });
+    if caches.validation.as_ref().is_none_or(|c| c.key != *state) {
+        caches.validation = Some(compute(batch, state, &validation, &group));
+    }
+    let Some(cache) = caches.validation.as_ref() else {
+        return;
+    };
+    ui.label(format!(
+        "{} predictions{}",
+        cache.points.len(),
+        if cache.off_axis > 0 {
+            format!(
+                " ({} more with a non-positive value, off the log axes)",
+                cache.off_axis
+            )
+        } else {
+            String::new()
+        }
+    ));
+    let (lo, hi) = cache
+        .points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p[0]).min(p[1]), hi.max(p[0]).max(p[1]))
+        });
+    let labels = &cache.labels;
+    let pow10 = |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
+        crate::data::format_secs(10f64.powf(mark.value))
+    };
+    ui.columns(2, |columns| {
+        egui_plot::Plot::new("predicted_vs_measured")
+            .height(360.0)
+            .data_aspect(1.0)
+            .x_axis_label("measured (log)")
+            .y_axis_label("predicted (log)")
+            .x_axis_formatter(pow10)
+            .y_axis_formatter(pow10)
+            .x_grid_spacer(egui_plot::log_grid_spacer(10))
+            .y_grid_spacer(egui_plot::log_grid_spacer(10))
+            .label_formatter(move |pos| match pos {
+                egui_plot::HoverPosition::NearDataPoint {
+                    index, position, ..
+                } => Some(format!(
+                    "{}\nmeasured {}\npredicted {}",
+                    labels.get(*index).map(String::as_str).unwrap_or(""),
+                    crate::data::format_secs(10f64.powf(position.x)),
+                    crate::data::format_secs(10f64.powf(position.y)),
+                )),
+                egui_plot::HoverPosition::Elsewhere { .. } => None,
+            })
+            .show(&mut columns[0], |plot| {
+                if lo.is_finite() {
+                    plot.line(egui_plot::Line::new("y = x", vec![[lo, lo], [hi, hi]]).width(1.0));
+                }
+                plot.points(
+                    egui_plot::Points::new("predictions", cache.points.clone()).radius(2.0),
+                );
+            });
+        let bars: Vec<egui_plot::Bar> = cache
+            .programs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                egui_plot::Bar::new(i as f64, p.mean_ratio)
+                    .name(&p.program)
+                    .width(0.7)
+            })
+            .collect();
+        let names: Vec<String> = cache.programs.iter().map(|p| p.program.clone()).collect();
+        egui_plot::Plot::new("ratio_per_program")
+            .height(360.0)
+            .x_axis_label("program")
+            .y_axis_label("predicted / measured")
+            .x_axis_formatter(move |mark, _| {
+                let i = mark.value.round();
+                if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
+                    names.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .show(&mut columns[1], |plot| {
+                plot.bar_chart(egui_plot::BarChart::new("predicted / measured", bars));
+                plot.hline(egui_plot::HLine::new("1.0", 1.0).width(1.0));
+            });
+    });
+    ui.heading("Errors per program");
+    egui::Grid::new("errors").striped(true).show(ui, |ui| {
+        for h in [
+            "program",
+            "n",
+            "mean predicted / measured",
+            "mean |error| %",
+            "median |error| %",
+            "max |error| %",
+        ] {
+            ui.strong(h);
+        }
+        ui.end_row();
+        for p in &cache.programs {
+            ui.label(&p.program);
+            ui.label(p.n.to_string());
+            ui.label(format_number(p.mean_ratio));
+            ui.label(format_number(p.mean_abs_pct));
+            ui.label(format_number(p.median_abs_pct));
+            ui.label(format_number(p.max_abs_pct));
+            ui.end_row();
+        }
+    });
+}
+
+impl Cache {
+    pub fn point_count(&self) -> usize {
+        self.points.len()
+    }
+}
+
+fn compute(
+    batch: &arrow_array::RecordBatch,
+    state: &State,
+    validation: &[String],
+    group: &[String],
+) -> Cache {
+    let predicted = numbers(batch, col::PREDICTED_SECS).unwrap_or_default();
+    let measured = numbers(batch, col::MEASURED_SECS).unwrap_or_default();
+    let program = texts(batch, col::PROGRAM).unwrap_or_default();
+    let n = batch.num_rows();
+    let device = texts(batch, col::DEVICE).unwrap_or_else(|| vec![String::new(); n]);
+    let variant = texts(batch, col::VARIANT).unwrap_or_else(|| vec![String::new(); n]);
+    let (mut points, mut labels, mut off_axis) = (Vec::new(), Vec::new(), 0);
+    let mut per_program: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    for i in 0..n {
+        if (!state.validation.is_empty() && validation[i] != state.validation)
+            || (state.group != ALL && !state.group.is_empty() && group[i] != state.group)
+        {
+            continue;
+        }
+        let (Some(p), Some(m)) = (predicted[i], measured[i]) else {
+            continue;
+        };
+        if p > 0.0 && m > 0.0 && p.is_finite() {
+            points.push([m.log10(), p.log10()]);
+            labels.push(format!("{} / {} / {}", device[i], program[i], variant[i]));
+        } else {
+            off_axis += 1;
+        }
+        let slot = match per_program
+            .iter()
+            .position(|(name, ..)| *name == program[i])
+        {
+            Some(s) => s,
+            None => {
+                per_program.push((program[i].clone(), Vec::new(), Vec::new()));
+                per_program.len() - 1
+            }
+        };
+        per_program[slot].1.push(p / m);
+        per_program[slot].2.push(100.0 * (p - m).abs() / m);
+    }
+    let programs = per_program
+        .into_iter()
+        .map(|(program, ratios, mut errors)| {
+            errors.sort_by(f64::total_cmp);
+            let n = errors.len();
+            let median = if n % 2 == 1 {
+                errors[n / 2]
+            } else {
+                0.5 * (errors[n / 2 - 1] + errors[n / 2])
+            };
+            ProgramErrors {
+                program,
+                n,
+                mean_ratio: ratios.iter().sum::<f64>() / n as f64,
+                mean_abs_pct: errors.iter().sum::<f64>() / n as f64,
+                median_abs_pct: median,
+                max_abs_pct: errors[n - 1],
+            }
+        })
+        .collect();
+    Cache {
+        key: state.clone(),
+        points,
+        labels,
+        off_axis,
+        programs,
+    }
+}

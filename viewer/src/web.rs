@@ -1,0 +1,184 @@
+//! The browser side: fetch the bundles the server lists, start the app on the canvas, keep the
+//! view in the URL fragment, mirror a status line into the DOM for tests, read dropped files.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::JsCast as _;
+use wasm_bindgen::prelude::*;
+
+use crate::{EframeApp, LoadedBundle, ViewerApp};
+
+thread_local! {
+    static DROPPED: RefCell<Vec<LoadedBundle>> = const { RefCell::new(Vec::new()) };
+    static LAST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+}
+
+fn document() -> Option<web_sys::Document> {
+    web_sys::window()?.document()
+}
+
+/// Writes `text` into the `#status` element the page and its tests read.
+pub fn set_status(text: &str) {
+    if let Some(el) = document().and_then(|d| d.get_element_by_id("status")) {
+        el.set_text_content(Some(text));
+    }
+}
+
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| format!("{url}: {e:?}"))?;
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| format!("{url}: not a response"))?;
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    let buffer = wasm_bindgen_futures::JsFuture::from(
+        response
+            .array_buffer()
+            .map_err(|e| format!("{url}: {e:?}"))?,
+    )
+    .await
+    .map_err(|e| format!("{url}: {e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// Every bundle named in `bundles/index.json` (a JSON list of directory names).
+async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
+    let mut errors = Vec::new();
+    let index = match fetch_bytes("bundles/index.json").await {
+        Ok(b) => b,
+        Err(e) => return (Vec::new(), vec![e]),
+    };
+    let names: Vec<String> = match serde_json::from_slice(&index) {
+        Ok(n) => n,
+        Err(e) => return (Vec::new(), vec![format!("bundles/index.json: {e}")]),
+    };
+    let mut bundles = Vec::new();
+    for name in names {
+        let base = format!("bundles/{name}");
+        let manifest = match fetch_bytes(&format!("{base}/manifest.json")).await {
+            Ok(m) => String::from_utf8_lossy(&m).into_owned(),
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let Ok(parsed) = yosoku_bundle::Manifest::from_json(&manifest) else {
+            errors.push(format!(
+                "{base}/manifest.json: not a yosoku bundle manifest"
+            ));
+            continue;
+        };
+        let mut files = std::collections::HashMap::new();
+        let mut failed = None;
+        for t in &parsed.tables {
+            match fetch_bytes(&format!("{base}/{}", t.file)).await {
+                Ok(b) => {
+                    files.insert(t.file.clone(), b);
+                }
+                Err(e) => failed = Some(e),
+            }
+        }
+        if let Some(e) = failed {
+            errors.push(e);
+            continue;
+        }
+        match LoadedBundle::from_manifest(&base, &manifest, |f| {
+            files
+                .remove(f)
+                .ok_or_else(|| format!("{base}/{f}: missing"))
+        }) {
+            Ok(b) => bundles.push(b),
+            Err(e) => errors.push(e),
+        }
+    }
+    (bundles, errors)
+}
+
+/// Starts the app on the `#yosoku_canvas` canvas.
+pub fn start() {
+    console_panic_hook();
+    wasm_bindgen_futures::spawn_local(async {
+        set_status("loading bundles");
+        let (bundles, errors) = fetch_bundles().await;
+        let Some(canvas) = document()
+            .and_then(|d| d.get_element_by_id("yosoku_canvas"))
+            .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+        else {
+            set_status("failed: no canvas #yosoku_canvas");
+            return;
+        };
+        let fragment = web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default();
+        let result = eframe::WebRunner::new()
+            .start(
+                canvas,
+                eframe::WebOptions::default(),
+                Box::new(move |cc| {
+                    let mut app = EframeApp::new(cc, bundles);
+                    if !fragment.is_empty() {
+                        app.app.state.apply_fragment(&fragment);
+                    }
+                    app.app.errors = errors;
+                    Ok(Box::new(app))
+                }),
+            )
+            .await;
+        if let Err(e) = result {
+            set_status(&format!("failed: {e:?}"));
+        }
+    });
+}
+
+fn console_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        set_status(&format!("failed: panic: {info}"));
+        web_sys::console::error_1(&JsValue::from_str(&info.to_string()));
+    }));
+}
+
+/// After every frame: the URL fragment and the DOM status follow the app; bundles read from
+/// dropped files join it.
+pub fn after_frame(app: &mut ViewerApp) {
+    DROPPED.with(|d| {
+        for b in d.borrow_mut().drain(..) {
+            app.add_bundle(b);
+        }
+    });
+    let fragment = app.state.fragment();
+    let status = app.status_line();
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != fragment {
+            if let Some(w) = web_sys::window() {
+                let _ = w.location().set_hash(&fragment);
+            }
+            last.0 = fragment;
+        }
+        if last.1 != status {
+            set_status(&status);
+            last.1 = status;
+        }
+    });
+}
+
+/// Reads dropped files (async in the browser); they join the app as one bundle.
+pub fn read_drops(files: Vec<egui::DroppedFileHandle>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut loose = Vec::new();
+        for f in &files {
+            match f.bytes_async().await {
+                Ok(bytes) => loose.push((f.path().display().to_string(), bytes)),
+                Err(e) => web_sys::console::error_1(&JsValue::from_str(&e)),
+            }
+        }
+        match LoadedBundle::from_files("dropped files", &loose) {
+            Ok(b) => DROPPED.with(|d| d.borrow_mut().push(b)),
+            Err(e) => set_status(&format!("failed: {e}")),
+        }
+    });
+}

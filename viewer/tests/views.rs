@@ -1,0 +1,211 @@
+//! Every view, driven through its widgets (egui_kittest, AccessKit labels) on fixture bundles:
+//! a real CSX600 bundle (the Monte Carlo pipeline), a real counter-model bundle (one kernel on
+//! the Tesla K40) and a synthetic MPI-blocks bundle for the Gantt and per-rank views.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{Float64Array, Int32Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use yosoku_viewer::{LoadedBundle, Tab, ViewState, ViewerApp};
+
+fn fixture(name: &str) -> LoadedBundle {
+    LoadedBundle::from_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/bundles")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Synthetic MPI blocks: 4 ranks, compute then communication, twice; "measured" and a
+/// "predicted" copy 10 % shorter. Test data only.
+fn mpi_bundle() -> LoadedBundle {
+    let mut tables = Vec::new();
+    for (name, scale) in [("measured.mpi_blocks", 1.0), ("predicted.mpi_blocks", 0.9)] {
+        let (mut rank, mut kind, mut start, mut duration) = (vec![], vec![], vec![], vec![]);
+        for r in 0..4 {
+            let mut t = 0.0;
+            for i in 0..4 {
+                let d = scale
+                    * if i % 2 == 0 {
+                        1.0 + 0.1 * f64::from(r)
+                    } else {
+                        0.5
+                    };
+                rank.push(r);
+                kind.push(if i % 2 == 0 {
+                    "compute"
+                } else {
+                    "communication"
+                });
+                start.push(t);
+                duration.push(d);
+                t += d;
+            }
+        }
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("rank", DataType::Int32, false),
+            Field::new("kind", DataType::Utf8, false),
+            Field::new("start_secs", DataType::Float64, true),
+            Field::new("duration_secs", DataType::Float64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(Int32Array::from(rank)),
+                Arc::new(StringArray::from(kind)),
+                Arc::new(Float64Array::from(start)),
+                Arc::new(Float64Array::from(duration)),
+            ],
+        )
+        .unwrap();
+        tables.push((
+            format!("{name}.arrow"),
+            yosoku_bundle::ipc::encode(&batch).unwrap(),
+        ));
+    }
+    LoadedBundle::from_files("synthetic mpi", &tables).unwrap()
+}
+
+/// At least one widget whose label contains `text`.
+fn shows(h: &Harness<'_, ViewerApp>, text: &str) {
+    assert!(
+        h.query_all_by_label_contains(text).next().is_some(),
+        "nothing shows {text:?}; status: {}",
+        h.state().status_line()
+    );
+}
+
+fn harness(bundles: Vec<LoadedBundle>, tab: Tab) -> Harness<'static, ViewerApp> {
+    let state = ViewState {
+        tab,
+        dark: true,
+        ..ViewState::default()
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 1600.0))
+        .build_ui_state(
+            |ui, app: &mut ViewerApp| app.ui(ui),
+            ViewerApp::new(bundles, state),
+        );
+    h.run();
+    h
+}
+
+#[test]
+fn provenance_shows_the_pipeline_inputs_and_figures() {
+    let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Bundles);
+    shows(&h, "csx600-montecarlo");
+    shows(&h, "Inputs (");
+    shows(&h, "opcount");
+    // A headline figure of the paper's Table 4, with the published value beside it.
+    shows(&h, "3.775");
+    h.get_by_label("Tables").click();
+    h.run();
+    assert_eq!(h.state().state.tab, Tab::Tables);
+}
+
+#[test]
+fn the_table_browser_sorts_filters_and_counts() {
+    let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Tables);
+    // The first table in manifest order is shown; pick the cost breakdown.
+    h.state_mut().state.tables.table = "opcount.cost_breakdown".into();
+    h.run();
+    let rows = h.state().caches_rows().unwrap();
+    assert!(rows > 5, "{rows}");
+    h.state_mut().state.tables.filter = "mul".into();
+    h.run();
+    let filtered = h.state().caches_rows().unwrap();
+    assert!(filtered < rows && filtered > 0, "{filtered} of {rows}");
+    shows(&h, &format!("{filtered} of {rows} rows"));
+    // Sort by a column through its header button.
+    h.get_by_label("predicted_secs").click();
+    h.run();
+    assert_eq!(
+        h.state().state.tables.sort_column.as_deref(),
+        Some("predicted_secs")
+    );
+    h.get_by_label("predicted_secs (ascending)").click();
+    h.run();
+    assert!(h.state().state.tables.descending);
+}
+
+#[test]
+fn the_model_view_shows_summary_coefficients_and_the_selection_path() {
+    let h = harness(vec![fixture("k40-bpnn")], Tab::Model);
+    shows(&h, "stepwise — device=Tesla-K40");
+    shows(&h, "Coefficients");
+    shows(&h, "Selection path");
+    // The first term selected, and the summary's R^2.
+    shows(&h, "inst_executed");
+    shows(&h, "adjusted_r2");
+}
+
+#[test]
+fn validation_plots_predictions_and_tabulates_errors_per_program() {
+    let mut h = harness(vec![fixture("k40-bpnn")], Tab::Validation);
+    h.run();
+    let status = h.state().status_line();
+    assert!(status.contains("tab=validation"), "{status}");
+    // Two kernels, 77 sizes: the default hold-out (the first, in-sample `fit`) or loo.
+    assert!(status.contains("programs=2"), "{status}");
+    shows(&h, "Errors per program");
+    shows(&h, "bpnn_layerforward_CUDA");
+    shows(&h, "calculate_temp");
+    // Switch the hold-out through its combo box.
+    shows(&h, "hold-out");
+    h.state_mut().state.validation.validation = "kfold(5)".into();
+    h.run();
+    assert_eq!(h.state().state.validation.validation, "kfold(5)");
+    assert!(
+        h.state().status_line().contains("points=77"),
+        "{}",
+        h.state().status_line()
+    );
+}
+
+#[test]
+fn the_cost_breakdown_shows_components_and_the_measured_time() {
+    let h = harness(vec![fixture("csx600-montecarlo")], Tab::CostBreakdown);
+    shows(&h, "Predicted and measured");
+    shows(&h, "poly");
+    // The measured time of the same program (3.643 s for d = 2, METHODS.md Table 4).
+    shows(&h, "3.643 s");
+}
+
+#[test]
+fn the_gantt_draws_every_rank_and_stacks_a_prediction() {
+    let mut h = harness(vec![mpi_bundle()], Tab::Gantt);
+    let status = h.state().status_line();
+    assert!(status.contains("records=16; lanes=4"), "{status}");
+    shows(&h, "compute");
+    shows(&h, "communication");
+    h.state_mut().state.gantt.compare = "predicted.mpi_blocks".into();
+    h.run();
+    let status = h.state().status_line();
+    assert!(status.contains("records=32; lanes=8"), "{status}");
+}
+
+#[test]
+fn per_rank_bars_put_the_prediction_beside_the_measurement() {
+    let mut h = harness(vec![mpi_bundle()], Tab::RankBars);
+    h.state_mut().state.ranks.compare = "predicted.mpi_blocks".into();
+    h.run();
+    shows(&h, "measured.mpi_blocks: compute");
+    shows(&h, "predicted.mpi_blocks: communication");
+    // Rank 3 computes 2 x 1.3 s measured, 2 x 1.17 s predicted.
+    shows(&h, "2.6 s");
+    shows(&h, "2.34 s");
+}
+
+#[test]
+fn a_bundle_without_the_columns_says_so_and_the_theme_switches() {
+    let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Gantt);
+    shows(&h, "no table with a start");
+    h.get_by_label("Light theme").click();
+    h.run();
+    assert!(!h.state().state.dark);
+}
