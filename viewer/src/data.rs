@@ -246,6 +246,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn broken_bundles_are_errors_that_name_the_file() {
+        let dir = std::env::temp_dir().join(format!("yosoku-viewer-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("manifest.json"), "{ not json").unwrap();
+        let e = LoadedBundle::from_dir(&dir).unwrap_err();
+        assert!(e.contains("manifest.json"), "{e}");
+        let e = LoadedBundle::from_dir(&dir.join("missing")).unwrap_err();
+        assert!(e.contains("missing"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = LoadedBundle::from_files("drop", &[("x.runs.arrow".into(), b"garbage".to_vec())])
+            .unwrap_err();
+        assert!(e.starts_with("x.runs.arrow: "), "{e}");
+    }
+
+    #[test]
     fn numbers_read_as_people_read_them() {
         assert_eq!(format_number(3.7771234), "3.77712");
         assert_eq!(format_number(1500.0), "1500");
