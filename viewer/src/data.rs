@@ -85,15 +85,28 @@ impl LoadedBundle {
         })
     }
 
-    /// Reads a bundle directory.
+    /// Reads a bundle directory (through `yosoku_bundle::fs`, as the CLI does).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_dir(dir: &std::path::Path) -> Result<Self, String> {
-        let manifest_path = dir.join(yosoku_bundle::MANIFEST_FILE);
-        let text = std::fs::read_to_string(&manifest_path)
-            .map_err(|e| format!("{}: {e}", manifest_path.display()))?;
-        Self::from_manifest(&dir.display().to_string(), &text, |file| {
-            let path = dir.join(file);
-            std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))
+        let bundle = yosoku_bundle::fs::read_bundle(dir).map_err(|e| e.to_string())?;
+        let tables = bundle
+            .tables
+            .into_iter()
+            .map(|(name, batch)| LoadedTable {
+                kind: bundle
+                    .manifest
+                    .tables
+                    .iter()
+                    .find(|t| t.name == name)
+                    .and_then(|t| t.kind.clone()),
+                name,
+                batch,
+            })
+            .collect();
+        Ok(Self {
+            origin: dir.display().to_string(),
+            manifest: Some(bundle.manifest),
+            tables,
         })
     }
 
