@@ -141,6 +141,10 @@ pub struct ViewerApp {
     pub open_requests: Vec<String>,
     /// The text of the "open" field (desktop).
     pub open_path: String,
+    /// Where the tab and bundle buttons were drawn this frame (`tab:<slug>`, `bundle:<name>`),
+    /// in points: egui widgets are not DOM nodes, so the web page publishes these for the
+    /// browser test to click.
+    pub hitboxes: Vec<(String, egui::Rect)>,
     pub(crate) caches: views::Caches,
 }
 
@@ -179,12 +183,14 @@ impl ViewerApp {
         } else {
             egui::Theme::Light
         });
+        self.hitboxes.clear();
         egui::Panel::top("tabs").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 ui.strong("yosoku");
                 ui.separator();
                 for tab in Tab::ALL {
-                    ui.selectable_value(&mut self.state.tab, tab, tab.label());
+                    let r = ui.selectable_value(&mut self.state.tab, tab, tab.label());
+                    self.hitboxes.push((format!("tab:{}", tab.slug()), r.rect));
                 }
                 ui.separator();
                 let theme = if self.state.dark {
@@ -289,11 +295,11 @@ impl ViewerApp {
         let current = self.current().map(LoadedBundle::name);
         for b in &self.bundles {
             let name = b.name();
-            if ui
+            let r = ui
                 .selectable_label(current.as_deref() == Some(name.as_str()), &name)
-                .on_hover_text(&b.origin)
-                .clicked()
-            {
+                .on_hover_text(&b.origin);
+            self.hitboxes.push((format!("bundle:{name}"), r.rect));
+            if r.clicked() {
                 self.state.bundle = Some(name);
                 self.caches = views::Caches::default();
             }

@@ -65,9 +65,22 @@ impl LoadedBundle {
 
     /// Decodes loose `.arrow` files (dropped without their manifest). The table name is the
     /// file name without `.arrow`; the kind is guessed from its last dot-separated part.
+    ///
+    /// A dropped `.zip` is read as a zipped bundle instead (see [`LoadedBundle::from_zip`]); it
+    /// must then be the only file dropped.
     pub fn from_files(origin: &str, files: &[(String, Vec<u8>)]) -> Result<Self, String> {
+        if let [(name, bytes)] = files
+            && name.to_ascii_lowercase().ends_with(".zip")
+        {
+            return Self::from_zip(name, bytes);
+        }
         let mut tables = Vec::new();
         for (name, bytes) in files {
+            if name.to_ascii_lowercase().ends_with(".zip") {
+                return Err(format!(
+                    "{name}: drop a zipped bundle on its own, not with other files"
+                ));
+            }
             let batch = ipc::decode(bytes).map_err(|e| format!("{name}: {e}"))?;
             let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
             let table = base.strip_suffix(".arrow").unwrap_or(base).to_owned();
@@ -86,6 +99,64 @@ impl LoadedBundle {
     }
 
     /// Reads a bundle directory (through `yosoku_bundle::fs`, as the CLI does).
+    /// Decodes a zipped bundle: the archive holds `manifest.json` and the files it names,
+    /// at its root or under one directory (as `zip -r x.zip results/x` writes). An archive
+    /// without a manifest is read as loose `.arrow` files.
+    pub fn from_zip(name: &str, bytes: &[u8]) -> Result<Self, String> {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+            .map_err(|e| format!("{name}: not a zip archive: {e}"))?;
+        let mut files: std::collections::HashMap<String, Vec<u8>> =
+            std::collections::HashMap::new();
+        for i in 0..archive.len() {
+            let mut entry = archive
+                .by_index(i)
+                .map_err(|e| format!("{name}: entry {i}: {e}"))?;
+            if entry.is_dir() {
+                continue;
+            }
+            let path = entry
+                .name()
+                .map_err(|e| format!("{name}: entry {i}: {e}"))?
+                .replace('\\', "/");
+            let mut data = Vec::with_capacity(usize::try_from(entry.size()).unwrap_or(0));
+            std::io::Read::read_to_end(&mut entry, &mut data)
+                .map_err(|e| format!("{name}: {path}: {e}"))?;
+            files.insert(path, data);
+        }
+        let origin = name.strip_suffix(".zip").unwrap_or(name);
+        // The shallowest manifest is the bundle's.
+        let manifest = files
+            .keys()
+            .filter(|p| *p == "manifest.json" || p.ends_with("/manifest.json"))
+            .min_by_key(|p| (p.matches('/').count(), p.len()))
+            .cloned();
+        let Some(manifest) = manifest else {
+            let mut loose: Vec<(String, Vec<u8>)> = files
+                .into_iter()
+                .filter(|(p, _)| p.ends_with(".arrow"))
+                .map(|(p, b)| (format!("{name}/{p}"), b))
+                .collect();
+            if loose.is_empty() {
+                return Err(format!(
+                    "{name}: expected a zipped bundle (manifest.json and its tables) or .arrow \
+                     files, found neither"
+                ));
+            }
+            loose.sort_by(|a, b| a.0.cmp(&b.0));
+            return Self::from_files(origin, &loose);
+        };
+        let prefix = &manifest[..manifest.len() - "manifest.json".len()];
+        let text = String::from_utf8(files.remove(&manifest).unwrap_or_default())
+            .map_err(|_| format!("{name}: {manifest}: not UTF-8"))?;
+        let shown = format!("{name}/{}", prefix.trim_end_matches('/'));
+        Self::from_manifest(shown.trim_end_matches('/'), &text, |f| {
+            files.remove(&format!("{prefix}{f}")).ok_or_else(|| {
+                format!("{name}: {prefix}{f}: named by the manifest, not in the archive")
+            })
+        })
+    }
+
+    /// Reads a bundle directory (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_dir(dir: &std::path::Path) -> Result<Self, String> {
         let bundle = yosoku_bundle::fs::read_bundle(dir).map_err(|e| e.to_string())?;
@@ -271,6 +342,53 @@ mod tests {
         let e = LoadedBundle::from_files("drop", &[("x.runs.arrow".into(), b"garbage".to_vec())])
             .unwrap_err();
         assert!(e.starts_with("x.runs.arrow: "), "{e}");
+    }
+
+    /// Zips `dir` in memory with the entries under `prefix`.
+    fn zip_dir(dir: &std::path::Path, prefix: &str) -> Vec<u8> {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let relative = path.strip_prefix(dir).unwrap().to_string_lossy();
+                zip.start_file(format!("{prefix}{relative}"), options)
+                    .unwrap();
+                std::io::Write::write_all(&mut zip, &std::fs::read(&path).unwrap()).unwrap();
+            }
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn a_zipped_bundle_reads_as_its_directory_does() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/bundles/csx600-montecarlo");
+        let from_dir = LoadedBundle::from_dir(&dir).unwrap();
+        for prefix in ["", "results/csx600-montecarlo/"] {
+            let bytes = zip_dir(&dir, prefix);
+            let files = [("csx600-montecarlo.zip".to_owned(), bytes)];
+            let zipped = LoadedBundle::from_files("drop", &files).unwrap();
+            assert_eq!(zipped.name(), from_dir.name());
+            assert_eq!(zipped.tables.len(), from_dir.tables.len());
+            for (a, b) in zipped.tables.iter().zip(&from_dir.tables) {
+                assert_eq!((&a.name, &a.kind, &a.batch), (&b.name, &b.kind, &b.batch));
+            }
+        }
+        let e = LoadedBundle::from_files("drop", &[("x.zip".into(), b"PK garbage".to_vec())])
+            .unwrap_err();
+        assert!(e.starts_with("x.zip: not a zip archive"), "{e}");
+        let empty = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()))
+            .finish()
+            .unwrap()
+            .into_inner();
+        let e = LoadedBundle::from_files("drop", &[("e.zip".into(), empty)]).unwrap_err();
+        assert!(e.contains("found neither"), "{e}");
     }
 
     #[test]

@@ -9,8 +9,8 @@ use wasm_bindgen::prelude::*;
 use crate::{EframeApp, LoadedBundle, ViewerApp};
 
 thread_local! {
-    static DROPPED: RefCell<Vec<LoadedBundle>> = const { RefCell::new(Vec::new()) };
-    static LAST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+    static DROPPED: RefCell<Vec<Result<LoadedBundle, String>>> = const { RefCell::new(Vec::new()) };
+    static LAST: RefCell<[String; 3]> = const { RefCell::new([String::new(), String::new(), String::new()]) };
 }
 
 fn document() -> Option<web_sys::Document> {
@@ -146,39 +146,63 @@ fn console_panic_hook() {
 pub fn after_frame(app: &mut ViewerApp) {
     DROPPED.with(|d| {
         for b in d.borrow_mut().drain(..) {
-            app.add_bundle(b);
+            match b {
+                Ok(b) => app.add_bundle(b),
+                Err(e) => app.errors.push(e),
+            }
         }
     });
     let fragment = app.state.fragment();
     let status = app.status_line();
+    let hitboxes = hitbox_json(&app.hitboxes);
     LAST.with(|last| {
         let mut last = last.borrow_mut();
-        if last.0 != fragment {
+        if last[0] != fragment {
             if let Some(w) = web_sys::window() {
                 let _ = w.location().set_hash(&fragment);
             }
-            last.0 = fragment;
+            last[0] = fragment;
         }
-        if last.1 != status {
+        if last[1] != status {
             set_status(&status);
-            last.1 = status;
+            last[1] = status;
+        }
+        if last[2] != hitboxes {
+            if let Some(el) = document().and_then(|d| d.get_element_by_id("status")) {
+                let _ = el.set_attribute("data-hitboxes", &hitboxes);
+            }
+            last[2] = hitboxes;
         }
     });
+}
+
+/// `{"tab:gantt": [x, y, width, height], ...}` in CSS pixels (egui points).
+fn hitbox_json(hitboxes: &[(String, egui::Rect)]) -> String {
+    let map: serde_json::Map<String, serde_json::Value> = hitboxes
+        .iter()
+        .map(|(k, r)| {
+            (
+                k.clone(),
+                serde_json::json!([r.min.x, r.min.y, r.width(), r.height()]),
+            )
+        })
+        .collect();
+    serde_json::Value::Object(map).to_string()
 }
 
 /// Reads dropped files (async in the browser); they join the app as one bundle.
 pub fn read_drops(files: Vec<egui::DroppedFileHandle>) {
     wasm_bindgen_futures::spawn_local(async move {
         let mut loose = Vec::new();
+        let mut result = Ok(());
         for f in &files {
+            let name = f.path().display().to_string();
             match f.bytes_async().await {
-                Ok(bytes) => loose.push((f.path().display().to_string(), bytes)),
-                Err(e) => web_sys::console::error_1(&JsValue::from_str(&e)),
+                Ok(bytes) => loose.push((name, bytes)),
+                Err(e) => result = Err(format!("{name}: cannot read the dropped file: {e}")),
             }
         }
-        match LoadedBundle::from_files("dropped files", &loose) {
-            Ok(b) => DROPPED.with(|d| d.borrow_mut().push(b)),
-            Err(e) => set_status(&format!("failed: {e}")),
-        }
+        let loaded = result.and_then(|()| LoadedBundle::from_files("dropped files", &loose));
+        DROPPED.with(|d| d.borrow_mut().push(loaded));
     });
 }

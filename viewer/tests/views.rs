@@ -20,9 +20,14 @@ fn fixture(name: &str) -> LoadedBundle {
     .unwrap()
 }
 
+/// The zipped synthetic MPI blocks (`tests/fixtures/mpi-blocks-synthetic.zip`, two loose
+/// `.arrow` tables, no manifest): the Gantt and per-rank fixture here and the file the browser
+/// test drops on the page.
+const MPI_ZIP: &str = "tests/fixtures/mpi-blocks-synthetic.zip";
+
 /// Synthetic MPI blocks: 4 ranks, compute then communication, twice; "measured" and a
-/// "predicted" copy 10 % shorter. Test data only.
-fn mpi_bundle() -> LoadedBundle {
+/// "predicted" copy 10 % shorter. Test data only, not a measurement.
+fn mpi_tables() -> Vec<(String, RecordBatch)> {
     let mut tables = Vec::new();
     for (name, scale) in [("measured.mpi_blocks", 1.0), ("predicted.mpi_blocks", 0.9)] {
         let (mut rank, mut kind, mut start, mut duration) = (vec![], vec![], vec![], vec![]);
@@ -62,15 +67,56 @@ fn mpi_bundle() -> LoadedBundle {
             ],
         )
         .unwrap();
-        tables.push((
-            format!("{name}.arrow"),
-            yosoku_bundle::ipc::encode(&batch).unwrap(),
-        ));
+        tables.push((name.to_owned(), batch));
     }
-    LoadedBundle::from_files("synthetic mpi", &tables).unwrap()
+    tables
 }
 
-/// At least one widget whose label contains `text`.
+fn mpi_bundle() -> LoadedBundle {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(MPI_ZIP);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (write it with `cargo xtask bless`)",
+            path.display()
+        )
+    });
+    LoadedBundle::from_files(
+        "mpi-blocks-synthetic.zip",
+        &[("mpi-blocks-synthetic.zip".into(), bytes)],
+    )
+    .unwrap()
+}
+
+/// The committed zip holds exactly what `mpi_tables` builds (`YOSOKU_BLESS=1` rewrites it).
+#[test]
+fn the_zipped_mpi_fixture_is_current_and_reads_back() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(MPI_ZIP);
+    if std::env::var_os("YOSOKU_BLESS").is_some() {
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip::DateTime::default());
+        for (name, batch) in mpi_tables() {
+            zip.start_file(format!("mpi-blocks-synthetic/{name}.arrow"), options)
+                .unwrap();
+            std::io::Write::write_all(&mut zip, &yosoku_bundle::ipc::encode(&batch).unwrap())
+                .unwrap();
+        }
+        std::fs::write(&path, zip.finish().unwrap().into_inner()).unwrap();
+    }
+    let bundle = mpi_bundle();
+    assert_eq!(bundle.name(), "mpi-blocks-synthetic");
+    let expected = mpi_tables();
+    assert_eq!(bundle.tables.len(), expected.len());
+    for (name, batch) in expected {
+        let table = bundle
+            .table(&name)
+            .unwrap_or_else(|| panic!("{name} missing"));
+        assert_eq!(table.batch, batch, "{name}");
+        assert_eq!(table.kind.as_deref(), Some("mpi_blocks"));
+    }
+}
+
 fn shows(h: &Harness<'_, ViewerApp>, text: &str) {
     assert!(
         h.query_all_by_label_contains(text).next().is_some(),
