@@ -1,7 +1,10 @@
 //! `cargo xtask`: the project's commands (see `cargo xtask help`).
 
 mod architecture;
+mod browser;
 mod scaffold;
+mod serve;
+mod web;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -13,8 +16,13 @@ const HELP: &str = "\
 cargo xtask <command>
 
   demo                 build the workspace, run every pipeline in pipelines/, write results/
+  web                  build the web viewer (WebAssembly) into dist/
+  serve [DIR] [--port N]
+                       build the web viewer and serve it with the bundles in DIR (default
+                       results/) on http://127.0.0.1:N/ (default 8080; 0 picks a free port)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
-                       I/O-free crates, all tests, and the new-plugin scaffold check
+                       I/O-free crates, all tests, the new-plugin scaffold check, and the web
+                       viewer in headless Chromium (installs chromium and npm packages if missing)
   new-plugin <name>    add a plugin crate plugins/<name> (compiles, has a passing test)
   bless                rewrite golden files (docs/tables.md, pipelines/golden/) from the code
   help                 this text
@@ -40,6 +48,8 @@ fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("demo") => demo(),
+        Some("web") => web::build().map(|_| ()),
+        Some("serve") => serve_cmd(&args[1..]),
         Some("test") => test(),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
@@ -120,39 +130,81 @@ fn pipelines() -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn demo() -> Result<()> {
+/// Runs every pipeline in pipelines/ with the debug CLI, into `out/<name>` when `out` is given
+/// (else where each pipeline says, results/<name>). Returns the bundle names.
+fn run_pipelines(out: Option<&Path>) -> Result<Vec<String>> {
     run_cmd(cargo().args(["build", "--workspace"]))?;
     let yosoku = target_dir()
         .join("debug")
         .join(format!("yosoku{}", std::env::consts::EXE_SUFFIX));
-    let files = pipelines()?;
     let mut bundles = Vec::new();
-    for file in &files {
+    for file in &pipelines()? {
         let relative = file.strip_prefix(repo_root()).unwrap_or(file);
-        println!("\n== {}", relative.display());
-        run_cmd(
-            Command::new(&yosoku)
-                .current_dir(repo_root())
-                .arg("run")
-                .arg(relative),
-        )?;
         let name = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        println!("\n== {}", relative.display());
+        let mut cmd = Command::new(&yosoku);
+        cmd.current_dir(repo_root()).arg("run").arg(relative);
+        if let Some(out) = out {
+            cmd.arg("-o").arg(out.join(&name));
+        }
+        run_cmd(&mut cmd)?;
         bundles.push(name);
     }
-    println!("\n{} pipelines ran; bundles are in results/:", files.len());
+    Ok(bundles)
+}
+
+fn demo() -> Result<()> {
+    let bundles = run_pipelines(None)?;
+    println!(
+        "\n{} pipelines ran; bundles are in results/:",
+        bundles.len()
+    );
     for b in &bundles {
         println!("  results/{b}");
     }
     println!(
-        "\nLook inside one: {} inspect results/<name>",
-        yosoku
-            .strip_prefix(repo_root())
-            .unwrap_or(&yosoku)
-            .display()
+        "\nLook inside one:  target/debug/yosoku inspect results/<name>\n\
+         In the browser:   cargo xtask serve      (then open the URL it prints)\n\
+         On the desktop:   cargo run --release -p yosoku-viewer   (opens every bundle in results/)"
     );
+    Ok(())
+}
+
+fn serve_cmd(args: &[String]) -> Result<()> {
+    let mut dir = repo_root().join("results");
+    let mut port = 8080;
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--port" => {
+                let value = args.next().context("--port needs a number")?;
+                port = value
+                    .parse()
+                    .with_context(|| format!("--port {value}: expected a port number"))?;
+            }
+            other if other.starts_with('-') => {
+                bail!("unknown option `{other}`; usage: cargo xtask serve [DIR] [--port N]")
+            }
+            other => dir = PathBuf::from(other),
+        }
+    }
+    if !dir.is_dir() {
+        bail!(
+            "{}: no bundle directory; run `cargo xtask demo` first or name one",
+            dir.display()
+        );
+    }
+    let dist = web::build()?;
+    let server = serve::Server::start(&dist, &dir, port)?;
+    println!(
+        "Serving the yosoku viewer and the bundles in {} on 127.0.0.1 only.\nOpen {} in a browser; Ctrl-C stops.",
+        dir.display(),
+        server.url()
+    );
+    server.wait();
     Ok(())
 }
 
@@ -205,6 +257,7 @@ fn test() -> Result<()> {
     run_cmd(&mut wasm)?;
     run_cmd(cargo().args(["test", "--workspace"]))?;
     scaffold::check(&repo_root(), &target_dir())?;
+    browser::test()?;
     eprintln!("xtask: all checks passed");
     Ok(())
 }
