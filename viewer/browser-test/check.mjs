@@ -1,0 +1,185 @@
+// The web viewer in real headless Chromium (run by `cargo xtask test`, see xtask/src/browser.rs).
+//
+//   node check.mjs <url> <out dir> <zip to drop> <bundle for the validation view> <bundle count>
+//
+// egui draws into one <canvas>, so its buttons are not DOM nodes: the app publishes where it drew
+// its tab and bundle buttons (`#status[data-hitboxes]`) and a status line (`#status` text). This
+// script clicks into the canvas at those places as a user would, waits for the status line to
+// say what the app shows, drops a zipped bundle on the canvas, reloads the page to check that the
+// view survives, and takes a screenshot of each view into <out dir>. It fails on a console
+// error, a page error, a blank canvas or a figure the app does not report.
+
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { PNG } from "pngjs";
+
+const [url, outDir, zipPath, validationBundle, bundleCountText] = process.argv.slice(2);
+if (!bundleCountText) {
+  console.error("usage: node check.mjs <url> <out dir> <zip> <validation bundle> <bundle count>");
+  process.exit(2);
+}
+const bundleCount = Number(bundleCountText);
+// The flags ../shared/TOOLCHAIN.md found to render egui (WebGL2 on SwiftShader) on a closed
+// network; never --enable-unsafe-webgpu (the canvas stays blank).
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+const TIMEOUT_MS = 90_000;
+
+const problems = [];
+const steps = [];
+fs.mkdirSync(outDir, { recursive: true });
+
+function log(text) {
+  console.log(`browser-test: ${text}`);
+}
+
+async function status(page) {
+  return (await page.textContent("#status")) ?? "";
+}
+
+/** Waits until the status line satisfies `ok`; a "failed: ..." status ends the wait at once. */
+async function waitStatus(page, what, ok) {
+  const start = Date.now();
+  let last = "";
+  while (Date.now() - start < TIMEOUT_MS) {
+    last = await status(page);
+    if (last.startsWith("failed")) {
+      throw new Error(`the app failed while waiting for ${what}: ${last}`);
+    }
+    if (ok(last)) {
+      log(`${what}: ${last} (${Date.now() - start} ms)`);
+      return last;
+    }
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`timed out after ${TIMEOUT_MS} ms waiting for ${what}; status: ${last}`);
+}
+
+function field(statusLine, key) {
+  const m = statusLine.match(new RegExp(`(?:^|; )${key}=([^;]*)`));
+  return m ? m[1] : undefined;
+}
+
+/** Clicks the middle of the button the app says it drew for `key` (`tab:gantt`, `bundle:x`). */
+async function click(page, key) {
+  const start = Date.now();
+  while (Date.now() - start < TIMEOUT_MS) {
+    const json = await page.getAttribute("#status", "data-hitboxes");
+    const box = json ? JSON.parse(json)[key] : undefined;
+    if (box) {
+      const [x, y, w, h] = box;
+      await page.mouse.click(x + w / 2, y + h / 2);
+      log(`clicked ${key} at (${(x + w / 2).toFixed(0)}, ${(y + h / 2).toFixed(0)})`);
+      return;
+    }
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`the app drew no button ${key}`);
+}
+
+/** A screenshot, and a check that the canvas shows more than a flat fill. */
+async function screenshot(page, name) {
+  // Two frames' grace so the picture matches the status line just read.
+  await page.waitForTimeout(300);
+  const file = path.join(outDir, `${name}.png`);
+  const bytes = await page.screenshot({ path: file });
+  const png = PNG.sync.read(bytes);
+  const colours = new Set();
+  let differing = 0;
+  const [r0, g0, b0] = png.data;
+  for (let i = 0; i < png.data.length; i += 4 * 7) {
+    const [r, g, b] = [png.data[i], png.data[i + 1], png.data[i + 2]];
+    colours.add((r << 16) | (g << 8) | b);
+    if (Math.abs(r - r0) + Math.abs(g - g0) + Math.abs(b - b0) > 30) differing += 1;
+  }
+  const share = differing / (png.data.length / (4 * 7));
+  log(`${file}: ${png.width}x${png.height}, ${colours.size} colours, ${(100 * share).toFixed(1)} % unlike the corner`);
+  if (colours.size < 16 || share < 0.01) {
+    problems.push(`${file}: the canvas looks blank (${colours.size} colours)`);
+  }
+  steps.push({ screenshot: file, colours: colours.size, share_unlike_corner: share });
+}
+
+async function dropFile(page, file) {
+  const base64 = fs.readFileSync(file).toString("base64");
+  const name = path.basename(file);
+  await page.evaluate(
+    ({ base64, name }) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([bytes], name, { type: "application/zip" }));
+      const canvas = document.getElementById("yosoku_canvas");
+      for (const type of ["dragenter", "dragover", "drop"]) {
+        canvas.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      }
+    },
+    { base64, name },
+  );
+  log(`dropped ${name}`);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.YOSOKU_CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: FLAGS,
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console error: ${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+
+  // 1. The app starts with every bundle the server lists.
+  await page.goto(url);
+  let s = await waitStatus(page, "the app to start", (t) => t.startsWith("started"));
+  if (Number(field(s, "bundles")) !== bundleCount) {
+    problems.push(`expected ${bundleCount} bundles, the app has: ${s}`);
+  }
+  if (field(s, "errors")) problems.push(`the app reports loading errors: ${s}`);
+  await screenshot(page, "web-1-bundles");
+
+  // 2. Validation of a counter model: predicted vs measured for every program.
+  await click(page, `bundle:${validationBundle}`);
+  await waitStatus(page, "the bundle", (t) => field(t, "bundle") === validationBundle);
+  await click(page, "tab:validation");
+  s = await waitStatus(page, "the validation view", (t) => Number(field(t, "points")) > 0);
+  if (!(Number(field(s, "programs")) > 0)) problems.push(`no programs in the validation view: ${s}`);
+  await screenshot(page, "web-2-validation");
+
+  // 3. The view survives a reload (URL fragment).
+  await page.reload();
+  s = await waitStatus(page, "the app after a reload", (t) => t.startsWith("started") && field(t, "points"));
+  if (field(s, "bundle") !== validationBundle || field(s, "tab") !== "validation") {
+    problems.push(`the reload lost the view: ${s}`);
+  }
+
+  // 4. A zipped bundle dropped on the page joins the app; its MPI blocks draw as a Gantt.
+  await dropFile(page, zipPath);
+  const zipName = path.basename(zipPath, ".zip");
+  await waitStatus(page, "the dropped bundle", (t) => field(t, "bundle") === zipName);
+  await click(page, "tab:gantt");
+  s = await waitStatus(page, "the Gantt view", (t) => Number(field(t, "records")) > 0);
+  if (Number(field(s, "bundles")) !== bundleCount + 1) problems.push(`the drop did not add a bundle: ${s}`);
+  if (Number(field(s, "lanes")) < 1) problems.push(`no lanes in the Gantt view: ${s}`);
+  await screenshot(page, "web-3-gantt");
+} catch (e) {
+  problems.push(String(e.message ?? e));
+} finally {
+  await browser.close();
+}
+
+fs.writeFileSync(path.join(outDir, "browser-test.json"), JSON.stringify({ url, steps, problems }, null, 2));
+if (problems.length > 0) {
+  for (const p of problems) console.error(`browser-test: FAILED: ${p}`);
+  process.exit(1);
+}
+log(`passed; screenshots in ${outDir}`);

@@ -1,0 +1,124 @@
+//! The real-browser test of the web viewer (part of `cargo xtask test`): build `dist/`, run
+//! every pipeline into a scratch bundle directory, serve both on 127.0.0.1, and drive Debian's
+//! Chromium with `viewer/browser-test/check.mjs` (playwright-core from npm, pinned by its
+//! package-lock.json). Installs Chromium and the npm packages when they are missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::{repo_root, run_cmd, run_pipelines, serve, target_dir, web};
+
+/// The bundle whose validation view the test opens (a counter model with many programs).
+const VALIDATION_BUNDLE: &str = "counters-per-gpu";
+/// Dropped on the page; the Gantt view shows its MPI blocks.
+const DROPPED_ZIP: &str = "viewer/tests/fixtures/mpi-blocks-synthetic.zip";
+
+pub fn test() -> Result<()> {
+    let chromium = ensure_chromium()?;
+    let script_dir = repo_root().join("viewer/browser-test");
+    ensure_node_packages(&script_dir)?;
+    let dist = web::build()?;
+
+    let out = target_dir().join("browser-test");
+    let bundles = out.join("bundles");
+    if bundles.exists() {
+        std::fs::remove_dir_all(&bundles)
+            .with_context(|| format!("cannot clear {}", bundles.display()))?;
+    }
+    let names = run_pipelines(Some(&bundles))?;
+    let server = serve::Server::start(&dist, &bundles, 0)?;
+    eprintln!("xtask: serving {} bundles at {}", names.len(), server.url());
+    let result = run_cmd(
+        Command::new("node")
+            .current_dir(&script_dir)
+            .env("YOSOKU_CHROMIUM", &chromium)
+            .arg("check.mjs")
+            .arg(server.url())
+            .arg(&out)
+            .arg(repo_root().join(DROPPED_ZIP))
+            .arg(VALIDATION_BUNDLE)
+            .arg(names.len().to_string()),
+    );
+    drop(server);
+    result.context(format!(
+        "the browser test failed; screenshots and browser-test.json are in {}",
+        out.display()
+    ))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// `apt-get install` as root (CI) or through passwordless sudo.
+fn apt_install(packages: &[&str]) -> Result<()> {
+    let (program, prefix): (&str, &[&str]) = if is_root() {
+        ("apt-get", &[])
+    } else {
+        ("sudo", &["-n", "apt-get"])
+    };
+    let update = run_cmd(
+        Command::new(program)
+            .args(prefix)
+            .args(["update", "-q"])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    );
+    update
+        .and_then(|()| {
+            run_cmd(
+                Command::new(program)
+                    .args(prefix)
+                    .args(["install", "-y", "-q", "--no-install-recommends"])
+                    .args(packages)
+                    .env("DEBIAN_FRONTEND", "noninteractive"),
+            )
+        })
+        .with_context(|| {
+            format!(
+                "cannot install {} (needs root or passwordless sudo); install it by hand",
+                packages.join(" ")
+            )
+        })
+}
+
+/// Debian's Chromium (`YOSOKU_CHROMIUM` names another binary).
+fn ensure_chromium() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os("YOSOKU_CHROMIUM") {
+        return Ok(path.into());
+    }
+    let path = PathBuf::from("/usr/bin/chromium");
+    if !path.exists() {
+        apt_install(&["chromium"])?;
+    }
+    if !path.exists() {
+        bail!(
+            "{}: still missing after installing chromium",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+fn ensure_node_packages(dir: &Path) -> Result<()> {
+    if Command::new("node").arg("--version").output().is_err() {
+        apt_install(&["nodejs", "npm"])?;
+    }
+    if dir
+        .join("node_modules/playwright-core/package.json")
+        .is_file()
+        && dir.join("node_modules/pngjs/package.json").is_file()
+    {
+        return Ok(());
+    }
+    run_cmd(Command::new("npm").current_dir(dir).args([
+        "ci",
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+    ]))
+}
