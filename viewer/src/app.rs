@@ -145,6 +145,11 @@ pub struct ViewerApp {
     /// in points: egui widgets are not DOM nodes, so the web page publishes these for the
     /// browser test to click.
     pub hitboxes: Vec<(String, egui::Rect)>,
+    /// The CPU time of the previous frame as the host measured it (eframe; none in tests).
+    pub frame_cpu_secs: Option<f32>,
+    /// The desktop's directory browser.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub open_dialog: crate::open_dialog::OpenDialog,
     pub(crate) caches: views::Caches,
 }
 
@@ -267,6 +272,9 @@ impl ViewerApp {
                         c.data.len,
                         c.data.lanes.len()
                     ));
+                    if let Some(secs) = self.frame_cpu_secs {
+                        s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));
+                    }
                 }
             }
             _ => {}
@@ -304,15 +312,29 @@ impl ViewerApp {
                 self.caches = views::Caches::default();
             }
         }
-        if !cfg!(target_arch = "wasm32") {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
             ui.separator();
-            let label = ui.label("Open a bundle directory:");
+            let label = ui.label("Open a bundle directory or .zip:");
             let edit = ui
                 .text_edit_singleline(&mut self.open_path)
                 .labelled_by(label.id);
             let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            if (ui.button("Open").clicked() || enter) && !self.open_path.trim().is_empty() {
-                self.open_requests.push(self.open_path.trim().to_owned());
+            ui.horizontal(|ui| {
+                if (ui.button("Open").clicked() || enter) && !self.open_path.trim().is_empty() {
+                    self.open_requests.push(self.open_path.trim().to_owned());
+                }
+                if ui.button("Browse...").clicked() {
+                    let start = match self.open_path.trim() {
+                        "" if std::path::Path::new("results").is_dir() => "results",
+                        "" => ".",
+                        typed => typed,
+                    };
+                    self.open_dialog.open_at(std::path::Path::new(start));
+                }
+            });
+            if let Some(chosen) = self.open_dialog.show(ui.ctx()) {
+                self.open_requests.push(chosen.display().to_string());
             }
         }
         ui.separator();

@@ -156,6 +156,19 @@ impl LoadedBundle {
         })
     }
 
+    /// Reads a bundle directory or a zipped bundle (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn from_path(path: &std::path::Path) -> Result<Self, String> {
+        if path.is_file() {
+            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            return Self::from_files(
+                &path.display().to_string(),
+                &[(path.display().to_string(), bytes)],
+            );
+        }
+        Self::from_dir(path)
+    }
+
     /// Reads a bundle directory (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_dir(dir: &std::path::Path) -> Result<Self, String> {
@@ -193,6 +206,44 @@ impl LoadedBundle {
         self.tables
             .iter()
             .filter(move |t| has_columns(&t.batch, columns))
+    }
+}
+
+/// A bundle of `records` synthetic Gantt records (`gantt::synthetic`, 64 lanes) for measuring
+/// the Gantt's frame time where no large trace is at hand (the web page's `#synthetic=<n>`).
+/// Named `synthetic-<n>-records`: not a measurement of anything.
+pub fn synthetic_gantt(records: usize) -> LoadedBundle {
+    use std::sync::Arc;
+
+    use arrow_array::{Float64Array, Int32Array, StringArray};
+    use arrow_schema::{Field, Schema};
+    let (lane, start, end, kind) = crate::gantt::synthetic(records, 64);
+    let lane: Int32Array = lane.iter().map(|l| l.parse::<i32>().ok()).collect();
+    let kind = StringArray::from_iter_values(kind);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("rank", DataType::Int32, true),
+        Field::new("kind", DataType::Utf8, false),
+        Field::new("start_secs", DataType::Float64, false),
+        Field::new("end_secs", DataType::Float64, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(lane),
+            Arc::new(kind),
+            Arc::new(Float64Array::from(start)),
+            Arc::new(Float64Array::from(end)),
+        ],
+    )
+    .expect("columns of equal length");
+    LoadedBundle {
+        origin: format!("synthetic-{records}-records"),
+        manifest: None,
+        tables: vec![LoadedTable {
+            name: "synthetic.gantt_records".into(),
+            kind: None,
+            batch,
+        }],
     }
 }
 
@@ -389,6 +440,16 @@ mod tests {
             .into_inner();
         let e = LoadedBundle::from_files("drop", &[("e.zip".into(), empty)]).unwrap_err();
         assert!(e.contains("found neither"), "{e}");
+    }
+
+    #[test]
+    fn the_synthetic_gantt_bundle_has_what_the_gantt_needs() {
+        let b = synthetic_gantt(1000);
+        assert_eq!(b.name(), "synthetic-1000-records");
+        let t = &b.tables[0];
+        assert_eq!(t.batch.num_rows(), 1000);
+        assert!(crate::views::gantt::time_columns(&t.batch).is_some());
+        assert_eq!(texts(&t.batch, "rank").unwrap()[999], "63");
     }
 
     #[test]

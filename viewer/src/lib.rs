@@ -5,6 +5,8 @@
 pub mod app;
 pub mod data;
 pub mod gantt;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod open_dialog;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
@@ -69,11 +71,12 @@ impl EframeApp {
 }
 
 impl eframe::App for EframeApp {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        self.app.frame_cpu_secs = frame.info().cpu_usage;
         self.take_drops(ui.ctx());
         #[cfg(not(target_arch = "wasm32"))]
         for path in std::mem::take(&mut self.app.open_requests) {
-            match LoadedBundle::from_dir(std::path::Path::new(&path)) {
+            match LoadedBundle::from_path(std::path::Path::new(&path)) {
                 Ok(b) => self.app.add_bundle(b),
                 Err(e) => self.app.errors.push(e),
             }

@@ -255,3 +255,32 @@ fn a_bundle_without_the_columns_says_so_and_the_theme_switches() {
     h.run();
     assert!(!h.state().state.dark);
 }
+
+#[test]
+fn the_open_dialog_browses_directories_and_opens_a_bundle() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut h = harness(vec![], Tab::Bundles);
+    h.get_by_label("Browse...").click();
+    h.run();
+    // The dialog starts in results/ or the working directory; go to the fixtures instead.
+    h.state_mut().open_dialog.open_at(&fixtures);
+    h.run();
+    shows(&h, "Open mpi-blocks-synthetic.zip");
+    h.get_by_label("bundles/").click();
+    h.run();
+    shows(&h, "Open k40-bpnn");
+    h.get_by_label("Open csx600-montecarlo").click();
+    h.run();
+    let requested = &h.state().open_requests;
+    assert_eq!(requested.len(), 1, "{requested:?}");
+    assert!(
+        requested[0].ends_with("bundles/csx600-montecarlo"),
+        "{requested:?}"
+    );
+    assert!(!h.state().open_dialog.is_open);
+    // What the desktop host then does with the request.
+    let opened = LoadedBundle::from_path(Path::new(&requested[0])).unwrap();
+    assert_eq!(opened.name(), "csx600-montecarlo");
+    let zipped = LoadedBundle::from_path(&fixtures.join("mpi-blocks-synthetic.zip")).unwrap();
+    assert_eq!(zipped.tables.len(), 2);
+}
