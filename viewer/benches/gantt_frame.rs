@@ -6,7 +6,8 @@
 //! `cargo bench -p yosoku-viewer --bench gantt_frame`
 //!
 //! Each iteration draws a different view (the whole run, then zoomed or panned), so nothing from
-//! the previous frame can be reused.
+//! the previous frame can be reused. The comparison, `naive_one_rect_per_record` (1 M only), draws
+//! the whole run with one rectangle per record, as a chart without per-pixel aggregation does.
 
 use std::hint::black_box;
 
@@ -32,14 +33,49 @@ fn frame(ctx: &egui::Context, cache: &mut Cache, state: &mut State) -> usize {
     primitives.len()
 }
 
+/// The comparison: one rectangle per record, as a chart without per-pixel aggregation draws.
+fn naive_frame(
+    ctx: &egui::Context,
+    records: &(Vec<String>, Vec<f64>, Vec<f64>, Vec<String>),
+    view: (f64, f64),
+) -> usize {
+    let (lane, start, end, kind) = records;
+    let output = ctx.run_ui(screen(), |ui| {
+        let rect = ui.max_rect();
+        let painter = ui.painter_at(rect);
+        let row = rect.height() / LANES as f32;
+        let scale = f64::from(rect.width()) / (view.1 - view.0);
+        for i in 0..start.len() {
+            if end[i] < view.0 || start[i] > view.1 {
+                continue;
+            }
+            let l: usize = lane[i].parse().unwrap_or(0);
+            let x0 = rect.left() + ((start[i] - view.0) * scale) as f32;
+            let x1 = rect.left() + ((end[i] - view.0) * scale) as f32;
+            let y = rect.top() + l as f32 * row;
+            let colour = if kind[i] == "compute" {
+                egui::Color32::BLUE
+            } else {
+                egui::Color32::RED
+            };
+            painter.rect_filled(
+                egui::Rect::from_min_max(egui::pos2(x0, y), egui::pos2(x1, y + row - 1.0)),
+                0.0,
+                colour,
+            );
+        }
+    });
+    let primitives = ctx.tessellate(output.shapes, output.pixels_per_point);
+    primitives.len()
+}
+
 fn gantt(c: &mut Criterion) {
     let mut group = c.benchmark_group("gantt_frame");
     group.sample_size(30);
     for records in [1_000_000, 10_000_000] {
-        let (lane, start, end, kind) = synthetic(records, LANES);
-        let (data, skipped) = GanttData::new(&lane, &start, &end, &kind);
+        let raw = synthetic(records, LANES);
+        let (data, skipped) = GanttData::new(&raw.0, &raw.1, &raw.2, &raw.3);
         assert_eq!((data.len, skipped), (records, 0));
-        drop((lane, start, end, kind));
         let (t_min, t_max) = (data.t_min, data.t_max);
         let mut cache = Cache::new(data);
         let ctx = egui::Context::default();
@@ -61,7 +97,11 @@ fn gantt(c: &mut Criterion) {
             let mut i = 0u32;
             b.iter(|| {
                 i += 1;
-                let shift = if i.is_multiple_of(2) { 0.0 } else { span / 1800.0 };
+                let shift = if i.is_multiple_of(2) {
+                    0.0
+                } else {
+                    span / 1800.0
+                };
                 state.view = Some((t_min + shift, t_max + shift));
                 black_box(frame(&ctx, &mut cache, &mut state))
             });
@@ -74,6 +114,14 @@ fn gantt(c: &mut Criterion) {
                 black_box(frame(&ctx, &mut cache, &mut state))
             });
         });
+        if records == 1_000_000 {
+            let ctx = egui::Context::default();
+            group.sample_size(10);
+            group.bench_function(BenchmarkId::new("naive_one_rect_per_record", &label), |b| {
+                b.iter(|| black_box(naive_frame(&ctx, &raw, (t_min, t_max))));
+            });
+            group.sample_size(30);
+        }
     }
     group.finish();
 }

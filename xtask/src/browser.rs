@@ -48,6 +48,29 @@ pub fn test() -> Result<()> {
     ))
 }
 
+/// `cargo xtask bench-web`: the Gantt's frame time in headless Chromium, 1 M and 10 M synthetic
+/// records (`viewer/browser-test/bench.mjs`).
+pub fn bench() -> Result<()> {
+    let chromium = ensure_chromium()?;
+    let script_dir = repo_root().join("viewer/browser-test");
+    ensure_node_packages(&script_dir)?;
+    let dist = web::build()?;
+    let empty = target_dir().join("browser-bench/bundles");
+    std::fs::create_dir_all(&empty)
+        .with_context(|| format!("cannot create {}", empty.display()))?;
+    let server = serve::Server::start(&dist, &empty, 0)?;
+    let result = run_cmd(
+        Command::new("node")
+            .current_dir(&script_dir)
+            .env("YOSOKU_CHROMIUM", &chromium)
+            .arg("bench.mjs")
+            .arg(server.url())
+            .args(["1000000", "10000000"]),
+    );
+    drop(server);
+    result
+}
+
 fn is_root() -> bool {
     Command::new("id")
         .arg("-u")

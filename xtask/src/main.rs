@@ -20,6 +20,8 @@ cargo xtask <command>
   serve [DIR] [--port N]
                        build the web viewer and serve it with the bundles in DIR (default
                        results/) on http://127.0.0.1:N/ (default 8080; 0 picks a free port)
+  bench-web            frame time of the web viewer's Gantt in headless Chromium (1 M, 10 M
+                       synthetic records)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
                        I/O-free crates, all tests, the new-plugin scaffold check, and the web
                        viewer in headless Chromium (installs chromium and npm packages if missing)
@@ -50,6 +52,7 @@ fn run() -> Result<()> {
         Some("demo") => demo(),
         Some("web") => web::build().map(|_| ()),
         Some("serve") => serve_cmd(&args[1..]),
+        Some("bench-web") => browser::bench(),
         Some("test") => test(),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
