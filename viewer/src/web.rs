@@ -103,7 +103,20 @@ pub fn start() {
     console_panic_hook();
     wasm_bindgen_futures::spawn_local(async {
         set_status("loading bundles");
-        let (bundles, errors) = fetch_bundles().await;
+        let (mut bundles, errors) = fetch_bundles().await;
+        let fragment = web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default();
+        // `#synthetic=<n>`: add n synthetic Gantt records (the web frame-time measurement).
+        if let Some(n) = fragment
+            .trim_start_matches('#')
+            .split('&')
+            .find_map(|p| p.strip_prefix("synthetic="))
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            set_status(&format!("building {n} synthetic records"));
+            bundles.push(crate::data::synthetic_gantt(n));
+        }
         let Some(canvas) = document()
             .and_then(|d| d.get_element_by_id("yosoku_canvas"))
             .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
@@ -111,9 +124,6 @@ pub fn start() {
             set_status("failed: no canvas #yosoku_canvas");
             return;
         };
-        let fragment = web_sys::window()
-            .and_then(|w| w.location().hash().ok())
-            .unwrap_or_default();
         let result = eframe::WebRunner::new()
             .start(
                 canvas,
