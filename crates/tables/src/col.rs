@@ -83,6 +83,7 @@ pub const FEATURE_DEVICE: &str = "feature_device";
 pub const TERM: &str = "term";
 pub const FEATURE: &str = "feature";
 pub const ESTIMATE: &str = "estimate";
+pub const STANDARDISED_ESTIMATE: &str = "standardised_estimate";
 pub const STD_ERROR: &str = "std_error";
 pub const T_VALUE: &str = "t_value";
 pub const P_VALUE: &str = "p_value";

@@ -685,6 +685,14 @@ pub static MODEL_COEFFICIENTS: TableDef = TableDef {
             "The coefficient; null when the column was dropped.",
         ),
         column(
+            col::STANDARDISED_ESTIMATE,
+            T::Float64,
+            true,
+            None,
+            V::Any,
+            "estimate x sd(column) / sd(target), both on the scale the model used them (beta weight): the change of the target in its standard deviations per standard deviation of the column; comparable across terms. Null for the intercept, a dropped column, or a constant target.",
+        ),
+        column(
             col::STD_ERROR,
             T::Float64,
             true,

@@ -285,10 +285,24 @@ pub struct GroupFit {
 pub struct CoefficientRow {
     pub term: String,
     pub estimate: Option<f64>,
+    /// estimate x sd(column) / sd(target) on the modelled scales.
+    pub standardised: Option<f64>,
     pub std_error: Option<f64>,
     pub t_value: Option<f64>,
     pub p_value: Option<f64>,
     pub status: &'static str,
+}
+
+/// The sample standard deviation (n - 1).
+fn std_dev(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let (n, sum) = values
+        .clone()
+        .fold((0usize, 0.0), |(n, s), v| (n + 1, s + v));
+    if n < 2 {
+        return f64::NAN;
+    }
+    let mean = sum / n as f64;
+    (values.map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
 }
 
 fn finite(v: f64) -> Option<f64> {
@@ -329,9 +343,11 @@ fn group_fit(
 ) -> GroupFit {
     let fit = &trained.fit;
     let design = trained.design(&g.columns());
+    let sd_target = std_dev(g.target.iter().copied());
     let mut coefficients = vec![CoefficientRow {
         term: "(intercept)".to_owned(),
         estimate: Some(fit.intercept),
+        standardised: None,
         std_error: finite(fit.intercept_std_error),
         t_value: finite(fit.intercept / fit.intercept_std_error),
         p_value: None,
@@ -343,6 +359,11 @@ fn group_fit(
             Some(k) => coefficients.push(CoefficientRow {
                 term: name.clone(),
                 estimate: Some(fit.coefficients[k]),
+                standardised: finite(
+                    fit.coefficients[k] * std_dev((0..design.nrows()).map(|i| design[(i, j)]))
+                        / sd_target,
+                )
+                .filter(|_| sd_target > 0.0),
                 std_error: fit.std_errors.get(k).copied().and_then(finite),
                 t_value: fit.t_values.get(k).copied().and_then(finite),
                 p_value: fit.p_values.get(k).copied().and_then(finite),
@@ -355,6 +376,7 @@ fn group_fit(
                 coefficients.push(CoefficientRow {
                     term: name.clone(),
                     estimate: None,
+                    standardised: None,
                     std_error: None,
                     t_value: None,
                     p_value: None,
@@ -550,6 +572,7 @@ pub fn coefficients_batch(model: &str, fits: &[GroupFit]) -> Result<RecordBatch,
                 rows.iter().map(|(_, c)| c.term.as_str()),
             )),
             opt(&|c| c.estimate),
+            opt(&|c| c.standardised),
             opt(&|c| c.std_error),
             opt(&|c| c.t_value),
             opt(&|c| c.p_value),
@@ -706,5 +729,57 @@ mod tests {
         assert!(b.flags.contains(&"rank_deficient".to_owned()));
         assert!((b.r2 - 1.0).abs() < 1e-12);
         assert_eq!(b.predictions.len(), 12);
+    }
+
+    #[test]
+    fn standardised_estimates_are_beta_weights() {
+        let spec = ModelSpec {
+            choice: FeatureChoice::default(),
+            group_by: vec!["device".into()],
+            log_target: false,
+            log_features: false,
+            method: Method::Ols { ridge: 0.0 },
+        };
+        let fits = fit("m", &linear_data(), &spec).unwrap();
+        let b = &fits[1];
+        let coef = |t: &str| b.coefficients.iter().find(|c| c.term == t).unwrap();
+        let (inst, gst): (Vec<f64>, Vec<f64>) = (0..12)
+            .map(|i| (100.0 * (i + 1) as f64, ((i * 7) % 5) as f64 * 300.0))
+            .unzip();
+        let secs: Vec<f64> = inst
+            .iter()
+            .zip(&gst)
+            .map(|(x, z)| 2.0 * (1e-3 + 2e-6 * x + 5e-7 * z))
+            .collect();
+        let sd = |v: &[f64]| std_dev(v.iter().copied());
+        let expected = 4e-6 * sd(&inst) / sd(&secs);
+        assert!((coef("inst").standardised.unwrap() - expected).abs() < 1e-12);
+        let expected = 1e-6 * sd(&gst) / sd(&secs);
+        assert!((coef("gst").standardised.unwrap() - expected).abs() < 1e-12);
+        assert_eq!(coef("(intercept)").standardised, None);
+        assert_eq!(coef("inst2").standardised, None);
+        // With one feature, the beta weight is the correlation of feature and target.
+        let spec = ModelSpec {
+            choice: FeatureChoice {
+                features: Some(vec!["inst".into()]),
+                ..FeatureChoice::default()
+            },
+            ..spec
+        };
+        let one = &fit("m", &linear_data(), &spec).unwrap()[1];
+        let n = inst.len() as f64;
+        let (mx, my) = (inst.iter().sum::<f64>() / n, secs.iter().sum::<f64>() / n);
+        let cov: f64 = inst
+            .iter()
+            .zip(&secs)
+            .map(|(x, y)| (x - mx) * (y - my))
+            .sum::<f64>()
+            / (n - 1.0);
+        let r = cov / (sd(&inst) * sd(&secs));
+        let beta = one.coefficients.iter().find(|c| c.term == "inst").unwrap();
+        assert!(
+            (beta.standardised.unwrap() - r).abs() < 1e-12,
+            "{beta:?} vs r = {r}"
+        );
     }
 }
