@@ -184,6 +184,8 @@ fn the_model_view_shows_summary_coefficients_and_the_selection_path() {
     let h = harness(vec![fixture("k40-bpnn")], Tab::Model);
     shows(&h, "stepwise — device=Tesla-K40");
     shows(&h, "Coefficients");
+    // The standardised column's header (exact label, not the note under the table).
+    let _ = h.get_by_label("standardised");
     shows(&h, "Selection path");
     // The first term selected, and the summary's R^2.
     shows(&h, "inst_executed");

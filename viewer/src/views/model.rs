@@ -110,6 +110,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
         let term = texts(b, col::TERM).unwrap_or_default();
         let estimate = numbers(b, col::ESTIMATE).unwrap_or_default();
+        // Bundles written before the column existed lack it: the column is then left out.
+        let standardised = numbers(b, col::STANDARDISED_ESTIMATE);
         let se = numbers(b, col::STD_ERROR).unwrap_or_default();
         let t_value = numbers(b, col::T_VALUE).unwrap_or_default();
         let p = numbers(b, col::P_VALUE).unwrap_or_default();
@@ -123,13 +125,21 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                 egui::Grid::new("coefficients")
                     .striped(true)
                     .show(ui, |ui| {
-                        for h in ["term", "estimate", "std. error", "t", "p", "status"] {
+                        ui.strong("term");
+                        ui.strong("estimate");
+                        if standardised.is_some() {
+                            ui.strong("standardised");
+                        }
+                        for h in ["std. error", "t", "p", "status"] {
                             ui.strong(h);
                         }
                         ui.end_row();
                         for i in (0..term.len()).filter(|&i| g.get(i).is_some_and(|x| x == group)) {
                             ui.label(&term[i]);
                             ui.label(show(estimate.get(i)));
+                            if let Some(z) = &standardised {
+                                ui.label(show(z.get(i)));
+                            }
                             ui.label(show(se.get(i)));
                             ui.label(show(t_value.get(i)));
                             ui.label(show(p.get(i)));
@@ -138,7 +148,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                         }
                     });
             });
-        ui.small("Estimates are on the scale the fit saw (z-scores after a zscore step, ln(1 + x) with log features); |t| ranks the terms independently of scale.");
+        ui.small("Estimates are on the scale the fit saw (z-scores after a zscore step, ln(1 + x) with log features); standardised = estimate x sd(column) / sd(target), comparable across terms; |t| ranks the terms by evidence.");
     }
     if let Some(path) = bundle.tables.iter().find(|t| {
         t.name.starts_with(&prefix)
