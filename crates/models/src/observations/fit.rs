@@ -709,15 +709,20 @@ mod tests {
         )
     }
 
-    #[test]
-    fn one_model_per_group_recovers_the_coefficients_and_reports_the_collinear_column() {
-        let spec = ModelSpec {
+    /// Plain least squares, one model per device, every count feature.
+    fn ols_per_device() -> ModelSpec {
+        ModelSpec {
             choice: FeatureChoice::default(),
             group_by: vec!["device".into()],
             log_target: false,
             log_features: false,
             method: Method::Ols { ridge: 0.0 },
-        };
+        }
+    }
+
+    #[test]
+    fn one_model_per_group_recovers_the_coefficients_and_reports_the_collinear_column() {
+        let spec = ols_per_device();
         let fits = fit("m", &linear_data(), &spec).unwrap();
         assert_eq!(fits.len(), 2);
         let b = &fits[1];
@@ -733,13 +738,7 @@ mod tests {
 
     #[test]
     fn standardised_estimates_are_beta_weights() {
-        let spec = ModelSpec {
-            choice: FeatureChoice::default(),
-            group_by: vec!["device".into()],
-            log_target: false,
-            log_features: false,
-            method: Method::Ols { ridge: 0.0 },
-        };
+        let spec = ols_per_device();
         let fits = fit("m", &linear_data(), &spec).unwrap();
         let b = &fits[1];
         let coef = |t: &str| b.coefficients.iter().find(|c| c.term == t).unwrap();
