@@ -152,7 +152,7 @@ try {
   await waitStatus(page, "the bundle", (t) => field(t, "bundle") === validationBundle);
   await click(page, "tab:validation");
   s = await waitStatus(page, "the validation view", (t) => Number(field(t, "points")) > 0);
-  if (!(Number(field(s, "programs")) > 0)) problems.push(`no programs in the validation view: ${s}`);
+  if (!(Number(field(s, "program")) > 0)) problems.push(`no programs in the validation view: ${s}`);
   await screenshot(page, "web-2-validation");
 
   // 3. The view survives a reload (URL fragment).

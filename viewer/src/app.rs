@@ -259,9 +259,10 @@ impl ViewerApp {
             Tab::Validation => {
                 if let Some(c) = &self.caches.validation {
                     s.push_str(&format!(
-                        "; points={}; programs={}",
+                        "; points={}; {}={}",
                         c.point_count(),
-                        c.programs.len()
+                        self.state.validation.by,
+                        c.groups.len()
                     ));
                 }
             }

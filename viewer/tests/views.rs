@@ -199,7 +199,7 @@ fn validation_plots_predictions_and_tabulates_errors_per_program() {
     let status = h.state().status_line();
     assert!(status.contains("tab=validation"), "{status}");
     // Two kernels, 77 sizes: the default hold-out (the first, in-sample `fit`) or loo.
-    assert!(status.contains("programs=2"), "{status}");
+    assert!(status.contains("program=2"), "{status}");
     shows(&h, "Errors per program");
     shows(&h, "bpnn_layerforward_CUDA");
     shows(&h, "calculate_temp");
@@ -213,6 +213,16 @@ fn validation_plots_predictions_and_tabulates_errors_per_program() {
         "{}",
         h.state().status_line()
     );
+    // Errors by device instead of by program: one GPU in this bundle.
+    h.state_mut().state.validation.by = "device".into();
+    h.run();
+    assert!(
+        h.state().status_line().contains("device=1"),
+        "{}",
+        h.state().status_line()
+    );
+    shows(&h, "Errors per device");
+    shows(&h, "Tesla-K40");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Predicted against measured: a log-log scatter with the y = x line (hover names the device,
 //! program and variant), the predicted/measured ratio per program as bars (the papers' figures),
-//! and the error table, for one hold-out scheme and model group at a time.
+//! and the error table, for one hold-out scheme and model group at a time, broken down by program
+//! (the papers' figures) or by device (a model of several GPUs, each held out in turn).
 
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
@@ -13,6 +14,8 @@ pub struct State {
     pub table: String,
     pub validation: String,
     pub group: String,
+    /// The column the bars and the error table break down by (`program` when empty).
+    pub by: String,
 }
 
 const ALL: &str = "all";
@@ -26,13 +29,14 @@ pub struct Cache {
     labels: Vec<String>,
     /// Rows whose prediction or measurement cannot go on a log axis.
     off_axis: usize,
-    /// Per program: rows, mean predicted/measured, mean, median and max |error| %.
-    pub programs: Vec<ProgramErrors>,
+    /// Per value of the breakdown column: rows, mean predicted/measured, mean, median and max
+    /// |error| %.
+    pub groups: Vec<GroupErrors>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProgramErrors {
-    pub program: String,
+pub struct GroupErrors {
+    pub name: String,
     pub n: usize,
     pub mean_ratio: f64,
     pub mean_abs_pct: f64,
@@ -41,6 +45,8 @@ pub struct ProgramErrors {
 }
 
 const NEEDS: &[&str] = &[col::PREDICTED_SECS, col::MEASURED_SECS, col::PROGRAM];
+/// The columns errors can be broken down by, when the table has them.
+const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT];
 
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
     let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
@@ -80,6 +86,17 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         }
         if groups.len() > 1 {
             super::pick(ui, "model group", &mut state.group, &groups);
+        }
+        let breakdowns: Vec<String> = BREAKDOWNS
+            .iter()
+            .filter(|c| crate::data::has_columns(batch, &[c]))
+            .map(|c| (*c).to_owned())
+            .collect();
+        if !breakdowns.contains(&state.by) {
+            state.by = col::PROGRAM.to_owned();
+        }
+        if breakdowns.len() > 1 {
+            super::pick(ui, "errors by", &mut state.by, &breakdowns);
         }
     });
     if caches.validation.as_ref().is_none_or(|c| c.key != *state) {
@@ -140,19 +157,19 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
                 );
             });
         let bars: Vec<egui_plot::Bar> = cache
-            .programs
+            .groups
             .iter()
             .enumerate()
             .map(|(i, p)| {
                 egui_plot::Bar::new(i as f64, p.mean_ratio)
-                    .name(&p.program)
+                    .name(&p.name)
                     .width(0.7)
             })
             .collect();
-        let names: Vec<String> = cache.programs.iter().map(|p| p.program.clone()).collect();
-        egui_plot::Plot::new("ratio_per_program")
+        let names: Vec<String> = cache.groups.iter().map(|p| p.name.clone()).collect();
+        egui_plot::Plot::new("ratio_per_group")
             .height(360.0)
-            .x_axis_label("program")
+            .x_axis_label(state.by.as_str())
             .y_axis_label("predicted / measured")
             .x_axis_formatter(move |mark, _| {
                 let i = mark.value.round();
@@ -167,10 +184,10 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
                 plot.hline(egui_plot::HLine::new("1.0", 1.0).width(1.0));
             });
     });
-    ui.heading("Errors per program");
+    ui.heading(format!("Errors per {}", state.by));
     egui::Grid::new("errors").striped(true).show(ui, |ui| {
         for h in [
-            "program",
+            state.by.as_str(),
             "n",
             "mean predicted / measured",
             "mean |error| %",
@@ -180,8 +197,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             ui.strong(h);
         }
         ui.end_row();
-        for p in &cache.programs {
-            ui.label(&p.program);
+        for p in &cache.groups {
+            ui.label(&p.name);
             ui.label(p.n.to_string());
             ui.label(format_number(p.mean_ratio));
             ui.label(format_number(p.mean_abs_pct));
@@ -211,7 +228,8 @@ fn compute(
     let device = texts(batch, col::DEVICE).unwrap_or_else(|| vec![String::new(); n]);
     let variant = texts(batch, col::VARIANT).unwrap_or_else(|| vec![String::new(); n]);
     let (mut points, mut labels, mut off_axis) = (Vec::new(), Vec::new(), 0);
-    let mut per_program: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let key = texts(batch, &state.by).unwrap_or_else(|| program.clone());
+    let mut per_key: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
     for i in 0..n {
         if (!state.validation.is_empty() && validation[i] != state.validation)
             || (state.group != ALL && !state.group.is_empty() && group[i] != state.group)
@@ -227,22 +245,19 @@ fn compute(
         } else {
             off_axis += 1;
         }
-        let slot = match per_program
-            .iter()
-            .position(|(name, ..)| *name == program[i])
-        {
+        let slot = match per_key.iter().position(|(name, ..)| *name == key[i]) {
             Some(s) => s,
             None => {
-                per_program.push((program[i].clone(), Vec::new(), Vec::new()));
-                per_program.len() - 1
+                per_key.push((key[i].clone(), Vec::new(), Vec::new()));
+                per_key.len() - 1
             }
         };
-        per_program[slot].1.push(p / m);
-        per_program[slot].2.push(100.0 * (p - m).abs() / m);
+        per_key[slot].1.push(p / m);
+        per_key[slot].2.push(100.0 * (p - m).abs() / m);
     }
-    let programs = per_program
+    let groups = per_key
         .into_iter()
-        .map(|(program, ratios, mut errors)| {
+        .map(|(name, ratios, mut errors)| {
             errors.sort_by(f64::total_cmp);
             let n = errors.len();
             let median = if n % 2 == 1 {
@@ -250,8 +265,8 @@ fn compute(
             } else {
                 0.5 * (errors[n / 2 - 1] + errors[n / 2])
             };
-            ProgramErrors {
-                program,
+            GroupErrors {
+                name,
                 n,
                 mean_ratio: ratios.iter().sum::<f64>() / n as f64,
                 mean_abs_pct: errors.iter().sum::<f64>() / n as f64,
@@ -265,6 +280,6 @@ fn compute(
         points,
         labels,
         off_axis,
-        programs,
+        groups,
     }
 }
