@@ -317,20 +317,22 @@ pub static TRACE_RECORDS: TableDef = TableDef {
     ],
 };
 
+const RANK: ColumnDef = column(
+    col::RANK,
+    T::Int32,
+    false,
+    None,
+    V::NonNegative,
+    "MPI rank (processing unit).",
+);
+
 pub static MPI_BLOCKS: TableDef = TableDef {
     name: "mpi_blocks",
     doc: "One execution of a compute or communication block by one MPI rank.",
     columns: &[
         RUN_ID,
         DEVICE,
-        column(
-            col::RANK,
-            T::Int32,
-            false,
-            None,
-            V::NonNegative,
-            "MPI rank (processing unit).",
-        ),
+        RANK,
         label(
             col::BLOCK,
             "Block identifier, stable across ranks and runs.",
@@ -370,6 +372,60 @@ pub static MPI_BLOCKS: TableDef = TableDef {
             Some("s"),
             V::NonNegative,
             "Duration of this execution of the block.",
+        ),
+    ],
+};
+
+/// How an MPI timer log ended.
+pub const MPI_LOG_ENDS: &[&str] = &["complete", "abort", "exit"];
+
+pub static MPI_RANKS: TableDef = TableDef {
+    name: "mpi_ranks",
+    doc: "One rank of one MPI run as the MPI timer recorded it: where and how it ran and its wall time.",
+    columns: &[
+        RUN_ID,
+        DEVICE,
+        RANK,
+        column(
+            col::RANKS,
+            T::Int32,
+            false,
+            None,
+            V::Positive,
+            "Ranks in the run (the size of MPI_COMM_WORLD).",
+        ),
+        label(col::COMMAND, "The command line the rank ran."),
+        column(
+            col::BINDING,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The CPU binding the run was launched with; null when the logs were imported without it.",
+        ),
+        column(
+            col::WALL_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::NonNegative,
+            "From the end of MPI_Init to the start of MPI_Finalize on this rank.",
+        ),
+        column(
+            col::MPI_CALLS,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "MPI calls recorded.",
+        ),
+        column(
+            col::LOG_END,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(MPI_LOG_ENDS),
+            "`complete` (MPI_Finalize), `abort` (MPI_Abort) or `exit` (the process ended without finalizing).",
         ),
     ],
 };

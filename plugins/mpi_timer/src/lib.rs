@@ -1,0 +1,253 @@
+//! `mpi_timer`: per-rank compute and communication blocks of real MPI runs, from the logs of the
+//! PMPI interposer in `interposer/` (README.md), for the simplified-execution prediction of Chida
+//! et al. (METHODS.md section 3).
+//!
+//! Collector `logs` imports a directory of `rank-<r>.tsv` logs into `mpi_blocks` (one row per
+//! execution of a block, with its iteration) and `mpi_ranks` (one row per rank).
+
+pub mod blocks;
+pub mod log;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use yosoku_plugin_sdk::{
+    Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
+    export_plugin,
+};
+use yosoku_tables::{MPI_BLOCKS, MPI_RANKS};
+
+use crate::log::RankLog;
+
+#[derive(Debug, Default)]
+pub struct MpiTimer;
+
+impl Plugin for MpiTimer {
+    fn name(&self) -> &'static str {
+        "mpi_timer"
+    }
+
+    fn description(&self) -> &'static str {
+        "Per-rank compute and communication blocks of MPI runs, from the yosoku PMPI interposer's logs"
+    }
+
+    fn collectors(&self) -> Vec<Box<dyn Collector>> {
+        vec![Box::new(Logs)]
+    }
+}
+
+export_plugin!(MpiTimer);
+
+/// One run's logs, every rank read and checked against the others.
+#[derive(Debug)]
+pub struct Run {
+    pub run_id: String,
+    pub binding: Option<String>,
+    pub ranks: Vec<RankLog>,
+}
+
+/// Reads `dir/rank-<r>.tsv` for every rank of the run. Every rank must be there, agree on the
+/// run's size and command, and have finished its log (unless `allow_incomplete`).
+pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, PluginError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| PluginError::io(dir, &e))?;
+    let mut files: Vec<(i32, PathBuf)> = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| PluginError::io(dir, &e))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(rank) = name
+            .strip_prefix("rank-")
+            .and_then(|n| n.strip_suffix(".tsv"))
+            .and_then(|n| n.parse::<i32>().ok())
+        {
+            files.push((rank, path));
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(PluginError::new(format!(
+            "{}: no rank-<r>.tsv logs; run the program with the MPI timer interposer preloaded (plugins/mpi_timer/interposer/README.md)",
+            dir.display()
+        )));
+    }
+    let mut ranks = Vec::with_capacity(files.len());
+    for (rank, path) in &files {
+        let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+        let log = log::parse(path, &text)?;
+        if log.rank != *rank {
+            return Err(PluginError::new(format!(
+                "{}: the file is named for rank {rank} but its log says `# rank {}`",
+                path.display(),
+                log.rank
+            )));
+        }
+        match log.end.as_deref() {
+            Some("complete") => {}
+            end if !allow_incomplete => {
+                return Err(PluginError::new(format!(
+                    "{}: rank {rank}'s log {}; the run did not finish (set allow_incomplete = true to import it anyway)",
+                    path.display(),
+                    match end {
+                        None => "stops before its `# end` line (truncated)".to_owned(),
+                        Some(e) => format!("ends with `{e}`, not MPI_Finalize"),
+                    }
+                )));
+            }
+            _ => {}
+        }
+        ranks.push(log);
+    }
+    let first = &ranks[0];
+    for log in &ranks[1..] {
+        if log.size != first.size || log.command != first.command {
+            return Err(PluginError::new(format!(
+                "{}: rank {} ran `{}` in a run of {} ranks, but rank {} ({}) ran `{}` in a run of {}: not logs of one run",
+                log.path.display(),
+                log.rank,
+                log.command,
+                log.size,
+                first.rank,
+                first.path.display(),
+                first.command,
+                first.size
+            )));
+        }
+    }
+    if let Some(missing) = (0..first.size).find(|r| !ranks.iter().any(|l| l.rank == *r)) {
+        return Err(PluginError::new(format!(
+            "{}: rank {missing} of {} has no log (expected {})",
+            dir.display(),
+            first.size,
+            dir.join(format!("rank-{missing}.tsv")).display()
+        )));
+    }
+    Ok(ranks)
+}
+
+fn text(values: impl Iterator<Item = impl AsRef<str>>) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(values))
+}
+
+/// `mpi_blocks` of a run.
+pub fn blocks_batch(run: &Run) -> Result<RecordBatch, PluginError> {
+    let mut rows: Vec<(&RankLog, blocks::Block)> = Vec::new();
+    for log in &run.ranks {
+        let (b, _) = blocks::blocks(log);
+        rows.extend(b.into_iter().map(|b| (log, b)));
+    }
+    let secs = |ns: u64| ns as f64 * 1e-9;
+    MPI_BLOCKS
+        .batch(vec![
+            text(rows.iter().map(|_| run.run_id.as_str())),
+            text(rows.iter().map(|(l, _)| l.host.as_str())),
+            Arc::new(Int32Array::from_iter_values(
+                rows.iter().map(|(l, _)| l.rank),
+            )),
+            text(rows.iter().map(|(_, b)| b.block.as_str())),
+            text(rows.iter().map(|(_, b)| {
+                if b.compute {
+                    "compute"
+                } else {
+                    "communication"
+                }
+            })),
+            text(rows.iter().map(|(_, b)| b.call_site.as_str())),
+            Arc::new(
+                rows.iter()
+                    .map(|(_, b)| b.iteration)
+                    .collect::<Int64Array>(),
+            ),
+            Arc::new(
+                rows.iter()
+                    .map(|(_, b)| Some(secs(b.start_ns)))
+                    .collect::<Float64Array>(),
+            ),
+            Arc::new(Float64Array::from_iter_values(
+                rows.iter().map(|(_, b)| secs(b.duration_ns)),
+            )),
+        ])
+        .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))
+}
+
+/// `mpi_ranks` of a run.
+pub fn ranks_batch(run: &Run) -> Result<RecordBatch, PluginError> {
+    let r = &run.ranks;
+    MPI_RANKS
+        .batch(vec![
+            text(r.iter().map(|_| run.run_id.as_str())),
+            text(r.iter().map(|l| l.host.as_str())),
+            Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.rank))),
+            Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.size))),
+            text(r.iter().map(|l| l.command.as_str())),
+            Arc::new(
+                r.iter()
+                    .map(|_| run.binding.as_deref())
+                    .collect::<StringArray>(),
+            ),
+            Arc::new(Float64Array::from_iter_values(
+                r.iter().map(|l| (l.end_ns() - l.init_end_ns) as f64 * 1e-9),
+            )),
+            Arc::new(Int64Array::from_iter_values(r.iter().map(|l| {
+                l.events
+                    .iter()
+                    .filter(|e| e.kind == log::EventKind::Call)
+                    .count() as i64
+            }))),
+            text(r.iter().map(|l| l.end.as_deref().unwrap_or("exit"))),
+        ])
+        .map_err(|e| PluginError::new(format!("mpi_ranks: {e}")))
+}
+
+/// Importer of one run's logs.
+struct Logs;
+
+impl Collector for Logs {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "logs",
+            "A directory of rank-<r>.tsv logs written by the MPI timer interposer (one run)",
+        )
+        .key(ConfigKey::required(
+            "dir",
+            ConfigType::Path,
+            "The directory the run wrote its logs to (YOSOKU_MPI_LOG_DIR)",
+        ))
+        .key(ConfigKey::optional(
+            "run_id",
+            ConfigType::String,
+            None,
+            "The run's identifier (default: the directory's name)",
+        ))
+        .key(ConfigKey::optional(
+            "binding",
+            ConfigType::String,
+            None,
+            "The CPU binding the run was launched with, recorded in mpi_ranks",
+        ))
+        .key(ConfigKey::optional(
+            "allow_incomplete",
+            ConfigType::Boolean,
+            Some(false.into()),
+            "Import logs of ranks that aborted or exited without MPI_Finalize",
+        ))
+        .tables(&["mpi_blocks", "mpi_ranks"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let dir = config.path("dir")?;
+        let run_id = match config.opt_string("run_id")? {
+            Some(id) => id,
+            None => dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| dir.display().to_string()),
+        };
+        let run = Run {
+            run_id,
+            binding: config.opt_string("binding")?,
+            ranks: read_run(&dir, config.boolean("allow_incomplete")?)?,
+        };
+        out.push_batch(MPI_BLOCKS.name, blocks_batch(&run)?)?;
+        out.push_batch(MPI_RANKS.name, ranks_batch(&run)?)
+    }
+}

@@ -1,0 +1,340 @@
+//! One rank's log as the interposer writes it (`plugins/mpi_timer/interposer/yosoku_mpi_timer.c`, format
+//! version 1): `#` metadata lines, interned call sites, a tab-separated header and one line per
+//! call, mark or iteration marker.
+
+use std::path::{Path, PathBuf};
+
+use yosoku_plugin_sdk::PluginError;
+
+/// The first line of every log.
+pub const MAGIC: &str = "# yosoku-mpi-timer 1";
+/// The header of the event lines.
+pub const HEADER: &str = "event\tname\tsite\tstart_ns\tend_ns\tbytes\tpeer";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// An MPI call: a communication block.
+    Call,
+    /// `yosoku_mark(name)`: names the compute block that ends at the next call.
+    Mark,
+    /// `yosoku_iteration()`: a main-loop iteration starts.
+    Iteration,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub line: usize,
+    pub kind: EventKind,
+    /// The MPI function, or the mark's name.
+    pub name: String,
+    /// Index into [`RankLog::sites`] (calls only).
+    pub site: Option<usize>,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub bytes: i64,
+    pub peer: i32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankLog {
+    pub path: PathBuf,
+    pub rank: i32,
+    pub size: i32,
+    pub host: String,
+    pub command: String,
+    pub init_end_ns: u64,
+    pub finalize_start_ns: Option<u64>,
+    /// `complete`, `abort` or `exit`; `None` when the log stops before its `# end` line.
+    pub end: Option<String>,
+    pub sites: Vec<String>,
+    pub events: Vec<Event>,
+}
+
+impl RankLog {
+    /// Where the last record ends: MPI_Finalize's start, else the last event's end.
+    pub fn end_ns(&self) -> u64 {
+        self.finalize_start_ns
+            .or_else(|| self.events.iter().map(|e| e.end_ns).max())
+            .unwrap_or(self.init_end_ns)
+    }
+}
+
+fn number<T: std::str::FromStr>(
+    path: &Path,
+    line: usize,
+    column: usize,
+    field: &str,
+    what: &str,
+) -> Result<T, PluginError> {
+    field.parse().map_err(|_| {
+        PluginError::at(
+            path,
+            line,
+            column,
+            format!("{what}: expected an integer, found `{field}`"),
+        )
+    })
+}
+
+/// Parses the text of one rank's log.
+pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
+    let last_line = text.lines().count();
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    match lines.next() {
+        Some((_, first)) if first.trim_end() == MAGIC => {}
+        Some((_, first)) => {
+            return Err(PluginError::at_line(
+                path,
+                1,
+                format!(
+                    "expected `{MAGIC}` (a log of yosoku's MPI timer interposer), found `{}`",
+                    first.chars().take(60).collect::<String>()
+                ),
+            ));
+        }
+        None => return Err(PluginError::new(format!("{}: empty log", path.display()))),
+    }
+    let (mut rank, mut size, mut init_end_ns) = (None, None, None);
+    let mut log = RankLog {
+        path: path.to_path_buf(),
+        rank: -1,
+        size: 0,
+        host: String::new(),
+        command: String::new(),
+        init_end_ns: 0,
+        finalize_start_ns: None,
+        end: None,
+        sites: Vec::new(),
+        events: Vec::new(),
+    };
+    let mut header_seen = false;
+    for (n, line) in lines {
+        if let Some(meta) = line.strip_prefix("# ") {
+            let (key, value) = meta.split_once(' ').unwrap_or((meta, ""));
+            let column = 3 + key.len() + 1;
+            match key {
+                "rank" => rank = Some(number::<i32>(path, n, column, value, "`# rank`")?),
+                "size" => size = Some(number::<i32>(path, n, column, value, "`# size`")?),
+                "host" => log.host = value.to_owned(),
+                "pid" => {}
+                "command" => log.command = value.to_owned(),
+                "init_end_ns" => {
+                    init_end_ns = Some(number::<u64>(path, n, column, value, "`# init_end_ns`")?);
+                }
+                "finalize_start_ns" => {
+                    log.finalize_start_ns = Some(number::<u64>(
+                        path,
+                        n,
+                        column,
+                        value,
+                        "`# finalize_start_ns`",
+                    )?);
+                }
+                "site" => {
+                    let (index, name) = value.split_once(' ').unwrap_or((value, ""));
+                    let index: usize = number(path, n, column, index, "`# site` index")?;
+                    if index != log.sites.len() || name.is_empty() {
+                        return Err(PluginError::at_line(
+                            path,
+                            n,
+                            format!(
+                                "expected `# site {} <module+offset>`, found `{line}`",
+                                log.sites.len()
+                            ),
+                        ));
+                    }
+                    log.sites.push(name.to_owned());
+                }
+                "end" => {
+                    if !yosoku_tables::MPI_LOG_ENDS.contains(&value) {
+                        return Err(PluginError::at(
+                            path,
+                            n,
+                            column,
+                            format!("`# end`: expected complete, abort or exit, found `{value}`"),
+                        ));
+                    }
+                    log.end = Some(value.to_owned());
+                }
+                // Later versions may add metadata; what this reader needs is checked below.
+                _ => {}
+            }
+            continue;
+        }
+        if !header_seen {
+            if line != HEADER {
+                return Err(PluginError::at_line(
+                    path,
+                    n,
+                    format!("expected the header `{}`", HEADER.replace('\t', "<tab>")),
+                ));
+            }
+            header_seen = true;
+            continue;
+        }
+        if log.end.is_some() {
+            return Err(PluginError::at_line(
+                path,
+                n,
+                "an event after the `# end` line",
+            ));
+        }
+        match event(path, n, line, log.sites.len()) {
+            Ok(e) => log.events.push(e),
+            // A last line without its newline: the file was cut while being written.
+            Err(_) if n == last_line && !text.ends_with('\n') => {
+                return Err(PluginError::at_line(
+                    path,
+                    n,
+                    format!(
+                        "rank {}'s log stops in the middle of a line (truncated)",
+                        rank.map_or("?".to_owned(), |r| r.to_string())
+                    ),
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let missing = |what: &str| {
+        PluginError::new(format!(
+            "{}: no `# {what}` line; the interposer writes it at MPI_Init",
+            path.display()
+        ))
+    };
+    log.rank = rank.ok_or_else(|| missing("rank"))?;
+    log.size = size.ok_or_else(|| missing("size"))?;
+    log.init_end_ns = init_end_ns.ok_or_else(|| missing("init_end_ns"))?;
+    if log.rank < 0 || log.size <= 0 || log.rank >= log.size {
+        return Err(PluginError::new(format!(
+            "{}: rank {} of {} is not a rank of the run",
+            path.display(),
+            log.rank,
+            log.size
+        )));
+    }
+    Ok(log)
+}
+
+fn event(path: &Path, n: usize, line: &str, sites: usize) -> Result<Event, PluginError> {
+    let fields: Vec<&str> = line.split('\t').collect();
+    if fields.len() != 7 {
+        return Err(PluginError::at_line(
+            path,
+            n,
+            format!("expected 7 tab-separated fields, found {}", fields.len()),
+        ));
+    }
+    // The 1-based column where field `i` starts.
+    let column = |i: usize| 1 + fields[..i].iter().map(|f| f.len() + 1).sum::<usize>();
+    let kind = match fields[0] {
+        "call" => EventKind::Call,
+        "mark" => EventKind::Mark,
+        "iteration" => EventKind::Iteration,
+        other => {
+            return Err(PluginError::at(
+                path,
+                n,
+                1,
+                format!("expected call, mark or iteration, found `{other}`"),
+            ));
+        }
+    };
+    let site = if kind == EventKind::Call {
+        let s: usize = number(path, n, column(2), fields[2], "site")?;
+        if s >= sites {
+            return Err(PluginError::at(
+                path,
+                n,
+                column(2),
+                format!("site {s} is not declared by a `# site` line above"),
+            ));
+        }
+        Some(s)
+    } else {
+        None
+    };
+    let start_ns: u64 = number(path, n, column(3), fields[3], "start_ns")?;
+    let end_ns: u64 = number(path, n, column(4), fields[4], "end_ns")?;
+    if end_ns < start_ns {
+        return Err(PluginError::at(
+            path,
+            n,
+            column(4),
+            format!("end_ns {end_ns} is before start_ns {start_ns}"),
+        ));
+    }
+    Ok(Event {
+        line: n,
+        kind,
+        name: fields[1].to_owned(),
+        site,
+        start_ns,
+        end_ns,
+        bytes: number(path, n, column(5), fields[5], "bytes")?,
+        peer: number(path, n, column(6), fields[6], "peer")?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub const SMALL: &str = "# yosoku-mpi-timer 1\n# rank 1\n# size 2\n# host vm\n# pid 7\n\
+# command ./a.out 10\n# init_end_ns 1000\n# site 0 a.out+0x10\n# site 1 a.out+0x20\n\
+event\tname\tsite\tstart_ns\tend_ns\tbytes\tpeer\n\
+call\tMPI_Send\t0\t1500\t1600\t8\t0\n\
+mark\thalo\t-\t1700\t1700\t0\t-1\n\
+call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
+# finalize_start_ns 2500\n# end complete\n";
+
+    #[test]
+    fn a_log_reads_with_its_metadata_sites_and_events() {
+        let log = parse(Path::new("rank-1.tsv"), SMALL).unwrap();
+        assert_eq!((log.rank, log.size, log.host.as_str()), (1, 2, "vm"));
+        assert_eq!(log.command, "./a.out 10");
+        assert_eq!(log.sites, ["a.out+0x10", "a.out+0x20"]);
+        assert_eq!(log.events.len(), 3);
+        assert_eq!(log.events[1].kind, EventKind::Mark);
+        assert_eq!(log.events[2].site, Some(1));
+        assert_eq!(log.end.as_deref(), Some("complete"));
+        assert_eq!(log.end_ns(), 2500);
+    }
+
+    #[test]
+    fn bad_lines_are_errors_with_line_and_column() {
+        let p = Path::new("rank-1.tsv");
+        let e = |text: &str| parse(p, text).unwrap_err().to_string();
+        assert!(e("hello\n").starts_with("rank-1.tsv:1: expected `# yosoku-mpi-timer 1`"));
+        let bad = SMALL.replace("call\tMPI_Send\t0\t1500", "call\tMPI_Send\t0\t15x0");
+        assert_eq!(
+            e(&bad),
+            "rank-1.tsv:11:17: start_ns: expected an integer, found `15x0`"
+        );
+        let bad = SMALL.replace("call\tMPI_Send\t0\t", "call\tMPI_Send\t7\t");
+        assert_eq!(
+            e(&bad),
+            "rank-1.tsv:11:15: site 7 is not declared by a `# site` line above"
+        );
+        let bad = SMALL.replace("\t1600\t", "\t1400\t");
+        assert!(
+            e(&bad).contains("end_ns 1400 is before start_ns 1500"),
+            "{}",
+            e(&bad)
+        );
+        let bad = SMALL.replace("# rank 1\n", "# rank 5\n");
+        assert!(e(&bad).contains("rank 5 of 2 is not a rank of the run"));
+        let bad = SMALL.replace("\t8\t-1\n", "\t8\n");
+        assert_eq!(
+            e(&bad),
+            "rank-1.tsv:13: expected 7 tab-separated fields, found 6"
+        );
+    }
+
+    #[test]
+    fn a_log_cut_short_has_no_end() {
+        let cut = &SMALL[..SMALL.find("# finalize").unwrap()];
+        let log = parse(Path::new("rank-1.tsv"), cut).unwrap();
+        assert_eq!(log.end, None);
+        assert_eq!(log.end_ns(), 2100);
+    }
+}

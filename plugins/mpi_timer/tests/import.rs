@@ -1,0 +1,193 @@
+//! The importer on real logs of the Himeno-style program (tests/data/README.md), and on broken
+//! copies of them.
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::{Array, Float64Array, Int32Array, Int64Array, StringArray};
+use yosoku_plugin_mpi_timer::blocks::{Iterations, blocks};
+use yosoku_plugin_mpi_timer::{Run, blocks_batch, ranks_batch, read_run};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn column<'a, T: 'static>(batch: &'a arrow_array::RecordBatch, name: &str) -> &'a T {
+    batch
+        .column_by_name(name)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<T>()
+        .unwrap()
+}
+
+#[test]
+fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
+    for (dir, size) in [("himeno-2ranks", 2), ("himeno-3ranks-2cores", 3)] {
+        let ranks = read_run(&data(dir), false).unwrap();
+        assert_eq!(ranks.len(), size);
+        for log in &ranks {
+            let (b, how) = blocks(log);
+            // The loop: two halo exchanges and the residual's allreduce, 20 times.
+            let Iterations::Repeating(20, anchor) = &how else {
+                panic!("{dir} rank {}: {how:?}", log.rank);
+            };
+            assert!(anchor.starts_with("MPI_Sendrecv@himeno_mpi+0x"), "{anchor}");
+            let iterations: Vec<i64> = b.iter().filter_map(|b| b.iteration).collect();
+            assert_eq!(iterations.first(), Some(&0));
+            assert_eq!(iterations.last(), Some(&19));
+            for key in ["MPI_Sendrecv@", "MPI_Allreduce@"] {
+                let in_loop = b
+                    .iter()
+                    .filter(|b| !b.compute && b.block.starts_with(key) && b.iteration.is_some())
+                    .count();
+                assert_eq!(in_loop, if key == "MPI_Sendrecv@" { 40 } else { 20 });
+            }
+            // Setup (the barrier) and teardown (the timing reduce) run once, outside the loop.
+            assert!(
+                b.iter()
+                    .any(|b| b.block.starts_with("MPI_Barrier@") && b.iteration.is_none())
+            );
+            assert!(
+                b.iter()
+                    .any(|b| b.block.starts_with("MPI_Reduce@") && b.iteration.is_none())
+            );
+            // Blocks tile the rank's time from MPI_Init to MPI_Finalize.
+            let total: u64 = b.iter().map(|b| b.duration_ns).sum();
+            assert_eq!(
+                total,
+                log.end_ns() - log.init_end_ns,
+                "{dir} rank {}",
+                log.rank
+            );
+            for pair in b.windows(2) {
+                assert_eq!(pair[0].start_ns + pair[0].duration_ns, pair[1].start_ns);
+            }
+        }
+        // The tables, checked against their canonical definitions by the batch builders.
+        let run = Run {
+            run_id: dir.into(),
+            binding: Some("core".into()),
+            ranks,
+        };
+        let blocks = blocks_batch(&run).unwrap();
+        let ranks = ranks_batch(&run).unwrap();
+        assert_eq!(ranks.num_rows(), size);
+        let calls: i64 = column::<Int64Array>(&ranks, "mpi_calls")
+            .values()
+            .iter()
+            .sum();
+        let kind = column::<StringArray>(&blocks, "kind");
+        let communication = (0..kind.len())
+            .filter(|&i| kind.value(i) == "communication")
+            .count();
+        assert_eq!(communication as i64, calls);
+        // Each rank's block durations add up to its wall time.
+        let rank = column::<Int32Array>(&blocks, "rank");
+        let duration = column::<Float64Array>(&blocks, "duration_secs");
+        let wall = column::<Float64Array>(&ranks, "wall_secs");
+        for r in 0..size {
+            let sum: f64 = (0..rank.len())
+                .filter(|&i| rank.value(i) == r as i32)
+                .map(|i| duration.value(i))
+                .sum();
+            assert!(
+                (sum - wall.value(r)).abs() < 1e-9,
+                "rank {r}: {sum} vs {}",
+                wall.value(r)
+            );
+        }
+        assert_eq!(
+            column::<StringArray>(&ranks, "log_end").value(0),
+            "complete"
+        );
+    }
+}
+
+/// A copy of the 3-rank logs, changed by `edit`, in a fresh directory.
+fn broken(name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mpi-timer-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for r in 0..3 {
+        let file = format!("rank-{r}.tsv");
+        std::fs::copy(data("himeno-3ranks-2cores").join(&file), dir.join(&file)).unwrap();
+    }
+    edit(&dir);
+    dir
+}
+
+#[test]
+fn broken_runs_are_errors_naming_the_rank_and_file() {
+    let error = |dir: &Path| read_run(dir, false).unwrap_err().to_string();
+
+    // Cut at a line's end, and in the middle of a line.
+    let dir = broken("truncated", |d| {
+        let text = std::fs::read_to_string(d.join("rank-1.tsv")).unwrap();
+        let cut = text[..text.len() / 2].rfind('\n').unwrap() + 1;
+        std::fs::write(d.join("rank-1.tsv"), &text[..cut]).unwrap();
+    });
+    let e = error(&dir);
+    assert!(
+        e.contains("rank-1.tsv: rank 1's log stops before its `# end` line (truncated)"),
+        "{e}"
+    );
+    let dir = broken("cut", |d| {
+        let text = std::fs::read_to_string(d.join("rank-1.tsv")).unwrap();
+        std::fs::write(d.join("rank-1.tsv"), &text[..text.len() / 2]).unwrap();
+    });
+    let e = error(&dir);
+    assert!(
+        e.contains("rank-1.tsv:42: rank 1's log stops in the middle of a line (truncated)"),
+        "{e}"
+    );
+
+    let dir = broken("missing", |d| {
+        std::fs::remove_file(d.join("rank-2.tsv")).unwrap()
+    });
+    let e = error(&dir);
+    assert!(e.contains("rank 2 of 3 has no log"), "{e}");
+
+    let dir = broken("disagree", |d| {
+        let text = std::fs::read_to_string(d.join("rank-0.tsv")).unwrap();
+        std::fs::write(d.join("rank-0.tsv"), text.replace("# size 3", "# size 4")).unwrap();
+    });
+    let e = error(&dir);
+    assert!(e.contains("not logs of one run"), "{e}");
+
+    let dir = broken("aborted", |d| {
+        let text = std::fs::read_to_string(d.join("rank-2.tsv")).unwrap();
+        std::fs::write(
+            d.join("rank-2.tsv"),
+            text.replace("# end complete", "# end abort"),
+        )
+        .unwrap();
+    });
+    let e = error(&dir);
+    assert!(
+        e.contains("rank-2.tsv: rank 2's log ends with `abort`, not MPI_Finalize"),
+        "{e}"
+    );
+    // Accepted when asked for.
+    assert_eq!(read_run(&dir, true).unwrap().len(), 3);
+
+    let empty = broken("empty", |d| {
+        for r in 0..3 {
+            std::fs::remove_file(d.join(format!("rank-{r}.tsv"))).unwrap();
+        }
+    });
+    assert!(error(&empty).contains("no rank-<r>.tsv logs"));
+    for name in [
+        "truncated",
+        "cut",
+        "missing",
+        "disagree",
+        "aborted",
+        "empty",
+    ] {
+        let _ = std::fs::remove_dir_all(
+            std::env::temp_dir().join(format!("mpi-timer-{name}-{}", std::process::id())),
+        );
+    }
+}
