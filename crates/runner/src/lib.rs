@@ -118,6 +118,34 @@ fn expand_pattern(base: &Path, written: &str) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The files a path input stands for: the file itself (shown as ""), or every file under a
+/// directory in sorted order (shown relative to it).
+fn files_of(path: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
+    if !path.is_dir() {
+        std::fs::metadata(path)?;
+        return Ok(vec![(path.to_path_buf(), String::new())]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let shown = p
+                    .strip_prefix(path)
+                    .unwrap_or(&p)
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((p, shown));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(out)
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -208,24 +236,33 @@ impl Run<'_> {
                     continue;
                 };
                 let path = self.base.join(&written);
-                let bytes = std::fs::read(&path).map_err(|e| {
+                let cannot_read = |p: &Path, e: std::io::Error| {
                     self.error(
                         location,
                         format!(
                             "source `{}`, config key `{}`: cannot read {}: {e}",
                             source.name,
                             key.key,
-                            path.display()
+                            p.display()
                         ),
                     )
-                })?;
-                inputs.push(InputFile {
-                    source: source.name.clone(),
-                    key: key.key.clone(),
-                    path: written,
-                    sha256: sha256_hex(&bytes),
-                    size_bytes: bytes.len() as u64,
-                });
+                };
+                // A directory input (a run's logs) is every file in it, each hashed.
+                let files = files_of(&path).map_err(|e| cannot_read(&path, e))?;
+                for (file, shown) in files {
+                    let bytes = std::fs::read(&file).map_err(|e| cannot_read(&file, e))?;
+                    inputs.push(InputFile {
+                        source: source.name.clone(),
+                        key: key.key.clone(),
+                        path: if shown.is_empty() {
+                            written.clone()
+                        } else {
+                            format!("{}/{shown}", written.trim_end_matches('/'))
+                        },
+                        sha256: sha256_hex(&bytes),
+                        size_bytes: bytes.len() as u64,
+                    });
+                }
                 *item = Value::String(path.display().to_string());
             }
         }
