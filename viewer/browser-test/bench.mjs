@@ -8,37 +8,19 @@
 // median and 90th percentile of those. Chromium renders through SwiftShader (software WebGL2) here,
 // and the CPU time includes issuing the WebGL calls.
 
-import { chromium } from "playwright-core";
+import { field, launch } from "./common.mjs";
 
 const [url, ...sizes] = process.argv.slice(2);
 if (sizes.length === 0) {
   console.error("usage: node bench.mjs <url> <records> [<records> ...]");
   process.exit(2);
 }
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-function field(statusLine, key) {
-  const m = statusLine.match(new RegExp(`(?:^|; )${key}=([^;]*)`));
-  return m ? m[1] : undefined;
-}
 
 function quantile(sorted, q) {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.YOSOKU_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: FLAGS,
-});
+const browser = await launch();
 let failed = false;
 try {
   for (const n of sizes) {

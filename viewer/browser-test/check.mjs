@@ -11,7 +11,7 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { field, launch } from "./common.mjs";
 import { PNG } from "pngjs";
 
 const [url, outDir, zipPath, validationBundle, bundleCountText] = process.argv.slice(2);
@@ -20,17 +20,6 @@ if (!bundleCountText) {
   process.exit(2);
 }
 const bundleCount = Number(bundleCountText);
-// The flags ../shared/TOOLCHAIN.md found to render egui (WebGL2 on SwiftShader) on a closed
-// network; never --enable-unsafe-webgpu (the canvas stays blank).
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const TIMEOUT_MS = 90_000;
 
 const problems = [];
@@ -61,11 +50,6 @@ async function waitStatus(page, what, ok) {
     await page.waitForTimeout(100);
   }
   throw new Error(`timed out after ${TIMEOUT_MS} ms waiting for ${what}; status: ${last}`);
-}
-
-function field(statusLine, key) {
-  const m = statusLine.match(new RegExp(`(?:^|; )${key}=([^;]*)`));
-  return m ? m[1] : undefined;
 }
 
 /** Clicks the middle of the button the app says it drew for `key` (`tab:gantt`, `bundle:x`). */
@@ -126,11 +110,7 @@ async function dropFile(page, file) {
   log(`dropped ${name}`);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.YOSOKU_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: FLAGS,
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on("console", (m) => {

@@ -16,11 +16,6 @@ const VALIDATION_BUNDLE: &str = "counters-per-gpu";
 const DROPPED_ZIP: &str = "viewer/tests/fixtures/mpi-blocks-synthetic.zip";
 
 pub fn test() -> Result<()> {
-    let chromium = ensure_chromium()?;
-    let script_dir = repo_root().join("viewer/browser-test");
-    ensure_node_packages(&script_dir)?;
-    let dist = web::build()?;
-
     let out = target_dir().join("browser-test");
     let bundles = out.join("bundles");
     if bundles.exists() {
@@ -28,21 +23,13 @@ pub fn test() -> Result<()> {
             .with_context(|| format!("cannot clear {}", bundles.display()))?;
     }
     let names = run_pipelines(Some(&bundles))?;
-    let server = serve::Server::start(&dist, &bundles, 0)?;
-    eprintln!("xtask: serving {} bundles at {}", names.len(), server.url());
-    let result = run_cmd(
-        Command::new("node")
-            .current_dir(&script_dir)
-            .env("YOSOKU_CHROMIUM", &chromium)
-            .arg("check.mjs")
-            .arg(server.url())
-            .arg(&out)
-            .arg(repo_root().join(DROPPED_ZIP))
-            .arg(VALIDATION_BUNDLE)
-            .arg(names.len().to_string()),
-    );
-    drop(server);
-    result.context(format!(
+    let args = [
+        out.display().to_string(),
+        repo_root().join(DROPPED_ZIP).display().to_string(),
+        VALIDATION_BUNDLE.to_owned(),
+        names.len().to_string(),
+    ];
+    run_script("check.mjs", &bundles, &args).context(format!(
         "the browser test failed; screenshots and browser-test.json are in {}",
         out.display()
     ))
@@ -51,21 +38,28 @@ pub fn test() -> Result<()> {
 /// `cargo xtask bench-web`: the Gantt's frame time in headless Chromium, 1 M and 10 M synthetic
 /// records (`viewer/browser-test/bench.mjs`).
 pub fn bench() -> Result<()> {
+    let empty = target_dir().join("browser-bench/bundles");
+    std::fs::create_dir_all(&empty)
+        .with_context(|| format!("cannot create {}", empty.display()))?;
+    run_script("bench.mjs", &empty, &["1000000".into(), "10000000".into()])
+}
+
+/// Builds `dist/`, serves it with `bundles` on 127.0.0.1, and runs `viewer/browser-test/<script>
+/// <url> <args...>` against it in Chromium (both installed first when missing).
+fn run_script(script: &str, bundles: &Path, args: &[String]) -> Result<()> {
     let chromium = ensure_chromium()?;
     let script_dir = repo_root().join("viewer/browser-test");
     ensure_node_packages(&script_dir)?;
     let dist = web::build()?;
-    let empty = target_dir().join("browser-bench/bundles");
-    std::fs::create_dir_all(&empty)
-        .with_context(|| format!("cannot create {}", empty.display()))?;
-    let server = serve::Server::start(&dist, &empty, 0)?;
+    let server = serve::Server::start(&dist, bundles, 0)?;
+    eprintln!("xtask: serving {} at {}", bundles.display(), server.url());
     let result = run_cmd(
         Command::new("node")
             .current_dir(&script_dir)
             .env("YOSOKU_CHROMIUM", &chromium)
-            .arg("bench.mjs")
+            .arg(script)
             .arg(server.url())
-            .args(["1000000", "10000000"]),
+            .args(args),
     );
     drop(server);
     result

@@ -119,7 +119,9 @@ impl Roots {
     /// Maps a request URL to a file under one of the roots, or refuses it.
     fn resolve(&self, url: &str) -> Result<Target, (u16, &'static str)> {
         let path = url.split(['?', '#']).next().unwrap_or("");
-        let path = percent_decode(path).ok_or((400, "bad percent-encoding"))?;
+        let path = percent_encoding::percent_decode_str(path)
+            .decode_utf8()
+            .map_err(|_| (400, "the path is not UTF-8 once percent-decoded"))?;
         let parts: Vec<&str> = path
             .trim_start_matches('/')
             .split('/')
@@ -163,23 +165,6 @@ fn bundle_names(dir: &Path) -> std::io::Result<Vec<String>> {
         .collect();
     names.sort();
     Ok(names)
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn content_type(path: &Path) -> &'static str {
