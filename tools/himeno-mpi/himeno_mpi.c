@@ -126,8 +126,12 @@ int main(int argc, char **argv) {
     int rank, ranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (argc != 5) {
-        if (rank == 0) fprintf(stderr, "usage: mpirun -np R %s NX NY NZ ITERATIONS\n", argv[0]);
+    /* comm-only: the same halo exchanges and allreduces without the Jacobi sweep, the
+     * communication-only run of the earlier "separate runs" method (METHODS.md section 3). */
+    int comm_only = argc == 6 && strcmp(argv[5], "comm-only") == 0;
+    if (argc != 5 && !comm_only) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpirun -np R %s NX NY NZ ITERATIONS [comm-only]\n", argv[0]);
         MPI_Finalize();
         return 2;
     }
@@ -158,7 +162,7 @@ int main(int argc, char **argv) {
     double gosa = 0.0;
     for (int n = 0; n < iterations; n++) {
         exchange_halos(&g, rank, ranks);
-        double local = jacobi(&g, 0.8);
+        double local = comm_only ? 0.0 : jacobi(&g, 0.8);
         MPI_Allreduce(&local, &gosa, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     double mine = MPI_Wtime() - start, slowest = 0.0;

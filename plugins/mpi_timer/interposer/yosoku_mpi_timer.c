@@ -16,6 +16,8 @@
  *   # host node1
  *   # pid 1234
  *   # command ./program 65 33 33 100
+ *   # binding core                     (optional: $YOSOKU_MPI_BINDING, as the launcher set it)
+ *   # cpu 1                            (optional: the CPU the rank was on when it wrote the log)
  *   # init_end_ns 123456789            (after MPI_Init returned; times are CLOCK_MONOTONIC ns)
  *   # site 0 program+0x1a2b            (call sites: module+offset of the return address)
  *   event  name  site  start_ns  end_ns  bytes  peer
@@ -32,6 +34,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +176,10 @@ static void write_log(const char *end) {
     fprintf(f, "# yosoku-mpi-timer 1\n# rank %d\n# size %d\n# host %s\n# pid %d\n", my_rank,
             world_size, host, (int)getpid());
     write_command(f);
+    const char *binding = getenv("YOSOKU_MPI_BINDING");
+    if (binding && *binding && !strpbrk(binding, "\n\r")) fprintf(f, "# binding %s\n", binding);
+    int cpu = sched_getcpu();
+    if (cpu >= 0) fprintf(f, "# cpu %d\n", cpu);
     fprintf(f, "# init_end_ns %llu\n", (unsigned long long)init_end_ns);
     /* Intern the call sites: a small open list is enough (programs have tens of sites). */
     const void **sites = NULL;

@@ -47,9 +47,8 @@ pub struct Run {
     pub ranks: Vec<RankLog>,
 }
 
-/// Reads `dir/rank-<r>.tsv` for every rank of the run. Every rank must be there, agree on the
-/// run's size and command, and have finished its log (unless `allow_incomplete`).
-pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, PluginError> {
+/// The `rank-<r>.tsv` files directly in `dir`, by rank.
+fn rank_files(dir: &Path) -> Result<Vec<(i32, PathBuf)>, PluginError> {
     let entries = std::fs::read_dir(dir).map_err(|e| PluginError::io(dir, &e))?;
     let mut files: Vec<(i32, PathBuf)> = Vec::new();
     for entry in entries {
@@ -64,6 +63,68 @@ pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, Plug
         }
     }
     files.sort();
+    Ok(files)
+}
+
+/// The runs under `dir`: `dir` itself when it holds rank logs (run id: its name), else every
+/// subdirectory that does (run id: the subdirectory's name), in name order.
+pub fn read_runs(dir: &Path, allow_incomplete: bool) -> Result<Vec<Run>, PluginError> {
+    let name_of = |d: &Path| {
+        d.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| d.display().to_string())
+    };
+    if !rank_files(dir)?.is_empty() {
+        return Ok(vec![Run::read(name_of(dir), dir, allow_incomplete)?]);
+    }
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| PluginError::io(dir, &e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    subdirs.sort();
+    let mut runs = Vec::new();
+    for sub in subdirs {
+        if !rank_files(&sub)?.is_empty() {
+            runs.push(Run::read(name_of(&sub), &sub, allow_incomplete)?);
+        }
+    }
+    if runs.is_empty() {
+        return Err(PluginError::new(format!(
+            "{}: no rank-<r>.tsv logs, neither in it nor in its subdirectories; run the program with the MPI timer interposer preloaded (plugins/mpi_timer/interposer/README.md)",
+            dir.display()
+        )));
+    }
+    Ok(runs)
+}
+
+impl Run {
+    /// One run's logs from `dir`; the binding is the one the logs recorded, if any.
+    pub fn read(run_id: String, dir: &Path, allow_incomplete: bool) -> Result<Run, PluginError> {
+        let ranks = read_run(dir, allow_incomplete)?;
+        let binding = ranks[0].binding.clone();
+        if let Some(other) = ranks.iter().find(|l| l.binding != binding) {
+            return Err(PluginError::new(format!(
+                "{}: rank {} records binding {:?} but rank {} records {:?}: not logs of one run",
+                other.path.display(),
+                other.rank,
+                other.binding,
+                ranks[0].rank,
+                binding
+            )));
+        }
+        Ok(Run {
+            run_id,
+            binding,
+            ranks,
+        })
+    }
+}
+
+/// Reads `dir/rank-<r>.tsv` for every rank of the run. Every rank must be there, agree on the
+/// run's size and command, and have finished its log (unless `allow_incomplete`).
+pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, PluginError> {
+    let files = rank_files(dir)?;
     if files.is_empty() {
         return Err(PluginError::new(format!(
             "{}: no rank-<r>.tsv logs; run the program with the MPI timer interposer preloaded (plugins/mpi_timer/interposer/README.md)",
@@ -128,17 +189,21 @@ fn text(values: impl Iterator<Item = impl AsRef<str>>) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(values))
 }
 
-/// `mpi_blocks` of a run.
-pub fn blocks_batch(run: &Run) -> Result<RecordBatch, PluginError> {
+/// `mpi_blocks` of runs.
+pub fn blocks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
+    let mut run_ids: Vec<&str> = Vec::new();
     let mut rows: Vec<(&RankLog, blocks::Block)> = Vec::new();
-    for log in &run.ranks {
-        let (b, _) = blocks::blocks(log);
-        rows.extend(b.into_iter().map(|b| (log, b)));
+    for run in runs {
+        for log in &run.ranks {
+            let (b, _) = blocks::blocks(log);
+            run_ids.extend(std::iter::repeat_n(run.run_id.as_str(), b.len()));
+            rows.extend(b.into_iter().map(|b| (log, b)));
+        }
     }
     let secs = |ns: u64| ns as f64 * 1e-9;
     MPI_BLOCKS
         .batch(vec![
-            text(rows.iter().map(|_| run.run_id.as_str())),
+            text(run_ids.iter()),
             text(rows.iter().map(|(l, _)| l.host.as_str())),
             Arc::new(Int32Array::from_iter_values(
                 rows.iter().map(|(l, _)| l.rank),
@@ -169,19 +234,24 @@ pub fn blocks_batch(run: &Run) -> Result<RecordBatch, PluginError> {
         .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))
 }
 
-/// `mpi_ranks` of a run.
-pub fn ranks_batch(run: &Run) -> Result<RecordBatch, PluginError> {
-    let r = &run.ranks;
+/// `mpi_ranks` of runs.
+pub fn ranks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
+    let r: Vec<(&Run, &RankLog)> = runs
+        .iter()
+        .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
+        .collect();
+    let run_of = |i: usize| r[i].0;
+    let r: Vec<&RankLog> = r.iter().map(|(_, l)| *l).collect();
     MPI_RANKS
         .batch(vec![
-            text(r.iter().map(|_| run.run_id.as_str())),
+            text((0..r.len()).map(|i| run_of(i).run_id.as_str())),
             text(r.iter().map(|l| l.host.as_str())),
             Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.rank))),
             Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.size))),
             text(r.iter().map(|l| l.command.as_str())),
             Arc::new(
-                r.iter()
-                    .map(|_| run.binding.as_deref())
+                (0..r.len())
+                    .map(|i| run_of(i).binding.as_deref())
                     .collect::<StringArray>(),
             ),
             Arc::new(Float64Array::from_iter_values(
@@ -205,7 +275,7 @@ impl Collector for Logs {
     fn info(&self) -> CollectorInfo {
         CollectorInfo::importer(
             "logs",
-            "A directory of rank-<r>.tsv logs written by the MPI timer interposer (one run)",
+            "A directory of rank-<r>.tsv logs written by the MPI timer interposer (one run), or a directory of such directories (one run each)",
         )
         .key(ConfigKey::required(
             "dir",
@@ -216,13 +286,13 @@ impl Collector for Logs {
             "run_id",
             ConfigType::String,
             None,
-            "The run's identifier (default: the directory's name)",
+            "The run's identifier (default: the directory's name; each run's subdirectory name when `dir` holds several)",
         ))
         .key(ConfigKey::optional(
             "binding",
             ConfigType::String,
             None,
-            "The CPU binding the run was launched with, recorded in mpi_ranks",
+            "The CPU binding the run was launched with, recorded in mpi_ranks (default: the `# binding` the logs recorded)",
         ))
         .key(ConfigKey::optional(
             "allow_incomplete",
@@ -235,19 +305,23 @@ impl Collector for Logs {
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
         let dir = config.path("dir")?;
-        let run_id = match config.opt_string("run_id")? {
-            Some(id) => id,
-            None => dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| dir.display().to_string()),
-        };
-        let run = Run {
-            run_id,
-            binding: config.opt_string("binding")?,
-            ranks: read_run(&dir, config.boolean("allow_incomplete")?)?,
-        };
-        out.push_batch(MPI_BLOCKS.name, blocks_batch(&run)?)?;
-        out.push_batch(MPI_RANKS.name, ranks_batch(&run)?)
+        let mut runs = read_runs(&dir, config.boolean("allow_incomplete")?)?;
+        if let Some(id) = config.opt_string("run_id")? {
+            if runs.len() > 1 {
+                return Err(PluginError::new(format!(
+                    "run_id: {} holds {} runs (one per subdirectory), each named by its directory; drop `run_id`",
+                    dir.display(),
+                    runs.len()
+                )));
+            }
+            runs[0].run_id = id;
+        }
+        if let Some(binding) = config.opt_string("binding")? {
+            for run in &mut runs {
+                run.binding = Some(binding.clone());
+            }
+        }
+        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs)?)?;
+        out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
     }
 }

@@ -42,6 +42,10 @@ pub struct RankLog {
     pub size: i32,
     pub host: String,
     pub command: String,
+    /// The CPU binding the launcher recorded (`# binding`, optional).
+    pub binding: Option<String>,
+    /// The CPU the rank was on when it wrote its log (`# cpu`, optional).
+    pub cpu: Option<i32>,
     pub init_end_ns: u64,
     pub finalize_start_ns: Option<u64>,
     /// `complete`, `abort` or `exit`; `None` when the log stops before its `# end` line.
@@ -101,6 +105,8 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         size: 0,
         host: String::new(),
         command: String::new(),
+        binding: None,
+        cpu: None,
         init_end_ns: 0,
         finalize_start_ns: None,
         end: None,
@@ -118,6 +124,8 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
                 "host" => log.host = value.to_owned(),
                 "pid" => {}
                 "command" => log.command = value.to_owned(),
+                "binding" => log.binding = Some(value.to_owned()),
+                "cpu" => log.cpu = Some(number::<i32>(path, n, column, value, "`# cpu`")?),
                 "init_end_ns" => {
                     init_end_ns = Some(number::<u64>(path, n, column, value, "`# init_end_ns`")?);
                 }

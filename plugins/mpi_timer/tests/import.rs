@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::{Array, Float64Array, Int32Array, Int64Array, StringArray};
 use yosoku_plugin_mpi_timer::blocks::{Iterations, blocks};
-use yosoku_plugin_mpi_timer::{Run, blocks_batch, ranks_batch, read_run};
+use yosoku_plugin_mpi_timer::{Run, blocks_batch, ranks_batch, read_run, read_runs};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -71,8 +71,8 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
             binding: Some("core".into()),
             ranks,
         };
-        let blocks = blocks_batch(&run).unwrap();
-        let ranks = ranks_batch(&run).unwrap();
+        let blocks = blocks_batch(std::slice::from_ref(&run)).unwrap();
+        let ranks = ranks_batch(std::slice::from_ref(&run)).unwrap();
         assert_eq!(ranks.num_rows(), size);
         let calls: i64 = column::<Int64Array>(&ranks, "mpi_calls")
             .values()
@@ -190,4 +190,21 @@ fn broken_runs_are_errors_naming_the_rank_and_file() {
             std::env::temp_dir().join(format!("mpi-timer-{name}-{}", std::process::id())),
         );
     }
+}
+
+#[test]
+fn a_directory_of_run_directories_is_one_run_each() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let runs = read_runs(&root, false).unwrap();
+    let ids: Vec<(&str, usize)> = runs
+        .iter()
+        .map(|r| (r.run_id.as_str(), r.ranks.len()))
+        .collect();
+    assert_eq!(ids, [("himeno-2ranks", 2), ("himeno-3ranks-2cores", 3)]);
+    let ranks = ranks_batch(&runs).unwrap();
+    assert_eq!(ranks.num_rows(), 5);
+    // An empty directory says where the logs were looked for.
+    let empty = tempfile::tempdir().unwrap();
+    let e = read_runs(empty.path(), false).unwrap_err().to_string();
+    assert!(e.contains("neither in it nor in its subdirectories"), "{e}");
 }
