@@ -11,12 +11,15 @@
 //!   matrices.
 //! - [`observations`]: counter models over `observations` tables: normalize steps, one fit per
 //!   group, cross-validation with flags (Shimada et al., Oka et al.).
+//! - [`mpi`]: simplified-execution prediction of MPI runs per rank, the separate-runs baseline
+//!   and the best-configuration search (Chida et al.).
 
 pub mod compare;
 pub mod csx600;
 pub mod curve;
 #[cfg(test)]
 mod fixtures;
+pub mod mpi;
 pub mod observations;
 pub mod regression;
 pub mod rows;

@@ -4,6 +4,7 @@
 use arrow_array::RecordBatch;
 use yosoku_models::compare::{compare_measured, compare_reference};
 use yosoku_models::csx600::{self, Fitted};
+use yosoku_models::mpi;
 use yosoku_models::observations::fit::{self, ModelSpec};
 use yosoku_models::observations::{FeatureChoice, crossval, normalize, report};
 use yosoku_models::regression::stepwise::{Direction, StepwiseOptions};
@@ -13,7 +14,7 @@ use yosoku_tables::access::{float64, utf8};
 use yosoku_tables::{Figure, col};
 
 use crate::spec::{Located, PipelineSpec, SpecError};
-use crate::steps::{MatrixSpec, Step, TableRef};
+use crate::steps::{MatrixSpec, MpiCommon, Step, TableRef};
 
 /// The tables of a run, each named `<namespace>.<table>`, in the order they were added.
 #[derive(Debug, Clone, Default)]
@@ -161,6 +162,58 @@ fn prediction_figures(predictions: &RecordBatch) -> Result<Vec<Figure>, ModelErr
         .collect())
 }
 
+fn mpi_spec(model: &str, c: MpiCommon<'_>) -> mpi::MpiSpec {
+    mpi::MpiSpec {
+        model: model.to_owned(),
+        full_iterations: c.full_iterations,
+        warmup: match c.warmup_iterations {
+            Some(n) => mpi::Warmup::Iterations(n),
+            None => mpi::Warmup::Auto {
+                tolerance: c.warmup_tolerance,
+            },
+        },
+        published: c.published.map(str::to_owned),
+    }
+}
+
+/// Per `total` prediction (each rank, the run, each candidate) the predicted time and, when
+/// measured, the error; the run's and the candidates' are headlines.
+fn mpi_figures(predictions: &RecordBatch) -> Result<Vec<Figure>, ModelError> {
+    let mut figures = Vec::new();
+    for p in read_predictions("predictions", predictions)?
+        .iter()
+        .filter(|p| p.phase == "total")
+    {
+        let headline = !p.variant.starts_with("rank ");
+        let mark = |f: Figure| if headline { f.headline() } else { f };
+        figures.push(mark(Figure::new(
+            format!("{}: predicted", p.variant),
+            p.predicted_secs,
+            "s",
+        )));
+        if let (Some(m), Some(e)) = (p.measured_secs, p.error_pct) {
+            figures.push(mark(Figure::new(
+                format!("{}: measured", p.variant),
+                m,
+                "s",
+            )));
+            figures.push(mark(Figure::new(format!("{}: error", p.variant), e, "%")));
+        }
+    }
+    Ok(figures)
+}
+
+fn mpi_output(p: mpi::MpiPrediction) -> Result<StepOutput, ModelError> {
+    Ok(StepOutput {
+        figures: mpi_figures(&p.predictions)?,
+        tables: vec![
+            ("predictions".into(), p.predictions),
+            ("mpi_block_predictions".into(), p.block_predictions),
+            ("report".into(), p.report),
+        ],
+    })
+}
+
 fn fitted(fitted: Fitted) -> Result<StepOutput, ModelError> {
     let figures = prediction_figures(&fitted.predictions)?;
     Ok(StepOutput {
@@ -236,6 +289,44 @@ pub fn run_step(
             StepOutput {
                 tables: vec![("double_buffer_balance".into(), balance)],
                 figures,
+            }
+        }
+        Step::MpiSimplified(s) => {
+            let measured = s.measured.as_ref().map(|m| cx.input(m)).transpose()?;
+            let p = mpi::simplified(
+                &mpi_spec(model_id, s.common()),
+                cx.input(&s.reduced)?,
+                measured,
+            )
+            .map_err(|e| cx.model(e))?;
+            mpi_output(p).map_err(|e| cx.model(e))?
+        }
+        Step::MpiSeparateRuns(s) => {
+            let measured = s.measured.as_ref().map(|m| cx.input(m)).transpose()?;
+            let p = mpi::separate_runs(
+                &mpi_spec(model_id, s.common()),
+                cx.input(&s.compute)?,
+                cx.input(&s.communication)?,
+                measured,
+            )
+            .map_err(|e| cx.model(e))?;
+            mpi_output(p).map_err(|e| cx.model(e))?
+        }
+        Step::MpiBestConfiguration(s) => {
+            let measured = s.measured_ranks.as_ref().map(|m| cx.input(m)).transpose()?;
+            let (predictions, report) = mpi::best_configuration(
+                &mpi_spec(model_id, s.common()),
+                cx.input(&s.reduced)?,
+                cx.input(&s.reduced_ranks)?,
+                measured,
+            )
+            .map_err(|e| cx.model(e))?;
+            StepOutput {
+                figures: mpi_figures(&predictions).map_err(|e| cx.model(e))?,
+                tables: vec![
+                    ("predictions".into(), predictions),
+                    ("report".into(), report),
+                ],
             }
         }
         Step::CompareMeasured(s) => {

@@ -44,6 +44,9 @@ impl Stage {
                 "csx600_double_buffer",
                 "ols",
                 "stepwise",
+                "mpi_simplified",
+                "mpi_separate_runs",
+                "mpi_best_configuration",
             ],
             Stage::Validate => &["compare_measured", "compare_reference", "cross_validate"],
         }
@@ -419,6 +422,108 @@ pub struct CrossValidate {
     pub published: Vec<PublishedSpec>,
 }
 
+fn default_warmup_tolerance() -> f64 {
+    0.1
+}
+
+/// The settings every MPI prediction step has: the full run's iteration count, the warm-up
+/// iterations (a fixed count, or without one the leading iterations whose time is more than
+/// `warmup_tolerance`, a fraction, from the steady time) and the paper's figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MpiCommon<'a> {
+    pub full_iterations: u64,
+    pub warmup_iterations: Option<usize>,
+    pub warmup_tolerance: f64,
+    pub published: Option<&'a str>,
+}
+
+macro_rules! mpi_common {
+    ($($t:ty),*) => {$(
+        impl $t {
+            pub fn common(&self) -> MpiCommon<'_> {
+                MpiCommon {
+                    full_iterations: self.full_iterations,
+                    warmup_iterations: self.warmup_iterations,
+                    warmup_tolerance: self.warmup_tolerance,
+                    published: self.published.as_deref(),
+                }
+            }
+        }
+    )*};
+}
+
+mpi_common!(MpiSimplified, MpiSeparateRuns, MpiBestConfiguration);
+
+/// `mpi_simplified`: per-rank prediction of a full MPI run from a reduced run's blocks, compute
+/// and communication from the same run (Chida et al.). Produces `<id>.predictions`,
+/// `<id>.mpi_block_predictions` and `<id>.report`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiSimplified {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    /// `mpi_blocks` of the reduced run.
+    pub reduced: TableRef,
+    /// `mpi_blocks` of the full run, to compare with.
+    pub measured: Option<TableRef>,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    pub warmup_iterations: Option<usize>,
+    #[serde(default = "default_warmup_tolerance")]
+    pub warmup_tolerance: f64,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
+/// `mpi_separate_runs`: the earlier method as a baseline: compute blocks from one reduced run,
+/// communication blocks from a communication-only run. Produces what `mpi_simplified` does.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiSeparateRuns {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    /// `mpi_blocks` of the run the compute blocks are taken from.
+    pub compute: TableRef,
+    /// `mpi_blocks` of the communication-only run.
+    pub communication: TableRef,
+    pub measured: Option<TableRef>,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    pub warmup_iterations: Option<usize>,
+    #[serde(default = "default_warmup_tolerance")]
+    pub warmup_tolerance: f64,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
+/// `mpi_best_configuration`: one reduced run per candidate configuration (rank count, binding),
+/// each predicted for the full run and ranked. Produces `<id>.predictions` and `<id>.report`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MpiBestConfiguration {
+    #[allow(dead_code)]
+    step: String,
+    pub id: String,
+    /// `mpi_blocks` of the reduced runs, one run per candidate.
+    pub reduced: TableRef,
+    /// `mpi_ranks` of the same runs (their rank counts and bindings).
+    pub reduced_ranks: TableRef,
+    /// `mpi_ranks` of measured full runs of the candidates, to rank beside the predictions.
+    pub measured_ranks: Option<TableRef>,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    pub warmup_iterations: Option<usize>,
+    #[serde(default = "default_warmup_tolerance")]
+    pub warmup_tolerance: f64,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
 /// One step of a pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
@@ -438,6 +543,9 @@ pub enum Step {
     Ols(Ols),
     Stepwise(Stepwise),
     CrossValidate(CrossValidate),
+    MpiSimplified(MpiSimplified),
+    MpiSeparateRuns(MpiSeparateRuns),
+    MpiBestConfiguration(MpiBestConfiguration),
 }
 
 impl Step {
@@ -479,6 +587,13 @@ impl Step {
             (Stage::Validate, "cross_validate") => {
                 parser.deserialize(value).map(Step::CrossValidate)
             }
+            (Stage::Fit, "mpi_simplified") => parser.deserialize(value).map(Step::MpiSimplified),
+            (Stage::Fit, "mpi_separate_runs") => {
+                parser.deserialize(value).map(Step::MpiSeparateRuns)
+            }
+            (Stage::Fit, "mpi_best_configuration") => {
+                parser.deserialize(value).map(Step::MpiBestConfiguration)
+            }
             _ => return None,
         })
     }
@@ -497,7 +612,10 @@ impl Step {
             | Step::Transfer(_)
             | Step::DoubleBuffer(_)
             | Step::Ols(_)
-            | Step::Stepwise(_) => Stage::Fit,
+            | Step::Stepwise(_)
+            | Step::MpiSimplified(_)
+            | Step::MpiSeparateRuns(_)
+            | Step::MpiBestConfiguration(_) => Stage::Fit,
             Step::CompareMeasured(_) | Step::CompareReference(_) | Step::CrossValidate(_) => {
                 Stage::Validate
             }
@@ -523,6 +641,9 @@ impl Step {
             Step::Ols(_) => "ols",
             Step::Stepwise(_) => "stepwise",
             Step::CrossValidate(_) => "cross_validate",
+            Step::MpiSimplified(_) => "mpi_simplified",
+            Step::MpiSeparateRuns(_) => "mpi_separate_runs",
+            Step::MpiBestConfiguration(_) => "mpi_best_configuration",
         }
     }
 
@@ -544,6 +665,9 @@ impl Step {
             Step::Ols(s) => &s.id,
             Step::Stepwise(s) => &s.id,
             Step::CrossValidate(s) => &s.id,
+            Step::MpiSimplified(s) => &s.id,
+            Step::MpiSeparateRuns(s) => &s.id,
+            Step::MpiBestConfiguration(s) => &s.id,
         }
     }
 
@@ -567,6 +691,26 @@ impl Step {
             Step::Stepwise(s) => vec![&s.observations],
             // The model's table is checked through the model reference.
             Step::CrossValidate(_) => vec![],
+            Step::MpiSimplified(s) => [Some(&s.reduced), s.measured.as_ref()]
+                .into_iter()
+                .flatten()
+                .collect(),
+            Step::MpiSeparateRuns(s) => [
+                Some(&s.compute),
+                Some(&s.communication),
+                s.measured.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
+            Step::MpiBestConfiguration(s) => [
+                Some(&s.reduced),
+                Some(&s.reduced_ranks),
+                s.measured_ranks.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         }
     }
 
@@ -615,6 +759,10 @@ impl Step {
                 "report",
             ],
             Step::CrossValidate(_) => &["predictions", "validation_summary", "report"],
+            Step::MpiSimplified(_) | Step::MpiSeparateRuns(_) => {
+                &["predictions", "mpi_block_predictions", "report"]
+            }
+            Step::MpiBestConfiguration(_) => &["predictions", "report"],
         };
         names.iter().map(|n| (*n).to_owned()).collect()
     }

@@ -34,6 +34,11 @@ pub const LOG_END: &str = "log_end";
 pub const ITERATION: &str = "iteration";
 pub const START_SECS: &str = "start_secs";
 pub const DURATION_SECS: &str = "duration_secs";
+pub const IN_LOOP: &str = "in_loop";
+pub const WARMUP_SECS: &str = "warmup_secs";
+pub const STEADY_EXECUTIONS: &str = "steady_executions";
+pub const MEAN_SECS: &str = "mean_secs";
+pub const FULL_EXECUTIONS: &str = "full_executions";
 
 pub const EXEC_UNIT: &str = "exec_unit";
 pub const VECTOR: &str = "vector";

@@ -690,6 +690,73 @@ pub static PREDICTIONS: TableDef = TableDef {
     ],
 };
 
+pub static MPI_BLOCK_PREDICTIONS: TableDef = TableDef {
+    name: "mpi_block_predictions",
+    doc: "One block of one rank in a simplified-execution prediction (Chida et al.): its mean time per execution in the reduced run, after warm-up, times its executions in the full run.",
+    columns: &[
+        MODEL,
+        label(col::RUN_ID, "The reduced run the block was measured in."),
+        RANK,
+        label(col::BLOCK, "Block identifier, as in `mpi_blocks`."),
+        column(
+            col::KIND,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(MPI_BLOCK_KINDS),
+            "`compute` or `communication`.",
+        ),
+        column(
+            col::IN_LOOP,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "Whether the block is in the main loop (it scales with the iteration count) or runs once.",
+        ),
+        column(
+            col::WARMUP_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::NonNegative,
+            "Time in the excluded warm-up iterations (taken as measured), or the measured time of a block outside the loop.",
+        ),
+        column(
+            col::STEADY_EXECUTIONS,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Executions after warm-up that the mean is taken over (0 outside the loop).",
+        ),
+        column(
+            col::MEAN_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::NonNegative,
+            "Mean time per execution after warm-up; null outside the loop.",
+        ),
+        column(
+            col::FULL_EXECUTIONS,
+            T::Float64,
+            false,
+            None,
+            V::NonNegative,
+            "Executions in the full run.",
+        ),
+        column(
+            col::PREDICTED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::NonNegative,
+            "Predicted time of the block over the full run.",
+        ),
+    ],
+};
+
 const MODEL_GROUP_OPT: ColumnDef = column(
     col::MODEL_GROUP,
     T::Utf8,

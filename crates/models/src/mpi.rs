@@ -1,0 +1,941 @@
+//! Simplified-execution prediction of MPI runs (Chida et al., METHODS.md section 3).
+//!
+//! A reduced run (few main-loop iterations) is measured block by block, compute and
+//! communication in the same run, so a fast rank's waiting for a slow one is inside its
+//! communication blocks. Per rank and block: the executions in warm-up iterations are taken as
+//! measured (they happen in the full run too), the mean time per execution of the rest is
+//! multiplied by the block's executions in the remaining `N - w` iterations of the full run, and
+//! blocks outside the loop run once. The run takes as long as its slowest rank.
+//!
+//! - [`simplified`]: the paper's method.
+//! - [`separate_runs`]: the earlier method (MPIETE) as a baseline: compute blocks from one run,
+//!   communication blocks from a communication-only run, so waiting is missed.
+//! - [`best_configuration`]: one prediction per reduced run of several configurations (rank
+//!   counts, bindings), ranked.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::{Array, StringArray};
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch};
+use yosoku_tables::access::opt_str;
+use yosoku_tables::{MPI_BLOCK_PREDICTIONS, MPI_BLOCKS, MPI_RANKS, col};
+
+use crate::observations::report::{ReportCell, report_batch};
+use crate::rows::{PredictionRow, predictions_batch};
+use crate::{Input, ModelError};
+
+/// How the warm-up iterations, excluded from the means, are chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Warmup {
+    /// The leading iterations whose time differs from the steady time (the median of the
+    /// second half of the iterations) by more than `tolerance` (a fraction). At most half the
+    /// iterations are excluded; a rank that never settles is flagged `unsettled`.
+    Auto { tolerance: f64 },
+    /// Exactly this many leading iterations.
+    Iterations(usize),
+}
+
+/// What every MPI prediction needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MpiSpec {
+    /// The step id, in the `model` columns.
+    pub model: String,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    pub warmup: Warmup,
+    /// The paper's figure for this setting, printed beside ours in the report.
+    pub published: Option<String>,
+}
+
+/// One execution of a block.
+#[derive(Debug, Clone)]
+struct Execution {
+    block: String,
+    compute: bool,
+    iteration: Option<i64>,
+    duration_secs: f64,
+}
+
+/// One rank of one run.
+#[derive(Debug, Clone)]
+struct RankRun {
+    device: String,
+    executions: Vec<Execution>,
+}
+
+/// (run id, rank) -> the rank's executions in time order.
+type Runs = BTreeMap<String, BTreeMap<i32, RankRun>>;
+
+fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelError> {
+    let input = Input::new(role, &MPI_BLOCKS, batch)?;
+    let run_id = input.utf8(col::RUN_ID)?;
+    let device = input.utf8(col::DEVICE)?;
+    let rank = input
+        .batch
+        .column_by_name(col::RANK)
+        .and_then(|c| c.as_any().downcast_ref::<Int32Array>())
+        .ok_or_else(|| ModelError::invalid(format!("input `{role}`: `rank` is not Int32")))?;
+    let block = input.utf8(col::BLOCK)?;
+    let kind = input.utf8(col::KIND)?;
+    let iteration = input.int64(col::ITERATION)?;
+    let duration = input.float64(col::DURATION_SECS)?;
+    let mut runs = Runs::new();
+    for i in 0..input.rows() {
+        let rank_run = runs
+            .entry(run_id.value(i).to_owned())
+            .or_default()
+            .entry(rank.value(i))
+            .or_insert_with(|| RankRun {
+                device: device.value(i).to_owned(),
+                executions: Vec::new(),
+            });
+        rank_run.executions.push(Execution {
+            block: block.value(i).to_owned(),
+            compute: kind.value(i) == "compute",
+            iteration: (!iteration.is_null(i)).then(|| iteration.value(i)),
+            duration_secs: duration.value(i),
+        });
+    }
+    if runs.is_empty() {
+        return Err(ModelError::invalid(format!(
+            "input `{role}`: no MPI blocks (an empty `mpi_blocks` table)"
+        )));
+    }
+    Ok(runs)
+}
+
+/// The one run of a table that must hold one.
+fn single_run(
+    role: &'static str,
+    runs: Runs,
+) -> Result<(String, BTreeMap<i32, RankRun>), ModelError> {
+    if runs.len() != 1 {
+        return Err(ModelError::invalid(format!(
+            "input `{role}` holds {} runs ({}); this step predicts one run from one reduced run: filter the table on `run_id`, or use `mpi_best_configuration` to compare runs",
+            runs.len(),
+            runs.keys().cloned().collect::<Vec<_>>().join(", ")
+        )));
+    }
+    Ok(runs.into_iter().next().expect("one run"))
+}
+
+/// Iterations of a rank: their count and the time of each.
+fn iteration_times(
+    role: &str,
+    run_id: &str,
+    rank: i32,
+    run: &RankRun,
+) -> Result<Vec<f64>, ModelError> {
+    let mut times: Vec<f64> = Vec::new();
+    for e in &run.executions {
+        if let Some(i) = e.iteration {
+            let i = i as usize;
+            if times.len() <= i {
+                times.resize(i + 1, 0.0);
+            }
+            times[i] += e.duration_secs;
+        }
+    }
+    if times.is_empty() {
+        return Err(ModelError::invalid(format!(
+            "input `{role}`: rank {rank} of run `{run_id}` has no main-loop iterations (no repeating MPI call sites and no yosoku_mpi_iteration markers); a simplified-execution prediction scales the loop"
+        )));
+    }
+    Ok(times)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}
+
+/// The warm-up iterations of a rank, and whether its times settled.
+fn warmup_iterations(times: &[f64], warmup: Warmup) -> Result<(usize, bool), String> {
+    let k = times.len();
+    match warmup {
+        Warmup::Iterations(w) if w >= k => Err(format!(
+            "warmup_iterations = {w} leaves none of the reduced run's {k} iterations to take the mean over"
+        )),
+        Warmup::Iterations(w) => Ok((w, true)),
+        Warmup::Auto { tolerance } if !(tolerance.is_finite() && tolerance >= 0.0) => Err(format!(
+            "warmup_tolerance = {tolerance}: expected a fraction >= 0 (0.1 = within 10 % of the steady time)"
+        )),
+        Warmup::Auto { tolerance } => {
+            let mut tail = times[k / 2..].to_vec();
+            let steady = median(&mut tail);
+            let limit = k / 2;
+            match times
+                .iter()
+                .take(limit + 1)
+                .position(|t| (t - steady).abs() <= tolerance * steady)
+            {
+                Some(w) => Ok((w.min(limit), true)),
+                None => Ok((limit, false)),
+            }
+        }
+    }
+}
+
+/// One block of one rank, predicted.
+#[derive(Debug, Clone, PartialEq)]
+struct BlockPrediction {
+    block: String,
+    compute: bool,
+    in_loop: bool,
+    warmup_secs: f64,
+    steady_executions: i64,
+    mean_secs: Option<f64>,
+    full_executions: f64,
+    predicted_secs: f64,
+}
+
+/// A rank's prediction from one run's blocks.
+#[derive(Debug, Clone, PartialEq)]
+struct RankPrediction {
+    device: String,
+    iterations: usize,
+    warmup: usize,
+    settled: bool,
+    blocks: Vec<BlockPrediction>,
+}
+
+impl RankPrediction {
+    fn secs(&self, compute: bool) -> f64 {
+        self.blocks
+            .iter()
+            .filter(|b| b.compute == compute)
+            .map(|b| b.predicted_secs)
+            .sum()
+    }
+}
+
+fn predict_rank(
+    role: &str,
+    run_id: &str,
+    rank: i32,
+    run: &RankRun,
+    spec: &MpiSpec,
+) -> Result<RankPrediction, ModelError> {
+    let times = iteration_times(role, run_id, rank, run)?;
+    let k = times.len();
+    if spec.full_iterations < k as u64 {
+        return Err(ModelError::invalid(format!(
+            "full_iterations = {} is fewer than the {k} iterations rank {rank} of the reduced run `{run_id}` ran; predict a run at least as long as the one measured",
+            spec.full_iterations
+        )));
+    }
+    let (w, settled) = warmup_iterations(&times, spec.warmup)
+        .map_err(|e| ModelError::invalid(format!("rank {rank} of run `{run_id}`: {e}")))?;
+    // Blocks in order of first execution.
+    let mut order: Vec<&str> = Vec::new();
+    let mut acc: BTreeMap<&str, BlockPrediction> = BTreeMap::new();
+    for e in &run.executions {
+        let b = acc.entry(e.block.as_str()).or_insert_with(|| {
+            order.push(e.block.as_str());
+            BlockPrediction {
+                block: e.block.clone(),
+                compute: e.compute,
+                in_loop: false,
+                warmup_secs: 0.0,
+                steady_executions: 0,
+                mean_secs: None,
+                full_executions: 0.0,
+                predicted_secs: 0.0,
+            }
+        });
+        match e.iteration {
+            Some(i) if i as usize >= w => {
+                b.in_loop = true;
+                b.steady_executions += 1;
+                // The sum for now; divided below.
+                *b.mean_secs.get_or_insert(0.0) += e.duration_secs;
+            }
+            Some(_) => {
+                b.in_loop = true;
+                b.warmup_secs += e.duration_secs;
+                b.full_executions += 1.0;
+            }
+            None => {
+                b.warmup_secs += e.duration_secs;
+                b.full_executions += 1.0;
+            }
+        }
+    }
+    let scale = (spec.full_iterations - w as u64) as f64 / (k - w) as f64;
+    let blocks = order
+        .into_iter()
+        .filter_map(|key| acc.remove(key))
+        .map(|mut b| {
+            if let Some(sum) = b.mean_secs {
+                b.mean_secs = Some(sum / b.steady_executions as f64);
+                b.full_executions += b.steady_executions as f64 * scale;
+                b.predicted_secs = b.warmup_secs + sum * scale;
+            } else {
+                b.predicted_secs = b.warmup_secs;
+            }
+            b
+        })
+        .collect();
+    Ok(RankPrediction {
+        device: run.device.clone(),
+        iterations: k,
+        warmup: w,
+        settled,
+        blocks,
+    })
+}
+
+/// Measured compute, communication and total time of each rank of a full run.
+fn measured_ranks(
+    role: &str,
+    run_id: &str,
+    ranks: &BTreeMap<i32, RankRun>,
+    full_iterations: u64,
+) -> Result<BTreeMap<i32, (f64, f64)>, ModelError> {
+    let mut out = BTreeMap::new();
+    for (rank, run) in ranks {
+        let iterations = iteration_times(role, run_id, *rank, run)?.len() as u64;
+        if iterations != full_iterations {
+            return Err(ModelError::invalid(format!(
+                "input `{role}`: rank {rank} of the measured run `{run_id}` ran {iterations} iterations, but full_iterations = {full_iterations}: the measured run is not the run predicted"
+            )));
+        }
+        let sum = |compute: bool| {
+            run.executions
+                .iter()
+                .filter(|e| e.compute == compute)
+                .map(|e| e.duration_secs)
+                .sum::<f64>()
+        };
+        out.insert(*rank, (sum(true), sum(false)));
+    }
+    Ok(out)
+}
+
+/// What an MPI prediction step produces.
+#[derive(Debug, Clone)]
+pub struct MpiPrediction {
+    /// Per rank: `compute`, `communication`, `total`; and the run (the slowest rank).
+    pub predictions: RecordBatch,
+    /// One row per block and rank.
+    pub block_predictions: RecordBatch,
+    /// The per-rank table the CLI prints.
+    pub report: RecordBatch,
+}
+
+fn error_pct(predicted: f64, measured: Option<f64>) -> Option<f64> {
+    measured.map(|m| 100.0 * (predicted - m) / m)
+}
+
+/// Per-rank compute and communication predictions from (possibly different) runs, compared
+/// with a measured full run, as tables.
+fn rank_tables(
+    spec: &MpiSpec,
+    method: &str,
+    reduced_run: &str,
+    compute: &BTreeMap<i32, RankPrediction>,
+    communication: &BTreeMap<i32, RankPrediction>,
+    measured: Option<(&str, BTreeMap<i32, (f64, f64)>)>,
+) -> Result<MpiPrediction, ModelError> {
+    if let Some(r) = communication.keys().find(|r| !compute.contains_key(r)) {
+        return Err(ModelError::invalid(format!(
+            "rank {r} is in the communication run but not in the compute run: the runs are not of the same configuration"
+        )));
+    }
+    if let Some((id, m)) = &measured {
+        if let Some(r) = compute.keys().find(|r| !m.contains_key(r)) {
+            return Err(ModelError::invalid(format!(
+                "rank {r} of the reduced run `{reduced_run}` has no counterpart in the measured run `{id}` (ranks {:?}): predict and measure the same configuration",
+                m.keys().collect::<Vec<_>>()
+            )));
+        }
+        if let Some(r) = m.keys().find(|r| !compute.contains_key(r)) {
+            return Err(ModelError::invalid(format!(
+                "rank {r} of the measured run `{id}` is not in the reduced run `{reduced_run}`: predict and measure the same configuration"
+            )));
+        }
+    }
+    let program = measured.as_ref().map_or(reduced_run, |(id, _)| id);
+    let title = format!("{}: per-rank prediction, {method}", spec.model);
+    let mut rows: Vec<PredictionRow> = Vec::new();
+    let mut cells: Vec<ReportCell> = Vec::new();
+    let mut slowest: Option<(f64, String, Option<String>)> = None;
+    let mut measured_slowest: Option<f64> = None;
+    for (rank, c) in compute {
+        let Some(m) = communication.get(rank) else {
+            return Err(ModelError::invalid(format!(
+                "rank {rank} is in the compute run but not in the communication run: the runs are not of the same configuration"
+            )));
+        };
+        let (compute_secs, comm_secs) = (c.secs(true), m.secs(false));
+        let total = compute_secs + comm_secs;
+        let measured_rank = measured.as_ref().and_then(|(_, m)| m.get(rank)).copied();
+        let mut flags = Vec::new();
+        for p in [c, m] {
+            if p.warmup > 0 {
+                flags.push(format!("warmup_excluded={}", p.warmup));
+            }
+            if !p.settled {
+                flags.push("unsettled".to_owned());
+            }
+        }
+        let flags = crate::join_flags(&flags);
+        let variant = format!("rank {rank}");
+        for (phase, predicted, measured_secs) in [
+            ("compute", compute_secs, measured_rank.map(|m| m.0)),
+            ("communication", comm_secs, measured_rank.map(|m| m.1)),
+            ("total", total, measured_rank.map(|m| m.0 + m.1)),
+        ] {
+            rows.push(PredictionRow {
+                model: spec.model.clone(),
+                device: c.device.clone(),
+                program: program.to_owned(),
+                variant: variant.clone(),
+                phase: phase.to_owned(),
+                repetitions: spec.full_iterations as i64,
+                predicted_secs: predicted,
+                measured_secs,
+                error_pct: error_pct(predicted, measured_secs),
+                flags: flags.clone(),
+                run_id: Some(program.to_owned()),
+                ..PredictionRow::default()
+            });
+        }
+        let measured_total = measured_rank.map(|m| m.0 + m.1);
+        cells.extend([
+            ReportCell::number(&title, &variant, "compute s", compute_secs, "s"),
+            ReportCell::number(&title, &variant, "communication s", comm_secs, "s"),
+            ReportCell::number(&title, &variant, "predicted s", total, "s"),
+            ReportCell::number(
+                &title,
+                &variant,
+                "compute:communication",
+                compute_secs / comm_secs,
+                "",
+            ),
+            ReportCell::number(
+                &title,
+                &variant,
+                "measured s",
+                measured_total.unwrap_or(f64::NAN),
+                "s",
+            ),
+            ReportCell::number(
+                &title,
+                &variant,
+                "error %",
+                error_pct(total, measured_total).unwrap_or(f64::NAN),
+                "%",
+            ),
+            ReportCell::number(
+                &title,
+                &variant,
+                "warm-up excluded",
+                c.warmup.max(m.warmup) as f64,
+                "",
+            ),
+        ]);
+        if slowest.as_ref().is_none_or(|s| total > s.0) {
+            slowest = Some((total, c.device.clone(), flags));
+        }
+        if let Some(t) = measured_total {
+            measured_slowest = Some(measured_slowest.map_or(t, |s: f64| s.max(t)));
+        }
+    }
+    let Some((total, device, flags)) = slowest else {
+        return Err(ModelError::invalid(format!(
+            "the reduced run `{reduced_run}` has no ranks"
+        )));
+    };
+    let run_label = "run (slowest rank)";
+    rows.push(PredictionRow {
+        model: spec.model.clone(),
+        device,
+        program: program.to_owned(),
+        variant: "run".to_owned(),
+        phase: "total".to_owned(),
+        repetitions: spec.full_iterations as i64,
+        predicted_secs: total,
+        measured_secs: measured_slowest,
+        error_pct: error_pct(total, measured_slowest),
+        flags,
+        run_id: Some(program.to_owned()),
+        ..PredictionRow::default()
+    });
+    cells.extend([
+        ReportCell::number(&title, run_label, "predicted s", total, "s"),
+        ReportCell::number(
+            &title,
+            run_label,
+            "measured s",
+            measured_slowest.unwrap_or(f64::NAN),
+            "s",
+        ),
+        ReportCell::number(
+            &title,
+            run_label,
+            "error %",
+            error_pct(total, measured_slowest).unwrap_or(f64::NAN),
+            "%",
+        ),
+    ]);
+    if let Some(p) = &spec.published {
+        cells.push(ReportCell::text(&title, run_label, "paper", p.clone()));
+    }
+    let mut block_rows: Vec<(i32, &BlockPrediction, &str)> = Vec::new();
+    for (rank, c) in compute {
+        block_rows.extend(
+            c.blocks
+                .iter()
+                .filter(|b| b.compute)
+                .map(|b| (*rank, b, reduced_run)),
+        );
+        if let Some(m) = communication.get(rank) {
+            block_rows.extend(
+                m.blocks
+                    .iter()
+                    .filter(|b| !b.compute)
+                    .map(|b| (*rank, b, reduced_run)),
+            );
+        }
+    }
+    Ok(MpiPrediction {
+        predictions: predictions_batch(&rows)?,
+        block_predictions: block_batch(&spec.model, &block_rows)?,
+        report: report_batch(&cells)?,
+    })
+}
+
+fn block_batch(
+    model: &str,
+    rows: &[(i32, &BlockPrediction, &str)],
+) -> Result<RecordBatch, ModelError> {
+    let floats = |f: &dyn Fn(&BlockPrediction) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| f(r.1))))
+    };
+    MPI_BLOCK_PREDICTIONS
+        .batch(vec![
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|_| model))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.2))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.1.block.as_str()),
+            )),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| {
+                if r.1.compute {
+                    "compute"
+                } else {
+                    "communication"
+                }
+            }))),
+            Arc::new(
+                rows.iter()
+                    .map(|r| Some(r.1.in_loop))
+                    .collect::<BooleanArray>(),
+            ),
+            floats(&|b| b.warmup_secs),
+            Arc::new(Int64Array::from_iter_values(
+                rows.iter().map(|r| r.1.steady_executions),
+            )),
+            Arc::new(rows.iter().map(|r| r.1.mean_secs).collect::<Float64Array>()),
+            floats(&|b| b.full_executions),
+            floats(&|b| b.predicted_secs),
+        ])
+        .map_err(|e| {
+            ModelError::invalid(format!(
+                "internal error building mpi_block_predictions: {e}"
+            ))
+        })
+}
+
+fn predict_run(
+    role: &'static str,
+    run_id: &str,
+    ranks: &BTreeMap<i32, RankRun>,
+    spec: &MpiSpec,
+) -> Result<BTreeMap<i32, RankPrediction>, ModelError> {
+    ranks
+        .iter()
+        .map(|(rank, run)| Ok((*rank, predict_rank(role, run_id, *rank, run, spec)?)))
+        .collect()
+}
+
+fn measured_run(
+    measured: Option<&RecordBatch>,
+    spec: &MpiSpec,
+) -> Result<Option<(String, BTreeMap<i32, (f64, f64)>)>, ModelError> {
+    let Some(batch) = measured else {
+        return Ok(None);
+    };
+    let (id, ranks) = single_run("measured", read_blocks("measured", batch)?)?;
+    let m = measured_ranks("measured", &id, &ranks, spec.full_iterations)?;
+    Ok(Some((id, m)))
+}
+
+/// The paper's method: compute and communication blocks of one reduced run (`reduced`, an
+/// `mpi_blocks` table of one run), scaled to `spec.full_iterations`; compared with the full run
+/// in `measured` (an `mpi_blocks` table of one run) when given.
+pub fn simplified(
+    spec: &MpiSpec,
+    reduced: &RecordBatch,
+    measured: Option<&RecordBatch>,
+) -> Result<MpiPrediction, ModelError> {
+    let (id, ranks) = single_run("reduced", read_blocks("reduced", reduced)?)?;
+    let predicted = predict_run("reduced", &id, &ranks, spec)?;
+    let measured = measured_run(measured, spec)?;
+    rank_tables(
+        spec,
+        "compute and communication from the same reduced run",
+        &id,
+        &predicted,
+        &predicted,
+        measured.as_ref().map(|(i, m)| (i.as_str(), m.clone())),
+    )
+}
+
+/// The earlier method: compute blocks from `compute` (a reduced run), communication blocks from
+/// `communication` (a run of the communication alone), each scaled to `spec.full_iterations`.
+pub fn separate_runs(
+    spec: &MpiSpec,
+    compute: &RecordBatch,
+    communication: &RecordBatch,
+    measured: Option<&RecordBatch>,
+) -> Result<MpiPrediction, ModelError> {
+    let (compute_id, compute_ranks) = single_run("compute", read_blocks("compute", compute)?)?;
+    let (comm_id, comm_ranks) = single_run(
+        "communication",
+        read_blocks("communication", communication)?,
+    )?;
+    let c = predict_run("compute", &compute_id, &compute_ranks, spec)?;
+    let m = predict_run("communication", &comm_id, &comm_ranks, spec)?;
+    let measured = measured_run(measured, spec)?;
+    rank_tables(
+        spec,
+        "compute and communication from separate runs (earlier method)",
+        &compute_id,
+        &c,
+        &m,
+        measured.as_ref().map(|(i, m)| (i.as_str(), m.clone())),
+    )
+}
+
+/// A run's configuration from `mpi_ranks`: (ranks, binding).
+fn configurations(
+    role: &'static str,
+    batch: &RecordBatch,
+) -> Result<BTreeMap<String, (i32, String, f64)>, ModelError> {
+    let input = Input::new(role, &MPI_RANKS, batch)?;
+    let run_id = input.utf8(col::RUN_ID)?;
+    let ranks = input
+        .batch
+        .column_by_name(col::RANKS)
+        .and_then(|c| c.as_any().downcast_ref::<Int32Array>())
+        .ok_or_else(|| ModelError::invalid(format!("input `{role}`: `ranks` is not Int32")))?;
+    let binding = input.utf8(col::BINDING)?;
+    let wall = input.float64(col::WALL_SECS)?;
+    let mut out: BTreeMap<String, (i32, String, f64)> = BTreeMap::new();
+    for i in 0..input.rows() {
+        let b = opt_str(binding, i).unwrap_or("unrecorded").to_owned();
+        let entry = out
+            .entry(run_id.value(i).to_owned())
+            .or_insert((ranks.value(i), b, 0.0));
+        entry.2 = entry.2.max(wall.value(i));
+    }
+    Ok(out)
+}
+
+fn candidate_label(ranks: i32, binding: &str) -> String {
+    format!(
+        "{ranks} rank{}, bind {binding}",
+        if ranks == 1 { "" } else { "s" }
+    )
+}
+
+/// Best-configuration search: every run in `reduced` (an `mpi_blocks` table of reduced runs,
+/// with their `mpi_ranks` in `reduced_ranks`) is one candidate configuration; each is predicted
+/// for `spec.full_iterations` and the candidates are ranked by predicted run time. Measured full
+/// runs (`measured_ranks`, an `mpi_ranks` table), matched by rank count and binding, are
+/// ranked beside them when given.
+pub fn best_configuration(
+    spec: &MpiSpec,
+    reduced: &RecordBatch,
+    reduced_ranks: &RecordBatch,
+    measured_ranks: Option<&RecordBatch>,
+) -> Result<(RecordBatch, RecordBatch), ModelError> {
+    let runs = read_blocks("reduced", reduced)?;
+    let configs = configurations("reduced_ranks", reduced_ranks)?;
+    let measured = match measured_ranks {
+        Some(b) => configurations("measured_ranks", b)?,
+        None => BTreeMap::new(),
+    };
+    let mut candidates: Vec<(String, f64, Option<f64>, String, Option<String>)> = Vec::new();
+    for (id, ranks) in &runs {
+        let Some((n, binding, _)) = configs.get(id) else {
+            return Err(ModelError::invalid(format!(
+                "input `reduced_ranks` has no row for the reduced run `{id}`: give the `mpi_ranks` table of the same runs"
+            )));
+        };
+        let predicted = predict_run("reduced", id, ranks, spec)?;
+        let (total, device) = predicted
+            .values()
+            .map(|p| (p.secs(true) + p.secs(false), p.device.clone()))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .ok_or_else(|| ModelError::invalid(format!("the reduced run `{id}` has no ranks")))?;
+        let matches: Vec<(&String, f64)> = measured
+            .iter()
+            .filter(|(_, m)| m.0 == *n && m.1 == *binding)
+            .map(|(mid, m)| (mid, m.2))
+            .collect();
+        if matches.len() > 1 {
+            return Err(ModelError::invalid(format!(
+                "input `measured_ranks`: runs {} all have {n} ranks bound `{binding}`; keep one measured run per configuration",
+                matches
+                    .iter()
+                    .map(|m| format!("`{}`", m.0))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        candidates.push((
+            candidate_label(*n, binding),
+            total,
+            matches.first().map(|m| m.1),
+            device,
+            matches.first().map(|m| m.0.clone()),
+        ));
+    }
+    let mut by_prediction: Vec<usize> = (0..candidates.len()).collect();
+    by_prediction.sort_by(|a, b| candidates[*a].1.total_cmp(&candidates[*b].1));
+    let mut measured_order: Vec<usize> = (0..candidates.len())
+        .filter(|i| candidates[*i].2.is_some())
+        .collect();
+    measured_order.sort_by(|a, b| {
+        candidates[*a]
+            .2
+            .unwrap_or(f64::INFINITY)
+            .total_cmp(&candidates[*b].2.unwrap_or(f64::INFINITY))
+    });
+    let title = format!("{}: candidates ranked by predicted run time", spec.model);
+    let mut rows = Vec::new();
+    let mut cells = Vec::new();
+    for (place, &i) in by_prediction.iter().enumerate() {
+        let (label, predicted, measured_secs, device, measured_id) = &candidates[i];
+        rows.push(PredictionRow {
+            model: spec.model.clone(),
+            device: device.clone(),
+            program: "configuration".to_owned(),
+            variant: label.clone(),
+            phase: "total".to_owned(),
+            repetitions: spec.full_iterations as i64,
+            predicted_secs: *predicted,
+            measured_secs: *measured_secs,
+            error_pct: error_pct(*predicted, *measured_secs),
+            run_id: measured_id.clone(),
+            ..PredictionRow::default()
+        });
+        cells.extend([
+            ReportCell::number(&title, label, "predicted rank", (place + 1) as f64, ""),
+            ReportCell::number(&title, label, "predicted s", *predicted, "s"),
+            ReportCell::number(
+                &title,
+                label,
+                "measured rank",
+                measured_order
+                    .iter()
+                    .position(|m| *m == i)
+                    .map_or(f64::NAN, |p| (p + 1) as f64),
+                "",
+            ),
+            ReportCell::number(
+                &title,
+                label,
+                "measured s",
+                measured_secs.unwrap_or(f64::NAN),
+                "s",
+            ),
+            ReportCell::number(
+                &title,
+                label,
+                "error %",
+                error_pct(*predicted, *measured_secs).unwrap_or(f64::NAN),
+                "%",
+            ),
+        ]);
+    }
+    Ok((predictions_batch(&rows)?, report_batch(&cells)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yosoku_tables::MPI_BLOCKS;
+
+    /// Blocks of one rank: `setup` once, then per iteration a compute block and a
+    /// communication block of the given times, then `teardown` once.
+    fn blocks(run: &str, ranks: &[(i32, Vec<(f64, f64)>)]) -> RecordBatch {
+        let mut rows: Vec<(i32, &str, bool, Option<i64>, f64)> = Vec::new();
+        for (rank, iterations) in ranks {
+            rows.push((*rank, "setup", true, None, 1.0));
+            for (i, (c, m)) in iterations.iter().enumerate() {
+                rows.push((*rank, "stencil", true, Some(i as i64), *c));
+                rows.push((*rank, "MPI_Allreduce@a+0x1", false, Some(i as i64), *m));
+            }
+            rows.push((*rank, "teardown", true, None, 0.5));
+        }
+        MPI_BLOCKS
+            .batch(vec![
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|_| run))),
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|_| "node"))),
+                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+                Arc::new(StringArray::from_iter_values(
+                    rows.iter()
+                        .map(|r| if r.2 { "compute" } else { "communication" }),
+                )),
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+                Arc::new(rows.iter().map(|r| r.3).collect::<Int64Array>()),
+                Arc::new(rows.iter().map(|_| Some(0.0)).collect::<Float64Array>()),
+                Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
+            ])
+            .unwrap()
+    }
+
+    fn spec(n: u64, warmup: Warmup) -> MpiSpec {
+        MpiSpec {
+            model: "m".into(),
+            full_iterations: n,
+            warmup,
+            published: None,
+        }
+    }
+
+    fn column(batch: &RecordBatch, name: &str) -> Vec<f64> {
+        batch
+            .column_by_name(name)
+            .unwrap()
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .unwrap()
+            .iter()
+            .map(|v| v.unwrap_or(f64::NAN))
+            .collect()
+    }
+
+    #[test]
+    fn loop_blocks_scale_with_iterations_and_warmup_is_taken_as_measured() {
+        // Two slow warm-up iterations, then steady 2 s compute + 1 s communication.
+        let reduced = blocks(
+            "reduced",
+            &[(
+                0,
+                vec![
+                    (5.0, 4.0),
+                    (3.0, 1.5),
+                    (2.0, 1.0),
+                    (2.0, 1.0),
+                    (2.0, 1.0),
+                    (2.0, 1.0),
+                ],
+            )],
+        );
+        let out = simplified(&spec(100, Warmup::Auto { tolerance: 0.1 }), &reduced, None).unwrap();
+        // compute: setup 1 + teardown 0.5 + warm-up 5 + 3 + 98 x 2; communication: 4 + 1.5 + 98.
+        let predicted = column(&out.predictions, col::PREDICTED_SECS);
+        assert_eq!(predicted[..3], [205.5, 103.5, 309.0]);
+        // The run row is the slowest (only) rank.
+        assert_eq!(predicted[3], 309.0);
+        let b = &out.block_predictions;
+        assert_eq!(column(b, col::FULL_EXECUTIONS), [1.0, 100.0, 1.0, 100.0]);
+        assert_eq!(column(b, col::MEAN_SECS)[1], 2.0);
+        // A fixed warm-up of 0 takes the slow iterations into the mean.
+        let out = simplified(&spec(100, Warmup::Iterations(0)), &reduced, None).unwrap();
+        let predicted = column(&out.predictions, col::PREDICTED_SECS);
+        assert!((predicted[0] - (1.5 + 100.0 * 16.0 / 6.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_run_takes_its_slowest_rank_and_is_compared_with_the_full_run() {
+        let reduced = blocks("r", &[(0, vec![(1.0, 1.0); 4]), (1, vec![(1.5, 0.5); 4])]);
+        let full = blocks(
+            "f",
+            &[(0, vec![(1.0, 1.0); 10]), (1, vec![(1.5, 0.75); 10])],
+        );
+        let out = simplified(&spec(10, Warmup::Iterations(0)), &reduced, Some(&full)).unwrap();
+        let predicted = column(&out.predictions, col::PREDICTED_SECS);
+        let measured = column(&out.predictions, col::MEASURED_SECS);
+        // rank 0: 1.5 + 10 + 10 = 21.5; rank 1: 1.5 + 15 + 5 = 21.5 (measured 24).
+        assert_eq!((predicted[2], predicted[5]), (21.5, 21.5));
+        assert_eq!((measured[2], measured[5]), (21.5, 24.0));
+        // The run row: the slowest rank of each.
+        assert_eq!(predicted.len(), 7);
+        assert_eq!((predicted[6], measured[6]), (21.5, 24.0));
+        let errors = column(&out.predictions, col::ERROR_PCT);
+        assert!((errors[6] - 100.0 * (21.5 - 24.0) / 24.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn separate_runs_miss_the_wait_a_fast_rank_spends_in_communication() {
+        // Rank 0 is fast and waits 1 s per iteration for rank 1; alone, communication is 0.1 s.
+        let reduced = blocks("r", &[(0, vec![(1.0, 1.1); 4]), (1, vec![(2.0, 0.1); 4])]);
+        let comm_only = blocks("c", &[(0, vec![(0.0, 0.1); 4]), (1, vec![(0.0, 0.1); 4])]);
+        let s = spec(8, Warmup::Iterations(0));
+        let same = simplified(&s, &reduced, None).unwrap();
+        let separate = separate_runs(&s, &reduced, &comm_only, None).unwrap();
+        let total = |b: &RecordBatch| column(b, col::PREDICTED_SECS)[2];
+        assert!((total(&same.predictions) - (1.5 + 8.0 * 2.1)).abs() < 1e-9);
+        assert!((total(&separate.predictions) - (1.5 + 8.0 * 1.1)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bad_inputs_say_what_is_wrong() {
+        let reduced = blocks("r", &[(0, vec![(1.0, 1.0); 4])]);
+        let e = simplified(&spec(2, Warmup::Iterations(0)), &reduced, None).unwrap_err();
+        assert!(e.to_string().contains("fewer than the 4 iterations"), "{e}");
+        let e = simplified(&spec(10, Warmup::Iterations(4)), &reduced, None).unwrap_err();
+        assert!(e.to_string().contains("warmup_iterations = 4"), "{e}");
+        let full = blocks("f", &[(0, vec![(1.0, 1.0); 9])]);
+        let e = simplified(&spec(10, Warmup::Iterations(0)), &reduced, Some(&full)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("ran 9 iterations, but full_iterations = 10"),
+            "{e}"
+        );
+        let two =
+            arrow_select::concat::concat_batches(&reduced.schema(), [&reduced, &full]).unwrap();
+        let e = simplified(&spec(10, Warmup::Iterations(0)), &two, None).unwrap_err();
+        assert!(e.to_string().contains("holds 2 runs (f, r)"), "{e}");
+        let other = blocks("f", &[(1, vec![(1.0, 1.0); 10])]);
+        let e = simplified(&spec(10, Warmup::Iterations(0)), &reduced, Some(&other)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("rank 0 of the reduced run `r` has no counterpart"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn auto_warmup_excludes_until_times_settle_and_flags_runs_that_never_do() {
+        assert_eq!(
+            warmup_iterations(
+                &[9.0, 5.0, 1.0, 1.0, 1.05, 1.0],
+                Warmup::Auto { tolerance: 0.1 }
+            ),
+            Ok((2, true))
+        );
+        assert_eq!(
+            warmup_iterations(&[1.0, 1.0, 1.0, 1.0], Warmup::Auto { tolerance: 0.1 }),
+            Ok((0, true))
+        );
+        // Growing times never settle: half are excluded and the rank is flagged.
+        assert_eq!(
+            warmup_iterations(&[1.0, 2.0, 4.0, 8.0], Warmup::Auto { tolerance: 0.1 }),
+            Ok((2, false))
+        );
+    }
+}
