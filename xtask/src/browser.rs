@@ -8,6 +8,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::system::apt_install;
 use crate::{repo_root, run_cmd, run_pipelines, serve, target_dir, web};
 
 /// The bundle whose validation view the test opens (a counter model with many programs).
@@ -63,44 +64,6 @@ fn run_script(script: &str, bundles: &Path, args: &[String]) -> Result<()> {
     );
     drop(server);
     result
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-}
-
-/// `apt-get install` as root (CI) or through passwordless sudo.
-fn apt_install(packages: &[&str]) -> Result<()> {
-    let (program, prefix): (&str, &[&str]) = if is_root() {
-        ("apt-get", &[])
-    } else {
-        ("sudo", &["-n", "apt-get"])
-    };
-    let update = run_cmd(
-        Command::new(program)
-            .args(prefix)
-            .args(["update", "-q"])
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-    );
-    update
-        .and_then(|()| {
-            run_cmd(
-                Command::new(program)
-                    .args(prefix)
-                    .args(["install", "-y", "-q", "--no-install-recommends"])
-                    .args(packages)
-                    .env("DEBIAN_FRONTEND", "noninteractive"),
-            )
-        })
-        .with_context(|| {
-            format!(
-                "cannot install {} (needs root or passwordless sudo); install it by hand",
-                packages.join(" ")
-            )
-        })
 }
 
 /// Debian's Chromium (`YOSOKU_CHROMIUM` names another binary).

@@ -2,8 +2,10 @@
 
 mod architecture;
 mod browser;
+mod mpi;
 mod scaffold;
 mod serve;
+mod system;
 mod web;
 
 use std::ffi::OsStr;
@@ -25,6 +27,13 @@ cargo xtask <command>
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
                        I/O-free crates, all tests, the new-plugin scaffold check, and the web
                        viewer in headless Chromium (installs chromium and npm packages if missing)
+  mpi-tools            build the MPI timer interposer and himeno_mpi with mpicc into
+                       target/mpi/ (installs Open MPI if missing)
+  mpi-experiment [--into DIR]
+                       re-measure the MPI pipelines' runs on this machine (reduced, full and
+                       communication-only himeno_mpi runs through the mpi_timer plugin), then
+                       run the MPI pipelines on them; logs go to DIR (default
+                       target/mpi-experiment/data/mpi)
   new-plugin <name>    add a plugin crate plugins/<name> (compiles, has a passing test)
   bless                rewrite golden files (docs/tables.md, pipelines/golden/) from the code
   help                 this text
@@ -54,6 +63,8 @@ fn run() -> Result<()> {
         Some("serve") => serve_cmd(&args[1..]),
         Some("bench-web") => browser::bench(),
         Some("test") => test(),
+        Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
+        Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
                 let dir = scaffold::new_plugin(&repo_root(), name)?;
@@ -122,6 +133,13 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| repo_root().join("target"))
 }
 
+/// The debug build of the `yosoku` CLI.
+fn yosoku_binary() -> PathBuf {
+    target_dir()
+        .join("debug")
+        .join(format!("yosoku{}", std::env::consts::EXE_SUFFIX))
+}
+
 fn pipelines() -> Result<Vec<PathBuf>> {
     let dir = repo_root().join("pipelines");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -137,9 +155,7 @@ fn pipelines() -> Result<Vec<PathBuf>> {
 /// (else where each pipeline says, results/<name>). Returns the bundle names.
 fn run_pipelines(out: Option<&Path>) -> Result<Vec<String>> {
     run_cmd(cargo().args(["build", "--workspace"]))?;
-    let yosoku = target_dir()
-        .join("debug")
-        .join(format!("yosoku{}", std::env::consts::EXE_SUFFIX));
+    let yosoku = yosoku_binary();
     let mut bundles = Vec::new();
     for file in &pipelines()? {
         let relative = file.strip_prefix(repo_root()).unwrap_or(file);
@@ -258,7 +274,13 @@ fn test() -> Result<()> {
         wasm.args(["-p", c]);
     }
     run_cmd(&mut wasm)?;
-    run_cmd(cargo().args(["test", "--workspace"]))?;
+    // The real MPI test (crates/runner/tests/mpi_timer.rs) runs the tools built here.
+    let tools = mpi::build_tools()?;
+    run_cmd(
+        mpi::mpi_env(&mut cargo())
+            .args(["test", "--workspace"])
+            .env("YOSOKU_MPI_TOOLS", &tools),
+    )?;
     scaffold::check(&repo_root(), &target_dir())?;
     browser::test()?;
     eprintln!("xtask: all checks passed");

@@ -2,10 +2,12 @@
 //!
 //! A reduced run (few main-loop iterations) is measured block by block, compute and
 //! communication in the same run, so a fast rank's waiting for a slow one is inside its
-//! communication blocks. Per rank and block: the executions in warm-up iterations are taken as
-//! measured (they happen in the full run too), the mean time per execution of the rest is
-//! multiplied by the block's executions in the remaining `N - w` iterations of the full run, and
-//! blocks outside the loop run once. The run takes as long as its slowest rank.
+//! communication blocks. Per rank and block: everything the reduced run of `k` iterations
+//! measured happens in the full run of `N` too; the `N - k` further iterations each run the
+//! block as often as a steady iteration did, at its mean time per execution after the warm-up
+//! iterations (which are excluded from the mean). Blocks outside the loop run once. That is
+//! `mean x count` with the warm-up iterations counted as measured. The run takes as long as its
+//! slowest rank.
 //!
 //! - [`simplified`]: the paper's method.
 //! - [`separate_runs`]: the earlier method (MPIETE) as a baseline: compute blocks from one run,
@@ -267,15 +269,20 @@ fn predict_rank(
             }
         }
     }
-    let scale = (spec.full_iterations - w as u64) as f64 / (k - w) as f64;
+    // Iterations the full run has beyond the reduced run's.
+    let extra = (spec.full_iterations - k as u64) as f64;
+    let steady_iterations = (k - w) as f64;
     let blocks = order
         .into_iter()
         .filter_map(|key| acc.remove(key))
         .map(|mut b| {
             if let Some(sum) = b.mean_secs {
-                b.mean_secs = Some(sum / b.steady_executions as f64);
-                b.full_executions += b.steady_executions as f64 * scale;
-                b.predicted_secs = b.warmup_secs + sum * scale;
+                let executions = b.steady_executions as f64;
+                let mean = sum / executions;
+                b.mean_secs = Some(mean);
+                let per_iteration = per_iteration(executions, steady_iterations);
+                b.full_executions += executions + extra * per_iteration;
+                b.predicted_secs = b.warmup_secs + sum + extra * per_iteration * mean;
             } else {
                 b.predicted_secs = b.warmup_secs;
             }
@@ -289,6 +296,18 @@ fn predict_rank(
         settled,
         blocks,
     })
+}
+
+/// Executions of a block per iteration, from `executions` over `iterations`: a whole number when
+/// the count is one execution off (a block between iterations runs once fewer than the loop).
+fn per_iteration(executions: f64, iterations: f64) -> f64 {
+    let raw = executions / iterations;
+    let whole = raw.round();
+    if whole > 0.0 && (executions - whole * iterations).abs() <= 1.0 {
+        whole
+    } else {
+        raw
+    }
 }
 
 /// Measured compute, communication and total time of each rank of a full run.
@@ -853,6 +872,10 @@ mod tests {
         let b = &out.block_predictions;
         assert_eq!(column(b, col::FULL_EXECUTIONS), [1.0, 100.0, 1.0, 100.0]);
         assert_eq!(column(b, col::MEAN_SECS)[1], 2.0);
+        // A block between iterations runs once fewer than the loop, in both runs.
+        assert_eq!(per_iteration(11.0, 12.0), 1.0);
+        assert_eq!(per_iteration(23.0, 12.0), 2.0);
+        assert_eq!(per_iteration(6.0, 12.0), 0.5);
         // A fixed warm-up of 0 takes the slow iterations into the mean.
         let out = simplified(&spec(100, Warmup::Iterations(0)), &reduced, None).unwrap();
         let predicted = column(&out.predictions, col::PREDICTED_SECS);

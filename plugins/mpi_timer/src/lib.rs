@@ -3,9 +3,11 @@
 //! et al. (METHODS.md section 3).
 //!
 //! Collector `logs` imports a directory of `rank-<r>.tsv` logs into `mpi_blocks` (one row per
-//! execution of a block, with its iteration) and `mpi_ranks` (one row per rank).
+//! execution of a block, with its iteration) and `mpi_ranks` (one row per rank); collector `run`
+//! launches a program under `mpirun` with the interposer preloaded and imports what it wrote.
 
 pub mod blocks;
+pub mod launch;
 pub mod log;
 
 use std::path::{Path, PathBuf};
@@ -33,7 +35,7 @@ impl Plugin for MpiTimer {
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
-        vec![Box::new(Logs)]
+        vec![Box::new(Logs), Box::new(RunMpi)]
     }
 }
 
@@ -321,6 +323,135 @@ impl Collector for Logs {
                 run.binding = Some(binding.clone());
             }
         }
+        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs)?)?;
+        out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
+    }
+}
+
+/// Runner: launches the program under `mpirun` with the interposer, then imports its logs.
+struct RunMpi;
+
+impl Collector for RunMpi {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::runner(
+            "run",
+            "Runs an MPI program under mpirun with the MPI timer interposer preloaded and imports its per-rank logs",
+        )
+        .key(ConfigKey::required(
+            "program",
+            ConfigType::Path,
+            "The MPI program (an executable; not modified)",
+        ))
+        .key(ConfigKey::optional(
+            "args",
+            ConfigType::StringList,
+            Some(Vec::<String>::new().into()),
+            "Its arguments",
+        ))
+        .key(ConfigKey::required(
+            "ranks",
+            ConfigType::Integer,
+            "Ranks to start (mpirun -np)",
+        ))
+        .key(ConfigKey::optional(
+            "binding",
+            ConfigType::String,
+            Some("core".into()),
+            "CPU binding (mpirun --bind-to): core, core:overload-allowed (ranks may share a core), socket, none, ...",
+        ))
+        .key(ConfigKey::optional(
+            "oversubscribe",
+            ConfigType::Boolean,
+            Some(false.into()),
+            "Allow more ranks than cores (mpirun --oversubscribe)",
+        ))
+        .key(ConfigKey::required(
+            "interposer",
+            ConfigType::Path,
+            "libyosoku_mpi_timer.so, built from plugins/mpi_timer/interposer (cargo xtask mpi-tools)",
+        ))
+        .key(ConfigKey::optional(
+            "mpirun",
+            ConfigType::String,
+            Some("mpirun".into()),
+            "The launcher",
+        ))
+        .key(ConfigKey::optional(
+            "mpirun_args",
+            ConfigType::StringList,
+            Some(Vec::<String>::new().into()),
+            "More mpirun options, before the program",
+        ))
+        .key(ConfigKey::optional(
+            "log_dir",
+            ConfigType::String,
+            None,
+            "Keep the logs in this directory (created; must be empty). Default: a temporary directory, removed after import",
+        ))
+        .key(ConfigKey::optional(
+            "run_id",
+            ConfigType::String,
+            None,
+            "The run's identifier (default: <program>-<ranks>ranks)",
+        ))
+        .key(ConfigKey::optional(
+            "timeout_secs",
+            ConfigType::Integer,
+            Some(600.into()),
+            "Kill the run after this many seconds",
+        ))
+        .tables(&["mpi_blocks", "mpi_ranks"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let positive = |key: &str| -> Result<u64, PluginError> {
+            let v = config.integer(key)?;
+            u64::try_from(v).ok().filter(|v| *v > 0).ok_or_else(|| {
+                PluginError::new(format!("{key}: expected a positive integer, found {v}"))
+            })
+        };
+        let ranks = positive("ranks")?;
+        let launch = launch::Launch {
+            mpirun: config.string("mpirun")?,
+            program: config.path("program")?,
+            args: config.string_list("args")?,
+            ranks: u32::try_from(ranks)
+                .map_err(|_| PluginError::new(format!("ranks: {ranks} is too many")))?,
+            binding: config.string("binding")?,
+            oversubscribe: config.boolean("oversubscribe")?,
+            interposer: config.path("interposer")?,
+            mpirun_args: config.string_list("mpirun_args")?,
+            timeout: std::time::Duration::from_secs(positive("timeout_secs")?),
+        };
+        let wanted = config.opt_string("log_dir")?.map(PathBuf::from);
+        let (dir, temporary) = launch::log_dir(wanted.as_deref())?;
+        let result = launch
+            .run(&dir)
+            .and_then(|_| Run::read(String::new(), &dir, false));
+        if temporary {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        let mut run = result?;
+        if run.ranks.len() != launch.ranks as usize {
+            return Err(PluginError::new(format!(
+                "{}: mpirun started {} ranks but {} logs were written",
+                dir.display(),
+                launch.ranks,
+                run.ranks.len()
+            )));
+        }
+        run.run_id = match config.opt_string("run_id")? {
+            Some(id) => id,
+            None => format!(
+                "{}-{ranks}ranks",
+                launch
+                    .program
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
+        };
+        let runs = [run];
         out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs)?)?;
         out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
     }

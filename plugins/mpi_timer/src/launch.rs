@@ -1,0 +1,147 @@
+//! Collector `run`: launches an MPI program under `mpirun` with the interposer preloaded, then
+//! imports the logs it wrote.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use yosoku_plugin_sdk::PluginError;
+
+/// What to launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub mpirun: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub ranks: u32,
+    /// `--bind-to` (`core`, `core:overload-allowed`, `none`, ...).
+    pub binding: String,
+    pub oversubscribe: bool,
+    pub interposer: PathBuf,
+    pub mpirun_args: Vec<String>,
+    pub timeout: Duration,
+}
+
+impl Launch {
+    /// The `mpirun` command line that writes the logs to `log_dir`.
+    pub fn command(&self, log_dir: &Path) -> Command {
+        let mut cmd = Command::new(&self.mpirun);
+        cmd.arg("-np").arg(self.ranks.to_string());
+        cmd.arg("--bind-to").arg(&self.binding);
+        if self.oversubscribe {
+            cmd.arg("--oversubscribe");
+        }
+        cmd.arg("-x")
+            .arg(format!("LD_PRELOAD={}", self.interposer.display()));
+        cmd.arg("-x")
+            .arg(format!("YOSOKU_MPI_LOG_DIR={}", log_dir.display()));
+        cmd.arg("-x")
+            .arg(format!("YOSOKU_MPI_BINDING={}", self.binding));
+        cmd.args(&self.mpirun_args);
+        cmd.arg(&self.program).args(&self.args);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    /// Runs the program; the logs are in `log_dir` when it returns `Ok`. Returns the program's
+    /// standard output.
+    pub fn run(&self, log_dir: &Path) -> Result<String, PluginError> {
+        let shown = format!(
+            "{} -np {} --bind-to {}{} {} {}",
+            self.mpirun,
+            self.ranks,
+            self.binding,
+            if self.oversubscribe {
+                " --oversubscribe"
+            } else {
+                ""
+            },
+            self.program.display(),
+            self.args.join(" ")
+        );
+        let mut child = self.command(log_dir).spawn().map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                PluginError::new(format!(
+                    "mpirun: `{}` not found; install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev) or set the `mpirun` key",
+                    self.mpirun
+                ))
+            } else {
+                PluginError::new(format!("mpirun: cannot start `{}`: {e}", self.mpirun))
+            }
+        })?;
+        // Drain both pipes on threads so a chatty program cannot block on a full pipe.
+        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                if let Some(mut p) = pipe {
+                    let _ = p.read_to_string(&mut text);
+                }
+                text
+            })
+        };
+        let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+        let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if started.elapsed() > self.timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(PluginError::new(format!(
+                        "mpirun: `{shown}` ran longer than timeout_secs = {} and was killed",
+                        self.timeout.as_secs()
+                    )));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => {
+                    return Err(PluginError::new(format!(
+                        "mpirun: waiting for `{shown}`: {e}"
+                    )));
+                }
+            }
+        };
+        let stdout = stdout.join().unwrap_or_default();
+        let stderr = stderr.join().unwrap_or_default();
+        if !status.success() {
+            let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            return Err(PluginError::new(format!(
+                "mpirun: `{shown}` failed ({status}); its last error lines:\n{}",
+                tail.join("\n")
+            )));
+        }
+        Ok(stdout)
+    }
+}
+
+/// A fresh, empty directory for one run's logs: `wanted` (created; it must not hold logs
+/// already), or a new directory under the system's temporary directory.
+pub fn log_dir(wanted: Option<&Path>) -> Result<(PathBuf, bool), PluginError> {
+    match wanted {
+        Some(dir) => {
+            if dir.exists() {
+                let entries = std::fs::read_dir(dir).map_err(|e| PluginError::io(dir, &e))?;
+                if entries.flatten().next().is_some() {
+                    return Err(PluginError::new(format!(
+                        "log_dir: {} is not empty; the logs of one run go to a fresh directory (remove it or name another)",
+                        dir.display()
+                    )));
+                }
+            }
+            std::fs::create_dir_all(dir).map_err(|e| PluginError::io(dir, &e))?;
+            Ok((dir.to_path_buf(), false))
+        }
+        None => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            let dir =
+                std::env::temp_dir().join(format!("yosoku-mpi-{}-{stamp}", std::process::id()));
+            std::fs::create_dir_all(&dir).map_err(|e| PluginError::io(&dir, &e))?;
+            Ok((dir, true))
+        }
+    }
+}

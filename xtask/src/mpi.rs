@@ -1,0 +1,225 @@
+//! Open MPI, the MPI tools (the timer interposer and himeno_mpi, built with `mpicc`) and
+//! `cargo xtask mpi-experiment`, which re-measures the MPI pipelines' runs on this machine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::system::{apt_install, is_root};
+use crate::{repo_root, run_cmd, target_dir};
+
+/// Where the tools are built.
+pub fn tools_dir() -> PathBuf {
+    target_dir().join("mpi")
+}
+
+/// The interposer library in [`tools_dir`].
+pub const INTERPOSER: &str = "libyosoku_mpi_timer.so";
+/// The benchmark program in [`tools_dir`].
+pub const HIMENO: &str = "himeno_mpi";
+
+/// Installs Open MPI from Debian when `mpicc` is missing.
+pub fn ensure_open_mpi() -> Result<()> {
+    if Command::new("mpicc").arg("--version").output().is_ok() {
+        return Ok(());
+    }
+    apt_install(&["openmpi-bin", "libopenmpi-dev"])?;
+    Command::new("mpicc")
+        .arg("--version")
+        .output()
+        .context("mpicc still missing after installing openmpi-bin libopenmpi-dev")?;
+    Ok(())
+}
+
+/// What Open MPI needs to run here: as root it refuses to start unless told twice.
+pub fn mpi_env(cmd: &mut Command) -> &mut Command {
+    if is_root() {
+        cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    }
+    cmd
+}
+
+/// Builds the interposer and himeno_mpi into [`tools_dir`] with `mpicc` and returns it.
+pub fn build_tools() -> Result<PathBuf> {
+    ensure_open_mpi()?;
+    let out = tools_dir();
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let root = repo_root();
+    run_cmd(
+        Command::new("mpicc")
+            .args(["-O2", "-Wall", "-shared", "-fPIC", "-o"])
+            .arg(out.join(INTERPOSER))
+            .arg(root.join("plugins/mpi_timer/interposer/yosoku_mpi_timer.c"))
+            .arg("-ldl"),
+    )?;
+    run_cmd(
+        Command::new("mpicc")
+            .args(["-O3", "-Wall", "-o"])
+            .arg(out.join(HIMENO))
+            .arg(root.join("tools/himeno-mpi/himeno_mpi.c")),
+    )?;
+    Ok(out)
+}
+
+/// One measured run of the experiment.
+struct Measure {
+    /// Its directory under the data directory: `<setting>/<run>`.
+    dir: &'static str,
+    ranks: u32,
+    binding: &'static str,
+    iterations: u32,
+    comm_only: bool,
+}
+
+/// The grid every run solves (NX NY NZ): about 16 ms an iteration on two cores of the
+/// development VM, so full runs take seconds and reduced runs a fraction of one.
+const GRID: [&str; 3] = ["193", "97", "97"];
+/// Iterations of a full run and of a reduced run (10 %).
+pub const FULL_ITERATIONS: u32 = 400;
+const REDUCED_ITERATIONS: u32 = 40;
+
+const fn measure(dir: &'static str, ranks: u32, binding: &'static str, iterations: u32) -> Measure {
+    Measure {
+        dir,
+        ranks,
+        binding,
+        iterations,
+        comm_only: false,
+    }
+}
+
+/// The runs the MPI pipelines read (pipelines/data/mpi/README.md).
+const MEASURES: &[Measure] = &[
+    measure("reduced/2-ranks-core", 2, "core", REDUCED_ITERATIONS),
+    measure("full/2-ranks-core", 2, "core", FULL_ITERATIONS),
+    Measure {
+        comm_only: true,
+        ..measure("comm-only/2-ranks-core", 2, "core", REDUCED_ITERATIONS)
+    },
+    measure(
+        "reduced/3-ranks-shared",
+        3,
+        "core:overload-allowed",
+        REDUCED_ITERATIONS,
+    ),
+    measure(
+        "full/3-ranks-shared",
+        3,
+        "core:overload-allowed",
+        FULL_ITERATIONS,
+    ),
+    Measure {
+        comm_only: true,
+        ..measure(
+            "comm-only/3-ranks-shared",
+            3,
+            "core:overload-allowed",
+            REDUCED_ITERATIONS,
+        )
+    },
+    measure("reduced/1-rank", 1, "core", REDUCED_ITERATIONS),
+    measure("full/1-rank", 1, "core", FULL_ITERATIONS),
+    measure(
+        "reduced/4-ranks-shared",
+        4,
+        "core:overload-allowed",
+        REDUCED_ITERATIONS,
+    ),
+    measure(
+        "full/4-ranks-shared",
+        4,
+        "core:overload-allowed",
+        FULL_ITERATIONS,
+    ),
+];
+
+/// `cargo xtask mpi-experiment [--into DIR]`: runs every measurement of [`MEASURES`] through the
+/// `mpi_timer` plugin's `run` collector, keeping the logs in DIR (default
+/// target/mpi-experiment/data/mpi), then runs the MPI pipelines on them.
+pub fn experiment(args: &[String]) -> Result<()> {
+    let into = match args {
+        [] => None,
+        [flag, dir] if flag == "--into" => Some(PathBuf::from(dir)),
+        _ => bail!("usage: cargo xtask mpi-experiment [--into DIR]"),
+    };
+    let tools = build_tools()?;
+    run_cmd(crate::cargo().args(["build", "--workspace"]))?;
+    let work = target_dir().join("mpi-experiment");
+    let data = into.unwrap_or_else(|| work.join("data/mpi"));
+    let data = if data.is_absolute() {
+        data
+    } else {
+        std::env::current_dir()?.join(data)
+    };
+    if data.exists() {
+        for m in MEASURES {
+            let dir = data.join(m.dir);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)
+                    .with_context(|| format!("cannot remove {}", dir.display()))?;
+            }
+        }
+    }
+    let yosoku = crate::yosoku_binary();
+    for m in MEASURES {
+        let logs = data.join(m.dir);
+        let mut args: Vec<String> = GRID.iter().map(|s| (*s).to_owned()).collect();
+        args.push(m.iterations.to_string());
+        if m.comm_only {
+            args.push("comm-only".into());
+        }
+        let pipeline = format!(
+            "[pipeline]\nname = \"measure\"\n\n[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
+             config = {{ program = {:?}, args = {:?}, ranks = {}, binding = {:?}, oversubscribe = true, interposer = {:?}, log_dir = {:?} }}\n",
+            tools.join(HIMENO).display().to_string(),
+            args,
+            m.ranks,
+            m.binding,
+            tools.join(INTERPOSER).display().to_string(),
+            logs.display().to_string(),
+        );
+        let file = work.join("measure.toml");
+        std::fs::create_dir_all(&work)?;
+        std::fs::write(&file, pipeline)?;
+        println!(
+            "\n== {} ({} ranks, --bind-to {}, {} iterations)",
+            m.dir, m.ranks, m.binding, m.iterations
+        );
+        run_cmd(
+            mpi_env(&mut Command::new(&yosoku))
+                .arg("run")
+                .arg(&file)
+                .arg("-o")
+                .arg(work.join("measure-bundle")),
+        )?;
+    }
+    // The pipelines, reading the new logs instead of the committed ones.
+    for name in MPI_PIPELINES {
+        let text = std::fs::read_to_string(repo_root().join("pipelines").join(name))?;
+        let text = text.replace("\"data/mpi/", &format!("\"{}/", data.display()));
+        let file = work.join(name);
+        std::fs::write(&file, text)?;
+        println!("\n== {name} on the new measurements");
+        run_cmd(
+            Command::new(&yosoku).arg("run").arg(&file).arg("-o").arg(
+                work.join("results")
+                    .join(Path::new(name).with_extension("")),
+            ),
+        )?;
+    }
+    println!(
+        "\nlogs: {}\nbundles: {}",
+        data.display(),
+        work.join("results").display()
+    );
+    Ok(())
+}
+
+/// The pipelines that read data/mpi.
+const MPI_PIPELINES: &[&str] = &[
+    "mpi-homogeneous.toml",
+    "mpi-heterogeneous.toml",
+    "mpi-best-configuration.toml",
+];
