@@ -731,3 +731,14 @@ fn the_best_configuration_search_ranks_candidates_as_the_full_runs_do() {
     assert_eq!(predicted, ranks("measured rank"));
     assert_eq!(predicted[0].0, "2 ranks, bind core");
 }
+
+#[test]
+fn tau_profiles_import_through_the_plugin_host() {
+    let (_dir, bundle) = run("mpi-tau-cpi.toml");
+    check_golden(&bundle);
+    let ranks = table(&bundle, "tau.mpi_ranks");
+    assert_eq!(ranks.num_rows(), 4);
+    // Rank 1's `.TAU application` inclusive time, 55329 us.
+    let wall = float64(ranks, col::WALL_SECS).unwrap();
+    assert!((wall.value(1) - 0.055329).abs() < 1e-12);
+}

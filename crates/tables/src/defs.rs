@@ -328,7 +328,7 @@ const RANK: ColumnDef = column(
 
 pub static MPI_BLOCKS: TableDef = TableDef {
     name: "mpi_blocks",
-    doc: "One execution of a compute or communication block by one MPI rank.",
+    doc: "One execution of a compute or communication block by one MPI rank; from profiles that keep totals only (TAU), all executions of the block together, with no iteration and no start.",
     columns: &[
         RUN_ID,
         DEVICE,

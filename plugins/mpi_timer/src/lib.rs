@@ -4,11 +4,13 @@
 //!
 //! Collector `logs` imports a directory of `rank-<r>.tsv` logs into `mpi_blocks` (one row per
 //! execution of a block, with its iteration) and `mpi_ranks` (one row per rank); collector `run`
-//! launches a program under `mpirun` with the interposer preloaded and imports what it wrote.
+//! launches a program under `mpirun` with the interposer preloaded and imports what it wrote;
+//! collector `tau_profile` reads TAU text profiles into the same tables (per-rank totals).
 
 pub mod blocks;
 pub mod launch;
 pub mod log;
+pub mod tau;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,7 +37,7 @@ impl Plugin for MpiTimer {
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
-        vec![Box::new(Logs), Box::new(RunMpi)]
+        vec![Box::new(Logs), Box::new(RunMpi), Box::new(TauProfiles)]
     }
 }
 
@@ -454,5 +456,111 @@ impl Collector for RunMpi {
         let runs = [run];
         out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs)?)?;
         out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
+    }
+}
+
+/// `mpi_blocks` and `mpi_ranks` of TAU profiles: one row per function and rank, all its calls
+/// together.
+pub fn tau_batches(
+    run_id: &str,
+    profiles: &[tau::Profile],
+) -> Result<(RecordBatch, RecordBatch), PluginError> {
+    let rows: Vec<(&tau::Profile, &tau::Function)> = profiles
+        .iter()
+        .flat_map(|p| p.functions.iter().map(move |f| (p, f)))
+        .collect();
+    let blocks = MPI_BLOCKS
+        .batch(vec![
+            text(rows.iter().map(|_| run_id)),
+            text(rows.iter().map(|(p, _)| p.host.as_str())),
+            Arc::new(Int32Array::from_iter_values(
+                rows.iter().map(|(p, _)| p.rank),
+            )),
+            text(rows.iter().map(|(_, f)| f.name.as_str())),
+            text(
+                rows.iter()
+                    .map(|(_, f)| if f.mpi { "communication" } else { "compute" }),
+            ),
+            text(
+                rows.iter()
+                    .map(|(_, f)| format!("TAU: {} calls, exclusive time", f.calls)),
+            ),
+            Arc::new(Int64Array::from(vec![None::<i64>; rows.len()])),
+            Arc::new(Float64Array::from(vec![None::<f64>; rows.len()])),
+            Arc::new(Float64Array::from_iter_values(
+                rows.iter().map(|(_, f)| f.exclusive_usecs * 1e-6),
+            )),
+        ])
+        .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))?;
+    let ranks = MPI_RANKS
+        .batch(vec![
+            text(profiles.iter().map(|_| run_id)),
+            text(profiles.iter().map(|p| p.host.as_str())),
+            Arc::new(Int32Array::from_iter_values(
+                profiles.iter().map(|p| p.rank),
+            )),
+            Arc::new(Int32Array::from_iter_values(
+                profiles.iter().map(|_| profiles.len() as i32),
+            )),
+            text(profiles.iter().map(|p| p.command.as_str())),
+            Arc::new(StringArray::from(vec![None::<&str>; profiles.len()])),
+            Arc::new(Float64Array::from_iter_values(
+                profiles.iter().map(|p| p.wall_usecs() * 1e-6),
+            )),
+            Arc::new(Int64Array::from_iter_values(profiles.iter().map(|p| {
+                p.functions
+                    .iter()
+                    .filter(|f| f.mpi)
+                    .map(|f| f.calls as i64)
+                    .sum::<i64>()
+            }))),
+            text(profiles.iter().map(|p| {
+                if p.functions
+                    .iter()
+                    .any(|f| f.name.starts_with("MPI_Finalize"))
+                {
+                    "complete"
+                } else {
+                    "exit"
+                }
+            })),
+        ])
+        .map_err(|e| PluginError::new(format!("mpi_ranks: {e}")))?;
+    Ok((blocks, ranks))
+}
+
+/// Importer of TAU text profiles.
+struct TauProfiles;
+
+impl Collector for TauProfiles {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "tau_profile",
+            "TAU text profiles of one MPI run (profile.<rank>.0.0): per-rank MPI and compute time, one row per function",
+        )
+        .key(ConfigKey::required(
+            "dir",
+            ConfigType::Path,
+            "The directory holding profile.<rank>.0.0 of every rank",
+        ))
+        .key(ConfigKey::optional(
+            "run_id",
+            ConfigType::String,
+            None,
+            "The run's identifier (default: the directory's name)",
+        ))
+        .tables(&["mpi_blocks", "mpi_ranks"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let dir = config.path("dir")?;
+        let run_id = config.opt_string("run_id")?.unwrap_or_else(|| {
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        });
+        let (blocks, ranks) = tau_batches(&run_id, &tau::read_dir(&dir)?)?;
+        out.push_batch(MPI_BLOCKS.name, blocks)?;
+        out.push_batch(MPI_RANKS.name, ranks)
     }
 }

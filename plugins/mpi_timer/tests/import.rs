@@ -208,3 +208,56 @@ fn a_directory_of_run_directories_is_one_run_each() {
     let e = read_runs(empty.path(), false).unwrap_err().to_string();
     assert!(e.contains("neither in it nor in its subdirectories"), "{e}");
 }
+
+/// TAU text profiles of a real 4-rank run (LLNL/hatchet test data, pipelines/data/tau-cpi-mpi):
+/// per-rank MPI and compute time in the same tables as the interposer's, and the cross-check
+/// that per rank the exclusive times add up to the top-level inclusive time.
+#[test]
+fn tau_profiles_give_per_rank_mpi_time() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/tau-cpi-mpi");
+    let profiles = yosoku_plugin_mpi_timer::tau::read_dir(&dir).unwrap();
+    assert_eq!(profiles.len(), 4);
+    let (blocks, ranks) = yosoku_plugin_mpi_timer::tau_batches("cpi", &profiles).unwrap();
+    let rank = column::<Int32Array>(&blocks, "rank");
+    let kind = column::<StringArray>(&blocks, "kind");
+    let duration = column::<Float64Array>(&blocks, "duration_secs");
+    let wall = column::<Float64Array>(&ranks, "wall_secs");
+    // Computed independently from the files: sum of Excl of the GROUP="MPI" functions (us).
+    let mpi_usecs = [51332.0, 54910.0, 53600.0, 52499.0];
+    for r in 0..4 {
+        let sum = |k: &str| -> f64 {
+            (0..blocks.num_rows())
+                .filter(|i| rank.value(*i) == r && kind.value(*i) == k)
+                .map(|i| duration.value(i))
+                .sum()
+        };
+        let (mpi, compute) = (sum("communication"), sum("compute"));
+        assert!(
+            (mpi - mpi_usecs[r as usize] * 1e-6).abs() < 1e-9,
+            "rank {r}: {mpi}"
+        );
+        assert!(
+            ((mpi + compute) - wall.value(r as usize)).abs() < 1e-9,
+            "rank {r}"
+        );
+    }
+    assert_eq!(
+        column::<Int64Array>(&ranks, "mpi_calls").values(),
+        &[11, 11, 11, 11]
+    );
+    assert_eq!(column::<StringArray>(&ranks, "device").value(0), "nid01045");
+    assert_eq!(
+        column::<StringArray>(&ranks, "log_end").value(3),
+        "complete"
+    );
+    // A rank missing is named.
+    let partial = tempfile::tempdir().unwrap();
+    for r in [0, 1, 3] {
+        let f = format!("profile.{r}.0.0");
+        std::fs::copy(dir.join(&f), partial.path().join(&f)).unwrap();
+    }
+    let e = yosoku_plugin_mpi_timer::tau::read_dir(partial.path())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rank 2 has no profile"), "{e}");
+}
