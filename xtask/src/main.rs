@@ -34,6 +34,7 @@ cargo xtask <command>
                        communication-only himeno_mpi runs through the mpi_timer plugin), then
                        run the MPI pipelines on them; logs go to DIR (default
                        target/mpi-experiment/data/mpi)
+  bench-mpi            the MPI timer interposer's cost per call and on a whole himeno_mpi run
   new-plugin <name>    add a plugin crate plugins/<name> (compiles, has a passing test)
   bless                rewrite golden files (docs/tables.md, pipelines/golden/) from the code
   help                 this text
@@ -65,6 +66,7 @@ fn run() -> Result<()> {
         Some("test") => test(),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
+        Some("bench-mpi") => mpi::bench(),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
                 let dir = scaffold::new_plugin(&repo_root(), name)?;

@@ -18,6 +18,8 @@ pub fn tools_dir() -> PathBuf {
 pub const INTERPOSER: &str = "libyosoku_mpi_timer.so";
 /// The benchmark program in [`tools_dir`].
 pub const HIMENO: &str = "himeno_mpi";
+/// The per-call overhead benchmark in [`tools_dir`].
+const CALL_OVERHEAD: &str = "call_overhead";
 
 /// Installs Open MPI from Debian when `mpicc` is missing.
 pub fn ensure_open_mpi() -> Result<()> {
@@ -59,6 +61,12 @@ pub fn build_tools() -> Result<PathBuf> {
             .args(["-O3", "-Wall", "-o"])
             .arg(out.join(HIMENO))
             .arg(root.join("tools/himeno-mpi/himeno_mpi.c")),
+    )?;
+    run_cmd(
+        Command::new("mpicc")
+            .args(["-O2", "-Wall", "-o"])
+            .arg(out.join(CALL_OVERHEAD))
+            .arg(root.join("plugins/mpi_timer/interposer/call_overhead.c")),
     )?;
     Ok(out)
 }
@@ -223,3 +231,97 @@ const MPI_PIPELINES: &[&str] = &[
     "mpi-heterogeneous.toml",
     "mpi-best-configuration.toml",
 ];
+
+/// Runs `mpirun -np <ranks> --bind-to core [LD_PRELOAD=interposer] <program> <args>` and returns
+/// the number the program prints after `key`.
+fn timed_run(
+    tools: &Path,
+    ranks: &str,
+    preload: bool,
+    program: &str,
+    args: &[&str],
+    key: &str,
+) -> Result<f64> {
+    let logs = target_dir().join("mpi-bench-logs");
+    let mut cmd = Command::new("mpirun");
+    mpi_env(&mut cmd).args(["-np", ranks, "--bind-to", "core"]);
+    if preload {
+        cmd.arg("-x")
+            .arg(format!("LD_PRELOAD={}", tools.join(INTERPOSER).display()))
+            .arg("-x")
+            .arg(format!("YOSOKU_MPI_LOG_DIR={}", logs.display()));
+    }
+    let out = cmd.arg(tools.join(program)).args(args).output()?;
+    let _ = std::fs::remove_dir_all(&logs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "{program} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(key).and_then(|v| v.trim().parse().ok()))
+        .with_context(|| format!("{program} printed no `{key}`: {stdout}"))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// `cargo xtask bench-mpi`: the interposer's cost per MPI call (call_overhead, 2 M calls) and on
+/// a whole himeno_mpi run (its own loop time), in alternating runs without and with it.
+pub fn bench() -> Result<()> {
+    let tools = build_tools()?;
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        without.push(timed_run(
+            &tools,
+            "1",
+            false,
+            CALL_OVERHEAD,
+            &["2000000"],
+            "allreduce_self_ns_per_call",
+        )?);
+        with.push(timed_run(
+            &tools,
+            "1",
+            true,
+            CALL_OVERHEAD,
+            &["2000000"],
+            "allreduce_self_ns_per_call",
+        )?);
+    }
+    let (a, b) = (median(without), median(with));
+    println!(
+        "per call (5 alternating runs, median): {a:.1} ns without, {b:.1} ns with: {:.1} ns added",
+        b - a
+    );
+    let args = ["129", "65", "65", "300"];
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..11 {
+        without.push(timed_run(&tools, "2", false, HIMENO, &args, "loop_secs")?);
+        with.push(timed_run(&tools, "2", true, HIMENO, &args, "loop_secs")?);
+    }
+    let spread = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(0.0, f64::max);
+        format!("{lo:.4}-{hi:.4} s")
+    };
+    let (sw, sh) = (spread(&without), spread(&with));
+    let (a, b) = (median(without), median(with));
+    println!(
+        "whole run, himeno_mpi {} on 2 ranks (11 alternating runs, median loop_secs): {a:.4} s without ({sw}), {b:.4} s with ({sh}): {:+.2} %",
+        args.join(" "),
+        100.0 * (b - a) / a
+    );
+    Ok(())
+}
