@@ -97,6 +97,10 @@ impl<'a> Input<'a> {
         self.wrap(access::float64(self.batch, name))
     }
 
+    pub fn int32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, ModelError> {
+        self.wrap(access::int32(self.batch, name))
+    }
+
     pub fn int64(&self, name: &str) -> Result<&'a arrow_array::Int64Array, ModelError> {
         self.wrap(access::int64(self.batch, name))
     }

@@ -73,11 +73,7 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
     let input = Input::new(role, &MPI_BLOCKS, batch)?;
     let run_id = input.utf8(col::RUN_ID)?;
     let device = input.utf8(col::DEVICE)?;
-    let rank = input
-        .batch
-        .column_by_name(col::RANK)
-        .and_then(|c| c.as_any().downcast_ref::<Int32Array>())
-        .ok_or_else(|| ModelError::invalid(format!("input `{role}`: `rank` is not Int32")))?;
+    let rank = input.int32(col::RANK)?;
     let block = input.utf8(col::BLOCK)?;
     let kind = input.utf8(col::KIND)?;
     let iteration = input.int64(col::ITERATION)?;
@@ -310,13 +306,23 @@ fn per_iteration(executions: f64, iterations: f64) -> f64 {
     }
 }
 
+/// Rank -> measured (compute, communication) seconds of a full run.
+type MeasuredRanks = BTreeMap<i32, (f64, f64)>;
+
+/// A measured full run: its id and its ranks' times.
+#[derive(Debug, Clone)]
+struct MeasuredRun {
+    id: String,
+    ranks: MeasuredRanks,
+}
+
 /// Measured compute, communication and total time of each rank of a full run.
 fn measured_ranks(
     role: &str,
     run_id: &str,
     ranks: &BTreeMap<i32, RankRun>,
     full_iterations: u64,
-) -> Result<BTreeMap<i32, (f64, f64)>, ModelError> {
+) -> Result<MeasuredRanks, ModelError> {
     let mut out = BTreeMap::new();
     for (rank, run) in ranks {
         let iterations = iteration_times(role, run_id, *rank, run)?.len() as u64;
@@ -360,14 +366,14 @@ fn rank_tables(
     reduced_run: &str,
     compute: &BTreeMap<i32, RankPrediction>,
     communication: &BTreeMap<i32, RankPrediction>,
-    measured: Option<(&str, BTreeMap<i32, (f64, f64)>)>,
+    measured: Option<&MeasuredRun>,
 ) -> Result<MpiPrediction, ModelError> {
     if let Some(r) = communication.keys().find(|r| !compute.contains_key(r)) {
         return Err(ModelError::invalid(format!(
             "rank {r} is in the communication run but not in the compute run: the runs are not of the same configuration"
         )));
     }
-    if let Some((id, m)) = &measured {
+    if let Some(MeasuredRun { id, ranks: m }) = measured {
         if let Some(r) = compute.keys().find(|r| !m.contains_key(r)) {
             return Err(ModelError::invalid(format!(
                 "rank {r} of the reduced run `{reduced_run}` has no counterpart in the measured run `{id}` (ranks {:?}): predict and measure the same configuration",
@@ -380,7 +386,7 @@ fn rank_tables(
             )));
         }
     }
-    let program = measured.as_ref().map_or(reduced_run, |(id, _)| id);
+    let program = measured.map_or(reduced_run, |m| m.id.as_str());
     let title = format!("{}: per-rank prediction, {method}", spec.model);
     let mut rows: Vec<PredictionRow> = Vec::new();
     let mut cells: Vec<ReportCell> = Vec::new();
@@ -394,7 +400,7 @@ fn rank_tables(
         };
         let (compute_secs, comm_secs) = (c.secs(true), m.secs(false));
         let total = compute_secs + comm_secs;
-        let measured_rank = measured.as_ref().and_then(|(_, m)| m.get(rank)).copied();
+        let measured_rank = measured.and_then(|m| m.ranks.get(rank)).copied();
         let mut flags = Vec::new();
         for p in [c, m] {
             if p.warmup > 0 {
@@ -588,13 +594,13 @@ fn predict_run(
 fn measured_run(
     measured: Option<&RecordBatch>,
     spec: &MpiSpec,
-) -> Result<Option<(String, BTreeMap<i32, (f64, f64)>)>, ModelError> {
+) -> Result<Option<MeasuredRun>, ModelError> {
     let Some(batch) = measured else {
         return Ok(None);
     };
     let (id, ranks) = single_run("measured", read_blocks("measured", batch)?)?;
-    let m = measured_ranks("measured", &id, &ranks, spec.full_iterations)?;
-    Ok(Some((id, m)))
+    let ranks = measured_ranks("measured", &id, &ranks, spec.full_iterations)?;
+    Ok(Some(MeasuredRun { id, ranks }))
 }
 
 /// The paper's method: compute and communication blocks of one reduced run (`reduced`, an
@@ -614,7 +620,7 @@ pub fn simplified(
         &id,
         &predicted,
         &predicted,
-        measured.as_ref().map(|(i, m)| (i.as_str(), m.clone())),
+        measured.as_ref(),
     )
 }
 
@@ -640,7 +646,7 @@ pub fn separate_runs(
         &compute_id,
         &c,
         &m,
-        measured.as_ref().map(|(i, m)| (i.as_str(), m.clone())),
+        measured.as_ref(),
     )
 }
 
@@ -651,11 +657,7 @@ fn configurations(
 ) -> Result<BTreeMap<String, (i32, String, f64)>, ModelError> {
     let input = Input::new(role, &MPI_RANKS, batch)?;
     let run_id = input.utf8(col::RUN_ID)?;
-    let ranks = input
-        .batch
-        .column_by_name(col::RANKS)
-        .and_then(|c| c.as_any().downcast_ref::<Int32Array>())
-        .ok_or_else(|| ModelError::invalid(format!("input `{role}`: `ranks` is not Int32")))?;
+    let ranks = input.int32(col::RANKS)?;
     let binding = input.utf8(col::BINDING)?;
     let wall = input.float64(col::WALL_SECS)?;
     let mut out: BTreeMap<String, (i32, String, f64)> = BTreeMap::new();
@@ -667,6 +669,16 @@ fn configurations(
         entry.2 = entry.2.max(wall.value(i));
     }
     Ok(out)
+}
+
+/// One configuration of the search.
+#[derive(Debug, Clone)]
+struct Candidate {
+    label: String,
+    predicted_secs: f64,
+    measured_secs: Option<f64>,
+    device: String,
+    measured_run: Option<String>,
 }
 
 fn candidate_label(ranks: i32, binding: &str) -> String {
@@ -693,7 +705,7 @@ pub fn best_configuration(
         Some(b) => configurations("measured_ranks", b)?,
         None => BTreeMap::new(),
     };
-    let mut candidates: Vec<(String, f64, Option<f64>, String, Option<String>)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for (id, ranks) in &runs {
         let Some((n, binding, _)) = configs.get(id) else {
             return Err(ModelError::invalid(format!(
@@ -721,30 +733,36 @@ pub fn best_configuration(
                     .join(", ")
             )));
         }
-        candidates.push((
-            candidate_label(*n, binding),
-            total,
-            matches.first().map(|m| m.1),
+        candidates.push(Candidate {
+            label: candidate_label(*n, binding),
+            predicted_secs: total,
+            measured_secs: matches.first().map(|m| m.1),
             device,
-            matches.first().map(|m| m.0.clone()),
-        ));
+            measured_run: matches.first().map(|m| m.0.clone()),
+        });
     }
     let mut by_prediction: Vec<usize> = (0..candidates.len()).collect();
-    by_prediction.sort_by(|a, b| candidates[*a].1.total_cmp(&candidates[*b].1));
-    let mut measured_order: Vec<usize> = (0..candidates.len())
-        .filter(|i| candidates[*i].2.is_some())
-        .collect();
-    measured_order.sort_by(|a, b| {
+    by_prediction.sort_by(|a, b| {
         candidates[*a]
-            .2
-            .unwrap_or(f64::INFINITY)
-            .total_cmp(&candidates[*b].2.unwrap_or(f64::INFINITY))
+            .predicted_secs
+            .total_cmp(&candidates[*b].predicted_secs)
     });
+    let measured = |i: usize| candidates[i].measured_secs.unwrap_or(f64::INFINITY);
+    let mut measured_order: Vec<usize> = (0..candidates.len())
+        .filter(|i| candidates[*i].measured_secs.is_some())
+        .collect();
+    measured_order.sort_by(|a, b| measured(*a).total_cmp(&measured(*b)));
     let title = format!("{}: candidates ranked by predicted run time", spec.model);
     let mut rows = Vec::new();
     let mut cells = Vec::new();
     for (place, &i) in by_prediction.iter().enumerate() {
-        let (label, predicted, measured_secs, device, measured_id) = &candidates[i];
+        let Candidate {
+            label,
+            predicted_secs: predicted,
+            measured_secs,
+            device,
+            measured_run: measured_id,
+        } = &candidates[i];
         rows.push(PredictionRow {
             model: spec.model.clone(),
             device: device.clone(),
@@ -835,15 +853,8 @@ mod tests {
     }
 
     fn column(batch: &RecordBatch, name: &str) -> Vec<f64> {
-        batch
-            .column_by_name(name)
-            .unwrap()
-            .as_any()
-            .downcast_ref::<Float64Array>()
-            .unwrap()
-            .iter()
-            .map(|v| v.unwrap_or(f64::NAN))
-            .collect()
+        let values = yosoku_tables::access::float64(batch, name).unwrap();
+        values.iter().map(|v| v.unwrap_or(f64::NAN)).collect()
     }
 
     #[test]
