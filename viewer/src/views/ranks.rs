@@ -1,5 +1,7 @@
 //! Per-rank bars: the compute and communication time of every rank, stacked, with a second
-//! table (the prediction of the same run) beside the first.
+//! table (the prediction of the same run) beside the first. A table qualifies with `rank`, `kind`
+//! and seconds: `duration_secs` (measured blocks, `mpi_blocks`) or `predicted_secs` (an MPI
+//! prediction's `mpi_block_predictions`).
 
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
@@ -13,7 +15,8 @@ pub struct State {
     pub compare: String,
 }
 
-const NEEDS: &[&str] = &[col::RANK, col::KIND, col::DURATION_SECS];
+const MEASURED: &[&str] = &[col::RANK, col::KIND, col::DURATION_SECS];
+const PREDICTED: &[&str] = &[col::RANK, col::KIND, col::PREDICTED_SECS];
 const NONE: &str = "none";
 
 /// Seconds per rank and kind: (rank, [(kind, secs)]), ranks ascending.
@@ -24,7 +27,7 @@ pub fn per_rank(batch: &arrow_array::RecordBatch) -> RankSeconds {
     let (Some(rank), Some(kind), Some(secs)) = (
         numbers(batch, col::RANK),
         texts(batch, col::KIND),
-        numbers(batch, col::DURATION_SECS),
+        numbers(batch, col::DURATION_SECS).or_else(|| numbers(batch, col::PREDICTED_SECS)),
     ) else {
         return Vec::new();
     };
@@ -43,9 +46,18 @@ pub fn per_rank(batch: &arrow_array::RecordBatch) -> RankSeconds {
 }
 
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
-    let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
+    let mut tables: Vec<_> = bundle.tables_with(MEASURED).collect();
+    for t in bundle.tables_with(PREDICTED) {
+        if !tables.iter().any(|m| m.name == t.name) {
+            tables.push(t);
+        }
+    }
     if tables.is_empty() {
-        super::nothing_to_show(ui, "Per-rank bars", "rank, kind and duration_secs");
+        super::nothing_to_show(
+            ui,
+            "Per-rank bars",
+            "rank, kind and duration_secs or predicted_secs",
+        );
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
@@ -137,4 +149,47 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             ui.end_row();
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{BooleanArray, Float64Array, Int32Array, Int64Array, StringArray};
+    use yosoku_tables::MPI_BLOCK_PREDICTIONS;
+
+    use super::*;
+
+    #[test]
+    fn a_prediction_table_is_summed_per_rank_and_kind() {
+        let text = |v: &[&str]| Arc::new(StringArray::from(v.to_vec())) as arrow_array::ArrayRef;
+        let batch = MPI_BLOCK_PREDICTIONS
+            .batch(vec![
+                text(&["m", "m", "m"]),
+                text(&["r", "r", "r"]),
+                Arc::new(Int32Array::from(vec![0, 0, 1])),
+                text(&["a", "b", "a"]),
+                text(&["compute", "communication", "compute"]),
+                Arc::new(BooleanArray::from(vec![true, true, true])),
+                Arc::new(Float64Array::from(vec![0.0, 0.0, 0.0])),
+                Arc::new(Int64Array::from(vec![4, 4, 4])),
+                Arc::new(Float64Array::from(vec![Some(0.5), Some(0.25), Some(1.0)])),
+                Arc::new(Float64Array::from(vec![10.0, 10.0, 10.0])),
+                Arc::new(Float64Array::from(vec![5.0, 2.5, 10.0])),
+            ])
+            .unwrap();
+        assert_eq!(
+            per_rank(&batch),
+            vec![
+                (
+                    0,
+                    vec![
+                        ("compute".to_owned(), 5.0),
+                        ("communication".to_owned(), 2.5)
+                    ]
+                ),
+                (1, vec![("compute".to_owned(), 10.0)]),
+            ]
+        );
+    }
 }
