@@ -20,6 +20,13 @@ pub struct Bundle {
     pub tables: Vec<(String, RecordBatch)>,
 }
 
+impl Bundle {
+    /// The table named `<namespace>.<table>`.
+    pub fn table(&self, name: &str) -> Option<&RecordBatch> {
+        self.tables.iter().find(|(n, _)| n == name).map(|(_, b)| b)
+    }
+}
+
 fn hidden_sibling(dir: &Path, tag: &str) -> Result<PathBuf, BundleError> {
     let name = dir.file_name().ok_or_else(|| {
         BundleError::io(

@@ -72,7 +72,7 @@ pub fn compare_measured(
                 repetitions: reps,
                 predicted_secs,
                 measured_secs: Some(measured_secs),
-                error_pct: Some(100.0 * (predicted_secs - measured_secs) / measured_secs),
+                error_pct: Some(crate::rows::error_pct(predicted_secs, measured_secs)),
                 flags: join_flags(&base_flags),
                 ..p.clone()
             });

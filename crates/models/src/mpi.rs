@@ -355,7 +355,7 @@ pub struct MpiPrediction {
 }
 
 fn error_pct(predicted: f64, measured: Option<f64>) -> Option<f64> {
-    measured.map(|m| 100.0 * (predicted - m) / m)
+    measured.map(|m| crate::rows::error_pct(predicted, m))
 }
 
 /// Per-rank compute and communication predictions from (possibly different) runs, compared
@@ -811,7 +811,7 @@ pub fn best_configuration(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yosoku_tables::MPI_BLOCKS;
+    use yosoku_tables::{MPI_BLOCKS, MPI_RANKS};
 
     /// Blocks of one rank: `setup` once, then per iteration a compute block and a
     /// communication block of the given times, then `teardown` once.
@@ -953,6 +953,56 @@ mod tests {
         );
     }
 
+    /// `mpi_ranks` rows: (run, ranks, binding, wall seconds), one row per run.
+    fn ranks(rows: &[(&str, i32, &str, f64)]) -> RecordBatch {
+        let same = |v: &str| -> ArrayRef {
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|_| v)))
+        };
+        MPI_RANKS
+            .batch(vec![
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.0))),
+                same("node"),
+                Arc::new(Int32Array::from_iter_values(rows.iter().map(|_| 0))),
+                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))),
+                same("prog"),
+                Arc::new(rows.iter().map(|r| Some(r.2)).collect::<StringArray>()),
+                Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.3))),
+                Arc::new(Int64Array::from_iter_values(rows.iter().map(|_| 1))),
+                same("complete"),
+            ])
+            .unwrap()
+    }
+
+    #[test]
+    fn candidates_are_ranked_by_prediction_beside_the_measured_runs() {
+        let a = blocks("a", &[(0, vec![(2.0, 1.0); 4])]);
+        let b = blocks("b", &[(0, vec![(1.0, 0.5); 4]), (1, vec![(1.0, 0.5); 4])]);
+        let reduced = arrow_select::concat::concat_batches(&a.schema(), [&a, &b]).unwrap();
+        let reduced_ranks = ranks(&[("a", 1, "core", 0.0), ("b", 2, "core", 0.0)]);
+        let measured = ranks(&[("fa", 1, "core", 33.0), ("fb", 2, "core", 20.0)]);
+        let s = spec(10, Warmup::Iterations(0));
+        let (predictions, _) =
+            best_configuration(&s, &reduced, &reduced_ranks, Some(&measured)).unwrap();
+        // b: 1.5 + 10 x 1.5 = 16.5 s; a: 1.5 + 10 x 3 = 31.5 s.
+        assert_eq!(column(&predictions, col::PREDICTED_SECS), [16.5, 31.5]);
+        assert_eq!(column(&predictions, col::MEASURED_SECS), [20.0, 33.0]);
+        let variant = yosoku_tables::access::utf8(&predictions, col::VARIANT).unwrap();
+        assert_eq!(variant.value(0), "2 ranks, bind core");
+        // A reduced run without its mpi_ranks row, and two measured runs of one configuration.
+        let e = best_configuration(&s, &reduced, &ranks(&[("a", 1, "core", 0.0)]), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no row for the reduced run `b`"), "{e}");
+        let twice = ranks(&[("f1", 2, "core", 20.0), ("f2", 2, "core", 21.0)]);
+        let e = best_configuration(&s, &reduced, &reduced_ranks, Some(&twice))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("runs `f1`, `f2` all have 2 ranks bound `core`"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn auto_warmup_excludes_until_times_settle_and_flags_runs_that_never_do() {
         assert_eq!(
@@ -965,6 +1015,11 @@ mod tests {
         assert_eq!(
             warmup_iterations(&[1.0, 1.0, 1.0, 1.0], Warmup::Auto { tolerance: 0.1 }),
             Ok((0, true))
+        );
+        assert!(
+            warmup_iterations(&[1.0, 1.0], Warmup::Auto { tolerance: -0.1 })
+                .unwrap_err()
+                .contains("warmup_tolerance = -0.1: expected a fraction >= 0")
         );
         // Growing times never settle: half are excluded and the rank is flagged.
         assert_eq!(

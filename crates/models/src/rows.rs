@@ -60,6 +60,11 @@ pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, ModelError>
         .map_err(table_error)
 }
 
+/// The signed relative error of the `error_pct` columns: 100 x (predicted - measured) / measured.
+pub fn error_pct(predicted: f64, measured: f64) -> f64 {
+    100.0 * (predicted - measured) / measured
+}
+
 /// One row of `predictions`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PredictionRow {

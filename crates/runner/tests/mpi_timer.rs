@@ -17,6 +17,12 @@ fn pipeline(dir: &Path, logs: &Path) -> std::path::PathBuf {
     path
 }
 
+fn table<'a>(bundle: &'a yosoku_bundle::fs::Bundle, name: &str) -> &'a arrow_array::RecordBatch {
+    bundle
+        .table(name)
+        .unwrap_or_else(|| panic!("no table {name}"))
+}
+
 fn options(dir: &Path) -> RunOptions {
     RunOptions {
         bundle_dir: Some(dir.join("results/mpi-logs")),
@@ -32,14 +38,7 @@ fn real_logs_import_through_the_plugin_host() {
     let p = pipeline(dir.path(), &data);
     run_pipeline(&p, &options(dir.path()), &mut Quiet).unwrap();
     let bundle = yosoku_bundle::fs::read_bundle(&dir.path().join("results/mpi-logs")).unwrap();
-    let rows = |name: &str| {
-        bundle
-            .tables
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.num_rows())
-            .unwrap_or_else(|| panic!("no table {name}"))
-    };
+    let rows = |name: &str| table(&bundle, name).num_rows();
     assert_eq!(rows("run.mpi_ranks"), 3);
     // Per rank: 62 calls (barrier, 20 x (2 sendrecv + allreduce), reduce) and the 63 gaps around them.
     assert_eq!(rows("run.mpi_blocks"), 3 * (62 + 63));
@@ -125,14 +124,7 @@ fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
     };
     run_pipeline(&p, &opts, &mut Quiet).unwrap();
     let bundle = yosoku_bundle::fs::read_bundle(&dir.path().join("results/mpi-run")).unwrap();
-    let table = |name: &str| {
-        bundle
-            .tables
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.clone())
-            .unwrap_or_else(|| panic!("no table {name}"))
-    };
+    let table = |name: &str| table(&bundle, name).clone();
     let ranks = table("run.mpi_ranks");
     assert_eq!(ranks.num_rows(), 2);
     let ends = yosoku_tables::access::utf8(&ranks, "log_end").unwrap();
@@ -185,4 +177,40 @@ fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
         e.contains("`/nonexistent/mpirun` not found; install Open MPI"),
         "{e}"
     );
+}
+
+#[test]
+fn bad_collector_settings_are_named_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let fail = |source: String| {
+        let p = dir.path().join("p.toml");
+        std::fs::write(&p, format!("[pipeline]\nname = \"mpi-logs\"\n\n{source}")).unwrap();
+        let e = run_pipeline(&p, &options(dir.path()), &mut Quiet)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(!dir.path().join("results/mpi-logs").exists());
+        e
+    };
+    // Zero ranks: refused before mpirun is looked for (any existing file stands in for the
+    // program and the interposer).
+    let file = dir.path().join("stand-in");
+    std::fs::write(&file, "").unwrap();
+    let e = fail(format!(
+        "[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
+         config = {{ program = \"{0}\", ranks = 0, interposer = \"{0}\" }}\n",
+        file.display()
+    ));
+    assert!(
+        e.contains("ranks: expected a positive integer, found 0"),
+        "{e}"
+    );
+    // One run id for a directory of two runs.
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/mpi_timer/tests/data");
+    let e = fail(format!(
+        "[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"logs\"\n\
+         config = {{ dir = \"{}\", run_id = \"one\" }}\n",
+        runs.display()
+    ));
+    assert!(e.contains("holds 2 runs (one per subdirectory)"), "{e}");
 }

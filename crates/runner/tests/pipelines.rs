@@ -31,12 +31,9 @@ fn run(pipeline: &str) -> (tempfile::TempDir, Bundle) {
 }
 
 fn table<'a>(bundle: &'a Bundle, name: &str) -> &'a RecordBatch {
-    &bundle
-        .tables
-        .iter()
-        .find(|(n, _)| n == name)
+    bundle
+        .table(name)
         .unwrap_or_else(|| panic!("no table {name}"))
-        .1
 }
 
 /// (program variant label column) -> (computed, reference) of a reference comparison.

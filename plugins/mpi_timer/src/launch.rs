@@ -145,3 +145,61 @@ pub fn log_dir(wanted: Option<&Path>) -> Result<(PathBuf, bool), PluginError> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn launch(mpirun: &Path, timeout_secs: u64) -> Launch {
+        Launch {
+            mpirun: mpirun.display().to_string(),
+            program: "prog".into(),
+            args: vec![],
+            ranks: 2,
+            binding: "core".into(),
+            oversubscribe: false,
+            interposer: "lib.so".into(),
+            mpirun_args: vec![],
+            timeout: Duration::from_secs(timeout_secs),
+        }
+    }
+
+    fn script(dir: &Path, body: &str) -> PathBuf {
+        let path = dir.join("fake-mpirun");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_log_dir_with_files_in_it_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("rank-0.tsv"), "old").unwrap();
+        let e = log_dir(Some(dir.path())).unwrap_err().to_string();
+        assert!(e.contains("is not empty"), "{e}");
+        // A fresh one is created.
+        let fresh = dir.path().join("new");
+        assert_eq!(log_dir(Some(&fresh)).unwrap(), (fresh.clone(), false));
+        assert!(fresh.is_dir());
+    }
+
+    #[test]
+    fn a_run_past_its_timeout_is_killed_and_a_failing_one_shows_its_stderr() {
+        let dir = tempfile::tempdir().unwrap();
+        let slow = script(dir.path(), "sleep 30");
+        let e = launch(&slow, 1).run(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("ran longer than timeout_secs = 1 and was killed"),
+            "{e}"
+        );
+        let failing = script(dir.path(), "echo 'rank 1: no such file' >&2; exit 3");
+        let e = launch(&failing, 10)
+            .run(dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("failed (exit status: 3)"), "{e}");
+        assert!(e.ends_with("rank 1: no such file"), "{e}");
+    }
+}

@@ -240,22 +240,21 @@ pub fn blocks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
 
 /// `mpi_ranks` of runs.
 pub fn ranks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
-    let r: Vec<(&Run, &RankLog)> = runs
+    let rows: Vec<(&Run, &RankLog)> = runs
         .iter()
         .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
         .collect();
-    let run_of = |i: usize| r[i].0;
-    let r: Vec<&RankLog> = r.iter().map(|(_, l)| *l).collect();
+    let r: Vec<&RankLog> = rows.iter().map(|(_, l)| *l).collect();
     MPI_RANKS
         .batch(vec![
-            text((0..r.len()).map(|i| run_of(i).run_id.as_str())),
+            text(rows.iter().map(|(run, _)| run.run_id.as_str())),
             text(r.iter().map(|l| l.host.as_str())),
             Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.rank))),
             Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.size))),
             text(r.iter().map(|l| l.command.as_str())),
             Arc::new(
-                (0..r.len())
-                    .map(|i| run_of(i).binding.as_deref())
+                rows.iter()
+                    .map(|(run, _)| run.binding.as_deref())
                     .collect::<StringArray>(),
             ),
             Arc::new(Float64Array::from_iter_values(

@@ -353,7 +353,7 @@ fn prediction_row(
         repetitions: 1,
         predicted_secs: predicted,
         measured_secs: Some(secs),
-        error_pct: Some(100.0 * (predicted - secs) / secs),
+        error_pct: Some(crate::rows::error_pct(predicted, secs)),
         flags: (!flags.is_empty()).then(|| flags.join(";")),
         run_id: Some(obs.run_id.value(r).to_owned()),
         model_group: (!g.group.key.is_empty()).then(|| g.group.key.clone()),

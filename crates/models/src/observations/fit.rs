@@ -424,7 +424,7 @@ fn group_fit(
                 repetitions: 1,
                 predicted_secs: p,
                 measured_secs: Some(secs),
-                error_pct: Some(100.0 * (p - secs) / secs),
+                error_pct: Some(crate::rows::error_pct(p, secs)),
                 flags: if p < 0.0 {
                     Some("negative".to_owned())
                 } else if p.is_infinite() {
