@@ -23,6 +23,19 @@ fn table<'a>(bundle: &'a yosoku_bundle::fs::Bundle, name: &str) -> &'a arrow_arr
         .unwrap_or_else(|| panic!("no table {name}"))
 }
 
+/// Runs a pipeline of `sources` that must fail; checks that it wrote no bundle and returns the
+/// error.
+fn failing_run(dir: &Path, sources: &str) -> String {
+    let p = dir.join("p.toml");
+    std::fs::write(&p, format!("[pipeline]\nname = \"mpi-logs\"\n\n{sources}")).unwrap();
+    let e = run_pipeline(&p, &options(dir), &mut Quiet)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(!dir.join("results/mpi-logs").exists());
+    e
+}
+
 fn options(dir: &Path) -> RunOptions {
     RunOptions {
         bundle_dir: Some(dir.join("results/mpi-logs")),
@@ -149,16 +162,7 @@ fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
 fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
     let Some(tools) = mpi_tools() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let run = |source: String| {
-        let p = dir.path().join("p.toml");
-        std::fs::write(&p, format!("[pipeline]\nname = \"mpi-run\"\n\n{source}")).unwrap();
-        let e = run_pipeline(&p, &options(dir.path()), &mut Quiet)
-            .map(|_| ())
-            .unwrap_err()
-            .to_string();
-        assert!(!dir.path().join("results/mpi-logs").exists());
-        e
-    };
+    let run = |source: String| failing_run(dir.path(), &source);
     // himeno_mpi rejects a grid of 0 points and exits 2.
     let e = run(run_source(&tools, "\"0\", \"17\", \"17\", \"12\"", ""));
     assert!(e.contains("collector `run` failed"), "{e}");
@@ -182,16 +186,7 @@ fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
 #[test]
 fn bad_collector_settings_are_named_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let fail = |source: String| {
-        let p = dir.path().join("p.toml");
-        std::fs::write(&p, format!("[pipeline]\nname = \"mpi-logs\"\n\n{source}")).unwrap();
-        let e = run_pipeline(&p, &options(dir.path()), &mut Quiet)
-            .map(|_| ())
-            .unwrap_err()
-            .to_string();
-        assert!(!dir.path().join("results/mpi-logs").exists());
-        e
-    };
+    let fail = |source: String| failing_run(dir.path(), &source);
     // Zero ranks: refused before mpirun is looked for (any existing file stands in for the
     // program and the interposer).
     let file = dir.path().join("stand-in");
