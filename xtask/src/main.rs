@@ -43,6 +43,7 @@ cargo xtask <command>
 /// Crates that must compile to wasm32 (no file I/O, no native-only dependencies).
 const WASM_CRATES: &[&str] = &[
     "yosoku-tables",
+    "yosoku-regression",
     "yosoku-models",
     "yosoku-pipeline",
     "yosoku-bundle",

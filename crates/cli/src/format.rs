@@ -5,8 +5,8 @@ use std::fmt::Write;
 use anyhow::Result;
 use arrow_array::RecordBatch;
 use yosoku_bundle::Manifest;
-use yosoku_models::observations::report::{ReportCell, tables as report_tables};
 use yosoku_plugin_host::LoadedPlugin;
+use yosoku_tables::report::{ReportCell, tables as report_tables};
 use yosoku_tables::{Figure, UNIT_METADATA_KEY};
 
 /// A number with its unit, at a precision that suits its size.

@@ -90,15 +90,20 @@ fn emit(text: &str) -> Result<()> {
 }
 
 /// A spinner per source and step, on stderr; indicatif hides it when stderr is not a terminal.
+/// The last one is cleared when the step ends, and when the bars are dropped (a failed run).
 struct Bars {
     current: Option<ProgressBar>,
 }
 
 impl Bars {
-    fn start(&mut self, message: String) {
+    fn finish(&mut self) {
         if let Some(bar) = self.current.take() {
             bar.finish_and_clear();
         }
+    }
+
+    fn start(&mut self, message: String) {
+        self.finish();
         let bar = ProgressBar::new_spinner();
         bar.set_style(
             ProgressStyle::with_template("{spinner} {msg} {pos}/{len} [{elapsed}]")
@@ -129,9 +134,13 @@ impl Observer for Bars {
     }
 
     fn step_finished(&mut self, _stage: &str, _id: &str, _wall_secs: f64) {
-        if let Some(bar) = self.current.take() {
-            bar.finish_and_clear();
-        }
+        self.finish();
+    }
+}
+
+impl Drop for Bars {
+    fn drop(&mut self) {
+        self.finish();
     }
 }
 
@@ -140,10 +149,7 @@ fn run(pipeline: PathBuf, output: Option<PathBuf>, plugin_path: Vec<PathBuf>) ->
         bundle_dir: output,
         plugin_path,
     };
-    let mut bars = Bars { current: None };
-    let outcome = run_pipeline(&pipeline, &options, &mut bars);
-    bars.step_finished("", "", 0.0);
-    let outcome = outcome?;
+    let outcome = run_pipeline(&pipeline, &options, &mut Bars { current: None })?;
     let m = &outcome.manifest;
     emit(&format!(
         "{}: wrote {} ({} tables, {:.3} s)\n",
@@ -154,15 +160,8 @@ fn run(pipeline: PathBuf, output: Option<PathBuf>, plugin_path: Vec<PathBuf>) ->
     ))?;
     emit(&format::headline_table(m))?;
     // The tables the steps laid out for printing (`<step>.report`).
-    for t in m
-        .tables
-        .iter()
-        .filter(|t| t.kind.as_deref() == Some("report"))
-    {
-        let batch = yosoku_bundle::fs::read_table_file(&outcome.bundle_dir.join(&t.file))?;
-        let cells = yosoku_models::observations::report::read_report(&batch)
-            .with_context(|| format!("reading {}", t.name))?;
-        emit(&format::report(&cells))?;
+    for (_, cells) in &outcome.reports {
+        emit(&format::report(cells))?;
     }
     Ok(())
 }

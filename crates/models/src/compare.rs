@@ -8,8 +8,8 @@ use arrow_array::{Array, Float64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use yosoku_tables::{REFERENCE_COMPARISON, REFERENCE_VALUES, RUNS, TableDef, col};
 
-use crate::rows::{PredictionRow, predictions_batch, read_predictions};
 use crate::{Input, ModelError, join_flags};
+use yosoku_tables::rows::{PredictionRow, predictions_batch, read_predictions};
 
 /// Flag of a prediction with no measurement to compare with.
 pub const FLAG_UNMEASURED: &str = "unmeasured";
@@ -72,13 +72,16 @@ pub fn compare_measured(
                 repetitions: reps,
                 predicted_secs,
                 measured_secs: Some(measured_secs),
-                error_pct: Some(crate::rows::error_pct(predicted_secs, measured_secs)),
+                error_pct: Some(yosoku_tables::rows::error_pct(
+                    predicted_secs,
+                    measured_secs,
+                )),
                 flags: join_flags(&base_flags),
                 ..p.clone()
             });
         }
     }
-    predictions_batch(&out)
+    Ok(predictions_batch(&out)?)
 }
 
 /// The value at `row` of a numeric column as f64 (`None` when null).
@@ -183,14 +186,14 @@ pub fn compare_reference(
             text(&|r| r_unit.value(r).to_owned()),
             text(&|r| r_source.value(r).to_owned()),
         ])
-        .map_err(|e| ModelError::invalid(format!("internal error building the comparison: {e}")))
+        .map_err(ModelError::built)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixtures::*;
-    use crate::rows::PredictionRow;
+    use yosoku_tables::rows::PredictionRow;
     use yosoku_tables::{COST_BREAKDOWN, PREDICTIONS};
 
     fn prediction(variant: &str, repetitions: i64, secs: f64) -> PredictionRow {
@@ -274,6 +277,6 @@ mod tests {
     }
 
     fn cost_free() -> RecordBatch {
-        crate::rows::cost_breakdown_batch(&[]).unwrap()
+        yosoku_tables::rows::cost_breakdown_batch(&[]).unwrap()
     }
 }

@@ -20,8 +20,8 @@ use yosoku_tables::{
 };
 
 use crate::curve::BandwidthCurve;
-use crate::rows::{CostRow, PredictionRow, cost_breakdown_batch, predictions_batch};
 use crate::{Input, ModelError, distinct, join_flags};
+use yosoku_tables::rows::{CostRow, PredictionRow, cost_breakdown_batch, predictions_batch};
 
 /// The CSX600's 96 processing elements.
 pub const CSX600_PE_COUNT: u32 = 96;
@@ -431,7 +431,7 @@ pub fn double_buffer_balance(
             Arc::new(Float64Array::from(window)),
             Arc::new(Float64Array::from(ops)),
         ])
-        .map_err(|e| ModelError::invalid(format!("internal error building the balance table: {e}")))
+        .map_err(ModelError::built)
 }
 
 #[cfg(test)]

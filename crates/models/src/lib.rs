@@ -7,8 +7,6 @@
 //!
 //! - [`csx600`]: the op-count, bandwidth-curve and double-buffering models of Nishikawa et al.
 //! - [`compare`]: predictions against measurements, results against published figures.
-//! - [`regression`]: least squares, exact leave-one-out, hold-outs and stepwise selection on
-//!   matrices.
 //! - [`observations`]: counter models over `observations` tables: normalize steps, one fit per
 //!   group, cross-validation with flags (Shimada et al., Oka et al.).
 //! - [`mpi`]: simplified-execution prediction of MPI runs per rank, the separate-runs baseline
@@ -21,28 +19,18 @@ pub mod curve;
 mod fixtures;
 pub mod mpi;
 pub mod observations;
-pub mod regression;
-pub mod rows;
 
 use arrow_array::{BooleanArray, RecordBatch};
-use yosoku_tables::access::{self, AccessError};
-use yosoku_tables::{TableDef, TableMismatch};
+use yosoku_tables::access;
+pub(crate) use yosoku_tables::rows::Input;
+use yosoku_tables::rows::RowsError;
 
 /// Why a model could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    /// An input is not the table it should be.
-    #[error("input `{role}`: {source}")]
-    Input {
-        role: &'static str,
-        source: TableMismatch,
-    },
-    /// A column could not be read (a bug if the input was checked; reported, never a panic).
-    #[error("input `{role}`: {source}")]
-    Access {
-        role: &'static str,
-        source: AccessError,
-    },
+    /// An input is not the table it should be, or an output could not be built.
+    #[error(transparent)]
+    Table(#[from] RowsError),
     /// The inputs are valid tables but do not fit together (a missing throughput, a missing curve,
     /// counts on the wrong basis, ...).
     #[error("{0}")]
@@ -53,64 +41,10 @@ impl ModelError {
     pub fn invalid(message: impl Into<String>) -> Self {
         ModelError::Invalid(message.into())
     }
-}
 
-/// Checks that `batch`, the input playing `role`, is the table `def`.
-pub fn check_input(
-    role: &'static str,
-    def: &TableDef,
-    batch: &RecordBatch,
-) -> Result<(), ModelError> {
-    def.check(batch)
-        .map_err(|source| ModelError::Input { role, source })
-}
-
-/// Column access tagged with the input's role, for errors.
-pub(crate) struct Input<'a> {
-    pub role: &'static str,
-    pub batch: &'a RecordBatch,
-}
-
-impl<'a> Input<'a> {
-    /// Checks `batch` against `def` and wraps it.
-    pub fn new(
-        role: &'static str,
-        def: &TableDef,
-        batch: &'a RecordBatch,
-    ) -> Result<Self, ModelError> {
-        check_input(role, def, batch)?;
-        Ok(Self { role, batch })
-    }
-
-    fn wrap<T>(&self, r: Result<T, AccessError>) -> Result<T, ModelError> {
-        r.map_err(|source| ModelError::Access {
-            role: self.role,
-            source,
-        })
-    }
-
-    pub fn utf8(&self, name: &str) -> Result<&'a arrow_array::StringArray, ModelError> {
-        self.wrap(access::utf8(self.batch, name))
-    }
-
-    pub fn float64(&self, name: &str) -> Result<&'a arrow_array::Float64Array, ModelError> {
-        self.wrap(access::float64(self.batch, name))
-    }
-
-    pub fn int32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, ModelError> {
-        self.wrap(access::int32(self.batch, name))
-    }
-
-    pub fn int64(&self, name: &str) -> Result<&'a arrow_array::Int64Array, ModelError> {
-        self.wrap(access::int64(self.batch, name))
-    }
-
-    pub fn boolean(&self, name: &str) -> Result<&'a arrow_array::BooleanArray, ModelError> {
-        self.wrap(access::boolean(self.batch, name))
-    }
-
-    pub fn rows(&self) -> usize {
-        self.batch.num_rows()
+    /// An output table the model built is not valid: a bug in the model, reported as an error.
+    pub(crate) fn built(source: yosoku_tables::TableMismatch) -> Self {
+        ModelError::Table(RowsError::Build { source })
     }
 }
 
@@ -120,7 +54,7 @@ pub fn filter_eq(
     column: &str,
     value: &str,
 ) -> Result<RecordBatch, ModelError> {
-    let values = access::utf8(batch, column).map_err(|source| ModelError::Access {
+    let values = access::utf8(batch, column).map_err(|source| RowsError::Access {
         role: "filter",
         source,
     })?;

@@ -23,9 +23,9 @@ use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, 
 use yosoku_tables::access::opt_str;
 use yosoku_tables::{MPI_BLOCK_PREDICTIONS, MPI_BLOCKS, MPI_RANKS, col};
 
-use crate::observations::report::{ReportCell, report_batch};
-use crate::rows::{PredictionRow, predictions_batch};
 use crate::{Input, ModelError};
+use yosoku_tables::report::{ReportCell, report_batch};
+use yosoku_tables::rows::{PredictionRow, predictions_batch};
 
 /// How the warm-up iterations, excluded from the means, are chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -355,7 +355,7 @@ pub struct MpiPrediction {
 }
 
 fn error_pct(predicted: f64, measured: Option<f64>) -> Option<f64> {
-    measured.map(|m| crate::rows::error_pct(predicted, m))
+    measured.map(|m| yosoku_tables::rows::error_pct(predicted, m))
 }
 
 /// Per-rank compute and communication predictions from (possibly different) runs, compared
@@ -412,10 +412,25 @@ fn rank_tables(
         }
         let flags = crate::join_flags(&flags);
         let variant = format!("rank {rank}");
+        // A phase the full run spent no time in (a rank without communication) has no
+        // measurement to compare with: a relative error of 0 s is undefined.
+        let positive = |secs: f64| (secs > 0.0).then_some(secs);
         for (phase, predicted, measured_secs) in [
-            ("compute", compute_secs, measured_rank.map(|m| m.0)),
-            ("communication", comm_secs, measured_rank.map(|m| m.1)),
-            ("total", total, measured_rank.map(|m| m.0 + m.1)),
+            (
+                "compute",
+                compute_secs,
+                measured_rank.and_then(|m| positive(m.0)),
+            ),
+            (
+                "communication",
+                comm_secs,
+                measured_rank.and_then(|m| positive(m.1)),
+            ),
+            (
+                "total",
+                total,
+                measured_rank.and_then(|m| positive(m.0 + m.1)),
+            ),
         ] {
             rows.push(PredictionRow {
                 model: spec.model.clone(),
@@ -441,7 +456,11 @@ fn rank_tables(
                 &title,
                 &variant,
                 "compute:communication",
-                compute_secs / comm_secs,
+                if comm_secs > 0.0 {
+                    compute_secs / comm_secs
+                } else {
+                    f64::NAN
+                },
                 "",
             ),
             ReportCell::number(
@@ -572,11 +591,7 @@ fn block_batch(
             floats(&|b| b.full_executions),
             floats(&|b| b.predicted_secs),
         ])
-        .map_err(|e| {
-            ModelError::invalid(format!(
-                "internal error building mpi_block_predictions: {e}"
-            ))
-        })
+        .map_err(ModelError::built)
 }
 
 fn predict_run(

@@ -1,15 +1,18 @@
 //! Declarative pipelines: the pipeline file (TOML) and its normalize, fit and validate steps.
 //!
 //! A pipeline names its sources (plugin, collector, config) and lists typed steps; see
-//! docs/pipelines.md. This crate parses the file, checking every key, type and table reference
-//! with file, line and column, and runs steps over a [`TableSet`] of Arrow record batches. It does
-//! no I/O and reads no clock: `yosoku-runner` collects the sources through the plugin host, times
-//! the steps and writes the bundle.
+//! docs/pipelines.md. This crate parses the file, checking every key, type, parameter and table
+//! reference with file, line and column, and runs steps over a [`TableSet`] of Arrow record
+//! batches. Step kinds are registered in [`steps::STEP_KINDS`], one unit each. It does no I/O and
+//! reads no clock: `yosoku-runner` collects the sources through the plugin host, times the steps
+//! and writes the bundle.
 
 pub mod run;
 pub mod spec;
 pub mod steps;
 
-pub use run::{StepOutput, TableSet, run_step};
+pub use run::{DuplicateTable, StepFailure, TableSet, run_step};
 pub use spec::{Located, Location, PipelineSpec, SourceSpec, SpecError};
-pub use steps::{Stage, Step};
+pub use steps::{
+    ModelDefinition, PipelineStep, STEP_KINDS, Stage, Step, StepError, StepKind, StepOutput,
+};

@@ -9,7 +9,9 @@ use serde::de::DeserializeOwned;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
-use crate::steps::{Stage, Step};
+use yosoku_plugin_abi::descriptor::is_valid_name;
+
+use crate::steps::{ModelDefinition, ParamError, PipelineStep, Stage, step_kind};
 
 /// A position in the pipeline file, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -79,7 +81,7 @@ pub struct SourceSpec {
 }
 
 /// A pipeline: sources, then the normalize, fit and validate stages in order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct PipelineSpec {
     /// The file name as the user gave it, for messages.
     pub origin: String,
@@ -88,7 +90,7 @@ pub struct PipelineSpec {
     /// Extra plugin directories, relative to the pipeline file.
     pub plugin_path: Vec<String>,
     pub sources: Vec<SourceSpec>,
-    pub steps: Vec<Located<Step>>,
+    pub steps: Vec<Located<PipelineStep>>,
     /// The file's text, to turn spans into positions.
     text: String,
 }
@@ -101,15 +103,6 @@ struct Meta {
     description: String,
     #[serde(default)]
     plugin_path: Vec<String>,
-}
-
-/// Whether `name` can be a source name or step id: lowercase ASCII letters, digits and `_`
-/// (no dots: table references are `<namespace>.<table>`).
-pub fn is_valid_id(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Whether `name` can name a pipeline (and its bundle directory).
@@ -256,7 +249,7 @@ impl<'a> Parser<'a> {
         value: &Spanned<DeValue<'a>>,
     ) -> Result<SourceSpec, SpecError> {
         let source_name = name.get_ref().to_string();
-        if !is_valid_id(&source_name) {
+        if !is_valid_name(&source_name) {
             return Err(self.error_at(
                 &name.span(),
                 format!("source name `{source_name}`: use lowercase ASCII letters, digits and `_`"),
@@ -308,7 +301,11 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn step(&self, stage: Stage, value: &Spanned<DeValue<'a>>) -> Result<Located<Step>, SpecError> {
+    fn step(
+        &self,
+        stage: Stage,
+        value: &Spanned<DeValue<'a>>,
+    ) -> Result<Located<PipelineStep>, SpecError> {
         let table = self.table(value, &format!("a [[{}]] step", stage.name()))?;
         let Some((_, kind)) = table.iter().find(|(k, _)| k.get_ref() == "step") else {
             return Err(self.error_at(
@@ -321,8 +318,8 @@ impl<'a> Parser<'a> {
             ));
         };
         let kind_name = self.string(kind, "key `step`")?;
-        let step = Step::parse(stage, &kind_name.value, self, value).ok_or_else(|| {
-            self.error_at(
+        let Some(kind) = step_kind(stage, &kind_name.value) else {
+            return Err(self.error_at(
                 &kind.span(),
                 format!(
                     "unknown [[{}]] step `{}`; expected one of: {}",
@@ -330,13 +327,40 @@ impl<'a> Parser<'a> {
                     kind_name.value,
                     stage.step_kinds().join(", ")
                 ),
-            )
-        })??;
+            ));
+        };
+        let Some((_, id)) = table.iter().find(|(k, _)| k.get_ref() == "id") else {
+            return Err(self.error_at(&value.span(), "missing field `id`"));
+        };
+        let id = self.string(id, "key `id`")?;
+        // The kind's own parameters: the table without `step` and `id`.
+        let params: DeTable<'a> = table
+            .iter()
+            .filter(|(k, _)| !matches!(k.get_ref().as_ref(), "step" | "id"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let params = Spanned::new(value.span(), DeValue::Table(params));
+        let step = kind.parse(self, &params)?;
         // Locate the step by its `step` key: the table itself starts at its `[[...]]` header.
         Ok(Located {
-            value: step,
+            value: PipelineStep {
+                kind,
+                id: id.value,
+                step,
+            },
             location: kind_name.location,
         })
+    }
+
+    /// An error at the value of the parameter `e.key` of a step's table (at the table when the
+    /// key is not written: a default).
+    pub(crate) fn param_error(&self, params: &Spanned<DeValue<'a>>, e: &ParamError) -> SpecError {
+        let at = params
+            .get_ref()
+            .as_table()
+            .and_then(|t| t.iter().find(|(k, _)| k.get_ref() == e.key))
+            .map_or_else(|| params.span(), |(_, v)| v.span());
+        self.error_at(&at, format!("key `{}`: {}", e.key, e.message))
     }
 }
 
@@ -353,7 +377,7 @@ impl PipelineSpec {
 
         let mut meta = None;
         let mut sources = Vec::new();
-        let mut steps: Vec<Located<Step>> = Vec::new();
+        let mut steps: Vec<Located<PipelineStep>> = Vec::new();
         for stage in Stage::ALL {
             // Stages run in their fixed order whatever the order in the file.
             let Some((_, value)) = root.iter().find(|(k, _)| k.get_ref() == stage.name()) else {
@@ -436,41 +460,50 @@ impl PipelineSpec {
     }
 
     /// Checks ids and the table references that can be checked before anything runs: every
-    /// reference names a source or an earlier step, and a step's table is one it produces.
+    /// reference names a source or an earlier step, a step's table is one it produces, and a
+    /// model reference names an earlier step that defines a model, whose settings fit.
     fn check_references(&self) -> Result<(), SpecError> {
-        let mut namespaces: BTreeMap<&str, (Location, Option<Vec<String>>)> = BTreeMap::new();
+        let mut namespaces: BTreeMap<&str, (Location, Option<Vec<&str>>)> = BTreeMap::new();
         for s in &self.sources {
             namespaces.insert(&s.name, (s.location, None));
         }
-        let mut fit_models: Vec<&str> = Vec::new();
-        for step in &self.steps {
-            let id = step.value.id();
-            if let Some(model) = step.value.model_reference() {
+        let mut models: Vec<(&str, ModelDefinition)> = Vec::new();
+        for located in &self.steps {
+            let step = &located.value;
+            let id = step.id();
+            if !is_valid_name(id) {
+                return Err(self.error(
+                    located.location,
+                    format!("step id `{id}`: use lowercase ASCII letters, digits and `_`"),
+                ));
+            }
+            if let Some(model) = step.step.model_input() {
                 let name = model.get_ref().as_str();
-                if !fit_models.contains(&name) {
+                let Some((_, definition)) = models.iter().find(|(m, _)| *m == name) else {
+                    let known: Vec<&str> = models.iter().map(|(m, _)| *m).collect();
                     return Err(self.error(
                         self.locate(&model.span()),
                         format!(
                             "step `{id}`: `model = \"{name}\"` should name an earlier `ols` or `stepwise` fit step; fit steps before it: {}",
-                            if fit_models.is_empty() {
+                            if known.is_empty() {
                                 "none".to_owned()
                             } else {
-                                fit_models.join(", ")
+                                known.join(", ")
                             }
                         ),
                     ));
-                }
+                };
+                step.step.check_model(definition).map_err(|e| {
+                    self.error(
+                        located.location,
+                        format!("step `{id}`: key `{}`: {}", e.key, e.message),
+                    )
+                })?;
             }
-            if matches!(step.value.kind(), "ols" | "stepwise") {
-                fit_models.push(id);
+            if let Some(definition) = step.step.model_definition() {
+                models.push((id, definition));
             }
-            if !is_valid_id(id) {
-                return Err(self.error(
-                    step.location,
-                    format!("step id `{id}`: use lowercase ASCII letters, digits and `_`"),
-                ));
-            }
-            for reference in step.value.inputs() {
+            for reference in step.step.inputs() {
                 let at = self.locate(&reference.span());
                 let Some((ns, table)) = reference.get_ref().split_once('.') else {
                     return Err(self.error(
@@ -489,7 +522,7 @@ impl PipelineSpec {
                             ),
                         ));
                     }
-                    Some((_, Some(outputs))) if !outputs.iter().any(|o| o == table) => {
+                    Some((_, Some(outputs))) if !outputs.contains(&table) => {
                         return Err(self.error(
                             at,
                             format!(
@@ -503,11 +536,11 @@ impl PipelineSpec {
             }
             if let Some((first, _)) = namespaces.get(id) {
                 return Err(self.error(
-                    step.location,
+                    located.location,
                     format!("step id `{id}` is already used (line {})", first.line),
                 ));
             }
-            namespaces.insert(id, (step.location, Some(step.value.output_tables())));
+            namespaces.insert(id, (located.location, Some(step.step.outputs())));
         }
         Ok(())
     }

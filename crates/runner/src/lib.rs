@@ -10,9 +10,12 @@ use sha2::{Digest, Sha256};
 use yosoku_bundle::{
     InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
 };
-use yosoku_pipeline::{Location, PipelineSpec, SourceSpec, SpecError, Stage, TableSet, run_step};
+use yosoku_pipeline::{
+    Location, PipelineSpec, SourceSpec, SpecError, Stage, StepFailure, TableSet, run_step,
+};
 use yosoku_plugin_host::{ConfigProblem, Discovery, HostError, PluginHost, Progress};
 use yosoku_tables::Figure;
+use yosoku_tables::report::{ReportCell, read_report};
 
 /// Where the bundles of `yosoku run` go by default: `results/<pipeline name>`.
 pub const DEFAULT_RESULTS_DIR: &str = "results";
@@ -51,6 +54,23 @@ pub enum RunError {
     },
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// A step failed, at its line in the file.
+    #[error(transparent)]
+    Step(#[from] StepFailure),
+    /// Loading or calling a source's plugin failed, at the source's line.
+    #[error("{origin}:{}:{}: source `{source_name}`: {error}", location.line, location.column)]
+    Plugin {
+        origin: String,
+        location: Location,
+        source_name: String,
+        error: Box<HostError>,
+    },
+    /// A step's `report` table cannot be read back (a bug in the step).
+    #[error("internal error: table `{table}`: {source}")]
+    Report {
+        table: String,
+        source: yosoku_tables::rows::RowsError,
+    },
     #[error("writing the bundle failed: {0}")]
     Bundle(#[from] yosoku_bundle::BundleError),
 }
@@ -60,6 +80,9 @@ pub enum RunError {
 pub struct RunOutcome {
     pub bundle_dir: PathBuf,
     pub manifest: Manifest,
+    /// The tables the steps laid out for printing (`<step>.report`), by table name, in the order
+    /// of the run.
+    pub reports: Vec<(String, Vec<ReportCell>)>,
 }
 
 fn is_pattern(path: &str) -> bool {
@@ -269,6 +292,15 @@ impl Run<'_> {
         Ok(inputs)
     }
 
+    fn plugin_error(&self, source: &SourceSpec, location: Location, error: HostError) -> RunError {
+        RunError::Plugin {
+            origin: self.spec.origin.clone(),
+            location,
+            source_name: source.name.clone(),
+            error: Box::new(error),
+        }
+    }
+
     fn config_error(&self, source: &SourceSpec, problems: &[ConfigProblem]) -> SpecError {
         let first = &problems[0];
         let location = source
@@ -300,28 +332,25 @@ impl Run<'_> {
         host: &PluginHost,
         observer: &mut dyn Observer,
         tables: &mut TableSet,
-    ) -> Result<Collected, SpecError> {
+    ) -> Result<Collected, RunError> {
         let Some(plugin) = discovery.plugins.get(&source.plugin.value) else {
-            let unknown = HostError::UnknownPlugin {
-                name: source.plugin.value.clone(),
-                known: discovery.plugins.keys().cloned().collect(),
-                searched: host.search_path().to_vec(),
-                problems: discovery.problems.iter().map(ToString::to_string).collect(),
-            };
-            return Err(self.error(
+            return Err(self.plugin_error(
+                source,
                 source.plugin.location,
-                format!("source `{}`: {unknown}", source.name),
+                HostError::UnknownPlugin {
+                    name: source.plugin.value.clone(),
+                    known: discovery.plugins.keys().cloned().collect(),
+                    searched: host.search_path().to_vec(),
+                    problems: discovery.problems.iter().map(ToString::to_string).collect(),
+                },
             ));
         };
-        let info = plugin.collector(&source.collector.value).map_err(|e| {
-            self.error(
-                source.collector.location,
-                format!("source `{}`: {e}", source.name),
-            )
-        })?;
+        let info = plugin
+            .collector(&source.collector.value)
+            .map_err(|e| self.plugin_error(source, source.collector.location, e))?;
         let problems = yosoku_plugin_host::check_config(info, &source.config);
         if !problems.is_empty() {
-            return Err(self.config_error(source, &problems));
+            return Err(self.config_error(source, &problems).into());
         }
         let mut config = source.config.clone();
         let inputs = self.resolve_paths(source, info, &mut config)?;
@@ -332,7 +361,7 @@ impl Run<'_> {
             .collect(&source.collector.value, &config, &mut |p| {
                 observer.source_progress(&source.name, &p)
             })
-            .map_err(|e| self.error(source.location, format!("source `{}`: {e}", source.name)))?;
+            .map_err(|e| self.plugin_error(source, source.location, e))?;
         let mut names = Vec::new();
         let mut figures = Vec::new();
         for (table, batch) in produced {
@@ -344,7 +373,7 @@ impl Run<'_> {
             names.push(format!("{}.{table}", source.name));
             tables
                 .insert(&source.name, &table, batch)
-                .map_err(|e| self.error(source.location, e))?;
+                .map_err(|e| self.error(source.location, e.to_string()))?;
         }
         let wall_secs = secs_since(started);
         observer.step_finished("collect", &source.name, wall_secs);
@@ -375,7 +404,7 @@ impl Run<'_> {
         &self,
         tables: &mut TableSet,
         observer: &mut dyn Observer,
-    ) -> Result<Vec<StageRecord>, SpecError> {
+    ) -> Result<Vec<StageRecord>, RunError> {
         let mut stages = Vec::new();
         for stage in Stage::ALL {
             let stage_started = Instant::now();
@@ -387,19 +416,16 @@ impl Run<'_> {
                 let output = run_step(self.spec, step, tables)?;
                 let wall_secs = secs_since(started);
                 observer.step_finished(stage.name(), id, wall_secs);
-                let mut names = Vec::new();
-                for (table, batch) in output.tables {
-                    names.push(format!("{id}.{table}"));
-                    tables
-                        .insert(id, &table, batch)
-                        .map_err(|e| self.error(step.location, e))?;
-                }
+                let figures = output.figures.clone();
+                let names = tables
+                    .insert_output(id, output)
+                    .map_err(|e| self.error(step.location, e.to_string()))?;
                 records.push(StepRecord {
                     id: id.to_owned(),
                     kind: step.value.kind().to_owned(),
                     wall_secs,
                     tables: names,
-                    figures: output.figures,
+                    figures,
                 });
             }
             if !records.is_empty() {
@@ -509,14 +535,24 @@ pub fn run_pipeline(
         .bundle_dir
         .clone()
         .unwrap_or_else(|| Path::new(DEFAULT_RESULTS_DIR).join(&spec.name));
-    let all: Vec<(String, arrow_array::RecordBatch)> = tables
-        .iter()
-        .map(|(n, b)| (n.to_owned(), b.clone()))
-        .collect();
-    yosoku_bundle::fs::write_bundle(&bundle_dir, &manifest, &all)?;
+    let mut reports = Vec::new();
+    for (name, batch) in tables.iter() {
+        if name
+            .split_once('.')
+            .is_some_and(|(_, t)| t == yosoku_tables::REPORT.name)
+        {
+            let cells = read_report(batch).map_err(|source| RunError::Report {
+                table: name.to_owned(),
+                source,
+            })?;
+            reports.push((name.to_owned(), cells));
+        }
+    }
+    yosoku_bundle::fs::write_bundle(&bundle_dir, &manifest, &tables.into_tables())?;
     Ok(RunOutcome {
         bundle_dir,
         manifest,
+        reports,
     })
 }
 

@@ -320,7 +320,7 @@ fn an_unknown_hold_out() {
     let case = Case::counters();
     case.edit("p.toml", "\"kfold(5)\"", "\"lopo\"");
     case.expect_error(
-        "p.toml:23:8: step `cv` (cross_validate): `holdouts`: unknown validation `lopo`; expected fit, loo, kfold(<k>) or leave_one_out(<column>)",
+        "p.toml:26:12: key `holdouts`: `holdouts`: unknown validation `lopo`; expected fit, loo, kfold(<k>) or leave_one_out(<column>)",
     );
 }
 
@@ -349,4 +349,59 @@ fn a_file_pattern_that_matches_nothing() {
     case.expect_error(
         "p.toml:7:12: source `gpp`, config key `paths`: no file matches `kernel_*.csv.gz` in ",
     );
+}
+
+/// Every step parameter is checked when the file is parsed: a bad one stops the run before any
+/// collector runs. The source here is the dummy plugin's `fail` collector, which would end the
+/// run with its own message if it were called.
+#[test]
+fn a_bad_step_parameter_fails_before_any_collector_runs() {
+    let case = Case::new();
+    let pipeline = r#"[pipeline]
+name = "bad-input"
+
+[sources.loud]
+plugin = "dummy"
+collector = "fail"
+config = { message = "the collector ran" }
+
+[[fit]]
+step = "ols"
+id = "fit"
+observations = "loud.observations"
+ridge = -1.0
+
+[[validate]]
+step = "cross_validate"
+id = "cv"
+model = "fit"
+"#;
+    std::fs::write(case.path("p.toml"), pipeline).unwrap();
+    case.expect_error("p.toml:13:9: key `ridge`: `ridge` must be a number >= 0, found -1");
+    // The same file with a good parameter does reach the collector.
+    let good = pipeline.replace("-1.0", "1.0");
+    std::fs::write(case.path("p.toml"), &good).unwrap();
+    case.expect_error(
+        "p.toml:4:10: source `loud`: plugin `dummy`, collector `fail` failed: the collector ran",
+    );
+    for (from, to, want) in [
+        (
+            "ridge = 1.0",
+            "ridge = 1.0\nmatrix = { rows = \"device\", columns = \"program\" }",
+            "p.toml:14:10: key `matrix`: matrix: `device` is not one of the model's `group_by` columns (none)",
+        ),
+        (
+            "model = \"fit\"",
+            "model = \"fit\"\nholdouts = [\"kfold(1)\"]",
+            "p.toml:19:12: key `holdouts`: `holdouts`: `kfold(1)`: the number of folds must be an integer >= 2",
+        ),
+        (
+            "model = \"fit\"",
+            "model = \"fit\"\ntiny_threshold = -3",
+            "p.toml:19:18: key `tiny_threshold`: `tiny_threshold` must be a number >= 0, found -3",
+        ),
+    ] {
+        std::fs::write(case.path("p.toml"), good.replace(from, to)).unwrap();
+        case.expect_error(want);
+    }
 }

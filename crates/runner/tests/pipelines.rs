@@ -432,12 +432,9 @@ fn counters_per_gpu_validates_nine_models_three_ways() {
         let keep: Vec<usize> = (0..rows.len()).filter(|&i| i != k).collect();
         let xt = faer::Mat::from_fn(keep.len(), features.len(), |i, j| x[(keep[i], j)]);
         let yt: Vec<f64> = keep.iter().map(|&i| y[i]).collect();
-        let fit = yosoku_models::regression::ols(
-            xt.as_ref(),
-            &yt,
-            &yosoku_models::regression::OlsOptions::default(),
-        )
-        .unwrap();
+        let fit =
+            yosoku_regression::ols(xt.as_ref(), &yt, &yosoku_regression::OlsOptions::default())
+                .unwrap();
         let row: Vec<f64> = (0..features.len()).map(|j| x[(k, j)]).collect();
         let expected = fit.predict(&row);
         let id = run_id.value(rows[k]);
@@ -452,9 +449,7 @@ fn counters_per_gpu_validates_nine_models_three_ways() {
     }
 
     // The paper's figures are printed beside ours.
-    let report =
-        yosoku_models::observations::report::read_report(table(&bundle, "paper_cv.report"))
-            .unwrap();
+    let report = yosoku_tables::report::read_report(table(&bundle, "paper_cv.report")).unwrap();
     assert!(
         report
             .iter()
@@ -474,12 +469,8 @@ fn counters_per_gpu_validates_nine_models_three_ways() {
     let raw_secs = float64(raw, col::MEASURED_SECS).unwrap();
     let xt = faer::Mat::from_fn(kept.len(), features.len(), |i, j| ln_x(kept[i], j));
     let yt: Vec<f64> = kept.iter().map(|&r| raw_secs.value(r).ln()).collect();
-    let fit = yosoku_models::regression::ols(
-        xt.as_ref(),
-        &yt,
-        &yosoku_models::regression::OlsOptions::default(),
-    )
-    .unwrap();
+    let fit = yosoku_regression::ols(xt.as_ref(), &yt, &yosoku_regression::OlsOptions::default())
+        .unwrap();
     let predictions = table(&bundle, "pooled_loglog_cv.predictions");
     let p_run = utf8(predictions, col::RUN_ID).unwrap();
     let p_validation = utf8(predictions, col::VALIDATION).unwrap();
@@ -516,9 +507,7 @@ fn counters_cross_gpu_fills_a_nine_by_nine_matrix() {
     let errors = mean_errors(table(&bundle, "counters_cv.validation_summary"));
     assert_eq!(errors.len(), 72);
     assert!(errors.iter().all(|(_, _, e)| e.is_finite() && *e > 0.0));
-    let report =
-        yosoku_models::observations::report::read_report(table(&bundle, "counters_cv.report"))
-            .unwrap();
+    let report = yosoku_tables::report::read_report(table(&bundle, "counters_cv.report")).unwrap();
     let cells: Vec<_> = report
         .iter()
         .filter(|c| c.column != yosoku_models::observations::report::PUBLISHED_COLUMN)
@@ -541,8 +530,8 @@ fn cross_platform_selects_counters_per_kernel_and_target() {
     let adjusted = float64(summary, col::ADJUSTED_R2).unwrap();
     for i in 0..summary.num_rows() {
         // Every model either explains the target (adjusted R^2 >= 0.8) or says it does not.
-        let weak =
-            yosoku_tables::access::opt_str(flags, i).is_some_and(|f| f.contains("r2_below_0.8"));
+        let weak = yosoku_tables::access::opt_str(flags, i)
+            .is_some_and(|f| f.contains(yosoku_models::observations::fit::R2_BELOW_FLAG));
         assert_eq!(weak, adjusted.value(i) < 0.8, "{}", group.value(i));
         assert!(group.value(i).starts_with("program="), "{}", group.value(i));
     }

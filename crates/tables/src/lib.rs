@@ -16,6 +16,8 @@ pub mod csx600;
 mod defs;
 mod figure;
 mod markdown;
+pub mod report;
+pub mod rows;
 
 pub use check::{Problem, TableMismatch};
 pub use defs::*;

@@ -17,13 +17,15 @@ use yosoku_tables::VALIDATION_SUMMARY;
 
 use super::Observations;
 use super::fit::{GroupData, Method, ModelSpec, Trained, group_data, train};
-use super::report::{Matrix, Published, ReportCell, add_published};
+use yosoku_tables::report::ReportCell;
+
+use super::report::{Matrix, Published, add_published};
 use crate::ModelError;
-use crate::regression::validate::{
+use yosoku_regression::validate::{
     Held, Scheme, fold_labels, is_outside, metrics, training_ranges, validate,
 };
-use crate::regression::{OlsOptions, RegressionError};
-use crate::rows::PredictionRow;
+use yosoku_regression::{OlsOptions, RegressionError};
+use yosoku_tables::rows::PredictionRow;
 
 /// How rows are held out.
 #[derive(Debug, Clone, PartialEq)]
@@ -353,7 +355,7 @@ fn prediction_row(
         repetitions: 1,
         predicted_secs: predicted,
         measured_secs: Some(secs),
-        error_pct: Some(crate::rows::error_pct(predicted, secs)),
+        error_pct: Some(yosoku_tables::rows::error_pct(predicted, secs)),
         flags: (!flags.is_empty()).then(|| flags.join(";")),
         run_id: Some(obs.run_id.value(r).to_owned()),
         model_group: (!g.group.key.is_empty()).then(|| g.group.key.clone()),
@@ -523,9 +525,7 @@ pub fn summary_batch(model: &str, rows: &[SummaryRow]) -> Result<RecordBatch, Mo
             count(&|r| r.extrapolated),
             count(&|r| r.tiny),
         ])
-        .map_err(|e| {
-            ModelError::invalid(format!("internal error building `validation_summary`: {e}"))
-        })
+        .map_err(ModelError::built)
 }
 
 /// Mean over models of each scheme's mean error, with the smallest and largest (headline figures).
@@ -555,7 +555,7 @@ mod tests {
     use super::super::FeatureChoice;
     use super::super::testing::observations;
     use super::*;
-    use crate::regression::stepwise::StepwiseOptions;
+    use yosoku_regression::stepwise::StepwiseOptions;
 
     fn data() -> RecordBatch {
         let mut ids = Vec::new();

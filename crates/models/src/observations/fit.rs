@@ -9,16 +9,21 @@ use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use faer::Mat;
 use yosoku_tables::{MODEL_COEFFICIENTS, MODEL_SUMMARY, SELECTION_PATH};
 
-use super::report::{Matrix, ReportCell};
+use yosoku_tables::report::ReportCell;
+
+use super::report::Matrix;
 use super::{FeatureChoice, Group, Observations, feature_values, group_rows};
 use crate::ModelError;
-use crate::regression::stepwise::{self, Action, Direction, Selection, StepwiseOptions};
-use crate::regression::validate::tiny_rows;
-use crate::regression::{OlsFit, OlsOptions, RegressionError, ols};
-use crate::rows::PredictionRow;
+use yosoku_regression::stepwise::{self, Action, Direction, Selection, StepwiseOptions};
+use yosoku_regression::validate::tiny_rows;
+use yosoku_regression::{OlsFit, OlsOptions, RegressionError, ols};
+use yosoku_tables::rows::PredictionRow;
 
 /// Adjusted R^2 below which a model is flagged (Oka et al. treat R^2 < 0.8 as insufficient).
 pub const MIN_USEFUL_R2: f64 = 0.8;
+
+/// The flag of a model whose adjusted R^2 is below [`MIN_USEFUL_R2`].
+pub const R2_BELOW_FLAG: &str = "r2_below_0.8";
 
 /// Condition number of the scaled design above which estimates are flagged as unstable.
 pub const ILL_CONDITIONED: f64 = 1e3;
@@ -396,7 +401,7 @@ fn group_fit(
         .sqrt();
     let mut flags = Vec::new();
     if fit.adj_r2.is_finite() && fit.adj_r2 < MIN_USEFUL_R2 {
-        flags.push("r2_below_0.8".to_owned());
+        flags.push(R2_BELOW_FLAG.to_owned());
     }
     if fit.condition_number > ILL_CONDITIONED {
         flags.push("ill_conditioned".to_owned());
@@ -424,7 +429,7 @@ fn group_fit(
                 repetitions: 1,
                 predicted_secs: p,
                 measured_secs: Some(secs),
-                error_pct: Some(crate::rows::error_pct(p, secs)),
+                error_pct: Some(yosoku_tables::rows::error_pct(p, secs)),
                 flags: if p < 0.0 {
                     Some("negative".to_owned())
                 } else if p.is_infinite() {
@@ -580,7 +585,7 @@ pub fn coefficients_batch(model: &str, fits: &[GroupFit]) -> Result<RecordBatch,
                 rows.iter().map(|(_, c)| c.status),
             )),
         ])
-        .map_err(internal)
+        .map_err(ModelError::built)
 }
 
 /// `model_summary` of fits.
@@ -625,7 +630,7 @@ pub fn summary_batch(
                     .collect::<StringArray>(),
             ),
         ])
-        .map_err(internal)
+        .map_err(ModelError::built)
 }
 
 /// `selection_path` of stepwise fits (empty for least squares).
@@ -661,11 +666,7 @@ pub fn path_batch(model: &str, fits: &[GroupFit]) -> Result<RecordBatch, ModelEr
                 rows.iter().map(|(_, p)| p.columns as i64),
             )),
         ])
-        .map_err(internal)
-}
-
-fn internal(e: yosoku_tables::TableMismatch) -> ModelError {
-    ModelError::invalid(format!("internal error building an output table: {e}"))
+        .map_err(ModelError::built)
 }
 
 fn action_name(action: Action) -> &'static str {

@@ -373,7 +373,9 @@ pub(crate) fn with_features(
     Ok(batch)
 }
 
-pub(crate) fn feature_field(feature: &FeatureColumn) -> Field {
+/// The Arrow field of a feature column of `observations`: Float64, nullable, its kind and unit in
+/// the metadata.
+pub fn feature_field(feature: &FeatureColumn) -> Field {
     let mut metadata = HashMap::new();
     if let Some(k) = &feature.kind {
         metadata.insert(KIND_METADATA_KEY.to_owned(), k.clone());

@@ -1,18 +1,105 @@
-//! Rows of the output tables, and their conversion to and from record batches.
+//! Typed rows of the canonical tables that several crates read and write (`predictions`,
+//! `cost_breakdown`), their conversion to and from record batches, and [`Input`], checked column
+//! access tagged with the role a batch plays, for errors.
+//!
+//! The models build these tables, the CLI and the viewer read them back: the codec lives here,
+//! in the leaf crate, so that readers need not depend on the models.
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
-use yosoku_tables::access::{opt_f64, opt_str};
-use yosoku_tables::{COST_BREAKDOWN, PREDICTIONS, col};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 
-use crate::{Input, ModelError};
+use crate::access::{self, AccessError, opt_f64, opt_str};
+use crate::{COST_BREAKDOWN, PREDICTIONS, TableDef, TableMismatch, col};
 
-fn strings<T>(rows: &[T], f: impl Fn(&T) -> &str) -> ArrayRef {
+/// Why a canonical table could not be read into rows, or built from them.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RowsError {
+    /// An input is not the table it should be.
+    #[error("input `{role}`: {source}")]
+    Input {
+        role: &'static str,
+        source: TableMismatch,
+    },
+    /// A column could not be read (a bug if the input was checked; reported, never a panic).
+    #[error("input `{role}`: {source}")]
+    Access {
+        role: &'static str,
+        source: AccessError,
+    },
+    /// Rows that do not make a valid table (a bug in the code that made them).
+    #[error("internal error building `{}`: {source}", source.table)]
+    Build { source: TableMismatch },
+}
+
+/// Checks that `batch`, the input playing `role`, is the table `def`.
+pub fn check_input(
+    role: &'static str,
+    def: &TableDef,
+    batch: &RecordBatch,
+) -> Result<(), RowsError> {
+    def.check(batch)
+        .map_err(|source| RowsError::Input { role, source })
+}
+
+/// A batch checked against its table definition, with column access tagged with the role it
+/// plays (`throughputs`, `measured`), so that errors say which input is wrong.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub role: &'static str,
+    pub batch: &'a RecordBatch,
+}
+
+impl<'a> Input<'a> {
+    /// Checks `batch` against `def` and wraps it.
+    pub fn new(
+        role: &'static str,
+        def: &TableDef,
+        batch: &'a RecordBatch,
+    ) -> Result<Self, RowsError> {
+        check_input(role, def, batch)?;
+        Ok(Self { role, batch })
+    }
+
+    fn wrap<T>(&self, r: Result<T, AccessError>) -> Result<T, RowsError> {
+        r.map_err(|source| RowsError::Access {
+            role: self.role,
+            source,
+        })
+    }
+
+    pub fn utf8(&self, name: &str) -> Result<&'a StringArray, RowsError> {
+        self.wrap(access::utf8(self.batch, name))
+    }
+
+    pub fn float64(&self, name: &str) -> Result<&'a Float64Array, RowsError> {
+        self.wrap(access::float64(self.batch, name))
+    }
+
+    pub fn int32(&self, name: &str) -> Result<&'a Int32Array, RowsError> {
+        self.wrap(access::int32(self.batch, name))
+    }
+
+    pub fn int64(&self, name: &str) -> Result<&'a Int64Array, RowsError> {
+        self.wrap(access::int64(self.batch, name))
+    }
+
+    pub fn boolean(&self, name: &str) -> Result<&'a BooleanArray, RowsError> {
+        self.wrap(access::boolean(self.batch, name))
+    }
+
+    pub fn rows(&self) -> usize {
+        self.batch.num_rows()
+    }
+}
+
+pub(crate) fn strings<T>(rows: &[T], f: impl Fn(&T) -> &str) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
 }
 
-fn opt_strings<T>(rows: &[T], f: impl Fn(&T) -> Option<&str>) -> ArrayRef {
+pub(crate) fn opt_strings<T>(rows: &[T], f: impl Fn(&T) -> Option<&str>) -> ArrayRef {
     Arc::new(rows.iter().map(f).collect::<StringArray>())
 }
 
@@ -20,12 +107,12 @@ fn floats<T>(rows: &[T], f: impl Fn(&T) -> f64) -> ArrayRef {
     Arc::new(Float64Array::from_iter_values(rows.iter().map(f)))
 }
 
-fn opt_floats<T>(rows: &[T], f: impl Fn(&T) -> Option<f64>) -> ArrayRef {
+pub(crate) fn opt_floats<T>(rows: &[T], f: impl Fn(&T) -> Option<f64>) -> ArrayRef {
     Arc::new(rows.iter().map(f).collect::<Float64Array>())
 }
 
-fn table_error(e: yosoku_tables::TableMismatch) -> ModelError {
-    ModelError::invalid(format!("internal error building an output table: {e}"))
+pub(crate) fn table_error(source: TableMismatch) -> RowsError {
+    RowsError::Build { source }
 }
 
 /// One row of `cost_breakdown`.
@@ -43,7 +130,7 @@ pub struct CostRow {
     pub flags: Option<String>,
 }
 
-pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, ModelError> {
+pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, RowsError> {
     COST_BREAKDOWN
         .batch(vec![
             strings(rows, |r| &r.model),
@@ -86,7 +173,7 @@ pub struct PredictionRow {
     pub interval_secs: Option<(f64, f64)>,
 }
 
-pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelError> {
+pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, RowsError> {
     PREDICTIONS
         .batch(vec![
             strings(rows, |r| &r.model),
@@ -115,7 +202,7 @@ pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, ModelErr
 pub fn read_predictions(
     role: &'static str,
     batch: &RecordBatch,
-) -> Result<Vec<PredictionRow>, ModelError> {
+) -> Result<Vec<PredictionRow>, RowsError> {
     let input = Input::new(role, &PREDICTIONS, batch)?;
     let model = input.utf8(col::MODEL)?;
     let device = input.utf8(col::DEVICE)?;

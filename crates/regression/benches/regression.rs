@@ -1,13 +1,13 @@
 //! Regression speed (BENCHMARKS.md): OLS with exact leave-one-out, and the forward stepwise
 //! path, at n = 10,000 observations and p = 200 features.
 //!
-//! `cargo bench -p yosoku-models --bench regression` (single-threaded), and with
+//! `cargo bench -p yosoku-regression --bench regression` (single-threaded), and with
 //! `--features parallel` for faer's multi-threaded kernels on every core.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use faer::Mat;
-use yosoku_models::regression::stepwise::{StepwiseOptions, select};
-use yosoku_models::regression::{OlsOptions, ols};
+use yosoku_regression::stepwise::{StepwiseOptions, select};
+use yosoku_regression::{OlsOptions, ols};
 
 const N: usize = 10_000;
 const P: usize = 200;

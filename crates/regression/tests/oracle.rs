@@ -5,10 +5,10 @@ use std::path::Path;
 
 use faer::Mat;
 use serde_json::Value;
-use yosoku_models::regression::spline::{natural_cubic_basis, quantile_knots};
-use yosoku_models::regression::stepwise::{Action, Direction, StepwiseOptions, select};
-use yosoku_models::regression::validate::{Scheme, validate};
-use yosoku_models::regression::{Method, OlsOptions, ols};
+use yosoku_regression::spline::{natural_cubic_basis, quantile_knots};
+use yosoku_regression::stepwise::{Action, Direction, StepwiseOptions, select};
+use yosoku_regression::validate::{Scheme, validate};
+use yosoku_regression::{Method, OlsOptions, ols};
 
 const TOLERANCE: f64 = 1e-8;
 

@@ -11,13 +11,13 @@
 //! whatever n is. Adding a term sweeps its columns; the RSS reduction a candidate would bring is
 //! read off the swept matrix. An interaction's column is created when both parents are in the
 //! model; its cross products are computed once and swept against the current model in closed
-//! form. The selected model is then refitted with [`super::ols`] for its coefficients.
+//! form. The selected model is then refitted with [`crate::ols`] for its coefficients.
 
 use std::borrow::Cow;
 
-use super::RegressionError;
-use super::ols::{Scaled, centred_sum_of_squares};
-use super::spline::{natural_cubic_basis, quantile_knots};
+use crate::RegressionError;
+use crate::ols::{Scaled, centred_sum_of_squares};
+use crate::spline::{natural_cubic_basis, quantile_knots};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {

@@ -1,6 +1,11 @@
-//! Linear models of run time from counters: least squares with collinearity detection, exact
-//! leave-one-out, hold-out validation, and forward/backward stepwise selection by adjusted R^2
-//! with spline terms and interactions. Matrices are `faer` matrices; no I/O.
+//! Linear regression on `faer` matrices, the numerical core of yosoku's counter models: least
+//! squares with collinearity (rank) detection and optional ridge, exact leave-one-out from the hat
+//! matrix, hold-out validation, and forward/backward stepwise selection by adjusted R^2 with
+//! natural-cubic-spline terms and interactions (docs/methods.md, sections 1 and 4).
+//!
+//! It knows nothing of Arrow, tables or pipelines and does no I/O: `yosoku-models` turns
+//! `observations` tables into matrices and calls it. Checked against numpy/statsmodels in
+//! `tests/oracle.rs`.
 
 pub mod ols;
 pub mod spline;

@@ -21,7 +21,7 @@ use faer::linalg::triangular_solve::{
 use faer::{Accum, Mat, MatRef, Side};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::RegressionError;
+use crate::RegressionError;
 
 /// Largest condition number of the scaled design for which the Cholesky path is used (its error
 /// grows with the square of it: 1e3^2 x 1e-16 = 1e-10).

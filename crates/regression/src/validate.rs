@@ -6,7 +6,7 @@ use faer::linalg::solvers::Solve;
 use faer::{Accum, Mat, MatRef};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::{OlsOptions, RegressionError, ols};
+use crate::{OlsOptions, RegressionError, ols};
 
 /// How predictions are made out of sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,7 +195,7 @@ type Interval = (f64, f64);
 /// of Z'Z, and [H_GG (I - H_GG)^-1]_ii = z_i' (I - Z'Z)^-1 z_i. A group of a thousand rows costs
 /// what a group of ten does.
 fn deleted_block(
-    fit: &super::OlsFit,
+    fit: &crate::OlsFit,
     x: MatRef<'_, f64>,
     y: &[f64],
     test: &[usize],

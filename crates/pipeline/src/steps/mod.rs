@@ -1,0 +1,467 @@
+//! The step kinds of the normalize, fit and validate stages, and their registry.
+//!
+//! A step kind is one unit: a parameter struct (deserialized from its `[[stage]]` table, unknown
+//! keys refused), checked completely when the file is parsed ([`StepParams::into_step`]), and a
+//! [`Step`] that names its inputs and outputs and runs over a [`TableSet`](crate::TableSet).
+//! Kinds are grouped by family, one module each; [`STEP_KINDS`] lists them. Adding a kind is
+//! adding its unit to a family module (or a new one) and one line to [`STEP_KINDS`]: nothing
+//! else in the engine names it.
+
+mod compare;
+mod counters;
+mod csx600;
+mod figures;
+mod filter;
+mod mpi;
+mod observations;
+#[cfg(test)]
+pub(crate) mod testing;
+
+use std::fmt;
+use std::ops::Range;
+
+use arrow_array::RecordBatch;
+use serde::de::DeserializeOwned;
+use toml::Spanned;
+use yosoku_models::ModelError;
+use yosoku_models::observations::fit::ModelSpec;
+use yosoku_tables::rows::RowsError;
+use yosoku_tables::{Figure, TableDef};
+
+use crate::run::TableSet;
+
+/// Every step kind, in the order docs/pipelines.md lists them. The one place a kind is named.
+pub static STEP_KINDS: &[StepKind] = &[
+    // normalize
+    csx600::SCALE_COUNTS,
+    filter::FILTER,
+    observations::PIVOT_COUNTERS,
+    observations::MERGE_COUNTERS,
+    observations::ZSCORE,
+    observations::DERIVE,
+    observations::AGGREGATE,
+    observations::CROSS_DEVICE,
+    // fit
+    csx600::OP_COUNT,
+    csx600::TRANSFER,
+    csx600::DOUBLE_BUFFER,
+    counters::OLS,
+    counters::STEPWISE,
+    mpi::SIMPLIFIED,
+    mpi::SEPARATE_RUNS,
+    mpi::BEST_CONFIGURATION,
+    // validate
+    compare::COMPARE_MEASURED,
+    compare::COMPARE_REFERENCE,
+    counters::CROSS_VALIDATE,
+];
+
+/// The three stages, run in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Normalize,
+    Fit,
+    Validate,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 3] = [Stage::Normalize, Stage::Fit, Stage::Validate];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Normalize => "normalize",
+            Stage::Fit => "fit",
+            Stage::Validate => "validate",
+        }
+    }
+
+    /// The names of the step kinds the stage accepts, in registry order.
+    pub fn step_kinds(self) -> Vec<&'static str> {
+        STEP_KINDS
+            .iter()
+            .filter(|k| k.stage == self)
+            .map(|k| k.name)
+            .collect()
+    }
+}
+
+/// The step kind called `name` in `stage`.
+pub fn step_kind(stage: Stage, name: &str) -> Option<&'static StepKind> {
+    STEP_KINDS
+        .iter()
+        .find(|k| k.stage == stage && k.name == name)
+}
+
+/// A reference to a table: `<source or step>.<table>`, with its position in the file.
+pub type TableRef = Spanned<String>;
+
+/// The table part of a reference (`predictions` of `fit.predictions`).
+pub fn table_part(reference: &TableRef) -> &str {
+    reference
+        .get_ref()
+        .split_once('.')
+        .map_or("", |(_, table)| table)
+}
+
+/// A parameter that deserialized but is not valid: the key it is written at, and what was
+/// expected. The parser turns it into an error at that key's line and column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamError {
+    pub key: &'static str,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn new(key: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            key,
+            message: message.into(),
+        }
+    }
+}
+
+/// The parameters of a step kind, as written in its table (without `step` and `id`, which the
+/// parser reads). `into_step` checks everything that can be checked without the data.
+pub trait StepParams: DeserializeOwned {
+    type Step: Step + 'static;
+    fn into_step(self) -> Result<Self::Step, ParamError>;
+}
+
+/// What a fit step defines for the validation steps that refit it: the table it fits on and
+/// the model. Known when the file is parsed, and handed to validation steps as the fit step's
+/// output when it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelDefinition {
+    /// `<namespace>.<table>` of the `observations` the model is fitted on.
+    pub observations: String,
+    pub spec: ModelSpec,
+}
+
+/// One step of a pipeline, with its parameters checked.
+pub trait Step: fmt::Debug + Send + Sync {
+    /// The tables it reads.
+    fn inputs(&self) -> Vec<&TableRef>;
+
+    /// The table names (`<id>.<name>`) it produces, in the order it produces them.
+    fn outputs(&self) -> Vec<&str>;
+
+    /// The fit step whose model it uses (`model = "<id>"`).
+    fn model_input(&self) -> Option<&Spanned<String>> {
+        None
+    }
+
+    /// The model it defines, for validation steps that name it.
+    fn model_definition(&self) -> Option<ModelDefinition> {
+        None
+    }
+
+    /// Checks its parameters against the model of [`Step::model_input`] (when it has one).
+    fn check_model(&self, _model: &ModelDefinition) -> Result<(), ParamError> {
+        Ok(())
+    }
+
+    /// Runs the step over the tables in `cx`.
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError>;
+}
+
+type ParseFn = for<'a> fn(
+    &crate::spec::Parser<'a>,
+    &Spanned<toml::de::DeValue<'a>>,
+) -> Result<Box<dyn Step>, crate::SpecError>;
+
+/// One kind of step: the name written after `step =`, the stage it belongs to, a line of what it
+/// does, and how its parameters are read.
+pub struct StepKind {
+    pub name: &'static str,
+    pub stage: Stage,
+    pub summary: &'static str,
+    parse: ParseFn,
+}
+
+impl fmt::Debug for StepKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StepKind")
+            .field("name", &self.name)
+            .field("stage", &self.stage)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StepKind {
+    /// A kind whose parameters are `P`.
+    pub const fn new<P: StepParams + 'static>(
+        name: &'static str,
+        stage: Stage,
+        summary: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            stage,
+            summary,
+            parse: parse_step::<P>,
+        }
+    }
+
+    pub(crate) fn parse<'a>(
+        &self,
+        parser: &crate::spec::Parser<'a>,
+        params: &Spanned<toml::de::DeValue<'a>>,
+    ) -> Result<Box<dyn Step>, crate::SpecError> {
+        (self.parse)(parser, params)
+    }
+}
+
+fn parse_step<'a, P: StepParams + 'static>(
+    parser: &crate::spec::Parser<'a>,
+    params: &Spanned<toml::de::DeValue<'a>>,
+) -> Result<Box<dyn Step>, crate::SpecError> {
+    let parsed: P = parser.deserialize(params).map_err(with_step_and_id)?;
+    let step = parsed
+        .into_step()
+        .map_err(|e| parser.param_error(params, &e))?;
+    Ok(Box::new(step))
+}
+
+/// The parser reads `step` and `id` itself, so serde's list of a step's fields lacks them: put
+/// them back, so that a misspelt key is answered with every key the table may have.
+fn with_step_and_id(mut e: crate::SpecError) -> crate::SpecError {
+    if e.message.starts_with("unknown field") {
+        for (from, to) in [
+            ("expected one of `", "expected one of `step`, `id`, `"),
+            ("expected `", "expected one of `step`, `id`, `"),
+            ("there are no fields", "expected one of `step`, `id`"),
+        ] {
+            if e.message.contains(from) {
+                e.message = e.message.replacen(from, to, 1);
+                break;
+            }
+        }
+    }
+    e
+}
+
+/// A parsed step: its kind, its id and its parameters.
+#[derive(Debug)]
+pub struct PipelineStep {
+    pub kind: &'static StepKind,
+    pub id: String,
+    pub step: Box<dyn Step>,
+}
+
+impl PipelineStep {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The step's kind, as written after `step =`.
+    pub fn kind(&self) -> &'static str {
+        self.kind.name
+    }
+
+    pub fn stage(&self) -> Stage {
+        self.kind.stage
+    }
+}
+
+/// Why a step could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    /// A reference names a table its namespace did not produce.
+    #[error("no table `{name}`; `{namespace}` produced: {}", if produced.is_empty() { "nothing".to_owned() } else { produced.join(", ") })]
+    MissingTable {
+        /// Where the reference is written.
+        span: Range<usize>,
+        name: String,
+        namespace: String,
+        produced: Vec<String>,
+    },
+    /// `model = "<id>"` names a step that defined no model (checked when parsing; a bug here).
+    #[error("step `{name}` defined no model")]
+    MissingModel { span: Range<usize>, name: String },
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The inputs are valid tables, but the step cannot use them.
+    #[error("{0}")]
+    Invalid(String),
+    /// The step produced other tables than it declares: a bug in the step.
+    #[error("internal error: the step produced tables {produced:?} but declares {declared:?}")]
+    Outputs {
+        declared: Vec<String>,
+        produced: Vec<String>,
+    },
+}
+
+impl From<RowsError> for StepError {
+    fn from(e: RowsError) -> Self {
+        StepError::Model(ModelError::Table(e))
+    }
+}
+
+/// What a step sees when it runs: its id and the tables (and fitted models) of the run so far.
+#[derive(Debug)]
+pub struct StepContext<'a> {
+    pub id: &'a str,
+    pub tables: &'a TableSet,
+}
+
+impl<'a> StepContext<'a> {
+    /// The table a reference names.
+    pub fn input(&self, reference: &TableRef) -> Result<&'a RecordBatch, StepError> {
+        let name = reference.get_ref();
+        self.tables.get(name).ok_or_else(|| {
+            let namespace = name.split_once('.').map_or(name.as_str(), |(ns, _)| ns);
+            StepError::MissingTable {
+                span: reference.span(),
+                name: name.clone(),
+                namespace: namespace.to_owned(),
+                produced: self
+                    .tables
+                    .in_namespace(namespace)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            }
+        })
+    }
+
+    /// An optional input.
+    pub fn optional_input(
+        &self,
+        reference: Option<&TableRef>,
+    ) -> Result<Option<&'a RecordBatch>, StepError> {
+        reference.map(|r| self.input(r)).transpose()
+    }
+
+    /// The table a reference names, restricted to one device when `device` is given.
+    pub fn input_on(
+        &self,
+        reference: &TableRef,
+        device: Option<&str>,
+    ) -> Result<RecordBatch, StepError> {
+        let batch = self.input(reference)?;
+        let Some(d) = device else {
+            return Ok(batch.clone());
+        };
+        let filtered = yosoku_models::filter_eq(batch, yosoku_tables::col::DEVICE, d)?;
+        if filtered.num_rows() == 0 {
+            return Err(StepError::Invalid(format!(
+                "`{}` has no rows for device `{d}`",
+                reference.get_ref()
+            )));
+        }
+        Ok(filtered)
+    }
+
+    /// The model the fit step `reference` names defined when it ran.
+    pub fn model(&self, reference: &Spanned<String>) -> Result<&'a ModelDefinition, StepError> {
+        self.tables
+            .model(reference.get_ref())
+            .ok_or_else(|| StepError::MissingModel {
+                span: reference.span(),
+                name: reference.get_ref().clone(),
+            })
+    }
+}
+
+/// What a step produced: its tables (by table name, in its namespace), summary figures, and the
+/// model it defines (fit steps).
+#[derive(Debug, Clone, Default)]
+pub struct StepOutput {
+    pub tables: Vec<(String, RecordBatch)>,
+    pub figures: Vec<Figure>,
+    pub model: Option<ModelDefinition>,
+}
+
+impl StepOutput {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a canonical table, named by its definition.
+    pub fn table(mut self, def: &TableDef, batch: RecordBatch) -> Self {
+        self.tables.push((def.name.to_owned(), batch));
+        self
+    }
+
+    /// Adds a table that is not one canonical kind (a filtered copy of any input).
+    pub fn named_table(mut self, name: &str, batch: RecordBatch) -> Self {
+        self.tables.push((name.to_owned(), batch));
+        self
+    }
+
+    pub fn figures(mut self, figures: Vec<Figure>) -> Self {
+        self.figures.extend(figures);
+        self
+    }
+
+    pub fn model(mut self, model: ModelDefinition) -> Self {
+        self.model = Some(model);
+        self
+    }
+}
+
+/// The names of canonical tables, for [`Step::outputs`].
+pub(crate) fn names(defs: &[&'static TableDef]) -> Vec<&'static str> {
+    defs.iter().map(|d| d.name).collect()
+}
+
+/// A finite number `>= 0`.
+pub(crate) fn non_negative(key: &'static str, value: f64) -> Result<(), ParamError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            key,
+            format!("`{key}` must be a number >= 0, found {value}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_unique_and_valid_names() {
+        let mut seen = std::collections::BTreeSet::new();
+        for kind in STEP_KINDS {
+            assert!(seen.insert(kind.name), "{} is registered twice", kind.name);
+            assert!(
+                yosoku_plugin_abi::descriptor::is_valid_name(kind.name),
+                "{}",
+                kind.name
+            );
+            assert!(!kind.summary.is_empty(), "{} has no summary", kind.name);
+        }
+    }
+
+    /// docs/pipelines.md documents every registered kind in its stage's table, and nothing else.
+    #[test]
+    fn docs_pipelines_md_lists_every_step_kind() {
+        let doc = include_str!("../../../../docs/pipelines.md");
+        let mut documented: Vec<(Stage, String)> = Vec::new();
+        let mut stage = None;
+        for line in doc.lines() {
+            if let Some(heading) = line.strip_prefix("### ") {
+                stage = Stage::ALL.into_iter().find(|s| s.name() == heading.trim());
+            } else if let (Some(s), Some(rest)) = (stage, line.strip_prefix("| `"))
+                && let Some((name, _)) = rest.split_once('`')
+            {
+                documented.push((s, name.to_owned()));
+            }
+        }
+        let registered: Vec<(Stage, String)> = STEP_KINDS
+            .iter()
+            .map(|k| (k.stage, k.name.to_owned()))
+            .collect();
+        for r in &registered {
+            assert!(documented.contains(r), "docs/pipelines.md lacks {r:?}");
+        }
+        for d in &documented {
+            assert!(
+                registered.contains(d),
+                "docs/pipelines.md documents {d:?}, which is not registered"
+            );
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! MPI predictions from reduced runs (docs/methods.md, section 3): the simplified-execution
+//! prediction per rank, the separate-runs baseline, and the best-configuration search.
+
+use arrow_array::RecordBatch;
+use serde::Deserialize;
+use yosoku_models::mpi::{self, MpiPrediction, MpiSpec, Warmup};
+use yosoku_tables::rows::{RowsError, read_predictions};
+use yosoku_tables::{Figure, MPI_BLOCK_PREDICTIONS, PREDICTIONS, REPORT};
+
+use super::{
+    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    names,
+};
+
+pub(crate) const SIMPLIFIED: StepKind = StepKind::new::<SimplifiedParams>(
+    "mpi_simplified",
+    Stage::Fit,
+    "per-rank prediction of a full MPI run from a reduced run (Chida et al.)",
+);
+pub(crate) const SEPARATE_RUNS: StepKind = StepKind::new::<SeparateRunsParams>(
+    "mpi_separate_runs",
+    Stage::Fit,
+    "the earlier method: compute and communication from separate runs",
+);
+pub(crate) const BEST_CONFIGURATION: StepKind = StepKind::new::<BestConfigurationParams>(
+    "mpi_best_configuration",
+    Stage::Fit,
+    "candidate configurations predicted from one reduced run each, and ranked",
+);
+
+fn default_warmup_tolerance() -> f64 {
+    0.1
+}
+
+/// The settings every MPI prediction step has: the full run's iteration count, the warm-up
+/// iterations (a fixed count, or without one the leading iterations whose time is more than
+/// `warmup_tolerance`, a fraction, from the steady time) and the paper's figure, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    full_iterations: u64,
+    warmup: Warmup,
+    published: Option<String>,
+}
+
+impl Settings {
+    fn new(
+        full_iterations: u64,
+        warmup_iterations: Option<usize>,
+        warmup_tolerance: f64,
+        published: Option<String>,
+    ) -> Result<Self, ParamError> {
+        if full_iterations == 0 {
+            return Err(ParamError::new(
+                "full_iterations",
+                "`full_iterations` must be at least 1: the main-loop iterations of the run to predict",
+            ));
+        }
+        if !(warmup_tolerance.is_finite() && warmup_tolerance >= 0.0) {
+            return Err(ParamError::new(
+                "warmup_tolerance",
+                format!(
+                    "warmup_tolerance = {warmup_tolerance}: expected a fraction >= 0 (0.1 = within 10 % of the steady time)"
+                ),
+            ));
+        }
+        Ok(Self {
+            full_iterations,
+            warmup: match warmup_iterations {
+                Some(n) => Warmup::Iterations(n),
+                None => Warmup::Auto {
+                    tolerance: warmup_tolerance,
+                },
+            },
+            published,
+        })
+    }
+
+    fn spec(&self, model: &str) -> MpiSpec {
+        MpiSpec {
+            model: model.to_owned(),
+            full_iterations: self.full_iterations,
+            warmup: self.warmup,
+            published: self.published.clone(),
+        }
+    }
+}
+
+/// Per `total` prediction (each rank, the run, each candidate) the predicted time and, when
+/// measured, the error; the run's and the candidates' are headlines.
+fn mpi_figures(predictions: &RecordBatch) -> Result<Vec<Figure>, RowsError> {
+    let mut figures = Vec::new();
+    for p in read_predictions("predictions", predictions)?
+        .iter()
+        .filter(|p| p.phase == "total")
+    {
+        let headline = !p.variant.starts_with("rank ");
+        let mark = |f: Figure| if headline { f.headline() } else { f };
+        figures.push(mark(Figure::new(
+            format!("{}: predicted", p.variant),
+            p.predicted_secs,
+            "s",
+        )));
+        if let (Some(m), Some(e)) = (p.measured_secs, p.error_pct) {
+            figures.push(mark(Figure::new(
+                format!("{}: measured", p.variant),
+                m,
+                "s",
+            )));
+            figures.push(mark(Figure::new(format!("{}: error", p.variant), e, "%")));
+        }
+    }
+    Ok(figures)
+}
+
+const PREDICTION_TABLES: [&yosoku_tables::TableDef; 3] =
+    [&PREDICTIONS, &MPI_BLOCK_PREDICTIONS, &REPORT];
+
+fn prediction_output(p: MpiPrediction) -> Result<StepOutput, RowsError> {
+    let figures = mpi_figures(&p.predictions)?;
+    Ok(StepOutput::new()
+        .table(&PREDICTIONS, p.predictions)
+        .table(&MPI_BLOCK_PREDICTIONS, p.block_predictions)
+        .table(&REPORT, p.report)
+        .figures(figures))
+}
+
+/// `mpi_simplified`: per-rank prediction of a full MPI run from a reduced run's blocks, compute
+/// and communication from the same run (Chida et al.).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimplifiedParams {
+    /// `mpi_blocks` of the reduced run.
+    pub reduced: TableRef,
+    /// `mpi_blocks` of the full run, to compare with.
+    pub measured: Option<TableRef>,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    pub warmup_iterations: Option<usize>,
+    #[serde(default = "default_warmup_tolerance")]
+    pub warmup_tolerance: f64,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
+/// An `mpi_simplified` step.
+#[derive(Debug)]
+pub struct Simplified {
+    reduced: TableRef,
+    measured: Option<TableRef>,
+    settings: Settings,
+}
+
+impl StepParams for SimplifiedParams {
+    type Step = Simplified;
+    fn into_step(self) -> Result<Simplified, ParamError> {
+        Ok(Simplified {
+            settings: Settings::new(
+                self.full_iterations,
+                self.warmup_iterations,
+                self.warmup_tolerance,
+                self.published,
+            )?,
+            reduced: self.reduced,
+            measured: self.measured,
+        })
+    }
+}
+
+impl Step for Simplified {
+    fn inputs(&self) -> Vec<&TableRef> {
+        [Some(&self.reduced), self.measured.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&PREDICTION_TABLES)
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let p = mpi::simplified(
+            &self.settings.spec(cx.id),
+            cx.input(&self.reduced)?,
+            cx.optional_input(self.measured.as_ref())?,
+        )?;
+        Ok(prediction_output(p)?)
+    }
+}
+
+/// `mpi_separate_runs`: the earlier method as a baseline: compute blocks from one reduced run,
+/// communication blocks from a communication-only run.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeparateRunsParams {
+    /// `mpi_blocks` of the run the compute blocks are taken from.
+    pub compute: TableRef,
+    /// `mpi_blocks` of the communication-only run.
+    pub communication: TableRef,
+    pub measured: Option<TableRef>,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    pub warmup_iterations: Option<usize>,
+    #[serde(default = "default_warmup_tolerance")]
+    pub warmup_tolerance: f64,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
+/// An `mpi_separate_runs` step.
+#[derive(Debug)]
+pub struct SeparateRuns {
+    compute: TableRef,
+    communication: TableRef,
+    measured: Option<TableRef>,
+    settings: Settings,
+}
+
+impl StepParams for SeparateRunsParams {
+    type Step = SeparateRuns;
+    fn into_step(self) -> Result<SeparateRuns, ParamError> {
+        Ok(SeparateRuns {
+            settings: Settings::new(
+                self.full_iterations,
+                self.warmup_iterations,
+                self.warmup_tolerance,
+                self.published,
+            )?,
+            compute: self.compute,
+            communication: self.communication,
+            measured: self.measured,
+        })
+    }
+}
+
+impl Step for SeparateRuns {
+    fn inputs(&self) -> Vec<&TableRef> {
+        [
+            Some(&self.compute),
+            Some(&self.communication),
+            self.measured.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&PREDICTION_TABLES)
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let p = mpi::separate_runs(
+            &self.settings.spec(cx.id),
+            cx.input(&self.compute)?,
+            cx.input(&self.communication)?,
+            cx.optional_input(self.measured.as_ref())?,
+        )?;
+        Ok(prediction_output(p)?)
+    }
+}
+
+/// `mpi_best_configuration`: one reduced run per candidate configuration (rank count, binding),
+/// each predicted for the full run and ranked.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BestConfigurationParams {
+    /// `mpi_blocks` of the reduced runs, one run per candidate.
+    pub reduced: TableRef,
+    /// `mpi_ranks` of the same runs (their rank counts and bindings).
+    pub reduced_ranks: TableRef,
+    /// `mpi_ranks` of measured full runs of the candidates, to rank beside the predictions.
+    pub measured_ranks: Option<TableRef>,
+    /// Main-loop iterations of the run to predict.
+    pub full_iterations: u64,
+    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    pub warmup_iterations: Option<usize>,
+    #[serde(default = "default_warmup_tolerance")]
+    pub warmup_tolerance: f64,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
+/// An `mpi_best_configuration` step.
+#[derive(Debug)]
+pub struct BestConfiguration {
+    reduced: TableRef,
+    reduced_ranks: TableRef,
+    measured_ranks: Option<TableRef>,
+    settings: Settings,
+}
+
+impl StepParams for BestConfigurationParams {
+    type Step = BestConfiguration;
+    fn into_step(self) -> Result<BestConfiguration, ParamError> {
+        Ok(BestConfiguration {
+            settings: Settings::new(
+                self.full_iterations,
+                self.warmup_iterations,
+                self.warmup_tolerance,
+                self.published,
+            )?,
+            reduced: self.reduced,
+            reduced_ranks: self.reduced_ranks,
+            measured_ranks: self.measured_ranks,
+        })
+    }
+}
+
+impl Step for BestConfiguration {
+    fn inputs(&self) -> Vec<&TableRef> {
+        [
+            Some(&self.reduced),
+            Some(&self.reduced_ranks),
+            self.measured_ranks.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&[&PREDICTIONS, &REPORT])
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let (predictions, report) = mpi::best_configuration(
+            &self.settings.spec(cx.id),
+            cx.input(&self.reduced)?,
+            cx.input(&self.reduced_ranks)?,
+            cx.optional_input(self.measured_ranks.as_ref())?,
+        )?;
+        let figures = mpi_figures(&predictions)?;
+        Ok(StepOutput::new()
+            .table(&PREDICTIONS, predictions)
+            .table(&REPORT, report)
+            .figures(figures))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::RecordBatch;
+    use yosoku_tables::MPI_BLOCKS;
+
+    use super::super::testing::{f, i32s, i64s, opt_f, parse_error, run_steps, s};
+
+    /// One rank, one compute block per iteration of `secs` seconds, over `iterations`
+    /// iterations.
+    fn blocks(run: &str, iterations: i64, secs: f64) -> RecordBatch {
+        let n = iterations as usize;
+        let its: Vec<Option<i64>> = (0..iterations).map(Some).collect();
+        let starts: Vec<Option<f64>> = (0..n).map(|i| Some(i as f64 * secs)).collect();
+        MPI_BLOCKS
+            .batch(vec![
+                s(&vec![run; n]),
+                s(&vec!["host"; n]),
+                i32s(&vec![0; n]),
+                s(&vec!["loop"; n]),
+                s(&vec!["compute"; n]),
+                s(&vec!["main.c:10"; n]),
+                i64s(&its),
+                opt_f(&starts),
+                f(&vec![secs; n]),
+            ])
+            .unwrap()
+    }
+
+    #[test]
+    fn a_reduced_run_predicts_the_full_one() {
+        let set = run_steps(
+            "[[fit]]\nstep = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.reduced\"\nmeasured = \"src.full\"\nfull_iterations = 100\nwarmup_iterations = 0",
+            vec![("reduced", blocks("r", 10, 0.5)), ("full", blocks("f", 100, 0.5))],
+        )
+        .unwrap();
+        let predictions =
+            yosoku_tables::rows::read_predictions("p", set.get("p.predictions").unwrap()).unwrap();
+        let run = predictions
+            .iter()
+            .find(|p| p.variant == "run" && p.phase == "total")
+            .unwrap();
+        assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
+        assert!(run.error_pct.unwrap().abs() < 1e-9, "{run:?}");
+    }
+
+    #[test]
+    fn settings_are_checked_when_the_file_is_parsed() {
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 400\nwarmup_tolerance = -0.1",
+        );
+        assert!(
+            e.starts_with("p.toml:9:20: key `warmup_tolerance`: warmup_tolerance = -0.1: expected a fraction >= 0"),
+            "{e}"
+        );
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_best_configuration\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_ranks = \"src.ranks\"\nfull_iterations = 0",
+        );
+        assert!(
+            e.starts_with(
+                "p.toml:9:19: key `full_iterations`: `full_iterations` must be at least 1"
+            ),
+            "{e}"
+        );
+    }
+}
