@@ -212,7 +212,7 @@ use std::sync::Arc;
 use arrow_array::{Float64Array, Int64Array, RecordBatch, StringArray};
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
-    export_plugin,
+    export_plugin, read_input_to_string,
 };
 use yosoku_tables::RUNS;
 
@@ -253,7 +253,9 @@ impl Collector for Timings {
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
         let path = config.path("path")?;
-        let text = std::fs::read_to_string(&path).map_err(|e| PluginError::io(&path, &e))?;
+        // Read with the SDK: the file is hashed on the way, and the host records it in the
+        // bundle's manifest without reading it again.
+        let text = read_input_to_string(&path)?;
         out.push_batch("runs", parse_timings(&path, &text, &config.string("device")?)?)
     }
 }

@@ -165,8 +165,19 @@ pub fn plugin_listing(plugin: &LoadedPlugin) -> String {
         plugin.path().display(),
         info.description
     );
+    if !plugin.ignored_fields().is_empty() {
+        let _ = writeln!(
+            out,
+            "  built for a newer yosoku (descriptor version {}); ignored: {}",
+            info.descriptor_version,
+            plugin.ignored_fields().join(", ")
+        );
+    }
     for c in &info.collectors {
         let _ = writeln!(out, "  {} [{}]: {}", c.name, c.kind, c.description);
+        if let Some(why) = c.unusable() {
+            let _ = writeln!(out, "    not usable here: {why}");
+        }
         let _ = writeln!(out, "    tables: {}", c.tables.join(", "));
         for k in &c.config {
             let need = if k.required {

@@ -53,7 +53,7 @@ fn plugins_lists_collectors_and_their_config_keys() {
     assert!(out.status.success());
     let stdout = text(&out.stdout);
     for expected in [
-        "csx600_sdk_log 0.1.0 (ABI v1",
+        "csx600_sdk_log 0.1.0 (ABI v2",
         "  microbench [importer]: ",
         "    path (path, required): The csx600-sdk-log file",
         "dummy 0.1.0",

@@ -3,17 +3,23 @@
  *
  * A plugin is a shared library exporting one symbol, yosoku_plugin_init. Only C types and the
  * Arrow C stream interface cross the boundary. Libraries are never unloaded.
+ *
+ * Versions only ever append fields to the structs. YOSOKU_<STRUCT>_SIZE_<N> is the size of a
+ * struct in version N: a plugin initialised for version N fills (YosokuPlugin) or reads
+ * (YosokuTableSink) only that many bytes, so a plugin built for a newer version serves an older
+ * host, and an older plugin a newer host.
  */
 #ifndef YOSOKU_PLUGIN_H
 #define YOSOKU_PLUGIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define YOSOKU_ABI_VERSION 1
+#define YOSOKU_ABI_VERSION 2
 
 typedef int32_t YosokuStatus;
 #define YOSOKU_OK 0
@@ -79,9 +85,18 @@ typedef struct YosokuTableSink {
   void (*progress)(struct YosokuTableSink* sink, uint64_t done, uint64_t total,
                    const char* message);
   void* private_data;
+  /* Version 2. Reports a file the collector read completely: its path as the configuration
+   * gave it, its size and its SHA-256 (64 lowercase hex digits), so that the host records it
+   * without reading it again. May be NULL. */
+  void (*input_read)(struct YosokuTableSink* sink, const char* path, uint64_t size_bytes,
+                     const char* sha256_hex);
 } YosokuTableSink;
 
-/* Allocated zeroed by the host, filled by yosoku_plugin_init. Later versions only append fields. */
+#define YOSOKU_TABLE_SINK_SIZE_1 offsetof(YosokuTableSink, input_read)
+#define YOSOKU_TABLE_SINK_SIZE_2 sizeof(YosokuTableSink)
+
+/* Allocated zeroed by the host, filled by yosoku_plugin_init up to the size of the version it
+ * was initialised for. Later versions only append fields. */
 typedef struct YosokuPlugin {
   uint32_t abi_version;
   void* private_data;
@@ -90,10 +105,18 @@ typedef struct YosokuPlugin {
   /* config_json: a JSON object of the collector's declared keys, paths made absolute. */
   YosokuStatus (*collect)(struct YosokuPlugin* plugin, const char* collector,
                           const char* config_json, YosokuTableSink* sink, YosokuError* error);
+  /* Version 2. Checks a configuration as collect would, without collecting (values, not only
+   * types), so that the host refuses a pipeline before any collector runs. May be NULL. */
+  YosokuStatus (*validate)(struct YosokuPlugin* plugin, const char* collector,
+                           const char* config_json, YosokuError* error);
 } YosokuPlugin;
 
+#define YOSOKU_PLUGIN_SIZE_1 offsetof(YosokuPlugin, validate)
+#define YOSOKU_PLUGIN_SIZE_2 sizeof(YosokuPlugin)
+
 /* The one exported symbol. Returns YOSOKU_VERSION_UNSUPPORTED for an ABI version the plugin does
- * not implement; the host then retries with an older version. */
+ * not implement; the host then retries with an older version. On YOSOKU_OK, out holds the
+ * first YOSOKU_PLUGIN_SIZE_<abi_version> bytes and out->abi_version == abi_version. */
 YosokuStatus yosoku_plugin_init(uint32_t abi_version, YosokuPlugin* out, YosokuError* error);
 
 #ifdef __cplusplus

@@ -16,7 +16,31 @@ pub mod descriptor;
 use std::ffi::{c_char, c_int, c_void};
 
 /// The newest ABI version this crate describes.
-pub const YOSOKU_ABI_VERSION: u32 = 1;
+pub const YOSOKU_ABI_VERSION: u32 = 2;
+
+/// Every ABI version this crate describes, newest first: what a host offers and what a plugin
+/// built with this crate accepts.
+pub const YOSOKU_ABI_VERSIONS: &[u32] = &[2, 1];
+
+/// The size of [`YosokuPlugin`] in ABI version `version` (`YOSOKU_PLUGIN_SIZE_<N>` in the
+/// header): a plugin initialised for `version` fills exactly this many bytes.
+pub const fn plugin_struct_size(version: u32) -> Option<usize> {
+    match version {
+        1 => Some(std::mem::offset_of!(YosokuPlugin, validate)),
+        2 => Some(std::mem::size_of::<YosokuPlugin>()),
+        _ => None,
+    }
+}
+
+/// The size of [`YosokuTableSink`] in ABI version `version` (`YOSOKU_TABLE_SINK_SIZE_<N>`): a
+/// plugin initialised for `version` reads no field past it.
+pub const fn table_sink_size(version: u32) -> Option<usize> {
+    match version {
+        1 => Some(std::mem::offset_of!(YosokuTableSink, input_read)),
+        2 => Some(std::mem::size_of::<YosokuTableSink>()),
+        _ => None,
+    }
+}
 
 /// The symbol every plugin exports (see [`YosokuPluginInitFn`]).
 pub const YOSOKU_PLUGIN_INIT_SYMBOL: &str = "yosoku_plugin_init";
@@ -154,10 +178,23 @@ pub struct YosokuTableSink {
         message: *const c_char,
     ),
     pub private_data: *mut c_void,
+    /// Version 2. Reports a file the collector read completely: its path as the configuration
+    /// gave it, its size and its SHA-256 (64 lowercase hex digits, NUL-terminated), so that the
+    /// host records it without reading it again. May be null; a plugin initialised for version
+    /// 1 never reads it.
+    pub input_read: Option<
+        unsafe extern "C" fn(
+            sink: *mut YosokuTableSink,
+            path: *const c_char,
+            size_bytes: u64,
+            sha256_hex: *const c_char,
+        ),
+    >,
 }
 
-/// The plugin's function table. The host allocates it zeroed and `yosoku_plugin_init` fills it.
-/// New versions of the ABI only ever append fields.
+/// The plugin's function table. The host allocates it zeroed and `yosoku_plugin_init` fills its
+/// first [`plugin_struct_size`]`(version)` bytes. New versions of the ABI only ever append
+/// fields.
 #[repr(C)]
 #[derive(Debug)]
 pub struct YosokuPlugin {
@@ -187,6 +224,17 @@ pub struct YosokuPlugin {
             error: *mut YosokuError,
         ) -> YosokuStatus,
     >,
+    /// Version 2. Checks the configuration `config_json` of the collector `collector` as
+    /// `collect` would, without collecting: values, not only types (a rank count of 0, an
+    /// unknown format). May be null: nothing more to check.
+    pub validate: Option<
+        unsafe extern "C" fn(
+            plugin: *mut YosokuPlugin,
+            collector: *const c_char,
+            config_json: *const c_char,
+            error: *mut YosokuError,
+        ) -> YosokuStatus,
+    >,
 }
 
 impl YosokuPlugin {
@@ -197,6 +245,7 @@ impl YosokuPlugin {
             private_data: std::ptr::null_mut(),
             describe: None,
             collect: None,
+            validate: None,
         }
     }
 }
@@ -220,13 +269,127 @@ mod tests {
 
     #[test]
     fn layouts_match_the_c_header_on_this_platform() {
+        use std::mem::offset_of;
         let ptr = size_of::<*const c_void>();
         assert_eq!(size_of::<YosokuError>(), 3 * ptr);
         assert_eq!(size_of::<ArrowArrayStream>(), 5 * ptr);
-        assert_eq!(size_of::<YosokuTableSink>(), 3 * ptr);
+        assert_eq!(size_of::<YosokuTableSink>(), 4 * ptr);
         // u32 then pointers: the u32 is padded to pointer alignment.
-        assert_eq!(size_of::<YosokuPlugin>(), 4 * ptr);
+        assert_eq!(size_of::<YosokuPlugin>(), 5 * ptr);
         assert_eq!(align_of::<YosokuPlugin>(), ptr);
+        assert_eq!(
+            [
+                offset_of!(YosokuPlugin, abi_version),
+                offset_of!(YosokuPlugin, private_data),
+                offset_of!(YosokuPlugin, describe),
+                offset_of!(YosokuPlugin, collect),
+                offset_of!(YosokuPlugin, validate),
+            ],
+            [0, ptr, 2 * ptr, 3 * ptr, 4 * ptr]
+        );
+        assert_eq!(
+            [
+                offset_of!(YosokuTableSink, push),
+                offset_of!(YosokuTableSink, progress),
+                offset_of!(YosokuTableSink, private_data),
+                offset_of!(YosokuTableSink, input_read),
+            ],
+            [0, ptr, 2 * ptr, 3 * ptr]
+        );
+        assert_eq!(
+            [
+                offset_of!(YosokuError, message),
+                offset_of!(YosokuError, release),
+                offset_of!(YosokuError, private_data),
+            ],
+            [0, ptr, 2 * ptr]
+        );
+        assert_eq!(
+            [
+                offset_of!(ArrowArrayStream, get_schema),
+                offset_of!(ArrowArrayStream, get_next),
+                offset_of!(ArrowArrayStream, get_last_error),
+                offset_of!(ArrowArrayStream, release),
+                offset_of!(ArrowArrayStream, private_data),
+            ],
+            [0, ptr, 2 * ptr, 3 * ptr, 4 * ptr]
+        );
+        // Version 1 ends where version 2 began.
+        assert_eq!(plugin_struct_size(1), Some(4 * ptr));
+        assert_eq!(table_sink_size(1), Some(3 * ptr));
+        for v in YOSOKU_ABI_VERSIONS {
+            assert!(plugin_struct_size(*v).is_some() && table_sink_size(*v).is_some());
+        }
+        assert_eq!(
+            plugin_struct_size(YOSOKU_ABI_VERSION),
+            Some(size_of::<YosokuPlugin>())
+        );
+        assert_eq!(plugin_struct_size(3), None);
+    }
+
+    /// The offsets and sizes as a C compiler lays out `include/yosoku_plugin.h`: the Rust mirror
+    /// and the header cannot drift apart.
+    #[test]
+    fn offsets_and_version_sizes_equal_the_c_compilers() {
+        use std::mem::offset_of;
+        let dir = std::env::temp_dir().join(format!("yosoku-abi-layout-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = dir.join("layout.c");
+        std::fs::write(
+            &source,
+            r#"#include <stdio.h>
+#include "yosoku_plugin.h"
+#define P(x) printf("%zu\n", (size_t)(x))
+int main(void) {
+  P(sizeof(YosokuError)); P(offsetof(YosokuError, release)); P(offsetof(YosokuError, private_data));
+  P(sizeof(YosokuTableSink)); P(offsetof(YosokuTableSink, progress));
+  P(offsetof(YosokuTableSink, private_data)); P(offsetof(YosokuTableSink, input_read));
+  P(sizeof(YosokuPlugin)); P(offsetof(YosokuPlugin, private_data)); P(offsetof(YosokuPlugin, describe));
+  P(offsetof(YosokuPlugin, collect)); P(offsetof(YosokuPlugin, validate));
+  P(YOSOKU_PLUGIN_SIZE_1); P(YOSOKU_PLUGIN_SIZE_2); P(YOSOKU_TABLE_SINK_SIZE_1); P(YOSOKU_TABLE_SINK_SIZE_2);
+  P(sizeof(struct ArrowArrayStream)); P(offsetof(struct ArrowArrayStream, release));
+  return 0;
+}
+"#,
+        )
+        .unwrap();
+        let binary = dir.join("layout");
+        let include = concat!(env!("CARGO_MANIFEST_DIR"), "/include");
+        let status = std::process::Command::new("cc")
+            .args(["-Wall", "-Werror", "-I", include, "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .status()
+            .expect("a C compiler (`cc`) is needed to check the header");
+        assert!(status.success());
+        let out = std::process::Command::new(&binary).output().unwrap();
+        let c: Vec<usize> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        let rust = [
+            size_of::<YosokuError>(),
+            offset_of!(YosokuError, release),
+            offset_of!(YosokuError, private_data),
+            size_of::<YosokuTableSink>(),
+            offset_of!(YosokuTableSink, progress),
+            offset_of!(YosokuTableSink, private_data),
+            offset_of!(YosokuTableSink, input_read),
+            size_of::<YosokuPlugin>(),
+            offset_of!(YosokuPlugin, private_data),
+            offset_of!(YosokuPlugin, describe),
+            offset_of!(YosokuPlugin, collect),
+            offset_of!(YosokuPlugin, validate),
+            plugin_struct_size(1).unwrap(),
+            plugin_struct_size(2).unwrap(),
+            table_sink_size(1).unwrap(),
+            table_sink_size(2).unwrap(),
+            size_of::<ArrowArrayStream>(),
+            offset_of!(ArrowArrayStream, release),
+        ];
+        assert_eq!(c, rust);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -64,6 +64,13 @@ pub enum HostError {
         problems: Vec<ConfigProblem>,
     },
 
+    #[error("plugin `{plugin}`, collector `{collector}` refused its configuration: {message}")]
+    Validate {
+        plugin: String,
+        collector: String,
+        message: String,
+    },
+
     #[error("plugin `{plugin}`, collector `{collector}` failed: {message}")]
     Collect {
         plugin: String,

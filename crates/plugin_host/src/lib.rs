@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use error::HostError;
-pub use plugin::{LoadedPlugin, Progress};
+pub use plugin::{CheckedConfig, Collection, InputRead, LoadedPlugin, Progress};
 pub use yosoku_plugin_abi::descriptor::{
     CollectorInfo, CollectorKind, ConfigKey, ConfigProblem, ConfigType, PluginInfo, check_config,
 };
@@ -46,11 +46,14 @@ impl PluginHost {
     pub fn new(search_path: Vec<PathBuf>) -> Self {
         Self {
             search_path,
-            abi_versions: vec![yosoku_plugin_abi::YOSOKU_ABI_VERSION],
+            abi_versions: yosoku_plugin_abi::YOSOKU_ABI_VERSIONS.to_vec(),
         }
     }
 
-    /// The ABI versions offered to plugins, newest first. Only tests need to change them.
+    /// The ABI versions offered to plugins, newest first: [`YOSOKU_ABI_VERSIONS`] unless
+    /// changed here (a host restricted to older versions is how the tests play an older host).
+    ///
+    /// [`YOSOKU_ABI_VERSIONS`]: yosoku_plugin_abi::YOSOKU_ABI_VERSIONS
     pub fn with_abi_versions(mut self, versions: Vec<u32>) -> Self {
         self.abi_versions = versions;
         self

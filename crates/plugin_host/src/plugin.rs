@@ -7,14 +7,90 @@ use std::sync::Mutex;
 use arrow_array::RecordBatch;
 use arrow_array::ffi_stream::RecordBatchStreamReader;
 use serde_json::{Map, Value};
-use yosoku_plugin_abi::descriptor::{CollectorInfo, PluginInfo, check_config, is_valid_name};
+use yosoku_plugin_abi::descriptor::{
+    CollectorInfo, ConfigType, PluginInfo, check_config, unknown_fields,
+};
 use yosoku_plugin_abi::{
     YOSOKU_OK, YOSOKU_PANICKED, YOSOKU_PLUGIN_INIT_SYMBOL, YOSOKU_POISONED,
-    YOSOKU_VERSION_UNSUPPORTED, YosokuError, YosokuPlugin, YosokuPluginInitFn,
+    YOSOKU_VERSION_UNSUPPORTED, YosokuError, YosokuPlugin, YosokuPluginInitFn, plugin_struct_size,
 };
 
 use crate::HostError;
 use crate::sink::{PushedTable, Sink};
+
+/// A file a collector reported it read completely (ABI version 2), with its size and SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputRead {
+    pub path: PathBuf,
+    pub size_bytes: u64,
+    pub sha256_hex: String,
+}
+
+/// What one collector call produced: its tables, each read completely and checked, and the
+/// input files it reported reading.
+#[derive(Debug)]
+pub struct Collection {
+    pub tables: Vec<(String, RecordBatch)>,
+    pub inputs_read: Vec<InputRead>,
+}
+
+/// A collector's configuration, checked against its declared keys. Only
+/// [`LoadedPlugin::check_config`] makes one, so a configuration is checked once and then
+/// collected; path values may still be rewritten (made absolute, patterns expanded), which keeps
+/// them strings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedConfig {
+    collector: String,
+    values: Map<String, Value>,
+    path_keys: Vec<(String, bool)>,
+}
+
+impl CheckedConfig {
+    pub fn collector(&self) -> &str {
+        &self.collector
+    }
+
+    pub fn values(&self) -> &Map<String, Value> {
+        &self.values
+    }
+
+    /// The path-typed keys that are set, with their values as written: one for a `path` key,
+    /// each item of a `path_list`. The flag says whether the key takes a list.
+    pub fn paths(&self) -> Vec<(String, bool, Vec<String>)> {
+        self.path_keys
+            .iter()
+            .filter_map(|(key, list)| {
+                let values = match self.values.get(key)? {
+                    Value::String(s) => vec![s.clone()],
+                    Value::Array(items) => items
+                        .iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect(),
+                    _ => return None,
+                };
+                Some((key.clone(), *list, values))
+            })
+            .collect()
+    }
+
+    /// Replaces the paths of a path-typed key: exactly one for a `path` key, any number for a
+    /// `path_list`. Returns false (and changes nothing) for any other key or count.
+    pub fn set_paths(&mut self, key: &str, paths: Vec<String>) -> bool {
+        let Some((_, list)) = self.path_keys.iter().find(|(k, _)| k == key) else {
+            return false;
+        };
+        let value = if *list {
+            Value::Array(paths.into_iter().map(Value::String).collect())
+        } else {
+            match <[String; 1]>::try_from(paths) {
+                Ok([one]) => Value::String(one),
+                Err(_) => return false,
+            }
+        };
+        self.values.insert(key.to_owned(), value);
+        true
+    }
+}
 
 /// Progress a collector reported: `done` of `total` (0 when unknown), with a message.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +106,8 @@ pub struct LoadedPlugin {
     path: PathBuf,
     info: PluginInfo,
     abi_version: u32,
+    /// Descriptor fields this host does not know (from a newer plugin), ignored.
+    ignored_fields: Vec<String>,
     /// The function table and the poison message, behind one lock: the host never calls one
     /// plugin concurrently.
     state: Mutex<PluginState>,
@@ -77,7 +155,8 @@ impl LoadedPlugin {
         for &version in abi_versions {
             let mut vtable = Box::new(YosokuPlugin::empty());
             let mut error = YosokuError::empty();
-            // SAFETY: both pointers are valid for the call; see the ABI.
+            // SAFETY: both pointers are valid for the call; the struct is at least as large as
+            // every version's (this host knows no version newer than its struct).
             let status = unsafe { init(version, &raw mut *vtable, &raw mut error) };
             if status == YOSOKU_OK {
                 return Self::from_vtable(path, vtable, version);
@@ -115,6 +194,22 @@ impl LoadedPlugin {
                 vtable.abi_version
             )));
         }
+        // A plugin initialised for an older version must leave the newer fields alone: a real
+        // older host's struct ends there.
+        let filled = plugin_struct_size(abi_version).unwrap_or(0);
+        // SAFETY: the struct is `size_of::<YosokuPlugin>()` initialised bytes (pointers and an
+        // integer, zeroed before the call).
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (&raw const *vtable).cast::<u8>(),
+                std::mem::size_of::<YosokuPlugin>(),
+            )
+        };
+        if bytes[filled..].iter().any(|b| *b != 0) {
+            return Err(descriptor_error(format!(
+                "initialised for ABI version {abi_version}, the plugin wrote past that version's {filled}-byte struct"
+            )));
+        }
         let (Some(describe), Some(_)) = (vtable.describe, vtable.collect) else {
             return Err(descriptor_error(
                 "the function table lacks `describe` or `collect`".into(),
@@ -134,18 +229,20 @@ impl LoadedPlugin {
         }
         // SAFETY: NUL-terminated, owned by the plugin for the life of the process.
         let text = unsafe { CStr::from_ptr(json) }.to_string_lossy();
-        let info: PluginInfo =
+        let document: Value =
             serde_json::from_str(&text).map_err(|e| descriptor_error(format!("{e} in {text}")))?;
-        if !is_valid_name(&info.name) {
-            return Err(descriptor_error(format!(
-                "plugin name {:?}: use lowercase ASCII letters, digits and `_`",
-                info.name
-            )));
+        let ignored_fields = unknown_fields(&document);
+        let info: PluginInfo = serde_json::from_value(document)
+            .map_err(|e| descriptor_error(format!("{e} in {text}")))?;
+        let problems = info.problems();
+        if !problems.is_empty() {
+            return Err(descriptor_error(problems.join("; ")));
         }
         Ok(Self {
             path: path.to_owned(),
             info,
             abi_version,
+            ignored_fields,
             state: Mutex::new(PluginState {
                 vtable,
                 poisoned: None,
@@ -163,6 +260,12 @@ impl LoadedPlugin {
 
     pub fn abi_version(&self) -> u32 {
         self.abi_version
+    }
+
+    /// Descriptor fields this host does not know (the plugin was built for a newer yosoku), as
+    /// paths like `collectors[0].streaming`. They were ignored.
+    pub fn ignored_fields(&self) -> &[String] {
+        &self.ignored_fields
     }
 
     /// The descriptor of the collector `name`.
@@ -192,15 +295,13 @@ impl LoadedPlugin {
             .clone()
     }
 
-    /// Runs a collector and returns its tables, each read completely and, when its name is a
-    /// canonical table, checked against the definition. `progress` receives the collector's
-    /// progress reports.
-    pub fn collect(
+    /// Checks `config` against the keys the collector `collector` declares (types, unknown and
+    /// missing keys), and that this host can run the collector at all.
+    pub fn check_config(
         &self,
         collector: &str,
         config: &Map<String, Value>,
-        progress: &mut dyn FnMut(Progress),
-    ) -> Result<Vec<(String, RecordBatch)>, HostError> {
+    ) -> Result<CheckedConfig, HostError> {
         let info = self.collector(collector)?;
         let problems = check_config(info, config);
         if !problems.is_empty() {
@@ -210,28 +311,123 @@ impl LoadedPlugin {
                 problems,
             });
         }
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(CheckedConfig {
+            collector: collector.to_owned(),
+            values: config.clone(),
+            path_keys: info
+                .config
+                .iter()
+                .filter(|k| k.ty.is_path())
+                .map(|k| (k.key.clone(), k.ty == ConfigType::PathList))
+                .collect(),
+        })
+    }
+
+    fn fail(&self, collector: &str, message: String) -> HostError {
+        HostError::Collect {
+            plugin: self.info.name.clone(),
+            collector: collector.to_owned(),
+            message,
+        }
+    }
+
+    /// Turns a failed call's status and message into an error, poisoning on a panic.
+    fn call_error(
+        &self,
+        state: &mut PluginState,
+        collector: &str,
+        status: i32,
+        message: String,
+        validating: bool,
+    ) -> HostError {
+        match status {
+            YOSOKU_PANICKED | YOSOKU_POISONED => {
+                state.poisoned = Some(message.clone());
+                if status == YOSOKU_PANICKED {
+                    HostError::Panicked {
+                        plugin: self.info.name.clone(),
+                        collector: collector.to_owned(),
+                        message,
+                    }
+                } else {
+                    HostError::Poisoned {
+                        plugin: self.info.name.clone(),
+                        message,
+                    }
+                }
+            }
+            _ if validating => HostError::Validate {
+                plugin: self.info.name.clone(),
+                collector: collector.to_owned(),
+                message,
+            },
+            _ => self.fail(collector, message),
+        }
+    }
+
+    /// The C strings of a call, and the state, unless the plugin is poisoned.
+    fn prepare(
+        &self,
+        config: &CheckedConfig,
+    ) -> Result<(std::sync::MutexGuard<'_, PluginState>, CString, CString), HostError> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(message) = &state.poisoned {
             return Err(HostError::Poisoned {
                 plugin: self.info.name.clone(),
                 message: message.clone(),
             });
         }
-        let fail = |message: String| HostError::Collect {
-            plugin: self.info.name.clone(),
-            collector: collector.to_owned(),
-            message,
-        };
-        let c_collector = CString::new(collector).map_err(|e| fail(e.to_string()))?;
-        let c_config = CString::new(Value::Object(config.clone()).to_string())
-            .map_err(|e| fail(e.to_string()))?;
+        let collector = &config.collector;
+        let c_collector =
+            CString::new(collector.as_str()).map_err(|e| self.fail(collector, e.to_string()))?;
+        let c_config = CString::new(Value::Object(config.values.clone()).to_string())
+            .map_err(|e| self.fail(collector, e.to_string()))?;
+        Ok((state, c_collector, c_config))
+    }
 
-        let mut sink = Sink::new(&info.tables, progress);
+    /// Asks the plugin to check `config`'s values without collecting (ABI version 2; a plugin
+    /// initialised for version 1 has nothing more to check). Errors name the plugin and
+    /// collector.
+    pub fn validate(&self, config: &CheckedConfig) -> Result<(), HostError> {
+        let (mut state, c_collector, c_config) = self.prepare(config)?;
+        let Some(validate_fn) = state.vtable.validate.filter(|_| self.abi_version >= 2) else {
+            return Ok(());
+        };
+        let mut error = YosokuError::empty();
+        // SAFETY: every pointer is valid for the duration of the call, per the ABI.
+        let status = unsafe {
+            validate_fn(
+                &raw mut *state.vtable,
+                c_collector.as_ptr(),
+                c_config.as_ptr(),
+                &raw mut error,
+            )
+        };
+        if status == YOSOKU_OK {
+            return Ok(());
+        }
+        // SAFETY: filled by the plugin.
+        let message = unsafe { take_message(&mut error) };
+        Err(self.call_error(&mut state, &config.collector, status, message, true))
+    }
+
+    /// Runs a collector and returns its tables, each read completely and, when its name is a
+    /// canonical table, checked against the definition, with the input files it reported
+    /// reading. `progress` receives the collector's progress reports.
+    pub fn collect(
+        &self,
+        config: &CheckedConfig,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Collection, HostError> {
+        let collector = config.collector.as_str();
+        let info = self.collector(collector)?;
+        let (mut state, c_collector, c_config) = self.prepare(config)?;
+        let mut sink = Sink::new(&info.tables, progress, self.abi_version);
         let mut error = YosokuError::empty();
         let collect_fn = state
             .vtable
             .collect
-            .ok_or_else(|| fail("no collect".into()))?;
+            .ok_or_else(|| self.fail(collector, "no collect".into()))?;
         // SAFETY: every pointer is valid for the duration of the call, per the ABI.
         let status = unsafe {
             collect_fn(
@@ -245,26 +441,9 @@ impl LoadedPlugin {
         if status != YOSOKU_OK {
             // SAFETY: filled by the plugin.
             let message = unsafe { take_message(&mut error) };
-            return Err(match status {
-                YOSOKU_PANICKED | YOSOKU_POISONED => {
-                    state.poisoned = Some(message.clone());
-                    if status == YOSOKU_PANICKED {
-                        HostError::Panicked {
-                            plugin: self.info.name.clone(),
-                            collector: collector.to_owned(),
-                            message,
-                        }
-                    } else {
-                        HostError::Poisoned {
-                            plugin: self.info.name.clone(),
-                            message,
-                        }
-                    }
-                }
-                _ => fail(message),
-            });
+            return Err(self.call_error(&mut state, collector, status, message, false));
         }
-        let pushed = sink.into_tables();
+        let (pushed, inputs_read) = sink.into_parts();
         let mut tables = Vec::with_capacity(pushed.len());
         for PushedTable { name, stream } in pushed {
             let table_error = |message: String| HostError::Table {
@@ -279,7 +458,10 @@ impl LoadedPlugin {
             }
             tables.push((name, batch));
         }
-        Ok(tables)
+        Ok(Collection {
+            tables,
+            inputs_read,
+        })
     }
 }
 

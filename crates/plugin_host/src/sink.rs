@@ -8,7 +8,7 @@ use yosoku_plugin_abi::{
     ArrowArrayStream, YOSOKU_ERROR, YOSOKU_OK, YosokuError, YosokuStatus, YosokuTableSink,
 };
 
-use crate::Progress;
+use crate::{InputRead, Progress};
 
 const _: () =
     assert!(std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>());
@@ -21,6 +21,7 @@ pub(crate) struct PushedTable {
 struct SinkState<'a> {
     declared: &'a [String],
     tables: Vec<PushedTable>,
+    inputs: Vec<InputRead>,
     progress: &'a mut dyn FnMut(Progress),
 }
 
@@ -32,16 +33,24 @@ pub(crate) struct Sink<'a> {
 }
 
 impl<'a> Sink<'a> {
-    pub fn new(declared: &'a [String], progress: &'a mut dyn FnMut(Progress)) -> Self {
+    /// A sink for a plugin initialised for `abi_version`: the fields of later versions stay
+    /// null, as a host of that version would not have them.
+    pub fn new(
+        declared: &'a [String],
+        progress: &'a mut dyn FnMut(Progress),
+        abi_version: u32,
+    ) -> Self {
         let state = Box::into_raw(Box::new(SinkState {
             declared,
             tables: Vec::new(),
+            inputs: Vec::new(),
             progress,
         }));
         let abi = Box::new(YosokuTableSink {
             push,
             progress: report_progress,
             private_data: state.cast::<c_void>(),
+            input_read: (abi_version >= 2).then_some(input_read),
         });
         Self { abi, state }
     }
@@ -50,9 +59,14 @@ impl<'a> Sink<'a> {
         &raw mut *self.abi
     }
 
-    pub fn into_tables(self) -> Vec<PushedTable> {
+    /// The pushed tables and the reported inputs.
+    pub fn into_parts(self) -> (Vec<PushedTable>, Vec<InputRead>) {
         // SAFETY: `state` is valid until `Drop` frees it; the plugin no longer holds the sink.
-        std::mem::take(unsafe { &mut (*self.state).tables })
+        let state = unsafe { &mut *self.state };
+        (
+            std::mem::take(&mut state.tables),
+            std::mem::take(&mut state.inputs),
+        )
     }
 }
 
@@ -145,5 +159,37 @@ unsafe extern "C" fn report_progress(
             total,
             message,
         });
+    }));
+}
+
+unsafe extern "C" fn input_read(
+    sink: *mut YosokuTableSink,
+    path: *const c_char,
+    size_bytes: u64,
+    sha256_hex: *const c_char,
+) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if sink.is_null() || path.is_null() || sha256_hex.is_null() {
+            return;
+        }
+        // SAFETY: the sink's private data is the `SinkState` of the current call.
+        let state = unsafe { &mut *(*sink).private_data.cast::<SinkState<'_>>() };
+        // SAFETY: NUL-terminated per the ABI.
+        let (path, sha) = unsafe { (CStr::from_ptr(path), CStr::from_ptr(sha256_hex)) };
+        let (Ok(path), Ok(sha)) = (path.to_str(), sha.to_str()) else {
+            return;
+        };
+        // A malformed hash is not recorded: the host hashes the file itself then.
+        if sha.len() == 64
+            && sha
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            state.inputs.push(InputRead {
+                path: path.into(),
+                size_bytes,
+                sha256_hex: sha.to_owned(),
+            });
+        }
     }));
 }

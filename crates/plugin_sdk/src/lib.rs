@@ -38,6 +38,7 @@
 //! ```
 
 mod config;
+mod input;
 mod output;
 #[doc(hidden)]
 pub mod runtime;
@@ -45,6 +46,7 @@ pub mod runtime;
 use std::path::Path;
 
 pub use config::Config;
+pub use input::{read_input, read_input_to_string};
 pub use output::Output;
 pub use yosoku_plugin_abi as abi;
 pub use yosoku_plugin_abi::descriptor::{
@@ -65,6 +67,17 @@ pub trait Plugin: Send + Sync + 'static {
 /// before calling [`Collector::collect`].
 pub trait Collector: Send + Sync {
     fn info(&self) -> CollectorInfo;
+
+    /// Checks a configuration without collecting: what the types of [`Collector::info`] cannot
+    /// say (a count of 0, an unknown format name). The host calls it for every source before
+    /// any collector runs, so a mistake in the last source of a pipeline is found before the
+    /// first runs for an hour. The default accepts every well-typed configuration.
+    fn validate(&self, _config: &Config) -> Result<(), PluginError> {
+        Ok(())
+    }
+
+    /// Collects: reads files (with [`read_input`], which hashes them on the way) or runs
+    /// something, and pushes its tables into `out`.
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError>;
 }
 

@@ -6,13 +6,15 @@ use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, OnceLock};
 
-use yosoku_plugin_abi::descriptor::{PluginInfo, check_config, is_valid_name};
+use yosoku_plugin_abi::descriptor::{DESCRIPTOR_VERSION, PluginInfo, check_config};
 use yosoku_plugin_abi::{
-    YOSOKU_ABI_VERSION, YOSOKU_ERROR, YOSOKU_OK, YOSOKU_PANICKED, YOSOKU_POISONED,
+    YOSOKU_ABI_VERSIONS, YOSOKU_ERROR, YOSOKU_OK, YOSOKU_PANICKED, YOSOKU_POISONED,
     YOSOKU_VERSION_UNSUPPORTED, YosokuError, YosokuPlugin, YosokuStatus, YosokuTableSink,
+    plugin_struct_size,
 };
 
 use crate::{Collector, Config, Output, Plugin};
+use yosoku_plugin_abi::descriptor::CollectorInfo;
 
 /// Set by the first panic anywhere in the plugin; from then on every call is refused. One per
 /// shared library, since each plugin library links its own copy of the SDK.
@@ -24,22 +26,40 @@ pub(crate) fn poison(message: &str) {
     poison.get_or_insert_with(|| message.to_owned());
 }
 
-fn poisoned() -> Option<String> {
+pub(crate) fn poisoned() -> Option<String> {
     POISON.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 thread_local! {
     /// Where the last panic on this thread happened, recorded by the plugin's panic hook.
     static PANIC_LOCATION: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    /// How many SDK guards are running on this thread (a guard may call into the host, which
+    /// may call the plugin again).
+    static GUARDS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
-/// Replaces the default panic hook of this plugin library (each library has its own): instead of
-/// printing a backtrace to the host's stderr, it records where the panic happened, and the
-/// guard puts that into the error the host reports.
+/// Runs `body` under `catch_unwind`, telling the panic hook that a panic here is the guard's to
+/// report.
+pub(crate) fn catch<R>(body: impl FnOnce() -> R) -> std::thread::Result<R> {
+    GUARDS.with(|g| g.set(g.get() + 1));
+    let result = catch_unwind(AssertUnwindSafe(body));
+    GUARDS.with(|g| g.set(g.get().saturating_sub(1)));
+    result
+}
+
+/// Installs this plugin library's panic hook (each library has its own), chained to the one
+/// that was there: a panic inside an SDK guard is recorded (where it happened) for the error the
+/// host reports, instead of being printed to the host's stderr; any other panic (in a thread
+/// the plugin started itself) goes to the previous hook, as if the SDK were not there.
 fn install_panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDS.with(std::cell::Cell::get) == 0 {
+                previous(info);
+                return;
+            }
             let location = info
                 .location()
                 .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
@@ -68,7 +88,8 @@ pub struct Runtime {
     _plugin: Box<dyn Plugin>,
     collectors: Vec<Box<dyn Collector>>,
     info: PluginInfo,
-    info_json: CString,
+    /// The descriptor as the host reads it, or why it could not be made.
+    info_json: Result<CString, String>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -83,13 +104,19 @@ impl Runtime {
     pub fn new(plugin: Box<dyn Plugin>, version: &str) -> Self {
         let collectors = plugin.collectors();
         let info = PluginInfo {
+            descriptor_version: DESCRIPTOR_VERSION,
             name: plugin.name().to_owned(),
             version: version.to_owned(),
             description: plugin.description().to_owned(),
             collectors: collectors.iter().map(|c| c.info()).collect(),
         };
-        let info_json =
-            CString::new(serde_json::to_string(&info).unwrap_or_default()).unwrap_or_default();
+        // JSON escapes every control character, NUL included, so a help text with a NUL is
+        // kept (as \u0000); should serialising fail anyway, init says so.
+        let info_json = serde_json::to_string(&info)
+            .map_err(|e| format!("the descriptor cannot be written as JSON: {e}"))
+            .and_then(|text| {
+                CString::new(text).map_err(|e| format!("the descriptor holds a NUL byte: {e}"))
+            });
         Self {
             _plugin: plugin,
             collectors,
@@ -98,24 +125,39 @@ impl Runtime {
         }
     }
 
+    /// The descriptor, checked as the host will check it, so that a plugin author meets the
+    /// problem when the plugin is loaded rather than a vague refusal.
     fn check(&self) -> Result<(), Failure> {
-        let mut bad: Vec<&str> = Vec::new();
-        if !is_valid_name(&self.info.name) {
-            bad.push(&self.info.name);
+        if let Err(e) = &self.info_json {
+            return Err(Failure::Error(e.clone()));
         }
-        bad.extend(
-            self.info
-                .collectors
-                .iter()
-                .map(|c| c.name.as_str())
-                .filter(|n| !is_valid_name(n)),
-        );
-        if bad.is_empty() {
+        let problems = self.info.problems();
+        if problems.is_empty() {
             Ok(())
         } else {
             Err(Failure::Error(format!(
-                "invalid plugin or collector name(s) {bad:?}: use lowercase ASCII letters, digits and `_`"
+                "invalid descriptor: {}",
+                problems.join("; ")
             )))
+        }
+    }
+
+    /// The collector called `name` and its descriptor.
+    fn collector(&self, name: &str) -> Result<(&dyn Collector, &CollectorInfo), Failure> {
+        match self.info.collectors.iter().position(|c| c.name == name) {
+            Some(i) => Ok((self.collectors[i].as_ref(), &self.info.collectors[i])),
+            None => {
+                let known: Vec<&str> = self
+                    .info
+                    .collectors
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect();
+                Err(Failure::Error(format!(
+                    "no collector `{name}`; this plugin has: {}",
+                    known.join(", ")
+                )))
+            }
         }
     }
 }
@@ -148,7 +190,7 @@ unsafe fn guard(
         unsafe { set_error(error, &text) };
         return YOSOKU_POISONED;
     }
-    let (status, message) = match catch_unwind(AssertUnwindSafe(body)) {
+    let (status, message) = match catch(body) {
         Ok(Ok(())) => return YOSOKU_OK,
         Ok(Err(Failure::Error(m))) => (YOSOKU_ERROR, m),
         Ok(Err(Failure::Unsupported(m))) => (YOSOKU_VERSION_UNSUPPORTED, m),
@@ -163,11 +205,14 @@ unsafe fn guard(
     status
 }
 
-/// The body of the generated `yosoku_plugin_init`.
+/// The body of the generated `yosoku_plugin_init`: accepts every ABI version this SDK
+/// implements ([`YOSOKU_ABI_VERSIONS`]) and fills only the part of `*out` that the version the
+/// host asked for has, so a plugin built with this SDK serves a host that knows only an older
+/// version without writing past its struct.
 ///
 /// # Safety
-/// `out` points to a writable `YosokuPlugin`; `error` is null or points to a writable
-/// `YosokuError`.
+/// `out` points to a writable `YosokuPlugin` of at least [`plugin_struct_size`]`(abi_version)`
+/// bytes; `error` is null or points to a writable `YosokuError`.
 pub unsafe fn init(
     abi_version: u32,
     out: *mut YosokuPlugin,
@@ -179,22 +224,27 @@ pub unsafe fn init(
     // SAFETY: forwarded contract.
     unsafe {
         guard(error, || {
-            if abi_version != YOSOKU_ABI_VERSION {
+            let Some(size) = plugin_struct_size(abi_version)
+                .filter(|_| YOSOKU_ABI_VERSIONS.contains(&abi_version))
+            else {
                 return Err(Failure::Unsupported(format!(
-                    "the plugin implements ABI version {YOSOKU_ABI_VERSION}, not {abi_version}"
+                    "the plugin implements ABI versions {YOSOKU_ABI_VERSIONS:?}, not {abi_version}"
                 )));
-            }
+            };
             if out.is_null() {
                 return Err(Failure::Error("yosoku_plugin_init: `out` is null".into()));
             }
             let runtime = cell.get_or_init(make);
             runtime.check()?;
-            out.write(YosokuPlugin {
-                abi_version: YOSOKU_ABI_VERSION,
+            let full = YosokuPlugin {
+                abi_version,
                 private_data: std::ptr::from_ref(runtime).cast_mut().cast::<c_void>(),
                 describe: Some(describe),
                 collect: Some(collect),
-            });
+                validate: Some(validate),
+            };
+            // The prefix of the version asked for, and not a byte more.
+            std::ptr::copy_nonoverlapping((&raw const full).cast::<u8>(), out.cast::<u8>(), size);
             Ok(())
         })
     }
@@ -227,7 +277,11 @@ unsafe extern "C" fn describe(
             if json_out.is_null() {
                 return Err(Failure::Error("describe: `json_out` is null".into()));
             }
-            json_out.write(runtime.info_json.as_ptr());
+            let json = runtime
+                .info_json
+                .as_ref()
+                .map_err(|e| Failure::Error(e.clone()))?;
+            json_out.write(json.as_ptr());
             Ok(())
         })
     }
@@ -245,6 +299,63 @@ unsafe fn c_str<'a>(text: *const c_char, what: &str) -> Result<&'a str, Failure>
         .map_err(|_| Failure::Error(format!("{what} is not UTF-8")))
 }
 
+/// The collector and its checked configuration, from the C arguments of `collect` and
+/// `validate`.
+///
+/// # Safety
+/// `collector` and `config_json` are null or NUL-terminated.
+unsafe fn configured(
+    runtime: &Runtime,
+    collector: *const c_char,
+    config_json: *const c_char,
+) -> Result<(&dyn Collector, Config), Failure> {
+    // SAFETY: forwarded contract.
+    let (name, config_text) = unsafe {
+        (
+            c_str(collector, "the collector name")?,
+            c_str(config_json, "the configuration")?,
+        )
+    };
+    let (collector, info) = runtime.collector(name)?;
+    let values = match serde_json::from_str::<serde_json::Value>(config_text) {
+        Ok(serde_json::Value::Object(map)) => map,
+        Ok(_) => {
+            return Err(Failure::Error(
+                "the configuration is not a JSON object".into(),
+            ));
+        }
+        Err(e) => {
+            return Err(Failure::Error(format!(
+                "the configuration is not valid JSON: {e}"
+            )));
+        }
+    };
+    let problems = check_config(info, &values);
+    if !problems.is_empty() {
+        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        return Err(Failure::Error(text.join("; ")));
+    }
+    Ok((collector, Config::new(values, info.clone())))
+}
+
+unsafe extern "C" fn validate(
+    plugin: *mut YosokuPlugin,
+    collector: *const c_char,
+    config_json: *const c_char,
+    error: *mut YosokuError,
+) -> YosokuStatus {
+    // SAFETY: the host upholds the ABI contract.
+    unsafe {
+        guard(error, || {
+            let runtime = runtime(plugin)?;
+            let (collector, config) = configured(runtime, collector, config_json)?;
+            collector
+                .validate(&config)
+                .map_err(|e| Failure::Error(e.to_string()))
+        })
+    }
+}
+
 unsafe extern "C" fn collect(
     plugin: *mut YosokuPlugin,
     collector: *const c_char,
@@ -256,47 +367,19 @@ unsafe extern "C" fn collect(
     unsafe {
         guard(error, || {
             let runtime = runtime(plugin)?;
-            let name = c_str(collector, "the collector name")?;
-            let config_text = c_str(config_json, "the configuration")?;
+            let (collector, config) = configured(runtime, collector, config_json)?;
             if sink.is_null() {
                 return Err(Failure::Error("the table sink is null".into()));
             }
-            let Some(index) = runtime.info.collectors.iter().position(|c| c.name == name) else {
-                let known: Vec<&str> = runtime
-                    .info
-                    .collectors
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect();
-                return Err(Failure::Error(format!(
-                    "no collector `{name}`; this plugin has: {}",
-                    known.join(", ")
-                )));
-            };
-            let info = &runtime.info.collectors[index];
-            let values = match serde_json::from_str::<serde_json::Value>(config_text) {
-                Ok(serde_json::Value::Object(map)) => map,
-                Ok(_) => {
-                    return Err(Failure::Error(
-                        "the configuration is not a JSON object".into(),
-                    ));
-                }
-                Err(e) => {
-                    return Err(Failure::Error(format!(
-                        "the configuration is not valid JSON: {e}"
-                    )));
-                }
-            };
-            let problems = check_config(info, &values);
-            if !problems.is_empty() {
-                let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
-                return Err(Failure::Error(text.join("; ")));
-            }
-            let config = Config::new(values, info.clone());
-            let mut output = Output::new(sink);
-            runtime.collectors[index]
+            // The version the host initialised us for tells which sink fields it has.
+            let version = (*plugin).abi_version;
+            crate::input::start_recording();
+            let mut output = Output::new(sink, version);
+            let result = collector
                 .collect(&config, &mut output)
-                .map_err(|e| Failure::Error(e.to_string()))
+                .map_err(|e| Failure::Error(e.to_string()));
+            output.report_inputs(crate::input::take_recorded());
+            result
         })
     }
 }

@@ -3,9 +3,9 @@
 //! and writes the result bundle atomically. This is the I/O edge around `yosoku-pipeline`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 use yosoku_bundle::{
     InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
@@ -13,7 +13,9 @@ use yosoku_bundle::{
 use yosoku_pipeline::{
     Location, PipelineSpec, SourceSpec, SpecError, Stage, StepFailure, TableSet, run_step,
 };
-use yosoku_plugin_host::{ConfigProblem, Discovery, HostError, PluginHost, Progress};
+use yosoku_plugin_host::{
+    CheckedConfig, ConfigProblem, Discovery, HostError, LoadedPlugin, PluginHost, Progress,
+};
 use yosoku_tables::Figure;
 use yosoku_tables::report::{ReportCell, read_report};
 
@@ -169,11 +171,20 @@ fn files_of(path: &Path) -> std::io::Result<Vec<(PathBuf, String)>> {
     Ok(out)
 }
 
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(bytes))
+}
+
+/// The size and SHA-256 of a file, read once in blocks.
+fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let size = std::io::copy(&mut file, &mut hasher)?;
+    Ok((size, hex(&hasher.finalize())))
 }
 
 fn secs_since(start: Instant) -> f64 {
@@ -191,102 +202,70 @@ impl Run<'_> {
         self.spec.error(location, message)
     }
 
-    /// Resolves the `path` and `path_list` config values of a source against the pipeline file's
-    /// directory, checks that each file can be read, and hashes it.
+    /// Resolves the `path` and `path_list` values of a source's checked configuration against
+    /// the pipeline file's directory (a `*` or `?` in a file name stands for the files that
+    /// match, in name order), checks that each can be read, and lists the files they stand for
+    /// (every file under a directory), to be hashed when the source is collected.
     fn resolve_paths(
         &self,
         source: &SourceSpec,
-        info: &yosoku_plugin_host::CollectorInfo,
-        config: &mut serde_json::Map<String, Value>,
-    ) -> Result<Vec<InputFile>, SpecError> {
+        config: &mut CheckedConfig,
+    ) -> Result<Vec<PendingInput>, SpecError> {
         let mut inputs = Vec::new();
-        for key in info.config.iter().filter(|k| k.ty.is_path()) {
-            let Some(value) = config.get_mut(&key.key) else {
-                continue;
-            };
+        for (key, is_list, written_items) in config.paths() {
             let location = source
                 .config_locations
-                .get(&key.key)
+                .get(&key)
                 .copied()
                 .unwrap_or(source.location);
-            // A `*` or `?` in a file name (not in a directory) stands for the files that match,
-            // in name order: each is hashed and listed like a file written out.
-            let is_list = matches!(value, Value::Array(_));
-            let written_items: Vec<Value> = match &*value {
-                Value::Array(items) => items.clone(),
-                other => vec![other.clone()],
+            let at = |message: String| {
+                self.error(
+                    location,
+                    format!("source `{}`, config key `{key}`: {message}", source.name),
+                )
             };
-            let mut expanded: Vec<Value> = Vec::new();
-            for item in written_items {
-                let Some(written) = item.as_str() else {
-                    expanded.push(item);
-                    continue;
-                };
-                if !is_pattern(written) {
-                    expanded.push(item);
+            let mut expanded: Vec<String> = Vec::new();
+            for written in written_items {
+                if !is_pattern(&written) {
+                    expanded.push(written);
                     continue;
                 }
-                let matched = expand_pattern(&self.base, written).map_err(|m| {
-                    self.error(
-                        location,
-                        format!("source `{}`, config key `{}`: {m}", source.name, key.key),
-                    )
-                })?;
+                let matched = expand_pattern(&self.base, &written).map_err(&at)?;
                 if !is_list && matched.len() > 1 {
                     return Err(self.error(
                         location,
                         format!(
-                            "source `{}`, config key `{}` takes one file; `{written}` matches {}",
+                            "source `{}`, config key `{key}` takes one file; `{written}` matches {}",
                             source.name,
-                            key.key,
                             matched.len()
                         ),
                     ));
                 }
-                expanded.extend(matched.into_iter().map(Value::String));
+                expanded.extend(matched);
             }
-            *value = if is_list {
-                Value::Array(expanded)
-            } else {
-                expanded.pop().unwrap_or(Value::Null)
-            };
-            let items: Vec<&mut Value> = match value {
-                Value::Array(items) => items.iter_mut().collect(),
-                other => vec![other],
-            };
-            for item in items {
-                let Some(written) = item.as_str().map(str::to_owned) else {
-                    continue;
-                };
+            let mut resolved = Vec::with_capacity(expanded.len());
+            for written in expanded {
                 let path = self.base.join(&written);
-                let cannot_read = |p: &Path, e: std::io::Error| {
-                    self.error(
-                        location,
-                        format!(
-                            "source `{}`, config key `{}`: cannot read {}: {e}",
-                            source.name,
-                            key.key,
-                            p.display()
-                        ),
-                    )
-                };
-                // A directory input (a run's logs) is every file in it, each hashed.
-                let files = files_of(&path).map_err(|e| cannot_read(&path, e))?;
+                // A directory input (a run's logs) is every file in it.
+                let files = files_of(&path)
+                    .map_err(|e| at(format!("cannot read {}: {e}", path.display())))?;
                 for (file, shown) in files {
-                    let bytes = std::fs::read(&file).map_err(|e| cannot_read(&file, e))?;
-                    inputs.push(InputFile {
-                        source: source.name.clone(),
-                        key: key.key.clone(),
-                        path: if shown.is_empty() {
+                    inputs.push(PendingInput {
+                        key: key.clone(),
+                        shown: if shown.is_empty() {
                             written.clone()
                         } else {
                             format!("{}/{shown}", written.trim_end_matches('/'))
                         },
-                        sha256: sha256_hex(&bytes),
-                        size_bytes: bytes.len() as u64,
+                        file,
                     });
                 }
-                *item = Value::String(path.display().to_string());
+                resolved.push(path.display().to_string());
+            }
+            if !config.set_paths(&key, resolved) {
+                return Err(at(
+                    "internal error: the path value could not be replaced".into()
+                ));
             }
         }
         Ok(inputs)
@@ -323,16 +302,15 @@ impl Run<'_> {
 }
 
 impl Run<'_> {
-    /// Collects one source: checks its plugin, collector and configuration, resolves and hashes
-    /// its input files, runs the collector and adds its tables to `tables`.
-    fn collect_source(
+    /// Everything about a source that can be checked without collecting it: its plugin and
+    /// collector, its configuration (checked once, by the host, then by the plugin's own
+    /// `validate`), and its input files.
+    fn prepare_source<'s>(
         &self,
-        source: &SourceSpec,
+        source: &'s SourceSpec,
         discovery: &Discovery,
         host: &PluginHost,
-        observer: &mut dyn Observer,
-        tables: &mut TableSet,
-    ) -> Result<Collected, RunError> {
+    ) -> Result<Prepared<'s>, RunError> {
         let Some(plugin) = discovery.plugins.get(&source.plugin.value) else {
             return Err(self.plugin_error(
                 source,
@@ -348,23 +326,56 @@ impl Run<'_> {
         let info = plugin
             .collector(&source.collector.value)
             .map_err(|e| self.plugin_error(source, source.collector.location, e))?;
-        let problems = yosoku_plugin_host::check_config(info, &source.config);
-        if !problems.is_empty() {
-            return Err(self.config_error(source, &problems).into());
+        if let Some(why) = info.unusable() {
+            return Err(self
+                .error(
+                    source.collector.location,
+                    format!("source `{}`: {why}", source.name),
+                )
+                .into());
         }
-        let mut config = source.config.clone();
-        let inputs = self.resolve_paths(source, info, &mut config)?;
+        let mut config = match plugin.check_config(&source.collector.value, &source.config) {
+            Ok(config) => config,
+            Err(HostError::Config { problems, .. }) => {
+                return Err(self.config_error(source, &problems).into());
+            }
+            Err(e) => return Err(self.plugin_error(source, source.location, e)),
+        };
+        let inputs = self.resolve_paths(source, &mut config)?;
+        plugin
+            .validate(&config)
+            .map_err(|e| self.plugin_error(source, source.location, e))?;
+        Ok(Prepared {
+            source,
+            plugin: plugin.clone(),
+            config,
+            inputs,
+        })
+    }
 
+    /// Collects one prepared source, adds its tables to `tables`, and records its input files
+    /// with the hashes the plugin reported while reading them (or, for a file it did not
+    /// report, one the runner computes reading it once).
+    fn collect_source(
+        &self,
+        prepared: Prepared<'_>,
+        observer: &mut dyn Observer,
+        tables: &mut TableSet,
+    ) -> Result<Collected, RunError> {
+        let Prepared {
+            source,
+            plugin,
+            config,
+            inputs: pending,
+        } = prepared;
         observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
         let started = Instant::now();
-        let produced = plugin
-            .collect(&source.collector.value, &config, &mut |p| {
-                observer.source_progress(&source.name, &p)
-            })
+        let collection = plugin
+            .collect(&config, &mut |p| observer.source_progress(&source.name, &p))
             .map_err(|e| self.plugin_error(source, source.location, e))?;
         let mut names = Vec::new();
         let mut figures = Vec::new();
-        for (table, batch) in produced {
+        for (table, batch) in collection.tables {
             figures.push(Figure::new(
                 format!("{table}: rows"),
                 batch.num_rows() as f64,
@@ -374,6 +385,36 @@ impl Run<'_> {
             tables
                 .insert(&source.name, &table, batch)
                 .map_err(|e| self.error(source.location, e.to_string()))?;
+        }
+        let mut inputs = Vec::with_capacity(pending.len());
+        for p in pending {
+            let (size_bytes, sha256) =
+                match collection.inputs_read.iter().find(|r| r.path == p.file) {
+                    Some(read) => (read.size_bytes, read.sha256_hex.clone()),
+                    None => hash_file(&p.file).map_err(|e| {
+                        let location = source
+                            .config_locations
+                            .get(&p.key)
+                            .copied()
+                            .unwrap_or(source.location);
+                        self.error(
+                            location,
+                            format!(
+                                "source `{}`, config key `{}`: cannot read {}: {e}",
+                                source.name,
+                                p.key,
+                                p.file.display()
+                            ),
+                        )
+                    })?,
+                };
+            inputs.push(InputFile {
+                source: source.name.clone(),
+                key: p.key,
+                path: p.shown,
+                sha256,
+                size_bytes,
+            });
         }
         let wall_secs = secs_since(started);
         observer.step_finished("collect", &source.name, wall_secs);
@@ -440,6 +481,24 @@ impl Run<'_> {
     }
 }
 
+/// A source checked and ready to collect.
+struct Prepared<'s> {
+    source: &'s SourceSpec,
+    plugin: Arc<LoadedPlugin>,
+    config: CheckedConfig,
+    inputs: Vec<PendingInput>,
+}
+
+/// An input file of a source, listed before it is collected and hashed after.
+struct PendingInput {
+    /// The config key it is given by.
+    key: String,
+    /// The path as the manifest shows it (as written, or under the directory written).
+    shown: String,
+    /// The path the plugin is given.
+    file: PathBuf,
+}
+
 /// What collecting one source adds to the manifest.
 struct Collected {
     step: StepRecord,
@@ -497,8 +556,14 @@ pub fn run_pipeline(
     let mut plugins: Vec<PluginRecord> = Vec::new();
     let mut collect_steps = Vec::new();
     let collect_started = Instant::now();
-    for source in &spec.sources {
-        let collected = run.collect_source(source, &discovery, &host, observer, &mut tables)?;
+    // Every source is checked before any is collected: a runner may take hours.
+    let prepared = spec
+        .sources
+        .iter()
+        .map(|source| run.prepare_source(source, &discovery, &host))
+        .collect::<Result<Vec<_>, _>>()?;
+    for source in prepared {
+        let collected = run.collect_source(source, observer, &mut tables)?;
         inputs.extend(collected.inputs);
         if !plugins.iter().any(|p| p.name == collected.plugin.name) {
             plugins.push(collected.plugin);

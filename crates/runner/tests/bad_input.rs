@@ -405,3 +405,46 @@ model = "fit"
         case.expect_error(want);
     }
 }
+
+/// Every source is checked, down to the values its plugin's `validate` judges, before any is
+/// collected: the second source's mistake stops the run before the first source's collector
+/// (which would fail loudly) runs.
+#[test]
+fn every_source_is_validated_before_any_collector_runs() {
+    let case = Case::new();
+    let pipeline = r#"[pipeline]
+name = "bad-input"
+
+[sources.loud]
+plugin = "dummy"
+collector = "fail"
+config = { message = "the collector ran" }
+
+[sources.timed]
+plugin = "dummy"
+collector = "time_command"
+config = { command = ["true"], repetitions = 0 }
+"#;
+    std::fs::write(case.path("p.toml"), pipeline).unwrap();
+    case.expect_error("p.toml:9:10: source `timed`: plugin `dummy`, collector `time_command` refused its configuration: config key `repetitions`: expected an integer >= 1, found 0");
+}
+
+/// The manifest records every input file with its size and SHA-256, whether the plugin reported
+/// the hash while reading the file (csx600_sdk_log, through the SDK) or not.
+#[test]
+fn inputs_are_recorded_with_their_hashes() {
+    use sha2::{Digest, Sha256};
+    let case = Case::new();
+    let bundle = yosoku_bundle::fs::read_bundle(&case.bundle()).unwrap();
+    let inputs = &bundle.manifest.inputs;
+    assert_eq!(inputs.len(), 2, "{inputs:?}");
+    for (input, text) in inputs.iter().zip([BENCH, PROG]) {
+        let sha: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(input.sha256, sha, "{input:?}");
+        assert_eq!(input.size_bytes, text.len() as u64);
+    }
+    assert_eq!(inputs[0].path, "bench.log");
+}

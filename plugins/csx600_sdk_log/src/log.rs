@@ -60,7 +60,7 @@ pub struct Log {
 
 impl Log {
     pub fn read(path: &Path) -> Result<Self, PluginError> {
-        let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+        let text = yosoku_plugin_sdk::read_input_to_string(path)?;
         Self::parse(path, &text)
     }
 

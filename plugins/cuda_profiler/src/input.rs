@@ -7,7 +7,8 @@ use yosoku_plugin_sdk::PluginError;
 
 /// Reads a text file, decompressing it when it is gzip (by its magic bytes, whatever its name).
 pub fn read_text(path: &Path) -> Result<String, PluginError> {
-    let bytes = std::fs::read(path).map_err(|e| PluginError::io(path, &e))?;
+    // Hashed while read: the host records the file without reading it again.
+    let bytes = yosoku_plugin_sdk::read_input(path)?;
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(bytes.len() * 6);
         flate2::read::MultiGzDecoder::new(&bytes[..])

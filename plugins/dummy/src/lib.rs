@@ -1,11 +1,13 @@
 //! `dummy`: the executable example of the yosoku plugin ABI (docs/plugin-abi.md).
 //!
 //! It shows both kinds of collector, an importer-style one that returns several named tables
-//! (`synthetic`) and a runner that really runs and times a command (`time_command`), plus one
-//! collector per failure the host must survive: an error, a panic, a released stream, a stream
-//! that fails midway, a reader that panics, a table that breaks its canonical schema, and a table
-//! the collector did not declare. The ABI tests (`tests/abi.rs`) load this library through the
-//! real host.
+//! (`synthetic`), one that reads files and reports their hashes to the host (`checksum`), and a
+//! runner that really runs and times a command (`time_command`, whose configuration the host
+//! checks with `validate` before anything runs), plus one collector per failure the host must
+//! survive: an error, a panic, a released stream, a stream that fails midway, a reader that
+//! panics, a reader whose drop panics, a table that breaks its canonical schema, and a table the
+//! collector did not declare. The ABI tests (`tests/abi.rs`) load this library through the real
+//! host.
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -18,7 +20,7 @@ use arrow_array::{
 use arrow_schema::ArrowError;
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
-    export_plugin,
+    export_plugin, read_input,
 };
 use yosoku_tables::{COUNTERS, RUNS};
 
@@ -37,12 +39,14 @@ impl Plugin for Dummy {
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
         vec![
             Box::new(Synthetic),
+            Box::new(Checksum),
             Box::new(TimeCommand),
             Box::new(Broken(Failure::Error)),
             Box::new(Broken(Failure::Panic)),
             Box::new(Broken(Failure::ReleasedStream)),
             Box::new(Broken(Failure::StreamError)),
             Box::new(Broken(Failure::ReaderPanic)),
+            Box::new(Broken(Failure::DropPanic)),
             Box::new(Broken(Failure::WrongSchema)),
             Box::new(Broken(Failure::UndeclaredTable)),
         ]
@@ -165,8 +169,62 @@ impl Collector for Synthetic {
     }
 }
 
+/// Reads files and lists their sizes: the files are hashed while read, and the host told.
+struct Checksum;
+
+impl Collector for Checksum {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "checksum",
+            "Reads files and lists their sizes (a `files` table); the host learns their hashes",
+        )
+        .key(ConfigKey::required(
+            "paths",
+            ConfigType::PathList,
+            "The files to read",
+        ))
+        .tables(&["files"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let paths = config.path_list("paths")?;
+        let mut sizes = Vec::with_capacity(paths.len());
+        for path in &paths {
+            sizes.push(read_input(path)?.len() as i64);
+        }
+        let batch = RecordBatch::try_from_iter([
+            (
+                "path",
+                Arc::new(StringArray::from_iter_values(
+                    paths.iter().map(|p| p.display().to_string()),
+                )) as ArrayRef,
+            ),
+            ("size_bytes", Arc::new(Int64Array::from(sizes)) as ArrayRef),
+        ])
+        .map_err(|e| PluginError::new(e.to_string()))?;
+        out.push_batch("files", batch)
+    }
+}
+
 /// A runner: runs a command `repetitions` times and records each run's wall time.
 struct TimeCommand;
+
+impl TimeCommand {
+    /// The program, its arguments and the repetitions, checked.
+    fn settings(config: &Config) -> Result<(Vec<String>, i64), PluginError> {
+        let command = config.string_list("command")?;
+        let repetitions = config.integer("repetitions")?;
+        if command.is_empty() {
+            return Err(PluginError::new("config key `command`: the list is empty"));
+        }
+        if repetitions < 1 {
+            return Err(PluginError::new(format!(
+                "config key `repetitions`: expected an integer >= 1, found {repetitions}"
+            )));
+        }
+        Ok((command, repetitions))
+    }
+}
 
 impl Collector for TimeCommand {
     fn info(&self) -> CollectorInfo {
@@ -194,18 +252,17 @@ impl Collector for TimeCommand {
         .tables(&["runs"])
     }
 
+    fn validate(&self, config: &Config) -> Result<(), PluginError> {
+        Self::settings(config).map(|_| ())
+    }
+
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
-        let command = config.string_list("command")?;
-        let repetitions = config.integer("repetitions")?;
+        // Checked again: a host of ABI version 1 does not call `validate`.
+        let (command, repetitions) = Self::settings(config)?;
         let device = config.string("device")?;
         let (program, args) = command
             .split_first()
             .ok_or_else(|| PluginError::new("config key `command`: the list is empty"))?;
-        if repetitions < 1 {
-            return Err(PluginError::new(format!(
-                "config key `repetitions`: expected an integer >= 1, found {repetitions}"
-            )));
-        }
         let mut rows = Vec::new();
         for i in 0..repetitions {
             out.progress(i as u64, repetitions as u64, program);
@@ -241,6 +298,7 @@ enum Failure {
     ReleasedStream,
     StreamError,
     ReaderPanic,
+    DropPanic,
     WrongSchema,
     UndeclaredTable,
 }
@@ -267,6 +325,10 @@ impl Collector for Broken {
             Failure::ReaderPanic => (
                 "reader_panic",
                 "Pushes a stream whose reader panics after the collect call returned",
+            ),
+            Failure::DropPanic => (
+                "drop_panic",
+                "Pushes a good stream whose reader panics when the host releases it",
             ),
             Failure::WrongSchema => (
                 "wrong_schema",
@@ -318,6 +380,13 @@ impl Collector for Broken {
                 ));
                 out.push_reader("runs", Box::new(RecordBatchIterator::new(items, schema)))
             }
+            Failure::DropPanic => {
+                let batch = good()?;
+                let schema = batch.schema();
+                let items = vec![Ok(batch)].into_iter();
+                let reader = PanicsOnDrop(RecordBatchIterator::new(items, schema));
+                out.push_reader("runs", Box::new(reader))
+            }
             Failure::WrongSchema => {
                 let good = good()?;
                 let mut columns = good.columns().to_vec();
@@ -336,5 +405,27 @@ impl Collector for Broken {
             }
             Failure::UndeclaredTable => out.push_batch("surprise", good()?),
         }
+    }
+}
+
+/// A reader whose `Drop` panics: the stream's `release`, called by the host, runs it.
+struct PanicsOnDrop(RecordBatchIterator<std::vec::IntoIter<Result<RecordBatch, ArrowError>>>);
+
+impl Iterator for PanicsOnDrop {
+    type Item = Result<RecordBatch, ArrowError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+impl arrow_array::RecordBatchReader for PanicsOnDrop {
+    fn schema(&self) -> arrow_schema::SchemaRef {
+        arrow_array::RecordBatchReader::schema(&self.0)
+    }
+}
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        panic!("the dummy reader panics on purpose when it is dropped");
     }
 }

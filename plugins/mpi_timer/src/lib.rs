@@ -137,7 +137,7 @@ pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, Plug
     }
     let mut ranks = Vec::with_capacity(files.len());
     for (rank, path) in &files {
-        let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+        let text = yosoku_plugin_sdk::read_input_to_string(path)?;
         let log = log::parse(path, &text)?;
         if log.rank != *rank {
             return Err(PluginError::new(format!(

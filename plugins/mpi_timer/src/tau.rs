@@ -198,7 +198,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Profile>, PluginError> {
     files
         .iter()
         .map(|(rank, path)| {
-            let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+            let text = yosoku_plugin_sdk::read_input_to_string(path)?;
             parse(path, *rank, &text)
         })
         .collect()

@@ -1,0 +1,108 @@
+//! Reading a collector's input files: hashed (SHA-256) while they are read, and reported to the
+//! host (ABI version 2), which records them in the bundle's manifest without reading them again.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+
+use crate::PluginError;
+
+/// A file a collector read completely.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InputRecord {
+    pub path: PathBuf,
+    pub size_bytes: u64,
+    pub sha256_hex: String,
+}
+
+/// The files read during the current `collect` call. The host never calls one plugin
+/// concurrently, and a collector may read on threads of its own, hence one list per library.
+static RECORDED: Mutex<Vec<InputRecord>> = Mutex::new(Vec::new());
+
+fn recorded() -> std::sync::MutexGuard<'static, Vec<InputRecord>> {
+    RECORDED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn start_recording() {
+    recorded().clear();
+}
+
+pub(crate) fn take_recorded() -> Vec<InputRecord> {
+    std::mem::take(&mut *recorded())
+}
+
+/// Reads the whole file at `path` (as the configuration gave it), hashing it on the way.
+/// Errors name the file.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, PluginError> {
+    let mut file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    let mut bytes = Vec::new();
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    loop {
+        let n = file
+            .read(&mut buffer)
+            .map_err(|e| PluginError::io(path, &e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buffer[..n]);
+        bytes.extend_from_slice(&buffer[..n]);
+    }
+    let sha256_hex = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    recorded().push(InputRecord {
+        path: path.to_path_buf(),
+        size_bytes: bytes.len() as u64,
+        sha256_hex,
+    });
+    Ok(bytes)
+}
+
+/// Reads the whole file at `path` as UTF-8 text, hashing it on the way. A byte sequence that is
+/// not UTF-8 is an error naming the file and the byte offset.
+pub fn read_input_to_string(path: &Path) -> Result<String, PluginError> {
+    String::from_utf8(read_input(path)?).map_err(|e| {
+        PluginError::new(format!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_file_is_recorded_with_its_size_and_hash() {
+        let dir = std::env::temp_dir().join(format!("yosoku-sdk-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("abc.txt");
+        std::fs::write(&path, "abc").unwrap();
+        start_recording();
+        assert_eq!(read_input_to_string(&path).unwrap(), "abc");
+        let records = take_recorded();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].size_bytes, 3);
+        // SHA-256("abc"), FIPS 180-2 appendix B.1.
+        assert_eq!(
+            records[0].sha256_hex,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        std::fs::write(&path, [0x61, 0xff, 0x62]).unwrap();
+        let e = read_input_to_string(&path).unwrap_err().to_string();
+        assert!(
+            e.ends_with("abc.txt: not UTF-8 text (invalid byte at offset 1)"),
+            "{e}"
+        );
+        let e = read_input(&dir.join("missing")).unwrap_err().to_string();
+        assert!(e.contains("missing"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
