@@ -197,7 +197,22 @@ fn bad_collector_settings_are_named_before_anything_runs() {
         file.display()
     ));
     assert!(
-        e.contains("ranks: expected a positive integer, found 0"),
+        e.contains("collector `run` refused its configuration: ranks: expected a positive integer, found 0"),
+        "{e}"
+    );
+    // A log directory that holds files already: refused by the plugin's `validate`, before
+    // anything runs.
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::write(logs.join("rank-0.tsv"), "old").unwrap();
+    let e = fail(format!(
+        "[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
+         config = {{ program = \"{0}\", ranks = 2, interposer = \"{0}\", log_dir = \"{1}\" }}\n",
+        file.display(),
+        logs.display()
+    ));
+    assert!(
+        e.contains("collector `run` refused its configuration: log_dir: ") && e.contains("is not empty"),
         "{e}"
     );
     // One run id for a directory of two runs.

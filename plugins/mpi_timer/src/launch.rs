@@ -117,20 +117,26 @@ impl Launch {
     }
 }
 
+/// Whether `dir` can take one run's logs: absent or empty.
+pub fn check_log_dir(dir: &Path) -> Result<(), PluginError> {
+    if dir.exists() {
+        let entries = std::fs::read_dir(dir).map_err(|e| PluginError::io(dir, &e))?;
+        if entries.flatten().next().is_some() {
+            return Err(PluginError::new(format!(
+                "log_dir: {} is not empty; the logs of one run go to a fresh directory (remove it or name another)",
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A fresh, empty directory for one run's logs: `wanted` (created; it must not hold logs
 /// already), or a new directory under the system's temporary directory.
 pub fn log_dir(wanted: Option<&Path>) -> Result<(PathBuf, bool), PluginError> {
     match wanted {
         Some(dir) => {
-            if dir.exists() {
-                let entries = std::fs::read_dir(dir).map_err(|e| PluginError::io(dir, &e))?;
-                if entries.flatten().next().is_some() {
-                    return Err(PluginError::new(format!(
-                        "log_dir: {} is not empty; the logs of one run go to a fresh directory (remove it or name another)",
-                        dir.display()
-                    )));
-                }
-            }
+            check_log_dir(dir)?;
             std::fs::create_dir_all(dir).map_err(|e| PluginError::io(dir, &e))?;
             Ok((dir.to_path_buf(), false))
         }

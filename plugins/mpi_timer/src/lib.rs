@@ -329,6 +329,29 @@ impl Collector for Logs {
     }
 }
 
+/// The launch a `run` collector's configuration asks for, its counts checked.
+fn launch_of(config: &Config) -> Result<launch::Launch, PluginError> {
+    let positive = |key: &str| -> Result<u64, PluginError> {
+        let v = config.integer(key)?;
+        u64::try_from(v).ok().filter(|v| *v > 0).ok_or_else(|| {
+            PluginError::new(format!("{key}: expected a positive integer, found {v}"))
+        })
+    };
+    let ranks = positive("ranks")?;
+    Ok(launch::Launch {
+        mpirun: config.string("mpirun")?,
+        program: config.path("program")?,
+        args: config.string_list("args")?,
+        ranks: u32::try_from(ranks)
+            .map_err(|_| PluginError::new(format!("ranks: {ranks} is too many")))?,
+        binding: config.string("binding")?,
+        oversubscribe: config.boolean("oversubscribe")?,
+        interposer: config.path("interposer")?,
+        mpirun_args: config.string_list("mpirun_args")?,
+        timeout: std::time::Duration::from_secs(positive("timeout_secs")?),
+    })
+}
+
 /// Runner: launches the program under `mpirun` with the interposer, then imports its logs.
 struct RunMpi;
 
@@ -404,26 +427,18 @@ impl Collector for RunMpi {
         .tables(&["mpi_blocks", "mpi_ranks"])
     }
 
+    /// The launch settings, so that a pipeline with 0 ranks fails before any collector runs,
+    /// and an existing non-empty `log_dir` before an hour of other runs.
+    fn validate(&self, config: &Config) -> Result<(), PluginError> {
+        launch_of(config)?;
+        if let Some(dir) = config.opt_string("log_dir")? {
+            launch::check_log_dir(Path::new(&dir))?;
+        }
+        Ok(())
+    }
+
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
-        let positive = |key: &str| -> Result<u64, PluginError> {
-            let v = config.integer(key)?;
-            u64::try_from(v).ok().filter(|v| *v > 0).ok_or_else(|| {
-                PluginError::new(format!("{key}: expected a positive integer, found {v}"))
-            })
-        };
-        let ranks = positive("ranks")?;
-        let launch = launch::Launch {
-            mpirun: config.string("mpirun")?,
-            program: config.path("program")?,
-            args: config.string_list("args")?,
-            ranks: u32::try_from(ranks)
-                .map_err(|_| PluginError::new(format!("ranks: {ranks} is too many")))?,
-            binding: config.string("binding")?,
-            oversubscribe: config.boolean("oversubscribe")?,
-            interposer: config.path("interposer")?,
-            mpirun_args: config.string_list("mpirun_args")?,
-            timeout: std::time::Duration::from_secs(positive("timeout_secs")?),
-        };
+        let launch = launch_of(config)?;
         let wanted = config.opt_string("log_dir")?.map(PathBuf::from);
         let (dir, temporary) = launch::log_dir(wanted.as_deref())?;
         let result = launch
@@ -444,12 +459,13 @@ impl Collector for RunMpi {
         run.run_id = match config.opt_string("run_id")? {
             Some(id) => id,
             None => format!(
-                "{}-{ranks}ranks",
+                "{}-{}ranks",
                 launch
                     .program
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                launch.ranks
             ),
         };
         let runs = [run];
