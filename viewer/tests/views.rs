@@ -2,6 +2,8 @@
 //! a real CSX600 bundle (the Monte Carlo pipeline), a real counter-model bundle (one kernel on
 //! the Tesla K40) and a synthetic MPI-blocks bundle for the Gantt and per-rank views.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::Path;
 use std::sync::Arc;
 

@@ -78,9 +78,9 @@ fn fill(
     std::fs::create_dir_all(&tables_dir).map_err(|e| BundleError::io(&tables_dir, e))?;
     for (name, batch) in tables {
         let path = tables_dir.join(table_file_name(name));
-        let bytes = ipc::encode(batch).map_err(|message| BundleError::Arrow {
+        let bytes = ipc::encode(batch).map_err(|source| BundleError::Arrow {
             path: path.display().to_string(),
-            message,
+            source,
         })?;
         write_file(&path, &bytes)?;
     }
@@ -142,18 +142,18 @@ pub fn write_bundle(
 pub fn read_manifest(dir: &Path) -> Result<Manifest, BundleError> {
     let path = dir.join(MANIFEST_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| BundleError::io(&path, e))?;
-    Manifest::from_json(&text).map_err(|message| BundleError::Manifest {
+    Manifest::from_json(&text).map_err(|source| BundleError::Manifest {
         path: path.display().to_string(),
-        message,
+        source,
     })
 }
 
 /// Reads one Arrow IPC file.
 pub fn read_table_file(path: &Path) -> Result<RecordBatch, BundleError> {
     let bytes = std::fs::read(path).map_err(|e| BundleError::io(path, e))?;
-    ipc::decode(&bytes).map_err(|message| BundleError::Arrow {
+    ipc::decode(&bytes).map_err(|source| BundleError::Arrow {
         path: path.display().to_string(),
-        message,
+        source,
     })
 }
 
@@ -278,8 +278,9 @@ mod tests {
         let mut m = manifest("x", &[]);
         m.format_version = 99;
         let err = Manifest::from_json(&m.to_json()).unwrap_err();
+        assert!(matches!(err, crate::ManifestError::Version(99)), "{err}");
         assert_eq!(
-            err,
+            err.to_string(),
             "format version 99 is not supported (this yosoku reads version 1)"
         );
     }

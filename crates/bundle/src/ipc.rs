@@ -6,31 +6,28 @@ use arrow_array::RecordBatch;
 use arrow_ipc::CompressionType;
 use arrow_ipc::reader::FileReader;
 use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
+use arrow_schema::ArrowError;
 
 /// Encodes a table as an Arrow IPC file, its buffers compressed with LZ4 frames (any Arrow reader
 /// with LZ4 support reads it: pyarrow, polars, arrow-rs with the `lz4` feature).
-pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, String> {
+pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
     let mut bytes = Vec::new();
     {
-        let options = IpcWriteOptions::default()
-            .try_with_compression(Some(CompressionType::LZ4_FRAME))
-            .map_err(|e| e.to_string())?;
-        let mut writer = FileWriter::try_new_with_options(&mut bytes, &batch.schema(), options)
-            .map_err(|e| e.to_string())?;
-        writer.write(batch).map_err(|e| e.to_string())?;
-        writer.finish().map_err(|e| e.to_string())?;
+        let options =
+            IpcWriteOptions::default().try_with_compression(Some(CompressionType::LZ4_FRAME))?;
+        let mut writer = FileWriter::try_new_with_options(&mut bytes, &batch.schema(), options)?;
+        writer.write(batch)?;
+        writer.finish()?;
     }
     Ok(bytes)
 }
 
 /// Decodes an Arrow IPC file into one batch (several batches are concatenated).
-pub fn decode(bytes: &[u8]) -> Result<RecordBatch, String> {
-    let reader = FileReader::try_new(Cursor::new(bytes), None).map_err(|e| e.to_string())?;
+pub fn decode(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
+    let reader = FileReader::try_new(Cursor::new(bytes), None)?;
     let schema = reader.schema();
-    let batches: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>()?;
+    arrow_select::concat::concat_batches(&schema, &batches)
 }
 
 #[cfg(test)]

@@ -11,12 +11,15 @@
 //! [`fs`] writes a bundle atomically: a failed or killed run leaves the previous bundle as it was.
 //! docs/bundles.md describes the format.
 
+// The one module that reads and writes files; clippy refuses I/O everywhere else in the crate.
+#[allow(clippy::disallowed_methods, clippy::disallowed_types)]
 pub mod fs;
 pub mod ipc;
 pub mod manifest;
 
 pub use manifest::{
-    InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
+    InputFile, Manifest, ManifestError, PipelineRecord, PluginRecord, StageRecord, StepRecord,
+    TableRecord,
 };
 
 /// The name of the manifest file in a bundle.
@@ -39,10 +42,13 @@ pub enum BundleError {
         path: String,
         source: std::io::Error,
     },
-    #[error("{path}: invalid Arrow IPC data: {message}")]
-    Arrow { path: String, message: String },
-    #[error("{path}: invalid manifest: {message}")]
-    Manifest { path: String, message: String },
+    #[error("{path}: invalid Arrow IPC data: {source}")]
+    Arrow {
+        path: String,
+        source: arrow_schema::ArrowError,
+    },
+    #[error("{path}: invalid manifest: {source}")]
+    Manifest { path: String, source: ManifestError },
     #[error(
         "refusing to replace {path}: it exists and is not a yosoku bundle (it has no {MANIFEST_FILE})"
     )]

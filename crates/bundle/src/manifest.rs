@@ -97,6 +97,18 @@ pub struct TableRecord {
     pub rows: u64,
 }
 
+/// Why a manifest cannot be read. A caller can tell a newer bundle ([`ManifestError::Version`])
+/// from a broken one.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("format is `{0}`, expected `{FORMAT}`")]
+    Format(String),
+    #[error("format version {0} is not supported (this yosoku reads version {FORMAT_VERSION})")]
+    Version(u32),
+}
+
 impl Manifest {
     pub fn to_json(&self) -> String {
         // Serialising plain data to a string cannot fail.
@@ -104,19 +116,13 @@ impl Manifest {
     }
 
     /// Parses a manifest and checks its format and version.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let manifest: Manifest = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_json(text: &str) -> Result<Self, ManifestError> {
+        let manifest: Manifest = serde_json::from_str(text)?;
         if manifest.format != FORMAT {
-            return Err(format!(
-                "format is `{}`, expected `{FORMAT}`",
-                manifest.format
-            ));
+            return Err(ManifestError::Format(manifest.format));
         }
         if manifest.format_version != FORMAT_VERSION {
-            return Err(format!(
-                "format version {} is not supported (this yosoku reads version {FORMAT_VERSION})",
-                manifest.format_version
-            ));
+            return Err(ManifestError::Version(manifest.format_version));
         }
         Ok(manifest)
     }

@@ -1,5 +1,7 @@
 //! The `yosoku` binary: help, plugins, run, inspect, exit codes, and a run killed midway.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -20,22 +20,36 @@ pub struct TransferTime {
     pub extrapolated: bool,
 }
 
+/// Why points do not make a bandwidth curve.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CurveError {
+    #[error("the curve has no points")]
+    Empty,
+    #[error("invalid point: {size_bytes} bytes at {bytes_per_sec} bytes/s")]
+    InvalidPoint { size_bytes: f64, bytes_per_sec: f64 },
+    #[error("the size {0} bytes is given twice")]
+    DuplicateSize(f64),
+}
+
 impl BandwidthCurve {
     /// A curve from (size_bytes, bytes_per_sec) points. Fails on an empty curve, a size given
     /// twice, or a non-positive size or bandwidth.
-    pub fn new(mut points: Vec<(f64, f64)>) -> Result<Self, String> {
+    pub fn new(mut points: Vec<(f64, f64)>) -> Result<Self, CurveError> {
         if points.is_empty() {
-            return Err("the curve has no points".into());
+            return Err(CurveError::Empty);
         }
         if let Some(&(d, b)) = points
             .iter()
             .find(|(d, b)| !(d.is_finite() && *d > 0.0 && b.is_finite() && *b > 0.0))
         {
-            return Err(format!("invalid point: {d} bytes at {b} bytes/s"));
+            return Err(CurveError::InvalidPoint {
+                size_bytes: d,
+                bytes_per_sec: b,
+            });
         }
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         if let Some(w) = points.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(format!("the size {} bytes is given twice", w[0].0));
+            return Err(CurveError::DuplicateSize(w[0].0));
         }
         Ok(Self { points })
     }
@@ -128,7 +142,7 @@ mod tests {
         assert!(BandwidthCurve::new(vec![]).is_err());
         assert_eq!(
             BandwidthCurve::new(vec![(8.0, 1.0), (8.0, 2.0)]).unwrap_err(),
-            "the size 8 bytes is given twice"
+            super::CurveError::DuplicateSize(8.0)
         );
         assert!(BandwidthCurve::new(vec![(8.0, 0.0)]).is_err());
     }

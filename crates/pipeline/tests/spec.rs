@@ -1,5 +1,8 @@
 //! The pipeline file: every kind of mistake is refused with file, line, column and key.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+#![allow(clippy::disallowed_methods)] // a test reads its fixtures; the crate itself does no I/O
+
 use yosoku_pipeline::{PipelineSpec, Stage};
 
 const GOOD: &str = r#"

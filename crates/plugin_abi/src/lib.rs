@@ -269,7 +269,6 @@ mod tests {
 
     #[test]
     fn layouts_match_the_c_header_on_this_platform() {
-        use std::mem::offset_of;
         let ptr = size_of::<*const c_void>();
         assert_eq!(size_of::<YosokuError>(), 3 * ptr);
         assert_eq!(size_of::<ArrowArrayStream>(), 5 * ptr);
@@ -277,43 +276,7 @@ mod tests {
         // u32 then pointers: the u32 is padded to pointer alignment.
         assert_eq!(size_of::<YosokuPlugin>(), 5 * ptr);
         assert_eq!(align_of::<YosokuPlugin>(), ptr);
-        assert_eq!(
-            [
-                offset_of!(YosokuPlugin, abi_version),
-                offset_of!(YosokuPlugin, private_data),
-                offset_of!(YosokuPlugin, describe),
-                offset_of!(YosokuPlugin, collect),
-                offset_of!(YosokuPlugin, validate),
-            ],
-            [0, ptr, 2 * ptr, 3 * ptr, 4 * ptr]
-        );
-        assert_eq!(
-            [
-                offset_of!(YosokuTableSink, push),
-                offset_of!(YosokuTableSink, progress),
-                offset_of!(YosokuTableSink, private_data),
-                offset_of!(YosokuTableSink, input_read),
-            ],
-            [0, ptr, 2 * ptr, 3 * ptr]
-        );
-        assert_eq!(
-            [
-                offset_of!(YosokuError, message),
-                offset_of!(YosokuError, release),
-                offset_of!(YosokuError, private_data),
-            ],
-            [0, ptr, 2 * ptr]
-        );
-        assert_eq!(
-            [
-                offset_of!(ArrowArrayStream, get_schema),
-                offset_of!(ArrowArrayStream, get_next),
-                offset_of!(ArrowArrayStream, get_last_error),
-                offset_of!(ArrowArrayStream, release),
-                offset_of!(ArrowArrayStream, private_data),
-            ],
-            [0, ptr, 2 * ptr, 3 * ptr, 4 * ptr]
-        );
+        // Field offsets: checked against the C compiler's in the next test.
         // Version 1 ends where version 2 began.
         assert_eq!(plugin_struct_size(1), Some(4 * ptr));
         assert_eq!(table_sink_size(1), Some(3 * ptr));

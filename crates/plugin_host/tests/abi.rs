@@ -2,6 +2,8 @@
 //! (built by cargo as a dev-dependency, so it sits beside this test binary) and a plugin written
 //! in C against the header.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -44,13 +46,20 @@ fn dummy() -> LoadedPlugin {
 /// A private copy of the dummy: a different file is a different library instance, so poisoning it
 /// does not affect the other tests running in this process.
 fn private_dummy(dir: &Path) -> LoadedPlugin {
+    PluginHost::new(vec![])
+        .load(&private_copy(dir, "copy"))
+        .unwrap()
+}
+
+/// A copy of the dummy library under another name, `yosoku_plugin_dummy_<suffix>`.
+fn private_copy(dir: &Path, suffix: &str) -> PathBuf {
     let copy = dir.join(format!(
-        "{}yosoku_plugin_dummy_copy{}",
+        "{}yosoku_plugin_dummy_{suffix}{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
     std::fs::copy(dummy_path(), &copy).unwrap();
-    PluginHost::new(vec![]).load(&copy).unwrap()
+    copy
 }
 
 fn config(value: Value) -> Map<String, Value> {
@@ -563,7 +572,7 @@ fn a_plugin_newer_than_the_host_serves_it_with_the_older_version() {
     // SAFETY: the dummy's entry point has the ABI's signature; the buffer is large and aligned
     // enough for version 1's struct, and the plugin is told version 1.
     unsafe {
-        let library = libloading::Library::new(private_copy(dir.path())).unwrap();
+        let library = libloading::Library::new(private_copy(dir.path(), "raw")).unwrap();
         let init: libloading::Symbol<'_, YosokuPluginInitFn> =
             library.get(b"yosoku_plugin_init").unwrap();
         let v1 = plugin_struct_size(1).unwrap();
@@ -586,17 +595,6 @@ fn a_plugin_newer_than_the_host_serves_it_with_the_older_version() {
         // Never unloaded: the plugin's statics must outlive every use.
         std::mem::forget(library);
     }
-}
-
-/// A copy of the dummy under another name: a separate library instance.
-fn private_copy(dir: &Path) -> PathBuf {
-    let copy = dir.join(format!(
-        "{}yosoku_plugin_dummy_raw{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    std::fs::copy(dummy_path(), &copy).unwrap();
-    copy
 }
 
 /// A file the collector reads with the SDK's `read_input` reaches the host with its size and

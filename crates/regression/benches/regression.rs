@@ -4,6 +4,9 @@
 //! `cargo bench -p yosoku-regression --bench regression` (single-threaded), and with
 //! `--features parallel` for faer's multi-threaded kernels on every core.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+#![allow(clippy::disallowed_methods)] // a test reads its fixtures; the crate itself does no I/O
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use faer::Mat;
 use yosoku_regression::stepwise::{StepwiseOptions, select};

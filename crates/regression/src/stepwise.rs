@@ -238,28 +238,13 @@ impl Sweep<'_> {
                 // Solve B_gg x = B_gy by Cholesky; a group that is collinear within itself gives
                 // what its independent columns give (by Gaussian elimination with pivot checks).
                 let k = cols.len();
-                let mut mat: Vec<f64> = cols
+                let mat: Vec<f64> = cols
                     .iter()
                     .flat_map(|&a| cols.iter().map(move |&b| (a, b)))
                     .map(|(a, b)| self.at(a, b))
                     .collect();
-                let mut rhs: Vec<f64> = cols.iter().map(|&c| self.at(c, y)).collect();
-                let mut gain = 0.0;
-                for p in 0..k {
-                    let d = mat[p * k + p];
-                    if d <= COLLINEAR {
-                        continue;
-                    }
-                    gain += rhs[p] * rhs[p] / d;
-                    for i in p + 1..k {
-                        let f = mat[i * k + p] / d;
-                        for j in p..k {
-                            mat[i * k + j] -= f * mat[p * k + j];
-                        }
-                        rhs[i] -= f * rhs[p];
-                    }
-                }
-                Some(gain)
+                let rhs: Vec<f64> = cols.iter().map(|&c| self.at(c, y)).collect();
+                Some(inverse_form(k, mat, rhs, COLLINEAR))
             }
         }
     }
@@ -273,28 +258,13 @@ impl Sweep<'_> {
         }
         // beta_g' (-B_gg)^-1 beta_g
         let k = cols.len();
-        let mut mat: Vec<f64> = cols
+        let mat: Vec<f64> = cols
             .iter()
             .flat_map(|&a| cols.iter().map(move |&b| (a, b)))
             .map(|(a, b)| -self.at(a, b))
             .collect();
-        let mut rhs: Vec<f64> = cols.iter().map(|&c| self.at(c, y)).collect();
-        let mut loss = 0.0;
-        for p in 0..k {
-            let d = mat[p * k + p];
-            if d <= 0.0 {
-                continue;
-            }
-            loss += rhs[p] * rhs[p] / d;
-            for i in p + 1..k {
-                let f = mat[i * k + p] / d;
-                for j in p..k {
-                    mat[i * k + j] -= f * mat[p * k + j];
-                }
-                rhs[i] -= f * rhs[p];
-            }
-        }
-        Some(loss)
+        let rhs: Vec<f64> = cols.iter().map(|&c| self.at(c, y)).collect();
+        Some(inverse_form(k, mat, rhs, 0.0))
     }
 
     /// Appends a column (centred, unit norm) and sweeps it against the current model.
@@ -342,6 +312,28 @@ impl Sweep<'_> {
         self.norms.insert(new_index, 1.0);
         new_index
     }
+}
+
+/// r' M^-1 r for the symmetric positive semi-definite k x k matrix `mat` (row-major), by
+/// Gaussian elimination. A pivot at or below `min_pivot` belongs to a column dependent on the
+/// earlier ones and is skipped: the group counts for what its independent columns give.
+fn inverse_form(k: usize, mut mat: Vec<f64>, mut rhs: Vec<f64>, min_pivot: f64) -> f64 {
+    let mut total = 0.0;
+    for p in 0..k {
+        let d = mat[p * k + p];
+        if d <= min_pivot {
+            continue;
+        }
+        total += rhs[p] * rhs[p] / d;
+        for i in p + 1..k {
+            let f = mat[i * k + p] / d;
+            for j in p..k {
+                mat[i * k + j] -= f * mat[p * k + j];
+            }
+            rhs[i] -= f * rhs[p];
+        }
+    }
+    total
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {

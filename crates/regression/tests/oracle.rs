@@ -1,6 +1,9 @@
 //! The regression code against the oracle (tools/oracle/regression_oracle.py: numpy and
 //! statsmodels, stepwise paths by brute-force refits), to 1e-8 relative.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+#![allow(clippy::disallowed_methods)] // a test reads its fixtures; the crate itself does no I/O
+
 use std::path::Path;
 
 use faer::Mat;

@@ -1,6 +1,8 @@
 //! Bad input through the whole run: a clear error naming the file, line and key; no bundle
 //! written; the previous bundle untouched. One test per kind of mistake.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 
 use yosoku_runner::{Quiet, RunOptions, run_pipeline};

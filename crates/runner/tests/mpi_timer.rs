@@ -2,6 +2,8 @@
 //! logs (plugins/mpi_timer/tests/data) writes `mpi_blocks` and `mpi_ranks`; a run with a rank's
 //! log missing fails with the plugin, the rank and the file named, and writes no bundle.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::Path;
 
 use yosoku_runner::{Quiet, RunOptions, run_pipeline};
@@ -197,7 +199,9 @@ fn bad_collector_settings_are_named_before_anything_runs() {
         file.display()
     ));
     assert!(
-        e.contains("collector `run` refused its configuration: ranks: expected a positive integer, found 0"),
+        e.contains(
+            "collector `run` refused its configuration: ranks: expected a positive integer, found 0"
+        ),
         "{e}"
     );
     // A log directory that holds files already: refused by the plugin's `validate`, before
@@ -212,7 +216,8 @@ fn bad_collector_settings_are_named_before_anything_runs() {
         logs.display()
     ));
     assert!(
-        e.contains("collector `run` refused its configuration: log_dir: ") && e.contains("is not empty"),
+        e.contains("collector `run` refused its configuration: log_dir: ")
+            && e.contains("is not empty"),
         "{e}"
     );
     // One run id for a directory of two runs.

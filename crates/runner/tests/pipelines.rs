@@ -2,6 +2,8 @@
 //! dev-dependencies, beside this test binary), checked against the paper and against golden
 //! files (`pipelines/golden/`, rewritten by `cargo xtask bless`).
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;

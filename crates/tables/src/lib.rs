@@ -213,6 +213,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::disallowed_methods)] // the test keeps a file in the repository in step
     fn docs_tables_md_is_in_step_with_the_code() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/tables.md");
         let rendered = render_markdown();

@@ -1,5 +1,7 @@
 //! The importers on the shipped logs (the paper's tables) and on broken input.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;

@@ -5,6 +5,8 @@
 //! target/bench-data (the ncu one generated on first use); the peer runs on the same files
 //! (tools/bench/peers.py).
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -103,17 +103,7 @@ impl Dataset {
             .unwrap_or_default();
         for record in records {
             let (line, r) = record?;
-            if r.len() != header.names.len() {
-                return Err(PluginError::at_line(
-                    path,
-                    line,
-                    format!(
-                        "expected {} fields as in the header, found {}",
-                        header.names.len(),
-                        r.len()
-                    ),
-                ));
-            }
+            header.check_width(path, line, &r)?;
             let number = |column: usize| -> Result<Option<f64>, PluginError> {
                 let text = field(path, line, &r, column, &header)?;
                 if text == "NA" || text.is_empty() {

@@ -69,6 +69,28 @@ impl Header {
         self.names.iter().position(|n| n == name)
     }
 
+    /// Checks that a record has as many fields as the header: a row cut short or with a stray
+    /// separator is an error naming its line, never a value read from the wrong column.
+    pub fn check_width(
+        &self,
+        path: &Path,
+        line: usize,
+        record: &csv::StringRecord,
+    ) -> Result<(), PluginError> {
+        if record.len() == self.names.len() {
+            return Ok(());
+        }
+        Err(PluginError::at_line(
+            path,
+            line,
+            format!(
+                "expected {} fields as in the header, found {}",
+                self.names.len(),
+                record.len()
+            ),
+        ))
+    }
+
     /// The position of a column the format requires.
     pub fn require(
         &self,

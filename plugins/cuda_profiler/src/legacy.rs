@@ -210,17 +210,7 @@ fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, 
         {
             continue;
         }
-        if r.len() != header.names.len() {
-            return Err(PluginError::at_line(
-                path,
-                line,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    header.names.len(),
-                    r.len()
-                ),
-            ));
-        }
+        header.check_width(path, line, &r)?;
         let method_name = field(path, line, &r, method, &header)?.to_owned();
         let fields = header
             .names

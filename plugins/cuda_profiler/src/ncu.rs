@@ -266,17 +266,7 @@ fn raw(
     let mut launches = Launches::new(path, labels);
     for record in records {
         let (line, r) = record?;
-        if r.len() != header.names.len() {
-            return Err(PluginError::at_line(
-                path,
-                line,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    header.names.len(),
-                    r.len()
-                ),
-            ));
-        }
+        header.check_width(path, line, &r)?;
         let launch_id = field(path, line, &r, id, header)?;
         let kernel_name = field(path, line, &r, kernel, header)?;
         let device_id = device.and_then(|d| r.get(d)).unwrap_or("");

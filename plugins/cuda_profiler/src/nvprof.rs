@@ -89,17 +89,7 @@ fn summary(
         if r.iter().all(str::is_empty) || r.get(0).is_some_and(|f| f.starts_with("==")) {
             continue;
         }
-        if r.len() != header.names.len() {
-            return Err(PluginError::at_line(
-                path,
-                line,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    header.names.len(),
-                    r.len()
-                ),
-            ));
-        }
+        header.check_width(path, line, &r)?;
         let device_text = field(path, line, &r, device, header)?;
         let kernel_text = field(path, line, &r, kernel, header)?;
         let n = runs.len();
@@ -206,17 +196,7 @@ fn trace(
                 "a trace row before any units row",
             ));
         };
-        if r.len() != header.names.len() {
-            return Err(PluginError::at_line(
-                path,
-                line,
-                format!(
-                    "expected {} fields as in the header, found {}",
-                    header.names.len(),
-                    r.len()
-                ),
-            ));
-        }
+        header.check_width(path, line, &r)?;
         let prefix: Vec<String> = (0..start)
             .map(|i| format!("{}={}", prefix_names[i], r.get(i).unwrap_or("")))
             .collect();

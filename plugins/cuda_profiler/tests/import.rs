@@ -1,6 +1,8 @@
 //! Every importer on real files (tests/data/public: public projects'; tests/data/ncu: recorded by
 //! yosoku on an H100) and on format examples (tests/data/formats), and on broken input.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;

@@ -1,6 +1,8 @@
 //! The importer on real logs of the Himeno-style program (tests/data/README.md), and on broken
 //! copies of them.
 
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
 use std::path::{Path, PathBuf};
 
 use arrow_array::{Array, Float64Array, Int32Array, Int64Array, StringArray};

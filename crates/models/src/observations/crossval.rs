@@ -27,6 +27,17 @@ use yosoku_regression::validate::{
 use yosoku_regression::{OlsOptions, RegressionError};
 use yosoku_tables::rows::PredictionRow;
 
+/// A hold-out written wrongly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HoldoutError {
+    #[error("`{0}`: the number of folds must be an integer >= 2")]
+    Folds(String),
+    #[error("`{0}`: name the column(s), e.g. leave_one_out(program)")]
+    NoColumns(String),
+    #[error("unknown validation `{0}`; expected fit, loo, kfold(<k>) or leave_one_out(<column>)")]
+    Unknown(String),
+}
+
 /// How rows are held out.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Holdout {
@@ -46,7 +57,7 @@ pub enum Holdout {
 
 impl Holdout {
     /// Parses `fit`, `loo`, `kfold(<k>)` or `leave_one_out(<column>, ...)`; k-fold uses `seed`.
-    pub fn parse(text: &str, seed: u64) -> Result<Self, String> {
+    pub fn parse(text: &str, seed: u64) -> Result<Self, HoldoutError> {
         let text = text.trim();
         let inner = |prefix: &str| {
             text.strip_prefix(prefix)
@@ -61,9 +72,7 @@ impl Holdout {
         } else if let Some(k) = inner("kfold") {
             match k.parse::<usize>() {
                 Ok(folds) if folds >= 2 => Ok(Holdout::KFold { folds, seed }),
-                _ => Err(format!(
-                    "`{text}`: the number of folds must be an integer >= 2"
-                )),
+                _ => Err(HoldoutError::Folds(text.to_owned())),
             }
         } else if let Some(columns) = inner("leave_one_out") {
             let columns: Vec<String> = columns
@@ -72,16 +81,12 @@ impl Holdout {
                 .filter(|c| !c.is_empty())
                 .collect();
             if columns.is_empty() {
-                Err(format!(
-                    "`{text}`: name the column(s), e.g. leave_one_out(program)"
-                ))
+                Err(HoldoutError::NoColumns(text.to_owned()))
             } else {
                 Ok(Holdout::LeaveOneValueOut { columns })
             }
         } else {
-            Err(format!(
-                "unknown validation `{text}`; expected fit, loo, kfold(<k>) or leave_one_out(<column>)"
-            ))
+            Err(HoldoutError::Unknown(text.to_owned()))
         }
     }
 
@@ -691,10 +696,14 @@ mod tests {
                 columns: vec!["program".into(), "variant".into()]
             })
         );
-        assert!(Holdout::parse("kfold(1)", 0).unwrap_err().contains(">= 2"));
+        assert_eq!(
+            Holdout::parse("kfold(1)", 0),
+            Err(HoldoutError::Folds("kfold(1)".into()))
+        );
         assert!(
             Holdout::parse("lopo", 0)
                 .unwrap_err()
+                .to_string()
                 .contains("expected fit, loo")
         );
     }
