@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     /* comm-only: the same halo exchanges and allreduces without the Jacobi sweep, the
-     * communication-only run of the earlier "separate runs" method (METHODS.md section 3). */
+     * communication-only run of the earlier "separate runs" method (docs/methods.md, section 3). */
     int comm_only = argc == 6 && strcmp(argv[5], "comm-only") == 0;
     if (argc != 5 && !comm_only) {
         if (rank == 0)

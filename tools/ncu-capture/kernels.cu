@@ -1,5 +1,5 @@
 // Small CUDA kernels whose profiles yosoku's ncu importers are tested on (tools/ncu-capture/README.md).
-// Written for yosoku: vector copies of several widths (METHODS.md section 1's motivation) and a matrix
+// Written for yosoku: vector copies of several widths (docs/methods.md, section 1: the motivation) and a matrix
 // multiply with and without shared ("local") memory.
 //
 // usage: kernels <kernel> <size> [<size> ...]

@@ -1,5 +1,5 @@
-// Shared by check.mjs and bench.mjs: Debian Chromium started headless with the flags
-// ../shared/TOOLCHAIN.md found to render egui (WebGL2 on SwiftShader) on a closed network (never
+// Shared by check.mjs and bench.mjs: Debian Chromium started headless with the flags that were
+// found, on the project's machines, to render egui (WebGL2 on SwiftShader) on a closed network (never
 // --enable-unsafe-webgpu: the canvas stays blank), and the reading of the app's status line.
 
 import { chromium } from "playwright-core";

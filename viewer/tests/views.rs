@@ -232,7 +232,7 @@ fn the_cost_breakdown_shows_components_and_the_measured_time() {
     let h = harness(vec![fixture("csx600-montecarlo")], Tab::CostBreakdown);
     shows(&h, "Predicted and measured");
     shows(&h, "poly");
-    // The measured time of the same program (3.643 s for d = 2, METHODS.md Table 4).
+    // The measured time of the same program (3.643 s for d = 2, docs/methods.md, section 5, Table 4).
     shows(&h, "3.643 s");
 }
 

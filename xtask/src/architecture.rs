@@ -45,4 +45,43 @@ mod tests {
             "ARCHITECTURE.md: crates without a row: {missing:?}; rows without a crate: {stale:?}"
         );
     }
+
+    /// The repository stands on its own: nothing in it cites the notes that live beside it on
+    /// the developers' machines (`../shared`), which a reader of the repository does not have.
+    /// The methods are in docs/methods.md.
+    #[test]
+    fn nothing_cites_files_outside_the_repository() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let needles = ["../shared", "METHODS.md", "TOOLCHAIN.md", "STYLE.md"];
+        let mut stack = vec![root.to_path_buf()];
+        let mut found = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.ends_with("xtask/src/architecture.rs") {
+                    continue;
+                }
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if path.is_dir() {
+                    if !matches!(
+                        name.as_str(),
+                        "target" | ".git" | "node_modules" | "results" | "dist"
+                    ) {
+                        stack.push(path);
+                    }
+                    continue;
+                }
+                // Text only: source, docs, pipelines, scripts.
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                for needle in needles {
+                    if text.contains(needle) {
+                        found.push(format!("{}: {needle}", path.strip_prefix(root).unwrap().display()));
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "citations of files outside the repository: {found:#?}");
+    }
 }

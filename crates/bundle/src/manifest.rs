@@ -48,7 +48,10 @@ pub struct InputFile {
     pub source: String,
     /// The config key that named it.
     pub key: String,
-    /// The path, relative to the pipeline file's directory when it lies below it.
+    /// The path as the pipeline file wrote it: relative to the file's directory unless written
+    /// absolute (it is not made relative). A file a `*` pattern matched is shown by its own name
+    /// in the pattern's directory; a file under a directory input as that directory followed by
+    /// the file's path inside it.
     pub path: String,
     pub sha256: String,
     pub size_bytes: u64,

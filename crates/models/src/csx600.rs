@@ -1,4 +1,4 @@
-//! The CSX600 models of Nishikawa et al. (METHODS.md section 5).
+//! The CSX600 models of Nishikawa et al. (docs/methods.md, section 5).
 //!
 //! - [`scale_counts`]: issued instructions to chip-wide operations (x PEs for poly, x vector width
 //!   for vector instructions): Table 3 from a program's per-PE profile.
@@ -333,7 +333,7 @@ pub struct DoubleBuffer {
     pub transfer_sizes_bytes: Vec<f64>,
 }
 
-/// The double-buffering match point (eq. 3-4 as METHODS.md restates them):
+/// The double-buffering match point (eq. 3-4 as docs/methods.md, section 5, restates them):
 /// T_trans = S / (2 sum_i b(d_i)), and per operation i of the program's mix
 /// A_i = (a_i P_i / sum_j a_j) x T_trans, the operations of kind i that must run per window to
 /// keep the PEs busy while the other half of the buffer is transferred.

@@ -1,4 +1,4 @@
-//! Simplified-execution prediction of MPI runs (Chida et al., METHODS.md section 3).
+//! Simplified-execution prediction of MPI runs (Chida et al., docs/methods.md, section 3).
 //!
 //! A reduced run (few main-loop iterations) is measured block by block, compute and
 //! communication in the same run, so a fast rank's waiting for a slow one is inside its

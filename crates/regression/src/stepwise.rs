@@ -1,4 +1,4 @@
-//! Stepwise selection by adjusted R^2, Stargazer-style (Jia et al., ISPASS 2012; METHODS.md
+//! Stepwise selection by adjusted R^2, Stargazer-style (Jia et al., ISPASS 2012; docs/methods.md,
 //! section 4).
 //!
 //! Forward: start from the intercept; at every step add the term (a counter, entering as a

@@ -1,6 +1,6 @@
 //! `csx600_sdk_log`: imports ClearSpeed CSX600 SDK benchmark results and program profiles written
 //! in the `csx600-sdk-log` text format (README.md), for the op-count and bandwidth-curve models
-//! of Nishikawa et al. (METHODS.md section 5).
+//! of Nishikawa et al. (docs/methods.md, section 5).
 
 pub mod log;
 mod sections;

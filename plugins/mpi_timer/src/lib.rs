@@ -1,6 +1,6 @@
 //! `mpi_timer`: per-rank compute and communication blocks of real MPI runs, from the logs of the
 //! PMPI interposer in `interposer/` (README.md), for the simplified-execution prediction of Chida
-//! et al. (METHODS.md section 3).
+//! et al. (docs/methods.md, section 3).
 //!
 //! Collector `logs` imports a directory of `rank-<r>.tsv` logs into `mpi_blocks` (one row per
 //! execution of a block, with its iteration) and `mpi_ranks` (one row per rank); collector `run`

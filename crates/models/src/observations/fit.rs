@@ -1,5 +1,5 @@
 //! Fitting one model of run time per group of `observations` rows: least squares on the chosen
-//! features (METHODS.md section 1) or forward/backward stepwise selection with spline terms and
+//! features (docs/methods.md, section 1) or forward/backward stepwise selection with spline terms and
 //! interactions (section 4). Produces `model_coefficients`, `model_summary`, `selection_path`
 //! and in-sample `predictions`.
 

@@ -1,4 +1,4 @@
-//! Counter models over `observations` tables (METHODS.md sections 1 and 4): the normalize
+//! Counter models over `observations` tables (docs/methods.md, sections 1 and 4): the normalize
 //! operations that shape the features ([`normalize`]), fitting one linear or stepwise model per
 //! group of rows ([`fit`]) and predicting out of sample ([`crossval`]).
 //!

@@ -1,6 +1,6 @@
 //! Shaping the features of `observations` before a fit: from the long `counters` form to
 //! columns, merging alternative counters, z-scores, derived per-instruction rates, means over
-//! repeated runs, and the cross-device join (METHODS.md sections 1 and 4).
+//! repeated runs, and the cross-device join (docs/methods.md, sections 1 and 4).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -131,7 +131,7 @@ fn distinct_metrics(metric: &StringArray) -> Vec<&str> {
     names
 }
 
-/// One merge: `into` = the sum of `from` (METHODS.md section 1: `gst = gst32b + gst64b +
+/// One merge: `into` = the sum of `from` (docs/methods.md, section 1: `gst = gst32b + gst64b +
 /// gst128b`). A part missing (null) in a row counts as zero there; all parts missing gives null.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Merge {
@@ -433,7 +433,7 @@ pub fn aggregate(observations: &RecordBatch, by: &[String]) -> Result<RecordBatc
     Ok(batch)
 }
 
-/// The cross-device join of METHODS.md section 1: features measured on one device, the time
+/// The cross-device join of docs/methods.md, section 1: features measured on one device, the time
 /// measured on another.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrossDevice {
