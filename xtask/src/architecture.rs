@@ -77,11 +77,17 @@ mod tests {
                 };
                 for needle in needles {
                     if text.contains(needle) {
-                        found.push(format!("{}: {needle}", path.strip_prefix(root).unwrap().display()));
+                        found.push(format!(
+                            "{}: {needle}",
+                            path.strip_prefix(root).unwrap().display()
+                        ));
                     }
                 }
             }
         }
-        assert!(found.is_empty(), "citations of files outside the repository: {found:#?}");
+        assert!(
+            found.is_empty(),
+            "citations of files outside the repository: {found:#?}"
+        );
     }
 }

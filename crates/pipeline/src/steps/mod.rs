@@ -8,6 +8,7 @@
 //! else in the engine names it.
 
 mod compare;
+mod concat;
 mod counters;
 mod csx600;
 mod figures;
@@ -35,6 +36,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     // normalize
     csx600::SCALE_COUNTS,
     filter::FILTER,
+    concat::CONCAT,
     observations::PIVOT_COUNTERS,
     observations::MERGE_COUNTERS,
     observations::ZSCORE,

@@ -37,10 +37,12 @@ pub(crate) fn b(values: &[bool]) -> ArrayRef {
     Arc::new(BooleanArray::from(values.to_vec()))
 }
 
-/// A pipeline file with one source `src` and `steps` (TOML of `[[stage]]` tables).
+/// A pipeline file with two sources, `src` and `src2`, and `steps` (TOML of `[[stage]]`
+/// tables).
 pub(crate) fn pipeline(steps: &str) -> String {
     format!(
-        "[pipeline]\nname = \"t\"\n\n[sources.src]\nplugin = \"none\"\ncollector = \"none\"\n\n{steps}\n"
+        "[pipeline]\nname = \"t\"\n\n[sources.src]\nplugin = \"none\"\ncollector = \"none\"\n\n\
+         [sources.src2]\nplugin = \"none\"\ncollector = \"none\"\n\n{steps}\n"
     )
 }
 
@@ -56,13 +58,16 @@ pub(crate) fn parse_error(stage: &str, body: &str) -> String {
     }
 }
 
-/// Parses `pipeline(steps)`, puts `tables` in the source `src` and runs every step in stage
-/// order, as the runner does (which checks each step's outputs against what it declares).
+/// Parses `pipeline(steps)`, puts `tables` in the sources (`runs` in `src`, `src2.runs` in
+/// `src2`) and runs every step in stage order, as the runner does (which checks each step's
+/// outputs against what it declares).
 pub(crate) fn run_steps(steps: &str, tables: Vec<(&str, RecordBatch)>) -> Result<TableSet, String> {
     let spec = PipelineSpec::parse("p.toml", &pipeline(steps)).map_err(|e| e.to_string())?;
     let mut set = TableSet::new();
     for (name, batch) in tables {
-        set.insert("src", name, batch).map_err(|e| e.to_string())?;
+        let (source, table) = name.split_once('.').unwrap_or(("src", name));
+        set.insert(source, table, batch)
+            .map_err(|e| e.to_string())?;
     }
     for stage in Stage::ALL {
         for step in spec.steps.iter().filter(|s| s.value.stage() == stage) {
