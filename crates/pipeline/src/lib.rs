@@ -10,9 +10,9 @@
 pub mod run;
 pub mod spec;
 pub mod steps;
+pub mod table_set;
 
-pub use run::{DuplicateTable, StepFailure, TableSet, run_step};
+pub use run::{StepFailure, run_step};
 pub use spec::{Located, Location, PipelineSpec, SourceSpec, SpecError};
-pub use steps::{
-    ModelDefinition, PipelineStep, STEP_KINDS, Stage, Step, StepError, StepKind, StepOutput,
-};
+pub use steps::{PipelineStep, STEP_KINDS, Stage, Step, StepError, StepKind, StepOutput};
+pub use table_set::{DuplicateTable, ModelDefinition, TableSet};

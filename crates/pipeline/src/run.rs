@@ -1,96 +1,9 @@
 //! Running the steps of a pipeline over a set of named tables. No I/O, no clock: the caller
 //! collects the sources, times the steps and writes the bundle.
 
-use arrow_array::RecordBatch;
-
 use crate::spec::{Located, Location, PipelineSpec};
-use crate::steps::{ModelDefinition, PipelineStep, StepContext, StepError, StepOutput};
-
-/// A table name given twice.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("table `{0}` exists already")]
-pub struct DuplicateTable(pub String);
-
-/// The tables of a run, each named `<namespace>.<table>`, in the order they were added, and the
-/// models the fit steps defined, by step id.
-#[derive(Debug, Clone, Default)]
-pub struct TableSet {
-    tables: Vec<(String, RecordBatch)>,
-    models: Vec<(String, ModelDefinition)>,
-}
-
-impl TableSet {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds `<namespace>.<table>`; a name given twice is an error.
-    pub fn insert(
-        &mut self,
-        namespace: &str,
-        table: &str,
-        batch: RecordBatch,
-    ) -> Result<(), DuplicateTable> {
-        let name = format!("{namespace}.{table}");
-        if self.get(&name).is_some() {
-            return Err(DuplicateTable(name));
-        }
-        self.tables.push((name, batch));
-        Ok(())
-    }
-
-    /// Adds what the step `id` produced: its tables under `<id>.` and its model. Returns the
-    /// names of the tables added.
-    pub fn insert_output(
-        &mut self,
-        id: &str,
-        output: StepOutput,
-    ) -> Result<Vec<String>, DuplicateTable> {
-        let mut names = Vec::with_capacity(output.tables.len());
-        for (table, batch) in output.tables {
-            self.insert(id, &table, batch)?;
-            names.push(format!("{id}.{table}"));
-        }
-        if let Some(model) = output.model {
-            self.models.push((id.to_owned(), model));
-        }
-        Ok(names)
-    }
-
-    pub fn get(&self, name: &str) -> Option<&RecordBatch> {
-        self.tables.iter().find(|(n, _)| n == name).map(|(_, b)| b)
-    }
-
-    /// The model the fit step `id` defined.
-    pub fn model(&self, id: &str) -> Option<&ModelDefinition> {
-        self.models.iter().find(|(n, _)| n == id).map(|(_, m)| m)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &RecordBatch)> {
-        self.tables.iter().map(|(n, b)| (n.as_str(), b))
-    }
-
-    pub fn len(&self) -> usize {
-        self.tables.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.tables.is_empty()
-    }
-
-    /// The table names of one namespace.
-    pub fn in_namespace(&self, namespace: &str) -> Vec<&str> {
-        self.tables
-            .iter()
-            .filter_map(|(n, _)| n.strip_prefix(namespace)?.strip_prefix('.'))
-            .collect()
-    }
-
-    /// Every table, as owned pairs (for the bundle writer).
-    pub fn into_tables(self) -> Vec<(String, RecordBatch)> {
-        self.tables
-    }
-}
+use crate::steps::{PipelineStep, StepContext, StepError, StepOutput};
+use crate::table_set::TableSet;
 
 /// A step that failed, where it is written: `file:line:column: step `id` (kind): why`. A
 /// missing input table is reported at its reference.
@@ -117,7 +30,7 @@ impl StepFailure {
 
 /// Runs one step over `tables` (which must hold every table it reads, and the models it uses)
 /// and returns what it made, having checked that it made exactly the tables it declares. The
-/// caller adds the output to `tables` ([`TableSet::insert_output`]).
+/// caller adds the output to `tables` ([`StepOutput::add_to`]).
 pub fn run_step(
     spec: &PipelineSpec,
     step: &Located<PipelineStep>,

@@ -11,7 +11,8 @@ use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use yosoku_plugin_abi::descriptor::is_valid_name;
 
-use crate::steps::{ModelDefinition, ParamError, PipelineStep, Stage, step_kind};
+use crate::steps::{ParamError, ParamsError, PipelineStep, Stage, step_kind};
+use crate::table_set::ModelDefinition;
 
 /// A position in the pipeline file, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -114,7 +115,7 @@ pub fn is_valid_pipeline_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-pub(crate) struct Parser<'a> {
+struct Parser<'a> {
     origin: &'a str,
     index: LineIndex<'a>,
 }
@@ -152,7 +153,7 @@ impl<'a> Parser<'a> {
         self.index.location(span.start)
     }
 
-    pub(crate) fn deserialize<T: DeserializeOwned>(
+    fn deserialize<T: DeserializeOwned>(
         &self,
         value: &Spanned<DeValue<'a>>,
     ) -> Result<T, SpecError> {
@@ -340,7 +341,12 @@ impl<'a> Parser<'a> {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let params = Spanned::new(value.span(), DeValue::Table(params));
-        let step = kind.parse(self, &params)?;
+        let step = kind.parse(params.clone()).map_err(|e| match e {
+            ParamsError::Toml(e) => {
+                with_step_and_id(self.toml_error(&e, params.get_ref().as_table()))
+            }
+            ParamsError::Param(e) => self.param_error(&params, &e),
+        })?;
         // Locate the step by its `step` key: the table itself starts at its `[[...]]` header.
         Ok(Located {
             value: PipelineStep {
@@ -354,7 +360,7 @@ impl<'a> Parser<'a> {
 
     /// An error at the value of the parameter `e.key` of a step's table (at the table when the
     /// key is not written: a default).
-    pub(crate) fn param_error(&self, params: &Spanned<DeValue<'a>>, e: &ParamError) -> SpecError {
+    fn param_error(&self, params: &Spanned<DeValue<'a>>, e: &ParamError) -> SpecError {
         let at = params
             .get_ref()
             .as_table()
@@ -362,6 +368,24 @@ impl<'a> Parser<'a> {
             .map_or_else(|| params.span(), |(_, v)| v.span());
         self.error_at(&at, format!("key `{}`: {}", e.key, e.message))
     }
+}
+
+/// The parser reads `step` and `id` itself, so serde's list of a step's fields lacks them: put
+/// them back, so that a misspelt key is answered with every key the table may have.
+fn with_step_and_id(mut e: SpecError) -> SpecError {
+    if e.message.starts_with("unknown field") {
+        for (from, to) in [
+            ("expected one of `", "expected one of `step`, `id`, `"),
+            ("expected `", "expected one of `step`, `id`, `"),
+            ("there are no fields", "expected one of `step`, `id`"),
+        ] {
+            if e.message.contains(from) {
+                e.message = e.message.replacen(from, to, 1);
+                break;
+            }
+        }
+    }
+    e
 }
 
 impl PipelineSpec {

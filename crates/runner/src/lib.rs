@@ -458,8 +458,8 @@ impl Run<'_> {
                 let wall_secs = secs_since(started);
                 observer.step_finished(stage.name(), id, wall_secs);
                 let figures = output.figures.clone();
-                let names = tables
-                    .insert_output(id, output)
+                let names = output
+                    .add_to(id, tables)
                     .map_err(|e| self.error(step.location, e.to_string()))?;
                 records.push(StepRecord {
                     id: id.to_owned(),

@@ -24,12 +24,13 @@ use std::ops::Range;
 use arrow_array::RecordBatch;
 use serde::de::DeserializeOwned;
 use toml::Spanned;
+use toml::de::{DeValue, ValueDeserializer};
 use yosoku_models::ModelError;
-use yosoku_models::observations::fit::ModelSpec;
 use yosoku_tables::rows::RowsError;
 use yosoku_tables::{Figure, TableDef};
 
-use crate::run::TableSet;
+pub use crate::table_set::ModelDefinition;
+use crate::table_set::{DuplicateTable, TableSet};
 
 /// Every step kind, in the order docs/pipelines.md lists them. The one place a kind is named.
 pub static STEP_KINDS: &[StepKind] = &[
@@ -129,16 +130,6 @@ pub trait StepParams: DeserializeOwned {
     fn into_step(self) -> Result<Self::Step, ParamError>;
 }
 
-/// What a fit step defines for the validation steps that refit it: the table it fits on and
-/// the model. Known when the file is parsed, and handed to validation steps as the fit step's
-/// output when it runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelDefinition {
-    /// `<namespace>.<table>` of the `observations` the model is fitted on.
-    pub observations: String,
-    pub spec: ModelSpec,
-}
-
 /// One step of a pipeline, with its parameters checked.
 pub trait Step: fmt::Debug + Send + Sync {
     /// The tables it reads.
@@ -166,10 +157,16 @@ pub trait Step: fmt::Debug + Send + Sync {
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError>;
 }
 
-type ParseFn = for<'a> fn(
-    &crate::spec::Parser<'a>,
-    &Spanned<toml::de::DeValue<'a>>,
-) -> Result<Box<dyn Step>, crate::SpecError>;
+/// Why a step's parameters were refused: serde's error (unknown key, wrong type, with the span
+/// of the value) or a check of [`StepParams::into_step`]. The parser turns either into a
+/// `file:line:column` error.
+#[derive(Debug)]
+pub enum ParamsError {
+    Toml(toml::de::Error),
+    Param(ParamError),
+}
+
+type ParseFn = for<'a> fn(Spanned<DeValue<'a>>) -> Result<Box<dyn Step>, ParamsError>;
 
 /// One kind of step: the name written after `step =`, the stage it belongs to, a line of what it
 /// does, and how its parameters are read.
@@ -204,42 +201,19 @@ impl StepKind {
         }
     }
 
-    pub(crate) fn parse<'a>(
-        &self,
-        parser: &crate::spec::Parser<'a>,
-        params: &Spanned<toml::de::DeValue<'a>>,
-    ) -> Result<Box<dyn Step>, crate::SpecError> {
-        (self.parse)(parser, params)
+    /// Reads and checks the parameters of a step of this kind: its table without `step` and
+    /// `id`.
+    pub fn parse(&self, params: Spanned<DeValue<'_>>) -> Result<Box<dyn Step>, ParamsError> {
+        (self.parse)(params)
     }
 }
 
-fn parse_step<'a, P: StepParams + 'static>(
-    parser: &crate::spec::Parser<'a>,
-    params: &Spanned<toml::de::DeValue<'a>>,
-) -> Result<Box<dyn Step>, crate::SpecError> {
-    let parsed: P = parser.deserialize(params).map_err(with_step_and_id)?;
-    let step = parsed
-        .into_step()
-        .map_err(|e| parser.param_error(params, &e))?;
+fn parse_step<P: StepParams + 'static>(
+    params: Spanned<DeValue<'_>>,
+) -> Result<Box<dyn Step>, ParamsError> {
+    let parsed = P::deserialize(ValueDeserializer::from(params)).map_err(ParamsError::Toml)?;
+    let step = parsed.into_step().map_err(ParamsError::Param)?;
     Ok(Box::new(step))
-}
-
-/// The parser reads `step` and `id` itself, so serde's list of a step's fields lacks them: put
-/// them back, so that a misspelt key is answered with every key the table may have.
-fn with_step_and_id(mut e: crate::SpecError) -> crate::SpecError {
-    if e.message.starts_with("unknown field") {
-        for (from, to) in [
-            ("expected one of `", "expected one of `step`, `id`, `"),
-            ("expected `", "expected one of `step`, `id`, `"),
-            ("there are no fields", "expected one of `step`, `id`"),
-        ] {
-            if e.message.contains(from) {
-                e.message = e.message.replacen(from, to, 1);
-                break;
-            }
-        }
-    }
-    e
 }
 
 /// A parsed step: its kind, its id and its parameters.
@@ -399,6 +373,20 @@ impl StepOutput {
     pub fn model(mut self, model: ModelDefinition) -> Self {
         self.model = Some(model);
         self
+    }
+
+    /// Adds what the step `id` produced to `tables`: its tables under `<id>.` and its model.
+    /// Returns the names of the tables added.
+    pub fn add_to(self, id: &str, tables: &mut TableSet) -> Result<Vec<String>, DuplicateTable> {
+        let mut names = Vec::with_capacity(self.tables.len());
+        for (table, batch) in self.tables {
+            tables.insert(id, &table, batch)?;
+            names.push(format!("{id}.{table}"));
+        }
+        if let Some(model) = self.model {
+            tables.insert_model(id, model);
+        }
+        Ok(names)
     }
 }
 

@@ -72,7 +72,8 @@ pub(crate) fn run_steps(steps: &str, tables: Vec<(&str, RecordBatch)>) -> Result
     for stage in Stage::ALL {
         for step in spec.steps.iter().filter(|s| s.value.stage() == stage) {
             let output = run_step(&spec, step, &set).map_err(|e| e.to_string())?;
-            set.insert_output(step.value.id(), output)
+            output
+                .add_to(step.value.id(), &mut set)
                 .map_err(|e| e.to_string())?;
         }
     }

@@ -1,0 +1,87 @@
+//! The tables of a run and the models its fit steps defined: what every step reads.
+
+use arrow_array::RecordBatch;
+use yosoku_models::observations::fit::ModelSpec;
+
+/// What a fit step defines for the validation steps that refit it: the table it fits on and
+/// the model. Known when the file is parsed, and handed to validation steps as the fit step's
+/// output when it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelDefinition {
+    /// `<namespace>.<table>` of the `observations` the model is fitted on.
+    pub observations: String,
+    pub spec: ModelSpec,
+}
+
+/// A table name given twice.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("table `{0}` exists already")]
+pub struct DuplicateTable(pub String);
+
+/// The tables of a run, each named `<namespace>.<table>`, in the order they were added, and the
+/// models the fit steps defined, by step id.
+#[derive(Debug, Clone, Default)]
+pub struct TableSet {
+    tables: Vec<(String, RecordBatch)>,
+    models: Vec<(String, ModelDefinition)>,
+}
+
+impl TableSet {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `<namespace>.<table>`; a name given twice is an error.
+    pub fn insert(
+        &mut self,
+        namespace: &str,
+        table: &str,
+        batch: RecordBatch,
+    ) -> Result<(), DuplicateTable> {
+        let name = format!("{namespace}.{table}");
+        if self.get(&name).is_some() {
+            return Err(DuplicateTable(name));
+        }
+        self.tables.push((name, batch));
+        Ok(())
+    }
+
+    /// Records the model the fit step `id` defined.
+    pub fn insert_model(&mut self, id: &str, model: ModelDefinition) {
+        self.models.push((id.to_owned(), model));
+    }
+
+    pub fn get(&self, name: &str) -> Option<&RecordBatch> {
+        self.tables.iter().find(|(n, _)| n == name).map(|(_, b)| b)
+    }
+
+    /// The model the fit step `id` defined.
+    pub fn model(&self, id: &str) -> Option<&ModelDefinition> {
+        self.models.iter().find(|(n, _)| n == id).map(|(_, m)| m)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RecordBatch)> {
+        self.tables.iter().map(|(n, b)| (n.as_str(), b))
+    }
+
+    pub fn len(&self) -> usize {
+        self.tables.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty()
+    }
+
+    /// The table names of one namespace.
+    pub fn in_namespace(&self, namespace: &str) -> Vec<&str> {
+        self.tables
+            .iter()
+            .filter_map(|(n, _)| n.strip_prefix(namespace)?.strip_prefix('.'))
+            .collect()
+    }
+
+    /// Every table, as owned pairs (for the bundle writer).
+    pub fn into_tables(self) -> Vec<(String, RecordBatch)> {
+        self.tables
+    }
+}
