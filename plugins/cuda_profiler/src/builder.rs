@@ -94,6 +94,13 @@ impl Tables {
         &self.keys[run as usize]
     }
 
+    /// Names the device of `run` (a name the file gives after the run's first value).
+    pub fn set_device(&mut self, run: u32, device: &str) {
+        if let Some(key) = self.keys.get_mut(run as usize) {
+            device.clone_into(&mut key.device);
+        }
+    }
+
     /// A measured time of run `run`: `seconds` of `phase` (`kernel` for a launch, `transfer` for
     /// a copy).
     pub fn add_run(
@@ -185,6 +192,22 @@ impl Tables {
         info.last = Some((unit.to_owned(), conv.clone(), unit_idx));
         info.canonical_unit.get_or_insert_with(|| conv.unit.clone());
         (conv, unit_idx)
+    }
+
+    /// [`Tables::add_value`] from the value's text, converted in one correctly rounded step
+    /// (`1.028854` ms is the double nearest 0.001028854 s). False, and nothing added, when the
+    /// text is not a number.
+    pub fn add_text(&mut self, run: u32, i: u32, text: &str, unit: &str) -> bool {
+        let (conv, unit_idx) = self.resolve_unit(i, unit);
+        let Some(value) = conv.apply_text(text) else {
+            return false;
+        };
+        self.names[i as usize].occurrences += 1;
+        self.counter_run.push(run);
+        self.counter_name.push(i);
+        self.counter_value.push(value);
+        self.counter_unit.push(unit_idx);
+        true
     }
 
     /// [`Tables::add_counter`] with the name resolved by [`Tables::name`].

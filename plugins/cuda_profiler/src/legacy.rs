@@ -1,23 +1,29 @@
-//! Logs of the legacy CUDA profiler (`CUDA_PROFILE=1` / `COMPUTE_PROFILE=1`, CUDA 1.x-4.x):
+//! Logs of the legacy CUDA profiler (`CUDA_PROFILE=1` / `COMPUTE_PROFILE=1`, CUDA 1.x-4.x), in
+//! either of its two layouts, whatever the log version says. One `key=[ value ]` list per call,
+//! usually after a line listing the fields:
 //!
 //! ```text
 //! # CUDA_PROFILE_LOG_VERSION 2.0
 //! # CUDA_DEVICE 0 Tesla C2050
-//! # TIMESTAMPFACTOR fffff6f3e9b1f6c0
-//! method,gputime,cputime,occupancy,gld_request,gst_request
-//! _Z6kernelPfi,4.800,9.000,1.000,128,64
+//! method,gputime,cputime,occupancy
+//! method=[ memcpyHtoD ] gputime=[ 331.936 ] cputime=[ 833.000 ]
+//! method=[ _Z6kernelPfi ] gputime=[ 4.800 ] cputime=[ 9.000 ] occupancy=[ 1.000 ]
 //! ```
 //!
-//! and version 1.x, one `key=[ value ]` list per call:
+//! or CSV (`# CUDA_PROFILE_CSV 1`), where a memory copy's row stops after the fields it has:
 //!
 //! ```text
-//! # CUDA_PROFILE_LOG_VERSION 1.6
-//! # CUDA_DEVICE 0 GeForce GTX 285
-//! method=[ _Z6kernelPfi ] gputime=[ 4.800 ] cputime=[ 9.000 ] occupancy=[ 1.000 ] gld_32b=[ 0 ]
+//! # CUDA_PROFILE_LOG_VERSION 2.0
+//! # CUDA_DEVICE 0 Tesla C2050
+//! # CUDA_PROFILE_CSV 1
+//! method,gputime,cputime,occupancy,gld_request
+//! memcpyHtoD,0.800,7.000
+//! _Z6kernelPfi,4.800,9.000,1.000,128
 //! ```
 //!
-//! `gputime` and `cputime` are in microseconds. Every call becomes a run (`memcpy*` methods in
-//! the `transfer` phase) and every other numeric field a counter.
+//! `gputime` and `cputime` are in microseconds. Every call becomes a run (memory copies,
+//! `memcpy*` and the older `memcopy*`, in the `transfer` phase) and every other numeric field a
+//! counter.
 
 use std::path::Path;
 
@@ -25,7 +31,7 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables};
 use crate::input::{Header, csv_records, field};
-use crate::units::{Prefixes, parse_number};
+use crate::units::{Prefixes, parse_number, parse_scaled};
 
 #[derive(Debug, Clone, Default)]
 pub struct Labels {
@@ -72,15 +78,16 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
             path.display()
         )));
     };
-    let calls = match version.split('.').next() {
-        Some("1") => key_value_calls(path, text)?,
-        Some("2") => csv_calls(path, text, first_data_line.unwrap_or(0))?,
-        _ => {
-            return Err(PluginError::new(format!(
-                "{}: CUDA_PROFILE_LOG_VERSION {version} is not supported (1.x and 2.0 are)",
-                path.display()
-            )));
-        }
+    if !matches!(version.split('.').next(), Some("1" | "2")) {
+        return Err(PluginError::new(format!(
+            "{}: CUDA_PROFILE_LOG_VERSION {version} is not supported (1.x and 2.x are)",
+            path.display()
+        )));
+    }
+    // The layout is the data's, not the version's: real 2.0 logs come in both.
+    let calls = match first_data_line {
+        Some(first) if is_key_value_log(text, first) => key_value_calls(path, text)?,
+        _ => csv_calls(path, text, first_data_line.unwrap_or(0))?,
     };
     let device = labels.device.clone().or(device).ok_or_else(|| {
         PluginError::new(format!(
@@ -113,33 +120,71 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
                 continue;
             };
             if name == "gputime" {
-                gputime = Some(number);
+                // Microseconds to seconds in one correctly rounded step.
+                gputime = parse_scaled(value, -6);
             }
             tables.add_counter(run, name, number, "");
         }
-        let Some(us) = gputime else {
+        let Some(secs) = gputime else {
             return Err(PluginError::at_line(
                 path,
                 call.line,
                 "the call has no `gputime`",
             ));
         };
-        let phase = if call.method.starts_with("memcpy") {
+        let phase = if is_transfer(&call.method) {
             "transfer"
         } else {
             "kernel"
         };
-        tables.add_run(run, None, phase, us / 1e6);
+        tables.add_run(run, None, phase, secs);
     }
     Ok(tables)
 }
 
-/// Version 1.x: `method=[ name ] gputime=[ 4.800 ] ...` per line.
+/// A memory copy: `memcpyHtoD`, `memcpyDtoHasync`, and `memcopy` in older logs.
+fn is_transfer(method: &str) -> bool {
+    method.starts_with("memcpy") || method.starts_with("memcopy")
+}
+
+/// A line listing the fields (`method,gputime,cputime,occupancy`): names and commas only.
+fn is_field_list(line: &str) -> bool {
+    line.contains(',')
+        && line.split(',').all(|f| {
+            !f.trim().is_empty()
+                && f.trim()
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// Whether the calls are `key=[ value ]` lists: the first data line is one, or is the field
+/// list and the line after it is one.
+fn is_key_value_log(text: &str, first: usize) -> bool {
+    let mut data = text
+        .lines()
+        .skip(first)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    match data.next() {
+        Some(line) if line.contains("=[") => true,
+        Some(line) if is_field_list(line) => data.next().is_some_and(|l| l.contains("=[")),
+        _ => false,
+    }
+}
+
+/// `method=[ name ] gputime=[ 4.800 ] ...` per line, after an optional line listing the fields.
 fn key_value_calls(path: &Path, text: &str) -> Result<Vec<Call>, PluginError> {
     let mut calls = Vec::new();
+    let mut seen_data = false;
     for (i, line) in text.lines().enumerate() {
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let first = !seen_data;
+        seen_data = true;
+        if first && is_field_list(trimmed) {
             continue;
         }
         let mut fields = Vec::new();
@@ -183,7 +228,9 @@ fn key_value_calls(path: &Path, text: &str) -> Result<Vec<Call>, PluginError> {
     Ok(calls)
 }
 
-/// Version 2.0: a CSV header line, then one line per call.
+/// A CSV header line, then one line per call. A memory copy's row may stop after its last
+/// field (`memcpyHtoD,0.800,7.000` under a header of more columns); any other short row is an
+/// error.
 fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, PluginError> {
     let body: String = text
         .lines()
@@ -200,7 +247,7 @@ fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, 
     };
     let (header_line, header) = first?;
     let header = Header::new(&header);
-    let format = "a CUDA profiler log (CSV, version 2.0)";
+    let format = "a CUDA profiler log (CSV)";
     let method = header.require(path, header_line, "method", format)?;
     header.require(path, header_line, "gputime", format)?;
     let mut calls = Vec::new();
@@ -210,8 +257,10 @@ fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, 
         {
             continue;
         }
-        header.check_width(path, line, &r)?;
         let method_name = field(path, line, &r, method, &header)?.to_owned();
+        if !(is_transfer(&method_name) && r.len() < header.names.len()) {
+            header.check_width(path, line, &r)?;
+        }
         let fields = header
             .names
             .iter()

@@ -10,12 +10,13 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables};
 use crate::input::{Header, csv_records, field, kernel_program};
-use crate::units::{Prefixes, normalise, parse_number};
+use crate::units::{Prefixes, normalise_text, parse_number};
 
 /// How to label the launches of a file.
 #[derive(Debug, Clone, Default)]
 pub struct Labels {
-    /// Device name for every row; default `GPU <Device> (CC <CC>)` from the file.
+    /// Device name for every row; default the name the file gives
+    /// (`device__attribute_display_name`, e.g. `NVIDIA B200`), else `GPU <Device> (CC <CC>)`.
     pub device: Option<String>,
     /// Program for every row; default the kernel's name.
     pub program: Option<String>,
@@ -104,6 +105,14 @@ impl<'a> Launches<'a> {
         Ok(run)
     }
 
+    /// Names the device of `run` as the file does, unless the configuration names it.
+    fn name_device(&self, tables: &mut Tables, run: u32, name: &str) {
+        let name = name.trim();
+        if self.labels.device.is_none() && !name.is_empty() {
+            tables.set_device(run, name);
+        }
+    }
+
     /// Fails when `variants` names more launches than the file has.
     fn check_all_labelled(&self) -> Result<(), PluginError> {
         if let Some(v) = &self.labels.variants
@@ -119,6 +128,10 @@ impl<'a> Launches<'a> {
         Ok(())
     }
 }
+
+/// The metric that holds the device's name (`NVIDIA B200`), in raw pages a column and in
+/// details pages a row.
+const DISPLAY_NAME: &str = "device__attribute_display_name";
 
 /// Reads an `ncu --csv` file (details or raw page).
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
@@ -196,10 +209,27 @@ fn details(
             continue;
         }
         let text = field(path, line, &r, value, header)?;
-        let Some(number) = parse_number(text) else {
+        if metric == DISPLAY_NAME {
+            // The device's name: the run may exist already (its first values came earlier).
+            let launch_id = field(path, line, &r, id, header)?;
+            let kernel_name = field(path, line, &r, kernel, header)?;
+            let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
+            let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
+            let run = launches.run(
+                &mut tables,
+                line,
+                launch_id,
+                kernel_name,
+                device_id,
+                cc_text,
+            )?;
+            launches.name_device(&mut tables, run, text);
+            continue;
+        }
+        if parse_number(text).is_none() {
             // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
             continue;
-        };
+        }
         let launch_id = field(path, line, &r, id, header)?;
         let kernel_name = field(path, line, &r, kernel, header)?;
         let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
@@ -218,10 +248,13 @@ fn details(
         raw_name.push_str(section_name);
         raw_name.push_str(" / ");
         raw_name.push_str(metric);
-        if raw_name == DETAILS_DURATION {
-            durations.push((run, normalise(number, unit_text, Prefixes::Decimal).value));
+        if raw_name == DETAILS_DURATION
+            && let Some(seconds) = normalise_text(text, unit_text, Prefixes::Decimal)
+        {
+            durations.push((run, seconds.value));
         }
-        tables.add_counter(run, &raw_name, number, unit_text);
+        let name = tables.name(&raw_name);
+        tables.add_text(run, name, text, unit_text);
     }
     launches.check_all_labelled()?;
     for (run, seconds) in durations {
@@ -242,6 +275,7 @@ fn raw(
     let kernel = header.require(path, header_line, "Kernel Name", format)?;
     let device = header.find("Device");
     let cc = header.find("CC");
+    let display_name = header.find(DISPLAY_NAME);
     let Some((units_line, units)) = records.next().transpose()? else {
         return Err(PluginError::at_line(
             path,
@@ -279,27 +313,25 @@ fn raw(
             device_id,
             cc_text,
         )?;
+        if let Some(name) = display_name.and_then(|d| r.get(d)) {
+            launches.name_device(&mut tables, run, name);
+        }
         for &(c, name) in &metric_columns {
-            let Some(number) = r.get(c).and_then(parse_number) else {
-                continue;
-            };
-            tables.add_value(run, name, number, units.get(c).unwrap_or(""));
+            if let Some(text) = r.get(c) {
+                tables.add_text(run, name, text, units.get(c).unwrap_or(""));
+            }
         }
         if let Some(d) = duration {
             let text = field(path, line, &r, d, header)?;
-            let number = parse_number(text).ok_or_else(|| {
-                PluginError::at_line(
-                    path,
-                    line,
-                    format!("column `{RAW_DURATION}`: expected a number, found `{text}`"),
-                )
-            })?;
-            tables.add_run(
-                run,
-                None,
-                "kernel",
-                normalise(number, units.get(d).unwrap_or(""), Prefixes::Decimal).value,
-            );
+            let seconds = normalise_text(text, units.get(d).unwrap_or(""), Prefixes::Decimal)
+                .ok_or_else(|| {
+                    PluginError::at_line(
+                        path,
+                        line,
+                        format!("column `{RAW_DURATION}`: expected a number, found `{text}`"),
+                    )
+                })?;
+            tables.add_run(run, None, "kernel", seconds.value);
         }
     }
     launches.check_all_labelled()?;

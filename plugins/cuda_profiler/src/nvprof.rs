@@ -13,7 +13,7 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables};
 use crate::input::{Header, csv_records, field, kernel_program};
-use crate::units::{Prefixes, normalise, parse_number, split_inline_unit};
+use crate::units::{Prefixes, normalise_text, split_inline_unit};
 
 /// How to label the rows of a file.
 #[derive(Debug, Clone, Default)]
@@ -172,6 +172,10 @@ fn trace(
         })
         .collect();
     let mut tables = Tables::new("nvprof", Prefixes::Binary);
+    let counter_columns: Vec<(usize, u32)> = counter_columns
+        .into_iter()
+        .map(|i| (i, tables.name(&header.names[i])))
+        .collect();
     let mut units: Option<csv::StringRecord> = None;
     let mut expect_units = true;
     for record in records {
@@ -219,14 +223,18 @@ fn trace(
             kernel: Some(name_text.to_owned()),
         });
         let duration_text = field(path, line, &r, duration, header)?;
-        let seconds = parse_number(duration_text).ok_or_else(|| {
+        let seconds = normalise_text(
+            duration_text,
+            units.get(duration).unwrap_or(""),
+            Prefixes::Binary,
+        )
+        .ok_or_else(|| {
             PluginError::at_line(
                 path,
                 line,
                 format!("column `Duration`: expected a number, found `{duration_text}`"),
             )
         })?;
-        let seconds = normalise(seconds, units.get(duration).unwrap_or(""), Prefixes::Binary);
         if seconds.unit != "s" {
             return Err(PluginError::at_line(
                 path,
@@ -244,9 +252,9 @@ fn trace(
             if transfer { "transfer" } else { "kernel" },
             seconds.value,
         );
-        for &c in &counter_columns {
-            if let Some(v) = r.get(c).and_then(parse_number) {
-                tables.add_counter(run, &header.names[c], v, units.get(c).unwrap_or(""));
+        for &(c, name) in &counter_columns {
+            if let Some(text) = r.get(c) {
+                tables.add_text(run, name, text, units.get(c).unwrap_or(""));
             }
         }
     }

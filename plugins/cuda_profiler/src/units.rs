@@ -21,34 +21,65 @@ pub struct Quantity {
     pub unit: String,
 }
 
-/// Parses a number as profilers print it: optional thousands separators (`4,963,609,951.19`),
-/// exponents, surrounding spaces. `None` for text that is not a number.
-pub fn parse_number(text: &str) -> Option<f64> {
+/// A number's text as profilers print it, without thousands separators (`4,963,609,951.19`) and
+/// surrounding spaces; `None` for text that is not written like a number.
+fn clean_number(text: &str) -> Option<std::borrow::Cow<'_, str>> {
     let t = text.trim();
     if t.is_empty() {
         return None;
     }
-    if t.contains(',') {
-        // Thousands separators only: digits in groups of three after the first group.
-        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-        let digits = int.trim_start_matches(['-', '+']);
-        let mut groups = digits.split(',');
-        let first = groups.next()?;
-        if first.is_empty()
-            || first.len() > 3
-            || !groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
-        {
-            return None;
-        }
-        let cleaned: String = int.chars().filter(|&c| c != ',').collect();
-        let joined = if frac.is_empty() && !t.contains('.') {
+    if !t.contains(',') {
+        return Some(std::borrow::Cow::Borrowed(t));
+    }
+    // Thousands separators only: digits in groups of three after the first group.
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let digits = int.trim_start_matches(['-', '+']);
+    let mut groups = digits.split(',');
+    let first = groups.next()?;
+    if first.is_empty()
+        || first.len() > 3
+        || !groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let cleaned: String = int.chars().filter(|&c| c != ',').collect();
+    Some(std::borrow::Cow::Owned(
+        if frac.is_empty() && !t.contains('.') {
             cleaned
         } else {
             format!("{cleaned}.{frac}")
-        };
-        return joined.parse().ok().filter(|v: &f64| v.is_finite());
+        },
+    ))
+}
+
+/// Parses a number as profilers print it: optional thousands separators (`4,963,609,951.19`),
+/// exponents, surrounding spaces. `None` for text that is not a number.
+pub fn parse_number(text: &str) -> Option<f64> {
+    clean_number(text)?
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+}
+
+/// Parses a number and multiplies it by 10^`exp10` in one correctly rounded step: the decimal
+/// exponent is moved in the text before it is parsed, so `1.028854` ms is the double nearest
+/// 0.001028854 s, not that of 1.028854 rounded and then divided by 1000 (which is one unit in the
+/// last place off for about one value in five).
+pub fn parse_scaled(text: &str, exp10: i32) -> Option<f64> {
+    let cleaned = clean_number(text)?;
+    if exp10 == 0 {
+        return cleaned.parse().ok().filter(|v: &f64| v.is_finite());
     }
-    t.parse().ok().filter(|v: &f64| v.is_finite())
+    let (mantissa, exponent) = match cleaned.find(['e', 'E']) {
+        Some(i) => (&cleaned[..i], cleaned[i + 1..].parse::<i32>().ok()?),
+        None => (&cleaned[..], 0),
+    };
+    // Only a plain decimal mantissa: `inf` or `nan` with an exponent added would not parse.
+    mantissa.parse::<f64>().ok().filter(|v| v.is_finite())?;
+    format!("{mantissa}e{}", exponent.checked_add(exp10)?)
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
 }
 
 fn scale(prefix: char, prefixes: Prefixes) -> Option<f64> {
@@ -80,6 +111,21 @@ impl Conversion {
             value / self.factor
         } else {
             value * self.factor
+        }
+    }
+
+    /// The power of ten the conversion multiplies by, when it is one (ms -> s: -3).
+    fn power_of_ten(&self) -> Option<i32> {
+        let k = self.factor.log10().round();
+        (self.factor == 10f64.powi(k as i32)).then_some(if self.divide { -k } else { k } as i32)
+    }
+
+    /// Parses `text` and converts it, in one correctly rounded step when the conversion is a
+    /// power of ten ([`parse_scaled`]). `None` when the text is not a number.
+    pub fn apply_text(&self, text: &str) -> Option<f64> {
+        match self.power_of_ten() {
+            Some(k) => parse_scaled(text, k),
+            None => parse_number(text).map(|v| self.apply(v)),
         }
     }
 }
@@ -133,6 +179,16 @@ pub fn normalise(value: f64, unit: &str, prefixes: Prefixes) -> Quantity {
         value: conv.apply(value),
         unit: conv.unit,
     }
+}
+
+/// [`normalise`] from the value's text, in one correctly rounded step; `None` for text that is
+/// not a number.
+pub fn normalise_text(text: &str, unit: &str, prefixes: Prefixes) -> Option<Quantity> {
+    let conv = conversion(unit, prefixes);
+    Some(Quantity {
+        value: conv.apply_text(text)?,
+        unit: conv.unit,
+    })
 }
 
 /// Splits a value that carries its unit (nvprof summaries: `100.000000%`, `190.706924GB/s`,
@@ -208,5 +264,28 @@ mod tests {
             Some((0.850643, String::new()))
         );
         assert_eq!(split_inline_unit("n/a"), None);
+    }
+
+    /// Scaling by a power of ten happens in the decimal text, so the result is the double
+    /// nearest the exact value: parse-then-divide is one ulp off for values like these.
+    #[test]
+    fn scaled_values_are_correctly_rounded() {
+        assert_eq!(parse_scaled("1.028854", -3), Some(0.001028854));
+        assert_ne!(
+            1.028854f64 / 1e3,
+            0.001028854,
+            "the two-step result this avoids"
+        );
+        assert_eq!(parse_scaled("1,028.854", -6), Some(0.001028854));
+        assert_eq!(parse_scaled("2.5e2", -3), Some(0.25));
+        assert_eq!(parse_scaled("inf", -3), None);
+        assert_eq!(parse_scaled("fast", -3), None);
+        let q = normalise_text("10.5", "ms", Prefixes::Binary).unwrap();
+        assert_eq!((q.value, q.unit.as_str()), (0.0105, "s"));
+        // Not a power of ten: multiplied as before (exact for 1024).
+        assert_eq!(
+            normalise_text("2", "KB", Prefixes::Binary).unwrap().value,
+            2048.0
+        );
     }
 }

@@ -310,6 +310,50 @@ fn legacy_profiler_logs_version_2_and_1() {
     assert!(close(counter(&tables, "line4", "duration").0, 4.8e-6));
 }
 
+/// The layouts real legacy logs have (tests/data/formats/README.md says which real logs): the
+/// `key=[ value ]` layout under version 2.0 after a field list, CSV rows of memory copies that
+/// stop early, and version 1.4's field list and `memcopy`.
+#[test]
+fn legacy_logs_as_real_profilers_wrote_them() {
+    let labels = legacy::Labels::default();
+    let tables = read_legacy(&data("formats/legacy_v2_key_value.log"), &labels).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(
+        strings(runs, "phase"),
+        ["kernel", "transfer", "kernel", "transfer"]
+    );
+    assert!(close(floats(runs, "measured_secs")[2], 1.2e-3));
+    assert_eq!(strings(runs, "device")[0], "Tesla C2050");
+
+    let tables = read_legacy(&data("formats/legacy_v2_csv_short_copies.log"), &labels).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(
+        strings(runs, "phase"),
+        ["kernel", "transfer", "kernel", "transfer"]
+    );
+    assert!(close(floats(runs, "measured_secs")[1], 0.75e-6));
+
+    let tables = read_legacy(&data("formats/legacy_v1_4.log"), &labels).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(strings(runs, "phase"), ["transfer", "kernel", "transfer"]);
+    assert_eq!(strings(runs, "device")[0], "GeForce 8600 GT");
+    assert_eq!(counter(&tables, "line5", "gld_coherent").0, 2048.0);
+
+    // Only a memory copy may stop early: a short kernel row is still refused.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.log");
+    std::fs::write(
+        &path,
+        "# CUDA_PROFILE_LOG_VERSION 2.0\n# CUDA_DEVICE 0 G\n# CUDA_PROFILE_CSV 1\nmethod,gputime,cputime,occupancy\nk,1.0,2.0\n",
+    )
+    .unwrap();
+    let e = read_legacy(&path, &labels).unwrap_err().to_string();
+    assert!(
+        e.ends_with("short.log:5: expected 4 fields as in the header, found 3"),
+        "{e}"
+    );
+}
+
 /// (value, unit, kind) of an `observations` column at `row`, by canonical metric name.
 fn observation(tables: &Tables, row: usize, metric: &str) -> (f64, String, String) {
     let obs = table(tables, "observations");
@@ -495,5 +539,82 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
     assert_eq!(
         err,
         "/no/such/file.csv: No such file or directory (os error 2)"
+    );
+}
+
+/// A device name the file gives (`device__attribute_display_name`, as ncu writes it for a
+/// B200) names the device, in raw pages (a column) and details pages (a row, which may come
+/// after the launch's first values); the configuration's `device` still wins.
+#[test]
+fn ncu_names_the_device_as_the_file_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = dir.path().join("raw.csv");
+    std::fs::write(
+        &raw,
+        "\"ID\",\"Kernel Name\",\"Device\",\"CC\",\"device__attribute_display_name\",\"gpu__time_duration.sum\"\n\
+         \"\",\"\",\"\",\"\",\"\",\"ns\"\n\
+         \"0\",\"copy(float*)\",\"0\",\"10.0\",\"NVIDIA B200\",\"2048\"\n",
+    )
+    .unwrap();
+    let tables = read_ncu(&raw, &ncu::Labels::default()).unwrap();
+    assert_eq!(strings(table(&tables, "runs"), "device"), ["NVIDIA B200"]);
+    let named = ncu::Labels {
+        device: Some("B200 (node 7)".into()),
+        ..ncu::Labels::default()
+    };
+    let tables = read_ncu(&raw, &named).unwrap();
+    assert_eq!(strings(table(&tables, "runs"), "device"), ["B200 (node 7)"]);
+
+    let details = dir.path().join("details.csv");
+    std::fs::write(
+        &details,
+        "\"ID\",\"Kernel Name\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
+         \"0\",\"copy(float*)\",\"0\",\"10.0\",\"GPU Speed Of Light Throughput\",\"Duration\",\"usecond\",\"2.05\"\n\
+         \"0\",\"copy(float*)\",\"0\",\"10.0\",\"Device Attributes\",\"device__attribute_display_name\",\"\",\"NVIDIA B200\"\n",
+    )
+    .unwrap();
+    let tables = read_ncu(&details, &ncu::Labels::default()).unwrap();
+    assert_eq!(strings(table(&tables, "runs"), "device"), ["NVIDIA B200"]);
+}
+
+/// Durations in milliseconds (as nvprof prints long traces) become seconds in one correctly
+/// rounded step: the double nearest the decimal value, where parsing and then dividing by 1000
+/// was one unit in the last place off for about one value in five.
+#[test]
+fn trace_durations_are_converted_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.csv");
+    let durations = [
+        "1.028854",
+        "0.027328",
+        "3.928982",
+        "12.345678",
+        "0.100001",
+        "7.777777",
+    ];
+    let mut text = String::from(
+        "\"Start\",\"Duration\",\"Grid X\",\"Grid Y\",\"Grid Z\",\"Block X\",\"Block Y\",\"Block Z\",\"Registers Per Thread\",\"Static SMem\",\"Dynamic SMem\",\"Size\",\"Throughput\",\"Device\",\"Context\",\"Stream\",\"Name\"\n\
+         ms,ms,,,,,,,,KB,B,KB,GB/s,,,,\n",
+    );
+    for (i, d) in durations.iter().enumerate() {
+        text.push_str(&format!(
+            "{}.000000,{d},16,16,1,16,16,1,23,2.000000,0,,,\"Tesla K40c (0)\",\"1\",\"7\",\"matMul(float*, float*, float*, int) [{i}]\"\n",
+            i * 100
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    let tables = read_nvprof(&path, &nvprof::Labels::default()).unwrap();
+    let secs = floats(table(&tables, "runs"), "measured_secs");
+    for (got, d) in secs.iter().zip(durations) {
+        let exact: f64 = format!("{d}e-3").parse().unwrap();
+        assert_eq!(*got, exact, "{d} ms");
+    }
+    let two_step: Vec<f64> = durations
+        .iter()
+        .map(|d| d.parse::<f64>().unwrap() / 1e3)
+        .collect();
+    assert_ne!(
+        secs, two_step,
+        "the data has values the two-step conversion gets wrong"
     );
 }
