@@ -23,15 +23,76 @@ const CALL_OVERHEAD: &str = "call_overhead";
 
 /// Installs Open MPI from Debian when `mpicc` is missing.
 pub fn ensure_open_mpi() -> Result<()> {
-    if Command::new("mpicc").arg("--version").output().is_ok() {
+    let missing = missing_mpi_packages(&probe_mpi());
+    if missing.is_empty() {
         return Ok(());
     }
-    apt_install(&["openmpi-bin", "libopenmpi-dev"])?;
-    Command::new("mpicc")
-        .arg("--version")
-        .output()
-        .context("mpicc still missing after installing openmpi-bin libopenmpi-dev")?;
+    apt_install(&missing)?;
+    let still = missing_mpi_packages(&probe_mpi());
+    if !still.is_empty() {
+        anyhow::bail!(
+            "after installing {}, the MPI tools still cannot be built: {} missing",
+            missing.join(" "),
+            still.join(" ")
+        );
+    }
     Ok(())
+}
+
+/// What the MPI tools need, as found on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MpiProbe {
+    /// `mpicc` runs (Debian: openmpi-bin).
+    mpicc: bool,
+    /// `mpirun` runs (openmpi-bin).
+    mpirun: bool,
+    /// `mpicc` compiles a file that includes mpi.h (libopenmpi-dev): a machine where an MPI
+    /// application was installed often has the runtime and the wrapper, not the header.
+    header: bool,
+}
+
+fn probe_mpi() -> MpiProbe {
+    let runs = |program: &str| {
+        Command::new(program)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let mpicc = runs("mpicc");
+    let header = mpicc && {
+        let dir = std::env::temp_dir().join(format!("yosoku-mpi-probe-{}", std::process::id()));
+        let source = dir.join("probe.c");
+        let ok = std::fs::create_dir_all(&dir).is_ok()
+            && std::fs::write(
+                &source,
+                "#include <mpi.h>\nint main(void) { return MPI_SUCCESS; }\n",
+            )
+            .is_ok()
+            && Command::new("mpicc")
+                .arg("-fsyntax-only")
+                .arg(&source)
+                .output()
+                .is_ok_and(|o| o.status.success());
+        let _ = std::fs::remove_dir_all(&dir);
+        ok
+    };
+    MpiProbe {
+        mpicc,
+        mpirun: runs("mpirun"),
+        header,
+    }
+}
+
+/// The Debian packages to install for what `probe` lacks.
+fn missing_mpi_packages(probe: &MpiProbe) -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    if !probe.mpicc || !probe.mpirun {
+        missing.push("openmpi-bin");
+    }
+    if !probe.header {
+        missing.push("libopenmpi-dev");
+    }
+    missing
 }
 
 /// What Open MPI needs to run here: as root it refuses to start unless told twice.
@@ -324,4 +385,33 @@ pub fn bench() -> Result<()> {
         100.0 * (b - a) / a
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mpicc` on the PATH is not enough: with the runtime and no headers (what an MPI
+    /// application pulls in), the header's package is installed too.
+    #[test]
+    fn the_packages_installed_are_the_ones_missing() {
+        let probe = |mpicc, mpirun, header| MpiProbe {
+            mpicc,
+            mpirun,
+            header,
+        };
+        assert!(missing_mpi_packages(&probe(true, true, true)).is_empty());
+        assert_eq!(
+            missing_mpi_packages(&probe(true, true, false)),
+            ["libopenmpi-dev"]
+        );
+        assert_eq!(
+            missing_mpi_packages(&probe(false, false, false)),
+            ["openmpi-bin", "libopenmpi-dev"]
+        );
+        assert_eq!(
+            missing_mpi_packages(&probe(true, false, true)),
+            ["openmpi-bin"]
+        );
+    }
 }
