@@ -79,6 +79,8 @@ pub struct SourceSpec {
     pub config: serde_json::Map<String, serde_json::Value>,
     /// Where each config key is written.
     pub config_locations: BTreeMap<String, Location>,
+    /// `allow_empty = true`: a source that yields no rows is not an error.
+    pub allow_empty: bool,
 }
 
 /// A pipeline: sources, then the normalize, fit and validate stages in order.
@@ -258,6 +260,7 @@ impl<'a> Parser<'a> {
         }
         let table = self.table(value, &format!("source `{source_name}`"))?;
         let (mut plugin, mut collector, mut config) = (None, None, serde_json::Map::new());
+        let mut allow_empty = false;
         let mut config_locations = BTreeMap::new();
         for (key, v) in table.iter() {
             match key.get_ref().as_ref() {
@@ -278,10 +281,21 @@ impl<'a> Parser<'a> {
                         config.insert(k_name.clone(), self.json(cv, &k_name)?);
                     }
                 }
+                "allow_empty" => {
+                    allow_empty = v.get_ref().as_bool().ok_or_else(|| {
+                        self.error_at(
+                            &v.span(),
+                            format!(
+                                "source `{source_name}`, key `allow_empty`: expected a boolean, found {}",
+                                v.get_ref().type_str()
+                            ),
+                        )
+                    })?;
+                }
                 other => {
                     return Err(self.error_at(
                         &key.span(),
-                        format!("source `{source_name}`: unknown key `{other}`; expected plugin, collector, config"),
+                        format!("source `{source_name}`: unknown key `{other}`; expected plugin, collector, config, allow_empty"),
                     ));
                 }
             }
@@ -299,6 +313,7 @@ impl<'a> Parser<'a> {
             collector: collector.ok_or_else(|| missing("collector"))?,
             config,
             config_locations,
+            allow_empty,
         })
     }
 

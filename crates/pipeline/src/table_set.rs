@@ -13,6 +13,17 @@ pub struct ModelDefinition {
     pub spec: ModelSpec,
 }
 
+/// A table standardised (z-scored) over all its rows by a `zscore` step: the fit it feeds is
+/// validated by standardising every training set again, from the table before.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standardization {
+    /// `<namespace>.<table>` of the observations before standardisation.
+    pub input: String,
+    /// The columns standardised (empty: every feature).
+    pub columns: Vec<String>,
+    pub group_by: Vec<String>,
+}
+
 /// A table name given twice.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("table `{0}` exists already")]
@@ -24,6 +35,9 @@ pub struct DuplicateTable(pub String);
 pub struct TableSet {
     tables: Vec<(String, RecordBatch)>,
     models: Vec<(String, ModelDefinition)>,
+    /// The tables each step's table was made from.
+    parents: Vec<(String, Vec<String>)>,
+    standardized: Vec<(String, Standardization)>,
 }
 
 impl TableSet {
@@ -49,6 +63,41 @@ impl TableSet {
     /// Records the model the fit step `id` defined.
     pub fn insert_model(&mut self, id: &str, model: ModelDefinition) {
         self.models.push((id.to_owned(), model));
+    }
+
+    /// Records that `table` was made from `parents` (a step's inputs).
+    pub fn insert_parents(&mut self, table: &str, parents: Vec<String>) {
+        self.parents.push((table.to_owned(), parents));
+    }
+
+    /// Records that `table` is `standardization.input` standardised.
+    pub fn insert_standardization(&mut self, table: &str, standardization: Standardization) {
+        self.standardized.push((table.to_owned(), standardization));
+    }
+
+    /// How `table` was standardised, when a `zscore` step made it.
+    pub fn standardization(&self, table: &str) -> Option<&Standardization> {
+        self.standardized
+            .iter()
+            .find(|(t, _)| t == table)
+            .map(|(_, s)| s)
+    }
+
+    /// Every table `table` was made from, directly or not (sources have none).
+    pub fn ancestors(&self, table: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        let mut todo = vec![table];
+        while let Some(t) = todo.pop() {
+            for (_, parents) in self.parents.iter().filter(|(c, _)| c == t) {
+                for p in parents {
+                    if !out.contains(&p.as_str()) {
+                        out.push(p);
+                        todo.push(p);
+                    }
+                }
+            }
+        }
+        out
     }
 
     pub fn get(&self, name: &str) -> Option<&RecordBatch> {

@@ -81,7 +81,7 @@ fn mistakes_are_named_by_file_line_column_and_key() {
         (
             "plugin = \"csx600_sdk_log\"",
             "plugin = \"csx600_sdk_log\"\nplugn = 1",
-            "p.toml:8:1: source `bench`: unknown key `plugn`; expected plugin, collector, config",
+            "p.toml:8:1: source `bench`: unknown key `plugn`; expected plugin, collector, config, allow_empty",
         ),
         (
             "[pipeline]",

@@ -449,6 +449,242 @@ fn refit_without(
         .collect())
 }
 
+/// A column whose variance over a training set is at most this fraction of its variance over
+/// all rows counts as constant there: the centred cross-products of a training set are the whole
+/// data's minus the held-out rows', and when the held-out rows carry (nearly) all of a column's
+/// variance, what is left is rounding, not data.
+const TRAINING_VARIANCE_FLOOR: f64 = 1e-9;
+
+/// Out-of-sample predictions of a ridge regression (penalty `lambda` on the coefficients,
+/// intercept unpenalised) on columns standardised to mean 0 and variance 1 (population) by each
+/// **training set's own rows**, as a z-score step fitted inside every fold would: nothing of a
+/// held-out row reaches its prediction, not even through the scaling. In sample (`Scheme::Fit`)
+/// the training set is every row, which is ridge on the z-scored columns.
+///
+/// Every training set is solved exactly, from its centred cross-products (the whole data's minus
+/// the held-out rows', formed about the overall means for accuracy): O(|G| p^2 + p^3) per
+/// held-out block G, so leave-one-out costs n small solves rather than n refits. A column with no
+/// variance in a training set (a counter only the held-out rows use) is left out of that fit.
+/// No prediction intervals: ridge has none here, as in [`validate`].
+pub fn validate_standardized_ridge(
+    x: MatRef<'_, f64>,
+    y: &[f64],
+    lambda: f64,
+    scheme: &Scheme,
+) -> Result<Vec<Held>, RegressionError> {
+    let (n, p) = (x.nrows(), x.ncols());
+    if y.len() != n {
+        return Err(RegressionError::Shape(format!(
+            "{} targets for {n} rows",
+            y.len()
+        )));
+    }
+    if !(lambda.is_finite() && lambda > 0.0) {
+        return Err(RegressionError::Shape(format!(
+            "standardised ridge needs a penalty > 0, found {lambda}"
+        )));
+    }
+    if let Some((i, j)) = (0..n)
+        .flat_map(|i| (0..p).map(move |j| (i, j)))
+        .find(|&(i, j)| !x[(i, j)].is_finite())
+    {
+        return Err(RegressionError::NotFinite {
+            row: i,
+            column: Some(j),
+        });
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return Err(RegressionError::NotFinite {
+            row: i,
+            column: None,
+        });
+    }
+    // The blocks held out, with their labels.
+    let blocks: Vec<(String, Vec<usize>)> = match scheme {
+        Scheme::Fit => vec![("all".to_owned(), Vec::new())],
+        Scheme::LeaveOneOut => (0..n).map(|i| ("loo".to_owned(), vec![i])).collect(),
+        Scheme::KFold { folds, seed } => {
+            if *folds < 2 || *folds > n {
+                return Err(RegressionError::Shape(format!(
+                    "{folds} folds for {n} rows: need 2 <= folds <= rows"
+                )));
+            }
+            blocks_of(&fold_labels(n, *folds, *seed))
+        }
+        Scheme::Grouped { labels } => {
+            if labels.len() != n {
+                return Err(RegressionError::Shape(format!(
+                    "{} group labels for {n} rows",
+                    labels.len()
+                )));
+            }
+            let blocks = blocks_of(labels);
+            if blocks.len() < 2 {
+                return Err(RegressionError::Shape(format!(
+                    "only one group ({}): nothing to hold out",
+                    blocks.first().map_or("none", |b| b.0.as_str())
+                )));
+            }
+            blocks
+        }
+    };
+    // Everything about the overall means: the training sums are then small differences of
+    // well-scaled numbers.
+    let mean_x: Vec<f64> = (0..p)
+        .map(|j| (0..n).map(|i| x[(i, j)]).sum::<f64>() / n as f64)
+        .collect();
+    let mean_y = y.iter().sum::<f64>() / n as f64;
+    let xc = Mat::from_fn(n, p, |i, j| x[(i, j)] - mean_x[j]);
+    let yc = Mat::from_fn(n, 1, |i, _| y[i] - mean_y);
+    let mut sxx = Mat::<f64>::zeros(p, p);
+    matmul(
+        sxx.as_mut(),
+        Accum::Replace,
+        xc.as_ref().transpose(),
+        xc.as_ref(),
+        1.0,
+        faer::Par::Seq,
+    );
+    let mut sxy = Mat::<f64>::zeros(p, 1);
+    matmul(
+        sxy.as_mut(),
+        Accum::Replace,
+        xc.as_ref().transpose(),
+        yc.as_ref(),
+        1.0,
+        faer::Par::Seq,
+    );
+    let loo_ranges = matches!(scheme, Scheme::LeaveOneOut).then(|| ranges_without_each(x));
+    let mut out = Vec::with_capacity(n);
+    for (label, test) in &blocks {
+        let g = test.len();
+        let n_train = n - g;
+        if n_train < 2 {
+            return Err(RegressionError::TooFewRows {
+                rows: n_train,
+                needed: 2,
+            });
+        }
+        // The held-out rows' sums and cross-products.
+        let xg = Mat::from_fn(g, p, |r, j| xc[(test[r], j)]);
+        let yg = Mat::from_fn(g, 1, |r, _| yc[(test[r], 0)]);
+        let mut gxx = Mat::<f64>::zeros(p, p);
+        let mut gxy = Mat::<f64>::zeros(p, 1);
+        if g > 0 {
+            matmul(
+                gxx.as_mut(),
+                Accum::Replace,
+                xg.as_ref().transpose(),
+                xg.as_ref(),
+                1.0,
+                faer::Par::Seq,
+            );
+            matmul(
+                gxy.as_mut(),
+                Accum::Replace,
+                xg.as_ref().transpose(),
+                yg.as_ref(),
+                1.0,
+                faer::Par::Seq,
+            );
+        }
+        let nt = n_train as f64;
+        // Training means, about the overall means.
+        let mt: Vec<f64> = (0..p)
+            .map(|j| -(0..g).map(|r| xg[(r, j)]).sum::<f64>() / nt)
+            .collect();
+        let myt = -(0..g).map(|r| yg[(r, 0)]).sum::<f64>() / nt;
+        // Centred training cross-products: C = S - G - n_T m m'.
+        let c = |a: usize, b: usize| sxx[(a, b)] - gxx[(a, b)] - nt * mt[a] * mt[b];
+        let kept: Vec<usize> = (0..p)
+            .filter(|&j| {
+                let cjj = c(j, j);
+                sxx[(j, j)] > 0.0 && cjj > TRAINING_VARIANCE_FLOOR * sxx[(j, j)]
+            })
+            .collect();
+        let sd: Vec<f64> = kept.iter().map(|&j| (c(j, j) / nt).sqrt()).collect();
+        let k = kept.len();
+        let beta: Vec<f64> = if k == 0 {
+            Vec::new()
+        } else {
+            let a = Mat::from_fn(k, k, |r, s| {
+                c(kept[r], kept[s]) / (sd[r] * sd[s]) + if r == s { lambda } else { 0.0 }
+            });
+            let b = Mat::from_fn(k, 1, |r, _| {
+                (sxy[(kept[r], 0)] - gxy[(kept[r], 0)] - nt * mt[kept[r]] * myt) / sd[r]
+            });
+            let llt = a.as_ref().llt(faer::Side::Lower).map_err(|_| {
+                RegressionError::Numerical(format!(
+                    "the standardised ridge system of the training set without `{label}` is not positive definite"
+                ))
+            })?;
+            let solved = llt.solve(b.as_ref());
+            (0..k).map(|r| solved[(r, 0)]).collect()
+        };
+        let predict = |i: usize| -> f64 {
+            mean_y
+                + myt
+                + kept
+                    .iter()
+                    .zip(&beta)
+                    .zip(&sd)
+                    .map(|((&j, b), s)| b * (xc[(i, j)] - mt[j]) / s)
+                    .sum::<f64>()
+        };
+        match scheme {
+            Scheme::Fit => {
+                let range = ranges(x, &(0..n).collect::<Vec<_>>());
+                out.extend((0..n).map(|i| Held {
+                    row: i,
+                    predicted: predict(i),
+                    fold: label.clone(),
+                    interval: None,
+                    extrapolated: outside(x, i, &range, &kept),
+                }));
+            }
+            Scheme::LeaveOneOut => {
+                let i = test[0];
+                let range: Vec<(f64, f64)> = loo_ranges
+                    .as_ref()
+                    .map(|r| r.iter().map(|w| w.without(i)).collect())
+                    .unwrap_or_default();
+                out.push(Held {
+                    row: i,
+                    predicted: predict(i),
+                    fold: label.clone(),
+                    interval: None,
+                    extrapolated: outside(x, i, &range, &kept),
+                });
+            }
+            Scheme::KFold { .. } | Scheme::Grouped { .. } => {
+                let train: Vec<usize> = (0..n).filter(|i| !test.contains(i)).collect();
+                let range = ranges(x, &train);
+                out.extend(test.iter().map(|&i| Held {
+                    row: i,
+                    predicted: predict(i),
+                    fold: label.clone(),
+                    interval: None,
+                    extrapolated: outside(x, i, &range, &kept),
+                }));
+            }
+        }
+    }
+    out.sort_by_key(|h| h.row);
+    Ok(out)
+}
+
+/// The rows of each distinct label, labels in order of first appearance.
+fn blocks_of(labels: &[String]) -> Vec<(String, Vec<usize>)> {
+    let mut blocks: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, l) in labels.iter().enumerate() {
+        match blocks.iter_mut().find(|(b, _)| b == l) {
+            Some((_, rows)) => rows.push(i),
+            None => blocks.push((l.clone(), vec![i])),
+        }
+    }
+    blocks
+}
+
 /// Error metrics of predictions against actual values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Metrics {
@@ -501,25 +737,34 @@ pub fn metrics(actual: &[f64], predicted: &[f64]) -> Metrics {
     }
 }
 
-/// Rows whose features are far smaller than the rest (the paper's Sobel and Dwt failures): the
-/// median, over the columns with a positive median, of the row's value over the column median is
-/// below `threshold` (e.g. 1e-3).
+/// Rows whose counters are far smaller than the rest (the paper's Sobel and Dwt failures, whose
+/// counters were 1/25000 of the mean): the median, over the columns that are raw counts (no
+/// negative value, a positive mean), of the row's value over the column's mean is below
+/// `threshold` (e.g. 1e-3). A column with negative values (standardised, centred) says nothing
+/// of size and is not used; a table with no raw column flags no row.
 pub fn tiny_rows(x: MatRef<'_, f64>, threshold: f64) -> Vec<bool> {
     let (n, p) = (x.nrows(), x.ncols());
-    let medians: Vec<f64> = (0..p)
+    let means: Vec<Option<f64>> = (0..p)
         .map(|j| {
-            let mut c: Vec<f64> = (0..n).map(|i| x[(i, j)]).collect();
-            c.sort_by(f64::total_cmp);
-            if n == 0 { 0.0 } else { c[n / 2] }
+            let column = (0..n).map(|i| x[(i, j)]);
+            if n == 0 || column.clone().any(|v| v < 0.0) {
+                return None;
+            }
+            let mean = column.sum::<f64>() / n as f64;
+            (mean > 0.0).then_some(mean)
         })
         .collect();
-    let usable: Vec<usize> = (0..p).filter(|&j| medians[j] > 0.0).collect();
+    let usable: Vec<(usize, f64)> = means
+        .iter()
+        .enumerate()
+        .filter_map(|(j, m)| m.map(|m| (j, m)))
+        .collect();
     (0..n)
         .map(|i| {
             if usable.is_empty() {
                 return false;
             }
-            let mut ratios: Vec<f64> = usable.iter().map(|&j| x[(i, j)] / medians[j]).collect();
+            let mut ratios: Vec<f64> = usable.iter().map(|&(j, m)| x[(i, j)] / m).collect();
             ratios.sort_by(f64::total_cmp);
             ratios[ratios.len() / 2] < threshold
         })
@@ -529,6 +774,117 @@ pub fn tiny_rows(x: MatRef<'_, f64>, threshold: f64) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ridge on columns z-scored by the training rows `train`, refitted from scratch with the
+    /// general least-squares code: the definition `validate_standardized_ridge` must reproduce.
+    fn standardized_refit(
+        x: MatRef<'_, f64>,
+        y: &[f64],
+        lambda: f64,
+        train: &[usize],
+        row: usize,
+    ) -> f64 {
+        let p = x.ncols();
+        let nt = train.len() as f64;
+        let stats: Vec<(f64, f64)> = (0..p)
+            .map(|j| {
+                let m = train.iter().map(|&i| x[(i, j)]).sum::<f64>() / nt;
+                let v = train.iter().map(|&i| (x[(i, j)] - m).powi(2)).sum::<f64>() / nt;
+                (m, v.sqrt())
+            })
+            .collect();
+        let kept: Vec<usize> = (0..p).filter(|&j| stats[j].1 > 0.0).collect();
+        let z = Mat::from_fn(train.len(), kept.len(), |r, k| {
+            let j = kept[k];
+            (x[(train[r], j)] - stats[j].0) / stats[j].1
+        });
+        let yt: Vec<f64> = train.iter().map(|&i| y[i]).collect();
+        let fit = ols(
+            z.as_ref(),
+            &yt,
+            &OlsOptions {
+                ridge: lambda,
+                leverage: false,
+                ..OlsOptions::default()
+            },
+        )
+        .unwrap();
+        let zrow: Vec<f64> = kept
+            .iter()
+            .map(|&j| (x[(row, j)] - stats[j].0) / stats[j].1)
+            .collect();
+        fit.predict(&zrow)
+    }
+
+    #[test]
+    fn standardized_ridge_equals_refits_on_each_training_sets_own_z_scores() {
+        let (mut x, y) = data(40);
+        // A column only the rows of group `c` use: constant (zero) in that group's training set.
+        for i in 0..40 {
+            x[(i, 2)] = if i % 4 == 2 { x[(i, 2)] + 1.0 } else { 0.0 };
+        }
+        let labels: Vec<String> = (0..40)
+            .map(|i| ["a", "b", "c", "d"][i % 4].to_owned())
+            .collect();
+        let lambda = 0.5;
+        for scheme in [
+            Scheme::Fit,
+            Scheme::LeaveOneOut,
+            Scheme::KFold { folds: 5, seed: 3 },
+            Scheme::Grouped {
+                labels: labels.clone(),
+            },
+        ] {
+            let held = validate_standardized_ridge(x.as_ref(), &y, lambda, &scheme).unwrap();
+            assert_eq!(held.len(), 40);
+            let fold_rows = |h: &Held| -> Vec<usize> {
+                match &scheme {
+                    Scheme::Fit => (0..40).collect(),
+                    Scheme::LeaveOneOut => (0..40).filter(|&i| i != h.row).collect(),
+                    Scheme::KFold { folds, seed } => {
+                        let f = fold_labels(40, *folds, *seed);
+                        (0..40).filter(|&i| f[i] != f[h.row]).collect()
+                    }
+                    Scheme::Grouped { labels } => {
+                        (0..40).filter(|&i| labels[i] != labels[h.row]).collect()
+                    }
+                }
+            };
+            for h in &held {
+                let want = standardized_refit(x.as_ref(), &y, lambda, &fold_rows(h), h.row);
+                assert!(
+                    (h.predicted - want).abs() <= 1e-9 * want.abs().max(1.0),
+                    "{scheme:?} row {}: {} vs {want}",
+                    h.row,
+                    h.predicted
+                );
+            }
+        }
+    }
+
+    /// Nothing of the held-out rows reaches their predictions: changing the other held-out rows
+    /// of a group (their features and targets) leaves a held-out row's prediction as it was.
+    #[test]
+    fn a_held_out_rows_prediction_ignores_the_other_held_out_rows() {
+        let (x, y) = data(40);
+        let labels: Vec<String> = (0..40)
+            .map(|i| ["a", "b", "c", "d"][i % 4].to_owned())
+            .collect();
+        let scheme = Scheme::Grouped { labels };
+        let before = validate_standardized_ridge(x.as_ref(), &y, 1.0, &scheme).unwrap();
+        let (mut x2, mut y2) = (x.clone(), y.clone());
+        // Group `a` is rows 0, 4, 8, ...: change every one of them but row 0.
+        for i in (4..40).step_by(4) {
+            for j in 0..3 {
+                x2[(i, j)] = x2[(i, j)] * 7.0 + 100.0;
+            }
+            y2[i] *= -3.0;
+        }
+        let after = validate_standardized_ridge(x2.as_ref(), &y2, 1.0, &scheme).unwrap();
+        assert!((before[0].predicted - after[0].predicted).abs() < 1e-9);
+        // The rows of the other groups did see the change (it is in their training sets).
+        assert!((before[1].predicted - after[1].predicted).abs() > 1e-3);
+    }
 
     fn data(n: usize) -> (Mat<f64>, Vec<f64>) {
         let x = Mat::from_fn(n, 3, |i, j| {
@@ -777,6 +1133,20 @@ mod tests {
         assert_eq!(
             tiny_rows(x.as_ref(), 1e-3),
             [false, false, false, false, true]
+        );
+        // Centred (standardised) values say nothing of size: half of them near zero flag no
+        // row. Before, rows of z-scores near 0 were flagged as tiny kernels.
+        let z = Mat::from_fn(200, 2, |i, j| ((i as f64) - 99.5) / 57.7 + 0.001 * j as f64);
+        assert!(tiny_rows(z.as_ref(), 1e-3).iter().all(|t| !t));
+        // Relative to the mean, not the median: a column of many small values and a few large
+        // ones makes its small values tiny.
+        let skewed = Mat::from_fn(10, 1, |i, _| if i < 9 { 1.0 } else { 1e6 });
+        assert_eq!(
+            tiny_rows(skewed.as_ref(), 1e-3)
+                .iter()
+                .filter(|t| **t)
+                .count(),
+            9
         );
     }
 }

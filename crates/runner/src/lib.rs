@@ -373,6 +373,26 @@ impl Run<'_> {
         let collection = plugin
             .collect(&config, &mut |p| observer.source_progress(&source.name, &p))
             .map_err(|e| self.plugin_error(source, source.location, e))?;
+        let rows: usize = collection.tables.iter().map(|(_, b)| b.num_rows()).sum();
+        if rows == 0 && !source.allow_empty {
+            let tables: Vec<&str> = collection.tables.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(self
+                .error(
+                    source.location,
+                    format!(
+                        "source `{}` ({} / {}) yielded no rows ({}); an input with a header and nothing under it is usually a failed export. Set `allow_empty = true` in the source if none is expected",
+                        source.name,
+                        source.plugin.value,
+                        source.collector.value,
+                        if tables.is_empty() {
+                            "no tables".to_owned()
+                        } else {
+                            format!("tables: {}", tables.join(", "))
+                        }
+                    ),
+                )
+                .into());
+        }
         let mut names = Vec::new();
         let mut figures = Vec::new();
         for (table, batch) in collection.tables {
@@ -458,8 +478,9 @@ impl Run<'_> {
                 let wall_secs = secs_since(started);
                 observer.step_finished(stage.name(), id, wall_secs);
                 let figures = output.figures.clone();
-                let names = output
-                    .add_to(id, tables)
+                let names = step
+                    .value
+                    .add_output(output, tables)
                     .map_err(|e| self.error(step.location, e.to_string()))?;
                 records.push(StepRecord {
                     id: id.to_owned(),

@@ -450,3 +450,55 @@ fn inputs_are_recorded_with_their_hashes() {
     }
     assert_eq!(inputs[0].path, "bench.log");
 }
+
+/// A real gpuperfpredict file cut to its header: a failed export. Refused, unless the source
+/// says none is expected; then the fit with no rows is refused, naming the step.
+#[test]
+fn an_input_with_a_header_and_no_rows() {
+    use std::io::{Read, Write};
+    let case = Case::counters();
+    for gpu in ["Tesla-K40", "GTX-980"] {
+        let path = case.path(&format!("bpnn_layerforward_CUDA-{gpu}.csv.gz"));
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        let header = text.lines().next().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(&path).unwrap(),
+            flate2::Compression::default(),
+        );
+        writeln!(gz, "{header}").unwrap();
+        gz.finish().unwrap();
+    }
+    case.expect_error(
+        "p.toml:4:10: source `gpp` (cuda_profiler / gpuperfpredict) yielded no rows (tables: ",
+    );
+    case.edit(
+        "p.toml",
+        "config = { paths",
+        "allow_empty = true\nconfig = { paths",
+    );
+    case.expect_error("p.toml:17:8: step `fit` (ols): input `observations` has no rows to fit");
+}
+
+/// A fit with too few rows is refused, naming the step and the group: here one row per GPU,
+/// the kernel's launches averaged (`a_group_with_fewer_rows_than_parameters` in the models holds
+/// the rows-against-parameters case).
+#[test]
+fn a_fit_with_too_few_rows() {
+    let case = Case::counters();
+    case.edit(
+        "p.toml",
+        "[[normalize]]",
+        "[[normalize]]\nstep = \"aggregate\"\nid = \"few\"\ninput = \"gpp.observations\"\nby = [\"device\", \"program\"]\n\n[[normalize]]",
+    );
+    case.edit(
+        "p.toml",
+        "observations = \"z.observations\"",
+        "observations = \"few.observations\"",
+    );
+    case.expect_error("p.toml:22:8: step `fit` (ols): the model of device=");
+    let err = case.run().unwrap_err();
+    assert!(err.contains("has 1 row(s): at least 2 are needed"), "{err}");
+}

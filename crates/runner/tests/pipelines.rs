@@ -507,14 +507,32 @@ fn counters_cross_gpu_fills_a_nine_by_nine_matrix() {
         "every launch of every ordered pair"
     );
     let errors = mean_errors(table(&bundle, "counters_cv.validation_summary"));
-    assert_eq!(errors.len(), 72);
+    assert_eq!(
+        errors.len(),
+        72 * 2,
+        "leave-one-out and leave one program out per pair"
+    );
     assert!(errors.iter().all(|(_, _, e)| e.is_finite() && *e > 0.0));
+    // Another GPU's counters predict a kernel seen in training far better than an unseen one.
+    let mean_of = |scheme: &str| {
+        let v: Vec<f64> = errors
+            .iter()
+            .filter(|(_, s, _)| s == scheme)
+            .map(|(_, _, e)| *e)
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(mean_of("leave_one_out(program)") > 10.0 * mean_of("loo"));
     let report = yosoku_tables::report::read_report(table(&bundle, "counters_cv.report")).unwrap();
     let cells: Vec<_> = report
         .iter()
         .filter(|c| c.column != yosoku_models::observations::report::PUBLISHED_COLUMN)
         .collect();
-    assert_eq!(cells.len(), 72);
+    assert_eq!(
+        cells.len(),
+        72 * 2,
+        "a 9 x 9 matrix (diagonal empty) per hold-out"
+    );
     assert!(
         cells.iter().all(|c| c.row != c.column),
         "no GPU predicts itself"

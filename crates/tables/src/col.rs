@@ -107,6 +107,7 @@ pub const TERM_COUNT: &str = "term_count";
 pub const R2: &str = "r2";
 pub const ADJUSTED_R2: &str = "adjusted_r2";
 pub const RMSE_SECS: &str = "rmse_secs";
+pub const RESIDUAL_STD_ERROR: &str = "residual_std_error";
 pub const CONDITION_NUMBER: &str = "condition_number";
 pub const DROPPED: &str = "dropped";
 

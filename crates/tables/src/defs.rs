@@ -891,7 +891,15 @@ pub static MODEL_SUMMARY: TableDef = TableDef {
             false,
             Some("s"),
             V::NonNegative,
-            "Root mean square error of the fitted times, in seconds (back-transformed when the target is a logarithm).",
+            "Root mean square error of the fitted times, in seconds (back-transformed when the target is a logarithm): sqrt(SSE / n), divided by the rows, not by the residual degrees of freedom.",
+        ),
+        column(
+            col::RESIDUAL_STD_ERROR,
+            T::Float64,
+            true,
+            None,
+            V::NonNegative,
+            "Residual standard error on the modelled scale (seconds, or ln seconds for a log target): sqrt(RSS / (n - terms - 1)), divided by the residual degrees of freedom, as statsmodels' sqrt(scale) and R's sigma; null with none left.",
         ),
         column(
             col::CONDITION_NUMBER,

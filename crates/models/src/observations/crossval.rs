@@ -16,13 +16,15 @@ use faer::Mat;
 use yosoku_tables::VALIDATION_SUMMARY;
 
 use super::Observations;
-use super::fit::{GroupData, Method, ModelSpec, Trained, group_data, train};
+use super::feature_values;
+use super::fit::{GroupData, Method, ModelSpec, Trained, check_sizes, group_data, train};
 use yosoku_tables::report::ReportCell;
 
 use super::report::{Matrix, Published, add_published};
 use crate::ModelError;
 use yosoku_regression::validate::{
     Held, Scheme, fold_labels, is_outside, metrics, training_ranges, validate,
+    validate_standardized_ridge,
 };
 use yosoku_regression::{OlsOptions, RegressionError};
 use yosoku_tables::rows::PredictionRow;
@@ -104,15 +106,30 @@ impl Holdout {
     }
 }
 
+/// The model's features were standardised (z-scored) over all rows before it was fitted. A
+/// hold-out must see nothing of its held-out rows, so validation fits the standardisation again
+/// inside every training set, from the values before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standardized {
+    /// The `observations` before standardisation: the same rows, in the same order.
+    pub raw: RecordBatch,
+    /// The columns standardised (empty: every feature).
+    pub columns: Vec<String>,
+    /// Standardised within each group of these columns.
+    pub group_by: Vec<String>,
+}
+
 /// What to validate and how to report it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrossValidation {
     pub holdouts: Vec<Holdout>,
-    /// A row is flagged `tiny_counters` when the median of its counters over the column medians
-    /// is below this (Shimada et al.'s failures had counters 1/25000 of the mean).
+    /// A row is flagged `tiny_counters` when the median, over its counters, of counter / the
+    /// counter's mean is below this (Shimada et al.'s failures had counters 1/25000 of the mean).
     pub tiny_threshold: f64,
     pub matrix: Option<Matrix>,
     pub published: Vec<Published>,
+    /// When the model's rows were standardised upstream: how, and the values before.
+    pub standardized: Option<Standardized>,
 }
 
 /// One row of `validation_summary`.
@@ -161,15 +178,28 @@ pub fn cross_validate(
 ) -> Result<Validated, ModelError> {
     let obs = Observations::new("observations", observations)?;
     let groups = group_data(&obs, spec)?;
+    check_sizes(spec, &groups)?;
+    let raw_groups = match &cv.standardized {
+        Some(st) => Some(unstandardized(&obs, spec, st, &groups)?),
+        None => None,
+    };
     let mut predictions = Vec::new();
     let mut summary = Vec::new();
-    for g in &groups {
-        let tiny = g.tiny(cv.tiny_threshold);
+    for (k, g) in groups.iter().enumerate() {
+        // Out of sample, a standardised model is validated on the values before
+        // standardisation, which every training set standardises for itself.
+        let raw = raw_groups.as_ref().map(|r| &r[k]);
+        let tiny = raw.unwrap_or(g).tiny(cv.tiny_threshold);
         // Training on all rows is shared by the in-sample and leave-one-out schemes.
         let mut full: Option<Trained> = None;
         for holdout in &cv.holdouts {
             let name = holdout.name(&spec.method);
-            let held = held_out(&obs, spec, g, holdout, &mut full)?;
+            let held = match raw {
+                Some(raw) if *holdout != Holdout::Fit => {
+                    held_out_standardized(&obs, spec, raw, holdout)?
+                }
+                _ => held_out(&obs, spec, g, holdout, &mut full)?,
+            };
             let columns_in_model = full.as_ref().map(|t| t.fit.kept.len());
             let rows: Vec<PredictionRow> = held
                 .iter()
@@ -195,46 +225,109 @@ pub fn cross_validate(
     })
 }
 
-/// The out-of-sample predictions of one group by one scheme, on the modelled scale.
-fn held_out(
+/// The groups of a standardised model with the values before standardisation, after checking
+/// that validation can refit the standardisation per training set: it standardised within the
+/// model's own groups, every feature of a ridge model, and the model is least squares.
+fn unstandardized(
     obs: &Observations<'_>,
     spec: &ModelSpec,
+    st: &Standardized,
+    groups: &[GroupData],
+) -> Result<Vec<GroupData>, ModelError> {
+    let mut ours = spec.group_by.clone();
+    let mut theirs = st.group_by.clone();
+    ours.sort();
+    theirs.sort();
+    if ours != theirs {
+        return Err(ModelError::invalid(format!(
+            "the model's rows were standardised within groups of ({}) but the model groups by ({}): validation refits the standardisation inside every training set only when they are the same columns; standardise with the model's `group_by`",
+            st.group_by.join(", "),
+            spec.group_by.join(", ")
+        )));
+    }
+    let ridge = match spec.method {
+        Method::Ols { ridge } => ridge,
+        Method::Stepwise(_) => {
+            return Err(ModelError::invalid(
+                "a stepwise model fitted on standardised rows cannot be validated honestly (its splines and interactions would need the standardisation refitted inside every training set): fit it on the observations before the `zscore` step",
+            ));
+        }
+    };
+    if spec.log_features {
+        return Err(ModelError::invalid(
+            "`log_features` on standardised rows: take the logarithm before standardising, or fit on the observations before the `zscore` step",
+        ));
+    }
+    let raw = Observations::new("observations before zscore", &st.raw)?;
+    if raw.rows() != obs.rows() {
+        return Err(ModelError::invalid(format!(
+            "the observations before standardisation have {} rows, the standardised ones {}",
+            raw.rows(),
+            obs.rows()
+        )));
+    }
+    let features = spec.choice.resolve(obs)?;
+    if ridge > 0.0
+        && !st.columns.is_empty()
+        && let Some(f) = features.iter().find(|f| !st.columns.contains(f))
+    {
+        return Err(ModelError::invalid(format!(
+            "feature `{f}` of this ridge model was not standardised with the others (`columns` of the zscore step): the penalty would weigh it on another scale"
+        )));
+    }
+    groups
+        .iter()
+        .map(|g| {
+            let values = features
+                .iter()
+                .map(|f| feature_values(&raw, f, &g.group.rows, false))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(GroupData {
+                group: g.group.clone(),
+                names: g.names.clone(),
+                raw: values.clone(),
+                values,
+                target: g.target.clone(),
+                secs: g.secs.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Out-of-sample predictions of a model fitted on standardised rows, from the values before
+/// standardisation (`raw`): every training set is standardised by its own rows. Least squares
+/// predicts the same whatever the scale of its columns, so it is validated on the raw values as
+/// they are; ridge is solved per training set on columns standardised by that set.
+fn held_out_standardized(
+    obs: &Observations<'_>,
+    spec: &ModelSpec,
+    raw: &GroupData,
+    holdout: &Holdout,
+) -> Result<Vec<Held>, ModelError> {
+    let ridge = match spec.method {
+        Method::Ols { ridge } => ridge,
+        Method::Stepwise(_) => 0.0,
+    };
+    let scheme = scheme_of(obs, raw, holdout)?;
+    let n = raw.secs.len();
+    let x = Mat::from_fn(n, raw.values.len(), |i, j| raw.values[j][i]);
+    if ridge > 0.0 {
+        validate_standardized_ridge(x.as_ref(), &raw.target, ridge, &scheme)
+            .map_err(|e| group_error(raw, e))
+    } else {
+        let options = OlsOptions::default();
+        validate(x.as_ref(), &raw.target, &options, &scheme).map_err(|e| group_error(raw, e))
+    }
+}
+
+/// The regression's scheme for a hold-out of one group's rows.
+fn scheme_of(
+    obs: &Observations<'_>,
     g: &GroupData,
     holdout: &Holdout,
-    full: &mut Option<Trained>,
-) -> Result<Vec<Held>, ModelError> {
-    let columns = g.columns();
+) -> Result<Scheme, ModelError> {
     let n = g.secs.len();
-    let labels = |columns: &[String]| -> Result<Vec<String>, ModelError> {
-        let arrays = columns
-            .iter()
-            .map(|c| obs.label(c))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(g.group
-            .rows
-            .iter()
-            .map(|&r| {
-                arrays
-                    .iter()
-                    .map(|a| if a.is_null(r) { "" } else { a.value(r) })
-                    .collect::<Vec<_>>()
-                    .join("/")
-            })
-            .collect())
-    };
-    let options = OlsOptions {
-        ridge: match spec.method {
-            Method::Ols { ridge } => ridge,
-            Method::Stepwise(_) => 0.0,
-        },
-        ..OlsOptions::default()
-    };
-    if full.is_none() {
-        *full =
-            Some(train(spec, &g.names, &columns, &g.target, false).map_err(|e| group_error(g, e))?);
-    }
-    let trained = full.as_ref().expect("trained above");
-    let scheme = match holdout {
+    Ok(match holdout {
         Holdout::Fit => Scheme::Fit,
         Holdout::LeaveOneOut => Scheme::LeaveOneOut,
         Holdout::KFold { folds, seed } => {
@@ -249,9 +342,56 @@ fn held_out(
             }
         }
         Holdout::LeaveOneValueOut { columns } => Scheme::Grouped {
-            labels: labels(columns)?,
+            labels: group_labels(obs, g, columns)?,
         },
+    })
+}
+
+/// Each row's values of `columns`, joined: the label a leave-one-value-out holds out by.
+fn group_labels(
+    obs: &Observations<'_>,
+    g: &GroupData,
+    columns: &[String],
+) -> Result<Vec<String>, ModelError> {
+    let arrays = columns
+        .iter()
+        .map(|c| obs.label(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(g.group
+        .rows
+        .iter()
+        .map(|&r| {
+            arrays
+                .iter()
+                .map(|a| if a.is_null(r) { "" } else { a.value(r) })
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+        .collect())
+}
+
+/// The out-of-sample predictions of one group by one scheme, on the modelled scale.
+fn held_out(
+    obs: &Observations<'_>,
+    spec: &ModelSpec,
+    g: &GroupData,
+    holdout: &Holdout,
+    full: &mut Option<Trained>,
+) -> Result<Vec<Held>, ModelError> {
+    let columns = g.columns();
+    let options = OlsOptions {
+        ridge: match spec.method {
+            Method::Ols { ridge } => ridge,
+            Method::Stepwise(_) => 0.0,
+        },
+        ..OlsOptions::default()
     };
+    if full.is_none() {
+        *full =
+            Some(train(spec, &g.names, &columns, &g.target, false).map_err(|e| group_error(g, e))?);
+    }
+    let trained = full.as_ref().expect("trained above");
+    let scheme = scheme_of(obs, g, holdout)?;
     match (&spec.method, &scheme) {
         // Least squares, and stepwise in sample or leave-one-out with its selection fixed: the
         // design is known, the regression module refits.
@@ -593,7 +733,115 @@ mod tests {
             tiny_threshold: 1e-3,
             matrix: None,
             published: vec![],
+            standardized: None,
         }
+    }
+
+    /// `data()` with the features of every row of program `r` but row 2 changed.
+    fn data_with_r_changed() -> RecordBatch {
+        let mut ids = Vec::new();
+        let (mut secs, mut x, mut z) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..30 {
+            let program = ["p", "q", "r"][i % 3];
+            let mut a = 10.0 + i as f64 * 3.0;
+            let mut b = ((i * 7) % 11) as f64 + 1.0;
+            ids.push(("g", program, "v"));
+            secs.push(0.01 + 0.002 * a + 0.001 * b + 0.0001 * ((i * 13 % 7) as f64 - 3.0));
+            if program == "r" && i != 2 {
+                a = a * 40.0 + 500.0;
+                b *= 9.0;
+            }
+            x.push(a);
+            z.push(b);
+        }
+        observations(&ids, &secs, &[("x", "count", x), ("z", "count", z)])
+    }
+
+    /// The prediction of held-out row 2 (program `r`) when `r` is held out, the model a ridge
+    /// fit on z-scored features, with the z-scores fitted `honestly` (per training set) or not.
+    fn held_out_prediction(batch: &RecordBatch, honest: bool) -> f64 {
+        let z = super::super::normalize::zscore(batch, &[], &[]).unwrap();
+        let mut cv = cv(vec![Holdout::LeaveOneValueOut {
+            columns: vec!["program".into()],
+        }]);
+        if honest {
+            cv.standardized = Some(Standardized {
+                raw: batch.clone(),
+                columns: vec![],
+                group_by: vec![],
+            });
+        }
+        let v =
+            cross_validate("m", &z.observations, &spec(Method::Ols { ridge: 2.0 }), &cv).unwrap();
+        v.predictions[2].predicted_secs
+    }
+
+    /// A z-score fitted on all rows leaks the held-out rows into a ridge model (its penalty
+    /// depends on the scale); fitted per training set, nothing of them reaches the prediction.
+    #[test]
+    fn standardisation_is_refitted_inside_every_training_set() {
+        let (before, after) = (data(), data_with_r_changed());
+        let honest = (
+            held_out_prediction(&before, true),
+            held_out_prediction(&after, true),
+        );
+        assert!(
+            (honest.0 - honest.1).abs() <= 1e-10 * honest.0.abs(),
+            "{honest:?}"
+        );
+        let leaky = (
+            held_out_prediction(&before, false),
+            held_out_prediction(&after, false),
+        );
+        assert!(
+            (leaky.0 - leaky.1).abs() > 1e-3 * leaky.0.abs(),
+            "{leaky:?}"
+        );
+        // In sample, nothing is held out: the standardised fit is the model's own.
+        let z = super::super::normalize::zscore(&before, &[], &[]).unwrap();
+        let mut fit_cv = cv(vec![Holdout::Fit]);
+        fit_cv.standardized = Some(Standardized {
+            raw: before.clone(),
+            columns: vec![],
+            group_by: vec![],
+        });
+        let with = cross_validate(
+            "m",
+            &z.observations,
+            &spec(Method::Ols { ridge: 2.0 }),
+            &fit_cv,
+        )
+        .unwrap();
+        let without = cross_validate(
+            "m",
+            &z.observations,
+            &spec(Method::Ols { ridge: 2.0 }),
+            &cv(vec![Holdout::Fit]),
+        )
+        .unwrap();
+        let predicted = |v: &Validated| -> Vec<f64> {
+            v.predictions.iter().map(|p| p.predicted_secs).collect()
+        };
+        assert_eq!(predicted(&with), predicted(&without));
+    }
+
+    #[test]
+    fn standardisation_that_cannot_be_refitted_is_refused() {
+        let batch = data();
+        let z = super::super::normalize::zscore(&batch, &[], &["device".into()]).unwrap();
+        let mut cv = cv(vec![Holdout::LeaveOneOut]);
+        cv.standardized = Some(Standardized {
+            raw: batch,
+            columns: vec![],
+            group_by: vec!["device".into()],
+        });
+        let e = cross_validate("m", &z.observations, &spec(Method::Ols { ridge: 1.0 }), &cv)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("standardised within groups of (device) but the model groups by ()"),
+            "{e}"
+        );
     }
 
     #[test]

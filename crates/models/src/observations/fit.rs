@@ -274,7 +274,10 @@ pub struct GroupFit {
     pub method: String,
     pub r2: f64,
     pub adj_r2: f64,
+    /// sqrt(SSE / n) of the fitted times, in seconds.
     pub rmse_secs: f64,
+    /// sqrt(RSS / df_residual) on the modelled scale (statsmodels' sqrt(scale), R's sigma).
+    pub residual_std_error: f64,
     pub condition_number: Option<f64>,
     /// (term, estimate or None when dropped, std error, t, p, status)
     pub coefficients: Vec<CoefficientRow>,
@@ -322,6 +325,7 @@ pub fn fit(
 ) -> Result<Vec<GroupFit>, ModelError> {
     let obs = Observations::new("observations", observations)?;
     let groups = group_data(&obs, spec)?;
+    check_sizes(spec, &groups)?;
     let mut out = Vec::with_capacity(groups.len());
     for g in &groups {
         let trained = train(spec, &g.names, &g.columns(), &g.target, false).map_err(|e| {
@@ -337,6 +341,38 @@ pub fn fit(
         out.push(group_fit(model, &obs, spec, g, &trained));
     }
     Ok(out)
+}
+
+/// Refuses what no fit can determine: no rows at all, a group of fewer than two rows, or a
+/// least-squares model with fewer rows than parameters (its coefficients would be whatever the
+/// pivoting left; a ridge penalty or a stepwise selection can do with fewer).
+pub(crate) fn check_sizes(spec: &ModelSpec, groups: &[GroupData]) -> Result<(), ModelError> {
+    if groups.is_empty() {
+        return Err(ModelError::invalid(
+            "input `observations` has no rows to fit",
+        ));
+    }
+    for g in groups {
+        let who = if g.group.key.is_empty() {
+            "the model".to_owned()
+        } else {
+            format!("the model of {}", g.group.key)
+        };
+        let n = g.secs.len();
+        let features = g.values.len();
+        if n < 2 {
+            return Err(ModelError::invalid(format!(
+                "{who} has {n} row(s): at least 2 are needed to fit anything"
+            )));
+        }
+        if matches!(spec.method, Method::Ols { ridge } if ridge == 0.0) && n < features + 1 {
+            return Err(ModelError::invalid(format!(
+                "{who} has {n} rows for {} parameters ({features} features and the intercept): too few to determine it; use fewer features, more rows, or a `ridge` penalty",
+                features + 1
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn group_fit(
@@ -355,7 +391,7 @@ fn group_fit(
         standardised: None,
         std_error: finite(fit.intercept_std_error),
         t_value: finite(fit.intercept / fit.intercept_std_error),
-        p_value: None,
+        p_value: finite(fit.intercept_p_value),
         status: "kept",
     }];
     let mut dropped = Vec::new();
@@ -453,6 +489,7 @@ fn group_fit(
         r2: fit.r2,
         adj_r2: fit.adj_r2,
         rmse_secs,
+        residual_std_error: fit.sigma,
         condition_number,
         coefficients,
         dropped,
@@ -620,6 +657,11 @@ pub fn summary_batch(
             )),
             Arc::new(
                 fits.iter()
+                    .map(|f| finite(f.residual_std_error))
+                    .collect::<Float64Array>(),
+            ),
+            Arc::new(
+                fits.iter()
                     .map(|f| f.condition_number.and_then(finite))
                     .collect::<Float64Array>(),
             ),
@@ -721,6 +763,35 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_group_with_fewer_rows_than_parameters() {
+        let batch = observations(
+            &[("a", "p", "1"), ("a", "p", "2"), ("a", "p", "3")],
+            &[1.0, 2.0, 3.5],
+            &[
+                ("x", "count", vec![1.0, 2.0, 3.0]),
+                ("y", "count", vec![3.0, 1.0, 2.0]),
+                ("z", "count", vec![5.0, 5.5, 7.0]),
+            ],
+        );
+        let spec = |ridge: f64| ModelSpec {
+            choice: FeatureChoice::default(),
+            group_by: vec!["device".into()],
+            log_target: false,
+            log_features: false,
+            method: Method::Ols { ridge },
+        };
+        let e = fit("m", &batch, &spec(0.0)).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "the model of device=a has 3 rows for 4 parameters (3 features and the intercept): too few to determine it; use fewer features, more rows, or a `ridge` penalty"
+        );
+        // A ridge penalty determines it.
+        assert!(fit("m", &batch, &spec(1.0)).is_ok());
+        let empty = batch.slice(0, 0);
+        let e = fit("m", &empty, &spec(0.0)).unwrap_err().to_string();
+        assert_eq!(e, "input `observations` has no rows to fit");
+    }
     #[test]
     fn one_model_per_group_recovers_the_coefficients_and_reports_the_collinear_column() {
         let spec = ols_per_device();

@@ -35,6 +35,10 @@ pub(crate) const CROSS_VALIDATE: StepKind = StepKind::new::<CrossValidateParams>
     "out-of-sample predictions of a fitted model",
 );
 
+/// Above this mean |error| when a program is held out, a model is reported as unable to
+/// predict programs it was not fitted on: its predictions are off by more than half.
+const GENERALISES_BELOW_PCT: f64 = 50.0;
+
 /// Rows and columns of a matrix report.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -371,6 +375,7 @@ impl StepParams for CrossValidateParams {
                 tiny_threshold: self.tiny_threshold,
                 matrix: self.matrix.as_ref().map(MatrixSpec::matrix),
                 published,
+                standardized: None,
             },
         })
     }
@@ -403,9 +408,25 @@ impl Step for CrossValidate {
                 model.observations
             ))
         })?;
-        let validated = crossval::cross_validate(cx.id, observations, &model.spec, &self.cv)?;
+        let mut cv = self.cv.clone();
+        cv.standardized = standardized(cx, &model.observations)?;
+        let validated = crossval::cross_validate(cx.id, observations, &model.spec, &cv)?;
         let mut figures = Vec::new();
-        for (scheme, mean, lo, hi) in crossval::scheme_ranges(&validated.summary) {
+        let ranges = crossval::scheme_ranges(&validated.summary);
+        // The question users ask most: does the model predict a program it has never seen?
+        // Said in words, beside the numbers, whenever a program was held out.
+        if let Some((scheme, mean, _, _)) = ranges
+            .iter()
+            .find(|(scheme, ..)| scheme == "leave_one_out(program)")
+        {
+            let verdict = if *mean > GENERALISES_BELOW_PCT {
+                format!("cannot predict unseen programs ({scheme} > {GENERALISES_BELOW_PCT} %)")
+            } else {
+                format!("predicts unseen programs ({scheme} <= {GENERALISES_BELOW_PCT} %)")
+            };
+            figures.push(Figure::new(verdict, *mean, "%").headline());
+        }
+        for (scheme, mean, lo, hi) in ranges {
             figures.push(
                 Figure::new(
                     format!("{scheme}: mean |error|, mean over models"),
@@ -439,9 +460,45 @@ impl Step for CrossValidate {
     }
 }
 
+/// How the model's table was standardised, when a `zscore` step made it: validation refits the
+/// standardisation inside every training set, from the table before. A standardisation further
+/// upstream (a `zscore` followed by other steps) cannot be refitted per training set, and is
+/// refused rather than validated with the held-out rows in its scaling.
+fn standardized(
+    cx: &StepContext<'_>,
+    table: &str,
+) -> Result<Option<crossval::Standardized>, StepError> {
+    if let Some(s) = cx.tables.standardization(table) {
+        let raw = cx.tables.get(&s.input).ok_or_else(|| {
+            StepError::Invalid(format!(
+                "the table `{}` that `{table}` standardises is gone",
+                s.input
+            ))
+        })?;
+        return Ok(Some(crossval::Standardized {
+            raw: raw.clone(),
+            columns: s.columns.clone(),
+            group_by: s.group_by.clone(),
+        }));
+    }
+    match cx
+        .tables
+        .ancestors(table)
+        .into_iter()
+        .find(|a| cx.tables.standardization(a).is_some())
+    {
+        Some(upstream) => Err(StepError::Invalid(format!(
+            "the model's observations `{table}` are made from `{upstream}`, which a `zscore` step standardised over all rows, held-out rows included; validation refits the standardisation inside every training set only when the `zscore` step feeds the fit directly: move it just before the fit"
+        ))),
+        None => Ok(None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{observations, parse_error, run_error, run_steps};
+    use super::super::testing::{
+        observations, observations_of, parse_error, run_error, run_steps, run_steps_with_figures,
+    };
 
     /// time = 1 + 2 x inst on two devices, with a second counter of noise.
     fn data() -> arrow_array::RecordBatch {
@@ -542,5 +599,97 @@ mod tests {
             e.contains("step `fit` (ols): input `observations` has no feature column `inst_exec`; did you mean inst?"),
             "{e}"
         );
+    }
+
+    /// Three programs; the rows of program `c` but the first changed when `change` is set.
+    fn programs(change: bool) -> arrow_array::RecordBatch {
+        let mut rows = Vec::new();
+        let (mut secs, mut inst, mut gld) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..24 {
+            let program = ["a", "b", "c"][i % 3];
+            let (mut x, mut y) = (1.0 + i as f64, ((i * 5) % 7) as f64 + 1.0);
+            secs.push(0.5 + 0.2 * x + 0.05 * y + 0.01 * ((i * 11 % 5) as f64));
+            if change && program == "c" && i != 2 {
+                x = x * 30.0 + 400.0;
+                y *= 8.0;
+            }
+            rows.push(("gpu", program));
+            inst.push(x);
+            gld.push(y);
+        }
+        observations_of(&rows, &secs, &[("inst", &inst), ("gld", &gld)])
+    }
+
+    const HONEST: &str = "[[normalize]]\nstep = \"zscore\"\nid = \"z\"\ninput = \"src.observations\"\n\
+        [[fit]]\nstep = \"ols\"\nid = \"fit\"\nobservations = \"z.observations\"\nridge = 1.0\n\
+        [[validate]]\nstep = \"cross_validate\"\nid = \"cv\"\nmodel = \"fit\"\nholdouts = [\"leave_one_out(program)\"]";
+
+    /// The prediction of row 2 (program `c`) with `c` held out.
+    fn row_2(batch: arrow_array::RecordBatch) -> f64 {
+        let set = run_steps(HONEST, vec![("observations", batch)]).unwrap();
+        let p =
+            yosoku_tables::rows::read_predictions("p", set.get("cv.predictions").unwrap()).unwrap();
+        p[2].predicted_secs
+    }
+
+    /// A `zscore` step feeding a ridge fit: validation standardises each training set by itself,
+    /// so a held-out row's prediction is unchanged when the other held-out rows change.
+    #[test]
+    fn a_zscore_is_refitted_inside_every_training_set() {
+        let (before, after) = (row_2(programs(false)), row_2(programs(true)));
+        assert!(
+            (before - after).abs() <= 1e-10 * before.abs(),
+            "{before} vs {after}"
+        );
+        // A standardisation further upstream cannot be refitted per training set: refused.
+        let e = run_error(
+            &HONEST.replace(
+                "observations = \"z.observations\"",
+                "observations = \"d.observations\"",
+            )
+            .replace(
+                "[[fit]]",
+                "[[normalize]]\nstep = \"derive\"\nid = \"d\"\ninput = \"z.observations\"\nratios = [{ name = \"r\", numerator = \"inst\", denominator = \"gld\" }]\n[[fit]]",
+            ),
+            vec![("observations", programs(false))],
+        );
+        assert!(
+            e.contains(
+                "made from `z.observations`, which a `zscore` step standardised over all rows"
+            ),
+            "{e}"
+        );
+    }
+
+    /// Whether a model predicts a program it was never fitted on is said in words: here the
+    /// three programs follow one law (it does), then one follows another (it cannot).
+    #[test]
+    fn the_summary_says_whether_unseen_programs_are_predicted() {
+        let steps = "[[fit]]\nstep = \"ols\"\nid = \"fit\"\nobservations = \"src.observations\"\n\
+            [[validate]]\nstep = \"cross_validate\"\nid = \"cv\"\nmodel = \"fit\"\nholdouts = [\"loo\", \"leave_one_out(program)\"]";
+        let verdict = |batch| -> String {
+            let (_, figures) =
+                run_steps_with_figures(steps, vec![("observations", batch)]).unwrap();
+            let cv = &figures.iter().find(|(id, _)| id == "cv").unwrap().1;
+            cv.iter()
+                .find(|f| f.name.contains("unseen programs"))
+                .map(|f| f.name.clone())
+                .unwrap()
+        };
+        assert!(verdict(programs(false)).starts_with("predicts unseen programs"));
+        // Program `c` takes 40 times longer for the same counters.
+        let mut rows = Vec::new();
+        let (mut secs, mut inst, mut gld) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..24 {
+            let program = ["a", "b", "c"][i % 3];
+            let (x, y) = (1.0 + i as f64, ((i * 5) % 7) as f64 + 1.0);
+            let t = 0.5 + 0.2 * x + 0.05 * y;
+            secs.push(if program == "c" { 40.0 * t } else { t });
+            rows.push(("gpu", program));
+            inst.push(x);
+            gld.push(y);
+        }
+        let unlike = observations_of(&rows, &secs, &[("inst", &inst), ("gld", &gld)]);
+        assert!(verdict(unlike).starts_with("cannot predict unseen programs"));
     }
 }

@@ -29,8 +29,8 @@ use yosoku_models::ModelError;
 use yosoku_tables::rows::RowsError;
 use yosoku_tables::{Figure, TableDef};
 
-pub use crate::table_set::ModelDefinition;
 use crate::table_set::{DuplicateTable, TableSet};
+pub use crate::table_set::{ModelDefinition, Standardization};
 
 /// Every step kind, in the order docs/pipelines.md lists them. The one place a kind is named.
 pub static STEP_KINDS: &[StepKind] = &[
@@ -346,6 +346,8 @@ pub struct StepOutput {
     pub tables: Vec<(String, RecordBatch)>,
     pub figures: Vec<Figure>,
     pub model: Option<ModelDefinition>,
+    /// Set by `zscore`: its table is its input standardised.
+    pub standardization: Option<Standardization>,
 }
 
 impl StepOutput {
@@ -375,16 +377,46 @@ impl StepOutput {
         self
     }
 
-    /// Adds what the step `id` produced to `tables`: its tables under `<id>.` and its model.
-    /// Returns the names of the tables added.
-    pub fn add_to(self, id: &str, tables: &mut TableSet) -> Result<Vec<String>, DuplicateTable> {
-        let mut names = Vec::with_capacity(self.tables.len());
-        for (table, batch) in self.tables {
-            tables.insert(id, &table, batch)?;
-            names.push(format!("{id}.{table}"));
+    pub fn standardization(mut self, standardization: Standardization) -> Self {
+        self.standardization = Some(standardization);
+        self
+    }
+}
+
+impl PipelineStep {
+    /// Adds what this step produced to `tables`: its tables under `<id>.`, each recorded as made
+    /// from the step's inputs, its model and its standardisation. Returns the names of the
+    /// tables added.
+    pub fn add_output(
+        &self,
+        output: StepOutput,
+        tables: &mut TableSet,
+    ) -> Result<Vec<String>, DuplicateTable> {
+        let parents: Vec<String> = self
+            .step
+            .inputs()
+            .into_iter()
+            .map(|r| r.get_ref().clone())
+            .chain(
+                // A validation step reads its model's table.
+                self.step
+                    .model_input()
+                    .and_then(|m| tables.model(m.get_ref()))
+                    .map(|m| m.observations.clone()),
+            )
+            .collect();
+        let mut names = Vec::with_capacity(output.tables.len());
+        for (table, batch) in output.tables {
+            tables.insert(&self.id, &table, batch)?;
+            let name = format!("{}.{table}", self.id);
+            tables.insert_parents(&name, parents.clone());
+            if let Some(s) = &output.standardization {
+                tables.insert_standardization(&name, s.clone());
+            }
+            names.push(name);
         }
-        if let Some(model) = self.model {
-            tables.insert_model(id, model);
+        if let Some(model) = output.model {
+            tables.insert_model(&self.id, model);
         }
         Ok(names)
     }

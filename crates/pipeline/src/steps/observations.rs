@@ -8,8 +8,8 @@ use yosoku_models::observations::normalize;
 use yosoku_tables::{Figure, METRIC_KINDS, OBSERVATIONS};
 
 use super::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    names,
+    ParamError, Stage, Standardization, Step, StepContext, StepError, StepKind, StepOutput,
+    StepParams, TableRef, names,
 };
 
 pub(crate) const PIVOT_COUNTERS: StepKind = StepKind::new::<PivotCounters>(
@@ -221,7 +221,13 @@ impl Step for ZScore {
                 "",
             ));
         }
-        Ok(observations_output(z.observations, figures))
+        Ok(
+            observations_output(z.observations, figures).standardization(Standardization {
+                input: self.input.get_ref().clone(),
+                columns: self.columns.clone(),
+                group_by: self.group_by.clone(),
+            }),
+        )
     }
 }
 

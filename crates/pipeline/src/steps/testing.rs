@@ -62,6 +62,17 @@ pub(crate) fn parse_error(stage: &str, body: &str) -> String {
 /// `src2`) and runs every step in stage order, as the runner does (which checks each step's
 /// outputs against what it declares).
 pub(crate) fn run_steps(steps: &str, tables: Vec<(&str, RecordBatch)>) -> Result<TableSet, String> {
+    run_steps_with_figures(steps, tables).map(|(set, _)| set)
+}
+
+/// The figures each step reported, by step id.
+pub(crate) type StepFigures = Vec<(String, Vec<yosoku_tables::Figure>)>;
+
+/// [`run_steps`], with the figures each step reported.
+pub(crate) fn run_steps_with_figures(
+    steps: &str,
+    tables: Vec<(&str, RecordBatch)>,
+) -> Result<(TableSet, StepFigures), String> {
     let spec = PipelineSpec::parse("p.toml", &pipeline(steps)).map_err(|e| e.to_string())?;
     let mut set = TableSet::new();
     for (name, batch) in tables {
@@ -69,15 +80,17 @@ pub(crate) fn run_steps(steps: &str, tables: Vec<(&str, RecordBatch)>) -> Result
         set.insert(source, table, batch)
             .map_err(|e| e.to_string())?;
     }
+    let mut figures = Vec::new();
     for stage in Stage::ALL {
         for step in spec.steps.iter().filter(|s| s.value.stage() == stage) {
             let output = run_step(&spec, step, &set).map_err(|e| e.to_string())?;
-            output
-                .add_to(step.value.id(), &mut set)
+            figures.push((step.value.id().to_owned(), output.figures.clone()));
+            step.value
+                .add_output(output, &mut set)
                 .map_err(|e| e.to_string())?;
         }
     }
-    Ok(set)
+    Ok((set, figures))
 }
 
 /// The error of [`run_steps`], which must fail.
@@ -95,9 +108,20 @@ pub(crate) fn observations(
     secs: &[f64],
     features: &[(&str, &[f64])],
 ) -> RecordBatch {
+    let rows: Vec<(&str, &str)> = devices.iter().map(|d| (*d, "p")).collect();
+    observations_of(&rows, secs, features)
+}
+
+/// An `observations` table: one row per (device, program) of `rows` (variant the row number),
+/// its time, and `count` features.
+pub(crate) fn observations_of(
+    rows: &[(&str, &str)],
+    secs: &[f64],
+    features: &[(&str, &[f64])],
+) -> RecordBatch {
     use arrow_schema::{Field, Schema};
     use yosoku_models::observations::{FeatureColumn, feature_field};
-    let n = devices.len();
+    let n = rows.len();
     let variants: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
     let run_ids: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
     let mut fields: Vec<Field> = yosoku_tables::OBSERVATIONS
@@ -106,10 +130,12 @@ pub(crate) fn observations(
         .iter()
         .map(|f| f.as_ref().clone())
         .collect();
+    let devices: Vec<&str> = rows.iter().map(|r| r.0).collect();
+    let programs: Vec<&str> = rows.iter().map(|r| r.1).collect();
     let mut columns: Vec<ArrayRef> = vec![
         Arc::new(StringArray::from_iter_values(&run_ids)),
-        s(devices),
-        s(&vec!["p"; n]),
+        s(&devices),
+        s(&programs),
         Arc::new(StringArray::from_iter_values(&variants)),
         f(secs),
     ];
