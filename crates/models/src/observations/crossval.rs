@@ -3,10 +3,9 @@
 //! and per program and flags on the predictions that should not be trusted.
 //!
 //! Least-squares models are refitted on every training set (leave-one-out exactly, from the hat
-//! matrix). A stepwise model is selected again on every k-fold or group training set; for
-//! leave-one-out the selection made on all rows is kept and only the coefficients are left out
-//! (the selection itself has seen the row: that estimate is optimistic, and the table says so
-//! with the validation name `loo(selection fixed)`).
+//! matrix). A stepwise model is selected again on every training set, leave-one-out included
+//! (one selection per row): nothing fitted, the selection, its spline knots or a
+//! standardisation, sees a held-out row.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -96,7 +95,6 @@ impl Holdout {
     pub fn name(&self, method: &Method) -> String {
         match (self, method) {
             (Holdout::Fit, _) => "fit".to_owned(),
-            (Holdout::LeaveOneOut, Method::Stepwise(_)) => "loo(selection fixed)".to_owned(),
             (Holdout::LeaveOneOut, _) => "loo".to_owned(),
             (Holdout::KFold { folds, .. }, _) => format!("kfold({folds})"),
             (Holdout::LeaveOneValueOut { columns }, _) => {
@@ -393,11 +391,21 @@ fn held_out(
     let trained = full.as_ref().expect("trained above");
     let scheme = scheme_of(obs, g, holdout)?;
     match (&spec.method, &scheme) {
-        // Least squares, and stepwise in sample or leave-one-out with its selection fixed: the
-        // design is known, the regression module refits.
-        (Method::Ols { .. }, _) | (Method::Stepwise(_), Scheme::Fit | Scheme::LeaveOneOut) => {
+        // Least squares, and stepwise in sample: the design is known, the regression module
+        // refits.
+        (Method::Ols { .. }, _) | (Method::Stepwise(_), Scheme::Fit) => {
             let x = trained.design(&columns);
             validate(x.as_ref(), &g.target, &options, &scheme).map_err(|e| group_error(g, e))
+        }
+        // Stepwise, leave-one-out: select again without each row (a selection made on all rows
+        // would have seen the row it predicts).
+        (Method::Stepwise(_), Scheme::LeaveOneOut) => {
+            let labels: Vec<String> = (0..g.secs.len()).map(|i| format!("row {i}")).collect();
+            let mut held = reselect_by(spec, g, &labels).map_err(|e| group_error(g, e))?;
+            for h in &mut held {
+                h.fold = "loo".to_owned();
+            }
+            Ok(held)
         }
         // Stepwise with hold-out sets: select again on every training set.
         (Method::Stepwise(_), Scheme::Grouped { labels }) => {
@@ -900,11 +908,35 @@ mod tests {
             .filter(|s| s.program.is_none())
             .map(|s| s.validation.as_str())
             .collect();
-        assert_eq!(
-            names,
-            ["loo(selection fixed)", "kfold(5)", "leave_one_out(program)"]
-        );
+        assert_eq!(names, ["loo", "kfold(5)", "leave_one_out(program)"]);
         assert_eq!(out.predictions.len(), 90);
+        // Leave-one-out selects again without each row: as k-fold with one row per fold does.
+        let one_per_fold = cross_validate(
+            "m",
+            &batch,
+            &s,
+            &cv(vec![Holdout::KFold { folds: 30, seed: 1 }]),
+        )
+        .unwrap();
+        let by_row = |v: &Validated, scheme: &str| -> Vec<(String, f64)> {
+            let mut rows: Vec<(String, f64)> = v
+                .predictions
+                .iter()
+                .filter(|p| p.validation.as_deref() == Some(scheme))
+                .map(|p| (p.run_id.clone().unwrap_or_default(), p.predicted_secs))
+                .collect();
+            rows.sort_by(|a, b| a.0.cmp(&b.0));
+            rows
+        };
+        let (loo, kfold) = (by_row(&out, "loo"), by_row(&one_per_fold, "kfold(30)"));
+        assert_eq!(loo.len(), 30);
+        for ((a, p), (b, q)) in loo.iter().zip(&kfold) {
+            assert_eq!(a, b);
+            assert!(
+                (p - q).abs() <= 1e-12 * p.abs().max(1e-12),
+                "{a}: {p} vs {q}"
+            );
+        }
         let folds: std::collections::BTreeSet<_> = out
             .predictions
             .iter()
