@@ -209,24 +209,8 @@ fn details(
             continue;
         }
         let text = field(path, line, &r, value, header)?;
-        if metric == DISPLAY_NAME {
-            // The device's name: the run may exist already (its first values came earlier).
-            let launch_id = field(path, line, &r, id, header)?;
-            let kernel_name = field(path, line, &r, kernel, header)?;
-            let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
-            let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
-            let run = launches.run(
-                &mut tables,
-                line,
-                launch_id,
-                kernel_name,
-                device_id,
-                cc_text,
-            )?;
-            launches.name_device(&mut tables, run, text);
-            continue;
-        }
-        if parse_number(text).is_none() {
+        let is_name = metric == DISPLAY_NAME;
+        if !is_name && parse_number(text).is_none() {
             // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
             continue;
         }
@@ -242,6 +226,11 @@ fn details(
             device_id,
             cc_text,
         )?;
+        if is_name {
+            // The device's name, which may come after the launch's first values.
+            launches.name_device(&mut tables, run, text);
+            continue;
+        }
         let section_name = field(path, line, &r, section, header)?;
         let unit_text = field(path, line, &r, unit, header)?;
         raw_name.clear();
