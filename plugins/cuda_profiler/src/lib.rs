@@ -8,16 +8,16 @@
 //! | `legacy` | CUDA_PROFILE / COMPUTE_PROFILE logs, versions 1.x and 2.0 |
 //! | `gpuperfpredict` | the gpuperfpredict dataset's R-exported CSV files, gzip or not |
 //!
-//! Metric names are mapped to canonical ones by `metrics.toml`; units are normalised.
+//! Metric names are mapped to canonical ones by `metrics.toml` (crates/profiler_import); units
+//! are normalised.
 
-pub mod builder;
 pub mod gpuperfpredict;
-pub mod input;
 pub mod legacy;
-pub mod metrics;
 pub mod ncu;
 pub mod nvprof;
-pub mod units;
+
+// What the importers share with the other profiler plugins.
+pub use yosoku_profiler_import::{builder, input, metrics, units};
 
 use std::path::Path;
 

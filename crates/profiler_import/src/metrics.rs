@@ -43,7 +43,14 @@ pub struct Canonical {
 }
 
 /// Tool names the mapping uses.
-pub const TOOLS: &[&str] = &["ncu", "nvprof", "legacy", "gpuperfpredict"];
+pub const TOOLS: &[&str] = &[
+    "ncu",
+    "nvprof",
+    "legacy",
+    "gpuperfpredict",
+    "rocprof",
+    "computed",
+];
 
 #[derive(Debug)]
 pub struct Mapping {

@@ -220,6 +220,16 @@ impl Tables {
         self.counter_unit.push(unit_idx);
     }
 
+    /// `counters.origin` of every value: `computed` for the work counters of tool `computed`
+    /// (metrics.toml), `measured` for every tool that reads counters.
+    fn origin(&self) -> &'static str {
+        if self.tool == "computed" {
+            "computed"
+        } else {
+            "measured"
+        }
+    }
+
     pub fn runs(&self) -> usize {
         self.runs.len()
     }
@@ -239,6 +249,7 @@ impl Tables {
                 arrow_select::take::take(values, indices, None)
                     .map_err(|e| PluginError::new(format!("building a table: {e}")))
             };
+        let origin = self.origin();
         let mut out = Vec::new();
         if !self.runs.is_empty() {
             let which = UInt32Array::from_iter_values(self.runs.iter().map(|r| r.0));
@@ -279,6 +290,7 @@ impl Tables {
                 Arc::new(arrow_array::Float64Array::from(self.counter_value)),
                 gather(&units, &UInt32Array::from(self.counter_unit))?,
                 gather(&kind, &which_name)?,
+                Arc::new(StringArray::from(vec![origin; which_run.len()])),
             ])?;
             out.push(("counters".to_owned(), counters));
         }

@@ -1,0 +1,16 @@
+//! What every profiler importer shares (the `cuda_profiler` and `rocm_profiler` plugins, and the
+//! computed work counters of the `opencl` runner):
+//!
+//! - [`metrics`]: the canonical, vendor-neutral metric names (`metrics.toml`): which name each
+//!   tool writes for a quantity, the quantity's canonical name and kind, so that one pipeline
+//!   takes NVIDIA, AMD and computed counters alike;
+//! - [`units`]: units normalised to a canonical set (bytes, seconds, counts), exactly;
+//! - [`input`]: profiler files as text (gzip or not) and CSV records with their line numbers;
+//! - [`builder`]: the `runs`, `counters` and `metric_names` tables of one imported file;
+//! - [`devices`]: the `devices` table (what a driver or profiler says about a device).
+
+pub mod builder;
+pub mod devices;
+pub mod input;
+pub mod metrics;
+pub mod units;

@@ -1,0 +1,516 @@
+//! The CSV files of AMD's profilers, read into one shape: dispatches (one kernel launch each), with
+//! their identity, timestamps and raw values.
+//!
+//! | file | layout |
+//! |---|---|
+//! | omniperf `pmc_perf.csv`, `SQ_*.csv`; rocprof v2 | wide: one row per dispatch, `Dispatch_ID`, `Kernel_Name`, `GPU_ID`, launch columns (`Grid_Size`, `Workgroup_Size`, `LDS_Per_Workgroup`, ...), one column per counter (`SQ_WAVES`, `TCC_HIT_sum`, per-channel `TCC_HIT[3]`), `Start_Timestamp`/`End_Timestamp` |
+//! | omniperf `timestamps.csv` | the same identity and launch columns and timestamps, no counters |
+//! | rocprof v1 `results.csv` (`-o`) | wide: `Index`, `KernelName`, `gpu-id`, `grd`, `wgr`, `lds`, ..., counters, `BeginNs`/`EndNs` |
+//! | rocprofv3 `*_counter_collection.csv` | long: one row per counter of a dispatch (`Counter_Name`, `Counter_Value`) |
+//! | rocprofv3 `*_kernel_trace.csv` | wide, no counters: `Kind`, `Dispatch_Id`, `Workgroup_Size_X/Y/Z`, `Grid_Size_X/Y/Z` |
+//!
+//! Merged omniperf files repeat identity columns of every pass with a suffix (`wave_size_3`,
+//! `Correlation_ID_12`): those are skipped, never read as counters.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use yosoku_plugin_sdk::PluginError;
+use yosoku_profiler_import::input::{Header, csv_records, field};
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// Hardware counters per dispatch (and perhaps timestamps).
+    Counters,
+    /// Timestamps (and launch configuration) per dispatch, no counters.
+    Trace,
+}
+
+/// One kernel dispatch as a file wrote it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dispatch {
+    /// The 1-based line of the dispatch's (first) row.
+    pub line: usize,
+    /// The dispatch identifier as written (`Dispatch_ID`, `Index`, `Dispatch_Id`).
+    pub id: String,
+    /// The GPU (agent) identifier, when the file has one.
+    pub gpu: Option<String>,
+    /// The kernel name as written.
+    pub kernel: String,
+    pub start_ns: Option<u64>,
+    pub end_ns: Option<u64>,
+    /// Launch configuration and counters: (raw name, value text, 1-based column).
+    pub values: Vec<(String, String, usize)>,
+}
+
+/// One profiler file, read.
+#[derive(Debug, Clone)]
+pub struct ProfileFile {
+    pub path: PathBuf,
+    pub kind: FileKind,
+    pub dispatches: Vec<Dispatch>,
+}
+
+const ID: &[&str] = &["Dispatch_ID", "Dispatch_Id", "Index"];
+const KERNEL: &[&str] = &["Kernel_Name", "KernelName"];
+const GPU: &[&str] = &["GPU_ID", "gpu-id", "Agent_Id"];
+const START: &[&str] = &["Start_Timestamp", "BeginNs"];
+const END: &[&str] = &["End_Timestamp", "EndNs"];
+
+/// Identity and bookkeeping columns: neither launch configuration nor counters.
+const IGNORED: &[&str] = &[
+    "Kind",
+    "queue-id",
+    "queue-index",
+    "Queue_ID",
+    "Queue_Id",
+    "Stream_Id",
+    "pid",
+    "tid",
+    "PID",
+    "TID",
+    "Process_Id",
+    "Thread_Id",
+    "sig",
+    "obj",
+    "Correlation_ID",
+    "Correlation_Id",
+    "Kernel_Id",
+    "DispatchNs",
+    "CompleteNs",
+    "XCC_Index",
+    "fbar",
+];
+
+/// Launch configuration columns (kept as `config` counters through metrics.toml).
+const LAUNCH: &[&str] = &[
+    "Grid_Size",
+    "Workgroup_Size",
+    "LDS_Per_Workgroup",
+    "LDS_Block_Size",
+    "Scratch_Per_Workitem",
+    "Scratch_Size",
+    "Arch_VGPR",
+    "VGPR_Count",
+    "Accum_VGPR",
+    "Accum_VGPR_Count",
+    "SGPR",
+    "SGPR_Count",
+    "wave_size",
+    "Wave_Size",
+    "grd",
+    "wgr",
+    "lds",
+    "scr",
+    "vgpr",
+    "arch_vgpr",
+    "accum_vgpr",
+    "sgpr",
+];
+
+/// rocprofv3's per-dimension sizes, multiplied into the totals the other formats write.
+const DIMENSIONS: &[(&str, [&str; 3])] = &[
+    (
+        "Workgroup_Size",
+        ["Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z"],
+    ),
+    ("Grid_Size", ["Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"]),
+];
+
+/// Whether `name` is `base_<n>` for a base in `bases` (a merged file's repeated column).
+fn is_repeat_of(name: &str, bases: &[&str]) -> bool {
+    name.rsplit_once('_').is_some_and(|(base, n)| {
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && bases.contains(&base)
+    })
+}
+
+/// What a column of a wide file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Id,
+    Kernel,
+    Gpu,
+    Start,
+    End,
+    Ignored,
+    /// A per-dimension size of rocprofv3, multiplied into its total.
+    Dimension,
+    Launch,
+    Counter,
+    /// A per-channel counter (`TCC_HIT[3]`), skipped unless asked for.
+    Channel,
+}
+
+fn role(name: &str) -> Role {
+    if ID.contains(&name) {
+        Role::Id
+    } else if KERNEL.contains(&name) {
+        Role::Kernel
+    } else if GPU.contains(&name) {
+        Role::Gpu
+    } else if START.contains(&name) {
+        Role::Start
+    } else if END.contains(&name) {
+        Role::End
+    } else if IGNORED.contains(&name)
+        || is_repeat_of(name, IGNORED)
+        || is_repeat_of(name, LAUNCH)
+        || is_repeat_of(name, GPU)
+    {
+        Role::Ignored
+    } else if DIMENSIONS.iter().any(|(_, dims)| dims.contains(&name)) {
+        Role::Dimension
+    } else if LAUNCH.contains(&name) {
+        Role::Launch
+    } else if name.ends_with(']') && name.contains('[') {
+        Role::Channel
+    } else {
+        Role::Counter
+    }
+}
+
+/// Reads one file of any of the layouts, recognised by its header.
+pub fn read(path: &Path, text: &str, channels: bool) -> Result<ProfileFile, PluginError> {
+    let mut records = csv_records(path, text);
+    let (header_line, header) = match records.next() {
+        Some(r) => {
+            let (line, record) = r?;
+            (line, Header::new(&record))
+        }
+        None => {
+            return Err(PluginError::new(format!(
+                "{}: empty file; expected a rocprof CSV file with a header row",
+                path.display()
+            )));
+        }
+    };
+    if header.find("Counter_Name").is_some() || header.find("Counter_Value").is_some() {
+        read_long(path, header_line, &header, records)
+    } else {
+        read_wide(path, header_line, &header, records, channels)
+    }
+}
+
+fn require_one(
+    path: &Path,
+    line: usize,
+    header: &Header,
+    names: &[&str],
+    what: &str,
+) -> Result<usize, PluginError> {
+    names.iter().find_map(|n| header.find(n)).ok_or_else(|| {
+        PluginError::at_line(
+            path,
+            line,
+            format!(
+                "not a rocprof dispatch file: the header has no {what} column ({}); it has: {}",
+                names.join(", "),
+                header.names.join(", ")
+            ),
+        )
+    })
+}
+
+fn timestamp(
+    path: &Path,
+    line: usize,
+    header: &Header,
+    column: usize,
+    text: &str,
+) -> Result<u64, PluginError> {
+    text.trim().parse::<u64>().map_err(|_| {
+        PluginError::at(
+            path,
+            line,
+            column + 1,
+            format!(
+                "column `{}`: expected a timestamp in nanoseconds (a non-negative integer), found `{text}`",
+                header.names[column]
+            ),
+        )
+    })
+}
+
+/// Checks that no two dispatches share an identifier on one GPU.
+fn check_unique(path: &Path, dispatches: &[Dispatch]) -> Result<(), PluginError> {
+    let mut seen: HashMap<(&Option<String>, &str), usize> = HashMap::new();
+    for d in dispatches {
+        if let Some(first) = seen.insert((&d.gpu, d.id.as_str()), d.line) {
+            return Err(PluginError::at_line(
+                path,
+                d.line,
+                format!(
+                    "dispatch {} {}appears again (first at line {first}): one row per dispatch expected; were two runs' files concatenated?",
+                    d.id,
+                    d.gpu
+                        .as_deref()
+                        .map(|g| format!("of GPU {g} "))
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn read_wide(
+    path: &Path,
+    header_line: usize,
+    header: &Header,
+    records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+    channels: bool,
+) -> Result<ProfileFile, PluginError> {
+    let id = require_one(path, header_line, header, ID, "dispatch identifier")?;
+    let kernel = require_one(path, header_line, header, KERNEL, "kernel name")?;
+    let roles: Vec<Role> = header.names.iter().map(|n| role(n)).collect();
+    let gpu = roles.iter().position(|r| *r == Role::Gpu);
+    let start = roles.iter().position(|r| *r == Role::Start);
+    let end = roles.iter().position(|r| *r == Role::End);
+    if start.is_some() != end.is_some() {
+        return Err(PluginError::at_line(
+            path,
+            header_line,
+            format!(
+                "the header has {} but not {}: a dispatch's time needs both",
+                if start.is_some() {
+                    "a start timestamp"
+                } else {
+                    "an end timestamp"
+                },
+                if start.is_some() {
+                    "its end"
+                } else {
+                    "its start"
+                },
+            ),
+        ));
+    }
+    let kind = if roles
+        .iter()
+        .any(|r| matches!(r, Role::Counter | Role::Channel))
+    {
+        FileKind::Counters
+    } else {
+        FileKind::Trace
+    };
+    let kind_column = header.find("Kind");
+    let mut dispatches = Vec::new();
+    for r in records {
+        let (line, record) = r?;
+        if record.iter().all(|f| f.trim().is_empty()) {
+            continue;
+        }
+        header.check_width(path, line, &record)?;
+        let get = |i: usize| field(path, line, &record, i, header);
+        if let Some(k) = kind_column
+            && get(k)?.trim() != "KERNEL_DISPATCH"
+        {
+            continue;
+        }
+        let mut values = Vec::new();
+        for (i, r) in roles.iter().enumerate() {
+            let keep = match r {
+                Role::Launch | Role::Counter => true,
+                Role::Channel => channels,
+                _ => false,
+            };
+            if keep {
+                values.push((header.names[i].clone(), get(i)?.trim().to_owned(), i + 1));
+            }
+        }
+        for (total, dims) in DIMENSIONS {
+            let columns: Vec<usize> = dims.iter().filter_map(|d| header.find(d)).collect();
+            if columns.len() != dims.len() {
+                continue;
+            }
+            let mut product = 1u64;
+            for &c in &columns {
+                let text = get(c)?.trim();
+                let v: u64 = text.parse().map_err(|_| {
+                    PluginError::at(
+                        path,
+                        line,
+                        c + 1,
+                        format!(
+                            "column `{}`: expected a non-negative integer, found `{text}`",
+                            header.names[c]
+                        ),
+                    )
+                })?;
+                product = product.saturating_mul(v);
+            }
+            values.push(((*total).to_owned(), product.to_string(), columns[0] + 1));
+        }
+        let (start_ns, end_ns) = match (start, end) {
+            (Some(s), Some(e)) => (
+                Some(timestamp(path, line, header, s, get(s)?)?),
+                Some(timestamp(path, line, header, e, get(e)?)?),
+            ),
+            _ => (None, None),
+        };
+        dispatches.push(Dispatch {
+            line,
+            id: get(id)?.trim().to_owned(),
+            gpu: gpu
+                .map(|g| get(g).map(|s| s.trim().to_owned()))
+                .transpose()?,
+            kernel: get(kernel)?.trim().to_owned(),
+            start_ns,
+            end_ns,
+            values,
+        });
+    }
+    check_unique(path, &dispatches)?;
+    Ok(ProfileFile {
+        path: path.to_owned(),
+        kind,
+        dispatches,
+    })
+}
+
+/// rocprofv3's `counter_collection.csv`: one row per counter of a dispatch.
+fn read_long(
+    path: &Path,
+    header_line: usize,
+    header: &Header,
+    records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+) -> Result<ProfileFile, PluginError> {
+    let id = require_one(
+        path,
+        header_line,
+        header,
+        &["Dispatch_Id", "Dispatch_ID"],
+        "dispatch identifier",
+    )?;
+    let kernel = require_one(path, header_line, header, KERNEL, "kernel name")?;
+    let name = header.require(
+        path,
+        header_line,
+        "Counter_Name",
+        "a rocprofv3 counter collection",
+    )?;
+    let value = header.require(
+        path,
+        header_line,
+        "Counter_Value",
+        "a rocprofv3 counter collection",
+    )?;
+    let gpu = GPU.iter().find_map(|n| header.find(n));
+    let start = START.iter().find_map(|n| header.find(n));
+    let end = END.iter().find_map(|n| header.find(n));
+    let launch: Vec<usize> = (0..header.names.len())
+        .filter(|&i| role(&header.names[i]) == Role::Launch)
+        .collect();
+    let mut dispatches: Vec<Dispatch> = Vec::new();
+    let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
+    let mut counter_line: HashMap<(usize, String), usize> = HashMap::new();
+    for r in records {
+        let (line, record) = r?;
+        if record.iter().all(|f| f.trim().is_empty()) {
+            continue;
+        }
+        header.check_width(path, line, &record)?;
+        let get = |i: usize| field(path, line, &record, i, header);
+        let key = (
+            gpu.map(|g| get(g).map(|s| s.trim().to_owned()))
+                .transpose()?,
+            get(id)?.trim().to_owned(),
+        );
+        let d = match index.get(&key) {
+            Some(&d) => d,
+            None => {
+                let (start_ns, end_ns) = match (start, end) {
+                    (Some(s), Some(e)) => (
+                        Some(timestamp(path, line, header, s, get(s)?)?),
+                        Some(timestamp(path, line, header, e, get(e)?)?),
+                    ),
+                    _ => (None, None),
+                };
+                let mut values = Vec::new();
+                for &c in &launch {
+                    values.push((header.names[c].clone(), get(c)?.trim().to_owned(), c + 1));
+                }
+                dispatches.push(Dispatch {
+                    line,
+                    id: key.1.clone(),
+                    gpu: key.0.clone(),
+                    kernel: get(kernel)?.trim().to_owned(),
+                    start_ns,
+                    end_ns,
+                    values,
+                });
+                index.insert(key, dispatches.len() - 1);
+                dispatches.len() - 1
+            }
+        };
+        let counter = get(name)?.trim().to_owned();
+        if let Some(first) = counter_line.insert((d, counter.clone()), line) {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!(
+                    "counter `{counter}` of dispatch {} appears again (first at line {first}); one value per counter and dispatch expected",
+                    dispatches[d].id
+                ),
+            ));
+        }
+        let text = get(value)?.trim().to_owned();
+        dispatches[d].values.push((counter, text, value + 1));
+    }
+    Ok(ProfileFile {
+        path: path.to_owned(),
+        kind: FileKind::Counters,
+        dispatches,
+    })
+}
+
+/// The program of a kernel name: rocprof's `.kd` suffixes and the argument list removed
+/// (`vecCopy(double*, double*) [clone .kd]` -> `vecCopy`).
+pub fn program_of(kernel: &str) -> String {
+    let k = kernel.trim();
+    let k = k
+        .strip_suffix("[clone .kd]")
+        .or_else(|| k.strip_suffix("(.kd)"))
+        .unwrap_or(k)
+        .trim();
+    let k = k.strip_suffix(".kd").unwrap_or(k);
+    yosoku_profiler_import::input::kernel_program(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_of_merged_omniperf_columns() {
+        assert_eq!(role("wave_size_3"), Role::Ignored);
+        assert_eq!(role("Correlation_ID_12"), Role::Ignored);
+        assert_eq!(role("XCC_Index_5"), Role::Ignored);
+        assert_eq!(role("SQC_DCACHE_REQ_READ_16"), Role::Counter);
+        assert_eq!(role("TCC_HIT[3]"), Role::Channel);
+        assert_eq!(role("Grid_Size"), Role::Launch);
+        assert_eq!(role("Grid_Size_X"), Role::Dimension);
+        assert_eq!(role("BeginNs"), Role::Start);
+    }
+
+    #[test]
+    fn programs_of_kernel_names() {
+        assert_eq!(
+            program_of("vecCopy(double*, double*, double*, int, int) [clone .kd]"),
+            "vecCopy"
+        );
+        assert_eq!(
+            program_of("vecCopy(double*, double*, double*, int, int) (.kd)"),
+            "vecCopy"
+        );
+        assert_eq!(
+            program_of("_Z15addition_kernelIfEvPT_PKfS3_ii.kd"),
+            "_Z15addition_kernelIfEvPT_PKfS3_ii"
+        );
+        assert_eq!(
+            program_of("void addition_kernel<float>(float*, float const*, int)"),
+            "addition_kernel<float>"
+        );
+    }
+}

@@ -1,0 +1,120 @@
+//! omniperf's `sysinfo.csv`: one row describing the machine and GPU a workload ran on.
+
+use std::path::Path;
+
+use yosoku_plugin_sdk::PluginError;
+use yosoku_profiler_import::devices::DeviceRow;
+use yosoku_profiler_import::input::{Header, csv_records};
+
+/// The columns of `sysinfo.csv`, by name, and the GPU model they describe.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SysInfo {
+    pub gpu_model: String,
+    pub fields: Vec<(String, String)>,
+}
+
+/// Columns that become `devices` columns rather than description pairs.
+const MAPPED: &[&str] = &[
+    "gpu_model",
+    "rocm_version",
+    "amd_gpu_kernel_version",
+    "cu_per_gpu",
+    "max_sclk",
+    "gpu_memory",
+    "gpu_l2",
+    "workgroup_max_size",
+    "hbm_bw",
+];
+
+/// Columns not describing the device (the machine, the command, when).
+const SKIPPED: &[&str] = &[
+    "workload_name",
+    "command",
+    "timestamp",
+    "hostname",
+    "ip_blocks",
+    "version",
+];
+
+pub fn read(path: &Path, text: &str) -> Result<SysInfo, PluginError> {
+    let mut records = csv_records(path, text);
+    let Some(first) = records.next() else {
+        return Err(PluginError::new(format!(
+            "{}: empty file; expected omniperf's sysinfo.csv (a header and one row)",
+            path.display()
+        )));
+    };
+    let (header_line, header) = first?;
+    let header = Header::new(&header);
+    let model = header.require(path, header_line, "gpu_model", "omniperf's sysinfo.csv")?;
+    let Some(row) = records.next() else {
+        return Err(PluginError::at_line(
+            path,
+            header_line,
+            "a header but no row: expected one row describing the GPU",
+        ));
+    };
+    let (line, record) = row?;
+    header.check_width(path, line, &record)?;
+    let fields: Vec<(String, String)> = header
+        .names
+        .iter()
+        .zip(record.iter())
+        .map(|(k, v)| (k.clone(), v.trim().to_owned()))
+        .collect();
+    let gpu_model = fields[model].1.clone();
+    if gpu_model.is_empty() {
+        return Err(PluginError::at(
+            path,
+            line,
+            model + 1,
+            "`gpu_model` is empty",
+        ));
+    }
+    Ok(SysInfo { gpu_model, fields })
+}
+
+impl SysInfo {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty() && *v != "NA")
+    }
+
+    fn number(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(|v| v.parse::<f64>().ok())
+    }
+
+    /// The device as a `devices` row. Units as omniperf writes them: clocks in MHz, L2 in KiB,
+    /// HBM bandwidth in GB/s, GPU memory in KiB.
+    pub fn device_row(&self) -> DeviceRow {
+        DeviceRow {
+            device: self.gpu_model.clone(),
+            vendor: Some("AMD".to_owned()),
+            platform: self.get("rocm_version").map(|v| format!("ROCm {v}")),
+            driver_version: self.get("amd_gpu_kernel_version").map(str::to_owned),
+            device_type: Some("GPU".to_owned()),
+            compute_units: self.number("cu_per_gpu").map(|v| v as i64),
+            clock_mhz: self.number("max_sclk"),
+            global_memory_bytes: self.number("gpu_memory").map(|v| (v * 1024.0) as i64),
+            local_memory_bytes: None,
+            l2_cache_bytes: self.number("gpu_l2").map(|v| (v * 1024.0) as i64),
+            max_work_group_size: self.number("workgroup_max_size").map(|v| v as i64),
+            preferred_vector_widths: Vec::new(),
+            memory_bandwidth_bytes_per_sec: self.number("hbm_bw").map(|v| v * 1e9),
+            description: self
+                .fields
+                .iter()
+                .filter(|(k, v)| {
+                    !v.is_empty()
+                        && v != "NA"
+                        && !MAPPED.contains(&k.as_str())
+                        && !SKIPPED.contains(&k.as_str())
+                })
+                .cloned()
+                .collect(),
+        }
+    }
+}

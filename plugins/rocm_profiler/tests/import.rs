@@ -1,0 +1,411 @@
+//! The importer on real omniperf workloads of three AMD GPUs (pipelines/data/rocprof), on the
+//! rocprofv3 layouts as AMD documents them (tests/data/rocprofv3), and on broken input.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use yosoku_plugin_rocm_profiler::{Labels, read_paths};
+
+type Tables = Vec<(String, RecordBatch)>;
+
+fn workloads() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/rocprof")
+}
+
+fn table<'a>(tables: &'a Tables, name: &str) -> &'a RecordBatch {
+    &tables
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no table {name}"))
+        .1
+}
+
+fn strings(b: &RecordBatch, c: &str) -> Vec<String> {
+    let a = b.column_by_name(c).unwrap().as_string::<i32>();
+    (0..a.len())
+        .map(|i| {
+            if a.is_null(i) {
+                String::new()
+            } else {
+                a.value(i).to_owned()
+            }
+        })
+        .collect()
+}
+
+fn floats(b: &RecordBatch, c: &str) -> Vec<f64> {
+    b.column_by_name(c)
+        .unwrap()
+        .as_primitive::<Float64Type>()
+        .values()
+        .to_vec()
+}
+
+/// (value, unit, kind) of one counter of one run.
+fn counter(tables: &Tables, run_id: &str, metric: &str) -> Option<(f64, String, String)> {
+    let c = table(tables, "counters");
+    let (ids, metrics, units, kinds, values) = (
+        strings(c, "run_id"),
+        strings(c, "metric"),
+        strings(c, "unit"),
+        strings(c, "kind"),
+        floats(c, "value"),
+    );
+    (0..c.num_rows())
+        .find(|&i| ids[i] == run_id && metrics[i] == metric)
+        .map(|i| (values[i], units[i].clone(), kinds[i].clone()))
+}
+
+fn seconds(tables: &Tables, run_id: &str) -> f64 {
+    let runs = table(tables, "runs");
+    let ids = strings(runs, "run_id");
+    let i = ids.iter().position(|r| r == run_id).unwrap();
+    floats(runs, "measured_secs")[i]
+}
+
+fn error(paths: &[PathBuf]) -> String {
+    read_paths(paths, &Labels::default())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn three_amd_gpus_from_their_omniperf_workloads() {
+    let dirs: Vec<PathBuf> = ["MI100", "MI200", "MI300X_A1"]
+        .iter()
+        .map(|g| workloads().join(format!("dispatch_0_{g}")))
+        .collect();
+    let tables = read_paths(&dirs, &Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(
+        strings(runs, "run_id"),
+        [
+            "dispatch_0_MI100:0",
+            "dispatch_0_MI200:0",
+            "dispatch_0_MI300X_A1:0",
+            "dispatch_0_MI300X_A1:1",
+            "dispatch_0_MI300X_A1:2"
+        ]
+    );
+    assert_eq!(
+        strings(runs, "device"),
+        ["MI100", "MI200", "MI300X_A1", "MI300X_A1", "MI300X_A1"]
+    );
+    assert!(strings(runs, "program").iter().all(|p| p == "vecCopy"));
+    assert!(strings(runs, "phase").iter().all(|p| p == "kernel"));
+    // Times from timestamps.csv: End_Timestamp - Start_Timestamp.
+    assert_eq!(seconds(&tables, "dispatch_0_MI100:0"), 24_320e-9);
+    assert_eq!(seconds(&tables, "dispatch_0_MI200:0"), 20_160e-9);
+    // MI300X's timestamps.csv numbers its dispatches 1..3, pmc_perf.csv 0..2: paired by order.
+    assert_eq!(seconds(&tables, "dispatch_0_MI300X_A1:0"), 16_160e-9);
+    assert_eq!(seconds(&tables, "dispatch_0_MI300X_A1:2"), 14_160e-9);
+    assert!(strings(runs, "parameters")[0].contains("time_from=timestamps.csv"));
+
+    // AMD names under the vendor-neutral canonical ones.
+    let waves = counter(&tables, "dispatch_0_MI100:0", "warps_launched").unwrap();
+    assert_eq!(waves, (16384.0, "count".into(), "count".into()));
+    assert_eq!(
+        counter(&tables, "dispatch_0_MI200:0", "gld_request")
+            .unwrap()
+            .0,
+        16384.0
+    );
+    assert_eq!(
+        counter(&tables, "dispatch_0_MI300X_A1:1", "threads").unwrap(),
+        (1_048_576.0, "count".into(), "config".into())
+    );
+    let lds = counter(&tables, "dispatch_0_MI100:0", "static_shared_memory").unwrap();
+    assert_eq!((lds.0, lds.1.as_str()), (0.0, "bytes"));
+    // MI300X writes TCC_EA0_*; MI100 TCC_EA_*: one canonical name.
+    assert_eq!(
+        counter(&tables, "dispatch_0_MI100:0", "dram_write_transactions")
+            .unwrap()
+            .0,
+        131_072.0
+    );
+    assert_eq!(
+        counter(&tables, "dispatch_0_MI300X_A1:0", "dram_write_transactions")
+            .unwrap()
+            .0,
+        131_072.0
+    );
+    // Per-channel counters and merged files' repeated identity columns are not counters.
+    let metrics = strings(table(&tables, "counters"), "metric");
+    assert!(!metrics.iter().any(|m| m.contains('[')));
+    assert!(
+        !metrics
+            .iter()
+            .any(|m| m.starts_with("wave_size") || m.starts_with("obj"))
+    );
+    assert!(metrics.iter().any(|m| m == "SQC_DCACHE_REQ_READ_16"));
+    let origins = strings(table(&tables, "counters"), "origin");
+    assert!(origins.iter().all(|o| o == "measured"));
+
+    // Unmapped names are listed, mapped ones with their kind.
+    let names = table(&tables, "metric_names");
+    let raw = strings(names, "raw_name");
+    let mapped = names.column_by_name("mapped").unwrap().as_boolean();
+    let i = raw.iter().position(|r| r == "SQ_WAVES").unwrap();
+    assert!(mapped.value(i));
+    assert!((0..names.num_rows()).any(|i| !mapped.value(i)));
+
+    // The devices from sysinfo.csv.
+    let devices = table(&tables, "devices");
+    assert_eq!(strings(devices, "device"), ["MI100", "MI200", "MI300X_A1"]);
+    let cus = devices
+        .column_by_name("compute_units")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    assert_eq!((cus.value(0), cus.value(1), cus.value(2)), (120, 104, 304));
+    assert_eq!(floats(devices, "clock_mhz"), [1502.0, 1700.0, 2100.0]);
+    assert_eq!(
+        floats(devices, "memory_bandwidth_bytes_per_sec")[0],
+        1228.8e9
+    );
+    let l2 = devices
+        .column_by_name("l2_cache_bytes")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    assert_eq!(l2.value(0), 8192 * 1024);
+    assert!(strings(devices, "description")[2].contains("gpu_arch=gfx942"));
+    assert_eq!(strings(devices, "platform")[0], "ROCm 6.0.2-115");
+}
+
+#[test]
+fn a_counter_file_alone_is_timed_by_its_own_timestamps_and_channels_on_request() {
+    let file = workloads().join("dispatch_0_MI100/pmc_perf.csv");
+    let tables = read_paths(
+        std::slice::from_ref(&file),
+        &Labels {
+            channels: true,
+            device: Some("MI100 (renamed)".into()),
+            ..Labels::default()
+        },
+    )
+    .unwrap();
+    // pmc_perf.csv's own timestamps happen to be the trace's on this workload.
+    assert_eq!(seconds(&tables, "dispatch_0_MI100:0"), 24_320e-9);
+    assert!(strings(table(&tables, "runs"), "parameters")[0].contains("time_from=pmc_perf.csv"));
+    assert!(
+        strings(table(&tables, "counters"), "metric")
+            .iter()
+            .any(|m| m == "TCC_HIT[0]")
+    );
+    assert_eq!(
+        strings(table(&tables, "runs"), "device")[0],
+        "MI100 (renamed)"
+    );
+    assert!(
+        tables.iter().all(|(n, _)| n != "devices"),
+        "no sysinfo.csv was named"
+    );
+}
+
+#[test]
+fn rocprofv3_counter_collection_and_kernel_trace_as_documented() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rocprofv3");
+    // The long counter file alone: one run per dispatch, its own timestamps.
+    let counters = read_paths(
+        &[dir.join("312_counter_collection.csv")],
+        &Labels::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        strings(table(&counters, "runs"), "program"),
+        [
+            "addition_kernel<float>",
+            "subtract_kernel",
+            "multiply_kernel",
+            "divide_kernel"
+        ]
+    );
+    assert_eq!(seconds(&counters, "rocprofv3:1"), 10_240e-9);
+    assert_eq!(
+        counter(&counters, "rocprofv3:4", "warps_launched")
+            .unwrap()
+            .0,
+        16384.0
+    );
+    assert_eq!(
+        counter(&counters, "rocprofv3:4", "registers_per_thread")
+            .unwrap()
+            .0,
+        12.0
+    );
+    assert_eq!(
+        counter(&counters, "rocprofv3:4", "block_size").unwrap().0,
+        64.0
+    );
+
+    // The kernel trace alone: per-dimension sizes multiplied into totals.
+    let trace = read_paths(&[dir.join("123_kernel_trace.csv")], &Labels::default()).unwrap();
+    assert_eq!(table(&trace, "runs").num_rows(), 4);
+    assert_eq!(seconds(&trace, "rocprofv3:8"), 9_160e-9);
+    assert_eq!(
+        counter(&trace, "rocprofv3:8", "threads").unwrap().0,
+        1_048_576.0
+    );
+    assert_eq!(
+        counter(&trace, "rocprofv3:8", "block_size").unwrap().0,
+        64.0
+    );
+
+    // Both in one directory: counters from one, times from the trace, paired per kernel.
+    let both = read_paths(std::slice::from_ref(&dir), &Labels::default()).unwrap();
+    assert_eq!(table(&both, "runs").num_rows(), 4);
+    assert_eq!(seconds(&both, "rocprofv3:1"), 11_040e-9);
+    assert!(
+        strings(table(&both, "runs"), "parameters")[0].contains("time_from=123_kernel_trace.csv")
+    );
+    let c = table(&both, "counters");
+    assert_eq!(
+        strings(c, "metric")
+            .iter()
+            .filter(|m| *m == "threads")
+            .count(),
+        4,
+        "launch columns once per dispatch, from the counter file"
+    );
+}
+
+#[test]
+fn rocprof_v1_results_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.csv");
+    std::fs::write(
+        &path,
+        "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,sig,obj,Wavefronts,FETCH_SIZE,DispatchNs,BeginNs,EndNs,CompleteNs\n\
+         0,\"copy_kernel(float*, float*, int) [clone .kd]\",0,0,0,100,100,16777216,1024,0,0,4,0,24,64,0x0,0x7ffd,262144,65536,10,1000,166000,167000\n",
+    )
+    .unwrap();
+    let tables = read_paths(&[path], &Labels::default()).unwrap();
+    let id = format!("{}:0", dir.path().file_name().unwrap().to_string_lossy());
+    assert_eq!(seconds(&tables, &id), 165_000e-9);
+    assert_eq!(strings(table(&tables, "runs"), "program"), ["copy_kernel"]);
+    assert_eq!(counter(&tables, &id, "threads").unwrap().0, 16_777_216.0);
+    assert_eq!(
+        counter(&tables, &id, "warps_launched").unwrap().0,
+        262_144.0
+    );
+    // FETCH_SIZE is in KiB.
+    let fetched = counter(&tables, &id, "dram_read_bytes").unwrap();
+    assert_eq!((fetched.0, fetched.1.as_str()), (65536.0 * 1024.0, "bytes"));
+}
+
+/// A copy of a real workload directory with `edit` applied to one of its files.
+fn edited(file: &str, edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    for name in ["pmc_perf.csv", "timestamps.csv", "sysinfo.csv"] {
+        let text =
+            std::fs::read_to_string(workloads().join("dispatch_0_MI300X_A1").join(name)).unwrap();
+        let text = if name == file { edit(&text) } else { text };
+        std::fs::write(run.join(name), text).unwrap();
+    }
+    (dir, run)
+}
+
+#[test]
+fn broken_files_are_refused_with_where_and_what() {
+    // A missing identity column.
+    let (_d, run) = edited("pmc_perf.csv", |t| t.replacen("Kernel_Name", "Kernel", 1));
+    let e = error(&[run]);
+    assert!(
+        e.contains(
+            "pmc_perf.csv:1: not a rocprof dispatch file: the header has no kernel name column"
+        ),
+        "{e}"
+    );
+
+    // A non-numeric counter value: file, line and column.
+    let (_d, run) = edited("pmc_perf.csv", |t| {
+        let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+        lines[2] = lines[2].replacen(",16384.0,", ",lots,", 1);
+        lines.join("\n")
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("pmc_perf.csv:3:") && e.contains("expected a number, found `lots`"),
+        "{e}"
+    );
+
+    // A dispatch twice.
+    let (_d, run) = edited("pmc_perf.csv", |t| {
+        let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+        lines[3] = format!("1{}", &lines[3][1..]);
+        lines.join("\n")
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("pmc_perf.csv:4: dispatch 1 of GPU 60633 appears again (first at line 3)"),
+        "{e}"
+    );
+
+    // A trace of another run (fewer dispatches).
+    let (_d, run) = edited("timestamps.csv", |t| {
+        t.lines().take(3).collect::<Vec<_>>().join("\n")
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("3 dispatches of `vecCopy` but") && e.contains("timestamps.csv has 2"),
+        "{e}"
+    );
+
+    // A dispatch ending before it starts.
+    let (_d, run) = edited("timestamps.csv", |t| {
+        t.replacen("716272603621412", "716272603605000", 1)
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("timestamps.csv:2: dispatch 1 ends at 716272603605000 ns, not after its start"),
+        "{e}"
+    );
+
+    // A timestamp that is not an integer.
+    let (_d, run) = edited("timestamps.csv", |t| {
+        t.replacen("716272603621412", "soon", 1)
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("timestamps.csv:2:16: column `End_Timestamp`: expected a timestamp"),
+        "{e}"
+    );
+
+    // A row cut short.
+    let (_d, run) = edited("timestamps.csv", |t| {
+        t.replacen(",716272603621412,0", "", 1)
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("timestamps.csv:2: expected 17 fields as in the header, found 15"),
+        "{e}"
+    );
+
+    // Two counter files of one directory.
+    let dir = workloads().join("dispatch_0_MI100");
+    let e = error(&[dir.join("pmc_perf.csv"), dir.join("SQ_LEVEL_WAVES.csv")]);
+    assert!(e.contains("a second counter file"), "{e}");
+
+    // A directory with nothing of rocprof's.
+    let empty = tempfile::tempdir().unwrap();
+    let e = error(&[empty.path().to_path_buf()]);
+    assert!(e.contains("no rocprof files in this directory"), "{e}");
+
+    // A duplicate counter of one dispatch in rocprofv3's long form.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x_counter_collection.csv");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/rocprofv3/312_counter_collection.csv"),
+    )
+    .unwrap();
+    let second = text.lines().nth(1).unwrap().to_owned();
+    std::fs::write(&path, format!("{text}{second}\n")).unwrap();
+    let e = error(&[path]);
+    assert!(e.contains("x_counter_collection.csv:6: counter `SQ_WAVES` of dispatch 1 appears again (first at line 2)"), "{e}");
+}
