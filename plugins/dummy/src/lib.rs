@@ -164,6 +164,10 @@ impl Collector for Synthetic {
             Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
                 "count", n,
             ))),
+            // Made from the configuration, not read from a counter.
+            Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
+                "computed", n,
+            ))),
         ])?;
         out.push_batch("counters", counters)
     }
