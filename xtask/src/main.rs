@@ -3,6 +3,7 @@
 mod architecture;
 mod browser;
 mod mpi;
+mod opencl;
 mod scaffold;
 mod serve;
 mod system;
@@ -25,8 +26,10 @@ cargo xtask <command>
   bench-web            frame time of the web viewer's Gantt in headless Chromium (1 M, 10 M
                        synthetic records)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
-                       I/O-free crates, all tests, the new-plugin scaffold check, and the web
-                       viewer in headless Chromium (installs chromium and npm packages if missing)
+                       I/O-free crates, all tests (a real OpenCL run on POCL among them), the
+                       new-plugin scaffold check, and the web viewer in headless Chromium
+                       (installs Open MPI, the OpenCL ICD loader and POCL, chromium and npm
+                       packages if missing)
   mpi-tools            build the MPI timer interposer and himeno_mpi with mpicc into
                        target/mpi/ (installs Open MPI if missing)
   mpi-experiment [--into DIR]
@@ -35,6 +38,11 @@ cargo xtask <command>
                        run the MPI pipelines on them; logs go to DIR (default
                        target/mpi-experiment/data/mpi)
   bench-mpi            the MPI timer interposer's cost per call and on a whole himeno_mpi run
+  opencl-experiment [--name NAME] [--into DIR]
+                       measure the OpenCL kernel suite (standard sizes) on every OpenCL device of
+                       this machine (installs the ICD loader and POCL if missing), keep the record
+                       as DIR/NAME.json (default target/opencl-experiment/data/opencl/<hostname>.json),
+                       then run the OpenCL pipelines on it and the committed records
   new-plugin <name>    add a plugin crate plugins/<name> (compiles, has a passing test)
   bless                rewrite golden files (docs/tables.md, pipelines/golden/) from the code
   help                 this text
@@ -68,6 +76,7 @@ fn run() -> Result<()> {
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("bench-mpi") => mpi::bench(),
+        Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
                 let dir = scaffold::new_plugin(&repo_root(), name)?;
@@ -279,10 +288,14 @@ fn test() -> Result<()> {
     run_cmd(&mut wasm)?;
     // The real MPI test (crates/runner/tests/mpi_timer.rs) runs the tools built here.
     let tools = mpi::build_tools()?;
+    // The real OpenCL tests (crates/runner/tests/opencl.rs) run on POCL, installed here; with
+    // YOSOKU_REQUIRE_OPENCL they fail rather than skip when there is no device.
+    opencl::ensure_opencl()?;
     run_cmd(
         mpi::mpi_env(&mut cargo())
             .args(["test", "--workspace"])
-            .env("YOSOKU_MPI_TOOLS", &tools),
+            .env("YOSOKU_MPI_TOOLS", &tools)
+            .env("YOSOKU_REQUIRE_OPENCL", "1"),
     )?;
     scaffold::check(&repo_root(), &target_dir())?;
     browser::test()?;

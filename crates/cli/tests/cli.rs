@@ -217,3 +217,55 @@ fn yosoku_bundle_table_rows(bundle: &Path) -> u64 {
             .unwrap();
     manifest["tables"][0]["rows"].as_u64().unwrap()
 }
+
+/// `yosoku plugins` lists the OpenCL plugin, its collectors and their keys; without an OpenCL
+/// driver (here: the ICD loader pointed at an empty vendors directory) a run fails with one error
+/// that says what to install, exit code 1, and no bundle.
+#[test]
+fn opencl_is_listed_and_a_machine_without_a_driver_is_told_what_to_install() {
+    let out = yosoku(&["plugins"]);
+    let stdout = text(&out.stdout);
+    for expected in [
+        "opencl 0.1.0 (ABI v2",
+        "  run [runner]: ",
+        "  logs [importer]: ",
+        "  devices [runner]: ",
+        "    kernels (string_list, default [\"all\"]): ",
+        "    timeout_secs (float, default 3600.0): ",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let vendors = dir.path().join("no-vendors");
+    std::fs::create_dir(&vendors).unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        "[pipeline]\nname = \"cl\"\n\n[sources.cl]\nplugin = \"opencl\"\ncollector = \"devices\"\n",
+    )
+    .unwrap();
+    let bundle = dir.path().join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_yosoku"))
+        .args([
+            "run",
+            pipeline.to_str().unwrap(),
+            "-o",
+            bundle.to_str().unwrap(),
+        ])
+        .env("YOSOKU_PLUGIN_PATH", plugin_dir())
+        .env("OCL_ICD_VENDORS", &vendors)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("opencl")
+            && stderr.contains("apt install ocl-icd-libopencl1 pocl-opencl-icd"),
+        "{stderr}"
+    );
+    assert!(!bundle.exists());
+}

@@ -748,3 +748,81 @@ fn tau_profiles_import_through_the_plugin_host() {
     let wall = float64(ranks, col::WALL_SECS).unwrap();
     assert!((wall.value(1) - 0.055329).abs() < 1e-12);
 }
+
+/// The best of each group in a `throughputs` table: group -> candidate.
+fn best_candidates(batch: &RecordBatch) -> Vec<(String, String)> {
+    let group = utf8(batch, col::GROUP).unwrap();
+    let candidate = utf8(batch, col::CANDIDATE).unwrap();
+    let best = batch
+        .column_by_name(col::BEST)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::BooleanArray>()
+        .unwrap();
+    (0..batch.num_rows())
+        .filter(|&i| best.value(i))
+        .map(|i| (group.value(i).to_owned(), candidate.value(i).to_owned()))
+        .collect()
+}
+
+#[test]
+fn opencl_vector_width_names_the_best_width_per_device_beside_the_paper() {
+    let (_dir, bundle) = run("opencl-vector-width.toml");
+    check_golden(&bundle);
+    let t = table(&bundle, "width.throughputs");
+    // The committed record: one device (POCL on the CPU), five widths.
+    assert_eq!(t.num_rows(), 5);
+    let best = best_candidates(t);
+    assert_eq!(best.len(), 1);
+    assert!(best[0].0.starts_with("device=pthread-"), "{best:?}");
+    // The rates are the bytes the copy moves over its median time: tens of GB/s on this CPU.
+    let rate = float64(t, col::RATE).unwrap();
+    assert!(rate.values().iter().all(|r| (1e9..1e12).contains(r)));
+    // The paper's devices are printed beside.
+    let report = table(&bundle, "width.report");
+    let rows = utf8(report, col::ROW_LABEL).unwrap();
+    assert!((0..report.num_rows()).any(|i| rows.value(i) == "Shimada et al.: Radeon HD 5870"));
+}
+
+#[test]
+fn opencl_local_memory_models_validate_both_variants_two_ways() {
+    let (_dir, bundle) = run("opencl-local-memory.toml");
+    check_golden(&bundle);
+    for model in ["unoptimised_cv", "optimised_cv"] {
+        let summary = table(&bundle, &format!("{model}.validation_summary"));
+        let schemes: Vec<String> = mean_errors(summary)
+            .into_iter()
+            .map(|(_, v, _)| v)
+            .collect();
+        assert_eq!(schemes, ["loo", "leave_one_out(program)"], "{model}");
+        // Every row of the variant predicted out of sample: 5 programs x 6 sizes, twice.
+        assert_eq!(
+            table(&bundle, &format!("{model}.predictions")).num_rows(),
+            2 * 30
+        );
+    }
+}
+
+#[test]
+fn rocprof_amd_gpus_reads_three_gpus_into_one_table() {
+    let (_dir, bundle) = run("rocprof-amd-gpus.toml");
+    check_golden(&bundle);
+    let obs = table(&bundle, "per_gpu.observations");
+    assert_eq!(
+        utf8(obs, col::DEVICE)
+            .unwrap()
+            .iter()
+            .flatten()
+            .collect::<Vec<_>>(),
+        ["MI100", "MI200", "MI300X_A1"]
+    );
+    // The same kernel and size on all three: the MI300X's mean of 16.16, 13.68 and 14.16 us.
+    let secs = float64(obs, col::MEASURED_SECS).unwrap();
+    assert!((secs.value(2) - (16_160e-9 + 13_680e-9 + 14_160e-9) / 3.0).abs() < 1e-15);
+    let best = best_candidates(table(&bundle, "speed.throughputs"));
+    assert_eq!(
+        best,
+        [("program=vecCopy".to_owned(), "MI300X_A1".to_owned())]
+    );
+    assert!(table(&bundle, "amd.devices").num_rows() == 3);
+}

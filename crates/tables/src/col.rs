@@ -104,6 +104,13 @@ pub const DEVICE_SECS: &str = "device_secs";
 pub const HOST_SECS: &str = "host_secs";
 pub const SUBMIT_TO_START_SECS: &str = "submit_to_start_secs";
 
+pub const GROUP: &str = "group";
+pub const CANDIDATE: &str = "candidate";
+pub const SIZES: &str = "sizes";
+pub const PEAK_RATE: &str = "peak_rate";
+pub const RELATIVE_TO_BEST: &str = "relative_to_best";
+pub const BEST: &str = "best";
+
 pub const MIX_RATIO: &str = "mix_ratio";
 pub const WINDOW_SECS: &str = "window_secs";
 pub const OPS_PER_WINDOW: &str = "ops_per_window";

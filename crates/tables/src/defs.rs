@@ -1046,6 +1046,71 @@ const ADJUSTED_R2: ColumnDef = column(
     "R^2 adjusted for the degrees of freedom: 1 - (1 - R^2)(n - 1)/(n - k - 1); null when n <= k + 1.",
 );
 
+pub static THROUGHPUTS: TableDef = TableDef {
+    name: "throughputs",
+    doc: "Candidates (vector widths, variants, devices) of one group side by side: work per second at the largest work every candidate was measured at, the peak over all sizes, and which is fastest.",
+    columns: &[
+        label(
+            col::GROUP,
+            "The group compared within, `column=value` pairs (`device=..., program=copy`).",
+        ),
+        label(
+            col::CANDIDATE,
+            "The candidate: a value of the compared column (`float4`, a device).",
+        ),
+        column(
+            col::SIZES,
+            T::Int64,
+            false,
+            None,
+            V::Positive,
+            "Rows (sizes, repeats) measured of the candidate.",
+        ),
+        column(
+            col::WORK,
+            T::Float64,
+            false,
+            None,
+            V::Positive,
+            "The work the candidates are compared at: the largest every candidate of the group was measured at, in `work_unit`.",
+        ),
+        label(col::WORK_UNIT, "Unit of `work` (`bytes`, `count`)."),
+        column(
+            col::RATE,
+            T::Float64,
+            false,
+            None,
+            V::Positive,
+            "Work per second at `work` (mean over repeats), in `rate_unit`.",
+        ),
+        column(
+            col::PEAK_RATE,
+            T::Float64,
+            false,
+            None,
+            V::Positive,
+            "Highest work per second over all sizes, in `rate_unit` (often a cache-resident size).",
+        ),
+        label(col::RATE_UNIT, "Unit of the rates (`bytes/s`)."),
+        column(
+            col::RELATIVE_TO_BEST,
+            T::Float64,
+            false,
+            Some("ratio"),
+            V::Positive,
+            "`rate` over the best candidate's `rate`.",
+        ),
+        column(
+            col::BEST,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "The fastest candidate of its group at `work`.",
+        ),
+    ],
+};
+
 pub static MODEL_COEFFICIENTS: TableDef = TableDef {
     name: "model_coefficients",
     doc: "One term of a fitted linear model: its estimate on the scale of its column as the model used it (after `log_features`), with standard error and test, or why it was dropped.",

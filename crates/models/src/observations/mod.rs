@@ -11,6 +11,7 @@ pub mod crossval;
 pub mod fit;
 pub mod normalize;
 pub mod report;
+pub mod throughput;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -301,6 +301,29 @@ pub struct PublishedSpec {
     pub text: Option<String>,
 }
 
+/// The published figures of a step's `published` key, each with exactly one of value and text.
+pub(crate) fn published(specs: Vec<PublishedSpec>) -> Result<Vec<Published>, ParamError> {
+    let mut published = Vec::with_capacity(specs.len());
+    for p in specs {
+        if p.value.is_none() == p.text.is_none() {
+            return Err(ParamError::new(
+                "published",
+                format!(
+                    "published figure `{}`: give exactly one of `value` and `text`",
+                    p.row
+                ),
+            ));
+        }
+        published.push(Published {
+            row: p.row,
+            column: p.column,
+            value: p.value,
+            text: p.text,
+        });
+    }
+    Ok(published)
+}
+
 fn default_holdouts() -> Vec<String> {
     vec!["loo".to_owned()]
 }
@@ -350,24 +373,7 @@ impl StepParams for CrossValidateParams {
             ));
         }
         non_negative("tiny_threshold", self.tiny_threshold)?;
-        let mut published = Vec::with_capacity(self.published.len());
-        for p in self.published {
-            if p.value.is_none() == p.text.is_none() {
-                return Err(ParamError::new(
-                    "published",
-                    format!(
-                        "published figure `{}`: give exactly one of `value` and `text`",
-                        p.row
-                    ),
-                ));
-            }
-            published.push(Published {
-                row: p.row,
-                column: p.column,
-                value: p.value,
-                text: p.text,
-            });
-        }
+        let published = published(self.published)?;
         Ok(CrossValidate {
             model: self.model,
             cv: crossval::CrossValidation {

@@ -17,6 +17,7 @@ mod mpi;
 mod observations;
 #[cfg(test)]
 pub(crate) mod testing;
+mod throughput;
 
 use std::fmt;
 use std::ops::Range;
@@ -57,6 +58,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     compare::COMPARE_MEASURED,
     compare::COMPARE_REFERENCE,
     counters::CROSS_VALIDATE,
+    throughput::THROUGHPUT,
 ];
 
 /// The three stages, run in this order.

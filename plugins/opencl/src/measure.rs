@@ -1,0 +1,336 @@
+//! Timing one configuration as the field expects: a profiling-enabled queue, each launch timed by
+//! its event's `CL_PROFILING_COMMAND_START/END` (and by the host clock around it), warm-up
+//! launches excluded, launches repeated until the spread is known, and the output checked
+//! against a CPU reference before any time is kept.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::ptr;
+use std::time::{Duration, Instant};
+
+use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
+use opencl3::context::Context;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
+use opencl3::program::Program;
+use opencl3::types::{CL_BLOCKING, cl_int};
+use yosoku_plugin_sdk::PluginError;
+
+use crate::device::Chosen;
+use crate::record::{Launch, Measurement};
+use crate::suite::{Arg, SuiteKernel};
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Launches before the measured ones (compilation, first touch of the buffers, clocks).
+    pub warmup: usize,
+    pub min_launches: usize,
+    pub max_launches: usize,
+    /// Stop once the coefficient of variation of the device times is at most this.
+    pub target_cv: f64,
+    /// Stop a configuration after this much host time in measured launches (after `min_launches`).
+    pub max_secs_per_config: f64,
+    /// Work-items per work-group of the 1-D kernels.
+    pub group: usize,
+}
+
+/// Median, minimum, maximum, and coefficient of variation (sample standard deviation / mean).
+pub fn statistics(values: &[f64]) -> (f64, f64, f64, f64) {
+    if values.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN, f64::NAN);
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let cv = if n > 1 && mean > 0.0 {
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        var.sqrt() / mean
+    } else {
+        0.0
+    };
+    (median, sorted[0], sorted[n - 1], cv)
+}
+
+/// One device's context, profiling queue and built programs.
+pub struct Session<'d> {
+    chosen: &'d Chosen,
+    context: Context,
+    queue: CommandQueue,
+    programs: HashMap<(String, String), Program>,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("device", &self.chosen.info.label)
+            .finish_non_exhaustive()
+    }
+}
+
+fn cl_err(what: impl std::fmt::Display, e: impl std::fmt::Display) -> PluginError {
+    PluginError::new(format!("{what}: {e}"))
+}
+
+impl<'d> Session<'d> {
+    pub fn new(chosen: &'d Chosen) -> Result<Self, PluginError> {
+        let label = &chosen.info.label;
+        let context = Context::from_device(&chosen.device)
+            .map_err(|e| cl_err(format!("device {label}: clCreateContext"), e))?;
+        // OpenCL 2.0+ queue creation, falling back to the 1.x call on older platforms.
+        let queue = match CommandQueue::create_default_with_properties(
+            &context,
+            CL_QUEUE_PROFILING_ENABLE,
+            0,
+        ) {
+            Ok(q) => q,
+            Err(_) => {
+                #[allow(deprecated)]
+                let q = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE);
+                q.map_err(|e| cl_err(format!("device {label}: a profiling command queue"), e))?
+            }
+        };
+        Ok(Self {
+            chosen,
+            context,
+            queue,
+            programs: HashMap::new(),
+        })
+    }
+
+    fn program(
+        &mut self,
+        file: &str,
+        source: &str,
+        options: &str,
+    ) -> Result<&Program, PluginError> {
+        let key = (file.to_owned(), options.to_owned());
+        if !self.programs.contains_key(&key) {
+            let program = Program::create_and_build_from_source(&self.context, source, options)
+                .map_err(|log| {
+                    PluginError::new(format!(
+                        "{file} does not build for {} (options `{options}`): {}",
+                        self.chosen.info.label,
+                        log.trim()
+                    ))
+                })?;
+            self.programs.insert(key.clone(), program);
+        }
+        self.programs
+            .get(&key)
+            .ok_or_else(|| PluginError::new(format!("{file}: built program lost")))
+    }
+
+    /// Measures one configuration; the output is checked before any time is returned.
+    pub fn measure(
+        &mut self,
+        kernel: &dyn SuiteKernel,
+        source: (&str, &str),
+        variant: &str,
+        size: u64,
+        settings: &Settings,
+        deadline: Instant,
+    ) -> Result<Measurement, PluginError> {
+        let device = self.chosen.info.label.clone();
+        let what = format!("{}/{variant} n={size} on {device}", kernel.program());
+        let plan = kernel.plan(variant, size, settings.group);
+        let options = kernel.build_options(variant, settings.group);
+        let name = kernel.kernel_name(variant);
+        let program = self.program(source.0, source.1, &options)?;
+        let k = Kernel::create(program, &name)
+            .map_err(|e| cl_err(format!("{what}: kernel `{name}` of {}", source.0), e))?;
+
+        // SAFETY (buffers, writes, arguments, launches): every buffer is created with the length
+        // the plan gives and written from / read into host vectors of that length; the
+        // arguments are set in the kernel's order with the types its signature declares
+        // (buffers as cl_mem, int as cl_int), as the suite module for this kernel states.
+        let mut inputs = Vec::new();
+        for (i, data) in plan.inputs.iter().enumerate() {
+            let mut b = unsafe {
+                Buffer::<f32>::create(
+                    &self.context,
+                    CL_MEM_READ_ONLY,
+                    data.len(),
+                    ptr::null_mut::<c_void>(),
+                )
+            }
+            .map_err(|e| {
+                cl_err(
+                    format!("{what}: input buffer {i} ({} floats)", data.len()),
+                    e,
+                )
+            })?;
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, data, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: writing input {i}"), e))?;
+            inputs.push(b);
+        }
+        let mut outputs = Vec::new();
+        for (i, len) in plan.outputs.iter().enumerate() {
+            let mut b = unsafe {
+                Buffer::<f32>::create(
+                    &self.context,
+                    CL_MEM_READ_WRITE,
+                    *len,
+                    ptr::null_mut::<c_void>(),
+                )
+            }
+            .map_err(|e| cl_err(format!("{what}: output buffer {i} ({len} floats)"), e))?;
+            // NaN everywhere: an element the kernel never writes fails the check.
+            let poison = vec![f32::NAN; *len];
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &poison, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: clearing output {i}"), e))?;
+            outputs.push(b);
+        }
+        for (index, arg) in plan.args.iter().enumerate() {
+            let r = match arg {
+                Arg::Input(i) => unsafe { k.set_arg(index as u32, &inputs[*i].get()) },
+                Arg::Output(i) => unsafe { k.set_arg(index as u32, &outputs[*i].get()) },
+                Arg::Int(v) => unsafe { k.set_arg(index as u32, &(*v as cl_int)) },
+            };
+            r.map_err(|e| cl_err(format!("{what}: kernel argument {index}"), e))?;
+        }
+
+        let dims = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+        let launch_once = |queue: &CommandQueue| -> Result<Launch, PluginError> {
+            let started = Instant::now();
+            let event = unsafe {
+                queue.enqueue_nd_range_kernel(
+                    k.get(),
+                    plan.global.len() as u32,
+                    ptr::null(),
+                    plan.global.as_ptr(),
+                    plan.local.as_ptr(),
+                    &[],
+                )
+            }
+            .map_err(|e| {
+                cl_err(
+                    format!(
+                        "{what}: the launch failed (global {}, local {})",
+                        dims(&plan.global),
+                        dims(&plan.local)
+                    ),
+                    e,
+                )
+            })?;
+            event
+                .wait()
+                .map_err(|e| cl_err(format!("{what}: waiting for the launch"), e))?;
+            let host_ns = started.elapsed().as_nanos() as u64;
+            let start = event
+                .profiling_command_start()
+                .map_err(|e| cl_err(format!("{what}: CL_PROFILING_COMMAND_START"), e))?;
+            let end = event
+                .profiling_command_end()
+                .map_err(|e| cl_err(format!("{what}: CL_PROFILING_COMMAND_END"), e))?;
+            let submit = event.profiling_command_submit().ok();
+            if end < start {
+                return Err(PluginError::new(format!(
+                    "{what}: the driver's profiling timestamps run backwards (start {start} ns, end {end} ns)"
+                )));
+            }
+            Ok(Launch {
+                device_ns: end - start,
+                host_ns,
+                submit_to_start_ns: submit.map(|s| start as i64 - s as i64),
+            })
+        };
+
+        let check_deadline = |done: usize| -> Result<(), PluginError> {
+            if Instant::now() > deadline {
+                return Err(PluginError::new(format!(
+                    "timeout: the run passed its `timeout_secs` during {what} (after {done} launches of it); nothing was recorded"
+                )));
+            }
+            Ok(())
+        };
+        let mut warmup = Vec::with_capacity(settings.warmup);
+        for i in 0..settings.warmup {
+            check_deadline(i)?;
+            warmup.push(launch_once(&self.queue)?);
+        }
+        let mut launches: Vec<Launch> = Vec::new();
+        let budget = Duration::from_secs_f64(settings.max_secs_per_config);
+        let measuring = Instant::now();
+        loop {
+            check_deadline(settings.warmup + launches.len())?;
+            launches.push(launch_once(&self.queue)?);
+            let n = launches.len();
+            if n < settings.min_launches {
+                continue;
+            }
+            let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
+            let (_, _, _, cv) = statistics(&times);
+            if cv <= settings.target_cv
+                || n >= settings.max_launches
+                || measuring.elapsed() >= budget
+            {
+                break;
+            }
+        }
+
+        let mut results = Vec::new();
+        for (i, (b, len)) in outputs.iter().zip(&plan.outputs).enumerate() {
+            let mut host = vec![0.0f32; *len];
+            unsafe {
+                self.queue
+                    .enqueue_read_buffer(b, CL_BLOCKING, 0, &mut host, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: reading output {i}"), e))?;
+            results.push(host);
+        }
+        kernel.check(&plan, size, &results).map_err(|m| {
+            PluginError::new(format!(
+                "{what}: wrong result, no time recorded: {m} ({} of {})",
+                name, source.0
+            ))
+        })?;
+
+        let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
+        let (_, _, _, cv) = statistics(&times);
+        Ok(Measurement {
+            device,
+            program: kernel.program().to_owned(),
+            variant: variant.to_owned(),
+            size,
+            size_meaning: kernel.size_meaning().to_owned(),
+            global: plan.global.clone(),
+            local: plan.local.clone(),
+            warmup,
+            launches,
+            counters: plan
+                .counters()
+                .into_iter()
+                .map(|(k, (v, u))| (k.to_owned(), (v, u.to_owned())))
+                .collect(),
+            stable: cv <= settings.target_cv,
+            target_cv: settings.target_cv,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::statistics;
+
+    #[test]
+    fn statistics_of_launch_times() {
+        let (median, min, max, cv) = statistics(&[3.0, 1.0, 2.0, 4.0]);
+        assert_eq!((median, min, max), (2.5, 1.0, 4.0));
+        // mean 2.5, sample variance 5/3
+        assert!((cv - (5.0f64 / 3.0).sqrt() / 2.5).abs() < 1e-15);
+        assert_eq!(statistics(&[7.0]).3, 0.0);
+    }
+}

@@ -1,0 +1,296 @@
+//! A run's measurements as saved (`opencl-run.json`, written by the runner when it has a
+//! `log_dir`, read back by the `logs` importer) and as the canonical tables. Both collectors make
+//! their tables from this record, so a re-import gives the tables the run gave.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use serde::{Deserialize, Serialize};
+use yosoku_plugin_sdk::PluginError;
+use yosoku_profiler_import::builder::{RunKey, Tables};
+use yosoku_profiler_import::devices::devices_batch;
+use yosoku_profiler_import::units::Prefixes;
+use yosoku_tables::{KERNEL_LAUNCHES, KERNEL_TIMINGS};
+
+use crate::device::DeviceInfo;
+use crate::measure::statistics;
+
+/// The file name of a run's record in its `log_dir`.
+pub const RECORD_FILE: &str = "opencl-run.json";
+pub const FORMAT: &str = "yosoku-opencl-run";
+pub const VERSION: u32 = 1;
+
+/// One launch's times; saved as `[device_ns, host_ns, submit_to_start_ns]` (thousands per run).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(from = "LaunchTuple", into = "LaunchTuple")]
+pub struct Launch {
+    /// `CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START`.
+    pub device_ns: u64,
+    /// Host wall time from enqueueing to the event's completion being seen.
+    pub host_ns: u64,
+    /// `CL_PROFILING_COMMAND_START - CL_PROFILING_COMMAND_SUBMIT`, when the driver reports it.
+    pub submit_to_start_ns: Option<i64>,
+}
+
+type LaunchTuple = (u64, u64, Option<i64>);
+
+impl From<LaunchTuple> for Launch {
+    fn from((device_ns, host_ns, submit_to_start_ns): LaunchTuple) -> Self {
+        Self {
+            device_ns,
+            host_ns,
+            submit_to_start_ns,
+        }
+    }
+}
+
+impl From<Launch> for LaunchTuple {
+    fn from(l: Launch) -> Self {
+        (l.device_ns, l.host_ns, l.submit_to_start_ns)
+    }
+}
+
+/// One configuration: a program's variant at one size on one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub device: String,
+    pub program: String,
+    pub variant: String,
+    pub size: u64,
+    pub size_meaning: String,
+    pub global: Vec<usize>,
+    pub local: Vec<usize>,
+    pub warmup: Vec<Launch>,
+    pub launches: Vec<Launch>,
+    /// Computed work counters of one launch: raw name (tool `computed`) -> (value, unit).
+    pub counters: BTreeMap<String, (f64, String)>,
+    pub stable: bool,
+    pub target_cv: f64,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub format: String,
+    pub version: u32,
+    pub run_id: String,
+    /// The collector's configuration, for the record.
+    pub settings: BTreeMap<String, String>,
+    /// The environment variables that steer OpenCL drivers (`POCL_*`, `OCL_ICD_*`, ...), as
+    /// they were during the run.
+    #[serde(default)]
+    pub environment: BTreeMap<String, String>,
+    pub devices: Vec<DeviceInfo>,
+    pub measurements: Vec<Measurement>,
+}
+
+impl RunRecord {
+    /// Reads a saved record, checking its format and version.
+    pub fn read(path: &Path) -> Result<Self, PluginError> {
+        let text = yosoku_plugin_sdk::read_input_to_string(path)?;
+        let record: RunRecord = serde_json::from_str(&text).map_err(|e| {
+            PluginError::at(
+                path,
+                e.line(),
+                e.column(),
+                format!("not a yosoku OpenCL run record ({RECORD_FILE}): {e}"),
+            )
+        })?;
+        if record.format != FORMAT {
+            return Err(PluginError::new(format!(
+                "{}: format `{}`, expected `{FORMAT}`",
+                path.display(),
+                record.format
+            )));
+        }
+        if record.version > VERSION {
+            return Err(PluginError::new(format!(
+                "{}: record version {} is newer than this plugin reads ({VERSION}); update yosoku",
+                path.display(),
+                record.version
+            )));
+        }
+        for (i, m) in record.measurements.iter().enumerate() {
+            let problem = if !record.devices.iter().any(|d| d.label == m.device) {
+                Some(format!(
+                    "device `{}` is not among the record's devices",
+                    m.device
+                ))
+            } else if m.launches.is_empty() {
+                Some("no measured launch".to_owned())
+            } else if m.launches.iter().any(|l| l.device_ns == 0) {
+                Some("a launch of 0 ns".to_owned())
+            } else {
+                None
+            };
+            if let Some(p) = problem {
+                return Err(PluginError::new(format!(
+                    "{}: measurement {i} ({}/{} n={}): {p}",
+                    path.display(),
+                    m.program,
+                    m.variant,
+                    m.size
+                )));
+            }
+        }
+        Ok(record)
+    }
+
+    /// Writes the record to `dir`/[`RECORD_FILE`] through a temporary file.
+    pub fn write(&self, dir: &Path) -> Result<(), PluginError> {
+        let path = dir.join(RECORD_FILE);
+        let tmp = dir.join(format!(".{RECORD_FILE}.tmp"));
+        let text = serde_json::to_string(self)
+            .map_err(|e| PluginError::new(format!("{}: {e}", path.display())))?;
+        std::fs::write(&tmp, text).map_err(|e| PluginError::io(&tmp, &e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| PluginError::io(&path, &e))
+    }
+}
+
+impl Measurement {
+    pub fn run_id(&self, run: &str, device_index: usize) -> String {
+        format!(
+            "{run}:d{device_index}:{}:{}:n={}",
+            self.program, self.variant, self.size
+        )
+    }
+
+    pub fn parameters(&self) -> String {
+        let dims = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+        format!(
+            "n={};global={};local={}",
+            self.size,
+            dims(&self.global),
+            dims(&self.local)
+        )
+    }
+
+    fn device_secs(&self) -> Vec<f64> {
+        self.launches
+            .iter()
+            .map(|l| l.device_ns as f64 / 1e9)
+            .collect()
+    }
+}
+
+fn text(values: impl Iterator<Item = String>) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(values))
+}
+
+/// The tables of records: `runs` (median device time of one launch, phase `kernel`),
+/// `counters` (computed work counters, origin `computed`) and `metric_names`,
+/// `kernel_timings`, `kernel_launches`, `devices`.
+pub fn tables(records: &[RunRecord]) -> Result<Vec<(String, RecordBatch)>, PluginError> {
+    let mut builder = Tables::new("computed", Prefixes::Decimal);
+    let mut rows: Vec<(String, &Measurement)> = Vec::new();
+    let mut devices = Vec::new();
+    for r in records {
+        for m in &r.measurements {
+            let d = r
+                .devices
+                .iter()
+                .position(|d| d.label == m.device)
+                .unwrap_or(0);
+            let id = m.run_id(&r.run_id, d);
+            let run = builder.key(RunKey {
+                run_id: id.clone(),
+                device: m.device.clone(),
+                program: m.program.clone(),
+                variant: m.variant.clone(),
+                kernel: None,
+            });
+            let (median, ..) = statistics(&m.device_secs());
+            builder.add_run(run, Some(&m.parameters()), "kernel", median);
+            for (name, (value, unit)) in &m.counters {
+                builder.add_counter(run, name, *value, unit);
+            }
+            rows.push((id, m));
+        }
+        for d in &r.devices {
+            if !devices.iter().any(|x: &DeviceInfo| x.label == d.label) {
+                devices.push(d.clone());
+            }
+        }
+    }
+    let mut out = builder.finish()?;
+    let stats: Vec<(f64, f64, f64, f64)> = rows
+        .iter()
+        .map(|(_, m)| statistics(&m.device_secs()))
+        .collect();
+    let host_median: Vec<f64> = rows
+        .iter()
+        .map(|(_, m)| {
+            let host: Vec<f64> = m.launches.iter().map(|l| l.host_ns as f64 / 1e9).collect();
+            statistics(&host).0
+        })
+        .collect();
+    let timings = KERNEL_TIMINGS.batch(vec![
+        text(rows.iter().map(|(id, _)| id.clone())),
+        text(rows.iter().map(|(_, m)| m.device.clone())),
+        text(rows.iter().map(|(_, m)| m.program.clone())),
+        text(rows.iter().map(|(_, m)| m.variant.clone())),
+        text(rows.iter().map(|(_, m)| m.parameters())),
+        Arc::new(Int64Array::from_iter_values(
+            rows.iter().map(|(_, m)| m.launches.len() as i64),
+        )),
+        Arc::new(Int64Array::from_iter_values(
+            rows.iter().map(|(_, m)| m.warmup.len() as i64),
+        )),
+        Arc::new(Float64Array::from_iter_values(stats.iter().map(|s| s.0))),
+        Arc::new(Float64Array::from_iter_values(stats.iter().map(|s| s.1))),
+        Arc::new(Float64Array::from_iter_values(stats.iter().map(|s| s.2))),
+        Arc::new(Float64Array::from_iter_values(stats.iter().map(|s| s.3))),
+        Arc::new(Float64Array::from_iter_values(host_median)),
+        Arc::new(BooleanArray::from_iter(
+            rows.iter().map(|(_, m)| Some(m.stable)),
+        )),
+    ])?;
+    out.push(("kernel_timings".to_owned(), timings));
+
+    let mut l_id = Vec::new();
+    let mut l_row = Vec::new();
+    let mut l_index = Vec::new();
+    let mut l_warm = Vec::new();
+    let mut l_launch: Vec<&Launch> = Vec::new();
+    for (id, m) in &rows {
+        for (i, (launch, warm)) in m
+            .warmup
+            .iter()
+            .map(|l| (l, true))
+            .chain(m.launches.iter().map(|l| (l, false)))
+            .enumerate()
+        {
+            l_id.push(id.clone());
+            l_row.push(*m);
+            l_index.push(i as i64);
+            l_warm.push(Some(warm));
+            l_launch.push(launch);
+        }
+    }
+    let launches = KERNEL_LAUNCHES.batch(vec![
+        text(l_id.into_iter()),
+        text(l_row.iter().map(|m| m.device.clone())),
+        text(l_row.iter().map(|m| m.program.clone())),
+        text(l_row.iter().map(|m| m.variant.clone())),
+        Arc::new(Int64Array::from(l_index)),
+        Arc::new(BooleanArray::from(l_warm)),
+        Arc::new(Float64Array::from_iter_values(
+            l_launch.iter().map(|l| l.device_ns as f64 / 1e9),
+        )),
+        Arc::new(Float64Array::from_iter_values(
+            l_launch.iter().map(|l| l.host_ns as f64 / 1e9),
+        )),
+        Arc::new(
+            l_launch
+                .iter()
+                .map(|l| l.submit_to_start_ns.map(|n| n as f64 / 1e9))
+                .collect::<Float64Array>(),
+        ),
+    ])?;
+    out.push(("kernel_launches".to_owned(), launches));
+    let rows: Vec<_> = devices.iter().map(DeviceInfo::row).collect();
+    out.push(("devices".to_owned(), devices_batch(&rows)?));
+    Ok(out)
+}
