@@ -16,10 +16,11 @@ pub enum Tab {
     CostBreakdown,
     Gantt,
     RankBars,
+    Throughput,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Bundles,
         Tab::Tables,
         Tab::Model,
@@ -27,6 +28,7 @@ impl Tab {
         Tab::CostBreakdown,
         Tab::Gantt,
         Tab::RankBars,
+        Tab::Throughput,
     ];
 
     pub fn label(self) -> &'static str {
@@ -38,6 +40,7 @@ impl Tab {
             Tab::CostBreakdown => "Cost breakdown",
             Tab::Gantt => "Gantt",
             Tab::RankBars => "Per-rank bars",
+            Tab::Throughput => "Throughput",
         }
     }
 
@@ -51,6 +54,7 @@ impl Tab {
             Tab::CostBreakdown => "cost",
             Tab::Gantt => "gantt",
             Tab::RankBars => "ranks",
+            Tab::Throughput => "throughput",
         }
     }
 
@@ -72,6 +76,7 @@ pub struct ViewState {
     pub cost: views::cost::State,
     pub gantt: views::gantt::State,
     pub ranks: views::ranks::State,
+    pub throughput: views::throughput::State,
 }
 
 impl ViewState {
@@ -224,6 +229,9 @@ impl ViewerApp {
                 Tab::CostBreakdown => views::cost::ui(ui, bundle, &mut self.state.cost),
                 Tab::Gantt => views::gantt::ui(ui, bundle, &mut self.state.gantt, caches),
                 Tab::RankBars => views::ranks::ui(ui, bundle, &mut self.state.ranks),
+                Tab::Throughput => {
+                    views::throughput::ui(ui, bundle, &mut self.state.throughput);
+                }
             }
         });
     }

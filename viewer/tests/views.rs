@@ -298,3 +298,37 @@ fn the_open_dialog_browses_directories_and_opens_a_bundle() {
     let zipped = LoadedBundle::from_path(&fixtures.join("mpi-blocks-synthetic.zip")).unwrap();
     assert_eq!(zipped.tables.len(), 2);
 }
+
+/// A synthetic `throughputs` table: one device's copy at three widths. Test data only.
+fn throughput_bundle() -> LoadedBundle {
+    use arrow_array::{BooleanArray, Int64Array};
+    let group = "device=gpu, program=copy";
+    let batch = yosoku_tables::THROUGHPUTS
+        .batch(vec![
+            Arc::new(StringArray::from(vec![group; 3])),
+            Arc::new(StringArray::from(vec!["float", "float4", "float16"])),
+            Arc::new(Int64Array::from(vec![6, 6, 6])),
+            Arc::new(Float64Array::from(vec![6.7e7; 3])),
+            Arc::new(StringArray::from(vec!["bytes"; 3])),
+            Arc::new(Float64Array::from(vec![2.0e11, 3.2e11, 2.4e11])),
+            Arc::new(Float64Array::from(vec![2.5e11, 3.5e11, 2.9e11])),
+            Arc::new(StringArray::from(vec!["bytes/s"; 3])),
+            Arc::new(Float64Array::from(vec![0.625, 1.0, 0.75])),
+            Arc::new(BooleanArray::from(vec![false, true, false])),
+        ])
+        .unwrap();
+    let bytes = yosoku_bundle::ipc::encode(&batch).unwrap();
+    LoadedBundle::from_files("width", &[("width.throughputs.arrow".into(), bytes)]).unwrap()
+}
+
+#[test]
+fn the_throughput_view_bars_the_candidates_and_names_the_fastest() {
+    let h = harness(vec![throughput_bundle()], Tab::Throughput);
+    shows(&h, "device=gpu, program=copy: fastest float4");
+    shows(&h, "float4 (fastest)");
+    // 3.2e11 bytes/s in GB/s, and float's share of the fastest.
+    shows(&h, "320 GB/s");
+    shows(&h, "62.5 %");
+    let h = harness(vec![fixture("csx600-montecarlo")], Tab::Throughput);
+    shows(&h, "no table with candidates and rates");
+}

@@ -43,6 +43,8 @@ cargo xtask <command>
                        this machine (installs the ICD loader and POCL if missing), keep the record
                        as DIR/NAME.json (default target/opencl-experiment/data/opencl/<hostname>.json),
                        then run the OpenCL pipelines on it and the committed records
+  bench-opencl         the OpenCL array copy against a plain Rust copy loop, side by side, and
+                       the runner's own cost per launch
   new-plugin <name>    add a plugin crate plugins/<name> (compiles, has a passing test)
   bless                rewrite golden files (docs/tables.md, pipelines/golden/) from the code
   help                 this text
@@ -77,6 +79,7 @@ fn run() -> Result<()> {
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
+        Some("bench-opencl") => opencl::bench(),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
                 let dir = scaffold::new_plugin(&repo_root(), name)?;

@@ -135,3 +135,20 @@ fn hostname() -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "this-machine".to_owned())
 }
+
+/// `cargo xtask bench-opencl`: the OpenCL copy against a plain Rust copy loop and the runner's
+/// cost per launch (plugins/opencl/benches/copy_bandwidth.rs), POCL's threads pinned.
+pub fn bench() -> Result<()> {
+    ensure_opencl()?;
+    run_cmd(
+        crate::cargo()
+            .args([
+                "bench",
+                "-p",
+                "yosoku-plugin-opencl",
+                "--bench",
+                "copy_bandwidth",
+            ])
+            .env("POCL_AFFINITY", "1"),
+    )
+}

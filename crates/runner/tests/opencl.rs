@@ -302,3 +302,21 @@ fn failures_name_the_kernel_size_and_device_and_write_nothing() {
         "{e}"
     );
 }
+
+/// Needs no OpenCL: the committed record read twice under one run id is refused.
+#[test]
+fn two_records_with_one_run_id_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/opencl/pocl-xeon-2vcpu.json");
+    std::fs::copy(&record, dir.path().join("a.json")).unwrap();
+    std::fs::copy(&record, dir.path().join("b.json")).unwrap();
+    let e = failing(
+        dir.path(),
+        "[sources.cl]\nplugin = \"opencl\"\ncollector = \"logs\"\nconfig = { paths = [\"a.json\", \"b.json\"] }\n",
+    );
+    assert!(
+        e.contains("two records have run_id `pocl-xeon-2vcpu`"),
+        "{e}"
+    );
+}

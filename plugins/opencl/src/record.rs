@@ -294,3 +294,119 @@ pub fn tables(records: &[RunRecord]) -> Result<Vec<(String, RecordBatch)>, Plugi
     out.push(("devices".to_owned(), devices_batch(&rows)?));
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device() -> DeviceInfo {
+        DeviceInfo {
+            label: "dev".into(),
+            name: "dev".into(),
+            platform: "p".into(),
+            platform_version: "OpenCL 3.0".into(),
+            vendor: "v".into(),
+            driver_version: "1".into(),
+            device_version: "OpenCL 3.0".into(),
+            device_type: "CPU".into(),
+            compute_units: 2,
+            clock_mhz: 1000,
+            global_memory_bytes: 1 << 30,
+            local_memory_bytes: 1 << 16,
+            global_cache_bytes: 1 << 20,
+            max_work_group_size: 1024,
+            profiling_timer_resolution_ns: 1,
+            preferred_vector_widths: vec![("float".into(), 8)],
+        }
+    }
+
+    fn record() -> RunRecord {
+        let launch = |ns| Launch {
+            device_ns: ns,
+            host_ns: ns + 1000,
+            submit_to_start_ns: Some(500),
+        };
+        RunRecord {
+            format: FORMAT.into(),
+            version: VERSION,
+            run_id: "r".into(),
+            settings: BTreeMap::new(),
+            environment: BTreeMap::new(),
+            devices: vec![device()],
+            measurements: vec![Measurement {
+                device: "dev".into(),
+                program: "copy".into(),
+                variant: "float4".into(),
+                size: 4096,
+                size_meaning: "floats copied".into(),
+                global: vec![1024],
+                local: vec![256],
+                warmup: vec![launch(9000)],
+                launches: vec![launch(3000), launch(1000), launch(2000)],
+                counters: BTreeMap::from([("global_load_bytes".into(), (16384.0, "B".into()))]),
+                stable: false,
+                target_cv: 0.05,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_record_round_trips_and_makes_its_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        record().write(dir.path()).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(RECORD_FILE)).unwrap();
+        assert!(
+            text.contains("[3000,4000,500]"),
+            "launches are compact: {text}"
+        );
+        let back = RunRecord::read(&dir.path().join(RECORD_FILE)).unwrap();
+        assert_eq!(back, record());
+        let tables = tables(&[back]).unwrap();
+        let get = |name: &str| &tables.iter().find(|(n, _)| n == name).unwrap().1;
+        let runs = get("runs");
+        let secs = runs.column_by_name("measured_secs").unwrap();
+        let secs = secs.as_any().downcast_ref::<Float64Array>().unwrap();
+        assert_eq!(secs.value(0), 2e-6, "the median of 3, 1 and 2 us");
+        assert_eq!(get("kernel_launches").num_rows(), 4);
+        let counters = get("counters");
+        let metric = counters.column_by_name("metric").unwrap();
+        let metric = metric.as_any().downcast_ref::<StringArray>().unwrap();
+        assert_eq!(metric.value(0), "gld_bytes");
+    }
+
+    #[test]
+    fn records_of_another_format_or_a_newer_version_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD_FILE);
+        let mut newer = record();
+        newer.version = VERSION + 1;
+        newer.write(dir.path()).unwrap();
+        let e = RunRecord::read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("record version 2 is newer than this plugin reads (1)"),
+            "{e}"
+        );
+        let mut other = record();
+        other.format = "something-else".into();
+        other.write(dir.path()).unwrap();
+        let e = RunRecord::read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("format `something-else`, expected `yosoku-opencl-run`"),
+            "{e}"
+        );
+        std::fs::write(&path, "{\"format\": 3}").unwrap();
+        let e = RunRecord::read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains(":1:") && e.contains("not a yosoku OpenCL run record"),
+            "{e}"
+        );
+        let mut orphan = record();
+        orphan.measurements[0].device = "gone".into();
+        orphan.write(dir.path()).unwrap();
+        let e = RunRecord::read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("device `gone` is not among the record's devices"),
+            "{e}"
+        );
+    }
+}

@@ -7,6 +7,7 @@ pub mod model;
 pub mod provenance;
 pub mod ranks;
 pub mod tables;
+pub mod throughput;
 pub mod validation;
 
 /// Derived data kept between frames, dropped when the bundle changes.
