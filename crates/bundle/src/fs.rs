@@ -120,6 +120,17 @@ pub fn write_bundle(
     manifest: &Manifest,
     tables: &[(String, RecordBatch)],
 ) -> Result<(), BundleError> {
+    write_bundle_with(dir, manifest, tables, |_| Ok(()))
+}
+
+/// [`write_bundle`], with `extra` writing more files (a trace pyramid) into the new bundle's
+/// directory before it replaces the old one: an error there leaves the old bundle as it was.
+pub fn write_bundle_with(
+    dir: &Path,
+    manifest: &Manifest,
+    tables: &[(String, RecordBatch)],
+    extra: impl FnOnce(&Path) -> Result<(), BundleError>,
+) -> Result<(), BundleError> {
     if dir.exists() && !dir.join(MANIFEST_FILE).is_file() {
         return Err(BundleError::NotABundle {
             path: dir.display().to_string(),
@@ -131,7 +142,9 @@ pub fn write_bundle(
     remove_leftovers(dir);
     let tmp = hidden_sibling(dir, &format!("tmp-{}", std::process::id()))?;
     let _ = std::fs::remove_dir_all(&tmp);
-    let result = fill(&tmp, manifest, tables).and_then(|()| swap_in(&tmp, dir));
+    let result = fill(&tmp, manifest, tables)
+        .and_then(|()| extra(&tmp))
+        .and_then(|()| swap_in(&tmp, dir));
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
@@ -204,6 +217,7 @@ mod tests {
                     rows: b.num_rows() as u64,
                 })
                 .collect(),
+            traces: Vec::new(),
         }
     }
 

@@ -19,7 +19,7 @@ pub mod manifest;
 
 pub use manifest::{
     InputFile, Manifest, ManifestError, PipelineRecord, PluginRecord, StageRecord, StepRecord,
-    TableRecord,
+    TableRecord, TraceRecord,
 };
 
 /// The name of the manifest file in a bundle.

@@ -29,6 +29,20 @@ pub struct Manifest {
     pub stages: Vec<StageRecord>,
     /// Every table of the bundle.
     pub tables: Vec<TableRecord>,
+    /// Large traces stored as a level-of-detail pyramid with chunked records (a viewer reads only
+    /// what is on screen), not as tables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<TraceRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceRecord {
+    pub name: String,
+    /// Directory of the pyramid (its `index.json`), relative to the bundle.
+    pub dir: String,
+    pub records: u64,
+    pub lanes: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

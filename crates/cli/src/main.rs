@@ -1,6 +1,7 @@
 //! `yosoku`: run pipelines, list plugins, inspect result bundles.
 
 mod format;
+mod trace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +51,44 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         rows: usize,
     },
+    /// Timelines: export a bundle's spans as Chrome trace JSON (Perfetto, chrome://tracing), check
+    /// a trace file.
+    Trace {
+        #[command(subcommand)]
+        action: TraceCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TraceCommand {
+    /// Write the spans tables of a bundle (all, or those named) as one Chrome trace JSON file.
+    Export {
+        /// A bundle directory.
+        bundle: PathBuf,
+        /// A spans table (`<namespace>.spans`) to export (repeatable) [default: every one].
+        #[arg(long)]
+        table: Vec<String>,
+        /// The JSON file to write (written whole or not at all).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Import a kernel-trace file of any size (docs/kernel-trace.md) as a bundle a viewer opens
+    /// by reading only what is on screen: a level-of-detail pyramid and chunked records.
+    Import {
+        /// The kernel-trace file (.yktrace).
+        file: PathBuf,
+        /// Bundle directory to write (replaced atomically).
+        #[arg(short = 'o', long = "output", value_name = "DIR")]
+        output: PathBuf,
+        /// Lanes: `sm` or `block`.
+        #[arg(long, default_value = "sm")]
+        lanes: String,
+    },
+    /// Check a Chrome trace JSON file against the format's rules.
+    Check {
+        /// The trace file.
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -62,6 +101,24 @@ fn main() -> ExitCode {
         } => run(pipeline, output, plugin_path),
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
+        Command::Trace { action } => match action {
+            TraceCommand::Export {
+                bundle,
+                table,
+                output,
+            } => trace::export(&bundle, &table, &output).and_then(|m| emit(&format!("{m}\n"))),
+            TraceCommand::Import {
+                file,
+                output,
+                lanes,
+            } => match yosoku_traces::kernel_trace::LaneBy::parse(&lanes) {
+                Some(l) => trace::import(&file, &output, l).and_then(|m| emit(&format!("{m}\n"))),
+                None => Err(anyhow::anyhow!("--lanes {lanes}: expected `sm` or `block`")),
+            },
+            TraceCommand::Check { file } => {
+                trace::check(&file).and_then(|m| emit(&format!("{m}\n")))
+            }
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -63,6 +63,58 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, PluginError> {
     Ok(bytes)
 }
 
+/// A file read as a stream (a file larger than memory), hashed on the way. It is recorded as an
+/// input when [`InputReader::finish`] is called after the last byte was read.
+#[derive(Debug)]
+pub struct InputReader {
+    path: PathBuf,
+    file: std::io::BufReader<std::fs::File>,
+    hasher: Sha256,
+    size_bytes: u64,
+}
+
+/// Opens the file at `path` for reading as a stream; see [`InputReader`].
+pub fn open_input(path: &Path) -> Result<InputReader, PluginError> {
+    let file = std::fs::File::open(path).map_err(|e| PluginError::io(path, &e))?;
+    Ok(InputReader {
+        path: path.to_path_buf(),
+        file: std::io::BufReader::with_capacity(1 << 20, file),
+        hasher: Sha256::new(),
+        size_bytes: 0,
+    })
+}
+
+impl InputReader {
+    /// The file's size on disk (for progress), if it can be read.
+    pub fn len_on_disk(&self) -> Option<u64> {
+        self.file.get_ref().metadata().ok().map(|m| m.len())
+    }
+
+    /// Records the file as read, with the hash of the bytes read.
+    pub fn finish(self) {
+        let sha256_hex = self
+            .hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        recorded().push(InputRecord {
+            path: self.path,
+            size_bytes: self.size_bytes,
+            sha256_hex,
+        });
+    }
+}
+
+impl Read for InputReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.size_bytes += n as u64;
+        Ok(n)
+    }
+}
+
 /// Reads the whole file at `path` as UTF-8 text, hashing it on the way. A byte sequence that is
 /// not UTF-8 is an error naming the file and the byte offset.
 pub fn read_input_to_string(path: &Path) -> Result<String, PluginError> {

@@ -56,6 +56,8 @@ pub struct Tables {
     counter_name: Vec<u32>,
     counter_value: Vec<f64>,
     counter_unit: Vec<u32>,
+    /// The timeline, for importers of traces that give start times.
+    spans: yosoku_traces::spans::SpansBuilder,
 }
 
 impl Tables {
@@ -81,7 +83,13 @@ impl Tables {
             counter_name: Vec::new(),
             counter_value: Vec::new(),
             counter_unit: Vec::new(),
+            spans: yosoku_traces::spans::SpansBuilder::new(),
         }
+    }
+
+    /// A row of the file's timeline (a kernel or copy with its start), for the `spans` table.
+    pub fn add_span(&mut self, span: &yosoku_traces::spans::Span<'_>) {
+        self.spans.push(span);
     }
 
     /// Registers a run's identity; returns the handle to add its counters and time with.
@@ -321,6 +329,9 @@ impl Tables {
             Arc::new(occurrences.finish()),
         ])?;
         out.push(("metric_names".to_owned(), names));
+        if !self.spans.is_empty() {
+            out.push(("spans".to_owned(), self.spans.finish()?));
+        }
         Ok(out)
     }
 }

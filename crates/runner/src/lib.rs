@@ -2,6 +2,8 @@
 //! plugin host (resolving and hashing input files), runs the normalize, fit and validate steps,
 //! and writes the result bundle atomically. This is the I/O edge around `yosoku-pipeline`.
 
+pub mod trace_import;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -616,6 +618,7 @@ pub fn run_pipeline(
         plugins,
         stages,
         tables: table_records(&tables),
+        traces: Vec::new(),
     };
     let bundle_dir = options
         .bundle_dir

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::RecordBatch;
 use yosoku_bundle::fs::{Bundle, read_bundle};
 use yosoku_runner::{Quiet, RunOptions, run_pipeline};
-use yosoku_tables::access::{float64, utf8};
+use yosoku_tables::access::{float64, int64, utf8};
 use yosoku_tables::col;
 
 fn repo() -> PathBuf {
@@ -108,7 +108,7 @@ fn column_digest(batch: &RecordBatch) -> String {
                 f.len() - f.null_count() - finite.len()
             )
         } else if let Some(i) = any.downcast_ref::<Int64Array>() {
-            format!("sum {}", i.iter().flatten().sum::<i64>())
+            format!("sum {}", i.iter().flatten().map(i128::from).sum::<i128>())
         } else if let Some(s) = any.downcast_ref::<StringArray>() {
             let distinct: std::collections::BTreeSet<&str> = s.iter().flatten().collect();
             format!("{} distinct, {} null", distinct.len(), s.null_count())
@@ -716,6 +716,49 @@ fn mpi_predictions_of_real_runs_are_within_one_percent_and_the_earlier_method_mi
     let separate = mpi_predictions(table(&bundle, "separate_runs.predictions"));
     assert!(run_error(&separate, "rank 1") < -20.0);
     assert!(run_error(&separate, "run") < -2.6);
+
+    // The timeline: each rank's predicted spans add up to its predicted total, and the full run
+    // is there as measured; exported, it is a trace the format's rules accept.
+    let spans = table(&bundle, "timeline.spans");
+    let simplified = mpi_predictions(table(&bundle, "simplified.predictions"));
+    let (timeline, lane) = (
+        utf8(spans, col::TIMELINE).unwrap(),
+        utf8(spans, col::LANE).unwrap(),
+    );
+    let duration = int64(spans, col::DURATION_NS).unwrap();
+    for r in 0..3 {
+        let predicted_ns: i64 = (0..spans.num_rows())
+            .filter(|&i| timeline.value(i) == "predicted" && lane.value(i) == format!("rank {r}"))
+            .map(|i| duration.value(i))
+            .sum();
+        let total = simplified
+            .iter()
+            .find(|p| p.1 == format!("rank {r}") && p.2 == "total")
+            .unwrap()
+            .3;
+        assert!(
+            (predicted_ns as f64 / 1e9 - total).abs() < 1e-6 * total,
+            "rank {r}: spans {predicted_ns} ns, prediction {total} s"
+        );
+    }
+    let blocks = table(&bundle, "full.mpi_blocks");
+    let measured = (0..spans.num_rows())
+        .filter(|&i| timeline.value(i) == "measured")
+        .count();
+    assert_eq!(measured, blocks.num_rows());
+    let mut json = Vec::new();
+    let summary = yosoku_traces::chrome::export(&[spans], &mut json).unwrap();
+    assert_eq!((summary.processes, summary.threads), (2, 6));
+    let checked = yosoku_traces::chrome::check(&json).unwrap_or_else(|p| panic!("{p:#?}"));
+    assert_eq!(checked.complete, spans.num_rows());
+}
+
+#[test]
+fn a_kineto_trace_imports_as_spans_through_the_plugin_host() {
+    let (_dir, bundle) = run("kineto-trace.toml");
+    check_golden(&bundle);
+    let spans = table(&bundle, "kineto.spans");
+    assert_eq!(spans.num_rows(), 320);
 }
 
 #[test]

@@ -19,7 +19,26 @@ pub const BLOCK_ID: &str = "block_id";
 pub const THREAD_ID: &str = "thread_id";
 pub const SM_ID: &str = "sm_id";
 pub const POINT_ID: &str = "point_id";
-pub const TIMESTAMP_CYCLES: &str = "timestamp_cycles";
+pub const TIMESTAMP_TICKS: &str = "timestamp_ticks";
+pub const TIME_NS: &str = "time_ns";
+pub const FLAG: &str = "flag";
+pub const RECORDS: &str = "records";
+pub const OFFSET_TICKS: &str = "offset_ticks";
+pub const FIRST_NS: &str = "first_ns";
+pub const LAST_NS: &str = "last_ns";
+
+pub const TIMELINE: &str = "timeline";
+pub const LANE: &str = "lane";
+pub const LANE_KIND: &str = "lane_kind";
+pub const NAME: &str = "name";
+pub const CATEGORY: &str = "category";
+pub const EVENT: &str = "event";
+pub const START_NS: &str = "start_ns";
+pub const DURATION_NS: &str = "duration_ns";
+pub const DEPTH: &str = "depth";
+pub const SOURCE_ROW: &str = "source_row";
+pub const FLOW_ID: &str = "flow_id";
+pub const ARGS: &str = "args";
 
 pub const RANK: &str = "rank";
 pub const BLOCK: &str = "block";

@@ -138,6 +138,8 @@ pub const TABLES: &[&TableDef] = &[
     &KERNEL_TIMINGS,
     &KERNEL_LAUNCHES,
     &TRACE_RECORDS,
+    &TRACE_ALIGNMENT,
+    &SPANS,
     &MPI_BLOCKS,
     &MPI_RANKS,
     &CSX600_OP_THROUGHPUTS,

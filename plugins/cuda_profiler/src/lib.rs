@@ -153,7 +153,7 @@ impl Collector for Nvprof {
     fn info(&self) -> CollectorInfo {
         label_keys(CollectorInfo::importer(
             "nvprof",
-            "`nvprof --csv` output: metric/event summaries (counters) or `--print-gpu-trace` (runs)",
+            "`nvprof --csv` output: metric/event summaries (counters) or `--print-gpu-trace` (runs, and the timeline as spans)",
         ))
         .key(ConfigKey::required("path", ConfigType::Path, "The CSV file (gzip allowed)"))
         .key(ConfigKey::optional("variant", ConfigType::String, None, "Variant for every row"))
@@ -163,7 +163,7 @@ impl Collector for Nvprof {
             None,
             "Names of columns a script prefixed to a trace's lines (they label each run's variant)",
         ))
-        .tables(TABLES)
+        .tables(&["runs", "counters", "metric_names", "spans"])
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {

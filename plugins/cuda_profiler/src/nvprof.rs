@@ -136,6 +136,11 @@ fn trace(
     let duration = header.require(path, header_line, "Duration", format)?;
     let name = header.require(path, header_line, "Name", format)?;
     let device = header.find("Device");
+    let stream = header.find("Stream");
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     // Columns a script put before `Start` label the run (e.g. the input size).
     let prefix_names: Vec<String> = match &labels.prefix_names {
         Some(names) if names.len() == start => names.clone(),
@@ -245,6 +250,41 @@ fn trace(
                 ),
             ));
         }
+        // The row on the file's timeline: its start (same units row) and its stream.
+        let start_text = field(path, line, &r, start, header)?;
+        let start_secs =
+            normalise_text(start_text, units.get(start).unwrap_or(""), Prefixes::Binary)
+                .filter(|v| v.unit == "s")
+                .ok_or_else(|| {
+                    PluginError::at_line(
+                        path,
+                        line,
+                        format!("column `Start`: expected a time, found `{start_text}`"),
+                    )
+                })?;
+        let timeline = if prefix.is_empty() {
+            stem.clone()
+        } else {
+            format!("{stem};{}", prefix.join(";"))
+        };
+        let device_label = tables.run_key(run).device.clone();
+        let lane = match stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
+            Some(s) => format!("{device_label} / stream {s}"),
+            None => device_label,
+        };
+        tables.add_span(&yosoku_traces::spans::Span {
+            source_row: Some(line as i64),
+            ..yosoku_traces::spans::Span::interval(
+                &timeline,
+                yosoku_traces::spans::Timeline::Measured,
+                &lane,
+                "stream",
+                name_text,
+                if transfer { "memcpy" } else { "kernel" },
+                (start_secs.value * 1e9).round() as i64,
+                (seconds.value * 1e9).round() as i64,
+            )
+        });
         let parameters = (!prefix.is_empty()).then(|| prefix.join(";"));
         tables.add_run(
             run,

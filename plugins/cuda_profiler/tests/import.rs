@@ -231,6 +231,24 @@ fn nvprof_gpu_trace_with_prefixed_and_repeated_headers() {
         .0,
         23.0
     );
+    // The timeline: each run's copies and kernel as spans on the K40's stream, one timeline per
+    // input size, in order and without overlap.
+    let spans = table(&tables, "spans");
+    yosoku_tables::SPANS.check(spans).unwrap();
+    assert_eq!(spans.num_rows(), 96);
+    let (run, lane, category) = (
+        strings(spans, "run_id"),
+        strings(spans, "lane"),
+        strings(spans, "category"),
+    );
+    assert!(run[0].ends_with(";n=256"), "{}", run[0]);
+    assert!(lane[0].starts_with("Tesla K40c / stream "), "{}", lane[0]);
+    assert_eq!(category.iter().filter(|c| *c == "memcpy").count(), 64);
+    let start = yosoku_tables::access::int64(spans, "start_ns").unwrap();
+    let duration = yosoku_tables::access::int64(spans, "duration_ns").unwrap();
+    for i in 1..3 {
+        assert!(start.value(i) >= start.value(i - 1) + duration.value(i - 1));
+    }
 }
 
 #[test]

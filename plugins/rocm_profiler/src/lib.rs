@@ -254,6 +254,25 @@ fn add_workload(tables: &mut Tables, w: &Workload, labels: &Labels) -> Result<()
             }
             let parameters = format!("dispatch={};time_from={time_file_name}", d.id);
             tables.add_run(run, Some(&parameters), "kernel", (end - start) as f64 / 1e9);
+            // The dispatch on the workload's timeline, one lane per GPU.
+            let lane = tables.run_key(run).device.clone();
+            let lane = match &timed.gpu {
+                Some(g) if !lane.ends_with(g.as_str()) => format!("{lane} (GPU {g})"),
+                _ => lane,
+            };
+            tables.add_span(&yosoku_traces::spans::Span {
+                source_row: Some(timed.line as i64),
+                ..yosoku_traces::spans::Span::interval(
+                    &w.name,
+                    yosoku_traces::spans::Timeline::Measured,
+                    &lane,
+                    "gpu",
+                    &d.kernel,
+                    "kernel",
+                    i64::try_from(start).unwrap_or(i64::MAX),
+                    i64::try_from(end - start).unwrap_or(i64::MAX),
+                )
+            });
         }
         for (name, text, column) in &d.values {
             let i = tables.name(name);
@@ -307,7 +326,7 @@ impl Collector for Rocprof {
             Some(false.into()),
             "Also import per-channel counters (`TCC_HIT[3]`); the channel sums (`TCC_HIT_sum`) are always imported",
         ))
-        .tables(&["runs", "counters", "metric_names", "devices"])
+        .tables(&["runs", "counters", "metric_names", "devices", "spans"])
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {

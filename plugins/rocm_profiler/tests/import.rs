@@ -253,6 +253,21 @@ fn rocprofv3_counter_collection_and_kernel_trace_as_documented() {
         counter(&trace, "rocprofv3:8", "block_size").unwrap().0,
         64.0
     );
+    // The dispatches on the workload's timeline, exact to the ns.
+    let spans = table(&trace, "spans");
+    yosoku_tables::SPANS.check(spans).unwrap();
+    assert_eq!(spans.num_rows(), 4);
+    assert!(
+        strings(spans, "lane")[0].contains("GPU Agent 4"),
+        "{:?}",
+        strings(spans, "lane")
+    );
+    assert_eq!(
+        strings(spans, "name")[1],
+        "subtract_kernel(float*, float const*, float const*, int, int)"
+    );
+    let start = yosoku_tables::access::int64(spans, "start_ns").unwrap();
+    assert_eq!(start.value(0), 1_551_874_061_244_694);
 
     // Both in one directory: counters from one, times from the trace, paired per kernel.
     let both = read_paths(std::slice::from_ref(&dir), &Labels::default()).unwrap();

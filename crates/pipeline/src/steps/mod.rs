@@ -15,6 +15,7 @@ mod figures;
 mod filter;
 mod mpi;
 mod observations;
+mod spans;
 #[cfg(test)]
 pub(crate) mod testing;
 mod throughput;
@@ -59,6 +60,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     compare::COMPARE_REFERENCE,
     counters::CROSS_VALIDATE,
     throughput::THROUGHPUT,
+    spans::SPANS_STEP,
 ];
 
 /// The three stages, run in this order.

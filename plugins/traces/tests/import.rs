@@ -1,0 +1,116 @@
+//! The `traces` plugin's importers on the real Kineto trace and on kernel traces the test
+//! writes, and what they say about bad files.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+
+use yosoku_plugin_traces::{read_chrome_traces, read_kernel_traces};
+use yosoku_tables::{TableDef, access, col};
+use yosoku_traces::kernel_trace::{self, Header, LaneBy, Record, Timer};
+
+fn kineto() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/chrome-trace/kineto_gpu_metrics_input.json")
+}
+
+fn canonical(name: &str) -> &'static TableDef {
+    yosoku_tables::table(name).unwrap()
+}
+
+#[test]
+fn the_kineto_trace_becomes_canonical_spans() {
+    let (spans, notes) = read_chrome_traces(&[kineto()], None).unwrap();
+    canonical("spans").check(&spans).unwrap();
+    assert_eq!(spans.num_rows(), 320);
+    assert!(notes.is_empty(), "{notes:?}");
+    let run = access::utf8(&spans, col::RUN_ID).unwrap();
+    assert_eq!(run.value(0), "kineto_gpu_metrics_input");
+}
+
+fn write_trace(dir: &Path, name: &str, backwards: bool) -> PathBuf {
+    let header = Header::new("test GPU", Timer::Clock64, 2, 1_000_000, 0);
+    let mut records = Vec::new();
+    for block in 0..4u32 {
+        for thread in 0..4u32 {
+            for point in 0..3u32 {
+                let mut t = 1000 * u64::from(block) + 100 * u64::from(point);
+                if backwards && block == 1 && thread == 2 && point == 2 {
+                    t = 0;
+                }
+                records.push(Record {
+                    block,
+                    thread,
+                    sm: block % 2,
+                    point,
+                    timestamp: t,
+                });
+            }
+        }
+    }
+    let path = dir.join(name);
+    let mut out = std::fs::File::create(&path).unwrap();
+    kernel_trace::write(&header, &records, &mut out).unwrap();
+    path
+}
+
+#[test]
+fn kernel_traces_become_records_alignment_and_spans() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_trace(dir.path(), "a.yktrace", false);
+    let b = write_trace(dir.path(), "b.yktrace", true);
+    let tables = read_kernel_traces(&[a, b], None, LaneBy::Block).unwrap();
+    let names: Vec<&str> = tables.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["trace_records", "trace_alignment", "spans"]);
+    for (name, batch) in &tables {
+        canonical(name).check(batch).unwrap();
+    }
+    let records = &tables[0].1;
+    assert_eq!(records.num_rows(), 2 * 48);
+    let flag = access::utf8(records, col::FLAG).unwrap();
+    let run = access::utf8(records, col::RUN_ID).unwrap();
+    let flagged: Vec<&str> = (0..records.num_rows())
+        .filter(|&i| !arrow_array::Array::is_null(flag, i))
+        .map(|i| run.value(i))
+        .collect();
+    assert_eq!(flagged, ["b"], "one backwards step, in run b");
+    let spans = &tables[2].1;
+    assert_eq!(spans.num_rows(), 2 * 32);
+    let lane = access::utf8(spans, col::LANE).unwrap();
+    assert_eq!(lane.value(0), "block 0");
+}
+
+#[test]
+fn bad_files_and_settings_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.json");
+    std::fs::write(&broken, "{\"traceEvents\":[\n{\"ph\":\"X\",}\n]}").unwrap();
+    let e = read_chrome_traces(std::slice::from_ref(&broken), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("broken.json: line 2, column"), "{e}");
+
+    let truncated = dir.path().join("t.yktrace");
+    let good = std::fs::read(write_trace(dir.path(), "g.yktrace", false)).unwrap();
+    std::fs::write(&truncated, &good[..good.len() - 30]).unwrap();
+    let e = read_kernel_traces(&[truncated], None, LaneBy::Sm)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("t.yktrace: byte") && e.contains("truncated"),
+        "{e}"
+    );
+
+    let other = dir.path().join("sub");
+    std::fs::create_dir(&other).unwrap();
+    let twin = write_trace(&other, "g.yktrace", false);
+    let e = read_kernel_traces(&[dir.path().join("g.yktrace"), twin], None, LaneBy::Sm)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("would both be run `g`"), "{e}");
+
+    let e = read_chrome_traces(&[kineto(), broken], Some("one".into()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`run_id` = \"one\" names one run"), "{e}");
+}
