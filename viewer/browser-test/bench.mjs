@@ -8,16 +8,12 @@
 // median and 90th percentile of those. Chromium renders through SwiftShader (software WebGL2) here,
 // and the CPU time includes issuing the WebGL calls.
 
-import { field, launch } from "./common.mjs";
+import { field, launch, quantile } from "./common.mjs";
 
 const [url, ...sizes] = process.argv.slice(2);
 if (sizes.length === 0) {
   console.error("usage: node bench.mjs <url> <records> [<records> ...]");
   process.exit(2);
-}
-
-function quantile(sorted, q) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 const browser = await launch();

@@ -1,6 +1,7 @@
 // The web viewer in real headless Chromium (run by `cargo xtask test`, see xtask/src/browser.rs).
 //
 //   node check.mjs <url> <out dir> <zip to drop> <bundle for the validation view> <bundle count>
+//                  <bundle holding a trace pyramid>
 //
 // egui draws into one <canvas>, so its buttons are not DOM nodes: the app publishes where it drew
 // its tab and bundle buttons (`#status[data-hitboxes]`) and a status line (`#status` text). This
@@ -14,9 +15,9 @@ import path from "node:path";
 import { field, launch } from "./common.mjs";
 import { PNG } from "pngjs";
 
-const [url, outDir, zipPath, validationBundle, bundleCountText] = process.argv.slice(2);
-if (!bundleCountText) {
-  console.error("usage: node check.mjs <url> <out dir> <zip> <validation bundle> <bundle count>");
+const [url, outDir, zipPath, validationBundle, bundleCountText, traceBundle] = process.argv.slice(2);
+if (!traceBundle) {
+  console.error("usage: node check.mjs <url> <out dir> <zip> <validation bundle> <bundle count> <trace bundle>");
   process.exit(2);
 }
 const bundleCount = Number(bundleCountText);
@@ -151,6 +152,31 @@ try {
   if (Number(field(s, "bundles")) !== bundleCount + 1) problems.push(`the drop did not add a bundle: ${s}`);
   if (Number(field(s, "lanes")) < 1) problems.push(`no lanes in the Gantt view: ${s}`);
   await screenshot(page, "web-3-gantt");
+
+  // 5. A trace stored as a level-of-detail pyramid: the overview from its one coarsest tile,
+  // then zoomed in with the wheel down to single records read from the chunks in view.
+  await click(page, `bundle:${traceBundle}`);
+  await waitStatus(page, "the trace bundle", (t) => field(t, "bundle") === traceBundle);
+  s = await waitStatus(
+    page,
+    "the trace overview",
+    (t) => field(t, "trace_mode") === "pyramid" && Number(field(t, "trace_loads")) >= 1,
+  );
+  if (Number(field(s, "trace_loads")) !== 1) problems.push(`the overview read more than its tile: ${s}`);
+  await screenshot(page, "web-4-trace-overview");
+  await page.mouse.move(800, 520);
+  for (let i = 0; i < 300; i += 1) {
+    await page.mouse.wheel(0, -240);
+    await page.waitForTimeout(30);
+    s = await status(page);
+    if (field(s, "trace_mode") === "records" && Number(field(s, "records_drawn")) > 0) break;
+  }
+  s = await waitStatus(
+    page,
+    "single records",
+    (t) => field(t, "trace_mode") === "records" && Number(field(t, "records_drawn")) > 0,
+  );
+  await screenshot(page, "web-5-trace-records");
 } catch (e) {
   problems.push(String(e.message ?? e));
 } finally {

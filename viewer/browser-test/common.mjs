@@ -27,3 +27,8 @@ export function field(statusLine, key) {
   const m = statusLine.match(new RegExp(`(?:^|; )${key}=([^;]*)`));
   return m ? m[1] : undefined;
 }
+
+/** The q-quantile of an ascending array. */
+export function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}

@@ -115,6 +115,18 @@ fn decode(s: &str) -> String {
         .into_owned()
 }
 
+/// The WebAssembly memory of the page, in MiB (0 on the desktop).
+fn wasm_memory_mb() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size(0) * 65536 / 1048576
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}
+
 /// The viewer.
 #[derive(Debug, Default)]
 pub struct ViewerApp {
@@ -257,7 +269,25 @@ impl ViewerApp {
                 }
             }
             Tab::Gantt => {
-                if let Some(c) = &self.caches.gantt {
+                if let Some(f) = &self.caches.trace_frame {
+                    s.push_str(&format!(
+                        "; trace={}; trace_mode={}; trace_level={}; trace_wanted_level={}; records_drawn={}; lanes={}; view_ns={:.0}; trace_loaded_mb={:.1}; trace_loads={}; trace_pending={}; wasm_mb={}",
+                        f.trace,
+                        f.mode,
+                        f.level,
+                        f.wanted_level.map_or("records".to_owned(), |l| l.to_string()),
+                        f.records_drawn,
+                        f.lanes_shown,
+                        f.view_ns.1 - f.view_ns.0,
+                        f.loaded_bytes as f64 / 1048576.0,
+                        f.loads,
+                        f.pending,
+                        wasm_memory_mb()
+                    ));
+                    if let Some(secs) = self.frame_cpu_secs {
+                        s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));
+                    }
+                } else if let Some(c) = &self.caches.gantt {
                     s.push_str(&format!(
                         "; records={}; lanes={}",
                         c.data.len,

@@ -14,6 +14,8 @@ pub struct LoadedBundle {
     pub manifest: Option<Manifest>,
     /// `<namespace>.<table>`, its canonical kind (from the manifest), the batch.
     pub tables: Vec<LoadedTable>,
+    /// Large traces, read piece by piece as views need them.
+    pub traces: Vec<crate::trace_store::LoadedTrace>,
 }
 
 #[derive(Debug, Clone)]
@@ -56,10 +58,22 @@ impl LoadedBundle {
                 batch,
             });
         }
+        let mut traces = Vec::with_capacity(manifest.traces.len());
+        for t in &manifest.traces {
+            let file = format!("{}/index.json", t.dir);
+            let index = yosoku_traces::pyramid::PyramidIndex::from_json(&read(&file)?)
+                .map_err(|e| format!("{origin}/{file}: {e}"))?;
+            traces.push(crate::trace_store::LoadedTrace::new(
+                &t.name,
+                index,
+                &format!("{origin}/{}", t.dir),
+            ));
+        }
         Ok(Self {
             origin: origin.to_owned(),
             manifest: Some(manifest),
             tables,
+            traces,
         })
     }
 
@@ -95,6 +109,7 @@ impl LoadedBundle {
             origin: origin.to_owned(),
             manifest: None,
             tables,
+            traces: Vec::new(),
         })
     }
 
@@ -187,10 +202,23 @@ impl LoadedBundle {
                 batch,
             })
             .collect();
+        let mut traces = Vec::new();
+        for t in &bundle.manifest.traces {
+            let path = dir.join(&t.dir).join("index.json");
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let index = yosoku_traces::pyramid::PyramidIndex::from_json(&bytes)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            traces.push(crate::trace_store::LoadedTrace::new(
+                &t.name,
+                index,
+                &dir.join(&t.dir).display().to_string(),
+            ));
+        }
         Ok(Self {
             origin: dir.display().to_string(),
             manifest: Some(bundle.manifest),
             tables,
+            traces,
         })
     }
 
@@ -244,6 +272,7 @@ pub fn synthetic_gantt(records: usize) -> LoadedBundle {
             kind: None,
             batch,
         }],
+        traces: Vec::new(),
     }
 }
 

@@ -27,6 +27,8 @@ pub struct LaneRecords {
     pub start: Vec<f64>,
     pub end: Vec<f64>,
     pub kind: Vec<u16>,
+    /// Each record's index in the arrays the chart was built from.
+    pub row: Vec<u32>,
     /// The longest record: a record that starts this long before the view may still reach it.
     pub max_duration: f64,
     /// Busy time per bin and kind, finest level first; level l has `base_bins >> l` bins.
@@ -77,6 +79,7 @@ impl GanttData {
             r.start.push(s);
             r.end.push(e);
             r.kind.push(u16::try_from(k).unwrap_or(u16::MAX));
+            r.row.push(u32::try_from(i).unwrap_or(u32::MAX));
             r.max_duration = r.max_duration.max(e - s);
             t_min = t_min.min(s);
             t_max = t_max.max(e);
@@ -116,6 +119,35 @@ impl GanttData {
             },
             skipped,
         )
+    }
+
+    /// The record of `lane` at time `t` (the shortest covering it, else the nearest within
+    /// `tolerance`), as its index in the arrays the chart was built from.
+    pub fn record_at(&self, lane: usize, t: f64, tolerance: f64) -> Option<usize> {
+        let r = self.lane_records.get(lane)?;
+        let from = r
+            .start
+            .partition_point(|&s| s < t - r.max_duration - tolerance);
+        let to = r.start.partition_point(|&s| s <= t + tolerance);
+        let mut best: Option<(f64, f64, usize)> = None;
+        for i in from..to {
+            let (s, e) = (r.start[i], r.end[i]);
+            let distance = if t < s {
+                s - t
+            } else if t > e {
+                t - e
+            } else {
+                0.0
+            };
+            if distance > tolerance {
+                continue;
+            }
+            let key = (distance, e - s);
+            if best.is_none_or(|b| key < (b.0, b.1)) {
+                best = Some((key.0, key.1, i));
+            }
+        }
+        best.map(|b| r.row[b.2] as usize)
     }
 
     /// The cells of `lane` for `pixels` columns spanning `[t0, t1]`.
@@ -232,6 +264,7 @@ fn sort_by_start(r: &mut LaneRecords) {
     r.start = order.iter().map(|&i| r.start[i]).collect();
     r.end = order.iter().map(|&i| r.end[i]).collect();
     r.kind = order.iter().map(|&i| r.kind[i]).collect();
+    r.row = order.iter().map(|&i| r.row[i]).collect();
 }
 
 /// Busy time per bin and kind at `base_bins` bins over [t_min, t_max], then halved per level
@@ -389,6 +422,17 @@ mod tests {
         let busy: f32 = direct.iter().map(|c| c.occupancy).sum::<f32>() / 100.0;
         assert!(busy > 0.5 && busy <= 1.01, "{busy}");
         assert!(binned.iter().any(|c| c.kind == 0));
+    }
+
+    #[test]
+    fn the_record_under_the_pointer_is_found() {
+        let d = data();
+        // Lane "0" holds input rows 1 (0-5) and 2 (5-10).
+        assert_eq!(d.record_at(0, 2.0, 0.0), Some(1));
+        assert_eq!(d.record_at(0, 7.0, 0.0), Some(2));
+        // Lane "2" holds row 4 (9-9.5): near enough at 9.6 with a tolerance.
+        assert_eq!(d.record_at(2, 9.6, 0.0), None);
+        assert_eq!(d.record_at(2, 9.6, 0.2), Some(4));
     }
 
     #[test]

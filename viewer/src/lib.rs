@@ -7,6 +7,7 @@ pub mod data;
 pub mod gantt;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod open_dialog;
+pub mod trace_store;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -24,7 +24,7 @@ pub fn set_status(text: &str) {
     }
 }
 
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+pub(crate) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
         .await
@@ -78,6 +78,16 @@ async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
             match fetch_bytes(&format!("{base}/{}", t.file)).await {
                 Ok(b) => {
                     files.insert(t.file.clone(), b);
+                }
+                Err(e) => failed = Some(e),
+            }
+        }
+        // A large trace's index; its tiles and chunks are fetched when a view needs them.
+        for t in &parsed.traces {
+            let file = format!("{}/index.json", t.dir);
+            match fetch_bytes(&format!("{base}/{file}")).await {
+                Ok(b) => {
+                    files.insert(file, b);
                 }
                 Err(e) => failed = Some(e),
             }

@@ -13,6 +13,8 @@ use crate::{repo_root, run_cmd, run_pipelines, serve, target_dir, web};
 
 /// The bundle whose validation view the test opens (a counter model with many programs).
 const VALIDATION_BUNDLE: &str = "counters-per-gpu";
+/// Records of the synthetic kernel trace the test opens from its pyramid.
+const TRACE_RECORDS: u64 = 2_000_000;
 /// Dropped on the page; the Gantt view shows its MPI blocks.
 const DROPPED_ZIP: &str = "viewer/tests/fixtures/mpi-blocks-synthetic.zip";
 
@@ -24,11 +26,21 @@ pub fn test() -> Result<()> {
             .with_context(|| format!("cannot clear {}", bundles.display()))?;
     }
     let names = run_pipelines(Some(&bundles))?;
+    // A trace stored as a pyramid, opened by reading only what is on screen.
+    let trace_file = out.join(format!("synthetic-{TRACE_RECORDS}.yktrace"));
+    crate::trace::write_synthetic(&trace_file, TRACE_RECORDS, 16)?;
+    crate::trace::import(
+        &crate::yosoku_binary(),
+        &trace_file,
+        &bundles.join(format!("synthetic-{TRACE_RECORDS}")),
+        false,
+    )?;
     let args = [
         out.display().to_string(),
         repo_root().join(DROPPED_ZIP).display().to_string(),
         VALIDATION_BUNDLE.to_owned(),
-        names.len().to_string(),
+        (names.len() + 1).to_string(),
+        format!("trace-synthetic-{TRACE_RECORDS}"),
     ];
     run_script("check.mjs", &bundles, &args).context(format!(
         "the browser test failed; screenshots and browser-test.json are in {}",
@@ -37,12 +49,28 @@ pub fn test() -> Result<()> {
 }
 
 /// `cargo xtask bench-web`: the Gantt's frame time in headless Chromium, 1 M and 10 M synthetic
-/// records (`viewer/browser-test/bench.mjs`).
-pub fn bench() -> Result<()> {
-    let empty = target_dir().join("browser-bench/bundles");
-    std::fs::create_dir_all(&empty)
-        .with_context(|| format!("cannot create {}", empty.display()))?;
-    run_script("bench.mjs", &empty, &["1000000".into(), "10000000".into()])
+/// records in memory (`viewer/browser-test/bench.mjs`), then a 100 M-record synthetic kernel
+/// trace opened from its pyramid (`bench-trace.mjs`; the trace is written and imported first
+/// when missing, as `cargo xtask bench-trace` does).
+pub fn bench(args: &[String]) -> Result<()> {
+    let trace_only = match args {
+        [] => false,
+        [a] if a == "--trace-only" => true,
+        _ => bail!("usage: cargo xtask bench-web [--trace-only]"),
+    };
+    if !trace_only {
+        let empty = target_dir().join("browser-bench/bundles");
+        std::fs::create_dir_all(&empty)
+            .with_context(|| format!("cannot create {}", empty.display()))?;
+        run_script("bench.mjs", &empty, &["1000000".into(), "10000000".into()])?;
+    }
+    let records: u64 = 100_000_000;
+    let bundles = crate::trace::synthetic_bundle(records)?;
+    run_script(
+        "bench-trace.mjs",
+        &bundles,
+        &[format!("trace-synthetic-{records}")],
+    )
 }
 
 /// Builds `dist/`, serves it with `bundles` on 127.0.0.1, and runs `viewer/browser-test/<script>

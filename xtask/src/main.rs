@@ -7,6 +7,7 @@ mod opencl;
 mod scaffold;
 mod serve;
 mod system;
+mod trace;
 mod web;
 
 use std::ffi::OsStr;
@@ -23,8 +24,14 @@ cargo xtask <command>
   serve [DIR] [--port N]
                        build the web viewer and serve it with the bundles in DIR (default
                        results/) on http://127.0.0.1:N/ (default 8080; 0 picks a free port)
-  bench-web            frame time of the web viewer's Gantt in headless Chromium (1 M, 10 M
-                       synthetic records)
+  bench-web [--trace-only]
+                       frame time of the web viewer's Gantt in headless Chromium (1 M, 10 M
+                       synthetic records in memory), and a 100 M-record synthetic kernel trace
+                       opened from its pyramid: page load to first frame, frame times while
+                       panning and zooming down to single records, the tab's memory
+  bench-trace [--records N]
+                       write a synthetic kernel trace of N records (default 100 M) and import it
+                       with `yosoku trace import` (passes, GB/s, peak memory)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
                        I/O-free crates, all tests (a real OpenCL run on POCL among them), the
                        new-plugin scaffold check, and the web viewer in headless Chromium
@@ -57,6 +64,7 @@ const WASM_CRATES: &[&str] = &[
     "yosoku-models",
     "yosoku-pipeline",
     "yosoku-bundle",
+    "yosoku-traces",
 ];
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
@@ -73,13 +81,14 @@ fn run() -> Result<()> {
         Some("demo") => demo(),
         Some("web") => web::build().map(|_| ()),
         Some("serve") => serve_cmd(&args[1..]),
-        Some("bench-web") => browser::bench(),
+        Some("bench-web") => browser::bench(&args[1..]),
         Some("test") => test(),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("bench-opencl") => opencl::bench(),
+        Some("bench-trace") => trace::bench(&args[1..]),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
                 let dir = scaffold::new_plugin(&repo_root(), name)?;
@@ -199,6 +208,18 @@ fn demo() -> Result<()> {
     for b in &bundles {
         println!("  results/{b}");
     }
+    // One timeline as Chrome trace JSON: the heterogeneous MPI run, measured and predicted.
+    let trace = repo_root().join("results/mpi-heterogeneous.trace.json");
+    run_cmd(
+        Command::new(yosoku_binary())
+            .current_dir(repo_root())
+            .args(["trace", "export", "results/mpi-heterogeneous", "-o"])
+            .arg(&trace),
+    )?;
+    println!(
+        "The MPI run measured and predicted, as a Chrome trace: results/mpi-heterogeneous.trace.json\n\
+         (open it in https://ui.perfetto.dev or chrome://tracing)"
+    );
     println!(
         "\nLook inside one:  target/debug/yosoku inspect results/<name>\n\
          In the browser:   cargo xtask serve      (then open the URL it prints)\n\

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use yosoku_tables::col;
+
 use crate::data::{LoadedBundle, format_secs, numbers, texts};
 use crate::gantt::{GanttData, PixelCell};
 
@@ -18,6 +20,11 @@ pub struct State {
     /// The time span in view; `None` shows everything.
     #[serde(skip)]
     pub view: Option<(f64, f64)>,
+    /// The time span in view of a large trace, in ns; `None` shows everything.
+    #[serde(skip)]
+    pub trace_view: Option<(f64, f64)>,
+    /// Lanes shown: those whose name contains this text.
+    pub lane_filter: String,
 }
 
 #[derive(Debug)]
@@ -26,6 +33,10 @@ pub struct Cache {
     pub data: GanttData,
     pub skipped: usize,
     cells: Vec<PixelCell>,
+    /// The tables drawn (the first, then the stacked one) and the first's rows: record `i` is row
+    /// `i` of the first table, or row `i - first_rows` of the second.
+    tables: Vec<String>,
+    first_rows: usize,
 }
 
 const NONE: &str = "none";
@@ -38,6 +49,10 @@ pub fn time_columns(batch: &arrow_array::RecordBatch) -> Option<(String, String,
         .iter()
         .map(|f| f.name().clone())
         .collect();
+    // The canonical `spans` table: start and duration in ns.
+    if names.iter().any(|n| n == col::START_NS) && names.iter().any(|n| n == col::DURATION_NS) {
+        return Some((col::START_NS.to_owned(), col::DURATION_NS.to_owned(), true));
+    }
     let start = names
         .iter()
         .find(|n| n.ends_with("start_secs") || *n == "start")?;
@@ -78,7 +93,10 @@ fn category_columns(batch: &arrow_array::RecordBatch, preferred: &[&str]) -> Vec
     out
 }
 
-/// The records of one table: lanes (prefixed when stacking), starts, ends, kinds.
+/// The records of one table: lanes (prefixed when stacking), starts, ends, kinds, in seconds.
+/// Of a `spans` table, the intervals only (instants, counters and flow ends have no length), in
+/// lanes that say their run and timeline when the table holds several (measured and predicted
+/// side by side).
 fn records(
     batch: &arrow_array::RecordBatch,
     lane: &str,
@@ -86,26 +104,91 @@ fn records(
     prefix: &str,
 ) -> Option<crate::gantt::Records> {
     let (start_col, end_col, is_duration) = time_columns(batch)?;
+    let scale = if start_col.ends_with("_ns") {
+        1e-9
+    } else {
+        1.0
+    };
     let start: Vec<f64> = numbers(batch, &start_col)?
         .into_iter()
-        .map(|v| v.unwrap_or(f64::NAN))
+        .map(|v| v.map_or(f64::NAN, |v| v * scale))
         .collect();
     let second: Vec<f64> = numbers(batch, &end_col)?
         .into_iter()
-        .map(|v| v.unwrap_or(f64::NAN))
+        .map(|v| v.map_or(f64::NAN, |v| v * scale))
         .collect();
-    let end: Vec<f64> = if is_duration {
+    let mut end: Vec<f64> = if is_duration {
         start.iter().zip(&second).map(|(s, d)| s + d).collect()
     } else {
         second
     };
-    let lanes: Vec<String> = texts(batch, lane)?
-        .into_iter()
-        .map(|l| format!("{prefix}{l}"))
-        .collect();
+    let mut start = start;
+    let mut lanes: Vec<String> = texts(batch, lane)?;
+    if let (Some(run), Some(timeline), Some(event)) = (
+        texts(batch, col::RUN_ID),
+        texts(batch, col::TIMELINE),
+        texts(batch, col::EVENT),
+    ) {
+        let timelines = super::distinct(
+            &run.iter()
+                .zip(&timeline)
+                .map(|(r, t)| format!("{r} ({t})"))
+                .collect::<Vec<_>>(),
+        );
+        if timelines.len() > 1 {
+            for i in 0..lanes.len() {
+                lanes[i] = format!("{} ({}): {}", run[i], timeline[i], lanes[i]);
+            }
+        }
+        for i in 0..event.len() {
+            if event[i] != "span" {
+                start[i] = f64::NAN;
+                end[i] = f64::NAN;
+            }
+        }
+    }
+    let lanes: Vec<String> = lanes.into_iter().map(|l| format!("{prefix}{l}")).collect();
     let kinds = texts(batch, colour).unwrap_or_else(|| vec![String::new(); batch.num_rows()]);
     Some((lanes, start, end, kinds))
 }
+
+/// Rows of a `spans` table that are not intervals: not drawn, and not "skipped" either.
+fn non_intervals(batch: &arrow_array::RecordBatch) -> usize {
+    texts(batch, col::EVENT).map_or(0, |e| e.iter().filter(|e| *e != "span").count())
+}
+
+/// The fields of row `row` of `batch`, one per line (hover text).
+fn describe_row(batch: &arrow_array::RecordBatch, row: usize) -> String {
+    let schema = batch.schema();
+    let mut out = String::new();
+    for (i, field) in schema.fields().iter().enumerate() {
+        let column = batch.column(i);
+        if column.is_null(row) {
+            continue;
+        }
+        let value = arrow_cast_value(column.as_ref(), row);
+        out.push_str(&format!("{}: {value}\n", field.name()));
+    }
+    out
+}
+
+fn arrow_cast_value(array: &dyn arrow_array::Array, row: usize) -> String {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+    match array.data_type() {
+        arrow_schema::DataType::Utf8 => array.as_string::<i32>().value(row).to_owned(),
+        arrow_schema::DataType::Int64 => array.as_primitive::<Int64Type>().value(row).to_string(),
+        arrow_schema::DataType::Int32 => array.as_primitive::<Int32Type>().value(row).to_string(),
+        arrow_schema::DataType::Float64 => {
+            format!("{:.6}", array.as_primitive::<Float64Type>().value(row))
+        }
+        arrow_schema::DataType::Boolean => array.as_boolean().value(row).to_string(),
+        other => format!("({other})"),
+    }
+}
+
+/// How a large trace is named among the tables.
+const TRACE_PREFIX: &str = "trace: ";
 
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
     let tables: Vec<_> = bundle
@@ -113,6 +196,26 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         .iter()
         .filter(|t| time_columns(&t.batch).is_some())
         .collect();
+    if !bundle.traces.is_empty() {
+        let mut names: Vec<String> = bundle
+            .traces
+            .iter()
+            .map(|t| format!("{TRACE_PREFIX}{}", t.name))
+            .collect();
+        names.extend(tables.iter().map(|t| t.name.clone()));
+        if !names.contains(&state.table) || state.table.starts_with(TRACE_PREFIX) {
+            ui.horizontal_wrapped(|ui| super::pick(ui, "table", &mut state.table, &names));
+            if let Some(trace) = bundle
+                .traces
+                .iter()
+                .find(|t| state.table == format!("{TRACE_PREFIX}{}", t.name))
+            {
+                caches.trace_frame = Some(super::trace::ui(ui, trace, state));
+                return;
+            }
+        }
+    }
+    caches.trace_frame = None;
     if tables.is_empty() {
         super::nothing_to_show(
             ui,
@@ -122,6 +225,13 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    // Large traces stay pickable from a table's chart.
+    let mut choices: Vec<String> = bundle
+        .traces
+        .iter()
+        .map(|t| format!("{TRACE_PREFIX}{}", t.name))
+        .collect();
+    choices.extend(names.iter().cloned());
     let Some(first) = tables
         .iter()
         .find(|t| t.name == state.table)
@@ -131,13 +241,16 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
     };
     let lanes = category_columns(
         &first.batch,
-        &["rank", "sm_id", "lane", "thread_id", "device"],
+        &["lane", "rank", "sm_id", "thread_id", "device"],
     );
-    let colours = category_columns(&first.batch, &["kind", "phase", "block", "call_site"]);
+    let colours = category_columns(
+        &first.batch,
+        &["category", "kind", "phase", "name", "block", "call_site"],
+    );
     let mut compare = vec![NONE.to_owned()];
     compare.extend(names.iter().filter(|n| **n != first.name).cloned());
     ui.horizontal_wrapped(|ui| {
-        super::pick(ui, "table", &mut state.table, &names);
+        super::pick(ui, "table", &mut state.table, &choices);
         super::pick(ui, "lanes", &mut state.lane, &lanes);
         super::pick(ui, "colour by", &mut state.colour, &colours);
         super::pick(ui, "stack with", &mut state.compare, &compare);
@@ -172,6 +285,9 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             ui.label("The chosen columns cannot be read as lanes and times.");
             return;
         };
+        let first_rows = table.batch.num_rows();
+        let mut drawn = vec![table.name.clone()];
+        let mut not_intervals = non_intervals(&table.batch);
         if let Some(other) = bundle.table(&state.compare)
             && let Some((l2, s2, e2, k2)) = records(
                 &other.batch,
@@ -184,20 +300,36 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             s.extend(s2);
             e.extend(e2);
             k.extend(k2);
+            drawn.push(other.name.clone());
+            not_intervals += non_intervals(&other.batch);
         }
         let (data, skipped) = GanttData::new(&l, &s, &e, &k);
         caches.gantt = Some(Cache {
             key,
             data,
-            skipped,
+            skipped: skipped.saturating_sub(not_intervals),
             cells: Vec::new(),
+            tables: drawn,
+            first_rows,
         });
         state.view = None;
     }
     let Some(cache) = caches.gantt.as_mut() else {
         return;
     };
-    chart(ui, cache, state);
+    let (tables, first_rows) = (cache.tables.clone(), cache.first_rows);
+    let describe = |record: usize| -> String {
+        let (name, row) = if record < first_rows {
+            (tables.first(), record)
+        } else {
+            (tables.get(1), record - first_rows)
+        };
+        name.and_then(|n| bundle.table(n))
+            .filter(|t| row < t.batch.num_rows())
+            .map(|t| format!("{}\n{}", t.name, describe_row(&t.batch, row)))
+            .unwrap_or_default()
+    };
+    chart_with(ui, cache, state, &describe);
 }
 
 /// A colour per kind, stable across frames.
@@ -215,8 +347,81 @@ pub fn kind_colour(kind: usize) -> egui::Color32 {
     PALETTE[kind % PALETTE.len()]
 }
 
+/// Paints one lane's pixel cells: one rectangle per run of pixels that show the same kind at
+/// about the same occupancy.
+pub(crate) fn paint_cells(
+    painter: &egui::Painter,
+    cells: &[PixelCell],
+    left: f32,
+    y: f32,
+    row: f32,
+) {
+    let pixels = cells.len();
+    let mut p = 0;
+    while p < pixels {
+        let c = cells[p];
+        if c.occupancy <= 0.0 {
+            p += 1;
+            continue;
+        }
+        let level = (c.occupancy.min(1.0) * 4.0).ceil();
+        let mut q = p + 1;
+        while q < pixels
+            && cells[q].kind == c.kind
+            && (cells[q].occupancy.min(1.0) * 4.0).ceil() == level
+        {
+            q += 1;
+        }
+        let colour = kind_colour(usize::from(c.kind)).gamma_multiply(0.25 + 0.75 * level / 4.0);
+        let r = egui::Rect::from_min_max(
+            egui::pos2(left + p as f32, y + 0.5),
+            egui::pos2(left + q as f32, y + (row - 0.5).max(1.0)),
+        );
+        painter.rect_filled(r, 0.0, colour);
+        p = q;
+    }
+}
+
+/// The view after this frame's input: dragged to pan, scrolled (or pinched) to zoom around the
+/// pointer.
+pub(crate) fn pan_zoom(
+    ui: &egui::Ui,
+    response: &egui::Response,
+    plot: egui::Rect,
+    (t0, t1): (f64, f64),
+) -> (f64, f64) {
+    let pixels = plot.width().max(1.0) as f64;
+    let span = t1 - t0;
+    let mut view = (t0, t1);
+    if response.dragged() {
+        let dt = -f64::from(response.drag_delta().x) / pixels * span;
+        view = (view.0 + dt, view.1 + dt);
+    }
+    if response.hovered() {
+        let scroll = ui.input(|i| i.smooth_scroll_delta.y + i.zoom_delta().ln() * 200.0);
+        if scroll != 0.0
+            && let Some(pointer) = response.hover_pos()
+        {
+            let factor = (-f64::from(scroll) / 200.0).exp();
+            let at = t0 + f64::from((pointer.x - plot.left()).max(0.0)) / pixels * span;
+            view = (at - (at - view.0) * factor, at + (view.1 - at) * factor);
+        }
+    }
+    view
+}
+
 /// Draws the chart into the rest of `ui`; public for the frame-time benchmark.
 pub fn chart(ui: &mut egui::Ui, cache: &mut Cache, state: &mut State) {
+    chart_with(ui, cache, state, &|_| String::new());
+}
+
+/// Draws the chart; hovering a record shows `describe(record)` (its table row's fields).
+fn chart_with(
+    ui: &mut egui::Ui,
+    cache: &mut Cache,
+    state: &mut State,
+    describe: &dyn Fn(usize) -> String,
+) {
     let data = &cache.data;
     ui.horizontal_wrapped(|ui| {
         ui.label(format!(
@@ -245,22 +450,7 @@ pub fn chart(ui: &mut egui::Ui, cache: &mut Cache, state: &mut State) {
     let plot = egui::Rect::from_min_max(rect.min + egui::vec2(label_width, 0.0), rect.max);
     let pixels = plot.width().max(1.0) as usize;
     let span = t1 - t0;
-    // Pan by dragging, zoom around the pointer by scrolling.
-    let mut view = (t0, t1);
-    if response.dragged() {
-        let dt = -f64::from(response.drag_delta().x) / pixels as f64 * span;
-        view = (view.0 + dt, view.1 + dt);
-    }
-    if response.hovered() {
-        let scroll = ui.input(|i| i.smooth_scroll_delta.y + i.zoom_delta().ln() * 200.0);
-        if scroll != 0.0
-            && let Some(pointer) = response.hover_pos()
-        {
-            let factor = (-f64::from(scroll) / 200.0).exp();
-            let at = t0 + f64::from((pointer.x - plot.left()).max(0.0)) / pixels as f64 * span;
-            view = (at - (at - view.0) * factor, at + (view.1 - at) * factor);
-        }
-    }
+    let view = pan_zoom(ui, &response, plot, (t0, t1));
     if view != (t0, t1) && view.1 > view.0 {
         state.view = Some(view);
     }
@@ -284,30 +474,7 @@ pub fn chart(ui: &mut egui::Ui, cache: &mut Cache, state: &mut State) {
             );
         }
         data.lane_cells(lane, t0, t1, pixels, &mut cache.cells);
-        // One rectangle per run of pixels that show the same kind at about the same occupancy.
-        let mut p = 0;
-        while p < pixels {
-            let c = cache.cells[p];
-            if c.occupancy <= 0.0 {
-                p += 1;
-                continue;
-            }
-            let level = (c.occupancy.min(1.0) * 4.0).ceil();
-            let mut q = p + 1;
-            while q < pixels
-                && cache.cells[q].kind == c.kind
-                && (cache.cells[q].occupancy.min(1.0) * 4.0).ceil() == level
-            {
-                q += 1;
-            }
-            let colour = kind_colour(usize::from(c.kind)).gamma_multiply(0.25 + 0.75 * level / 4.0);
-            let r = egui::Rect::from_min_max(
-                egui::pos2(plot.left() + p as f32, y + 0.5),
-                egui::pos2(plot.left() + q as f32, y + (row - 0.5).max(1.0)),
-            );
-            painter.rect_filled(r, 0.0, colour);
-            p = q;
-        }
+        paint_cells(&painter, &cache.cells, plot.left(), y, row);
     }
     if let Some(pos) = response.hover_pos()
         && plot.contains(pos)
@@ -315,7 +482,12 @@ pub fn chart(ui: &mut egui::Ui, cache: &mut Cache, state: &mut State) {
         let t = t0 + f64::from(pos.x - plot.left()) / pixels as f64 * span;
         let lane = ((pos.y - plot.top()) / row) as usize;
         if let Some(name) = data.lanes.get(lane) {
-            response.on_hover_text_at_pointer(format!("{name} at {}", format_secs(t)));
+            let tolerance = 3.0 * span / pixels as f64;
+            let record = data
+                .record_at(lane, t, tolerance)
+                .map(describe)
+                .unwrap_or_default();
+            response.on_hover_text_at_pointer(format!("{name} at {}\n{record}", format_secs(t)));
         }
     }
 }
@@ -328,6 +500,8 @@ impl Cache {
             data,
             skipped: 0,
             cells: Vec::new(),
+            tables: Vec::new(),
+            first_rows: 0,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod provenance;
 pub mod ranks;
 pub mod tables;
 pub mod throughput;
+pub mod trace;
 pub mod validation;
 
 /// Derived data kept between frames, dropped when the bundle changes.
@@ -16,6 +17,7 @@ pub struct Caches {
     pub(crate) tables: Option<tables::Cache>,
     pub(crate) validation: Option<validation::Cache>,
     pub(crate) gantt: Option<gantt::Cache>,
+    pub(crate) trace_frame: Option<trace::TraceFrame>,
 }
 
 /// A combo box over `options`, keeping `selected` valid (the first option when it is not one).
