@@ -289,9 +289,10 @@ impl ViewerApp {
                     }
                 } else if let Some(c) = &self.caches.gantt {
                     s.push_str(&format!(
-                        "; records={}; lanes={}",
+                        "; records={}; lanes={}; shown={}",
                         c.data.len,
-                        c.data.lanes.len()
+                        c.data.lanes.len(),
+                        c.shown_lanes
                     ));
                     if let Some(secs) = self.frame_cpu_secs {
                         s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));

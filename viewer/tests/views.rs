@@ -240,13 +240,70 @@ fn the_cost_breakdown_shows_components_and_the_measured_time() {
 fn the_gantt_draws_every_rank_and_stacks_a_prediction() {
     let mut h = harness(vec![mpi_bundle()], Tab::Gantt);
     let status = h.state().status_line();
-    assert!(status.contains("records=16; lanes=4"), "{status}");
+    assert!(status.contains("records=16; lanes=4; shown=4"), "{status}");
     shows(&h, "compute");
     shows(&h, "communication");
     h.state_mut().state.gantt.compare = "predicted.mpi_blocks".into();
     h.run();
     let status = h.state().status_line();
-    assert!(status.contains("records=32; lanes=8"), "{status}");
+    assert!(status.contains("records=32; lanes=8; shown=8"), "{status}");
+}
+
+#[test]
+fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
+    // Two ranks, measured and predicted (10 % shorter), plus an instant the chart does not draw.
+    let mut b = yosoku_traces::spans::SpansBuilder::new();
+    for (timeline, scale) in [
+        (yosoku_traces::spans::Timeline::Measured, 1.0),
+        (yosoku_traces::spans::Timeline::Predicted, 0.9),
+    ] {
+        for rank in 0..2 {
+            let lane = format!("rank {rank}");
+            let mut t = 0i64;
+            for (i, kind) in ["compute", "communication", "compute"].iter().enumerate() {
+                let d = (scale * (1e9 + 1e8 * i as f64)) as i64;
+                b.push(&yosoku_traces::spans::Span::interval(
+                    "run", timeline, &lane, "rank", kind, kind, t, d,
+                ));
+                t += d;
+            }
+        }
+    }
+    b.push(&yosoku_traces::spans::Span {
+        event: yosoku_traces::spans::Event::Instant,
+        ..yosoku_traces::spans::Span::interval(
+            "run",
+            yosoku_traces::spans::Timeline::Measured,
+            "rank 0",
+            "rank",
+            "checkpoint",
+            "io",
+            5,
+            0,
+        )
+    });
+    let bundle = LoadedBundle {
+        origin: "spans".into(),
+        manifest: None,
+        tables: vec![yosoku_viewer::data::LoadedTable {
+            name: "timeline.spans".into(),
+            kind: Some("spans".into()),
+            batch: b.finish().unwrap(),
+        }],
+        traces: Vec::new(),
+    };
+    let mut h = harness(vec![bundle], Tab::Gantt);
+    let status = h.state().status_line();
+    // 12 intervals on 4 lanes (run (measured): rank 0, ...); the instant is neither drawn nor
+    // counted as skipped.
+    assert!(status.contains("records=12; lanes=4; shown=4"), "{status}");
+    shows(&h, "communication");
+    assert!(!h.query_all_by_label_contains("skipped").any(|_| true));
+    // Lanes are named `run (measured): rank 0`, ...: the filter finds the predicted ones.
+    h.state_mut().state.gantt.lane_filter = "(predicted): rank".into();
+    h.run();
+    let status = h.state().status_line();
+    assert!(status.contains("lanes=4; shown=2"), "{status}");
 }
 
 #[test]

@@ -38,6 +38,9 @@ fn every_command_has_help() {
         vec!["run", "--help"],
         vec!["plugins", "--help"],
         vec!["inspect", "--help"],
+        vec!["trace", "export", "--help"],
+        vec!["trace", "import", "--help"],
+        vec!["trace", "check", "--help"],
     ] {
         let out = yosoku(&args);
         assert!(out.status.success(), "{args:?}");
@@ -268,4 +271,108 @@ fn opencl_is_listed_and_a_machine_without_a_driver_is_told_what_to_install() {
         "{stderr}"
     );
     assert!(!bundle.exists());
+}
+
+/// A small synthetic kernel trace: 4 SMs, 16 blocks of 32 threads, 4 points each.
+fn write_trace(path: &Path) -> Vec<u8> {
+    use yosoku_traces::kernel_trace::{self, Header, Record, Timer};
+    let mut header = Header::new("test GPU", Timer::Clock64, 4, 1_000_000, 0);
+    header.synthetic = true;
+    let mut records = Vec::new();
+    for block in 0..16u32 {
+        for thread in 0..32u32 {
+            for point in 0..4u32 {
+                records.push(Record {
+                    block,
+                    thread,
+                    sm: block % 4,
+                    point,
+                    timestamp: 1000 * u64::from(block) + 100 * u64::from(point),
+                });
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    kernel_trace::write(&header, &records, &mut bytes).unwrap();
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn trace_import_writes_a_bundle_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("k.yktrace");
+    let bytes = write_trace(&good);
+    let bundle = dir.path().join("bundle");
+    let out = yosoku(&[
+        "trace",
+        "import",
+        good.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("2048 synthetic records"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(bundle.join("traces/k/index.json").is_file());
+    let manifest = std::fs::read_to_string(bundle.join("manifest.json")).unwrap();
+    // A truncated file: an error naming the file and byte, exit code 1, the bundle untouched.
+    let bad = dir.path().join("bad.yktrace");
+    std::fs::write(&bad, &bytes[..bytes.len() - 7]).unwrap();
+    let out = yosoku(&[
+        "trace",
+        "import",
+        bad.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("bad.yktrace: byte") && err.contains("truncated"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(bundle.join("manifest.json")).unwrap(),
+        manifest
+    );
+    let fresh = dir.path().join("never");
+    let out = yosoku(&[
+        "trace",
+        "import",
+        bad.to_str().unwrap(),
+        "-o",
+        fresh.to_str().unwrap(),
+        "--lanes",
+        "thread",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!fresh.exists());
+    // A bundle without spans has nothing to export; a broken trace file fails the check.
+    let out = yosoku(&[
+        "trace",
+        "export",
+        bundle.to_str().unwrap(),
+        "-o",
+        dir.path().join("x.json").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("has no spans table"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.path().join("x.json").exists());
+    let broken = dir.path().join("broken.json");
+    std::fs::write(
+        &broken,
+        r#"{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0}]}"#,
+    )
+    .unwrap();
+    let out = yosoku(&["trace", "check", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("event 0: a complete event (`X`) needs `dur`"));
 }

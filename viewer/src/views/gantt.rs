@@ -37,6 +37,8 @@ pub struct Cache {
     /// `i` of the first table, or row `i - first_rows` of the second.
     tables: Vec<String>,
     first_rows: usize,
+    /// Lanes the filter let through in the last frame.
+    pub shown_lanes: usize,
 }
 
 const NONE: &str = "none";
@@ -254,6 +256,9 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         super::pick(ui, "lanes", &mut state.lane, &lanes);
         super::pick(ui, "colour by", &mut state.colour, &colours);
         super::pick(ui, "stack with", &mut state.compare, &compare);
+        ui.label("lane filter:");
+        ui.add(egui::TextEdit::singleline(&mut state.lane_filter).desired_width(100.0))
+            .on_hover_text("Show the lanes whose name contains this text");
         if ui.button("Show all").clicked() {
             state.view = None;
         }
@@ -311,6 +316,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             cells: Vec::new(),
             tables: drawn,
             first_rows,
+            shown_lanes: 0,
         });
         state.view = None;
     }
@@ -455,12 +461,18 @@ fn chart_with(
         state.view = Some(view);
     }
     let painter = ui.painter_at(rect);
-    let lanes = data.lanes.len().max(1);
-    let row = (plot.height() / lanes as f32).clamp(1.0, 24.0);
+    // The lanes the filter lets through, in order.
+    let filter = state.lane_filter.trim().to_lowercase();
+    let shown: Vec<usize> = (0..data.lanes.len())
+        .filter(|&l| filter.is_empty() || data.lanes[l].to_lowercase().contains(&filter))
+        .collect();
+    cache.shown_lanes = shown.len();
+    let row = (plot.height() / shown.len().max(1) as f32).clamp(1.0, 24.0);
     let text = ui.visuals().text_color();
     let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
-    for (lane, name) in data.lanes.iter().enumerate() {
-        let y = plot.top() + lane as f32 * row;
+    for (position, &lane) in shown.iter().enumerate() {
+        let name = &data.lanes[lane];
+        let y = plot.top() + position as f32 * row;
         if y > plot.bottom() {
             break;
         }
@@ -480,8 +492,10 @@ fn chart_with(
         && plot.contains(pos)
     {
         let t = t0 + f64::from(pos.x - plot.left()) / pixels as f64 * span;
-        let lane = ((pos.y - plot.top()) / row) as usize;
-        if let Some(name) = data.lanes.get(lane) {
+        let position = ((pos.y - plot.top()) / row) as usize;
+        if let Some(&lane) = shown.get(position)
+            && let Some(name) = data.lanes.get(lane)
+        {
             let tolerance = 3.0 * span / pixels as f64;
             let record = data
                 .record_at(lane, t, tolerance)
@@ -502,6 +516,7 @@ impl Cache {
             cells: Vec::new(),
             tables: Vec::new(),
             first_rows: 0,
+            shown_lanes: 0,
         }
     }
 }
