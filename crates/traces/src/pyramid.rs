@@ -555,6 +555,22 @@ mod tests {
     }
 
     #[test]
+    fn an_index_of_another_format_or_version_or_broken_is_refused() {
+        let good = serde_json::to_vec(&index(4)).unwrap();
+        assert_eq!(PyramidIndex::from_json(&good).unwrap(), index(4));
+        let mut newer = index(4);
+        newer.version = VERSION + 1;
+        let e = PyramidIndex::from_json(&serde_json::to_vec(&newer).unwrap()).unwrap_err();
+        assert!(e.contains("version 2"), "{e}");
+        let mut empty = index(4);
+        empty.t_max_ns = empty.t_min_ns;
+        let e = PyramidIndex::from_json(&serde_json::to_vec(&empty).unwrap()).unwrap_err();
+        assert!(e.contains("empty time range"), "{e}");
+        let e = PyramidIndex::from_json(&good[..good.len() / 2]).unwrap_err();
+        assert!(e.starts_with("invalid pyramid index"), "{e}");
+    }
+
+    #[test]
     fn levels_conserve_busy_time() {
         let mut b = PyramidBuilder::new(2, 0, 1_000_000, 2 * 2 * 4096);
         assert_eq!(b.levels(), 2);

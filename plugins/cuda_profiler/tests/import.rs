@@ -636,3 +636,26 @@ fn trace_durations_are_converted_exactly() {
         "the data has values the two-step conversion gets wrong"
     );
 }
+
+#[test]
+fn a_gpu_trace_row_without_a_time_in_start_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.csv");
+    std::fs::write(
+        &path,
+        "\"Start\",\"Duration\",\"Device\",\"Context\",\"Stream\",\"Name\"\n\
+         ms,us,,,,\n\
+         1.5,2.0,\"Tesla K40c (0)\",\"1\",\"7\",\"k(int)\"\n\
+         soon,2.0,\"Tesla K40c (0)\",\"1\",\"7\",\"k(int)\"\n",
+    )
+    .unwrap();
+    let e = read_nvprof(&path, &nvprof::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("trace.csv")
+            && e.contains(":4")
+            && e.contains("column `Start`: expected a time, found `soon`"),
+        "{e}"
+    );
+}
