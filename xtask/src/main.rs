@@ -121,7 +121,43 @@ fn repo_root() -> PathBuf {
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(repo_root());
+    // On CI nothing is rebuilt incrementally: the incremental caches are a second copy of every
+    // workspace crate's build (1.2 GB of a 9 GB cold target) on a disk shared with other jobs.
+    if on_ci() && std::env::var_os("CARGO_INCREMENTAL").is_none() {
+        cmd.env("CARGO_INCREMENTAL", "0");
+    }
     cmd
+}
+
+fn on_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
+}
+
+/// Says how much room the target directory's disk has, so that a build that runs out of it is
+/// recognised as such from the log (a cold `cargo xtask test` writes about 8 GB there).
+fn report_free_disk(target: &Path) {
+    let _ = std::fs::create_dir_all(target);
+    if let Ok(out) = Command::new("df").args(["-Pk"]).arg(target).output() {
+        let text = String::from_utf8_lossy(&out.stdout);
+        let free_kib = text
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split_whitespace().nth(3))
+            .and_then(|v| v.parse::<u64>().ok());
+        if let Some(kib) = free_kib {
+            let gib = kib as f64 / (1024.0 * 1024.0);
+            eprintln!(
+                "xtask: {gib:.1} GiB free on the disk of {}",
+                target.display()
+            );
+            if gib < 10.0 {
+                eprintln!(
+                    "xtask: warning: a cold `cargo xtask test` writes about 8 GB under target/; \
+                     it may run out of disk"
+                );
+            }
+        }
+    }
 }
 
 /// Runs a command, failing with its command line when it fails.
@@ -292,6 +328,7 @@ fn ensure_wasm_target() -> Result<()> {
 }
 
 fn test() -> Result<()> {
+    report_free_disk(&target_dir());
     ensure_rustup_component("rustfmt")?;
     ensure_rustup_component("clippy")?;
     run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
@@ -322,6 +359,11 @@ fn test() -> Result<()> {
             .env("YOSOKU_REQUIRE_OPENCL", "1"),
     )?;
     scaffold::check(&repo_root(), &target_dir())?;
+    if on_ci() {
+        // The copy's own build (about 2 GB) is kept between local runs to be reused; a CI
+        // machine builds once, so its room goes to the web build that follows.
+        let _ = std::fs::remove_dir_all(target_dir().join("scaffold-check"));
+    }
     browser::test()?;
     eprintln!("xtask: all checks passed");
     Ok(())
