@@ -20,6 +20,13 @@ pub const INTERPOSER: &str = "libyosoku_mpi_timer.so";
 pub const HIMENO: &str = "himeno_mpi";
 /// The per-call overhead benchmark in [`tools_dir`].
 const CALL_OVERHEAD: &str = "call_overhead";
+/// The programs that call every wrapped MPI function (C) and each family of them (Fortran
+/// through `use mpi` and `use mpi_f08`), for plugins/mpi_timer/tests/families.rs.
+const FAMILY_PROGRAMS: [(&str, &str, &str); 3] = [
+    ("mpicc", "families.c", "families"),
+    ("mpifort", "families.f90", "families_f"),
+    ("mpifort", "families_f08.f90", "families_f08"),
+];
 
 /// Installs Open MPI from Debian when `mpicc` is missing.
 pub fn ensure_open_mpi() -> Result<()> {
@@ -49,6 +56,8 @@ struct MpiProbe {
     /// `mpicc` compiles a file that includes mpi.h (libopenmpi-dev): a machine where an MPI
     /// application was installed often has the runtime and the wrapper, not the header.
     header: bool,
+    /// `mpifort` runs: Open MPI's wrapper is there, the Fortran compiler (gfortran) may not be.
+    fortran: bool,
 }
 
 fn probe_mpi() -> MpiProbe {
@@ -80,6 +89,7 @@ fn probe_mpi() -> MpiProbe {
         mpicc,
         mpirun: runs("mpirun"),
         header,
+        fortran: runs("mpifort"),
     }
 }
 
@@ -91,6 +101,9 @@ fn missing_mpi_packages(probe: &MpiProbe) -> Vec<&'static str> {
     }
     if !probe.header {
         missing.push("libopenmpi-dev");
+    }
+    if !probe.fortran {
+        missing.push("gfortran");
     }
     missing
 }
@@ -129,6 +142,15 @@ pub fn build_tools() -> Result<PathBuf> {
             .arg(out.join(CALL_OVERHEAD))
             .arg(root.join("plugins/mpi_timer/interposer/call_overhead.c")),
     )?;
+    let programs = root.join("plugins/mpi_timer/tests/programs");
+    for (compiler, source, binary) in FAMILY_PROGRAMS {
+        run_cmd(
+            Command::new(compiler)
+                .args(["-O1", "-Wall", "-o"])
+                .arg(out.join(binary))
+                .arg(programs.join(source)),
+        )?;
+    }
     Ok(out)
 }
 
@@ -399,6 +421,7 @@ mod tests {
             mpicc,
             mpirun,
             header,
+            fortran: true,
         };
         assert!(missing_mpi_packages(&probe(true, true, true)).is_empty());
         assert_eq!(
@@ -413,5 +436,10 @@ mod tests {
             missing_mpi_packages(&probe(true, false, true)),
             ["openmpi-bin"]
         );
+        let no_fortran = MpiProbe {
+            fortran: false,
+            ..probe(true, true, true)
+        };
+        assert_eq!(missing_mpi_packages(&no_fortran), ["gfortran"]);
     }
 }

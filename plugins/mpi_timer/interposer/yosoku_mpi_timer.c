@@ -65,44 +65,143 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static const char *CALL_NAMES[] = {
-#define NAME_SEND 0
-    "MPI_Send",
-#define NAME_RECV 1
-    "MPI_Recv",
-#define NAME_ISEND 2
-    "MPI_Isend",
-#define NAME_IRECV 3
-    "MPI_Irecv",
-#define NAME_WAIT 4
-    "MPI_Wait",
-#define NAME_WAITALL 5
-    "MPI_Waitall",
-#define NAME_SENDRECV 6
-    "MPI_Sendrecv",
-#define NAME_BCAST 7
-    "MPI_Bcast",
-#define NAME_REDUCE 8
-    "MPI_Reduce",
-#define NAME_ALLREDUCE 9
-    "MPI_Allreduce",
-#define NAME_BARRIER 10
-    "MPI_Barrier",
-#define NAME_GATHER 11
-    "MPI_Gather",
-#define NAME_SCATTER 12
-    "MPI_Scatter",
-#define NAME_ALLGATHER 13
-    "MPI_Allgather",
-#define NAME_ALLTOALL 14
-    "MPI_Alltoall",
-#define NAME_WAITANY 15
-    "MPI_Waitany",
-#define NAME_SSEND 16
-    "MPI_Ssend",
-#define NAME_MARK 17
+/* Every wrapped call, in the order of yosoku_mpi_calls.c (which has their wrappers). */
+#define YOSOKU_MPI_CALLS(X) \
+    X(Send) \
+    X(Bsend) \
+    X(Ssend) \
+    X(Rsend) \
+    X(Recv) \
+    X(Sendrecv) \
+    X(Sendrecv_replace) \
+    X(Isend) \
+    X(Ibsend) \
+    X(Issend) \
+    X(Irsend) \
+    X(Irecv) \
+    X(Send_init) \
+    X(Bsend_init) \
+    X(Ssend_init) \
+    X(Rsend_init) \
+    X(Recv_init) \
+    X(Start) \
+    X(Startall) \
+    X(Probe) \
+    X(Iprobe) \
+    X(Mprobe) \
+    X(Improbe) \
+    X(Mrecv) \
+    X(Imrecv) \
+    X(Wait) \
+    X(Waitall) \
+    X(Waitany) \
+    X(Waitsome) \
+    X(Test) \
+    X(Testall) \
+    X(Testany) \
+    X(Testsome) \
+    X(Barrier) \
+    X(Bcast) \
+    X(Gather) \
+    X(Gatherv) \
+    X(Scatter) \
+    X(Scatterv) \
+    X(Allgather) \
+    X(Allgatherv) \
+    X(Alltoall) \
+    X(Alltoallv) \
+    X(Alltoallw) \
+    X(Reduce) \
+    X(Allreduce) \
+    X(Reduce_scatter) \
+    X(Reduce_scatter_block) \
+    X(Scan) \
+    X(Exscan) \
+    X(Ibarrier) \
+    X(Ibcast) \
+    X(Igather) \
+    X(Igatherv) \
+    X(Iscatter) \
+    X(Iscatterv) \
+    X(Iallgather) \
+    X(Iallgatherv) \
+    X(Ialltoall) \
+    X(Ialltoallv) \
+    X(Ialltoallw) \
+    X(Ireduce) \
+    X(Iallreduce) \
+    X(Ireduce_scatter) \
+    X(Ireduce_scatter_block) \
+    X(Iscan) \
+    X(Iexscan) \
+    X(Neighbor_allgather) \
+    X(Neighbor_allgatherv) \
+    X(Neighbor_alltoall) \
+    X(Neighbor_alltoallv) \
+    X(Neighbor_alltoallw) \
+    X(Ineighbor_allgather) \
+    X(Ineighbor_allgatherv) \
+    X(Ineighbor_alltoall) \
+    X(Ineighbor_alltoallv) \
+    X(Ineighbor_alltoallw) \
+    X(Put) \
+    X(Get) \
+    X(Accumulate) \
+    X(Get_accumulate) \
+    X(Fetch_and_op) \
+    X(Compare_and_swap) \
+    X(Rput) \
+    X(Rget) \
+    X(Raccumulate) \
+    X(Rget_accumulate) \
+    X(Win_fence) \
+    X(Win_lock) \
+    X(Win_unlock) \
+    X(Win_lock_all) \
+    X(Win_unlock_all) \
+    X(Win_flush) \
+    X(Win_flush_all) \
+    X(Win_flush_local) \
+    X(Win_flush_local_all) \
+    X(Win_post) \
+    X(Win_start) \
+    X(Win_complete) \
+    X(Win_wait) \
+    X(Win_sync) \
+    X(File_open) \
+    X(File_close) \
+    X(File_sync) \
+    X(File_set_view) \
+    X(File_read) \
+    X(File_read_all) \
+    X(File_read_at) \
+    X(File_read_at_all) \
+    X(File_write) \
+    X(File_write_all) \
+    X(File_write_at) \
+    X(File_write_at_all) \
+    X(File_iread) \
+    X(File_iwrite) \
+    X(File_iread_at) \
+    X(File_iwrite_at) \
+    X(File_read_shared) \
+    X(File_write_shared) \
+    X(File_read_ordered) \
+    X(File_write_ordered)
+
+enum call_name {
+#define X(name) CALL_##name,
+    YOSOKU_MPI_CALLS(X)
+#undef X
+    NAME_MARK,
+    NAME_ITERATION,
+};
+
+static const char *const CALL_NAMES[] = {
+#define X(name) "MPI_" #name,
+    YOSOKU_MPI_CALLS(X)
+#undef X
     "mark",
-#define NAME_ITERATION 18
     "iteration",
 };
 
@@ -120,7 +219,9 @@ static void push(uint16_t kind, uint16_t name, const void *site, uint64_t start,
 
 static int64_t type_bytes(int count, MPI_Datatype type) {
     int size = 0;
-    if (count <= 0 || PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+    /* A null type would raise an MPI error (fatal by default): it moves nothing. */
+    if (count <= 0 || type == MPI_DATATYPE_NULL) return 0;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
     return (int64_t)count * size;
 }
 
@@ -231,6 +332,7 @@ static void write_log(const char *end) {
 static void at_exit(void) { write_log("exit"); }
 
 static void started(void) {
+    if (my_rank >= 0) return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     atexit(at_exit);
@@ -272,101 +374,209 @@ void yosoku_mpi_iteration(void) {
     push(EV_ITERATION, NAME_ITERATION, NULL, t, t, 0, -1);
 }
 
+/* --- what a call moves --- */
+
+static int comm_size(MPI_Comm comm) {
+    int size = 0;
+    return PMPI_Comm_size(comm, &size) == MPI_SUCCESS ? size : 0;
+}
+
+/* Neighbours a neighbourhood collective sends to, from the communicator's topology. */
+static int out_degree(MPI_Comm comm) {
+    int topology = MPI_UNDEFINED, n = 0;
+    if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return 0;
+    if (topology == MPI_CART) {
+        return PMPI_Cartdim_get(comm, &n) == MPI_SUCCESS ? 2 * n : 0;
+    }
+    if (topology == MPI_GRAPH) {
+        int rank = 0;
+        PMPI_Comm_rank(comm, &rank);
+        return PMPI_Graph_neighbors_count(comm, rank, &n) == MPI_SUCCESS ? n : 0;
+    }
+    if (topology == MPI_DIST_GRAPH) {
+        int in = 0, weighted = 0;
+        return PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) == MPI_SUCCESS ? n : 0;
+    }
+    return 0;
+}
+
+static int64_t counts_bytes(const int counts[], int n, MPI_Datatype type) {
+    int64_t sum = 0;
+    for (int i = 0; counts && i < n; i++) sum += counts[i] > 0 ? counts[i] : 0;
+    return sum > INT32_MAX ? type_bytes(1, type) * sum : type_bytes((int)sum, type);
+}
+
+/* This rank's side of a collective: `buf`'s counts, or the other side's where `buf` is
+ * MPI_IN_PLACE (its own count and type are then not to be read). */
+static int64_t own_bytes(const void *buf, int count, MPI_Datatype type, int other_count,
+                         MPI_Datatype other_type) {
+    return buf == MPI_IN_PLACE ? type_bytes(other_count, other_type) : type_bytes(count, type);
+}
+
+static int64_t own_counts_bytes(const void *buf, const int counts[], MPI_Datatype type,
+                                const int other_counts[], MPI_Datatype other_type, int n) {
+    return buf == MPI_IN_PLACE ? counts_bytes(other_counts, n, other_type)
+                               : counts_bytes(counts, n, type);
+}
+
+static int64_t own_typed_counts_bytes(const void *buf, const int counts[],
+                                      const MPI_Datatype types[], const int other_counts[],
+                                      const MPI_Datatype other_types[], int n) {
+    if (buf == MPI_IN_PLACE) {
+        counts = other_counts;
+        types = other_types;
+    }
+    int64_t sum = 0;
+    for (int i = 0; counts && types && i < n; i++) sum += type_bytes(counts[i], types[i]);
+    return sum;
+}
+
+/* Fortran arguments: handles and integers by reference. */
+static int64_t f_bytes(const void *count, const void *type) {
+    return type_bytes(*(const MPI_Fint *)count, PMPI_Type_f2c(*(const MPI_Fint *)type));
+}
+
+static int32_t f_int(const void *value) { return *(const MPI_Fint *)value; }
+
+/* --- timing a call --- */
+
+/* Set while a wrapped call runs: MPI calls made inside it (ROMIO's MPI-IO calls collectives, a
+ * Fortran binding may reach a C one) are part of it, not blocks of their own. */
+static __thread int inside_call;
+
 #define TIMED(name, bytes, peer, call)                                                   \
     do {                                                                                 \
+        if (inside_call) return (call);                                                  \
         const void *site = __builtin_return_address(0);                                  \
+        inside_call = 1;                                                                 \
         uint64_t t0 = now_ns();                                                          \
         int rc = (call);                                                                 \
         uint64_t t1 = now_ns();                                                          \
-        push(EV_CALL, name, site, t0, t1, bytes, peer);                                  \
+        push(EV_CALL, name, site, t0, t1, (bytes), (peer));                              \
+        inside_call = 0;                                                                 \
         return rc;                                                                       \
     } while (0)
 
-int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-    TIMED(NAME_SEND, type_bytes(count, type), dest, PMPI_Send(buf, count, type, dest, tag, comm));
+/* --- Fortran bindings --- */
+
+/* Open MPI's Fortran bindings (mpif.h, `use mpi`: `mpi_send_`; `use mpi_f08`: through
+ * `ompi_send_f`) call PMPI_Send directly, so the C wrappers never see a Fortran program's calls:
+ * each is wrapped here too and forwarded to the library's `pmpi_xxx_`, found at its first call. */
+static void *fortran_symbol(const char *name) {
+    void *symbol = dlsym(RTLD_NEXT, name);
+    if (!symbol) {
+        fprintf(stderr, "yosoku_mpi_timer: the MPI library has no Fortran symbol %s\n", name);
+        abort();
+    }
+    return symbol;
 }
 
-int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-    TIMED(NAME_SSEND, type_bytes(count, type), dest, PMPI_Ssend(buf, count, type, dest, tag, comm));
+#define FP1 void *a0
+#define FP2 FP1, void *a1
+#define FP3 FP2, void *a2
+#define FP4 FP3, void *a3
+#define FP5 FP4, void *a4
+#define FP6 FP5, void *a5
+#define FP7 FP6, void *a6
+#define FP8 FP7, void *a7
+#define FP9 FP8, void *a8
+#define FP10 FP9, void *a9
+#define FP11 FP10, void *a10
+#define FP12 FP11, void *a11
+#define FP13 FP12, void *a12
+#define FP14 FP13, void *a13
+#define FA1 a0
+#define FA2 FA1, a1
+#define FA3 FA2, a2
+#define FA4 FA3, a3
+#define FA5 FA4, a4
+#define FA6 FA5, a5
+#define FA7 FA6, a6
+#define FA8 FA7, a7
+#define FA9 FA8, a8
+#define FA10 FA9, a9
+#define FA11 FA10, a10
+#define FA12 FA11, a11
+#define FA13 FA12, a12
+#define FA14 FA13, a13
+
+/* `mpi_<name>_` and `ompi_<name>_f`, taking `params` and forwarding `args` to `pmpi_<name>_`. */
+#define FORTRAN_WRAPPER(lname, call, bytes, peer, params, args)                            \
+    static void (*real_##lname)(params);                                                  \
+    static void fortran_##lname(const void *site, params) {                               \
+        if (!real_##lname) {                                                               \
+            *(void **)&real_##lname = fortran_symbol("pmpi_" #lname "_");                  \
+        }                                                                                  \
+        if (inside_call) {                                                                 \
+            real_##lname(args);                                                            \
+            return;                                                                        \
+        }                                                                                  \
+        inside_call = 1;                                                                   \
+        uint64_t t0 = now_ns();                                                            \
+        real_##lname(args);                                                                \
+        uint64_t t1 = now_ns();                                                            \
+        push(EV_CALL, call, site, t0, t1, (bytes), (peer));                                \
+        inside_call = 0;                                                                   \
+    }                                                                                      \
+    void mpi_##lname##_(params) { fortran_##lname(__builtin_return_address(0), args); }   \
+    void ompi_##lname##_f(params) { fortran_##lname(__builtin_return_address(0), args); }
+
+#define COMMA ,
+/* `n` arguments, the error code last. */
+#define FORTRAN(lname, call, n, bytes, peer) \
+    FORTRAN_WRAPPER(lname, call, bytes, peer, FP##n, FA##n)
+/* ... and the hidden length of one character argument after them. */
+#define FORTRAN_STRING(lname, call, n, bytes, peer) \
+    FORTRAN_WRAPPER(lname, call, bytes, peer, FP##n COMMA size_t len0, FA##n COMMA len0)
+
+static void (*real_fortran_init)(MPI_Fint *);
+static void (*real_fortran_init_thread)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+static void (*real_fortran_finalize)(MPI_Fint *);
+static void (*real_fortran_abort)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+static void fortran_init(MPI_Fint *ierr) {
+    if (!real_fortran_init) *(void **)&real_fortran_init = fortran_symbol("pmpi_init_");
+    real_fortran_init(ierr);
+    if (*ierr == MPI_SUCCESS) started();
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-             MPI_Status *status) {
-    TIMED(NAME_RECV, type_bytes(count, type), source,
-          PMPI_Recv(buf, count, type, source, tag, comm, status));
+static void fortran_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+    if (!real_fortran_init_thread) {
+        *(void **)&real_fortran_init_thread = fortran_symbol("pmpi_init_thread_");
+    }
+    real_fortran_init_thread(required, provided, ierr);
+    if (*ierr == MPI_SUCCESS) started();
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request) {
-    TIMED(NAME_ISEND, type_bytes(count, type), dest,
-          PMPI_Isend(buf, count, type, dest, tag, comm, request));
+static void fortran_finalize(MPI_Fint *ierr) {
+    if (!real_fortran_finalize) *(void **)&real_fortran_finalize = fortran_symbol("pmpi_finalize_");
+    finalize_start_ns = now_ns();
+    write_log("complete");
+    real_fortran_finalize(ierr);
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-              MPI_Request *request) {
-    TIMED(NAME_IRECV, type_bytes(count, type), source,
-          PMPI_Irecv(buf, count, type, source, tag, comm, request));
+static void fortran_abort(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
+    if (!real_fortran_abort) *(void **)&real_fortran_abort = fortran_symbol("pmpi_abort_");
+    finalize_start_ns = now_ns();
+    write_log("abort");
+    real_fortran_abort(comm, errorcode, ierr);
 }
 
-int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-    TIMED(NAME_WAIT, 0, -1, PMPI_Wait(request, status));
+void mpi_init_(MPI_Fint *ierr) { fortran_init(ierr); }
+void ompi_init_f(MPI_Fint *ierr) { fortran_init(ierr); }
+void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+    fortran_init_thread(required, provided, ierr);
+}
+void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr) {
+    fortran_init_thread(required, provided, ierr);
+}
+void mpi_finalize_(MPI_Fint *ierr) { fortran_finalize(ierr); }
+void ompi_finalize_f(MPI_Fint *ierr) { fortran_finalize(ierr); }
+void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
+    fortran_abort(comm, errorcode, ierr);
+}
+void ompi_abort_f(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierr) {
+    fortran_abort(comm, errorcode, ierr);
 }
 
-int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-    TIMED(NAME_WAITALL, 0, -1, PMPI_Waitall(count, requests, statuses));
-}
-
-int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
-    TIMED(NAME_WAITANY, 0, -1, PMPI_Waitany(count, requests, index, status));
-}
-
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status) {
-    TIMED(NAME_SENDRECV, type_bytes(sendcount, sendtype) + type_bytes(recvcount, recvtype),
-          dest >= 0 ? dest : source,
-          PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                        source, recvtag, comm, status));
-}
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-    TIMED(NAME_BCAST, type_bytes(count, type), root, PMPI_Bcast(buf, count, type, root, comm));
-}
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-               int root, MPI_Comm comm) {
-    TIMED(NAME_REDUCE, type_bytes(count, type), root,
-          PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm));
-}
-
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                  MPI_Comm comm) {
-    TIMED(NAME_ALLREDUCE, type_bytes(count, type), -1,
-          PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm));
-}
-
-int MPI_Barrier(MPI_Comm comm) { TIMED(NAME_BARRIER, 0, -1, PMPI_Barrier(comm)); }
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    TIMED(NAME_GATHER, type_bytes(sendcount, sendtype), root,
-          PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    TIMED(NAME_SCATTER, type_bytes(recvcount, recvtype), root,
-          PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
-}
-
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    TIMED(NAME_ALLGATHER, type_bytes(sendcount, sendtype), -1,
-          PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
-}
-
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    TIMED(NAME_ALLTOALL, type_bytes(sendcount, sendtype), -1,
-          PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
-}
+#include "yosoku_mpi_calls.c"
