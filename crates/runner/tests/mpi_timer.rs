@@ -174,6 +174,22 @@ fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
     );
     assert!(e.contains("failed (exit status"), "{e}");
     assert!(e.contains("NX: expected a positive integer"), "{e}");
+    // A program that reports its error on standard output and then aborts (the Fortran family
+    // program without its argument): its words come first, Open MPI's abort banner after them.
+    let source = format!(
+        "[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
+         config = {{ program = \"{}\", ranks = 2, binding = \"none\", oversubscribe = true, interposer = \"{}\" }}\n",
+        tools.join("families_f").display(),
+        tools.join("libyosoku_mpi_timer.so").display(),
+    );
+    let e = run(source);
+    let words = e
+        .find("stdout:  usage: mpirun -np 2 families_f SCRATCH_DIR")
+        .unwrap_or_else(|| panic!("{e}"));
+    let banner = e
+        .find("MPI_ABORT was invoked")
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(words < banner, "{e}");
     let e = run(run_source(
         &tools,
         "\"33\", \"17\", \"17\", \"12\"",

@@ -37,6 +37,9 @@ impl Launch {
             .arg(format!("YOSOKU_MPI_LOG_DIR={}", log_dir.display()));
         cmd.arg("-x")
             .arg(format!("YOSOKU_MPI_BINDING={}", self.binding));
+        // Each line a rank writes comes prefixed with its rank and stream, so a failure can show
+        // what each rank said, apart from the launcher's own banner.
+        cmd.arg("--tag-output");
         cmd.args(&self.mpirun_args);
         cmd.arg(&self.program).args(&self.args);
         cmd.stdin(Stdio::null())
@@ -45,9 +48,8 @@ impl Launch {
         cmd
     }
 
-    /// Runs the program; the logs are in `log_dir` when it returns `Ok`. Returns the program's
-    /// standard output.
-    pub fn run(&self, log_dir: &Path) -> Result<String, PluginError> {
+    /// Runs the program; the logs are in `log_dir` when it returns `Ok`.
+    pub fn run(&self, log_dir: &Path) -> Result<(), PluginError> {
         let shown = format!(
             "{} -np {} --bind-to {}{} {} {}",
             self.mpirun,
@@ -106,15 +108,112 @@ impl Launch {
         let stdout = stdout.join().unwrap_or_default();
         let stderr = stderr.join().unwrap_or_default();
         if !status.success() {
-            let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
             return Err(PluginError::new(format!(
-                "mpirun: `{shown}` failed ({status}); its last error lines:\n{}",
-                tail.join("\n")
+                "mpirun: `{shown}` failed ({status}){}",
+                output_tail(&stdout, &stderr)
             )));
         }
-        Ok(stdout)
+        Ok(())
     }
+}
+
+/// Lines of a rank's output shown when a run fails, and of the launcher's.
+const RANK_LINES: usize = 8;
+const LAUNCHER_LINES: usize = 12;
+/// Groups of ranks with different output shown (ranks that wrote the same are one group).
+const RANK_GROUPS: usize = 4;
+
+/// A line `mpirun --tag-output` wrote for a rank: `[job,rank]<stdout>:text`.
+fn tagged(line: &str) -> Option<(u32, &'static str, &str)> {
+    let (ids, rest) = line.strip_prefix('[')?.split_once(']')?;
+    let rank = ids.split_once(',')?.1.parse().ok()?;
+    if let Some(text) = rest.strip_prefix("<stdout>:") {
+        Some((rank, "stdout", text))
+    } else {
+        rest.strip_prefix("<stderr>:")
+            .map(|text| (rank, "stderr", text))
+    }
+}
+
+/// What the program's ranks wrote last (per rank, both streams, in order) ahead of what the
+/// launcher wrote last: a program that reports its error on standard output and then aborts
+/// would otherwise show only Open MPI's abort banner.
+fn output_tail(stdout: &str, stderr: &str) -> String {
+    use std::collections::{BTreeMap, VecDeque};
+    let keep = |tail: &mut VecDeque<String>, line: String, n: usize| {
+        if tail.len() == n {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    };
+    let mut ranks: BTreeMap<u32, VecDeque<String>> = BTreeMap::new();
+    let mut launcher: VecDeque<String> = VecDeque::new();
+    let mut untagged_stdout: VecDeque<String> = VecDeque::new();
+    for (text, stream) in [(stdout, "stdout"), (stderr, "stderr")] {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            match tagged(line) {
+                Some((rank, stream, text)) => keep(
+                    ranks.entry(rank).or_default(),
+                    format!("{stream}: {text}"),
+                    RANK_LINES,
+                ),
+                // A launcher that does not tag (not Open MPI): its standard output is the
+                // program's.
+                None if stream == "stdout" => {
+                    keep(&mut untagged_stdout, line.to_owned(), RANK_LINES)
+                }
+                None => keep(&mut launcher, line.to_owned(), LAUNCHER_LINES),
+            }
+        }
+    }
+    // Ranks that wrote the same lines are shown once.
+    let mut groups: Vec<(Vec<u32>, VecDeque<String>)> = Vec::new();
+    for (rank, lines) in ranks {
+        match groups.iter_mut().find(|(_, l)| *l == lines) {
+            Some((members, _)) => members.push(rank),
+            None => groups.push((vec![rank], lines)),
+        }
+    }
+    let mut out = String::new();
+    let total = groups.len();
+    for (members, lines) in groups.into_iter().take(RANK_GROUPS) {
+        let who = match members.as_slice() {
+            [one] => format!("rank {one}"),
+            many => format!(
+                "ranks {}",
+                many.iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        out.push_str(&format!("\n{who} wrote last:"));
+        for line in lines {
+            out.push_str(&format!("\n  {line}"));
+        }
+    }
+    if total > RANK_GROUPS {
+        out.push_str(&format!(
+            "\n({} more ranks wrote other lines)",
+            total - RANK_GROUPS
+        ));
+    }
+    if !untagged_stdout.is_empty() {
+        out.push_str("\nits standard output ended with:");
+        for line in untagged_stdout {
+            out.push_str(&format!("\n  {line}"));
+        }
+    }
+    if !launcher.is_empty() {
+        out.push_str("\nmpirun's last error lines:");
+        for line in launcher {
+            out.push_str(&format!("\n  {line}"));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("; it wrote nothing");
+    }
+    out
 }
 
 /// Whether `dir` can take one run's logs: absent or empty.
@@ -206,6 +305,51 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("failed (exit status: 3)"), "{e}");
-        assert!(e.ends_with("rank 1: no such file"), "{e}");
+        assert!(e.ends_with("  rank 1: no such file"), "{e}");
+    }
+
+    #[test]
+    fn a_failure_shows_each_ranks_last_words_ahead_of_the_launchers_banner() {
+        let dir = tempfile::tempdir().unwrap();
+        // What `mpirun --tag-output` prints when rank 0 reports a missing input on stdout and
+        // aborts: the banner on stderr, untagged.
+        let failing = script(
+            dir.path(),
+            "echo '[1,0]<stdout>:Reading input in.md'\n\
+             echo '[1,1]<stdout>:Reading input in.md'\n\
+             echo '[1,0]<stdout>:ERROR: Cannot open file in.md: No such file or directory'\n\
+             echo '[1,1]<stderr>:rank 1 waiting'\n\
+             echo '--------------------------------------------------' >&2\n\
+             echo 'MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD' >&2\n\
+             exit 1",
+        );
+        let e = launch(&failing, 10)
+            .run(dir.path())
+            .unwrap_err()
+            .to_string();
+        let program = e.find("ERROR: Cannot open file in.md").expect(&e);
+        let banner = e.find("MPI_ABORT was invoked").expect(&e);
+        assert!(program < banner, "{e}");
+        assert!(
+            e.contains("rank 0 wrote last:\n  stdout: Reading input in.md\n  stdout: ERROR"),
+            "{e}"
+        );
+        assert!(
+            e.contains(
+                "rank 1 wrote last:\n  stdout: Reading input in.md\n  stderr: rank 1 waiting"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("mpirun's last error lines:"), "{e}");
+        // Many ranks saying the same thing are one group.
+        let same = script(
+            dir.path(),
+            "for r in 0 1 2 3; do echo \"[1,$r]<stdout>:bad input\"; done\nexit 1",
+        );
+        let e = launch(&same, 10).run(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("ranks 0, 1, 2, 3 wrote last:\n  stdout: bad input"),
+            "{e}"
+        );
     }
 }

@@ -443,7 +443,7 @@ impl Collector for RunMpi {
         let (dir, temporary) = launch::log_dir(wanted.as_deref())?;
         let result = launch
             .run(&dir)
-            .and_then(|_| Run::read(String::new(), &dir, false));
+            .and_then(|()| Run::read(String::new(), &dir, false));
         if temporary {
             let _ = std::fs::remove_dir_all(&dir);
         }
