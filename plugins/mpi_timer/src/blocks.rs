@@ -34,8 +34,13 @@ pub struct Block {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Iterations {
     Markers(usize),
-    /// (iterations, the block that starts each)
-    Repeating(usize, String),
+    /// The program's repeating unit: `iterations` of it, each `sub_iterations` executions of
+    /// `anchor` long (2 when the call that starts it runs twice per iteration).
+    Repeating {
+        iterations: usize,
+        sub_iterations: usize,
+        anchor: String,
+    },
     None,
 }
 
@@ -119,32 +124,23 @@ pub fn blocks(log: &RankLog) -> (Vec<Block>, Iterations) {
 /// `marker_starts`: the index of the first block of each marked iteration.
 fn assign_iterations(out: &mut [Block], marker_starts: Vec<usize>) -> Iterations {
     // Iteration starts as indices into `out`.
+    let mut end = None;
     let (starts, how): (Vec<usize>, Iterations) = if !marker_starts.is_empty() {
         let n = marker_starts.len();
         (marker_starts, Iterations::Markers(n))
     } else {
-        let mut counts: HashMap<&str, usize> = HashMap::new();
-        for b in out.iter().filter(|b| !b.compute) {
-            *counts.entry(b.block.as_str()).or_default() += 1;
+        match repeating_unit(out) {
+            Some(unit) => {
+                let how = Iterations::Repeating {
+                    iterations: unit.starts.len(),
+                    sub_iterations: unit.sub_iterations,
+                    anchor: out[unit.starts[0]].block.clone(),
+                };
+                end = unit.end;
+                (unit.starts, how)
+            }
+            None => return Iterations::None,
         }
-        let k = counts.values().copied().max().unwrap_or(0);
-        if k < 2 {
-            return Iterations::None;
-        }
-        let Some(anchor) = out
-            .iter()
-            .find(|b| !b.compute && counts[b.block.as_str()] == k)
-            .map(|b| b.block.clone())
-        else {
-            return Iterations::None;
-        };
-        let starts = out
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.block == anchor)
-            .map(|(i, _)| i)
-            .collect();
-        (starts, Iterations::Repeating(k, anchor))
     };
     let Some(&first) = starts.first() else {
         return how;
@@ -159,10 +155,11 @@ fn assign_iterations(out: &mut [Block], marker_starts: Vec<usize>) -> Iterations
         .collect();
     let last_start = *starts.last().unwrap_or(&first);
     // The loop ends after the last execution of a loop block in the last iteration.
-    let loop_end = out[last_start..]
+    let limit = end.unwrap_or(out.len());
+    let loop_end = out[last_start..limit]
         .iter()
         .rposition(|b| !b.compute && loop_keys.contains(&b.block))
-        .map_or(out.len(), |i| last_start + i + 1);
+        .map_or(limit, |i| last_start + i + 1);
     let mut iteration = -1i64;
     let mut next = 0;
     for (i, b) in out.iter_mut().enumerate().take(loop_end).skip(first) {
@@ -173,6 +170,170 @@ fn assign_iterations(out: &mut [Block], marker_starts: Vec<usize>) -> Iterations
         b.iteration = Some(iteration);
     }
     how
+}
+
+/// The main loop found from the calls alone.
+#[derive(Debug, Clone, PartialEq)]
+struct Unit {
+    /// Index into the blocks of the block that starts each iteration.
+    starts: Vec<usize>,
+    sub_iterations: usize,
+    /// Where the loop ends when a partial last unit follows it (the block that starts that).
+    end: Option<usize>,
+}
+
+/// Iterations whose shape must repeat for a candidate to be the loop: the share of segments
+/// equal to the one `q` later. A block every k iterations (a rebuild, an output step) costs
+/// about 2/k of it, so events every 8 iterations or rarer leave the unit one iteration long.
+const MIN_REGULARITY: f64 = 0.75;
+/// Longest repeating unit looked for, in executions of its first call.
+const MAX_SUB_ITERATIONS: usize = 64;
+/// Candidate first calls tried (the most executed ones).
+const MAX_CANDIDATES: usize = 24;
+
+/// The program's repeating unit: the shortest repeating sequence of call sites that covers the
+/// main loop. Each call executed twice or more is tried as the unit's first call: the
+/// segments between its executions get a shape (the calls in them, repeats of one call
+/// collapsed, so an inner loop of varying length keeps its shape), and the unit is the
+/// shortest run of `q` segments after which the shapes repeat (in at least
+/// [`MIN_REGULARITY`] of the segments; blocks every k iterations break the rest). The candidate
+/// with the most iterations wins (ties: the more regular, then the shorter unit): a call made
+/// twice per iteration yields the same iterations as one made once, in units of two segments,
+/// and a call in a periodic event yields fewer. Among the `q` possible phases, the one whose
+/// iterations end where the loop ends (no partial unit left over) is chosen, so a setup step
+/// that makes the loop's calls once is not an iteration.
+fn repeating_unit(out: &[Block]) -> Option<Unit> {
+    // Interned communication keys in time order, with their block index.
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    for (i, b) in out.iter().enumerate().filter(|(_, b)| !b.compute) {
+        let next = ids.len();
+        let id = *ids.entry(b.block.as_str()).or_insert(next);
+        calls.push((i, id));
+    }
+    let mut counts = vec![0usize; ids.len()];
+    for &(_, id) in &calls {
+        counts[id] += 1;
+    }
+    let mut candidates: Vec<usize> = (0..counts.len()).filter(|&id| counts[id] >= 2).collect();
+    // Most executed first; ties: the one executed first.
+    candidates.sort_by_key(|&id| std::cmp::Reverse(counts[id]));
+    candidates.truncate(MAX_CANDIDATES);
+    // The most iterations; then the unit that starts earliest (the loop's first call rather
+    // than one in the middle of it); then the more regular; then the shorter.
+    let mut best: Option<((usize, std::cmp::Reverse<usize>), f64, usize, Unit)> = None;
+    for anchor in candidates {
+        let Some((unit, regularity)) = unit_from(&calls, anchor) else {
+            continue;
+        };
+        let rank = (unit.starts.len(), std::cmp::Reverse(unit.starts[0]));
+        let better = match &best {
+            None => true,
+            Some((b, r, q, _)) => {
+                rank > *b
+                    || (rank == *b && regularity > *r + 1e-9)
+                    || (rank == *b && (regularity - *r).abs() <= 1e-9 && unit.sub_iterations < *q)
+            }
+        };
+        if better {
+            best = Some((rank, regularity, unit.sub_iterations, unit));
+        }
+    }
+    best.map(|(_, _, _, unit)| unit)
+}
+
+/// The unit that starts at `anchor`'s executions, and how regular its iterations are.
+fn unit_from(calls: &[(usize, usize)], anchor: usize) -> Option<(Unit, f64)> {
+    let positions: Vec<usize> = calls
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, id))| *id == anchor)
+        .map(|(p, _)| p)
+        .collect();
+    // Segment shapes: the calls from one execution of the anchor to the next (the last one to
+    // the end), consecutive repeats collapsed, as a hash.
+    let shapes: Vec<u64> = positions
+        .iter()
+        .enumerate()
+        .map(|(k, &from)| {
+            let to = positions.get(k + 1).copied().unwrap_or(calls.len());
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            let mut previous = usize::MAX;
+            for &(_, id) in &calls[from..to] {
+                if id != previous {
+                    std::hash::Hash::hash(&id, &mut hasher);
+                    previous = id;
+                }
+            }
+            std::hash::Hasher::finish(&hasher)
+        })
+        .collect();
+    let m = shapes.len();
+    // The last segment runs to the end of the run (teardown included): shapes are compared
+    // over the others.
+    let body = &shapes[..m.saturating_sub(1)];
+    let regularity = |q: usize| {
+        let pairs = body.len().saturating_sub(q);
+        if pairs == 0 {
+            return 0.0;
+        }
+        let same = (0..pairs).filter(|&i| body[i] == body[i + q]).count();
+        same as f64 / pairs as f64
+    };
+    let (q, r) = if body.len() < 2 {
+        // Two executions: one iteration between them, nothing to compare.
+        (1, 1.0)
+    } else {
+        (1..=MAX_SUB_ITERATIONS.min(body.len() / 2).max(1))
+            .map(|q| (q, regularity(q)))
+            .find(|&(_, r)| r >= MIN_REGULARITY)?
+    };
+    // The phase: iterations that end where the loop ends; ties: the earliest.
+    let phase = (0..q).min_by_key(|&p| ((m - p.min(m)) % q, p)).unwrap_or(0);
+    // Iterations as ranges of `calls`.
+    let mut bounds: Vec<usize> = positions[phase.min(m)..]
+        .iter()
+        .step_by(q)
+        .copied()
+        .collect();
+    if bounds.is_empty() {
+        return None;
+    }
+    bounds.push(calls.len());
+    // The calls each iteration makes (as a sorted set), and the most common such set: a whole
+    // iteration makes at least those (a periodic event adds calls). Leading iterations that
+    // lack some are setup that happens to make the loop's calls (a first force computation),
+    // trailing ones a partial last unit: neither is an iteration.
+    let sets: Vec<Vec<usize>> = bounds
+        .windows(2)
+        .map(|w| {
+            let mut set: Vec<usize> = calls[w[0]..w[1]].iter().map(|&(_, id)| id).collect();
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect();
+    let mut frequency: HashMap<&[usize], usize> = HashMap::new();
+    for set in &sets {
+        *frequency.entry(set.as_slice()).or_default() += 1;
+    }
+    let dominant = frequency
+        .iter()
+        .max_by_key(|(set, n)| (**n, std::cmp::Reverse(set.len())))
+        .map(|(set, _)| set.to_vec())?;
+    let whole = |set: &Vec<usize>| dominant.iter().all(|id| set.binary_search(id).is_ok());
+    let first = sets.iter().position(whole)?;
+    let last = sets.iter().rposition(whole)?;
+    let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
+    let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
+    Some((
+        Unit {
+            starts,
+            sub_iterations: q,
+            end,
+        },
+        r,
+    ))
 }
 
 #[cfg(test)]
@@ -230,7 +391,14 @@ mod tests {
         }
         events += &call("MPI_Reduce", 0, 6000, 6100);
         let (b, how) = blocks(&log(&events));
-        assert_eq!(how, Iterations::Repeating(3, "MPI_Sendrecv@a+0x2".into()));
+        assert_eq!(
+            how,
+            Iterations::Repeating {
+                iterations: 3,
+                sub_iterations: 1,
+                anchor: "MPI_Sendrecv@a+0x2".into()
+            }
+        );
         let it: Vec<(&str, Option<i64>)> =
             b.iter().map(|b| (b.block.as_str(), b.iteration)).collect();
         assert_eq!(it[0], ("MPI_Init -> MPI_Barrier@a+0x1", None));
@@ -275,5 +443,128 @@ mod tests {
         // The setup before the first marker is not part of iteration 0.
         assert_eq!((b[0].start_ns, b[0].duration_ns), (0, 1000));
         assert_eq!((b[1].start_ns, b[1].duration_ns), (1000, 500));
+    }
+
+    /// A log of `calls` (name, site) one after another, 100 ns apart.
+    fn sequence(calls: &[(&str, usize)]) -> RankLog {
+        let events: String = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (name, site))| {
+                let t = 1100 + 100 * i as u64;
+                call(name, *site, t, t + 10)
+            })
+            .collect();
+        let sites = (0..8)
+            .map(|s| format!("# site {s} a+0x{s:x}\n"))
+            .collect::<String>();
+        let text = format!(
+            "# yosoku-mpi-timer 1\n# rank 0\n# size 1\n# init_end_ns 1000\n{sites}\
+             event\tname\tsite\tstart_ns\tend_ns\tbytes\tpeer\n{events}\
+             # finalize_start_ns {}\n# end complete\n",
+            1200 + 100 * calls.len() as u64
+        );
+        parse(Path::new("rank-0.tsv"), &text).unwrap()
+    }
+
+    /// Iteration of each communication block, in order.
+    fn call_iterations(log: &RankLog) -> Vec<Option<i64>> {
+        blocks(log)
+            .0
+            .iter()
+            .filter(|b| !b.compute)
+            .map(|b| b.iteration)
+            .collect()
+    }
+
+    #[test]
+    fn a_call_made_twice_per_timestep_does_not_halve_the_iteration() {
+        // A molecular-dynamics step: the same receive site (0) serves the forward and the
+        // reverse exchange; setup computes forces once (the reverse half) before the loop.
+        let reverse = [("MPI_Irecv", 0), ("MPI_Send", 2), ("MPI_Wait", 3)];
+        let forward = [("MPI_Irecv", 0), ("MPI_Send", 1), ("MPI_Wait", 3)];
+        let mut calls = vec![("MPI_Bcast", 5)];
+        calls.extend(reverse);
+        for _ in 0..10 {
+            calls.extend(forward);
+            calls.extend(reverse);
+            calls.push(("MPI_Allreduce", 4));
+        }
+        calls.push(("MPI_Reduce", 6));
+        let log = sequence(&calls);
+        let (_, how) = blocks(&log);
+        let Iterations::Repeating {
+            iterations,
+            sub_iterations,
+            ..
+        } = how
+        else {
+            panic!("{how:?}")
+        };
+        assert_eq!(iterations, 10);
+        assert_eq!(sub_iterations, 2);
+        let it = call_iterations(&log);
+        // Setup (the broadcast and the first reverse exchange) and teardown have none.
+        assert_eq!(it[..4], [None; 4]);
+        assert_eq!(it[4..11], [Some(0); 7]);
+        assert_eq!(it[it.len() - 2], Some(9));
+        assert_eq!(it[it.len() - 1], None);
+    }
+
+    #[test]
+    fn a_block_every_few_steps_does_not_change_the_iteration() {
+        // 40 steps of a halo exchange and a reduction; every 10th a neighbour-list rebuild
+        // (its own calls) and, at step 0, an output step.
+        let mut calls = Vec::new();
+        for step in 0..40 {
+            calls.extend([("MPI_Sendrecv", 0), ("MPI_Sendrecv", 1)]);
+            if step % 10 == 3 {
+                calls.extend([("MPI_Alltoall", 2), ("MPI_Allgather", 3)]);
+            }
+            if step == 0 {
+                calls.push(("MPI_Gather", 5));
+            }
+            calls.push(("MPI_Allreduce", 4));
+        }
+        let log = sequence(&calls);
+        let (_, how) = blocks(&log);
+        assert!(
+            matches!(
+                how,
+                Iterations::Repeating {
+                    iterations: 40,
+                    sub_iterations: 1,
+                    ..
+                }
+            ),
+            "{how:?}"
+        );
+        let it = call_iterations(&log);
+        assert_eq!(it.iter().flatten().max(), Some(&39));
+        assert!(it.iter().all(Option::is_some), "{it:?}");
+    }
+
+    #[test]
+    fn an_inner_loop_of_varying_length_keeps_the_outer_iteration() {
+        // A solver: per step a halo exchange, then 3 to 7 reductions until it converges.
+        let mut calls = Vec::new();
+        for step in 0..30 {
+            calls.extend([("MPI_Sendrecv", 0), ("MPI_Sendrecv", 1)]);
+            for _ in 0..3 + (step * 7) % 5 {
+                calls.push(("MPI_Allreduce", 2));
+            }
+        }
+        let (_, how) = blocks(&sequence(&calls));
+        assert!(
+            matches!(
+                how,
+                Iterations::Repeating {
+                    iterations: 30,
+                    sub_iterations: 1,
+                    ..
+                }
+            ),
+            "{how:?}"
+        );
     }
 }

@@ -32,7 +32,12 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
         for log in &ranks {
             let (b, how) = blocks(log);
             // The loop: two halo exchanges and the residual's allreduce, 20 times.
-            let Iterations::Repeating(20, anchor) = &how else {
+            let Iterations::Repeating {
+                iterations: 20,
+                sub_iterations: 1,
+                anchor,
+            } = &how
+            else {
                 panic!("{dir} rank {}: {how:?}", log.rank);
             };
             assert!(anchor.starts_with("MPI_Sendrecv@himeno_mpi+0x"), "{anchor}");
