@@ -221,25 +221,28 @@ fn repeating_unit(out: &[Block]) -> Option<Unit> {
     candidates.truncate(MAX_CANDIDATES);
     // The most iterations; then the unit that starts earliest (the loop's first call rather
     // than one in the middle of it); then the more regular; then the shorter.
-    let mut best: Option<((usize, std::cmp::Reverse<usize>), f64, usize, Unit)> = None;
+    let rank = |u: &Unit| (u.starts.len(), std::cmp::Reverse(u.starts[0]));
+    let mut best: Option<(Unit, f64)> = None;
     for anchor in candidates {
         let Some((unit, regularity)) = unit_from(&calls, anchor) else {
             continue;
         };
-        let rank = (unit.starts.len(), std::cmp::Reverse(unit.starts[0]));
         let better = match &best {
             None => true,
-            Some((b, r, q, _)) => {
-                rank > *b
-                    || (rank == *b && regularity > *r + 1e-9)
-                    || (rank == *b && (regularity - *r).abs() <= 1e-9 && unit.sub_iterations < *q)
+            Some((b, r)) => {
+                let (new, old) = (rank(&unit), rank(b));
+                new > old
+                    || (new == old && regularity > *r + 1e-9)
+                    || (new == old
+                        && (regularity - *r).abs() <= 1e-9
+                        && unit.sub_iterations < b.sub_iterations)
             }
         };
         if better {
-            best = Some((rank, regularity, unit.sub_iterations, unit));
+            best = Some((unit, regularity));
         }
     }
-    best.map(|(_, _, _, unit)| unit)
+    best.map(|(unit, _)| unit)
 }
 
 /// The unit that starts at `anchor`'s executions, and how regular its iterations are.
