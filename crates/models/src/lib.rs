@@ -18,6 +18,7 @@ pub mod curve;
 #[cfg(test)]
 mod fixtures;
 pub mod mpi;
+pub mod mpi_loop;
 pub mod observations;
 
 use arrow_array::{BooleanArray, RecordBatch};

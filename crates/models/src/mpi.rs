@@ -23,6 +23,10 @@ use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, 
 use yosoku_tables::access::opt_str;
 use yosoku_tables::{MPI_BLOCK_PREDICTIONS, MPI_BLOCKS, MPI_RANKS, col};
 
+use crate::mpi_loop::{
+    Line, Occurrence, RunSize, changepoint_warmup, full_iterations, occurrence, periodic_count,
+    t975,
+};
 use crate::{Input, ModelError};
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
@@ -30,6 +34,9 @@ use yosoku_tables::rows::{PredictionRow, predictions_batch};
 /// How the warm-up iterations, excluded from the means, are chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Warmup {
+    /// A change-point test on the per-iteration times ([`crate::mpi_loop::changepoint_warmup`]):
+    /// the same cut on repeats of one run.
+    ChangePoint,
     /// The leading iterations whose time differs from the steady time (the median of the
     /// second half of the iterations) by more than `tolerance` (a fraction). At most half the
     /// iterations are excluded; a rank that never settles is flagged `unsettled`.
@@ -38,14 +45,27 @@ pub enum Warmup {
     Iterations(usize),
 }
 
+/// What to do with a per-iteration cost that drifts over the reduced run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trend {
+    /// Flag it (`trend=...` in the flags) and predict with the steady mean.
+    Flag,
+    /// Extrapolate the straight line through the steady iterations' times to the full run's.
+    Linear,
+}
+
+/// A drift is reported when the slope's t statistic exceeds this.
+const TREND_T: f64 = 3.0;
+
 /// What every MPI prediction needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MpiSpec {
     /// The step id, in the `model` columns.
     pub model: String,
-    /// Main-loop iterations of the run to predict.
-    pub full_iterations: u64,
+    /// The run to predict: its iterations, or its steps in the program's own units.
+    pub size: RunSize,
     pub warmup: Warmup,
+    pub trend: Trend,
     /// The paper's figure for this setting, printed beside ours in the report.
     pub published: Option<String>,
 }
@@ -161,6 +181,7 @@ fn warmup_iterations(times: &[f64], warmup: Warmup) -> Result<(usize, bool), Str
             "warmup_iterations = {w} leaves none of the reduced run's {k} iterations to take the mean over"
         )),
         Warmup::Iterations(w) => Ok((w, true)),
+        Warmup::ChangePoint => Ok(changepoint_warmup(times)),
         Warmup::Auto { tolerance } if !(tolerance.is_finite() && tolerance >= 0.0) => Err(format!(
             "warmup_tolerance = {tolerance}: expected a fraction >= 0 (0.1 = within 10 % of the steady time)"
         )),
@@ -186,6 +207,9 @@ struct BlockPrediction {
     block: String,
     compute: bool,
     in_loop: bool,
+    /// `setup`, `loop`, `periodic` or `teardown`.
+    role: &'static str,
+    period_iterations: Option<i64>,
     warmup_secs: f64,
     steady_executions: i64,
     mean_secs: Option<f64>,
@@ -198,8 +222,17 @@ struct BlockPrediction {
 struct RankPrediction {
     device: String,
     iterations: usize,
+    /// Of the run predicted, and how they were derived from its steps.
+    full_iterations: u64,
+    size_note: Option<String>,
     warmup: usize,
     settled: bool,
+    /// Half-width of the 95 % prediction interval of the rank's total.
+    interval_half_secs: f64,
+    /// Drift of the per-iteration cost: percent per 1,000 iterations, when significant.
+    trend_pct_per_1000: Option<f64>,
+    trend_extrapolated: bool,
+    periodic_blocks: usize,
     blocks: Vec<BlockPrediction>,
 }
 
@@ -220,26 +253,82 @@ fn predict_rank(
     run: &RankRun,
     spec: &MpiSpec,
 ) -> Result<RankPrediction, ModelError> {
-    let times = iteration_times(role, run_id, rank, run)?;
-    let k = times.len();
-    if spec.full_iterations < k as u64 {
-        return Err(ModelError::invalid(format!(
-            "full_iterations = {} is fewer than the {k} iterations rank {rank} of the reduced run `{run_id}` ran; predict a run at least as long as the one measured",
-            spec.full_iterations
-        )));
+    let all_times = iteration_times(role, run_id, rank, run)?;
+    let k = all_times.len();
+    let at = |e: String| ModelError::invalid(format!("rank {rank} of run `{run_id}`: {e}"));
+    let (full, size_note) = full_iterations(spec.size, k).map_err(at)?;
+    // Which iterations each loop block ran in: blocks every k-th iteration are periodic.
+    let mut present: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    for e in &run.executions {
+        if let Some(i) = e.iteration {
+            let list = present.entry(e.block.as_str()).or_default();
+            if list.last() != Some(&(i as u64)) {
+                list.push(i as u64);
+            }
+        }
     }
-    let (w, settled) = warmup_iterations(&times, spec.warmup)
-        .map_err(|e| ModelError::invalid(format!("rank {rank} of run `{run_id}`: {e}")))?;
-    // Blocks in order of first execution.
+    let occurrences: BTreeMap<&str, Occurrence> = present
+        .iter()
+        .map(|(b, its)| (*b, occurrence(its, k as u64)))
+        .collect();
+    let is_periodic =
+        |block: &str| matches!(occurrences.get(block), Some(Occurrence::Periodic { .. }));
+    // Per-iteration times without the periodic blocks (their spikes are not a warm-up, nor
+    // noise of the steady iterations).
+    let mut times = vec![0.0; k];
+    for e in &run.executions {
+        if let Some(i) = e.iteration
+            && !is_periodic(&e.block)
+        {
+            times[i as usize] += e.duration_secs;
+        }
+    }
+    let (w, settled) = warmup_iterations(&times, spec.warmup).map_err(at)?;
+    // The steady iterations: their line (drift), spread (interval).
+    let line = Line::fit(w, &times[w..]);
+    let steady_mean = line.at(line.mean_x);
+    let extra = (full - k as u64) as f64;
+    let extra_mean_x = (k as f64 + full as f64 - 1.0) / 2.0;
+    let drifting = line.slope_t().abs() > TREND_T && steady_mean > 0.0;
+    let trend_pct_per_1000 = drifting.then(|| 100.0 * line.slope * 1000.0 / steady_mean);
+    let extrapolate = drifting && spec.trend == Trend::Linear;
+    // Extra iterations cost `factor` times a steady one (1 without extrapolation).
+    let factor = if extrapolate && steady_mean > 0.0 {
+        (line.at(extra_mean_x) / steady_mean).max(0.0)
+    } else {
+        1.0
+    };
+    // 95 % interval of the extra iterations' total: the mean's (or the line's) uncertainty,
+    // carried over `extra` iterations, and the iterations' own spread.
+    let n = line.n.max(1) as f64;
+    let mean_variance = if extrapolate && line.sxx > 0.0 {
+        line.variance * (1.0 / n + (extra_mean_x - line.mean_x).powi(2) / line.sxx)
+    } else {
+        line.variance / n
+    };
+    let spread = if extrapolate {
+        line.variance
+    } else {
+        // Around the mean (the line's variance would hide a drift that is not extrapolated).
+        let m = times[w..].iter().sum::<f64>() / n;
+        times[w..].iter().map(|t| (t - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)
+    };
+    let interval_half_secs = t975(line.n.saturating_sub(1).max(1))
+        * (extra * extra * mean_variance.max(spread / n) + extra * spread).sqrt();
+    // Blocks in order of first execution; setup before the loop's first block, teardown after.
+    let first_loop = run.executions.iter().position(|e| e.iteration.is_some());
     let mut order: Vec<&str> = Vec::new();
     let mut acc: BTreeMap<&str, BlockPrediction> = BTreeMap::new();
-    for e in &run.executions {
+    for (index, e) in run.executions.iter().enumerate() {
         let b = acc.entry(e.block.as_str()).or_insert_with(|| {
             order.push(e.block.as_str());
+            let before_loop = first_loop.is_none_or(|f| index < f);
             BlockPrediction {
                 block: e.block.clone(),
                 compute: e.compute,
                 in_loop: false,
+                role: if before_loop { "setup" } else { "teardown" },
+                period_iterations: None,
                 warmup_secs: 0.0,
                 steady_executions: 0,
                 mean_secs: None,
@@ -248,7 +337,7 @@ fn predict_rank(
             }
         });
         match e.iteration {
-            Some(i) if i as usize >= w => {
+            Some(i) if i as usize >= w && !is_periodic(&e.block) => {
                 b.in_loop = true;
                 b.steady_executions += 1;
                 // The sum for now; divided below.
@@ -265,20 +354,35 @@ fn predict_rank(
             }
         }
     }
-    // Iterations the full run has beyond the reduced run's.
-    let extra = (spec.full_iterations - k as u64) as f64;
     let steady_iterations = (k - w) as f64;
+    let mut periodic_blocks = 0;
     let blocks = order
         .into_iter()
-        .filter_map(|key| acc.remove(key))
-        .map(|mut b| {
-            if let Some(sum) = b.mean_secs {
+        .filter_map(|key| acc.remove(key).map(|b| (key, b)))
+        .map(|(key, mut b)| {
+            if b.in_loop {
+                b.role = "loop";
+            }
+            if let Some(&Occurrence::Periodic { period, phase }) = occurrences.get(key) {
+                // Measured as it ran (all its executions are in `warmup_secs` so far); the full
+                // run's further occurrences at its period and phase, each as long as the
+                // reduced run's on average.
+                periodic_blocks += 1;
+                let seen = present[key].len() as f64;
+                let more = periodic_count(full, period, phase) as f64 - seen;
+                let (executions, secs) = (b.full_executions, b.warmup_secs);
+                b.role = "periodic";
+                b.period_iterations = Some(period as i64);
+                b.mean_secs = Some(secs / executions);
+                b.full_executions = executions + more * executions / seen;
+                b.predicted_secs = secs + more * secs / seen;
+            } else if let Some(sum) = b.mean_secs {
                 let executions = b.steady_executions as f64;
                 let mean = sum / executions;
                 b.mean_secs = Some(mean);
                 let per_iteration = per_iteration(executions, steady_iterations);
                 b.full_executions += executions + extra * per_iteration;
-                b.predicted_secs = b.warmup_secs + sum + extra * per_iteration * mean;
+                b.predicted_secs = b.warmup_secs + sum + extra * per_iteration * mean * factor;
             } else {
                 b.predicted_secs = b.warmup_secs;
             }
@@ -288,8 +392,14 @@ fn predict_rank(
     Ok(RankPrediction {
         device: run.device.clone(),
         iterations: k,
+        full_iterations: full,
+        size_note,
         warmup: w,
         settled,
+        interval_half_secs,
+        trend_pct_per_1000,
+        trend_extrapolated: extrapolate,
+        periodic_blocks,
         blocks,
     })
 }
@@ -314,23 +424,24 @@ type MeasuredRanks = BTreeMap<i32, (f64, f64)>;
 struct MeasuredRun {
     id: String,
     ranks: MeasuredRanks,
+    /// Main-loop iterations each rank ran.
+    iterations: BTreeMap<i32, u64>,
 }
 
-/// Measured compute, communication and total time of each rank of a full run.
+/// Measured compute, communication and total time of each rank of a full run, and its
+/// iterations.
 fn measured_ranks(
     role: &str,
     run_id: &str,
     ranks: &BTreeMap<i32, RankRun>,
-    full_iterations: u64,
-) -> Result<MeasuredRanks, ModelError> {
+) -> Result<(MeasuredRanks, BTreeMap<i32, u64>), ModelError> {
     let mut out = BTreeMap::new();
+    let mut iterations = BTreeMap::new();
     for (rank, run) in ranks {
-        let iterations = iteration_times(role, run_id, *rank, run)?.len() as u64;
-        if iterations != full_iterations {
-            return Err(ModelError::invalid(format!(
-                "input `{role}`: rank {rank} of the measured run `{run_id}` ran {iterations} iterations, but full_iterations = {full_iterations}: the measured run is not the run predicted"
-            )));
-        }
+        iterations.insert(
+            *rank,
+            iteration_times(role, run_id, *rank, run)?.len() as u64,
+        );
         let sum = |compute: bool| {
             run.executions
                 .iter()
@@ -340,7 +451,7 @@ fn measured_ranks(
         };
         out.insert(*rank, (sum(true), sum(false)));
     }
-    Ok(out)
+    Ok((out, iterations))
 }
 
 /// What an MPI prediction step produces.
@@ -373,7 +484,26 @@ fn rank_tables(
             "rank {r} is in the communication run but not in the compute run: the runs are not of the same configuration"
         )));
     }
-    if let Some(MeasuredRun { id, ranks: m }) = measured {
+    if let Some(MeasuredRun {
+        id,
+        ranks: m,
+        iterations,
+    }) = measured
+    {
+        for (rank, p) in compute {
+            if let Some(&ran) = iterations.get(rank)
+                && ran != p.full_iterations
+            {
+                let derived = p
+                    .size_note
+                    .as_deref()
+                    .map_or(String::new(), |n| format!(" ({n})"));
+                return Err(ModelError::invalid(format!(
+                    "input `measured`: rank {rank} of the measured run `{id}` ran {ran} iterations, but full_iterations = {}{derived}: the measured run is not the run predicted",
+                    p.full_iterations
+                )));
+            }
+        }
         if let Some(r) = compute.keys().find(|r| !m.contains_key(r)) {
             return Err(ModelError::invalid(format!(
                 "rank {r} of the reduced run `{reduced_run}` has no counterpart in the measured run `{id}` (ranks {:?}): predict and measure the same configuration",
@@ -390,7 +520,8 @@ fn rank_tables(
     let title = format!("{}: per-rank prediction, {method}", spec.model);
     let mut rows: Vec<PredictionRow> = Vec::new();
     let mut cells: Vec<ReportCell> = Vec::new();
-    let mut slowest: Option<(f64, String, Option<String>)> = None;
+    // (total, device, flags, interval half-width, full iterations) of the slowest rank.
+    let mut slowest: Option<(f64, String, Option<String>, f64, u64)> = None;
     let mut measured_slowest: Option<f64> = None;
     for (rank, c) in compute {
         let Some(m) = communication.get(rank) else {
@@ -402,14 +533,33 @@ fn rank_tables(
         let total = compute_secs + comm_secs;
         let measured_rank = measured.and_then(|m| m.ranks.get(rank)).copied();
         let mut flags = Vec::new();
-        for p in [c, m] {
+        let same_run = std::ptr::eq(c, m);
+        for p in if same_run { vec![c] } else { vec![c, m] } {
             if p.warmup > 0 {
                 flags.push(format!("warmup_excluded={}", p.warmup));
             }
             if !p.settled {
                 flags.push("unsettled".to_owned());
             }
+            if let Some(t) = p.trend_pct_per_1000 {
+                flags.push(format!(
+                    "trend={t:+.2}%/1000it{}",
+                    if p.trend_extrapolated {
+                        " extrapolated"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            if p.periodic_blocks > 0 {
+                flags.push(format!("periodic_blocks={}", p.periodic_blocks));
+            }
         }
+        let half = if same_run {
+            c.interval_half_secs
+        } else {
+            c.interval_half_secs.hypot(m.interval_half_secs)
+        };
         let flags = crate::join_flags(&flags);
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
@@ -438,12 +588,14 @@ fn rank_tables(
                 program: program.to_owned(),
                 variant: variant.clone(),
                 phase: phase.to_owned(),
-                repetitions: spec.full_iterations as i64,
+                repetitions: c.full_iterations as i64,
                 predicted_secs: predicted,
                 measured_secs,
                 error_pct: error_pct(predicted, measured_secs),
                 flags: flags.clone(),
                 run_id: Some(program.to_owned()),
+                interval_secs: (phase == "total")
+                    .then(|| ((predicted - half).max(0.0), predicted + half)),
                 ..PredictionRow::default()
             });
         }
@@ -452,6 +604,7 @@ fn rank_tables(
             ReportCell::number(&title, &variant, "compute s", compute_secs, "s"),
             ReportCell::number(&title, &variant, "communication s", comm_secs, "s"),
             ReportCell::number(&title, &variant, "predicted s", total, "s"),
+            ReportCell::number(&title, &variant, "+- s (95 %)", half, "s"),
             ReportCell::number(
                 &title,
                 &variant,
@@ -484,15 +637,39 @@ fn rank_tables(
                 c.warmup.max(m.warmup) as f64,
                 "",
             ),
+            ReportCell::number(
+                &title,
+                &variant,
+                "iterations measured",
+                c.iterations as f64,
+                "",
+            ),
+            ReportCell::number(
+                &title,
+                &variant,
+                "iterations predicted",
+                c.full_iterations as f64,
+                "",
+            ),
+            ReportCell::number(
+                &title,
+                &variant,
+                "periodic blocks",
+                c.periodic_blocks as f64,
+                "",
+            ),
         ]);
+        if let Some(note) = &c.size_note {
+            cells.push(ReportCell::text(&title, &variant, "steps", note.clone()));
+        }
         if slowest.as_ref().is_none_or(|s| total > s.0) {
-            slowest = Some((total, c.device.clone(), flags));
+            slowest = Some((total, c.device.clone(), flags, half, c.full_iterations));
         }
         if let Some(t) = measured_total {
             measured_slowest = Some(measured_slowest.map_or(t, |s: f64| s.max(t)));
         }
     }
-    let Some((total, device, flags)) = slowest else {
+    let Some((total, device, flags, half, full_iterations)) = slowest else {
         return Err(ModelError::invalid(format!(
             "the reduced run `{reduced_run}` has no ranks"
         )));
@@ -504,16 +681,18 @@ fn rank_tables(
         program: program.to_owned(),
         variant: "run".to_owned(),
         phase: "total".to_owned(),
-        repetitions: spec.full_iterations as i64,
+        repetitions: full_iterations as i64,
         predicted_secs: total,
         measured_secs: measured_slowest,
         error_pct: error_pct(total, measured_slowest),
         flags,
         run_id: Some(program.to_owned()),
+        interval_secs: Some(((total - half).max(0.0), total + half)),
         ..PredictionRow::default()
     });
     cells.extend([
         ReportCell::number(&title, run_label, "predicted s", total, "s"),
+        ReportCell::number(&title, run_label, "+- s (95 %)", half, "s"),
         ReportCell::number(
             &title,
             run_label,
@@ -583,6 +762,12 @@ fn block_batch(
                     .map(|r| Some(r.1.in_loop))
                     .collect::<BooleanArray>(),
             ),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1.role))),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.1.period_iterations)
+                    .collect::<Int64Array>(),
+            ),
             floats(&|b| b.warmup_secs),
             Arc::new(Int64Array::from_iter_values(
                 rows.iter().map(|r| r.1.steady_executions),
@@ -606,16 +791,17 @@ fn predict_run(
         .collect()
 }
 
-fn measured_run(
-    measured: Option<&RecordBatch>,
-    spec: &MpiSpec,
-) -> Result<Option<MeasuredRun>, ModelError> {
+fn measured_run(measured: Option<&RecordBatch>) -> Result<Option<MeasuredRun>, ModelError> {
     let Some(batch) = measured else {
         return Ok(None);
     };
     let (id, ranks) = single_run("measured", read_blocks("measured", batch)?)?;
-    let ranks = measured_ranks("measured", &id, &ranks, spec.full_iterations)?;
-    Ok(Some(MeasuredRun { id, ranks }))
+    let (ranks, iterations) = measured_ranks("measured", &id, &ranks)?;
+    Ok(Some(MeasuredRun {
+        id,
+        ranks,
+        iterations,
+    }))
 }
 
 /// The paper's method: compute and communication blocks of one reduced run (`reduced`, an
@@ -628,7 +814,7 @@ pub fn simplified(
 ) -> Result<MpiPrediction, ModelError> {
     let (id, ranks) = single_run("reduced", read_blocks("reduced", reduced)?)?;
     let predicted = predict_run("reduced", &id, &ranks, spec)?;
-    let measured = measured_run(measured, spec)?;
+    let measured = measured_run(measured)?;
     rank_tables(
         spec,
         "compute and communication from the same reduced run",
@@ -654,7 +840,7 @@ pub fn separate_runs(
     )?;
     let c = predict_run("compute", &compute_id, &compute_ranks, spec)?;
     let m = predict_run("communication", &comm_id, &comm_ranks, spec)?;
-    let measured = measured_run(measured, spec)?;
+    let measured = measured_run(measured)?;
     rank_tables(
         spec,
         "compute and communication from separate runs (earlier method)",
@@ -694,6 +880,7 @@ struct Candidate {
     measured_secs: Option<f64>,
     device: String,
     measured_run: Option<String>,
+    full_iterations: u64,
 }
 
 fn candidate_label(ranks: i32, binding: &str) -> String {
@@ -728,6 +915,11 @@ pub fn best_configuration(
             )));
         };
         let predicted = predict_run("reduced", id, ranks, spec)?;
+        let full_iterations = predicted
+            .values()
+            .map(|p| p.full_iterations)
+            .max()
+            .unwrap_or(0);
         let (total, device) = predicted
             .values()
             .map(|p| (p.secs(true) + p.secs(false), p.device.clone()))
@@ -754,6 +946,7 @@ pub fn best_configuration(
             measured_secs: matches.first().map(|m| m.1),
             device,
             measured_run: matches.first().map(|m| m.0.clone()),
+            full_iterations,
         });
     }
     let mut by_prediction: Vec<usize> = (0..candidates.len()).collect();
@@ -777,6 +970,7 @@ pub fn best_configuration(
             measured_secs,
             device,
             measured_run: measured_id,
+            full_iterations,
         } = &candidates[i];
         rows.push(PredictionRow {
             model: spec.model.clone(),
@@ -784,7 +978,7 @@ pub fn best_configuration(
             program: "configuration".to_owned(),
             variant: label.clone(),
             phase: "total".to_owned(),
-            repetitions: spec.full_iterations as i64,
+            repetitions: *full_iterations as i64,
             predicted_secs: *predicted,
             measured_secs: *measured_secs,
             error_pct: error_pct(*predicted, *measured_secs),
@@ -831,11 +1025,25 @@ mod tests {
     /// Blocks of one rank: `setup` once, then per iteration a compute block and a
     /// communication block of the given times, then `teardown` once.
     fn blocks(run: &str, ranks: &[(i32, Vec<(f64, f64)>)]) -> RecordBatch {
+        blocks_with(run, ranks, None)
+    }
+
+    /// [`blocks`] with a block `rebuild` of `secs` in iterations `phase`, `phase + period`, ...
+    fn blocks_with(
+        run: &str,
+        ranks: &[(i32, Vec<(f64, f64)>)],
+        periodic: Option<(usize, usize, f64)>,
+    ) -> RecordBatch {
         let mut rows: Vec<(i32, &str, bool, Option<i64>, f64)> = Vec::new();
         for (rank, iterations) in ranks {
             rows.push((*rank, "setup", true, None, 1.0));
             for (i, (c, m)) in iterations.iter().enumerate() {
                 rows.push((*rank, "stencil", true, Some(i as i64), *c));
+                if let Some((period, phase, secs)) = periodic
+                    && i % period == phase
+                {
+                    rows.push((*rank, "rebuild", true, Some(i as i64), secs));
+                }
                 rows.push((*rank, "MPI_Allreduce@a+0x1", false, Some(i as i64), *m));
             }
             rows.push((*rank, "teardown", true, None, 0.5));
@@ -861,8 +1069,9 @@ mod tests {
     fn spec(n: u64, warmup: Warmup) -> MpiSpec {
         MpiSpec {
             model: "m".into(),
-            full_iterations: n,
+            size: RunSize::Iterations(n),
             warmup,
+            trend: Trend::Flag,
             published: None,
         }
     }
@@ -945,7 +1154,11 @@ mod tests {
     fn bad_inputs_say_what_is_wrong() {
         let reduced = blocks("r", &[(0, vec![(1.0, 1.0); 4])]);
         let e = simplified(&spec(2, Warmup::Iterations(0)), &reduced, None).unwrap_err();
-        assert!(e.to_string().contains("fewer than the 4 iterations"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("fewer than the 4 the reduced run made"),
+            "{e}"
+        );
         let e = simplified(&spec(10, Warmup::Iterations(4)), &reduced, None).unwrap_err();
         assert!(e.to_string().contains("warmup_iterations = 4"), "{e}");
         let full = blocks("f", &[(0, vec![(1.0, 1.0); 9])]);
@@ -1040,6 +1253,134 @@ mod tests {
         assert_eq!(
             warmup_iterations(&[1.0, 2.0, 4.0, 8.0], Warmup::Auto { tolerance: 0.1 }),
             Ok((2, false))
+        );
+    }
+
+    fn predictions(out: &MpiPrediction) -> Vec<PredictionRow> {
+        yosoku_tables::rows::read_predictions("p", &out.predictions).unwrap()
+    }
+
+    #[test]
+    fn a_periodic_block_is_counted_by_its_period_and_phase_not_averaged() {
+        // 20 iterations of 1 s + 0.1 s, a 5 s rebuild every 10th iteration from iteration 3.
+        let reduced = blocks_with("r", &[(0, vec![(1.0, 0.1); 20])], Some((10, 3, 5.0)));
+        let out = simplified(&spec(95, Warmup::Iterations(0)), &reduced, None).unwrap();
+        let roles = yosoku_tables::access::utf8(&out.block_predictions, "block_role").unwrap();
+        let blocks = yosoku_tables::access::utf8(&out.block_predictions, "block").unwrap();
+        let role = |name: &str| {
+            (0..blocks.len())
+                .find(|&i| blocks.value(i) == name)
+                .map(|i| roles.value(i))
+        };
+        assert_eq!(role("setup"), Some("setup"));
+        assert_eq!(role("stencil"), Some("loop"));
+        assert_eq!(role("rebuild"), Some("periodic"));
+        assert_eq!(role("teardown"), Some("teardown"));
+        // Iterations 3, 13, ..., 93 of 95: 10 rebuilds, not 95 / 10 = 9.5.
+        let full = column(&out.block_predictions, "full_executions");
+        let i = (0..blocks.len())
+            .find(|&i| blocks.value(i) == "rebuild")
+            .unwrap();
+        assert_eq!(full[i], 10.0);
+        let run = predictions(&out)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        // 1.0 setup + 95 x 1.1 + 10 x 5 + 0.5 teardown.
+        assert!(
+            (run.predicted_secs - (1.0 + 104.5 + 50.0 + 0.5)).abs() < 1e-9,
+            "{run:?}"
+        );
+        assert!(run.flags.unwrap().contains("periodic_blocks=1"));
+        // Identical steady iterations: a zero-width interval.
+        let (lo, hi) = run.interval_secs.unwrap();
+        assert!((hi - lo).abs() < 1e-9);
+    }
+
+    #[test]
+    fn noisy_iterations_give_an_interval_and_a_drift_is_flagged_or_extrapolated() {
+        // 40 iterations alternating 0.9 / 1.1 s: the prediction of 400 has an interval around
+        // it; the same with a rising cost is flagged, and extrapolated on request.
+        let noisy: Vec<(f64, f64)> = (0..40)
+            .map(|i| (if i % 2 == 0 { 0.9 } else { 1.1 }, 0.0))
+            .collect();
+        let out = simplified(
+            &spec(400, Warmup::Iterations(0)),
+            &blocks("r", &[(0, noisy)]),
+            None,
+        )
+        .unwrap();
+        let run = predictions(&out)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        let (lo, hi) = run.interval_secs.unwrap();
+        assert!(
+            lo < run.predicted_secs && run.predicted_secs < hi,
+            "{run:?}"
+        );
+        // 360 more iterations with sd 0.1 s: at least sqrt(360) x 0.1 x 1.96 = 3.7 s each side.
+        assert!(hi - run.predicted_secs > 3.7, "{run:?}");
+        assert!(run.flags.is_none(), "{run:?}");
+        let rising: Vec<(f64, f64)> = (0..40)
+            .map(|i| {
+                (
+                    1.0 + 0.01 * i as f64 + if i % 2 == 0 { 0.01 } else { -0.01 },
+                    0.0,
+                )
+            })
+            .collect();
+        let reduced = blocks("r", &[(0, rising)]);
+        let flat = simplified(&spec(400, Warmup::Iterations(0)), &reduced, None).unwrap();
+        let flat = predictions(&flat)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        assert!(
+            flat.flags.as_deref().unwrap().contains("trend=+"),
+            "{flat:?}"
+        );
+        let mut linear = spec(400, Warmup::Iterations(0));
+        linear.trend = Trend::Linear;
+        let linear = simplified(&linear, &reduced, None).unwrap();
+        let linear = predictions(&linear)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        assert!(linear.flags.as_deref().unwrap().contains("extrapolated"));
+        // Iteration i costs 1 + 0.01 i: 400 iterations cost 400 + 0.01 x 79,800 = 1,198 s
+        // (plus 1.5 s of setup and teardown; the alternation tilts the fitted slope by
+        // -3.75e-5 s, 2.7 s over the extrapolation); the steady mean alone says 400 x 1.195.
+        assert!((linear.predicted_secs - 1199.5).abs() < 3.0, "{linear:?}");
+        let (lo, hi) = linear.interval_secs.unwrap();
+        assert!(lo < 1199.5 && 1199.5 < hi, "{linear:?}");
+        assert!((flat.predicted_secs - 1199.5).abs() > 100.0, "{flat:?}");
+    }
+
+    #[test]
+    fn the_run_is_sized_in_the_programs_steps() {
+        // 20 iterations for 10 steps: 2 per step, 200 for 100.
+        let reduced = blocks("r", &[(0, vec![(1.0, 0.0); 20])]);
+        let mut s = spec(0, Warmup::Iterations(0));
+        s.size = RunSize::Steps {
+            reduced: 10,
+            full: 100,
+        };
+        let out = simplified(&s, &reduced, None).unwrap();
+        let run = predictions(&out)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        assert_eq!(run.repetitions, 200);
+        assert!((run.predicted_secs - 201.5).abs() < 1e-9, "{run:?}");
+        // A measured full run of another length is refused with what was derived.
+        let full = blocks("f", &[(0, vec![(1.0, 0.0); 100])]);
+        let e = simplified(&s, &reduced, Some(&full))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ran 100 iterations, but full_iterations = 200 (2 iteration(s) per step)"),
+            "{e}"
         );
     }
 }

@@ -7,6 +7,9 @@ use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V};
 pub const PHASES: &[&str] = &["total", "compute", "transfer", "communication", "kernel"];
 /// Kinds of MPI block.
 pub const MPI_BLOCK_KINDS: &[&str] = &["compute", "communication"];
+/// Where a block of a reduced MPI run sits: before the main loop, in every iteration, every
+/// k-th iteration, after the loop.
+pub const MPI_BLOCK_ROLES: &[&str] = &["setup", "loop", "periodic", "teardown"];
 /// CSX600 execution units: the control unit (`mono`) and the 96-PE array (`poly`).
 pub const EXEC_UNITS: &[&str] = &["mono", "poly"];
 /// Operand types of CSX600 operations.
@@ -1163,6 +1166,22 @@ pub static MPI_BLOCK_PREDICTIONS: TableDef = TableDef {
             None,
             V::Any,
             "Whether the block is in the main loop (it scales with the iteration count) or runs once.",
+        ),
+        column(
+            col::BLOCK_ROLE,
+            T::Utf8,
+            false,
+            None,
+            V::OneOf(MPI_BLOCK_ROLES),
+            "`setup` (before the main loop, runs once), `loop` (in the iterations, scaled with their count), `periodic` (every `period_iterations` iterations: a rebuild, an output step; its count in the full run follows its period and phase) or `teardown` (after the loop, runs once).",
+        ),
+        column(
+            col::PERIOD_ITERATIONS,
+            T::Int64,
+            true,
+            None,
+            V::Positive,
+            "Iterations between two executions of a periodic block; null for the others.",
         ),
         column(
             col::WARMUP_SECS,

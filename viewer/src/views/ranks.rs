@@ -45,6 +45,56 @@ pub fn per_rank(batch: &arrow_array::RecordBatch) -> RankSeconds {
     out.into_iter().collect()
 }
 
+/// What a prediction found of one rank's loop: seconds per block role (`setup`, `loop`,
+/// `periodic`, `teardown`) and the periodic blocks with their periods.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankLoop {
+    pub rank: i64,
+    pub roles: Vec<(String, f64)>,
+    pub periodic: Vec<(String, i64)>,
+}
+
+/// The loop structure of an `mpi_block_predictions` table; empty for other tables.
+pub fn loop_structure(batch: &arrow_array::RecordBatch) -> Vec<RankLoop> {
+    let (Some(rank), Some(role), Some(block), Some(period), Some(secs)) = (
+        numbers(batch, col::RANK),
+        texts(batch, col::BLOCK_ROLE),
+        texts(batch, col::BLOCK),
+        numbers(batch, col::PERIOD_ITERATIONS),
+        numbers(batch, col::PREDICTED_SECS),
+    ) else {
+        return Vec::new();
+    };
+    let mut out: Vec<RankLoop> = Vec::new();
+    for i in 0..rank.len() {
+        let Some(r) = rank[i].map(|r| r as i64) else {
+            continue;
+        };
+        let at = match out.iter().position(|l| l.rank == r) {
+            Some(at) => at,
+            None => {
+                out.push(RankLoop {
+                    rank: r,
+                    roles: ["setup", "loop", "periodic", "teardown"]
+                        .map(|k| (k.to_owned(), 0.0))
+                        .to_vec(),
+                    periodic: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let entry = &mut out[at];
+        if let Some(slot) = entry.roles.iter_mut().find(|(k, _)| *k == role[i]) {
+            slot.1 += secs[i].unwrap_or(0.0);
+        }
+        if let Some(p) = period[i] {
+            entry.periodic.push((block[i].clone(), p as i64));
+        }
+    }
+    out.sort_by_key(|l| l.rank);
+    out
+}
+
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let mut tables: Vec<_> = bundle.tables_with(MEASURED).collect();
     for t in bundle.tables_with(PREDICTED) {
@@ -149,6 +199,46 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             ui.end_row();
         }
     });
+    if let Some(t) = bundle.table(&state.table) {
+        loop_ui(ui, &loop_structure(&t.batch));
+    }
+}
+
+/// The loop each rank's prediction found: time by block role, and the blocks that run every
+/// k-th iteration.
+fn loop_ui(ui: &mut egui::Ui, ranks: &[RankLoop]) {
+    if ranks.is_empty() {
+        return;
+    }
+    ui.add_space(8.0);
+    ui.strong("Loop structure (predicted seconds by block role)");
+    egui::Grid::new("loop_structure")
+        .striped(true)
+        .show(ui, |ui| {
+            ui.strong("rank");
+            for (role, _) in &ranks[0].roles {
+                ui.strong(role);
+            }
+            ui.strong("periodic blocks (every k iterations)");
+            ui.end_row();
+            for r in ranks {
+                ui.label(r.rank.to_string());
+                for (_, secs) in &r.roles {
+                    ui.label(format_secs(*secs));
+                }
+                let periodic: Vec<String> = r
+                    .periodic
+                    .iter()
+                    .map(|(b, k)| format!("{b} (every {k})"))
+                    .collect();
+                ui.label(if periodic.is_empty() {
+                    "none".to_owned()
+                } else {
+                    periodic.join(", ")
+                });
+                ui.end_row();
+            }
+        });
 }
 
 #[cfg(test)]
@@ -171,6 +261,8 @@ mod tests {
                 text(&["a", "b", "a"]),
                 text(&["compute", "communication", "compute"]),
                 Arc::new(BooleanArray::from(vec![true, true, true])),
+                text(&["loop", "periodic", "setup"]),
+                Arc::new(Int64Array::from(vec![None, Some(20), None])),
                 Arc::new(Float64Array::from(vec![0.0, 0.0, 0.0])),
                 Arc::new(Int64Array::from(vec![4, 4, 4])),
                 Arc::new(Float64Array::from(vec![Some(0.5), Some(0.25), Some(1.0)])),
@@ -191,5 +283,11 @@ mod tests {
                 (1, vec![("compute".to_owned(), 10.0)]),
             ]
         );
+        let found = loop_structure(&batch);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].periodic, vec![("b".to_owned(), 20)]);
+        assert_eq!(found[0].roles[1], ("loop".to_owned(), 5.0));
+        assert_eq!(found[0].roles[2], ("periodic".to_owned(), 2.5));
+        assert_eq!(found[1].roles[0], ("setup".to_owned(), 10.0));
     }
 }

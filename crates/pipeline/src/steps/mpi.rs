@@ -3,7 +3,8 @@
 
 use arrow_array::RecordBatch;
 use serde::Deserialize;
-use yosoku_models::mpi::{self, MpiPrediction, MpiSpec, Warmup};
+use yosoku_models::mpi::{self, MpiPrediction, MpiSpec, Trend, Warmup};
+use yosoku_models::mpi_loop::RunSize;
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{Figure, MPI_BLOCK_PREDICTIONS, PREDICTIONS, REPORT};
 
@@ -28,58 +29,125 @@ pub(crate) const BEST_CONFIGURATION: StepKind = StepKind::new::<BestConfiguratio
     "candidate configurations predicted from one reduced run each, and ranked",
 );
 
-fn default_warmup_tolerance() -> f64 {
-    0.1
-}
-
-/// The settings every MPI prediction step has: the full run's iteration count, the warm-up
-/// iterations (a fixed count, or without one the leading iterations whose time is more than
-/// `warmup_tolerance`, a fraction, from the steady time) and the paper's figure, checked.
+/// How the run to predict is sized, the warm-up chosen and a drift treated: the keys every MPI
+/// prediction step has (flattened into each step's parameters by hand: serde's `flatten` does
+/// not work with `deny_unknown_fields`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
-    full_iterations: u64,
+    size: RunSize,
     warmup: Warmup,
+    trend: Trend,
     published: Option<String>,
 }
 
+/// The raw keys of [`Settings`].
+struct SettingKeys {
+    full_iterations: Option<u64>,
+    reduced_steps: Option<u64>,
+    full_steps: Option<u64>,
+    warmup_iterations: Option<usize>,
+    warmup_tolerance: Option<f64>,
+    trend: Option<TrendParam>,
+    published: Option<String>,
+}
+
+/// `trend`: what to do with a per-iteration cost that drifts over the reduced run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrendParam {
+    /// Flag it and predict with the steady mean (the default).
+    Flag,
+    /// Extrapolate the line through the steady iterations.
+    Linear,
+}
+
 impl Settings {
-    fn new(
-        full_iterations: u64,
-        warmup_iterations: Option<usize>,
-        warmup_tolerance: f64,
-        published: Option<String>,
-    ) -> Result<Self, ParamError> {
-        if full_iterations == 0 {
+    fn new(keys: SettingKeys) -> Result<Self, ParamError> {
+        let (full_iterations, reduced_steps, full_steps) =
+            (keys.full_iterations, keys.reduced_steps, keys.full_steps);
+        if full_iterations == Some(0) {
             return Err(ParamError::new(
                 "full_iterations",
                 "`full_iterations` must be at least 1: the main-loop iterations of the run to predict",
             ));
         }
-        if !(warmup_tolerance.is_finite() && warmup_tolerance >= 0.0) {
-            return Err(ParamError::new(
-                "warmup_tolerance",
-                format!(
-                    "warmup_tolerance = {warmup_tolerance}: expected a fraction >= 0 (0.1 = within 10 % of the steady time)"
-                ),
-            ));
-        }
-        Ok(Self {
-            full_iterations,
-            warmup: match warmup_iterations {
-                Some(n) => Warmup::Iterations(n),
-                None => Warmup::Auto {
-                    tolerance: warmup_tolerance,
-                },
+        let size = match (full_iterations, reduced_steps, full_steps) {
+            (_, Some(0), _) => {
+                return Err(ParamError::new(
+                    "reduced_steps",
+                    "`reduced_steps` must be at least 1: the steps (time steps, cycles) the reduced run made, in the program's own units",
+                ));
+            }
+            (_, Some(r), Some(f)) if f < r => {
+                return Err(ParamError::new(
+                    "full_steps",
+                    format!(
+                        "full_steps = {f} is fewer than reduced_steps = {r}: predict a run at least as long as the one measured"
+                    ),
+                ));
+            }
+            (None, Some(reduced), Some(full)) => RunSize::Steps { reduced, full },
+            (Some(iterations), Some(reduced), Some(full)) => RunSize::Checked {
+                iterations,
+                reduced,
+                full,
             },
-            published,
+            (Some(n), None, None) => RunSize::Iterations(n),
+            (_, Some(_), None) => {
+                return Err(ParamError::new(
+                    "reduced_steps",
+                    "`reduced_steps` needs `full_steps`: the steps of the run to predict",
+                ));
+            }
+            (_, None, Some(_)) => {
+                return Err(ParamError::new(
+                    "full_steps",
+                    "`full_steps` needs `reduced_steps`: the steps the reduced run made",
+                ));
+            }
+            (None, None, None) => {
+                return Err(ParamError::new(
+                    "full_iterations",
+                    "the size of the run to predict is missing: give `reduced_steps` and `full_steps` (the program's own steps) or `full_iterations`",
+                ));
+            }
+        };
+        let warmup = match (keys.warmup_iterations, keys.warmup_tolerance) {
+            (Some(_), Some(_)) => {
+                return Err(ParamError::new(
+                    "warmup_tolerance",
+                    "give `warmup_iterations` (a fixed count) or `warmup_tolerance` (the threshold method), not both",
+                ));
+            }
+            (Some(n), None) => Warmup::Iterations(n),
+            (None, Some(t)) if !(t.is_finite() && t >= 0.0) => {
+                return Err(ParamError::new(
+                    "warmup_tolerance",
+                    format!(
+                        "warmup_tolerance = {t}: expected a fraction >= 0 (0.1 = within 10 % of the steady time)"
+                    ),
+                ));
+            }
+            (None, Some(tolerance)) => Warmup::Auto { tolerance },
+            (None, None) => Warmup::ChangePoint,
+        };
+        Ok(Self {
+            size,
+            warmup,
+            trend: match keys.trend.unwrap_or(TrendParam::Flag) {
+                TrendParam::Flag => Trend::Flag,
+                TrendParam::Linear => Trend::Linear,
+            },
+            published: keys.published,
         })
     }
 
     fn spec(&self, model: &str) -> MpiSpec {
         MpiSpec {
             model: model.to_owned(),
-            full_iterations: self.full_iterations,
+            size: self.size,
             warmup: self.warmup,
+            trend: self.trend,
             published: self.published.clone(),
         }
     }
@@ -133,14 +201,42 @@ pub struct SimplifiedParams {
     pub reduced: TableRef,
     /// `mpi_blocks` of the full run, to compare with.
     pub measured: Option<TableRef>,
-    /// Main-loop iterations of the run to predict.
-    pub full_iterations: u64,
-    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    /// Main-loop iterations of the run to predict (or give the steps).
+    pub full_iterations: Option<u64>,
+    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
+    pub reduced_steps: Option<u64>,
+    /// Steps of the run to predict.
+    pub full_steps: Option<u64>,
+    /// Warm-up iterations to exclude; without it, found by a change-point test.
     pub warmup_iterations: Option<usize>,
-    #[serde(default = "default_warmup_tolerance")]
-    pub warmup_tolerance: f64,
+    /// The older threshold method instead: leading iterations further than this fraction from
+    /// the steady time are warm-up.
+    pub warmup_tolerance: Option<f64>,
+    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
+    pub trend: Option<TrendParam>,
     /// The paper's figure for this setting, printed beside ours.
     pub published: Option<String>,
+}
+
+impl SettingKeys {
+    fn of(
+        full_iterations: Option<u64>,
+        (reduced_steps, full_steps): (Option<u64>, Option<u64>),
+        warmup_iterations: Option<usize>,
+        warmup_tolerance: Option<f64>,
+        trend: Option<TrendParam>,
+        published: Option<String>,
+    ) -> Self {
+        Self {
+            full_iterations,
+            reduced_steps,
+            full_steps,
+            warmup_iterations,
+            warmup_tolerance,
+            trend,
+            published,
+        }
+    }
 }
 
 /// An `mpi_simplified` step.
@@ -155,12 +251,14 @@ impl StepParams for SimplifiedParams {
     type Step = Simplified;
     fn into_step(self) -> Result<Simplified, ParamError> {
         Ok(Simplified {
-            settings: Settings::new(
+            settings: Settings::new(SettingKeys::of(
                 self.full_iterations,
+                (self.reduced_steps, self.full_steps),
                 self.warmup_iterations,
                 self.warmup_tolerance,
+                self.trend,
                 self.published,
-            )?,
+            ))?,
             reduced: self.reduced,
             measured: self.measured,
         })
@@ -199,12 +297,19 @@ pub struct SeparateRunsParams {
     /// `mpi_blocks` of the communication-only run.
     pub communication: TableRef,
     pub measured: Option<TableRef>,
-    /// Main-loop iterations of the run to predict.
-    pub full_iterations: u64,
-    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    /// Main-loop iterations of the run to predict (or give the steps).
+    pub full_iterations: Option<u64>,
+    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
+    pub reduced_steps: Option<u64>,
+    /// Steps of the run to predict.
+    pub full_steps: Option<u64>,
+    /// Warm-up iterations to exclude; without it, found by a change-point test.
     pub warmup_iterations: Option<usize>,
-    #[serde(default = "default_warmup_tolerance")]
-    pub warmup_tolerance: f64,
+    /// The older threshold method instead: leading iterations further than this fraction from
+    /// the steady time are warm-up.
+    pub warmup_tolerance: Option<f64>,
+    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
+    pub trend: Option<TrendParam>,
     /// The paper's figure for this setting, printed beside ours.
     pub published: Option<String>,
 }
@@ -222,12 +327,14 @@ impl StepParams for SeparateRunsParams {
     type Step = SeparateRuns;
     fn into_step(self) -> Result<SeparateRuns, ParamError> {
         Ok(SeparateRuns {
-            settings: Settings::new(
+            settings: Settings::new(SettingKeys::of(
                 self.full_iterations,
+                (self.reduced_steps, self.full_steps),
                 self.warmup_iterations,
                 self.warmup_tolerance,
+                self.trend,
                 self.published,
-            )?,
+            ))?,
             compute: self.compute,
             communication: self.communication,
             measured: self.measured,
@@ -273,12 +380,19 @@ pub struct BestConfigurationParams {
     pub reduced_ranks: TableRef,
     /// `mpi_ranks` of measured full runs of the candidates, to rank beside the predictions.
     pub measured_ranks: Option<TableRef>,
-    /// Main-loop iterations of the run to predict.
-    pub full_iterations: u64,
-    /// Warm-up iterations to exclude; without it, found from where iteration times settle.
+    /// Main-loop iterations of the run to predict (or give the steps).
+    pub full_iterations: Option<u64>,
+    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
+    pub reduced_steps: Option<u64>,
+    /// Steps of the run to predict.
+    pub full_steps: Option<u64>,
+    /// Warm-up iterations to exclude; without it, found by a change-point test.
     pub warmup_iterations: Option<usize>,
-    #[serde(default = "default_warmup_tolerance")]
-    pub warmup_tolerance: f64,
+    /// The older threshold method instead: leading iterations further than this fraction from
+    /// the steady time are warm-up.
+    pub warmup_tolerance: Option<f64>,
+    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
+    pub trend: Option<TrendParam>,
     /// The paper's figure for this setting, printed beside ours.
     pub published: Option<String>,
 }
@@ -296,12 +410,14 @@ impl StepParams for BestConfigurationParams {
     type Step = BestConfiguration;
     fn into_step(self) -> Result<BestConfiguration, ParamError> {
         Ok(BestConfiguration {
-            settings: Settings::new(
+            settings: Settings::new(SettingKeys::of(
                 self.full_iterations,
+                (self.reduced_steps, self.full_steps),
                 self.warmup_iterations,
                 self.warmup_tolerance,
+                self.trend,
                 self.published,
-            )?,
+            ))?,
             reduced: self.reduced,
             reduced_ranks: self.reduced_ranks,
             measured_ranks: self.measured_ranks,
@@ -405,5 +521,54 @@ mod tests {
             ),
             "{e}"
         );
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_steps = 100",
+        );
+        assert!(
+            e.contains("key `reduced_steps`: `reduced_steps` needs `full_steps`"),
+            "{e}"
+        );
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_steps = 100\nfull_steps = 10",
+        );
+        assert!(
+            e.contains("full_steps = 10 is fewer than reduced_steps = 100"),
+            "{e}"
+        );
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"",
+        );
+        assert!(
+            e.contains("the size of the run to predict is missing"),
+            "{e}"
+        );
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 4\nwarmup_iterations = 1\nwarmup_tolerance = 0.1",
+        );
+        assert!(e.contains("not both"), "{e}");
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 4\ntrend = \"cubic\"",
+        );
+        assert!(e.contains("trend"), "{e}");
+    }
+
+    #[test]
+    fn the_run_to_predict_is_sized_in_steps() {
+        // 10 iterations in 5 steps: 2 per step, 100 for 50.
+        let set = run_steps(
+            "[[fit]]\nstep = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.reduced\"\nreduced_steps = 5\nfull_steps = 50\nwarmup_iterations = 0",
+            vec![("reduced", blocks("r", 10, 0.5)), ("full", blocks("f", 100, 0.5))],
+        )
+        .unwrap();
+        let predictions =
+            yosoku_tables::rows::read_predictions("p", set.get("p.predictions").unwrap()).unwrap();
+        let run = predictions.iter().find(|p| p.variant == "run").unwrap();
+        assert_eq!(run.repetitions, 100);
+        assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
     }
 }
