@@ -233,6 +233,8 @@ struct RankPrediction {
     trend_pct_per_1000: Option<f64>,
     trend_extrapolated: bool,
     periodic_blocks: usize,
+    /// Everything the reduced run measured on this rank.
+    reduced_secs: f64,
     blocks: Vec<BlockPrediction>,
 }
 
@@ -400,6 +402,7 @@ fn predict_rank(
         trend_pct_per_1000,
         trend_extrapolated: extrapolate,
         periodic_blocks,
+        reduced_secs: run.executions.iter().map(|e| e.duration_secs).sum(),
         blocks,
     })
 }
@@ -422,10 +425,14 @@ type MeasuredRanks = BTreeMap<i32, (f64, f64)>;
 /// A measured full run: its id and its ranks' times.
 #[derive(Debug, Clone)]
 struct MeasuredRun {
+    /// The run's id (repeats: their ids joined with `+`).
     id: String,
+    /// Per rank, the mean over the repeats.
     ranks: MeasuredRanks,
     /// Main-loop iterations each rank ran.
     iterations: BTreeMap<i32, u64>,
+    /// Each repeat's run time (its slowest rank's total).
+    run_secs: Vec<f64>,
 }
 
 /// Measured compute, communication and total time of each rank of a full run, and its
@@ -488,6 +495,7 @@ fn rank_tables(
         id,
         ranks: m,
         iterations,
+        ..
     }) = measured
     {
         for (rank, p) in compute {
@@ -674,6 +682,22 @@ fn rank_tables(
             "the reduced run `{reduced_run}` has no ranks"
         )));
     };
+    // The run's measured time: the mean of the repeats' (each its slowest rank's).
+    let spread = measured.filter(|m| !m.run_secs.is_empty()).map(|m| {
+        let n = m.run_secs.len();
+        let mean = m.run_secs.iter().sum::<f64>() / n as f64;
+        let lo = m.run_secs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = m.run_secs.iter().copied().fold(0.0, f64::max);
+        (n, mean, lo, hi)
+    });
+    if let Some((_, mean, _, _)) = spread {
+        measured_slowest = Some(mean);
+    }
+    // What a user would do without yosoku: scale the reduced run's time by the iterations.
+    let naive = compute
+        .values()
+        .map(|c| c.reduced_secs * c.full_iterations as f64 / c.iterations.max(1) as f64)
+        .fold(0.0, f64::max);
     let run_label = "run (slowest rank)";
     rows.push(PredictionRow {
         model: spec.model.clone(),
@@ -690,7 +714,53 @@ fn rank_tables(
         interval_secs: Some(((total - half).max(0.0), total + half)),
         ..PredictionRow::default()
     });
+    rows.push(PredictionRow {
+        model: spec.model.clone(),
+        device: compute
+            .values()
+            .next()
+            .map(|c| c.device.clone())
+            .unwrap_or_default(),
+        program: program.to_owned(),
+        variant: "run (naive scaling)".to_owned(),
+        phase: "total".to_owned(),
+        repetitions: full_iterations as i64,
+        predicted_secs: naive,
+        measured_secs: measured_slowest,
+        error_pct: error_pct(naive, measured_slowest),
+        flags: Some("the reduced run's time x full / reduced iterations".to_owned()),
+        run_id: Some(program.to_owned()),
+        ..PredictionRow::default()
+    });
+    if let Some((n, mean, lo, hi)) = spread
+        && n > 1
+    {
+        cells.extend([
+            ReportCell::number(&title, run_label, "measured repeats", n as f64, ""),
+            ReportCell::number(&title, run_label, "measured min s", lo, "s"),
+            ReportCell::number(&title, run_label, "measured max s", hi, "s"),
+            ReportCell::number(&title, run_label, "spread %", 100.0 * (hi - lo) / mean, "%"),
+            ReportCell::text(
+                &title,
+                run_label,
+                "prediction within spread",
+                if (lo..=hi).contains(&total) {
+                    "yes"
+                } else {
+                    "no"
+                },
+            ),
+        ]);
+    }
     cells.extend([
+        ReportCell::number(&title, run_label, "naive scaling s", naive, "s"),
+        ReportCell::number(
+            &title,
+            run_label,
+            "naive error %",
+            error_pct(naive, measured_slowest).unwrap_or(f64::NAN),
+            "%",
+        ),
         ReportCell::number(&title, run_label, "predicted s", total, "s"),
         ReportCell::number(&title, run_label, "+- s (95 %)", half, "s"),
         ReportCell::number(
@@ -791,16 +861,47 @@ fn predict_run(
         .collect()
 }
 
+/// The measured full run: one run, or several repeats of one configuration (the same ranks and
+/// iterations), whose spread is the noise a prediction is judged against.
 fn measured_run(measured: Option<&RecordBatch>) -> Result<Option<MeasuredRun>, ModelError> {
     let Some(batch) = measured else {
         return Ok(None);
     };
-    let (id, ranks) = single_run("measured", read_blocks("measured", batch)?)?;
-    let (ranks, iterations) = measured_ranks("measured", &id, &ranks)?;
+    let runs = read_blocks("measured", batch)?;
+    let mut repeats: Vec<(String, MeasuredRanks, BTreeMap<i32, u64>)> = Vec::new();
+    for (id, ranks) in &runs {
+        let (ranks, iterations) = measured_ranks("measured", id, ranks)?;
+        if let Some((first, first_ranks, first_iterations)) = repeats.first()
+            && (first_iterations != &iterations || first_ranks.keys().ne(ranks.keys()))
+        {
+            return Err(ModelError::invalid(format!(
+                "input `measured`: runs `{first}` and `{id}` differ in ranks or iterations; several measured runs are repeats of one configuration (filter the table on `run_id` to compare one)"
+            )));
+        }
+        repeats.push((id.clone(), ranks, iterations));
+    }
+    let n = repeats.len() as f64;
+    let mut mean: MeasuredRanks = BTreeMap::new();
+    for (_, ranks, _) in &repeats {
+        for (rank, (c, m)) in ranks {
+            let slot = mean.entry(*rank).or_insert((0.0, 0.0));
+            slot.0 += c / n;
+            slot.1 += m / n;
+        }
+    }
+    let run_secs = repeats
+        .iter()
+        .map(|(_, ranks, _)| ranks.values().map(|(c, m)| c + m).fold(0.0, f64::max))
+        .collect();
     Ok(Some(MeasuredRun {
-        id,
-        ranks,
-        iterations,
+        id: repeats
+            .iter()
+            .map(|r| r.0.as_str())
+            .collect::<Vec<_>>()
+            .join("+"),
+        ranks: mean,
+        iterations: repeats.swap_remove(0).2,
+        run_secs,
     }))
 }
 
@@ -1130,11 +1231,50 @@ mod tests {
         // rank 0: 1.5 + 10 + 10 = 21.5; rank 1: 1.5 + 15 + 5 = 21.5 (measured 24).
         assert_eq!((predicted[2], predicted[5]), (21.5, 21.5));
         assert_eq!((measured[2], measured[5]), (21.5, 24.0));
-        // The run row: the slowest rank of each.
-        assert_eq!(predicted.len(), 7);
+        // The run row: the slowest rank of each; then the naive scaling of the reduced run's
+        // time (rank 0: 1.5 + 8 = 9.5 s for 4 iterations, 23.75 s for 10).
+        assert_eq!(predicted.len(), 8);
         assert_eq!((predicted[6], measured[6]), (21.5, 24.0));
         let errors = column(&out.predictions, col::ERROR_PCT);
         assert!((errors[6] - 100.0 * (21.5 - 24.0) / 24.0).abs() < 1e-9);
+        assert_eq!((predicted[7], measured[7]), (23.75, 24.0));
+    }
+
+    #[test]
+    fn repeated_full_runs_are_averaged_and_their_spread_reported() {
+        let reduced = blocks("r", &[(0, vec![(1.0, 0.0); 4])]);
+        let repeats: Vec<RecordBatch> = [1.0, 1.2, 0.9]
+            .iter()
+            .enumerate()
+            .map(|(i, c)| blocks(&format!("f{i}"), &[(0, vec![(*c, 0.0); 10])]))
+            .collect();
+        let full = arrow_select::concat::concat_batches(&repeats[0].schema(), &repeats).unwrap();
+        let out = simplified(&spec(10, Warmup::Iterations(0)), &reduced, Some(&full)).unwrap();
+        let run = yosoku_tables::rows::read_predictions("p", &out.predictions)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        // Measured: 1.5 + 10, 1.5 + 12, 1.5 + 9: mean 11.8333 + 1.5.
+        assert!(
+            (run.measured_secs.unwrap() - (1.5 + 31.0 / 3.0)).abs() < 1e-9,
+            "{run:?}"
+        );
+        let report = yosoku_tables::access::utf8(&out.report, col::COLUMN_LABEL).unwrap();
+        assert!(report.iter().any(|c| c == Some("spread %")));
+        assert!(report.iter().any(|c| c == Some("prediction within spread")));
+        // Repeats of another configuration are refused.
+        let other = blocks("g", &[(0, vec![(1.0, 0.0); 12])]);
+        let mixed = arrow_select::concat::concat_batches(
+            &repeats[0].schema(),
+            &[repeats[0].clone(), other],
+        )
+        .unwrap();
+        let e = simplified(&spec(10, Warmup::Iterations(0)), &reduced, Some(&mixed)).unwrap_err();
+        assert!(
+            e.to_string().contains("differ in ranks or iterations"),
+            "{e}"
+        );
     }
 
     #[test]

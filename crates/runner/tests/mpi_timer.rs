@@ -155,7 +155,7 @@ fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
     // The logs were kept where asked.
     assert!(logs.join("rank-0.tsv").is_file() && logs.join("rank-1.tsv").is_file());
     let predictions = table("predict.predictions");
-    assert_eq!(predictions.num_rows(), 2 * 3 + 1);
+    assert_eq!(predictions.num_rows(), 2 * 3 + 2);
     let predicted = yosoku_tables::access::float64(&predictions, "predicted_secs").unwrap();
     assert!(predicted.iter().flatten().all(|v| v > 0.0));
 }

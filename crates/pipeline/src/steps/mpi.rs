@@ -161,7 +161,7 @@ fn mpi_figures(predictions: &RecordBatch) -> Result<Vec<Figure>, RowsError> {
         .iter()
         .filter(|p| p.phase == "total")
     {
-        let headline = !p.variant.starts_with("rank ");
+        let headline = !p.variant.starts_with("rank ") && !p.variant.contains("naive");
         let mark = |f: Figure| if headline { f.headline() } else { f };
         figures.push(mark(Figure::new(
             format!("{}: predicted", p.variant),
