@@ -51,7 +51,8 @@ pub struct Run {
     pub ranks: Vec<RankLog>,
 }
 
-/// The `rank-<r>.tsv` files directly in `dir`, by rank.
+/// The `rank-<r>.tsv` files directly in `dir` (or `rank-<r>.tsv.gz`, gzip-compressed: long runs'
+/// logs kept in a repository), by rank.
 fn rank_files(dir: &Path) -> Result<Vec<(i32, PathBuf)>, PluginError> {
     let entries = std::fs::read_dir(dir).map_err(|e| PluginError::io(dir, &e))?;
     let mut files: Vec<(i32, PathBuf)> = Vec::new();
@@ -60,14 +61,43 @@ fn rank_files(dir: &Path) -> Result<Vec<(i32, PathBuf)>, PluginError> {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if let Some(rank) = name
             .strip_prefix("rank-")
-            .and_then(|n| n.strip_suffix(".tsv"))
+            .and_then(|n| n.strip_suffix(".tsv").or_else(|| n.strip_suffix(".tsv.gz")))
             .and_then(|n| n.parse::<i32>().ok())
         {
+            if let Some((_, other)) = files.iter().find(|(r, _)| *r == rank) {
+                return Err(PluginError::new(format!(
+                    "{}: rank {rank} has two logs, {} and {}; keep one",
+                    dir.display(),
+                    other.display(),
+                    path.display()
+                )));
+            }
             files.push((rank, path));
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// A rank's log as text: read as it is, or gunzipped (`.gz`), hashed on the way either way.
+fn read_log_text(path: &Path) -> Result<String, PluginError> {
+    if path.extension().is_some_and(|e| e == "gz") {
+        use std::io::Read;
+        let mut input = yosoku_plugin_sdk::open_input(path)?;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&mut input)
+            .read_to_string(&mut text)
+            .map_err(|e| {
+                PluginError::new(format!(
+                    "{}: not a gzip-compressed UTF-8 log ({e})",
+                    path.display()
+                ))
+            })?;
+        input.finish();
+        Ok(text)
+    } else {
+        yosoku_plugin_sdk::read_input_to_string(path)
+    }
 }
 
 /// The runs under `dir`: `dir` itself when it holds rank logs (run id: its name), else every
@@ -137,7 +167,7 @@ pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, Plug
     }
     let mut ranks = Vec::with_capacity(files.len());
     for (rank, path) in &files {
-        let text = yosoku_plugin_sdk::read_input_to_string(path)?;
+        let text = read_log_text(path)?;
         let log = log::parse(path, &text)?;
         if log.rank != *rank {
             return Err(PluginError::new(format!(

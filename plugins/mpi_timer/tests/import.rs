@@ -268,3 +268,35 @@ fn tau_profiles_give_per_rank_mpi_time() {
         .to_string();
     assert!(e.contains("rank 2 has no profile"), "{e}");
 }
+
+#[test]
+fn gzip_compressed_logs_read_as_the_plain_ones_and_a_broken_one_is_named() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = data("himeno-2ranks");
+    for rank in 0..2 {
+        let text = std::fs::read(plain.join(format!("rank-{rank}.tsv"))).unwrap();
+        let file = std::fs::File::create(dir.path().join(format!("rank-{rank}.tsv.gz"))).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        gz.write_all(&text).unwrap();
+        gz.finish().unwrap();
+    }
+    let compressed = read_run(dir.path(), false).unwrap();
+    let original = read_run(&plain, false).unwrap();
+    assert_eq!(compressed.len(), 2);
+    for (a, b) in compressed.iter().zip(&original) {
+        assert_eq!(a.events, b.events);
+        assert_eq!(a.sites, b.sites);
+    }
+    // A log both plain and compressed is ambiguous.
+    std::fs::copy(plain.join("rank-1.tsv"), dir.path().join("rank-1.tsv")).unwrap();
+    let e = read_run(dir.path(), false).unwrap_err().to_string();
+    assert!(e.contains("rank 1 has two logs"), "{e}");
+    std::fs::remove_file(dir.path().join("rank-1.tsv")).unwrap();
+    // A cut gzip stream is an error that names the file.
+    let path = dir.path().join("rank-1.tsv.gz");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let e = read_run(dir.path(), false).unwrap_err().to_string();
+    assert!(e.contains("rank-1.tsv.gz: not a gzip-compressed UTF-8 log"), "{e}");
+}
