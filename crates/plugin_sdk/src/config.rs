@@ -72,6 +72,13 @@ impl Config {
         v.as_i64().ok_or_else(|| self.wrong_type(key, "integer", v))
     }
 
+    pub fn opt_integer(&self, key: &str) -> Result<Option<i64>, PluginError> {
+        match self.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => self.integer(key).map(Some),
+        }
+    }
+
     pub fn float(&self, key: &str) -> Result<f64, PluginError> {
         let v = self.required(key)?;
         v.as_f64().ok_or_else(|| self.wrong_type(key, "float", v))

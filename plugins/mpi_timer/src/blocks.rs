@@ -46,6 +46,33 @@ pub enum Iterations {
 
 /// The blocks of one rank, in time order, and how its iterations were found.
 pub fn blocks(log: &RankLog) -> (Vec<Block>, Iterations) {
+    let (mut out, marker_starts) = timed_blocks(log);
+    let how = assign_iterations(&mut out, marker_starts, None);
+    (out, how)
+}
+
+/// The blocks of one rank whose run made `steps` steps (the program's own units: time steps,
+/// MD steps): the iteration is the unit that runs once per step, whatever runs inside it (an
+/// SCF or solver loop of varying length makes the finer repeating unit of [`blocks`] a
+/// sub-iteration). Of the calls executed `steps` to `steps + 3` times, each is tried as the
+/// first call of a step; leading and trailing units that lack some call every other unit
+/// makes are setup and teardown, and the candidate whose unit count is nearest `steps` (at most
+/// 2 more: an initial force evaluation makes one) wins, then the most regular, then the one that
+/// starts earliest. Markers, when the program made them, are used as they are.
+pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<Vec<Block>, String> {
+    let (mut out, marker_starts) = timed_blocks(log);
+    if !marker_starts.is_empty() {
+        assign_iterations(&mut out, marker_starts, None);
+        return Ok(out);
+    }
+    let unit = unit_per_step(&out, steps)?;
+    assign_iterations(&mut out, Vec::new(), Some(unit));
+    Ok(out)
+}
+
+/// The blocks of a rank in time order, and the index of the first block of each marked
+/// iteration.
+fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
     let mut out = Vec::with_capacity(2 * log.events.len() + 1);
     let mut iteration_starts = Vec::new();
     let mut previous_end = log.init_end_ns;
@@ -117,19 +144,23 @@ pub fn blocks(log: &RankLog) -> (Vec<Block>, Iterations) {
         "MPI_Finalize",
         mark.take(),
     );
-    let how = assign_iterations(&mut out, iteration_starts);
-    (out, how)
+    (out, iteration_starts)
 }
 
 /// `marker_starts`: the index of the first block of each marked iteration.
-fn assign_iterations(out: &mut [Block], marker_starts: Vec<usize>) -> Iterations {
+/// `unit`: the unit to use (found per step); `None`: the repeating unit.
+fn assign_iterations(
+    out: &mut [Block],
+    marker_starts: Vec<usize>,
+    unit: Option<Unit>,
+) -> Iterations {
     // Iteration starts as indices into `out`.
     let mut end = None;
     let (starts, how): (Vec<usize>, Iterations) = if !marker_starts.is_empty() {
         let n = marker_starts.len();
         (marker_starts, Iterations::Markers(n))
     } else {
-        match repeating_unit(out) {
+        match unit.or_else(|| repeating_unit(out)) {
             Some(unit) => {
                 let how = Iterations::Repeating {
                     iterations: unit.starts.len(),
@@ -203,18 +234,7 @@ const MAX_CANDIDATES: usize = 24;
 /// iterations end where the loop ends (no partial unit left over) is chosen, so a setup step
 /// that makes the loop's calls once is not an iteration.
 fn repeating_unit(out: &[Block]) -> Option<Unit> {
-    // Interned communication keys in time order, with their block index.
-    let mut ids: HashMap<&str, usize> = HashMap::new();
-    let mut calls: Vec<(usize, usize)> = Vec::new();
-    for (i, b) in out.iter().enumerate().filter(|(_, b)| !b.compute) {
-        let next = ids.len();
-        let id = *ids.entry(b.block.as_str()).or_insert(next);
-        calls.push((i, id));
-    }
-    let mut counts = vec![0usize; ids.len()];
-    for &(_, id) in &calls {
-        counts[id] += 1;
-    }
+    let (calls, counts) = call_ids(out);
     let mut candidates: Vec<usize> = (0..counts.len()).filter(|&id| counts[id] >= 2).collect();
     // Most executed first; ties: the one executed first.
     candidates.sort_by_key(|&id| std::cmp::Reverse(counts[id]));
@@ -247,12 +267,7 @@ fn repeating_unit(out: &[Block]) -> Option<Unit> {
 
 /// The unit that starts at `anchor`'s executions, and how regular its iterations are.
 fn unit_from(calls: &[(usize, usize)], anchor: usize) -> Option<(Unit, f64)> {
-    let positions: Vec<usize> = calls
-        .iter()
-        .enumerate()
-        .filter(|(_, (_, id))| *id == anchor)
-        .map(|(p, _)| p)
-        .collect();
+    let positions = executions(calls, anchor);
     // Segment shapes: the calls from one execution of the anchor to the next (the last one to
     // the end), consecutive repeats collapsed, as a hash.
     let shapes: Vec<u64> = positions
@@ -303,10 +318,110 @@ fn unit_from(calls: &[(usize, usize)], anchor: usize) -> Option<(Unit, f64)> {
         return None;
     }
     bounds.push(calls.len());
-    // The calls each iteration makes (as a sorted set), and the most common such set: a whole
-    // iteration makes at least those (a periodic event adds calls). Leading iterations that
-    // lack some are setup that happens to make the loop's calls (a first force computation),
-    // trailing ones a partial last unit: neither is an iteration.
+    // Leading units that lack some call every other unit makes are setup that happens to make
+    // the loop's calls (a first force computation), trailing ones a partial last unit: neither
+    // is an iteration.
+    let (first, last, _) = whole_units(calls, &bounds)?;
+    let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
+    let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
+    Some((
+        Unit {
+            starts,
+            sub_iterations: q,
+            end,
+        },
+        r,
+    ))
+}
+
+/// Where in `calls` the call `id` was made.
+fn executions(calls: &[(usize, usize)], id: usize) -> Vec<usize> {
+    calls
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, c))| *c == id)
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// Interned communication keys of `out` in time order, with their block index.
+fn call_ids(out: &[Block]) -> (Vec<(usize, usize)>, Vec<usize>) {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    for (i, b) in out.iter().enumerate().filter(|(_, b)| !b.compute) {
+        let next = ids.len();
+        let id = *ids.entry(b.block.as_str()).or_insert(next);
+        calls.push((i, id));
+    }
+    let mut counts = vec![0usize; ids.len()];
+    for &(_, id) in &calls {
+        counts[id] += 1;
+    }
+    (calls, counts)
+}
+
+/// See [`blocks_per_step`].
+fn unit_per_step(out: &[Block], steps: usize) -> Result<Unit, String> {
+    let (calls, counts) = call_ids(out);
+    let mut best: Option<(usize, f64, usize, Unit)> = None;
+    let mut seen: Vec<usize> = Vec::new();
+    for anchor in (0..counts.len()).filter(|&id| (steps..=steps + 3).contains(&counts[id])) {
+        let mut bounds = executions(&calls, anchor);
+        bounds.push(calls.len());
+        let Some((first, last, regularity)) = whole_units(&calls, &bounds) else {
+            continue;
+        };
+        let n = last - first + 1;
+        seen.push(n);
+        if !(steps..=steps + 2).contains(&n) {
+            continue;
+        }
+        let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
+        let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
+        let key = (n - steps, regularity, starts[0]);
+        let better = best.as_ref().is_none_or(|(d, r, s, _)| {
+            key.0 < *d
+                || (key.0 == *d && key.1 > *r + 1e-9)
+                || (key.0 == *d && (key.1 - *r).abs() <= 1e-9 && key.2 < *s)
+        });
+        if better {
+            best = Some((
+                key.0,
+                key.1,
+                key.2,
+                Unit {
+                    starts,
+                    sub_iterations: 1,
+                    end,
+                },
+            ));
+        }
+    }
+    best.map(|(_, _, _, unit)| unit).ok_or_else(|| {
+        seen.sort_unstable();
+        seen.dedup();
+        format!(
+            "steps = {steps}, but no MPI call starts a unit that repeats once per step (calls made {steps} to {} times give {}); check `steps`, or leave it out to use the finest repeating unit",
+            steps + 3,
+            if seen.is_empty() {
+                "none".to_owned()
+            } else {
+                format!(
+                    "{} units",
+                    seen.iter()
+                        .map(usize::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        )
+    })
+}
+
+/// The whole units among the segments `bounds` cut `calls` into: the first and last segment
+/// that make every call the most common segment makes (a periodic event adds calls; setup and
+/// a partial last unit lack some), and the share of segments that make exactly those.
+fn whole_units(calls: &[(usize, usize)], bounds: &[usize]) -> Option<(usize, usize, f64)> {
     let sets: Vec<Vec<usize>> = bounds
         .windows(2)
         .map(|w| {
@@ -320,23 +435,14 @@ fn unit_from(calls: &[(usize, usize)], anchor: usize) -> Option<(Unit, f64)> {
     for set in &sets {
         *frequency.entry(set.as_slice()).or_default() += 1;
     }
-    let dominant = frequency
+    let (dominant, count) = frequency
         .iter()
         .max_by_key(|(set, n)| (**n, std::cmp::Reverse(set.len())))
-        .map(|(set, _)| set.to_vec())?;
+        .map(|(set, n)| (set.to_vec(), *n))?;
     let whole = |set: &Vec<usize>| dominant.iter().all(|id| set.binary_search(id).is_ok());
     let first = sets.iter().position(whole)?;
     let last = sets.iter().rposition(whole)?;
-    let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
-    let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
-    Some((
-        Unit {
-            starts,
-            sub_iterations: q,
-            end,
-        },
-        r,
-    ))
+    Some((first, last, count as f64 / sets.len() as f64))
 }
 
 #[cfg(test)]
@@ -569,5 +675,51 @@ mod tests {
             ),
             "{how:?}"
         );
+    }
+
+    #[test]
+    fn with_steps_the_iteration_is_the_step_around_an_inner_loop_of_any_length() {
+        // An MD code: an initial force evaluation, then 6 steps, each a force evaluation whose
+        // SCF loop takes 9, 7, 6, 7, 6, 8 iterations (3 calls each), then output.
+        let mut calls = vec![("MPI_Bcast", 0)];
+        let force = |calls: &mut Vec<(&'static str, usize)>, scf: usize| {
+            calls.push(("MPI_Allgather", 1));
+            for _ in 0..scf {
+                calls.extend([
+                    ("MPI_Alltoallv", 2),
+                    ("MPI_Allreduce", 3),
+                    ("MPI_Waitall", 4),
+                ]);
+            }
+            calls.push(("MPI_Reduce", 5));
+        };
+        force(&mut calls, 12);
+        for scf in [9, 7, 6, 7, 6, 8] {
+            force(&mut calls, scf);
+        }
+        calls.push(("MPI_Gather", 6));
+        let log = sequence(&calls);
+        // Without steps: the SCF iteration is the finest repeating unit.
+        let (_, how) = blocks(&log);
+        assert!(
+            matches!(how, Iterations::Repeating { iterations, .. } if iterations > 40),
+            "{how:?}"
+        );
+        // With them: one iteration per step. Of the units that repeat once per force
+        // evaluation, the one with exactly 6 wins: it starts at the end of the initial
+        // evaluation (setup, run once), each iteration ends with the step's own evaluation.
+        let b = blocks_per_step(&log, 6).unwrap();
+        let its: Vec<i64> = b.iter().filter_map(|b| b.iteration).collect();
+        assert_eq!(its.iter().max(), Some(&5));
+        let setup = b
+            .iter()
+            .take_while(|b| b.iteration.is_none())
+            .filter(|b| !b.compute)
+            .count();
+        // The broadcast and the initial evaluation but its last call (2 + 12 x 3).
+        assert_eq!(setup, 38);
+        // A wrong count is an error that says what was found.
+        let e = blocks_per_step(&log, 30).unwrap_err();
+        assert!(e.contains("steps = 30, but no MPI call"), "{e}");
     }
 }

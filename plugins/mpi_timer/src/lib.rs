@@ -224,12 +224,21 @@ fn text(values: impl Iterator<Item = impl AsRef<str>>) -> ArrayRef {
 }
 
 /// `mpi_blocks` of runs.
-pub fn blocks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
+///
+/// `steps`: the steps (time steps, MD steps) the runs made, in the program's own units, when the
+/// user gives them: the iteration is then the repeating unit that runs once per step (see
+/// [`blocks::blocks_per_step`]).
+pub fn blocks_batch(runs: &[Run], steps: Option<usize>) -> Result<RecordBatch, PluginError> {
     let mut run_ids: Vec<&str> = Vec::new();
     let mut rows: Vec<(&RankLog, blocks::Block)> = Vec::new();
     for run in runs {
         for log in &run.ranks {
-            let (b, _) = blocks::blocks(log);
+            let b = match steps {
+                None => blocks::blocks(log).0,
+                Some(n) => blocks::blocks_per_step(log, n).map_err(|e| {
+                    PluginError::new(format!("{}: rank {}: {e}", log.path.display(), log.rank))
+                })?,
+            };
             run_ids.extend(std::iter::repeat_n(run.run_id.as_str(), b.len()));
             rows.extend(b.into_iter().map(|b| (log, b)));
         }
@@ -333,6 +342,12 @@ impl Collector for Logs {
             Some(false.into()),
             "Import logs of ranks that aborted or exited without MPI_Finalize",
         ))
+        .key(ConfigKey::optional(
+            "steps",
+            ConfigType::Integer,
+            None,
+            "The steps the run made in the program's own units (time steps, MD steps): the iteration is then the repeating unit that runs once per step, with an inner loop of any length (SCF iterations, solver sweeps) inside it",
+        ))
         .tables(&["mpi_blocks", "mpi_ranks"])
     }
 
@@ -354,8 +369,18 @@ impl Collector for Logs {
                 run.binding = Some(binding.clone());
             }
         }
-        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs)?)?;
+        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs, steps(config)?)?)?;
         out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
+    }
+}
+
+/// The `steps` key: at least 1.
+fn steps(config: &Config) -> Result<Option<usize>, PluginError> {
+    match config.opt_integer("steps")? {
+        Some(n) if n < 1 => Err(PluginError::new(format!(
+            "steps = {n}: expected the number of steps the run made (>= 1), in the program's own units"
+        ))),
+        n => Ok(n.map(|n| n as usize)),
     }
 }
 
@@ -454,6 +479,12 @@ impl Collector for RunMpi {
             Some(600.into()),
             "Kill the run after this many seconds",
         ))
+        .key(ConfigKey::optional(
+            "steps",
+            ConfigType::Integer,
+            None,
+            "The steps the run made in the program's own units (time steps, MD steps): the iteration is then the repeating unit that runs once per step, with an inner loop of any length (SCF iterations, solver sweeps) inside it",
+        ))
         .tables(&["mpi_blocks", "mpi_ranks"])
     }
 
@@ -461,6 +492,7 @@ impl Collector for RunMpi {
     /// and an existing non-empty `log_dir` before an hour of other runs.
     fn validate(&self, config: &Config) -> Result<(), PluginError> {
         launch_of(config)?;
+        steps(config)?;
         if let Some(dir) = config.opt_string("log_dir")? {
             launch::check_log_dir(Path::new(&dir))?;
         }
@@ -499,7 +531,7 @@ impl Collector for RunMpi {
             ),
         };
         let runs = [run];
-        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs)?)?;
+        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs, steps(config)?)?)?;
         out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
     }
 }

@@ -78,7 +78,7 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
             binding: Some("core".into()),
             ranks,
         };
-        let blocks = blocks_batch(std::slice::from_ref(&run)).unwrap();
+        let blocks = blocks_batch(std::slice::from_ref(&run), None).unwrap();
         let ranks = ranks_batch(std::slice::from_ref(&run)).unwrap();
         assert_eq!(ranks.num_rows(), size);
         let calls: i64 = column::<Int64Array>(&ranks, "mpi_calls")
@@ -298,5 +298,8 @@ fn gzip_compressed_logs_read_as_the_plain_ones_and_a_broken_one_is_named() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
     let e = read_run(dir.path(), false).unwrap_err().to_string();
-    assert!(e.contains("rank-1.tsv.gz: not a gzip-compressed UTF-8 log"), "{e}");
+    assert!(
+        e.contains("rank-1.tsv.gz: not a gzip-compressed UTF-8 log"),
+        "{e}"
+    );
 }
