@@ -3,6 +3,7 @@
 mod architecture;
 mod browser;
 mod mpi;
+mod mpi_apps;
 mod opencl;
 mod scaffold;
 mod serve;
@@ -44,6 +45,11 @@ cargo xtask <command>
                        communication-only himeno_mpi runs through the mpi_timer plugin), then
                        run the MPI pipelines on them; logs go to DIR (default
                        target/mpi-experiment/data/mpi)
+  mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k]
+                       the same on real applications from Debian (meep-openmpi, cp2k; installed
+                       if missing): reduced and full runs, N times each (default 3), logs
+                       gzipped into DIR (default target/mpi-experiment/apps/data/mpi-apps), then
+                       their pipelines (pipelines/mpi-meep.toml, mpi-cp2k.toml)
   bench-mpi            the MPI timer interposer's cost per call and on a whole himeno_mpi run
   opencl-experiment [--name NAME] [--into DIR]
                        measure the OpenCL kernel suite (standard sizes) on every OpenCL device of
@@ -84,6 +90,9 @@ fn run() -> Result<()> {
         Some("bench-web") => browser::bench(&args[1..]),
         Some("test") => test(),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
+        Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "apps") => {
+            mpi_apps::experiment(&args[2..])
+        }
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),

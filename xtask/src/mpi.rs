@@ -261,29 +261,21 @@ pub fn experiment(args: &[String]) -> Result<()> {
         if m.comm_only {
             args.push("comm-only".into());
         }
-        let pipeline = format!(
-            "[pipeline]\nname = \"measure\"\n\n[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
-             config = {{ program = {:?}, args = {:?}, ranks = {}, binding = {:?}, oversubscribe = true, interposer = {:?}, log_dir = {:?} }}\n",
-            tools.join(HIMENO).display().to_string(),
-            args,
-            m.ranks,
-            m.binding,
-            tools.join(INTERPOSER).display().to_string(),
-            logs.display().to_string(),
-        );
-        let file = work.join("measure.toml");
-        std::fs::create_dir_all(&work)?;
-        std::fs::write(&file, pipeline)?;
         println!(
             "\n== {} ({} ranks, --bind-to {}, {} iterations)",
             m.dir, m.ranks, m.binding, m.iterations
         );
-        run_cmd(
-            mpi_env(&mut Command::new(&yosoku))
-                .arg("run")
-                .arg(&file)
-                .arg("-o")
-                .arg(work.join("measure-bundle")),
+        run_measurement(
+            &work,
+            &format!(
+                "program = {:?}, args = {:?}, ranks = {}, binding = {:?}, oversubscribe = true, interposer = {:?}, log_dir = {:?}",
+                tools.join(HIMENO).display().to_string(),
+                args,
+                m.ranks,
+                m.binding,
+                tools.join(INTERPOSER).display().to_string(),
+                logs.display().to_string(),
+            ),
         )?;
     }
     // The pipelines, reading the new logs instead of the committed ones.
@@ -306,6 +298,25 @@ pub fn experiment(args: &[String]) -> Result<()> {
         work.join("results").display()
     );
     Ok(())
+}
+
+/// Runs one measurement from `work`: a pipeline whose one source is the `mpi_timer` plugin's
+/// `run` collector with `config` (the collector's settings, an inline table's inside).
+pub fn run_measurement(work: &Path, config: &str) -> Result<()> {
+    let pipeline = format!(
+        "[pipeline]\nname = \"measure\"\n\n[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\nconfig = {{ {config} }}\n"
+    );
+    let file = work.join("measure.toml");
+    std::fs::create_dir_all(work)?;
+    std::fs::write(&file, pipeline)?;
+    run_cmd(
+        mpi_env(&mut Command::new(crate::yosoku_binary()))
+            .current_dir(work)
+            .arg("run")
+            .arg(&file)
+            .arg("-o")
+            .arg(work.join("measure-bundle")),
+    )
 }
 
 /// The pipelines that read data/mpi.

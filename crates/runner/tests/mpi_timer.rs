@@ -186,10 +186,11 @@ fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
     let words = e
         .find("stdout:  usage: mpirun -np 2 families_f SCRATCH_DIR")
         .unwrap_or_else(|| panic!("{e}"));
-    let banner = e
-        .find("MPI_ABORT was invoked")
-        .unwrap_or_else(|| panic!("{e}"));
-    assert!(words < banner, "{e}");
+    // Open MPI prints its abort banner on most runs, not all (both ranks abort at once); when it
+    // does, the program's words come first whatever order the lines arrived in.
+    if let Some(banner) = e.find("MPI_ABORT was invoked") {
+        assert!(words < banner, "{e}");
+    }
     let e = run(run_source(
         &tools,
         "\"33\", \"17\", \"17\", \"12\"",

@@ -875,3 +875,54 @@ fn rocprof_amd_gpus_reads_three_gpus_into_one_table() {
     );
     assert!(table(&bundle, "amd.devices").num_rows() == 3);
 }
+
+/// The report's numbers of one row: column label -> value.
+fn report_row(report: &RecordBatch, row_label: &str) -> Vec<(String, f64)> {
+    let row = utf8(report, col::ROW_LABEL).unwrap();
+    let column = utf8(report, col::COLUMN_LABEL).unwrap();
+    let value = float64(report, col::VALUE).unwrap();
+    (0..report.num_rows())
+        .filter(|i| row.value(*i) == row_label && arrow_array::Array::is_valid(value, *i))
+        .map(|i| (column.value(i).to_owned(), value.value(i)))
+        .collect()
+}
+
+#[test]
+fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups() {
+    // Real MPI programs from Debian that none of us wrote (data/mpi-apps/SOURCES.md): meep (FDTD,
+    // C++) and CP2K (Fortran, an SCF of varying length in every MD step); three reduced runs each
+    // predict the full run, measured three times.
+    for (pipeline, worst_error, warmup) in
+        [("mpi-meep.toml", 6.0, 1.0), ("mpi-cp2k.toml", 8.0, 0.0)]
+    {
+        let (_dir, bundle) = run(pipeline);
+        check_golden(&bundle);
+        for repeat in 1..=3 {
+            let step = format!("repeat_{repeat}");
+            let rows = mpi_predictions(table(&bundle, &format!("{step}.predictions")));
+            let error = run_error(&rows, "run");
+            let naive = run_error(&rows, "run (naive scaling)");
+            // Scaling the reduced run's time is far off (setup is most of a short run); the
+            // prediction is within a few percent of the full runs' mean.
+            assert!(error.abs() < worst_error, "{pipeline} {step}: {error} %");
+            assert!(naive > 100.0, "{pipeline} {step}: naive {naive} %");
+            let run = report_row(
+                table(&bundle, &format!("{step}.report")),
+                "run (slowest rank)",
+            );
+            let get = |name: &str| run.iter().find(|(c, _)| c == name).map(|(_, v)| *v);
+            assert_eq!(get("measured repeats"), Some(3.0), "{pipeline}");
+            assert!(get("spread %").is_some_and(|s| s > 0.0), "{pipeline}");
+            assert!(get("+- s (95 %)").is_some_and(|s| s > 0.0), "{pipeline}");
+            // The same warm-up on every repeat of the reduced run.
+            for rank in ["rank 0", "rank 1"] {
+                let rank_row = report_row(table(&bundle, &format!("{step}.report")), rank);
+                let w = rank_row
+                    .iter()
+                    .find(|(c, _)| c == "warm-up excluded")
+                    .map(|(_, v)| *v);
+                assert_eq!(w, Some(warmup), "{pipeline} {step} {rank}");
+            }
+        }
+    }
+}

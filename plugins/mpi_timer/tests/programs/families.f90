@@ -18,7 +18,11 @@ program families
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nranks, ierr)
   if (nranks /= 2 .or. command_argument_count() /= 1) then
-    if (rank == 0) print *, 'usage: mpirun -np 2 families_f SCRATCH_DIR'
+    if (rank == 0) then
+      print *, 'usage: mpirun -np 2 families_f SCRATCH_DIR'
+      ! Standard output is buffered: what is not flushed before MPI_Abort kills the rank is lost.
+      flush(6)
+    end if
     call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
   end if
   call get_command_argument(1, dir)

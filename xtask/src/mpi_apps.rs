@@ -1,0 +1,255 @@
+//! `cargo xtask mpi-experiment apps`: the simplified-execution prediction on real MPI
+//! applications from Debian that none of us wrote: meep (FDTD, C++) and CP2K (molecular
+//! dynamics, Fortran, an SCF loop of varying length in every step). Each is run, unmodified,
+//! under the MPI timer interposer through the `mpi_timer` plugin's `run` collector, reduced
+//! and full, several times each (the full runs' spread is the noise a prediction is judged
+//! against), with our own small inputs (tools/mpi-apps/). The logs are kept gzip-compressed in
+//! DIR/<app>/{reduced,full}/<repeat>/, then the apps' pipelines run on them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::mpi::{INTERPOSER, build_tools, run_measurement};
+use crate::system::apt_install;
+use crate::{repo_root, run_cmd, target_dir};
+
+/// One application of the experiment.
+struct App {
+    /// Its directory under the data directory, and its pipeline (`pipelines/mpi-<name>.toml`).
+    name: &'static str,
+    /// The Debian package, and the program it installs.
+    package: &'static str,
+    program: &'static str,
+    /// Steps (the program's own units) of a reduced and of a full run.
+    reduced_steps: u32,
+    /// Whether the collector is told the steps, so that the iteration is the unit that repeats
+    /// once per step (needed where an inner loop of varying length runs in each step).
+    iteration_per_step: bool,
+    full_steps: u32,
+    /// The program's arguments for a run of `steps` steps, given the input prepared for it.
+    args: fn(input: &Path, steps: u32) -> Vec<String>,
+    /// Prepares the input of a run of `steps` steps in `work`; returns its path.
+    input: fn(work: &Path, steps: u32) -> Result<PathBuf>,
+}
+
+const RANKS: u32 = 2;
+
+const APPS: &[App] = &[
+    App {
+        name: "meep",
+        package: "meep-openmpi",
+        program: "meep",
+        reduced_steps: 250,
+        full_steps: 2500,
+        // Three field exchanges per time step at the same call sites: the finest repeating
+        // unit is a third of a step, no call runs once per step.
+        iteration_per_step: false,
+        args: |input, steps| vec![format!("steps={steps}"), input.display().to_string()],
+        input: |_, _| Ok(repo_root().join("tools/mpi-apps/waveguide.ctl")),
+    },
+    App {
+        name: "cp2k",
+        package: "cp2k",
+        program: "cp2k.psmp",
+        reduced_steps: 5,
+        full_steps: 50,
+        iteration_per_step: true,
+        args: |input, _| vec!["-i".into(), input.display().to_string()],
+        input: |work, steps| {
+            let template =
+                std::fs::read_to_string(repo_root().join("tools/mpi-apps/water-xtb.inp"))?;
+            let dir = work.join(format!("cp2k-{steps}-steps"));
+            std::fs::create_dir_all(&dir)?;
+            let text = template
+                .replace("{project}", &dir.join("water").display().to_string())
+                .replace("{steps}", &steps.to_string());
+            let path = dir.join("water-xtb.inp");
+            std::fs::write(&path, text)?;
+            Ok(path)
+        },
+    },
+];
+
+/// `cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only APP]`.
+pub fn experiment(args: &[String]) -> Result<()> {
+    let usage =
+        "usage: cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k]";
+    let (mut repeats, mut into, mut only) = (3u32, None, None);
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next().with_context(|| usage.to_owned())?;
+        match flag.as_str() {
+            "--repeats" => {
+                repeats = value
+                    .parse()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .with_context(|| format!("--repeats {value}: expected a count >= 1"))?;
+            }
+            "--into" => into = Some(PathBuf::from(value)),
+            "--only" => only = Some(value.clone()),
+            _ => bail!("{usage}"),
+        }
+    }
+    let apps: Vec<&App> = APPS
+        .iter()
+        .filter(|a| only.as_deref().is_none_or(|o| o == a.name))
+        .collect();
+    if apps.is_empty() {
+        bail!(
+            "--only: no application `{}`; {usage}",
+            only.unwrap_or_default()
+        );
+    }
+    let tools = build_tools()?;
+    let missing: Vec<&str> = apps
+        .iter()
+        .filter(|a| !on_path(a.program))
+        .map(|a| a.package)
+        .collect();
+    if !missing.is_empty() {
+        apt_install(&missing)?;
+    }
+    run_cmd(crate::cargo().args(["build", "-p", "yosoku-cli", "-p", "yosoku-plugin-mpi-timer"]))?;
+    let work = target_dir().join("mpi-experiment/apps");
+    let data = into.unwrap_or_else(|| work.join("data/mpi-apps"));
+    let data = if data.is_absolute() {
+        data
+    } else {
+        std::env::current_dir()?.join(data)
+    };
+    let yosoku = crate::yosoku_binary();
+    for app in &apps {
+        let dir = data.join(app.name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .with_context(|| format!("cannot remove {}", dir.display()))?;
+        }
+        // Alternating reduced and full runs, so that a drift of the machine over the experiment
+        // touches both alike.
+        for repeat in 1..=repeats {
+            for (kind, steps) in [("reduced", app.reduced_steps), ("full", app.full_steps)] {
+                let logs = dir.join(kind).join(format!("{kind}-{repeat}"));
+                let input = (app.input)(&work, steps)?;
+                let steps_key = if app.iteration_per_step {
+                    format!(", steps = {steps}")
+                } else {
+                    String::new()
+                };
+                println!(
+                    "\n== {} {kind} {repeat}/{repeats}: {steps} steps on {RANKS} ranks",
+                    app.name
+                );
+                run_measurement(
+                    &work,
+                    &format!(
+                        "program = {:?}, args = {:?}, ranks = {RANKS}, binding = \"core\", interposer = {:?}, log_dir = {:?}{steps_key}, mpirun_args = [\"-x\", \"OMP_NUM_THREADS=1\"], timeout_secs = 900",
+                        which(app.program)?,
+                        (app.args)(&input, steps),
+                        tools.join(INTERPOSER).display().to_string(),
+                        logs.display().to_string(),
+                    ),
+                )?;
+                gzip_logs(&logs)?;
+            }
+        }
+        write_environment(&dir, app, repeats)?;
+    }
+    for app in &apps {
+        let name = format!("mpi-{}.toml", app.name);
+        let text = std::fs::read_to_string(repo_root().join("pipelines").join(&name))?;
+        let text = text.replace("\"data/mpi-apps/", &format!("\"{}/", data.display()));
+        let text = keep_repeats(&text, repeats);
+        let file = work.join(&name);
+        std::fs::write(&file, text)?;
+        println!("\n== {name} on the new measurements");
+        run_cmd(
+            Command::new(&yosoku).arg("run").arg(&file).arg("-o").arg(
+                work.join("results")
+                    .join(Path::new(&name).with_extension("")),
+            ),
+        )?;
+    }
+    println!("\nlogs: {}", data.display());
+    Ok(())
+}
+
+/// The pipeline's text without the sources and steps of reduced runs past the `repeats` measured
+/// (the committed pipelines use three): blocks are separated by blank lines.
+fn keep_repeats(text: &str, repeats: u32) -> String {
+    text.split("\n\n")
+        .filter(|block| {
+            !(repeats + 1..=9).any(|k| {
+                block.contains(&format!("[sources.reduced_{k}]"))
+                    || block.contains(&format!("id = \"repeat_{k}\""))
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+fn on_path(program: &str) -> bool {
+    which(program).is_ok()
+}
+
+/// The absolute path of `program` on the PATH.
+fn which(program: &str) -> Result<String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+        .map(|p| p.display().to_string())
+        .with_context(|| format!("`{program}` is not on the PATH"))
+}
+
+/// Replaces each `rank-<r>.tsv` in `dir` by `rank-<r>.tsv.gz` (the importer reads both).
+fn gzip_logs(dir: &Path) -> Result<()> {
+    use std::io::Write;
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "tsv") {
+            let text = std::fs::read(&path)?;
+            let gz = path.with_extension("tsv.gz");
+            let mut out = flate2::write::GzEncoder::new(
+                std::fs::File::create(&gz)?,
+                flate2::Compression::best(),
+            );
+            out.write_all(&text)?;
+            out.finish()?;
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
+}
+
+/// `environment.txt` beside an application's logs: what ran, where, when.
+fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
+    let output = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let cpu = output(
+        "sh",
+        &["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
+    );
+    let text = format!(
+        "application: {} ({} {})\nopen mpi: {}\nranks: {RANKS}, --bind-to core, OMP_NUM_THREADS=1\nsteps: reduced {}, full {}; {repeats} repeats of each, alternating\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment apps --repeats {repeats}\n",
+        app.program,
+        app.package,
+        output("dpkg-query", &["-W", "-f", "${Version}", app.package]),
+        output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]),
+        app.reduced_steps,
+        app.full_steps,
+        output("nproc", &[]),
+        cpu.trim(),
+        output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
+    );
+    std::fs::write(dir.join("environment.txt"), text)?;
+    Ok(())
+}
