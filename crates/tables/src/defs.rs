@@ -7,6 +7,8 @@ use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V};
 pub const PHASES: &[&str] = &["total", "compute", "transfer", "communication", "kernel"];
 /// Kinds of MPI block.
 pub const MPI_BLOCK_KINDS: &[&str] = &["compute", "communication"];
+/// How a rank's main-loop iterations were found.
+pub const MPI_ITERATIONS_BY: &[&str] = &["markers", "repeating_unit", "steps", "none"];
 /// Where a block of a reduced MPI run sits: before the main loop, in every iteration, every
 /// k-th iteration, after the loop.
 pub const MPI_BLOCK_ROLES: &[&str] = &["setup", "loop", "periodic", "teardown"];
@@ -879,6 +881,38 @@ pub static MPI_RANKS: TableDef = TableDef {
             None,
             V::OneOf(MPI_LOG_ENDS),
             "`complete` (MPI_Finalize), `abort` (MPI_Abort) or `exit` (the process ended without finalizing).",
+        ),
+        column(
+            col::ITERATIONS,
+            T::Int64,
+            true,
+            None,
+            V::NonNegative,
+            "Main-loop iterations found on this rank; null when none were (or the source has no loop, as TAU profiles).",
+        ),
+        column(
+            col::SUB_ITERATIONS,
+            T::Int32,
+            true,
+            None,
+            V::Positive,
+            "Executions of `iteration_start` per iteration (2 when the call that starts the program's repeating unit runs twice in it); null unless found from the repeating unit.",
+        ),
+        column(
+            col::ITERATIONS_BY,
+            T::Utf8,
+            true,
+            None,
+            V::OneOf(MPI_ITERATIONS_BY),
+            "How: `markers` (yosoku_mpi_iteration), `repeating_unit` (the shortest repeating sequence of call sites), `steps` (the unit that repeats once per step the user gave), `none`; null for sources without blocks.",
+        ),
+        column(
+            col::ITERATION_START,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The block that starts each iteration (a call and its call site); null with markers or without a loop.",
         ),
     ],
 };

@@ -41,7 +41,36 @@ pub enum Iterations {
         sub_iterations: usize,
         anchor: String,
     },
+    /// The unit that repeats once per step of the program (the `steps` the user gave).
+    PerStep {
+        iterations: usize,
+        anchor: String,
+    },
     None,
+}
+
+impl Iterations {
+    /// (iterations, sub-iterations, how they were found, the block that starts each) for
+    /// `mpi_ranks`.
+    pub fn shape(&self) -> (Option<i64>, Option<i32>, &'static str, Option<&str>) {
+        match self {
+            Iterations::Markers(n) => (Some(*n as i64), None, "markers", None),
+            Iterations::Repeating {
+                iterations,
+                sub_iterations,
+                anchor,
+            } => (
+                Some(*iterations as i64),
+                Some(*sub_iterations as i32),
+                "repeating_unit",
+                Some(anchor),
+            ),
+            Iterations::PerStep { iterations, anchor } => {
+                (Some(*iterations as i64), None, "steps", Some(anchor))
+            }
+            Iterations::None => (None, None, "none", None),
+        }
+    }
 }
 
 /// The blocks of one rank, in time order, and how its iterations were found.
@@ -59,15 +88,20 @@ pub fn blocks(log: &RankLog) -> (Vec<Block>, Iterations) {
 /// makes are setup and teardown, and the candidate whose unit count is nearest `steps` (at most
 /// 2 more: an initial force evaluation makes one) wins, then the most regular, then the one that
 /// starts earliest. Markers, when the program made them, are used as they are.
-pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<Vec<Block>, String> {
+pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<(Vec<Block>, Iterations), String> {
     let (mut out, marker_starts) = timed_blocks(log);
     if !marker_starts.is_empty() {
-        assign_iterations(&mut out, marker_starts, None);
-        return Ok(out);
+        let how = assign_iterations(&mut out, marker_starts, None);
+        return Ok((out, how));
     }
     let unit = unit_per_step(&out, steps)?;
-    assign_iterations(&mut out, Vec::new(), Some(unit));
-    Ok(out)
+    let how = match assign_iterations(&mut out, Vec::new(), Some(unit)) {
+        Iterations::Repeating {
+            iterations, anchor, ..
+        } => Iterations::PerStep { iterations, anchor },
+        other => other,
+    };
+    Ok((out, how))
 }
 
 /// The blocks of a rank in time order, and the index of the first block of each marked
@@ -708,7 +742,11 @@ mod tests {
         // With them: one iteration per step. Of the units that repeat once per force
         // evaluation, the one with exactly 6 wins: it starts at the end of the initial
         // evaluation (setup, run once), each iteration ends with the step's own evaluation.
-        let b = blocks_per_step(&log, 6).unwrap();
+        let (b, how) = blocks_per_step(&log, 6).unwrap();
+        assert!(
+            matches!(how, Iterations::PerStep { iterations: 6, .. }),
+            "{how:?}"
+        );
         let its: Vec<i64> = b.iter().filter_map(|b| b.iteration).collect();
         assert_eq!(its.iter().max(), Some(&5));
         let setup = b

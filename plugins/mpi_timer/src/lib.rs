@@ -223,25 +223,55 @@ fn text(values: impl Iterator<Item = impl AsRef<str>>) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(values))
 }
 
-/// `mpi_blocks` of runs.
+/// The blocks of every rank of `runs`, and how each rank's iterations were found.
 ///
 /// `steps`: the steps (time steps, MD steps) the runs made, in the program's own units, when the
 /// user gives them: the iteration is then the repeating unit that runs once per step (see
 /// [`blocks::blocks_per_step`]).
-pub fn blocks_batch(runs: &[Run], steps: Option<usize>) -> Result<RecordBatch, PluginError> {
-    let mut run_ids: Vec<&str> = Vec::new();
-    let mut rows: Vec<(&RankLog, blocks::Block)> = Vec::new();
+pub fn analyse(
+    runs: &[Run],
+    steps: Option<usize>,
+) -> Result<Vec<(Vec<blocks::Block>, blocks::Iterations)>, PluginError> {
+    let mut out = Vec::new();
     for run in runs {
         for log in &run.ranks {
-            let b = match steps {
-                None => blocks::blocks(log).0,
+            out.push(match steps {
+                None => blocks::blocks(log),
                 Some(n) => blocks::blocks_per_step(log, n).map_err(|e| {
                     PluginError::new(format!("{}: rank {}: {e}", log.path.display(), log.rank))
                 })?,
-            };
-            run_ids.extend(std::iter::repeat_n(run.run_id.as_str(), b.len()));
-            rows.extend(b.into_iter().map(|b| (log, b)));
+            });
         }
+    }
+    Ok(out)
+}
+
+/// `mpi_blocks` and `mpi_ranks` of runs (see [`analyse`] for `steps`).
+pub fn tables(
+    runs: &[Run],
+    steps: Option<usize>,
+) -> Result<(RecordBatch, RecordBatch), PluginError> {
+    let analysed = analyse(runs, steps)?;
+    let logs: Vec<(&Run, &RankLog)> = runs
+        .iter()
+        .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
+        .collect();
+    Ok((
+        blocks_batch(&logs, &analysed)?,
+        ranks_batch(&logs, &analysed)?,
+    ))
+}
+
+/// `mpi_blocks` of the ranks `logs`, their blocks in `analysed` (in the same order).
+fn blocks_batch(
+    logs: &[(&Run, &RankLog)],
+    analysed: &[(Vec<blocks::Block>, blocks::Iterations)],
+) -> Result<RecordBatch, PluginError> {
+    let mut run_ids: Vec<&str> = Vec::new();
+    let mut rows: Vec<(&RankLog, &blocks::Block)> = Vec::new();
+    for ((run, log), (b, _)) in logs.iter().zip(analysed) {
+        run_ids.extend(std::iter::repeat_n(run.run_id.as_str(), b.len()));
+        rows.extend(b.iter().map(|b| (*log, b)));
     }
     let secs = |ns: u64| ns as f64 * 1e-9;
     MPI_BLOCKS
@@ -277,22 +307,22 @@ pub fn blocks_batch(runs: &[Run], steps: Option<usize>) -> Result<RecordBatch, P
         .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))
 }
 
-/// `mpi_ranks` of runs.
-pub fn ranks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
-    let rows: Vec<(&Run, &RankLog)> = runs
-        .iter()
-        .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
-        .collect();
-    let r: Vec<&RankLog> = rows.iter().map(|(_, l)| *l).collect();
+/// `mpi_ranks` of the ranks `logs`, with the shape of their loops from `analysed`.
+fn ranks_batch(
+    logs: &[(&Run, &RankLog)],
+    analysed: &[(Vec<blocks::Block>, blocks::Iterations)],
+) -> Result<RecordBatch, PluginError> {
+    let r: Vec<&RankLog> = logs.iter().map(|(_, l)| *l).collect();
+    let shapes: Vec<_> = analysed.iter().map(|(_, how)| how.shape()).collect();
     MPI_RANKS
         .batch(vec![
-            text(rows.iter().map(|(run, _)| run.run_id.as_str())),
+            text(logs.iter().map(|(run, _)| run.run_id.as_str())),
             text(r.iter().map(|l| l.host.as_str())),
             Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.rank))),
             Arc::new(Int32Array::from_iter_values(r.iter().map(|l| l.size))),
             text(r.iter().map(|l| l.command.as_str())),
             Arc::new(
-                rows.iter()
+                logs.iter()
                     .map(|(run, _)| run.binding.as_deref())
                     .collect::<StringArray>(),
             ),
@@ -306,6 +336,10 @@ pub fn ranks_batch(runs: &[Run]) -> Result<RecordBatch, PluginError> {
                     .count() as i64
             }))),
             text(r.iter().map(|l| l.end.as_deref().unwrap_or("exit"))),
+            Arc::new(shapes.iter().map(|s| s.0).collect::<Int64Array>()),
+            Arc::new(shapes.iter().map(|s| s.1).collect::<Int32Array>()),
+            Arc::new(shapes.iter().map(|s| Some(s.2)).collect::<StringArray>()),
+            Arc::new(shapes.iter().map(|s| s.3).collect::<StringArray>()),
         ])
         .map_err(|e| PluginError::new(format!("mpi_ranks: {e}")))
 }
@@ -369,8 +403,9 @@ impl Collector for Logs {
                 run.binding = Some(binding.clone());
             }
         }
-        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs, steps(config)?)?)?;
-        out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
+        let (blocks, ranks) = tables(&runs, steps(config)?)?;
+        out.push_batch(MPI_BLOCKS.name, blocks)?;
+        out.push_batch(MPI_RANKS.name, ranks)
     }
 }
 
@@ -531,8 +566,9 @@ impl Collector for RunMpi {
             ),
         };
         let runs = [run];
-        out.push_batch(MPI_BLOCKS.name, blocks_batch(&runs, steps(config)?)?)?;
-        out.push_batch(MPI_RANKS.name, ranks_batch(&runs)?)
+        let (blocks, ranks) = tables(&runs, steps(config)?)?;
+        out.push_batch(MPI_BLOCKS.name, blocks)?;
+        out.push_batch(MPI_RANKS.name, ranks)
     }
 }
 
@@ -601,6 +637,10 @@ pub fn tau_batches(
                     "exit"
                 }
             })),
+            Arc::new(Int64Array::from(vec![None::<i64>; profiles.len()])),
+            Arc::new(Int32Array::from(vec![None::<i32>; profiles.len()])),
+            Arc::new(StringArray::from(vec![None::<&str>; profiles.len()])),
+            Arc::new(StringArray::from(vec![None::<&str>; profiles.len()])),
         ])
         .map_err(|e| PluginError::new(format!("mpi_ranks: {e}")))?;
     Ok((blocks, ranks))

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::{Array, Float64Array, Int32Array, Int64Array, StringArray};
 use yosoku_plugin_mpi_timer::blocks::{Iterations, blocks};
-use yosoku_plugin_mpi_timer::{Run, blocks_batch, ranks_batch, read_run, read_runs};
+use yosoku_plugin_mpi_timer::{Run, read_run, read_runs, tables};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -78,9 +78,29 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
             binding: Some("core".into()),
             ranks,
         };
-        let blocks = blocks_batch(std::slice::from_ref(&run), None).unwrap();
-        let ranks = ranks_batch(std::slice::from_ref(&run)).unwrap();
+        let (blocks, ranks) = tables(std::slice::from_ref(&run), None).unwrap();
         assert_eq!(ranks.num_rows(), size);
+        // The loop's shape: 20 iterations of one unit, found from the repeating call sites.
+        assert!(
+            column::<Int64Array>(&ranks, "iterations")
+                .values()
+                .iter()
+                .all(|n| *n == 20)
+        );
+        assert!(
+            column::<Int32Array>(&ranks, "sub_iterations")
+                .values()
+                .iter()
+                .all(|n| *n == 1)
+        );
+        let by = column::<StringArray>(&ranks, "iterations_by");
+        assert!(by.iter().all(|b| b == Some("repeating_unit")));
+        let start = column::<StringArray>(&ranks, "iteration_start");
+        assert!(
+            start
+                .iter()
+                .all(|s| s.is_some_and(|s| s.starts_with("MPI_Sendrecv@")))
+        );
         let calls: i64 = column::<Int64Array>(&ranks, "mpi_calls")
             .values()
             .iter()
@@ -208,7 +228,7 @@ fn a_directory_of_run_directories_is_one_run_each() {
         .map(|r| (r.run_id.as_str(), r.ranks.len()))
         .collect();
     assert_eq!(ids, [("himeno-2ranks", 2), ("himeno-3ranks-2cores", 3)]);
-    let ranks = ranks_batch(&runs).unwrap();
+    let (_, ranks) = tables(&runs, None).unwrap();
     assert_eq!(ranks.num_rows(), 5);
     // An empty directory says where the logs were looked for.
     let empty = tempfile::tempdir().unwrap();
