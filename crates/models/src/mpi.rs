@@ -1337,6 +1337,10 @@ mod tests {
                 Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.3))),
                 Arc::new(Int64Array::from_iter_values(rows.iter().map(|_| 1))),
                 same("complete"),
+                Arc::new(rows.iter().map(|_| Some(4)).collect::<Int64Array>()),
+                Arc::new(rows.iter().map(|_| Some(1)).collect::<Int32Array>()),
+                same("repeating_unit"),
+                same("MPI_Allreduce@a+0x1"),
             ])
             .unwrap()
     }
