@@ -1,14 +1,21 @@
 //! `cargo xtask`: the project's commands (see `cargo xtask help`).
 
+// Without the `web` feature the commands that need it rerun xtask with it, so the helpers only
+// they call (the scaffold check, the synthetic trace bundle, ...) go unused in that build.
+#![cfg_attr(not(feature = "web"), allow(dead_code))]
+
 mod architecture;
+#[cfg(feature = "web")]
 mod browser;
 mod mpi;
 mod mpi_apps;
 mod opencl;
 mod scaffold;
+#[cfg(feature = "web")]
 mod serve;
 mod system;
 mod trace;
+#[cfg(feature = "web")]
 mod web;
 
 use std::ffi::OsStr;
@@ -63,6 +70,7 @@ cargo xtask <command>
   help                 this text
 ";
 
+#[cfg(feature = "web")]
 /// Crates that must compile to wasm32 (no file I/O, no native-only dependencies).
 const WASM_CRATES: &[&str] = &[
     "yosoku-tables",
@@ -72,6 +80,7 @@ const WASM_CRATES: &[&str] = &[
     "yosoku-bundle",
     "yosoku-traces",
 ];
+#[cfg(feature = "web")]
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 fn main() {
@@ -85,9 +94,15 @@ fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("demo") => demo(),
+        #[cfg(not(feature = "web"))]
+        Some("web" | "serve" | "bench-web" | "test") => rerun_with_web(&args),
+        #[cfg(feature = "web")]
         Some("web") => web::build().map(|_| ()),
+        #[cfg(feature = "web")]
         Some("serve") => serve_cmd(&args[1..]),
+        #[cfg(feature = "web")]
         Some("bench-web") => browser::bench(&args[1..]),
+        #[cfg(feature = "web")]
         Some("test") => test(),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "apps") => {
@@ -117,6 +132,26 @@ fn run() -> Result<()> {
         }
         Some(other) => bail!("unknown command `{other}`\n\n{HELP}"),
     }
+}
+
+/// Runs this command again in an xtask built with the `web` feature (the wasm-bindgen library and
+/// the HTTP server), which the default build leaves out so that `cargo xtask demo` starts sooner.
+#[cfg(not(feature = "web"))]
+fn rerun_with_web(args: &[String]) -> Result<()> {
+    let status = cargo()
+        .args([
+            "run",
+            "--quiet",
+            "--package",
+            "xtask",
+            "--features",
+            "web",
+            "--",
+        ])
+        .args(args)
+        .status()
+        .context("cannot run cargo to build xtask with the `web` feature")?;
+    std::process::exit(status.code().unwrap_or(1));
 }
 
 /// The workspace root (the parent of xtask/).
@@ -220,10 +255,24 @@ fn pipelines() -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Builds what running pipelines needs: the CLI and every plugin (a plugin added with
+/// `new-plugin` included), not the viewer or xtask (a cold build of the viewer alone takes longer
+/// than everything else the demo needs).
+fn build_cli_and_plugins() -> Result<()> {
+    run_cmd(cargo().args([
+        "build",
+        "--workspace",
+        "--exclude",
+        "yosoku-viewer",
+        "--exclude",
+        "xtask",
+    ]))
+}
+
 /// Runs every pipeline in pipelines/ with the debug CLI, into `out/<name>` when `out` is given
 /// (else where each pipeline says, results/<name>). Returns the bundle names.
 fn run_pipelines(out: Option<&Path>) -> Result<Vec<String>> {
-    run_cmd(cargo().args(["build", "--workspace"]))?;
+    build_cli_and_plugins()?;
     let yosoku = yosoku_binary();
     let mut bundles = Vec::new();
     for file in &pipelines()? {
@@ -273,6 +322,7 @@ fn demo() -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "web")]
 fn serve_cmd(args: &[String]) -> Result<()> {
     let mut dir = repo_root().join("results");
     let mut port = 8080;
@@ -308,6 +358,7 @@ fn serve_cmd(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "web")]
 fn ensure_rustup_component(component: &str) -> Result<()> {
     let installed = Command::new("rustup")
         .args(["component", "list", "--installed"])
@@ -322,6 +373,7 @@ fn ensure_rustup_component(component: &str) -> Result<()> {
     run_cmd(Command::new("rustup").args(["component", "add", component]))
 }
 
+#[cfg(feature = "web")]
 fn ensure_wasm_target() -> Result<()> {
     let installed = Command::new("rustup")
         .args(["target", "list", "--installed"])
@@ -336,15 +388,19 @@ fn ensure_wasm_target() -> Result<()> {
     run_cmd(Command::new("rustup").args(["target", "add", WASM_TARGET]))
 }
 
+#[cfg(feature = "web")]
 fn test() -> Result<()> {
     report_free_disk(&target_dir());
     ensure_rustup_component("rustfmt")?;
     ensure_rustup_component("clippy")?;
     run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    // xtask's own web code is linted and tested too (it is behind a feature for the demo's sake).
     run_cmd(cargo().args([
         "clippy",
         "--workspace",
         "--all-targets",
+        "--features",
+        "xtask/web",
         "--",
         "-D",
         "warnings",
@@ -363,7 +419,7 @@ fn test() -> Result<()> {
     opencl::ensure_opencl()?;
     run_cmd(
         mpi::mpi_env(&mut cargo())
-            .args(["test", "--workspace"])
+            .args(["test", "--workspace", "--features", "xtask/web"])
             .env("YOSOKU_MPI_TOOLS", &tools)
             .env("YOSOKU_REQUIRE_OPENCL", "1"),
     )?;
