@@ -15,7 +15,7 @@ use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{COUNTERS, METRIC_NAMES, RUNS};
 
 use crate::metrics::mapping;
-use crate::units::{Conversion, Prefixes, conversion};
+use crate::units::{Prefixes, Scale, conversion};
 
 /// Identity of one run (a kernel launch, a trace row, a dataset row).
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,7 @@ struct NameInfo {
     kind: Option<&'static str>,
     unit_override: Option<String>,
     /// The last unit seen for this name and its conversion (a file gives one unit per metric).
-    last: Option<(String, Conversion, u32)>,
+    last: Option<(String, Scale, u32)>,
     canonical_unit: Option<String>,
     occurrences: i64,
 }
@@ -171,7 +171,7 @@ impl Tables {
 
     /// Records one value of name `i` in `unit` (for `metric_names`) without storing a counter
     /// row, and returns the conversion to apply (wide importers keep the values themselves).
-    pub fn note(&mut self, i: u32, unit: &str) -> Conversion {
+    pub fn note(&mut self, i: u32, unit: &str) -> Scale {
         let (conv, _) = self.resolve_unit(i, unit);
         self.names[i as usize].occurrences += 1;
         conv
@@ -182,11 +182,11 @@ impl Tables {
         self.names[i as usize].canonical_unit.as_deref()
     }
 
-    fn resolve_unit(&mut self, i: u32, unit: &str) -> (Conversion, u32) {
-        if let Some((u, conv, unit_idx)) = &self.names[i as usize].last
+    fn resolve_unit(&mut self, i: u32, unit: &str) -> (Scale, u32) {
+        if let Some((u, scale, unit_idx)) = &self.names[i as usize].last
             && u == unit
         {
-            return (conv.clone(), *unit_idx);
+            return (*scale, *unit_idx);
         }
         let info = &self.names[i as usize];
         let effective = info
@@ -197,9 +197,10 @@ impl Tables {
         let conv = conversion(effective, self.prefixes);
         let unit_idx = self.unit_index(&conv.unit);
         let info = &mut self.names[i as usize];
-        info.last = Some((unit.to_owned(), conv.clone(), unit_idx));
+        let scale = conv.scale();
+        info.last = Some((unit.to_owned(), scale, unit_idx));
         info.canonical_unit.get_or_insert_with(|| conv.unit.clone());
-        (conv, unit_idx)
+        (scale, unit_idx)
     }
 
     /// [`Tables::add_value`] from the value's text, converted in one correctly rounded step

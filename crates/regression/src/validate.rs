@@ -359,18 +359,14 @@ fn held_out_by(
     labels: &[String],
 ) -> Result<Vec<Held>, RegressionError> {
     let n = x.nrows();
-    let mut distinct: Vec<&String> = Vec::new();
-    for l in labels {
-        if !distinct.contains(&l) {
-            distinct.push(l);
-        }
-    }
-    if distinct.len() < 2 {
+    let blocks = blocks_of(labels);
+    if blocks.len() < 2 {
         return Err(RegressionError::Shape(format!(
             "only one group ({}): nothing to hold out",
-            distinct.first().map_or("none", |s| s.as_str())
+            blocks.first().map_or("none", |b| b.0.as_str())
         )));
     }
+    let training_ranges = training_ranges_of_blocks(x, &blocks);
     // One fit of all rows; each group's predictions come from the block-deletion identity
     // y_G - (I - H_GG)^-1 e_G, exact for least squares and ridge with a fixed penalty. A group
     // whose rows alone determine part of the model (I - H_GG singular) is refitted without it.
@@ -383,11 +379,8 @@ fn held_out_by(
         },
     )?;
     let mut out = Vec::with_capacity(n);
-    for label in distinct {
-        let train: Vec<usize> = (0..n).filter(|&i| &labels[i] != label).collect();
-        let test: Vec<usize> = (0..n).filter(|&i| &labels[i] == label).collect();
-        if let Some(held) = deleted_block(&full, x, y, &test) {
-            let range = ranges(x, &train);
+    for ((label, test), range) in blocks.iter().zip(&training_ranges) {
+        if let Some(held) = deleted_block(&full, x, y, test) {
             for (k, (predicted, interval)) in held.into_iter().enumerate() {
                 let i = test[k];
                 out.push(Held {
@@ -395,7 +388,7 @@ fn held_out_by(
                     predicted,
                     fold: label.clone(),
                     interval,
-                    extrapolated: outside(x, i, &range, &full.kept),
+                    extrapolated: outside(x, i, range, &full.kept),
                 });
             }
             continue;
@@ -555,8 +548,10 @@ pub fn validate_standardized_ridge(
         faer::Par::Seq,
     );
     let loo_ranges = matches!(scheme, Scheme::LeaveOneOut).then(|| ranges_without_each(x));
+    let block_ranges = matches!(scheme, Scheme::KFold { .. } | Scheme::Grouped { .. })
+        .then(|| training_ranges_of_blocks(x, &blocks));
     let mut out = Vec::with_capacity(n);
-    for (label, test) in &blocks {
+    for (b, (label, test)) in blocks.iter().enumerate() {
         let g = test.len();
         let n_train = n - g;
         if n_train < 2 {
@@ -657,14 +652,13 @@ pub fn validate_standardized_ridge(
                 });
             }
             Scheme::KFold { .. } | Scheme::Grouped { .. } => {
-                let train: Vec<usize> = (0..n).filter(|i| !test.contains(i)).collect();
-                let range = ranges(x, &train);
+                let range = block_ranges.as_ref().map_or(&[][..], |r| &r[b][..]);
                 out.extend(test.iter().map(|&i| Held {
                     row: i,
                     predicted: predict(i),
                     fold: label.clone(),
                     interval: None,
-                    extrapolated: outside(x, i, &range, &kept),
+                    extrapolated: outside(x, i, range, &kept),
                 }));
             }
         }
@@ -675,14 +669,50 @@ pub fn validate_standardized_ridge(
 
 /// The rows of each distinct label, labels in order of first appearance.
 fn blocks_of(labels: &[String]) -> Vec<(String, Vec<usize>)> {
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut blocks: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, l) in labels.iter().enumerate() {
-        match blocks.iter_mut().find(|(b, _)| b == l) {
-            Some((_, rows)) => rows.push(i),
-            None => blocks.push((l.clone(), vec![i])),
-        }
+        let b = *index.entry(l.as_str()).or_insert_with(|| {
+            blocks.push((l.clone(), Vec::new()));
+            blocks.len() - 1
+        });
+        blocks[b].1.push(i);
     }
     blocks
+}
+
+/// For blocks that partition the rows: each block's training ranges, the (min, max) of every
+/// column over the rows of all the other blocks. Min and max combine, so a block's training
+/// range is that of the blocks before it combined with that of the blocks after it: O(n p) in
+/// all, where one scan of the training rows per block was O(n p) per block (a third of a
+/// 251-group cross-validation's time).
+fn training_ranges_of_blocks(
+    x: MatRef<'_, f64>,
+    blocks: &[(String, Vec<usize>)],
+) -> Vec<Vec<(f64, f64)>> {
+    let p = x.ncols();
+    let empty = (f64::INFINITY, f64::NEG_INFINITY);
+    let combine = |a: (f64, f64), b: (f64, f64)| (a.0.min(b.0), a.1.max(b.1));
+    let own: Vec<Vec<(f64, f64)>> = blocks.iter().map(|(_, rows)| ranges(x, rows)).collect();
+    let mut after = vec![vec![empty; p]; blocks.len() + 1];
+    for b in (0..blocks.len()).rev() {
+        after[b] = (0..p)
+            .map(|j| combine(own[b][j], after[b + 1][j]))
+            .collect();
+    }
+    let mut before = vec![empty; p];
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in 0..blocks.len() {
+        out.push(
+            (0..p)
+                .map(|j| combine(before[j], after[b + 1][j]))
+                .collect(),
+        );
+        for j in 0..p {
+            before[j] = combine(before[j], own[b][j]);
+        }
+    }
+    out
 }
 
 /// Error metrics of predictions against actual values.
@@ -774,6 +804,21 @@ pub fn tiny_rows(x: MatRef<'_, f64>, threshold: f64) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_training_ranges_equal_a_scan_of_the_other_blocks() {
+        let n = 23;
+        let x = Mat::from_fn(n, 3, |i, j| {
+            ((i * 7 + j * 13) % 17) as f64 - (j as f64) * 0.5
+        });
+        let labels: Vec<String> = (0..n).map(|i| format!("g{}", (i * 5) % 6)).collect();
+        let blocks = blocks_of(&labels);
+        let fast = training_ranges_of_blocks(x.as_ref(), &blocks);
+        for (b, (label, _)) in blocks.iter().enumerate() {
+            let train: Vec<usize> = (0..n).filter(|&i| &labels[i] != label).collect();
+            assert_eq!(fast[b], ranges(x.as_ref(), &train), "block {label}");
+        }
+    }
 
     /// Ridge on columns z-scored by the training rows `train`, refitted from scratch with the
     /// general least-squares code: the definition `validate_standardized_ridge` must reproduce.
