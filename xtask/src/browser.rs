@@ -9,7 +9,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use crate::system::apt_install;
-use crate::{repo_root, run_cmd, run_pipelines, serve, target_dir, web};
+use crate::{repo_root, run_cmd, serve, target_dir, web};
 
 /// The bundle whose validation view the test opens (a counter model with many programs).
 const VALIDATION_BUNDLE: &str = "counters-per-gpu";
@@ -25,7 +25,9 @@ pub fn test() -> Result<()> {
         std::fs::remove_dir_all(&bundles)
             .with_context(|| format!("cannot clear {}", bundles.display()))?;
     }
-    let names = run_pipelines(Some(&bundles))?;
+    crate::demo::build_cli_and_plugins()?;
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let names = crate::demo::run_pipelines(Some(&bundles), jobs, &["--quiet"])?;
     // A trace stored as a pyramid, opened by reading only what is on screen.
     let trace_file = out.join(format!("synthetic-{TRACE_RECORDS}.yktrace"));
     crate::trace::write_synthetic(&trace_file, TRACE_RECORDS, 16)?;

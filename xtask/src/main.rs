@@ -1,21 +1,25 @@
 //! `cargo xtask`: the project's commands (see `cargo xtask help`).
 
-// Without the `web` feature the commands that need it rerun xtask with it, so the helpers only
+// Without the `full` feature the commands that need it rerun xtask with it, so the helpers only
 // they call (the scaffold check, the synthetic trace bundle, ...) go unused in that build.
-#![cfg_attr(not(feature = "web"), allow(dead_code))]
+#![cfg_attr(not(feature = "full"), allow(dead_code))]
 
 mod architecture;
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 mod browser;
+mod demo;
 mod mpi;
 mod mpi_apps;
 mod opencl;
+#[cfg(feature = "full")]
+mod python;
 mod scaffold;
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 mod serve;
 mod system;
+#[cfg(feature = "full")]
 mod trace;
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 mod web;
 
 use std::ffi::OsStr;
@@ -27,7 +31,12 @@ use anyhow::{Context, Result, bail};
 const HELP: &str = "\
 cargo xtask <command>
 
-  demo                 build the workspace, run every pipeline in pipelines/, write results/
+  demo [--verbose]     build the CLI and the plugins, run every pipeline in pipelines/ (as many
+                       at a time as there are cores), write results/, print the scoreboard of
+                       the results reproduced from the papers (--verbose: every step's tables)
+  bench-pipelines [--rounds N]
+                       all bundled pipelines as the demo runs them, N rounds (default 5): each
+                       one's median time and peak memory, and a whole round's
   web                  build the web viewer (WebAssembly) into dist/
   serve [DIR] [--port N]
                        build the web viewer and serve it with the bundles in DIR (default
@@ -70,7 +79,7 @@ cargo xtask <command>
   help                 this text
 ";
 
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 /// Crates that must compile to wasm32 (no file I/O, no native-only dependencies).
 const WASM_CRATES: &[&str] = &[
     "yosoku-tables",
@@ -80,7 +89,7 @@ const WASM_CRATES: &[&str] = &[
     "yosoku-bundle",
     "yosoku-traces",
 ];
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 fn main() {
@@ -93,16 +102,17 @@ fn main() {
 fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("demo") => demo(),
-        #[cfg(not(feature = "web"))]
-        Some("web" | "serve" | "bench-web" | "test") => rerun_with_web(&args),
-        #[cfg(feature = "web")]
+        Some("demo") => demo::demo(&args[1..]),
+        Some("bench-pipelines") => demo::bench(&args[1..]),
+        #[cfg(not(feature = "full"))]
+        Some("web" | "serve" | "bench-web" | "bench-trace" | "test") => rerun_with_full(&args),
+        #[cfg(feature = "full")]
         Some("web") => web::build().map(|_| ()),
-        #[cfg(feature = "web")]
+        #[cfg(feature = "full")]
         Some("serve") => serve_cmd(&args[1..]),
-        #[cfg(feature = "web")]
+        #[cfg(feature = "full")]
         Some("bench-web") => browser::bench(&args[1..]),
-        #[cfg(feature = "web")]
+        #[cfg(feature = "full")]
         Some("test") => test(),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "apps") => {
@@ -112,6 +122,7 @@ fn run() -> Result<()> {
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("bench-opencl") => opencl::bench(),
+        #[cfg(feature = "full")]
         Some("bench-trace") => trace::bench(&args[1..]),
         Some("new-plugin") => match args.get(1) {
             Some(name) => {
@@ -134,10 +145,11 @@ fn run() -> Result<()> {
     }
 }
 
-/// Runs this command again in an xtask built with the `web` feature (the wasm-bindgen library and
-/// the HTTP server), which the default build leaves out so that `cargo xtask demo` starts sooner.
-#[cfg(not(feature = "web"))]
-fn rerun_with_web(args: &[String]) -> Result<()> {
+/// Runs this command again in an xtask built with the `full` feature (the wasm-bindgen library,
+/// the HTTP server, the trace writer), which the default build leaves out so that
+/// `cargo xtask demo` starts sooner.
+#[cfg(not(feature = "full"))]
+fn rerun_with_full(args: &[String]) -> Result<()> {
     let status = cargo()
         .args([
             "run",
@@ -150,7 +162,7 @@ fn rerun_with_web(args: &[String]) -> Result<()> {
         ])
         .args(args)
         .status()
-        .context("cannot run cargo to build xtask with the `web` feature")?;
+        .context("cannot run cargo to build xtask with the `full` feature")?;
     std::process::exit(status.code().unwrap_or(1));
 }
 
@@ -255,74 +267,7 @@ fn pipelines() -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Builds what running pipelines needs: the CLI and every plugin (a plugin added with
-/// `new-plugin` included), not the viewer or xtask (a cold build of the viewer alone takes longer
-/// than everything else the demo needs).
-fn build_cli_and_plugins() -> Result<()> {
-    run_cmd(cargo().args([
-        "build",
-        "--workspace",
-        "--exclude",
-        "yosoku-viewer",
-        "--exclude",
-        "xtask",
-    ]))
-}
-
-/// Runs every pipeline in pipelines/ with the debug CLI, into `out/<name>` when `out` is given
-/// (else where each pipeline says, results/<name>). Returns the bundle names.
-fn run_pipelines(out: Option<&Path>) -> Result<Vec<String>> {
-    build_cli_and_plugins()?;
-    let yosoku = yosoku_binary();
-    let mut bundles = Vec::new();
-    for file in &pipelines()? {
-        let relative = file.strip_prefix(repo_root()).unwrap_or(file);
-        let name = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        println!("\n== {}", relative.display());
-        let mut cmd = Command::new(&yosoku);
-        cmd.current_dir(repo_root()).arg("run").arg(relative);
-        if let Some(out) = out {
-            cmd.arg("-o").arg(out.join(&name));
-        }
-        run_cmd(&mut cmd)?;
-        bundles.push(name);
-    }
-    Ok(bundles)
-}
-
-fn demo() -> Result<()> {
-    let bundles = run_pipelines(None)?;
-    println!(
-        "\n{} pipelines ran; bundles are in results/:",
-        bundles.len()
-    );
-    for b in &bundles {
-        println!("  results/{b}");
-    }
-    // One timeline as Chrome trace JSON: the heterogeneous MPI run, measured and predicted.
-    let trace = repo_root().join("results/mpi-heterogeneous.trace.json");
-    run_cmd(
-        Command::new(yosoku_binary())
-            .current_dir(repo_root())
-            .args(["trace", "export", "results/mpi-heterogeneous", "-o"])
-            .arg(&trace),
-    )?;
-    println!(
-        "The MPI run measured and predicted, as a Chrome trace: results/mpi-heterogeneous.trace.json\n\
-         (open it in https://ui.perfetto.dev or chrome://tracing)"
-    );
-    println!(
-        "\nLook inside one:  target/debug/yosoku inspect results/<name>\n\
-         In the browser:   cargo xtask serve      (then open the URL it prints)\n\
-         On the desktop:   cargo run --release -p yosoku-viewer   (opens every bundle in results/)"
-    );
-    Ok(())
-}
-
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 fn serve_cmd(args: &[String]) -> Result<()> {
     let mut dir = repo_root().join("results");
     let mut port = 8080;
@@ -358,7 +303,7 @@ fn serve_cmd(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 fn ensure_rustup_component(component: &str) -> Result<()> {
     let installed = Command::new("rustup")
         .args(["component", "list", "--installed"])
@@ -373,7 +318,7 @@ fn ensure_rustup_component(component: &str) -> Result<()> {
     run_cmd(Command::new("rustup").args(["component", "add", component]))
 }
 
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 fn ensure_wasm_target() -> Result<()> {
     let installed = Command::new("rustup")
         .args(["target", "list", "--installed"])
@@ -388,19 +333,19 @@ fn ensure_wasm_target() -> Result<()> {
     run_cmd(Command::new("rustup").args(["target", "add", WASM_TARGET]))
 }
 
-#[cfg(feature = "web")]
+#[cfg(feature = "full")]
 fn test() -> Result<()> {
     report_free_disk(&target_dir());
     ensure_rustup_component("rustfmt")?;
     ensure_rustup_component("clippy")?;
     run_cmd(cargo().args(["fmt", "--all", "--", "--check"]))?;
-    // xtask's own web code is linted and tested too (it is behind a feature for the demo's sake).
+    // xtask's own web and trace code is linted and tested too (behind a feature for the demo's sake).
     run_cmd(cargo().args([
         "clippy",
         "--workspace",
         "--all-targets",
         "--features",
-        "xtask/web",
+        "xtask/full",
         "--",
         "-D",
         "warnings",
@@ -417,11 +362,16 @@ fn test() -> Result<()> {
     // The real OpenCL tests (crates/runner/tests/opencl.rs) run on POCL, installed here; with
     // YOSOKU_REQUIRE_OPENCL they fail rather than skip when there is no device.
     opencl::ensure_opencl()?;
+    // pyarrow and polars read the bundle's and the Parquet export's files
+    // (crates/cli/tests/interop.rs).
+    let python = python::ensure_interop_python()?;
     run_cmd(
         mpi::mpi_env(&mut cargo())
-            .args(["test", "--workspace", "--features", "xtask/web"])
+            .args(["test", "--workspace", "--features", "xtask/full"])
             .env("YOSOKU_MPI_TOOLS", &tools)
-            .env("YOSOKU_REQUIRE_OPENCL", "1"),
+            .env("YOSOKU_REQUIRE_OPENCL", "1")
+            .env("YOSOKU_PYTHON", &python)
+            .env("YOSOKU_REQUIRE_INTEROP", "1"),
     )?;
     scaffold::check(&repo_root(), &target_dir())?;
     if on_ci() {

@@ -218,6 +218,7 @@ mod tests {
                 })
                 .collect(),
             traces: Vec::new(),
+            scoreboard: Vec::new(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! `manifest.json`: what a run did, enough to trust and reproduce it.
 
 use serde::{Deserialize, Serialize};
-use yosoku_tables::Figure;
+use yosoku_tables::{Figure, ScoreRow};
 
 /// The `format` field of every manifest.
 pub const FORMAT: &str = "yosoku-bundle";
@@ -33,6 +33,10 @@ pub struct Manifest {
     /// what is on screen), not as tables.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub traces: Vec<TraceRecord>,
+    /// The results the pipeline reproduces from a paper (its `[[scoreboard]]`), each with the
+    /// paper's figure beside yosoku's: what `cargo xtask demo` and the viewer's home show.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scoreboard: Vec<ScoreRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,12 +7,15 @@ use arrow_array::RecordBatch;
 use yosoku_bundle::Manifest;
 use yosoku_plugin_host::LoadedPlugin;
 use yosoku_tables::report::{ReportCell, tables as report_tables};
-use yosoku_tables::{Figure, UNIT_METADATA_KEY};
+use yosoku_tables::{Figure, ScoreRow, UNIT_METADATA_KEY, Verdict};
 
 /// A number with its unit, at a precision that suits its size.
 pub fn value(value: f64, unit: &str) -> String {
     let number = if unit == "%" {
         format!("{value:.2}")
+    } else if unit.is_empty() && value.fract() == 0.0 && value.abs() < 1e15 {
+        // A count.
+        format!("{value:.0}")
     } else {
         let a = value.abs();
         if a == 0.0 {
@@ -105,6 +108,20 @@ fn cell_number(v: f64, unit: &str) -> String {
     }
 }
 
+/// The width on screen of each column: its widest cell or its header.
+fn column_widths<const N: usize>(header: &[&str; N], cells: &[[String; N]]) -> Vec<usize> {
+    (0..N)
+        .map(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
 /// The headline figures of a run, as a table: step, figure, value, published value.
 pub fn headline_table(manifest: &Manifest) -> String {
     let rows: Vec<(&str, &Figure)> = manifest.figures().filter(|(_, f)| f.headline).collect();
@@ -123,16 +140,7 @@ pub fn headline_table(manifest: &Manifest) -> String {
         })
         .collect();
     let header = ["step", "figure", "value", "published"];
-    let widths: Vec<usize> = (0..4)
-        .map(|i| {
-            cells
-                .iter()
-                .map(|c| c[i].chars().count())
-                .max()
-                .unwrap_or(0)
-                .max(header[i].len())
-        })
-        .collect();
+    let widths = column_widths(&header, &cells);
     let mut out = String::new();
     let line = |out: &mut String, c: [&str; 4]| {
         let _ = writeln!(
@@ -263,4 +271,186 @@ pub fn table(name: &str, batch: &RecordBatch, rows: usize) -> Result<String> {
         let _ = writeln!(out, "  ... {} more rows", batch.num_rows() - rows);
     }
     Ok(out)
+}
+
+/// How to mark up text for where it goes: colours only on a terminal and without `NO_COLOR`
+/// (https://no-color.org), `✓`/`✗` only where the locale is UTF-8.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+    pub unicode: bool,
+}
+
+impl Style {
+    /// The style for standard output, from the environment.
+    pub fn for_stdout() -> Self {
+        use std::io::IsTerminal as _;
+        let env = |k: &str| std::env::var(k).unwrap_or_default();
+        let color =
+            std::io::stdout().is_terminal() && env("NO_COLOR").is_empty() && env("TERM") != "dumb";
+        // The first of LC_ALL, LC_CTYPE, LANG that is set decides, as for the C library.
+        let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+            .iter()
+            .map(|k| env(k))
+            .find(|v| !v.is_empty())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let unicode = locale.contains("utf-8") || locale.contains("utf8");
+        Self { color, unicode }
+    }
+
+    #[cfg(test)]
+    pub const PLAIN: Self = Self {
+        color: false,
+        unicode: false,
+    };
+
+    fn mark(self, verdict: Option<Verdict>) -> String {
+        let (symbol, word, code) = match verdict {
+            Some(Verdict::Reproduced) => ("✓", "ok", "32"),
+            Some(Verdict::Missed) => ("✗", "MISS", "31"),
+            None => ("·", "-", "2"),
+        };
+        let text = if self.unicode { symbol } else { word };
+        self.paint(text, code)
+    }
+
+    fn paint(self, text: &str, code: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub fn bold(self, text: &str) -> String {
+        self.paint(text, "1")
+    }
+}
+
+/// The scoreboard of some bundles: one row per result reproduced from a paper, yosoku's figure
+/// beside the paper's, marked reproduced / missed by the pipeline's own criterion.
+pub fn scoreboard(rows: &[(String, ScoreRow)], style: Style) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let cells: Vec<[String; 4]> = rows
+        .iter()
+        .map(|(bundle, r)| {
+            [
+                r.method.clone(),
+                value(r.value, &r.unit),
+                r.paper.clone(),
+                bundle.clone(),
+            ]
+        })
+        .collect();
+    let header = ["result", "yosoku", "paper", "bundle"];
+    let widths = column_widths(&header, &cells);
+    let mark_width = if style.unicode { 1 } else { 4 };
+    let mut out = String::new();
+    let head = format!(
+        "{:mark_width$}  {:<w0$}  {:>w1$}  {:<w2$}  {}",
+        "",
+        header[0],
+        header[1],
+        header[2],
+        header[3],
+        w0 = widths[0],
+        w1 = widths[1],
+        w2 = widths[2],
+    );
+    let _ = writeln!(out, "{}", style.bold(head.trim_end()));
+    for ((_, row), c) in rows.iter().zip(&cells) {
+        let mark = style.mark(row.verdict);
+        // The mark's width on screen, whatever escape codes it carries.
+        let visible = match (style.unicode, row.verdict) {
+            (true, _) => 1,
+            (false, Some(Verdict::Missed)) => 4,
+            (false, Some(Verdict::Reproduced)) => 2,
+            (false, None) => 1,
+        };
+        let pad = " ".repeat(mark_width.saturating_sub(visible));
+        let _ = writeln!(
+            out,
+            "{mark}{pad}  {:<w0$}  {:>w1$}  {:<w2$}  {}",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(method: &str, value: f64, verdict: Option<Verdict>) -> ScoreRow {
+        ScoreRow {
+            method: method.into(),
+            step: "s".into(),
+            figure: "f".into(),
+            value,
+            unit: "%".into(),
+            paper: "4.6-38.9 %".into(),
+            reference: None,
+            criterion: String::new(),
+            verdict,
+        }
+    }
+
+    #[test]
+    fn the_scoreboard_is_aligned_and_plain_text_without_a_terminal() {
+        let rows = vec![
+            (
+                "a".to_owned(),
+                row("LOO error", 7.9, Some(Verdict::Reproduced)),
+            ),
+            (
+                "bb".to_owned(),
+                row("leave-one-kernel-out error", 771.0, Some(Verdict::Missed)),
+            ),
+            ("c".to_owned(), row("x", 1.0, None)),
+        ];
+        let text = scoreboard(&rows, Style::PLAIN);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(
+            lines[0],
+            "      result                        yosoku  paper       bundle"
+        );
+        assert_eq!(
+            lines[1],
+            "ok    LOO error                     7.90 %  4.6-38.9 %  a"
+        );
+        assert_eq!(
+            lines[2],
+            "MISS  leave-one-kernel-out error  771.00 %  4.6-38.9 %  bb"
+        );
+        assert_eq!(
+            lines[3],
+            "-     x                             1.00 %  4.6-38.9 %  c"
+        );
+        assert!(!text.contains('\x1b'));
+        let coloured = scoreboard(
+            &rows,
+            Style {
+                color: true,
+                unicode: true,
+            },
+        );
+        assert!(
+            coloured.contains("\x1b[32m✓\x1b[0m  LOO error"),
+            "{coloured}"
+        );
+        assert!(
+            coloured.contains("\x1b[31m✗\x1b[0m  leave-one-kernel-out"),
+            "{coloured}"
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! `yosoku`: run pipelines, list plugins, inspect result bundles.
 
+mod export;
 mod format;
 mod trace;
 
@@ -33,6 +34,41 @@ enum Command {
         /// Extra plugin directory or library, searched first (repeatable). YOSOKU_PLUGIN_PATH too.
         #[arg(long = "plugin-path", value_name = "PATH")]
         plugin_path: Vec<PathBuf>,
+        /// Also print the steps' detailed tables (what `yosoku report <bundle>` prints).
+        #[arg(short, long)]
+        verbose: bool,
+        /// Print nothing but errors.
+        #[arg(short, long, conflicts_with = "verbose")]
+        quiet: bool,
+    },
+    /// Print a bundle's results: its headline figures, its scoreboard and every step's detailed
+    /// tables.
+    Report {
+        /// A bundle directory.
+        bundle: PathBuf,
+    },
+    /// One table of the results reproduced from papers, over bundles: yosoku's figure beside
+    /// the paper's, marked where it meets the pipeline's criterion.
+    Scoreboard {
+        /// Bundle directories, or directories of bundles [default: results].
+        paths: Vec<PathBuf>,
+    },
+    /// Write a bundle's tables for other tools: Parquet or CSV (one file per table, into a
+    /// directory), Chrome trace JSON (its spans), Extra-P's JSON input (its measured runs over
+    /// their parameters).
+    Export {
+        /// A bundle directory.
+        bundle: PathBuf,
+        #[arg(long, value_enum)]
+        format: export::ExportFormat,
+        /// Only this table (`<namespace>.<table>`; repeatable) [default: every one the format
+        /// takes].
+        #[arg(long)]
+        table: Vec<String>,
+        /// The directory (parquet, csv) or file (chrome-trace, extrap) to write; written whole
+        /// or not at all.
+        #[arg(short = 'o', long = "output", value_name = "PATH")]
+        output: PathBuf,
     },
     /// List the plugins found, their collectors and each collector's config keys.
     Plugins {
@@ -98,7 +134,17 @@ fn main() -> ExitCode {
             pipeline,
             output,
             plugin_path,
-        } => run(pipeline, output, plugin_path),
+            verbose,
+            quiet,
+        } => run(pipeline, output, plugin_path, verbose, quiet),
+        Command::Report { bundle } => report(&bundle),
+        Command::Scoreboard { paths } => scoreboard(paths),
+        Command::Export {
+            bundle,
+            format,
+            table,
+            output,
+        } => export::export(&bundle, format, &table, &output).and_then(|m| emit(&format!("{m}\n"))),
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
         Command::Trace { action } => match action {
@@ -201,12 +247,21 @@ impl Drop for Bars {
     }
 }
 
-fn run(pipeline: PathBuf, output: Option<PathBuf>, plugin_path: Vec<PathBuf>) -> Result<()> {
+fn run(
+    pipeline: PathBuf,
+    output: Option<PathBuf>,
+    plugin_path: Vec<PathBuf>,
+    verbose: bool,
+    quiet: bool,
+) -> Result<()> {
     let options = RunOptions {
         bundle_dir: output,
         plugin_path,
     };
     let outcome = run_pipeline(&pipeline, &options, &mut Bars { current: None })?;
+    if quiet {
+        return Ok(());
+    }
     let m = &outcome.manifest;
     emit(&format!(
         "{}: wrote {} ({} tables, {:.3} s)\n",
@@ -216,11 +271,111 @@ fn run(pipeline: PathBuf, output: Option<PathBuf>, plugin_path: Vec<PathBuf>) ->
         m.total_wall_secs
     ))?;
     emit(&format::headline_table(m))?;
-    // The tables the steps laid out for printing (`<step>.report`).
-    for (_, cells) in &outcome.reports {
-        emit(&format::report(cells))?;
+    if verbose {
+        // The tables the steps laid out for printing (`<step>.report`).
+        for (_, cells) in &outcome.reports {
+            emit(&format::report(cells))?;
+        }
+    }
+    let rows = scoreboard_rows(&outcome.bundle_dir, m);
+    if !rows.is_empty() {
+        emit("\n")?;
+        emit(&format::scoreboard(&rows, format::Style::for_stdout()))?;
+    }
+    if !verbose && !outcome.reports.is_empty() {
+        emit(&format!(
+            "\nThe steps' detailed tables: yosoku report {}\n",
+            outcome.bundle_dir.display()
+        ))?;
     }
     Ok(())
+}
+
+/// The scoreboard rows of one bundle, each with the bundle's name.
+fn scoreboard_rows(
+    dir: &std::path::Path,
+    manifest: &yosoku_bundle::Manifest,
+) -> Vec<(String, yosoku_tables::ScoreRow)> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| manifest.pipeline.name.clone());
+    manifest
+        .scoreboard
+        .iter()
+        .map(|r| (name.clone(), r.clone()))
+        .collect()
+}
+
+fn report(dir: &std::path::Path) -> Result<()> {
+    let bundle = yosoku_bundle::fs::read_bundle(dir)?;
+    let m = &bundle.manifest;
+    emit(&format!(
+        "{} ({}): {}\n",
+        m.pipeline.name,
+        dir.display(),
+        m.pipeline.description
+    ))?;
+    emit(&format::headline_table(m))?;
+    for (name, batch) in &bundle.tables {
+        if name
+            .split_once('.')
+            .is_some_and(|(_, t)| t == yosoku_tables::REPORT.name)
+        {
+            let cells = yosoku_tables::report::read_report(batch)
+                .with_context(|| format!("{}: table `{name}`", dir.display()))?;
+            emit(&format::report(&cells))?;
+        }
+    }
+    let rows = scoreboard_rows(dir, m);
+    if !rows.is_empty() {
+        emit("\n")?;
+        emit(&format::scoreboard(&rows, format::Style::for_stdout()))?;
+    }
+    Ok(())
+}
+
+fn scoreboard(paths: Vec<PathBuf>) -> Result<()> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from(yosoku_runner::DEFAULT_RESULTS_DIR)]
+    } else {
+        paths
+    };
+    let mut rows = Vec::new();
+    let mut bundles = 0;
+    for path in &paths {
+        let dirs = if path.join(yosoku_bundle::MANIFEST_FILE).is_file() {
+            vec![path.clone()]
+        } else {
+            let mut dirs: Vec<PathBuf> = std::fs::read_dir(path)
+                .with_context(|| {
+                    format!(
+                        "{}: neither a bundle nor a directory of bundles",
+                        path.display()
+                    )
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join(yosoku_bundle::MANIFEST_FILE).is_file())
+                .collect();
+            dirs.sort();
+            if dirs.is_empty() {
+                bail!("{}: no bundle in it (no */manifest.json)", path.display());
+            }
+            dirs
+        };
+        for dir in dirs {
+            let manifest = yosoku_bundle::fs::read_manifest(&dir)?;
+            rows.extend(scoreboard_rows(&dir, &manifest));
+            bundles += 1;
+        }
+    }
+    if rows.is_empty() {
+        emit(&format!(
+            "no scoreboard rows in {bundles} bundle(s): their pipelines have no [[scoreboard]] entries\n"
+        ))?;
+        return Ok(());
+    }
+    emit(&format::scoreboard(&rows, format::Style::for_stdout()))
 }
 
 fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {

@@ -38,6 +38,8 @@ fn every_command_has_help() {
         vec!["run", "--help"],
         vec!["plugins", "--help"],
         vec!["inspect", "--help"],
+        vec!["report", "--help"],
+        vec!["scoreboard", "--help"],
         vec!["trace", "export", "--help"],
         vec!["trace", "import", "--help"],
         vec!["trace", "check", "--help"],
@@ -82,17 +84,104 @@ fn run_prints_the_headline_figures_and_inspect_reads_the_bundle() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
+    // The headline figures, with the published ones beside them, and the scoreboard.
     assert!(
         stdout.contains("montecarlo d=2 compute: predicted_secs      3.777 s    3.775 s"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("montecarlo d=3 compute: predicted_secs      5.262 s    5.262 s"),
+        stdout.contains("CSX600 op-count model: Monte Carlo d=2 time  3.777 s  3.775 s"),
         "{stdout}"
     );
+
+    let out = yosoku(&["report", bundle.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for expected in [
+        "montecarlo d=2 compute: predicted_secs      3.777 s    3.775 s",
+        "montecarlo d=3 compute: predicted_secs      5.262 s    5.262 s",
+        "montecarlo d=3 compute: error_pct            1.61 %     1.60 %",
+    ] {
+        assert!(stdout.contains(expected), "lacks {expected:?} in\n{stdout}");
+    }
+
+    // Exports: CSV of one table; Extra-P needs a parameter that varies within a call path (the
+    // two Monte Carlo runs are two call paths); a directory it did not write is never replaced.
+    let csv = dir.path().join("csv");
+    let out = yosoku(&[
+        "export",
+        bundle.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--table",
+        "opcount.predictions",
+        "-o",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let predictions = std::fs::read_to_string(csv.join("opcount.predictions.csv")).unwrap();
+    assert_eq!(predictions.lines().count(), 3, "{predictions}");
     assert!(
-        stdout.contains("montecarlo d=3 compute: error_pct            1.61 %     1.60 %"),
+        predictions
+            .lines()
+            .next()
+            .unwrap()
+            .contains("predicted_secs")
+    );
+    let json = dir.path().join("extrap.json");
+    let out = yosoku(&[
+        "export",
+        bundle.to_str().unwrap(),
+        "--format",
+        "extrap",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no parameter is a number in every run and varies"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!json.exists());
+    let mine = dir.path().join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("keep.txt"), "mine").unwrap();
+    let out = yosoku(&[
+        "export",
+        bundle.to_str().unwrap(),
+        "--format",
+        "parquet",
+        "-o",
+        mine.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("refusing to replace"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(mine.join("keep.txt").exists());
+
+    // Without a terminal and in the C locale: plain text, words for the marks.
+    let out = Command::new(env!("CARGO_BIN_EXE_yosoku"))
+        .args(["scoreboard", dir.path().to_str().unwrap()])
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("ok    CSX600 op-count model: Monte Carlo d=3 time  5.262 s  5.262 s  mc"),
         "{stdout}"
+    );
+    assert!(!stdout.contains('\x1b'), "{stdout}");
+    let out = yosoku(&["scoreboard", repo().join("pipelines").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no bundle in it"),
+        "{}",
+        text(&out.stderr)
     );
 
     let out = yosoku(&["inspect", bundle.to_str().unwrap(), "--rows", "3"]);
@@ -375,4 +464,48 @@ fn trace_import_writes_a_bundle_or_nothing() {
     let out = yosoku(&["trace", "check", broken.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("event 0: a complete event (`X`) needs `dur`"));
+}
+
+/// Extra-P's JSON input from measured runs over a parameter: the OpenCL record's kernels over
+/// their size `n`, one call path per program and variant, values in seconds.
+#[test]
+fn export_writes_extrap_json_of_runs_over_their_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("vw");
+    let pipeline = repo().join("pipelines/opencl-vector-width.toml");
+    let out = yosoku(&[
+        "run",
+        pipeline.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        out.stdout.is_empty(),
+        "--quiet printed: {}",
+        text(&out.stdout)
+    );
+    let json = dir.path().join("extrap.json");
+    let out = yosoku(&[
+        "export",
+        bundle.to_str().unwrap(),
+        "--format",
+        "extrap",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["parameters"], serde_json::json!(["n"]));
+    let copy = doc["measurements"]["copy->float4"]["time"]
+        .as_array()
+        .unwrap();
+    assert!(copy.len() >= 2, "{copy:?}");
+    for m in copy {
+        assert_eq!(m["point"].as_array().unwrap().len(), 1);
+        let t = m["values"][0].as_f64().unwrap();
+        assert!(t > 0.0 && t < 1.0, "{t}");
+    }
 }

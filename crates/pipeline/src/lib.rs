@@ -8,6 +8,7 @@
 //! and writes the bundle.
 
 pub mod run;
+pub mod scoreboard;
 pub mod spec;
 pub mod steps;
 pub mod table_set;

@@ -94,6 +94,8 @@ pub struct PipelineSpec {
     pub plugin_path: Vec<String>,
     pub sources: Vec<SourceSpec>,
     pub steps: Vec<Located<PipelineStep>>,
+    /// The results this pipeline reproduces from a paper (`[[scoreboard]]`), in file order.
+    pub scoreboard: Vec<ScoreSpec>,
     /// The file's text, to turn spans into positions.
     text: String,
 }
@@ -106,6 +108,39 @@ struct Meta {
     description: String,
     #[serde(default)]
     plugin_path: Vec<String>,
+}
+
+/// A `[[scoreboard]]` entry: one result the pipeline reproduces from a paper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreSpec {
+    /// The method and what is measured, in a few words.
+    pub method: String,
+    /// The step whose figure it is (`figure = "<step>.<figure name>"`).
+    pub step: String,
+    pub figure: String,
+    /// The paper's figure as text (`4.6-38.9 %`); default: the figure's published value.
+    pub paper: Option<String>,
+    /// Reproduced when yosoku's figure lies in this closed range.
+    pub within: Option<(f64, f64)>,
+    /// Reproduced when yosoku's figure is within this many percent of its published value.
+    pub tolerance_pct: Option<f64>,
+    /// Where the entry is in the file.
+    pub location: Location,
+    /// Where its `figure` key's value is.
+    pub figure_location: Location,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScoreMeta {
+    method: String,
+    figure: Spanned<String>,
+    #[serde(default)]
+    paper: Option<String>,
+    #[serde(default)]
+    within: Option<Spanned<Vec<f64>>>,
+    #[serde(default)]
+    tolerance_pct: Option<Spanned<f64>>,
 }
 
 /// Whether `name` can name a pipeline (and its bundle directory).
@@ -243,6 +278,46 @@ impl<'a> Parser<'a> {
                     format!("config key `{key}`: dates are not supported"),
                 ));
             }
+        })
+    }
+
+    fn score(&self, value: &Spanned<DeValue<'a>>) -> Result<ScoreSpec, SpecError> {
+        self.table(value, "a [[scoreboard]] entry")?;
+        let meta: ScoreMeta = self.deserialize(value)?;
+        let Some((step, figure)) = meta.figure.get_ref().split_once('.') else {
+            return Err(self.error_at(
+                &meta.figure.span(),
+                format!(
+                    "figure `{}`: expected `<step id>.<figure name>`, e.g. \"loo.mean |error|\"",
+                    meta.figure.get_ref()
+                ),
+            ));
+        };
+        let within = match &meta.within {
+            None => None,
+            Some(w) => match w.get_ref().as_slice() {
+                [low, high] if low <= high => Some((*low, *high)),
+                _ => {
+                    return Err(
+                        self.error_at(&w.span(), "`within`: expected [low, high] with low <= high")
+                    );
+                }
+            },
+        };
+        if let Some(t) = &meta.tolerance_pct
+            && (t.get_ref().is_nan() || *t.get_ref() < 0.0)
+        {
+            return Err(self.error_at(&t.span(), "`tolerance_pct`: expected a percentage >= 0"));
+        }
+        Ok(ScoreSpec {
+            method: meta.method,
+            step: step.to_owned(),
+            figure: figure.to_owned(),
+            paper: meta.paper,
+            within,
+            tolerance_pct: meta.tolerance_pct.map(|t| t.into_inner()),
+            location: self.index.location(value.span().start),
+            figure_location: self.index.location(meta.figure.span().start),
         })
     }
 
@@ -416,6 +491,7 @@ impl PipelineSpec {
 
         let mut meta = None;
         let mut sources = Vec::new();
+        let mut scoreboard = Vec::new();
         let mut steps: Vec<Located<PipelineStep>> = Vec::new();
         for stage in Stage::ALL {
             // Stages run in their fixed order whatever the order in the file.
@@ -444,11 +520,22 @@ impl PipelineSpec {
                         sources.push(parser.source(name, source)?);
                     }
                 }
+                "scoreboard" => {
+                    let DeValue::Array(items) = value.get_ref() else {
+                        return Err(parser.error_at(
+                            &value.span(),
+                            "`scoreboard` must be an array of tables, written [[scoreboard]]",
+                        ));
+                    };
+                    for item in items {
+                        scoreboard.push(parser.score(item)?);
+                    }
+                }
                 k if Stage::ALL.iter().any(|s| s.name() == k) => {}
                 other => {
                     return Err(parser.error_at(
                         &key.span(),
-                        format!("unknown top-level key `{other}`; expected pipeline, sources, normalize, fit, validate"),
+                        format!("unknown top-level key `{other}`; expected pipeline, sources, normalize, fit, validate, scoreboard"),
                     ));
                 }
             }
@@ -478,9 +565,11 @@ impl PipelineSpec {
             plugin_path: meta.plugin_path,
             sources,
             steps,
+            scoreboard,
             text: text.to_owned(),
         };
         spec.check_references()?;
+        spec.check_scoreboard()?;
         Ok(spec)
     }
 
@@ -496,6 +585,28 @@ impl PipelineSpec {
             location: Some(location),
             message: message.into(),
         }
+    }
+
+    /// Every scoreboard entry names a step of this pipeline.
+    fn check_scoreboard(&self) -> Result<(), SpecError> {
+        for entry in &self.scoreboard {
+            let ids: Vec<&str> = (self.sources.iter().map(|s| s.name.as_str()))
+                .chain(self.steps.iter().map(|s| s.value.id()))
+                .collect();
+            if !ids.contains(&entry.step.as_str()) {
+                return Err(self.error(
+                    entry.figure_location,
+                    format!(
+                        "scoreboard figure `{}.{}`: no source or step `{}`; there are: {}",
+                        entry.step,
+                        entry.figure,
+                        entry.step,
+                        ids.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks ids and the table references that can be checked before anything runs: every

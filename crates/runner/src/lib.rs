@@ -599,6 +599,12 @@ pub fn run_pipeline(
         steps: collect_steps,
     }];
     stages.extend(run.run_stages(&mut tables, observer)?);
+    let figures: Vec<(&str, &yosoku_tables::Figure)> = stages
+        .iter()
+        .flat_map(|stage| &stage.steps)
+        .flat_map(|step| step.figures.iter().map(|f| (step.id.as_str(), f)))
+        .collect();
+    let scoreboard = yosoku_pipeline::scoreboard::score(&spec, &figures)?;
 
     let manifest = Manifest {
         format: yosoku_bundle::manifest::FORMAT.into(),
@@ -619,6 +625,7 @@ pub fn run_pipeline(
         stages,
         tables: table_records(&tables),
         traces: Vec::new(),
+        scoreboard,
     };
     let bundle_dir = options
         .bundle_dir

@@ -209,6 +209,7 @@ pub fn import_kernel_trace(
             kind: Some("trace_alignment".to_owned()),
             rows: alignment.num_rows() as u64,
         }],
+        scoreboard: Vec::new(),
         traces: vec![TraceRecord {
             name: name.clone(),
             dir: trace_dir.clone(),

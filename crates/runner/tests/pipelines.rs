@@ -497,6 +497,77 @@ fn counters_per_gpu_validates_nine_models_three_ways() {
     check_golden(&bundle);
 }
 
+/// A user's own CSV (the GTX 680 rows of the gpuperfpredict dataset, time in ms, columns named
+/// as a user would) through the `table` plugin gives the model and the validation that the
+/// dataset's own importer gives: the same leave-one-out and leave-one-size-out errors.
+#[test]
+fn a_users_own_csv_fits_and_validates_like_the_dataset_it_was_made_from() {
+    let (_dir, own) = run("own-table.toml");
+    check_golden(&own);
+    let (_dir2, dataset) = run("counters-per-gpu.toml");
+    let ours = mean_errors(table(&own, "cv.validation_summary"));
+    let theirs = mean_errors(table(&dataset, "paper_cv.validation_summary"));
+    for validation in ["loo", "leave_one_out(program, variant)"] {
+        let a = ours.iter().find(|(_, v, _)| v == validation).unwrap().2;
+        let b = theirs
+            .iter()
+            .find(|(g, v, _)| g == "device=GTX-680" && v == validation)
+            .unwrap()
+            .2;
+        assert!((a - b).abs() <= 1e-9 * b.abs(), "{validation}: {a} vs {b}");
+    }
+    let runs = table(&own, "mine.runs");
+    assert_eq!(runs.num_rows(), 2629);
+    let secs = float64(runs, "measured_secs").unwrap();
+    // The first row's 0.046208 ms, read by its column name as milliseconds.
+    assert!((secs.value(0) - 0.046208e-3).abs() < 1e-15);
+}
+
+/// The four-line pipeline of docs/your-own-data.md, exactly as printed there, on a CSV of the
+/// shape it shows (a test fixture: times made up from a formula, not measurements).
+#[test]
+fn the_four_line_pipeline_of_the_docs_runs_on_a_csv() {
+    let doc = std::fs::read_to_string(repo().join("docs/your-own-data.md")).unwrap();
+    let section = doc.split("## Four lines").nth(1).unwrap();
+    let toml = section
+        .split("```toml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    assert_eq!(toml.lines().count(), 4, "{toml}");
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("kernel,n,threads,elapsed_ms\n");
+    for (k, kernel) in ["stream", "stencil", "gemm"].iter().enumerate() {
+        for n in [1u32, 2, 4, 8] {
+            for threads in [1u32, 2, 4] {
+                let ms = (k as f64 + 1.0) * f64::from(n) / f64::from(threads)
+                    + 0.1 * f64::from(n)
+                    + 0.01 * f64::from((n * 7 + threads * 3) % 5);
+                csv.push_str(&format!("{kernel},{},{threads},{ms}\n", n * 1_000_000));
+            }
+        }
+    }
+    std::fs::write(dir.path().join("runs.csv"), csv).unwrap();
+    std::fs::write(dir.path().join("mine.toml"), toml).unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("results/mine")),
+        plugin_path: vec![],
+    };
+    let outcome = run_pipeline(&dir.path().join("mine.toml"), &options, &mut Quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let coefficients = table(&bundle, "model.model_coefficients");
+    let terms = utf8(coefficients, "term").unwrap();
+    let terms: Vec<&str> = terms.iter().flatten().collect();
+    assert!(
+        terms.contains(&"n") && terms.contains(&"threads"),
+        "{terms:?}"
+    );
+    assert_eq!(table(&bundle, "cv.predictions").num_rows(), 2 * 36);
+}
+
 #[test]
 fn counters_cross_gpu_fills_a_nine_by_nine_matrix() {
     let (_dir, bundle) = run("counters-cross-gpu.toml");

@@ -21,7 +21,7 @@ pub mod rows;
 
 pub use check::{Problem, TableMismatch};
 pub use defs::*;
-pub use figure::Figure;
+pub use figure::{Figure, ScoreRow, Verdict};
 pub use markdown::render_markdown;
 
 use std::sync::Arc;

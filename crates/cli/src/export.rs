@@ -1,0 +1,317 @@
+//! `yosoku export`: a bundle's tables for other tools: Parquet and CSV (every table), Chrome
+//! trace JSON (spans), Extra-P's JSON input (measured runs over their parameters).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use arrow_array::cast::AsArray as _;
+use arrow_array::types::{Float64Type, Int64Type};
+use arrow_array::{Array, RecordBatch};
+use yosoku_tables::col;
+
+/// Marks a directory `yosoku export` wrote, so that a second export may replace it.
+const MARKER: &str = ".yosoku-export";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Parquet,
+    Csv,
+    ChromeTrace,
+    Extrap,
+}
+
+/// Exports `bundle` (the tables named in `tables`, else every one) to `output`: a directory of
+/// one file per table (Parquet, CSV) or one file (Chrome trace, Extra-P). Nothing is left
+/// half-written: the output is written beside its place and renamed into it.
+pub fn export(
+    bundle: &Path,
+    format: ExportFormat,
+    tables: &[String],
+    output: &Path,
+) -> Result<String> {
+    match format {
+        ExportFormat::ChromeTrace => crate::trace::export(bundle, tables, output),
+        ExportFormat::Extrap => {
+            let read = yosoku_bundle::fs::read_bundle(bundle)?;
+            let json = extrap(&read, tables)
+                .with_context(|| format!("{}: no Extra-P input", bundle.display()))?;
+            write_file_atomically(output, json.as_bytes())?;
+            Ok(format!("wrote {}", output.display()))
+        }
+        ExportFormat::Parquet | ExportFormat::Csv => {
+            let read = yosoku_bundle::fs::read_bundle(bundle)?;
+            for t in tables {
+                if !read.tables.iter().any(|(n, _)| n == t) {
+                    let names: Vec<&str> = read.tables.iter().map(|(n, _)| n.as_str()).collect();
+                    bail!(
+                        "{} has no table `{t}`; it has: {}",
+                        bundle.display(),
+                        names.join(", ")
+                    );
+                }
+            }
+            let chosen: Vec<&(String, RecordBatch)> = read
+                .tables
+                .iter()
+                .filter(|(n, _)| tables.is_empty() || tables.contains(n))
+                .collect();
+            let ext = if format == ExportFormat::Parquet {
+                "parquet"
+            } else {
+                "csv"
+            };
+            write_dir_atomically(output, |dir| {
+                for (name, batch) in &chosen {
+                    let path = dir.join(format!("{name}.{ext}"));
+                    let file = std::fs::File::create(&path)
+                        .with_context(|| format!("cannot create {}", path.display()))?;
+                    if format == ExportFormat::Parquet {
+                        write_parquet(file, batch)
+                    } else {
+                        write_csv(file, batch)
+                    }
+                    .with_context(|| format!("writing {}", path.display()))?;
+                }
+                Ok(())
+            })?;
+            Ok(format!(
+                "wrote {} table(s) as {ext} into {}",
+                chosen.len(),
+                output.display()
+            ))
+        }
+    }
+}
+
+fn write_parquet(file: std::fs::File, batch: &RecordBatch) -> Result<()> {
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_compression(parquet::basic::Compression::SNAPPY)
+        .build();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props))?;
+    writer.write(batch)?;
+    writer.close()?;
+    Ok(())
+}
+
+/// CSV with a header; values as Arrow displays them, nulls as empty cells.
+fn write_csv(file: std::fs::File, batch: &RecordBatch) -> Result<()> {
+    let mut out = csv::Writer::from_writer(std::io::BufWriter::new(file));
+    let schema = batch.schema();
+    out.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
+    let options = arrow_cast::display::FormatOptions::default().with_null("");
+    let formatters = batch
+        .columns()
+        .iter()
+        .map(|c| arrow_cast::display::ArrayFormatter::try_new(c.as_ref(), &options))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut row = Vec::with_capacity(formatters.len());
+    for r in 0..batch.num_rows() {
+        row.clear();
+        for f in &formatters {
+            row.push(f.value(r).to_string());
+        }
+        out.write_record(&row)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Extra-P's JSON input: every `runs` table's rows (or those of the tables named) whose
+/// parameters are numbers; one call path per device, program and variant (`device->program`,
+/// `->variant` when there is one), metric `time` (per phase when a table has several), the
+/// time of one repetition in seconds, repeats of one point as its values. The parameters are
+/// those with a number in every run that vary in at least one call path.
+pub fn extrap(bundle: &yosoku_bundle::fs::Bundle, tables: &[String]) -> Result<String> {
+    let runs: Vec<&(String, RecordBatch)> = bundle
+        .tables
+        .iter()
+        .filter(|(n, _)| {
+            if tables.is_empty() {
+                n.rsplit('.').next() == Some("runs")
+            } else {
+                tables.contains(n)
+            }
+        })
+        .collect();
+    if runs.is_empty() {
+        bail!("no `runs` table: Extra-P models measured runs over their parameters");
+    }
+    struct Run {
+        callpath: String,
+        metric: String,
+        params: BTreeMap<String, f64>,
+        secs: f64,
+    }
+    let mut all = Vec::new();
+    for (name, batch) in &runs {
+        let column = |c: &str| {
+            batch
+                .column_by_name(c)
+                .with_context(|| format!("table `{name}` has no column `{c}`"))
+        };
+        let device = column(col::DEVICE)?.as_string::<i32>();
+        let program = column(col::PROGRAM)?.as_string::<i32>();
+        let variant = column(col::VARIANT)?.as_string::<i32>();
+        let params = column(col::PARAMETERS)?.as_string::<i32>();
+        let phase = column(col::PHASE)?.as_string::<i32>();
+        let reps = column(col::REPETITIONS)?.as_primitive::<Int64Type>();
+        let secs = column(col::MEASURED_SECS)?.as_primitive::<Float64Type>();
+        let devices: std::collections::BTreeSet<&str> = device.iter().flatten().collect();
+        let phases: std::collections::BTreeSet<&str> = phase.iter().flatten().collect();
+        for r in 0..batch.num_rows() {
+            let mut callpath = if devices.len() > 1 {
+                format!("{}->{}", device.value(r), program.value(r))
+            } else {
+                program.value(r).to_owned()
+            };
+            if !variant.value(r).is_empty() {
+                callpath = format!("{callpath}->{}", variant.value(r));
+            }
+            let metric = if phases.len() > 1 {
+                format!("{} time", phase.value(r))
+            } else {
+                "time".to_owned()
+            };
+            let mut p = BTreeMap::new();
+            if !params.is_null(r) {
+                for pair in params.value(r).split(';').filter(|s| !s.is_empty()) {
+                    if let Some((k, v)) = pair.split_once('=')
+                        && let Ok(v) = v.trim().parse::<f64>()
+                        && v.is_finite()
+                    {
+                        p.insert(k.trim().to_owned(), v);
+                    }
+                }
+            }
+            all.push(Run {
+                callpath,
+                metric,
+                params: p,
+                secs: secs.value(r) / reps.value(r).max(1) as f64,
+            });
+        }
+    }
+    // Parameters: numeric in every run, and varying within some call path.
+    let mut names: Vec<String> = all
+        .first()
+        .map(|r| r.params.keys().cloned().collect())
+        .unwrap_or_default();
+    names.retain(|k| all.iter().all(|r| r.params.contains_key(k)));
+    let mut by_path: BTreeMap<(&str, &str), Vec<&Run>> = BTreeMap::new();
+    for r in &all {
+        by_path
+            .entry((r.callpath.as_str(), r.metric.as_str()))
+            .or_default()
+            .push(r);
+    }
+    names.retain(|k| {
+        by_path.values().any(|runs| {
+            runs.iter()
+                .any(|r| r.params.get(k) != runs[0].params.get(k))
+        })
+    });
+    if names.is_empty() {
+        bail!(
+            "no parameter is a number in every run and varies: the runs' `parameters` column holds `key=value` pairs (e.g. `n=1024;p=4`), and Extra-P needs at least one that changes"
+        );
+    }
+    let mut measurements = serde_json::Map::new();
+    for ((callpath, metric), runs) in &by_path {
+        let mut points: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
+        for r in runs {
+            let point: Vec<f64> = names.iter().map(|k| r.params[k]).collect();
+            match points.iter_mut().find(|(p, _)| *p == point) {
+                Some((_, values)) => values.push(r.secs),
+                None => points.push((point, vec![r.secs])),
+            }
+        }
+        points.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+        let list: Vec<serde_json::Value> = points
+            .into_iter()
+            .map(|(point, values)| serde_json::json!({ "point": point, "values": values }))
+            .collect();
+        measurements
+            .entry((*callpath).to_owned())
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+            .as_object_mut()
+            .map(|m| m.insert((*metric).to_owned(), serde_json::Value::Array(list)));
+    }
+    let doc = serde_json::json!({ "parameters": names, "measurements": measurements });
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+}
+
+fn temp_beside(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "export".to_owned());
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path.is_dir() {
+        bail!("{} is a directory; name a file", path.display());
+    }
+    let tmp = temp_beside(path);
+    let result = (|| -> Result<()> {
+        let mut f = std::fs::File::create(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
+        f.write_all(bytes)
+            .and_then(|_| f.sync_all())
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Fills a new directory with `fill` and puts it at `path`, replacing an earlier export there
+/// (never a directory `yosoku export` did not write).
+fn write_dir_atomically(path: &Path, fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    if path.exists() && !path.join(MARKER).is_file() {
+        let empty = path.is_dir()
+            && std::fs::read_dir(path)
+                .map(|mut d| d.next().is_none())
+                .unwrap_or(false);
+        if !empty {
+            bail!(
+                "refusing to replace {}: it exists and is not a `yosoku export` directory",
+                path.display()
+            );
+        }
+    }
+    let tmp = temp_beside(path);
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let result = fill(&tmp).and_then(|()| {
+        std::fs::write(tmp.join(MARKER), "written by `yosoku export`\n")
+            .with_context(|| format!("cannot write {}", tmp.join(MARKER).display()))?;
+        if path.exists() {
+            let old = path.with_file_name(format!(
+                ".{}.old-{}",
+                path.file_name()
+                    .map_or("export".into(), |n| n.to_string_lossy()),
+                std::process::id()
+            ));
+            std::fs::rename(path, &old)
+                .with_context(|| format!("cannot move {} aside", path.display()))?;
+            std::fs::rename(&tmp, path).with_context(|| {
+                format!("cannot rename {} to {}", tmp.display(), path.display())
+            })?;
+            let _ = std::fs::remove_dir_all(&old);
+            Ok(())
+        } else {
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+        }
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    result
+}

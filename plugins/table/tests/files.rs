@@ -1,0 +1,251 @@
+//! The table plugin on files of every format it reads, and on the bad inputs users have.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray as _;
+use arrow_array::types::Float64Type;
+use arrow_array::{Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+use yosoku_plugin_table::{Mapping, import};
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn mapping() -> Mapping {
+    Mapping {
+        default_device: "unknown".into(),
+        phase: "total".into(),
+        ..Mapping::default()
+    }
+}
+
+fn table<'a>(tables: &'a [(String, RecordBatch)], name: &str) -> &'a RecordBatch {
+    &tables.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+fn err(paths: &[PathBuf], m: &Mapping) -> String {
+    import(paths, m).unwrap_err().to_string()
+}
+
+const CSV: &str = "\
+# measured on my laptop
+device,program,n,threads,elapsed_ms
+cpu,stream,1000,1,2.5
+cpu,stream,2000,1,5.0
+cpu,stream,2000,2,
+";
+
+#[test]
+fn a_csv_with_canonical_names_needs_no_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = CSV.replace("2,\n", "2,2.6\n");
+    let p = write(dir.path(), "mine.csv", &csv);
+    let imported = import(&[p], &mapping()).unwrap();
+    let runs = table(&imported.tables, "runs");
+    assert_eq!(runs.num_rows(), 3);
+    let secs = runs
+        .column_by_name("measured_secs")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    assert_eq!(secs.values().to_vec(), vec![2.5e-3, 5.0e-3, 2.6e-3]);
+    let ids = runs.column_by_name("run_id").unwrap().as_string::<i32>();
+    // Named by the file and the line the row is on (the comment and header are lines 1-2).
+    assert_eq!(ids.value(0), "mine:3");
+    let obs = table(&imported.tables, "observations");
+    assert!(obs.column_by_name("n").is_some() && obs.column_by_name("threads").is_some());
+    assert_eq!(table(&imported.tables, "counters").num_rows(), 6);
+    assert!(
+        imported.notes[0].contains("time `elapsed_ms` in ms"),
+        "{:?}",
+        imported.notes
+    );
+}
+
+#[test]
+fn bad_csv_cells_and_headers_are_named_by_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    // An empty time.
+    let p = write(dir.path(), "a.csv", CSV);
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains("a.csv: line 5, column `elapsed_ms` (5th): the value is empty"),
+        "{e}"
+    );
+    // Not a number.
+    let p = write(dir.path(), "b.csv", &CSV.replace("2,\n", "2,fast\n"));
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains("b.csv: line 5, column `elapsed_ms` (5th): the value \"fast\" is not a number"),
+        "{e}"
+    );
+    // A negative time.
+    let p = write(dir.path(), "c.csv", &CSV.replace("2,\n", "2,-1\n"));
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains(
+            "line 5, column `elapsed_ms` (5th): the value is -1: a measured time must be > 0"
+        ),
+        "{e}"
+    );
+    // A duplicate header.
+    let p = write(dir.path(), "d.csv", "time,n,time\n1,2,3\n");
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains("d.csv: duplicate column name `time` (the 1st and 3rd columns)"),
+        "{e}"
+    );
+    // A mapped column the file lacks.
+    let p = write(dir.path(), "e.csv", &CSV.replace("2,\n", "2,1\n"));
+    let m = Mapping {
+        variant: Some("size".into()),
+        ..mapping()
+    };
+    let e = err(std::slice::from_ref(&p), &m);
+    assert!(
+        e.contains("e.csv: `variant` names column `size`, which the file does not have; its columns are: device, program, n, threads, elapsed_ms"),
+        "{e}"
+    );
+    // A feature that is text.
+    let m = Mapping {
+        features: Some(vec!["program".into()]),
+        ..mapping()
+    };
+    let e = err(&[p], &m);
+    assert!(
+        e.contains("line 3, column `program` (2nd): the value \"stream\" is not a number"),
+        "{e}"
+    );
+    // A short row.
+    let p = write(dir.path(), "f.csv", "time,n\n1,2\n3\n");
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains("f.csv: line 3: 1 fields where the header has 2"),
+        "{e}"
+    );
+    // No time column at all.
+    let p = write(dir.path(), "g.csv", "n,m\n1,2\n");
+    let e = err(&[p], &mapping());
+    assert!(e.contains("g.csv: no time column"), "{e}");
+}
+
+fn arrow_batch() -> RecordBatch {
+    RecordBatch::try_from_iter(vec![
+        (
+            "gpu",
+            Arc::new(StringArray::from(vec!["a100", "a100", "h100"])) as ArrayRef,
+        ),
+        (
+            "size",
+            Arc::new(Int64Array::from(vec![1024, 2048, 1024])) as ArrayRef,
+        ),
+        (
+            "duration_ns",
+            Arc::new(Float64Array::from(vec![1.5e6, 3.0e6, 0.9e6])) as ArrayRef,
+        ),
+        (
+            "flops",
+            Arc::new(Float64Array::from(vec![Some(1.0), None, Some(1.0)])) as ArrayRef,
+        ),
+    ])
+    .unwrap()
+}
+
+fn write_ipc(path: &Path, batch: &RecordBatch) {
+    let mut w = arrow_ipc::writer::FileWriter::try_new(
+        std::fs::File::create(path).unwrap(),
+        &batch.schema(),
+    )
+    .unwrap();
+    w.write(batch).unwrap();
+    w.finish().unwrap();
+}
+
+#[test]
+fn parquet_and_arrow_ipc_files_read_like_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = arrow_batch();
+    let pq = dir.path().join("m.parquet");
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&pq).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let ipc = dir.path().join("n.arrow");
+    write_ipc(&ipc, &batch);
+    let m = Mapping {
+        device: Some("gpu".into()),
+        ..mapping()
+    };
+    let imported = import(&[pq, ipc], &m).unwrap();
+    let runs = table(&imported.tables, "runs");
+    assert_eq!(runs.num_rows(), 6);
+    let secs = runs
+        .column_by_name("measured_secs")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    assert!((secs.value(0) - 1.5e-3).abs() < 1e-15);
+    let devices = runs.column_by_name("device").unwrap().as_string::<i32>();
+    assert_eq!(devices.value(5), "h100");
+    let ids = runs.column_by_name("run_id").unwrap().as_string::<i32>();
+    assert_eq!((ids.value(0), ids.value(3)), ("m:1", "n:1"));
+    let obs = table(&imported.tables, "observations");
+    let flops = obs
+        .column_by_name("flops")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    assert!(flops.is_null(1));
+    // A time of zero in a binary file: named by its row.
+    let zero = RecordBatch::try_from_iter(vec![(
+        "time",
+        Arc::new(Float64Array::from(vec![1.0, 0.0])) as ArrayRef,
+    )])
+    .unwrap();
+    let p = dir.path().join("z.arrow");
+    write_ipc(&p, &zero);
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains(
+            "z.arrow: row 2, column `time` (1st): the value is 0: a measured time must be > 0"
+        ),
+        "{e}"
+    );
+    // Not Parquet at all.
+    let p = write(dir.path(), "x.parquet", "time\n1\n");
+    let e = err(&[p], &mapping());
+    assert!(e.contains("x.parquet: not a readable Parquet file"), "{e}");
+}
+
+#[test]
+fn tsv_and_gzipped_csv_read_and_run_ids_stay_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let tsv = write(dir.path(), "t.tsv", "time_s\tn\n1\t2\n");
+    let gz = dir.path().join("u.csv.gz");
+    {
+        use std::io::Write as _;
+        let mut e = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::default(),
+        );
+        e.write_all(b"time_s,n\n2,3\n").unwrap();
+        e.finish().unwrap();
+    }
+    let imported = import(&[tsv, gz], &mapping()).unwrap();
+    assert_eq!(table(&imported.tables, "runs").num_rows(), 2);
+    // Two files of one name would give the same run ids.
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let p1 = write(&a, "same.csv", "time\n1\n");
+    let p2 = write(&b, "same.csv", "time\n1\n");
+    let e = err(&[p1, p2], &mapping());
+    assert!(e.contains("have one name, `same`"), "{e}");
+}

@@ -1,0 +1,347 @@
+//! `cargo xtask demo` and `cargo xtask bench-pipelines`: build what running pipelines needs, run
+//! every pipeline in pipelines/ (as many at a time as there are cores), and print one screen:
+//! what ran, then the scoreboard of the results reproduced from papers.
+
+use std::io::{BufRead as _, BufReader, IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::{cargo, pipelines, repo_root, target_dir, yosoku_binary};
+
+/// Builds the CLI and every plugin (a plugin added with `new-plugin` included), not the viewer or
+/// xtask: a cold build of the viewer alone takes longer than everything else the demo needs.
+/// Cargo's lines are summed up in one progress line on a terminal; they are printed in full only
+/// when the build fails.
+pub fn build_cli_and_plugins() -> Result<f64> {
+    let started = Instant::now();
+    let mut cmd = cargo();
+    cmd.args([
+        "build",
+        "--workspace",
+        "--exclude",
+        "yosoku-viewer",
+        "--exclude",
+        "xtask",
+    ]);
+    cmd.stderr(Stdio::piped()).stdout(Stdio::null());
+    let mut child = cmd.spawn().context("cannot run cargo")?;
+    let stderr = child.stderr.take().context("cargo's stderr")?;
+    let tty = std::io::stderr().is_terminal();
+    let mut log = Vec::new();
+    let mut compiled = 0usize;
+    for line in BufReader::new(stderr).lines() {
+        let line = line.context("reading cargo's output")?;
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("Compiling ") {
+            compiled += 1;
+            if tty {
+                let krate = rest.split_whitespace().next().unwrap_or("");
+                eprint!(
+                    "\r\x1b[K  building the CLI and the plugins: {compiled} crates compiled ({krate}) [{:.0} s]",
+                    started.elapsed().as_secs_f64()
+                );
+                let _ = std::io::stderr().flush();
+            }
+        }
+        log.push(line);
+    }
+    let status = child.wait().context("waiting for cargo")?;
+    if tty {
+        eprint!("\r\x1b[K");
+    }
+    if !status.success() {
+        for line in &log {
+            eprintln!("{line}");
+        }
+        bail!("building the CLI and the plugins failed ({status})");
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// One pipeline run by [`run_pipelines`].
+#[derive(Debug)]
+pub struct PipelineRun {
+    pub name: String,
+    pub wall_secs: f64,
+    /// Peak resident memory of the `yosoku run` process.
+    pub peak_rss_bytes: u64,
+    /// What it printed (its stdout, then its stderr).
+    pub output: String,
+}
+
+/// Runs every pipeline in pipelines/ with the debug CLI, `jobs` at a time, into `out/<name>`
+/// when `out` is given (else where each pipeline says, results/<name>). `extra` goes to every
+/// `yosoku run` (`--verbose`, `--quiet`). Fails, with the failing pipelines' output, when any
+/// fails; the others still run.
+pub fn run_pipelines(out: Option<&Path>, jobs: usize, extra: &[&str]) -> Result<Vec<PipelineRun>> {
+    let files = pipelines()?;
+    let logs = target_dir().join("demo-logs");
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Result<PipelineRun>)>> = Mutex::new(Vec::new());
+    let tty = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(file) = files.get(i) else { break };
+                    let result = run_one(file, out, &logs, extra);
+                    let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    if tty {
+                        eprint!(
+                            "\r\x1b[K  running the pipelines: {finished}/{} [{:.1} s]",
+                            files.len(),
+                            started.elapsed().as_secs_f64()
+                        );
+                        let _ = std::io::stderr().flush();
+                    }
+                    results
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, result));
+                }
+            });
+        }
+    });
+    if tty {
+        eprint!("\r\x1b[K");
+    }
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|(i, _)| *i);
+    let mut runs = Vec::new();
+    let mut failures = Vec::new();
+    for (_, r) in results {
+        match r {
+            Ok(run) => runs.push(run),
+            Err(e) => failures.push(format!("{e:#}")),
+        }
+    }
+    if !failures.is_empty() {
+        bail!(
+            "{} of {} pipelines failed:\n\n{}",
+            failures.len(),
+            files.len(),
+            failures.join("\n\n")
+        );
+    }
+    Ok(runs)
+}
+
+fn run_one(file: &Path, out: Option<&Path>, logs: &Path, extra: &[&str]) -> Result<PipelineRun> {
+    let relative = file.strip_prefix(repo_root()).unwrap_or(file);
+    let name = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stdout_path = logs.join(format!("{name}.stdout"));
+    let stderr_path = logs.join(format!("{name}.stderr"));
+    let open = |p: &Path| {
+        std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))
+    };
+    let mut cmd = Command::new(yosoku_binary());
+    cmd.current_dir(repo_root()).arg("run").arg(relative);
+    cmd.args(extra);
+    if let Some(out) = out {
+        cmd.arg("-o").arg(out.join(&name));
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(open(&stdout_path)?)
+        .stderr(open(&stderr_path)?);
+    let started = Instant::now();
+    let child = cmd
+        .spawn()
+        .with_context(|| format!("cannot run {}", yosoku_binary().display()))?;
+    let (status, peak_rss_bytes) = wait_with_peak_rss(child)?;
+    let wall_secs = started.elapsed().as_secs_f64();
+    let output = format!(
+        "{}{}",
+        std::fs::read_to_string(&stdout_path).unwrap_or_default(),
+        std::fs::read_to_string(&stderr_path).unwrap_or_default()
+    );
+    if !status {
+        bail!("== {} failed:\n{}", relative.display(), output.trim_end());
+    }
+    Ok(PipelineRun {
+        name,
+        wall_secs,
+        peak_rss_bytes,
+        output,
+    })
+}
+
+/// Waits for a child and returns whether it succeeded and its peak resident memory (wait4's
+/// `ru_maxrss`, which is per child, unlike getrusage's RUSAGE_CHILDREN).
+fn wait_with_peak_rss(child: std::process::Child) -> Result<(bool, u64)> {
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value of the plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own child, not yet reaped (std's Child never waited on it);
+        // `status` and `usage` are valid for writes.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e).context("waiting for yosoku run");
+        }
+    }
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    // Linux reports ru_maxrss in KiB.
+    Ok((ok, (usage.ru_maxrss.max(0) as u64) * 1024))
+}
+
+fn jobs() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+pub fn demo(args: &[String]) -> Result<()> {
+    let mut verbose = false;
+    for a in args {
+        match a.as_str() {
+            "--verbose" | "-v" => verbose = true,
+            other => bail!("unknown option `{other}`; usage: cargo xtask demo [--verbose]"),
+        }
+    }
+    let started = Instant::now();
+    let build_secs = build_cli_and_plugins()?;
+    println!("Built the yosoku CLI and its plugins in {build_secs:.0} s.");
+    let jobs = jobs();
+    let run_started = Instant::now();
+    let runs = run_pipelines(None, jobs, if verbose { &["--verbose"] } else { &[] })?;
+    let run_secs = run_started.elapsed().as_secs_f64();
+    if verbose {
+        for run in &runs {
+            println!(
+                "\n== pipelines/{}.toml\n{}",
+                run.name,
+                run.output.trim_end()
+            );
+        }
+        println!();
+    }
+    println!(
+        "Ran {} pipelines in {run_secs:.1} s ({jobs} at a time); their bundles are in results/.",
+        runs.len()
+    );
+    // One timeline as Chrome trace JSON: the heterogeneous MPI run, measured and predicted.
+    if runs.iter().any(|r| r.name == "mpi-heterogeneous") {
+        let trace = repo_root().join("results/mpi-heterogeneous.trace.json");
+        let out = Command::new(yosoku_binary())
+            .current_dir(repo_root())
+            .args(["trace", "export", "results/mpi-heterogeneous", "-o"])
+            .arg(&trace)
+            .output()
+            .context("cannot run yosoku trace export")?;
+        if !out.status.success() {
+            bail!(
+                "yosoku trace export failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        println!(
+            "The MPI run measured and predicted as a Chrome trace (ui.perfetto.dev, chrome://tracing):\n  results/mpi-heterogeneous.trace.json"
+        );
+    }
+    println!("\nResults reproduced from the papers (docs/methods.md):\n");
+    // The CLI prints the scoreboard itself (colours only on a terminal, NO_COLOR respected).
+    let mut scoreboard = Command::new(yosoku_binary());
+    scoreboard.current_dir(repo_root()).arg("scoreboard");
+    for run in &runs {
+        scoreboard.arg(PathBuf::from("results").join(&run.name));
+    }
+    let status = scoreboard
+        .status()
+        .context("cannot run yosoku scoreboard")?;
+    if !status.success() {
+        bail!("yosoku scoreboard failed ({status})");
+    }
+    println!(
+        "\nFirst result after {:.0} s. Details of one:  target/debug/yosoku report results/<name>\n\
+         The viewer:  cargo xtask serve (browser)  or  cargo run --release -p yosoku-viewer (desktop)",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `cargo xtask bench-pipelines [--rounds N]`: every bundled pipeline as the demo runs them (the
+/// debug CLI, as many at a time as there are cores), N rounds; each pipeline's median time and
+/// peak memory, and the median wall time of a whole round.
+pub fn bench(args: &[String]) -> Result<()> {
+    let mut rounds = 5usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--rounds" => {
+                let v = it.next().context("--rounds needs a number")?;
+                rounds = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .with_context(|| format!("--rounds {v}: expected a positive number"))?;
+            }
+            other => {
+                bail!("unknown option `{other}`; usage: cargo xtask bench-pipelines [--rounds N]")
+            }
+        }
+    }
+    build_cli_and_plugins()?;
+    let out = target_dir().join("bench-pipelines");
+    let jobs = jobs();
+    let mut walls = Vec::new();
+    let mut per: std::collections::BTreeMap<String, (Vec<f64>, u64)> = Default::default();
+    for round in 0..rounds {
+        let started = Instant::now();
+        let runs = run_pipelines(Some(&out), jobs, &["--quiet"])?;
+        let wall = started.elapsed().as_secs_f64();
+        eprintln!("round {}: {wall:.2} s", round + 1);
+        walls.push(wall);
+        for r in runs {
+            let e = per.entry(r.name).or_default();
+            e.0.push(r.wall_secs);
+            e.1 = e.1.max(r.peak_rss_bytes);
+        }
+    }
+    println!(
+        "{:<28} {:>12} {:>14}",
+        "pipeline", "median s", "peak RSS MiB"
+    );
+    let mut sum = 0.0;
+    for (name, (times, rss)) in &per {
+        let m = median(times.clone());
+        sum += m;
+        println!(
+            "{name:<28} {m:>12.3} {:>14.1}",
+            *rss as f64 / (1024.0 * 1024.0)
+        );
+    }
+    println!(
+        "all {} pipelines, {jobs} at a time: median {:.2} s per round over {rounds} rounds (sum of medians {sum:.2} s)",
+        per.len(),
+        median(walls)
+    );
+    Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
