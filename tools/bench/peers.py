@@ -2,6 +2,7 @@
 """Peer runs for BENCHMARKS.md, on the same data and sizes as yosoku's benchmarks.
 
     python3 tools/bench/peers.py            # needs numpy, statsmodels, polars
+    python3 tools/bench/peers.py --import   # the CSV import peers only (numpy, polars)
 
 - OLS + exact leave-one-out, n = 10,000, p = 200: statsmodels OLS (pinv) plus its influence
   diagnostics' hat-matrix diagonal, and statsmodels OLS alone.
@@ -138,6 +139,13 @@ def import_peers():
 
 
 if __name__ == "__main__":
+    import sys
+    if "--import" in sys.argv:
+        # The import table only (polars; `cargo xtask test`'s venv target/python has it).
+        import polars
+        print(f"polars {polars.__version__}")
+        import_peers()
+        sys.exit(0)
     import polars, statsmodels
     print(f"numpy {np.__version__}, statsmodels {statsmodels.__version__}, polars {polars.__version__}")
     ols_peers()

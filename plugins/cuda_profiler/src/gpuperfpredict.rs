@@ -19,7 +19,7 @@ use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
 use crate::builder::{RunKey, Tables};
 use crate::input::{Header, csv_records, field};
-use crate::units::{Prefixes, parse_number};
+use crate::units::{Prefixes, Scale, parse_number};
 
 /// Columns that identify a launch rather than measure it.
 const IDENTITY: &[&str] = &[
@@ -85,11 +85,13 @@ impl Dataset {
         let duration = header.require(path, header_line, "duration", format)?;
         let name = header.require(path, header_line, "name", format)?;
         let gpu = header.require(path, header_line, "gpu_name", format)?;
-        let counters: Vec<(usize, u32, usize)> = (0..header.names.len())
+        // Each counter column's name, place and unit conversion, resolved once per file.
+        let counters: Vec<(usize, u32, usize, Scale)> = (0..header.names.len())
             .filter(|&i| !IDENTITY.contains(&header.names[i].as_str()))
             .map(|i| {
                 let handle = self.tables.name(&header.names[i]);
-                (i, handle, self.column(handle))
+                let scale = self.tables.scale(handle, "");
+                (i, handle, self.column(handle), scale)
             })
             .collect();
         let stem = path
@@ -144,9 +146,12 @@ impl Dataset {
             self.tables
                 .add_run(run, Some(&parameters), "kernel", seconds);
             self.rows.push((run, seconds));
-            for &(c, handle, column) in &counters {
+            for &(c, handle, column, scale) in &counters {
                 let value = match number(c)? {
-                    Some(v) => Some(self.tables.note(handle, "").apply(v)),
+                    Some(v) => {
+                        self.tables.count_value(handle);
+                        Some(scale.apply(v))
+                    }
                     None => None,
                 };
                 self.columns[column].1.push(value);
