@@ -157,7 +157,7 @@ fn rerun_with_full(args: &[String]) -> Result<()> {
             "--package",
             "xtask",
             "--features",
-            "web",
+            "full",
             "--",
         ])
         .args(args)

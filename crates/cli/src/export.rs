@@ -95,22 +95,17 @@ fn write_parquet(file: std::fs::File, batch: &RecordBatch) -> Result<()> {
     Ok(())
 }
 
-/// CSV with a header; values as Arrow displays them, nulls as empty cells.
+/// CSV with a header; numbers as the shortest text that reads back as the same value, nulls as
+/// empty cells.
 fn write_csv(file: std::fs::File, batch: &RecordBatch) -> Result<()> {
     let mut out = csv::Writer::from_writer(std::io::BufWriter::new(file));
     let schema = batch.schema();
     out.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
-    let options = arrow_cast::display::FormatOptions::default().with_null("");
-    let formatters = batch
-        .columns()
-        .iter()
-        .map(|c| arrow_cast::display::ArrayFormatter::try_new(c.as_ref(), &options))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut row = Vec::with_capacity(formatters.len());
+    let mut row = Vec::with_capacity(batch.num_columns());
     for r in 0..batch.num_rows() {
         row.clear();
-        for f in &formatters {
-            row.push(f.value(r).to_string());
+        for c in batch.columns() {
+            row.push(yosoku_tables::display::cell(c.as_ref(), r, ""));
         }
         out.write_record(&row)?;
     }

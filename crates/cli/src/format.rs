@@ -262,11 +262,7 @@ pub fn table(name: &str, batch: &RecordBatch, rows: usize) -> Result<String> {
         let _ = writeln!(out, "  {}: {}{null}{unit}", field.name(), field.data_type());
     }
     let shown = batch.slice(0, rows.min(batch.num_rows()));
-    let _ = writeln!(
-        out,
-        "{}",
-        arrow_cast::pretty::pretty_format_batches(&[shown])?
-    );
+    let _ = writeln!(out, "{}", yosoku_tables::display::pretty(&shown));
     if batch.num_rows() > rows {
         let _ = writeln!(out, "  ... {} more rows", batch.num_rows() - rows);
     }

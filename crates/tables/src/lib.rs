@@ -14,6 +14,7 @@ mod check;
 pub mod col;
 pub mod csx600;
 mod defs;
+pub mod display;
 mod figure;
 mod markdown;
 pub mod report;
