@@ -301,14 +301,17 @@ impl Style {
         unicode: false,
     };
 
-    fn mark(self, verdict: Option<Verdict>) -> String {
+    /// The mark of a verdict, left-aligned in `width` columns, painted.
+    fn mark(self, verdict: Option<Verdict>, width: usize) -> String {
         let (symbol, word, code) = match verdict {
             Some(Verdict::Reproduced) => ("✓", "ok", "32"),
             Some(Verdict::Missed) => ("✗", "MISS", "31"),
             None => ("·", "-", "2"),
         };
         let text = if self.unicode { symbol } else { word };
-        self.paint(text, code)
+        // Padded before painting: escape codes take no room on screen.
+        let padding = " ".repeat(width.saturating_sub(text.chars().count()));
+        format!("{}{padding}", self.paint(text, code))
     }
 
     fn paint(self, text: &str, code: &str) -> String {
@@ -344,32 +347,9 @@ pub fn scoreboard(rows: &[(String, ScoreRow)], style: Style) -> String {
     let header = ["result", "yosoku", "paper", "bundle"];
     let widths = column_widths(&header, &cells);
     let mark_width = if style.unicode { 1 } else { 4 };
-    let mut out = String::new();
-    let head = format!(
-        "{:mark_width$}  {:<w0$}  {:>w1$}  {:<w2$}  {}",
-        "",
-        header[0],
-        header[1],
-        header[2],
-        header[3],
-        w0 = widths[0],
-        w1 = widths[1],
-        w2 = widths[2],
-    );
-    let _ = writeln!(out, "{}", style.bold(head.trim_end()));
-    for ((_, row), c) in rows.iter().zip(&cells) {
-        let mark = style.mark(row.verdict);
-        // The mark's width on screen, whatever escape codes it carries.
-        let visible = match (style.unicode, row.verdict) {
-            (true, _) => 1,
-            (false, Some(Verdict::Missed)) => 4,
-            (false, Some(Verdict::Reproduced)) => 2,
-            (false, None) => 1,
-        };
-        let pad = " ".repeat(mark_width.saturating_sub(visible));
-        let _ = writeln!(
-            out,
-            "{mark}{pad}  {:<w0$}  {:>w1$}  {:<w2$}  {}",
+    let line = |mark: &str, c: [&str; 4]| {
+        format!(
+            "{mark}  {:<w0$}  {:>w1$}  {:<w2$}  {}",
             c[0],
             c[1],
             c[2],
@@ -377,7 +357,14 @@ pub fn scoreboard(rows: &[(String, ScoreRow)], style: Style) -> String {
             w0 = widths[0],
             w1 = widths[1],
             w2 = widths[2],
-        );
+        )
+    };
+    let mut out = String::new();
+    let head = line(&" ".repeat(mark_width), header);
+    let _ = writeln!(out, "{}", style.bold(head.trim_end()));
+    for ((_, row), c) in rows.iter().zip(&cells) {
+        let mark = style.mark(row.verdict, mark_width);
+        let _ = writeln!(out, "{}", line(&mark, [&c[0], &c[1], &c[2], &c[3]]));
     }
     out
 }

@@ -115,6 +115,15 @@ impl TableDef {
         Arc::new(Schema::new(fields))
     }
 
+    /// The schema's fields, to extend (the wide `observations` table adds one per feature).
+    pub fn fields(&self) -> Vec<Field> {
+        self.schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone())
+            .collect()
+    }
+
     pub fn column(&self, name: &str) -> Option<&ColumnDef> {
         self.columns.iter().find(|c| c.name == name)
     }

@@ -184,12 +184,7 @@ impl Dataset {
                 self.rows.iter().map(|r| r.1),
             )),
         ];
-        let mut fields: Vec<Field> = OBSERVATIONS
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
+        let mut fields: Vec<Field> = OBSERVATIONS.fields();
         let mut used: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
         for (handle, values) in &self.columns {
             let (metric, kind) = self.tables.metric(*handle);

@@ -392,12 +392,7 @@ fn tables(rows: Rows, phase: &str, kind: &str) -> Result<Vec<(String, RecordBatc
         Arc::new(Int64Array::from(rows.repetitions.clone())),
         Arc::new(Float64Array::from(rows.measured_secs.clone())),
     ])?;
-    let mut fields: Vec<Field> = OBSERVATIONS
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
+    let mut fields: Vec<Field> = OBSERVATIONS.fields();
     let mut columns: Vec<ArrayRef> = vec![
         strings(&rows.run_id),
         strings(&rows.device),

@@ -418,12 +418,7 @@ pub(crate) mod testing {
         features: &[(&str, &str, Vec<f64>)],
     ) -> RecordBatch {
         let n = ids.len();
-        let mut fields: Vec<Field> = OBSERVATIONS
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.as_ref().clone())
-            .collect();
+        let mut fields: Vec<Field> = OBSERVATIONS.fields();
         let mut columns: Vec<Arc<dyn Array>> = vec![
             Arc::new(StringArray::from_iter_values(
                 (0..n).map(|i| format!("r{i}")),

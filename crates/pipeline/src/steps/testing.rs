@@ -124,12 +124,7 @@ pub(crate) fn observations_of(
     let n = rows.len();
     let variants: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
     let run_ids: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
-    let mut fields: Vec<Field> = yosoku_tables::OBSERVATIONS
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
+    let mut fields: Vec<Field> = yosoku_tables::OBSERVATIONS.fields();
     let devices: Vec<&str> = rows.iter().map(|r| r.0).collect();
     let programs: Vec<&str> = rows.iter().map(|r| r.1).collect();
     let mut columns: Vec<ArrayRef> = vec![
