@@ -21,60 +21,163 @@ pub struct Quantity {
     pub unit: String,
 }
 
-/// A number's text as profilers print it, without thousands separators (`4,963,609,951.19`) and
-/// surrounding spaces; `None` for text that is not written like a number.
-fn clean_number(text: &str) -> Option<std::borrow::Cow<'_, str>> {
-    let t = text.trim();
-    if t.is_empty() {
-        return None;
+/// Room for a number's text without its separators, on the stack: every number a profiler
+/// prints fits (a longer one takes the allocating path, with the same result).
+const NUMBER_ROOM: usize = 64;
+
+/// A number's text rewritten on the stack: what [`parse_scaled`] hands to the float parser.
+struct NumberText {
+    bytes: [u8; NUMBER_ROOM],
+    len: usize,
+}
+
+impl NumberText {
+    fn new() -> Self {
+        Self {
+            bytes: [0; NUMBER_ROOM],
+            len: 0,
+        }
     }
-    if !t.contains(',') {
-        return Some(std::borrow::Cow::Borrowed(t));
+
+    /// Appends `s`; false (and nothing appended) when it does not fit.
+    fn push(&mut self, s: &[u8]) -> bool {
+        let Some(room) = self.bytes.get_mut(self.len..self.len + s.len()) else {
+            return false;
+        };
+        room.copy_from_slice(s);
+        self.len += s.len();
+        true
     }
-    // Thousands separators only: digits in groups of three after the first group.
-    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+
+    /// Appends `n` in decimal; false when it does not fit.
+    fn push_int(&mut self, n: i32) -> bool {
+        let mut digits = [0u8; 11];
+        let mut i = digits.len();
+        let mut m = n.unsigned_abs();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        }
+        (n >= 0 || self.push(b"-")) && self.push(&digits[i..])
+    }
+
+    fn parse(&self) -> Option<f64> {
+        // Only ASCII digits, signs, points and exponents are ever appended.
+        std::str::from_utf8(&self.bytes[..self.len])
+            .ok()?
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+    }
+}
+
+/// Whether `t` (trimmed, containing a `,`) has thousands separators only: digits in groups of
+/// three after the first group, before the decimal point.
+fn separators_are_thousands(t: &str) -> bool {
+    let int = t.split_once('.').map_or(t, |(int, _)| int);
     let digits = int.trim_start_matches(['-', '+']);
     let mut groups = digits.split(',');
-    let first = groups.next()?;
-    if first.is_empty()
-        || first.len() > 3
-        || !groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
-    {
+    let Some(first) = groups.next() else {
+        return false;
+    };
+    !first.is_empty()
+        && first.len() <= 3
+        && groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A number's text as profilers print it, without thousands separators (`4,963,609,951.19`) and
+/// surrounding spaces, appended to `out`; false for text that is not written like a number (or
+/// does not fit).
+fn clean_number_into(text: &str, out: &mut NumberText) -> bool {
+    let t = text.trim();
+    if t.is_empty() {
+        return false;
+    }
+    if !t.contains(',') {
+        return out.push(t.as_bytes());
+    }
+    if !separators_are_thousands(t) {
+        return false;
+    }
+    t.split(',').all(|part| out.push(part.as_bytes()))
+}
+
+/// [`clean_number_into`] on the heap, for text longer than [`NUMBER_ROOM`].
+fn clean_number(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty() || (t.contains(',') && !separators_are_thousands(t)) {
         return None;
     }
-    let cleaned: String = int.chars().filter(|&c| c != ',').collect();
-    Some(std::borrow::Cow::Owned(
-        if frac.is_empty() && !t.contains('.') {
-            cleaned
-        } else {
-            format!("{cleaned}.{frac}")
-        },
-    ))
+    Some(t.chars().filter(|&c| c != ',').collect())
 }
 
 /// Parses a number as profilers print it: optional thousands separators (`4,963,609,951.19`),
 /// exponents, surrounding spaces. `None` for text that is not a number.
 pub fn parse_number(text: &str) -> Option<f64> {
-    clean_number(text)?
-        .parse()
-        .ok()
-        .filter(|v: &f64| v.is_finite())
+    parse_scaled(text, 0)
 }
 
 /// Parses a number and multiplies it by 10^`exp10` in one correctly rounded step: the decimal
 /// exponent is moved in the text before it is parsed, so `1.028854` ms is the double nearest
 /// 0.001028854 s, not that of 1.028854 rounded and then divided by 1000 (which is one unit in the
-/// last place off for about one value in five).
+/// last place off for about one value in five). Allocates nothing for text of up to
+/// [`NUMBER_ROOM`] bytes (every value is parsed through here: an allocation per value was a
+/// third of an import's time).
 pub fn parse_scaled(text: &str, exp10: i32) -> Option<f64> {
-    let cleaned = clean_number(text)?;
+    if exp10 == 0 && !text.contains(',') {
+        // Nothing to rewrite: the text (trimmed) is what the float parser reads.
+        return text.trim().parse().ok().filter(|v: &f64| v.is_finite());
+    }
+    let mut cleaned = NumberText::new();
+    if !clean_number_into(text, &mut cleaned) {
+        // Not a number, or longer than the room on the stack.
+        return parse_scaled_on_heap(&clean_number(text)?, exp10);
+    }
+    if exp10 == 0 {
+        return cleaned.parse();
+    }
+    let written = &cleaned.bytes[..cleaned.len];
+    let (mantissa_len, exponent) = match written.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(i) => (
+            i,
+            std::str::from_utf8(&written[i + 1..])
+                .ok()?
+                .parse::<i32>()
+                .ok()?,
+        ),
+        None => (written.len(), 0),
+    };
+    // Only a plain decimal mantissa: `inf` or `nan` with an exponent added would not parse.
+    let mut mantissa = NumberText::new();
+    mantissa.push(&written[..mantissa_len]);
+    mantissa.parse()?;
+    let exponent = exponent.checked_add(exp10)?;
+    if mantissa.push(b"e") && mantissa.push_int(exponent) {
+        mantissa.parse()
+    } else {
+        parse_scaled_on_heap(&cleaned_text(&cleaned)?, exp10)
+    }
+}
+
+fn cleaned_text(t: &NumberText) -> Option<String> {
+    std::str::from_utf8(&t.bytes[..t.len])
+        .ok()
+        .map(str::to_owned)
+}
+
+/// [`parse_scaled`] of a cleaned text, through heap strings.
+fn parse_scaled_on_heap(cleaned: &str, exp10: i32) -> Option<f64> {
     if exp10 == 0 {
         return cleaned.parse().ok().filter(|v: &f64| v.is_finite());
     }
     let (mantissa, exponent) = match cleaned.find(['e', 'E']) {
         Some(i) => (&cleaned[..i], cleaned[i + 1..].parse::<i32>().ok()?),
-        None => (&cleaned[..], 0),
+        None => (cleaned, 0),
     };
-    // Only a plain decimal mantissa: `inf` or `nan` with an exponent added would not parse.
     mantissa.parse::<f64>().ok().filter(|v| v.is_finite())?;
     format!("{mantissa}e{}", exponent.checked_add(exp10)?)
         .parse()
@@ -155,6 +258,16 @@ impl Scale {
         match self.power_of_ten {
             Some(k) => parse_scaled(text, k),
             None => parse_number(text).map(|v| self.apply(v)),
+        }
+    }
+
+    /// [`Scale::apply_text`] of a text already parsed: `parsed` is `parse_number(text)`. Only a
+    /// conversion by a power of ten other than 1 parses the text again (in one rounding).
+    pub fn apply_parsed(self, text: &str, parsed: f64) -> Option<f64> {
+        match self.power_of_ten {
+            Some(0) => Some(parsed),
+            Some(k) => parse_scaled(text, k),
+            None => Some(self.apply(parsed)),
         }
     }
 }
@@ -307,6 +420,52 @@ mod tests {
 
     /// Scaling by a power of ten happens in the decimal text, so the result is the double
     /// nearest the exact value: parse-then-divide is one ulp off for values like these.
+    #[test]
+    fn the_stack_path_parses_as_the_heap_path() {
+        // Every shape of number text, with the exponents importers use, against the allocating
+        // path it replaces; the long ones do not fit on the stack and take that path themselves.
+        let long = format!("{}.5", "9".repeat(70));
+        let texts = [
+            "0",
+            "1",
+            "-1",
+            "+7",
+            " 12.5 ",
+            "1,024",
+            "-1,234,567.891",
+            "4,963,609,951.19",
+            "1.5e-3",
+            "2.5E2",
+            "1e308",
+            "1e309",
+            "-0",
+            "0.000001",
+            "1,2345",
+            "12,34",
+            ",123",
+            "inf",
+            "NaN",
+            "",
+            " ",
+            "fast",
+            "(16, 16, 1)",
+            "1.028854",
+            "343,840",
+            &long,
+            "123456789012345678901234567890123456789012345678901234567890.125",
+        ];
+        for text in texts {
+            for exp10 in [0, -3, -6, -9, 2, 300, -400] {
+                let heap = clean_number(text).and_then(|c| parse_scaled_on_heap(&c, exp10));
+                assert_eq!(
+                    parse_scaled(text, exp10).map(f64::to_bits),
+                    heap.map(f64::to_bits),
+                    "{text:?} x 1e{exp10}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn scaled_values_are_correctly_rounded() {
         assert_eq!(parse_scaled("1.028854", -3), Some(0.001028854));
