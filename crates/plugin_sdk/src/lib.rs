@@ -46,7 +46,7 @@ pub mod runtime;
 use std::path::Path;
 
 pub use config::Config;
-pub use input::{InputReader, open_input, read_input, read_input_to_string};
+pub use input::{InputReader, open_input, read_input, read_input_to_string, with_input};
 pub use output::Output;
 pub use yosoku_plugin_abi as abi;
 pub use yosoku_plugin_abi::descriptor::{
