@@ -17,6 +17,40 @@ use yosoku_tables::{COUNTERS, METRIC_NAMES, RUNS};
 use crate::metrics::mapping;
 use crate::units::{Prefixes, Scale, conversion};
 
+/// Rows from which gathering the string columns of a long table is spread over the cores.
+const PARALLEL_GATHER_ROWS: usize = 100_000;
+
+/// Each `values` column taken at its `indices` (`arrow_select::take`), in order; for long
+/// tables on as many threads as there are cores (each string column is a copy of its own).
+fn gather_all(jobs: &[(&StringArray, &UInt32Array)]) -> Result<Vec<ArrayRef>, PluginError> {
+    let take = |(values, indices): &(&StringArray, &UInt32Array)| {
+        arrow_select::take::take(*values, *indices, None)
+            .map_err(|e| PluginError::new(format!("building a table: {e}")))
+    };
+    let rows = jobs.first().map_or(0, |(_, i)| i.len());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if rows < PARALLEL_GATHER_ROWS || threads < 2 {
+        return jobs.iter().map(take).collect();
+    }
+    let per_thread = jobs.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .chunks(per_thread)
+            .map(|chunk| scope.spawn(move || chunk.iter().map(take).collect::<Vec<_>>()))
+            .collect();
+        let mut out = Vec::with_capacity(jobs.len());
+        for handle in handles {
+            let columns = handle
+                .join()
+                .map_err(|_| PluginError::new("building a table: a gathering thread failed"))?;
+            for column in columns {
+                out.push(column?);
+            }
+        }
+        Ok(out)
+    })
+}
+
 /// Identity of one run (a kernel launch, a trace row, a dataset row).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunKey {
@@ -225,22 +259,62 @@ impl Tables {
         let Some(value) = conv.apply_text(text) else {
             return false;
         };
+        self.push_counter(run, i, value, unit_idx);
+        true
+    }
+
+    /// [`Tables::add_text`] of a text already parsed (`parsed` is `parse_number(text)`): the
+    /// text is parsed again only when its conversion moves the decimal point.
+    pub fn add_parsed(&mut self, run: u32, i: u32, text: &str, parsed: f64, unit: &str) -> bool {
+        let (conv, unit_idx) = self.resolve_unit(i, unit);
+        let Some(value) = conv.apply_parsed(text, parsed) else {
+            return false;
+        };
+        self.push_counter(run, i, value, unit_idx);
+        true
+    }
+
+    /// One converted counter value of `run`.
+    fn push_counter(&mut self, run: u32, i: u32, value: f64, unit_idx: u32) {
         self.names[i as usize].occurrences += 1;
         self.counter_run.push(run);
         self.counter_name.push(i);
         self.counter_value.push(value);
         self.counter_unit.push(unit_idx);
-        true
+    }
+
+    /// Appends the counters of `part`, a builder that read a later piece of the same file (on
+    /// another thread), as if they had been read here: names keep the order in which the file
+    /// gives them first, their canonical unit is the first one seen. `runs[r]` is the run here
+    /// of `part`'s run `r`; `part`'s runs, times and spans are not taken.
+    pub fn append_counters(&mut self, part: Tables, runs: &[u32]) {
+        let names: Vec<u32> = part
+            .names
+            .iter()
+            .map(|n| {
+                let i = self.name_index(&n.raw);
+                let info = &mut self.names[i as usize];
+                info.occurrences += n.occurrences;
+                if info.canonical_unit.is_none() {
+                    info.canonical_unit.clone_from(&n.canonical_unit);
+                }
+                i
+            })
+            .collect();
+        let units: Vec<u32> = part.units.iter().map(|u| self.unit_index(u)).collect();
+        self.counter_run
+            .extend(part.counter_run.iter().map(|&r| runs[r as usize]));
+        self.counter_name
+            .extend(part.counter_name.iter().map(|&n| names[n as usize]));
+        self.counter_value.extend_from_slice(&part.counter_value);
+        self.counter_unit
+            .extend(part.counter_unit.iter().map(|&u| units[u as usize]));
     }
 
     /// [`Tables::add_counter`] with the name resolved by [`Tables::name`].
     pub fn add_value(&mut self, run: u32, i: u32, value: f64, unit: &str) {
         let (conv, unit_idx) = self.resolve_unit(i, unit);
-        self.names[i as usize].occurrences += 1;
-        self.counter_run.push(run);
-        self.counter_name.push(i);
-        self.counter_value.push(conv.apply(value));
-        self.counter_unit.push(unit_idx);
+        self.push_counter(run, i, conv.apply(value), unit_idx);
     }
 
     /// `counters.origin` of every value: `computed` for the work counters of tool `computed`
@@ -298,21 +372,39 @@ impl Tables {
         if self.long_form {
             let which_run = UInt32Array::from(self.counter_run);
             let which_name = UInt32Array::from(self.counter_name);
+            let which_unit = UInt32Array::from(self.counter_unit);
             let metric: StringArray = self.names.iter().map(|n| Some(n.metric.as_str())).collect();
             let raw: StringArray = self.names.iter().map(|n| Some(n.raw.as_str())).collect();
             let kind: StringArray = self.names.iter().map(|n| n.kind).collect();
             let units: StringArray = self.units.iter().map(|u| Some(u.as_str())).collect();
+            let mut gathered = gather_all(&[
+                (&run_id, &which_run),
+                (&device, &which_run),
+                (&program, &which_run),
+                (&variant, &which_run),
+                (&kernel, &which_run),
+                (&metric, &which_name),
+                (&raw, &which_name),
+                (&units, &which_unit),
+                (&kind, &which_name),
+            ])?
+            .into_iter();
+            let mut next = || {
+                gathered
+                    .next()
+                    .ok_or_else(|| PluginError::new("building a table: a column is missing"))
+            };
             let counters = COUNTERS.batch(vec![
-                gather(&run_id, &which_run)?,
-                gather(&device, &which_run)?,
-                gather(&program, &which_run)?,
-                gather(&variant, &which_run)?,
-                gather(&kernel, &which_run)?,
-                gather(&metric, &which_name)?,
-                gather(&raw, &which_name)?,
+                next()?,
+                next()?,
+                next()?,
+                next()?,
+                next()?,
+                next()?,
+                next()?,
                 Arc::new(arrow_array::Float64Array::from(self.counter_value)),
-                gather(&units, &UInt32Array::from(self.counter_unit))?,
-                gather(&kind, &which_name)?,
+                next()?,
+                next()?,
                 Arc::new(StringArray::from(vec![origin; which_run.len()])),
             ])?;
             out.push(("counters".to_owned(), counters));

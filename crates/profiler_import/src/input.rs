@@ -9,24 +9,48 @@ use yosoku_plugin_sdk::PluginError;
 pub fn read_text(path: &Path) -> Result<String, PluginError> {
     // Hashed while read: the host records the file without reading it again.
     let bytes = yosoku_plugin_sdk::read_input(path)?;
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(bytes.len() * 6);
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .map_err(|e| {
-                PluginError::new(format!("{}: not a valid gzip file: {e}", path.display()))
-            })?;
-        out
+    let bytes = if is_gzip(&bytes) {
+        gunzip(path, &bytes)?
     } else {
         bytes
     };
-    String::from_utf8(bytes).map_err(|e| {
-        PluginError::new(format!(
-            "{}: not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
+    String::from_utf8(bytes).map_err(|e| not_utf8(path, e.utf8_error()))
+}
+
+/// [`read_text`] for large files: `use_text` reads the text while another thread hashes the
+/// file (yosoku_plugin_sdk::with_input).
+pub fn with_text<T>(
+    path: &Path,
+    use_text: impl FnOnce(&str) -> Result<T, PluginError>,
+) -> Result<T, PluginError> {
+    yosoku_plugin_sdk::with_input(path, |bytes| {
+        if is_gzip(bytes) {
+            let text = gunzip(path, bytes)?;
+            use_text(std::str::from_utf8(&text).map_err(|e| not_utf8(path, e))?)
+        } else {
+            use_text(std::str::from_utf8(bytes).map_err(|e| not_utf8(path, e))?)
+        }
     })
+}
+
+fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, PluginError> {
+    let mut out = Vec::with_capacity(bytes.len() * 6);
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .map_err(|e| PluginError::new(format!("{}: not a valid gzip file: {e}", path.display())))?;
+    Ok(out)
+}
+
+fn not_utf8(path: &Path, e: std::str::Utf8Error) -> PluginError {
+    PluginError::new(format!(
+        "{}: not UTF-8 text (invalid byte at offset {})",
+        path.display(),
+        e.valid_up_to()
+    ))
 }
 
 /// CSV records of `text` (RFC 4180 quoting, rows of any length), each with its 1-based line.
@@ -50,6 +74,58 @@ pub fn csv_records(
                 PluginError::at_line(&path, line, format!("malformed CSV: {e}"))
             })
         })
+}
+
+/// CSV records of `text` read into one record reused from row to row ([`csv_records`] allocates
+/// a record per row, which is most of the time of a large file's rows).
+pub struct RecordReader<'a> {
+    path: &'a Path,
+    reader: csv::Reader<&'a [u8]>,
+    record: csv::StringRecord,
+}
+
+impl std::fmt::Debug for RecordReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordReader")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> RecordReader<'a> {
+    pub fn new(path: &'a Path, text: &'a str) -> Self {
+        Self {
+            path,
+            reader: csv::ReaderBuilder::new()
+                .has_headers(false)
+                .flexible(true)
+                .from_reader(text.as_bytes()),
+            record: csv::StringRecord::new(),
+        }
+    }
+
+    /// Reads the next record; its 1-based line, or `None` at the end.
+    pub fn read_next(&mut self) -> Result<Option<usize>, PluginError> {
+        match self.reader.read_record(&mut self.record) {
+            Ok(false) => Ok(None),
+            Ok(true) => Ok(Some(
+                self.record.position().map_or(0, |p| p.line() as usize),
+            )),
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                Err(PluginError::at_line(
+                    self.path,
+                    line,
+                    format!("malformed CSV: {e}"),
+                ))
+            }
+        }
+    }
+
+    /// The record [`RecordReader::read_next`] read.
+    pub fn record(&self) -> &csv::StringRecord {
+        &self.record
+    }
 }
 
 /// Column positions of a header row, by name.
