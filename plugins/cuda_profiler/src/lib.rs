@@ -80,8 +80,8 @@ fn push(out: &mut Output<'_>, tables: Tables) -> Result<(), PluginError> {
 
 /// Reads an `ncu --csv` file (details or raw page).
 pub fn read_ncu(path: &Path, labels: &ncu::Labels) -> Result<Tables, PluginError> {
-    let text = input::read_text(path)?;
-    ncu::read(path, &text, labels)?.finish()
+    // Captures run to hundreds of MB: hashed on another thread while they are parsed.
+    input::with_text(path, |text| ncu::read(path, text, labels)?.finish())
 }
 
 /// Reads an `nvprof --csv` file (summary or GPU trace).

@@ -59,10 +59,12 @@ impl<'a> Launches<'a> {
         }
     }
 
+    /// The run of launch `id`, made on its first row (`line` gives that row's line, wanted only
+    /// for an error).
     fn run(
         &mut self,
         tables: &mut Tables,
-        line: usize,
+        line: impl Fn() -> usize,
         id: &str,
         kernel: &str,
         device: &str,
@@ -77,7 +79,7 @@ impl<'a> Launches<'a> {
             Some(v) => v.get(ordinal).cloned().ok_or_else(|| {
                 PluginError::at_line(
                     self.path,
-                    line,
+                    line(),
                     format!(
                         "launch {} has no label: config key `variants` names {} launches",
                         ordinal + 1,
@@ -135,6 +137,17 @@ const DISPLAY_NAME: &str = "device__attribute_display_name";
 
 /// Reads an `ncu --csv` file (details or raw page).
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    read_in_pieces(path, text, labels, None)
+}
+
+/// [`read`], a details page cut into `pieces` read on as many threads (default: one per core
+/// for pages of [`PARALLEL_MIN_BYTES`] or more, else one).
+fn read_in_pieces(
+    path: &Path,
+    text: &str,
+    labels: &Labels,
+    pieces: Option<usize>,
+) -> Result<Tables, PluginError> {
     // Skip the profiler's own lines; they are not CSV.
     let mut csv_start = 0;
     let mut skipped_lines = 0;
@@ -154,19 +167,40 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         }
     }
     let body = &text[csv_start.min(text.len())..];
-    let mut records =
-        csv_records(path, body).map(|r| r.map(|(line, rec)| (line + skipped_lines, rec)));
-    let Some(first) = records.next() else {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(body.as_bytes());
+    let mut header = csv::StringRecord::new();
+    let has_header = reader.read_record(&mut header).map_err(|e| {
+        let line = e.position().map_or(0, |p| p.line() as usize);
+        PluginError::at_line(path, line + skipped_lines, format!("malformed CSV: {e}"))
+    })?;
+    if !has_header {
         return Err(PluginError::new(format!(
             "{}: no CSV header: not an `ncu --csv` file",
             path.display()
         )));
-    };
-    let (header_line, header) = first?;
+    }
+    let header_line = header.position().map_or(1, |p| p.line() as usize) + skipped_lines;
+    // Where the rows start, and the line before them.
+    let rows_start = (reader.position().byte() as usize).min(body.len());
+    let lines_before_rows = reader.position().line() as usize - 1 + skipped_lines;
+    let rows = &body[rows_start..];
     let header = Header::new(&header);
     if header.find("Metric Name").is_some() && header.find("Metric Value").is_some() {
-        details(path, header_line, &header, records, labels)
+        details(
+            path,
+            header_line,
+            &header,
+            rows,
+            lines_before_rows,
+            labels,
+            pieces,
+        )
     } else if header.find("ID").is_some() && header.find("Kernel Name").is_some() {
+        let records =
+            csv_records(path, rows).map(|r| r.map(|(line, rec)| (line + lines_before_rows, rec)));
         raw(path, header_line, &header, records, labels)
     } else {
         Err(PluginError::at_line(
@@ -177,79 +211,297 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     }
 }
 
+/// The columns of a details page the reader uses.
+#[derive(Debug, Clone, Copy)]
+struct DetailsColumns {
+    id: usize,
+    kernel: usize,
+    section: usize,
+    name: usize,
+    unit: usize,
+    value: usize,
+    device: Option<usize>,
+    cc: Option<usize>,
+}
+
+/// A launch as one piece of a details page first gives it.
+#[derive(Debug)]
+struct LaunchSeen {
+    id: String,
+    kernel: String,
+    device: String,
+    cc: String,
+    /// Byte offset of its first row in the page's rows.
+    offset: usize,
+}
+
+/// What one piece of a details page holds, read on its own thread: its counters (runs numbered
+/// by first appearance in the piece), its launches, the device names it gives and the
+/// durations.
+#[derive(Debug)]
+struct DetailsPiece {
+    tables: Tables,
+    launches: Vec<LaunchSeen>,
+    device_names: Vec<(u32, String)>,
+    durations: Vec<(u32, f64)>,
+}
+
+/// Pages smaller than this are read on one thread (starting one costs more than it saves).
+const PARALLEL_MIN_BYTES: usize = 4 << 20;
+
+/// Where to cut `rows` into at most `parts` pieces of whole records: at a line break outside any
+/// quoted field (an even number of quotes before it: RFC 4180 quotes fields whole and doubles
+/// quotes inside them, as ncu does).
+fn piece_bounds(rows: &str, parts: usize) -> Vec<usize> {
+    let bytes = rows.as_bytes();
+    let mut bounds = vec![0];
+    let mut scanned = 0;
+    let mut quotes_odd = false;
+    for k in 1..parts {
+        let target = bytes.len() * k / parts;
+        if target <= scanned {
+            continue;
+        }
+        // The parity alone: an XOR fold, which the compiler turns into vector code.
+        let odd = bytes[scanned..target]
+            .iter()
+            .fold(0u8, |acc, &b| acc ^ u8::from(b == b'"'));
+        quotes_odd ^= odd == 1;
+        scanned = target;
+        while let Some(&b) = bytes.get(scanned) {
+            scanned += 1;
+            match b {
+                b'"' => quotes_odd = !quotes_odd,
+                b'\n' if !quotes_odd => break,
+                _ => {}
+            }
+        }
+        if scanned < bytes.len() {
+            bounds.push(scanned);
+        }
+    }
+    bounds.push(bytes.len());
+    bounds.dedup();
+    bounds
+}
+
 fn details(
     path: &Path,
     header_line: usize,
     header: &Header,
-    records: impl Iterator<Item = Result<(usize, csv::StringRecord), PluginError>>,
+    rows: &str,
+    lines_before_rows: usize,
     labels: &Labels,
+    pieces: Option<usize>,
 ) -> Result<Tables, PluginError> {
     let format = "an `ncu --csv --page details` file";
-    let id = header.require(path, header_line, "ID", format)?;
-    let kernel = header.require(path, header_line, "Kernel Name", format)?;
-    let section = header.require(path, header_line, "Section Name", format)?;
-    let name = header.require(path, header_line, "Metric Name", format)?;
-    let unit = header.require(path, header_line, "Metric Unit", format)?;
-    let value = header.require(path, header_line, "Metric Value", format)?;
-    let device = header.find("Device");
-    let cc = header.find("CC");
+    let cols = DetailsColumns {
+        id: header.require(path, header_line, "ID", format)?,
+        kernel: header.require(path, header_line, "Kernel Name", format)?,
+        section: header.require(path, header_line, "Section Name", format)?,
+        name: header.require(path, header_line, "Metric Name", format)?,
+        unit: header.require(path, header_line, "Metric Unit", format)?,
+        value: header.require(path, header_line, "Metric Value", format)?,
+        device: header.find("Device"),
+        cc: header.find("CC"),
+    };
+    // The line of a byte offset in `rows`: counted only when an error or a label needs it.
+    let line_of = |offset: usize| {
+        lines_before_rows
+            + 1
+            + rows.as_bytes()[..offset.min(rows.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+    };
+    let parts = pieces.unwrap_or(if rows.len() >= PARALLEL_MIN_BYTES {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    } else {
+        1
+    });
+    let bounds = piece_bounds(rows, parts);
+    let read_piece =
+        |w: &[usize]| details_piece(path, header, cols, w[0], &rows[w[0]..w[1]], &line_of);
+    let pieces: Vec<Result<DetailsPiece, PluginError>> = if bounds.len() <= 2 {
+        bounds.windows(2).map(read_piece).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let others: Vec<_> = bounds[1..]
+                .windows(2)
+                .map(|w| scope.spawn(move || read_piece(w)))
+                .collect();
+            let mut pieces = vec![read_piece(&bounds[..2])];
+            for handle in others {
+                pieces.push(handle.join().unwrap_or_else(|_| {
+                    Err(PluginError::new(format!(
+                        "{}: reading a piece of the page failed",
+                        path.display()
+                    )))
+                }));
+            }
+            pieces
+        })
+    };
 
+    // Put the pieces together in file order, as one reader would have read them.
     let mut tables = Tables::new("ncu", Prefixes::Decimal);
     let mut launches = Launches::new(path, labels);
     let mut durations: Vec<(u32, f64)> = Vec::new();
-    let mut raw_name = String::new();
-    for record in records {
-        let (line, r) = record?;
-        if r.len() == 1 && r.get(0).is_some_and(str::is_empty) {
-            continue;
+    for piece in pieces {
+        let piece = piece?;
+        let mut runs = Vec::with_capacity(piece.launches.len());
+        for l in &piece.launches {
+            runs.push(launches.run(
+                &mut tables,
+                || line_of(l.offset),
+                &l.id,
+                &l.kernel,
+                &l.device,
+                &l.cc,
+            )?);
         }
-        let metric = field(path, line, &r, name, header)?;
-        if metric.is_empty() {
-            // A rule row: advice, not a measurement.
-            continue;
+        for (run, name) in &piece.device_names {
+            launches.name_device(&mut tables, runs[*run as usize], name);
         }
-        let text = field(path, line, &r, value, header)?;
-        let is_name = metric == DISPLAY_NAME;
-        if !is_name && parse_number(text).is_none() {
-            // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
-            continue;
-        }
-        let launch_id = field(path, line, &r, id, header)?;
-        let kernel_name = field(path, line, &r, kernel, header)?;
-        let device_id = device.and_then(|d| r.get(d)).unwrap_or("");
-        let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
-        let run = launches.run(
-            &mut tables,
-            line,
-            launch_id,
-            kernel_name,
-            device_id,
-            cc_text,
-        )?;
-        if is_name {
-            // The device's name, which may come after the launch's first values.
-            launches.name_device(&mut tables, run, text);
-            continue;
-        }
-        let section_name = field(path, line, &r, section, header)?;
-        let unit_text = field(path, line, &r, unit, header)?;
-        raw_name.clear();
-        raw_name.push_str(section_name);
-        raw_name.push_str(" / ");
-        raw_name.push_str(metric);
-        if raw_name == DETAILS_DURATION
-            && let Some(seconds) = normalise_text(text, unit_text, Prefixes::Decimal)
-        {
-            durations.push((run, seconds.value));
-        }
-        let name = tables.name(&raw_name);
-        tables.add_text(run, name, text, unit_text);
+        durations.extend(
+            piece
+                .durations
+                .iter()
+                .map(|&(run, secs)| (runs[run as usize], secs)),
+        );
+        tables.append_counters(piece.tables, &runs);
     }
     launches.check_all_labelled()?;
     for (run, seconds) in durations {
         tables.add_run(run, None, "kernel", seconds);
     }
     Ok(tables)
+}
+
+/// Reads the rows of one piece of a details page (`piece` starts at byte `start` of `rows`).
+fn details_piece(
+    path: &Path,
+    header: &Header,
+    cols: DetailsColumns,
+    start: usize,
+    piece: &str,
+    line_of: &dyn Fn(usize) -> usize,
+) -> Result<DetailsPiece, PluginError> {
+    let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(1 << 20)
+        .from_reader(piece.as_bytes());
+    let mut out = DetailsPiece {
+        tables: Tables::new("ncu", Prefixes::Decimal),
+        launches: Vec::new(),
+        device_names: Vec::new(),
+        durations: Vec::new(),
+    };
+    let mut runs: HashMap<String, u32> = HashMap::new();
+    let mut last_run: Option<(String, u32)> = None;
+    let mut raw_name = String::new();
+    loop {
+        let offset = start + reader.position() as usize;
+        let record = reader.read_byte_record().map_err(|e| {
+            PluginError::at_line(path, line_of(offset), format!("malformed CSV: {e}"))
+        })?;
+        let Some(r) = record else { break };
+        if r.len() == 1 && r.get(0).is_some_and(<[u8]>::is_empty) {
+            continue;
+        }
+        let field = |i: usize| -> Result<std::borrow::Cow<'_, str>, PluginError> {
+            let missing = || {
+                PluginError::at_line(
+                    path,
+                    line_of(offset),
+                    format!(
+                        "expected {} fields as in the header, found {} (no column `{}`)",
+                        header.names.len(),
+                        r.len(),
+                        header.names.get(i).map_or("?", String::as_str)
+                    ),
+                )
+            };
+            match r.unescape(i).ok_or_else(missing)? {
+                std::borrow::Cow::Borrowed(b) => std::str::from_utf8(b)
+                    .map(std::borrow::Cow::Borrowed)
+                    .map_err(|_| missing()),
+                std::borrow::Cow::Owned(b) => String::from_utf8(b)
+                    .map(std::borrow::Cow::Owned)
+                    .map_err(|_| missing()),
+            }
+        };
+        let metric = field(cols.name)?;
+        if metric.is_empty() {
+            // A rule row: advice, not a measurement.
+            continue;
+        }
+        let text = field(cols.value)?;
+        let is_name = metric == DISPLAY_NAME;
+        let parsed = if is_name {
+            None
+        } else if let Some(v) = parse_number(&text) {
+            Some(v)
+        } else {
+            // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
+            continue;
+        };
+        let launch_id = field(cols.id)?;
+        let kernel_name = field(cols.kernel)?;
+        let run = match &last_run {
+            Some((id, run)) if *id == *launch_id => *run,
+            _ => {
+                let run = match runs.get(&*launch_id) {
+                    Some(&run) => run,
+                    None => {
+                        let text_of = |c: Option<usize>| {
+                            c.and_then(|c| field(c).ok())
+                                .map(std::borrow::Cow::into_owned)
+                                .unwrap_or_default()
+                        };
+                        let run = out.tables.key(RunKey {
+                            run_id: launch_id.to_string(),
+                            device: String::new(),
+                            program: String::new(),
+                            variant: String::new(),
+                            kernel: None,
+                        });
+                        out.launches.push(LaunchSeen {
+                            id: launch_id.to_string(),
+                            kernel: kernel_name.into_owned(),
+                            device: text_of(cols.device),
+                            cc: text_of(cols.cc),
+                            offset,
+                        });
+                        runs.insert(launch_id.to_string(), run);
+                        run
+                    }
+                };
+                last_run = Some((launch_id.to_string(), run));
+                run
+            }
+        };
+        let Some(parsed) = parsed else {
+            // The device's name, which may come after the launch's first values.
+            out.device_names.push((run, text.into_owned()));
+            continue;
+        };
+        let section_name = field(cols.section)?;
+        let unit_text = field(cols.unit)?;
+        raw_name.clear();
+        raw_name.push_str(&section_name);
+        raw_name.push_str(" / ");
+        raw_name.push_str(&metric);
+        if raw_name == DETAILS_DURATION
+            && let Some(seconds) = normalise_text(&text, &unit_text, Prefixes::Decimal)
+        {
+            out.durations.push((run, seconds.value));
+        }
+        let name = out.tables.name(&raw_name);
+        out.tables.add_parsed(run, name, &text, parsed, &unit_text);
+    }
+    Ok(out)
 }
 
 fn raw(
@@ -296,7 +548,7 @@ fn raw(
         let cc_text = cc.and_then(|c| r.get(c)).unwrap_or("");
         let run = launches.run(
             &mut tables,
-            line,
+            || line,
             launch_id,
             kernel_name,
             device_id,
@@ -325,4 +577,102 @@ fn raw(
     }
     launches.check_all_labelled()?;
     Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A details page of `launches` launches of the real H100 capture, with a rule row whose
+    /// description holds a line break and doubled quotes, and the device's name given after the
+    /// first values of every launch.
+    fn page(launches: usize) -> String {
+        let real = include_str!("../tests/data/ncu/ncu_details_matmul_tiled_h100.csv");
+        let mut lines = real.lines().filter(|l| !l.starts_with("=="));
+        let header = lines.next().unwrap_or_default();
+        let rows: Vec<&str> = lines.collect();
+        let mut out = format!("==PROF== Connected\n{header}\n");
+        for launch in 0..launches {
+            for (i, row) in rows.iter().enumerate() {
+                let rest = row.split_once(',').map_or("", |(_, r)| r);
+                out += &format!("\"{launch}\",{rest}\n");
+                if i == 2 {
+                    // The identity columns: all before the section (the kernel's name holds
+                    // commas of its own).
+                    let identity = &rest[..rest.find(",\"GPU Speed Of Light").unwrap()];
+                    out += &format!(
+                        "\"{launch}\",{identity},\"Device\",\"{DISPLAY_NAME}\",\"\",\"NVIDIA H100 80GB HBM3\",\n"
+                    );
+                    out += &format!(
+                        "\"{launch}\",{identity},\"Rules\",\"\",\"\",\"\",\"R\",\"OPT\",\"two\nlines, \"\"quoted\"\"\",\"\",\"\"\n"
+                    );
+                }
+            }
+        }
+        out
+    }
+
+    fn tables(text: &str, pieces: Option<usize>) -> Vec<(String, arrow_array::RecordBatch)> {
+        read_in_pieces(Path::new("page.csv"), text, &Labels::default(), pieces)
+            .and_then(Tables::finish)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_page_read_in_pieces_gives_the_tables_of_one_reader() {
+        let text = page(37);
+        let one = tables(&text, Some(1));
+        let runs = &one.iter().find(|(n, _)| n == "runs").unwrap().1;
+        assert_eq!(runs.num_rows(), 37);
+        let counters = &one.iter().find(|(n, _)| n == "counters").unwrap().1;
+        assert!(counters.num_rows() > 37 * 30, "{}", counters.num_rows());
+        for pieces in [2, 3, 5, 16] {
+            assert_eq!(tables(&text, Some(pieces)), one, "{pieces} pieces");
+        }
+        // The device's name, given after the first values of each launch, is every run's.
+        let device = runs
+            .column_by_name(yosoku_tables::col::DEVICE)
+            .and_then(|c| c.as_any().downcast_ref::<arrow_array::StringArray>())
+            .unwrap();
+        assert!(device.iter().all(|d| d == Some("NVIDIA H100 80GB HBM3")));
+    }
+
+    #[test]
+    fn pieces_are_cut_at_line_breaks_outside_quotes() {
+        let text = page(9);
+        let rows = &text[text.find("\n\"0\"").unwrap() + 1..];
+        for parts in 1..40 {
+            let bounds = piece_bounds(rows, parts);
+            assert_eq!((bounds[0], *bounds.last().unwrap()), (0, rows.len()));
+            for &b in &bounds[1..bounds.len() - 1] {
+                assert_eq!(&rows[b - 1..b], "\n");
+                let quotes = rows[..b].bytes().filter(|&c| c == b'"').count();
+                assert_eq!(quotes % 2, 0, "cut inside a quoted field at {b}");
+                assert!(rows[b..].starts_with('"'));
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_in_a_later_piece_names_its_line() {
+        let mut text = page(20);
+        let at = text.len() * 3 / 4;
+        let line_start = text[..at].rfind('\n').unwrap() + 1;
+        text.insert_str(line_start, "\"x\"\n");
+        let line = text[..line_start].matches('\n').count() + 1;
+        for pieces in [1, 2, 4] {
+            let e = read_in_pieces(
+                Path::new("page.csv"),
+                &text,
+                &Labels::default(),
+                Some(pieces),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.starts_with(&format!("page.csv:{line}: expected 20 fields")),
+                "{e}"
+            );
+        }
+    }
 }
