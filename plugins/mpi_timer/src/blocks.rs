@@ -15,15 +15,18 @@
 //! the first iteration and after the loop's end have no iteration (they run once).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::log::{EventKind, RankLog};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Block {
-    pub block: String,
+    /// Shared by every execution of the block (a real run has a million blocks and a few
+    /// hundred keys: one string each, not one per execution).
+    pub block: Arc<str>,
     pub compute: bool,
     /// Where in the program: `MPI_Send at a.out+0x10`, or the calls around a compute block.
-    pub call_site: String,
+    pub call_site: Arc<str>,
     pub iteration: Option<i64>,
     /// From the end of MPI_Init.
     pub start_ns: u64,
@@ -110,55 +113,55 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
     let mut out = Vec::with_capacity(2 * log.events.len() + 1);
     let mut iteration_starts = Vec::new();
     let mut previous_end = log.init_end_ns;
-    let mut previous_call = "MPI_Init".to_owned();
+    let mut previous_call: Arc<str> = Arc::from("MPI_Init");
     let mut mark: Option<&str> = None;
-    let compute = |out: &mut Vec<Block>, from: u64, to: u64, after: &str, before: &str, mark| {
-        let key = match mark {
-            Some(name) => format!("compute {name}"),
-            None => format!("{after} -> {before}"),
-        };
-        out.push(Block {
-            call_site: format!("between {after} and {before}"),
-            block: key,
-            compute: true,
-            iteration: None,
-            start_ns: from - log.init_end_ns,
-            duration_ns: to.saturating_sub(from),
-        });
-    };
+    // The key and call site of each compute block (by the calls around it, or its mark) and of
+    // each call (by name and site), made once.
+    let mut compute_names: ComputeNames<'_> = HashMap::new();
+    let mut call_names: CallNames<'_> = HashMap::new();
+    let iteration: Arc<str> = Arc::from("iteration");
+    let finalize: Arc<str> = Arc::from("MPI_Finalize");
     for e in &log.events {
         match e.kind {
             EventKind::Mark => mark = Some(&e.name),
             EventKind::Iteration => {
                 // The marker splits the compute block it falls in.
                 let t = e.start_ns.max(previous_end);
-                compute(
+                push_compute(
+                    &mut compute_names,
                     &mut out,
-                    previous_end,
-                    t,
-                    &previous_call,
-                    "iteration",
+                    log.init_end_ns,
+                    (previous_end, t),
+                    (&previous_call, &iteration),
                     mark.take(),
                 );
                 iteration_starts.push(out.len());
                 previous_end = t;
-                previous_call = "iteration".to_owned();
+                previous_call = Arc::clone(&iteration);
             }
             EventKind::Call => {
-                let site = e.site.map(|s| log.sites[s].as_str()).unwrap_or("?");
-                let key = format!("{}@{site}", e.name);
+                let (key, call_site) = call_names
+                    .entry((e.name.as_str(), e.site))
+                    .or_insert_with(|| {
+                        let site = e.site.map(|s| log.sites[s].as_str()).unwrap_or("?");
+                        (
+                            Arc::from(format!("{}@{site}", e.name)),
+                            Arc::from(format!("{} at {site}", e.name)),
+                        )
+                    })
+                    .clone();
                 let start = e.start_ns.max(previous_end);
-                compute(
+                push_compute(
+                    &mut compute_names,
                     &mut out,
-                    previous_end,
-                    start,
-                    &previous_call,
-                    &key,
+                    log.init_end_ns,
+                    (previous_end, start),
+                    (&previous_call, &key),
                     mark.take(),
                 );
                 out.push(Block {
-                    call_site: format!("{} at {site}", e.name),
-                    block: key.clone(),
+                    call_site,
+                    block: Arc::clone(&key),
                     compute: false,
                     iteration: None,
                     start_ns: start - log.init_end_ns,
@@ -170,15 +173,53 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
         }
     }
     let end = log.end_ns().max(previous_end);
-    compute(
+    push_compute(
+        &mut compute_names,
         &mut out,
-        previous_end,
-        end,
-        &previous_call,
-        "MPI_Finalize",
+        log.init_end_ns,
+        (previous_end, end),
+        (&previous_call, &finalize),
         mark.take(),
     );
     (out, iteration_starts)
+}
+
+/// The key and call site of each call, by its name and site.
+type CallNames<'l> = HashMap<(&'l str, Option<usize>), (Arc<str>, Arc<str>)>;
+
+/// The key and call site of each compute block, by the blocks around it and its mark.
+type ComputeNames<'l> = HashMap<(Arc<str>, Arc<str>, Option<&'l str>), (Arc<str>, Arc<str>)>;
+
+/// Appends the compute block from `from` to `to` between the blocks `after` and `before`
+/// (named by `mark` when the program marked it), its key and call site made once per kind.
+fn push_compute<'l>(
+    names: &mut ComputeNames<'l>,
+    out: &mut Vec<Block>,
+    init_end_ns: u64,
+    (from, to): (u64, u64),
+    (after, before): (&Arc<str>, &Arc<str>),
+    mark: Option<&'l str>,
+) {
+    let (key, call_site) = names
+        .entry((Arc::clone(after), Arc::clone(before), mark))
+        .or_insert_with(|| {
+            let key = match mark {
+                Some(name) => format!("compute {name}"),
+                None => format!("{after} -> {before}"),
+            };
+            (
+                Arc::from(key),
+                Arc::from(format!("between {after} and {before}")),
+            )
+        });
+    out.push(Block {
+        call_site: Arc::clone(call_site),
+        block: Arc::clone(key),
+        compute: true,
+        iteration: None,
+        start_ns: from - init_end_ns,
+        duration_ns: to.saturating_sub(from),
+    });
 }
 
 /// `marker_starts`: the index of the first block of each marked iteration.
@@ -199,7 +240,7 @@ fn assign_iterations(
                 let how = Iterations::Repeating {
                     iterations: unit.starts.len(),
                     sub_iterations: unit.sub_iterations,
-                    anchor: out[unit.starts[0]].block.clone(),
+                    anchor: out[unit.starts[0]].block.to_string(),
                 };
                 end = unit.end;
                 (unit.starts, how)
@@ -213,7 +254,7 @@ fn assign_iterations(
     // The loop's blocks: those of the first iteration (up to the second start, or all after the
     // first when there is one iteration).
     let first_end = starts.get(1).copied().unwrap_or(out.len());
-    let loop_keys: Vec<String> = out[first..first_end]
+    let loop_keys: Vec<Arc<str>> = out[first..first_end]
         .iter()
         .filter(|b| !b.compute)
         .map(|b| b.block.clone())
@@ -384,7 +425,7 @@ fn call_ids(out: &[Block]) -> (Vec<(usize, usize)>, Vec<usize>) {
     let mut calls: Vec<(usize, usize)> = Vec::new();
     for (i, b) in out.iter().enumerate().filter(|(_, b)| !b.compute) {
         let next = ids.len();
-        let id = *ids.entry(b.block.as_str()).or_insert(next);
+        let id = *ids.entry(&*b.block).or_insert(next);
         calls.push((i, id));
     }
     let mut counts = vec![0usize; ids.len()];
@@ -506,7 +547,7 @@ mod tests {
         let (b, how) = blocks(&l);
         let keys: Vec<(&str, bool, u64, u64)> = b
             .iter()
-            .map(|b| (b.block.as_str(), b.compute, b.start_ns, b.duration_ns))
+            .map(|b| (&*b.block, b.compute, b.start_ns, b.duration_ns))
             .collect();
         assert_eq!(
             keys,
@@ -542,8 +583,7 @@ mod tests {
                 anchor: "MPI_Sendrecv@a+0x2".into()
             }
         );
-        let it: Vec<(&str, Option<i64>)> =
-            b.iter().map(|b| (b.block.as_str(), b.iteration)).collect();
+        let it: Vec<(&str, Option<i64>)> = b.iter().map(|b| (&*b.block, b.iteration)).collect();
         assert_eq!(it[0], ("MPI_Init -> MPI_Barrier@a+0x1", None));
         assert_eq!(it[2], ("MPI_Barrier@a+0x1 -> MPI_Sendrecv@a+0x2", None));
         assert_eq!(it[3], ("MPI_Sendrecv@a+0x2", Some(0)));
@@ -569,8 +609,7 @@ mod tests {
         }
         let (b, how) = blocks(&log(&events));
         assert_eq!(how, Iterations::Markers(2));
-        let it: Vec<(&str, Option<i64>)> =
-            b.iter().map(|b| (b.block.as_str(), b.iteration)).collect();
+        let it: Vec<(&str, Option<i64>)> = b.iter().map(|b| (&*b.block, b.iteration)).collect();
         assert_eq!(
             it,
             [

@@ -281,7 +281,7 @@ fn blocks_batch(
             Arc::new(Int32Array::from_iter_values(
                 rows.iter().map(|(l, _)| l.rank),
             )),
-            text(rows.iter().map(|(_, b)| b.block.as_str())),
+            text(rows.iter().map(|(_, b)| &*b.block)),
             text(rows.iter().map(|(_, b)| {
                 if b.compute {
                     "compute"
@@ -289,7 +289,7 @@ fn blocks_batch(
                     "communication"
                 }
             })),
-            text(rows.iter().map(|(_, b)| b.call_site.as_str())),
+            text(rows.iter().map(|(_, b)| &*b.call_site)),
             Arc::new(
                 rows.iter()
                     .map(|(_, b)| b.iteration)
