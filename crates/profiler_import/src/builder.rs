@@ -217,6 +217,20 @@ impl Tables {
         self.resolve_unit(i, unit).0
     }
 
+    /// The conversion of values of name `i` in `unit` and the index of their canonical unit, for
+    /// a long-form reader that meets the same (name, unit) in row after row: it resolves them
+    /// once and adds each value with [`Tables::add_resolved`]. The same (name, unit) always
+    /// resolves the same.
+    pub fn resolve(&mut self, i: u32, unit: &str) -> (Scale, u32) {
+        self.resolve_unit(i, unit)
+    }
+
+    /// A value of name `i` already converted with [`Tables::resolve`] (`unit_idx` its canonical
+    /// unit).
+    pub fn add_resolved(&mut self, run: u32, i: u32, value: f64, unit_idx: u32) {
+        self.push_counter(run, i, value, unit_idx);
+    }
+
     /// Records one value of name `i` (for `metric_names`), converted with [`Tables::scale`].
     pub fn count_value(&mut self, i: u32) {
         self.names[i as usize].occurrences += 1;
@@ -257,17 +271,6 @@ impl Tables {
     pub fn add_text(&mut self, run: u32, i: u32, text: &str, unit: &str) -> bool {
         let (conv, unit_idx) = self.resolve_unit(i, unit);
         let Some(value) = conv.apply_text(text) else {
-            return false;
-        };
-        self.push_counter(run, i, value, unit_idx);
-        true
-    }
-
-    /// [`Tables::add_text`] of a text already parsed (`parsed` is `parse_number(text)`): the
-    /// text is parsed again only when its conversion moves the decimal point.
-    pub fn add_parsed(&mut self, run: u32, i: u32, text: &str, parsed: f64, unit: &str) -> bool {
-        let (conv, unit_idx) = self.resolve_unit(i, unit);
-        let Some(value) = conv.apply_parsed(text, parsed) else {
             return false;
         };
         self.push_counter(run, i, value, unit_idx);

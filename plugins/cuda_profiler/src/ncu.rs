@@ -10,7 +10,7 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables};
 use crate::input::{Header, csv_records, field, kernel_program};
-use crate::units::{Prefixes, normalise_text, parse_number};
+use crate::units::{Prefixes, Scale, normalise_text, parse_number};
 
 /// How to label the launches of a file.
 #[derive(Debug, Clone, Default)]
@@ -262,11 +262,7 @@ fn piece_bounds(rows: &str, parts: usize) -> Vec<usize> {
         if target <= scanned {
             continue;
         }
-        // The parity alone: an XOR fold, which the compiler turns into vector code.
-        let odd = bytes[scanned..target]
-            .iter()
-            .fold(0u8, |acc, &b| acc ^ u8::from(b == b'"'));
-        quotes_odd ^= odd == 1;
+        quotes_odd ^= odd_quotes(&bytes[scanned..target]);
         scanned = target;
         while let Some(&b) = bytes.get(scanned) {
             scanned += 1;
@@ -283,6 +279,23 @@ fn piece_bounds(rows: &str, parts: usize) -> Vec<usize> {
     bounds.push(bytes.len());
     bounds.dedup();
     bounds
+}
+
+/// Whether `bytes` hold an odd number of quotes: the parity alone, XORed in 64 lanes (a shape
+/// the compiler turns into vector compares; a byte-at-a-time fold was 5 % of a 100 MB import).
+fn odd_quotes(bytes: &[u8]) -> bool {
+    let mut lanes = [0u8; 64];
+    let mut chunks = bytes.chunks_exact(64);
+    for chunk in &mut chunks {
+        for (lane, &b) in lanes.iter_mut().zip(chunk) {
+            *lane ^= u8::from(b == b'"');
+        }
+    }
+    let tail = chunks
+        .remainder()
+        .iter()
+        .fold(0u8, |acc, &b| acc ^ u8::from(b == b'"'));
+    lanes.iter().fold(tail, |acc, &l| acc ^ l) == 1
 }
 
 fn details(
@@ -378,6 +391,36 @@ fn details(
     Ok(tables)
 }
 
+/// What the reader made of the `k`-th metric row of a launch: ncu writes the same sections and
+/// metrics in the same order for every launch, so the next launch's `k`-th row is, byte for byte,
+/// almost always the same metric in the same unit, and its name and conversion are reused
+/// without building, hashing or resolving anything.
+#[derive(Debug)]
+struct MetricSlot {
+    section: Vec<u8>,
+    metric: Vec<u8>,
+    unit: Vec<u8>,
+    name: u32,
+    scale: Scale,
+    unit_idx: u32,
+    is_duration: bool,
+}
+
+impl MetricSlot {
+    fn is(&self, section: &[u8], metric: &[u8], unit: &[u8]) -> bool {
+        self.metric == metric && self.section == section && self.unit == unit
+    }
+}
+
+/// Field `i`'s bytes as text (`missing(i)` the error if they are not UTF-8).
+fn as_str<'b>(
+    b: &'b [u8],
+    i: usize,
+    missing: &dyn Fn(usize) -> PluginError,
+) -> Result<&'b str, PluginError> {
+    std::str::from_utf8(b).map_err(|_| missing(i))
+}
+
 /// Reads the rows of one piece of a details page (`piece` starts at byte `start` of `rows`).
 fn details_piece(
     path: &Path,
@@ -390,7 +433,7 @@ fn details_piece(
     let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .buffer_capacity(1 << 20)
+        .buffer_capacity(128 << 10)
         .from_reader(piece.as_bytes());
     let mut out = DetailsPiece {
         tables: Tables::new("ncu", Prefixes::Decimal),
@@ -399,7 +442,21 @@ fn details_piece(
         durations: Vec::new(),
     };
     let mut runs: HashMap<String, u32> = HashMap::new();
-    let mut last_run: Option<(String, u32)> = None;
+    // The launch of the rows before, and how many of its metric rows were read.
+    let mut last_run: Option<(Vec<u8>, u32)> = None;
+    let mut row_in_launch = 0usize;
+    let mut slots: Vec<MetricSlot> = Vec::new();
+    let widest = [
+        cols.id,
+        cols.kernel,
+        cols.section,
+        cols.name,
+        cols.unit,
+        cols.value,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0);
     let mut raw_name = String::new();
     loop {
         let offset = start + reader.position() as usize;
@@ -410,96 +467,133 @@ fn details_piece(
         if r.len() == 1 && r.get(0).is_some_and(<[u8]>::is_empty) {
             continue;
         }
-        let field = |i: usize| -> Result<std::borrow::Cow<'_, str>, PluginError> {
-            let missing = || {
-                PluginError::at_line(
-                    path,
-                    line_of(offset),
-                    format!(
-                        "expected {} fields as in the header, found {} (no column `{}`)",
-                        header.names.len(),
-                        r.len(),
-                        header.names.get(i).map_or("?", String::as_str)
-                    ),
-                )
-            };
-            match r.unescape(i).ok_or_else(missing)? {
-                std::borrow::Cow::Borrowed(b) => std::str::from_utf8(b)
-                    .map(std::borrow::Cow::Borrowed)
-                    .map_err(|_| missing()),
-                std::borrow::Cow::Owned(b) => String::from_utf8(b)
-                    .map(std::borrow::Cow::Owned)
-                    .map_err(|_| missing()),
-            }
+        let missing = |i: usize| {
+            PluginError::at_line(
+                path,
+                line_of(offset),
+                format!(
+                    "expected {} fields as in the header, found {} (no column `{}`)",
+                    header.names.len(),
+                    r.len(),
+                    header.names.get(i).map_or("?", String::as_str)
+                ),
+            )
         };
-        let metric = field(cols.name)?;
+        // Rows are matched on their fields as written (`raw`: without the surrounding quotes,
+        // doubled quotes left doubled); only what becomes a string is unescaped (`bytes`).
+        // Fields are cut at ASCII delimiters of UTF-8 text, so they are UTF-8 too; the check
+        // stays for those that become strings.
+        let raw = |i: usize| r.unquote(i).ok_or_else(|| missing(i));
+        let bytes = |i: usize| r.unescape(i).ok_or_else(|| missing(i));
+        let metric = raw(cols.name)?;
         if metric.is_empty() {
             // A rule row: advice, not a measurement.
             continue;
         }
-        let text = field(cols.value)?;
-        let is_name = metric == DISPLAY_NAME;
+        let value = as_str(raw(cols.value)?, cols.value, &missing)?;
+        let is_name = metric == DISPLAY_NAME.as_bytes();
         let parsed = if is_name {
             None
-        } else if let Some(v) = parse_number(&text) {
+        } else if let Some(v) = parse_number(value) {
             Some(v)
         } else {
             // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
             continue;
         };
-        let launch_id = field(cols.id)?;
-        let kernel_name = field(cols.kernel)?;
+        if r.len() <= widest {
+            let first_missing = [cols.id, cols.kernel, cols.section, cols.unit]
+                .into_iter()
+                .find(|&c| c >= r.len())
+                .unwrap_or(widest);
+            return Err(missing(first_missing));
+        }
+        let launch_id = raw(cols.id)?;
         let run = match &last_run {
-            Some((id, run)) if *id == *launch_id => *run,
+            Some((id, run)) if id == launch_id => *run,
             _ => {
-                let run = match runs.get(&*launch_id) {
+                let id = bytes(cols.id)?;
+                let id = as_str(&id, cols.id, &missing)?;
+                let run = match runs.get(id) {
                     Some(&run) => run,
                     None => {
                         let text_of = |c: Option<usize>| {
-                            c.and_then(|c| field(c).ok())
-                                .map(std::borrow::Cow::into_owned)
+                            c.and_then(|c| r.unescape(c))
+                                .and_then(|b| std::str::from_utf8(&b).ok().map(str::to_owned))
                                 .unwrap_or_default()
                         };
                         let run = out.tables.key(RunKey {
-                            run_id: launch_id.to_string(),
+                            run_id: id.to_owned(),
                             device: String::new(),
                             program: String::new(),
                             variant: String::new(),
                             kernel: None,
                         });
                         out.launches.push(LaunchSeen {
-                            id: launch_id.to_string(),
-                            kernel: kernel_name.into_owned(),
+                            id: id.to_owned(),
+                            kernel: as_str(&bytes(cols.kernel)?, cols.kernel, &missing)?.to_owned(),
                             device: text_of(cols.device),
                             cc: text_of(cols.cc),
                             offset,
                         });
-                        runs.insert(launch_id.to_string(), run);
+                        runs.insert(id.to_owned(), run);
                         run
                     }
                 };
-                last_run = Some((launch_id.to_string(), run));
+                last_run = Some((launch_id.to_vec(), run));
+                row_in_launch = 0;
                 run
             }
         };
         let Some(parsed) = parsed else {
             // The device's name, which may come after the launch's first values.
-            out.device_names.push((run, text.into_owned()));
+            let name = bytes(cols.value)?;
+            out.device_names
+                .push((run, as_str(&name, cols.value, &missing)?.to_owned()));
             continue;
         };
-        let section_name = field(cols.section)?;
-        let unit_text = field(cols.unit)?;
-        raw_name.clear();
-        raw_name.push_str(&section_name);
-        raw_name.push_str(" / ");
-        raw_name.push_str(&metric);
-        if raw_name == DETAILS_DURATION
-            && let Some(seconds) = normalise_text(&text, &unit_text, Prefixes::Decimal)
+        let section = raw(cols.section)?;
+        let unit = raw(cols.unit)?;
+        let k = row_in_launch;
+        row_in_launch += 1;
+        if !slots.get(k).is_some_and(|s| s.is(section, metric, unit)) {
+            raw_name.clear();
+            raw_name.push_str(as_str(&bytes(cols.section)?, cols.section, &missing)?);
+            raw_name.push_str(" / ");
+            raw_name.push_str(as_str(&bytes(cols.name)?, cols.name, &missing)?);
+            let name = out.tables.name(&raw_name);
+            let unit_text = bytes(cols.unit)?;
+            let (scale, unit_idx) = out
+                .tables
+                .resolve(name, as_str(&unit_text, cols.unit, &missing)?);
+            let slot = MetricSlot {
+                section: section.to_vec(),
+                metric: metric.to_vec(),
+                unit: unit.to_vec(),
+                name,
+                scale,
+                unit_idx,
+                is_duration: raw_name == DETAILS_DURATION,
+            };
+            // `k` is at most the number of slots: each row before it in the launch has one.
+            match slots.get_mut(k) {
+                Some(old) => *old = slot,
+                None => slots.push(slot),
+            }
+        }
+        let slot = &slots[k];
+        if slot.is_duration
+            && let Some(seconds) = normalise_text(
+                value,
+                as_str(&bytes(cols.unit)?, cols.unit, &missing)?,
+                Prefixes::Decimal,
+            )
         {
             out.durations.push((run, seconds.value));
         }
-        let name = out.tables.name(&raw_name);
-        out.tables.add_parsed(run, name, &text, parsed, &unit_text);
+        if let Some(converted) = slot.scale.apply_parsed(value, parsed) {
+            out.tables
+                .add_resolved(run, slot.name, converted, slot.unit_idx);
+        }
     }
     Ok(out)
 }
@@ -650,6 +744,20 @@ mod tests {
                 assert_eq!(quotes % 2, 0, "cut inside a quoted field at {b}");
                 assert!(rows[b..].starts_with('"'));
             }
+        }
+    }
+
+    #[test]
+    fn quote_parity_equals_a_count() {
+        let text = page(3);
+        let bytes = text.as_bytes();
+        for end in (0..bytes.len()).step_by(7).chain([bytes.len()]) {
+            let count = bytes[..end].iter().filter(|&&b| b == b'"').count();
+            assert_eq!(
+                odd_quotes(&bytes[..end]),
+                count % 2 == 1,
+                "first {end} bytes"
+            );
         }
     }
 
