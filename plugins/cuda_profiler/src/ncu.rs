@@ -748,6 +748,78 @@ mod tests {
     }
 
     #[test]
+    fn a_launch_with_other_rows_or_units_than_the_one_before_is_read_as_written() {
+        // Launch 1 gives its duration in us instead of ns (same place, other unit); launch 2
+        // also gives its rows in reverse order. Rows matched against the launch before must
+        // not reuse a name or a conversion that differs: all three read the same.
+        let page = page(3);
+        let header: Vec<&str> = page.lines().take(2).collect();
+        let mut text = header.join("\n") + "\n";
+        for launch in ["0", "1", "2"] {
+            // (Without the rule rows, whose quoted field spans two lines.)
+            let mut rows: Vec<String> = page
+                .lines()
+                .skip(2)
+                .filter(|l| l.starts_with(&format!("\"{launch}\",")) && !l.contains("\"Rules\""))
+                .map(|l| {
+                    if launch == "0" {
+                        l.to_owned()
+                    } else {
+                        l.replace(
+                            "\"Duration\",\"ns\",\"343,840\"",
+                            "\"Duration\",\"us\",\"343.84\"",
+                        )
+                    }
+                })
+                .collect();
+            if launch == "2" {
+                rows.reverse();
+            }
+            text += &(rows.join("\n") + "\n");
+        }
+        assert_eq!(text.matches("\"us\",\"343.84\"").count(), 2);
+        let tables = tables(&text, Some(1));
+        let table = |name: &str| &tables.iter().find(|(n, _)| n == name).unwrap().1;
+        let strings = |t: &str, c: &str| {
+            let a = table(t).column_by_name(c).unwrap();
+            let a = a
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .unwrap();
+            a.iter()
+                .map(|v| v.unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
+        };
+        let numbers = |t: &str, c: &str| {
+            let a = table(t).column_by_name(c).unwrap();
+            let a = a
+                .as_any()
+                .downcast_ref::<arrow_array::Float64Array>()
+                .unwrap();
+            a.values().to_vec()
+        };
+        let runs = strings("counters", "run_id");
+        let metrics = strings("counters", "metric");
+        let values = numbers("counters", "value");
+        let mut per_launch: HashMap<&str, Vec<(&str, u64)>> = HashMap::new();
+        for i in 0..runs.len() {
+            per_launch
+                .entry(&runs[i])
+                .or_default()
+                .push((&metrics[i], values[i].to_bits()));
+        }
+        let mut launches: Vec<Vec<(&str, u64)>> = per_launch.into_values().collect();
+        for l in &mut launches {
+            l.sort();
+        }
+        assert_eq!(launches.len(), 3);
+        assert!(launches[0].len() > 20, "{launches:?}");
+        assert_eq!(launches[0], launches[1]);
+        assert_eq!(launches[0], launches[2]);
+        assert_eq!(numbers("runs", "measured_secs"), vec![343.84e-6; 3]);
+    }
+
+    #[test]
     fn quote_parity_equals_a_count() {
         let text = page(3);
         let bytes = text.as_bytes();
