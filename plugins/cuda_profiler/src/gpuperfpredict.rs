@@ -18,7 +18,7 @@ use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
 use crate::builder::{RunKey, Tables};
-use crate::input::{Header, RecordReader, field};
+use crate::input::{Header, RecordReader, field, pieces_for, read_pieces, record_pieces};
 use crate::units::{Prefixes, Scale, parse_number};
 
 /// Columns that identify a launch rather than measure it.
@@ -42,6 +42,120 @@ pub struct Dataset {
     /// Counter columns by name handle: values per row so far (None where missing).
     columns: Vec<(u32, Vec<Option<f64>>)>,
     column_of: HashMap<u32, usize>,
+}
+
+/// The identity columns of a dataset file.
+#[derive(Debug, Clone, Copy)]
+struct FileColumns {
+    index: usize,
+    size1: usize,
+    size2: Option<usize>,
+    duration: usize,
+    name: usize,
+    gpu: usize,
+}
+
+/// One launch of a file, as read on a piece's thread.
+#[derive(Debug)]
+struct FileRow {
+    key: RunKey,
+    parameters: String,
+    seconds: f64,
+}
+
+/// The rows of one piece of a file and, per counter column, their values (converted).
+#[derive(Debug)]
+struct FilePiece {
+    rows: Vec<FileRow>,
+    values: Vec<Vec<Option<f64>>>,
+}
+
+/// What reading any piece of one file needs.
+#[derive(Debug, Clone, Copy)]
+struct FileReader<'a> {
+    path: &'a Path,
+    header: &'a Header,
+    columns: FileColumns,
+    /// (column, name handle, dataset column, conversion) of each counter column.
+    counters: &'a [(usize, u32, usize, Scale)],
+    stem: &'a str,
+}
+
+impl FileReader<'_> {
+    /// Reads the rows of `piece`, which starts after the file's first `lines_before` lines and
+    /// has `lines` lines.
+    fn read(
+        &self,
+        piece: &str,
+        lines_before: usize,
+        lines: usize,
+    ) -> Result<FilePiece, PluginError> {
+        let Self {
+            path,
+            header,
+            columns: cols,
+            counters,
+            stem,
+        } = *self;
+        // One record reused from row to row (a record allocated per row was a third of the
+        // time of reading the dataset's largest file).
+        let mut records = RecordReader::after_lines(path, piece, lines_before);
+        let mut out = FilePiece {
+            rows: Vec::with_capacity(lines),
+            values: (0..counters.len())
+                .map(|_| Vec::with_capacity(lines))
+                .collect(),
+        };
+        while let Some(line) = records.read_next()? {
+            let r = records.record();
+            header.check_width(path, line, r)?;
+            let number = |column: usize| -> Result<Option<f64>, PluginError> {
+                let text = field(path, line, r, column, header)?;
+                if text == "NA" || text.is_empty() {
+                    return Ok(None);
+                }
+                parse_number(text).map(Some).ok_or_else(|| {
+                    PluginError::at_line(
+                        path,
+                        line,
+                        format!(
+                            "column `{}`: expected a number or NA, found `{text}`",
+                            header.names[column]
+                        ),
+                    )
+                })
+            };
+            let s1 = field(path, line, r, cols.size1, header)?;
+            let s2 = cols
+                .size2
+                .map(|c| field(path, line, r, c, header))
+                .transpose()?
+                .unwrap_or("0");
+            let variant = if s2 == "0" {
+                s1.to_owned()
+            } else {
+                format!("{s1}x{s2}")
+            };
+            let seconds = number(cols.duration)?.filter(|s| *s > 0.0).ok_or_else(|| {
+                PluginError::at_line(path, line, "column `duration`: expected a time > 0")
+            })?;
+            out.rows.push(FileRow {
+                key: RunKey {
+                    run_id: format!("{stem}:{}", field(path, line, r, cols.index, header)?),
+                    device: field(path, line, r, cols.gpu, header)?.to_owned(),
+                    program: field(path, line, r, cols.name, header)?.to_owned(),
+                    variant,
+                    kernel: None,
+                },
+                parameters: format!("input.size.1={s1};input.size.2={s2}"),
+                seconds,
+            });
+            for (&(c, _, _, scale), values) in counters.iter().zip(&mut out.values) {
+                values.push(number(c)?.map(|v| scale.apply(v)));
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl Default for Dataset {
@@ -70,22 +184,32 @@ impl Dataset {
         self.columns.len() - 1
     }
 
-    /// Adds one file of the dataset.
+    /// Adds one file of the dataset. Large files are read in pieces on all cores
+    /// (`input::pieces_for`) and put together in file order.
     pub fn read(&mut self, path: &Path, text: &str) -> Result<(), PluginError> {
-        // One record reused from row to row (a record allocated per row was a third of the
-        // time of reading the dataset's largest file).
+        self.read_in_pieces(path, text, None)
+    }
+
+    fn read_in_pieces(
+        &mut self,
+        path: &Path,
+        text: &str,
+        pieces: Option<usize>,
+    ) -> Result<(), PluginError> {
         let mut records = RecordReader::new(path, text);
         let Some(header_line) = records.read_next()? else {
             return Err(PluginError::new(format!("{}: empty file", path.display())));
         };
         let header = Header::new(records.record());
         let format = "a gpuperfpredict dataset file";
-        let index = header.require(path, header_line, "", format)?;
-        let size1 = header.require(path, header_line, "input.size.1", format)?;
-        let size2 = header.find("input.size.2");
-        let duration = header.require(path, header_line, "duration", format)?;
-        let name = header.require(path, header_line, "name", format)?;
-        let gpu = header.require(path, header_line, "gpu_name", format)?;
+        let columns = FileColumns {
+            index: header.require(path, header_line, "", format)?,
+            size1: header.require(path, header_line, "input.size.1", format)?,
+            size2: header.find("input.size.2"),
+            duration: header.require(path, header_line, "duration", format)?,
+            name: header.require(path, header_line, "name", format)?,
+            gpu: header.require(path, header_line, "gpu_name", format)?,
+        };
         // Each counter column's name, place and unit conversion, resolved once per file.
         let counters: Vec<(usize, u32, usize, Scale)> = (0..header.names.len())
             .filter(|&i| !IDENTITY.contains(&header.names[i].as_str()))
@@ -104,58 +228,50 @@ impl Dataset {
                     .to_owned()
             })
             .unwrap_or_default();
-        while let Some(line) = records.read_next()? {
-            let r = records.record();
-            header.check_width(path, line, r)?;
-            let number = |column: usize| -> Result<Option<f64>, PluginError> {
-                let text = field(path, line, r, column, &header)?;
-                if text == "NA" || text.is_empty() {
-                    return Ok(None);
+        let (rows_start, lines_before_rows) = records.next_start();
+        let rows = &text[rows_start.min(text.len())..];
+        let bounds = record_pieces(rows, pieces.unwrap_or_else(|| pieces_for(rows.len())));
+        let file = FileReader {
+            path,
+            header: &header,
+            columns,
+            counters: &counters,
+            stem: &stem,
+        };
+        // The lines before each piece, for its line numbers.
+        let mut lines_before = Vec::with_capacity(bounds.len());
+        let mut lines = lines_before_rows;
+        for w in bounds.windows(2) {
+            lines_before.push(lines);
+            lines += rows.as_bytes()[w[0]..w[1]]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+        }
+        lines_before.push(lines);
+        // (A piece has at most as many rows as lines: room for them is made once.)
+        let read_piece = |k: usize| {
+            let piece = &rows[bounds[k]..bounds[k + 1]];
+            file.read(
+                piece,
+                lines_before[k],
+                lines_before[k + 1] - lines_before[k],
+            )
+        };
+        let pieces = read_pieces(path, bounds.len() - 1, read_piece);
+        for piece in pieces {
+            let piece = piece?;
+            for row in piece.rows {
+                let run = self.tables.key(row.key);
+                self.tables
+                    .add_run(run, Some(&row.parameters), "kernel", row.seconds);
+                self.rows.push((run, row.seconds));
+            }
+            for (&(_, handle, column, _), values) in counters.iter().zip(piece.values) {
+                for _ in values.iter().flatten() {
+                    self.tables.count_value(handle);
                 }
-                parse_number(text).map(Some).ok_or_else(|| {
-                    PluginError::at_line(
-                        path,
-                        line,
-                        format!(
-                            "column `{}`: expected a number or NA, found `{text}`",
-                            header.names[column]
-                        ),
-                    )
-                })
-            };
-            let s1 = field(path, line, r, size1, &header)?;
-            let s2 = size2
-                .map(|c| field(path, line, r, c, &header))
-                .transpose()?
-                .unwrap_or("0");
-            let variant = if s2 == "0" {
-                s1.to_owned()
-            } else {
-                format!("{s1}x{s2}")
-            };
-            let seconds = number(duration)?.filter(|s| *s > 0.0).ok_or_else(|| {
-                PluginError::at_line(path, line, "column `duration`: expected a time > 0")
-            })?;
-            let run = self.tables.key(RunKey {
-                run_id: format!("{stem}:{}", field(path, line, r, index, &header)?),
-                device: field(path, line, r, gpu, &header)?.to_owned(),
-                program: field(path, line, r, name, &header)?.to_owned(),
-                variant,
-                kernel: None,
-            });
-            let parameters = format!("input.size.1={s1};input.size.2={s2}");
-            self.tables
-                .add_run(run, Some(&parameters), "kernel", seconds);
-            self.rows.push((run, seconds));
-            for &(c, handle, column, scale) in &counters {
-                let value = match number(c)? {
-                    Some(v) => {
-                        self.tables.count_value(handle);
-                        Some(scale.apply(v))
-                    }
-                    None => None,
-                };
-                self.columns[column].1.push(value);
+                self.columns[column].1.extend(values);
             }
             // Columns this file lacks are missing in its rows.
             let rows = self.rows.len();
@@ -187,8 +303,8 @@ impl Dataset {
         ];
         let mut fields: Vec<Field> = OBSERVATIONS.fields();
         let mut used: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
-        for (handle, values) in &self.columns {
-            let (metric, kind) = self.tables.metric(*handle);
+        for (handle, values) in self.columns {
+            let (metric, kind) = self.tables.metric(handle);
             // Two raw names of one metric keep the second's raw name.
             let name = if used.iter().any(|u| u == metric) {
                 format!("{metric}:{handle}")
@@ -197,7 +313,7 @@ impl Dataset {
             };
             used.push(name.clone());
             let mut metadata = HashMap::new();
-            if let Some(unit) = self.tables.canonical_unit(*handle) {
+            if let Some(unit) = self.tables.canonical_unit(handle) {
                 metadata.insert(UNIT_METADATA_KEY.to_owned(), unit.to_owned());
             }
             if let Some(kind) = kind {
@@ -205,7 +321,7 @@ impl Dataset {
             }
             fields.push(Field::new(name, DataType::Float64, true).with_metadata(metadata));
             debug_assert_eq!(values.len(), n);
-            columns.push(Arc::new(Float64Array::from(values.clone())));
+            columns.push(Arc::new(Float64Array::from(values)));
         }
         let observations = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
             .map_err(|e| PluginError::new(format!("building `observations`: {e}")))?;
@@ -213,5 +329,57 @@ impl Dataset {
         let mut out = self.tables.finish()?;
         out.insert(1, ("observations".to_owned(), observations));
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn real_file() -> (std::path::PathBuf, String) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/public/bpnn_layerforward_CUDA-Tesla-K40.csv.gz");
+        let text = crate::input::read_text(&path).unwrap();
+        (path, text)
+    }
+
+    fn read(
+        path: &Path,
+        text: &str,
+        pieces: usize,
+    ) -> Result<Vec<(String, RecordBatch)>, PluginError> {
+        let mut dataset = Dataset::new();
+        dataset.read_in_pieces(path, text, Some(pieces))?;
+        dataset.finish()
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_gives_the_tables_of_one_reader() {
+        let (path, text) = real_file();
+        let one = read(&path, &text, 1).unwrap();
+        assert_eq!(one[0].1.num_rows(), 57);
+        for pieces in [2, 3, 7, 64] {
+            assert_eq!(read(&path, &text, pieces).unwrap(), one, "{pieces} pieces");
+        }
+    }
+
+    #[test]
+    fn an_error_in_a_later_piece_names_its_line() {
+        let (path, text) = real_file();
+        // A counter (column 14, `elapsed_cycles_sm`) made bad on the file's last line.
+        let lines: Vec<&str> = text.lines().collect();
+        let last_line = lines.len();
+        let mut fields: Vec<&str> = lines[last_line - 1].split(',').collect();
+        fields[13] = "many";
+        let last = fields.join(",");
+        let bad = format!("{}\n{last}\n", lines[..last_line - 1].join("\n"));
+        for pieces in [1, 2, 5] {
+            let e = read(&path, &bad, pieces).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!(":{last_line}: column `")),
+                "{pieces} pieces: {e}"
+            );
+            assert!(e.contains("found `many`"), "{e}");
+        }
     }
 }

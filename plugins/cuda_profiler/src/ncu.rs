@@ -9,7 +9,9 @@ use std::path::Path;
 use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables};
-use crate::input::{Header, csv_records, field, kernel_program};
+use crate::input::{
+    Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
+};
 use crate::units::{Prefixes, Scale, normalise_text, parse_number};
 
 /// How to label the launches of a file.
@@ -141,7 +143,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
 }
 
 /// [`read`], a details page cut into `pieces` read on as many threads (default: one per core
-/// for pages of [`PARALLEL_MIN_BYTES`] or more, else one).
+/// for large pages, else one: `input::pieces_for`).
 fn read_in_pieces(
     path: &Path,
     text: &str,
@@ -246,58 +248,6 @@ struct DetailsPiece {
     durations: Vec<(u32, f64)>,
 }
 
-/// Pages smaller than this are read on one thread (starting one costs more than it saves).
-const PARALLEL_MIN_BYTES: usize = 4 << 20;
-
-/// Where to cut `rows` into at most `parts` pieces of whole records: at a line break outside any
-/// quoted field (an even number of quotes before it: RFC 4180 quotes fields whole and doubles
-/// quotes inside them, as ncu does).
-fn piece_bounds(rows: &str, parts: usize) -> Vec<usize> {
-    let bytes = rows.as_bytes();
-    let mut bounds = vec![0];
-    let mut scanned = 0;
-    let mut quotes_odd = false;
-    for k in 1..parts {
-        let target = bytes.len() * k / parts;
-        if target <= scanned {
-            continue;
-        }
-        quotes_odd ^= odd_quotes(&bytes[scanned..target]);
-        scanned = target;
-        while let Some(&b) = bytes.get(scanned) {
-            scanned += 1;
-            match b {
-                b'"' => quotes_odd = !quotes_odd,
-                b'\n' if !quotes_odd => break,
-                _ => {}
-            }
-        }
-        if scanned < bytes.len() {
-            bounds.push(scanned);
-        }
-    }
-    bounds.push(bytes.len());
-    bounds.dedup();
-    bounds
-}
-
-/// Whether `bytes` hold an odd number of quotes: the parity alone, XORed in 64 lanes (a shape
-/// the compiler turns into vector compares; a byte-at-a-time fold was 5 % of a 100 MB import).
-fn odd_quotes(bytes: &[u8]) -> bool {
-    let mut lanes = [0u8; 64];
-    let mut chunks = bytes.chunks_exact(64);
-    for chunk in &mut chunks {
-        for (lane, &b) in lanes.iter_mut().zip(chunk) {
-            *lane ^= u8::from(b == b'"');
-        }
-    }
-    let tail = chunks
-        .remainder()
-        .iter()
-        .fold(0u8, |acc, &b| acc ^ u8::from(b == b'"'));
-    lanes.iter().fold(tail, |acc, &l| acc ^ l) == 1
-}
-
 fn details(
     path: &Path,
     header_line: usize,
@@ -327,34 +277,11 @@ fn details(
                 .filter(|&&b| b == b'\n')
                 .count()
     };
-    let parts = pieces.unwrap_or(if rows.len() >= PARALLEL_MIN_BYTES {
-        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
-    } else {
-        1
+    let bounds = record_pieces(rows, pieces.unwrap_or_else(|| pieces_for(rows.len())));
+    let pieces = read_pieces(path, bounds.len() - 1, |k| {
+        let (from, to) = (bounds[k], bounds[k + 1]);
+        details_piece(path, header, cols, from, &rows[from..to], &line_of)
     });
-    let bounds = piece_bounds(rows, parts);
-    let read_piece =
-        |w: &[usize]| details_piece(path, header, cols, w[0], &rows[w[0]..w[1]], &line_of);
-    let pieces: Vec<Result<DetailsPiece, PluginError>> = if bounds.len() <= 2 {
-        bounds.windows(2).map(read_piece).collect()
-    } else {
-        std::thread::scope(|scope| {
-            let others: Vec<_> = bounds[1..]
-                .windows(2)
-                .map(|w| scope.spawn(move || read_piece(w)))
-                .collect();
-            let mut pieces = vec![read_piece(&bounds[..2])];
-            for handle in others {
-                pieces.push(handle.join().unwrap_or_else(|_| {
-                    Err(PluginError::new(format!(
-                        "{}: reading a piece of the page failed",
-                        path.display()
-                    )))
-                }));
-            }
-            pieces
-        })
-    };
 
     // Put the pieces together in file order, as one reader would have read them.
     let mut tables = Tables::new("ncu", Prefixes::Decimal);
@@ -736,7 +663,7 @@ mod tests {
         let text = page(9);
         let rows = &text[text.find("\n\"0\"").unwrap() + 1..];
         for parts in 1..40 {
-            let bounds = piece_bounds(rows, parts);
+            let bounds = record_pieces(rows, parts);
             assert_eq!((bounds[0], *bounds.last().unwrap()), (0, rows.len()));
             for &b in &bounds[1..bounds.len() - 1] {
                 assert_eq!(&rows[b - 1..b], "\n");
@@ -817,20 +744,6 @@ mod tests {
         assert_eq!(launches[0], launches[1]);
         assert_eq!(launches[0], launches[2]);
         assert_eq!(numbers("runs", "measured_secs"), vec![343.84e-6; 3]);
-    }
-
-    #[test]
-    fn quote_parity_equals_a_count() {
-        let text = page(3);
-        let bytes = text.as_bytes();
-        for end in (0..bytes.len()).step_by(7).chain([bytes.len()]) {
-            let count = bytes[..end].iter().filter(|&&b| b == b'"').count();
-            assert_eq!(
-                odd_quotes(&bytes[..end]),
-                count % 2 == 1,
-                "first {end} bytes"
-            );
-        }
     }
 
     #[test]
