@@ -31,10 +31,44 @@ pub const CHOLESKY_MAX_CONDITION: f64 = 1e3;
 /// machine: large enough for efficient matrix products, small enough for the caches).
 const CHUNK_ROWS: usize = 1024;
 
-/// Partial sums of the cross products with the `parallel` feature: a fixed number, so that the
-/// order of the additions, and so the result, is the same whatever the number of threads.
-#[cfg(feature = "parallel")]
+/// Partial sums of the cross products: a fixed number, so that the order of the additions, and
+/// so the result, is the same whatever the number of threads (and with or without the
+/// `parallel` feature).
 const REDUCTION_GROUPS: usize = 16;
+
+/// Work (rows x columns^2) from which the `parallel` feature spreads a fit over threads. Below
+/// it, waking the threads costs more than the fit: a pipeline fits thousands of models of a few
+/// thousand rows and 5-20 columns, and on two cores the idle workers' spinning took 15 % of
+/// such a run (BENCHMARKS.md, "Pipelines"). The results are the same either way.
+const PARALLEL_MIN_WORK: usize = 1 << 22;
+
+/// Whether a fit of `n` rows and `p` columns runs on threads.
+fn on_threads(n: usize, p: usize) -> bool {
+    cfg!(feature = "parallel") && n.saturating_mul(p).saturating_mul(p) >= PARALLEL_MIN_WORK
+}
+
+/// `work` on each `CHUNK_ROWS` chunk of `out` with its index (and a scratch value made by
+/// `init` per thread), on threads when `threads`.
+fn for_each_chunk<T: Send, S>(
+    out: &mut [T],
+    threads: bool,
+    init: impl Fn() -> S + Sync + Send,
+    work: impl Fn(&mut S, (usize, &mut [T])) + Sync + Send,
+) {
+    #[cfg(feature = "parallel")]
+    if threads {
+        use rayon::prelude::*;
+        out.par_chunks_mut(CHUNK_ROWS)
+            .enumerate()
+            .for_each_init(&init, |s, item| work(s, item));
+        return;
+    }
+    let _ = threads;
+    let mut scratch = init();
+    out.chunks_mut(CHUNK_ROWS)
+        .enumerate()
+        .for_each(|item| work(&mut scratch, item));
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OlsOptions {
@@ -207,6 +241,11 @@ impl<'a> Scaled<'a> {
     /// The lower triangle of Xs'Xs and Xs'y, accumulated a chunk of rows at a time (chunks
     /// spread over threads with the `parallel` feature, each thread with its own sums).
     pub(crate) fn cross_products(&self, y: &[f64]) -> (Mat<f64>, Vec<f64>) {
+        self.cross_products_on(y, on_threads(self.n, self.p()))
+    }
+
+    /// [`Scaled::cross_products`], on threads or not: the same numbers either way.
+    fn cross_products_on(&self, y: &[f64], threads: bool) -> (Mat<f64>, Vec<f64>) {
         let p = self.p();
         let buffer = || Mat::<f64>::zeros(CHUNK_ROWS.min(self.n), p);
         let accumulate = |(mut gram, mut xty, mut buf): (Mat<f64>, Mat<f64>, Mat<f64>),
@@ -237,30 +276,30 @@ impl<'a> Scaled<'a> {
             (gram, xty, buf)
         };
         let start = || (Mat::<f64>::zeros(p, p), Mat::<f64>::zeros(p, 1), buffer());
-        // Threads sum fixed groups of chunks and the groups' sums are added in order, so the
-        // result does not depend on the number of threads or on scheduling: a pipeline gives
-        // the same numbers, bit for bit, on every run.
-        #[cfg(feature = "parallel")]
-        let (gram, xty) = {
-            use rayon::prelude::*;
-            let chunks = self.chunks();
-            let per_group = chunks.len().div_ceil(REDUCTION_GROUPS).max(1);
-            let sums: Vec<(Mat<f64>, Mat<f64>)> = chunks
-                .par_chunks(per_group)
-                .map(|group| {
-                    let (g, v, _) = group.iter().copied().fold(start(), accumulate);
-                    (g, v)
-                })
-                .collect();
-            sums.into_iter()
-                .reduce(|(a, x), (b, y)| (a + b, x + y))
-                .unwrap_or_else(|| (Mat::<f64>::zeros(p, p), Mat::<f64>::zeros(p, 1)))
-        };
-        #[cfg(not(feature = "parallel"))]
-        let (gram, xty) = {
-            let (g, v, _) = self.chunks().into_iter().fold(start(), accumulate);
+        // Fixed groups of chunks are summed (on threads when the work is large) and the groups'
+        // sums are added in order, so the result does not depend on the number of threads or
+        // on scheduling: a pipeline gives the same numbers, bit for bit, on every run.
+        let chunks = self.chunks();
+        let per_group = chunks.len().div_ceil(REDUCTION_GROUPS).max(1);
+        let group_sum = |group: &[(usize, usize)]| {
+            let (g, v, _) = group.iter().copied().fold(start(), accumulate);
             (g, v)
         };
+        let sums: Vec<(Mat<f64>, Mat<f64>)> = if threads {
+            #[cfg(feature = "parallel")]
+            {
+                use rayon::prelude::*;
+                chunks.par_chunks(per_group).map(group_sum).collect()
+            }
+            #[cfg(not(feature = "parallel"))]
+            chunks.chunks(per_group).map(group_sum).collect()
+        } else {
+            chunks.chunks(per_group).map(group_sum).collect()
+        };
+        let (gram, xty) = sums
+            .into_iter()
+            .reduce(|(a, x), (b, y)| (a + b, x + y))
+            .unwrap_or_else(|| (Mat::<f64>::zeros(p, p), Mat::<f64>::zeros(p, 1)));
         (gram, (0..p).map(|j| xty[(j, 0)]).collect())
     }
 
@@ -303,20 +342,7 @@ impl<'a> Scaled<'a> {
                 }
             }
         };
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            h.par_chunks_mut(CHUNK_ROWS)
-                .enumerate()
-                .for_each_init(buffers, work);
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            let mut b = buffers();
-            h.chunks_mut(CHUNK_ROWS)
-                .enumerate()
-                .for_each(|item| work(&mut b, item));
-        }
+        for_each_chunk(&mut h, on_threads(self.n, p), buffers, work);
         h
     }
 }
@@ -384,16 +410,20 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
         };
         Ok((m, centred_sum_of_squares(&values, m).sqrt(), largest))
     };
-    #[cfg(feature = "parallel")]
-    let column_stats: Vec<(f64, f64, f64)> = {
-        use rayon::prelude::*;
-        (0..p)
-            .into_par_iter()
-            .map(stats)
-            .collect::<Result<_, _>>()?
+    let column_stats: Vec<(f64, f64, f64)> = if on_threads(n, p) {
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            (0..p)
+                .into_par_iter()
+                .map(stats)
+                .collect::<Result<_, _>>()?
+        }
+        #[cfg(not(feature = "parallel"))]
+        unreachable!("on_threads is false without the parallel feature")
+    } else {
+        (0..p).map(stats).collect::<Result<_, _>>()?
     };
-    #[cfg(not(feature = "parallel"))]
-    let column_stats: Vec<(f64, f64, f64)> = (0..p).map(stats).collect::<Result<_, _>>()?;
     let means: Vec<f64> = column_stats.iter().map(|s| s.0).collect();
     let norms: Vec<f64> = column_stats.iter().map(|s| s.1).collect();
     let y_mean = if options.intercept {
@@ -470,19 +500,12 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
             }
         }
     };
-    #[cfg(feature = "parallel")]
-    {
-        use rayon::prelude::*;
-        fitted
-            .par_chunks_mut(CHUNK_ROWS)
-            .enumerate()
-            .for_each(add_columns);
-    }
-    #[cfg(not(feature = "parallel"))]
-    fitted
-        .chunks_mut(CHUNK_ROWS)
-        .enumerate()
-        .for_each(add_columns);
+    for_each_chunk(
+        &mut fitted,
+        on_threads(n, kept.len()),
+        || (),
+        |(), item| add_columns(item),
+    );
     let residuals: Vec<f64> = y.iter().zip(&fitted).map(|(a, b)| a - b).collect();
     let rss: f64 = residuals.iter().map(|e| e * e).sum();
     let tss: f64 = if options.intercept {
@@ -970,6 +993,42 @@ fn t_quantile(df: f64, p: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cross_products_on_threads_equal_those_on_one() {
+        // Large enough to be spread over threads (with the `parallel` feature), 37 chunks, so
+        // that groups hold several chunks and a short last one.
+        let (n, p) = (37 * CHUNK_ROWS - 100, 24);
+        let columns: Vec<Vec<f64>> = (0..p)
+            .map(|j| {
+                (0..n)
+                    .map(|i| ((i * 31 + j * 17) % 97) as f64 + 0.25 * j as f64)
+                    .collect()
+            })
+            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (i % 13) as f64).collect();
+        let scaled = Scaled::new(
+            columns
+                .iter()
+                .map(|c| std::borrow::Cow::Borrowed(c.as_slice()))
+                .collect(),
+            vec![1.5; p],
+            &vec![100.0; p],
+            n,
+        );
+        assert_eq!(on_threads(n, p), cfg!(feature = "parallel"));
+        let (g1, v1) = scaled.cross_products_on(&y, true);
+        let (g0, v0) = scaled.cross_products_on(&y, false);
+        assert_eq!(
+            v1.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            v0.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        for i in 0..p {
+            for j in 0..=i {
+                assert_eq!(g1[(i, j)].to_bits(), g0[(i, j)].to_bits(), "({i}, {j})");
+            }
+        }
+    }
 
     #[test]
     fn the_cached_t_quantile_is_the_distribution_s() {
