@@ -43,23 +43,23 @@ pub fn compare_measured(
             )));
         }
         let per_repetition = p.predicted_secs / p.repetitions as f64;
-        let mut base_flags: Vec<String> = p.flags.iter().cloned().collect();
+        let mut base_flags: Vec<String> = p.flags.iter().map(|f| f.to_string()).collect();
         if p.predicted_secs < 0.0 {
             base_flags.push(FLAG_NEGATIVE.to_owned());
         }
         let matches: Vec<usize> = (0..runs_in.rows())
             .filter(|&i| {
-                device.value(i) == p.device
-                    && program.value(i) == p.program
-                    && variant.value(i) == p.variant
-                    && phase.value(i) == p.phase
+                *device.value(i) == *p.device
+                    && *program.value(i) == *p.program
+                    && *variant.value(i) == *p.variant
+                    && *phase.value(i) == *p.phase
             })
             .collect();
         if matches.is_empty() {
             let mut flags = base_flags.clone();
             flags.push(FLAG_UNMEASURED.to_owned());
             out.push(PredictionRow {
-                flags: join_flags(&flags),
+                flags: join_flags(&flags).map(Into::into),
                 ..p
             });
             continue;
@@ -76,7 +76,7 @@ pub fn compare_measured(
                     predicted_secs,
                     measured_secs,
                 )),
-                flags: join_flags(&base_flags),
+                flags: join_flags(&base_flags).map(Into::into),
                 ..p.clone()
             });
         }

@@ -203,10 +203,10 @@ pub fn op_count_model(
             });
         }
         predictions.push(PredictionRow {
-            model: model.to_owned(),
-            device: device.clone(),
-            program,
-            variant,
+            model: model.into(),
+            device: device.clone().into(),
+            program: program.into(),
+            variant: variant.into(),
             phase: "compute".into(),
             repetitions: 1,
             predicted_secs: total,
@@ -303,16 +303,16 @@ pub fn transfer_model(
             });
         }
         predictions.push(PredictionRow {
-            model: model.to_owned(),
-            device: device.clone(),
-            program,
-            variant,
+            model: model.into(),
+            device: device.clone().into(),
+            program: program.into(),
+            variant: variant.into(),
             phase: "transfer".into(),
             repetitions: 1,
             predicted_secs: total,
             measured_secs: None,
             error_pct: None,
-            flags: join_flags(&all_flags),
+            flags: join_flags(&all_flags).map(Into::into),
             ..Default::default()
         });
     }

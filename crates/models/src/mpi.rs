@@ -529,7 +529,8 @@ fn rank_tables(
     let mut rows: Vec<PredictionRow> = Vec::new();
     let mut cells: Vec<ReportCell> = Vec::new();
     // (total, device, flags, interval half-width, full iterations) of the slowest rank.
-    let mut slowest: Option<(f64, String, Option<String>, f64, u64)> = None;
+    type Slowest = (f64, String, Option<Arc<str>>, f64, u64);
+    let mut slowest: Option<Slowest> = None;
     let mut measured_slowest: Option<f64> = None;
     for (rank, c) in compute {
         let Some(m) = communication.get(rank) else {
@@ -568,7 +569,7 @@ fn rank_tables(
         } else {
             c.interval_half_secs.hypot(m.interval_half_secs)
         };
-        let flags = crate::join_flags(&flags);
+        let flags: Option<Arc<str>> = crate::join_flags(&flags).map(Into::into);
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
         // measurement to compare with: a relative error of 0 s is undefined.
@@ -591,17 +592,17 @@ fn rank_tables(
             ),
         ] {
             rows.push(PredictionRow {
-                model: spec.model.clone(),
-                device: c.device.clone(),
-                program: program.to_owned(),
-                variant: variant.clone(),
-                phase: phase.to_owned(),
+                model: spec.model.clone().into(),
+                device: c.device.clone().into(),
+                program: program.into(),
+                variant: variant.clone().into(),
+                phase: phase.into(),
                 repetitions: c.full_iterations as i64,
                 predicted_secs: predicted,
                 measured_secs,
                 error_pct: error_pct(predicted, measured_secs),
                 flags: flags.clone(),
-                run_id: Some(program.to_owned()),
+                run_id: Some(program.into()),
                 interval_secs: (phase == "total")
                     .then(|| ((predicted - half).max(0.0), predicted + half)),
                 ..PredictionRow::default()
@@ -700,36 +701,37 @@ fn rank_tables(
         .fold(0.0, f64::max);
     let run_label = "run (slowest rank)";
     rows.push(PredictionRow {
-        model: spec.model.clone(),
-        device,
-        program: program.to_owned(),
-        variant: "run".to_owned(),
-        phase: "total".to_owned(),
+        model: spec.model.clone().into(),
+        device: device.into(),
+        program: program.into(),
+        variant: "run".into(),
+        phase: "total".into(),
         repetitions: full_iterations as i64,
         predicted_secs: total,
         measured_secs: measured_slowest,
         error_pct: error_pct(total, measured_slowest),
         flags,
-        run_id: Some(program.to_owned()),
+        run_id: Some(program.into()),
         interval_secs: Some(((total - half).max(0.0), total + half)),
         ..PredictionRow::default()
     });
     rows.push(PredictionRow {
-        model: spec.model.clone(),
+        model: spec.model.clone().into(),
         device: compute
             .values()
             .next()
             .map(|c| c.device.clone())
-            .unwrap_or_default(),
-        program: program.to_owned(),
-        variant: "run (naive scaling)".to_owned(),
-        phase: "total".to_owned(),
+            .unwrap_or_default()
+            .into(),
+        program: program.into(),
+        variant: "run (naive scaling)".into(),
+        phase: "total".into(),
         repetitions: full_iterations as i64,
         predicted_secs: naive,
         measured_secs: measured_slowest,
         error_pct: error_pct(naive, measured_slowest),
-        flags: Some("the reduced run's time x full / reduced iterations".to_owned()),
-        run_id: Some(program.to_owned()),
+        flags: Some("the reduced run's time x full / reduced iterations".into()),
+        run_id: Some(program.into()),
         ..PredictionRow::default()
     });
     if let Some((n, mean, lo, hi)) = spread
@@ -1074,16 +1076,16 @@ pub fn best_configuration(
             full_iterations,
         } = &candidates[i];
         rows.push(PredictionRow {
-            model: spec.model.clone(),
-            device: device.clone(),
-            program: "configuration".to_owned(),
-            variant: label.clone(),
-            phase: "total".to_owned(),
+            model: spec.model.clone().into(),
+            device: device.clone().into(),
+            program: "configuration".into(),
+            variant: label.clone().into(),
+            phase: "total".into(),
             repetitions: *full_iterations as i64,
             predicted_secs: *predicted,
             measured_secs: *measured_secs,
             error_pct: error_pct(*predicted, *measured_secs),
-            run_id: measured_id.clone(),
+            run_id: measured_id.clone().map(Into::into),
             ..PredictionRow::default()
         });
         cells.extend([
@@ -1253,7 +1255,7 @@ mod tests {
         let run = yosoku_tables::rows::read_predictions("p", &out.predictions)
             .unwrap()
             .into_iter()
-            .find(|p| p.variant == "run")
+            .find(|p| p.variant == "run".into())
             .unwrap();
         // Measured: 1.5 + 10, 1.5 + 12, 1.5 + 9: mean 11.8333 + 1.5.
         assert!(
@@ -1428,7 +1430,7 @@ mod tests {
         assert_eq!(full[i], 10.0);
         let run = predictions(&out)
             .into_iter()
-            .find(|p| p.variant == "run")
+            .find(|p| p.variant == "run".into())
             .unwrap();
         // 1.0 setup + 95 x 1.1 + 10 x 5 + 0.5 teardown.
         assert!(
@@ -1456,7 +1458,7 @@ mod tests {
         .unwrap();
         let run = predictions(&out)
             .into_iter()
-            .find(|p| p.variant == "run")
+            .find(|p| p.variant == "run".into())
             .unwrap();
         let (lo, hi) = run.interval_secs.unwrap();
         assert!(
@@ -1478,7 +1480,7 @@ mod tests {
         let flat = simplified(&spec(400, Warmup::Iterations(0)), &reduced, None).unwrap();
         let flat = predictions(&flat)
             .into_iter()
-            .find(|p| p.variant == "run")
+            .find(|p| p.variant == "run".into())
             .unwrap();
         assert!(
             flat.flags.as_deref().unwrap().contains("trend=+"),
@@ -1489,7 +1491,7 @@ mod tests {
         let linear = simplified(&linear, &reduced, None).unwrap();
         let linear = predictions(&linear)
             .into_iter()
-            .find(|p| p.variant == "run")
+            .find(|p| p.variant == "run".into())
             .unwrap();
         assert!(linear.flags.as_deref().unwrap().contains("extrapolated"));
         // Iteration i costs 1 + 0.01 i: 400 iterations cost 400 + 0.01 x 79,800 = 1,198 s
@@ -1513,7 +1515,7 @@ mod tests {
         let out = simplified(&s, &reduced, None).unwrap();
         let run = predictions(&out)
             .into_iter()
-            .find(|p| p.variant == "run")
+            .find(|p| p.variant == "run".into())
             .unwrap();
         assert_eq!(run.repetitions, 200);
         assert!((run.predicted_secs - 201.5).abs() < 1e-9, "{run:?}");

@@ -167,22 +167,40 @@ pub fn error_pct(predicted: f64, measured: f64) -> f64 {
 }
 
 /// One row of `predictions`.
+/// One shared `Arc<str>` per distinct text, for the rows of a large table.
+#[derive(Debug, Default)]
+pub struct Texts(std::collections::HashSet<Arc<str>>);
+
+impl Texts {
+    pub fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = text.into();
+        self.0.insert(Arc::clone(&shared));
+        shared
+    }
+}
+
+/// One prediction. Its texts are shared (`Arc<str>`): a cross-validation writes hundreds of
+/// thousands of rows naming a few models, devices, programs and schemes, and a `String` each
+/// was most of the time of building its table.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PredictionRow {
-    pub model: String,
-    pub device: String,
-    pub program: String,
-    pub variant: String,
-    pub phase: String,
+    pub model: Arc<str>,
+    pub device: Arc<str>,
+    pub program: Arc<str>,
+    pub variant: Arc<str>,
+    pub phase: Arc<str>,
     pub repetitions: i64,
     pub predicted_secs: f64,
     pub measured_secs: Option<f64>,
     pub error_pct: Option<f64>,
-    pub flags: Option<String>,
-    pub run_id: Option<String>,
-    pub model_group: Option<String>,
-    pub validation: Option<String>,
-    pub held_out: Option<String>,
+    pub flags: Option<Arc<str>>,
+    pub run_id: Option<Arc<str>>,
+    pub model_group: Option<Arc<str>>,
+    pub validation: Option<Arc<str>>,
+    pub held_out: Option<Arc<str>>,
     /// 95 % prediction interval.
     pub interval_secs: Option<(f64, f64)>,
 }
@@ -236,20 +254,20 @@ pub fn read_predictions(
     let high = input.float64(col::INTERVAL_HIGH_SECS)?;
     Ok((0..input.rows())
         .map(|i| PredictionRow {
-            model: model.value(i).to_owned(),
-            device: device.value(i).to_owned(),
-            program: program.value(i).to_owned(),
-            variant: variant.value(i).to_owned(),
-            phase: phase.value(i).to_owned(),
+            model: model.value(i).into(),
+            device: device.value(i).into(),
+            program: program.value(i).into(),
+            variant: variant.value(i).into(),
+            phase: phase.value(i).into(),
             repetitions: repetitions.value(i),
             predicted_secs: predicted.value(i),
             measured_secs: opt_f64(measured, i),
             error_pct: opt_f64(error, i),
-            flags: opt_str(flags, i).map(str::to_owned),
-            run_id: opt_str(run_id, i).map(str::to_owned),
-            model_group: opt_str(model_group, i).map(str::to_owned),
-            validation: opt_str(validation, i).map(str::to_owned),
-            held_out: opt_str(held_out, i).map(str::to_owned),
+            flags: opt_str(flags, i).map(Into::into),
+            run_id: opt_str(run_id, i).map(Into::into),
+            model_group: opt_str(model_group, i).map(Into::into),
+            validation: opt_str(validation, i).map(Into::into),
+            held_out: opt_str(held_out, i).map(Into::into),
             interval_secs: opt_f64(low, i).zip(opt_f64(high, i)),
         })
         .collect())

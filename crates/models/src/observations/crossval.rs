@@ -26,7 +26,7 @@ use yosoku_regression::validate::{
     validate_standardized_ridge,
 };
 use yosoku_regression::{OlsOptions, RegressionError};
-use yosoku_tables::rows::PredictionRow;
+use yosoku_tables::rows::{PredictionRow, Texts};
 
 /// A hold-out written wrongly.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -183,6 +183,7 @@ pub fn cross_validate(
     };
     let mut predictions = Vec::new();
     let mut summary = Vec::new();
+    let mut texts = Texts::default();
     for (k, g) in groups.iter().enumerate() {
         // Out of sample, a standardised model is validated on the values before
         // standardisation, which every training set standardises for itself.
@@ -201,7 +202,7 @@ pub fn cross_validate(
             let columns_in_model = full.as_ref().map(|t| t.fit.kept.len());
             let rows: Vec<PredictionRow> = held
                 .iter()
-                .map(|h| prediction_row(model, &obs, spec, g, &name, h, tiny[h.row]))
+                .map(|h| prediction_row(&mut texts, model, &obs, spec, g, &name, h, tiny[h.row]))
                 .collect();
             summary.extend(summarise(
                 g,
@@ -474,7 +475,9 @@ fn reselect_by(
     Ok(out)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn prediction_row(
+    texts: &mut Texts,
     model: &str,
     obs: &Observations<'_>,
     spec: &ModelSpec,
@@ -500,20 +503,20 @@ fn prediction_row(
         flags.push("tiny_counters");
     }
     PredictionRow {
-        model: model.to_owned(),
-        device: obs.device.value(r).to_owned(),
-        program: obs.program.value(r).to_owned(),
-        variant: obs.variant.value(r).to_owned(),
-        phase: "kernel".to_owned(),
+        model: texts.get(model),
+        device: texts.get(obs.device.value(r)),
+        program: texts.get(obs.program.value(r)),
+        variant: texts.get(obs.variant.value(r)),
+        phase: texts.get("kernel"),
         repetitions: 1,
         predicted_secs: predicted,
         measured_secs: Some(secs),
         error_pct: Some(yosoku_tables::rows::error_pct(predicted, secs)),
-        flags: (!flags.is_empty()).then(|| flags.join(";")),
-        run_id: Some(obs.run_id.value(r).to_owned()),
-        model_group: (!g.group.key.is_empty()).then(|| g.group.key.clone()),
-        validation: Some(validation.to_owned()),
-        held_out: (h.fold != "all").then(|| h.fold.clone()),
+        flags: (!flags.is_empty()).then(|| texts.get(&flags.join(";"))),
+        run_id: Some(texts.get(obs.run_id.value(r))),
+        model_group: (!g.group.key.is_empty()).then(|| texts.get(&g.group.key)),
+        validation: Some(texts.get(validation)),
+        held_out: (h.fold != "all").then(|| texts.get(&h.fold)),
         interval_secs: h
             .interval
             .map(|(lo, hi)| (spec.seconds(lo), spec.seconds(hi))),
@@ -529,14 +532,14 @@ fn summarise(
 ) -> Vec<SummaryRow> {
     let mut programs: Vec<&str> = Vec::new();
     for r in rows {
-        if !programs.contains(&r.program.as_str()) {
+        if !programs.contains(&&*r.program) {
             programs.push(&r.program);
         }
     }
     let one = |program: Option<&str>| -> SummaryRow {
         let chosen: Vec<&PredictionRow> = rows
             .iter()
-            .filter(|r| program.is_none_or(|p| r.program == p))
+            .filter(|r| program.is_none_or(|p| *r.program == *p))
             .collect();
         let actual: Vec<f64> = chosen.iter().filter_map(|r| r.measured_secs).collect();
         let predicted: Vec<f64> = chosen.iter().map(|r| r.predicted_secs).collect();
@@ -923,7 +926,12 @@ mod tests {
                 .predictions
                 .iter()
                 .filter(|p| p.validation.as_deref() == Some(scheme))
-                .map(|p| (p.run_id.clone().unwrap_or_default(), p.predicted_secs))
+                .map(|p| {
+                    (
+                        p.run_id.as_deref().unwrap_or_default().to_owned(),
+                        p.predicted_secs,
+                    )
+                })
                 .collect();
             rows.sort_by(|a, b| a.0.cmp(&b.0));
             rows

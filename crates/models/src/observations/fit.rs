@@ -17,7 +17,7 @@ use crate::ModelError;
 use yosoku_regression::stepwise::{self, Action, Direction, Selection, StepwiseOptions};
 use yosoku_regression::validate::tiny_rows;
 use yosoku_regression::{OlsFit, OlsOptions, RegressionError, ols};
-use yosoku_tables::rows::PredictionRow;
+use yosoku_tables::rows::{PredictionRow, Texts};
 
 /// Adjusted R^2 below which a model is flagged (Oka et al. treat R^2 < 0.8 as insufficient).
 pub const MIN_USEFUL_R2: f64 = 0.8;
@@ -327,6 +327,7 @@ pub fn fit(
     let groups = group_data(&obs, spec)?;
     check_sizes(spec, &groups)?;
     let mut out = Vec::with_capacity(groups.len());
+    let mut texts = Texts::default();
     for g in &groups {
         let trained = train(spec, &g.names, &g.columns(), &g.target, false).map_err(|e| {
             ModelError::invalid(format!(
@@ -338,7 +339,7 @@ pub fn fit(
                 }
             ))
         })?;
-        out.push(group_fit(model, &obs, spec, g, &trained));
+        out.push(group_fit(&mut texts, model, &obs, spec, g, &trained));
     }
     Ok(out)
 }
@@ -376,6 +377,7 @@ pub(crate) fn check_sizes(spec: &ModelSpec, groups: &[GroupData]) -> Result<(), 
 }
 
 fn group_fit(
+    texts: &mut Texts,
     model: &str,
     obs: &Observations<'_>,
     spec: &ModelSpec,
@@ -457,25 +459,25 @@ fn group_fit(
         .map(|(&r, &p)| {
             let secs = obs.measured.value(r);
             PredictionRow {
-                model: model.to_owned(),
-                device: obs.device.value(r).to_owned(),
-                program: obs.program.value(r).to_owned(),
-                variant: obs.variant.value(r).to_owned(),
-                phase: "kernel".to_owned(),
+                model: texts.get(model),
+                device: texts.get(obs.device.value(r)),
+                program: texts.get(obs.program.value(r)),
+                variant: texts.get(obs.variant.value(r)),
+                phase: texts.get("kernel"),
                 repetitions: 1,
                 predicted_secs: p,
                 measured_secs: Some(secs),
                 error_pct: Some(yosoku_tables::rows::error_pct(p, secs)),
                 flags: if p < 0.0 {
-                    Some("negative".to_owned())
+                    Some(texts.get("negative"))
                 } else if p.is_infinite() {
-                    Some("overflow".to_owned())
+                    Some(texts.get("overflow"))
                 } else {
                     None
                 },
-                run_id: Some(obs.run_id.value(r).to_owned()),
-                model_group: (!g.group.key.is_empty()).then(|| g.group.key.clone()),
-                validation: Some("fit".to_owned()),
+                run_id: Some(obs.run_id.value(r).into()),
+                model_group: (!g.group.key.is_empty()).then(|| texts.get(&g.group.key)),
+                validation: Some(texts.get("fit")),
                 held_out: None,
                 interval_secs: None,
             }

@@ -159,7 +159,7 @@ fn mpi_figures(predictions: &RecordBatch) -> Result<Vec<Figure>, RowsError> {
     let mut figures = Vec::new();
     for p in read_predictions("predictions", predictions)?
         .iter()
-        .filter(|p| p.phase == "total")
+        .filter(|p| &*p.phase == "total")
     {
         let headline = !p.variant.starts_with("rank ") && !p.variant.contains("naive");
         let mark = |f: Figure| if headline { f.headline() } else { f };
@@ -495,7 +495,7 @@ mod tests {
             yosoku_tables::rows::read_predictions("p", set.get("p.predictions").unwrap()).unwrap();
         let run = predictions
             .iter()
-            .find(|p| p.variant == "run" && p.phase == "total")
+            .find(|p| &*p.variant == "run" && &*p.phase == "total")
             .unwrap();
         assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
         assert!(run.error_pct.unwrap().abs() < 1e-9, "{run:?}");
@@ -567,7 +567,7 @@ mod tests {
         .unwrap();
         let predictions =
             yosoku_tables::rows::read_predictions("p", set.get("p.predictions").unwrap()).unwrap();
-        let run = predictions.iter().find(|p| p.variant == "run").unwrap();
+        let run = predictions.iter().find(|p| &*p.variant == "run").unwrap();
         assert_eq!(run.repetitions, 100);
         assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
     }
