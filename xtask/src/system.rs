@@ -20,12 +20,20 @@ pub fn apt_install(packages: &[&str]) -> Result<()> {
     } else {
         ("sudo", &["-n", "apt-get"])
     };
-    let update = run_cmd(
-        Command::new(program)
-            .args(prefix)
-            .args(["update", "-q"])
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-    );
+    // The package lists once per xtask run: `cargo xtask test` installs MPI, POCL and Chromium
+    // in turn, and each `apt-get update` took 10-30 s of a CI run.
+    static UPDATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let update = if UPDATED.load(std::sync::atomic::Ordering::Relaxed) {
+        Ok(())
+    } else {
+        run_cmd(
+            Command::new(program)
+                .args(prefix)
+                .args(["update", "-q"])
+                .env("DEBIAN_FRONTEND", "noninteractive"),
+        )
+        .inspect(|()| UPDATED.store(true, std::sync::atomic::Ordering::Relaxed))
+    };
     update
         .and_then(|()| {
             run_cmd(
