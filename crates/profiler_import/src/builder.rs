@@ -225,12 +225,6 @@ impl Tables {
         self.resolve_unit(i, unit)
     }
 
-    /// A value of name `i` already converted with [`Tables::resolve`] (`unit_idx` its canonical
-    /// unit).
-    pub fn add_resolved(&mut self, run: u32, i: u32, value: f64, unit_idx: u32) {
-        self.push_counter(run, i, value, unit_idx);
-    }
-
     /// Records one value of name `i` (for `metric_names`), converted with [`Tables::scale`].
     pub fn count_value(&mut self, i: u32) {
         self.names[i as usize].occurrences += 1;
@@ -273,12 +267,13 @@ impl Tables {
         let Some(value) = conv.apply_text(text) else {
             return false;
         };
-        self.push_counter(run, i, value, unit_idx);
+        self.add_resolved(run, i, value, unit_idx);
         true
     }
 
-    /// One converted counter value of `run`.
-    fn push_counter(&mut self, run: u32, i: u32, value: f64, unit_idx: u32) {
+    /// A value of name `i` already converted with [`Tables::resolve`] (`unit_idx` its canonical
+    /// unit).
+    pub fn add_resolved(&mut self, run: u32, i: u32, value: f64, unit_idx: u32) {
         self.names[i as usize].occurrences += 1;
         self.counter_run.push(run);
         self.counter_name.push(i);
@@ -317,7 +312,7 @@ impl Tables {
     /// [`Tables::add_counter`] with the name resolved by [`Tables::name`].
     pub fn add_value(&mut self, run: u32, i: u32, value: f64, unit: &str) {
         let (conv, unit_idx) = self.resolve_unit(i, unit);
-        self.push_counter(run, i, conv.apply(value), unit_idx);
+        self.add_resolved(run, i, conv.apply(value), unit_idx);
     }
 
     /// `counters.origin` of every value: `computed` for the work counters of tool `computed`

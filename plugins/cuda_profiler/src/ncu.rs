@@ -706,34 +706,18 @@ mod tests {
         }
         assert_eq!(text.matches("\"us\",\"343.84\"").count(), 2);
         let tables = tables(&text, Some(1));
+        use yosoku_tables::{access, col};
         let table = |name: &str| &tables.iter().find(|(n, _)| n == name).unwrap().1;
-        let strings = |t: &str, c: &str| {
-            let a = table(t).column_by_name(c).unwrap();
-            let a = a
-                .as_any()
-                .downcast_ref::<arrow_array::StringArray>()
-                .unwrap();
-            a.iter()
-                .map(|v| v.unwrap_or("").to_owned())
-                .collect::<Vec<_>>()
-        };
-        let numbers = |t: &str, c: &str| {
-            let a = table(t).column_by_name(c).unwrap();
-            let a = a
-                .as_any()
-                .downcast_ref::<arrow_array::Float64Array>()
-                .unwrap();
-            a.values().to_vec()
-        };
-        let runs = strings("counters", "run_id");
-        let metrics = strings("counters", "metric");
-        let values = numbers("counters", "value");
+        let counters = table("counters");
+        let runs = access::utf8(counters, col::RUN_ID).unwrap();
+        let metrics = access::utf8(counters, col::METRIC).unwrap();
+        let values = access::float64(counters, col::VALUE).unwrap();
         let mut per_launch: HashMap<&str, Vec<(&str, u64)>> = HashMap::new();
-        for i in 0..runs.len() {
+        for i in 0..counters.num_rows() {
             per_launch
-                .entry(&runs[i])
+                .entry(runs.value(i))
                 .or_default()
-                .push((&metrics[i], values[i].to_bits()));
+                .push((metrics.value(i), values.value(i).to_bits()));
         }
         let mut launches: Vec<Vec<(&str, u64)>> = per_launch.into_values().collect();
         for l in &mut launches {
@@ -743,7 +727,8 @@ mod tests {
         assert!(launches[0].len() > 20, "{launches:?}");
         assert_eq!(launches[0], launches[1]);
         assert_eq!(launches[0], launches[2]);
-        assert_eq!(numbers("runs", "measured_secs"), vec![343.84e-6; 3]);
+        let secs = access::float64(table("runs"), col::MEASURED_SECS).unwrap();
+        assert_eq!(secs.values().to_vec(), vec![343.84e-6; 3]);
     }
 
     #[test]
