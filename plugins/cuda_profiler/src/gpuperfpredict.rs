@@ -249,7 +249,7 @@ impl Dataset {
                 .count();
         }
         lines_before.push(lines);
-        // (A piece has at most as many rows as lines: room for them is made once.)
+        // (A piece has about as many rows as line breaks: room for them is made once.)
         let read_piece = |k: usize| {
             let piece = &rows[bounds[k]..bounds[k + 1]];
             file.read(
