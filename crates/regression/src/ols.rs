@@ -410,20 +410,18 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
         };
         Ok((m, centred_sum_of_squares(&values, m).sqrt(), largest))
     };
+    #[cfg(feature = "parallel")]
     let column_stats: Vec<(f64, f64, f64)> = if on_threads(n, p) {
-        #[cfg(feature = "parallel")]
-        {
-            use rayon::prelude::*;
-            (0..p)
-                .into_par_iter()
-                .map(stats)
-                .collect::<Result<_, _>>()?
-        }
-        #[cfg(not(feature = "parallel"))]
-        unreachable!("on_threads is false without the parallel feature")
+        use rayon::prelude::*;
+        (0..p)
+            .into_par_iter()
+            .map(stats)
+            .collect::<Result<_, _>>()?
     } else {
         (0..p).map(stats).collect::<Result<_, _>>()?
     };
+    #[cfg(not(feature = "parallel"))]
+    let column_stats: Vec<(f64, f64, f64)> = (0..p).map(stats).collect::<Result<_, _>>()?;
     let means: Vec<f64> = column_stats.iter().map(|s| s.0).collect();
     let norms: Vec<f64> = column_stats.iter().map(|s| s.1).collect();
     let y_mean = if options.intercept {
