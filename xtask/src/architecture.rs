@@ -1,49 +1,68 @@
 //! Keeps ARCHITECTURE.md's crate table true: every crate directory has a row, every row names an
 //! existing crate directory.
 
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+/// The crate directories of the workspace at `root` (`crates/x`, `plugins/x`, `viewer`, `xtask`).
+fn crate_dirs(root: &Path) -> Result<BTreeSet<String>> {
+    let mut dirs = BTreeSet::new();
+    for parent in ["crates", "plugins"] {
+        let listing = root.join(parent);
+        for entry in std::fs::read_dir(&listing)
+            .with_context(|| format!("cannot list {}", listing.display()))?
+        {
+            let path = entry?.path();
+            if path.join("Cargo.toml").is_file() {
+                dirs.insert(format!(
+                    "{parent}/{}",
+                    path.file_name().unwrap_or_default().to_string_lossy()
+                ));
+            }
+        }
+    }
+    for top in ["viewer", "xtask"] {
+        if root.join(top).join("Cargo.toml").is_file() {
+            dirs.insert(top.to_owned());
+        }
+    }
+    Ok(dirs)
+}
+
+/// Fails, naming them, where a crate directory of the workspace at `root` has no row in
+/// ARCHITECTURE.md's crate table or a row names no crate directory.
+pub fn check_crate_table(root: &Path) -> Result<()> {
+    let path = root.join("ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let rows: BTreeSet<String> = text
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('|').nth(2))
+        .map(|cell| cell.trim().trim_matches('`').to_owned())
+        .collect();
+    let dirs = crate_dirs(root)?;
+    let missing: Vec<_> = dirs.difference(&rows).collect();
+    let stale: Vec<_> = rows.difference(&dirs).collect();
+    if !missing.is_empty() || !stale.is_empty() {
+        bail!(
+            "{}: crates without a row: {missing:?}; rows without a crate: {stale:?}",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
     use std::path::Path;
-
-    fn crate_dirs(root: &Path) -> BTreeSet<String> {
-        let mut dirs = BTreeSet::new();
-        for parent in ["crates", "plugins"] {
-            for entry in std::fs::read_dir(root.join(parent)).unwrap() {
-                let path = entry.unwrap().path();
-                if path.join("Cargo.toml").is_file() {
-                    dirs.insert(format!(
-                        "{parent}/{}",
-                        path.file_name().unwrap().to_string_lossy()
-                    ));
-                }
-            }
-        }
-        for top in ["viewer", "xtask"] {
-            if root.join(top).join("Cargo.toml").is_file() {
-                dirs.insert(top.to_owned());
-            }
-        }
-        dirs
-    }
 
     #[test]
     fn every_crate_has_a_row_and_every_row_a_crate() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
-        let rows: BTreeSet<String> = text
-            .lines()
-            .filter(|l| l.starts_with("| `"))
-            .filter_map(|l| l.split('|').nth(2))
-            .map(|cell| cell.trim().trim_matches('`').to_owned())
-            .collect();
-        let dirs = crate_dirs(root);
-        let missing: Vec<_> = dirs.difference(&rows).collect();
-        let stale: Vec<_> = rows.difference(&dirs).collect();
-        assert!(
-            missing.is_empty() && stale.is_empty(),
-            "ARCHITECTURE.md: crates without a row: {missing:?}; rows without a crate: {stale:?}"
-        );
+        super::check_crate_table(root).unwrap();
     }
 
     /// The repository stands on its own: nothing in it cites the notes that live beside it on
