@@ -8,6 +8,8 @@ mod architecture;
 #[cfg(feature = "full")]
 mod browser;
 mod demo;
+#[cfg(feature = "full")]
+mod fuzz;
 mod mpi;
 mod mpi_apps;
 mod opencl;
@@ -50,10 +52,17 @@ cargo xtask <command>
                        write a synthetic kernel trace of N records (default 100 M) and import it
                        with `yosoku trace import` (passes, GB/s, peak memory)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
-                       I/O-free crates, all tests (a real OpenCL run on POCL among them), the
-                       new-plugin scaffold check, and the web viewer in headless Chromium
+                       I/O-free crates, all tests (a real OpenCL run on POCL among them), a few
+                       seconds of fuzzing per reader, the new-plugin scaffold check, and the web
+                       viewer in headless Chromium
                        (installs Open MPI, the OpenCL ICD loader and POCL, chromium and npm
                        packages if missing)
+  fuzz [--target T]... [--seconds N] [--jobs N] [--asan] | fuzz --brief
+                       coverage-guided fuzzing of every reader of user files (fuzz/, libFuzzer),
+                       seeded with the repository's real files: N seconds a target (default 60),
+                       N targets at a time (default: one per core); --asan adds AddressSanitizer
+                       (nightly); a crash leaves its input in target/fuzz/artifacts/<target>/;
+                       --brief: what `test` runs (fixed inputs of the targets without findings)
   mpi-tools            build the MPI timer interposer and himeno_mpi with mpicc into
                        target/mpi/ (installs Open MPI if missing)
   mpi-experiment [--into DIR]
@@ -105,7 +114,9 @@ fn run() -> Result<()> {
         Some("demo") => demo::demo(&args[1..]),
         Some("bench-pipelines") => demo::bench(&args[1..]),
         #[cfg(not(feature = "full"))]
-        Some("web" | "serve" | "bench-web" | "bench-trace" | "test") => rerun_with_full(&args),
+        Some("web" | "serve" | "bench-web" | "bench-trace" | "test" | "fuzz") => {
+            rerun_with_full(&args)
+        }
         #[cfg(feature = "full")]
         Some("web") => web::build().map(|_| ()),
         #[cfg(feature = "full")]
@@ -114,6 +125,8 @@ fn run() -> Result<()> {
         Some("bench-web") => browser::bench(&args[1..]),
         #[cfg(feature = "full")]
         Some("test") => test(),
+        #[cfg(feature = "full")]
+        Some("fuzz") => fuzz::command(&args[1..]),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "apps") => {
             mpi_apps::experiment(&args[2..])
@@ -387,6 +400,8 @@ fn test() -> Result<()> {
             .env("YOSOKU_PYTHON", &python)
             .env("YOSOKU_REQUIRE_INTEROP", "1"),
     )?;
+    // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
+    fuzz::brief()?;
     // The CLI the workspace tests above ran (cargo builds a package's binaries for its tests).
     let yosoku = target_dir()
         .join("debug")

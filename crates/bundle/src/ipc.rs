@@ -24,10 +24,98 @@ pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
 
 /// Decodes an Arrow IPC file into one batch (several batches are concatenated).
 pub fn decode(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
+    check_compressed_lengths(bytes)?;
     let reader = FileReader::try_new(Cursor::new(bytes), None)?;
     let schema = reader.schema();
     let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>()?;
     arrow_select::concat::concat_batches(&schema, &batches)
+}
+
+/// The most an LZ4 frame inflates: a match of up to 2^16 + 14 bytes costs at least one byte of
+/// its sequence per 255 bytes of length, so ratios stay under 255:1; the slack covers headers.
+const LZ4_MAX_RATIO: u64 = 255;
+const LZ4_SLACK_BYTES: u64 = 1024;
+
+/// Refuses a compressed buffer whose declared uncompressed length no LZ4 frame of its size can
+/// reach. arrow-ipc allocates that length before inflating (`Vec::with_capacity`), so 20 bytes
+/// announcing 2 EB abort the process, the browser's viewer included (found by
+/// `cargo xtask fuzz --target bundle_ipc`). What this walk cannot parse is left to arrow-ipc's
+/// reader, which reports it.
+fn check_compressed_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
+    let n = bytes.len();
+    if n < 10 {
+        return Ok(());
+    }
+    let footer_len = i32::from_le_bytes([bytes[n - 10], bytes[n - 9], bytes[n - 8], bytes[n - 7]]);
+    let Some(footer_start) = usize::try_from(footer_len)
+        .ok()
+        .and_then(|l| (n - 10).checked_sub(l))
+    else {
+        return Ok(());
+    };
+    let Ok(footer) = arrow_ipc::root_as_footer(&bytes[footer_start..n - 10]) else {
+        return Ok(());
+    };
+    let blocks = footer
+        .recordBatches()
+        .into_iter()
+        .chain(footer.dictionaries())
+        .flatten();
+    for (index, block) in blocks.enumerate() {
+        let (Ok(offset), Ok(meta_len), Ok(body_len)) = (
+            usize::try_from(block.offset()),
+            usize::try_from(block.metaDataLength()),
+            usize::try_from(block.bodyLength()),
+        ) else {
+            continue;
+        };
+        let Some(meta) = offset
+            .checked_add(meta_len)
+            .and_then(|end| bytes.get(offset..end))
+        else {
+            continue;
+        };
+        // Newer writers put a continuation marker before the length.
+        let flatbuffer = match meta {
+            [0xff, 0xff, 0xff, 0xff, _, _, _, _, rest @ ..] => rest,
+            [_, _, _, _, rest @ ..] => rest,
+            _ => continue,
+        };
+        let Ok(message) = arrow_ipc::root_as_message(flatbuffer) else {
+            continue;
+        };
+        let batch = message
+            .header_as_record_batch()
+            .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
+        let Some(batch) = batch.filter(|b| b.compression().is_some()) else {
+            continue;
+        };
+        let body_start = offset + meta_len;
+        for buffer in batch.buffers().into_iter().flatten() {
+            let (Ok(at), Ok(len)) = (
+                usize::try_from(buffer.offset()),
+                u64::try_from(buffer.length()),
+            ) else {
+                continue;
+            };
+            if len < 8 || at.saturating_add(8) > body_len {
+                continue;
+            }
+            let Some(prefix) = body_start.checked_add(at).and_then(|p| bytes.get(p..p + 8)) else {
+                continue;
+            };
+            let declared = i64::from_le_bytes(prefix.try_into().unwrap_or([0; 8]));
+            // -1: stored uncompressed.
+            if declared > 0 && declared as u64 > (len - 8) * LZ4_MAX_RATIO + LZ4_SLACK_BYTES {
+                return Err(ArrowError::IpcError(format!(
+                    "byte {}: a buffer of batch {index} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far (a damaged file)",
+                    body_start + at,
+                    len - 8
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -58,6 +146,24 @@ mod tests {
         let back = decode(&encode(&batch).unwrap()).unwrap();
         assert_eq!(back, batch);
         assert_eq!(back.schema().field(1).metadata()["yosoku.unit"], "s");
+    }
+
+    /// A compressed buffer whose length prefix announces more than LZ4 can inflate is refused
+    /// before arrow-ipc allocates it (a fuzzed file announcing 2 EB aborted the process).
+    #[test]
+    fn an_impossible_uncompressed_length_is_an_error_not_an_abort() {
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)]));
+        let values = Float64Array::from(vec![1.0; 1000]);
+        let batch = RecordBatch::try_new(schema, vec![Arc::new(values)]).unwrap();
+        let mut bytes = encode(&batch).unwrap();
+        assert_eq!(decode(&bytes).unwrap(), batch);
+        // The values buffer's prefix: its uncompressed length, 8000 bytes.
+        let prefix = 8000i64.to_le_bytes();
+        let at = bytes.windows(8).position(|w| w == prefix).unwrap();
+        bytes[at..at + 8].copy_from_slice(&(1i64 << 61).to_le_bytes());
+        let error = decode(&bytes).unwrap_err().to_string();
+        assert!(error.contains(&format!("byte {at}")), "{error}");
+        assert!(error.contains("no LZ4 frame inflates that far"), "{error}");
     }
 
     #[test]

@@ -593,15 +593,23 @@ impl AlignmentScan {
             Timer::GlobalTimer => 1.0,
             Timer::Clock64 => 1.0e6 / f64::from(self.clock_khz.max(1)),
         };
+        // Indexed by SM id where the ids are those of a GPU; `%smid` values need not be dense,
+        // and a damaged file can hold any u32, which must not size a vector.
         let max_sm = self.sms.keys().next_back().copied().unwrap_or(0) as usize;
-        let mut offsets = vec![0u64; max_sm + 1];
+        let dense = max_sm < DENSE_SM_IDS;
+        let mut offsets = vec![0u64; if dense { max_sm + 1 } else { 0 }];
+        let mut sparse = BTreeMap::new();
         let mut sms = BTreeMap::new();
         for (&sm, &(lo, hi, n)) in &self.sms {
             let offset = match self.timer {
                 Timer::GlobalTimer => global,
                 Timer::Clock64 => lo,
             };
-            offsets[sm as usize] = offset;
+            if dense {
+                offsets[sm as usize] = offset;
+            } else {
+                sparse.insert(sm, offset);
+            }
             sms.insert(
                 sm,
                 SmAlignment {
@@ -618,6 +626,7 @@ impl AlignmentScan {
             timer: self.timer,
             scale,
             offsets,
+            sparse,
             sms,
             blocks: self.blocks.into_iter().collect(),
             grouped: self.grouped,
@@ -637,13 +646,18 @@ fn ticks_to_ns(ticks: u64, scale: f64) -> i64 {
     }
 }
 
+/// SM ids below this are looked up in a vector (GPUs have a few hundred at most).
+const DENSE_SM_IDS: usize = 1 << 16;
+
 /// How a trace's SM clocks map onto one time base (from [`AlignmentScan`]).
 #[derive(Debug, Clone)]
 pub struct Alignment {
     pub timer: Timer,
     /// ns per tick.
     pub scale: f64,
+    /// Each SM's offset by id when the ids are below [`DENSE_SM_IDS`], else in `sparse`.
     offsets: Vec<u64>,
+    sparse: BTreeMap<u32, u64>,
     pub sms: BTreeMap<u32, SmAlignment>,
     /// Block ids, sorted.
     pub blocks: Vec<u32>,
@@ -656,7 +670,10 @@ pub struct Alignment {
 impl Alignment {
     /// A timestamp of `sm` on the common time base.
     pub fn ns(&self, sm: u32, ts: u64) -> i64 {
-        let offset = self.offsets.get(sm as usize).copied().unwrap_or(0);
+        let offset = match self.offsets.get(sm as usize) {
+            Some(&o) => o,
+            None => self.sparse.get(&sm).copied().unwrap_or(0),
+        };
         ticks_to_ns(ts.wrapping_sub(offset), self.scale)
     }
 }
@@ -871,7 +888,8 @@ impl KernelTrace {
                     name,
                     "kernel_trace",
                     ns[a],
-                    ns[b] - ns[a],
+                    // Saturating: a damaged file's clocks can be anything.
+                    ns[b].saturating_sub(ns[a]),
                 )
             });
         }

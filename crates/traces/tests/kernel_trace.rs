@@ -104,6 +104,34 @@ fn sm_clocks_are_aligned_on_their_first_record_and_the_alignment_is_reported() {
     assert_eq!(t.backwards, 0);
 }
 
+/// Found by `cargo xtask fuzz --target kernel_trace`: a record with SM id 3,515,023,360 sized a
+/// vector of offsets by that id (28 GB) and aborted. `%smid` values need not be dense; any u32 is
+/// aligned, without a table as large as the id.
+#[test]
+fn sm_ids_of_any_size_are_aligned_without_a_table_that_large() {
+    let (header, records) = two_sm_trace();
+    let with_sm = |sm: u32| {
+        let mut records = records.clone();
+        for r in records.iter_mut().filter(|r| r.sm == 1) {
+            r.sm = sm;
+        }
+        kernel_trace::read(&bytes_of(&header, &records)[..], 4096)
+            .unwrap()
+            .tables("k", LaneBy::Sm)
+    };
+    let t = with_sm(3_000_000).unwrap();
+    let ns = access::int64(&t.records, col::TIME_NS).unwrap();
+    assert_eq!((ns.value(0), ns.value(6), ns.value(8)), (0, 0, 200));
+    let offsets = access::int64(&t.alignment, col::OFFSET_TICKS).unwrap();
+    assert_eq!(offsets.values().to_vec(), vec![5_000, 1_005_000]);
+    // Beyond the `sm_id` column's range: refused, naming the first such record.
+    let error = with_sm(u32::MAX - 1).unwrap_err().to_string();
+    assert!(
+        error.contains("sm_id") && error.contains("row 6"),
+        "{error}"
+    );
+}
+
 #[test]
 fn cycles_are_converted_with_the_recorded_clock() {
     let (mut header, records) = two_sm_trace();

@@ -76,8 +76,12 @@ fn check_sections(log: &Log, allowed: &[&str], kind: &str) -> Result<(), PluginE
 
 /// Reads a microbenchmark log: `[op_throughput]` and `[bandwidth]` sections.
 pub fn read_microbench(path: &Path) -> Result<Tables, PluginError> {
-    let log = Log::read(path)?;
-    check_sections(&log, &["op_throughput", "bandwidth"], "microbench")?;
+    microbench_tables(path, &Log::read(path)?)
+}
+
+/// The tables of a microbenchmark log read from `path` (errors name it).
+pub fn microbench_tables(path: &Path, log: &Log) -> Result<Tables, PluginError> {
+    check_sections(log, &["op_throughput", "bandwidth"], "microbench")?;
     let device = log.required_directive("device", "the device the benchmarks ran on")?;
     let provenance = match log.directive("provenance") {
         Some(d) if yosoku_tables::PROVENANCES.contains(&d.value.as_str()) => Some(d.value.as_str()),
@@ -99,11 +103,11 @@ pub fn read_microbench(path: &Path) -> Result<Tables, PluginError> {
             Ok(match section.name.as_str() {
                 "op_throughput" => (
                     yosoku_tables::CSX600_OP_THROUGHPUTS.name.to_owned(),
-                    sections::op_throughputs(&log, section, device)?,
+                    sections::op_throughputs(log, section, device)?,
                 ),
                 _ => (
                     yosoku_tables::BANDWIDTH_CURVES.name.to_owned(),
-                    sections::bandwidth_curves(&log, section, device, provenance)?,
+                    sections::bandwidth_curves(log, section, device, provenance)?,
                 ),
             })
         })
@@ -112,9 +116,13 @@ pub fn read_microbench(path: &Path) -> Result<Tables, PluginError> {
 
 /// Reads a program profile: `[op_count]`, `[transfer]`, `[measured]` and `[reference]` sections.
 pub fn read_profile(path: &Path) -> Result<Tables, PluginError> {
-    let log = Log::read(path)?;
+    profile_tables(&Log::read(path)?)
+}
+
+/// The tables of a program profile (errors name the file the log was read from).
+pub fn profile_tables(log: &Log) -> Result<Tables, PluginError> {
     check_sections(
-        &log,
+        log,
         &["op_count", "transfer", "measured", "reference"],
         "profile",
     )?;
@@ -126,23 +134,23 @@ pub fn read_profile(path: &Path) -> Result<Tables, PluginError> {
             Ok(match section.name.as_str() {
                 "op_count" => (
                     yosoku_tables::CSX600_OP_COUNTS.name.to_owned(),
-                    sections::op_counts(&log, section, program)?,
+                    sections::op_counts(log, section, program)?,
                 ),
                 "transfer" => (
                     yosoku_tables::CSX600_TRANSFER_COUNTS.name.to_owned(),
-                    sections::transfer_counts(&log, section, program)?,
+                    sections::transfer_counts(log, section, program)?,
                 ),
                 "measured" => {
                     let device =
                         log.required_directive("device", "the device of the [measured] runs")?;
                     (
                         yosoku_tables::RUNS.name.to_owned(),
-                        sections::measured_runs(&log, section, program, device)?,
+                        sections::measured_runs(log, section, program, device)?,
                     )
                 }
                 _ => (
                     yosoku_tables::REFERENCE_VALUES.name.to_owned(),
-                    sections::reference_values(&log, section, program, source)?,
+                    sections::reference_values(log, section, program, source)?,
                 ),
             })
         })

@@ -165,7 +165,9 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
                     compute: false,
                     iteration: None,
                     start_ns: start - log.init_end_ns,
-                    duration_ns: e.end_ns - start,
+                    // A call that ends inside the one before it (overlapping calls: a damaged
+                    // or multi-threaded log) keeps no time of its own, not a wrapped one.
+                    duration_ns: e.end_ns.saturating_sub(start),
                 });
                 previous_end = e.end_ns;
                 previous_call = key;

@@ -212,6 +212,18 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
     log.rank = rank.ok_or_else(|| missing("rank"))?;
     log.size = size.ok_or_else(|| missing("size"))?;
     log.init_end_ns = init_end_ns.ok_or_else(|| missing("init_end_ns"))?;
+    // The interposer logs calls after MPI_Init returns; an earlier one is a damaged file (and
+    // block times are measured from the end of MPI_Init).
+    if let Some(e) = log.events.iter().find(|e| e.start_ns < log.init_end_ns) {
+        return Err(PluginError::at_line(
+            path,
+            e.line,
+            format!(
+                "start_ns {} is before MPI_Init ended (`# init_end_ns {}`)",
+                e.start_ns, log.init_end_ns
+            ),
+        ));
+    }
     if log.rank < 0 || log.size <= 0 || log.rank >= log.size {
         return Err(PluginError::new(format!(
             "{}: rank {} of {} is not a rank of the run",
@@ -322,6 +334,13 @@ call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
         assert_eq!(
             e(&bad),
             "rank-1.tsv:11:15: site 7 is not declared by a `# site` line above"
+        );
+        // Found by `cargo xtask fuzz --target mpi_timer_log`: block times are measured from
+        // the end of MPI_Init, and an earlier call overflowed the subtraction.
+        let bad = SMALL.replace("\t1500\t1600\t", "\t900\t1600\t");
+        assert_eq!(
+            e(&bad),
+            "rank-1.tsv:11: start_ns 900 is before MPI_Init ended (`# init_end_ns 1000`)"
         );
         let bad = SMALL.replace("\t1600\t", "\t1400\t");
         assert!(

@@ -1,0 +1,72 @@
+//! What every fuzz target asserts beyond "no panic": a read that succeeds returns canonical
+//! tables that pass their check; a read that fails says which file and where in it (a line, a
+//! line and column, a byte offset or a record).
+
+use std::fmt::Display;
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+
+/// The name every target gives its input; an error must name it.
+pub const INPUT: &str = "fuzz-input";
+
+pub fn input() -> &'static Path {
+    Path::new(INPUT)
+}
+
+/// The input as text. Text readers are given only what `read_text` passes them: invalid UTF-8 is
+/// refused before any reader runs, with the byte offset of the first bad byte.
+pub fn text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+/// Every table of a successful read is a canonical table and passes its check.
+pub fn check_tables<'a>(tables: impl IntoIterator<Item = (&'a str, &'a RecordBatch)>) {
+    for (name, batch) in tables {
+        let Some(def) = yosoku_tables::table(name) else {
+            panic!("a successful read returned `{name}`, which is not a canonical table");
+        };
+        if let Err(e) = def.check(batch) {
+            panic!("`{name}` of a successful read fails the canonical check: {e}");
+        }
+    }
+}
+
+/// A read's tables pass their checks, or its error is located.
+pub fn tables_or_located(result: Result<Vec<(String, RecordBatch)>, impl Display>) {
+    match result {
+        Ok(tables) => check_tables(tables.iter().map(|(n, b)| (n.as_str(), b))),
+        Err(e) => check_located(&e.to_string()),
+    }
+}
+
+/// The error names the input and a place in it: `fuzz-input:LINE[:COLUMN]: …`, or
+/// `fuzz-input: …` followed by a line, byte, offset or record.
+pub fn check_located(message: &str) {
+    let Some(rest) = message.strip_prefix(INPUT) else {
+        panic!("the error does not start with the file's name: {message}");
+    };
+    if let Some(after) = rest.strip_prefix(':')
+        && after.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return;
+    }
+    let places = ["line ", "byte ", "offset ", "record ", "row "];
+    if !places.iter().any(|p| rest.contains(p)) && !is_whole_file(rest) {
+        panic!("the error names no line, column, byte offset or record: {message}");
+    }
+}
+
+/// Errors about the file as a whole, which have no place in it to name: nothing in it, not the
+/// format at all (no header line, no format line), or a required line that is missing.
+fn is_whole_file(message: &str) -> bool {
+    const WHOLE_FILE: &[&str] = &[
+        "empty",
+        "no CSV header",
+        "not a ",
+        "not an ",
+        "expected `@format",
+        "no `",
+    ];
+    WHOLE_FILE.iter().any(|w| message.contains(w))
+}
