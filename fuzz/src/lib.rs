@@ -41,7 +41,7 @@ pub fn tables_or_located(result: Result<Vec<(String, RecordBatch)>, impl Display
 }
 
 /// The error names the input and a place in it: `fuzz-input:LINE[:COLUMN]: …`, or
-/// `fuzz-input: …` followed by a line, byte, offset or record.
+/// `fuzz-input: …` followed by a line, byte, offset, record, row or (JSON) key.
 pub fn check_located(message: &str) {
     let Some(rest) = message.strip_prefix(INPUT) else {
         panic!("the error does not start with the file's name: {message}");
@@ -51,22 +51,21 @@ pub fn check_located(message: &str) {
     {
         return;
     }
-    let places = ["line ", "byte ", "offset ", "record ", "row "];
+    // A key is the place in a JSON document whose structure is fine but a value is not.
+    let places = ["line ", "byte ", "offset ", "record ", "row ", "key `"];
     if !places.iter().any(|p| rest.contains(p)) && !is_whole_file(rest) {
         panic!("the error names no line, column, byte offset or record: {message}");
     }
 }
 
 /// Errors about the file as a whole, which have no place in it to name: nothing in it, not the
-/// format at all (no header line, no format line), or a required line that is missing.
+/// format at all (no header line, no format line), or something required that is absent ("no
+/// …", "missing …").
 fn is_whole_file(message: &str) -> bool {
-    const WHOLE_FILE: &[&str] = &[
-        "empty",
-        "no CSV header",
-        "not a ",
-        "not an ",
-        "expected `@format",
-        "no `",
-    ];
-    WHOLE_FILE.iter().any(|w| message.contains(w))
+    let message = message.trim_start_matches([':', ' ']);
+    message.starts_with("no ")
+        || message.starts_with("missing ")
+        || ["empty", "not a ", "not an ", "expected `@format"]
+            .iter()
+            .any(|w| message.contains(w))
 }

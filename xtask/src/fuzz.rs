@@ -58,7 +58,7 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "cuda_legacy",
-        brief: false,
+        brief: true,
         seeds: &[("plugins/cuda_profiler/tests/data/formats", ".log")],
     },
     Target {
@@ -80,7 +80,7 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "csx600_log",
-        brief: false,
+        brief: true,
         seeds: &[("pipelines/data/csx600", ".log")],
     },
     Target {
@@ -90,7 +90,7 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "tau_profile",
-        brief: false,
+        brief: true,
         seeds: &[("pipelines/data/tau-cpi-mpi", ".0")],
     },
     Target {
@@ -111,7 +111,7 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "bundle_manifest",
-        brief: false,
+        brief: true,
         seeds: &[("viewer/tests/fixtures/bundles", "manifest.json")],
     },
     Target {

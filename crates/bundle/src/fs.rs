@@ -296,7 +296,7 @@ mod tests {
         assert!(matches!(err, crate::ManifestError::Version(99)), "{err}");
         assert_eq!(
             err.to_string(),
-            "format version 99 is not supported (this yosoku reads version 1)"
+            "key `format_version`: version 99 is not supported (this yosoku reads version 1)"
         );
     }
 }

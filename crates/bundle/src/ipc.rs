@@ -24,7 +24,7 @@ pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
 
 /// Decodes an Arrow IPC file into one batch (several batches are concatenated).
 pub fn decode(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
-    check_compressed_lengths(bytes)?;
+    check_buffers(bytes)?;
     let reader = FileReader::try_new(Cursor::new(bytes), None)?;
     let schema = reader.schema();
     let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>()?;
@@ -36,12 +36,13 @@ pub fn decode(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
 const LZ4_MAX_RATIO: u64 = 255;
 const LZ4_SLACK_BYTES: u64 = 1024;
 
-/// Refuses a compressed buffer whose declared uncompressed length no LZ4 frame of its size can
-/// reach. arrow-ipc allocates that length before inflating (`Vec::with_capacity`), so 20 bytes
-/// announcing 2 EB abort the process, the browser's viewer included (found by
-/// `cargo xtask fuzz --target bundle_ipc`). What this walk cannot parse is left to arrow-ipc's
-/// reader, which reports it.
-fn check_compressed_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
+/// Refuses, before arrow-ipc reads them, the buffers arrow-ipc would trust: one that lies outside
+/// its batch's body or the file (arrow-ipc slices it unchecked and panics), and a compressed one
+/// whose declared uncompressed length no LZ4 frame of its size can reach (arrow-ipc allocates
+/// that length before inflating, so 20 bytes announcing 2 EB abort the process, the browser's
+/// viewer included). Both were found by `cargo xtask fuzz --target bundle_ipc`. What this walk
+/// cannot parse is left to arrow-ipc's reader, which reports it.
+fn check_buffers(bytes: &[u8]) -> Result<(), ArrowError> {
     let n = bytes.len();
     if n < 10 {
         return Ok(());
@@ -61,6 +62,11 @@ fn check_compressed_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
         .into_iter()
         .chain(footer.dictionaries())
         .flatten();
+    let damaged = |at: usize, what: String| {
+        Err(ArrowError::IpcError(format!(
+            "byte {at}: {what} (a damaged file)"
+        )))
+    };
     for (index, block) in blocks.enumerate() {
         let (Ok(offset), Ok(meta_len), Ok(body_len)) = (
             usize::try_from(block.offset()),
@@ -84,34 +90,53 @@ fn check_compressed_lengths(bytes: &[u8]) -> Result<(), ArrowError> {
         let Ok(message) = arrow_ipc::root_as_message(flatbuffer) else {
             continue;
         };
-        let batch = message
+        let Some(batch) = message
             .header_as_record_batch()
-            .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()));
-        let Some(batch) = batch.filter(|b| b.compression().is_some()) else {
+            .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()))
+        else {
             continue;
         };
         let body_start = offset + meta_len;
-        for buffer in batch.buffers().into_iter().flatten() {
+        if body_start.checked_add(body_len).is_none_or(|end| end > n) {
+            return damaged(
+                body_start,
+                format!("batch {index}'s body of {body_len} bytes runs past the file's {n}"),
+            );
+        }
+        let compressed = batch.compression().is_some();
+        for (i, buffer) in batch.buffers().into_iter().flatten().enumerate() {
             let (Ok(at), Ok(len)) = (
                 usize::try_from(buffer.offset()),
-                u64::try_from(buffer.length()),
+                usize::try_from(buffer.length()),
             ) else {
-                continue;
+                return damaged(
+                    body_start,
+                    format!("buffer {i} of batch {index} has a negative offset or length"),
+                );
             };
-            if len < 8 || at.saturating_add(8) > body_len {
+            if at.checked_add(len).is_none_or(|end| end > body_len) {
+                return damaged(
+                    body_start,
+                    format!(
+                        "buffer {i} of batch {index} ({len} bytes at {at}) lies outside its {body_len}-byte body"
+                    ),
+                );
+            }
+            if !compressed || len < 8 {
                 continue;
             }
-            let Some(prefix) = body_start.checked_add(at).and_then(|p| bytes.get(p..p + 8)) else {
-                continue;
-            };
-            let declared = i64::from_le_bytes(prefix.try_into().unwrap_or([0; 8]));
+            let p = body_start + at;
+            let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
             // -1: stored uncompressed.
-            if declared > 0 && declared as u64 > (len - 8) * LZ4_MAX_RATIO + LZ4_SLACK_BYTES {
-                return Err(ArrowError::IpcError(format!(
-                    "byte {}: a buffer of batch {index} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far (a damaged file)",
-                    body_start + at,
-                    len - 8
-                )));
+            let most = (len as u64 - 8) * LZ4_MAX_RATIO + LZ4_SLACK_BYTES;
+            if declared > 0 && declared as u64 > most {
+                return damaged(
+                    p,
+                    format!(
+                        "buffer {i} of batch {index} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far",
+                        len - 8
+                    ),
+                );
             }
         }
     }
@@ -164,6 +189,15 @@ mod tests {
         let error = decode(&bytes).unwrap_err().to_string();
         assert!(error.contains(&format!("byte {at}")), "{error}");
         assert!(error.contains("no LZ4 frame inflates that far"), "{error}");
+    }
+
+    /// A buffer that lies outside its batch's body is refused before arrow-ipc slices it: the
+    /// file `cargo xtask fuzz --target bundle_ipc` found (it panicked in arrow-buffer).
+    #[test]
+    fn a_buffer_outside_its_body_is_an_error_not_a_panic() {
+        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/buffer-outside-its-body");
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(error.contains("lies outside its"), "{error}");
     }
 
     #[test]

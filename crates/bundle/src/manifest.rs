@@ -124,9 +124,11 @@ pub struct TableRecord {
 pub enum ManifestError {
     #[error(transparent)]
     Json(#[from] serde_json::Error),
-    #[error("format is `{0}`, expected `{FORMAT}`")]
+    #[error("key `format`: `{0}`, expected `{FORMAT}`")]
     Format(String),
-    #[error("format version {0} is not supported (this yosoku reads version {FORMAT_VERSION})")]
+    #[error(
+        "key `format_version`: version {0} is not supported (this yosoku reads version {FORMAT_VERSION})"
+    )]
     Version(u32),
 }
 

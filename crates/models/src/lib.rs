@@ -14,6 +14,8 @@
 
 pub mod compare;
 pub mod csx600;
+#[cfg(test)]
+mod csx600_properties;
 pub mod curve;
 #[cfg(test)]
 mod fixtures;

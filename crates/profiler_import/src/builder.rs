@@ -143,6 +143,18 @@ impl Tables {
         }
     }
 
+    /// A measured time as the `runs` table takes it: finite and above zero (a profiler that
+    /// rounds a short kernel to 0 gives no time to model). The error is the reader's to locate.
+    pub fn check_duration(seconds: f64) -> Result<f64, String> {
+        if seconds.is_finite() && seconds > 0.0 {
+            Ok(seconds)
+        } else {
+            Err(format!(
+                "a duration of {seconds} s; a measured time must be a finite number above 0"
+            ))
+        }
+    }
+
     /// A measured time of run `run`: `seconds` of `phase` (`kernel` for a launch, `transfer` for
     /// a copy).
     pub fn add_run(

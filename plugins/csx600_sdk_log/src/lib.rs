@@ -45,7 +45,7 @@ fn path_key() -> ConfigKey {
 fn check_sections(log: &Log, allowed: &[&str], kind: &str) -> Result<(), PluginError> {
     if log.sections.is_empty() {
         return Err(PluginError::new(format!(
-            "{}: no sections; a {kind} log has: {}",
+            "{}: no `[section]` line; a {kind} log has: {}",
             log.path.display(),
             allowed
                 .iter()

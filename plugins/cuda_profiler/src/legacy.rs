@@ -48,7 +48,8 @@ struct Call {
 }
 
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
-    let mut version: Option<String> = None;
+    // The version and the line (1-based) it is on.
+    let mut version: Option<(String, usize)> = None;
     let mut device: Option<String> = None;
     let mut first_data_line = None;
     for (i, line) in text.lines().enumerate() {
@@ -56,7 +57,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         if let Some(directive) = trimmed.strip_prefix('#') {
             let directive = directive.trim();
             if let Some(v) = directive.strip_prefix("CUDA_PROFILE_LOG_VERSION") {
-                version = Some(v.trim().to_owned());
+                version = Some((v.trim().to_owned(), i + 1));
             } else if let Some(d) = directive.strip_prefix("CUDA_DEVICE") {
                 // `0 Tesla C2050`: the device number, then its name.
                 let d = d.trim();
@@ -72,17 +73,18 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
             break;
         }
     }
-    let Some(version) = version else {
+    let Some((version, version_line)) = version else {
         return Err(PluginError::new(format!(
             "{}: not a CUDA profiler log: no `# CUDA_PROFILE_LOG_VERSION` line",
             path.display()
         )));
     };
     if !matches!(version.split('.').next(), Some("1" | "2")) {
-        return Err(PluginError::new(format!(
-            "{}: CUDA_PROFILE_LOG_VERSION {version} is not supported (1.x and 2.x are)",
-            path.display()
-        )));
+        return Err(PluginError::at_line(
+            path,
+            version_line,
+            format!("CUDA_PROFILE_LOG_VERSION {version} is not supported (1.x and 2.x are)"),
+        ));
     }
     // The layout is the data's, not the version's: real 2.0 logs come in both.
     let calls = match first_data_line {
@@ -137,6 +139,8 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         } else {
             "kernel"
         };
+        let secs =
+            Tables::check_duration(secs).map_err(|e| PluginError::at_line(path, call.line, e))?;
         tables.add_run(run, None, phase, secs);
     }
     Ok(tables)

@@ -515,7 +515,9 @@ fn details_piece(
                 Prefixes::Decimal,
             )
         {
-            out.durations.push((run, seconds.value));
+            let seconds = Tables::check_duration(seconds.value)
+                .map_err(|e| PluginError::at_line(path, line_of(offset), e))?;
+            out.durations.push((run, seconds));
         }
         if let Some(converted) = slot.scale.apply_parsed(value, parsed) {
             out.tables
@@ -593,7 +595,9 @@ fn raw(
                         format!("column `{RAW_DURATION}`: expected a number, found `{text}`"),
                     )
                 })?;
-            tables.add_run(run, None, "kernel", seconds.value);
+            let seconds = Tables::check_duration(seconds.value)
+                .map_err(|e| PluginError::at_line(path, line, e))?;
+            tables.add_run(run, None, "kernel", seconds);
         }
     }
     launches.check_all_labelled()?;

@@ -477,6 +477,22 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
             ),
             "bad.csv:3: column `gpu__time_duration.sum`: expected a number, found `fast`",
         ),
+        // Found by `cargo xtask fuzz`: a zero duration reached the `runs` table's check, whose
+        // error named neither the file nor the line.
+        (
+            error(
+                ncu,
+                "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"ns\"\n\"0\",\"k\",\"0\"\n",
+            ),
+            "bad.csv:3: a duration of 0 s; a measured time must be a finite number above 0",
+        ),
+        (
+            error(
+                legacy,
+                "# CUDA_PROFILE_LOG_VERSION 1.6\n# CUDA_DEVICE 0 G\nmethod=[ k ] gputime=[ 0.000 ]\n",
+            ),
+            "bad.csv:3: a duration of 0 s; a measured time must be a finite number above 0",
+        ),
         (
             error(
                 ncu,
@@ -515,7 +531,7 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
         ),
         (
             error(legacy, "# CUDA_PROFILE_LOG_VERSION 3.0\n"),
-            "bad.csv: CUDA_PROFILE_LOG_VERSION 3.0 is not supported",
+            "bad.csv:1: CUDA_PROFILE_LOG_VERSION 3.0 is not supported",
         ),
         (
             error(

@@ -114,6 +114,7 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         events: Vec::new(),
     };
     let mut header_seen = false;
+    let mut finalize_line = 0;
     for (n, line) in lines {
         if let Some(meta) = line.strip_prefix("# ") {
             let (key, value) = meta.split_once(' ').unwrap_or((meta, ""));
@@ -130,6 +131,7 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
                     init_end_ns = Some(number::<u64>(path, n, column, value, "`# init_end_ns`")?);
                 }
                 "finalize_start_ns" => {
+                    finalize_line = n;
                     log.finalize_start_ns = Some(number::<u64>(
                         path,
                         n,
@@ -212,6 +214,16 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
     log.rank = rank.ok_or_else(|| missing("rank"))?;
     log.size = size.ok_or_else(|| missing("size"))?;
     log.init_end_ns = init_end_ns.ok_or_else(|| missing("init_end_ns"))?;
+    if let Some(f) = log.finalize_start_ns.filter(|&f| f < log.init_end_ns) {
+        return Err(PluginError::at_line(
+            path,
+            finalize_line,
+            format!(
+                "MPI_Finalize starts at {f} ns, before MPI_Init ended (`# init_end_ns {}`)",
+                log.init_end_ns
+            ),
+        ));
+    }
     // The interposer logs calls after MPI_Init returns; an earlier one is a damaged file (and
     // block times are measured from the end of MPI_Init).
     if let Some(e) = log.events.iter().find(|e| e.start_ns < log.init_end_ns) {
@@ -335,12 +347,19 @@ call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
             e(&bad),
             "rank-1.tsv:11:15: site 7 is not declared by a `# site` line above"
         );
-        // Found by `cargo xtask fuzz --target mpi_timer_log`: block times are measured from
-        // the end of MPI_Init, and an earlier call overflowed the subtraction.
+        // Block times are measured from the end of MPI_Init; the interposer logs no call
+        // before it, so one is a damaged file (it was silently moved to MPI_Init's end).
         let bad = SMALL.replace("\t1500\t1600\t", "\t900\t1600\t");
         assert_eq!(
             e(&bad),
             "rank-1.tsv:11: start_ns 900 is before MPI_Init ended (`# init_end_ns 1000`)"
+        );
+        // Found by `cargo xtask fuzz --target mpi_timer_log`: the run's length (finalize minus
+        // init) overflowed.
+        let bad = SMALL.replace("# finalize_start_ns 2500", "# finalize_start_ns 900");
+        assert_eq!(
+            e(&bad),
+            "rank-1.tsv:14: MPI_Finalize starts at 900 ns, before MPI_Init ended (`# init_end_ns 1000`)"
         );
         let bad = SMALL.replace("\t1600\t", "\t1400\t");
         assert!(

@@ -105,11 +105,15 @@ pub fn parse(path: &Path, rank: i32, text: &str) -> Result<Profile, PluginError>
     let mut functions = Vec::new();
     for _ in 0..count {
         let Some((n, line)) = lines.next() else {
-            return Err(PluginError::new(format!(
-                "{}: the header announces {count} functions but the file ends after {} (truncated?)",
-                path.display(),
-                functions.len()
-            )));
+            // Named at the line after the last: where the next function was expected.
+            return Err(PluginError::at_line(
+                path,
+                text.lines().count() + 1,
+                format!(
+                    "the header announces {count} functions but the file ends after {} (truncated?)",
+                    functions.len()
+                ),
+            ));
         };
         let rest = line
             .strip_prefix('"')
@@ -250,7 +254,7 @@ mod tests {
         let cut: String = PROFILE.lines().take(3).map(|l| format!("{l}\n")).collect();
         let e = parse(Path::new("p"), 0, &cut).unwrap_err().to_string();
         assert!(
-            e.contains("announces 3 functions but the file ends after 1"),
+            e.starts_with("p:4: ") && e.contains("announces 3 functions but the file ends after 1"),
             "{e}"
         );
     }
