@@ -153,7 +153,11 @@ fn read_in_pieces(
     // Skip the profiler's own lines; they are not CSV.
     let mut csv_start = 0;
     let mut skipped_lines = 0;
-    for line in text.lines() {
+    // Counted on the lines as written, line ends included: a CRLF line is one byte longer than
+    // `lines()` gives it (the nvprof reader's offset drifted into a character that way, found by
+    // `cargo xtask fuzz --target nvprof`).
+    for raw in text.split_inclusive('\n') {
+        let line = raw.trim_end_matches(['\n', '\r']);
         if let Some(rest) = line.strip_prefix("==") {
             if rest.starts_with("ERROR==") {
                 return Err(PluginError::at_line(
@@ -162,13 +166,13 @@ fn read_in_pieces(
                     format!("ncu reported an error: {line}"),
                 ));
             }
-            csv_start += line.len() + 1;
+            csv_start += raw.len();
             skipped_lines += 1;
         } else {
             break;
         }
     }
-    let body = &text[csv_start.min(text.len())..];
+    let body = &text[csv_start..];
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
