@@ -624,8 +624,8 @@ pub fn tau_batches(
                 p.functions
                     .iter()
                     .filter(|f| f.mpi)
-                    .map(|f| f.calls as i64)
-                    .sum::<i64>()
+                    .map(|f| i64::try_from(f.calls).unwrap_or(i64::MAX))
+                    .fold(0i64, i64::saturating_add)
             }))),
             text(profiles.iter().map(|p| {
                 if p.functions

@@ -61,6 +61,9 @@ pub fn rank_of_file(path: &Path) -> Option<i32> {
 }
 
 /// Parses one profile.
+/// The largest count an f64 holds exactly (2^53).
+const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
+
 pub fn parse(path: &Path, rank: i32, text: &str) -> Result<Profile, PluginError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     let count: usize = match lines.next() {
@@ -143,6 +146,19 @@ pub fn parse(path: &Path, rank: i32, text: &str) -> Result<Profile, PluginError>
                 })
         };
         let calls = number(0, "Calls")?;
+        // A count, exact in the f64 TAU writes it as (found by `cargo xtask fuzz --target
+        // tau_profile`: 1e60 calls became u64::MAX, then -1 in `mpi_ranks`).
+        if calls.fract() != 0.0 || calls > MAX_EXACT_COUNT {
+            return Err(PluginError::at(
+                path,
+                n,
+                column,
+                format!(
+                    "`{name}`: field 1 (Calls) must be a whole number up to 2^53, found `{}`",
+                    fields[0]
+                ),
+            ));
+        }
         let exclusive = number(2, "Excl")?;
         let inclusive = number(3, "Incl")?;
         if name.contains(" => ") {
@@ -242,6 +258,12 @@ mod tests {
         let e = parse(Path::new("p"), 0, "hello\n").unwrap_err().to_string();
         assert!(
             e.starts_with("p:1:1: expected `<n> templated_functions"),
+            "{e}"
+        );
+        let bad = PROFILE.replace("\" 5 0 300 300", "\" 1e60 0 300 300");
+        let e = parse(Path::new("p"), 0, &bad).unwrap_err().to_string();
+        assert!(
+            e.starts_with("p:4:") && e.contains("must be a whole number up to 2^53, found `1e60`"),
             "{e}"
         );
         let bad = PROFILE.replace("\" 5 0 300 300", "\" 5 0 x 300");
