@@ -255,39 +255,39 @@ fn nvprof_gpu_trace_with_prefixed_and_repeated_headers() {
 /// byte count that took each line as one byte shorter than written, so the CSV began inside the
 /// last skipped line (and inside a character, a panic, when that line was not ASCII: found by
 /// `cargo xtask fuzz --target nvprof`).
-#[test]
-fn nvprof_with_crlf_line_ends_reads_as_with_lf() {
-    let text = std::fs::read_to_string(data("formats/nvprof_metrics.csv")).unwrap();
-    // One file name in two directories: the tables name the file's stem.
+/// `banner` (with a non-ASCII line) and then the real file `file`, written with LF and with CRLF
+/// line ends under one file name in two directories (the tables name the file's stem): `read`
+/// gives the same tables for both.
+fn crlf_reads_as_lf(
+    file: &str,
+    banner: &str,
+    read: impl Fn(&Path) -> Result<Tables, yosoku_plugin_sdk::PluginError>,
+) {
+    let text = std::fs::read_to_string(data(file)).unwrap();
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let crlf = a.path().join("metrics.csv");
-    let lf = b.path().join("metrics.csv");
-    // A non-ASCII banner line (Cyrillic М) before the CSV.
-    let with_banner = format!("==1224== \u{41c}etrics\n{text}");
+    let (crlf, lf) = (a.path().join("input.csv"), b.path().join("input.csv"));
+    let with_banner = format!("{banner}{text}");
     std::fs::write(&crlf, with_banner.replace('\n', "\r\n")).unwrap();
     std::fs::write(&lf, with_banner).unwrap();
-    let labels = nvprof::Labels::default();
-    assert_eq!(
-        read_nvprof(&crlf, &labels).unwrap(),
-        read_nvprof(&lf, &labels).unwrap()
+    assert_eq!(read(&crlf).unwrap(), read(&lf).unwrap());
+}
+
+#[test]
+fn nvprof_with_crlf_line_ends_reads_as_with_lf() {
+    crlf_reads_as_lf(
+        "formats/nvprof_metrics.csv",
+        "==1224== \u{41c}etrics\n",
+        |p| read_nvprof(p, &nvprof::Labels::default()),
     );
 }
 
-/// The same for ncu: a banner of `==PROF==` lines with CRLF ends before the CSV.
+/// The same for ncu: a banner of `==PROF==` lines before the CSV.
 #[test]
 fn ncu_with_crlf_line_ends_reads_as_with_lf() {
-    let text = std::fs::read_to_string(data("ncu/ncu_details_matmul_naive_h100.csv")).unwrap();
-    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let crlf = a.path().join("details.csv");
-    let lf = b.path().join("details.csv");
-    let with_banner =
-        format!("==PROF== Connected to process 7 (\u{41c})\n==PROF== Disconnected\n{text}");
-    std::fs::write(&crlf, with_banner.replace('\n', "\r\n")).unwrap();
-    std::fs::write(&lf, with_banner).unwrap();
-    let labels = ncu::Labels::default();
-    assert_eq!(
-        read_ncu(&crlf, &labels).unwrap(),
-        read_ncu(&lf, &labels).unwrap()
+    crlf_reads_as_lf(
+        "ncu/ncu_details_matmul_naive_h100.csv",
+        "==PROF== Connected to process 7 (\u{41c})\n==PROF== Disconnected\n",
+        |p| read_ncu(p, &ncu::Labels::default()),
     );
 }
 
