@@ -6,6 +6,7 @@
 //!   takes NVIDIA, AMD and computed counters alike;
 //! - [`units`]: units normalised to a canonical set (bytes, seconds, counts), exactly;
 //! - [`input`]: profiler files as text (gzip or not) and CSV records with their line numbers;
+//! - [`quoted`]: the fast path for CSV lines whose every field is quoted (as ncu writes them);
 //! - [`builder`]: the `runs`, `counters` and `metric_names` tables of one imported file;
 //! - [`devices`]: the `devices` table (what a driver or profiler says about a device).
 
@@ -13,4 +14,5 @@ pub mod builder;
 pub mod devices;
 pub mod input;
 pub mod metrics;
+pub mod quoted;
 pub mod units;

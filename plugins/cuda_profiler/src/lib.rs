@@ -17,7 +17,7 @@ pub mod ncu;
 pub mod nvprof;
 
 // What the importers share with the other profiler plugins.
-pub use yosoku_profiler_import::{builder, input, metrics, units};
+pub use yosoku_profiler_import::{builder, input, metrics, quoted, units};
 
 use std::path::Path;
 

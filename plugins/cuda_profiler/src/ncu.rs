@@ -3,7 +3,9 @@
 //! of metric columns, a units row under the header). `==PROF==` and other `==` lines are skipped;
 //! an `==ERROR==` line is an error.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
@@ -12,6 +14,7 @@ use crate::builder::{RunKey, Tables};
 use crate::input::{
     Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
 };
+use crate::quoted;
 use crate::units::{Prefixes, Scale, normalise_text, parse_number};
 
 /// How to label the launches of a file.
@@ -352,7 +355,50 @@ fn as_str<'b>(
     std::str::from_utf8(b).map_err(|_| missing(i))
 }
 
+/// A CSV record's fields, from either reader of [`details_piece`].
+trait Record {
+    fn len(&self) -> usize;
+    /// Field `i` as written, without its surrounding quotes (doubled quotes left doubled).
+    fn raw(&self, i: usize) -> Option<&[u8]>;
+    /// Field `i` unescaped.
+    fn unescaped(&self, i: usize) -> Option<Cow<'_, [u8]>>;
+}
+
+impl Record for simd_csv::ZeroCopyByteRecord<'_> {
+    fn len(&self) -> usize {
+        simd_csv::ZeroCopyByteRecord::len(self)
+    }
+    fn raw(&self, i: usize) -> Option<&[u8]> {
+        self.unquote(i)
+    }
+    fn unescaped(&self, i: usize) -> Option<Cow<'_, [u8]>> {
+        self.unescape(i)
+    }
+}
+
+/// A line whose every field is quoted or empty (`quoted::split_line`).
+struct QuotedLine<'t> {
+    text: &'t [u8],
+    fields: &'t [Range<usize>],
+}
+
+impl Record for QuotedLine<'_> {
+    fn len(&self) -> usize {
+        self.fields.len()
+    }
+    fn raw(&self, i: usize) -> Option<&[u8]> {
+        self.fields.get(i).map(|f| &self.text[f.clone()])
+    }
+    fn unescaped(&self, i: usize) -> Option<Cow<'_, [u8]>> {
+        self.raw(i).map(quoted::unescape)
+    }
+}
+
 /// Reads the rows of one piece of a details page (`piece` starts at byte `start` of `rows`).
+///
+/// Lines as ncu writes them, every field quoted or empty, are split by `quoted::split_line`; from
+/// the first other line (a field unquoted and not empty, or holding a line break; a blank line
+/// aside) the rest of the piece goes through a general CSV reader. Both give the same records.
 fn details_piece(
     path: &Path,
     header: &Header,
@@ -361,47 +407,100 @@ fn details_piece(
     piece: &str,
     line_of: &dyn Fn(usize) -> usize,
 ) -> Result<DetailsPiece, PluginError> {
-    let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(128 << 10)
-        .from_reader(piece.as_bytes());
-    let mut out = DetailsPiece {
-        tables: Tables::new("ncu", Prefixes::Decimal),
-        launches: Vec::new(),
-        device_names: Vec::new(),
-        durations: Vec::new(),
+    let mut rows = DetailsRows {
+        path,
+        header,
+        cols,
+        line_of,
+        widest: [
+            cols.id,
+            cols.kernel,
+            cols.section,
+            cols.name,
+            cols.unit,
+            cols.value,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0),
+        out: DetailsPiece {
+            tables: Tables::new("ncu", Prefixes::Decimal),
+            launches: Vec::new(),
+            device_names: Vec::new(),
+            durations: Vec::new(),
+        },
+        runs: HashMap::new(),
+        last_run: None,
+        row_in_launch: 0,
+        slots: Vec::new(),
+        raw_name: String::new(),
     };
-    let mut runs: HashMap<String, u32> = HashMap::new();
-    // The launch of the rows before, and how many of its metric rows were read.
-    let mut last_run: Option<(Vec<u8>, u32)> = None;
-    let mut row_in_launch = 0usize;
-    let mut slots: Vec<MetricSlot> = Vec::new();
-    let widest = [
-        cols.id,
-        cols.kernel,
-        cols.section,
-        cols.name,
-        cols.unit,
-        cols.value,
-    ]
-    .into_iter()
-    .max()
-    .unwrap_or(0);
-    let mut raw_name = String::new();
-    loop {
-        let offset = start + reader.position() as usize;
-        let record = reader.read_byte_record().map_err(|e| {
-            PluginError::at_line(path, line_of(offset), format!("malformed CSV: {e}"))
-        })?;
-        let Some(r) = record else { break };
-        if r.len() == 1 && r.get(0).is_some_and(<[u8]>::is_empty) {
-            continue;
+    let text = piece.as_bytes();
+    let mut pos = 0;
+    let mut fields = Vec::new();
+    while pos < text.len() {
+        let (end, quoted) = quoted::split_line(text, pos, &mut fields);
+        if quoted {
+            rows.row(
+                &QuotedLine {
+                    text,
+                    fields: &fields,
+                },
+                start + pos,
+            )?;
+        } else if !matches!(&text[pos..end], [] | [b'\r']) {
+            break;
         }
+        pos = end + 1;
+    }
+    if pos < text.len() {
+        let rest = start + pos;
+        let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .buffer_capacity(128 << 10)
+            .from_reader(&text[pos..]);
+        loop {
+            let offset = rest + reader.position() as usize;
+            let record = reader.read_byte_record().map_err(|e| {
+                PluginError::at_line(path, line_of(offset), format!("malformed CSV: {e}"))
+            })?;
+            let Some(r) = record else { break };
+            if r.len() == 1 && r.get(0).is_some_and(<[u8]>::is_empty) {
+                continue;
+            }
+            rows.row(&r, offset)?;
+        }
+    }
+    Ok(rows.out)
+}
+
+/// The state of [`details_piece`] between rows.
+struct DetailsRows<'a> {
+    path: &'a Path,
+    header: &'a Header,
+    cols: DetailsColumns,
+    line_of: &'a dyn Fn(usize) -> usize,
+    /// The highest column index a row needs.
+    widest: usize,
+    out: DetailsPiece,
+    runs: HashMap<String, u32>,
+    /// The launch of the rows before, and its run.
+    last_run: Option<(Vec<u8>, u32)>,
+    /// How many metric rows of the current launch were read.
+    row_in_launch: usize,
+    slots: Vec<MetricSlot>,
+    raw_name: String,
+}
+
+impl DetailsRows<'_> {
+    /// Reads one record, starting at byte `offset` of the page's rows.
+    fn row(&mut self, r: &impl Record, offset: usize) -> Result<(), PluginError> {
+        let (path, header, cols) = (self.path, self.header, self.cols);
         let missing = |i: usize| {
             PluginError::at_line(
                 path,
-                line_of(offset),
+                (self.line_of)(offset),
                 format!(
                     "expected {} fields as in the header, found {} (no column `{}`)",
                     header.names.len(),
@@ -414,12 +513,12 @@ fn details_piece(
         // doubled quotes left doubled); only what becomes a string is unescaped (`bytes`).
         // Fields are cut at ASCII delimiters of UTF-8 text, so they are UTF-8 too; the check
         // stays for those that become strings.
-        let raw = |i: usize| r.unquote(i).ok_or_else(|| missing(i));
-        let bytes = |i: usize| r.unescape(i).ok_or_else(|| missing(i));
+        let raw = |i: usize| r.raw(i).ok_or_else(|| missing(i));
+        let bytes = |i: usize| r.unescaped(i).ok_or_else(|| missing(i));
         let metric = raw(cols.name)?;
         if metric.is_empty() {
             // A rule row: advice, not a measurement.
-            continue;
+            return Ok(());
         }
         let value = as_str(raw(cols.value)?, cols.value, &missing)?;
         let is_name = metric == DISPLAY_NAME.as_bytes();
@@ -429,71 +528,78 @@ fn details_piece(
             Some(v)
         } else {
             // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
-            continue;
+            return Ok(());
         };
-        if r.len() <= widest {
+        if r.len() <= self.widest {
             let first_missing = [cols.id, cols.kernel, cols.section, cols.unit]
                 .into_iter()
                 .find(|&c| c >= r.len())
-                .unwrap_or(widest);
+                .unwrap_or(self.widest);
             return Err(missing(first_missing));
         }
         let launch_id = raw(cols.id)?;
-        let run = match &last_run {
+        let run = match &self.last_run {
             Some((id, run)) if id == launch_id => *run,
             _ => {
                 let id = bytes(cols.id)?;
                 let id = as_str(&id, cols.id, &missing)?;
-                let run = match runs.get(id) {
+                let run = match self.runs.get(id) {
                     Some(&run) => run,
                     None => {
                         let text_of = |c: Option<usize>| {
-                            c.and_then(|c| r.unescape(c))
+                            c.and_then(|c| r.unescaped(c))
                                 .and_then(|b| std::str::from_utf8(&b).ok().map(str::to_owned))
                                 .unwrap_or_default()
                         };
-                        let run = out.tables.key(RunKey {
+                        let run = self.out.tables.key(RunKey {
                             run_id: id.to_owned(),
                             device: String::new(),
                             program: String::new(),
                             variant: String::new(),
                             kernel: None,
                         });
-                        out.launches.push(LaunchSeen {
+                        self.out.launches.push(LaunchSeen {
                             id: id.to_owned(),
                             kernel: as_str(&bytes(cols.kernel)?, cols.kernel, &missing)?.to_owned(),
                             device: text_of(cols.device),
                             cc: text_of(cols.cc),
                             offset,
                         });
-                        runs.insert(id.to_owned(), run);
+                        self.runs.insert(id.to_owned(), run);
                         run
                     }
                 };
-                last_run = Some((launch_id.to_vec(), run));
-                row_in_launch = 0;
+                self.last_run = Some((launch_id.to_vec(), run));
+                self.row_in_launch = 0;
                 run
             }
         };
         let Some(parsed) = parsed else {
             // The device's name, which may come after the launch's first values.
             let name = bytes(cols.value)?;
-            out.device_names
+            self.out
+                .device_names
                 .push((run, as_str(&name, cols.value, &missing)?.to_owned()));
-            continue;
+            return Ok(());
         };
         let section = raw(cols.section)?;
         let unit = raw(cols.unit)?;
-        let k = row_in_launch;
-        row_in_launch += 1;
-        if !slots.get(k).is_some_and(|s| s.is(section, metric, unit)) {
+        let k = self.row_in_launch;
+        self.row_in_launch += 1;
+        if !self
+            .slots
+            .get(k)
+            .is_some_and(|s| s.is(section, metric, unit))
+        {
+            let raw_name = &mut self.raw_name;
             raw_name.clear();
             raw_name.push_str(as_str(&bytes(cols.section)?, cols.section, &missing)?);
             raw_name.push_str(" / ");
             raw_name.push_str(as_str(&bytes(cols.name)?, cols.name, &missing)?);
-            let name = out.tables.name(&raw_name);
+            let name = self.out.tables.name(raw_name);
             let unit_text = bytes(cols.unit)?;
-            let (scale, unit_idx) = out
+            let (scale, unit_idx) = self
+                .out
                 .tables
                 .resolve(name, as_str(&unit_text, cols.unit, &missing)?);
             let slot = MetricSlot {
@@ -503,15 +609,15 @@ fn details_piece(
                 name,
                 scale,
                 unit_idx,
-                is_duration: raw_name == DETAILS_DURATION,
+                is_duration: *raw_name == DETAILS_DURATION,
             };
             // `k` is at most the number of slots: each row before it in the launch has one.
-            match slots.get_mut(k) {
+            match self.slots.get_mut(k) {
                 Some(old) => *old = slot,
-                None => slots.push(slot),
+                None => self.slots.push(slot),
             }
         }
-        let slot = &slots[k];
+        let slot = &self.slots[k];
         if slot.is_duration
             && let Some(seconds) = normalise_text(
                 value,
@@ -520,15 +626,16 @@ fn details_piece(
             )
         {
             let seconds = Tables::check_duration(seconds.value)
-                .map_err(|e| PluginError::at_line(path, line_of(offset), e))?;
-            out.durations.push((run, seconds));
+                .map_err(|e| PluginError::at_line(path, (self.line_of)(offset), e))?;
+            self.out.durations.push((run, seconds));
         }
         if let Some(converted) = slot.scale.apply_parsed(value, parsed) {
-            out.tables
+            self.out
+                .tables
                 .add_resolved(run, slot.name, converted, slot.unit_idx);
         }
+        Ok(())
     }
-    Ok(out)
 }
 
 fn raw(
@@ -616,6 +723,12 @@ mod tests {
     /// description holds a line break and doubled quotes, and the device's name given after the
     /// first values of every launch.
     fn page(launches: usize) -> String {
+        page_with_rule(launches, "two\nlines, \"\"quoted\"\"")
+    }
+
+    /// [`page`] with `rule` (as written, quotes doubled) for the description of each launch's
+    /// rule row.
+    fn page_with_rule(launches: usize, rule: &str) -> String {
         let real = include_str!("../tests/data/ncu/ncu_details_matmul_tiled_h100.csv");
         let mut lines = real.lines().filter(|l| !l.starts_with("=="));
         let header = lines.next().unwrap_or_default();
@@ -633,7 +746,7 @@ mod tests {
                         "\"{launch}\",{identity},\"Device\",\"{DISPLAY_NAME}\",\"\",\"NVIDIA H100 80GB HBM3\",\n"
                     );
                     out += &format!(
-                        "\"{launch}\",{identity},\"Rules\",\"\",\"\",\"\",\"R\",\"OPT\",\"two\nlines, \"\"quoted\"\"\",\"\",\"\"\n"
+                        "\"{launch}\",{identity},\"Rules\",\"\",\"\",\"\",\"R\",\"OPT\",\"{rule}\",\"\",\"\"\n"
                     );
                 }
             }
@@ -664,6 +777,23 @@ mod tests {
             .and_then(|c| c.as_any().downcast_ref::<arrow_array::StringArray>())
             .unwrap();
         assert!(device.iter().all(|d| d == Some("NVIDIA H100 80GB HBM3")));
+    }
+
+    #[test]
+    fn lines_as_ncu_writes_them_read_as_a_csv_reader_reads_them() {
+        // Every line on the fast path (quoted or empty fields, doubled quotes)...
+        let fast = page_with_rule(12, "one line, \"\"quoted\"\", ,,");
+        // ...and the same page with its first row's ID unquoted: from there on (all of it, read
+        // as one piece) the general CSV reader reads it.
+        let first_row = fast.find("\n\"0\",").unwrap() + 1;
+        let general = format!("{}0{}", &fast[..first_row], &fast[first_row + 3..]);
+        let expected = tables(&general, Some(1));
+        assert_eq!(tables(&fast, Some(1)), expected);
+        assert_eq!(tables(&fast, Some(4)), expected);
+        // A line off the fast path in the middle of a piece: the rest of it is read alike.
+        let middle = fast.find("\n\"5\",").unwrap() + 1;
+        let switched = format!("{}5{}", &fast[..middle], &fast[middle + 3..]);
+        assert_eq!(tables(&switched, Some(1)), expected);
     }
 
     #[test]
