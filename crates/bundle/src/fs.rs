@@ -145,10 +145,13 @@ pub fn write_bundle_with(
     let result = fill(&tmp, manifest, tables)
         .and_then(|()| extra(&tmp))
         .and_then(|()| swap_in(&tmp, dir));
-    if result.is_err() {
+    result.map_err(|cause| {
         let _ = std::fs::remove_dir_all(&tmp);
-    }
-    result
+        BundleError::Write {
+            dir: dir.display().to_string(),
+            cause: Box::new(cause),
+        }
+    })
 }
 
 /// Reads the manifest of the bundle in `dir`.

@@ -53,6 +53,13 @@ pub enum BundleError {
         "refusing to replace {path}: it exists and is not a yosoku bundle (it has no {MANIFEST_FILE})"
     )]
     NotABundle { path: String },
+    /// Writing a new bundle failed (a full disk, a lost permission): what is at `dir` is as it
+    /// was before, and the half-written copy is removed.
+    #[error("{cause}; {dir} is as it was before")]
+    Write {
+        dir: String,
+        cause: Box<BundleError>,
+    },
 }
 
 impl BundleError {

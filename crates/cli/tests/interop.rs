@@ -5,6 +5,9 @@
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
+mod common;
+use common::plugin_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,14 +17,6 @@ use arrow_array::types::Float64Type;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn plugin_dir() -> PathBuf {
-    std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf()
 }
 
 fn yosoku(args: &[&str]) {
