@@ -220,41 +220,238 @@ mod tests {
         (code, body)
     }
 
+    /// A served tree in a fresh temporary directory: the viewer's index, one bundle with a
+    /// table and a link out, a directory that is not a bundle, and a secret beside them.
+    struct Tree {
+        tmp: PathBuf,
+        dist: PathBuf,
+        bundles: PathBuf,
+    }
+
+    impl Tree {
+        fn new(tag: &str) -> Self {
+            let tmp = std::env::temp_dir().join(format!("xtask-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&tmp);
+            let (dist, bundles) = (tmp.join("dist"), tmp.join("results"));
+            std::fs::create_dir_all(&dist).unwrap();
+            std::fs::create_dir_all(bundles.join("b1/tables")).unwrap();
+            std::fs::create_dir_all(bundles.join("not-a-bundle")).unwrap();
+            std::fs::write(dist.join("index.html"), "<html>viewer</html>").unwrap();
+            std::fs::write(bundles.join("b1/manifest.json"), "{}").unwrap();
+            std::fs::write(bundles.join("b1/tables/t.arrow"), "ARROW1").unwrap();
+            std::fs::write(tmp.join("secret"), "secret").unwrap();
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(tmp.join("secret"), bundles.join("b1/link")).unwrap();
+            Self { tmp, dist, bundles }
+        }
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+
+    /// Requests that must be refused, each a way out of the served directories.
+    const OUTSIDE: &[&str] = &[
+        "/../secret",
+        "/bundles/../../secret",
+        "/bundles/%2e%2e/secret",
+        "/bundles/%2E%2E/%2e%2e/secret",
+        "/bundles/b1/..%2F..%2Fsecret",
+        "/bundles/b1/..%5c..%5csecret",
+        "/bundles/b1/%252e%252e/%252e%252e/secret",
+        "/bundles/%c0%ae%c0%ae/secret",
+        "/bundles/b1/%00/../../secret",
+        "/bundles/b1/link",
+        "//etc/passwd",
+        "/bundles//etc/passwd",
+        "/%2fetc%2fpasswd",
+    ];
+
     #[test]
     fn serves_the_viewer_and_bundles_and_nothing_else() {
-        let tmp = std::env::temp_dir().join(format!("xtask-serve-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let (dist, bundles) = (tmp.join("dist"), tmp.join("results"));
-        std::fs::create_dir_all(&dist).unwrap();
-        std::fs::create_dir_all(bundles.join("b1/tables")).unwrap();
-        std::fs::create_dir_all(bundles.join("not-a-bundle")).unwrap();
-        std::fs::write(dist.join("index.html"), "<html>viewer</html>").unwrap();
-        std::fs::write(bundles.join("b1/manifest.json"), "{}").unwrap();
-        std::fs::write(bundles.join("b1/tables/t.arrow"), "ARROW1").unwrap();
-        std::fs::write(tmp.join("secret"), "secret").unwrap();
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(tmp.join("secret"), bundles.join("b1/link")).unwrap();
-
-        let server = Server::start(&dist, &bundles, 0).unwrap();
+        let tree = Tree::new("serve");
+        let server = Server::start(&tree.dist, &tree.bundles, 0).unwrap();
         assert!(server.addr.ip().is_loopback());
         let addr = server.addr;
         assert_eq!(get(addr, "/"), (200, "<html>viewer</html>".into()));
         assert_eq!(get(addr, "/bundles/index.json"), (200, r#"["b1"]"#.into()));
         assert_eq!(get(addr, "/bundles/b1/tables/t.arrow").1, "ARROW1");
         assert_eq!(get(addr, "/bundles/b1/tables/t%2Earrow").1, "ARROW1");
-        for outside in [
-            "/../secret",
-            "/bundles/../../secret",
-            "/bundles/%2e%2e/secret",
-            "/bundles/b1/..%2F..%2Fsecret",
-            "/bundles/b1/link",
-        ] {
+        for outside in OUTSIDE {
             let (code, body) = get(addr, outside);
-            assert!(code == 403 || code == 404, "{outside}: {code}");
-            assert_ne!(body, "secret", "{outside}");
+            assert!([400, 403, 404].contains(&code), "{outside}: {code}");
+            assert!(
+                !body.contains("secret") && !body.contains("root:"),
+                "{outside}"
+            );
         }
         assert_eq!(get(addr, "/missing.js").0, 404);
-        drop(server);
-        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    /// Sends `bytes` and reads whatever comes back until the server closes or 2 s pass.
+    fn exchange(addr: SocketAddr, bytes: &[u8]) -> String {
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(2)))
+            .unwrap();
+        let _ = stream.write_all(bytes);
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+        String::from_utf8_lossy(&reply).into_owned()
+    }
+
+    #[test]
+    fn bad_requests_are_answered_and_the_server_keeps_serving() {
+        let tree = Tree::new("serve-bad");
+        let server = Server::start(&tree.dist, &tree.bundles, 0).unwrap();
+        let addr = server.addr;
+        let long_url = format!("GET /{} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(100_000));
+        let many_headers = format!(
+            "GET / HTTP/1.1\r\n{}\r\n",
+            (0..2000)
+                .map(|i| format!("X-{i}: {i}\r\n"))
+                .collect::<String>()
+        );
+        let bad: Vec<(&str, Vec<u8>)> = vec![
+            ("garbage", b"\x00\x01\x02 not http at all\r\n\r\n".to_vec()),
+            ("empty", Vec::new()),
+            ("no version", b"GET /\r\n\r\n".to_vec()),
+            (
+                "unknown method",
+                b"BREW /pot HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            ),
+            (
+                "POST with a body",
+                b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello".to_vec(),
+            ),
+            (
+                "body shorter than its length",
+                b"PUT / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc".to_vec(),
+            ),
+            (
+                "header without a colon",
+                b"GET / HTTP/1.1\r\nnonsense\r\n\r\n".to_vec(),
+            ),
+            ("cut mid-line", b"GET /bundles/b1/tab".to_vec()),
+            (
+                "not UTF-8 once decoded",
+                b"GET /%ff%fe HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            ),
+            ("100 kB URL", long_url.into_bytes()),
+        ];
+        for (what, bytes) in &bad {
+            let reply = exchange(addr, bytes);
+            // Answered with an error status, or the connection closed; never a file.
+            assert!(
+                reply.is_empty()
+                    || reply.starts_with("HTTP/1.")
+                        && !reply.starts_with("HTTP/1.1 200")
+                        && !reply.starts_with("HTTP/1.0 200"),
+                "{what}: {reply:.200}"
+            );
+            assert_eq!(get(addr, "/").0, 200, "after {what}");
+        }
+        // Large but well formed: answered (the viewer's index), or refused; the server lives on.
+        let reply = exchange(addr, many_headers.as_bytes());
+        assert!(
+            reply.is_empty() || reply.starts_with("HTTP/1."),
+            "{reply:.200}"
+        );
+        assert_eq!(get(addr, "/").0, 200, "after 2000 headers");
+        // A client that connects and sends nothing does not hold the others up.
+        let idle = std::net::TcpStream::connect(addr).unwrap();
+        assert_eq!(get(addr, "/bundles/index.json").0, 200);
+        drop(idle);
+    }
+
+    /// What the load client reports, one line: `answered <n> of <m>, wrong <w>, ...`.
+    fn load(addr: SocketAddr, clients: usize, per_client: usize) -> String {
+        let paths: &[(&str, u16)] = &[
+            ("/", 200),
+            ("/bundles/index.json", 200),
+            ("/bundles/b1/tables/t.arrow", 200),
+            ("/missing.js", 404),
+            ("/bundles/%2e%2e/secret", 403),
+        ];
+        let started = std::time::Instant::now();
+        let results: Vec<(usize, usize, Vec<f64>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..clients)
+                .map(|c| {
+                    scope.spawn(move || {
+                        let (mut answered, mut wrong) = (0, 0);
+                        let mut latencies = Vec::with_capacity(per_client);
+                        for i in 0..per_client {
+                            let (path, expected) = paths[(c + i) % paths.len()];
+                            let sent = std::time::Instant::now();
+                            let (code, _) = get(addr, path);
+                            latencies.push(sent.elapsed().as_secs_f64() * 1e3);
+                            answered += 1;
+                            if code != expected {
+                                wrong += 1;
+                            }
+                        }
+                        (answered, wrong, latencies)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let wall = started.elapsed().as_secs_f64();
+        let answered: usize = results.iter().map(|r| r.0).sum();
+        let wrong: usize = results.iter().map(|r| r.1).sum();
+        let mut latencies: Vec<f64> = results.into_iter().flat_map(|r| r.2).collect();
+        latencies.sort_by(f64::total_cmp);
+        let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
+        format!(
+            "answered {answered} of {}, wrong {wrong}, {:.0} requests/s, latency median {:.2} ms, 99th percentile {:.2} ms, max {:.2} ms",
+            clients * per_client,
+            answered as f64 / wall,
+            at(0.5),
+            at(0.99),
+            at(1.0)
+        )
+    }
+
+    /// The load test's second process (run by the test below, ignored otherwise).
+    #[test]
+    #[ignore = "the client process of keeps_serving_under_load_from_another_process"]
+    fn load_client() {
+        let addr: SocketAddr = std::env::var("YOSOKU_LOAD_ADDR").unwrap().parse().unwrap();
+        println!("LOAD {}", load(addr, 8, 500));
+    }
+
+    #[test]
+    fn keeps_serving_under_load_from_another_process() {
+        let tree = Tree::new("serve-load");
+        let server = Server::start(&tree.dist, &tree.bundles, 0).unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "serve::tests::load_client",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("YOSOKU_LOAD_ADDR", server.addr.to_string())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("LOAD "))
+            .unwrap_or_else(|| panic!("no report in {stdout}"));
+        eprintln!("load test: {report}");
+        assert!(
+            report.starts_with("answered 4000 of 4000, wrong 0,"),
+            "{report}"
+        );
+        assert_eq!(get(server.addr, "/").0, 200);
     }
 }
