@@ -2,9 +2,11 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
 use yosoku_tables::{
-    BANDWIDTH_CURVES, CSX600_OP_COUNTS, CSX600_OP_THROUGHPUTS, CSX600_TRANSFER_COUNTS,
+    BANDWIDTH_CURVES, CSX600_OP_COUNTS, CSX600_OP_THROUGHPUTS, CSX600_TRANSFER_COUNTS, MPI_BLOCKS,
     REFERENCE_VALUES, RUNS,
 };
 
@@ -147,4 +149,48 @@ pub fn floats(batch: &RecordBatch, column: &str) -> Vec<f64> {
 pub fn strings(batch: &RecordBatch, column: &str) -> Vec<String> {
     let a = yosoku_tables::access::utf8(batch, column).unwrap();
     a.iter().map(|v| v.unwrap_or("-").to_owned()).collect()
+}
+
+/// `mpi_blocks` of one run, per rank: `setup` once, then per iteration a compute block and a
+/// communication block of the given times, then `teardown` once.
+pub fn mpi_blocks(run: &str, ranks: &[(i32, Vec<(f64, f64)>)]) -> RecordBatch {
+    mpi_blocks_with(run, ranks, None)
+}
+
+/// [`mpi_blocks`] with a block `rebuild` of `secs` in iterations `phase`, `phase + period`, ...
+pub fn mpi_blocks_with(
+    run: &str,
+    ranks: &[(i32, Vec<(f64, f64)>)],
+    periodic: Option<(usize, usize, f64)>,
+) -> RecordBatch {
+    let mut rows: Vec<(i32, &str, bool, Option<i64>, f64)> = Vec::new();
+    for (rank, iterations) in ranks {
+        rows.push((*rank, "setup", true, None, 1.0));
+        for (i, (c, m)) in iterations.iter().enumerate() {
+            rows.push((*rank, "stencil", true, Some(i as i64), *c));
+            if let Some((period, phase, secs)) = periodic
+                && i % period == phase
+            {
+                rows.push((*rank, "rebuild", true, Some(i as i64), secs));
+            }
+            rows.push((*rank, "MPI_Allreduce@a+0x1", false, Some(i as i64), *m));
+        }
+        rows.push((*rank, "teardown", true, None, 0.5));
+    }
+    MPI_BLOCKS
+        .batch(vec![
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|_| run))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|_| "node"))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter()
+                    .map(|r| if r.2 { "compute" } else { "communication" }),
+            )),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(rows.iter().map(|r| r.3).collect::<Int64Array>()),
+            Arc::new(rows.iter().map(|_| Some(0.0)).collect::<Float64Array>()),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
+        ])
+        .unwrap()
 }

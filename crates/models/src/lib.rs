@@ -21,6 +21,8 @@ pub mod curve;
 mod fixtures;
 pub mod mpi;
 pub mod mpi_loop;
+#[cfg(test)]
+mod mpi_properties;
 pub mod observations;
 
 use arrow_array::{BooleanArray, RecordBatch};

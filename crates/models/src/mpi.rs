@@ -1123,51 +1123,9 @@ pub fn best_configuration(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yosoku_tables::{MPI_BLOCKS, MPI_RANKS};
+    use yosoku_tables::MPI_RANKS;
 
-    /// Blocks of one rank: `setup` once, then per iteration a compute block and a
-    /// communication block of the given times, then `teardown` once.
-    fn blocks(run: &str, ranks: &[(i32, Vec<(f64, f64)>)]) -> RecordBatch {
-        blocks_with(run, ranks, None)
-    }
-
-    /// [`blocks`] with a block `rebuild` of `secs` in iterations `phase`, `phase + period`, ...
-    fn blocks_with(
-        run: &str,
-        ranks: &[(i32, Vec<(f64, f64)>)],
-        periodic: Option<(usize, usize, f64)>,
-    ) -> RecordBatch {
-        let mut rows: Vec<(i32, &str, bool, Option<i64>, f64)> = Vec::new();
-        for (rank, iterations) in ranks {
-            rows.push((*rank, "setup", true, None, 1.0));
-            for (i, (c, m)) in iterations.iter().enumerate() {
-                rows.push((*rank, "stencil", true, Some(i as i64), *c));
-                if let Some((period, phase, secs)) = periodic
-                    && i % period == phase
-                {
-                    rows.push((*rank, "rebuild", true, Some(i as i64), secs));
-                }
-                rows.push((*rank, "MPI_Allreduce@a+0x1", false, Some(i as i64), *m));
-            }
-            rows.push((*rank, "teardown", true, None, 0.5));
-        }
-        MPI_BLOCKS
-            .batch(vec![
-                Arc::new(StringArray::from_iter_values(rows.iter().map(|_| run))),
-                Arc::new(StringArray::from_iter_values(rows.iter().map(|_| "node"))),
-                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
-                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
-                Arc::new(StringArray::from_iter_values(
-                    rows.iter()
-                        .map(|r| if r.2 { "compute" } else { "communication" }),
-                )),
-                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
-                Arc::new(rows.iter().map(|r| r.3).collect::<Int64Array>()),
-                Arc::new(rows.iter().map(|_| Some(0.0)).collect::<Float64Array>()),
-                Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
-            ])
-            .unwrap()
-    }
+    use crate::fixtures::{mpi_blocks as blocks, mpi_blocks_with as blocks_with};
 
     fn spec(n: u64, warmup: Warmup) -> MpiSpec {
         MpiSpec {
