@@ -40,6 +40,11 @@ enum Command {
         /// Print nothing but errors.
         #[arg(short, long, conflicts_with = "verbose")]
         quiet: bool,
+        /// Run every source's collector in a process of its own: a crash in a plugin or in the
+        /// driver under it ends the run with an error, not yosoku (a source's `isolate` key
+        /// does this for one source, with a time and a memory limit).
+        #[arg(long)]
+        isolate: bool,
     },
     /// Print a bundle's results: its headline figures, its scoreboard and every step's detailed
     /// tables.
@@ -93,6 +98,15 @@ enum Command {
         #[command(subcommand)]
         action: TraceCommand,
     },
+    /// Runs one collector for a host in another process (`isolate`): the configuration on
+    /// standard input, the tables in frames on standard output. Not for people.
+    #[command(name = "__collect", hide = true)]
+    Collect {
+        library: PathBuf,
+        collector: String,
+        #[arg(long)]
+        memory_limit_bytes: Option<u64>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -136,7 +150,17 @@ fn main() -> ExitCode {
             plugin_path,
             verbose,
             quiet,
-        } => run(pipeline, output, plugin_path, verbose, quiet),
+            isolate,
+        } => run(pipeline, output, plugin_path, verbose, quiet, isolate),
+        Command::Collect {
+            library,
+            collector,
+            memory_limit_bytes,
+        } => {
+            let code =
+                yosoku_plugin_host::isolated::serve(&library, &collector, memory_limit_bytes);
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
         Command::Report { bundle } => report(&bundle),
         Command::Scoreboard { paths } => scoreboard(paths),
         Command::Export {
@@ -270,10 +294,14 @@ fn run(
     plugin_path: Vec<PathBuf>,
     verbose: bool,
     quiet: bool,
+    isolate_all: bool,
 ) -> Result<()> {
     let options = RunOptions {
         bundle_dir: output,
         plugin_path,
+        // This executable serves isolated collections (`__collect`).
+        collector_program: std::env::current_exe().ok(),
+        isolate_all,
     };
     let outcome = run_pipeline(&pipeline, &options, &mut Bars { current: None })?;
     if quiet {

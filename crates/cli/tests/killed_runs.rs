@@ -7,9 +7,8 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 mod common;
-use common::plugin_dir;
+use common::{files, plugin_dir};
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -61,26 +60,6 @@ fn run(spec: &Path, out: &Path) {
         "{}",
         String::from_utf8_lossy(&result.stderr)
     );
-}
-
-/// Every file under `dir`, by its path relative to `dir`.
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, into);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                into.insert(path.strip_prefix(root).unwrap().to_path_buf(), bytes);
-            }
-        }
-    }
-    let mut into = BTreeMap::new();
-    walk(dir, dir, &mut into);
-    into
 }
 
 /// What a run of the bundle `out` leaves beside it while it writes (`.out.tmp-<pid>`,

@@ -81,6 +81,18 @@ pub struct SourceSpec {
     pub config_locations: BTreeMap<String, Location>,
     /// `allow_empty = true`: a source that yields no rows is not an error.
     pub allow_empty: bool,
+    /// `isolate = true` or `isolate = { timeout_secs = .., memory_limit_mb = .. }`: the collector
+    /// runs in a process of its own.
+    pub isolate: Option<IsolateSpec>,
+}
+
+/// How an isolated source's collector is bounded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IsolateSpec {
+    /// The collector's process is stopped after this long.
+    pub timeout_secs: Option<f64>,
+    /// The collector's process's address space limit.
+    pub memory_limit_mb: Option<u64>,
 }
 
 /// A pipeline: sources, then the normalize, fit and validate stages in order.
@@ -336,6 +348,7 @@ impl<'a> Parser<'a> {
         let table = self.table(value, &format!("source `{source_name}`"))?;
         let (mut plugin, mut collector, mut config) = (None, None, serde_json::Map::new());
         let mut allow_empty = false;
+        let mut isolate = None;
         let mut config_locations = BTreeMap::new();
         for (key, v) in table.iter() {
             match key.get_ref().as_ref() {
@@ -367,10 +380,11 @@ impl<'a> Parser<'a> {
                         )
                     })?;
                 }
+                "isolate" => isolate = self.isolate(v, &source_name)?,
                 other => {
                     return Err(self.error_at(
                         &key.span(),
-                        format!("source `{source_name}`: unknown key `{other}`; expected plugin, collector, config, allow_empty"),
+                        format!("source `{source_name}`: unknown key `{other}`; expected plugin, collector, config, allow_empty, isolate"),
                     ));
                 }
             }
@@ -389,7 +403,66 @@ impl<'a> Parser<'a> {
             config,
             config_locations,
             allow_empty,
+            isolate,
         })
+    }
+
+    /// A source's `isolate`: a boolean, or a table of `timeout_secs` and `memory_limit_mb`.
+    fn isolate(
+        &self,
+        value: &Spanned<DeValue<'a>>,
+        source_name: &str,
+    ) -> Result<Option<IsolateSpec>, SpecError> {
+        let what = format!("source `{source_name}`, key `isolate`");
+        if let Some(on) = value.get_ref().as_bool() {
+            return Ok(on.then(IsolateSpec::default));
+        }
+        let DeValue::Table(table) = value.get_ref() else {
+            return Err(self.error_at(
+                &value.span(),
+                format!(
+                    "{what}: expected a boolean or a table of timeout_secs and memory_limit_mb, found {}",
+                    value.get_ref().type_str()
+                ),
+            ));
+        };
+        let mut spec = IsolateSpec::default();
+        for (key, v) in table.iter() {
+            let number = self.json(v, key.get_ref())?;
+            let bad = |expected: &str| {
+                self.error_at(
+                    &v.span(),
+                    format!("{what}, `{}`: expected {expected}", key.get_ref()),
+                )
+            };
+            match key.get_ref().as_ref() {
+                "timeout_secs" => {
+                    spec.timeout_secs = Some(
+                        number
+                            .as_f64()
+                            .filter(|t| *t > 0.0 && t.is_finite())
+                            .ok_or_else(|| bad("a number of seconds above 0"))?,
+                    );
+                }
+                "memory_limit_mb" => {
+                    spec.memory_limit_mb = Some(
+                        number
+                            .as_u64()
+                            .filter(|m| (1..1 << 40).contains(m))
+                            .ok_or_else(|| bad("a whole number of MiB above 0"))?,
+                    );
+                }
+                other => {
+                    return Err(self.error_at(
+                        &key.span(),
+                        format!(
+                            "{what}: unknown key `{other}`; expected timeout_secs, memory_limit_mb"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Some(spec))
     }
 
     fn step(

@@ -90,6 +90,20 @@ pub enum HostError {
     #[error("plugin `{plugin}` is poisoned by an earlier panic and refuses calls: {message}")]
     Poisoned { plugin: String, message: String },
 
+    /// A collector run in a process of its own (`isolate = true`) that could not finish: its
+    /// process died, ran out of time or of its memory limit, or could not be started.
+    #[error("plugin `{plugin}`, collector `{collector}` (run in a process of its own) {message}")]
+    Isolated {
+        plugin: String,
+        collector: String,
+        message: String,
+    },
+
+    /// An error of a collection in a child process, as the child reported it (the text of one of
+    /// the other variants).
+    #[error("{message}")]
+    Child { message: String },
+
     #[error("plugin `{plugin}`, collector `{collector}`, table `{table}`: {message}")]
     Table {
         plugin: String,

@@ -7,6 +7,7 @@
 //! the canonical tables. Libraries are never unloaded: arrays they produced may outlive any call.
 
 mod error;
+pub mod isolated;
 mod plugin;
 mod sink;
 

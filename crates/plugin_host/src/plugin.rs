@@ -4,8 +4,13 @@ use std::ffi::{CStr, CString, c_char};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use arrow_array::RecordBatch;
-use arrow_array::ffi_stream::RecordBatchStreamReader;
+use std::sync::Arc;
+
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{RecordBatch, StructArray};
+use arrow_data::ArrayData;
+use arrow_schema::{ArrowError, DataType, Schema};
 use serde_json::{Map, Value};
 use yosoku_plugin_abi::descriptor::{
     CollectorInfo, ConfigType, PluginInfo, check_config, unknown_fields,
@@ -446,16 +451,13 @@ impl LoadedPlugin {
         let (pushed, inputs_read) = sink.into_parts();
         let mut tables = Vec::with_capacity(pushed.len());
         for PushedTable { name, stream } in pushed {
-            let table_error = |message: String| HostError::Table {
+            let batch = read_stream(stream).map_err(|message| HostError::Table {
                 plugin: self.info.name.clone(),
                 collector: collector.to_owned(),
                 table: name.clone(),
                 message,
-            };
-            let batch = read_stream(stream).map_err(&table_error)?;
-            if let Some(def) = yosoku_tables::table(&name) {
-                def.check(&batch).map_err(|e| table_error(e.to_string()))?;
-            }
+            })?;
+            self.check_table(collector, &name, &batch)?;
             tables.push((name, batch));
         }
         Ok(Collection {
@@ -463,18 +465,104 @@ impl LoadedPlugin {
             inputs_read,
         })
     }
+
+    /// A pushed table checked against its definition, when its name is a canonical table.
+    pub(crate) fn check_table(
+        &self,
+        collector: &str,
+        name: &str,
+        batch: &RecordBatch,
+    ) -> Result<(), HostError> {
+        match yosoku_tables::table(name) {
+            Some(def) => def.check(batch).map_err(|e| HostError::Table {
+                plugin: self.info.name.clone(),
+                collector: collector.to_owned(),
+                table: name.to_owned(),
+                message: e.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
 }
 
-/// Reads a whole Arrow C stream into one batch.
-fn read_stream(
-    stream: arrow_array::ffi_stream::FFI_ArrowArrayStream,
-) -> Result<RecordBatch, String> {
-    let reader = RecordBatchStreamReader::try_new(stream)
-        .map_err(|e| format!("invalid Arrow stream: {e}"))?;
-    let schema = arrow_array::RecordBatchReader::schema(&reader);
-    let batches: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("reading the Arrow stream failed: {e}"))?;
+/// Reads a whole Arrow C stream into one batch. Arrow's C Data Interface imports arrays as their
+/// producer describes them, unchecked; every batch is validated against the stream's schema
+/// before it becomes a typed array, so a stream whose schema lies about its arrays is an error
+/// here, not a panic or an out-of-bounds read later.
+fn read_stream(mut stream: FFI_ArrowArrayStream) -> Result<RecordBatch, String> {
+    let (Some(get_schema), Some(get_next)) = (stream.get_schema(), stream.get_next()) else {
+        return Err("invalid Arrow stream: it lacks its get_schema or get_next callback".into());
+    };
+    let mut ffi_schema = FFI_ArrowSchema::empty();
+    // SAFETY: the stream is a valid C stream (the sink checked it is not released); the
+    // callback fills `ffi_schema`.
+    let status = unsafe { get_schema(&raw mut stream, &raw mut ffi_schema) };
+    if status != 0 {
+        return Err(format!(
+            "invalid Arrow stream: {}",
+            producer_error(&mut stream, status)
+        ));
+    }
+    let schema =
+        Arc::new(Schema::try_from(&ffi_schema).map_err(|e| format!("invalid Arrow stream: {e}"))?);
+    let as_struct = DataType::Struct(schema.fields().clone());
+    let mut batches = Vec::new();
+    loop {
+        let mut array = FFI_ArrowArray::empty();
+        // SAFETY: as above; the callback fills `array`, released when it ends the stream.
+        let status = unsafe { get_next(&raw mut stream, &raw mut array) };
+        if status != 0 {
+            return Err(format!(
+                "reading the Arrow stream failed: {}",
+                producer_error(&mut stream, status)
+            ));
+        }
+        if array.is_released() {
+            break;
+        }
+        // SAFETY: `array` is a valid C array, typed by the stream's schema; what is built from
+        // it is validated before anything reads it as typed data.
+        let data = unsafe { from_ffi_and_data_type(array, as_struct.clone()) }
+            .map_err(|e| format!("reading the Arrow stream failed: {e}"))?;
+        data.validate_full().map_err(|e| {
+            format!(
+                "the stream's arrays do not match its schema: {}",
+                describe(&schema, &data, e)
+            )
+        })?;
+        let columns = StructArray::from(data).into_parts().1;
+        let batch = RecordBatch::try_new(schema.clone(), columns)
+            .map_err(|e| format!("the stream's arrays do not match its schema: {e}"))?;
+        batches.push(batch);
+    }
     arrow_select::concat::concat_batches(&schema, &batches)
         .map_err(|e| format!("the stream's batches do not fit together: {e}"))
+}
+
+/// A validation error, naming the column whose array is at fault.
+fn describe(schema: &Schema, data: &ArrayData, error: ArrowError) -> String {
+    for (field, child) in schema.fields().iter().zip(data.child_data()) {
+        if let Err(e) = child.validate_full() {
+            return format!("column `{}` ({}): {e}", field.name(), field.data_type());
+        }
+    }
+    error.to_string()
+}
+
+/// The error a stream's producer reports after a failed call.
+fn producer_error(stream: &mut FFI_ArrowArrayStream, status: i32) -> String {
+    let message = stream.get_last_error().and_then(|get_last_error| {
+        // SAFETY: valid right after a failed call, per the C stream interface; the string is
+        // owned by the stream and copied here.
+        let text = unsafe { get_last_error(stream) };
+        (!text.is_null()).then(|| {
+            unsafe { CStr::from_ptr(text) }
+                .to_string_lossy()
+                .into_owned()
+        })
+    });
+    match message {
+        Some(message) => format!("{message} (error code {status})"),
+        None => format!("error code {status}, no message"),
+    }
 }

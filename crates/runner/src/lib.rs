@@ -12,9 +12,11 @@ use sha2::{Digest, Sha256};
 use yosoku_bundle::{
     InputFile, Manifest, PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord,
 };
+use yosoku_pipeline::spec::IsolateSpec;
 use yosoku_pipeline::{
     Location, PipelineSpec, SourceSpec, SpecError, Stage, StepFailure, TableSet, run_step,
 };
+use yosoku_plugin_host::isolated::Isolation;
 use yosoku_plugin_host::{
     CheckedConfig, ConfigProblem, Discovery, HostError, LoadedPlugin, PluginHost, Progress,
 };
@@ -31,6 +33,11 @@ pub struct RunOptions {
     pub bundle_dir: Option<PathBuf>,
     /// Plugin directories or files searched before the default locations.
     pub plugin_path: Vec<PathBuf>,
+    /// The executable that runs a collector in a process of its own (the `yosoku` binary, which
+    /// has the `__collect` subcommand): sources with `isolate` are refused without one.
+    pub collector_program: Option<PathBuf>,
+    /// Every source's collector in a process of its own (`yosoku run --isolate`).
+    pub isolate_all: bool,
 }
 
 /// What a run reports while it works (for progress bars). Every method has a default that does
@@ -197,6 +204,7 @@ struct Run<'a> {
     spec: &'a PipelineSpec,
     /// The directory of the pipeline file; relative paths are resolved against it.
     base: PathBuf,
+    options: &'a RunOptions,
 }
 
 impl Run<'_> {
@@ -355,6 +363,31 @@ impl Run<'_> {
         })
     }
 
+    /// How to run a source's collector in a process of its own, if it is to be.
+    fn isolation(&self, source: &SourceSpec) -> Result<Option<Isolation>, RunError> {
+        let spec = match (&source.isolate, self.options.isolate_all) {
+            (Some(spec), _) => spec.clone(),
+            (None, true) => IsolateSpec::default(),
+            (None, false) => return Ok(None),
+        };
+        let Some(program) = &self.options.collector_program else {
+            return Err(self
+                .error(
+                    source.location,
+                    format!(
+                        "source `{}`: `isolate` needs the `yosoku` executable to run the collector in (use `yosoku run`)",
+                        source.name
+                    ),
+                )
+                .into());
+        };
+        Ok(Some(Isolation {
+            program: program.clone(),
+            timeout: spec.timeout_secs.map(std::time::Duration::from_secs_f64),
+            memory_limit_bytes: spec.memory_limit_mb.map(|mb| mb << 20),
+        }))
+    }
+
     /// Collects one prepared source, adds its tables to `tables`, and records its input files
     /// with the hashes the plugin reported while reading them (or, for a file it did not
     /// report, one the runner computes reading it once).
@@ -372,9 +405,12 @@ impl Run<'_> {
         } = prepared;
         observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
         let started = Instant::now();
-        let collection = plugin
-            .collect(&config, &mut |p| observer.source_progress(&source.name, &p))
-            .map_err(|e| self.plugin_error(source, source.location, e))?;
+        let mut progress = |p: Progress| observer.source_progress(&source.name, &p);
+        let collection = match self.isolation(source)? {
+            Some(isolation) => plugin.collect_isolated(&config, &isolation, &mut progress),
+            None => plugin.collect(&config, &mut progress),
+        }
+        .map_err(|e| self.plugin_error(source, source.location, e))?;
         let rows: usize = collection.tables.iter().map(|(_, b)| b.num_rows()).sum();
         if rows == 0 && !source.allow_empty {
             let tables: Vec<&str> = collection.tables.iter().map(|(n, _)| n.as_str()).collect();
@@ -567,7 +603,11 @@ pub fn run_pipeline(
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    let run = Run { spec: &spec, base };
+    let run = Run {
+        spec: &spec,
+        base,
+        options,
+    };
 
     let mut extra = options.plugin_path.clone();
     extra.extend(spec.plugin_path.iter().map(|p| run.base.join(p)));

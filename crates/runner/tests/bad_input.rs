@@ -120,6 +120,7 @@ impl Case {
         let options = RunOptions {
             bundle_dir: Some(self.bundle()),
             plugin_path: vec![],
+            ..RunOptions::default()
         };
         run_pipeline(&self.path("p.toml"), &options, &mut Quiet)
             .map(|_| ())

@@ -42,6 +42,7 @@ fn options(dir: &Path) -> RunOptions {
     RunOptions {
         bundle_dir: Some(dir.join("results/mpi-logs")),
         plugin_path: vec![],
+        ..RunOptions::default()
     }
 }
 
@@ -136,6 +137,7 @@ fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
     let opts = RunOptions {
         bundle_dir: Some(dir.path().join("results/mpi-run")),
         plugin_path: vec![],
+        ..RunOptions::default()
     };
     run_pipeline(&p, &opts, &mut Quiet).unwrap();
     let bundle = yosoku_bundle::fs::read_bundle(&dir.path().join("results/mpi-run")).unwrap();

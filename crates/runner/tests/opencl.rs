@@ -48,6 +48,7 @@ fn options(dir: &Path) -> RunOptions {
     RunOptions {
         bundle_dir: Some(dir.join("results/opencl")),
         plugin_path: vec![],
+        ..RunOptions::default()
     }
 }
 

@@ -21,6 +21,7 @@ fn run(pipeline: &str) -> (tempfile::TempDir, Bundle) {
     let options = RunOptions {
         bundle_dir: Some(out.path().join("bundle")),
         plugin_path: vec![],
+        ..RunOptions::default()
     };
     let outcome = run_pipeline(
         &repo().join("pipelines").join(pipeline),
@@ -554,6 +555,7 @@ fn the_four_line_pipeline_of_the_docs_runs_on_a_csv() {
     let options = RunOptions {
         bundle_dir: Some(dir.path().join("results/mine")),
         plugin_path: vec![],
+        ..RunOptions::default()
     };
     let outcome = run_pipeline(&dir.path().join("mine.toml"), &options, &mut Quiet)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -690,6 +692,7 @@ holdouts = ["loo"]
     let options = RunOptions {
         bundle_dir: Some(dir.path().join("bundle")),
         plugin_path: vec![],
+        ..RunOptions::default()
     };
     let outcome = run_pipeline(&dir.path().join("p.toml"), &options, &mut Quiet).unwrap();
     let bundle = read_bundle(&outcome.bundle_dir).unwrap();

@@ -5,9 +5,12 @@
 //! runner that really runs and times a command (`time_command`, whose configuration the host
 //! checks with `validate` before anything runs), plus one collector per failure the host must
 //! survive: an error, a panic, a released stream, a stream that fails midway, a reader that
-//! panics, a reader whose drop panics, a table that breaks its canonical schema, and a table the
-//! collector did not declare. The ABI tests (`tests/abi.rs`) load this library through the real
-//! host.
+//! panics, a reader whose drop panics, a table that breaks its canonical schema, a table the
+//! collector did not declare, and a stream whose schema lies about its arrays; and the faults only
+//! a collector in a process of its own (`isolate`) survives: a stream that never ends, a collector
+//! that never returns, one that allocates without bound, a segfault and an abort. The ABI tests
+//! (`tests/abi.rs`) load this library through the real host; the CLI's `plugin_faults` tests run
+//! the isolated ones.
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -49,6 +52,12 @@ impl Plugin for Dummy {
             Box::new(Broken(Failure::DropPanic)),
             Box::new(Broken(Failure::WrongSchema)),
             Box::new(Broken(Failure::UndeclaredTable)),
+            Box::new(Broken(Failure::LyingSchema)),
+            Box::new(Broken(Failure::EndlessStream)),
+            Box::new(Broken(Failure::Hang)),
+            Box::new(Broken(Failure::UnboundedMemory)),
+            Box::new(Broken(Failure::Segfault)),
+            Box::new(Broken(Failure::Abort)),
         ]
     }
 }
@@ -305,6 +314,12 @@ enum Failure {
     DropPanic,
     WrongSchema,
     UndeclaredTable,
+    LyingSchema,
+    EndlessStream,
+    Hang,
+    UnboundedMemory,
+    Segfault,
+    Abort,
 }
 
 /// One collector per way a plugin can go wrong.
@@ -339,6 +354,27 @@ impl Collector for Broken {
                 "Pushes a `runs` table whose `measured_secs` is text",
             ),
             Failure::UndeclaredTable => ("undeclared_table", "Pushes a table it did not declare"),
+            Failure::LyingSchema => (
+                "lying_schema",
+                "Pushes a `runs` stream whose schema says text where its array holds numbers",
+            ),
+            Failure::EndlessStream => (
+                "endless_stream",
+                "Pushes a stream that never ends (only an isolated run's timeout stops it)",
+            ),
+            Failure::Hang => (
+                "hang",
+                "Never returns (only an isolated run's timeout stops it)",
+            ),
+            Failure::UnboundedMemory => (
+                "unbounded_memory",
+                "Allocates until allocation fails (run it isolated, with a memory limit)",
+            ),
+            Failure::Segfault => (
+                "segfault",
+                "Writes through a null pointer (run it isolated)",
+            ),
+            Failure::Abort => ("abort", "Calls abort() (run it isolated)"),
         };
         let info = CollectorInfo::importer(name, description).tables(&["runs"]);
         match self.0 {
@@ -408,6 +444,57 @@ impl Collector for Broken {
                 out.push_batch("runs", batch)
             }
             Failure::UndeclaredTable => out.push_batch("surprise", good()?),
+            Failure::LyingSchema => {
+                // The batch is right; the schema the stream announces says `measured_secs` is
+                // text. Exported arrays carry no type: the host reads them by the schema.
+                let batch = good()?;
+                let fields: Vec<_> = batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        if f.name() == yosoku_tables::col::MEASURED_SECS {
+                            Arc::new(arrow_schema::Field::new(
+                                f.name(),
+                                arrow_schema::DataType::Utf8,
+                                false,
+                            ))
+                        } else {
+                            f.clone()
+                        }
+                    })
+                    .collect();
+                let lie = Arc::new(arrow_schema::Schema::new(fields));
+                // Exported as is: the SDK's `push_reader` would refuse the mismatch itself.
+                let reader = RecordBatchIterator::new(vec![Ok(batch)], lie);
+                out.push_raw_stream("runs", FFI_ArrowArrayStream::new(Box::new(reader)))
+            }
+            Failure::EndlessStream => {
+                let batch = good()?;
+                let schema = batch.schema();
+                let items = std::iter::repeat_with(move || Ok(batch.clone()));
+                out.push_reader("runs", Box::new(RecordBatchIterator::new(items, schema)))
+            }
+            Failure::Hang => loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            },
+            Failure::UnboundedMemory => {
+                // 64 MiB at a time, every page touched, kept: until the allocator fails (and
+                // Rust aborts the process).
+                let mut kept: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    kept.push(vec![1u8; 64 << 20]);
+                    std::hint::black_box(&kept);
+                }
+            }
+            Failure::Segfault => {
+                // SAFETY: not safe at all; this collector exists to crash its process.
+                unsafe { std::ptr::null_mut::<u8>().write_volatile(1) };
+                Err(PluginError::new(
+                    "still alive after writing through a null pointer",
+                ))
+            }
+            Failure::Abort => std::process::abort(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! What the CLI's test files share.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// Where cargo put the plugins built as this crate's dev-dependencies (`YOSOKU_PLUGIN_PATH` for
 /// the `yosoku` binary under test).
@@ -9,4 +10,27 @@ pub fn plugin_dir() -> PathBuf {
         .ok()
         .and_then(|exe| exe.parent().map(PathBuf::from))
         .unwrap_or_else(|| panic!("the test binary has no directory"))
+}
+
+/// Every file under `dir` (a bundle), by its path relative to `dir`, for byte comparisons.
+#[allow(dead_code)] // not every test file compares bundles
+pub fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, into);
+            } else if let (Ok(bytes), Ok(relative)) =
+                (std::fs::read(&path), path.strip_prefix(root))
+            {
+                into.insert(relative.to_path_buf(), bytes);
+            }
+        }
+    }
+    let mut into = BTreeMap::new();
+    walk(dir, dir, &mut into);
+    into
 }
