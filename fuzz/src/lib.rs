@@ -52,7 +52,8 @@ pub fn check_located(message: &str) {
         return;
     }
     // A key is the place in a JSON document whose structure is fine but a value is not.
-    let places = ["line ", "byte ", "offset ", "record ", "row ", "key `"];
+    // A column (by name or position) is a place in a table file, as a line is in a text.
+    let places = ["line ", "byte ", "offset ", "record ", "row ", "key `", "column"];
     if !places.iter().any(|p| rest.contains(p)) && !is_whole_file(rest) {
         panic!("the error names no line, column, byte offset or record: {message}");
     }

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use crate::{repo_root, target_dir};
 
@@ -37,12 +37,15 @@ struct Target {
     /// Part of `cargo xtask test`'s brief run: the targets with no open finding (RELIABILITY.md
     /// lists the others' findings; each joins once they are fixed).
     brief: bool,
+    /// For targets whose input's first byte picks what the rest is: that byte for a seed file.
+    pick: Option<fn(&Path) -> u8>,
 }
 
 const TARGETS: &[Target] = &[
     Target {
         name: "ncu",
         brief: true,
+        pick: None,
         seeds: &[
             ("plugins/cuda_profiler/tests/data/ncu", ".csv"),
             (
@@ -54,16 +57,19 @@ const TARGETS: &[Target] = &[
     Target {
         name: "nvprof",
         brief: true,
+        pick: None,
         seeds: &[("plugins/cuda_profiler/tests/data/formats", ".csv")],
     },
     Target {
         name: "cuda_legacy",
         brief: true,
+        pick: None,
         seeds: &[("plugins/cuda_profiler/tests/data/formats", ".log")],
     },
     Target {
         name: "gpuperfpredict",
         brief: true,
+        pick: None,
         seeds: &[
             ("plugins/cuda_profiler/tests/data/public", ".csv"),
             ("plugins/cuda_profiler/tests/data/public", ".csv.gz"),
@@ -73,6 +79,7 @@ const TARGETS: &[Target] = &[
     Target {
         name: "rocprof",
         brief: true,
+        pick: None,
         seeds: &[
             ("pipelines/data/rocprof", ".csv"),
             ("plugins/rocm_profiler/tests/data", ".csv"),
@@ -81,43 +88,73 @@ const TARGETS: &[Target] = &[
     Target {
         name: "csx600_log",
         brief: true,
+        pick: None,
         seeds: &[("pipelines/data/csx600", ".log")],
     },
     Target {
         name: "mpi_timer_log",
         brief: true,
+        pick: None,
         seeds: &[("pipelines/data/mpi/reduced", ".tsv")],
     },
     Target {
         name: "tau_profile",
         brief: true,
+        pick: None,
         seeds: &[("pipelines/data/tau-cpi-mpi", ".0")],
     },
     Target {
         name: "chrome_trace",
         brief: true,
+        pick: None,
         seeds: &[("pipelines/data/chrome-trace", ".json")],
     },
     Target {
         name: "kernel_trace",
         brief: true,
+        pick: None,
         // A small synthetic trace is written into the seeds (see `seed_dir`).
         seeds: &[],
     },
     Target {
         name: "pipeline_spec",
         brief: true,
+        pick: None,
         seeds: &[("pipelines", ".toml")],
     },
     Target {
         name: "bundle_manifest",
         brief: true,
+        pick: None,
         seeds: &[("viewer/tests/fixtures/bundles", "manifest.json")],
     },
     Target {
         name: "bundle_ipc",
-        brief: false,
+        brief: true,
+        pick: None,
         seeds: &[("viewer/tests/fixtures/bundles", ".arrow")],
+    },
+    Target {
+        name: "table_file",
+        brief: true,
+        // The format: 0 CSV, 1 TSV, 2 Parquet, 3 Arrow IPC.
+        pick: Some(|path| match path.extension().and_then(|e| e.to_str()) {
+            Some("tsv") => 1,
+            Some("parquet") => 2,
+            Some("arrow") => 3,
+            _ => 0,
+        }),
+        seeds: &[
+            ("pipelines/data/own-table", ".csv"),
+            ("viewer/tests/fixtures/bundles/k40-bpnn", "runs.arrow"),
+        ],
+    },
+    Target {
+        name: "pyramid_chunk",
+        brief: true,
+        pick: None,
+        // A chunk and a tile of a small synthetic pyramid are written into the seeds.
+        seeds: &[],
     },
 ];
 
@@ -253,7 +290,10 @@ fn seed_dir(target: &Target) -> Result<PathBuf> {
         find_files(&root.join(sub), suffix, &mut files)?;
         files.sort();
         for file in files {
-            let bytes = read_seed(&file)?;
+            let mut bytes = read_seed(&file)?;
+            if let Some(pick) = target.pick {
+                bytes.insert(0, pick(&file));
+            }
             n += 1;
             std::fs::write(dir.join(format!("seed-{n:03}")), bytes)?;
         }
@@ -265,10 +305,47 @@ fn seed_dir(target: &Target) -> Result<PathBuf> {
         std::fs::write(&trace, &bytes[..bytes.len().min(SEED_MAX_BYTES)])?;
         n += 1;
     }
+    if target.name == "pyramid_chunk" {
+        for (name, bytes) in pyramid_seeds()? {
+            std::fs::write(dir.join(name), bytes)?;
+            n += 1;
+        }
+    }
     if n == 0 {
         bail!("fuzz target `{}` has no seeds", target.name);
     }
     Ok(dir)
+}
+
+/// A chunk (first byte 0) and a tile of two lanes (first byte 1 + 2 x 2) of a small synthetic
+/// pyramid, as `pyramid_chunk` reads them.
+fn pyramid_seeds() -> Result<Vec<(&'static str, Vec<u8>)>> {
+    use yosoku_traces::pyramid::{ChunkRows, PyramidBuilder, PyramidRecord};
+    let records: Vec<PyramidRecord> = (0..64)
+        .map(|i| PyramidRecord {
+            lane: i % 2,
+            kind: (i % 3) as u16,
+            start_ns: i64::from(i) * 1000,
+            duration_ns: 700,
+            source_row: i64::from(i),
+        })
+        .collect();
+    let mut chunk = ChunkRows::default();
+    let mut pyramid = PyramidBuilder::new(2, 0, 64_000, records.len() as u64);
+    for r in &records {
+        chunk.push(r);
+        pyramid.add(r);
+    }
+    let mut chunk_seed = vec![0u8];
+    chunk_seed.extend(chunk.encode_sorted().map_err(|e| anyhow!(e))?);
+    let (_, _, tile) = pyramid
+        .tiles()
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow!("a pyramid without tiles"))?;
+    let mut tile_seed = vec![1 + 2 * 2];
+    tile_seed.extend(tile.encode().map_err(|e| anyhow!(e))?);
+    Ok(vec![("chunk", chunk_seed), ("tile", tile_seed)])
 }
 
 fn find_files(dir: &Path, suffix: &str, out: &mut Vec<PathBuf>) -> Result<()> {

@@ -24,7 +24,7 @@ pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
 
 /// Decodes an Arrow IPC file into one batch (several batches are concatenated).
 pub fn decode(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
-    check_buffers(bytes)?;
+    check_file(bytes)?;
     let reader = FileReader::try_new(Cursor::new(bytes), None)?;
     let schema = reader.schema();
     let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>()?;
@@ -36,13 +36,22 @@ pub fn decode(bytes: &[u8]) -> Result<RecordBatch, ArrowError> {
 const LZ4_MAX_RATIO: u64 = 255;
 const LZ4_SLACK_BYTES: u64 = 1024;
 
-/// Refuses, before arrow-ipc reads them, the buffers arrow-ipc would trust: one that lies outside
-/// its batch's body or the file (arrow-ipc slices it unchecked and panics), and a compressed one
-/// whose declared uncompressed length no LZ4 frame of its size can reach (arrow-ipc allocates
-/// that length before inflating, so 20 bytes announcing 2 EB abort the process, the browser's
-/// viewer included). Both were found by `cargo xtask fuzz --target bundle_ipc`. What this walk
-/// cannot parse is left to arrow-ipc's reader, which reports it.
-fn check_buffers(bytes: &[u8]) -> Result<(), ArrowError> {
+fn damaged<T>(at: usize, what: String) -> Result<T, ArrowError> {
+    Err(ArrowError::IpcError(format!(
+        "byte {at}: {what} (a damaged file)"
+    )))
+}
+
+/// Refuses, before arrow-ipc reads them, what an Arrow IPC **file** claims that arrow-ipc would
+/// trust: a block that runs past the file (arrow-ipc allocates its claimed size first: a 2.6 KB
+/// file cost 2 GB and 4.6 s), a buffer that lies outside its batch's body or the file
+/// (arrow-ipc slices it unchecked and panics), and a compressed one whose declared uncompressed
+/// length no LZ4 frame of its size can reach (arrow-ipc allocates that length before inflating,
+/// so 20 bytes announcing 2 EB abort the process, the browser's viewer included). All three were
+/// found by `cargo xtask fuzz --target bundle_ipc`. What this walk cannot parse is left to
+/// arrow-ipc's reader, which reports it. Every reader of IPC files from outside calls this
+/// first: bundle tables, trace pyramids, the `table` plugin.
+pub fn check_file(bytes: &[u8]) -> Result<(), ArrowError> {
     let n = bytes.len();
     if n < 10 {
         return Ok(());
@@ -57,87 +66,321 @@ fn check_buffers(bytes: &[u8]) -> Result<(), ArrowError> {
     let Ok(footer) = arrow_ipc::root_as_footer(&bytes[footer_start..n - 10]) else {
         return Ok(());
     };
+    let widths = footer.schema().and_then(|schema| offset_widths(&schema));
     let blocks = footer
         .recordBatches()
         .into_iter()
         .chain(footer.dictionaries())
         .flatten();
-    let damaged = |at: usize, what: String| {
-        Err(ArrowError::IpcError(format!(
-            "byte {at}: {what} (a damaged file)"
-        )))
-    };
     for (index, block) in blocks.enumerate() {
         let (Ok(offset), Ok(meta_len), Ok(body_len)) = (
             usize::try_from(block.offset()),
             usize::try_from(block.metaDataLength()),
             usize::try_from(block.bodyLength()),
         ) else {
-            continue;
+            return damaged(
+                footer_start,
+                format!("the footer's block {index} has a negative offset or length"),
+            );
         };
-        let Some(meta) = offset
+        // arrow-ipc allocates a block's metadata and body (zeroed) before reading them: a
+        // block that claims more than the file holds would cost its claim in memory.
+        if offset
             .checked_add(meta_len)
-            .and_then(|end| bytes.get(offset..end))
-        else {
-            continue;
-        };
-        // Newer writers put a continuation marker before the length.
-        let flatbuffer = match meta {
+            .and_then(|end| end.checked_add(body_len))
+            .is_none_or(|end| end > n)
+        {
+            return damaged(
+                footer_start,
+                format!(
+                    "the footer's block {index} ({meta_len} + {body_len} bytes at {offset}) runs past the file's {n}"
+                ),
+            );
+        }
+        // A message starts with its length (after a continuation marker in newer files):
+        // arrow-ipc slices those bytes unchecked.
+        if meta_len < 8 {
+            return damaged(
+                offset,
+                format!(
+                    "the footer's block {index} has {meta_len} bytes of metadata, too few for a message"
+                ),
+            );
+        }
+        // The body follows the metadata in one buffer: metadata not padded to 8 bytes (as the
+        // format requires) would misalign every buffer of the body.
+        if meta_len % 8 != 0 {
+            return damaged(
+                offset,
+                format!(
+                    "the footer's block {index} has {meta_len} bytes of metadata, not a multiple of 8 as Arrow IPC requires"
+                ),
+            );
+        }
+        // The message as arrow-ipc parses it: from after the continuation marker (newer writers)
+        // and the length to the end of the block, body included (a narrower slice could fail
+        // the flatbuffer's checks where arrow-ipc's passes, and leave its buffers unchecked).
+        let block_bytes = &bytes[offset..offset + meta_len + body_len];
+        let flatbuffer = match block_bytes {
             [0xff, 0xff, 0xff, 0xff, _, _, _, _, rest @ ..] => rest,
             [_, _, _, _, rest @ ..] => rest,
             _ => continue,
         };
-        let Ok(message) = arrow_ipc::root_as_message(flatbuffer) else {
-            continue;
+        if let Ok(message) = arrow_ipc::root_as_message(flatbuffer) {
+            check_message(
+                bytes,
+                index,
+                &message,
+                offset + meta_len,
+                body_len,
+                widths.as_deref(),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_file`] for the Arrow IPC **stream** format: every message's metadata and body must
+/// fit in what is left of the bytes (arrow-ipc allocates a message's declared body before
+/// reading it), and its buffers as in a file.
+pub fn check_stream(bytes: &[u8]) -> Result<(), ArrowError> {
+    let n = bytes.len();
+    let mut at = 0usize;
+    let word = |p: usize| {
+        bytes
+            .get(p..p + 4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut widths = None;
+    for index in 0.. {
+        // A continuation marker and a length, or (older writers) the length alone.
+        let (meta_len, meta_start) = match word(at) {
+            Some(-1) => (word(at + 4), at + 8),
+            other => (other, at + 4),
         };
-        let Some(batch) = message
-            .header_as_record_batch()
-            .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()))
+        let Some(meta_len) = meta_len else {
+            return Ok(()); // the end, or cut: arrow-ipc reports a cut stream
+        };
+        if meta_len == 0 {
+            return Ok(()); // the end-of-stream marker
+        }
+        let Some(meta_end) = usize::try_from(meta_len)
+            .ok()
+            .and_then(|l| meta_start.checked_add(l))
+            .filter(|&end| end <= n)
         else {
-            continue;
+            return damaged(
+                at,
+                format!(
+                    "message {index} declares {meta_len} bytes of metadata; {} are left",
+                    n.saturating_sub(meta_start)
+                ),
+            );
         };
-        let body_start = offset + meta_len;
-        if body_start.checked_add(body_len).is_none_or(|end| end > n) {
+        let Ok(message) = arrow_ipc::root_as_message(&bytes[meta_start..meta_end]) else {
+            return Ok(()); // arrow-ipc reports what it cannot parse
+        };
+        let Some(body_end) = usize::try_from(message.bodyLength())
+            .ok()
+            .and_then(|l| meta_end.checked_add(l))
+            .filter(|&end| end <= n)
+        else {
+            return damaged(
+                meta_end,
+                format!(
+                    "message {index} declares a body of {} bytes; {} are left",
+                    message.bodyLength(),
+                    n - meta_end
+                ),
+            );
+        };
+        if let Some(schema) = message.header_as_schema() {
+            widths = offset_widths(&schema);
+        }
+        check_message(
+            bytes,
+            index,
+            &message,
+            meta_end,
+            body_end - meta_end,
+            widths.as_deref(),
+        )?;
+        at = body_end;
+    }
+    Ok(())
+}
+
+/// How many bytes an LZ4 frame inflates to, reading at most `most` (as arrow-ipc does); `None`
+/// when it is not a valid frame (arrow-ipc reports that).
+fn inflated_len(frame: &[u8], most: u64) -> Option<usize> {
+    use std::io::Read;
+    let mut decoder = lz4_flex::frame::FrameDecoder::new(frame).take(most);
+    let mut chunk = [0u8; 8192];
+    let mut total = 0usize;
+    loop {
+        match decoder.read(&mut chunk) {
+            Ok(0) => return Some(total),
+            Ok(n) => total += n,
+            Err(_) => return None,
+        }
+    }
+}
+
+/// For each buffer of a record batch of `schema`, in order: the width of the offsets it holds
+/// (4 or 8 bytes), or 0 for any other buffer. `None` for schemas with a type whose buffers this
+/// does not lay out (dictionaries, views, unions, run ends...): their batches are left to
+/// arrow-ipc.
+fn offset_widths(schema: &arrow_ipc::Schema<'_>) -> Option<Vec<u8>> {
+    fn field(f: arrow_ipc::Field<'_>, out: &mut Vec<u8>) -> Option<()> {
+        use arrow_ipc::Type;
+        if f.dictionary().is_some() {
+            return None;
+        }
+        let children = |out: &mut Vec<u8>| -> Option<()> {
+            for child in f.children().into_iter().flatten() {
+                field(child, out)?;
+            }
+            Some(())
+        };
+        match f.type_type() {
+            Type::Null => {}
+            Type::Bool
+            | Type::Int
+            | Type::FloatingPoint
+            | Type::Decimal
+            | Type::Date
+            | Type::Time
+            | Type::Timestamp
+            | Type::Interval
+            | Type::Duration
+            | Type::FixedSizeBinary => out.extend([0, 0]),
+            Type::Utf8 | Type::Binary => out.extend([0, 4, 0]),
+            Type::LargeUtf8 | Type::LargeBinary => out.extend([0, 8, 0]),
+            Type::List | Type::Map => {
+                out.extend([0, 4]);
+                children(out)?;
+            }
+            Type::LargeList => {
+                out.extend([0, 8]);
+                children(out)?;
+            }
+            Type::Struct_ | Type::FixedSizeList => {
+                out.push(0);
+                children(out)?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+    let mut out = Vec::new();
+    for f in schema.fields().into_iter().flatten() {
+        field(f, &mut out)?;
+    }
+    Some(out)
+}
+
+/// The buffers of one record or dictionary batch, whose body of `body_len` bytes starts at
+/// `body_start`; `widths` the offsets widths of a record batch's buffers ([`offset_widths`]).
+fn check_message(
+    bytes: &[u8],
+    index: usize,
+    message: &arrow_ipc::Message<'_>,
+    body_start: usize,
+    body_len: usize,
+    widths: Option<&[u8]>,
+) -> Result<(), ArrowError> {
+    let n = bytes.len();
+    let Some(batch) = message
+        .header_as_record_batch()
+        .or_else(|| message.header_as_dictionary_batch().and_then(|d| d.data()))
+    else {
+        return Ok(());
+    };
+    if body_start.checked_add(body_len).is_none_or(|end| end > n) {
+        return damaged(
+            body_start,
+            format!("batch {index}'s body of {body_len} bytes runs past the file's {n}"),
+        );
+    }
+    let compressed = batch.compression().is_some();
+    // Offsets are read as typed slices of the whole buffer: arrow-rs asserts (panics) that an
+    // offsets buffer holds whole offsets. Known for record batches of laid-out schemas.
+    let buffers: Vec<_> = batch.buffers().into_iter().flatten().collect();
+    // Buffers after the schema's are not read.
+    let widths =
+        widths.filter(|w| message.header_as_record_batch().is_some() && w.len() <= buffers.len());
+    for (i, buffer) in buffers.iter().enumerate() {
+        let (Ok(at), Ok(len)) = (
+            usize::try_from(buffer.offset()),
+            usize::try_from(buffer.length()),
+        ) else {
             return damaged(
                 body_start,
-                format!("batch {index}'s body of {body_len} bytes runs past the file's {n}"),
+                format!("buffer {i} of batch {index} has a negative offset or length"),
+            );
+        };
+        if at.checked_add(len).is_none_or(|end| end > body_len) {
+            return damaged(
+                body_start,
+                format!(
+                    "buffer {i} of batch {index} ({len} bytes at {at}) lies outside its {body_len}-byte body"
+                ),
             );
         }
-        let compressed = batch.compression().is_some();
-        for (i, buffer) in batch.buffers().into_iter().flatten().enumerate() {
-            let (Ok(at), Ok(len)) = (
-                usize::try_from(buffer.offset()),
-                usize::try_from(buffer.length()),
-            ) else {
-                return damaged(
-                    body_start,
-                    format!("buffer {i} of batch {index} has a negative offset or length"),
-                );
-            };
-            if at.checked_add(len).is_none_or(|end| end > body_len) {
-                return damaged(
-                    body_start,
-                    format!(
-                        "buffer {i} of batch {index} ({len} bytes at {at}) lies outside its {body_len}-byte body"
-                    ),
-                );
-            }
-            if !compressed || len < 8 {
-                continue;
-            }
+        // Arrow IPC pads buffers to 8 bytes; arrow-rs reads typed data in place and asserts the
+        // alignment (a panic where validation meets a misaligned offsets buffer).
+        if at % 8 != 0 {
+            return damaged(
+                body_start + at,
+                format!(
+                    "buffer {i} of batch {index} starts at byte {at} of its body, not at a multiple of 8 as Arrow IPC requires"
+                ),
+            );
+        }
+        // Compressed: the length it inflates to (declared in its first 8 bytes; -1: stored).
+        let data_len = if !compressed || len == 0 {
+            Some(len)
+        } else if len < 8 {
+            None // not a compressed buffer; arrow-ipc reports it
+        } else {
             let p = body_start + at;
             let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
-            // -1: stored uncompressed.
-            let most = (len as u64 - 8) * LZ4_MAX_RATIO + LZ4_SLACK_BYTES;
-            if declared > 0 && declared as u64 > most {
-                return damaged(
-                    p,
-                    format!(
-                        "buffer {i} of batch {index} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far",
-                        len - 8
-                    ),
-                );
+            match u64::try_from(declared) {
+                Err(_) => Some(len - 8),
+                // An offsets buffer's true length is what its frame inflates to (arrow-ipc
+                // accepts less than declared); the declared length is bounded above.
+                Ok(declared) if widths.and_then(|w| w.get(i)).is_some_and(|&w| w > 0) => {
+                    inflated_len(&bytes[p + 8..p + len], declared)
+                }
+                Ok(declared) => usize::try_from(declared).ok(),
             }
+        };
+        if let (Some(&width), Some(data_len)) = (widths.and_then(|w| w.get(i)), data_len)
+            && width > 0
+            && data_len % usize::from(width) != 0
+        {
+            return damaged(
+                body_start + at,
+                format!(
+                    "buffer {i} of batch {index} holds {width}-byte offsets but is {data_len} bytes long"
+                ),
+            );
+        }
+        if !compressed || len < 8 {
+            continue;
+        }
+        let p = body_start + at;
+        let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
+        // -1: stored uncompressed.
+        let most = (len as u64 - 8) * LZ4_MAX_RATIO + LZ4_SLACK_BYTES;
+        if declared > 0 && declared as u64 > most {
+            return damaged(
+                p,
+                format!(
+                    "buffer {i} of batch {index} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far",
+                    len - 8
+                ),
+            );
         }
     }
     Ok(())
@@ -198,6 +441,50 @@ mod tests {
         let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/buffer-outside-its-body");
         let error = decode(bytes).unwrap_err().to_string();
         assert!(error.contains("lies outside its"), "{error}");
+    }
+
+    /// The 2.6 KB file `cargo xtask fuzz --target bundle_ipc` found whose footer claims a block
+    /// beyond the file: arrow-ipc allocated the claim (2 GB, 4.6 s) before reading it.
+    #[test]
+    fn a_block_past_the_file_is_an_error_before_anything_is_allocated() {
+        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/block-past-the-file");
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(error.contains("runs past the file's 2604"), "{error}");
+    }
+
+    #[test]
+    fn a_stream_cut_inside_a_body_is_refused_before_it_is_read() {
+        let batch = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)])),
+            vec![Arc::new(Float64Array::from(vec![1.0; 1000]))],
+        )
+        .unwrap();
+        let mut stream = Vec::new();
+        let mut writer =
+            arrow_ipc::writer::StreamWriter::try_new(&mut stream, &batch.schema()).unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        drop(writer);
+        check_stream(&stream).unwrap();
+        let cut = &stream[..stream.len() - 4000];
+        let error = check_stream(cut).unwrap_err().to_string();
+        assert!(error.contains("declares a body of 8000 bytes"), "{error}");
+    }
+
+    /// Found by `cargo xtask fuzz --target bundle_ipc`: a string column whose offsets buffer is
+    /// not a whole number of offsets made arrow-rs's validation panic.
+    #[test]
+    fn an_offsets_buffer_of_partial_offsets_is_an_error_not_a_panic() {
+        // The second: the footer's schema turned a string column into a struct, which moves
+        // every later column's buffers (a 70-byte offsets buffer, stored uncompressed).
+        for bytes in [
+            &include_bytes!("../../../fuzz/regressions/bundle_ipc/offsets-not-whole")[..],
+            &include_bytes!("../../../fuzz/regressions/bundle_ipc/offsets-under-a-changed-schema")
+                [..],
+        ] {
+            let error = decode(bytes).unwrap_err().to_string();
+            assert!(error.contains("a damaged file"), "{error}");
+        }
     }
 
     #[test]

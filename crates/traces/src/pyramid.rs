@@ -171,6 +171,8 @@ fn encode(batch: &RecordBatch) -> Result<Vec<u8>, String> {
 }
 
 fn decode(bytes: &[u8], want: &Schema) -> Result<RecordBatch, String> {
+    // What arrow-ipc would trust (blocks and buffers past the file) is refused first.
+    yosoku_bundle::ipc::check_file(bytes).map_err(|e| e.to_string())?;
     let reader = arrow_ipc::reader::FileReader::try_new(Cursor::new(bytes), None)
         .map_err(|e| format!("not an Arrow IPC file: {e}"))?;
     let schema = reader.schema();
@@ -536,6 +538,29 @@ mod tests {
                 },
             ],
         }
+    }
+
+    /// A tile file `cargo xtask fuzz --target pyramid_chunk` found whose buffers arrow-ipc
+    /// sliced past their body (it panicked): an error now. The fuzz input's first byte picks a
+    /// tile of two lanes.
+    #[test]
+    fn a_damaged_tile_is_an_error_not_a_panic() {
+        let input =
+            include_bytes!("../../../fuzz/regressions/pyramid_chunk/message-past-its-metadata");
+        let error = Tile::decode(&input[1..], 2, TILE_BINS).unwrap_err();
+        assert!(error.contains("a damaged file"), "{error}");
+        // A footer block with no room for a message (arrow-ipc sliced its first 4 bytes).
+        let input =
+            include_bytes!("../../../fuzz/regressions/pyramid_chunk/block-without-a-message");
+        let error = match input.split_first() {
+            Some((pick, rest)) if pick % 2 == 0 => ChunkRows::decode(rest).map(|_| ()),
+            Some((pick, rest)) => {
+                Tile::decode(rest, usize::from(pick >> 1).max(1), TILE_BINS).map(|_| ())
+            }
+            None => Ok(()),
+        }
+        .unwrap_err();
+        assert!(error.contains("a damaged file"), "{error}");
     }
 
     #[test]
