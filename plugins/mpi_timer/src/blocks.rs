@@ -141,7 +141,7 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
             }
             EventKind::Call => {
                 let (key, call_site) = call_names
-                    .entry((e.name.as_str(), e.site))
+                    .entry((&*e.name, e.site))
                     .or_insert_with(|| {
                         let site = e.site.map(|s| log.sites[s].as_str()).unwrap_or("?");
                         (

@@ -15,6 +15,7 @@ pub mod tau;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arrow_array::builder::{Float64Builder, Int32Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
@@ -232,88 +233,104 @@ pub fn analyse(
     runs: &[Run],
     steps: Option<usize>,
 ) -> Result<Vec<(Vec<blocks::Block>, blocks::Iterations)>, PluginError> {
-    let mut out = Vec::new();
-    for run in runs {
-        for log in &run.ranks {
-            out.push(match steps {
-                None => blocks::blocks(log),
-                Some(n) => blocks::blocks_per_step(log, n).map_err(|e| {
-                    PluginError::new(format!("{}: rank {}: {e}", log.path.display(), log.rank))
-                })?,
-            });
-        }
-    }
-    Ok(out)
+    runs.iter()
+        .flat_map(|run| &run.ranks)
+        .map(|log| analyse_rank(log, steps))
+        .collect()
 }
 
-/// `mpi_blocks` and `mpi_ranks` of runs (see [`analyse`] for `steps`).
+/// One rank's blocks (see [`analyse`]).
+fn analyse_rank(
+    log: &RankLog,
+    steps: Option<usize>,
+) -> Result<(Vec<blocks::Block>, blocks::Iterations), PluginError> {
+    match steps {
+        None => Ok(blocks::blocks(log)),
+        Some(n) => blocks::blocks_per_step(log, n).map_err(|e| {
+            PluginError::new(format!("{}: rank {}: {e}", log.path.display(), log.rank))
+        }),
+    }
+}
+
+/// `mpi_blocks` and `mpi_ranks` of runs (see [`analyse`] for `steps`). One rank's blocks are
+/// analysed at a time and appended to the columns: a run of millions of calls holds one rank's
+/// blocks beside its columns, not every rank's (RELIABILITY.md, "Memory on large inputs").
 pub fn tables(
     runs: &[Run],
     steps: Option<usize>,
 ) -> Result<(RecordBatch, RecordBatch), PluginError> {
-    let analysed = analyse(runs, steps)?;
     let logs: Vec<(&Run, &RankLog)> = runs
         .iter()
         .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
         .collect();
-    Ok((
-        blocks_batch(&logs, &analysed)?,
-        ranks_batch(&logs, &analysed)?,
-    ))
-}
-
-/// `mpi_blocks` of the ranks `logs`, their blocks in `analysed` (in the same order).
-fn blocks_batch(
-    logs: &[(&Run, &RankLog)],
-    analysed: &[(Vec<blocks::Block>, blocks::Iterations)],
-) -> Result<RecordBatch, PluginError> {
-    let mut run_ids: Vec<&str> = Vec::new();
-    let mut rows: Vec<(&RankLog, &blocks::Block)> = Vec::new();
-    for ((run, log), (b, _)) in logs.iter().zip(analysed) {
-        run_ids.extend(std::iter::repeat_n(run.run_id.as_str(), b.len()));
-        rows.extend(b.iter().map(|b| (*log, b)));
+    let mut columns = BlockColumns::default();
+    let mut how = Vec::with_capacity(logs.len());
+    for (run, log) in &logs {
+        let (blocks, iterations) = analyse_rank(log, steps)?;
+        columns.append(run, log, &blocks);
+        how.push(iterations);
     }
-    let secs = |ns: u64| ns as f64 * 1e-9;
-    MPI_BLOCKS
-        .batch(vec![
-            text(run_ids.iter()),
-            text(rows.iter().map(|(l, _)| l.host.as_str())),
-            Arc::new(Int32Array::from_iter_values(
-                rows.iter().map(|(l, _)| l.rank),
-            )),
-            text(rows.iter().map(|(_, b)| &*b.block)),
-            text(rows.iter().map(|(_, b)| {
-                if b.compute {
-                    "compute"
-                } else {
-                    "communication"
-                }
-            })),
-            text(rows.iter().map(|(_, b)| &*b.call_site)),
-            Arc::new(
-                rows.iter()
-                    .map(|(_, b)| b.iteration)
-                    .collect::<Int64Array>(),
-            ),
-            Arc::new(
-                rows.iter()
-                    .map(|(_, b)| Some(secs(b.start_ns)))
-                    .collect::<Float64Array>(),
-            ),
-            Arc::new(Float64Array::from_iter_values(
-                rows.iter().map(|(_, b)| secs(b.duration_ns)),
-            )),
-        ])
-        .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))
+    Ok((columns.finish()?, ranks_batch(&logs, &how)?))
 }
 
-/// `mpi_ranks` of the ranks `logs`, with the shape of their loops from `analysed`.
+/// The columns of `mpi_blocks`, rank after rank.
+#[derive(Default)]
+struct BlockColumns {
+    run_id: StringBuilder,
+    host: StringBuilder,
+    rank: Int32Builder,
+    block: StringBuilder,
+    kind: StringBuilder,
+    call_site: StringBuilder,
+    iteration: Int64Builder,
+    start_secs: Float64Builder,
+    duration_secs: Float64Builder,
+}
+
+impl BlockColumns {
+    fn append(&mut self, run: &Run, log: &RankLog, blocks: &[blocks::Block]) {
+        let secs = |ns: u64| ns as f64 * 1e-9;
+        for b in blocks {
+            self.run_id.append_value(&run.run_id);
+            self.host.append_value(&log.host);
+            self.rank.append_value(log.rank);
+            self.block.append_value(&*b.block);
+            self.kind.append_value(if b.compute {
+                "compute"
+            } else {
+                "communication"
+            });
+            self.call_site.append_value(&*b.call_site);
+            self.iteration.append_option(b.iteration);
+            self.start_secs.append_value(secs(b.start_ns));
+            self.duration_secs.append_value(secs(b.duration_ns));
+        }
+    }
+
+    fn finish(mut self) -> Result<RecordBatch, PluginError> {
+        MPI_BLOCKS
+            .batch(vec![
+                Arc::new(self.run_id.finish()),
+                Arc::new(self.host.finish()),
+                Arc::new(self.rank.finish()),
+                Arc::new(self.block.finish()),
+                Arc::new(self.kind.finish()),
+                Arc::new(self.call_site.finish()),
+                Arc::new(self.iteration.finish()),
+                Arc::new(self.start_secs.finish()),
+                Arc::new(self.duration_secs.finish()),
+            ])
+            .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))
+    }
+}
+
+/// `mpi_ranks` of the ranks `logs`, with the shape of their loops (`how`, in the same order).
 fn ranks_batch(
     logs: &[(&Run, &RankLog)],
-    analysed: &[(Vec<blocks::Block>, blocks::Iterations)],
+    how: &[blocks::Iterations],
 ) -> Result<RecordBatch, PluginError> {
     let r: Vec<&RankLog> = logs.iter().map(|(_, l)| *l).collect();
-    let shapes: Vec<_> = analysed.iter().map(|(_, how)| how.shape()).collect();
+    let shapes: Vec<_> = how.iter().map(blocks::Iterations::shape).collect();
     MPI_RANKS
         .batch(vec![
             text(logs.iter().map(|(run, _)| run.run_id.as_str())),

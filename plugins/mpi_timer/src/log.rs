@@ -2,7 +2,9 @@
 //! version 1): `#` metadata lines, interned call sites, a tab-separated header and one line per
 //! call, mark or iteration marker.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use yosoku_plugin_sdk::PluginError;
 
@@ -25,8 +27,9 @@ pub enum EventKind {
 pub struct Event {
     pub line: usize,
     pub kind: EventKind,
-    /// The MPI function, or the mark's name.
-    pub name: String,
+    /// The MPI function, or the mark's name: one string per distinct name in a log (a log of
+    /// millions of calls names a few dozen functions).
+    pub name: Arc<str>,
     /// Index into [`RankLog::sites`] (calls only).
     pub site: Option<usize>,
     pub start_ns: u64,
@@ -114,6 +117,7 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         events: Vec::new(),
     };
     let mut header_seen = false;
+    let mut names: HashSet<Arc<str>> = HashSet::new();
     let mut finalize_line = 0;
     for (n, line) in lines {
         if let Some(meta) = line.strip_prefix("# ") {
@@ -189,7 +193,7 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
                 "an event after the `# end` line",
             ));
         }
-        match event(path, n, line, log.sites.len()) {
+        match event(path, n, line, log.sites.len(), &mut names) {
             Ok(e) => log.events.push(e),
             // A last line without its newline: the file was cut while being written.
             Err(_) if n == last_line && !text.ends_with('\n') => {
@@ -247,7 +251,13 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
     Ok(log)
 }
 
-fn event(path: &Path, n: usize, line: &str, sites: usize) -> Result<Event, PluginError> {
+fn event(
+    path: &Path,
+    n: usize,
+    line: &str,
+    sites: usize,
+    names: &mut HashSet<Arc<str>>,
+) -> Result<Event, PluginError> {
     let fields: Vec<&str> = line.split('\t').collect();
     if fields.len() != 7 {
         return Err(PluginError::at_line(
@@ -298,7 +308,14 @@ fn event(path: &Path, n: usize, line: &str, sites: usize) -> Result<Event, Plugi
     Ok(Event {
         line: n,
         kind,
-        name: fields[1].to_owned(),
+        name: match names.get(fields[1]) {
+            Some(name) => name.clone(),
+            None => {
+                let name: Arc<str> = Arc::from(fields[1]);
+                names.insert(name.clone());
+                name
+            }
+        },
         site,
         start_ns,
         end_ns,

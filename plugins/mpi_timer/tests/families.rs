@@ -65,7 +65,7 @@ fn calls(logs: &[RankLog]) -> BTreeMap<String, [Vec<i64>; 2]> {
     for (r, log) in logs.iter().enumerate() {
         assert_eq!(log.end.as_deref(), Some("complete"), "rank {r}");
         for e in log.events.iter().filter(|e| e.kind == EventKind::Call) {
-            out.entry(e.name.clone()).or_default()[r].push(e.bytes);
+            out.entry(e.name.to_string()).or_default()[r].push(e.bytes);
         }
     }
     out
@@ -137,7 +137,11 @@ fn every_wrapped_c_call_is_logged_once_per_call_with_its_bytes() {
     assert_eq!(bytes("MPI_File_write_at", 1), [doubles(1000)]);
     assert_eq!(bytes("MPI_File_open", 0), [0]);
     // The peer of a one-sided call is its target.
-    let put = logs[0].events.iter().find(|e| e.name == "MPI_Put").unwrap();
+    let put = logs[0]
+        .events
+        .iter()
+        .find(|e| &*e.name == "MPI_Put")
+        .unwrap();
     assert_eq!(put.peer, 1);
 }
 
