@@ -39,12 +39,15 @@ struct Target {
     brief: bool,
     /// For targets whose input's first byte picks what the rest is: that byte for a seed file.
     pick: Option<fn(&Path) -> u8>,
+    /// libFuzzer's limit on one input: an input slower than this is a finding.
+    timeout_secs: u32,
 }
 
 const TARGETS: &[Target] = &[
     Target {
         name: "ncu",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[
             ("plugins/cuda_profiler/tests/data/ncu", ".csv"),
@@ -57,18 +60,21 @@ const TARGETS: &[Target] = &[
     Target {
         name: "nvprof",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("plugins/cuda_profiler/tests/data/formats", ".csv")],
     },
     Target {
         name: "cuda_legacy",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("plugins/cuda_profiler/tests/data/formats", ".log")],
     },
     Target {
         name: "gpuperfpredict",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[
             ("plugins/cuda_profiler/tests/data/public", ".csv"),
@@ -79,6 +85,7 @@ const TARGETS: &[Target] = &[
     Target {
         name: "rocprof",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[
             ("pipelines/data/rocprof", ".csv"),
@@ -88,30 +95,35 @@ const TARGETS: &[Target] = &[
     Target {
         name: "csx600_log",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("pipelines/data/csx600", ".log")],
     },
     Target {
         name: "mpi_timer_log",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("pipelines/data/mpi/reduced", ".tsv")],
     },
     Target {
         name: "tau_profile",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("pipelines/data/tau-cpi-mpi", ".0")],
     },
     Target {
         name: "chrome_trace",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("pipelines/data/chrome-trace", ".json")],
     },
     Target {
         name: "kernel_trace",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         // A small synthetic trace is written into the seeds (see `seed_dir`).
         seeds: &[],
@@ -119,24 +131,30 @@ const TARGETS: &[Target] = &[
     Target {
         name: "pipeline_spec",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("pipelines", ".toml")],
     },
     Target {
         name: "bundle_manifest",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("viewer/tests/fixtures/bundles", "manifest.json")],
     },
     Target {
         name: "bundle_ipc",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         seeds: &[("viewer/tests/fixtures/bundles", ".arrow")],
     },
     Target {
         name: "table_file",
         brief: true,
+        // The `parquet` crate's Thrift decoder spends seconds on some tiny damaged files (an
+        // open finding in RELIABILITY.md): above 10 s under coverage instrumentation.
+        timeout_secs: 60,
         // The format: 0 CSV, 1 TSV, 2 Parquet, 3 Arrow IPC.
         pick: Some(|path| match path.extension().and_then(|e| e.to_str()) {
             Some("tsv") => 1,
@@ -152,6 +170,7 @@ const TARGETS: &[Target] = &[
     Target {
         name: "pyramid_chunk",
         brief: true,
+        timeout_secs: 10,
         pick: None,
         // A chunk and a tile of a small synthetic pyramid are written into the seeds.
         seeds: &[],
@@ -464,7 +483,7 @@ fn run_target(bin: &Path, target: &Target, seeds: &Path, budget: Budget) -> Outc
         };
         let out = cmd
             .arg(format!("-max_len={SEED_MAX_BYTES}"))
-            .arg("-timeout=10")
+            .arg(format!("-timeout={}", target.timeout_secs))
             .arg("-rss_limit_mb=2048")
             .arg("-print_final_stats=1")
             .arg(format!("-artifact_prefix={}/", artifacts.display()))

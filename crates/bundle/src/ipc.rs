@@ -66,6 +66,9 @@ pub fn check_file(bytes: &[u8]) -> Result<(), ArrowError> {
     let Ok(footer) = arrow_ipc::root_as_footer(&bytes[footer_start..n - 10]) else {
         return Ok(());
     };
+    if let Some(schema) = footer.schema() {
+        refuse_unions(&schema)?;
+    }
     let widths = footer.schema().and_then(|schema| offset_widths(&schema));
     let blocks = footer
         .recordBatches()
@@ -195,6 +198,7 @@ pub fn check_stream(bytes: &[u8]) -> Result<(), ArrowError> {
             );
         };
         if let Some(schema) = message.header_as_schema() {
+            refuse_unions(&schema)?;
             widths = offset_widths(&schema);
         }
         check_message(
@@ -224,6 +228,21 @@ fn inflated_len(frame: &[u8], most: u64) -> Option<usize> {
             Err(_) => return None,
         }
     }
+}
+
+/// Union columns are refused: arrow-ipc slices their type ids and offsets unchecked (a panic on a
+/// damaged file, found by `cargo xtask fuzz --target bundle_ipc`), and no yosoku table has one.
+fn refuse_unions(schema: &arrow_ipc::Schema<'_>) -> Result<(), ArrowError> {
+    fn walk(f: arrow_ipc::Field<'_>) -> Result<(), ArrowError> {
+        if f.type_type() == arrow_ipc::Type::Union {
+            return Err(ArrowError::IpcError(format!(
+                "column `{}` is a union, which yosoku does not read",
+                f.name().unwrap_or("?")
+            )));
+        }
+        f.children().into_iter().flatten().try_for_each(walk)
+    }
+    schema.fields().into_iter().flatten().try_for_each(walk)
 }
 
 /// For each buffer of a record batch of `schema`, in order: the width of the offsets it holds
@@ -485,6 +504,18 @@ mod tests {
             let error = decode(bytes).unwrap_err().to_string();
             assert!(error.contains("a damaged file"), "{error}");
         }
+    }
+
+    /// Found by `cargo xtask fuzz --target bundle_ipc`: a damaged schema made a column a union,
+    /// whose type ids arrow-ipc sliced past an empty buffer (a panic).
+    #[test]
+    fn a_union_column_is_refused() {
+        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/a-union-column");
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(
+            error.contains("is a union, which yosoku does not read"),
+            "{error}"
+        );
     }
 
     #[test]
