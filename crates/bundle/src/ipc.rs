@@ -246,9 +246,8 @@ fn refuse_unions(schema: &arrow_ipc::Schema<'_>) -> Result<(), ArrowError> {
 }
 
 /// For each buffer of a record batch of `schema`, in order: the width of the offsets it holds
-/// (4 or 8 bytes), or 0 for any other buffer. `None` for schemas with a type whose buffers this
-/// does not lay out (dictionaries, views, unions, run ends...): their batches are left to
-/// arrow-ipc.
+/// (4 or 8 bytes), or 0 for any other buffer, up to the first column of a type whose buffers
+/// this does not lay out (dictionaries, views, run ends...): from there on arrow-ipc checks.
 fn offset_widths(schema: &arrow_ipc::Schema<'_>) -> Option<Vec<u8>> {
     fn field(f: arrow_ipc::Field<'_>, out: &mut Vec<u8>) -> Option<()> {
         use arrow_ipc::Type;
@@ -291,9 +290,15 @@ fn offset_widths(schema: &arrow_ipc::Schema<'_>) -> Option<Vec<u8>> {
         }
         Some(())
     }
+    // arrow-ipc reads the columns in order: the buffers of the columns before the first one not
+    // laid out here are still known.
     let mut out = Vec::new();
     for f in schema.fields().into_iter().flatten() {
-        field(f, &mut out)?;
+        let known = out.len();
+        if field(f, &mut out).is_none() {
+            out.truncate(known);
+            break;
+        }
     }
     Some(out)
 }
