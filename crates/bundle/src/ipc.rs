@@ -67,7 +67,7 @@ pub fn check_file(bytes: &[u8]) -> Result<(), ArrowError> {
         return Ok(());
     };
     if let Some(schema) = footer.schema() {
-        refuse_unions(&schema)?;
+        check_schema(&schema)?;
     }
     let widths = footer.schema().and_then(|schema| offset_widths(&schema));
     let blocks = footer
@@ -198,7 +198,7 @@ pub fn check_stream(bytes: &[u8]) -> Result<(), ArrowError> {
             );
         };
         if let Some(schema) = message.header_as_schema() {
-            refuse_unions(&schema)?;
+            check_schema(&schema)?;
             widths = offset_widths(&schema);
         }
         check_message(
@@ -230,14 +230,24 @@ fn inflated_len(frame: &[u8], most: u64) -> Option<usize> {
     }
 }
 
-/// Union columns are refused: arrow-ipc slices their type ids and offsets unchecked (a panic on a
-/// damaged file, found by `cargo xtask fuzz --target bundle_ipc`), and no yosoku table has one.
-fn refuse_unions(schema: &arrow_ipc::Schema<'_>) -> Result<(), ArrowError> {
+/// What arrow-ipc would trust in a schema: union columns (it slices their type ids and offsets
+/// unchecked; no yosoku table has one) and negative fixed sizes (it builds arrays of them and
+/// panics). Both found by `cargo xtask fuzz --target bundle_ipc`.
+fn check_schema(schema: &arrow_ipc::Schema<'_>) -> Result<(), ArrowError> {
     fn walk(f: arrow_ipc::Field<'_>) -> Result<(), ArrowError> {
+        let name = f.name().unwrap_or("?");
         if f.type_type() == arrow_ipc::Type::Union {
             return Err(ArrowError::IpcError(format!(
-                "column `{}` is a union, which yosoku does not read",
-                f.name().unwrap_or("?")
+                "column `{name}` is a union, which yosoku does not read"
+            )));
+        }
+        let size = f
+            .type_as_fixed_size_binary()
+            .map(|t| t.byteWidth())
+            .or_else(|| f.type_as_fixed_size_list().map(|t| t.listSize()));
+        if let Some(size) = size.filter(|&size| size < 0) {
+            return Err(ArrowError::IpcError(format!(
+                "column `{name}` has a fixed size of {size} (a damaged file)"
             )));
         }
         f.children().into_iter().flatten().try_for_each(walk)
@@ -521,6 +531,15 @@ mod tests {
             error.contains("is a union, which yosoku does not read"),
             "{error}"
         );
+    }
+
+    /// Found by `cargo xtask fuzz --target bundle_ipc`: a fixed-size binary column of width -1
+    /// (arrow-data panicked building an empty array of it).
+    #[test]
+    fn a_negative_fixed_size_is_refused() {
+        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/negative-fixed-size");
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(error.contains("has a fixed size of -1"), "{error}");
     }
 
     #[test]
