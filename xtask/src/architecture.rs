@@ -66,20 +66,26 @@ mod tests {
     }
 
     /// The repository stands on its own: nothing in it cites the notes that live beside it on
-    /// the developers' machines (`../shared`), which a reader of the repository does not have.
-    /// The methods are in docs/methods.md.
+    /// the developers' machines (the directory `shared` next to the checkout), which a reader of
+    /// the repository does not have. The methods are in docs/methods.md.
     #[test]
     fn nothing_cites_files_outside_the_repository() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let needles = ["../shared", "METHODS.md", "TOOLCHAIN.md", "STYLE.md"];
+        // Assembled here, so that this file does not hold the citations it looks for.
+        let needles: Vec<String> = [
+            ["..", "/shared"],
+            ["METHODS", ".md"],
+            ["TOOLCHAIN", ".md"],
+            ["STYLE", ".md"],
+        ]
+        .iter()
+        .map(|parts| parts.concat())
+        .collect();
         let mut stack = vec![root.to_path_buf()];
         let mut found = Vec::new();
         while let Some(dir) = stack.pop() {
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let path = entry.unwrap().path();
-                if path.ends_with("xtask/src/architecture.rs") {
-                    continue;
-                }
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
                 if path.is_dir() {
                     if !matches!(
@@ -94,8 +100,8 @@ mod tests {
                 let Ok(text) = std::fs::read_to_string(&path) else {
                     continue;
                 };
-                for needle in needles {
-                    if text.contains(needle) {
+                for needle in &needles {
+                    if text.contains(needle.as_str()) {
                         found.push(format!(
                             "{}: {needle}",
                             path.strip_prefix(root).unwrap().display()
