@@ -230,6 +230,82 @@ fn inflated_len(frame: &[u8], most: u64) -> Option<usize> {
     }
 }
 
+/// The length of the one standard LZ4 frame at the start of `bytes` (header, blocks up to the
+/// end mark, checksum), walking its block headers without inflating anything; an error says what
+/// is not an LZ4 frame as the format describes it. Arrow writers (arrow-rs, Arrow C++) compress
+/// each buffer into one standard frame; lz4_flex's decoder also reads legacy frames and frames
+/// one after another, and asserts (with debug assertions on) that a later frame's block size is
+/// the earlier one's (a legacy frame followed by another, found by `cargo xtask fuzz --target
+/// bundle_ipc`), so [`check_message`] accepts one standard frame and nothing after it.
+fn lz4_frame_len(bytes: &[u8]) -> Result<usize, String> {
+    const MAGIC: u32 = 0x184D_2204;
+    let u32_at = |at: usize| -> Option<u32> {
+        Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+    };
+    match u32_at(0) {
+        Some(MAGIC) => {}
+        Some(other) => {
+            return Err(format!(
+                "starts with {other:#010x}, not the LZ4 frame magic {MAGIC:#010x}"
+            ));
+        }
+        None => {
+            return Err(format!(
+                "{} bytes are too few for an LZ4 frame",
+                bytes.len()
+            ));
+        }
+    }
+    let (Some(&flags), Some(&descriptor)) = (bytes.get(4), bytes.get(5)) else {
+        return Err("its frame header is cut short".into());
+    };
+    if flags >> 6 != 1 || flags & 0b10 != 0 || descriptor & 0b1000_1111 != 0 {
+        return Err(format!(
+            "its frame header (flags {flags:#04x}, block descriptor {descriptor:#04x}) is not LZ4 frame version 1"
+        ));
+    }
+    let max_block_bytes: u32 = match (descriptor >> 4) & 0b111 {
+        4 => 64 << 10,
+        5 => 256 << 10,
+        6 => 1 << 20,
+        7 => 4 << 20,
+        other => return Err(format!("its block size code {other} is not one of 4 to 7")),
+    };
+    let block_checksums = flags & 0b1_0000 != 0;
+    let content_checksum = flags & 0b100 != 0;
+    // Magic, flags, descriptor, the content size and dictionary id where flagged, header checksum.
+    let mut at =
+        6 + if flags & 0b1000 != 0 { 8 } else { 0 } + if flags & 1 != 0 { 4 } else { 0 } + 1;
+    loop {
+        let Some(block) = u32_at(at) else {
+            return Err(format!(
+                "it ends at byte {} without its end mark",
+                bytes.len()
+            ));
+        };
+        at += 4;
+        if block == 0 {
+            break;
+        }
+        let block_len = block & 0x7FFF_FFFF;
+        if block_len > max_block_bytes {
+            return Err(format!(
+                "its block at byte {} holds {block_len} bytes, more than the frame's {max_block_bytes}",
+                at - 4
+            ));
+        }
+        at += block_len as usize + if block_checksums { 4 } else { 0 };
+    }
+    at += if content_checksum { 4 } else { 0 };
+    if at > bytes.len() {
+        return Err(format!(
+            "it runs to byte {at}, past its {} bytes",
+            bytes.len()
+        ));
+    }
+    Ok(at)
+}
+
 /// What arrow-ipc would trust in a schema: union columns (it slices their type ids and offsets
 /// unchecked; no yosoku table has one) and negative fixed sizes (it builds arrays of them and
 /// panics). Both found by `cargo xtask fuzz --target bundle_ipc`.
@@ -337,6 +413,9 @@ fn check_message(
         );
     }
     let compressed = batch.compression().is_some();
+    let lz4 = batch
+        .compression()
+        .is_some_and(|c| c.codec() == arrow_ipc::CompressionType::LZ4_FRAME);
     // Offsets are read as typed slices of the whole buffer: arrow-rs asserts (panics) that an
     // offsets buffer holds whole offsets. Known for record batches of laid-out schemas.
     let buffers: Vec<_> = batch.buffers().into_iter().flatten().collect();
@@ -370,6 +449,33 @@ fn check_message(
                     "buffer {i} of batch {index} starts at byte {at} of its body, not at a multiple of 8 as Arrow IPC requires"
                 ),
             );
+        }
+        // An LZ4 buffer holds one LZ4 frame and nothing after it (see `lz4_frame_len`): checked
+        // before anything inflates it, here or in arrow-ipc.
+        if lz4 && len >= 8 {
+            let p = body_start + at;
+            let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
+            if declared > 0 {
+                let frame = &bytes[p + 8..p + len];
+                match lz4_frame_len(frame) {
+                    Ok(end) if end == frame.len() => {}
+                    Ok(end) => {
+                        return damaged(
+                            p + 8 + end,
+                            format!(
+                                "buffer {i} of batch {index} holds {} bytes after its LZ4 frame (Arrow writes one frame a buffer)",
+                                frame.len() - end
+                            ),
+                        );
+                    }
+                    Err(why) => {
+                        return damaged(
+                            p + 8,
+                            format!("buffer {i} of batch {index} is not one LZ4 frame: {why}"),
+                        );
+                    }
+                }
+            }
         }
         // Compressed: the length it inflates to (declared in its first 8 bytes; -1: stored).
         let data_len = if !compressed || len == 0 {
@@ -466,6 +572,60 @@ mod tests {
         let error = decode(&bytes).unwrap_err().to_string();
         assert!(error.contains(&format!("byte {at}")), "{error}");
         assert!(error.contains("no LZ4 frame inflates that far"), "{error}");
+    }
+
+    /// A file written by Arrow C++ (pyarrow) passes the LZ4 frame walk: its frames are read as
+    /// another implementation writes them (a two-block offsets buffer among them).
+    #[test]
+    fn lz4_frames_written_by_pyarrow_pass_the_check() {
+        let bytes = include_bytes!("../testdata/pyarrow-lz4.arrow");
+        let table = decode(bytes).unwrap();
+        assert_eq!(table.num_rows(), 20_000);
+        let kernels = table
+            .column(0)
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .unwrap();
+        assert_eq!(kernels.value(19_999), "sgemm");
+        let secs = table
+            .column(1)
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .unwrap();
+        assert_eq!(secs.value(12_345), 5.0);
+    }
+
+    /// A buffer in LZ4's legacy frame format, which lz4_flex's decoder reads too and then
+    /// asserted on (debug assertions on: a block size that is not the previous frame's), is refused
+    /// before it reads it: the file `cargo xtask fuzz --target bundle_ipc` found; and the walk on a good frame cut short or doubled.
+    #[test]
+    fn a_buffer_of_two_lz4_frames_is_refused() {
+        let found = include_bytes!("../../../fuzz/regressions/bundle_ipc/legacy-lz4-frame");
+        let error = decode(found).unwrap_err().to_string();
+        assert!(
+            error.contains("not one LZ4 frame") || error.contains("after its LZ4 frame"),
+            "{error}"
+        );
+
+        // The walk itself: a frame cut short, and two frames back to back (it stops after the
+        // first, so the check names the bytes that follow).
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Float64, false)]));
+        let batch =
+            RecordBatch::try_new(schema, vec![Arc::new(Float64Array::from(vec![2.0; 1000]))])
+                .unwrap();
+        let bytes = encode(&batch).unwrap();
+        let magic = [0x04, 0x22, 0x4d, 0x18];
+        let at = bytes.windows(4).position(|w| w == magic).unwrap();
+        let frame_len = lz4_frame_len(&bytes[at..]).unwrap();
+        assert!(
+            lz4_frame_len(&bytes[at..at + frame_len - 1])
+                .unwrap_err()
+                .contains("without its end mark")
+        );
+        let one = &bytes[at..at + frame_len];
+        let mut two = one.to_vec();
+        two.extend_from_slice(one);
+        assert_eq!(lz4_frame_len(&two).unwrap(), frame_len);
     }
 
     /// A buffer that lies outside its batch's body is refused before arrow-ipc slices it: the
