@@ -102,6 +102,10 @@ pub struct StepRecord {
     /// The step kind, or `<plugin>/<collector>` for a source.
     pub kind: String,
     pub wall_secs: f64,
+    /// The tables it read (`<namespace>.<table>`; none for a source): what a viewer follows
+    /// from a figure to the data behind it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
     pub tables: Vec<String>,
     pub figures: Vec<Figure>,
 }

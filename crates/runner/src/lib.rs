@@ -481,6 +481,7 @@ impl Run<'_> {
                 id: source.name.clone(),
                 kind: format!("{}/{}", source.plugin.value, source.collector.value),
                 wall_secs,
+                inputs: Vec::new(),
                 tables: names,
                 figures,
             },
@@ -524,6 +525,13 @@ impl Run<'_> {
                     id: id.to_owned(),
                     kind: step.value.kind().to_owned(),
                     wall_secs,
+                    inputs: step
+                        .value
+                        .step
+                        .inputs()
+                        .iter()
+                        .map(|t| t.get_ref().clone())
+                        .collect(),
                     tables: names,
                     figures,
                 });

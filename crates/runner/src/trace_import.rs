@@ -193,6 +193,7 @@ pub fn import_kernel_trace(
                 id: "trace".to_owned(),
                 kind: "yosoku trace import".to_owned(),
                 wall_secs: 0.0,
+                inputs: Vec::new(),
                 tables: vec!["trace.trace_alignment".to_owned()],
                 figures: vec![
                     Figure::new(format!("{provenance} records"), align.records as f64, "")
