@@ -126,7 +126,36 @@ try {
     problems.push(`expected ${bundleCount} bundles, the app has: ${s}`);
   }
   if (field(s, "errors")) problems.push(`the app reports loading errors: ${s}`);
-  await screenshot(page, "web-1-bundles");
+  // It opens on its home: each bundle's results beside the papers' figures.
+  if (field(s, "tab") !== "home") problems.push(`the app does not open on its home view: ${s}`);
+  if (!(Number(field(s, "home_rows")) > 0)) problems.push(`the home view lists no results: ${s}`);
+  if (!(Number(field(s, "reproduced")) > 0)) problems.push(`no result on the home view reproduces its paper: ${s}`);
+  await screenshot(page, "web-1-home");
+  // A result's step is a link to the view that explains it.
+  await click(page, `home:${validationBundle}:0`);
+  s = await waitStatus(
+    page,
+    "the view behind a home row",
+    (t) => field(t, "tab") !== "home" && field(t, "bundle") === validationBundle,
+  );
+  if (field(s, "tab") !== "validation") problems.push(`the counter model's result did not open its validation view: ${s}`);
+  await screenshot(page, "web-1-home-explained");
+
+  // Every other view once, on a bundle it has something for.
+  for (const [tab, bundle] of [
+    ["bundles", validationBundle],
+    ["tables", validationBundle],
+    ["model", validationBundle],
+    ["cost", "csx600-montecarlo"],
+    ["ranks", "mpi-cp2k"],
+    ["throughput", "opencl-vector-width"],
+  ]) {
+    await click(page, `bundle:${bundle}`);
+    await waitStatus(page, `bundle ${bundle}`, (t) => field(t, "bundle") === bundle);
+    await click(page, `tab:${tab}`);
+    await waitStatus(page, `the ${tab} view`, (t) => field(t, "tab") === tab);
+    await screenshot(page, `web-view-${tab}`);
+  }
 
   // 2. Validation of a counter model: predicted vs measured for every program.
   await click(page, `bundle:${validationBundle}`);

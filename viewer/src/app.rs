@@ -9,6 +9,7 @@ use crate::views;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum Tab {
     #[default]
+    Home,
     Bundles,
     Tables,
     Model,
@@ -20,7 +21,8 @@ pub enum Tab {
 }
 
 impl Tab {
-    pub const ALL: [Tab; 8] = [
+    pub const ALL: [Tab; 9] = [
+        Tab::Home,
         Tab::Bundles,
         Tab::Tables,
         Tab::Model,
@@ -33,6 +35,7 @@ impl Tab {
 
     pub fn label(self) -> &'static str {
         match self {
+            Tab::Home => "Home",
             Tab::Bundles => "Bundles",
             Tab::Tables => "Tables",
             Tab::Model => "Model",
@@ -47,6 +50,7 @@ impl Tab {
     /// The URL fragment name.
     pub fn slug(self) -> &'static str {
         match self {
+            Tab::Home => "home",
             Tab::Bundles => "bundles",
             Tab::Tables => "tables",
             Tab::Model => "model",
@@ -229,9 +233,16 @@ impl ViewerApp {
                 );
                 return;
             };
+            if self.state.tab == Tab::Home {
+                if let Some(jump) = views::home::ui(ui, &self.bundles, &mut self.hitboxes) {
+                    self.follow(jump);
+                }
+                return;
+            }
             let bundle = &self.bundles[index];
             let caches = &mut self.caches;
             match self.state.tab {
+                Tab::Home => {}
                 Tab::Bundles => views::provenance::ui(ui, bundle),
                 Tab::Tables => views::tables::ui(ui, bundle, &mut self.state.tables, caches),
                 Tab::Model => views::model::ui(ui, bundle, &mut self.state.model),
@@ -248,6 +259,32 @@ impl ViewerApp {
         });
     }
 
+    /// Shows `tab` on the bundle named `bundle` (what a click on both would do).
+    pub fn open(&mut self, bundle: String, tab: Tab) {
+        if self.state.bundle.as_deref() != Some(bundle.as_str()) {
+            self.caches = views::Caches::default();
+        }
+        self.state.bundle = Some(bundle);
+        self.state.tab = tab;
+    }
+
+    /// Opens the view a home row's link leads to, on its bundle and table.
+    pub fn follow(&mut self, jump: views::home::Jump) {
+        self.open(jump.bundle, jump.tab);
+        let Some(table) = jump.table else {
+            return;
+        };
+        match jump.tab {
+            Tab::Validation => self.state.validation.table = table,
+            Tab::CostBreakdown => self.state.cost.table = table,
+            Tab::RankBars => self.state.ranks.table = table,
+            Tab::Throughput => self.state.throughput.table = table,
+            Tab::Gantt => self.state.gantt.table = table,
+            Tab::Tables => self.state.tables.table = table,
+            Tab::Home | Tab::Bundles | Tab::Model => {}
+        }
+    }
+
     /// One line for the page's status element and the browser test: the bundle count, the
     /// bundle and tab shown, and what the view holds.
     pub fn status_line(&self) -> String {
@@ -258,6 +295,12 @@ impl ViewerApp {
             self.state.tab.slug()
         );
         match self.state.tab {
+            Tab::Home => {
+                let (rows, reproduced, missed) = views::home::tally(&self.bundles);
+                s.push_str(&format!(
+                    "; home_rows={rows}; reproduced={reproduced}; missed={missed}"
+                ));
+            }
             Tab::Validation => {
                 if let Some(c) = &self.caches.validation {
                     s.push_str(&format!(

@@ -227,6 +227,23 @@ impl LoadedBundle {
     }
 
     /// The tables that have every column in `columns`.
+    /// The steps the pipeline's headline results come from, in order: its scoreboard's, then
+    /// those with a headline figure (none without a manifest).
+    pub fn headline_steps(&self) -> Vec<String> {
+        let Some(m) = &self.manifest else {
+            return Vec::new();
+        };
+        let mut steps: Vec<String> = Vec::new();
+        let scored = m.scoreboard.iter().map(|r| r.step.as_str());
+        let headline = m.figures().filter(|(_, f)| f.headline).map(|(s, _)| s);
+        for step in scored.chain(headline) {
+            if !steps.iter().any(|s| s == step) {
+                steps.push(step.to_owned());
+            }
+        }
+        steps
+    }
+
     pub fn tables_with<'a>(
         &'a self,
         columns: &'a [&'a str],
@@ -343,7 +360,7 @@ pub fn is_numeric(data_type: &DataType) -> bool {
     )
 }
 
-/// One cell as text: numbers with up to 6 significant digits, null as empty.
+/// One cell as text: numbers as `format::number` writes them, null as empty.
 pub fn cell_text(array: &dyn Array, row: usize) -> String {
     use arrow_array::cast::AsArray;
     use arrow_array::types::{
@@ -356,52 +373,15 @@ pub fn cell_text(array: &dyn Array, row: usize) -> String {
         DataType::Utf8 => array.as_string::<i32>().value(row).to_owned(),
         DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_owned(),
         DataType::Boolean => array.as_boolean().value(row).to_string(),
-        DataType::Float64 => format_number(array.as_primitive::<Float64Type>().value(row)),
+        DataType::Float64 => crate::format::number(array.as_primitive::<Float64Type>().value(row)),
         DataType::Float32 => {
-            format_number(f64::from(array.as_primitive::<Float32Type>().value(row)))
+            crate::format::number(f64::from(array.as_primitive::<Float32Type>().value(row)))
         }
         DataType::Int64 => array.as_primitive::<Int64Type>().value(row).to_string(),
         DataType::Int32 => array.as_primitive::<Int32Type>().value(row).to_string(),
         DataType::UInt64 => array.as_primitive::<UInt64Type>().value(row).to_string(),
         DataType::UInt32 => array.as_primitive::<UInt32Type>().value(row).to_string(),
         other => format!("<{other}>"),
-    }
-}
-
-/// A number for people: 6 significant digits, scientific outside 1e-4..1e7.
-pub fn format_number(v: f64) -> String {
-    if !v.is_finite() {
-        return v.to_string();
-    }
-    if v == 0.0 {
-        return "0".to_owned();
-    }
-    let magnitude = v.abs();
-    if !(1e-4..1e7).contains(&magnitude) {
-        return format!("{v:.4e}");
-    }
-    let digits = (5 - magnitude.log10().floor() as i32).clamp(0, 10) as usize;
-    let s = format!("{v:.digits$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        s
-    }
-}
-
-/// A duration for people, in the unit that suits it.
-pub fn format_secs(secs: f64) -> String {
-    let m = secs.abs();
-    if !secs.is_finite() {
-        secs.to_string()
-    } else if m >= 1.0 || m == 0.0 {
-        format!("{} s", format_number(secs))
-    } else if m >= 1e-3 {
-        format!("{} ms", format_number(secs * 1e3))
-    } else if m >= 1e-6 {
-        format!("{} µs", format_number(secs * 1e6))
-    } else {
-        format!("{} ns", format_number(secs * 1e9))
     }
 }
 
@@ -480,14 +460,5 @@ mod tests {
         assert!(crate::views::gantt::time_columns(&t.batch).is_some());
         // 16 records a lane (1000 / 64, rounded up): the last is in lane 62.
         assert_eq!(texts(&t.batch, "rank").unwrap()[999], "62");
-    }
-
-    #[test]
-    fn numbers_read_as_people_read_them() {
-        assert_eq!(format_number(3.7771234), "3.77712");
-        assert_eq!(format_number(1500.0), "1500");
-        assert_eq!(format_number(2.5e-7), "2.5000e-7");
-        assert_eq!(format_secs(0.0123), "12.3 ms");
-        assert_eq!(format_secs(3.5), "3.5 s");
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod data;
+pub mod format;
 pub mod gantt;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod open_dialog;

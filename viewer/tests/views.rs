@@ -143,6 +143,57 @@ fn harness(bundles: Vec<LoadedBundle>, tab: Tab) -> Harness<'static, ViewerApp> 
     h
 }
 
+/// The home view: what the viewer opens on. The CSX600 bundle's scoreboard (two results of the
+/// paper's Table 4), its figures in the viewer's number format beside the published ones, the
+/// verdicts; a bundle without a scoreboard lists its headline figures; "explain" opens the view
+/// behind a result on its table.
+#[test]
+fn home_shows_each_result_beside_the_paper_and_explains_it() {
+    assert_eq!(ViewState::default().tab, Tab::Home);
+    let mut h = harness(
+        vec![fixture("csx600-montecarlo"), fixture("k40-bpnn")],
+        ViewState::default().tab,
+    );
+    let status = h.state().status_line();
+    assert!(status.contains("tab=home"), "{status}");
+    // 2 scoreboard rows (both reproduced) + the k40 bundle's 9 headline figures (no criterion).
+    assert!(
+        status.contains("home_rows=11; reproduced=2; missed=0"),
+        "{status}"
+    );
+    shows(&h, "What yosoku found");
+    shows(&h, "CSX600 op-count model: Monte Carlo d=2 time");
+    // 3.777149... s with four significant digits, the paper's 3.775 s, the difference in ms.
+    shows(&h, "3.777 s");
+    shows(&h, "3.775 s");
+    shows(&h, "+2.149 ms");
+    shows(&h, "reproduced");
+    shows(&h, "no criterion");
+    // The k40 bundle has no scoreboard: its headline figures, percentages to one decimal.
+    shows(&h, "loo(selection fixed): mean |error|, best model");
+    let rows = yosoku_viewer::views::home::rows(&fixture("k40-bpnn"));
+    let percent = rows.iter().find(|r| r.unit == "%").unwrap();
+    let text = percent.value_text();
+    assert!(
+        text.ends_with(" %") && text.split('.').nth(1).unwrap().len() == 3,
+        "{text}"
+    );
+    shows(&h, &text);
+    // The first row's step, a link: the d=2 total comes from a comparison with the paper's table
+    // (no view draws it), which read the predictions beside the measured times: the validation
+    // view on them.
+    assert_eq!(h.query_all_by_label_contains(" ›").count(), 11);
+    let links: Vec<_> = h.query_all_by_label("paper_totals ›").collect();
+    assert_eq!(links.len(), 2);
+    links[0].click();
+    h.run();
+    let state = &h.state().state;
+    assert_eq!(state.tab, Tab::Validation);
+    assert_eq!(state.bundle.as_deref(), Some("csx600-montecarlo"));
+    assert_eq!(state.validation.table, "measured.predictions");
+    shows(&h, "montecarlo");
+}
+
 #[test]
 fn provenance_shows_the_pipeline_inputs_and_figures() {
     let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Bundles);
@@ -202,6 +253,11 @@ fn validation_plots_predictions_and_tabulates_errors_per_program() {
     assert!(status.contains("tab=validation"), "{status}");
     // Two kernels, 77 sizes: the default hold-out (the first, in-sample `fit`) or loo.
     assert!(status.contains("program=2"), "{status}");
+    // It opens on the predictions of the step of the pipeline's first headline figure (this
+    // bundle has no scoreboard): the stepwise fit's. The cross-validation's is one pick away.
+    assert_eq!(h.state().state.validation.table, "stepwise.predictions");
+    h.state_mut().state.validation.table = "stepwise_cv.predictions".into();
+    h.run();
     shows(&h, "Errors per program");
     shows(&h, "bpnn_layerforward_CUDA");
     shows(&h, "calculate_temp");

@@ -8,6 +8,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::mpi_apps::on_path;
 use crate::system::apt_install;
 use crate::{repo_root, run_cmd, serve, target_dir, web};
 
@@ -47,7 +48,69 @@ pub fn test() -> Result<()> {
     run_script("check.mjs", &bundles, &args).context(format!(
         "the browser test failed; screenshots and browser-test.json are in {}",
         out.display()
-    ))
+    ))?;
+    desktop_screenshots(&bundles, &out)?;
+    eprintln!(
+        "xtask: screenshots of every view, for a reviewer: {0}/web-*.png (Chromium) and {0}/desktop-*.png (the desktop app under Xvfb)",
+        out.display()
+    );
+    Ok(())
+}
+
+/// Views the desktop tour saves, one PNG each (`yosoku-viewer --screenshots`).
+const DESKTOP_VIEWS: usize = 9;
+
+/// The desktop app under Xvfb (apt `xvfb` and `xauth`, installed when missing) on the same
+/// bundles: every view in turn, on a bundle it has something to draw for, saved as
+/// `desktop-<n>-<view>.png` in `out`. The app fails the tour on a flat window or a view no bundle
+/// feeds; this checks that every picture is there.
+fn desktop_screenshots(bundles: &Path, out: &Path) -> Result<()> {
+    if !on_path("xvfb-run") || !on_path("xauth") {
+        apt_install(&["xvfb", "xauth"])?;
+    }
+    let viewer = target_dir()
+        .join("debug")
+        .join(format!("yosoku-viewer{}", std::env::consts::EXE_SUFFIX));
+    if !viewer.is_file() {
+        run_cmd(crate::cargo().args(["build", "-p", "yosoku-viewer"]))?;
+    }
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(bundles)
+        .with_context(|| format!("cannot list {}", bundles.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    dirs.sort();
+    for entry in std::fs::read_dir(out)?.flatten() {
+        if entry.file_name().to_string_lossy().starts_with("desktop-") {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    // A hung X server or GL driver must not hang the test: `timeout` ends the tour.
+    run_cmd(
+        Command::new("timeout")
+            .arg("300")
+            .arg("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1400x900x24"])
+            .arg(&viewer)
+            .arg("--screenshots")
+            .arg(out)
+            .args(&dirs),
+    )
+    .context("the desktop viewer's screenshot tour under Xvfb failed")?;
+    let saved = std::fs::read_dir(out)?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("desktop-") && name.ends_with(".png")
+        })
+        .count();
+    if saved != DESKTOP_VIEWS {
+        bail!(
+            "the desktop tour saved {saved} screenshots in {}, expected one for each of the {DESKTOP_VIEWS} views",
+            out.display()
+        );
+    }
+    Ok(())
 }
 
 /// `cargo xtask bench-web`: the Gantt's frame time in headless Chromium, 1 M and 10 M synthetic

@@ -53,10 +53,12 @@ cargo xtask <command>
                        with `yosoku trace import` (passes, GB/s, peak memory)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
                        I/O-free crates, all tests (a real OpenCL run on POCL among them), a few
-                       seconds of fuzzing per reader, the new-plugin scaffold check, and the web
-                       viewer in headless Chromium
-                       (installs Open MPI, the OpenCL ICD loader and POCL, chromium and npm
-                       packages if missing)
+                       seconds of fuzzing per reader, the new-plugin scaffold check, and the
+                       viewer as a person sees it (browser-test below)
+                       (installs Open MPI, the OpenCL ICD loader and POCL, chromium, xvfb and
+                       npm packages if missing)
+  browser-test         the web viewer in headless Chromium and the desktop app under Xvfb, a
+                       screenshot of every view of each into target/browser-test/ (part of test)
   fuzz [--target T]... [--seconds N] [--jobs N] [--asan] | fuzz --brief
                        coverage-guided fuzzing of every reader of user files (fuzz/, libFuzzer),
                        seeded with the repository's real files: N seconds a target (default 60),
@@ -114,7 +116,7 @@ fn run() -> Result<()> {
         Some("demo") => demo::demo(&args[1..]),
         Some("bench-pipelines") => demo::bench(&args[1..]),
         #[cfg(not(feature = "full"))]
-        Some("web" | "serve" | "bench-web" | "bench-trace" | "test" | "fuzz") => {
+        Some("web" | "serve" | "bench-web" | "bench-trace" | "test" | "fuzz" | "browser-test") => {
             rerun_with_full(&args)
         }
         #[cfg(feature = "full")]
@@ -125,6 +127,8 @@ fn run() -> Result<()> {
         Some("bench-web") => browser::bench(&args[1..]),
         #[cfg(feature = "full")]
         Some("test") => test(),
+        #[cfg(feature = "full")]
+        Some("browser-test") => browser::test(),
         #[cfg(feature = "full")]
         Some("fuzz") => fuzz::command(&args[1..]),
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),

@@ -190,7 +190,7 @@ fn keep_repeats(text: &str, repeats: u32) -> String {
         .join("\n\n")
 }
 
-fn on_path(program: &str) -> bool {
+pub(crate) fn on_path(program: &str) -> bool {
     which(program).is_ok()
 }
 

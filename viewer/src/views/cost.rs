@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, format_number, format_secs, numbers, texts};
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -20,6 +21,11 @@ const NEEDS: &[&str] = &[
     col::PREDICTED_SECS,
 ];
 
+/// Whether this view can show `batch`.
+pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
+    crate::data::has_columns(batch, NEEDS)
+}
+
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
     if tables.is_empty() {
@@ -31,6 +37,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    super::default_table(bundle, &mut state.table, &names);
     ui.horizontal(|ui| super::pick(ui, "breakdown", &mut state.table, &names));
     let Some(table) = tables.iter().find(|t| t.name == state.table) else {
         return;
@@ -60,7 +67,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     ui.heading(format!(
         "{}: {} per execution",
         state.case,
-        format_secs(total)
+        format::secs(total)
     ));
     ui.horizontal_top(|ui| {
         egui::Grid::new("components").striped(true).show(ui, |ui| {
@@ -73,17 +80,17 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                 ui.label(&component[i]);
                 ui.label(
                     work[i]
-                        .map(|w| format!("{} {}", format_number(w), work_unit[i]))
+                        .map(|w| format!("{} {}", format::number(w), work_unit[i]))
                         .unwrap_or_default(),
                 );
                 ui.label(
                     rate[i]
-                        .map(|r| format!("{} {}", format_number(r), rate_unit[i]))
+                        .map(|r| format!("{} {}", format::number(r), rate_unit[i]))
                         .unwrap_or_default(),
                 );
-                ui.label(format_secs(s));
+                ui.label(format::secs(s));
                 ui.label(if total > 0.0 {
-                    format!("{:.1} %", 100.0 * s / total)
+                    format::percent(100.0 * s / total)
                 } else {
                     String::new()
                 });
@@ -98,9 +105,11 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                 egui_plot::Bar::new(k as f64, secs[i].unwrap_or(0.0)).name(&component[i])
             })
             .collect();
-        egui_plot::Plot::new("cost_bars")
+        let names: Vec<String> = rows.iter().map(|&i| component[i].clone()).collect();
+        super::axes::category_plot(ui, "cost_bars", &names, 360.0)
             .height(260.0)
             .width(360.0)
+            .x_axis_label("component")
             .y_axis_label("predicted s per execution")
             .show(ui, |plot| {
                 plot.bar_chart(egui_plot::BarChart::new("components", bars))
@@ -152,8 +161,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                 ui.label(&model[i]);
                 ui.label(&phase[i]);
                 ui.label(&reps[i]);
-                ui.label(pred[i].map(format_secs).unwrap_or_default());
-                ui.label(meas[i].map(format_secs).unwrap_or_default());
+                ui.label(pred[i].map(format::secs).unwrap_or_default());
+                ui.label(meas[i].map(format::secs).unwrap_or_default());
                 ui.label(match (pred[i], meas[i]) {
                     (Some(a), Some(b)) if b > 0.0 => format!("{:+.2} %", 100.0 * (a - b) / b),
                     _ => String::new(),

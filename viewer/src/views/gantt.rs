@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, format_secs, numbers, texts};
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
 use crate::gantt::{GanttData, PixelCell};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -449,11 +450,21 @@ fn chart_with(
         }
     });
     let (t0, t1) = state.view.unwrap_or((data.t_min, data.t_max));
-    ui.label(format!("{} … {}", format_secs(t0), format_secs(t1)));
+    // Times on the axis count from the first record (a trace's clock may be Unix time).
+    let origin = data.t_min;
+    ui.label(format!(
+        "showing {} to {} of {}, from the first record (drag to pan, scroll to zoom)",
+        format::secs(t0 - origin),
+        format::secs(t1 - origin),
+        format::secs(data.t_max - origin)
+    ));
     let label_width = 110.0;
     let size = ui.available_size().max(egui::vec2(200.0, 100.0));
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
-    let plot = egui::Rect::from_min_max(rect.min + egui::vec2(label_width, 0.0), rect.max);
+    let plot = egui::Rect::from_min_max(
+        rect.min + egui::vec2(label_width, super::axes::AXIS_BAND_PX),
+        rect.max,
+    );
     let pixels = plot.width().max(1.0) as usize;
     let span = t1 - t0;
     let view = pan_zoom(ui, &response, plot, (t0, t1));
@@ -461,6 +472,15 @@ fn chart_with(
         state.view = Some(view);
     }
     let painter = ui.painter_at(rect);
+    super::axes::paint_time_axis(
+        ui,
+        &painter,
+        egui::Rect::from_min_max(rect.min, egui::pos2(rect.right(), plot.top())),
+        plot,
+        (t0 - origin, t1 - origin),
+        &super::axes::lane_title(&state.lane),
+        response.hover_pos().map(|p| p.x),
+    );
     // The lanes the filter lets through, in order.
     let filter = state.lane_filter.trim().to_lowercase();
     let shown: Vec<usize> = (0..data.lanes.len())
@@ -501,7 +521,11 @@ fn chart_with(
                 .record_at(lane, t, tolerance)
                 .map(describe)
                 .unwrap_or_default();
-            response.on_hover_text_at_pointer(format!("{name} at {}\n{record}", format_secs(t)));
+            response.on_hover_text_at_pointer(format!(
+                "{} {name} at {}\n{record}",
+                super::axes::lane_title(&state.lane),
+                super::axes::time_at(t - origin, span / pixels as f64)
+            ));
         }
     }
 }

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, format_number, numbers, texts};
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -14,6 +15,11 @@ pub struct State {
 }
 
 const SUMMARY_COLUMNS: &[&str] = &[col::MODEL, col::MODEL_GROUP, col::R2, col::ADJUSTED_R2];
+
+/// Whether this view can show `batch` (a model summary).
+pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
+    crate::data::has_columns(batch, SUMMARY_COLUMNS)
+}
 
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let summaries: Vec<_> = bundle.tables_with(SUMMARY_COLUMNS).collect();
@@ -117,7 +123,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         let p = numbers(b, col::P_VALUE).unwrap_or_default();
         let status = texts(b, col::STATUS).unwrap_or_default();
         let show =
-            |v: Option<&Option<f64>>| v.copied().flatten().map(format_number).unwrap_or_default();
+            |v: Option<&Option<f64>>| v.copied().flatten().map(format::number).unwrap_or_default();
         egui::ScrollArea::vertical()
             .id_salt("coefficients")
             .max_height(260.0)
@@ -177,8 +183,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                         ui.label(step[i].map(|s| s.to_string()).unwrap_or_default());
                         ui.label(&action[i]);
                         ui.label(&term[i]);
-                        ui.label(r2[i].map(format_number).unwrap_or_default());
-                        ui.label(adj[i].map(format_number).unwrap_or_default());
+                        ui.label(r2[i].map(format::number).unwrap_or_default());
+                        ui.label(adj[i].map(format::number).unwrap_or_default());
                         ui.end_row();
                     }
                 });

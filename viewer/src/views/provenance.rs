@@ -1,7 +1,8 @@
 //! Bundles & provenance: the pipeline, its inputs with their hashes, the plugins, the stages
 //! with their timings and headline figures.
 
-use crate::data::{LoadedBundle, format_number, format_secs};
+use crate::data::LoadedBundle;
+use crate::format;
 
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
     egui::ScrollArea::vertical().show(ui, |ui| {
@@ -20,16 +21,20 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
             ui.monospace(&m.pipeline.spec_path);
             ui.end_row();
             ui.label("pipeline sha256");
-            ui.monospace(&m.pipeline.spec_sha256);
+            format::hash_label(ui, &m.pipeline.spec_sha256);
             ui.end_row();
             ui.label("yosoku");
             ui.label(&m.yosoku_version);
             ui.end_row();
-            ui.label("created (unix s)");
-            ui.label(m.created_unix_secs.to_string());
+            ui.label("created");
+            ui.label(format::date_time(
+                m.created_unix_secs,
+                format::local_offset_secs(m.created_unix_secs),
+            ))
+            .on_hover_text(format!("{} s since 1970-01-01 UTC", m.created_unix_secs));
             ui.end_row();
             ui.label("total wall time");
-            ui.label(format_secs(m.total_wall_secs));
+            ui.label(format::secs(m.total_wall_secs));
             ui.end_row();
         });
 
@@ -43,9 +48,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
                     ui.label(&i.source);
                     ui.label(&i.key);
                     ui.monospace(&i.path);
-                    ui.label(i.size_bytes.to_string());
-                    ui.monospace(&i.sha256[..i.sha256.len().min(16)])
-                        .on_hover_text(&i.sha256);
+                    ui.label(format::count(i.size_bytes));
+                    format::hash_label(ui, &i.sha256);
                     ui.end_row();
                 }
             });
@@ -76,7 +80,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
                     ui.label(&s.stage);
                     ui.label(&step.id);
                     ui.label(&step.kind);
-                    ui.label(format_secs(step.wall_secs));
+                    ui.label(format::secs(step.wall_secs));
                     ui.label(step.tables.len().to_string());
                     ui.end_row();
                 }
@@ -96,10 +100,10 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
                     ui.label(&f.name);
                 }
                 let unit = f.unit.as_str();
-                ui.label(format!("{} {unit}", format_number(f.value)));
+                ui.label(format::with_unit(f.value, unit));
                 ui.label(
                     f.reference
-                        .map(|r| format!("{} {unit}", format_number(r)))
+                        .map(|r| format::with_unit(r, unit))
                         .unwrap_or_default(),
                 );
                 ui.end_row();

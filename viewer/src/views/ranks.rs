@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, format_secs, numbers, texts};
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -18,6 +19,11 @@ pub struct State {
 const MEASURED: &[&str] = &[col::RANK, col::KIND, col::DURATION_SECS];
 const PREDICTED: &[&str] = &[col::RANK, col::KIND, col::PREDICTED_SECS];
 const NONE: &str = "none";
+
+/// Whether this view can show `batch`.
+pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
+    crate::data::has_columns(batch, MEASURED) || crate::data::has_columns(batch, PREDICTED)
+}
 
 /// Seconds per rank and kind: (rank, [(kind, secs)]), ranks ascending.
 pub type RankSeconds = Vec<(i64, Vec<(String, f64)>)>;
@@ -114,6 +120,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let mut compare = vec![NONE.to_owned()];
     compare.extend(names.iter().cloned());
     ui.horizontal(|ui| {
+        super::default_table(bundle, &mut state.table, &names);
         super::pick(ui, "table", &mut state.table, &names);
         super::pick(ui, "beside", &mut state.compare, &compare);
     });
@@ -191,7 +198,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                         parts
                             .iter()
                             .find(|(x, _)| x == k)
-                            .map(|p| format_secs(p.1))
+                            .map(|p| format::secs(p.1))
                             .unwrap_or_default(),
                     );
                 }
@@ -224,7 +231,7 @@ fn loop_ui(ui: &mut egui::Ui, ranks: &[RankLoop]) {
             for r in ranks {
                 ui.label(r.rank.to_string());
                 for (_, secs) in &r.roles {
-                    ui.label(format_secs(*secs));
+                    ui.label(format::secs(*secs));
                 }
                 let periodic: Vec<String> = r
                     .periodic

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::{LoadedBundle, cell_text, format_number, is_numeric, numbers};
+use crate::data::{LoadedBundle, cell_text, is_numeric, numbers};
+use crate::format;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -29,6 +30,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
     }
     let names: Vec<String> = bundle.tables.iter().map(|t| t.name.clone()).collect();
     ui.horizontal(|ui| {
+        super::default_table(bundle, &mut state.table, &names);
         super::pick(ui, "table", &mut state.table, &names);
         let label = ui.label("filter");
         ui.text_edit_singleline(&mut state.filter)
@@ -160,9 +162,9 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
                         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
                         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                         let mean = values.iter().sum::<f64>() / values.len() as f64;
-                        ui.label(format_number(min));
-                        ui.label(format_number(mean));
-                        ui.label(format_number(max));
+                        ui.label(format::number(min));
+                        ui.label(format::number(mean));
+                        ui.label(format::number(max));
                     }
                     ui.end_row();
                 }

@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, format_number, numbers, texts};
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -16,6 +17,11 @@ pub struct State {
 }
 
 const NEEDS: &[&str] = &[col::GROUP, col::CANDIDATE, col::RATE, col::RATE_UNIT];
+
+/// Whether this view can show `batch`.
+pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
+    crate::data::has_columns(batch, NEEDS)
+}
 
 /// The scale a rate unit is shown in: GB/s for bytes/s, G/s for counts per second.
 fn scale(unit: &str) -> (f64, String) {
@@ -37,6 +43,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    super::default_table(bundle, &mut state.table, &names);
     ui.horizontal(|ui| super::pick(ui, "table", &mut state.table, &names));
     let Some(table) = tables.iter().find(|t| t.name == state.table) else {
         return;
@@ -70,7 +77,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     if let Some(w) = work[first] {
         ui.label(format!(
             "compared at {} {} (the largest size every candidate was measured at)",
-            format_number(w),
+            format::number(w),
             work_unit[first]
         ));
     }
@@ -89,17 +96,17 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                 ui.label(name);
                 ui.label(
                     rate[i]
-                        .map(|r| format!("{} {shown_unit}", format_number(r / factor)))
+                        .map(|r| format!("{} {shown_unit}", format::number(r / factor)))
                         .unwrap_or_default(),
                 );
                 ui.label(
                     peak[i]
-                        .map(|r| format!("{} {shown_unit}", format_number(r / factor)))
+                        .map(|r| format!("{} {shown_unit}", format::number(r / factor)))
                         .unwrap_or_default(),
                 );
                 ui.label(
                     relative[i]
-                        .map(|r| format!("{:.1} %", 100.0 * r))
+                        .map(|r| format::percent(100.0 * r))
                         .unwrap_or_default(),
                 );
                 ui.end_row();
@@ -119,18 +126,11 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             })
             .collect();
         let labels: Vec<String> = rows.iter().map(|&i| candidate[i].clone()).collect();
-        egui_plot::Plot::new("throughput_bars")
+        super::axes::category_plot(ui, "throughput_bars", &labels, 460.0)
             .height(280.0)
             .width(460.0)
+            .x_axis_label("candidate")
             .y_axis_label(shown_unit.clone())
-            .x_axis_formatter(move |mark, _| {
-                let k = mark.value.round();
-                if (mark.value - k).abs() < 1e-9 && k >= 0.0 {
-                    labels.get(k as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
             .show(ui, |plot| {
                 plot.bar_chart(egui_plot::BarChart::new("rate", bars))
             });

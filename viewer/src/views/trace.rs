@@ -280,7 +280,10 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     let size = ui.available_size().max(egui::vec2(200.0, 100.0));
     let label_width = 90.0;
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
-    let plot = egui::Rect::from_min_max(rect.min + egui::vec2(label_width, 16.0), rect.max);
+    let plot = egui::Rect::from_min_max(
+        rect.min + egui::vec2(label_width, super::axes::AXIS_BAND_PX),
+        rect.max,
+    );
     let pixels = plot.width().max(1.0) as usize;
     let mut view = pan_zoom(ui, &response, plot, (t0, t1));
     // No further in than 1 ns over the plot, no further out than the whole trace.
@@ -320,19 +323,15 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     let row = (plot.height() / lanes.len().max(1) as f32).clamp(1.0, 24.0);
     let text = ui.visuals().text_color();
     let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
-    painter.text(
-        egui::pos2(plot.left(), rect.top()),
-        egui::Align2::LEFT_TOP,
-        format_ns(t0 - t_min),
-        egui::FontId::proportional(11.0),
-        text,
-    );
-    painter.text(
-        egui::pos2(plot.right(), rect.top()),
-        egui::Align2::RIGHT_TOP,
-        format_ns(t1 - t_min),
-        egui::FontId::proportional(11.0),
-        text,
+    // Times from the trace's first record, in seconds.
+    super::axes::paint_time_axis(
+        ui,
+        &painter,
+        egui::Rect::from_min_max(rect.min, egui::pos2(rect.right(), plot.top())),
+        plot,
+        ((t0 - t_min) / 1e9, (t1 - t_min) / 1e9),
+        &super::axes::lane_title(&idx.lane_kind),
+        response.hover_pos().map(|p| p.x),
     );
     let mut cells_per_lane: Vec<Vec<PixelCell>> = vec![Vec::new(); lanes.len()];
     if frame.mode == "records" {
@@ -432,7 +431,12 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
         let t = t0 + f64::from(pos.x - plot.left()) / pixels as f64 * (t1 - t0);
         let r = ((pos.y - plot.top()) / row) as usize;
         if let Some(&lane) = lanes.get(r) {
-            let at = format!("{} at {}", idx.lanes[lane], format_ns(t - t_min));
+            let at = format!(
+                "{} {} at {}",
+                super::axes::lane_title(&idx.lane_kind),
+                idx.lanes[lane],
+                super::axes::time_at((t - t_min) / 1e9, (t1 - t0) / 1e9 / pixels as f64)
+            );
             let tip = if frame.mode == "records" {
                 match record_at(&chunks, idx.max_duration_ns, lane as u32, t) {
                     Some((c, i)) => format!(

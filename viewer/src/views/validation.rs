@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, format_number, numbers, texts};
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -48,6 +49,11 @@ const NEEDS: &[&str] = &[col::PREDICTED_SECS, col::MEASURED_SECS, col::PROGRAM];
 /// The columns errors can be broken down by, when the table has them.
 const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT];
 
+/// Whether this view can show `batch`.
+pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
+    crate::data::has_columns(batch, NEEDS)
+}
+
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
     let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
     if tables.is_empty() {
@@ -59,7 +65,9 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
-    // By default the last: validation steps come after the fits whose in-sample rows they test.
+    // By default the headline result's, else the last: validation steps come after the fits
+    // whose in-sample rows they test.
+    super::default_table(bundle, &mut state.table, &names);
     if !names.contains(&state.table)
         && let Some(last) = names.last()
     {
@@ -125,7 +133,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         });
     let labels = &cache.labels;
     let pow10 = |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
-        crate::data::format_secs(10f64.powf(mark.value))
+        crate::format::secs(10f64.powf(mark.value))
     };
     ui.columns(2, |columns| {
         egui_plot::Plot::new("predicted_vs_measured")
@@ -143,8 +151,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
                 } => Some(format!(
                     "{}\nmeasured {}\npredicted {}",
                     labels.get(*index).map(String::as_str).unwrap_or(""),
-                    crate::data::format_secs(10f64.powf(position.x)),
-                    crate::data::format_secs(10f64.powf(position.y)),
+                    crate::format::secs(10f64.powf(position.x)),
+                    crate::format::secs(10f64.powf(position.y)),
                 )),
                 egui_plot::HoverPosition::Elsewhere { .. } => None,
             })
@@ -167,18 +175,11 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             })
             .collect();
         let names: Vec<String> = cache.groups.iter().map(|p| p.name.clone()).collect();
-        egui_plot::Plot::new("ratio_per_group")
+        let width = columns[1].available_width();
+        super::axes::category_plot(&columns[1], "ratio_per_group", &names, width)
             .height(360.0)
             .x_axis_label(state.by.as_str())
-            .y_axis_label("predicted / measured")
-            .x_axis_formatter(move |mark, _| {
-                let i = mark.value.round();
-                if (mark.value - i).abs() < 1e-6 && i >= 0.0 {
-                    names.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
+            .y_axis_label("mean predicted / measured")
             .show(&mut columns[1], |plot| {
                 plot.bar_chart(egui_plot::BarChart::new("predicted / measured", bars));
                 plot.hline(egui_plot::HLine::new("1.0", 1.0).width(1.0));
@@ -190,20 +191,20 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             state.by.as_str(),
             "n",
             "mean predicted / measured",
-            "mean |error| %",
-            "median |error| %",
-            "max |error| %",
+            "mean |error|",
+            "median |error|",
+            "max |error|",
         ] {
             ui.strong(h);
         }
         ui.end_row();
         for p in &cache.groups {
             ui.label(&p.name);
-            ui.label(p.n.to_string());
-            ui.label(format_number(p.mean_ratio));
-            ui.label(format_number(p.mean_abs_pct));
-            ui.label(format_number(p.median_abs_pct));
-            ui.label(format_number(p.max_abs_pct));
+            ui.label(format::count(p.n as u64));
+            ui.label(format::number(p.mean_ratio));
+            ui.label(format::percent(p.mean_abs_pct));
+            ui.label(format::percent(p.median_abs_pct));
+            ui.label(format::percent(p.max_abs_pct));
             ui.end_row();
         }
     });

@@ -1,0 +1,370 @@
+//! Home: what yosoku found. For every open bundle, its scoreboard — each result the pipeline
+//! reproduces from a paper, yosoku's figure beside the published one, the difference, whether it
+//! meets the pipeline's criterion — and a link from each row to the view that explains it. A
+//! bundle without a scoreboard shows its headline figures instead.
+
+use yosoku_tables::{Figure, ScoreRow, Verdict};
+
+use crate::app::Tab;
+use crate::data::LoadedBundle;
+use crate::format;
+
+/// Where a row's "explain" link leads: a bundle, a view and the table it opens on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Jump {
+    pub bundle: String,
+    pub tab: Tab,
+    pub table: Option<String>,
+}
+
+/// One row of the home view, from a scoreboard row or a headline figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HomeRow {
+    pub result: String,
+    pub step: String,
+    pub value: f64,
+    pub unit: String,
+    /// The paper's figure as written (a value, a range).
+    pub paper: String,
+    pub reference: Option<f64>,
+    pub criterion: String,
+    pub verdict: Option<Verdict>,
+}
+
+impl HomeRow {
+    fn from_score(row: &ScoreRow) -> Self {
+        Self {
+            result: row.method.clone(),
+            step: row.step.clone(),
+            value: row.value,
+            unit: row.unit.clone(),
+            paper: row.paper.clone(),
+            reference: row.reference,
+            criterion: row.criterion.clone(),
+            verdict: row.verdict,
+        }
+    }
+
+    fn from_figure(step: &str, figure: &Figure) -> Self {
+        Self {
+            result: figure.name.clone(),
+            step: step.to_owned(),
+            value: figure.value,
+            unit: figure.unit.clone(),
+            paper: figure
+                .reference
+                .map(|r| format::with_unit(r, &figure.unit))
+                .unwrap_or_default(),
+            reference: figure.reference,
+            criterion: String::new(),
+            verdict: None,
+        }
+    }
+
+    /// yosoku's figure in the viewer's number format.
+    pub fn value_text(&self) -> String {
+        format::with_unit(self.value, &self.unit)
+    }
+
+    /// yosoku's figure minus the published one (percentage points for percentages).
+    pub fn difference_text(&self) -> String {
+        match self.reference {
+            Some(r) if self.unit == "%" => {
+                let d = self.value - r;
+                let sign = if d > 0.0 {
+                    "+"
+                } else if d < 0.0 {
+                    "−"
+                } else {
+                    ""
+                };
+                format!("{sign}{:.1} points", d.abs())
+            }
+            Some(r) => format::signed_with_unit(self.value - r, &self.unit),
+            None => String::new(),
+        }
+    }
+
+    /// The verdict in a word (beside its painted mark).
+    pub fn verdict_text(&self) -> &'static str {
+        match self.verdict {
+            Some(Verdict::Reproduced) => "reproduced",
+            Some(Verdict::Missed) => "missed",
+            None => "no criterion",
+        }
+    }
+}
+
+/// The rows of one bundle: its scoreboard, else its headline figures.
+pub fn rows(bundle: &LoadedBundle) -> Vec<HomeRow> {
+    let Some(manifest) = &bundle.manifest else {
+        return Vec::new();
+    };
+    if !manifest.scoreboard.is_empty() {
+        return manifest
+            .scoreboard
+            .iter()
+            .map(HomeRow::from_score)
+            .collect();
+    }
+    manifest
+        .figures()
+        .filter(|(_, f)| f.headline)
+        .map(|(step, f)| HomeRow::from_figure(step, f))
+        .collect()
+}
+
+/// Counts over every bundle: (rows, reproduced, missed).
+pub fn tally(bundles: &[LoadedBundle]) -> (usize, usize, usize) {
+    let mut counts = (0, 0, 0);
+    for row in bundles.iter().flat_map(rows) {
+        counts.0 += 1;
+        match row.verdict {
+            Some(Verdict::Reproduced) => counts.1 += 1,
+            Some(Verdict::Missed) => counts.2 += 1,
+            None => {}
+        }
+    }
+    counts
+}
+
+/// The view that explains `step`'s results, and the table it opens on: the most specific view
+/// that draws one of its tables — cost components in the cost breakdown, per-rank times in the
+/// per-rank bars, candidate rates in the throughput view, predictions beside measurements in the
+/// validation view, timelines in the Gantt. A step whose tables no view draws (a comparison with
+/// a paper's table, say) leads to a view of the tables it read (the manifest records them), and
+/// then of theirs; anything else to the table browser on the step's first table.
+pub fn explain(bundle: &LoadedBundle, step: &str) -> Jump {
+    let own = step_tables(bundle, step);
+    if let Some(jump) = view_of(bundle, &own) {
+        return jump;
+    }
+    // Breadth first through what the step read, at most a few steps back.
+    let mut frontier = vec![step.to_owned()];
+    let mut seen = frontier.clone();
+    for _ in 0..4 {
+        let read: Vec<String> = frontier
+            .iter()
+            .flat_map(|s| step_inputs(bundle, s))
+            .collect();
+        let tables: Vec<_> = bundle
+            .tables
+            .iter()
+            .filter(|t| read.contains(&t.name))
+            .collect();
+        if let Some(jump) = view_of(bundle, &tables) {
+            return jump;
+        }
+        frontier = read
+            .iter()
+            .filter_map(|t| t.split_once('.').map(|(ns, _)| ns.to_owned()))
+            .filter(|ns| !seen.contains(ns))
+            .collect();
+        frontier.dedup();
+        seen.extend(frontier.iter().cloned());
+        if frontier.is_empty() {
+            break;
+        }
+    }
+    Jump {
+        bundle: bundle.name(),
+        tab: Tab::Tables,
+        table: own.first().map(|t| t.name.clone()),
+    }
+}
+
+/// The tables a step read, as its manifest record lists them.
+fn step_inputs(bundle: &LoadedBundle, step: &str) -> Vec<String> {
+    bundle
+        .manifest
+        .iter()
+        .flat_map(|m| m.stages.iter().flat_map(|s| s.steps.iter()))
+        .filter(|s| s.id == step)
+        .flat_map(|s| s.inputs.iter().cloned())
+        .collect()
+}
+
+/// The tables a step wrote (`<step>.<table>`).
+fn step_tables<'a>(bundle: &'a LoadedBundle, step: &str) -> Vec<&'a crate::data::LoadedTable> {
+    bundle
+        .tables
+        .iter()
+        .filter(|t| {
+            t.name
+                .strip_prefix(step)
+                .is_some_and(|rest| rest.starts_with('.'))
+        })
+        .collect()
+}
+
+/// Whether a view draws a table.
+type Shows = fn(&arrow_array::RecordBatch) -> bool;
+
+/// The first view, in the order of [`explain`], that draws one of `tables`.
+fn view_of(bundle: &LoadedBundle, tables: &[&crate::data::LoadedTable]) -> Option<Jump> {
+    let tests: [(Tab, Shows); 5] = [
+        (Tab::CostBreakdown, super::cost::shows),
+        (Tab::RankBars, super::ranks::shows),
+        (Tab::Throughput, super::throughput::shows),
+        (Tab::Validation, super::validation::shows),
+        (Tab::Gantt, |b| super::gantt::time_columns(b).is_some()),
+    ];
+    tests.into_iter().find_map(|(tab, shows)| {
+        tables.iter().find(|t| shows(&t.batch)).map(|t| Jump {
+            bundle: bundle.name(),
+            tab,
+            table: Some(t.name.clone()),
+        })
+    })
+}
+
+/// Draws the home view; returns the row link clicked this frame. `hitboxes` gets each link's
+/// rectangle as `home:<bundle>:<row>` (the browser test clicks them).
+pub fn ui(
+    ui: &mut egui::Ui,
+    bundles: &[LoadedBundle],
+    hitboxes: &mut Vec<(String, egui::Rect)>,
+) -> Option<Jump> {
+    let mut jump = None;
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading("What yosoku found");
+        let (n, reproduced, missed) = tally(bundles);
+        ui.label(format!(
+            "{} bundles; {n} results: {reproduced} reproduce their paper, {missed} miss, {} have no criterion. \
+             A result's step opens the view behind it.",
+            bundles.len(),
+            n - reproduced - missed
+        ));
+        let good = if ui.visuals().dark_mode {
+            egui::Color32::from_rgb(90, 200, 110)
+        } else {
+            egui::Color32::from_rgb(20, 130, 50)
+        };
+        let bad = ui.visuals().error_fg_color;
+        ui.add_space(6.0);
+        // One grid for every bundle, so that columns line up down the page.
+        egui::Grid::new("home")
+            .striped(true)
+            .spacing([16.0, 4.0])
+            .show(ui, |ui| {
+                for h in ["", "result", "yosoku", "paper", "difference", "explained in"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for bundle in bundles {
+                    let name = bundle.name();
+                    ui.label("");
+                    let title = ui.label(egui::RichText::new(&name).strong().size(15.0));
+                    if let Some(m) = &bundle.manifest {
+                        title.on_hover_text(&m.pipeline.description);
+                    }
+                    ui.end_row();
+                    let rows = rows(bundle);
+                    if rows.is_empty() {
+                        ui.label("");
+                        ui.weak(if bundle.manifest.is_some() {
+                            "no headline figures: see the Bundles and Tables views"
+                        } else {
+                            "tables dropped without their manifest: no figures"
+                        });
+                        ui.end_row();
+                        continue;
+                    }
+                    for (i, row) in rows.iter().enumerate() {
+                        if let Some(j) = row_ui(ui, bundle, &name, i, row, (good, bad), hitboxes) {
+                            jump = Some(j);
+                        }
+                    }
+                }
+            });
+    });
+    jump
+}
+
+/// One result's row of the home grid; the jump when its link is clicked.
+fn row_ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    name: &str,
+    i: usize,
+    row: &HomeRow,
+    (good, bad): (egui::Color32, egui::Color32),
+    hitboxes: &mut Vec<(String, egui::Rect)>,
+) -> Option<Jump> {
+    let mark = match row.verdict {
+        Some(Verdict::Reproduced) => egui::RichText::new(row.verdict_text()).color(good),
+        Some(Verdict::Missed) => egui::RichText::new(row.verdict_text()).color(bad),
+        None => egui::RichText::new(row.verdict_text()).weak(),
+    };
+    let criterion = if row.criterion.is_empty() {
+        "The pipeline sets no criterion for this result.".to_owned()
+    } else {
+        format!("Reproduced when {}.", row.criterion)
+    };
+    ui.horizontal(|ui| {
+        verdict_mark(ui, row.verdict, good, bad);
+        ui.label(mark);
+    })
+    .response
+    .on_hover_text(criterion);
+    ui.label(&row.result);
+    ui.strong(row.value_text())
+        .on_hover_text(format!("{} {}", row.value, row.unit));
+    ui.label(&row.paper);
+    ui.label(row.difference_text());
+    // The step it comes from, as the link to the view that explains it.
+    let target = explain(bundle, &row.step);
+    let link = ui
+        .link(egui::RichText::new(format!("{} ›", row.step)).monospace())
+        .on_hover_text(format!(
+            "Open {} on {}",
+            target.tab.label(),
+            target.table.as_deref().unwrap_or("this bundle")
+        ));
+    hitboxes.push((format!("home:{name}:{i}"), link.rect));
+    let jump = link.clicked().then_some(target);
+    ui.end_row();
+    jump
+}
+
+/// A mark painted, not typed (egui's bundled fonts have no check mark): a tick in a green disc
+/// for a reproduced result, a cross in a red one for a missed one, a grey ring without a criterion.
+fn verdict_mark(
+    ui: &mut egui::Ui,
+    verdict: Option<Verdict>,
+    good: egui::Color32,
+    bad: egui::Color32,
+) {
+    let size = ui.text_style_height(&egui::TextStyle::Body);
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(size, size), egui::Sense::hover());
+    let painter = ui.painter();
+    let c = rect.center();
+    let r = size * 0.45;
+    let white = egui::Stroke::new(size * 0.13, egui::Color32::WHITE);
+    match verdict {
+        Some(Verdict::Reproduced) => {
+            painter.circle_filled(c, r, good);
+            painter.line(
+                vec![
+                    c + egui::vec2(-0.5 * r, 0.0),
+                    c + egui::vec2(-0.1 * r, 0.4 * r),
+                    c + egui::vec2(0.55 * r, -0.45 * r),
+                ],
+                white,
+            );
+        }
+        Some(Verdict::Missed) => {
+            painter.circle_filled(c, r, bad);
+            let d = 0.4 * r;
+            painter.line_segment([c + egui::vec2(-d, -d), c + egui::vec2(d, d)], white);
+            painter.line_segment([c + egui::vec2(-d, d), c + egui::vec2(d, -d)], white);
+        }
+        None => {
+            painter.circle_stroke(
+                c,
+                r * 0.8,
+                egui::Stroke::new(1.0, ui.visuals().weak_text_color()),
+            );
+        }
+    }
+}
