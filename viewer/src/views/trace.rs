@@ -46,19 +46,6 @@ pub struct TraceFrame {
     pub texture: Option<egui::TextureHandle>,
 }
 
-fn format_ns(ns: f64) -> String {
-    let a = ns.abs();
-    if a >= 1e9 {
-        format!("{:.4} s", ns / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.4} ms", ns / 1e6)
-    } else if a >= 1e3 {
-        format!("{:.4} µs", ns / 1e3)
-    } else {
-        format!("{ns:.1} ns")
-    }
-}
-
 /// Lanes whose name contains `filter` (case-insensitive), all when empty.
 fn shown_lanes(trace: &LoadedTrace, filter: &str) -> Vec<usize> {
     let f = filter.trim().to_lowercase();
@@ -444,8 +431,9 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
                         idx.kinds
                             .get(usize::from(c.kind[i]))
                             .map_or("", String::as_str),
-                        format_ns(c.start_ns[i] as f64 - t_min),
-                        format_ns(c.duration_ns[i] as f64),
+                        // Record times are whole nanoseconds: shown to the nanosecond.
+                        super::axes::time_at((c.start_ns[i] as f64 - t_min) / 1e9, 1e-9),
+                        crate::format::secs(c.duration_ns[i] as f64 / 1e9),
                         c.source_row[i]
                     ),
                     None => format!("{at}\nidle"),
