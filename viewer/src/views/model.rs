@@ -21,6 +21,24 @@ pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
     crate::data::has_columns(batch, SUMMARY_COLUMNS)
 }
 
+/// The model of the pipeline's headline result: a headline step that is one of `models`, else
+/// the model a headline step's predictions name (a cross-validation names the fit it re-runs).
+fn headline_model(bundle: &LoadedBundle, models: &[String]) -> Option<String> {
+    let steps = bundle.headline_steps();
+    if let Some(step) = steps.iter().find(|s| models.contains(s)) {
+        return Some(step.clone());
+    }
+    steps.iter().find_map(|step| {
+        let table = bundle
+            .tables
+            .iter()
+            .find(|t| t.name == format!("{step}.predictions"))?;
+        texts(&table.batch, col::MODEL)?
+            .into_iter()
+            .find(|m| models.contains(m))
+    })
+}
+
 pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let summaries: Vec<_> = bundle.tables_with(SUMMARY_COLUMNS).collect();
     if summaries.is_empty() {
@@ -35,6 +53,11 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         .iter()
         .map(|t| namespace(&t.name).to_owned())
         .collect();
+    if !names.contains(&state.model)
+        && let Some(model) = headline_model(bundle, &names)
+    {
+        state.model = model;
+    }
     ui.horizontal(|ui| super::pick(ui, "model", &mut state.model, &names));
     let Some(summary) = summaries.iter().find(|t| namespace(&t.name) == state.model) else {
         return;
