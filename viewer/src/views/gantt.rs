@@ -433,8 +433,8 @@ fn chart_with(
     ui.horizontal_wrapped(|ui| {
         ui.label(format!(
             "{} records in {} lanes",
-            data.len,
-            data.lanes.len()
+            format::count(data.len as u64),
+            format::count(data.lanes.len() as u64)
         ));
         if cache.skipped > 0 {
             ui.colored_label(

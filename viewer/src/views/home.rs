@@ -226,7 +226,9 @@ pub fn ui(
     hitboxes: &mut Vec<(String, egui::Rect)>,
 ) -> Option<Jump> {
     let mut jump = None;
-    egui::ScrollArea::vertical().show(ui, |ui| {
+    // Both ways: on a narrow window the grid scrolls sideways rather than losing its right
+    // columns.
+    egui::ScrollArea::both().show(ui, |ui| {
         ui.heading("What yosoku found");
         let (n, reproduced, missed) = tally(bundles);
         ui.label(format!(

@@ -88,8 +88,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         ui.label(format!(
             "{}: {} of {} rows{}",
             table.name,
-            cache.rows.len(),
-            batch.num_rows(),
+            crate::format::count(cache.rows.len() as u64),
+            crate::format::count(batch.num_rows() as u64),
             table
                 .kind
                 .as_deref()

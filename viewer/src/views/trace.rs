@@ -240,9 +240,9 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     ui.horizontal_wrapped(|ui| {
         ui.label(format!(
             "{} {} records in {} lanes by {} ({} levels, {} chunks)",
-            idx.records,
+            crate::format::count(idx.records),
             idx.provenance,
-            idx.lanes.len(),
+            crate::format::count(idx.lanes.len() as u64),
             idx.lane_kind,
             idx.levels,
             idx.chunks.len()

@@ -115,11 +115,11 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
     };
     ui.label(format!(
         "{} predictions{}",
-        cache.points.len(),
+        format::count(cache.points.len() as u64),
         if cache.off_axis > 0 {
             format!(
                 " ({} more with a non-positive value, off the log axes)",
-                cache.off_axis
+                format::count(cache.off_axis as u64)
             )
         } else {
             String::new()
