@@ -226,7 +226,6 @@ impl LoadedBundle {
         self.tables.iter().find(|t| t.name == name)
     }
 
-    /// The tables that have every column in `columns`.
     /// The steps the pipeline's headline results come from, in order: its scoreboard's, then
     /// those with a headline figure (none without a manifest).
     pub fn headline_steps(&self) -> Vec<String> {
@@ -244,6 +243,16 @@ impl LoadedBundle {
         steps
     }
 
+    /// The tables step `step` wrote (`<step>.<table>`).
+    pub fn step_tables<'a>(&'a self, step: &'a str) -> impl Iterator<Item = &'a LoadedTable> + 'a {
+        self.tables.iter().filter(move |t| {
+            t.name
+                .strip_prefix(step)
+                .is_some_and(|rest| rest.starts_with('.'))
+        })
+    }
+
+    /// The tables that have every column in `columns`.
     pub fn tables_with<'a>(
         &'a self,
         columns: &'a [&'a str],

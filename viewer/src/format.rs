@@ -137,38 +137,17 @@ pub fn signed_with_unit(v: f64, unit: &str) -> String {
 /// `seconds since the epoch` → ISO 8601 in local time with its offset, to the second:
 /// `2026-11-25T23:18:39+09:00` (`Z` for UTC).
 pub fn date_time(unix_secs: u64, utc_offset_secs: i32) -> String {
-    let local = i64::try_from(unix_secs).unwrap_or(i64::MAX / 2) + i64::from(utc_offset_secs);
-    let days = local.div_euclid(86_400);
-    let second_of_day = local.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    let offset = if utc_offset_secs == 0 {
-        "Z".to_owned()
-    } else {
-        let sign = if utc_offset_secs < 0 { '-' } else { '+' };
-        let m = utc_offset_secs.unsigned_abs() / 60;
-        format!("{sign}{:02}:{:02}", m / 60, m % 60)
-    };
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{offset}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day number (days since 1970-01-01), after Howard Hinnant's
-/// `civil_from_days`.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let offset = chrono::FixedOffset::east_opt(utc_offset_secs)
+        .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("UTC is an offset"));
+    match i64::try_from(unix_secs)
+        .ok()
+        .and_then(|s| chrono::DateTime::from_timestamp(s, 0))
+    {
+        Some(t) => t
+            .with_timezone(&offset)
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        None => format!("{unix_secs} s after 1970-01-01T00:00:00Z"),
+    }
 }
 
 /// This machine's (or browser's) offset from UTC at `unix_secs`, in seconds.

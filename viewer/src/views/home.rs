@@ -135,7 +135,7 @@ pub fn tally(bundles: &[LoadedBundle]) -> (usize, usize, usize) {
 /// a paper's table, say) leads to a view of the tables it read (the manifest records them), and
 /// then of theirs; anything else to the table browser on the step's first table.
 pub fn explain(bundle: &LoadedBundle, step: &str) -> Jump {
-    let own = step_tables(bundle, step);
+    let own: Vec<_> = bundle.step_tables(step).collect();
     if let Some(jump) = view_of(bundle, &own) {
         return jump;
     }
@@ -181,19 +181,6 @@ fn step_inputs(bundle: &LoadedBundle, step: &str) -> Vec<String> {
         .flat_map(|m| m.stages.iter().flat_map(|s| s.steps.iter()))
         .filter(|s| s.id == step)
         .flat_map(|s| s.inputs.iter().cloned())
-        .collect()
-}
-
-/// The tables a step wrote (`<step>.<table>`).
-fn step_tables<'a>(bundle: &'a LoadedBundle, step: &str) -> Vec<&'a crate::data::LoadedTable> {
-    bundle
-        .tables
-        .iter()
-        .filter(|t| {
-            t.name
-                .strip_prefix(step)
-                .is_some_and(|rest| rest.starts_with('.'))
-        })
         .collect()
 }
 
@@ -314,17 +301,20 @@ fn row_ui(
         .on_hover_text(format!("{} {}", row.value, row.unit));
     ui.label(&row.paper);
     ui.label(row.difference_text());
-    // The step it comes from, as the link to the view that explains it.
-    let target = explain(bundle, &row.step);
+    // The step it comes from, as the link to the view that explains it (found when hovered or
+    // clicked, not every frame).
     let link = ui
         .link(egui::RichText::new(format!("{} ›", row.step)).monospace())
-        .on_hover_text(format!(
-            "Open {} on {}",
-            target.tab.label(),
-            target.table.as_deref().unwrap_or("this bundle")
-        ));
+        .on_hover_ui(|ui| {
+            let target = explain(bundle, &row.step);
+            ui.label(format!(
+                "Open {} on {}",
+                target.tab.label(),
+                target.table.as_deref().unwrap_or("this bundle")
+            ));
+        });
     hitboxes.push((format!("home:{name}:{i}"), link.rect));
-    let jump = link.clicked().then_some(target);
+    let jump = link.clicked().then(|| explain(bundle, &row.step));
     ui.end_row();
     jump
 }

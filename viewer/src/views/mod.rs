@@ -64,12 +64,12 @@ pub(crate) fn default_table(bundle: &crate::LoadedBundle, selected: &mut String,
         return;
     }
     if let Some(name) = bundle.headline_steps().iter().find_map(|step| {
-        names.iter().find(|n| {
-            n.strip_prefix(step.as_str())
-                .is_some_and(|rest| rest.starts_with('.'))
-        })
+        bundle
+            .step_tables(step)
+            .find(|t| names.contains(&t.name))
+            .map(|t| t.name.clone())
     }) {
-        selected.clone_from(name);
+        *selected = name;
     }
 }
 
