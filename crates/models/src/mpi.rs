@@ -529,7 +529,7 @@ fn rank_tables(
     let mut rows: Vec<PredictionRow> = Vec::new();
     let mut cells: Vec<ReportCell> = Vec::new();
     // (total, device, flags, interval half-width, full iterations) of the slowest rank.
-    type Slowest = (f64, String, Option<Arc<str>>, f64, u64);
+    type Slowest = (f64, String, Option<String>, f64, u64);
     let mut slowest: Option<Slowest> = None;
     let mut measured_slowest: Option<f64> = None;
     for (rank, c) in compute {
@@ -569,7 +569,7 @@ fn rank_tables(
         } else {
             c.interval_half_secs.hypot(m.interval_half_secs)
         };
-        let flags: Option<Arc<str>> = crate::join_flags(&flags).map(Into::into);
+        let flags: Option<String> = crate::join_flags(&flags);
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
         // measurement to compare with: a relative error of 0 s is undefined.
@@ -1213,7 +1213,7 @@ mod tests {
         let run = yosoku_tables::rows::read_predictions("p", &out.predictions)
             .unwrap()
             .into_iter()
-            .find(|p| p.variant == "run".into())
+            .find(|p| p.variant == "run")
             .unwrap();
         // Measured: 1.5 + 10, 1.5 + 12, 1.5 + 9: mean 11.8333 + 1.5.
         assert!(
@@ -1388,7 +1388,7 @@ mod tests {
         assert_eq!(full[i], 10.0);
         let run = predictions(&out)
             .into_iter()
-            .find(|p| p.variant == "run".into())
+            .find(|p| p.variant == "run")
             .unwrap();
         // 1.0 setup + 95 x 1.1 + 10 x 5 + 0.5 teardown.
         assert!(
@@ -1416,7 +1416,7 @@ mod tests {
         .unwrap();
         let run = predictions(&out)
             .into_iter()
-            .find(|p| p.variant == "run".into())
+            .find(|p| p.variant == "run")
             .unwrap();
         let (lo, hi) = run.interval_secs.unwrap();
         assert!(
@@ -1438,7 +1438,7 @@ mod tests {
         let flat = simplified(&spec(400, Warmup::Iterations(0)), &reduced, None).unwrap();
         let flat = predictions(&flat)
             .into_iter()
-            .find(|p| p.variant == "run".into())
+            .find(|p| p.variant == "run")
             .unwrap();
         assert!(
             flat.flags.as_deref().unwrap().contains("trend=+"),
@@ -1449,7 +1449,7 @@ mod tests {
         let linear = simplified(&linear, &reduced, None).unwrap();
         let linear = predictions(&linear)
             .into_iter()
-            .find(|p| p.variant == "run".into())
+            .find(|p| p.variant == "run")
             .unwrap();
         assert!(linear.flags.as_deref().unwrap().contains("extrapolated"));
         // Iteration i costs 1 + 0.01 i: 400 iterations cost 400 + 0.01 x 79,800 = 1,198 s
@@ -1473,7 +1473,7 @@ mod tests {
         let out = simplified(&s, &reduced, None).unwrap();
         let run = predictions(&out)
             .into_iter()
-            .find(|p| p.variant == "run".into())
+            .find(|p| p.variant == "run")
             .unwrap();
         assert_eq!(run.repetitions, 200);
         assert!((run.predicted_secs - 201.5).abs() < 1e-9, "{run:?}");

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::StringBuilder;
+use arrow_array::builder::{Float64Builder, StringBuilder};
 use arrow_array::{
     ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
 };
@@ -121,10 +121,6 @@ fn floats<T>(rows: &[T], f: impl Fn(&T) -> f64) -> ArrayRef {
     Arc::new(Float64Array::from_iter_values(rows.iter().map(f)))
 }
 
-pub(crate) fn opt_floats<T>(rows: &[T], f: impl Fn(&T) -> Option<f64>) -> ArrayRef {
-    Arc::new(rows.iter().map(f).collect::<Float64Array>())
-}
-
 pub(crate) fn table_error(source: TableMismatch) -> RowsError {
     RowsError::Build { source }
 }
@@ -166,68 +162,184 @@ pub fn error_pct(predicted: f64, measured: f64) -> f64 {
     100.0 * (predicted - measured) / measured
 }
 
-/// One row of `predictions`.
-/// One shared `Arc<str>` per distinct text, for the rows of a large table.
-#[derive(Debug, Default)]
-pub struct Texts(std::collections::HashSet<Arc<str>>);
-
-impl Texts {
-    pub fn get(&mut self, text: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(text) {
-            return Arc::clone(shared);
-        }
-        let shared: Arc<str> = text.into();
-        self.0.insert(Arc::clone(&shared));
-        shared
-    }
-}
-
-/// One prediction. Its texts are shared (`Arc<str>`): a cross-validation writes hundreds of
-/// thousands of rows naming a few models, devices, programs and schemes, and a `String` each
-/// was most of the time of building its table.
+/// One prediction. The models that write hundreds of thousands of predictions (a
+/// cross-validation) append [`Prediction`]s to a [`PredictionsBuilder`] instead: no row is
+/// allocated, every text goes straight into its column.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PredictionRow {
-    pub model: Arc<str>,
-    pub device: Arc<str>,
-    pub program: Arc<str>,
-    pub variant: Arc<str>,
-    pub phase: Arc<str>,
+    pub model: String,
+    pub device: String,
+    pub program: String,
+    pub variant: String,
+    pub phase: String,
     pub repetitions: i64,
     pub predicted_secs: f64,
     pub measured_secs: Option<f64>,
     pub error_pct: Option<f64>,
-    pub flags: Option<Arc<str>>,
-    pub run_id: Option<Arc<str>>,
-    pub model_group: Option<Arc<str>>,
-    pub validation: Option<Arc<str>>,
-    pub held_out: Option<Arc<str>>,
+    pub flags: Option<String>,
+    pub run_id: Option<String>,
+    pub model_group: Option<String>,
+    pub validation: Option<String>,
+    pub held_out: Option<String>,
     /// 95 % prediction interval.
     pub interval_secs: Option<(f64, f64)>,
 }
 
+impl PredictionRow {
+    /// The row with its texts borrowed, to append to a [`PredictionsBuilder`].
+    pub fn as_prediction(&self) -> Prediction<'_> {
+        Prediction {
+            model: &self.model,
+            device: &self.device,
+            program: &self.program,
+            variant: &self.variant,
+            phase: &self.phase,
+            repetitions: self.repetitions,
+            predicted_secs: self.predicted_secs,
+            measured_secs: self.measured_secs,
+            error_pct: self.error_pct,
+            flags: self.flags.as_deref(),
+            run_id: self.run_id.as_deref(),
+            model_group: self.model_group.as_deref(),
+            validation: self.validation.as_deref(),
+            held_out: self.held_out.as_deref(),
+            interval_secs: self.interval_secs,
+        }
+    }
+}
+
+/// One row of `predictions` with borrowed texts (the columns of [`PredictionRow`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction<'a> {
+    pub model: &'a str,
+    pub device: &'a str,
+    pub program: &'a str,
+    pub variant: &'a str,
+    pub phase: &'a str,
+    pub repetitions: i64,
+    pub predicted_secs: f64,
+    pub measured_secs: Option<f64>,
+    pub error_pct: Option<f64>,
+    pub flags: Option<&'a str>,
+    pub run_id: Option<&'a str>,
+    pub model_group: Option<&'a str>,
+    pub validation: Option<&'a str>,
+    pub held_out: Option<&'a str>,
+    pub interval_secs: Option<(f64, f64)>,
+}
+
+/// Builds a `predictions` table column by column, one [`Prediction`] at a time.
+#[derive(Debug)]
+pub struct PredictionsBuilder {
+    model: StringBuilder,
+    device: StringBuilder,
+    program: StringBuilder,
+    variant: StringBuilder,
+    phase: StringBuilder,
+    repetitions: Vec<i64>,
+    predicted_secs: Vec<f64>,
+    measured_secs: Float64Builder,
+    error_pct: Float64Builder,
+    flags: StringBuilder,
+    run_id: StringBuilder,
+    model_group: StringBuilder,
+    validation: StringBuilder,
+    held_out: StringBuilder,
+    interval_low_secs: Float64Builder,
+    interval_high_secs: Float64Builder,
+}
+
+impl Default for PredictionsBuilder {
+    fn default() -> Self {
+        Self::with_capacity(0)
+    }
+}
+
+impl PredictionsBuilder {
+    /// A builder with room for `rows` rows (string columns grow as needed).
+    pub fn with_capacity(rows: usize) -> Self {
+        let text = || StringBuilder::with_capacity(rows, 8 * rows);
+        Self {
+            model: text(),
+            device: text(),
+            program: text(),
+            variant: text(),
+            phase: text(),
+            repetitions: Vec::with_capacity(rows),
+            predicted_secs: Vec::with_capacity(rows),
+            measured_secs: Float64Builder::with_capacity(rows),
+            error_pct: Float64Builder::with_capacity(rows),
+            flags: text(),
+            run_id: text(),
+            model_group: text(),
+            validation: text(),
+            held_out: text(),
+            interval_low_secs: Float64Builder::with_capacity(rows),
+            interval_high_secs: Float64Builder::with_capacity(rows),
+        }
+    }
+
+    pub fn append(&mut self, p: &Prediction<'_>) {
+        self.model.append_value(p.model);
+        self.device.append_value(p.device);
+        self.program.append_value(p.program);
+        self.variant.append_value(p.variant);
+        self.phase.append_value(p.phase);
+        self.repetitions.push(p.repetitions);
+        self.predicted_secs.push(p.predicted_secs);
+        self.measured_secs.append_option(p.measured_secs);
+        self.error_pct.append_option(p.error_pct);
+        self.flags.append_option(p.flags);
+        self.run_id.append_option(p.run_id);
+        self.model_group.append_option(p.model_group);
+        self.validation.append_option(p.validation);
+        self.held_out.append_option(p.held_out);
+        self.interval_low_secs
+            .append_option(p.interval_secs.map(|i| i.0));
+        self.interval_high_secs
+            .append_option(p.interval_secs.map(|i| i.1));
+    }
+
+    /// Rows appended so far.
+    pub fn len(&self) -> usize {
+        self.predicted_secs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The table, checked against its definition.
+    pub fn finish(mut self) -> Result<RecordBatch, RowsError> {
+        PREDICTIONS
+            .batch(vec![
+                Arc::new(self.model.finish()),
+                Arc::new(self.device.finish()),
+                Arc::new(self.program.finish()),
+                Arc::new(self.variant.finish()),
+                Arc::new(self.phase.finish()),
+                Arc::new(Int64Array::from(self.repetitions)),
+                Arc::new(Float64Array::from(self.predicted_secs)),
+                Arc::new(self.measured_secs.finish()),
+                Arc::new(self.error_pct.finish()),
+                Arc::new(self.flags.finish()),
+                Arc::new(self.run_id.finish()),
+                Arc::new(self.model_group.finish()),
+                Arc::new(self.validation.finish()),
+                Arc::new(self.held_out.finish()),
+                Arc::new(self.interval_low_secs.finish()),
+                Arc::new(self.interval_high_secs.finish()),
+            ])
+            .map_err(table_error)
+    }
+}
+
 pub fn predictions_batch(rows: &[PredictionRow]) -> Result<RecordBatch, RowsError> {
-    PREDICTIONS
-        .batch(vec![
-            strings(rows, |r| &r.model),
-            strings(rows, |r| &r.device),
-            strings(rows, |r| &r.program),
-            strings(rows, |r| &r.variant),
-            strings(rows, |r| &r.phase),
-            Arc::new(Int64Array::from_iter_values(
-                rows.iter().map(|r| r.repetitions),
-            )),
-            floats(rows, |r| r.predicted_secs),
-            opt_floats(rows, |r| r.measured_secs),
-            opt_floats(rows, |r| r.error_pct),
-            opt_strings(rows, |r| r.flags.as_deref()),
-            opt_strings(rows, |r| r.run_id.as_deref()),
-            opt_strings(rows, |r| r.model_group.as_deref()),
-            opt_strings(rows, |r| r.validation.as_deref()),
-            opt_strings(rows, |r| r.held_out.as_deref()),
-            opt_floats(rows, |r| r.interval_secs.map(|i| i.0)),
-            opt_floats(rows, |r| r.interval_secs.map(|i| i.1)),
-        ])
-        .map_err(table_error)
+    let mut b = PredictionsBuilder::with_capacity(rows.len());
+    for r in rows {
+        b.append(&r.as_prediction());
+    }
+    b.finish()
 }
 
 /// Reads a `predictions` table.

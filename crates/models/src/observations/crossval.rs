@@ -26,7 +26,7 @@ use yosoku_regression::validate::{
     validate_standardized_ridge,
 };
 use yosoku_regression::{OlsOptions, RegressionError};
-use yosoku_tables::rows::{PredictionRow, Texts};
+use yosoku_tables::rows::{Prediction, PredictionsBuilder};
 
 /// A hold-out written wrongly.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -154,7 +154,8 @@ pub struct SummaryRow {
 /// The result of [`cross_validate`].
 #[derive(Debug, Clone)]
 pub struct Validated {
-    pub predictions: Vec<PredictionRow>,
+    /// A `predictions` table: every row of every group, once per hold-out.
+    pub predictions: RecordBatch,
     pub summary: Vec<SummaryRow>,
     pub report: Vec<ReportCell>,
 }
@@ -181,9 +182,10 @@ pub fn cross_validate(
         Some(st) => Some(unstandardized(&obs, spec, st, &groups)?),
         None => None,
     };
-    let mut predictions = Vec::new();
+    let rows: usize = groups.iter().map(|g| g.group.rows.len()).sum();
+    let mut predictions = PredictionsBuilder::with_capacity(rows * cv.holdouts.len());
     let mut summary = Vec::new();
-    let mut texts = Texts::default();
+    let flag_texts = FlagTexts::default();
     for (k, g) in groups.iter().enumerate() {
         // Out of sample, a standardised model is validated on the values before
         // standardisation, which every training set standardises for itself.
@@ -191,6 +193,7 @@ pub fn cross_validate(
         let tiny = raw.unwrap_or(g).tiny(cv.tiny_threshold);
         // Training on all rows is shared by the in-sample and leave-one-out schemes.
         let mut full: Option<Trained> = None;
+        let model_group = (!g.group.key.is_empty()).then_some(g.group.key.as_str());
         for holdout in &cv.holdouts {
             let name = holdout.name(&spec.method);
             let held = match raw {
@@ -200,21 +203,46 @@ pub fn cross_validate(
                 _ => held_out(&obs, spec, g, holdout, &mut full)?,
             };
             let columns_in_model = full.as_ref().map(|t| t.fit.kept.len());
-            let rows: Vec<PredictionRow> = held
+            let scored: Vec<Scored> = held
                 .iter()
-                .map(|h| prediction_row(&mut texts, model, &obs, spec, g, &name, h, tiny[h.row]))
+                .map(|h| Scored::new(&obs, spec, g, h, tiny[h.row]))
                 .collect();
             summary.extend(summarise(
+                &obs,
                 g,
                 &name,
-                &rows,
+                &scored,
                 (*holdout == Holdout::Fit)
                     .then_some(columns_in_model)
                     .flatten(),
             ));
-            predictions.extend(rows);
+            for (s, h) in scored.iter().zip(&held) {
+                predictions.append(&Prediction {
+                    model,
+                    device: obs.device.value(s.obs_row),
+                    program: obs.program.value(s.obs_row),
+                    variant: obs.variant.value(s.obs_row),
+                    phase: "kernel",
+                    repetitions: 1,
+                    predicted_secs: s.predicted_secs,
+                    measured_secs: Some(s.measured_secs),
+                    error_pct: Some(yosoku_tables::rows::error_pct(
+                        s.predicted_secs,
+                        s.measured_secs,
+                    )),
+                    flags: flag_texts.get(s.flags),
+                    run_id: Some(obs.run_id.value(s.obs_row)),
+                    model_group,
+                    validation: Some(&name),
+                    held_out: (h.fold != "all").then_some(h.fold.as_str()),
+                    interval_secs: h
+                        .interval
+                        .map(|(lo, hi)| (spec.seconds(lo), spec.seconds(hi))),
+                });
+            }
         }
     }
+    let predictions = predictions.finish()?;
     let mut report = validation_report(model, spec, cv, &summary)?;
     add_published(&mut report, &cv.published)?;
     Ok(Validated {
@@ -475,85 +503,89 @@ fn reselect_by(
     Ok(out)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn prediction_row(
-    texts: &mut Texts,
-    model: &str,
-    obs: &Observations<'_>,
-    spec: &ModelSpec,
-    g: &GroupData,
-    validation: &str,
-    h: &Held,
-    tiny: bool,
-) -> PredictionRow {
-    let r = g.group.rows[h.row];
-    let secs = obs.measured.value(r);
-    let predicted = spec.seconds(h.predicted);
-    let mut flags = Vec::new();
-    if predicted < 0.0 {
-        flags.push("negative");
+/// The flags of a prediction, one bit each, in the order they are written.
+const FLAG_NAMES: [&str; 4] = ["negative", "overflow", "extrapolated", "tiny_counters"];
+const NEGATIVE: u8 = 1;
+const EXTRAPOLATED: u8 = 4;
+const TINY: u8 = 8;
+
+/// The `flags` text of every combination of [`FLAG_NAMES`], joined with `;` once.
+struct FlagTexts(Vec<String>);
+
+impl Default for FlagTexts {
+    fn default() -> Self {
+        Self(
+            (0..1u8 << FLAG_NAMES.len())
+                .map(|bits| {
+                    let names: Vec<&str> = FLAG_NAMES
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| bits & (1 << i) != 0)
+                        .map(|(_, n)| *n)
+                        .collect();
+                    names.join(";")
+                })
+                .collect(),
+        )
     }
-    if predicted.is_infinite() {
-        flags.push("overflow");
+}
+
+impl FlagTexts {
+    fn get(&self, bits: u8) -> Option<&str> {
+        (bits != 0).then(|| self.0[usize::from(bits)].as_str())
     }
-    if h.extrapolated {
-        flags.push("extrapolated");
-    }
-    if tiny {
-        flags.push("tiny_counters");
-    }
-    PredictionRow {
-        model: texts.get(model),
-        device: texts.get(obs.device.value(r)),
-        program: texts.get(obs.program.value(r)),
-        variant: texts.get(obs.variant.value(r)),
-        phase: texts.get("kernel"),
-        repetitions: 1,
-        predicted_secs: predicted,
-        measured_secs: Some(secs),
-        error_pct: Some(yosoku_tables::rows::error_pct(predicted, secs)),
-        flags: (!flags.is_empty()).then(|| texts.get(&flags.join(";"))),
-        run_id: Some(texts.get(obs.run_id.value(r))),
-        model_group: (!g.group.key.is_empty()).then(|| texts.get(&g.group.key)),
-        validation: Some(texts.get(validation)),
-        held_out: (h.fold != "all").then(|| texts.get(&h.fold)),
-        interval_secs: h
-            .interval
-            .map(|(lo, hi)| (spec.seconds(lo), spec.seconds(hi))),
+}
+
+/// One held-out row, scored: what the summary and the `predictions` table need of it.
+struct Scored {
+    /// The row of the observations table.
+    obs_row: usize,
+    predicted_secs: f64,
+    measured_secs: f64,
+    flags: u8,
+}
+
+impl Scored {
+    fn new(obs: &Observations<'_>, spec: &ModelSpec, g: &GroupData, h: &Held, tiny: bool) -> Self {
+        let obs_row = g.group.rows[h.row];
+        let predicted_secs = spec.seconds(h.predicted);
+        let flags = u8::from(predicted_secs < 0.0) * NEGATIVE
+            | u8::from(predicted_secs.is_infinite()) * 2
+            | u8::from(h.extrapolated) * EXTRAPOLATED
+            | u8::from(tiny) * TINY;
+        Self {
+            obs_row,
+            predicted_secs,
+            measured_secs: obs.measured.value(obs_row),
+            flags,
+        }
     }
 }
 
 /// Summary rows of one group and scheme: all rows, then each program.
 fn summarise(
+    obs: &Observations<'_>,
     g: &GroupData,
     validation: &str,
-    rows: &[PredictionRow],
+    rows: &[Scored],
     columns_in_model: Option<usize>,
 ) -> Vec<SummaryRow> {
     let mut programs: Vec<&str> = Vec::new();
     for r in rows {
-        if !programs.contains(&&*r.program) {
-            programs.push(&r.program);
+        let program = obs.program.value(r.obs_row);
+        if !programs.contains(&program) {
+            programs.push(program);
         }
     }
     let one = |program: Option<&str>| -> SummaryRow {
-        let chosen: Vec<&PredictionRow> = rows
+        let chosen: Vec<&Scored> = rows
             .iter()
-            .filter(|r| program.is_none_or(|p| *r.program == *p))
+            .filter(|r| program.is_none_or(|p| obs.program.value(r.obs_row) == p))
             .collect();
-        let actual: Vec<f64> = chosen.iter().filter_map(|r| r.measured_secs).collect();
+        let actual: Vec<f64> = chosen.iter().map(|r| r.measured_secs).collect();
         let predicted: Vec<f64> = chosen.iter().map(|r| r.predicted_secs).collect();
         let m = metrics(&actual, &predicted);
-        let flagged = |flag: &str| {
-            chosen
-                .iter()
-                .filter(|r| {
-                    r.flags
-                        .as_deref()
-                        .is_some_and(|f| f.split(';').any(|x| x == flag))
-                })
-                .count()
-        };
+        let flagged = |flag: u8| chosen.iter().filter(|r| r.flags & flag != 0).count();
         let adj_r2 = columns_in_model
             .filter(|_| program.is_none())
             .and_then(|k| {
@@ -574,9 +606,9 @@ fn summarise(
             r2: m.r2,
             adj_r2,
             rmse_secs: m.rmse,
-            negative: flagged("negative"),
-            extrapolated: flagged("extrapolated"),
-            tiny: flagged("tiny_counters"),
+            negative: flagged(NEGATIVE),
+            extrapolated: flagged(EXTRAPOLATED),
+            tiny: flagged(TINY),
         }
     };
     let mut out = vec![one(None)];
@@ -712,6 +744,13 @@ mod tests {
     use super::super::testing::observations;
     use super::*;
     use yosoku_regression::stepwise::StepwiseOptions;
+    use yosoku_tables::rows::{PredictionRow, read_predictions};
+
+    impl Validated {
+        fn rows(&self) -> Vec<PredictionRow> {
+            read_predictions("predictions", &self.predictions).unwrap()
+        }
+    }
 
     fn data() -> RecordBatch {
         let mut ids = Vec::new();
@@ -784,7 +823,7 @@ mod tests {
         }
         let v =
             cross_validate("m", &z.observations, &spec(Method::Ols { ridge: 2.0 }), &cv).unwrap();
-        v.predictions[2].predicted_secs
+        v.rows()[2].predicted_secs
     }
 
     /// A z-score fitted on all rows leaks the held-out rows into a ridge model (its penalty
@@ -830,9 +869,8 @@ mod tests {
             &cv(vec![Holdout::Fit]),
         )
         .unwrap();
-        let predicted = |v: &Validated| -> Vec<f64> {
-            v.predictions.iter().map(|p| p.predicted_secs).collect()
-        };
+        let predicted =
+            |v: &Validated| -> Vec<f64> { v.rows().iter().map(|p| p.predicted_secs).collect() };
         assert_eq!(predicted(&with), predicted(&without));
     }
 
@@ -872,8 +910,8 @@ mod tests {
             }]),
         )
         .unwrap();
-        assert_eq!(labels.len(), brute.predictions.len());
-        for (a, b) in loo.predictions.iter().zip(&brute.predictions) {
+        assert_eq!(labels.len(), brute.predictions.num_rows());
+        for (a, b) in loo.rows().iter().zip(&brute.rows()) {
             assert_eq!(a.run_id, b.run_id);
             let rel = (a.predicted_secs - b.predicted_secs).abs() / b.predicted_secs;
             assert!(rel < 1e-10, "{} vs {}", a.predicted_secs, b.predicted_secs);
@@ -912,7 +950,7 @@ mod tests {
             .map(|s| s.validation.as_str())
             .collect();
         assert_eq!(names, ["loo", "kfold(5)", "leave_one_out(program)"]);
-        assert_eq!(out.predictions.len(), 90);
+        assert_eq!(out.predictions.num_rows(), 90);
         // Leave-one-out selects again without each row: as k-fold with one row per fold does.
         let one_per_fold = cross_validate(
             "m",
@@ -923,7 +961,7 @@ mod tests {
         .unwrap();
         let by_row = |v: &Validated, scheme: &str| -> Vec<(String, f64)> {
             let mut rows: Vec<(String, f64)> = v
-                .predictions
+                .rows()
                 .iter()
                 .filter(|p| p.validation.as_deref() == Some(scheme))
                 .map(|p| {
@@ -946,7 +984,7 @@ mod tests {
             );
         }
         let folds: std::collections::BTreeSet<_> = out
-            .predictions
+            .rows()
             .iter()
             .filter(|p| p.validation.as_deref() == Some("kfold(5)"))
             .filter_map(|p| p.held_out.clone())
@@ -967,7 +1005,8 @@ mod tests {
             &cv(vec![Holdout::LeaveOneOut]),
         )
         .unwrap();
-        let last = out.predictions.last().unwrap();
+        let rows = out.rows();
+        let last = rows.last().unwrap();
         assert_eq!(last.flags.as_deref(), Some("extrapolated;tiny_counters"));
         assert_eq!(out.summary[0].tiny, 1);
     }

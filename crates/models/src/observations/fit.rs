@@ -17,7 +17,7 @@ use crate::ModelError;
 use yosoku_regression::stepwise::{self, Action, Direction, Selection, StepwiseOptions};
 use yosoku_regression::validate::tiny_rows;
 use yosoku_regression::{OlsFit, OlsOptions, RegressionError, ols};
-use yosoku_tables::rows::{PredictionRow, Texts};
+use yosoku_tables::rows::{Prediction, PredictionsBuilder};
 
 /// Adjusted R^2 below which a model is flagged (Oka et al. treat R^2 < 0.8 as insufficient).
 pub const MIN_USEFUL_R2: f64 = 0.8;
@@ -286,7 +286,14 @@ pub struct GroupFit {
     /// Stepwise: the path and the selected terms in order.
     pub path: Vec<stepwise::PathStep>,
     pub selected: Vec<String>,
-    pub predictions: Vec<PredictionRow>,
+}
+
+/// The result of [`fit`]: each group's model, and the in-sample predictions of every row.
+#[derive(Debug, Clone)]
+pub struct Fitted {
+    pub groups: Vec<GroupFit>,
+    /// A `predictions` table (validation `fit`).
+    pub predictions: RecordBatch,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -322,12 +329,13 @@ pub fn fit(
     model: &str,
     observations: &RecordBatch,
     spec: &ModelSpec,
-) -> Result<Vec<GroupFit>, ModelError> {
+) -> Result<Fitted, ModelError> {
     let obs = Observations::new("observations", observations)?;
     let groups = group_data(&obs, spec)?;
     check_sizes(spec, &groups)?;
     let mut out = Vec::with_capacity(groups.len());
-    let mut texts = Texts::default();
+    let mut predictions =
+        PredictionsBuilder::with_capacity(groups.iter().map(|g| g.group.rows.len()).sum());
     for g in &groups {
         let trained = train(spec, &g.names, &g.columns(), &g.target, false).map_err(|e| {
             ModelError::invalid(format!(
@@ -339,9 +347,12 @@ pub fn fit(
                 }
             ))
         })?;
-        out.push(group_fit(&mut texts, model, &obs, spec, g, &trained));
+        out.push(group_fit(&mut predictions, model, &obs, spec, g, &trained));
     }
-    Ok(out)
+    Ok(Fitted {
+        groups: out,
+        predictions: predictions.finish()?,
+    })
 }
 
 /// Refuses what no fit can determine: no rows at all, a group of fewer than two rows, or a
@@ -376,8 +387,9 @@ pub(crate) fn check_sizes(spec: &ModelSpec, groups: &[GroupData]) -> Result<(), 
     Ok(())
 }
 
+/// One group's model; its in-sample predictions are appended to `predictions`.
 fn group_fit(
-    texts: &mut Texts,
+    predictions: &mut PredictionsBuilder,
     model: &str,
     obs: &Observations<'_>,
     spec: &ModelSpec,
@@ -451,38 +463,33 @@ fn group_fit(
         Columns::Features => (Vec::new(), Vec::new(), Some(fit.condition_number)),
         Columns::Selected(s) => (s.path.clone(), s.terms.clone(), Some(fit.condition_number)),
     };
-    let predictions = g
-        .group
-        .rows
-        .iter()
-        .zip(&predicted)
-        .map(|(&r, &p)| {
-            let secs = obs.measured.value(r);
-            PredictionRow {
-                model: texts.get(model),
-                device: texts.get(obs.device.value(r)),
-                program: texts.get(obs.program.value(r)),
-                variant: texts.get(obs.variant.value(r)),
-                phase: texts.get("kernel"),
-                repetitions: 1,
-                predicted_secs: p,
-                measured_secs: Some(secs),
-                error_pct: Some(yosoku_tables::rows::error_pct(p, secs)),
-                flags: if p < 0.0 {
-                    Some(texts.get("negative"))
-                } else if p.is_infinite() {
-                    Some(texts.get("overflow"))
-                } else {
-                    None
-                },
-                run_id: Some(obs.run_id.value(r).into()),
-                model_group: (!g.group.key.is_empty()).then(|| texts.get(&g.group.key)),
-                validation: Some(texts.get("fit")),
-                held_out: None,
-                interval_secs: None,
-            }
-        })
-        .collect();
+    let model_group = (!g.group.key.is_empty()).then_some(g.group.key.as_str());
+    for (&r, &p) in g.group.rows.iter().zip(&predicted) {
+        let secs = obs.measured.value(r);
+        predictions.append(&Prediction {
+            model,
+            device: obs.device.value(r),
+            program: obs.program.value(r),
+            variant: obs.variant.value(r),
+            phase: "kernel",
+            repetitions: 1,
+            predicted_secs: p,
+            measured_secs: Some(secs),
+            error_pct: Some(yosoku_tables::rows::error_pct(p, secs)),
+            flags: if p < 0.0 {
+                Some("negative")
+            } else if p.is_infinite() {
+                Some("overflow")
+            } else {
+                None
+            },
+            run_id: Some(obs.run_id.value(r)),
+            model_group,
+            validation: Some("fit"),
+            held_out: None,
+            interval_secs: None,
+        });
+    }
     GroupFit {
         group: g.group.key.clone(),
         group_values: g.group.values.clone(),
@@ -498,7 +505,6 @@ fn group_fit(
         flags,
         path,
         selected,
-        predictions,
     }
 }
 
@@ -797,7 +803,8 @@ mod tests {
     #[test]
     fn one_model_per_group_recovers_the_coefficients_and_reports_the_collinear_column() {
         let spec = ols_per_device();
-        let fits = fit("m", &linear_data(), &spec).unwrap();
+        let fitted = fit("m", &linear_data(), &spec).unwrap();
+        let fits = &fitted.groups;
         assert_eq!(fits.len(), 2);
         let b = &fits[1];
         assert_eq!(b.group, "device=b");
@@ -807,13 +814,13 @@ mod tests {
         assert_eq!(coef("inst2").status, "collinear");
         assert!(b.flags.contains(&"rank_deficient".to_owned()));
         assert!((b.r2 - 1.0).abs() < 1e-12);
-        assert_eq!(b.predictions.len(), 12);
+        assert_eq!(fitted.predictions.num_rows(), 24);
     }
 
     #[test]
     fn standardised_estimates_are_beta_weights() {
         let spec = ols_per_device();
-        let fits = fit("m", &linear_data(), &spec).unwrap();
+        let fits = fit("m", &linear_data(), &spec).unwrap().groups;
         let b = &fits[1];
         let coef = |t: &str| b.coefficients.iter().find(|c| c.term == t).unwrap();
         let (inst, gst): (Vec<f64>, Vec<f64>) = (0..12)
@@ -839,7 +846,7 @@ mod tests {
             },
             ..spec
         };
-        let one = &fit("m", &linear_data(), &spec).unwrap()[1];
+        let one = &fit("m", &linear_data(), &spec).unwrap().groups[1];
         let n = inst.len() as f64;
         let (mx, my) = (inst.iter().sum::<f64>() / n, secs.iter().sum::<f64>() / n);
         let cov: f64 = inst

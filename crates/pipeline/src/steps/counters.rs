@@ -8,7 +8,6 @@ use yosoku_models::observations::report::{Matrix, Published};
 use yosoku_models::observations::{FeatureChoice, crossval};
 use yosoku_regression::stepwise::{Direction, StepwiseOptions};
 use yosoku_tables::report::report_batch;
-use yosoku_tables::rows::{PredictionRow, predictions_batch};
 use yosoku_tables::{
     Figure, MODEL_COEFFICIENTS, MODEL_SUMMARY, PREDICTIONS, REPORT, SELECTION_PATH,
     VALIDATION_SUMMARY,
@@ -123,7 +122,10 @@ impl Step for Fit {
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        let fits = fit::fit(cx.id, cx.input(&self.observations)?, &self.spec)?;
+        let fit::Fitted {
+            groups: fits,
+            predictions,
+        } = fit::fit(cx.id, cx.input(&self.observations)?, &self.spec)?;
         let report = fit::fit_report(cx.id, &self.spec, &fits, self.matrix.as_ref())?;
         let mut out = StepOutput::new()
             .table(&MODEL_COEFFICIENTS, fit::coefficients_batch(cx.id, &fits)?)
@@ -134,10 +136,8 @@ impl Step for Fit {
         if matches!(self.spec.method, Method::Stepwise(_)) {
             out = out.table(&SELECTION_PATH, fit::path_batch(cx.id, &fits)?);
         }
-        let predictions: Vec<PredictionRow> =
-            fits.iter().flat_map(|f| f.predictions.clone()).collect();
         Ok(out
-            .table(&PREDICTIONS, predictions_batch(&predictions)?)
+            .table(&PREDICTIONS, predictions)
             .table(&REPORT, report_batch(&report)?)
             .figures(fit_figures(&fits))
             .model(self.definition()))
@@ -456,7 +456,7 @@ impl Step for CrossValidate {
             .sum();
         figures.push(Figure::new("negative predictions", negative as f64, "").headline());
         Ok(StepOutput::new()
-            .table(&PREDICTIONS, predictions_batch(&validated.predictions)?)
+            .table(&PREDICTIONS, validated.predictions)
             .table(
                 &VALIDATION_SUMMARY,
                 crossval::summary_batch(cx.id, &validated.summary)?,
