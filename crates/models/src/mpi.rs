@@ -15,7 +15,7 @@
 //! - [`best_configuration`]: one prediction per reduced run of several configurations (rank
 //!   counts, bindings), ranked.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use arrow_array::{Array, StringArray};
@@ -138,6 +138,12 @@ fn single_run(
     Ok(runs.into_iter().next().expect("one run"))
 }
 
+fn no_iterations(role: &str, run_id: &str, rank: i32) -> ModelError {
+    ModelError::invalid(format!(
+        "input `{role}`: rank {rank} of run `{run_id}` has no main-loop iterations (no repeating MPI call sites and no yosoku_mpi_iteration markers); a simplified-execution prediction scales the loop"
+    ))
+}
+
 /// Iterations of a rank: their count and the time of each.
 fn iteration_times(
     role: &str,
@@ -156,9 +162,7 @@ fn iteration_times(
         }
     }
     if times.is_empty() {
-        return Err(ModelError::invalid(format!(
-            "input `{role}`: rank {rank} of run `{run_id}` has no main-loop iterations (no repeating MPI call sites and no yosoku_mpi_iteration markers); a simplified-execution prediction scales the loop"
-        )));
+        return Err(no_iterations(role, run_id, rank));
     }
     Ok(times)
 }
@@ -435,30 +439,74 @@ struct MeasuredRun {
     run_secs: Vec<f64>,
 }
 
-/// Measured compute, communication and total time of each rank of a full run, and its
-/// iterations.
-fn measured_ranks(
-    role: &str,
-    run_id: &str,
-    ranks: &BTreeMap<i32, RankRun>,
-) -> Result<(MeasuredRanks, BTreeMap<i32, u64>), ModelError> {
-    let mut out = BTreeMap::new();
-    let mut iterations = BTreeMap::new();
-    for (rank, run) in ranks {
-        iterations.insert(
-            *rank,
-            iteration_times(role, run_id, *rank, run)?.len() as u64,
-        );
-        let sum = |compute: bool| {
-            run.executions
-                .iter()
-                .filter(|e| e.compute == compute)
-                .map(|e| e.duration_secs)
-                .sum::<f64>()
-        };
-        out.insert(*rank, (sum(true), sum(false)));
+/// Per run, per rank of an `mpi_blocks` table: the compute and communication seconds (summed in
+/// the table's order, as the executions ran) and the main-loop iterations run. All that a
+/// measured run needs, read in one pass without keeping the executions: a full run's table has
+/// a million of them, and three prediction steps may read it.
+fn measured_totals(
+    role: &'static str,
+    batch: &RecordBatch,
+) -> Result<BTreeMap<String, (MeasuredRanks, BTreeMap<i32, u64>)>, ModelError> {
+    #[derive(Default)]
+    struct Totals {
+        compute: f64,
+        communication: f64,
+        /// The highest iteration number seen.
+        last_iteration: Option<i64>,
     }
-    Ok((out, iterations))
+    let input = Input::new(role, &MPI_BLOCKS, batch)?;
+    let run_id = input.utf8(col::RUN_ID)?;
+    let rank = input.int32(col::RANK)?;
+    let kind = input.utf8(col::KIND)?;
+    let iteration = input.int64(col::ITERATION)?;
+    let duration = input.float64(col::DURATION_SECS)?;
+    let mut index: HashMap<(&str, i32), usize> = HashMap::new();
+    let mut totals: Vec<Totals> = Vec::new();
+    let mut last: Option<((&str, i32), usize)> = None;
+    for i in 0..input.rows() {
+        let key = (run_id.value(i), rank.value(i));
+        let slot = match last {
+            Some((k, slot)) if k == key => slot,
+            _ => {
+                let slot = *index.entry(key).or_insert_with(|| {
+                    totals.push(Totals::default());
+                    totals.len() - 1
+                });
+                last = Some((key, slot));
+                slot
+            }
+        };
+        let t = &mut totals[slot];
+        let secs = duration.value(i);
+        if kind.value(i) == "compute" {
+            t.compute += secs;
+        } else {
+            t.communication += secs;
+        }
+        if !iteration.is_null(i) {
+            t.last_iteration = Some(t.last_iteration.map_or(iteration.value(i), |l| {
+                l.max(iteration.value(i))
+            }));
+        }
+    }
+    if totals.is_empty() {
+        return Err(ModelError::invalid(format!(
+            "input `{role}`: no MPI blocks (an empty `mpi_blocks` table)"
+        )));
+    }
+    let mut keys: Vec<((&str, i32), usize)> = index.into_iter().collect();
+    keys.sort_unstable();
+    let mut runs: BTreeMap<String, (MeasuredRanks, BTreeMap<i32, u64>)> = BTreeMap::new();
+    for ((id, r), slot) in keys {
+        let t = &totals[slot];
+        let Some(last) = t.last_iteration else {
+            return Err(no_iterations(role, id, r));
+        };
+        let run = runs.entry(id.to_owned()).or_default();
+        run.0.insert(r, (t.compute, t.communication));
+        run.1.insert(r, u64::try_from(last).unwrap_or(0) + 1);
+    }
+    Ok(runs)
 }
 
 /// What an MPI prediction step produces.
@@ -869,10 +917,9 @@ fn measured_run(measured: Option<&RecordBatch>) -> Result<Option<MeasuredRun>, M
     let Some(batch) = measured else {
         return Ok(None);
     };
-    let runs = read_blocks("measured", batch)?;
+    let runs = measured_totals("measured", batch)?;
     let mut repeats: Vec<(String, MeasuredRanks, BTreeMap<i32, u64>)> = Vec::new();
-    for (id, ranks) in &runs {
-        let (ranks, iterations) = measured_ranks("measured", id, ranks)?;
+    for (id, (ranks, iterations)) in runs {
         if let Some((first, first_ranks, first_iterations)) = repeats.first()
             && (first_iterations != &iterations || first_ranks.keys().ne(ranks.keys()))
         {
@@ -880,7 +927,7 @@ fn measured_run(measured: Option<&RecordBatch>) -> Result<Option<MeasuredRun>, M
                 "input `measured`: runs `{first}` and `{id}` differ in ranks or iterations; several measured runs are repeats of one configuration (filter the table on `run_id` to compare one)"
             )));
         }
-        repeats.push((id.clone(), ranks, iterations));
+        repeats.push((id, ranks, iterations));
     }
     let n = repeats.len() as f64;
     let mut mean: MeasuredRanks = BTreeMap::new();
