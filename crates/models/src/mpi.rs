@@ -484,9 +484,10 @@ fn measured_totals(
             t.communication += secs;
         }
         if !iteration.is_null(i) {
-            t.last_iteration = Some(t.last_iteration.map_or(iteration.value(i), |l| {
-                l.max(iteration.value(i))
-            }));
+            t.last_iteration = Some(
+                t.last_iteration
+                    .map_or(iteration.value(i), |l| l.max(iteration.value(i))),
+            );
         }
     }
     if totals.is_empty() {

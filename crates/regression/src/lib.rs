@@ -14,6 +14,16 @@ pub mod validate;
 
 pub use ols::{Method, OlsFit, OlsOptions, ols};
 
+/// Makes faer run its factorisations (QR, Cholesky, eigenvalues) on the calling thread, for the
+/// whole process. With the `parallel` feature faer hands every one to rayon by default; the
+/// matrices of yosoku's fits are small (tens of columns), waking the workers costs more than the
+/// work, and the idle workers then spin: a pipeline of thousands of fits spent 15 % of its CPU
+/// there (BENCHMARKS.md, "Pipelines as the demo runs them"). The cross-products of a large
+/// design keep their own threads (`ols`), and the results are the same either way.
+pub fn factorise_on_calling_thread() {
+    faer::set_global_parallelism(faer::Par::Seq);
+}
+
 /// Why a regression could not be computed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RegressionError {

@@ -600,6 +600,7 @@ pub fn run_pipeline(
     observer: &mut dyn Observer,
 ) -> Result<RunOutcome, RunError> {
     let started = Instant::now();
+    yosoku_regression::factorise_on_calling_thread();
     let origin = pipeline_file.display().to_string();
     let text = std::fs::read_to_string(pipeline_file).map_err(|source| RunError::ReadSpec {
         path: origin.clone(),
