@@ -560,29 +560,45 @@ pub fn validate_standardized_ridge(
                 needed: 2,
             });
         }
-        // The held-out rows' sums and cross-products.
+        // The held-out rows' sums and cross-products. One row (leave-one-out, one system per
+        // row of the data) needs no p x p matrix: its cross-product x_r x_s is formed where it
+        // is used, the same product a one-row matrix product computes.
         let xg = Mat::from_fn(g, p, |r, j| xc[(test[r], j)]);
         let yg = Mat::from_fn(g, 1, |r, _| yc[(test[r], 0)]);
-        let mut gxx = Mat::<f64>::zeros(p, p);
-        let mut gxy = Mat::<f64>::zeros(p, 1);
-        if g > 0 {
-            matmul(
-                gxx.as_mut(),
-                Accum::Replace,
-                xg.as_ref().transpose(),
-                xg.as_ref(),
-                1.0,
-                faer::Par::Seq,
-            );
-            matmul(
-                gxy.as_mut(),
-                Accum::Replace,
-                xg.as_ref().transpose(),
-                yg.as_ref(),
-                1.0,
-                faer::Par::Seq,
-            );
-        }
+        let (gxx, gxy) = if g == 1 {
+            (None, Mat::from_fn(p, 1, |j, _| xg[(0, j)] * yg[(0, 0)]))
+        } else {
+            let mut gxx = Mat::<f64>::zeros(p, p);
+            let mut gxy = Mat::<f64>::zeros(p, 1);
+            if g > 0 {
+                matmul(
+                    gxx.as_mut(),
+                    Accum::Replace,
+                    xg.as_ref().transpose(),
+                    xg.as_ref(),
+                    1.0,
+                    faer::Par::Seq,
+                );
+                matmul(
+                    gxy.as_mut(),
+                    Accum::Replace,
+                    xg.as_ref().transpose(),
+                    yg.as_ref(),
+                    1.0,
+                    faer::Par::Seq,
+                );
+            }
+            (Some(gxx), gxy)
+        };
+        let single: Vec<f64> = if g == 1 {
+            (0..p).map(|j| xg[(0, j)]).collect()
+        } else {
+            Vec::new()
+        };
+        let held_xx = |a: usize, b: usize| match &gxx {
+            Some(m) => m[(a, b)],
+            None => single[a] * single[b],
+        };
         let nt = n_train as f64;
         // Training means, about the overall means.
         let mt: Vec<f64> = (0..p)
@@ -590,7 +606,7 @@ pub fn validate_standardized_ridge(
             .collect();
         let myt = -(0..g).map(|r| yg[(r, 0)]).sum::<f64>() / nt;
         // Centred training cross-products: C = S - G - n_T m m'.
-        let c = |a: usize, b: usize| sxx[(a, b)] - gxx[(a, b)] - nt * mt[a] * mt[b];
+        let c = |a: usize, b: usize| sxx[(a, b)] - held_xx(a, b) - nt * mt[a] * mt[b];
         let kept: Vec<usize> = (0..p)
             .filter(|&j| {
                 let cjj = c(j, j);
@@ -608,14 +624,18 @@ pub fn validate_standardized_ridge(
             let mut a = Mat::<f64>::zeros(k, k);
             for (s, &ks) in kept.iter().enumerate() {
                 let sxx_col = contiguous(sxx.as_ref(), ks);
-                let gxx_col = contiguous(gxx.as_ref(), ks);
                 let col = a
                     .col_mut(s)
                     .try_as_col_major_mut()
                     .expect("an owned matrix's columns are contiguous")
                     .as_slice_mut();
+                let gxx_col = gxx.as_ref().map(|m| contiguous(m.as_ref(), ks));
                 for (r, (v, &kr)) in col.iter_mut().zip(&kept).enumerate() {
-                    let c_rs = sxx_col[kr] - gxx_col[kr] - nt * mt[kr] * mt[ks];
+                    let held = match gxx_col {
+                        Some(g) => g[kr],
+                        None => single[kr] * single[ks],
+                    };
+                    let c_rs = sxx_col[kr] - held - nt * mt[kr] * mt[ks];
                     *v = c_rs / (sd[r] * sd[s]) + if r == s { lambda } else { 0.0 };
                 }
             }

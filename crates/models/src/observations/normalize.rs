@@ -458,6 +458,30 @@ pub struct Joined {
     pub pairs: Vec<(String, String, usize, usize)>,
 }
 
+/// The number of the key of `row` (its values in `arrays`, a null counted as the empty text),
+/// numbered in order of first appearance.
+fn key_id<'a>(
+    ids: &mut HashMap<Vec<&'a str>, usize>,
+    arrays: &[&'a StringArray],
+    row: usize,
+) -> usize {
+    let key: Vec<&str> = arrays
+        .iter()
+        .map(|a| if a.is_null(row) { "" } else { a.value(row) })
+        .collect();
+    let next = ids.len();
+    *ids.entry(key).or_insert(next)
+}
+
+/// The rows of each device, in order.
+fn rows_by_device<'a>(obs: &Observations<'a>) -> HashMap<&'a str, Vec<usize>> {
+    let mut map: HashMap<&str, Vec<usize>> = HashMap::new();
+    for row in 0..obs.rows() {
+        map.entry(obs.device.value(row)).or_default().push(row);
+    }
+    map
+}
+
 /// Joins `features` rows of each feature device A with `target` rows of each target device B that
 /// agree on `on`. Rows repeated under one key (several launches of one configuration) pair in
 /// order: the k-th on A with the k-th on B. The result has B's identity and time, A's features and
@@ -484,18 +508,15 @@ pub fn cross_device(
         .iter()
         .map(|c| t.label(c))
         .collect::<Result<_, _>>()?;
-    let key_of = |arrays: &[&StringArray], row: usize| -> Vec<String> {
-        arrays
-            .iter()
-            .map(|a| {
-                if a.is_null(row) {
-                    String::new()
-                } else {
-                    a.value(row).to_owned()
-                }
-            })
-            .collect()
-    };
+    // Each row's key (a null counts as the empty text), as a number shared by both tables.
+    let mut key_ids: HashMap<Vec<&str>, usize> = HashMap::new();
+    let f_key: Vec<usize> = (0..f.rows())
+        .map(|r| key_id(&mut key_ids, &f_keys, r))
+        .collect();
+    let t_key: Vec<usize> = (0..t.rows())
+        .map(|r| key_id(&mut key_ids, &t_keys, r))
+        .collect();
+    let keys = key_ids.len();
     let pick_devices = |wanted: &[String], obs: &Observations<'_>, role: &str| {
         let present = crate::distinct(obs.device);
         if wanted.is_empty() {
@@ -514,35 +535,37 @@ pub fn cross_device(
     let a_devices = pick_devices(&options.feature_devices, &f, "feature")?;
     let b_devices = pick_devices(&options.target_devices, &t, "target")?;
     // Per device: key -> its rows in order.
-    let index = |obs: &Observations<'_>, keys: &[&StringArray]| {
-        let mut map: HashMap<(String, Vec<String>), Vec<usize>> = HashMap::new();
-        for row in 0..obs.rows() {
-            map.entry((obs.device.value(row).to_owned(), key_of(keys, row)))
-                .or_default()
-                .push(row);
-        }
-        map
-    };
-    let f_index = index(&f, &f_keys);
-    let feature_columns = all_features(&f)?;
+    let (f_by_device, t_by_device) = (rows_by_device(&f), rows_by_device(&t));
+    let f_index: HashMap<&str, HashMap<usize, Vec<usize>>> = f_by_device
+        .iter()
+        .map(|(device, rows)| {
+            let mut by_key: HashMap<usize, Vec<usize>> = HashMap::new();
+            for &r in rows {
+                by_key.entry(f_key[r]).or_default().push(r);
+            }
+            (*device, by_key)
+        })
+        .collect();
     let mut a_rows: Vec<usize> = Vec::new();
     let mut b_rows: Vec<usize> = Vec::new();
     let mut a_names: Vec<&str> = Vec::new();
     let mut pairs = Vec::new();
+    let mut taken = vec![0usize; keys];
     for a in &a_devices {
+        let a_index = f_index.get(a.as_str());
         for b in &b_devices {
             if a == b && !options.include_same {
                 continue;
             }
             let (mut paired, mut alone) = (0usize, 0usize);
-            let mut taken: HashMap<Vec<String>, usize> = HashMap::new();
-            for row in 0..t.rows() {
-                if t.device.value(row) != b {
-                    continue;
-                }
-                let key = key_of(&t_keys, row);
-                let k = taken.entry(key.clone()).or_insert(0);
-                match f_index.get(&(a.clone(), key)).and_then(|rows| rows.get(*k)) {
+            taken.fill(0);
+            for &row in t_by_device.get(b.as_str()).map_or(&[][..], Vec::as_slice) {
+                let key = t_key[row];
+                let k = &mut taken[key];
+                match a_index
+                    .and_then(|by_key| by_key.get(&key))
+                    .and_then(|rows| rows.get(*k))
+                {
                     Some(&r) => {
                         a_rows.push(r);
                         b_rows.push(row);
@@ -563,14 +586,16 @@ pub fn cross_device(
         }
     }
     // B's identity and time, a `feature_device` column, A's features.
+    let b_indices = arrow_array::UInt32Array::from_iter_values(b_rows.iter().map(|&r| r as u32));
+    let a_indices = arrow_array::UInt32Array::from_iter_values(a_rows.iter().map(|&r| r as u32));
+    let take = |array: &dyn Array, indices: &arrow_array::UInt32Array| -> Arc<dyn Array> {
+        arrow_select::take::take(array, indices, None).expect("indices in range")
+    };
     let take_t = |name: &str| -> Arc<dyn Array> {
-        let array = target.column_by_name(name).expect("checked");
-        arrow_select::take::take(
-            array,
-            &arrow_array::UInt32Array::from_iter_values(b_rows.iter().map(|&r| r as u32)),
-            None,
+        take(
+            target.column_by_name(name).expect("checked").as_ref(),
+            &b_indices,
         )
-        .expect("indices in range")
     };
     let mut fields: Vec<Field> = OBSERVATIONS
         .schema()
@@ -587,18 +612,16 @@ pub fn cross_device(
     columns.push(Arc::new(StringArray::from_iter_values(
         a_names.iter().copied(),
     )));
-    let mut add = |feature: &FeatureColumn, values: Float64Array| {
+    let mut add = |feature: &FeatureColumn, values: Arc<dyn Array>| {
         fields.push(feature_field(feature));
-        columns.push(Arc::new(values));
+        columns.push(values);
     };
-    for (feature, values) in &feature_columns {
-        add(
-            feature,
-            a_rows.iter().map(|&r| values[r]).collect::<Float64Array>(),
-        );
+    let feature_columns = f.features();
+    for feature in &feature_columns {
+        add(feature, take(f.feature(&feature.name)?, &a_indices));
     }
     if let Some(name) = &options.reference_time_feature {
-        if feature_columns.iter().any(|(c, _)| &c.name == name) {
+        if feature_columns.iter().any(|c| &c.name == name) {
             return Err(ModelError::invalid(format!(
                 "cross_device: `reference_time_feature` `{name}` is already a feature column"
             )));
@@ -609,7 +632,7 @@ pub fn cross_device(
                 kind: Some("time".to_owned()),
                 unit: Some("s".to_owned()),
             },
-            a_rows.iter().map(|&r| Some(f.measured.value(r))).collect(),
+            take(f.measured, &a_indices),
         );
     }
     let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
