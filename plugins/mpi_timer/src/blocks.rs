@@ -117,8 +117,8 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
     let mut mark: Option<&str> = None;
     // The key and call site of each compute block (by the calls around it, or its mark) and of
     // each call (by name and site), made once.
-    let mut compute_names: ComputeNames<'_> = HashMap::new();
-    let mut call_names: CallNames<'_> = HashMap::new();
+    let mut compute_names: ComputeNames<'_> = FastMap::default();
+    let mut call_names: CallNames<'_> = FastMap::default();
     let iteration: Arc<str> = Arc::from("iteration");
     let finalize: Arc<str> = Arc::from("MPI_Finalize");
     for e in &log.events {
@@ -187,10 +187,13 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
 }
 
 /// The key and call site of each call, by its name and site.
-type CallNames<'l> = HashMap<(&'l str, Option<usize>), (Arc<str>, Arc<str>)>;
+type CallNames<'l> = FastMap<(&'l str, Option<usize>), (Arc<str>, Arc<str>)>;
+
+/// The maps looked up once or twice per logged call (a million in a real run).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The key and call site of each compute block, by the blocks around it and its mark.
-type ComputeNames<'l> = HashMap<(Arc<str>, Arc<str>, Option<&'l str>), (Arc<str>, Arc<str>)>;
+type ComputeNames<'l> = FastMap<(Arc<str>, Arc<str>, Option<&'l str>), (Arc<str>, Arc<str>)>;
 
 /// Appends the compute block from `from` to `to` between the blocks `after` and `before`
 /// (named by `mark` when the program marked it), its key and call site made once per kind.

@@ -85,8 +85,7 @@ fn number<T: std::str::FromStr>(
 
 /// Parses the text of one rank's log.
 pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
-    let last_line = text.lines().count();
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l)).peekable();
     match lines.next() {
         Some((_, first)) if first.trim_end() == MAGIC => {}
         Some((_, first)) => {
@@ -117,9 +116,9 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         events: Vec::new(),
     };
     let mut header_seen = false;
-    let mut names: HashSet<Arc<str>> = HashSet::new();
+    let mut names: Names = Names::default();
     let mut finalize_line = 0;
-    for (n, line) in lines {
+    while let Some((n, line)) = lines.next() {
         if let Some(meta) = line.strip_prefix("# ") {
             let (key, value) = meta.split_once(' ').unwrap_or((meta, ""));
             let column = 3 + key.len() + 1;
@@ -196,7 +195,7 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         match event(path, n, line, log.sites.len(), &mut names) {
             Ok(e) => log.events.push(e),
             // A last line without its newline: the file was cut while being written.
-            Err(_) if n == last_line && !text.ends_with('\n') => {
+            Err(_) if lines.peek().is_none() && !text.ends_with('\n') => {
                 return Err(PluginError::at_line(
                     path,
                     n,
@@ -251,19 +250,30 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
     Ok(log)
 }
 
+/// The names of the events, one shared string each (a log has millions of events and a few
+/// dozen names).
+type Names = HashSet<Arc<str>, foldhash::fast::RandomState>;
+
 fn event(
     path: &Path,
     n: usize,
     line: &str,
     sites: usize,
-    names: &mut HashSet<Arc<str>>,
+    names: &mut Names,
 ) -> Result<Event, PluginError> {
-    let fields: Vec<&str> = line.split('\t').collect();
-    if fields.len() != 7 {
+    let mut fields = [""; 7];
+    let mut count = 0;
+    for field in line.split('\t') {
+        if let Some(slot) = fields.get_mut(count) {
+            *slot = field;
+        }
+        count += 1;
+    }
+    if count != 7 {
         return Err(PluginError::at_line(
             path,
             n,
-            format!("expected 7 tab-separated fields, found {}", fields.len()),
+            format!("expected 7 tab-separated fields, found {count}"),
         ));
     }
     // The 1-based column where field `i` starts.
