@@ -69,6 +69,24 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BundleError> {
     file.sync_all().map_err(|e| BundleError::io(path, e))
 }
 
+/// Writes `batch` to `path` as an Arrow IPC file, encoded as it is written, and syncs it.
+fn write_table(path: &Path, batch: &RecordBatch) -> Result<(), BundleError> {
+    let file = std::fs::File::create(path).map_err(|e| BundleError::io(path, e))?;
+    let mut sink = std::io::BufWriter::with_capacity(1 << 20, file);
+    ipc::encode_to(&mut sink, batch).map_err(|source| match source {
+        // The file system's refusal (a full disk), not the table's.
+        arrow_schema::ArrowError::IoError(_, e) => BundleError::io(path, e),
+        source => BundleError::Arrow {
+            path: path.display().to_string(),
+            source,
+        },
+    })?;
+    let file = sink
+        .into_inner()
+        .map_err(|e| BundleError::io(path, e.into_error()))?;
+    file.sync_all().map_err(|e| BundleError::io(path, e))
+}
+
 fn fill(
     tmp: &Path,
     manifest: &Manifest,
@@ -78,11 +96,7 @@ fn fill(
     std::fs::create_dir_all(&tables_dir).map_err(|e| BundleError::io(&tables_dir, e))?;
     for (name, batch) in tables {
         let path = tables_dir.join(table_file_name(name));
-        let bytes = ipc::encode(batch).map_err(|source| BundleError::Arrow {
-            path: path.display().to_string(),
-            source,
-        })?;
-        write_file(&path, &bytes)?;
+        write_table(&path, batch)?;
     }
     write_file(&tmp.join(MANIFEST_FILE), manifest.to_json().as_bytes())
 }

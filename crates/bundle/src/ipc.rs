@@ -12,14 +12,18 @@ use arrow_schema::ArrowError;
 /// with LZ4 support reads it: pyarrow, polars, arrow-rs with the `lz4` feature).
 pub fn encode(batch: &RecordBatch) -> Result<Vec<u8>, ArrowError> {
     let mut bytes = Vec::new();
-    {
-        let options =
-            IpcWriteOptions::default().try_with_compression(Some(CompressionType::LZ4_FRAME))?;
-        let mut writer = FileWriter::try_new_with_options(&mut bytes, &batch.schema(), options)?;
-        writer.write(batch)?;
-        writer.finish()?;
-    }
+    encode_to(&mut bytes, batch)?;
     Ok(bytes)
+}
+
+/// [`encode`] into `sink` (a bundle's table goes straight to its file: encoding a large table into
+/// memory first grew a buffer by doubling and copied it once more).
+pub fn encode_to(sink: impl std::io::Write, batch: &RecordBatch) -> Result<(), ArrowError> {
+    let options =
+        IpcWriteOptions::default().try_with_compression(Some(CompressionType::LZ4_FRAME))?;
+    let mut writer = FileWriter::try_new_with_options(sink, &batch.schema(), options)?;
+    writer.write(batch)?;
+    writer.finish()
 }
 
 /// Decodes an Arrow IPC file into one batch (several batches are concatenated).
