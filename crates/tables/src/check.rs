@@ -4,7 +4,7 @@ use std::fmt;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type};
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch};
 
 use crate::{ColumnDef, ColumnType, TableDef, ValueCheck};
 
@@ -148,6 +148,10 @@ impl TableDef {
                 });
                 continue;
             }
+            if passed_before(def, array) {
+                continue;
+            }
+            let problems_before = problems.len();
             if !def.nullable && array.null_count() > 0 {
                 let rows: Vec<usize> = (0..array.len())
                     .filter(|&i| array.is_null(i))
@@ -162,6 +166,9 @@ impl TableDef {
             if let Some(p) = check_values(def, array.as_ref()) {
                 problems.push(p);
             }
+            if problems.len() == problems_before {
+                remember_passed(def, array);
+            }
         }
         if problems.is_empty() {
             Ok(())
@@ -171,6 +178,45 @@ impl TableDef {
                 problems,
             })
         }
+    }
+}
+
+/// Columns at least this long that passed a column's checks are remembered: a pipeline's steps
+/// check their inputs again, and the MPI blocks of a full run (a million rows) were checked by
+/// every step that read them.
+const REMEMBERED_MIN_ROWS: usize = 4096;
+const REMEMBERED_COLUMNS: usize = 64;
+
+/// Columns that passed the checks of a column definition (its address: definitions are
+/// statics), by identity. An array is immutable, and a `Weak` keeps its allocation's address
+/// from being reused while it is remembered, so a pointer match is the same array.
+static PASSED: std::sync::Mutex<Vec<(usize, std::sync::Weak<dyn Array>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn passed_before(def: &ColumnDef, array: &ArrayRef) -> bool {
+    if array.len() < REMEMBERED_MIN_ROWS {
+        return false;
+    }
+    let key = std::ptr::from_ref(def) as usize;
+    let weak = std::sync::Arc::downgrade(array);
+    PASSED
+        .lock()
+        .is_ok_and(|passed| passed.iter().any(|(d, w)| *d == key && w.ptr_eq(&weak)))
+}
+
+fn remember_passed(def: &ColumnDef, array: &ArrayRef) {
+    if array.len() < REMEMBERED_MIN_ROWS {
+        return;
+    }
+    if let Ok(mut passed) = PASSED.lock() {
+        passed.retain(|(_, w)| w.strong_count() > 0);
+        if passed.len() >= REMEMBERED_COLUMNS {
+            passed.remove(0);
+        }
+        passed.push((
+            std::ptr::from_ref(def) as usize,
+            std::sync::Arc::downgrade(array),
+        ));
     }
 }
 
@@ -283,6 +329,31 @@ mod tests {
             .batch(throughputs(&[1.393e9, 1.383e9], &["poly", "mono"]))
             .unwrap();
         assert_eq!(batch.num_rows(), 2);
+    }
+
+    /// A large column that passed is not checked again, but only that very array: a new one of
+    /// the same shape with a bad value is still refused, and an array dropped and replaced at the
+    /// same length is checked afresh.
+    #[test]
+    fn a_column_that_passed_is_remembered_by_identity_only() {
+        let n = REMEMBERED_MIN_ROWS;
+        let good = throughputs(&vec![1.0e9; n], &vec!["poly"; n]);
+        let batch = CSX600_OP_THROUGHPUTS.batch(good).unwrap();
+        let rate_def = CSX600_OP_THROUGHPUTS
+            .columns
+            .iter()
+            .find(|c| c.name == col::THROUGHPUT_OPS_PER_SEC)
+            .unwrap();
+        let rates = batch.column_by_name(col::THROUGHPUT_OPS_PER_SEC).unwrap();
+        assert!(passed_before(rate_def, rates));
+        assert!(CSX600_OP_THROUGHPUTS.check(&batch).is_ok());
+        let mut bad_rates = vec![1.0e9; n];
+        bad_rates[n - 1] = -1.0;
+        drop(batch);
+        let err = CSX600_OP_THROUGHPUTS
+            .batch(throughputs(&bad_rates, &vec!["poly"; n]))
+            .unwrap_err();
+        assert!(err.to_string().contains(&format!("row {}", n - 1)), "{err}");
     }
 
     #[test]
