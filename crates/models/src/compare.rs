@@ -59,7 +59,7 @@ pub fn compare_measured(
             let mut flags = base_flags.clone();
             flags.push(FLAG_UNMEASURED.to_owned());
             out.push(PredictionRow {
-                flags: join_flags(&flags).map(Into::into),
+                flags: join_flags(&flags),
                 ..p
             });
             continue;
@@ -76,7 +76,7 @@ pub fn compare_measured(
                     predicted_secs,
                     measured_secs,
                 )),
-                flags: join_flags(&base_flags).map(Into::into),
+                flags: join_flags(&base_flags),
                 ..p.clone()
             });
         }

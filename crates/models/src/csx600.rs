@@ -204,9 +204,9 @@ pub fn op_count_model(
         }
         predictions.push(PredictionRow {
             model: model.into(),
-            device: device.clone().into(),
-            program: program.into(),
-            variant: variant.into(),
+            device: device.clone(),
+            program,
+            variant,
             phase: "compute".into(),
             repetitions: 1,
             predicted_secs: total,
@@ -304,15 +304,15 @@ pub fn transfer_model(
         }
         predictions.push(PredictionRow {
             model: model.into(),
-            device: device.clone().into(),
-            program: program.into(),
-            variant: variant.into(),
+            device: device.clone(),
+            program,
+            variant,
             phase: "transfer".into(),
             repetitions: 1,
             predicted_secs: total,
             measured_secs: None,
             error_pct: None,
-            flags: join_flags(&all_flags).map(Into::into),
+            flags: join_flags(&all_flags),
             ..Default::default()
         });
     }

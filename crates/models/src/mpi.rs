@@ -439,6 +439,9 @@ struct MeasuredRun {
     run_secs: Vec<f64>,
 }
 
+/// One run's measured ranks and the main-loop iterations each ran.
+type RunTotals = (MeasuredRanks, BTreeMap<i32, u64>);
+
 /// Per run, per rank of an `mpi_blocks` table: the compute and communication seconds (summed in
 /// the table's order, as the executions ran) and the main-loop iterations run. All that a
 /// measured run needs, read in one pass without keeping the executions: a full run's table has
@@ -446,7 +449,7 @@ struct MeasuredRun {
 fn measured_totals(
     role: &'static str,
     batch: &RecordBatch,
-) -> Result<BTreeMap<String, (MeasuredRanks, BTreeMap<i32, u64>)>, ModelError> {
+) -> Result<BTreeMap<String, RunTotals>, ModelError> {
     #[derive(Default)]
     struct Totals {
         compute: f64,
@@ -497,7 +500,7 @@ fn measured_totals(
     }
     let mut keys: Vec<((&str, i32), usize)> = index.into_iter().collect();
     keys.sort_unstable();
-    let mut runs: BTreeMap<String, (MeasuredRanks, BTreeMap<i32, u64>)> = BTreeMap::new();
+    let mut runs: BTreeMap<String, RunTotals> = BTreeMap::new();
     for ((id, r), slot) in keys {
         let t = &totals[slot];
         let Some(last) = t.last_iteration else {
@@ -641,10 +644,10 @@ fn rank_tables(
             ),
         ] {
             rows.push(PredictionRow {
-                model: spec.model.clone().into(),
-                device: c.device.clone().into(),
+                model: spec.model.clone(),
+                device: c.device.clone(),
                 program: program.into(),
-                variant: variant.clone().into(),
+                variant: variant.clone(),
                 phase: phase.into(),
                 repetitions: c.full_iterations as i64,
                 predicted_secs: predicted,
@@ -750,8 +753,8 @@ fn rank_tables(
         .fold(0.0, f64::max);
     let run_label = "run (slowest rank)";
     rows.push(PredictionRow {
-        model: spec.model.clone().into(),
-        device: device.into(),
+        model: spec.model.clone(),
+        device,
         program: program.into(),
         variant: "run".into(),
         phase: "total".into(),
@@ -765,13 +768,12 @@ fn rank_tables(
         ..PredictionRow::default()
     });
     rows.push(PredictionRow {
-        model: spec.model.clone().into(),
+        model: spec.model.clone(),
         device: compute
             .values()
             .next()
             .map(|c| c.device.clone())
-            .unwrap_or_default()
-            .into(),
+            .unwrap_or_default(),
         program: program.into(),
         variant: "run (naive scaling)".into(),
         phase: "total".into(),
@@ -1124,16 +1126,16 @@ pub fn best_configuration(
             full_iterations,
         } = &candidates[i];
         rows.push(PredictionRow {
-            model: spec.model.clone().into(),
-            device: device.clone().into(),
+            model: spec.model.clone(),
+            device: device.clone(),
             program: "configuration".into(),
-            variant: label.clone().into(),
+            variant: label.clone(),
             phase: "total".into(),
             repetitions: *full_iterations as i64,
             predicted_secs: *predicted,
             measured_secs: *measured_secs,
             error_pct: error_pct(*predicted, *measured_secs),
-            run_id: measured_id.clone().map(Into::into),
+            run_id: measured_id.clone(),
             ..PredictionRow::default()
         });
         cells.extend([

@@ -506,6 +506,7 @@ fn reselect_by(
 /// The flags of a prediction, one bit each, in the order they are written.
 const FLAG_NAMES: [&str; 4] = ["negative", "overflow", "extrapolated", "tiny_counters"];
 const NEGATIVE: u8 = 1;
+const OVERFLOW: u8 = 2;
 const EXTRAPOLATED: u8 = 4;
 const TINY: u8 = 8;
 
@@ -549,10 +550,17 @@ impl Scored {
     fn new(obs: &Observations<'_>, spec: &ModelSpec, g: &GroupData, h: &Held, tiny: bool) -> Self {
         let obs_row = g.group.rows[h.row];
         let predicted_secs = spec.seconds(h.predicted);
-        let flags = u8::from(predicted_secs < 0.0) * NEGATIVE
-            | u8::from(predicted_secs.is_infinite()) * 2
-            | u8::from(h.extrapolated) * EXTRAPOLATED
-            | u8::from(tiny) * TINY;
+        let mut flags = 0;
+        for (set, bit) in [
+            (predicted_secs < 0.0, NEGATIVE),
+            (predicted_secs.is_infinite(), OVERFLOW),
+            (h.extrapolated, EXTRAPOLATED),
+            (tiny, TINY),
+        ] {
+            if set {
+                flags |= bit;
+            }
+        }
         Self {
             obs_row,
             predicted_secs,
