@@ -85,17 +85,34 @@ pub fn validate(
     options: &OlsOptions,
     scheme: &Scheme,
 ) -> Result<Vec<Held>, RegressionError> {
+    validate_fitted(x, y, options, scheme, None)
+}
+
+/// [`validate`], given the fit of all rows when the caller has it: `ols(x, y, options)` with
+/// leverages (another fit is made when `fit` was made with other options). Every scheme starts
+/// from the fit of all rows; a cross-validation of several schemes fits once.
+pub fn validate_fitted(
+    x: MatRef<'_, f64>,
+    y: &[f64],
+    options: &OlsOptions,
+    scheme: &Scheme,
+    fit: Option<&crate::OlsFit>,
+) -> Result<Vec<Held>, RegressionError> {
     let n = x.nrows();
+    let with_leverage = OlsOptions {
+        leverage: true,
+        ..*options
+    };
+    let own;
+    let fit = match fit {
+        Some(f) if f.options == with_leverage && f.fitted.len() == n => f,
+        _ => {
+            own = ols(x, y, &with_leverage)?;
+            &own
+        }
+    };
     match scheme {
         Scheme::Fit | Scheme::LeaveOneOut => {
-            let fit = ols(
-                x,
-                y,
-                &OlsOptions {
-                    leverage: true,
-                    ..*options
-                },
-            )?;
             let loo = *scheme == Scheme::LeaveOneOut;
             let all: Vec<usize> = (0..n).collect();
             let range = ranges(x, &all);
@@ -162,7 +179,7 @@ pub fn validate(
                     "{folds} folds for {n} rows: need 2 <= folds <= rows"
                 )));
             }
-            held_out_by(x, y, options, &fold_labels(n, *folds, *seed))
+            held_out_by(x, y, options, &fold_labels(n, *folds, *seed), fit)
         }
         Scheme::Grouped { labels } => {
             if labels.len() != n {
@@ -171,7 +188,7 @@ pub fn validate(
                     labels.len()
                 )));
             }
-            held_out_by(x, y, options, labels)
+            held_out_by(x, y, options, labels, fit)
         }
     }
 }
@@ -351,12 +368,13 @@ pub fn is_outside(
     outside(x, row, ranges, columns)
 }
 
-/// Fits without each distinct label's rows and predicts them.
+/// Fits without each distinct label's rows and predicts them, from `full`, the fit of all rows.
 fn held_out_by(
     x: MatRef<'_, f64>,
     y: &[f64],
     options: &OlsOptions,
     labels: &[String],
+    full: &crate::OlsFit,
 ) -> Result<Vec<Held>, RegressionError> {
     let n = x.nrows();
     let blocks = blocks_of(labels);
@@ -367,20 +385,12 @@ fn held_out_by(
         )));
     }
     let training_ranges = training_ranges_of_blocks(x, &blocks);
-    // One fit of all rows; each group's predictions come from the block-deletion identity
+    // Each group's predictions come from the fit of all rows by the block-deletion identity
     // y_G - (I - H_GG)^-1 e_G, exact for least squares and ridge with a fixed penalty. A group
     // whose rows alone determine part of the model (I - H_GG singular) is refitted without it.
-    let full = ols(
-        x,
-        y,
-        &OlsOptions {
-            leverage: false,
-            ..*options
-        },
-    )?;
     let mut out = Vec::with_capacity(n);
     for ((label, test), range) in blocks.iter().zip(&training_ranges) {
-        if let Some(held) = deleted_block(&full, x, y, test) {
+        if let Some(held) = deleted_block(full, x, y, test) {
             for (k, (predicted, interval)) in held.into_iter().enumerate() {
                 let i = test[k];
                 out.push(Held {

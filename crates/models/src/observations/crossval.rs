@@ -22,7 +22,7 @@ use yosoku_tables::report::ReportCell;
 use super::report::{Matrix, Published, add_published};
 use crate::ModelError;
 use yosoku_regression::validate::{
-    Held, Scheme, fold_labels, is_outside, metrics, training_ranges, validate,
+    Held, Scheme, fold_labels, is_outside, metrics, training_ranges, validate, validate_fitted,
     validate_standardized_ridge,
 };
 use yosoku_regression::{OlsOptions, RegressionError};
@@ -414,8 +414,9 @@ fn held_out(
         ..OlsOptions::default()
     };
     if full.is_none() {
+        // With leverages: the least-squares schemes below start from this fit of all rows.
         *full =
-            Some(train(spec, &g.names, &columns, &g.target, false).map_err(|e| group_error(g, e))?);
+            Some(train(spec, &g.names, &columns, &g.target, true).map_err(|e| group_error(g, e))?);
     }
     let trained = full.as_ref().expect("trained above");
     let scheme = scheme_of(obs, g, holdout)?;
@@ -424,7 +425,9 @@ fn held_out(
         // refits.
         (Method::Ols { .. }, _) | (Method::Stepwise(_), Scheme::Fit) => {
             let x = trained.design(&columns);
-            validate(x.as_ref(), &g.target, &options, &scheme).map_err(|e| group_error(g, e))
+            let fit = matches!(spec.method, Method::Ols { .. }).then_some(&trained.fit);
+            validate_fitted(x.as_ref(), &g.target, &options, &scheme, fit)
+                .map_err(|e| group_error(g, e))
         }
         // Stepwise, leave-one-out: select again without each row (a selection made on all rows
         // would have seen the row it predicts).
