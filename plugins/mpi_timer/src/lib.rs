@@ -85,7 +85,11 @@ fn read_log_text(path: &Path) -> Result<String, PluginError> {
     if path.extension().is_some_and(|e| e == "gz") {
         use std::io::Read;
         let mut input = yosoku_plugin_sdk::open_input(path)?;
-        let mut text = String::new();
+        // Logs inflate about sixfold: room for that up front, not a string grown by doubling.
+        let room = input
+            .len_on_disk()
+            .map_or(0, |n| n.saturating_mul(8).min(1 << 30));
+        let mut text = String::with_capacity(usize::try_from(room).unwrap_or(0));
         flate2::read::GzDecoder::new(&mut input)
             .read_to_string(&mut text)
             .map_err(|e| {
@@ -263,14 +267,21 @@ pub fn tables(
         .iter()
         .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
         .collect();
-    let mut columns = BlockColumns::default();
+    // At most one compute block before each call and one after the last.
+    let rows_bound: usize = logs.iter().map(|(_, l)| 2 * l.events.len() + 1).sum();
+    let mut columns: Option<BlockColumns> = None;
     let mut how = Vec::with_capacity(logs.len());
     for (run, log) in &logs {
         let (blocks, iterations) = analyse_rank(log, steps)?;
-        columns.append(run, log, &blocks);
+        columns
+            .get_or_insert_with(|| BlockColumns::sized_like(run, log, &blocks, rows_bound))
+            .append(run, log, &blocks);
         how.push(iterations);
     }
-    Ok((columns.finish()?, ranks_batch(&logs, &how)?))
+    Ok((
+        columns.unwrap_or_default().finish()?,
+        ranks_batch(&logs, &how)?,
+    ))
 }
 
 /// The columns of `mpi_blocks`, rank after rank.
@@ -288,6 +299,30 @@ struct BlockColumns {
 }
 
 impl BlockColumns {
+    /// Columns with room for `rows` rows whose texts are as long as those of the first rank
+    /// (`run`, `log` and its `blocks`) on average: the text columns of a million blocks are a
+    /// hundred megabytes, and each doubling of a builder copied them.
+    fn sized_like(run: &Run, log: &RankLog, blocks: &[blocks::Block], rows: usize) -> Self {
+        let mean = |len: &dyn Fn(&blocks::Block) -> usize| {
+            let total: usize = blocks.iter().map(len).sum();
+            total.div_ceil(blocks.len().max(1)) + 1
+        };
+        let text = |bytes_per_row: usize| {
+            StringBuilder::with_capacity(rows, rows.saturating_mul(bytes_per_row))
+        };
+        Self {
+            run_id: text(run.run_id.len() + 2),
+            host: text(log.host.len() + 2),
+            rank: Int32Builder::with_capacity(rows),
+            block: text(mean(&|b| b.block.len())),
+            kind: text("communication".len()),
+            call_site: text(mean(&|b| b.call_site.len())),
+            iteration: Int64Builder::with_capacity(rows),
+            start_secs: Float64Builder::with_capacity(rows),
+            duration_secs: Float64Builder::with_capacity(rows),
+        }
+    }
+
     fn append(&mut self, run: &Run, log: &RankLog, blocks: &[blocks::Block]) {
         let secs = |ns: u64| ns as f64 * 1e-9;
         for b in blocks {
