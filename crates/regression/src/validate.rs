@@ -631,23 +631,50 @@ pub fn validate_standardized_ridge(
             // The same sums as `c`, a column at a time over contiguous columns (an element-wise
             // closure through the matrix's indexing was a fifth of a standardised-ridge
             // cross-validation: one system per held-out row).
+            // The kept columns' values gathered once, so that the k^2 divisions below run over
+            // contiguous slices (vectorised; the same operations in the same order per entry).
+            let mk: Vec<f64> = kept.iter().map(|&j| mt[j]).collect();
+            let xk: Vec<f64> = if g == 1 {
+                kept.iter().map(|&j| single[j]).collect()
+            } else {
+                Vec::new()
+            };
+            let mut numerator = vec![0.0; k];
+            let mut held = vec![0.0; k];
             let mut a = Mat::<f64>::zeros(k, k);
             for (s, &ks) in kept.iter().enumerate() {
                 let sxx_col = contiguous(sxx.as_ref(), ks);
+                for (v, &kr) in numerator.iter_mut().zip(&kept) {
+                    *v = sxx_col[kr];
+                }
+                match &gxx {
+                    Some(m) => {
+                        let gxx_col = contiguous(m.as_ref(), ks);
+                        for (v, &kr) in held.iter_mut().zip(&kept) {
+                            *v = gxx_col[kr];
+                        }
+                    }
+                    None => {
+                        let x_s = xk[s];
+                        for (v, x_r) in held.iter_mut().zip(&xk) {
+                            *v = x_r * x_s;
+                        }
+                    }
+                }
+                let (m_s, sd_s) = (mk[s], sd[s]);
                 let col = a
                     .col_mut(s)
                     .try_as_col_major_mut()
                     .expect("an owned matrix's columns are contiguous")
                     .as_slice_mut();
-                let gxx_col = gxx.as_ref().map(|m| contiguous(m.as_ref(), ks));
-                for (r, (v, &kr)) in col.iter_mut().zip(&kept).enumerate() {
-                    let held = match gxx_col {
-                        Some(g) => g[kr],
-                        None => single[kr] * single[ks],
-                    };
-                    let c_rs = sxx_col[kr] - held - nt * mt[kr] * mt[ks];
-                    *v = c_rs / (sd[r] * sd[s]) + if r == s { lambda } else { 0.0 };
+                for ((((v, c), h), m_r), sd_r) in
+                    col.iter_mut().zip(&numerator).zip(&held).zip(&mk).zip(&sd)
+                {
+                    let c_rs = c - h - nt * m_r * m_s;
+                    *v = c_rs / (sd_r * sd_s) + 0.0;
                 }
+                // x / d + lambda on the diagonal, exactly as (x / d + 0.0) + lambda.
+                col[s] += lambda;
             }
             let b = Mat::from_fn(k, 1, |r, _| {
                 (sxy[(kept[r], 0)] - gxy[(kept[r], 0)] - nt * mt[kept[r]] * myt) / sd[r]
