@@ -1105,6 +1105,43 @@ mod tests {
         same(&fast, &brute(x.as_ref(), &y, &ridge, &labels));
     }
 
+    /// A fit of all rows handed in is used as it is, and one made with other options is not.
+    #[test]
+    fn a_given_fit_of_all_rows_gives_what_a_fit_of_its_own_does() {
+        let (x, y) = data(40);
+        let ridge = OlsOptions {
+            ridge: 0.5,
+            ..OlsOptions::default()
+        };
+        let labels = fold_labels(40, 5, 3);
+        for options in [OlsOptions::default(), ridge] {
+            let fit = ols(x.as_ref(), &y, &options).unwrap();
+            let other = ols(
+                x.as_ref(),
+                &y,
+                &OlsOptions {
+                    ridge: 9.0,
+                    ..options
+                },
+            )
+            .unwrap();
+            for scheme in [
+                Scheme::Fit,
+                Scheme::LeaveOneOut,
+                Scheme::Grouped {
+                    labels: labels.clone(),
+                },
+            ] {
+                let own = validate(x.as_ref(), &y, &options, &scheme).unwrap();
+                for given in [&fit, &other] {
+                    let held =
+                        validate_fitted(x.as_ref(), &y, &options, &scheme, Some(given)).unwrap();
+                    assert_eq!(held, own, "{scheme:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn block_deletion_stays_exact_on_an_ill_conditioned_design() {
         // Condition number ~1e7 (the QR path): column 2 is column 0 plus a small independent
