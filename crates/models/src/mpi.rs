@@ -1250,6 +1250,46 @@ mod tests {
         assert_eq!((predicted[7], measured[7]), (23.75, 24.0));
     }
 
+    /// The one-pass reader of a measured run sums each run's ranks apart, whatever the order of
+    /// the rows, and refuses an empty table and a rank without main-loop iterations by name.
+    #[test]
+    fn measured_totals_are_per_run_and_rank_and_bad_tables_are_named() {
+        let a = blocks("a", &[(0, vec![(1.0, 0.25); 3]), (1, vec![(2.0, 0.5); 3])]);
+        let b = blocks("b", &[(0, vec![(4.0, 0.125); 2])]);
+        let both = arrow_select::concat::concat_batches(&a.schema(), &[b, a]).unwrap();
+        // Rows of the two runs interleaved: one of `b`, one of `a`, ...
+        let n = both.num_rows() as u32;
+        let order: Vec<u32> = (0..n / 2)
+            .flat_map(|i| [i, n / 2 + i])
+            .chain((n % 2 == 1).then_some(n - 1))
+            .collect();
+        let mixed =
+            arrow_select::take::take_record_batch(&both, &arrow_array::UInt32Array::from(order))
+                .unwrap();
+        let runs = measured_totals("measured", &mixed).unwrap();
+        assert_eq!(runs.keys().collect::<Vec<_>>(), ["a", "b"]);
+        // Setup 1 s and teardown 0.5 s are compute outside the loop.
+        assert_eq!(runs["a"].0[&0], (1.5 + 3.0, 0.75));
+        assert_eq!(runs["a"].0[&1], (1.5 + 6.0, 1.5));
+        assert_eq!(runs["a"].1, BTreeMap::from([(0, 3), (1, 3)]));
+        assert_eq!(runs["b"].0[&0], (1.5 + 8.0, 0.25));
+        assert_eq!(runs["b"].1, BTreeMap::from([(0, 2)]));
+
+        let e = measured_totals("measured", &mixed.slice(0, 0)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "input `measured`: no MPI blocks (an empty `mpi_blocks` table)"
+        );
+        let no_loop = blocks("c", &[(2, vec![])]);
+        let e = measured_totals("measured", &no_loop)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("rank 2 of run `c` has no main-loop iterations"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn repeated_full_runs_are_averaged_and_their_spread_reported() {
         let reduced = blocks("r", &[(0, vec![(1.0, 0.0); 4])]);
