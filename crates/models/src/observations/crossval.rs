@@ -14,9 +14,9 @@ use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
 use faer::Mat;
 use yosoku_tables::VALIDATION_SUMMARY;
 
-use super::Observations;
 use super::feature_values;
 use super::fit::{GroupData, Method, ModelSpec, Trained, check_sizes, group_data, train};
+use super::{Observations, row_key};
 use yosoku_tables::report::ReportCell;
 
 use super::report::{Matrix, Published, add_published};
@@ -387,13 +387,7 @@ fn group_labels(
     Ok(g.group
         .rows
         .iter()
-        .map(|&r| {
-            arrays
-                .iter()
-                .map(|a| if a.is_null(r) { "" } else { a.value(r) })
-                .collect::<Vec<_>>()
-                .join("/")
-        })
+        .map(|&r| row_key(&arrays, r).join("/"))
         .collect())
 }
 

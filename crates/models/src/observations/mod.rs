@@ -264,6 +264,25 @@ pub struct Group {
     pub rows: Vec<usize>,
 }
 
+/// The key of `row`: its value in each of `arrays`, a null counted as the empty text.
+pub(crate) fn row_key<'a>(arrays: &[&'a StringArray], row: usize) -> Vec<&'a str> {
+    arrays
+        .iter()
+        .map(|a| if a.is_null(row) { "" } else { a.value(row) })
+        .collect()
+}
+
+/// The number of the key of `row` ([`row_key`]), numbered in order of first appearance in
+/// `ids`.
+pub(crate) fn key_id<'a>(
+    ids: &mut HashMap<Vec<&'a str>, usize>,
+    arrays: &[&'a StringArray],
+    row: usize,
+) -> usize {
+    let next = ids.len();
+    *ids.entry(row_key(arrays, row)).or_insert(next)
+}
+
 /// Groups the rows of `observations` by `columns`.
 pub fn group_rows(
     observations: &Observations<'_>,
@@ -274,35 +293,28 @@ pub fn group_rows(
         .map(|c| observations.label(c))
         .collect::<Result<_, _>>()?;
     let mut groups: Vec<Group> = Vec::new();
-    let mut index: HashMap<Vec<String>, usize> = HashMap::new();
+    let mut ids: HashMap<Vec<&str>, usize> = HashMap::new();
     for row in 0..observations.rows() {
-        let values: Vec<String> = arrays
-            .iter()
-            .map(|a| {
-                if a.is_null(row) {
-                    String::new()
-                } else {
-                    a.value(row).to_owned()
-                }
-            })
-            .collect();
-        match index.get(&values) {
-            Some(&g) => groups[g].rows.push(row),
-            None => {
-                index.insert(values.clone(), groups.len());
-                let key = columns
-                    .iter()
-                    .zip(&values)
-                    .map(|(c, v)| format!("{c}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                groups.push(Group {
-                    key,
-                    values,
-                    rows: vec![row],
-                });
-            }
+        let g = key_id(&mut ids, &arrays, row);
+        if g < groups.len() {
+            groups[g].rows.push(row);
+            continue;
         }
+        let values: Vec<String> = row_key(&arrays, row)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let key = columns
+            .iter()
+            .zip(&values)
+            .map(|(c, v)| format!("{c}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        groups.push(Group {
+            key,
+            values,
+            rows: vec![row],
+        });
     }
     Ok(groups)
 }

@@ -11,8 +11,8 @@ use yosoku_tables::access::opt_str;
 use yosoku_tables::{COUNTERS, OBSERVATIONS, RUNS, col};
 
 use super::{
-    FeatureColumn, FeatureValues, Observations, all_features, feature_field, group_rows, suggest,
-    with_features,
+    FeatureColumn, FeatureValues, Observations, all_features, feature_field, group_rows, key_id,
+    suggest, with_features,
 };
 use crate::{Input, ModelError};
 
@@ -456,21 +456,6 @@ pub struct Joined {
     pub observations: RecordBatch,
     /// (feature device, target device, rows paired, target rows without a partner).
     pub pairs: Vec<(String, String, usize, usize)>,
-}
-
-/// The number of the key of `row` (its values in `arrays`, a null counted as the empty text),
-/// numbered in order of first appearance.
-fn key_id<'a>(
-    ids: &mut HashMap<Vec<&'a str>, usize>,
-    arrays: &[&'a StringArray],
-    row: usize,
-) -> usize {
-    let key: Vec<&str> = arrays
-        .iter()
-        .map(|a| if a.is_null(row) { "" } else { a.value(row) })
-        .collect();
-    let next = ids.len();
-    *ids.entry(key).or_insert(next)
 }
 
 /// The rows of each device, in order.
