@@ -43,6 +43,10 @@ fn run(tools: &Path, program: &str) -> Vec<RankLog> {
         .arg(dir.path())
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        // Each launch its own Open MPI session directory: launches started at once (this file's
+        // tests run in parallel) raced to create the shared /tmp/ompi.<host>.<uid> and one
+        // failed with "mkdir ... File exists" (Open MPI 4.1.4).
+        .env("TMPDIR", dir.path())
         .output()
         .unwrap();
     assert!(
