@@ -38,9 +38,9 @@
 //
 // The SM id is read (%smid) when the block's records are written: a block runs on one SM from
 // its start to its end. In the two-stage modes a thread's timestamps are kept in shared memory
-// as 32-bit offsets from its first point, so one thread's points must lie within 2^32 ticks of
-// each other (4.3 s of globaltimer, about 2 s of clock64 at 2 GHz); a longer span is reported
-// by the host, never written wrong.
+// as their low 32 bits beside its first timestamp, so one thread's points and the end of the
+// kernel must lie within 2^32 ticks of its first point (4.3 s of globaltimer, about 2 s of
+// clock64 at 2 GHz); a longer span is reported by the host, never written wrong.
 //
 // Errors the device cannot return are kept in a status word the host reads (log_write): a
 // buffer too small for the records (the records that do not fit are dropped, nothing past the
@@ -106,7 +106,7 @@ __host__ __device__ constexpr bool two_stage(Mode mode) {
 }
 
 // Dynamic shared memory a block needs: per unit a 64-bit first timestamp and a count, per point
-// a 32-bit offset and a 16-bit point id (structure of arrays: a warp's stores hit distinct banks).
+// the low 32 bits of its timestamp and a 16-bit point id (structure of arrays: a warp's stores hit distinct banks).
 __host__ __device__ constexpr size_t shared_bytes(Mode mode, Scope scope, uint32_t threads_per_block,
                                                   uint32_t points) {
   return two_stage(mode) ? ((size_t)units_per_block(scope, threads_per_block) * (8 + 4 + 6 * (size_t)points) + 7) /
@@ -168,6 +168,10 @@ class Tracer {
   // `smem`: the block's dynamic shared memory for the log, shared_bytes(M, S, threads, points)
   // bytes, 8-byte aligned (the `extern __shared__ unsigned long long x[]` of the kernel, offset
   // past whatever the kernel keeps there itself). Unused in the modes that keep none.
+  //
+  // The state a thread carries through the kernel is kept small (a count, its unit, a pointer):
+  // registers the tracer takes can lower the kernel's occupancy. A point's timestamp goes to
+  // shared memory as its low 32 bits; the unit's first timestamp is kept whole beside them.
   __device__ __forceinline__ Tracer(const DeviceLog& log, void* smem) : log_(log) {
     if constexpr (M != Mode::Off) {
       const uint32_t tid = linear_thread();
@@ -175,14 +179,7 @@ class Tracer {
       units_ = units_per_block(S, threads);
       unit_ = S == Scope::Warp ? tid / kWarpSize : tid;
       recording_ = S == Scope::Thread || tid % kWarpSize == 0;
-      count_ = 0;
-      first_ = 0;
-      if constexpr (two_stage(M)) {
-        first_ts_ = (uint64_t*)smem;
-        counts_ = (uint32_t*)(first_ts_ + units_);
-        offsets_ = counts_ + units_;
-        ids_ = (uint16_t*)(offsets_ + (size_t)units_ * log.points);
-      }
+      smem_ = (unsigned char*)smem;
     }
   }
 
@@ -207,14 +204,10 @@ class Tracer {
           raise_status(log_, kStatusBufferTooSmall);
         }
       } else {
-        if (count_ == 0) first_ = t;
-        uint64_t offset = t - first_;
-        if (offset > 0xffffffffull) {
-          raise_status(log_, kStatusSpanTooLong);
-          offset = 0xffffffffull;
-        }
-        offsets_[(size_t)count_ * units_ + unit_] = (uint32_t)offset;
-        ids_[(size_t)count_ * units_ + unit_] = (uint16_t)id;
+        if (count_ == 0) first_ts()[unit_] = t;
+        const size_t k = (size_t)count_ * units_ + unit_;
+        low_ts()[k] = (uint32_t)t;
+        ids()[k] = (uint16_t)id;
       }
       ++count_;
     }
@@ -226,8 +219,9 @@ class Tracer {
   __device__ __forceinline__ void flush() {
     if constexpr (two_stage(M)) {
       if (recording_) {
-        first_ts_[unit_] = first_;
-        counts_[unit_] = count_ < log_.points ? count_ : log_.points;
+        counts()[unit_] = count_ < log_.points ? count_ : log_.points;
+        // The low 32 bits give a point's time only within 2^32 ticks of the unit's first.
+        if (count_ > 0 && now<T>() - first_ts()[unit_] > 0xffffffffull) raise_status(log_, kStatusSpanTooLong);
       }
       __syncthreads();
       const uint32_t tid = linear_thread();
@@ -240,31 +234,38 @@ class Tracer {
       for (uint32_t j = tid; j < total; j += threads) {
         const uint32_t unit = j / points;
         const uint32_t k = j - unit * points;
-        if (k >= counts_[unit]) continue;
+        if (k >= counts()[unit]) continue;
         if (base + j >= log_.capacity) {
           raise_status(log_, kStatusBufferTooSmall);
           continue;
         }
         const uint32_t thread = S == Scope::Warp ? unit * kWarpSize : unit;
+        const uint64_t first = first_ts()[unit];
+        const size_t slot = (size_t)k * units_ + unit;
         uint64_t* r = (uint64_t*)(log_.records + base + j);
         r[0] = (uint64_t)thread << 32 | block;
-        r[1] = (uint64_t)ids_[(size_t)k * units_ + unit] << 32 | sm;
-        r[2] = first_ts_[unit] + offsets_[(size_t)k * units_ + unit];
+        r[1] = (uint64_t)ids()[slot] << 32 | sm;
+        r[2] = first + (uint32_t)(low_ts()[slot] - (uint32_t)first);
       }
     }
   }
 
  private:
+  // The shared-memory log: per unit the first timestamp and the count, per point the low 32
+  // bits of its timestamp and its id (point-major: a warp's units are consecutive).
+  __device__ __forceinline__ uint64_t* first_ts() const { return (uint64_t*)smem_; }
+  __device__ __forceinline__ uint32_t* counts() const { return (uint32_t*)(smem_ + 8 * (size_t)units_); }
+  __device__ __forceinline__ uint32_t* low_ts() const { return (uint32_t*)(smem_ + 12 * (size_t)units_); }
+  __device__ __forceinline__ uint16_t* ids() const {
+    return (uint16_t*)(smem_ + (12 + 4 * (size_t)log_.points) * units_);
+  }
+
   DeviceLog log_;
+  unsigned char* smem_ = nullptr;
   uint32_t units_ = 0;
   uint32_t unit_ = 0;
   uint32_t count_ = 0;
   bool recording_ = false;
-  uint64_t first_ = 0;
-  uint64_t* first_ts_ = nullptr;
-  uint32_t* counts_ = nullptr;
-  uint32_t* offsets_ = nullptr;
-  uint16_t* ids_ = nullptr;
 };
 
 #ifndef YOSOKU_TRACE_NO_HOST_API
@@ -359,8 +360,8 @@ inline int log_write(HostLog* log, const char* path, int device, char* err, size
   }
   if (status & kStatusSpanTooLong) {
     set_error(err, err_len,
-              "yosoku_trace: a thread's points spanned more than 2^32 timer ticks, more than the two-stage "
-              "log's 32-bit offsets hold; use Mode::Global for such kernels");
+              "yosoku_trace: a thread's first point and the end of the kernel lie more than 2^32 timer ticks "
+              "apart, more than the two-stage log's 32-bit timestamps tell apart; use Mode::Global for such kernels");
     return -1;
   }
   e = cudaMemcpy(log->host_records, log->device.records, log->capacity * sizeof(Record), cudaMemcpyDeviceToHost);
