@@ -182,7 +182,20 @@ try {
   if (Number(field(s, "lanes")) < 1) problems.push(`no lanes in the Gantt view: ${s}`);
   await screenshot(page, "web-3-gantt");
 
-  // 5. A trace stored as a level-of-detail pyramid: the overview from its one coarsest tile,
+  // 5. A measured in-kernel trace (the H100 matrix multiply of pipelines/cuda-trace-gantt.toml):
+  // its spans as Gantt lanes, per SM and per block.
+  await click(page, "bundle:cuda-trace-gantt");
+  await waitStatus(page, "the kernel-trace bundle", (t) => field(t, "bundle") === "cuda-trace-gantt");
+  await click(page, "tab:gantt");
+  s = await waitStatus(
+    page,
+    "the kernel trace's Gantt view",
+    (t) => field(t, "bundle") === "cuda-trace-gantt" && Number(field(t, "records")) > 0,
+  );
+  if (!(Number(field(s, "lanes")) >= 6)) problems.push(`the kernel trace has fewer than its 6 SM lanes: ${s}`);
+  await screenshot(page, "web-6-kernel-trace-gantt");
+
+  // 6. A trace stored as a level-of-detail pyramid: the overview from its one coarsest tile,
   // then zoomed in with the wheel down to single records read from the chunks in view.
   await click(page, `bundle:${traceBundle}`);
   await waitStatus(page, "the trace bundle", (t) => field(t, "bundle") === traceBundle);

@@ -91,3 +91,16 @@ pub fn join_flags(flags: &[String]) -> Option<String> {
     }
     (!unique.is_empty()).then(|| unique.join(";"))
 }
+
+/// The median of `values` (sorted in place); 0 for none.
+pub(crate) fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}

@@ -27,7 +27,7 @@ use crate::mpi_loop::{
     Line, Occurrence, RunSize, changepoint_warmup, full_iterations, occurrence, periodic_count,
     t975,
 };
-use crate::{Input, ModelError};
+use crate::{Input, ModelError, median};
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
 
@@ -165,16 +165,6 @@ fn iteration_times(
         return Err(no_iterations(role, run_id, rank));
     }
     Ok(times)
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        0.5 * (values[n / 2 - 1] + values[n / 2])
-    }
 }
 
 /// The warm-up iterations of a rank, and whether its times settled.

@@ -5,6 +5,8 @@
 //!
 //! Pure functions over per-iteration numbers: no tables, no I/O.
 
+use crate::median;
+
 /// The size of the run to predict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunSize {
@@ -204,18 +206,6 @@ impl Line {
         } else {
             0.0
         }
-    }
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        0.5 * (values[n / 2 - 1] + values[n / 2])
     }
 }
 

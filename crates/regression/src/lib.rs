@@ -12,7 +12,7 @@ pub mod spline;
 pub mod stepwise;
 pub mod validate;
 
-pub use ols::{Method, OlsFit, OlsOptions, ols};
+pub use ols::{Method, OlsFit, OlsOptions, ols, t_quantile};
 
 /// Makes faer run its factorisations (QR, Cholesky, eigenvalues) on the calling thread, for the
 /// whole process. With the `parallel` feature faer hands every one to rayon by default; the

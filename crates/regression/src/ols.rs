@@ -968,7 +968,7 @@ impl OlsFit {
 /// The `p` quantile of Student's t with `df` degrees of freedom. Validation asks for it once per
 /// held-out row with the same few (df, p): the inverse regularised beta function behind it cost
 /// a tenth of a cross-validation run before the last answers were kept here.
-fn t_quantile(df: f64, p: f64) -> Option<f64> {
+pub fn t_quantile(df: f64, p: f64) -> Option<f64> {
     use std::cell::RefCell;
     thread_local! {
         static CACHE: RefCell<Vec<((u64, u64), f64)>> = const { RefCell::new(Vec::new()) };

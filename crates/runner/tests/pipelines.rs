@@ -1000,3 +1000,87 @@ fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups
         }
     }
 }
+
+/// The figure `name` of step `id`.
+fn step_figure(bundle: &Bundle, id: &str, name: &str) -> f64 {
+    bundle
+        .manifest
+        .figures()
+        .find(|(i, f)| *i == id && f.name == name)
+        .unwrap_or_else(|| panic!("no figure {id}.{name}"))
+        .1
+        .value
+}
+
+#[test]
+fn in_kernel_tracing_overhead_and_the_instruction_check_on_the_h100() {
+    let (_dir, bundle) = run("cuda-trace-overhead.toml");
+    check_golden(&bundle);
+    let t = table(&bundle, "r.overheads");
+    // Two GPUs, four programs (SRAD twice: as is and with its registers capped), 17 variants.
+    assert_eq!(t.num_rows(), 2 * 4 * 17);
+    let runs = t
+        .column_by_name(col::VARIANT_RUNS)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::Int64Array>()
+        .unwrap();
+    assert!(runs.values().iter().all(|&n| n == 50), "50 rounds each");
+    let h100 = "NVIDIA H100 80GB HBM3";
+    let r = |program: &str, variant: &str| {
+        step_figure(&bundle, "r", &format!("{h100} {program}: {variant} R"))
+    };
+    // Per-thread records cost far more than per-warp ones, and direct global writes most.
+    for p in ["matmul", "fwt", "srad"] {
+        assert!(
+            r(p, "global/thread/globaltimer") > r(p, "shared/thread/globaltimer"),
+            "{p}"
+        );
+        assert!(
+            r(p, "shared/thread/globaltimer") > r(p, "shared/warp/globaltimer"),
+            "{p}"
+        );
+    }
+    // The lowest overhead of each program: at most 5 % on the matrix multiply and FWT; SRAD's
+    // floor on the H100 is just above (data/cuda-trace/SOURCES.md).
+    let lowest = |p: &str| step_figure(&bundle, "r", &format!("{h100} {p}: lowest R"));
+    assert!(lowest("matmul") <= 5.0 && lowest("fwt") <= 5.0);
+    assert!((5.0..6.0).contains(&lowest("srad")), "{}", lowest("srad"));
+    // Replacement: a clear gain on FWT (its result writes are a large share of its traffic),
+    // none on the matrix multiply.
+    let gain = |p: &str| {
+        step_figure(
+            &bundle,
+            "r",
+            &format!("{h100} {p}: R(replace/warp/globaltimer) - R(shared/warp/globaltimer)"),
+        )
+    };
+    assert!(gain("fwt") < -2.0, "{}", gain("fwt"));
+    assert!(gain("matmul").abs() < 1.0, "{}", gain("matmul"));
+    // Without the dummy branch the compiler deletes the matrix multiply's arithmetic: about 40 %
+    // of its instructions remain (the paper: about a third); with it, all and the log's.
+    let ratio = |v: &str| step_figure(&bundle, "inst", &format!("{h100} matmul: {v} ratio"));
+    assert!((0.3..0.5).contains(&ratio("replace_unguarded/warp/globaltimer")));
+    assert!(ratio("replace/warp/globaltimer") >= 1.0);
+    assert_eq!(bundle.manifest.scoreboard.len(), 11);
+}
+
+#[test]
+fn a_measured_kernel_trace_draws_per_sm_and_per_block() {
+    let (_dir, bundle) = run("cuda-trace-gantt.toml");
+    check_golden(&bundle);
+    let lanes = |name: &str| {
+        let spans = table(&bundle, name);
+        let lane = utf8(spans, col::LANE).unwrap();
+        (0..spans.num_rows())
+            .map(|i| lane.value(i).to_owned())
+            .collect::<std::collections::BTreeSet<String>>()
+    };
+    // SMs 0-5 of the per-warp trace; blocks 0-23 of the per-thread trace.
+    assert_eq!(lanes("by_sm.spans").len(), 6);
+    assert_eq!(lanes("by_block.spans").len(), 24);
+    assert_eq!(
+        table(&bundle, "by_block.trace_records").num_rows(),
+        24 * 256 * 32
+    );
+}

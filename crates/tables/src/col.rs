@@ -188,3 +188,17 @@ pub const TITLE: &str = "title";
 pub const ROW_LABEL: &str = "row_label";
 pub const COLUMN_LABEL: &str = "column_label";
 pub const TEXT: &str = "text";
+
+// `overheads`
+pub const VALUE_COLUMN: &str = "value_column";
+pub const BASELINE_VARIANT: &str = "baseline_variant";
+pub const BASELINE_RUNS: &str = "baseline_runs";
+pub const BASELINE_MEDIAN: &str = "baseline_median";
+pub const VARIANT_RUNS: &str = "variant_runs";
+pub const VARIANT_MEDIAN: &str = "variant_median";
+pub const RATIO: &str = "ratio";
+pub const OVERHEAD_PCT: &str = "overhead_pct";
+pub const PAIRED_MEAN_PCT: &str = "paired_mean_pct";
+pub const CI_LOW_PCT: &str = "ci_low_pct";
+pub const CI_HIGH_PCT: &str = "ci_high_pct";
+pub const LOWEST: &str = "lowest";

@@ -1357,6 +1357,107 @@ pub static THROUGHPUTS: TableDef = TableDef {
     ],
 };
 
+pub static OVERHEADS: TableDef = TableDef {
+    name: "overheads",
+    doc: "Each variant of a program beside its baseline (an instrumented kernel beside the original): the medians of a value (the run time, an instruction count), their ratio, the overhead R = 100 (ratio - 1) in percent and, when the runs were repeated in pairs, the mean of the paired overheads with its 95 % confidence interval.",
+    columns: &[
+        label(
+            col::GROUP,
+            "The group compared within, `column=value` pairs (`device=..., program=matmul`).",
+        ),
+        VARIANT,
+        label(
+            col::BASELINE_VARIANT,
+            "The variant every other is compared with (`original`).",
+        ),
+        label(
+            col::VALUE_COLUMN,
+            "What is compared: `measured_secs` or a feature column (`inst_executed`).",
+        ),
+        label(col::UNIT, "Unit of the medians (`s`, `count`)."),
+        column(
+            col::BASELINE_RUNS,
+            T::Int64,
+            false,
+            None,
+            V::Positive,
+            "Rows of the baseline variant in the group.",
+        ),
+        column(
+            col::VARIANT_RUNS,
+            T::Int64,
+            false,
+            None,
+            V::Positive,
+            "Rows of this variant in the group.",
+        ),
+        column(
+            col::BASELINE_MEDIAN,
+            T::Float64,
+            false,
+            None,
+            V::Positive,
+            "Median of the baseline's values, in `unit`.",
+        ),
+        column(
+            col::VARIANT_MEDIAN,
+            T::Float64,
+            false,
+            None,
+            V::NonNegative,
+            "Median of this variant's values, in `unit`.",
+        ),
+        column(
+            col::RATIO,
+            T::Float64,
+            false,
+            Some("ratio"),
+            V::NonNegative,
+            "`variant_median` over `baseline_median`.",
+        ),
+        column(
+            col::OVERHEAD_PCT,
+            T::Float64,
+            false,
+            Some("%"),
+            V::Finite,
+            "100 (ratio - 1): the overhead R of docs/methods.md, section 2 (negative: less than the baseline).",
+        ),
+        column(
+            col::PAIRED_MEAN_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::Finite,
+            "Mean over the k-th rows of the variant and the baseline of 100 (v_k / b_k - 1) (runs repeated in rounds, each round running every variant); null unless both have the same number of rows, at least 2.",
+        ),
+        column(
+            col::CI_LOW_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::Finite,
+            "Lower end of the 95 % confidence interval of `paired_mean_pct` (Student's t).",
+        ),
+        column(
+            col::CI_HIGH_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::Finite,
+            "Upper end of that interval.",
+        ),
+        column(
+            col::LOWEST,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "The variant of lowest `overhead_pct` in its group, among those eligible (the step's `lowest_among`).",
+        ),
+    ],
+};
+
 pub static MODEL_COEFFICIENTS: TableDef = TableDef {
     name: "model_coefficients",
     doc: "One term of a fitted linear model: its estimate on the scale of its column as the model used it (after `log_features`), with standard error and test, or why it was dropped.",

@@ -6,6 +6,7 @@
 //!   `spans`, read event by event.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
@@ -67,10 +68,11 @@ fn run_ids(paths: &[PathBuf], run_id: Option<String>) -> Result<Vec<String>, Plu
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let id = id.strip_suffix(".gz").unwrap_or(&id);
         let id = id
             .strip_suffix(".json")
             .or_else(|| id.strip_suffix(".yktrace"))
-            .unwrap_or(&id)
+            .unwrap_or(id)
             .to_owned();
         if let Some(other) = seen.insert(id.clone(), p) {
             return Err(PluginError::new(format!(
@@ -93,6 +95,28 @@ fn concat(name: &str, batches: &[RecordBatch]) -> Result<Option<RecordBatch>, Pl
         .map_err(|e| PluginError::new(format!("joining the `{name}` tables of the files: {e}")))
 }
 
+/// Reads `input` through `read`, inflated first when it starts with gzip's magic bytes (a
+/// `.yktrace.gz` file; detected by content, not by name).
+fn read_maybe_gzip<T>(
+    input: &mut impl Read,
+    read: impl FnOnce(&mut dyn Read) -> Result<T, TraceError>,
+) -> Result<T, TraceError> {
+    let mut head = [0u8; 2];
+    let mut got = 0;
+    while got < head.len() {
+        match input.read(&mut head[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    let mut whole = std::io::Cursor::new(&head[..got]).chain(input);
+    if head[..got] == [0x1f, 0x8b] {
+        read(&mut flate2::read::MultiGzDecoder::new(whole))
+    } else {
+        read(&mut whole)
+    }
+}
+
 /// Reads kernel-trace files into `trace_records`, `trace_alignment` and `spans`.
 pub fn read_kernel_traces(
     paths: &[PathBuf],
@@ -103,7 +127,8 @@ pub fn read_kernel_traces(
     let (mut records, mut alignment, mut spans) = (Vec::new(), Vec::new(), Vec::new());
     for (path, id) in paths.iter().zip(&ids) {
         let mut input = open_input(path)?;
-        let trace = kernel_trace::read(&mut input, CHUNK_BYTES).map_err(|e| located(path, e))?;
+        let trace = read_maybe_gzip(&mut input, |r| kernel_trace::read(r, CHUNK_BYTES))
+            .map_err(|e| located(path, e))?;
         input.finish();
         let t = trace.tables(id, lanes).map_err(|e| located(path, e))?;
         records.push(t.records);

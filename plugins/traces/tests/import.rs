@@ -114,3 +114,83 @@ fn bad_files_and_settings_name_the_file() {
         .to_string();
     assert!(e.contains("`run_id` = \"one\" names one run"), "{e}");
 }
+
+fn h100(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/cuda-trace/h100")
+        .join(name)
+}
+
+fn inflate(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut bytes)
+        .unwrap();
+    bytes
+}
+
+/// A real trace of tools/cuda-trace (data/cuda-trace/SOURCES.md): the matrix multiply on an
+/// H100, per warp, `%globaltimer`, the records of SMs 0-5; read gzip-compressed as committed.
+#[test]
+fn a_measured_h100_trace_reads_as_committed() {
+    let path = h100("matmul_shared_warp_globaltimer.yktrace.gz");
+    let tables = read_kernel_traces(std::slice::from_ref(&path), None, LaneBy::Sm).unwrap();
+    for (name, batch) in &tables {
+        canonical(name).check(batch).unwrap();
+    }
+    let records = &tables[0].1;
+    // 6 SMs' warps, 32 points each (h100/traces.json: kept_records).
+    assert_eq!(records.num_rows(), 190_464);
+    assert_eq!(records.num_rows() % 32, 0);
+    let run = access::utf8(records, col::RUN_ID).unwrap();
+    assert_eq!(run.value(0), "matmul_shared_warp_globaltimer");
+    let flag = access::utf8(records, col::FLAG).unwrap();
+    assert_eq!(
+        arrow_array::Array::null_count(flag),
+        records.num_rows(),
+        "no thread's timestamps go backwards"
+    );
+    let alignment = &tables[1].1;
+    assert_eq!(alignment.num_rows(), 6, "one row per SM kept");
+    // Each warp's 32 points give 31 spans, on the lanes of its SM.
+    let spans = &tables[2].1;
+    assert_eq!(spans.num_rows(), 190_464 / 32 * 31);
+    let lane = access::utf8(spans, col::LANE).unwrap();
+    let lanes: std::collections::BTreeSet<&str> =
+        (0..spans.num_rows()).map(|i| lane.value(i)).collect();
+    assert_eq!(lanes.len(), 6, "{lanes:?}");
+
+    // The same file inflated reads the same.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("matmul_shared_warp_globaltimer.yktrace");
+    std::fs::write(&plain, inflate(&path)).unwrap();
+    let again = read_kernel_traces(&[plain], None, LaneBy::Sm).unwrap();
+    assert_eq!(again[0].1, tables[0].1);
+}
+
+/// What an interrupted run would leave (the header's writer renames only complete files, but a
+/// copy can still be cut short): a real trace cut inside a record, and its gzip stream cut.
+#[test]
+fn a_measured_trace_cut_short_is_refused_with_the_byte() {
+    let bytes = inflate(&h100("selftest_shared_warp_globaltimer.yktrace.gz"));
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.yktrace");
+    // The header (64 bytes: 40 + "NVIDIA H100 80GB HBM3", padded to 8), 100 records and 7 bytes.
+    std::fs::write(&cut, &bytes[..64 + 100 * 24 + 7]).unwrap();
+    let e = read_kernel_traces(&[cut], None, LaneBy::Sm)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cut.yktrace") && e.contains("100 whole records and 7 bytes"),
+        "{e}"
+    );
+
+    let gz = std::fs::read(h100("selftest_shared_warp_globaltimer.yktrace.gz")).unwrap();
+    let cut_gz = dir.path().join("cut.yktrace.gz");
+    std::fs::write(&cut_gz, &gz[..gz.len() / 2]).unwrap();
+    let e = read_kernel_traces(&[cut_gz], None, LaneBy::Sm)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cut.yktrace.gz"), "{e}");
+}

@@ -10,6 +10,7 @@
 pub mod crossval;
 pub mod fit;
 pub mod normalize;
+pub mod overhead;
 pub mod report;
 pub mod throughput;
 

@@ -15,6 +15,7 @@ mod figures;
 mod filter;
 mod mpi;
 mod observations;
+mod overhead;
 mod spans;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -60,6 +61,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     compare::COMPARE_REFERENCE,
     counters::CROSS_VALIDATE,
     throughput::THROUGHPUT,
+    overhead::OVERHEAD,
     spans::SPANS_STEP,
 ];
 
