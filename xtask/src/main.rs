@@ -7,6 +7,7 @@
 mod architecture;
 #[cfg(feature = "full")]
 mod browser;
+mod cuda_trace;
 mod demo;
 #[cfg(feature = "full")]
 mod fuzz;
@@ -53,10 +54,11 @@ cargo xtask <command>
                        with `yosoku trace import` (passes, GB/s, peak memory)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
                        I/O-free crates, all tests (a real OpenCL run on POCL among them), a few
-                       seconds of fuzzing per reader, the new-plugin scaffold check, and the
-                       viewer as a person sees it (browser-test below)
-                       (installs Open MPI, the OpenCL ICD loader and POCL, chromium, xvfb and
-                       npm packages if missing)
+                       seconds of fuzzing per reader, the new-plugin scaffold check, the trace
+                       header compiled to PTX (cuda-trace-check), and the viewer as a person sees
+                       it (browser-test below)
+                       (installs Open MPI, the OpenCL ICD loader and POCL, clang, chromium, xvfb
+                       and npm packages if missing)
   browser-test         the web viewer in headless Chromium and the desktop app under Xvfb, a
                        screenshot of every view of each into target/browser-test/ (part of test)
   fuzz [--target T]... [--seconds N] [--jobs N] [--asan] | fuzz --brief
@@ -85,6 +87,9 @@ cargo xtask <command>
                        then run the OpenCL pipelines on it and the committed records
   bench-opencl         the OpenCL array copy against a plain Rust copy loop, side by side, and
                        the runner's own cost per launch
+  cuda-trace-check     compile the in-kernel trace header and tools/cuda-trace's programs to PTX
+                       with clang (no CUDA toolkit or GPU needed; installs clang if missing);
+                       part of test. The GPU run itself: tools/cuda-trace/README.md
   new-plugin <name>    add a plugin crate plugins/<name> (compiles, has a passing test)
   bless                rewrite golden files (docs/tables.md, pipelines/golden/) from the code
   help                 this text
@@ -138,6 +143,7 @@ fn run() -> Result<()> {
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
+        Some("cuda-trace-check") => cuda_trace::check(),
         Some("bench-opencl") => opencl::bench(),
         #[cfg(feature = "full")]
         Some("bench-trace") => trace::bench(&args[1..]),
@@ -406,6 +412,8 @@ fn test() -> Result<()> {
     )?;
     // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
     fuzz::brief()?;
+    // The in-kernel trace header and its programs, compiled to PTX (no GPU here).
+    cuda_trace::check()?;
     // The CLI the workspace tests above ran (cargo builds a package's binaries for its tests).
     let yosoku = target_dir()
         .join("debug")
