@@ -1062,7 +1062,7 @@ fn in_kernel_tracing_overhead_and_the_instruction_check_on_the_h100() {
     let ratio = |v: &str| step_figure(&bundle, "inst", &format!("{h100} matmul: {v} ratio"));
     assert!((0.3..0.5).contains(&ratio("replace_unguarded/warp/globaltimer")));
     assert!(ratio("replace/warp/globaltimer") >= 1.0);
-    assert_eq!(bundle.manifest.scoreboard.len(), 11);
+    assert_eq!(bundle.manifest.scoreboard.len(), 14);
 }
 
 #[test]
