@@ -1076,11 +1076,13 @@ fn a_measured_kernel_trace_draws_per_sm_and_per_block() {
             .map(|i| lane.value(i).to_owned())
             .collect::<std::collections::BTreeSet<String>>()
     };
-    // SMs 0-5 of the per-warp trace; blocks 0-23 of the per-thread trace.
-    assert_eq!(lanes("by_sm.spans").len(), 6);
-    assert_eq!(lanes("by_block.spans").len(), 24);
+    // SMs 0-5 of the per-warp trace, and the 744 blocks they ran; blocks 0-23 of the per-thread
+    // trace.
+    assert_eq!(lanes("per_sm.spans").len(), 6);
+    assert_eq!(lanes("per_block.spans").len(), 744);
+    assert_eq!(lanes("per_thread.spans").len(), 24);
     assert_eq!(
-        table(&bundle, "by_block.trace_records").num_rows(),
+        table(&bundle, "per_thread.trace_records").num_rows(),
         24 * 256 * 32
     );
 }
