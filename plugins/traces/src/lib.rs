@@ -90,6 +90,10 @@ fn concat(name: &str, batches: &[RecordBatch]) -> Result<Option<RecordBatch>, Pl
     let Some(first) = batches.first() else {
         return Ok(None);
     };
+    if batches.len() == 1 {
+        // One file: its table as it is (a concatenation would copy every column).
+        return Ok(Some(first.clone()));
+    }
     arrow_select::concat::concat_batches(&first.schema(), batches)
         .map(Some)
         .map_err(|e| PluginError::new(format!("joining the `{name}` tables of the files: {e}")))
