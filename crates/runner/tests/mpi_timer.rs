@@ -97,6 +97,12 @@ fn a_missing_rank_fails_naming_plugin_rank_and_file() {
 /// The tools `cargo xtask test` builds with mpicc (`cargo xtask mpi-tools`): the interposer and
 /// himeno_mpi. Without YOSOKU_MPI_TOOLS (a bare `cargo test`) the real MPI tests are skipped
 /// with a note; `cargo xtask test` always sets it.
+/// Held by each test that launches mpirun: two launches at once can race to create Open MPI's
+/// shared session directory (`mkdir /tmp/ompi.<host>.<uid>: File exists`, Open MPI 4.1.4; seen
+/// in plugins/mpi_timer/tests/families.rs, which gives each launch its own TMPDIR; here the
+/// collector launches mpirun, so the tests take turns).
+static MPIRUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn mpi_tools() -> Option<std::path::PathBuf> {
     match std::env::var_os("YOSOKU_MPI_TOOLS") {
         Some(dir) => Some(dir.into()),
@@ -119,6 +125,9 @@ fn run_source(tools: &Path, args: &str, extra: &str) -> String {
 #[test]
 fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
     let Some(tools) = mpi_tools() else { return };
+    let _turn = MPIRUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("kept-logs");
     // 12 iterations measured; the prediction of 24 is checked for shape, not accuracy (CI
@@ -165,6 +174,9 @@ fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
 #[test]
 fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
     let Some(tools) = mpi_tools() else { return };
+    let _turn = MPIRUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let run = |source: String| failing_run(dir.path(), &source);
     // himeno_mpi rejects a grid of 0 points and exits 2.
