@@ -6,9 +6,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray as _;
 use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{Array, RecordBatch};
 use yosoku_tables::col;
 
 /// Marks a directory `yosoku export` wrote, so that a second export may replace it.
@@ -146,11 +146,14 @@ pub fn extrap(bundle: &yosoku_bundle::fs::Bundle, tables: &[String]) -> Result<S
                 .column_by_name(c)
                 .with_context(|| format!("table `{name}` has no column `{c}`"))
         };
-        let device = column(col::DEVICE)?.as_string::<i32>();
-        let program = column(col::PROGRAM)?.as_string::<i32>();
-        let variant = column(col::VARIANT)?.as_string::<i32>();
-        let params = column(col::PARAMETERS)?.as_string::<i32>();
-        let phase = column(col::PHASE)?.as_string::<i32>();
+        let text = |c: &str| {
+            yosoku_tables::access::utf8(batch, c).with_context(|| format!("table `{name}`"))
+        };
+        let device = text(col::DEVICE)?;
+        let program = text(col::PROGRAM)?;
+        let variant = text(col::VARIANT)?;
+        let params = text(col::PARAMETERS)?;
+        let phase = text(col::PHASE)?;
         let reps = column(col::REPETITIONS)?.as_primitive::<Int64Type>();
         let secs = column(col::MEASURED_SECS)?.as_primitive::<Float64Type>();
         let devices: std::collections::BTreeSet<&str> = device.iter().flatten().collect();

@@ -33,8 +33,9 @@ fn yosoku(args: &[&str]) {
 }
 
 /// Reads every table of `dir` (Parquet files, or a bundle's `tables/*.arrow`) with pyarrow and
-/// with polars and prints, per table and library, the row count and every Float64 column (the
-/// bits of each value, so that the comparison is exact).
+/// with polars and prints, per table and library, the row count, every Float64 column (the
+/// bits of each value, so that the comparison is exact) and every text column (plain or
+/// dictionary-encoded: pyarrow's dictionary, polars' categorical).
 const SCRIPT: &str = r#"
 import json, sys, glob, os, math, struct
 import pyarrow as pa, pyarrow.parquet as pq, pyarrow.ipc as ipc, polars as pl
@@ -54,9 +55,12 @@ for path in sorted(glob.glob(os.path.join(d, pattern))):
         # The exact bits of each value (JSON numbers would round on the way).
         bits = lambda v: struct.unpack("<Q", struct.pack("<d", v))[0]
         return {k: [None if (v is None or math.isnan(v)) else bits(v) for v in vs] for k, vs in cols.items()}
+    is_text = lambda ty: pa.types.is_string(ty) or (pa.types.is_dictionary(ty) and pa.types.is_string(ty.value_type))
     out[name] = {
-        "pyarrow": {"rows": t.num_rows, "floats": floats({f.name: t.column(f.name).to_pylist() for f in t.schema if pa.types.is_float64(f.type)})},
-        "polars": {"rows": p.height, "floats": floats({c: p[c].to_list() for c in p.columns if p[c].dtype == pl.Float64})},
+        "pyarrow": {"rows": t.num_rows, "floats": floats({f.name: t.column(f.name).to_pylist() for f in t.schema if pa.types.is_float64(f.type)}),
+                    "texts": {f.name: t.column(f.name).to_pylist() for f in t.schema if is_text(f.type)}},
+        "polars": {"rows": p.height, "floats": floats({c: p[c].to_list() for c in p.columns if p[c].dtype == pl.Float64}),
+                   "texts": {c: p[c].cast(pl.String).to_list() for c in p.columns if p[c].dtype in (pl.String, pl.Categorical)}},
     }
 print(json.dumps(out))
 "#;
@@ -122,6 +126,17 @@ fn pyarrow_and_polars_read_the_bundle_and_its_parquet_export_with_our_values() {
                 let t = &theirs[lib];
                 assert_eq!(t["rows"], batch.num_rows(), "{kind} {lib} {name}: rows");
                 for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+                    if let Some(text) = yosoku_tables::text::Text::new(column.as_ref()) {
+                        let expected: Vec<Option<&str>> = text.iter().collect();
+                        assert_eq!(
+                            t["texts"][field.name()],
+                            serde_json::json!(expected),
+                            "{kind} {lib} {name}.{} ({})",
+                            field.name(),
+                            field.data_type()
+                        );
+                        continue;
+                    }
                     if field.data_type() != &arrow_schema::DataType::Float64 {
                         continue;
                     }

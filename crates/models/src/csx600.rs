@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
-use yosoku_tables::access::opt_str;
 use yosoku_tables::csx600::OpKey;
 use yosoku_tables::{
     BANDWIDTH_CURVES, CSX600_OP_COUNTS, CSX600_OP_THROUGHPUTS, CSX600_TRANSFER_COUNTS,
@@ -52,7 +51,7 @@ fn op_keys(input: &Input<'_>) -> Result<Vec<OpKey>, ModelError> {
             vector: vector.value(i),
             dtype: dtype.value(i).to_owned(),
             op: op.value(i).to_owned(),
-            dtype_to: opt_str(to, i).map(str::to_owned),
+            dtype_to: to.get(i).map(str::to_owned),
         })
         .collect())
 }

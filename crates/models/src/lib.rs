@@ -27,6 +27,7 @@ pub mod observations;
 
 use arrow_array::{BooleanArray, RecordBatch};
 use yosoku_tables::access;
+use yosoku_tables::access::Text;
 pub(crate) use yosoku_tables::rows::Input;
 use yosoku_tables::rows::RowsError;
 
@@ -69,7 +70,7 @@ pub fn filter_eq(
 }
 
 /// The distinct values of a string column, in order of first appearance.
-pub fn distinct(values: &arrow_array::StringArray) -> Vec<String> {
+pub fn distinct(values: Text<'_>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for v in values.iter().flatten() {
         if !out.iter().any(|o| o == v) {

@@ -20,7 +20,6 @@ use std::sync::Arc;
 
 use arrow_array::{Array, StringArray};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch};
-use yosoku_tables::access::opt_str;
 use yosoku_tables::{MPI_BLOCK_PREDICTIONS, MPI_BLOCKS, MPI_RANKS, col};
 
 use crate::mpi_loop::{
@@ -1006,7 +1005,7 @@ fn configurations(
     let wall = input.float64(col::WALL_SECS)?;
     let mut out: BTreeMap<String, (i32, String, f64)> = BTreeMap::new();
     for i in 0..input.rows() {
-        let b = opt_str(binding, i).unwrap_or("unrecorded").to_owned();
+        let b = binding.get(i).unwrap_or("unrecorded").to_owned();
         let entry = out
             .entry(run_id.value(i).to_owned())
             .or_insert((ranks.value(i), b, 0.0));

@@ -79,7 +79,10 @@ fn table<'a>(bundle: &'a yosoku_bundle::fs::Bundle, name: &str) -> &'a RecordBat
 }
 
 fn strings(b: &RecordBatch, c: &str) -> Vec<String> {
-    let a = b.column_by_name(c).unwrap().as_string::<i32>();
+    let a = b
+        .column_by_name(c)
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     (0..a.len()).map(|i| a.value(i).to_owned()).collect()
 }
 

@@ -96,7 +96,8 @@ fn rounded(batch: &RecordBatch) -> RecordBatch {
 
 /// Sums of the numeric columns and distinct counts of the text columns of a long table.
 fn column_digest(batch: &RecordBatch) -> String {
-    use arrow_array::{Array, Float64Array, Int64Array, StringArray};
+    use arrow_array::{Array, Float64Array, Int64Array};
+    use yosoku_tables::text::Text;
     let mut parts = Vec::new();
     for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
         let any = column.as_any();
@@ -110,7 +111,7 @@ fn column_digest(batch: &RecordBatch) -> String {
             )
         } else if let Some(i) = any.downcast_ref::<Int64Array>() {
             format!("sum {}", i.iter().flatten().map(i128::from).sum::<i128>())
-        } else if let Some(s) = any.downcast_ref::<StringArray>() {
+        } else if let Some(s) = Text::new(column.as_ref()) {
             let distinct: std::collections::BTreeSet<&str> = s.iter().flatten().collect();
             format!("{} distinct, {} null", distinct.len(), s.null_count())
         } else {
@@ -360,7 +361,7 @@ fn mean_errors(batch: &RecordBatch) -> Vec<(String, String, f64)> {
     let program = utf8(batch, col::PROGRAM).unwrap();
     let mean = float64(batch, col::MEAN_ABS_ERROR_PCT).unwrap();
     (0..batch.num_rows())
-        .filter(|&i| yosoku_tables::access::opt_str(program, i).is_none())
+        .filter(|&i| program.get(i).is_none())
         .map(|i| {
             (
                 group.value(i).to_owned(),
@@ -623,7 +624,8 @@ fn cross_platform_selects_counters_per_kernel_and_target() {
     let adjusted = float64(summary, col::ADJUSTED_R2).unwrap();
     for i in 0..summary.num_rows() {
         // Every model either explains the target (adjusted R^2 >= 0.8) or says it does not.
-        let weak = yosoku_tables::access::opt_str(flags, i)
+        let weak = flags
+            .get(i)
             .is_some_and(|f| f.contains(yosoku_models::observations::fit::R2_BELOW_FLAG));
         assert_eq!(weak, adjusted.value(i) < 0.8, "{}", group.value(i));
         assert!(group.value(i).starts_with("program="), "{}", group.value(i));

@@ -4,10 +4,10 @@ use std::fmt;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type};
-use arrow_array::{
-    Array, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-};
+use arrow_array::{Array, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch};
 use arrow_schema::DataType;
+
+pub use crate::text::Text;
 
 /// A column that is missing or not of the type asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,8 +53,18 @@ fn column<'a>(
     Ok(array.as_ref())
 }
 
-pub fn utf8<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray, AccessError> {
-    Ok(column(batch, name, DataType::Utf8)?.as_string::<i32>())
+/// A text column, in either of its encodings (plain or dictionary: [`Text`]).
+pub fn utf8<'a>(batch: &'a RecordBatch, name: &str) -> Result<Text<'a>, AccessError> {
+    let array = batch.column_by_name(name).ok_or_else(|| AccessError {
+        column: name.to_owned(),
+        expected: DataType::Utf8,
+        found: None,
+    })?;
+    Text::new(array.as_ref()).ok_or_else(|| AccessError {
+        column: name.to_owned(),
+        expected: DataType::Utf8,
+        found: Some(array.data_type().clone()),
+    })
 }
 
 pub fn float64<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a Float64Array, AccessError> {
@@ -71,11 +81,6 @@ pub fn int32<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a Int32Array, A
 
 pub fn boolean<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a BooleanArray, AccessError> {
     Ok(column(batch, name, DataType::Boolean)?.as_boolean())
-}
-
-/// The value at `row` of a nullable string column, `None` when null.
-pub fn opt_str(array: &StringArray, row: usize) -> Option<&str> {
-    (!array.is_null(row)).then(|| array.value(row))
 }
 
 /// The value at `row` of a nullable float column, `None` when null.

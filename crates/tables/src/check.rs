@@ -140,7 +140,11 @@ impl TableDef {
                 continue;
             };
             let array = batch.column(index);
-            if array.data_type() != &def.ty.data_type() {
+            let type_ok = match def.ty {
+                ColumnType::Utf8 => crate::text::is_text_type(array.data_type()),
+                ty => array.data_type() == &ty.data_type(),
+            };
+            if !type_ok {
                 problems.push(Problem::WrongType {
                     column: def.name,
                     expected: def.ty,
@@ -238,7 +242,8 @@ fn check_values(def: &ColumnDef, array: &dyn Array) -> Option<Problem> {
     };
     match (def.ty, def.check) {
         (ColumnType::Utf8, ValueCheck::OneOf(allowed)) => {
-            for (row, v) in array.as_string::<i32>().iter().enumerate() {
+            let text = crate::text::Text::new(array).expect("checked: a text column");
+            for (row, v) in text.iter().enumerate() {
                 if let Some(v) = v
                     && !allowed.contains(&v)
                 {

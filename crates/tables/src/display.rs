@@ -38,13 +38,18 @@ pub fn cell(array: &dyn Array, row: usize, null_text: &str) -> String {
         DataType::UInt64 => int!(UInt64Type),
         DataType::Float64 => format!("{:?}", array.as_primitive::<Float64Type>().value(row)),
         DataType::Float32 => format!("{:?}", array.as_primitive::<Float32Type>().value(row)),
-        DataType::Dictionary(_, _) => match array.as_any_dictionary_opt() {
-            Some(d) => {
-                let key = d.normalized_keys()[row];
-                cell(d.values().as_ref(), key, null_text)
+        // The one row's key (normalising the keys of the whole column for every cell made a
+        // table's text quadratic in its rows).
+        ty if crate::text::is_text_type(ty) => crate::text::Text::new(array)
+            .map(|t| t.value(row).to_owned())
+            .unwrap_or_default(),
+        DataType::Dictionary(_, _) => {
+            let one = array.slice(row, 1);
+            match one.as_any_dictionary_opt() {
+                Some(d) => cell(d.values().as_ref(), d.normalized_keys()[0], null_text),
+                None => format!("<{}>", array.data_type()),
             }
-            None => format!("<{}>", array.data_type()),
-        },
+        }
         other => format!("<{other}>"),
     }
 }
@@ -104,6 +109,9 @@ mod tests {
         let d: DictionaryArray<arrow_array::types::Int32Type> =
             vec!["a", "b", "a"].into_iter().collect();
         assert_eq!(cell(&d, 2, ""), "a");
+        let d8: DictionaryArray<arrow_array::types::Int8Type> =
+            vec!["p", "q", "q"].into_iter().collect();
+        assert_eq!(cell(&d8, 1, ""), "q", "any dictionary, one row's key");
         let batch = RecordBatch::try_from_iter(vec![
             ("n", Arc::new(Int64Array::from(vec![1, 22])) as ArrayRef),
             (

@@ -19,6 +19,7 @@ mod figure;
 mod markdown;
 pub mod report;
 pub mod rows;
+pub mod text;
 
 pub use check::{Problem, TableMismatch};
 pub use defs::*;
@@ -128,10 +129,31 @@ impl TableDef {
         self.columns.iter().find(|c| c.name == name)
     }
 
+    /// The fields of the table for these columns (in the order of [`TableDef::columns`]): a text
+    /// column takes the encoding it comes in, plain or dictionary ([`text`]).
+    pub fn fields_for(&self, columns: &[ArrayRef]) -> Vec<Field> {
+        self.fields()
+            .into_iter()
+            .zip(columns)
+            .map(|(field, column)| {
+                if field.data_type() == &DataType::Utf8 && text::is_text_type(column.data_type()) {
+                    field.with_data_type(column.data_type().clone())
+                } else {
+                    field
+                }
+            })
+            .collect()
+    }
+
     /// Builds a batch of this table from its columns, in the order of [`TableDef::columns`], and
     /// checks it.
     pub fn batch(&self, columns: Vec<ArrayRef>) -> Result<RecordBatch, TableMismatch> {
-        let batch = RecordBatch::try_new(self.schema(), columns)
+        let schema = if columns.len() == self.columns.len() {
+            Arc::new(Schema::new(self.fields_for(&columns)))
+        } else {
+            self.schema()
+        };
+        let batch = RecordBatch::try_new(schema, columns)
             .map_err(|e| TableMismatch::single(self.name, Problem::Arrow(e.to_string())))?;
         self.check(&batch)?;
         Ok(batch)

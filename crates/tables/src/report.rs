@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow_array::{Array, Float64Array, RecordBatch, StringArray};
 
-use crate::access::{opt_f64, opt_str};
+use crate::access::opt_f64;
 use crate::rows::{Input, RowsError, table_error};
 use crate::{REPORT, col};
 
@@ -91,7 +91,7 @@ pub fn read_report(batch: &RecordBatch) -> Result<Vec<ReportCell>, RowsError> {
             row: row.value(i).to_owned(),
             column: column.value(i).to_owned(),
             value: opt_f64(value, i),
-            text: opt_str(text, i).map(str::to_owned),
+            text: text.get(i).map(str::to_owned),
             unit: unit.value(i).to_owned(),
         })
         .collect())

@@ -8,11 +8,10 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, StringBuilder};
-use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-};
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch};
 
-use crate::access::{self, AccessError, opt_f64, opt_str};
+use crate::access::{self, AccessError, Text, opt_f64};
+use crate::text::DictTextBuilder as Dict;
 use crate::{COST_BREAKDOWN, PREDICTIONS, TableDef, TableMismatch, col};
 
 /// Why a canonical table could not be read into rows, or built from them.
@@ -71,7 +70,7 @@ impl<'a> Input<'a> {
         })
     }
 
-    pub fn utf8(&self, name: &str) -> Result<&'a StringArray, RowsError> {
+    pub fn utf8(&self, name: &str) -> Result<Text<'a>, RowsError> {
         self.wrap(access::utf8(self.batch, name))
     }
 
@@ -228,23 +227,25 @@ pub struct Prediction<'a> {
     pub interval_secs: Option<(f64, f64)>,
 }
 
-/// Builds a `predictions` table column by column, one [`Prediction`] at a time.
+/// Builds a `predictions` table column by column, one [`Prediction`] at a time. Its texts are
+/// dictionary-encoded (a cross-validation repeats a handful of models, devices and folds over
+/// hundreds of thousands of rows), except `run_id`, which differs from row to row.
 #[derive(Debug)]
 pub struct PredictionsBuilder {
-    model: StringBuilder,
-    device: StringBuilder,
-    program: StringBuilder,
-    variant: StringBuilder,
-    phase: StringBuilder,
+    model: Dict,
+    device: Dict,
+    program: Dict,
+    variant: Dict,
+    phase: Dict,
     repetitions: Vec<i64>,
     predicted_secs: Vec<f64>,
     measured_secs: Float64Builder,
     error_pct: Float64Builder,
-    flags: StringBuilder,
+    flags: Dict,
     run_id: StringBuilder,
-    model_group: StringBuilder,
-    validation: StringBuilder,
-    held_out: StringBuilder,
+    model_group: Dict,
+    validation: Dict,
+    held_out: Dict,
     interval_low_secs: Float64Builder,
     interval_high_secs: Float64Builder,
 }
@@ -258,7 +259,7 @@ impl Default for PredictionsBuilder {
 impl PredictionsBuilder {
     /// A builder with room for `rows` rows (string columns grow as needed).
     pub fn with_capacity(rows: usize) -> Self {
-        let text = || StringBuilder::with_capacity(rows, 8 * rows);
+        let text = || Dict::with_capacity(rows);
         Self {
             model: text(),
             device: text(),
@@ -270,7 +271,7 @@ impl PredictionsBuilder {
             measured_secs: Float64Builder::with_capacity(rows),
             error_pct: Float64Builder::with_capacity(rows),
             flags: text(),
-            run_id: text(),
+            run_id: StringBuilder::with_capacity(rows, 8 * rows),
             model_group: text(),
             validation: text(),
             held_out: text(),
@@ -313,20 +314,20 @@ impl PredictionsBuilder {
     pub fn finish(mut self) -> Result<RecordBatch, RowsError> {
         PREDICTIONS
             .batch(vec![
-                Arc::new(self.model.finish()),
-                Arc::new(self.device.finish()),
-                Arc::new(self.program.finish()),
-                Arc::new(self.variant.finish()),
-                Arc::new(self.phase.finish()),
+                self.model.finish(),
+                self.device.finish(),
+                self.program.finish(),
+                self.variant.finish(),
+                self.phase.finish(),
                 Arc::new(Int64Array::from(self.repetitions)),
                 Arc::new(Float64Array::from(self.predicted_secs)),
                 Arc::new(self.measured_secs.finish()),
                 Arc::new(self.error_pct.finish()),
-                Arc::new(self.flags.finish()),
+                self.flags.finish(),
                 Arc::new(self.run_id.finish()),
-                Arc::new(self.model_group.finish()),
-                Arc::new(self.validation.finish()),
-                Arc::new(self.held_out.finish()),
+                self.model_group.finish(),
+                self.validation.finish(),
+                self.held_out.finish(),
                 Arc::new(self.interval_low_secs.finish()),
                 Arc::new(self.interval_high_secs.finish()),
             ])
@@ -375,11 +376,11 @@ pub fn read_predictions(
             predicted_secs: predicted.value(i),
             measured_secs: opt_f64(measured, i),
             error_pct: opt_f64(error, i),
-            flags: opt_str(flags, i).map(Into::into),
-            run_id: opt_str(run_id, i).map(Into::into),
-            model_group: opt_str(model_group, i).map(Into::into),
-            validation: opt_str(validation, i).map(Into::into),
-            held_out: opt_str(held_out, i).map(Into::into),
+            flags: flags.get(i).map(Into::into),
+            run_id: run_id.get(i).map(Into::into),
+            model_group: model_group.get(i).map(Into::into),
+            validation: validation.get(i).map(Into::into),
+            held_out: held_out.get(i).map(Into::into),
             interval_secs: opt_f64(low, i).zip(opt_f64(high, i)),
         })
         .collect())

@@ -893,9 +893,7 @@ impl KernelTrace {
                 )
             });
         }
-        let run: ArrayRef = Arc::new(StringArray::from_iter_values(std::iter::repeat_n(
-            run_id, n,
-        )));
+        let run: ArrayRef = yosoku_tables::text::repeated(run_id, n);
         let mut flag = StringBuilder::with_capacity(n, backwards * 9);
         for &b in &backwards_flag {
             flag.append_option(b.then_some("backwards"));

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::builder::{Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch};
+use arrow_array::{ArrayRef, Int32Array, Int64Array, RecordBatch};
+use yosoku_tables::text::{DictTextBuilder, Text};
 use yosoku_tables::{SPANS, TableMismatch};
 
 /// Whether a timeline was measured or predicted (`spans.timeline`).
@@ -112,16 +113,17 @@ impl<'a> Span<'a> {
     }
 }
 
-/// Column builders of a `spans` batch.
+/// Column builders of a `spans` batch. The texts that repeat from span to span (lanes, names,
+/// categories) are dictionary-encoded; `args`, often different for every span, is not.
 #[derive(Debug, Default)]
 pub struct SpansBuilder {
-    run_id: StringBuilder,
-    timeline: StringBuilder,
-    lane: StringBuilder,
-    lane_kind: StringBuilder,
-    name: StringBuilder,
-    category: StringBuilder,
-    event: StringBuilder,
+    run_id: DictTextBuilder,
+    timeline: DictTextBuilder,
+    lane: DictTextBuilder,
+    lane_kind: DictTextBuilder,
+    name: DictTextBuilder,
+    category: DictTextBuilder,
+    event: DictTextBuilder,
     start_ns: Vec<i64>,
     duration_ns: Vec<i64>,
     depth: Vec<i32>,
@@ -129,7 +131,7 @@ pub struct SpansBuilder {
     value: Float64Builder,
     flow_id: Int64Builder,
     args: StringBuilder,
-    flag: StringBuilder,
+    flag: DictTextBuilder,
 }
 
 impl SpansBuilder {
@@ -180,6 +182,11 @@ impl SpansBuilder {
         let lane = self.lane.finish();
         let event = self.event.finish();
         if nest {
+            fn text(a: &ArrayRef) -> Text<'_> {
+                Text::new(a.as_ref()).expect("built as text")
+            }
+            let (run_id, timeline, lane, event) =
+                (text(&run_id), text(&timeline), text(&lane), text(&event));
             // Each interval's lane as an index; other events take no part.
             let mut lanes: HashMap<(&str, &str, &str), u32> = HashMap::new();
             let index: Vec<u32> = (0..lane.len())
@@ -196,13 +203,13 @@ impl SpansBuilder {
             self.depth = nesting_depths(&index, &self.start_ns, &self.duration_ns);
         }
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(run_id),
-            Arc::new(timeline),
-            Arc::new(lane),
-            Arc::new(self.lane_kind.finish()),
-            Arc::new(self.name.finish()),
-            Arc::new(self.category.finish()),
-            Arc::new(event),
+            run_id,
+            timeline,
+            lane,
+            self.lane_kind.finish(),
+            self.name.finish(),
+            self.category.finish(),
+            event,
             Arc::new(Int64Array::from(self.start_ns)),
             Arc::new(Int64Array::from(self.duration_ns)),
             Arc::new(Int32Array::from(self.depth)),
@@ -210,7 +217,7 @@ impl SpansBuilder {
             Arc::new(self.value.finish()),
             Arc::new(self.flow_id.finish()),
             Arc::new(self.args.finish()),
-            Arc::new(self.flag.finish()),
+            self.flag.finish(),
         ];
         SPANS.batch(columns)
     }

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use arrow_array::Array;
 use yosoku_tables::{access, col};
 use yosoku_traces::chrome::{check, export, import_reader, import_slice};
 use yosoku_traces::mpi;

@@ -2,7 +2,6 @@
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
-use arrow_array::Array;
 use yosoku_tables::{access, col};
 use yosoku_traces::kernel_trace::{
     self, FIXED_HEADER_BYTES, Header, LaneBy, RECORD_BYTES, Reader, Record, Timer,

@@ -33,7 +33,10 @@ fn floats(batch: &RecordBatch, column: &str) -> Vec<f64> {
 }
 
 fn strings(batch: &RecordBatch, column: &str) -> Vec<String> {
-    let array = batch.column_by_name(column).unwrap().as_string::<i32>();
+    let array = batch
+        .column_by_name(column)
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     (0..array.len())
         .map(|i| {
             if array.is_null(i) {

@@ -27,7 +27,10 @@ fn table<'a>(tables: &'a Tables, name: &str) -> &'a RecordBatch {
 }
 
 fn strings(b: &RecordBatch, c: &str) -> Vec<String> {
-    let a = b.column_by_name(c).unwrap().as_string::<i32>();
+    let a = b
+        .column_by_name(c)
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     (0..a.len())
         .map(|i| {
             if a.is_null(i) {

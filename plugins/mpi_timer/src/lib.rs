@@ -15,12 +15,13 @@ pub mod tau;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::builder::{Float64Builder, Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::builder::{Float64Builder, Int32Builder, Int64Builder};
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
     export_plugin,
 };
+use yosoku_tables::text::DictTextBuilder;
 use yosoku_tables::{MPI_BLOCKS, MPI_RANKS};
 
 use crate::log::RankLog;
@@ -274,7 +275,7 @@ pub fn tables(
     for (run, log) in &logs {
         let (blocks, iterations) = analyse_rank(log, steps)?;
         columns
-            .get_or_insert_with(|| BlockColumns::sized_like(run, log, &blocks, rows_bound))
+            .get_or_insert_with(|| BlockColumns::with_capacity(rows_bound))
             .append(run, log, &blocks);
         how.push(iterations);
     }
@@ -284,39 +285,32 @@ pub fn tables(
     ))
 }
 
-/// The columns of `mpi_blocks`, rank after rank.
+/// The columns of `mpi_blocks`, rank after rank. The texts are dictionary-encoded: a full run's
+/// million blocks repeat a few hundred block names and call sites, one run and a few hosts.
 #[derive(Default)]
 struct BlockColumns {
-    run_id: StringBuilder,
-    host: StringBuilder,
+    run_id: DictTextBuilder,
+    host: DictTextBuilder,
     rank: Int32Builder,
-    block: StringBuilder,
-    kind: StringBuilder,
-    call_site: StringBuilder,
+    block: DictTextBuilder,
+    kind: DictTextBuilder,
+    call_site: DictTextBuilder,
     iteration: Int64Builder,
     start_secs: Float64Builder,
     duration_secs: Float64Builder,
 }
 
 impl BlockColumns {
-    /// Columns with room for `rows` rows whose texts are as long as those of the first rank
-    /// (`run`, `log` and its `blocks`) on average: the text columns of a million blocks are a
-    /// hundred megabytes, and each doubling of a builder copied them.
-    fn sized_like(run: &Run, log: &RankLog, blocks: &[blocks::Block], rows: usize) -> Self {
-        let mean = |len: &dyn Fn(&blocks::Block) -> usize| {
-            let total: usize = blocks.iter().map(len).sum();
-            total.div_ceil(blocks.len().max(1)) + 1
-        };
-        let text = |bytes_per_row: usize| {
-            StringBuilder::with_capacity(rows, rows.saturating_mul(bytes_per_row))
-        };
+    /// Columns with room for `rows` rows.
+    fn with_capacity(rows: usize) -> Self {
+        let text = || DictTextBuilder::with_capacity(rows);
         Self {
-            run_id: text(run.run_id.len() + 2),
-            host: text(log.host.len() + 2),
+            run_id: text(),
+            host: text(),
             rank: Int32Builder::with_capacity(rows),
-            block: text(mean(&|b| b.block.len())),
-            kind: text("communication".len()),
-            call_site: text(mean(&|b| b.call_site.len())),
+            block: text(),
+            kind: text(),
+            call_site: text(),
             iteration: Int64Builder::with_capacity(rows),
             start_secs: Float64Builder::with_capacity(rows),
             duration_secs: Float64Builder::with_capacity(rows),
@@ -329,13 +323,13 @@ impl BlockColumns {
             self.run_id.append_value(&run.run_id);
             self.host.append_value(&log.host);
             self.rank.append_value(log.rank);
-            self.block.append_value(&*b.block);
+            self.block.append_value(&b.block);
             self.kind.append_value(if b.compute {
                 "compute"
             } else {
                 "communication"
             });
-            self.call_site.append_value(&*b.call_site);
+            self.call_site.append_value(&b.call_site);
             self.iteration.append_option(b.iteration);
             self.start_secs.append_value(secs(b.start_ns));
             self.duration_secs.append_value(secs(b.duration_ns));
@@ -345,12 +339,12 @@ impl BlockColumns {
     fn finish(mut self) -> Result<RecordBatch, PluginError> {
         MPI_BLOCKS
             .batch(vec![
-                Arc::new(self.run_id.finish()),
-                Arc::new(self.host.finish()),
+                self.run_id.finish(),
+                self.host.finish(),
                 Arc::new(self.rank.finish()),
-                Arc::new(self.block.finish()),
-                Arc::new(self.kind.finish()),
-                Arc::new(self.call_site.finish()),
+                self.block.finish(),
+                self.kind.finish(),
+                self.call_site.finish(),
                 Arc::new(self.iteration.finish()),
                 Arc::new(self.start_secs.finish()),
                 Arc::new(self.duration_secs.finish()),

@@ -105,7 +105,7 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
             .values()
             .iter()
             .sum();
-        let kind = column::<StringArray>(&blocks, "kind");
+        let kind = yosoku_tables::access::utf8(&blocks, "kind").unwrap();
         let communication = (0..kind.len())
             .filter(|&i| kind.value(i) == "communication")
             .count();
@@ -246,7 +246,7 @@ fn tau_profiles_give_per_rank_mpi_time() {
     assert_eq!(profiles.len(), 4);
     let (blocks, ranks) = yosoku_plugin_mpi_timer::tau_batches("cpi", &profiles).unwrap();
     let rank = column::<Int32Array>(&blocks, "rank");
-    let kind = column::<StringArray>(&blocks, "kind");
+    let kind = yosoku_tables::access::utf8(&blocks, "kind").unwrap();
     let duration = column::<Float64Array>(&blocks, "duration_secs");
     let wall = column::<Float64Array>(&ranks, "wall_secs");
     // Computed independently from the files: sum of Excl of the GROUP="MPI" functions (us).

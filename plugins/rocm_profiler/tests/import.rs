@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{Array, RecordBatch};
 use yosoku_plugin_rocm_profiler::{Labels, read_paths};
 
 type Tables = Vec<(String, RecordBatch)>;
@@ -25,7 +25,10 @@ fn table<'a>(tables: &'a Tables, name: &str) -> &'a RecordBatch {
 }
 
 fn strings(b: &RecordBatch, c: &str) -> Vec<String> {
-    let a = b.column_by_name(c).unwrap().as_string::<i32>();
+    let a = b
+        .column_by_name(c)
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     (0..a.len())
         .map(|i| {
             if a.is_null(i) {

@@ -53,7 +53,10 @@ fn a_csv_with_canonical_names_needs_no_mapping() {
         .unwrap()
         .as_primitive::<Float64Type>();
     assert_eq!(secs.values().to_vec(), vec![2.5e-3, 5.0e-3, 2.6e-3]);
-    let ids = runs.column_by_name("run_id").unwrap().as_string::<i32>();
+    let ids = runs
+        .column_by_name("run_id")
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     // Named by the file and the line the row is on (the comment and header are lines 1-2).
     assert_eq!(ids.value(0), "mine:3");
     let obs = table(&imported.tables, "observations");
@@ -192,9 +195,15 @@ fn parquet_and_arrow_ipc_files_read_like_csv() {
         .unwrap()
         .as_primitive::<Float64Type>();
     assert!((secs.value(0) - 1.5e-3).abs() < 1e-15);
-    let devices = runs.column_by_name("device").unwrap().as_string::<i32>();
+    let devices = runs
+        .column_by_name("device")
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     assert_eq!(devices.value(5), "h100");
-    let ids = runs.column_by_name("run_id").unwrap().as_string::<i32>();
+    let ids = runs
+        .column_by_name("run_id")
+        .map(|a| yosoku_tables::text::Text::new(a.as_ref()).expect("text"))
+        .unwrap();
     assert_eq!((ids.value(0), ids.value(3)), ("m:1", "n:1"));
     let obs = table(&imported.tables, "observations");
     let flops = obs

@@ -70,7 +70,7 @@ fn kernel_traces_become_records_alignment_and_spans() {
     let flag = access::utf8(records, col::FLAG).unwrap();
     let run = access::utf8(records, col::RUN_ID).unwrap();
     let flagged: Vec<&str> = (0..records.num_rows())
-        .filter(|&i| !arrow_array::Array::is_null(flag, i))
+        .filter(|&i| !flag.is_null(i))
         .map(|i| run.value(i))
         .collect();
     assert_eq!(flagged, ["b"], "one backwards step, in run b");
@@ -147,7 +147,7 @@ fn a_measured_h100_trace_reads_as_committed() {
     assert_eq!(run.value(0), "matmul_shared_warp_globaltimer");
     let flag = access::utf8(records, col::FLAG).unwrap();
     assert_eq!(
-        arrow_array::Array::null_count(flag),
+        flag.null_count(),
         records.num_rows(),
         "no thread's timestamps go backwards"
     );

@@ -78,12 +78,11 @@ fn category_columns(batch: &arrow_array::RecordBatch, preferred: &[&str]) -> Vec
         .fields()
         .iter()
         .filter(|f| {
-            matches!(
-                f.data_type(),
-                arrow_schema::DataType::Utf8
-                    | arrow_schema::DataType::Int32
-                    | arrow_schema::DataType::Int64
-            )
+            yosoku_tables::text::is_text_type(f.data_type())
+                || matches!(
+                    f.data_type(),
+                    arrow_schema::DataType::Int32 | arrow_schema::DataType::Int64
+                )
         })
         .map(|f| f.name().clone())
         .collect();
@@ -179,7 +178,9 @@ fn arrow_cast_value(array: &dyn arrow_array::Array, row: usize) -> String {
     use arrow_array::cast::AsArray;
     use arrow_array::types::{Float64Type, Int32Type, Int64Type};
     match array.data_type() {
-        arrow_schema::DataType::Utf8 => array.as_string::<i32>().value(row).to_owned(),
+        ty if yosoku_tables::text::is_text_type(ty) => yosoku_tables::text::Text::new(array)
+            .map(|t| t.value(row).to_owned())
+            .unwrap_or_default(),
         arrow_schema::DataType::Int64 => array.as_primitive::<Int64Type>().value(row).to_string(),
         arrow_schema::DataType::Int32 => array.as_primitive::<Int32Type>().value(row).to_string(),
         arrow_schema::DataType::Float64 => {

@@ -16,8 +16,9 @@ pub mod throughput;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use yosoku_tables::access::Text;
 
-use arrow_array::{Array, Float64Array, RecordBatch, StringArray};
+use arrow_array::{Array, Float64Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use yosoku_tables::{KIND_METADATA_KEY, METRIC_KINDS, OBSERVATIONS, UNIT_METADATA_KEY, col};
 
@@ -50,10 +51,10 @@ impl FeatureColumn {
 pub struct Observations<'a> {
     pub batch: &'a RecordBatch,
     pub role: &'static str,
-    pub run_id: &'a StringArray,
-    pub device: &'a StringArray,
-    pub program: &'a StringArray,
-    pub variant: &'a StringArray,
+    pub run_id: Text<'a>,
+    pub device: Text<'a>,
+    pub program: Text<'a>,
+    pub variant: Text<'a>,
     pub measured: &'a Float64Array,
 }
 
@@ -111,14 +112,14 @@ impl<'a> Observations<'a> {
 
     /// A text column used to label or group rows (`device`, `program`, `variant`,
     /// `feature_device`, ...).
-    pub fn label(&self, name: &str) -> Result<&'a StringArray, ModelError> {
+    pub fn label(&self, name: &str) -> Result<Text<'a>, ModelError> {
         let array = self.batch.column_by_name(name).ok_or_else(|| {
             let labels: Vec<String> = self
                 .batch
                 .schema()
                 .fields()
                 .iter()
-                .filter(|f| f.data_type() == &DataType::Utf8)
+                .filter(|f| yosoku_tables::text::is_text_type(f.data_type()))
                 .map(|f| f.name().clone())
                 .collect();
             ModelError::invalid(format!(
@@ -127,7 +128,7 @@ impl<'a> Observations<'a> {
                 labels.join(", ")
             ))
         })?;
-        array.as_any().downcast_ref::<StringArray>().ok_or_else(|| {
+        Text::new(array.as_ref()).ok_or_else(|| {
             ModelError::invalid(format!(
                 "input `{}`: column `{name}` has type {}, expected text to group by",
                 self.role,
@@ -266,7 +267,7 @@ pub struct Group {
 }
 
 /// The key of `row`: its value in each of `arrays`, a null counted as the empty text.
-pub(crate) fn row_key<'a>(arrays: &[&'a StringArray], row: usize) -> Vec<&'a str> {
+pub(crate) fn row_key<'a>(arrays: &[Text<'a>], row: usize) -> Vec<&'a str> {
     arrays
         .iter()
         .map(|a| if a.is_null(row) { "" } else { a.value(row) })
@@ -277,7 +278,7 @@ pub(crate) fn row_key<'a>(arrays: &[&'a StringArray], row: usize) -> Vec<&'a str
 /// `ids`.
 pub(crate) fn key_id<'a>(
     ids: &mut HashMap<Vec<&'a str>, usize>,
-    arrays: &[&'a StringArray],
+    arrays: &[Text<'a>],
     row: usize,
 ) -> usize {
     let next = ids.len();
@@ -289,7 +290,7 @@ pub fn group_rows(
     observations: &Observations<'_>,
     columns: &[String],
 ) -> Result<Vec<Group>, ModelError> {
-    let arrays: Vec<&StringArray> = columns
+    let arrays: Vec<Text<'_>> = columns
         .iter()
         .map(|c| observations.label(c))
         .collect::<Result<_, _>>()?;
@@ -433,12 +434,18 @@ pub(crate) mod testing {
         let n = ids.len();
         let mut fields: Vec<Field> = OBSERVATIONS.fields();
         let mut columns: Vec<Arc<dyn Array>> = vec![
-            Arc::new(StringArray::from_iter_values(
+            Arc::new(arrow_array::StringArray::from_iter_values(
                 (0..n).map(|i| format!("r{i}")),
             )),
-            Arc::new(StringArray::from_iter_values(ids.iter().map(|t| t.0))),
-            Arc::new(StringArray::from_iter_values(ids.iter().map(|t| t.1))),
-            Arc::new(StringArray::from_iter_values(ids.iter().map(|t| t.2))),
+            Arc::new(arrow_array::StringArray::from_iter_values(
+                ids.iter().map(|t| t.0),
+            )),
+            Arc::new(arrow_array::StringArray::from_iter_values(
+                ids.iter().map(|t| t.1),
+            )),
+            Arc::new(arrow_array::StringArray::from_iter_values(
+                ids.iter().map(|t| t.2),
+            )),
             Arc::new(Float64Array::from(secs.to_vec())),
         ];
         for (name, kind, values) in features {

@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use yosoku_tables::access::Text;
 
 use arrow_array::{Array, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
-use yosoku_tables::access::opt_str;
 use yosoku_tables::{COUNTERS, OBSERVATIONS, RUNS, col};
 
 use super::{
@@ -84,7 +84,7 @@ pub fn pivot_counters(
         let (feature, values) = &mut columns[column];
         if !seen[column] {
             seen[column] = true;
-            feature.kind = opt_str(c_kind, i).map(str::to_owned);
+            feature.kind = c_kind.get(i).map(str::to_owned);
             feature.unit = Some(c_unit.value(i).to_owned());
         }
         if values[row].is_some() {
@@ -108,23 +108,26 @@ pub fn pivot_counters(
         ));
     }
     // Identity and time from `runs`.
-    let pick =
-        |name: &str| -> Result<Arc<dyn Array>, ModelError> { Ok(Arc::new(r.utf8(name)?.clone())) };
+    let pick = |name: &str| -> Result<Arc<dyn Array>, ModelError> {
+        r.utf8(name)?;
+        Ok(runs.column_by_name(name).expect("read above").clone())
+    };
+    let base_columns = vec![
+        pick(col::RUN_ID)?,
+        pick(col::DEVICE)?,
+        pick(col::PROGRAM)?,
+        pick(col::VARIANT)?,
+        Arc::new(r.float64(col::MEASURED_SECS)?.clone()),
+    ];
     let base = RecordBatch::try_new(
-        OBSERVATIONS.schema(),
-        vec![
-            pick(col::RUN_ID)?,
-            pick(col::DEVICE)?,
-            pick(col::PROGRAM)?,
-            pick(col::VARIANT)?,
-            Arc::new(r.float64(col::MEASURED_SECS)?.clone()),
-        ],
+        Arc::new(Schema::new(OBSERVATIONS.fields_for(&base_columns))),
+        base_columns,
     )
     .map_err(|e| ModelError::invalid(format!("building `observations`: {e}")))?;
     with_features(&base, columns)
 }
 
-fn distinct_metrics(metric: &StringArray) -> Vec<&str> {
+fn distinct_metrics(metric: Text<'_>) -> Vec<&str> {
     let mut names: Vec<&str> = metric.iter().flatten().collect();
     names.sort_unstable();
     names.dedup();
@@ -382,10 +385,7 @@ pub fn aggregate(observations: &RecordBatch, by: &[String]) -> Result<RecordBatc
         )
         .map_err(|e| ModelError::invalid(format!("aggregate: {e}")))?;
         let taken = if f.name() == col::RUN_ID {
-            let ids = taken
-                .as_any()
-                .downcast_ref::<StringArray>()
-                .expect("run_id is text");
+            let ids = Text::new(taken.as_ref()).expect("run_id is text");
             Arc::new(StringArray::from_iter_values(
                 groups.iter().enumerate().map(|(g, group)| {
                     if group.rows.len() == 1 {
@@ -448,6 +448,8 @@ pub struct CrossDevice {
     /// Add the feature device's measured time as a feature of this name (the paper's
     /// "GTX285time"), kind `time`.
     pub reference_time_feature: Option<String>,
+    /// Only these feature columns of the feature device, in this order (every one when `None`).
+    pub metrics: Option<Vec<String>>,
 }
 
 /// What the join made and how many rows found no partner.
@@ -483,12 +485,12 @@ pub fn cross_device(
             "cross_device: name the columns that identify the same work on both devices (`on`)",
         ));
     }
-    let f_keys: Vec<&StringArray> = options
+    let f_keys: Vec<Text<'_>> = options
         .on
         .iter()
         .map(|c| f.label(c))
         .collect::<Result<_, _>>()?;
-    let t_keys: Vec<&StringArray> = options
+    let t_keys: Vec<Text<'_>> = options
         .on
         .iter()
         .map(|c| t.label(c))
@@ -582,17 +584,12 @@ pub fn cross_device(
             &b_indices,
         )
     };
-    let mut fields: Vec<Field> = OBSERVATIONS
-        .schema()
-        .fields()
-        .iter()
-        .map(|x| x.as_ref().clone())
-        .collect();
     let mut columns: Vec<Arc<dyn Array>> = OBSERVATIONS
         .columns
         .iter()
         .map(|c| take_t(c.name))
         .collect();
+    let mut fields: Vec<Field> = OBSERVATIONS.fields_for(&columns);
     fields.push(Field::new(col::FEATURE_DEVICE, DataType::Utf8, false));
     columns.push(Arc::new(StringArray::from_iter_values(
         a_names.iter().copied(),
@@ -602,7 +599,28 @@ pub fn cross_device(
         columns.push(values);
     };
     let feature_columns = f.features();
-    for feature in &feature_columns {
+    let kept: Vec<&FeatureColumn> = match &options.metrics {
+        None => feature_columns.iter().collect(),
+        Some(wanted) => wanted
+            .iter()
+            .map(|name| {
+                feature_columns
+                    .iter()
+                    .find(|c| &c.name == name)
+                    .ok_or_else(|| {
+                        ModelError::invalid(format!(
+                            "cross_device: `metrics` names `{name}`, which is not a feature column of the features table; its feature columns: {}",
+                            feature_columns
+                                .iter()
+                                .map(|c| c.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    for feature in kept {
         add(feature, take(f.feature(&feature.name)?, &a_indices));
     }
     if let Some(name) = &options.reference_time_feature {
@@ -781,6 +799,7 @@ mod tests {
                 on: vec!["program".into(), "variant".into()],
                 include_same: false,
                 reference_time_feature: Some("a_secs".into()),
+                metrics: None,
             },
         )
         .unwrap();
@@ -790,5 +809,39 @@ mod tests {
         assert_eq!(values(o, "x"), [Some(100.0), Some(200.0)]);
         assert_eq!(values(o, "a_secs"), [Some(1.0), Some(2.0)]);
         assert_eq!(joined.pairs, [("a".into(), "b".into(), 2, 1)]);
+    }
+
+    #[test]
+    fn cross_device_keeps_only_the_metrics_named() {
+        let batch = observations(
+            &[("a", "k", "1"), ("b", "k", "1")],
+            &[1.0, 10.0],
+            &[
+                ("x", "count", vec![100.0, 1.0]),
+                ("y", "count", vec![7.0, 8.0]),
+                ("z", "count", vec![5.0, 6.0]),
+            ],
+        );
+        let options = |metrics: &[&str]| CrossDevice {
+            feature_devices: vec!["a".into()],
+            target_devices: vec!["b".into()],
+            on: vec!["program".into(), "variant".into()],
+            include_same: false,
+            reference_time_feature: None,
+            metrics: Some(metrics.iter().map(|m| m.to_string()).collect()),
+        };
+        let joined = cross_device(&batch, &batch, &options(&["z", "x"])).unwrap();
+        let o = &joined.observations;
+        let schema = o.schema();
+        let features: Vec<&str> = schema.fields()[OBSERVATIONS.columns.len() + 1..]
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        assert_eq!(features, ["z", "x"]);
+        assert_eq!(values(o, "z"), [Some(5.0)]);
+        let err = cross_device(&batch, &batch, &options(&["x", "w"]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`w`") && err.contains("x, y, z"), "{err}");
     }
 }

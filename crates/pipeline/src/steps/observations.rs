@@ -45,9 +45,12 @@ pub(crate) const CROSS_DEVICE: StepKind = StepKind::new::<CrossDevice>(
 
 /// Every one of these steps produces `<id>.observations`.
 fn observations_output(batch: RecordBatch, mut figures: Vec<Figure>) -> StepOutput {
-    let features = batch
-        .num_columns()
-        .saturating_sub(OBSERVATIONS.columns.len());
+    // The number columns beyond the canonical ones (a text column such as `feature_device`
+    // labels rows; it is not a feature).
+    let features = batch.schema().fields()[OBSERVATIONS.columns.len().min(batch.num_columns())..]
+        .iter()
+        .filter(|f| f.data_type() == &arrow_schema::DataType::Float64)
+        .count();
     figures.insert(0, Figure::new("rows", batch.num_rows() as f64, ""));
     figures.insert(1, Figure::new("feature columns", features as f64, ""));
     StepOutput::new()
@@ -376,6 +379,8 @@ pub struct CrossDevice {
     #[serde(default)]
     pub include_same: bool,
     pub reference_time_feature: Option<String>,
+    /// Only these feature columns of the feature device (default: all).
+    pub metrics: Option<Vec<String>>,
 }
 
 impl StepParams for CrossDevice {
@@ -385,6 +390,12 @@ impl StepParams for CrossDevice {
             return Err(ParamError::new(
                 "on",
                 "`on` is empty: name the columns that match a run on one device with the same work on another",
+            ));
+        }
+        if self.metrics.as_ref().is_some_and(Vec::is_empty) {
+            return Err(ParamError::new(
+                "metrics",
+                "`metrics` is empty: leave it out to keep every feature column",
             ));
         }
         Ok(self)
@@ -407,6 +418,7 @@ impl Step for CrossDevice {
             on: self.on.clone(),
             include_same: self.include_same,
             reference_time_feature: self.reference_time_feature.clone(),
+            metrics: self.metrics.clone(),
         };
         let joined =
             normalize::cross_device(cx.input(&self.features)?, cx.input(&self.target)?, &options)?;

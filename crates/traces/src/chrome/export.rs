@@ -153,7 +153,7 @@ pub fn export(tables: &[&RecordBatch], out: &mut impl Write) -> Result<ExportSum
             let ts: Value =
                 serde_json::from_str(&ns_as_us(start.value(i))).map_err(std::io::Error::other)?;
             e.insert("ts".into(), ts);
-            let mut a = match access::opt_str(args, i) {
+            let mut a = match args.get(i) {
                 None => Map::new(),
                 Some(text) => match serde_json::from_str::<Value>(text) {
                     Ok(Value::Object(m)) => m,
@@ -161,7 +161,7 @@ pub fn export(tables: &[&RecordBatch], out: &mut impl Write) -> Result<ExportSum
                     Err(_) => Map::from_iter([("args".to_owned(), Value::from(text))]),
                 },
             };
-            if let Some(f) = access::opt_str(flag, i) {
+            if let Some(f) = flag.get(i) {
                 a.insert("yosoku_flag".into(), f.into());
             }
             let kind = Event::parse(event.value(i)).unwrap_or(Event::Instant);

@@ -1,0 +1,248 @@
+//! Text columns that may be dictionary-encoded, for writing and for reading.
+//!
+//! A canonical `Utf8` column may be stored either as a plain `Utf8` array or as a
+//! `Dictionary(Int32, Utf8)` array (each distinct text once, a key per row). The large tables
+//! whose texts repeat on every row (`predictions` of a cross-validation, the `mpi_blocks` of a
+//! full MPI run) are built dictionary-encoded with [`DictTextBuilder`]; readers go through
+//! [`Text`], which reads either encoding.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::builder::StringBuilder;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
+use arrow_array::{Array, ArrayRef, DictionaryArray, Int32Array, StringArray};
+use arrow_schema::DataType;
+
+/// The type of a dictionary-encoded text column.
+pub fn dictionary_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+/// Whether `ty` is one of the two encodings of a text column.
+pub fn is_text_type(ty: &DataType) -> bool {
+    match ty {
+        DataType::Utf8 => true,
+        DataType::Dictionary(key, value) => {
+            key.as_ref() == &DataType::Int32 && value.as_ref() == &DataType::Utf8
+        }
+        _ => false,
+    }
+}
+
+/// Builds a `Dictionary(Int32, Utf8)` column. A value equal to the one appended just before it
+/// reuses its key without hashing (the texts of these tables come in runs: a model's rows, a
+/// rank's blocks); any other is looked up once among the distinct values.
+#[derive(Debug, Default)]
+pub struct DictTextBuilder {
+    keys: Vec<i32>,
+    /// Validity per row, kept only once a null has been appended.
+    valid: Option<Vec<bool>>,
+    values: Vec<Box<str>>,
+    index: HashMap<Box<str>, i32, foldhash::fast::FixedState>,
+    last: Option<i32>,
+}
+
+impl DictTextBuilder {
+    /// A builder with room for `rows` keys.
+    pub fn with_capacity(rows: usize) -> Self {
+        Self {
+            keys: Vec::with_capacity(rows),
+            ..Self::default()
+        }
+    }
+
+    pub fn append_value(&mut self, value: &str) {
+        let key = self.key_of(value);
+        self.keys.push(key);
+        if let Some(valid) = &mut self.valid {
+            valid.push(true);
+        }
+    }
+
+    pub fn append_null(&mut self) {
+        let valid = self
+            .valid
+            .get_or_insert_with(|| vec![true; self.keys.len()]);
+        valid.push(false);
+        self.keys.push(0);
+    }
+
+    pub fn append_option(&mut self, value: Option<&str>) {
+        match value {
+            Some(v) => self.append_value(v),
+            None => self.append_null(),
+        }
+    }
+
+    /// Rows appended so far.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    fn key_of(&mut self, value: &str) -> i32 {
+        if let Some(last) = self.last
+            && *self.values[last as usize] == *value
+        {
+            return last;
+        }
+        let key = match self.index.get(value) {
+            Some(&key) => key,
+            None => {
+                let key = i32::try_from(self.values.len())
+                    .expect("fewer than 2^31 distinct texts in one column");
+                self.values.push(value.into());
+                self.index.insert(value.into(), key);
+                key
+            }
+        };
+        self.last = Some(key);
+        key
+    }
+
+    /// The column; the builder is left empty.
+    pub fn finish(&mut self) -> ArrayRef {
+        let keys = std::mem::take(&mut self.keys);
+        let keys = match self.valid.take() {
+            None => Int32Array::from(keys),
+            Some(valid) => Int32Array::new(keys.into(), Some(valid.into())),
+        };
+        let bytes: usize = self.values.iter().map(|v| v.len()).sum();
+        let mut values = StringBuilder::with_capacity(self.values.len(), bytes);
+        for v in self.values.drain(..) {
+            values.append_value(&*v);
+        }
+        self.index.clear();
+        self.last = None;
+        Arc::new(
+            DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values.finish()))
+                .expect("every key indexes a value"),
+        )
+    }
+}
+
+/// `value` on each of `rows` rows, dictionary-encoded (one text, a key per row).
+pub fn repeated(value: &str, rows: usize) -> ArrayRef {
+    let keys = Int32Array::from(vec![0; rows]);
+    let values = StringArray::from_iter_values([value]);
+    Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).expect("key 0 indexes"))
+}
+
+/// A text column in either encoding, read row by row.
+#[derive(Debug, Clone, Copy)]
+pub enum Text<'a> {
+    Plain(&'a StringArray),
+    Dictionary {
+        keys: &'a Int32Array,
+        values: &'a StringArray,
+    },
+}
+
+impl<'a> Text<'a> {
+    /// `array` as text, `None` when it is neither encoding.
+    pub fn new(array: &'a dyn Array) -> Option<Self> {
+        match array.data_type() {
+            DataType::Utf8 => Some(Text::Plain(array.as_string::<i32>())),
+            ty if is_text_type(ty) => {
+                let dict = array.as_dictionary::<Int32Type>();
+                Some(Text::Dictionary {
+                    keys: dict.keys(),
+                    values: dict.values().as_string::<i32>(),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Text::Plain(a) => a.len(),
+            Text::Dictionary { keys, .. } => keys.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn is_null(&self, row: usize) -> bool {
+        match self {
+            Text::Plain(a) => a.is_null(row),
+            Text::Dictionary { keys, .. } => keys.is_null(row),
+        }
+    }
+
+    pub fn null_count(&self) -> usize {
+        match self {
+            Text::Plain(a) => a.null_count(),
+            Text::Dictionary { keys, .. } => keys.null_count(),
+        }
+    }
+
+    /// The text at `row` (the empty text for a null row; see [`Text::get`]).
+    pub fn value(&self, row: usize) -> &'a str {
+        match self {
+            Text::Plain(a) => a.value(row),
+            Text::Dictionary { keys, values } => values.value(keys.value(row) as usize),
+        }
+    }
+
+    /// The text at `row`, `None` when null.
+    pub fn get(&self, row: usize) -> Option<&'a str> {
+        (!self.is_null(row)).then(|| self.value(row))
+    }
+
+    /// Every row's text, `None` for nulls.
+    pub fn iter(&self) -> impl Iterator<Item = Option<&'a str>> + '_ {
+        (0..self.len()).map(|row| self.get(row))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dictionary_column_reads_back_its_values_and_nulls() {
+        let mut b = DictTextBuilder::with_capacity(6);
+        for v in [Some("a"), Some("a"), Some("b"), None, Some("a"), Some("c")] {
+            b.append_option(v);
+        }
+        let array = b.finish();
+        assert_eq!(array.data_type(), &dictionary_type());
+        let text = Text::new(array.as_ref()).unwrap();
+        let read: Vec<Option<&str>> = text.iter().collect();
+        assert_eq!(
+            read,
+            [Some("a"), Some("a"), Some("b"), None, Some("a"), Some("c")]
+        );
+        assert_eq!(text.null_count(), 1);
+        let dict = array.as_dictionary::<Int32Type>();
+        assert_eq!(dict.values().len(), 3, "each distinct text stored once");
+        assert!(b.is_empty(), "finish leaves the builder empty");
+        let same = repeated("run-1", 3);
+        let text = Text::new(same.as_ref()).unwrap();
+        assert_eq!(text.iter().collect::<Vec<_>>(), [Some("run-1"); 3]);
+    }
+
+    #[test]
+    fn plain_and_dictionary_read_alike() {
+        let plain = StringArray::from(vec![Some("x"), None, Some("y")]);
+        let text = Text::new(&plain).unwrap();
+        assert_eq!(
+            text.iter().collect::<Vec<_>>(),
+            [Some("x"), None, Some("y")]
+        );
+        assert!(Text::new(&Int32Array::from(vec![1])).is_none());
+        assert!(is_text_type(&DataType::Utf8) && is_text_type(&dictionary_type()));
+        assert!(!is_text_type(&DataType::Dictionary(
+            Box::new(DataType::Int8),
+            Box::new(DataType::Utf8)
+        )));
+    }
+}
