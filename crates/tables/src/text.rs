@@ -42,6 +42,11 @@ pub struct DictTextBuilder {
     values: Vec<Box<str>>,
     index: HashMap<Box<str>, i32, foldhash::fast::FixedState>,
     last: Option<i32>,
+    /// Keys of texts appended through [`DictTextBuilder::append_shared`] and
+    /// [`DictTextBuilder::append_static`], by address: an address stands for its text as long as
+    /// the text lives, which `kept` (shared texts) and `'static` guarantee.
+    by_address: HashMap<(usize, usize), i32, foldhash::fast::FixedState>,
+    kept: Vec<Arc<str>>,
 }
 
 impl DictTextBuilder {
@@ -55,6 +60,40 @@ impl DictTextBuilder {
 
     pub fn append_value(&mut self, value: &str) {
         let key = self.key_of(value);
+        self.push_key(key);
+    }
+
+    /// Appends a text shared by many rows (an interned `Arc<str>`): looked up by its address,
+    /// without hashing or comparing its bytes.
+    pub fn append_shared(&mut self, value: &Arc<str>) {
+        let address = (value.as_ptr() as usize, value.len());
+        let key = match self.by_address.get(&address) {
+            Some(&key) => key,
+            None => {
+                let key = self.key_of(value);
+                self.by_address.insert(address, key);
+                self.kept.push(Arc::clone(value));
+                key
+            }
+        };
+        self.push_key(key);
+    }
+
+    /// Appends a text of the program (a literal): looked up by its address.
+    pub fn append_static(&mut self, value: &'static str) {
+        let address = (value.as_ptr() as usize, value.len());
+        let key = match self.by_address.get(&address) {
+            Some(&key) => key,
+            None => {
+                let key = self.key_of(value);
+                self.by_address.insert(address, key);
+                key
+            }
+        };
+        self.push_key(key);
+    }
+
+    fn push_key(&mut self, key: i32) {
         self.keys.push(key);
         if let Some(valid) = &mut self.valid {
             valid.push(true);
@@ -119,6 +158,8 @@ impl DictTextBuilder {
         }
         self.index.clear();
         self.last = None;
+        self.by_address.clear();
+        self.kept.clear();
         Arc::new(
             DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values.finish()))
                 .expect("every key indexes a value"),
@@ -228,6 +269,22 @@ mod tests {
         let same = repeated("run-1", 3);
         let text = Text::new(same.as_ref()).unwrap();
         assert_eq!(text.iter().collect::<Vec<_>>(), [Some("run-1"); 3]);
+    }
+
+    #[test]
+    fn shared_and_static_texts_take_the_key_of_equal_texts() {
+        let mut b = DictTextBuilder::default();
+        let one: Arc<str> = Arc::from("block a");
+        let same_text: Arc<str> = Arc::from("block a");
+        b.append_shared(&one);
+        b.append_value("block b");
+        b.append_shared(&same_text);
+        b.append_static("block b");
+        b.append_shared(&one);
+        let array = b.finish();
+        let dict = array.as_dictionary::<Int32Type>();
+        assert_eq!(dict.keys().values().to_vec(), [0, 1, 0, 1, 0]);
+        assert_eq!(dict.values().len(), 2);
     }
 
     #[test]

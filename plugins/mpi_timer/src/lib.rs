@@ -323,13 +323,13 @@ impl BlockColumns {
             self.run_id.append_value(&run.run_id);
             self.host.append_value(&log.host);
             self.rank.append_value(log.rank);
-            self.block.append_value(&b.block);
-            self.kind.append_value(if b.compute {
+            self.block.append_shared(&b.block);
+            self.kind.append_static(if b.compute {
                 "compute"
             } else {
                 "communication"
             });
-            self.call_site.append_value(&b.call_site);
+            self.call_site.append_shared(&b.call_site);
             self.iteration.append_option(b.iteration);
             self.start_secs.append_value(secs(b.start_ns));
             self.duration_secs.append_value(secs(b.duration_ns));

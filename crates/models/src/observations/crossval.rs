@@ -575,17 +575,27 @@ fn summarise(
     rows: &[Scored],
     columns_in_model: Option<usize>,
 ) -> Vec<SummaryRow> {
+    // Each row's program as its index in `programs` (order of first appearance).
     let mut programs: Vec<&str> = Vec::new();
-    for r in rows {
-        let program = obs.program.value(r.obs_row);
-        if !programs.contains(&program) {
-            programs.push(program);
-        }
-    }
-    let one = |program: Option<&str>| -> SummaryRow {
+    let program_of: Vec<usize> = rows
+        .iter()
+        .map(|r| {
+            let program = obs.program.value(r.obs_row);
+            match programs.iter().position(|p| *p == program) {
+                Some(k) => k,
+                None => {
+                    programs.push(program);
+                    programs.len() - 1
+                }
+            }
+        })
+        .collect();
+    let one = |program: Option<usize>| -> SummaryRow {
         let chosen: Vec<&Scored> = rows
             .iter()
-            .filter(|r| program.is_none_or(|p| obs.program.value(r.obs_row) == p))
+            .zip(&program_of)
+            .filter(|(_, k)| program.is_none_or(|p| **k == p))
+            .map(|(r, _)| r)
             .collect();
         let actual: Vec<f64> = chosen.iter().map(|r| r.measured_secs).collect();
         let predicted: Vec<f64> = chosen.iter().map(|r| r.predicted_secs).collect();
@@ -602,7 +612,7 @@ fn summarise(
             group: g.group.key.clone(),
             group_values: g.group.values.clone(),
             validation: validation.to_owned(),
-            program: program.map(str::to_owned),
+            program: program.map(|k| programs[k].to_owned()),
             n: m.n,
             mean_abs_pct: m.mean_abs_pct,
             median_abs_pct: m.median_abs_pct,
@@ -618,7 +628,7 @@ fn summarise(
     };
     let mut out = vec![one(None)];
     if programs.len() > 1 {
-        out.extend(programs.iter().map(|p| one(Some(p))));
+        out.extend((0..programs.len()).map(|k| one(Some(k))));
     }
     out
 }

@@ -296,8 +296,20 @@ pub fn group_rows(
         .collect::<Result<_, _>>()?;
     let mut groups: Vec<Group> = Vec::new();
     let mut ids: HashMap<Vec<&str>, usize> = HashMap::new();
+    // The group of the row before: rows of a group mostly come together, and comparing a row's
+    // texts with its predecessor's costs less than a key built and hashed per row.
+    let mut previous: Option<(usize, usize)> = None;
+    let same_key = |a: usize, b: usize| {
+        arrays
+            .iter()
+            .all(|t| t.is_null(a) == t.is_null(b) && t.value(a) == t.value(b))
+    };
     for row in 0..observations.rows() {
-        let g = key_id(&mut ids, &arrays, row);
+        let g = match previous {
+            Some((prev_row, g)) if same_key(prev_row, row) => g,
+            _ => key_id(&mut ids, &arrays, row),
+        };
+        previous = Some((row, g));
         if g < groups.len() {
             groups[g].rows.push(row);
             continue;
