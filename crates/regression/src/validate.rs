@@ -1,6 +1,8 @@
 //! Validation of a linear model: in-sample, exact leave-one-out, k-fold, and grouped hold-outs
 //! (leave one program, device or input size out); error metrics; prediction intervals.
 
+use std::sync::Arc;
+
 use faer::linalg::matmul::matmul;
 use faer::linalg::solvers::Solve;
 use faer::{Accum, Mat, MatRef};
@@ -26,8 +28,9 @@ pub enum Scheme {
 pub struct Held {
     pub row: usize,
     pub predicted: f64,
-    /// The fold or group the row was held out in (`all` in sample, `loo`).
-    pub fold: String,
+    /// The fold or group the row was held out in (`all` in sample, `loo`), one text shared by
+    /// the fold's rows.
+    pub fold: Arc<str>,
     /// 95 % prediction interval, when the model has residual degrees of freedom.
     pub interval: Option<(f64, f64)>,
     /// A feature of the row lies outside the range the model was fitted on.
@@ -126,8 +129,11 @@ pub fn validate_fitted(
             let predictions = fit.loo_predictions(y);
             let without = ranges_without_each(x);
             let mut out = Vec::with_capacity(n);
+            let (loo_label, all_label): (Arc<str>, Arc<str>) = (Arc::from("loo"), Arc::from("all"));
+            // Buffers reused from row to row.
+            let mut row: Vec<f64> = Vec::with_capacity(x.ncols());
+            let mut others_range: Vec<(f64, f64)> = Vec::with_capacity(x.ncols());
             for i in 0..n {
-                let row: Vec<f64> = (0..x.ncols()).map(|j| x[(i, j)]).collect();
                 if loo {
                     let h = fit.leverage[i];
                     let p = match predictions[i] {
@@ -140,7 +146,7 @@ pub fn validate_fitted(
                                 .collect();
                             let mut held = refit_without(x, y, options, &label, "out")?;
                             let mut h = held.remove(0);
-                            h.fold = "loo".into();
+                            h.fold = Arc::clone(&loo_label);
                             out.push(h);
                             continue;
                         }
@@ -152,20 +158,22 @@ pub fn validate_fitted(
                         (p - half, p + half)
                     });
                     // Out of the range of the other rows?
-                    let others_range: Vec<(f64, f64)> =
-                        without.iter().map(|w| w.without(i)).collect();
+                    others_range.clear();
+                    others_range.extend(without.iter().map(|w| w.without(i)));
                     out.push(Held {
                         row: i,
                         predicted: p,
-                        fold: "loo".into(),
+                        fold: Arc::clone(&loo_label),
                         interval,
                         extrapolated: outside(x, i, &others_range, &kept),
                     });
                 } else {
+                    row.clear();
+                    row.extend((0..x.ncols()).map(|j| x[(i, j)]));
                     out.push(Held {
                         row: i,
                         predicted: fit.fitted[i],
-                        fold: "all".into(),
+                        fold: Arc::clone(&all_label),
                         interval: fit.prediction_interval(&row, 0.95),
                         extrapolated: outside(x, i, &range, &kept),
                     });
@@ -390,13 +398,14 @@ fn held_out_by(
     // whose rows alone determine part of the model (I - H_GG singular) is refitted without it.
     let mut out = Vec::with_capacity(n);
     for ((label, test), range) in blocks.iter().zip(&training_ranges) {
+        let fold: Arc<str> = Arc::from(label.as_str());
         if let Some(held) = deleted_block(full, x, y, test) {
             for (k, (predicted, interval)) in held.into_iter().enumerate() {
                 let i = test[k];
                 out.push(Held {
                     row: i,
                     predicted,
-                    fold: label.clone(),
+                    fold: Arc::clone(&fold),
                     interval,
                     extrapolated: outside(x, i, range, &full.kept),
                 });
@@ -437,6 +446,7 @@ fn refit_without(
         ))
     })?;
     let range = ranges(x, &train);
+    let fold: Arc<str> = Arc::from(label);
     Ok(test
         .iter()
         .map(|&i| {
@@ -444,7 +454,7 @@ fn refit_without(
             Held {
                 row: i,
                 predicted: fit.predict(&row),
-                fold: label.to_owned(),
+                fold: Arc::clone(&fold),
                 interval: fit.prediction_interval(&row, 0.95),
                 extrapolated: outside(x, i, &range, &fit.kept),
             }
@@ -562,6 +572,7 @@ pub fn validate_standardized_ridge(
         .then(|| training_ranges_of_blocks(x, &blocks));
     let mut out = Vec::with_capacity(n);
     for (b, (label, test)) in blocks.iter().enumerate() {
+        let fold: Arc<str> = Arc::from(label.as_str());
         let g = test.len();
         let n_train = n - g;
         if n_train < 2 {
@@ -703,7 +714,7 @@ pub fn validate_standardized_ridge(
                 out.extend((0..n).map(|i| Held {
                     row: i,
                     predicted: predict(i),
-                    fold: label.clone(),
+                    fold: Arc::clone(&fold),
                     interval: None,
                     extrapolated: outside(x, i, &range, &kept),
                 }));
@@ -717,7 +728,7 @@ pub fn validate_standardized_ridge(
                 out.push(Held {
                     row: i,
                     predicted: predict(i),
-                    fold: label.clone(),
+                    fold: Arc::clone(&fold),
                     interval: None,
                     extrapolated: outside(x, i, &range, &kept),
                 });
@@ -727,7 +738,7 @@ pub fn validate_standardized_ridge(
                 out.extend(test.iter().map(|&i| Held {
                     row: i,
                     predicted: predict(i),
-                    fold: label.clone(),
+                    fold: Arc::clone(&fold),
                     interval: None,
                     extrapolated: outside(x, i, range, &kept),
                 }));
@@ -1053,7 +1064,7 @@ mod tests {
             out.push(Held {
                 row: i,
                 predicted: fit.predict(&row),
-                fold: labels[i].clone(),
+                fold: labels[i].as_str().into(),
                 interval: fit.prediction_interval(&row, 0.95),
                 extrapolated: outside(x, i, &ranges(x, &train), &fit.kept),
             });

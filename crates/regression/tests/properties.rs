@@ -142,7 +142,7 @@ proptest! {
             let row: Vec<f64> = (0..x.ncols()).map(|j| x[(h.row, j)]).collect();
             let refit = fit.predict(&row);
             prop_assert!(close(h.predicted, refit), "row {} ({}): {} vs refit {}", h.row, labels[h.row], h.predicted, refit);
-            prop_assert_eq!(&h.fold, &labels[h.row]);
+            prop_assert_eq!(&*h.fold, labels[h.row].as_str());
         }
     }
 }

@@ -11,7 +11,7 @@ use arrow_array::builder::{Float64Builder, StringBuilder};
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch};
 
 use crate::access::{self, AccessError, Text, opt_f64};
-use crate::text::DictTextBuilder as Dict;
+use crate::text::{DictTextBuilder as Dict, TextKey};
 use crate::{COST_BREAKDOWN, PREDICTIONS, TableDef, TableMismatch, col};
 
 /// Why a canonical table could not be read into rows, or built from them.
@@ -227,6 +227,15 @@ pub struct Prediction<'a> {
     pub interval_secs: Option<(f64, f64)>,
 }
 
+/// The keys of texts many predictions share ([`PredictionsBuilder::shared`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SharedTexts {
+    model: TextKey,
+    phase: TextKey,
+    model_group: Option<TextKey>,
+    validation: Option<TextKey>,
+}
+
 /// Builds a `predictions` table column by column, one [`Prediction`] at a time. Its texts are
 /// dictionary-encoded (a cross-validation repeats a handful of models, devices and folds over
 /// hundreds of thousands of rows), except `run_id`, which differs from row to row.
@@ -280,20 +289,59 @@ impl PredictionsBuilder {
         }
     }
 
+    /// The keys of the texts that many predictions share: a fitted or validated model's rows
+    /// (for [`PredictionsBuilder::append_sharing`]).
+    pub fn shared(
+        &mut self,
+        model: &str,
+        phase: &str,
+        model_group: Option<&str>,
+        validation: Option<&str>,
+    ) -> SharedTexts {
+        SharedTexts {
+            model: self.model.key(model),
+            phase: self.phase.key(phase),
+            model_group: model_group.map(|g| self.model_group.key(g)),
+            validation: validation.map(|v| self.validation.key(v)),
+        }
+    }
+
+    /// Appends `p` with the model, phase, model group and validation of `shared` (those fields
+    /// of `p` are not read): a cross-validation appends hundreds of thousands of rows that share
+    /// them, each looked up once.
+    pub fn append_sharing(&mut self, shared: SharedTexts, p: &Prediction<'_>) {
+        self.model.append_key(shared.model);
+        self.phase.append_key(shared.phase);
+        match shared.model_group {
+            Some(k) => self.model_group.append_key(k),
+            None => self.model_group.append_null(),
+        }
+        match shared.validation {
+            Some(k) => self.validation.append_key(k),
+            None => self.validation.append_null(),
+        }
+        self.append_own(p);
+    }
+
     pub fn append(&mut self, p: &Prediction<'_>) {
         self.model.append_value(p.model);
+        self.phase.append_value(p.phase);
+        self.model_group.append_option(p.model_group);
+        self.validation.append_option(p.validation);
+        self.append_own(p);
+    }
+
+    /// The fields of `p` that are its own (not [`SharedTexts`]).
+    fn append_own(&mut self, p: &Prediction<'_>) {
         self.device.append_value(p.device);
         self.program.append_value(p.program);
         self.variant.append_value(p.variant);
-        self.phase.append_value(p.phase);
         self.repetitions.push(p.repetitions);
         self.predicted_secs.push(p.predicted_secs);
         self.measured_secs.append_option(p.measured_secs);
         self.error_pct.append_option(p.error_pct);
         self.flags.append_option(p.flags);
         self.run_id.append_option(p.run_id);
-        self.model_group.append_option(p.model_group);
-        self.validation.append_option(p.validation);
         self.held_out.append_option(p.held_out);
         self.interval_low_secs
             .append_option(p.interval_secs.map(|i| i.0));

@@ -31,6 +31,10 @@ pub fn is_text_type(ty: &DataType) -> bool {
     }
 }
 
+/// A text's key in one [`DictTextBuilder`]'s dictionary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextKey(i32);
+
 /// Builds a `Dictionary(Int32, Utf8)` column. A value equal to the one appended just before it
 /// reuses its key without hashing (the texts of these tables come in runs: a model's rows, a
 /// rank's blocks); any other is looked up once among the distinct values.
@@ -61,6 +65,21 @@ impl DictTextBuilder {
     pub fn append_value(&mut self, value: &str) {
         let key = self.key_of(value);
         self.push_key(key);
+    }
+
+    /// The key of `value` in this column's dictionary (added if new), for
+    /// [`DictTextBuilder::append_key`]: a text that many rows share is looked up once.
+    pub fn key(&mut self, value: &str) -> TextKey {
+        TextKey(self.key_of(value))
+    }
+
+    /// Appends the text of `key`, a key this builder gave since it was last finished.
+    pub fn append_key(&mut self, key: TextKey) {
+        debug_assert!(
+            (key.0 as usize) < self.values.len(),
+            "a key of this builder"
+        );
+        self.push_key(key.0);
     }
 
     /// Appends a text shared by many rows (an interned `Arc<str>`): looked up by its address,
@@ -281,9 +300,11 @@ mod tests {
         b.append_shared(&same_text);
         b.append_static("block b");
         b.append_shared(&one);
+        let b_key = b.key("block b");
+        b.append_key(b_key);
         let array = b.finish();
         let dict = array.as_dictionary::<Int32Type>();
-        assert_eq!(dict.keys().values().to_vec(), [0, 1, 0, 1, 0]);
+        assert_eq!(dict.keys().values().to_vec(), [0, 1, 0, 1, 0, 1]);
         assert_eq!(dict.values().len(), 2);
     }
 

@@ -216,29 +216,34 @@ pub fn cross_validate(
                     .then_some(columns_in_model)
                     .flatten(),
             ));
+            let shared = predictions.shared(model, "kernel", model_group, Some(&name));
             for (s, h) in scored.iter().zip(&held) {
-                predictions.append(&Prediction {
-                    model,
-                    device: obs.device.value(s.obs_row),
-                    program: obs.program.value(s.obs_row),
-                    variant: obs.variant.value(s.obs_row),
-                    phase: "kernel",
-                    repetitions: 1,
-                    predicted_secs: s.predicted_secs,
-                    measured_secs: Some(s.measured_secs),
-                    error_pct: Some(yosoku_tables::rows::error_pct(
-                        s.predicted_secs,
-                        s.measured_secs,
-                    )),
-                    flags: flag_texts.get(s.flags),
-                    run_id: Some(obs.run_id.value(s.obs_row)),
-                    model_group,
-                    validation: Some(&name),
-                    held_out: (h.fold != "all").then_some(h.fold.as_str()),
-                    interval_secs: h
-                        .interval
-                        .map(|(lo, hi)| (spec.seconds(lo), spec.seconds(hi))),
-                });
+                // model, phase, model_group and validation: `shared`.
+                predictions.append_sharing(
+                    shared,
+                    &Prediction {
+                        model,
+                        device: obs.device.value(s.obs_row),
+                        program: obs.program.value(s.obs_row),
+                        variant: obs.variant.value(s.obs_row),
+                        phase: "kernel",
+                        repetitions: 1,
+                        predicted_secs: s.predicted_secs,
+                        measured_secs: Some(s.measured_secs),
+                        error_pct: Some(yosoku_tables::rows::error_pct(
+                            s.predicted_secs,
+                            s.measured_secs,
+                        )),
+                        flags: flag_texts.get(s.flags),
+                        run_id: Some(obs.run_id.value(s.obs_row)),
+                        model_group,
+                        validation: Some(&name),
+                        held_out: (&*h.fold != "all").then_some(&*h.fold),
+                        interval_secs: h
+                            .interval
+                            .map(|(lo, hi)| (spec.seconds(lo), spec.seconds(hi))),
+                    },
+                );
             }
         }
     }
@@ -428,8 +433,9 @@ fn held_out(
         (Method::Stepwise(_), Scheme::LeaveOneOut) => {
             let labels: Vec<String> = (0..g.secs.len()).map(|i| format!("row {i}")).collect();
             let mut held = reselect_by(spec, g, &labels).map_err(|e| group_error(g, e))?;
+            let loo: std::sync::Arc<str> = std::sync::Arc::from("loo");
             for h in &mut held {
-                h.fold = "loo".to_owned();
+                h.fold = std::sync::Arc::clone(&loo);
             }
             Ok(held)
         }
@@ -490,7 +496,7 @@ fn reselect_by(
             out.push(Held {
                 row: i,
                 predicted: trained.fit.predict(&row),
-                fold: label.clone(),
+                fold: std::sync::Arc::from(label.as_str()),
                 interval: trained.fit.prediction_interval(&row, 0.95),
                 extrapolated: is_outside(raw.as_ref(), i, &ranges, &used),
             });

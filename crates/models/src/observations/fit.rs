@@ -464,31 +464,36 @@ fn group_fit(
         Columns::Selected(s) => (s.path.clone(), s.terms.clone(), Some(fit.condition_number)),
     };
     let model_group = (!g.group.key.is_empty()).then_some(g.group.key.as_str());
+    let shared = predictions.shared(model, "kernel", model_group, Some("fit"));
     for (&r, &p) in g.group.rows.iter().zip(&predicted) {
         let secs = obs.measured.value(r);
-        predictions.append(&Prediction {
-            model,
-            device: obs.device.value(r),
-            program: obs.program.value(r),
-            variant: obs.variant.value(r),
-            phase: "kernel",
-            repetitions: 1,
-            predicted_secs: p,
-            measured_secs: Some(secs),
-            error_pct: Some(yosoku_tables::rows::error_pct(p, secs)),
-            flags: if p < 0.0 {
-                Some("negative")
-            } else if p.is_infinite() {
-                Some("overflow")
-            } else {
-                None
+        // model, phase, model_group and validation: `shared`.
+        predictions.append_sharing(
+            shared,
+            &Prediction {
+                model,
+                device: obs.device.value(r),
+                program: obs.program.value(r),
+                variant: obs.variant.value(r),
+                phase: "kernel",
+                repetitions: 1,
+                predicted_secs: p,
+                measured_secs: Some(secs),
+                error_pct: Some(yosoku_tables::rows::error_pct(p, secs)),
+                flags: if p < 0.0 {
+                    Some("negative")
+                } else if p.is_infinite() {
+                    Some("overflow")
+                } else {
+                    None
+                },
+                run_id: Some(obs.run_id.value(r)),
+                model_group,
+                validation: Some("fit"),
+                held_out: None,
+                interval_secs: None,
             },
-            run_id: Some(obs.run_id.value(r)),
-            model_group,
-            validation: Some("fit"),
-            held_out: None,
-            interval_secs: None,
-        });
+        );
     }
     GroupFit {
         group: g.group.key.clone(),
