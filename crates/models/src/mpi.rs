@@ -454,23 +454,24 @@ fn measured_totals(
     let duration = input.float64(col::DURATION_SECS)?;
     let mut index: HashMap<(&str, i32), usize> = HashMap::new();
     let mut totals: Vec<Totals> = Vec::new();
-    let mut last: Option<((&str, i32), usize)> = None;
+    // The slot of the row before, and that row: a run's blocks come rank after rank.
+    let mut last: Option<(usize, usize)> = None;
+    let compute = kind.per_row(|k| k == "compute");
     for i in 0..input.rows() {
-        let key = (run_id.value(i), rank.value(i));
         let slot = match last {
-            Some((k, slot)) if k == key => slot,
+            Some((row, slot)) if rank.value(row) == rank.value(i) && run_id.same(row, i) => slot,
             _ => {
-                let slot = *index.entry(key).or_insert_with(|| {
+                let key = (run_id.value(i), rank.value(i));
+                *index.entry(key).or_insert_with(|| {
                     totals.push(Totals::default());
                     totals.len() - 1
-                });
-                last = Some((key, slot));
-                slot
+                })
             }
         };
+        last = Some((i, slot));
         let t = &mut totals[slot];
         let secs = duration.value(i);
-        if kind.value(i) == "compute" {
+        if compute[i] {
             t.compute += secs;
         } else {
             t.communication += secs;

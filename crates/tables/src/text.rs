@@ -248,13 +248,56 @@ impl<'a> Text<'a> {
     pub fn value(&self, row: usize) -> &'a str {
         match self {
             Text::Plain(a) => a.value(row),
-            Text::Dictionary { keys, values } => values.value(keys.value(row) as usize),
+            Text::Dictionary { keys, values } => {
+                if keys.is_null(row) {
+                    ""
+                } else {
+                    values.value(keys.value(row) as usize)
+                }
+            }
         }
     }
 
     /// The text at `row`, `None` when null.
     pub fn get(&self, row: usize) -> Option<&'a str> {
         (!self.is_null(row)).then(|| self.value(row))
+    }
+
+    /// Whether rows `a` and `b` hold the same text (nulls read as the empty text): a
+    /// dictionary column compares keys before texts.
+    pub fn same(&self, a: usize, b: usize) -> bool {
+        if let Text::Dictionary { keys, .. } = self
+            && keys.value(a) == keys.value(b)
+            && keys.is_valid(a)
+            && keys.is_valid(b)
+        {
+            return true;
+        }
+        self.value(a) == self.value(b)
+    }
+
+    /// `f` of every row's text (nulls read as the empty text), `f` called once per distinct
+    /// text of a dictionary column instead of once per row.
+    pub fn per_row<T: Clone>(&self, f: impl Fn(&str) -> T) -> Vec<T> {
+        match self {
+            Text::Plain(a) => (0..a.len()).map(|row| f(a.value(row))).collect(),
+            Text::Dictionary { keys, values } => {
+                let of_value: Vec<T> = (0..values.len()).map(|v| f(values.value(v))).collect();
+                if keys.null_count() == 0 {
+                    keys.values()
+                        .iter()
+                        .map(|&k| of_value[k as usize].clone())
+                        .collect()
+                } else {
+                    let of_null = f("");
+                    keys.iter()
+                        .map(|k| {
+                            k.map_or_else(|| of_null.clone(), |k| of_value[k as usize].clone())
+                        })
+                        .collect()
+                }
+            }
+        }
     }
 
     /// Every row's text, `None` for nulls.
@@ -282,6 +325,11 @@ mod tests {
             [Some("a"), Some("a"), Some("b"), None, Some("a"), Some("c")]
         );
         assert_eq!(text.null_count(), 1);
+        assert!(text.same(0, 4) && !text.same(0, 2));
+        assert_eq!(
+            text.per_row(|t| t == "a"),
+            [true, true, false, false, true, false]
+        );
         let dict = array.as_dictionary::<Int32Type>();
         assert_eq!(dict.values().len(), 3, "each distinct text stored once");
         assert!(b.is_empty(), "finish leaves the builder empty");
