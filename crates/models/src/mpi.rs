@@ -457,7 +457,7 @@ fn measured_totals(
     // The slot of the row before, and that row: a run's blocks come rank after rank.
     let mut last: Option<(usize, usize)> = None;
     let compute = kind.per_row(|k| k == "compute");
-    for i in 0..input.rows() {
+    for (i, &is_compute) in compute.iter().enumerate() {
         let slot = match last {
             Some((row, slot)) if rank.value(row) == rank.value(i) && run_id.same(row, i) => slot,
             _ => {
@@ -471,7 +471,7 @@ fn measured_totals(
         last = Some((i, slot));
         let t = &mut totals[slot];
         let secs = duration.value(i);
-        if compute[i] {
+        if is_compute {
             t.compute += secs;
         } else {
             t.communication += secs;
