@@ -380,17 +380,10 @@ pub fn cell_text(array: &dyn Array, row: usize) -> String {
     }
     match array.data_type() {
         DataType::Utf8 => array.as_string::<i32>().value(row).to_owned(),
-        // The one row's key: normalising a whole column's keys for every cell is quadratic.
-        ty if yosoku_tables::text::is_text_type(ty) => yosoku_tables::text::Text::new(array)
-            .map(|t| t.value(row).to_owned())
-            .unwrap_or_default(),
-        DataType::Dictionary(_, _) => {
-            let one = array.slice(row, 1);
-            match one.as_any_dictionary_opt() {
-                Some(d) => cell_text(d.values().as_ref(), d.normalized_keys()[0]),
-                None => format!("<{}>", array.data_type()),
-            }
-        }
+        DataType::Dictionary(_, _) => match yosoku_tables::text::dictionary_row(array, row) {
+            Some((values, index)) => cell_text(values.as_ref(), index),
+            None => format!("<{}>", array.data_type()),
+        },
         DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_owned(),
         DataType::Boolean => array.as_boolean().value(row).to_string(),
         DataType::Float64 => crate::format::number(array.as_primitive::<Float64Type>().value(row)),

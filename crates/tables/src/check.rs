@@ -361,6 +361,44 @@ mod tests {
         assert!(err.to_string().contains(&format!("row {}", n - 1)), "{err}");
     }
 
+    /// A text column may be dictionary-encoded with Int32 keys: checked like a plain one (a
+    /// value outside `OneOf` named with its row); other key types are a wrong type.
+    #[test]
+    fn dictionary_text_columns_are_checked_like_plain_ones() {
+        let dictionary = |units: &[&str]| -> ArrayRef {
+            let mut b = crate::text::DictTextBuilder::default();
+            for u in units {
+                b.append_value(u);
+            }
+            b.finish()
+        };
+        let mut columns = throughputs(&[1.0, 2.0], &["poly", "mono"]);
+        columns[1] = dictionary(&["poly", "mono"]);
+        assert!(CSX600_OP_THROUGHPUTS.batch(columns).is_ok());
+        let mut columns = throughputs(&[1.0, 2.0], &["poly", "mono"]);
+        columns[1] = dictionary(&["poly", "gpu"]);
+        let text = CSX600_OP_THROUGHPUTS
+            .batch(columns)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("column `exec_unit`, row 1: found \"gpu\", expected one of mono, poly"),
+            "{text}"
+        );
+        let mut columns = throughputs(&[1.0, 2.0], &["poly", "mono"]);
+        let int8: arrow_array::DictionaryArray<arrow_array::types::Int8Type> =
+            vec!["poly", "mono"].into_iter().collect();
+        columns[1] = Arc::new(int8);
+        let text = CSX600_OP_THROUGHPUTS
+            .batch(columns)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            text.contains("exec_unit") && text.contains("Int8"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn bad_values_name_column_row_and_expectation() {
         let err = CSX600_OP_THROUGHPUTS

@@ -38,18 +38,10 @@ pub fn cell(array: &dyn Array, row: usize, null_text: &str) -> String {
         DataType::UInt64 => int!(UInt64Type),
         DataType::Float64 => format!("{:?}", array.as_primitive::<Float64Type>().value(row)),
         DataType::Float32 => format!("{:?}", array.as_primitive::<Float32Type>().value(row)),
-        // The one row's key (normalising the keys of the whole column for every cell made a
-        // table's text quadratic in its rows).
-        ty if crate::text::is_text_type(ty) => crate::text::Text::new(array)
-            .map(|t| t.value(row).to_owned())
-            .unwrap_or_default(),
-        DataType::Dictionary(_, _) => {
-            let one = array.slice(row, 1);
-            match one.as_any_dictionary_opt() {
-                Some(d) => cell(d.values().as_ref(), d.normalized_keys()[0], null_text),
-                None => format!("<{}>", array.data_type()),
-            }
-        }
+        DataType::Dictionary(_, _) => match crate::text::dictionary_row(array, row) {
+            Some((values, index)) => cell(values.as_ref(), index, null_text),
+            None => format!("<{}>", array.data_type()),
+        },
         other => format!("<{other}>"),
     }
 }

@@ -129,19 +129,15 @@ impl TableDef {
         self.columns.iter().find(|c| c.name == name)
     }
 
-    /// The fields of the table for these columns (in the order of [`TableDef::columns`]): a text
-    /// column takes the encoding it comes in, plain or dictionary ([`text`]).
+    /// The fields of the table for these columns (in the order of [`TableDef::columns`]), each
+    /// with its column's type: a text column comes plain or dictionary-encoded ([`text`]), and
+    /// a column of a wrong type is named by [`TableDef::check`] rather than refused unnamed by
+    /// Arrow.
     pub fn fields_for(&self, columns: &[ArrayRef]) -> Vec<Field> {
         self.fields()
             .into_iter()
             .zip(columns)
-            .map(|(field, column)| {
-                if field.data_type() == &DataType::Utf8 && text::is_text_type(column.data_type()) {
-                    field.with_data_type(column.data_type().clone())
-                } else {
-                    field
-                }
-            })
+            .map(|(field, column)| field.with_data_type(column.data_type().clone()))
             .collect()
     }
 

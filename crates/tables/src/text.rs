@@ -85,31 +85,27 @@ impl DictTextBuilder {
     /// Appends a text shared by many rows (an interned `Arc<str>`): looked up by its address,
     /// without hashing or comparing its bytes.
     pub fn append_shared(&mut self, value: &Arc<str>) {
-        let address = (value.as_ptr() as usize, value.len());
-        let key = match self.by_address.get(&address) {
-            Some(&key) => key,
-            None => {
-                let key = self.key_of(value);
-                self.by_address.insert(address, key);
-                self.kept.push(Arc::clone(value));
-                key
-            }
-        };
+        let key = self.key_by_address(value, Some(value));
         self.push_key(key);
     }
 
     /// Appends a text of the program (a literal): looked up by its address.
     pub fn append_static(&mut self, value: &'static str) {
-        let address = (value.as_ptr() as usize, value.len());
-        let key = match self.by_address.get(&address) {
-            Some(&key) => key,
-            None => {
-                let key = self.key_of(value);
-                self.by_address.insert(address, key);
-                key
-            }
-        };
+        let key = self.key_by_address(value, None);
         self.push_key(key);
+    }
+
+    /// The key of `value` by its address; a text seen the first time is looked up by content,
+    /// and `keep` (its owner, unless it is `'static`) is kept alive so the address stays its.
+    fn key_by_address(&mut self, value: &str, keep: Option<&Arc<str>>) -> i32 {
+        let address = (value.as_ptr() as usize, value.len());
+        if let Some(&key) = self.by_address.get(&address) {
+            return key;
+        }
+        let key = self.key_of(value);
+        self.by_address.insert(address, key);
+        self.kept.extend(keep.cloned());
+        key
     }
 
     fn push_key(&mut self, key: i32) {
@@ -191,6 +187,15 @@ pub fn repeated(value: &str, rows: usize) -> ArrayRef {
     let keys = Int32Array::from(vec![0; rows]);
     let values = StringArray::from_iter_values([value]);
     Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).expect("key 0 indexes"))
+}
+
+/// The values of a dictionary array of any key type, and the index among them of `row`'s
+/// value (from that row's key alone: normalising the whole column's keys for every cell made a
+/// table's text quadratic in its rows).
+pub fn dictionary_row(array: &dyn Array, row: usize) -> Option<(ArrayRef, usize)> {
+    let one = array.slice(row, 1);
+    let dict = one.as_any_dictionary_opt()?;
+    Some((Arc::clone(dict.values()), dict.normalized_keys()[0]))
 }
 
 /// A text column in either encoding, read row by row.

@@ -491,12 +491,13 @@ fn reselect_by(
         let x = trained.design(&test_columns);
         let ranges = training_ranges(raw.as_ref(), &train_rows);
         let used = trained.used_features(g.values.len());
+        let fold: std::sync::Arc<str> = std::sync::Arc::from(label.as_str());
         for (k, &i) in test_rows.iter().enumerate() {
             let row: Vec<f64> = (0..x.ncols()).map(|j| x[(k, j)]).collect();
             out.push(Held {
                 row: i,
                 predicted: trained.fit.predict(&row),
-                fold: std::sync::Arc::from(label.as_str()),
+                fold: std::sync::Arc::clone(&fold),
                 interval: trained.fit.prediction_interval(&row, 0.95),
                 extrapolated: is_outside(raw.as_ref(), i, &ranges, &used),
             });

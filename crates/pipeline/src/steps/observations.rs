@@ -460,6 +460,18 @@ mod tests {
     }
 
     #[test]
+    fn cross_device_with_an_empty_metrics_list_fails_when_parsed() {
+        let e = parse_error(
+            "normalize",
+            "step = \"cross_device\"\nid = \"x\"\nfeatures = \"src.observations\"\ntarget = \"src.observations\"\nmetrics = []",
+        );
+        assert!(
+            e.contains("key `metrics`") && e.contains("`metrics` is empty"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_derived_ratio_of_an_unknown_kind_fails_when_parsed() {
         let e = parse_error(
             "normalize",
