@@ -15,22 +15,55 @@
 //! the first iteration and after the loop's end have no iteration (they run once).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::hash::BuildHasher;
 
 use crate::log::{EventKind, RankLog};
 
-#[derive(Debug, Clone, PartialEq)]
+/// A block's key or call site: an index into [`RankBlocks::names`].
+pub type NameId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Block {
-    /// Shared by every execution of the block (a real run has a million blocks and a few
-    /// hundred keys: one string each, not one per execution).
-    pub block: Arc<str>,
+    /// The block's key (`MPI_Send@a.out+0x10`, `MPI_A@... -> MPI_B@...`), the same for every
+    /// execution of the block.
+    pub block: NameId,
     pub compute: bool,
     /// Where in the program: `MPI_Send at a.out+0x10`, or the calls around a compute block.
-    pub call_site: Arc<str>,
+    pub call_site: NameId,
     pub iteration: Option<i64>,
     /// From the end of MPI_Init.
     pub start_ns: u64,
     pub duration_ns: u64,
+}
+
+/// One rank's blocks in time order and the texts their keys and call sites name: a real run has
+/// a million blocks and a few hundred distinct texts, each made and stored once (the blocks
+/// compare and look them up by id, without hashing or comparing text).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankBlocks {
+    pub blocks: Vec<Block>,
+    /// Distinct texts; [`NameId`]s index it.
+    pub names: Vec<String>,
+}
+
+impl RankBlocks {
+    /// The text of a key or call site.
+    pub fn name(&self, id: NameId) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// The key of `block`.
+    pub fn key(&self, block: &Block) -> &str {
+        self.name(block.block)
+    }
+}
+
+impl std::ops::Deref for RankBlocks {
+    type Target = [Block];
+
+    fn deref(&self) -> &[Block] {
+        &self.blocks
+    }
 }
 
 /// How the iterations were found.
@@ -77,7 +110,7 @@ impl Iterations {
 }
 
 /// The blocks of one rank, in time order, and how its iterations were found.
-pub fn blocks(log: &RankLog) -> (Vec<Block>, Iterations) {
+pub fn blocks(log: &RankLog) -> (RankBlocks, Iterations) {
     let (mut out, marker_starts) = timed_blocks(log);
     let how = assign_iterations(&mut out, marker_starts, None);
     (out, how)
@@ -91,7 +124,7 @@ pub fn blocks(log: &RankLog) -> (Vec<Block>, Iterations) {
 /// makes are setup and teardown, and the candidate whose unit count is nearest `steps` (at most
 /// 2 more: an initial force evaluation makes one) wins, then the most regular, then the one that
 /// starts earliest. Markers, when the program made them, are used as they are.
-pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<(Vec<Block>, Iterations), String> {
+pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<(RankBlocks, Iterations), String> {
     let (mut out, marker_starts) = timed_blocks(log);
     if !marker_starts.is_empty() {
         let how = assign_iterations(&mut out, marker_starts, None);
@@ -109,18 +142,19 @@ pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<(Vec<Block>, Itera
 
 /// The blocks of a rank in time order, and the index of the first block of each marked
 /// iteration.
-fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
+fn timed_blocks(log: &RankLog) -> (RankBlocks, Vec<usize>) {
     let mut out = Vec::with_capacity(2 * log.events.len() + 1);
     let mut iteration_starts = Vec::new();
+    let mut names = Interner::default();
     let mut previous_end = log.init_end_ns;
-    let mut previous_call: Arc<str> = Arc::from("MPI_Init");
+    let mut previous_call = names.id("MPI_Init".to_owned());
     let mut mark: Option<&str> = None;
     // The key and call site of each compute block (by the calls around it, or its mark) and of
     // each call (by name and site), made once.
     let mut compute_names: ComputeNames<'_> = FastMap::default();
-    let mut call_names: CallNames<'_> = FastMap::default();
-    let iteration: Arc<str> = Arc::from("iteration");
-    let finalize: Arc<str> = Arc::from("MPI_Finalize");
+    let mut call_names: CallNames = FastMap::default();
+    let iteration = names.id("iteration".to_owned());
+    let finalize = names.id("MPI_Finalize".to_owned());
     for e in &log.events {
         match e.kind {
             EventKind::Mark => mark = Some(&e.name),
@@ -128,40 +162,40 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
                 // The marker splits the compute block it falls in.
                 let t = e.start_ns.max(previous_end);
                 push_compute(
-                    &mut compute_names,
+                    (&mut compute_names, &mut names),
                     &mut out,
                     log.init_end_ns,
                     (previous_end, t),
-                    (&previous_call, &iteration),
+                    (previous_call, iteration),
                     mark.take(),
                 );
                 iteration_starts.push(out.len());
                 previous_end = t;
-                previous_call = Arc::clone(&iteration);
+                previous_call = iteration;
             }
             EventKind::Call => {
-                let (key, call_site) = call_names
-                    .entry((&*e.name, e.site))
-                    .or_insert_with(|| {
-                        let site = e.site.map(|s| log.sites[s].as_str()).unwrap_or("?");
-                        (
-                            Arc::from(format!("{}@{site}", e.name)),
-                            Arc::from(format!("{} at {site}", e.name)),
-                        )
-                    })
-                    .clone();
+                // The log interns its names: one address per name (equal texts at two
+                // addresses would only be made twice into the same ids).
+                let address = e.name.as_ptr() as usize;
+                let (key, call_site) = *call_names.entry((address, e.site)).or_insert_with(|| {
+                    let site = e.site.map(|s| log.sites[s].as_str()).unwrap_or("?");
+                    (
+                        names.id(format!("{}@{site}", e.name)),
+                        names.id(format!("{} at {site}", e.name)),
+                    )
+                });
                 let start = e.start_ns.max(previous_end);
                 push_compute(
-                    &mut compute_names,
+                    (&mut compute_names, &mut names),
                     &mut out,
                     log.init_end_ns,
                     (previous_end, start),
-                    (&previous_call, &key),
+                    (previous_call, key),
                     mark.take(),
                 );
                 out.push(Block {
                     call_site,
-                    block: Arc::clone(&key),
+                    block: key,
                     compute: false,
                     iteration: None,
                     start_ns: start - log.init_end_ns,
@@ -176,50 +210,78 @@ fn timed_blocks(log: &RankLog) -> (Vec<Block>, Vec<usize>) {
     }
     let end = log.end_ns().max(previous_end);
     push_compute(
-        &mut compute_names,
+        (&mut compute_names, &mut names),
         &mut out,
         log.init_end_ns,
         (previous_end, end),
-        (&previous_call, &finalize),
+        (previous_call, finalize),
         mark.take(),
     );
-    (out, iteration_starts)
+    (
+        RankBlocks {
+            blocks: out,
+            names: names.names,
+        },
+        iteration_starts,
+    )
 }
 
-/// The key and call site of each call, by its name and site.
-type CallNames<'l> = FastMap<(&'l str, Option<usize>), (Arc<str>, Arc<str>)>;
+/// The distinct texts of a rank's keys and call sites, each given an id once.
+#[derive(Default)]
+struct Interner {
+    names: Vec<String>,
+    ids: FastMap<String, NameId>,
+}
+
+impl Interner {
+    fn id(&mut self, text: String) -> NameId {
+        if let Some(&id) = self.ids.get(&text) {
+            return id;
+        }
+        let id = NameId::try_from(self.names.len()).expect("fewer than 2^32 distinct block keys");
+        self.names.push(text.clone());
+        self.ids.insert(text, id);
+        id
+    }
+
+    fn text(&self, id: NameId) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+/// The key and call site of each call, by the address of its (interned) name and its site.
+type CallNames = FastMap<(usize, Option<usize>), (NameId, NameId)>;
 
 /// The maps looked up once or twice per logged call (a million in a real run).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The key and call site of each compute block, by the blocks around it and its mark.
-type ComputeNames<'l> = FastMap<(Arc<str>, Arc<str>, Option<&'l str>), (Arc<str>, Arc<str>)>;
+type ComputeNames<'l> = FastMap<(NameId, NameId, Option<&'l str>), (NameId, NameId)>;
 
 /// Appends the compute block from `from` to `to` between the blocks `after` and `before`
 /// (named by `mark` when the program marked it), its key and call site made once per kind.
 fn push_compute<'l>(
-    names: &mut ComputeNames<'l>,
+    (compute_names, names): (&mut ComputeNames<'l>, &mut Interner),
     out: &mut Vec<Block>,
     init_end_ns: u64,
     (from, to): (u64, u64),
-    (after, before): (&Arc<str>, &Arc<str>),
+    (after, before): (NameId, NameId),
     mark: Option<&'l str>,
 ) {
-    let (key, call_site) = names
-        .entry((Arc::clone(after), Arc::clone(before), mark))
+    let (key, call_site) = *compute_names
+        .entry((after, before, mark))
         .or_insert_with(|| {
+            let (a, b) = (names.text(after), names.text(before));
             let key = match mark {
                 Some(name) => format!("compute {name}"),
-                None => format!("{after} -> {before}"),
+                None => format!("{a} -> {b}"),
             };
-            (
-                Arc::from(key),
-                Arc::from(format!("between {after} and {before}")),
-            )
+            let call_site = format!("between {a} and {b}");
+            (names.id(key), names.id(call_site))
         });
     out.push(Block {
-        call_site: Arc::clone(call_site),
-        block: Arc::clone(key),
+        call_site,
+        block: key,
         compute: true,
         iteration: None,
         start_ns: from - init_end_ns,
@@ -230,7 +292,7 @@ fn push_compute<'l>(
 /// `marker_starts`: the index of the first block of each marked iteration.
 /// `unit`: the unit to use (found per step); `None`: the repeating unit.
 fn assign_iterations(
-    out: &mut [Block],
+    rank: &mut RankBlocks,
     marker_starts: Vec<usize>,
     unit: Option<Unit>,
 ) -> Iterations {
@@ -240,12 +302,12 @@ fn assign_iterations(
         let n = marker_starts.len();
         (marker_starts, Iterations::Markers(n))
     } else {
-        match unit.or_else(|| repeating_unit(out)) {
+        match unit.or_else(|| repeating_unit(rank)) {
             Some(unit) => {
                 let how = Iterations::Repeating {
                     iterations: unit.starts.len(),
                     sub_iterations: unit.sub_iterations,
-                    anchor: out[unit.starts[0]].block.to_string(),
+                    anchor: rank.key(&rank.blocks[unit.starts[0]]).to_owned(),
                 };
                 end = unit.end;
                 (unit.starts, how)
@@ -258,11 +320,12 @@ fn assign_iterations(
     };
     // The loop's blocks: those of the first iteration (up to the second start, or all after the
     // first when there is one iteration).
+    let out = &mut rank.blocks;
     let first_end = starts.get(1).copied().unwrap_or(out.len());
-    let loop_keys: Vec<Arc<str>> = out[first..first_end]
+    let loop_keys: Vec<NameId> = out[first..first_end]
         .iter()
         .filter(|b| !b.compute)
-        .map(|b| b.block.clone())
+        .map(|b| b.block)
         .collect();
     let last_start = *starts.last().unwrap_or(&first);
     // The loop ends after the last execution of a loop block in the last iteration.
@@ -293,6 +356,9 @@ struct Unit {
     end: Option<usize>,
 }
 
+/// The hash of a segment's shape: fixed, so that a run's iterations never depend on the process.
+const SHAPE_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0);
+
 /// Iterations whose shape must repeat for a candidate to be the loop: the share of segments
 /// equal to the one `q` later. A block every k iterations (a rebuild, an output step) costs
 /// about 2/k of it, so events every 8 iterations or rarer leave the unit one iteration long.
@@ -313,7 +379,7 @@ const MAX_CANDIDATES: usize = 24;
 /// and a call in a periodic event yields fewer. Among the `q` possible phases, the one whose
 /// iterations end where the loop ends (no partial unit left over) is chosen, so a setup step
 /// that makes the loop's calls once is not an iteration.
-fn repeating_unit(out: &[Block]) -> Option<Unit> {
+fn repeating_unit(out: &RankBlocks) -> Option<Unit> {
     let (calls, counts) = call_ids(out);
     let mut candidates: Vec<usize> = (0..counts.len()).filter(|&id| counts[id] >= 2).collect();
     // Most executed first; ties: the one executed first.
@@ -355,7 +421,7 @@ fn unit_from(calls: &[(usize, usize)], anchor: usize) -> Option<(Unit, f64)> {
         .enumerate()
         .map(|(k, &from)| {
             let to = positions.get(k + 1).copied().unwrap_or(calls.len());
-            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            let mut hasher = SHAPE_HASH.build_hasher();
             let mut previous = usize::MAX;
             for &(_, id) in &calls[from..to] {
                 if id != previous {
@@ -424,24 +490,26 @@ fn executions(calls: &[(usize, usize)], id: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Interned communication keys of `out` in time order, with their block index.
-fn call_ids(out: &[Block]) -> (Vec<(usize, usize)>, Vec<usize>) {
-    let mut ids: HashMap<&str, usize> = HashMap::new();
+/// The communication blocks of `out` in time order: (block index, call id), call ids numbered
+/// in order of first execution; and how often each call id was executed.
+fn call_ids(out: &RankBlocks) -> (Vec<(usize, usize)>, Vec<usize>) {
+    // Call id of each key, by the key's id.
+    let mut ids: Vec<Option<usize>> = vec![None; out.names.len()];
+    let mut counts: Vec<usize> = Vec::new();
     let mut calls: Vec<(usize, usize)> = Vec::new();
     for (i, b) in out.iter().enumerate().filter(|(_, b)| !b.compute) {
-        let next = ids.len();
-        let id = *ids.entry(&*b.block).or_insert(next);
-        calls.push((i, id));
-    }
-    let mut counts = vec![0usize; ids.len()];
-    for &(_, id) in &calls {
+        let id = *ids[b.block as usize].get_or_insert_with(|| {
+            counts.push(0);
+            counts.len() - 1
+        });
         counts[id] += 1;
+        calls.push((i, id));
     }
     (calls, counts)
 }
 
 /// See [`blocks_per_step`].
-fn unit_per_step(out: &[Block], steps: usize) -> Result<Unit, String> {
+fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, String> {
     let (calls, counts) = call_ids(out);
     let mut best: Option<(usize, f64, usize, Unit)> = None;
     let mut seen: Vec<usize> = Vec::new();
@@ -552,7 +620,7 @@ mod tests {
         let (b, how) = blocks(&l);
         let keys: Vec<(&str, bool, u64, u64)> = b
             .iter()
-            .map(|b| (&*b.block, b.compute, b.start_ns, b.duration_ns))
+            .map(|x| (b.key(x), x.compute, x.start_ns, x.duration_ns))
             .collect();
         assert_eq!(
             keys,
@@ -588,7 +656,7 @@ mod tests {
                 anchor: "MPI_Sendrecv@a+0x2".into()
             }
         );
-        let it: Vec<(&str, Option<i64>)> = b.iter().map(|b| (&*b.block, b.iteration)).collect();
+        let it: Vec<(&str, Option<i64>)> = b.iter().map(|x| (b.key(x), x.iteration)).collect();
         assert_eq!(it[0], ("MPI_Init -> MPI_Barrier@a+0x1", None));
         assert_eq!(it[2], ("MPI_Barrier@a+0x1 -> MPI_Sendrecv@a+0x2", None));
         assert_eq!(it[3], ("MPI_Sendrecv@a+0x2", Some(0)));
@@ -614,7 +682,7 @@ mod tests {
         }
         let (b, how) = blocks(&log(&events));
         assert_eq!(how, Iterations::Markers(2));
-        let it: Vec<(&str, Option<i64>)> = b.iter().map(|b| (&*b.block, b.iteration)).collect();
+        let it: Vec<(&str, Option<i64>)> = b.iter().map(|x| (b.key(x), x.iteration)).collect();
         assert_eq!(
             it,
             [

@@ -21,7 +21,7 @@ use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
     export_plugin,
 };
-use yosoku_tables::text::DictTextBuilder;
+use yosoku_tables::text::{DictTextBuilder, TextKey};
 use yosoku_tables::{MPI_BLOCKS, MPI_RANKS};
 
 use crate::log::RankLog;
@@ -237,7 +237,7 @@ fn text(values: impl Iterator<Item = impl AsRef<str>>) -> ArrayRef {
 pub fn analyse(
     runs: &[Run],
     steps: Option<usize>,
-) -> Result<Vec<(Vec<blocks::Block>, blocks::Iterations)>, PluginError> {
+) -> Result<Vec<(blocks::RankBlocks, blocks::Iterations)>, PluginError> {
     runs.iter()
         .flat_map(|run| &run.ranks)
         .map(|log| analyse_rank(log, steps))
@@ -248,7 +248,7 @@ pub fn analyse(
 fn analyse_rank(
     log: &RankLog,
     steps: Option<usize>,
-) -> Result<(Vec<blocks::Block>, blocks::Iterations), PluginError> {
+) -> Result<(blocks::RankBlocks, blocks::Iterations), PluginError> {
     match steps {
         None => Ok(blocks::blocks(log)),
         Some(n) => blocks::blocks_per_step(log, n).map_err(|e| {
@@ -317,19 +317,27 @@ impl BlockColumns {
         }
     }
 
-    fn append(&mut self, run: &Run, log: &RankLog, blocks: &[blocks::Block]) {
+    fn append(&mut self, run: &Run, log: &RankLog, blocks: &blocks::RankBlocks) {
         let secs = |ns: u64| ns as f64 * 1e-9;
-        for b in blocks {
-            self.run_id.append_value(&run.run_id);
-            self.host.append_value(&log.host);
+        // Every text looked up once per rank: the rank's, and each key's and call site's by
+        // its id.
+        let run_id = self.run_id.key(&run.run_id);
+        let host = self.host.key(&log.host);
+        let (compute, communication) = (self.kind.key("compute"), self.kind.key("communication"));
+        let mut block_keys: Vec<Option<TextKey>> = vec![None; blocks.names.len()];
+        let mut site_keys: Vec<Option<TextKey>> = vec![None; blocks.names.len()];
+        for b in blocks.iter() {
+            self.run_id.append_key(run_id);
+            self.host.append_key(host);
             self.rank.append_value(log.rank);
-            self.block.append_shared(&b.block);
-            self.kind.append_static(if b.compute {
-                "compute"
-            } else {
-                "communication"
-            });
-            self.call_site.append_shared(&b.call_site);
+            let block = *block_keys[b.block as usize]
+                .get_or_insert_with(|| self.block.key(blocks.name(b.block)));
+            self.block.append_key(block);
+            self.kind
+                .append_key(if b.compute { compute } else { communication });
+            let site = *site_keys[b.call_site as usize]
+                .get_or_insert_with(|| self.call_site.key(blocks.name(b.call_site)));
+            self.call_site.append_key(site);
             self.iteration.append_option(b.iteration);
             self.start_secs.append_value(secs(b.start_ns));
             self.duration_secs.append_value(secs(b.duration_ns));

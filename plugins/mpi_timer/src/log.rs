@@ -85,7 +85,7 @@ fn number<T: std::str::FromStr>(
 
 /// Parses the text of one rank's log.
 pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l)).peekable();
+    let mut lines = lines(text).enumerate().map(|(i, l)| (i + 1, l)).peekable();
     match lines.next() {
         Some((_, first)) if first.trim_end() == MAGIC => {}
         Some((_, first)) => {
@@ -250,6 +250,27 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
     Ok(log)
 }
 
+/// The lines of `text` as `str::lines` gives them (without their `\n` or `\r\n`), found byte by
+/// byte: the char searcher `lines` uses compared each line break it found through a `memcmp`
+/// call, a tenth of the time of reading a log.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let line = match rest.bytes().position(|b| b == b'\n') {
+            Some(i) => {
+                let line = &rest[..i];
+                rest = &rest[i + 1..];
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None => std::mem::take(&mut rest),
+        };
+        Some(line)
+    })
+}
+
 /// The names of the events, one shared string each (a log has millions of events and a few
 /// dozen names).
 type Names = HashSet<Arc<str>, foldhash::fast::RandomState>;
@@ -263,12 +284,21 @@ fn event(
 ) -> Result<Event, PluginError> {
     let mut fields = [""; 7];
     let mut count = 0;
-    for field in line.split('\t') {
-        if let Some(slot) = fields.get_mut(count) {
-            *slot = field;
+    let mut start = 0;
+    // Split at the tabs byte by byte (a tab is never part of a longer UTF-8 sequence).
+    for (i, &b) in line.as_bytes().iter().enumerate() {
+        if b == b'\t' {
+            if let Some(slot) = fields.get_mut(count) {
+                *slot = &line[start..i];
+            }
+            count += 1;
+            start = i + 1;
         }
-        count += 1;
     }
+    if let Some(slot) = fields.get_mut(count) {
+        *slot = &line[start..];
+    }
+    count += 1;
     if count != 7 {
         return Err(PluginError::at_line(
             path,
@@ -345,6 +375,27 @@ call\tMPI_Send\t0\t1500\t1600\t8\t0\n\
 mark\thalo\t-\t1700\t1700\t0\t-1\n\
 call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
 # finalize_start_ns 2500\n# end complete\n";
+
+    #[test]
+    fn lines_are_split_as_str_lines_splits_them() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\r\nb",
+            "a\n\nb\n",
+            "a\rb\r\n\r\n",
+            "\r",
+            "x\ty\u{e9}\n\u{3042}\r\n",
+        ] {
+            assert_eq!(
+                lines(text).collect::<Vec<_>>(),
+                text.lines().collect::<Vec<_>>(),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_log_reads_with_its_metadata_sites_and_events() {
