@@ -239,7 +239,12 @@ impl Tables {
 
     /// Records one value of name `i` (for `metric_names`), converted with [`Tables::scale`].
     pub fn count_value(&mut self, i: u32) {
-        self.names[i as usize].occurrences += 1;
+        self.count_values(i, 1);
+    }
+
+    /// Counts `count` values of name `i` at once.
+    pub fn count_values(&mut self, i: u32, count: i64) {
+        self.names[i as usize].occurrences += count;
     }
 
     /// The canonical unit values of name `i` are converted to (once one was recorded).

@@ -130,8 +130,16 @@ pub fn parse_number(text: &str) -> Option<f64> {
 pub fn parse_scaled(text: &str, exp10: i32) -> Option<f64> {
     // (A byte loop: for values of a few bytes it beats the general substring search.)
     if exp10 == 0 && !text.bytes().any(|b| b == b',') {
-        // Nothing to rewrite: the text (trimmed) is what the float parser reads.
-        return text.trim().parse().ok().filter(|v: &f64| v.is_finite());
+        // Nothing to rewrite: the text (trimmed) is what the float parser reads. Most values
+        // start and end with a digit: no Unicode whitespace to look for.
+        let bytes = text.as_bytes();
+        let ends_graphic = |b: Option<&u8>| b.is_some_and(u8::is_ascii_graphic);
+        let trimmed = if ends_graphic(bytes.first()) && ends_graphic(bytes.last()) {
+            text
+        } else {
+            text.trim()
+        };
+        return trimmed.parse().ok().filter(|v: &f64| v.is_finite());
     }
     let mut cleaned = NumberText::new();
     if !clean_number_into(text, &mut cleaned) {

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::builder::{ArrayBuilder, Float64Builder};
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use yosoku_plugin_sdk::PluginError;
@@ -39,10 +40,17 @@ pub struct Dataset {
     tables: Tables,
     /// Per run: its handle and duration.
     rows: Vec<(u32, f64)>,
-    /// Counter columns by name handle: values per row so far (None where missing).
-    columns: Vec<(u32, Vec<Option<f64>>)>,
+    /// Counter columns by name handle: the values of each piece of a file that has the column,
+    /// with the row the piece starts at (rows of files without it are missing). Put together
+    /// once at the end, at their final size: grown file by file, the columns were copied and
+    /// faulted in again at every doubling, an eighth of the import.
+    columns: Vec<(u32, Vec<ColumnPiece>)>,
     column_of: HashMap<u32, usize>,
 }
+
+/// A counter's values in one piece of a file: the row the piece starts at, and one value per row
+/// (None where missing).
+type ColumnPiece = (usize, Vec<Option<f64>>);
 
 /// The identity columns of a dataset file.
 #[derive(Debug, Clone, Copy)]
@@ -178,8 +186,7 @@ impl Dataset {
         if let Some(&c) = self.column_of.get(&name) {
             return c;
         }
-        // A column first seen in a later file: missing in the rows before it.
-        self.columns.push((name, vec![None; self.rows.len()]));
+        self.columns.push((name, Vec::new()));
         self.column_of.insert(name, self.columns.len() - 1);
         self.columns.len() - 1
     }
@@ -219,6 +226,22 @@ impl Dataset {
                 (i, handle, self.column(handle), scale)
             })
             .collect();
+        // One value per row and column: a name the header repeats would give a column two.
+        let mut seen: HashMap<usize, usize> = HashMap::new();
+        for &(i, _, column, _) in &counters {
+            if let Some(first) = seen.insert(column, i) {
+                return Err(PluginError::at_line(
+                    path,
+                    header_line,
+                    format!(
+                        "column `{}` appears twice in the header (columns {} and {})",
+                        header.names[i],
+                        first + 1,
+                        i + 1
+                    ),
+                ));
+            }
+        }
         let stem = path
             .file_name()
             .map(|n| {
@@ -261,6 +284,7 @@ impl Dataset {
         let pieces = read_pieces(path, bounds.len() - 1, read_piece);
         for piece in pieces {
             let piece = piece?;
+            let start = self.rows.len();
             for row in piece.rows {
                 let run = self.tables.key(row.key);
                 self.tables
@@ -268,15 +292,9 @@ impl Dataset {
                 self.rows.push((run, row.seconds));
             }
             for (&(_, handle, column, _), values) in counters.iter().zip(piece.values) {
-                for _ in values.iter().flatten() {
-                    self.tables.count_value(handle);
-                }
-                self.columns[column].1.extend(values);
-            }
-            // Columns this file lacks are missing in its rows.
-            let rows = self.rows.len();
-            for (_, values) in &mut self.columns {
-                values.resize(rows, None);
+                let present = values.iter().filter(|v| v.is_some()).count();
+                self.tables.count_values(handle, present as i64);
+                self.columns[column].1.push((start, values));
             }
         }
         Ok(())
@@ -303,7 +321,7 @@ impl Dataset {
         ];
         let mut fields: Vec<Field> = OBSERVATIONS.fields();
         let mut used: Vec<String> = fields.iter().map(|f| f.name().clone()).collect();
-        for (handle, values) in self.columns {
+        for (handle, pieces) in self.columns {
             let (metric, kind) = self.tables.metric(handle);
             // Two raw names of one metric keep the second's raw name.
             let name = if used.iter().any(|u| u == metric) {
@@ -320,8 +338,16 @@ impl Dataset {
                 metadata.insert(KIND_METADATA_KEY.to_owned(), kind.to_owned());
             }
             fields.push(Field::new(name, DataType::Float64, true).with_metadata(metadata));
-            debug_assert_eq!(values.len(), n);
-            columns.push(Arc::new(Float64Array::from(values)));
+            // Rows of files without the column are missing.
+            let mut values = Float64Builder::with_capacity(n);
+            for (start, piece) in pieces {
+                values.append_nulls(start - values.len());
+                for v in piece {
+                    values.append_option(v);
+                }
+            }
+            values.append_nulls(n - values.len());
+            columns.push(Arc::new(values.finish()));
         }
         let observations = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
             .map_err(|e| PluginError::new(format!("building `observations`: {e}")))?;
@@ -361,6 +387,23 @@ mod tests {
         for pieces in [2, 3, 7, 64] {
             assert_eq!(read(&path, &text, pieces).unwrap(), one, "{pieces} pieces");
         }
+    }
+
+    #[test]
+    fn a_counter_named_twice_in_the_header_is_an_error() {
+        let (path, text) = real_file();
+        let (header, rows) = text.split_once('\n').unwrap();
+        let renamed = header.replacen("\"gld_inst_32bit\"", "\"elapsed_cycles_sm\"", 1);
+        assert_ne!(renamed, header);
+        let e = read(&path, &format!("{renamed}\n{rows}"), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                ":1: column `elapsed_cycles_sm` appears twice in the header (columns 14 and 15)"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
