@@ -690,15 +690,19 @@ pub struct SpanStream<'a> {
     /// The previous record of the current thread (files grouped by thread)...
     previous: Option<(u64, Prev)>,
     /// ... or of every thread.
-    last: HashMap<u64, Prev>,
+    last: FastMap<u64, Prev>,
     /// Kind of each point pair: dense for points below [`DENSE_POINTS`], else hashed.
     dense_kinds: Vec<u16>,
-    kinds: HashMap<(u32, u32), u16>,
+    kinds: FastMap<(u32, u32), u16>,
     kind_names: Vec<String>,
     row: u64,
     /// Steps whose timestamp went backwards (drawn with length 0).
     pub backwards: u64,
 }
+
+/// Maps looked up once or twice per record (millions in a large trace), keyed by ids from the
+/// file: a fast hash, seeded per process (none of them is iterated, so nothing depends on it).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// A thread's previous record: time, point, SM, row.
 type Prev = (i64, u32, u32, u64);
@@ -727,9 +731,9 @@ impl<'a> SpanStream<'a> {
             lanes,
             lane_of,
             previous: None,
-            last: HashMap::new(),
+            last: FastMap::default(),
             dense_kinds: vec![u16::MAX; (DENSE_POINTS * DENSE_POINTS) as usize],
-            kinds: HashMap::new(),
+            kinds: FastMap::default(),
             kind_names: Vec::new(),
             row: 0,
             backwards: 0,
@@ -852,8 +856,8 @@ impl KernelTrace {
         let mut spans = SpansBuilder::new();
         // Lane and span names, made once each: a trace has few SMs and point pairs and many
         // records. The record's block, thread and SM are in `trace_records`, at `source_row`.
-        let mut lane_names: HashMap<u64, String> = HashMap::new();
-        let mut span_names: HashMap<(u32, u32), String> = HashMap::new();
+        let mut lane_names: FastMap<u64, String> = FastMap::default();
+        let mut span_names: FastMap<(u32, u32), String> = FastMap::default();
         for w in order.windows(2) {
             let (a, b) = (w[0] as usize, w[1] as usize);
             if r.block[a] != r.block[b] || r.thread[a] != r.thread[b] {
