@@ -61,7 +61,29 @@ fn outside(x: MatRef<'_, f64>, row: usize, ranges: &[(f64, f64)], columns: &[usi
 }
 
 fn rows_of(x: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
-    Mat::from_fn(rows.len(), x.ncols(), |i, j| x[(rows[i], j)])
+    let mut out = Mat::<f64>::zeros(rows.len(), x.ncols());
+    for j in 0..x.ncols() {
+        let from = x.col(j);
+        let to = out
+            .col_mut(j)
+            .try_as_col_major_mut()
+            .expect("an owned matrix's columns are contiguous")
+            .as_slice_mut();
+        match from.try_as_col_major() {
+            Some(from) => {
+                let from = from.as_slice();
+                for (t, &i) in to.iter_mut().zip(rows) {
+                    *t = from[i];
+                }
+            }
+            None => {
+                for (t, &i) in to.iter_mut().zip(rows) {
+                    *t = from[i];
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A seeded permutation of 0..n (xorshift64*; the same seed gives the same folds everywhere).
@@ -141,7 +163,10 @@ pub fn validate_fitted(
                         // The row nearly determines the fit alone: the identity would amplify
                         // rounding, so refit without it.
                         _ => {
-                            let mut held = refit_without(x, y, options, &[i], &loo_label)?;
+                            let range: Vec<(f64, f64)> =
+                                without.iter().map(|w| w.without(i)).collect();
+                            let mut held =
+                                refit_without(x, y, options, (&[i], &range), &loo_label)?;
                             out.push(held.remove(0));
                             continue;
                         }
@@ -407,19 +432,19 @@ fn held_out_by(
             }
             continue;
         }
-        out.extend(refit_without(x, y, options, test, &fold)?);
+        out.extend(refit_without(x, y, options, (test, range), &fold)?);
     }
     out.sort_by_key(|h| h.row);
     Ok(out)
 }
 
-/// Fits without the rows `test` (ascending) and predicts them, as fold `fold` (the definition
-/// of a hold-out).
+/// Fits without the rows `test` (ascending; `range`: each column's range over the other rows)
+/// and predicts them, as fold `fold` (the definition of a hold-out).
 fn refit_without(
     x: MatRef<'_, f64>,
     y: &[f64],
     options: &OlsOptions,
-    test: &[usize],
+    (test, range): (&[usize], &[(f64, f64)]),
     fold: &Arc<str>,
 ) -> Result<Vec<Held>, RegressionError> {
     let n = x.nrows();
@@ -445,7 +470,6 @@ fn refit_without(
             train.len()
         ))
     })?;
-    let range = ranges(x, &train);
     Ok(test
         .iter()
         .map(|&i| {
@@ -455,7 +479,7 @@ fn refit_without(
                 predicted: fit.predict(&row),
                 fold: Arc::clone(fold),
                 interval: fit.prediction_interval(&row, 0.95),
-                extrapolated: outside(x, i, &range, &fit.kept),
+                extrapolated: outside(x, i, range, &fit.kept),
             }
         })
         .collect())
@@ -967,12 +991,18 @@ fn contiguous(m: MatRef<'_, f64>, j: usize) -> &[f64] {
 fn blocks_of(labels: &[String]) -> Vec<(String, Vec<usize>)> {
     let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut blocks: Vec<(String, Vec<usize>)> = Vec::new();
+    // Labels come in runs: a row labelled as the row before joins its block without a lookup.
+    let mut previous: Option<(&str, usize)> = None;
     for (i, l) in labels.iter().enumerate() {
-        let b = *index.entry(l.as_str()).or_insert_with(|| {
-            blocks.push((l.clone(), Vec::new()));
-            blocks.len() - 1
-        });
+        let b = match previous {
+            Some((p, b)) if p == l.as_str() => b,
+            _ => *index.entry(l.as_str()).or_insert_with(|| {
+                blocks.push((l.clone(), Vec::new()));
+                blocks.len() - 1
+            }),
+        };
         blocks[b].1.push(i);
+        previous = Some((l.as_str(), b));
     }
     blocks
 }
@@ -1085,30 +1115,35 @@ pub fn metrics(actual: &[f64], predicted: &[f64]) -> Metrics {
 /// `threshold` (e.g. 1e-3). A column with negative values (standardised, centred) says nothing
 /// of size and is not used; a table with no raw column flags no row.
 pub fn tiny_rows(x: MatRef<'_, f64>, threshold: f64) -> Vec<bool> {
-    let (n, p) = (x.nrows(), x.ncols());
-    let means: Vec<Option<f64>> = (0..p)
-        .map(|j| {
-            let column = (0..n).map(|i| x[(i, j)]);
-            if n == 0 || column.clone().any(|v| v < 0.0) {
+    let columns: Vec<std::borrow::Cow<'_, [f64]>> =
+        (0..x.ncols()).map(|j| crate::ols::column(x, j)).collect();
+    let columns: Vec<&[f64]> = columns.iter().map(|c| &**c).collect();
+    tiny_rows_of_columns(&columns, x.nrows(), threshold)
+}
+
+/// [`tiny_rows`] of `n` rows given as columns.
+pub fn tiny_rows_of_columns(columns: &[&[f64]], n: usize, threshold: f64) -> Vec<bool> {
+    let usable: Vec<(&[f64], f64)> = columns
+        .iter()
+        .filter_map(|&column| {
+            if n == 0 || column.iter().any(|&v| v < 0.0) {
                 return None;
             }
-            let mean = column.sum::<f64>() / n as f64;
-            (mean > 0.0).then_some(mean)
+            let mean = column.iter().sum::<f64>() / n as f64;
+            (mean > 0.0).then_some((column, mean))
         })
         .collect();
-    let usable: Vec<(usize, f64)> = means
-        .iter()
-        .enumerate()
-        .filter_map(|(j, m)| m.map(|m| (j, m)))
-        .collect();
+    if usable.is_empty() {
+        return vec![false; n];
+    }
+    // The median ratio by selection, in one buffer reused from row to row.
+    let mut ratios: Vec<f64> = Vec::with_capacity(usable.len());
     (0..n)
         .map(|i| {
-            if usable.is_empty() {
-                return false;
-            }
-            let mut ratios: Vec<f64> = usable.iter().map(|&(j, m)| x[(i, j)] / m).collect();
-            ratios.sort_by(f64::total_cmp);
-            ratios[ratios.len() / 2] < threshold
+            ratios.clear();
+            ratios.extend(usable.iter().map(|&(column, m)| column[i] / m));
+            let middle = ratios.len() / 2;
+            *ratios.select_nth_unstable_by(middle, f64::total_cmp).1 < threshold
         })
         .collect()
 }

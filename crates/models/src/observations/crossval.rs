@@ -389,11 +389,19 @@ fn group_labels(
         .iter()
         .map(|c| obs.label(c))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(g.group
-        .rows
-        .iter()
-        .map(|&r| row_key(&arrays, r).join("/"))
-        .collect())
+    // Rows come in runs of one label (a program's sizes, a size's repetitions): a row with the
+    // texts of the row before takes its label.
+    let mut labels: Vec<String> = Vec::with_capacity(g.group.rows.len());
+    let mut previous: Option<usize> = None;
+    for &r in &g.group.rows {
+        let label = match (previous, labels.last()) {
+            (Some(p), Some(last)) if arrays.iter().all(|a| a.same(p, r)) => last.clone(),
+            _ => row_key(&arrays, r).join("/"),
+        };
+        labels.push(label);
+        previous = Some(r);
+    }
+    Ok(labels)
 }
 
 /// The out-of-sample predictions of one group by one scheme, on the modelled scale.

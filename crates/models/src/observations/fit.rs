@@ -15,7 +15,7 @@ use super::report::Matrix;
 use super::{FeatureChoice, Group, Observations, feature_values, group_rows};
 use crate::ModelError;
 use yosoku_regression::stepwise::{self, Action, Direction, Selection, StepwiseOptions};
-use yosoku_regression::validate::tiny_rows;
+use yosoku_regression::validate::tiny_rows_of_columns;
 use yosoku_regression::{OlsFit, OlsOptions, RegressionError, ols};
 use yosoku_tables::rows::{Prediction, PredictionsBuilder};
 
@@ -114,11 +114,10 @@ impl GroupData {
         self.values.iter().map(Vec::as_slice).collect()
     }
 
-    /// Rows whose counters are far below the group's (see [`tiny_rows`]).
+    /// Rows whose counters are far below the group's (see [`yosoku_regression::validate::tiny_rows`]).
     pub fn tiny(&self, threshold: f64) -> Vec<bool> {
-        let n = self.secs.len();
-        let x = Mat::from_fn(n, self.raw.len(), |i, j| self.raw[j][i]);
-        tiny_rows(x.as_ref(), threshold)
+        let columns: Vec<&[f64]> = self.raw.iter().map(Vec::as_slice).collect();
+        tiny_rows_of_columns(&columns, self.secs.len(), threshold)
     }
 }
 

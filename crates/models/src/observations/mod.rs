@@ -299,11 +299,8 @@ pub fn group_rows(
     // The group of the row before: rows of a group mostly come together, and comparing a row's
     // texts with its predecessor's costs less than a key built and hashed per row.
     let mut previous: Option<(usize, usize)> = None;
-    let same_key = |a: usize, b: usize| {
-        arrays
-            .iter()
-            .all(|t| t.is_null(a) == t.is_null(b) && t.value(a) == t.value(b))
-    };
+    // (Nulls read as the empty text, as in `row_key`.)
+    let same_key = |a: usize, b: usize| arrays.iter().all(|t| t.same(a, b));
     for row in 0..observations.rows() {
         let g = match previous {
             Some((prev_row, g)) if same_key(prev_row, row) => g,
