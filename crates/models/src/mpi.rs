@@ -72,7 +72,8 @@ pub struct MpiSpec {
 /// One execution of a block.
 #[derive(Debug, Clone)]
 struct Execution {
-    block: String,
+    /// One text per distinct block of a table, shared by its executions.
+    block: Arc<str>,
     compute: bool,
     iteration: Option<i64>,
     duration_secs: f64,
@@ -98,21 +99,32 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
     let iteration = input.int64(col::ITERATION)?;
     let duration = input.float64(col::DURATION_SECS)?;
     let mut runs = Runs::new();
-    for i in 0..input.rows() {
+    // Each distinct text made once (a dictionary column's once per value), and the rows taken
+    // a stretch of one run and rank at a time (a rank's blocks come together).
+    let blocks: Vec<Arc<str>> = block.per_row(|b| Arc::from(b));
+    let compute = kind.per_row(|k| k == "compute");
+    let n = input.rows();
+    let mut start = 0;
+    while start < n {
+        let mut end = start + 1;
+        while end < n && rank.value(end) == rank.value(start) && run_id.same(start, end) {
+            end += 1;
+        }
         let rank_run = runs
-            .entry(run_id.value(i).to_owned())
+            .entry(run_id.value(start).to_owned())
             .or_default()
-            .entry(rank.value(i))
+            .entry(rank.value(start))
             .or_insert_with(|| RankRun {
-                device: device.value(i).to_owned(),
+                device: device.value(start).to_owned(),
                 executions: Vec::new(),
             });
-        rank_run.executions.push(Execution {
-            block: block.value(i).to_owned(),
-            compute: kind.value(i) == "compute",
+        rank_run.executions.extend((start..end).map(|i| Execution {
+            block: Arc::clone(&blocks[i]),
+            compute: compute[i],
             iteration: (!iteration.is_null(i)).then(|| iteration.value(i)),
             duration_secs: duration.value(i),
-        });
+        }));
+        start = end;
     }
     if runs.is_empty() {
         return Err(ModelError::invalid(format!(
@@ -256,7 +268,7 @@ fn predict_rank(
     let mut present: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for e in &run.executions {
         if let Some(i) = e.iteration {
-            let list = present.entry(e.block.as_str()).or_default();
+            let list = present.entry(&*e.block).or_default();
             if list.last() != Some(&(i as u64)) {
                 list.push(i as u64);
             }
@@ -315,11 +327,11 @@ fn predict_rank(
     let mut order: Vec<&str> = Vec::new();
     let mut acc: BTreeMap<&str, BlockPrediction> = BTreeMap::new();
     for (index, e) in run.executions.iter().enumerate() {
-        let b = acc.entry(e.block.as_str()).or_insert_with(|| {
-            order.push(e.block.as_str());
+        let b = acc.entry(&*e.block).or_insert_with(|| {
+            order.push(&*e.block);
             let before_loop = first_loop.is_none_or(|f| index < f);
             BlockPrediction {
-                block: e.block.clone(),
+                block: e.block.to_string(),
                 compute: e.compute,
                 in_loop: false,
                 role: if before_loop { "setup" } else { "teardown" },
@@ -457,11 +469,13 @@ fn measured_totals(
     // The slot of the row before, and that row: a run's blocks come rank after rank.
     let mut last: Option<(usize, usize)> = None;
     let compute = kind.per_row(|k| k == "compute");
-    for (i, &is_compute) in compute.iter().enumerate() {
+    // The columns as slices: a full run has millions of rows.
+    let (ranks, seconds, iterations) = (rank.values(), duration.values(), iteration.values());
+    for (i, ((&is_compute, &r), &secs)) in compute.iter().zip(ranks).zip(seconds).enumerate() {
         let slot = match last {
-            Some((row, slot)) if rank.value(row) == rank.value(i) && run_id.same(row, i) => slot,
+            Some((row, slot)) if ranks[row] == r && run_id.same(row, i) => slot,
             _ => {
-                let key = (run_id.value(i), rank.value(i));
+                let key = (run_id.value(i), r);
                 *index.entry(key).or_insert_with(|| {
                     totals.push(Totals::default());
                     totals.len() - 1
@@ -470,17 +484,14 @@ fn measured_totals(
         };
         last = Some((i, slot));
         let t = &mut totals[slot];
-        let secs = duration.value(i);
         if is_compute {
             t.compute += secs;
         } else {
             t.communication += secs;
         }
-        if !iteration.is_null(i) {
-            t.last_iteration = Some(
-                t.last_iteration
-                    .map_or(iteration.value(i), |l| l.max(iteration.value(i))),
-            );
+        if iteration.is_valid(i) {
+            let v = iterations[i];
+            t.last_iteration = Some(t.last_iteration.map_or(v, |l| l.max(v)));
         }
     }
     if totals.is_empty() {

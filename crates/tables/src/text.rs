@@ -87,6 +87,7 @@ impl DictTextBuilder {
     }
 
     /// Appends the text of `key`, a key this builder gave since it was last finished.
+    #[inline]
     pub fn append_key(&mut self, key: TextKey) {
         debug_assert!(
             (key.0 as usize) < self.values.len(),
@@ -121,6 +122,7 @@ impl DictTextBuilder {
         key
     }
 
+    #[inline]
     fn push_key(&mut self, key: i32) {
         self.keys.push(key);
         if let Some(valid) = &mut self.valid {
@@ -144,6 +146,7 @@ impl DictTextBuilder {
     }
 
     /// Rows appended so far.
+    #[inline]
     pub fn len(&self) -> usize {
         self.keys.len()
     }
@@ -237,6 +240,7 @@ impl<'a> Text<'a> {
         }
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             Text::Plain(a) => a.len(),
@@ -248,6 +252,7 @@ impl<'a> Text<'a> {
         self.len() == 0
     }
 
+    #[inline]
     pub fn is_null(&self, row: usize) -> bool {
         match self {
             Text::Plain(a) => a.is_null(row),
@@ -263,6 +268,7 @@ impl<'a> Text<'a> {
     }
 
     /// The text at `row` (the empty text for a null row; see [`Text::get`]).
+    #[inline]
     pub fn value(&self, row: usize) -> &'a str {
         match self {
             Text::Plain(a) => a.value(row),
@@ -277,12 +283,14 @@ impl<'a> Text<'a> {
     }
 
     /// The text at `row`, `None` when null.
+    #[inline]
     pub fn get(&self, row: usize) -> Option<&'a str> {
         (!self.is_null(row)).then(|| self.value(row))
     }
 
     /// Whether rows `a` and `b` hold the same text (nulls read as the empty text): a
     /// dictionary column compares keys before texts.
+    #[inline]
     pub fn same(&self, a: usize, b: usize) -> bool {
         if let Text::Dictionary { keys, .. } = self
             && keys.value(a) == keys.value(b)

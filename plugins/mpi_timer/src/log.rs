@@ -66,13 +66,33 @@ impl RankLog {
     }
 }
 
-fn number<T: std::str::FromStr>(
+/// A field's integer: `T::from_str`, but for the common case of a field of at most 19 decimal
+/// digits (a time in ns, a byte count, a site), read digit by digit first (three million fields
+/// in a real run, where the general parser's checks cost four times the digits').
+fn number<T: std::str::FromStr + TryFrom<u64>>(
     path: &Path,
     line: usize,
     column: usize,
     field: &str,
     what: &str,
 ) -> Result<T, PluginError> {
+    let bytes = field.as_bytes();
+    if (1..=19).contains(&bytes.len()) {
+        // 19 digits never overflow a u64.
+        let mut value = 0u64;
+        let mut digits = true;
+        for &b in bytes {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                digits = false;
+                break;
+            }
+            value = value * 10 + u64::from(d);
+        }
+        if digits && let Ok(v) = T::try_from(value) {
+            return Ok(v);
+        }
+    }
     field.parse().map_err(|_| {
         PluginError::at(
             path,
@@ -375,6 +395,39 @@ call\tMPI_Send\t0\t1500\t1600\t8\t0\n\
 mark\thalo\t-\t1700\t1700\t0\t-1\n\
 call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
 # finalize_start_ns 2500\n# end complete\n";
+
+    #[test]
+    fn numbers_read_as_from_str_reads_them() {
+        let p = Path::new("rank-0.tsv");
+        for text in [
+            "0",
+            "7",
+            "007",
+            "+5",
+            "-1",
+            "",
+            "12a",
+            "2147483647",
+            "2147483648",
+            "999999999999999999",
+            "1000000000000000000",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1773100000123456789",
+        ] {
+            let same = |a: Result<i32, PluginError>, b: Result<i32, _>| a.ok() == b.ok();
+            assert!(
+                same(number(p, 1, 1, text, "x"), text.parse()),
+                "i32 {text:?}"
+            );
+            let a: Option<u64> = number(p, 1, 1, text, "x").ok();
+            assert_eq!(a, text.parse().ok(), "u64 {text:?}");
+            let a: Option<i64> = number(p, 1, 1, text, "x").ok();
+            assert_eq!(a, text.parse().ok(), "i64 {text:?}");
+            let a: Option<usize> = number(p, 1, 1, text, "x").ok();
+            assert_eq!(a, text.parse().ok(), "usize {text:?}");
+        }
+    }
 
     #[test]
     fn lines_are_split_as_str_lines_splits_them() {
