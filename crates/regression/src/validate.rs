@@ -800,12 +800,13 @@ pub fn validate_standardized_ridge(
 ///
 /// `(P - (1 + 1/n_T) (u u' + (lambda / n_T) diag(u^2))) phi = D0^-1 r`,  `P = D0^-1 S D0^-1 + lambda I`,
 ///
-/// `u = D0^-1 x`: the same matrix for every row but for a small correction. P is factorised
-/// once, and each row's system is solved by iterative refinement with it (each step one product
-/// with the row's matrix and one solve with P's factor): the correction's share is the row's
-/// leverage, so a few steps reach the solution to [`REFINEMENT_TOLERANCE`]. A row that drops a
-/// column from its training set, or whose refinement does not converge in
-/// [`MAX_REFINEMENT_STEPS`] (a row of very high leverage), is solved directly instead.
+/// `u = D0^-1 x`: the same matrix for every row but for a small correction. P is factorised and
+/// inverted once; the rank-one part of the correction is taken exactly (Sherman-Morrison) and
+/// the diagonal rest by iterative refinement (each step one product with the row's matrix and
+/// one with P^-1; the rest is of the order of u^2 / n_T, so three to five steps reach
+/// [`REFINEMENT_TOLERANCE`]). A row that drops a column from its training set, whose rank-one
+/// downdate is near singular ([`STABLE_DOWNDATE`]) or whose refinement does not converge in
+/// [`MAX_REFINEMENT_STEPS`] is solved directly instead.
 struct LooRefinement {
     /// The columns with variance over all rows (the kept ones when no row drops one).
     kept: Vec<usize>,
