@@ -19,14 +19,24 @@ const TRACE_RECORDS: u64 = 2_000_000;
 /// Dropped on the page; the Gantt view shows its MPI blocks.
 const DROPPED_ZIP: &str = "viewer/tests/fixtures/mpi-blocks-synthetic.zip";
 
+/// `cargo xtask browser-test`: builds the CLI and the plugins, then runs [`test_built`].
 pub fn test() -> Result<()> {
+    crate::demo::build_cli_and_plugins()?;
+    test_built()
+}
+
+/// The browser test and the desktop tour with the CLI, the plugins and the desktop viewer already
+/// in target/debug: `cargo xtask test` has just built them, with every workspace crate, for the
+/// workspace's tests. Building them again here, for the CLI and plugins alone, built their
+/// dependencies with other features, and so every crate above them again: 8 minutes of a fresh
+/// clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md).
+pub fn test_built() -> Result<()> {
     let out = target_dir().join("browser-test");
     let bundles = out.join("bundles");
     if bundles.exists() {
         std::fs::remove_dir_all(&bundles)
             .with_context(|| format!("cannot clear {}", bundles.display()))?;
     }
-    crate::demo::build_cli_and_plugins()?;
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
     let names = crate::demo::run_pipelines(Some(&bundles), jobs, &["--quiet"])?;
     // A trace stored as a pyramid, opened by reading only what is on screen.
