@@ -177,7 +177,7 @@ fn run() -> Result<()> {
 /// (arrow's among them): 5 min 20 s of a fresh clone's run on a 2-vCPU VM (BENCHMARKS.md).
 #[cfg(not(feature = "full"))]
 fn test_in_workspace_build(args: &[String]) -> Result<()> {
-    let xtask = build_for_tests()?;
+    let xtask = build_for_tests()?.xtask;
     let status = Command::new(&xtask)
         .args(args)
         .status()
@@ -185,11 +185,21 @@ fn test_in_workspace_build(args: &[String]) -> Result<()> {
     std::process::exit(status.code().unwrap_or(1));
 }
 
+/// What the workspace's test build made that the later stages run.
+struct TestBuild {
+    /// The `xtask` binary (not its test harness): what the default build runs the rest in.
+    #[cfg_attr(feature = "full", allow(dead_code))]
+    xtask: PathBuf,
+    /// The plugins' shared libraries, in target/debug/deps: a test build leaves them there,
+    /// where a plain `cargo build` would also link them into target/debug.
+    plugins: Vec<PathBuf>,
+}
+
 /// The first stages of `cargo xtask test`: tools, the format check, and every target of the
 /// workspace (benches and examples too) built and linted before anything slower runs, xtask's own
-/// web and trace code included. Returns the xtask binary that build made. A second call (the
-/// full xtask's own, after the default one's) finds everything fresh: seconds.
-fn build_for_tests() -> Result<PathBuf> {
+/// web and trace code included. A second call (the full xtask's own, after the default one's)
+/// finds everything fresh: seconds.
+fn build_for_tests() -> Result<TestBuild> {
     report_free_disk(&target_dir());
     ensure_rustup_component("rustfmt")?;
     ensure_rustup_component("clippy")?;
@@ -206,21 +216,56 @@ fn build_for_tests() -> Result<PathBuf> {
         "--message-format=json-render-diagnostics",
     ]);
     let messages = run_for_stdout(&mut build)?;
-    xtask_executable(&messages).context("the workspace build reported no xtask binary")
-}
-
-/// The path of the `xtask` binary (not its test harness) among cargo's JSON messages.
-fn xtask_executable(messages: &str) -> Option<PathBuf> {
-    messages
+    let artifacts: Vec<serde_json::Value> = messages
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find(|m| {
-            m["reason"] == "compiler-artifact"
-                && m["target"]["name"] == "xtask"
-                && m["target"]["kind"][0] == "bin"
-                && m["profile"]["test"] == false
-        })
+        .filter(|m| m["reason"] == "compiler-artifact" && m["profile"]["test"] == false)
+        .collect();
+    let xtask = artifacts
+        .iter()
+        .find(|m| m["target"]["name"] == "xtask" && m["target"]["kind"][0] == "bin")
         .and_then(|m| m["executable"].as_str().map(PathBuf::from))
+        .context("the workspace build reported no xtask binary")?;
+    let plugins = artifacts
+        .iter()
+        .filter(|m| {
+            m["target"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("yosoku_plugin_") || n.starts_with("yosoku-plugin-"))
+                && m["target"]["kind"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|k| k == "cdylib"))
+        })
+        .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f.as_str().map(PathBuf::from))
+        .filter(|f| {
+            f.extension()
+                .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
+        })
+        .collect();
+    Ok(TestBuild { xtask, plugins })
+}
+
+/// Links the plugins of the test build into target/debug, beside the `yosoku` binary, where the
+/// CLI looks for them and where `cargo build` would have put them (each written to a temporary
+/// name, then renamed over the old one).
+fn place_plugins(plugins: &[PathBuf]) -> Result<()> {
+    let debug = target_dir().join("debug");
+    for library in plugins {
+        let name = library
+            .file_name()
+            .with_context(|| format!("{}: no file name", library.display()))?;
+        let to = debug.join(name);
+        if to == *library {
+            continue;
+        }
+        let tmp = debug.join(format!(".{}.tmp", name.to_string_lossy()));
+        std::fs::copy(library, &tmp)
+            .with_context(|| format!("cannot copy {} to {}", library.display(), tmp.display()))?;
+        std::fs::rename(&tmp, &to)
+            .with_context(|| format!("cannot move {} to {}", tmp.display(), to.display()))?;
+    }
+    Ok(())
 }
 
 /// Runs this command again in an xtask built with the `full` feature (the wasm-bindgen library,
@@ -445,7 +490,7 @@ fn ensure_wasm_target() -> Result<()> {
 
 #[cfg(feature = "full")]
 fn test() -> Result<()> {
-    build_for_tests()?;
+    let built = build_for_tests()?;
     ensure_wasm_target()?;
     let mut wasm = cargo();
     wasm.args(["check", "--target", WASM_TARGET]);
@@ -478,6 +523,7 @@ fn test() -> Result<()> {
         .join("debug")
         .join(format!("yosoku{}", std::env::consts::EXE_SUFFIX));
     scaffold::check(&repo_root(), &target_dir(), &yosoku)?;
+    place_plugins(&built.plugins)?;
     browser::test_built()?;
     eprintln!("xtask: all checks passed");
     Ok(())
