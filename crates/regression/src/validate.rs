@@ -63,24 +63,14 @@ fn outside(x: MatRef<'_, f64>, row: usize, ranges: &[(f64, f64)], columns: &[usi
 fn rows_of(x: MatRef<'_, f64>, rows: &[usize]) -> Mat<f64> {
     let mut out = Mat::<f64>::zeros(rows.len(), x.ncols());
     for j in 0..x.ncols() {
-        let from = x.col(j);
+        let from = crate::ols::column(x, j);
         let to = out
             .col_mut(j)
             .try_as_col_major_mut()
             .expect("an owned matrix's columns are contiguous")
             .as_slice_mut();
-        match from.try_as_col_major() {
-            Some(from) => {
-                let from = from.as_slice();
-                for (t, &i) in to.iter_mut().zip(rows) {
-                    *t = from[i];
-                }
-            }
-            None => {
-                for (t, &i) in to.iter_mut().zip(rows) {
-                    *t = from[i];
-                }
-            }
+        for (t, &i) in to.iter_mut().zip(rows) {
+            *t = from[i];
         }
     }
     out
