@@ -27,7 +27,7 @@ pub fn test() -> Result<()> {
 
 /// The browser test and the desktop tour with the CLI, the plugins and the desktop viewer already
 /// in target/debug: `cargo xtask test` has just built them, with every workspace crate, for the
-/// workspace's tests. Building them again here, for the CLI and plugins alone, built their
+/// workspace's tests, and copied the plugins there. Building them again here, for the CLI and plugins alone, built their
 /// dependencies with other features, and so every crate above them again: 8 minutes of a fresh
 /// clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md).
 pub fn test_built() -> Result<()> {

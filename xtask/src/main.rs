@@ -190,8 +190,8 @@ struct TestBuild {
     /// The `xtask` binary (not its test harness): what the default build runs the rest in.
     #[cfg_attr(feature = "full", allow(dead_code))]
     xtask: PathBuf,
-    /// The plugins' shared libraries, in target/debug/deps: a test build leaves them there,
-    /// where a plain `cargo build` would also link them into target/debug.
+    /// The workspace's shared libraries (the plugins), in target/debug/deps: a test build leaves
+    /// them there, where a plain `cargo build` would also put them into target/debug.
     plugins: Vec<PathBuf>,
 }
 
@@ -229,12 +229,9 @@ fn build_for_tests() -> Result<TestBuild> {
     let plugins = artifacts
         .iter()
         .filter(|m| {
-            m["target"]["name"]
-                .as_str()
-                .is_some_and(|n| n.starts_with("yosoku_plugin_") || n.starts_with("yosoku-plugin-"))
-                && m["target"]["kind"]
-                    .as_array()
-                    .is_some_and(|k| k.iter().any(|k| k == "cdylib"))
+            m["target"]["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "cdylib"))
         })
         .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
         .filter_map(|f| f.as_str().map(PathBuf::from))
@@ -246,7 +243,7 @@ fn build_for_tests() -> Result<TestBuild> {
     Ok(TestBuild { xtask, plugins })
 }
 
-/// Links the plugins of the test build into target/debug, beside the `yosoku` binary, where the
+/// Copies the plugins of the test build into target/debug, beside the `yosoku` binary, where the
 /// CLI looks for them and where `cargo build` would have put them (each written to a temporary
 /// name, then renamed over the old one).
 fn place_plugins(plugins: &[PathBuf]) -> Result<()> {
