@@ -19,18 +19,20 @@ const TRACE_RECORDS: u64 = 2_000_000;
 /// Dropped on the page; the Gantt view shows its MPI blocks.
 const DROPPED_ZIP: &str = "viewer/tests/fixtures/mpi-blocks-synthetic.zip";
 
-/// `cargo xtask browser-test`: builds the CLI and the plugins, then runs [`test_built`].
+/// `cargo xtask browser-test`: builds the CLI, the plugins and the web viewer (as `cargo xtask
+/// test` does), then runs [`test_built`].
 pub fn test() -> Result<()> {
     crate::demo::build_cli_and_plugins()?;
-    test_built()
+    let dist = web::build(web::WebBuild::Test)?;
+    test_built(&dist)
 }
 
 /// The browser test and the desktop tour with the CLI, the plugins and the desktop viewer already
 /// in target/debug: `cargo xtask test` has just built them, with every workspace crate, for the
 /// workspace's tests, and copied the plugins there. Building them again here, for the CLI and plugins alone, built their
 /// dependencies with other features, and so every crate above them again: 8 minutes of a fresh
-/// clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md).
-pub fn test_built() -> Result<()> {
+/// clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md). `dist` is the web viewer's build.
+pub fn test_built(dist: &Path) -> Result<()> {
     let out = target_dir().join("browser-test");
     let bundles = out.join("bundles");
     if bundles.exists() {
@@ -55,7 +57,7 @@ pub fn test_built() -> Result<()> {
         (names.len() + 1).to_string(),
         format!("trace-synthetic-{TRACE_RECORDS}"),
     ];
-    run_script("check.mjs", &bundles, &args).context(format!(
+    run_script("check.mjs", dist, &bundles, &args).context(format!(
         "the browser test failed; screenshots and browser-test.json are in {}",
         out.display()
     ))?;
@@ -133,29 +135,36 @@ pub fn bench(args: &[String]) -> Result<()> {
         [a] if a == "--trace-only" => true,
         _ => bail!("usage: cargo xtask bench-web [--trace-only]"),
     };
+    let dist = web::build(web::WebBuild::Release)?;
     if !trace_only {
         let empty = target_dir().join("browser-bench/bundles");
         std::fs::create_dir_all(&empty)
             .with_context(|| format!("cannot create {}", empty.display()))?;
-        run_script("bench.mjs", &empty, &["1000000".into(), "10000000".into()])?;
+        run_script(
+            "bench.mjs",
+            &dist,
+            &empty,
+            &["1000000".into(), "10000000".into()],
+        )?;
     }
     let records: u64 = 100_000_000;
     let bundles = crate::trace::synthetic_bundle(records)?;
     run_script(
         "bench-trace.mjs",
+        &dist,
         &bundles,
         &[format!("trace-synthetic-{records}")],
     )
 }
 
-/// Builds `dist/`, serves it with `bundles` on 127.0.0.1, and runs `viewer/browser-test/<script>
-/// <url> <args...>` against it in Chromium (both installed first when missing).
-fn run_script(script: &str, bundles: &Path, args: &[String]) -> Result<()> {
+/// Serves the web viewer's build `dist` with `bundles` on 127.0.0.1, and runs
+/// `viewer/browser-test/<script> <url> <args...>` against it in Chromium (both installed first
+/// when missing).
+fn run_script(script: &str, dist: &Path, bundles: &Path, args: &[String]) -> Result<()> {
     let chromium = ensure_chromium()?;
     let script_dir = repo_root().join("viewer/browser-test");
     ensure_node_packages(&script_dir)?;
-    let dist = web::build()?;
-    let server = serve::Server::start(&dist, bundles, 0)?;
+    let server = serve::Server::start(dist, bundles, 0)?;
     eprintln!("xtask: serving {} at {}", bundles.display(), server.url());
     let result = run_cmd(
         Command::new("node")

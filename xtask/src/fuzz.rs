@@ -289,7 +289,12 @@ fn build(asan: bool) -> Result<PathBuf> {
         .env("RUSTFLAGS", flags)
         .env("CARGO_INCREMENTAL", "0")
         .env_remove("RUSTC_WORKSPACE_WRAPPER");
+    let started = Instant::now();
     crate::run_cmd(&mut cmd)?;
+    eprintln!(
+        "xtask: fuzz targets built in {}",
+        crate::minutes_secs(started.elapsed())
+    );
     Ok(dir.join(triple).join("release"))
 }
 

@@ -52,11 +52,12 @@ cargo xtask <command>
   bench-trace [--records N]
                        write a synthetic kernel trace of N records (default 100 M) and import it
                        with `yosoku trace import` (passes, GB/s, peak memory)
-  test                 everything CI runs: fmt check, clippy -D warnings, wasm32 check of the
-                       I/O-free crates, all tests (a real OpenCL run on POCL among them), a few
-                       seconds of fuzzing per reader, the new-plugin scaffold check, the trace
-                       header compiled to PTX (cuda-trace-check), and the viewer as a person sees
-                       it (browser-test below)
+  test                 everything CI runs: fmt check, clippy -D warnings, wasm32 build of the
+                       web viewer and the I/O-free crates, all tests (a real OpenCL run on POCL
+                       among them), a few seconds of fuzzing per reader, the new-plugin
+                       scaffold check, the trace header compiled to PTX (cuda-trace-check), and
+                       the viewer as a person sees it (browser-test below); ends with the wall
+                       time of each stage
                        (installs Open MPI, the OpenCL ICD loader and POCL, clang, chromium, xvfb
                        and npm packages if missing)
   browser-test         the web viewer in headless Chromium and the desktop app under Xvfb, a
@@ -127,7 +128,7 @@ fn run() -> Result<()> {
             rerun_with_full(&args)
         }
         #[cfg(feature = "full")]
-        Some("web") => web::build().map(|_| ()),
+        Some("web") => web::build(web::WebBuild::Release).map(|_| ()),
         #[cfg(feature = "full")]
         Some("serve") => serve_cmd(&args[1..]),
         #[cfg(feature = "full")]
@@ -177,9 +178,11 @@ fn run() -> Result<()> {
 /// (arrow's among them): 5 min 20 s of a fresh clone's run on a 2-vCPU VM (BENCHMARKS.md).
 #[cfg(not(feature = "full"))]
 fn test_in_workspace_build(args: &[String]) -> Result<()> {
+    let started = std::time::Instant::now();
     let xtask = build_for_tests()?.xtask;
     let status = Command::new(&xtask)
         .args(args)
+        .env(BUILD_SECS_ENV, started.elapsed().as_secs_f64().to_string())
         .status()
         .with_context(|| format!("cannot run {}", xtask.display()))?;
     std::process::exit(status.code().unwrap_or(1));
@@ -445,7 +448,7 @@ fn serve_cmd(args: &[String]) -> Result<()> {
             dir.display()
         );
     }
-    let dist = web::build()?;
+    let dist = web::build(web::WebBuild::Release)?;
     let server = serve::Server::start(&dist, &dir, port)?;
     println!(
         "Serving the yosoku viewer and the bundles in {} on 127.0.0.1 only.\nOpen {} in a browser; Ctrl-C stops.",
@@ -487,43 +490,126 @@ fn ensure_wasm_target() -> Result<()> {
 
 #[cfg(feature = "full")]
 fn test() -> Result<()> {
-    let built = build_for_tests()?;
-    ensure_wasm_target()?;
-    let mut wasm = cargo();
-    wasm.args(["check", "--target", WASM_TARGET]);
-    for c in WASM_CRATES {
-        wasm.args(["-p", c]);
-    }
-    run_cmd(&mut wasm)?;
+    let mut stages = Stages::from_env();
+    let result = test_stages(&mut stages);
+    eprint!("{}", stages.table());
+    result?;
+    eprintln!("xtask: all checks passed");
+    Ok(())
+}
+
+#[cfg(feature = "full")]
+fn test_stages(stages: &mut Stages) -> Result<()> {
+    let built = stages.run("the workspace build, checked fresh", build_for_tests)?;
+    // Early, so a crate that no longer compiles to wasm32 fails the run in minutes.
+    let dist = stages.run(
+        "wasm32 build of the web viewer and the I/O-free crates",
+        || web::build(web::WebBuild::Test),
+    )?;
     // The real MPI test (crates/runner/tests/mpi_timer.rs) runs the tools built here.
-    let tools = mpi::build_tools()?;
     // The real OpenCL tests (crates/runner/tests/opencl.rs) run on POCL, installed here; with
     // YOSOKU_REQUIRE_OPENCL they fail rather than skip when there is no device.
-    opencl::ensure_opencl()?;
     // pyarrow and polars read the bundle's and the Parquet export's files
     // (crates/cli/tests/interop.rs).
-    let python = python::ensure_interop_python()?;
-    run_cmd(
-        mpi::mpi_env(&mut cargo())
-            .args(["test", "--workspace", "--features", "xtask/full"])
-            .env("YOSOKU_MPI_TOOLS", &tools)
-            .env("YOSOKU_REQUIRE_OPENCL", "1")
-            .env("YOSOKU_PYTHON", &python)
-            .env("YOSOKU_REQUIRE_INTEROP", "1"),
-    )?;
+    let (tools, python) = stages.run("Open MPI and the MPI tools, POCL, Python", || {
+        let tools = mpi::build_tools()?;
+        opencl::ensure_opencl()?;
+        Ok((tools, python::ensure_interop_python()?))
+    })?;
+    stages.run("the workspace's tests", || {
+        run_cmd(
+            mpi::mpi_env(&mut cargo())
+                .args(["test", "--workspace", "--features", "xtask/full"])
+                .env("YOSOKU_MPI_TOOLS", &tools)
+                .env("YOSOKU_REQUIRE_OPENCL", "1")
+                .env("YOSOKU_PYTHON", &python)
+                .env("YOSOKU_REQUIRE_INTEROP", "1"),
+        )
+    })?;
     // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
-    fuzz::brief()?;
+    stages.run("brief fuzz run (instrumented build included)", fuzz::brief)?;
     // The in-kernel trace header and its programs, compiled to PTX (no GPU here).
-    cuda_trace::check()?;
+    stages.run("PTX check", cuda_trace::check)?;
     // The CLI the workspace tests above ran (cargo builds a package's binaries for its tests).
     let yosoku = target_dir()
         .join("debug")
         .join(format!("yosoku{}", std::env::consts::EXE_SUFFIX));
-    scaffold::check(&repo_root(), &target_dir(), &yosoku)?;
-    place_plugins(&built.plugins)?;
-    browser::test_built()?;
-    eprintln!("xtask: all checks passed");
-    Ok(())
+    stages.run("new-plugin scaffold check", || {
+        scaffold::check(&repo_root(), &target_dir(), &yosoku)
+    })?;
+    stages.run("browser test and desktop tour", || {
+        place_plugins(&built.plugins)?;
+        browser::test_built(&dist)
+    })
+}
+
+/// Set by the default build's `cargo xtask test` for the full xtask it runs on in: the seconds
+/// its format check and linted workspace build took.
+const BUILD_SECS_ENV: &str = "YOSOKU_TEST_BUILD_SECS";
+
+/// The wall time of each stage of `cargo xtask test`, printed as each one ends and as a table
+/// when the run ends, passed or failed: a log (CI's too) shows where a run's time went.
+struct Stages {
+    done: Vec<(&'static str, std::time::Duration, bool)>,
+}
+
+impl Stages {
+    /// Starts with the stage the default build's xtask ran before this process, when it did.
+    fn from_env() -> Self {
+        let earlier = std::env::var(BUILD_SECS_ENV)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0);
+        Self {
+            done: earlier
+                .map(|secs| {
+                    (
+                        "format check, the workspace built and linted",
+                        std::time::Duration::from_secs_f64(secs),
+                        true,
+                    )
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    fn run<T>(&mut self, name: &'static str, stage: impl FnOnce() -> Result<T>) -> Result<T> {
+        let started = std::time::Instant::now();
+        let result = stage();
+        let took = started.elapsed();
+        eprintln!(
+            "xtask: {name}: {}{}",
+            minutes_secs(took),
+            if result.is_ok() { "" } else { " (failed)" }
+        );
+        self.done.push((name, took, result.is_ok()));
+        result
+    }
+
+    fn table(&self) -> String {
+        let width = self.done.iter().map(|(n, ..)| n.len()).max().unwrap_or(0);
+        let mut out = String::from("xtask: where the time went\n");
+        for (name, took, passed) in &self.done {
+            let mark = if *passed { "" } else { "  failed" };
+            out += &format!("  {name:<width$}  {:>9}{mark}\n", minutes_secs(*took));
+        }
+        let total: std::time::Duration = self.done.iter().map(|(_, t, _)| *t).sum();
+        out += &format!("  {:<width$}  {:>9}\n", "total", minutes_secs(total));
+        out
+    }
+}
+
+/// `12 min 05 s`, or `7.3 s` under a minute.
+fn minutes_secs(d: std::time::Duration) -> String {
+    let secs = d.as_secs_f64();
+    // Not `60.0 s`: what rounds to a minute is written in minutes.
+    if secs < 59.95 {
+        format!("{secs:.1} s")
+    } else {
+        let whole = secs.round() as u64;
+        format!("{} min {:02} s", whole / 60, whole % 60)
+    }
 }
 
 /// Makes every later cargo command of this run build the workspace's crates with clippy's driver,
@@ -557,4 +643,31 @@ fn bless() -> Result<()> {
     )?;
     eprintln!("xtask: golden files rewritten; review them with `git diff`");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn stage_times_read_as_minutes_and_seconds() {
+        assert_eq!(minutes_secs(Duration::from_millis(7_340)), "7.3 s");
+        assert_eq!(minutes_secs(Duration::from_secs(725)), "12 min 05 s");
+        assert_eq!(minutes_secs(Duration::from_millis(59_960)), "1 min 00 s");
+    }
+
+    #[test]
+    fn the_stage_table_names_each_stage_its_failure_and_the_total() {
+        let mut stages = Stages { done: Vec::new() };
+        stages.run("fast", || Ok(())).unwrap();
+        assert!(stages.run::<()>("broken", || bail!("no")).is_err());
+        let table = stages.table();
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        assert!(lines[1].trim_start().starts_with("fast") && !lines[1].contains("failed"));
+        assert!(lines[2].trim_start().starts_with("broken") && lines[2].ends_with("failed"));
+        assert!(lines[3].trim_start().starts_with("total"));
+    }
 }

@@ -11,26 +11,49 @@ use crate::{WASM_TARGET, cargo, ensure_wasm_target, repo_root, run_cmd, target_d
 /// The JavaScript module and wasm names `index.html` loads.
 const OUT_NAME: &str = "yosoku_viewer";
 
-/// Builds the release wasm and writes `dist/`: `index.html`, `yosoku_viewer.js`,
+/// What a web build is for: the profile it compiles with, and where its `dist/` goes.
+pub enum WebBuild {
+    /// `cargo xtask web`, `serve`, `bench-web`: the release build, into the repository's `dist/`.
+    Release,
+    /// `cargo xtask test`'s browser test: the `web-test` profile (release at opt-level 1,
+    /// Cargo.toml), into `target/browser-test/dist`. The same build compiles the other crates
+    /// that must stay wasm32-clean (`WASM_CRATES`), in place of a separate `cargo check` of them.
+    Test,
+}
+
+/// Builds the wasm and writes a `dist/`: `index.html`, `yosoku_viewer.js`,
 /// `yosoku_viewer_bg.wasm`. The old `dist/` is replaced only once the new one is complete.
-pub fn build() -> Result<PathBuf> {
+pub fn build(kind: WebBuild) -> Result<PathBuf> {
+    let started = std::time::Instant::now();
     ensure_wasm_target()?;
-    run_cmd(cargo().args([
+    let (profile, dist) = match kind {
+        WebBuild::Release => ("release", repo_root().join("dist")),
+        WebBuild::Test => ("web-test", target_dir().join("browser-test/dist")),
+    };
+    let mut cargo = cargo();
+    cargo.args([
         "build",
         "-p",
         "yosoku-viewer",
         "--bin",
         "yosoku-viewer",
-        "--release",
+        "--profile",
+        profile,
         "--target",
         WASM_TARGET,
-    ]))?;
+    ]);
+    if let WebBuild::Test = kind {
+        cargo.arg("--lib");
+        for c in crate::WASM_CRATES {
+            cargo.args(["-p", c]);
+        }
+    }
+    run_cmd(&mut cargo)?;
     let wasm = target_dir()
         .join(WASM_TARGET)
-        .join("release")
+        .join(profile)
         .join("yosoku-viewer.wasm");
-    let dist = repo_root().join("dist");
-    let tmp = repo_root().join(".dist.tmp");
+    let tmp = dist.with_file_name(".dist.tmp");
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp)
             .with_context(|| format!("cannot remove {}", tmp.display()))?;
@@ -50,9 +73,10 @@ pub fn build() -> Result<PathBuf> {
         .map(|m| m.len())
         .unwrap_or(0);
     eprintln!(
-        "xtask: web viewer in {} ({:.1} MiB of wasm)",
+        "xtask: web viewer in {} ({:.1} MiB of wasm), built in {}",
         dist.display(),
-        size as f64 / (1024.0 * 1024.0)
+        size as f64 / (1024.0 * 1024.0),
+        crate::minutes_secs(started.elapsed())
     );
     Ok(dist)
 }
