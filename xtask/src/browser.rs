@@ -29,9 +29,10 @@ pub fn test() -> Result<()> {
 
 /// The browser test and the desktop tour with the CLI, the plugins and the desktop viewer already
 /// in target/debug: `cargo xtask test` has just built them, with every workspace crate, for the
-/// workspace's tests, and copied the plugins there. Building them again here, for the CLI and plugins alone, built their
-/// dependencies with other features, and so every crate above them again: 8 minutes of a fresh
-/// clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md). `dist` is the web viewer's build.
+/// workspace's tests, and copied the plugins there. Building them again here, for the CLI and
+/// plugins alone, built their dependencies with other features, and so every crate above them
+/// again: 8 minutes of a fresh clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md).
+/// `dist` is the web viewer's build.
 pub fn test_built(dist: &Path) -> Result<()> {
     let out = target_dir().join("browser-test");
     let bundles = out.join("bundles");
