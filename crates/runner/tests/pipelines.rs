@@ -149,11 +149,7 @@ fn render(bundle: &Bundle) -> String {
             batch.clone()
         };
         out.push_str(&format!("\n{name} ({rows} rows)\n"));
-        out.push_str(
-            &arrow_cast::pretty::pretty_format_batches(&[rounded(&shown)])
-                .unwrap()
-                .to_string(),
-        );
+        out.push_str(&yosoku_tables::display::pretty(&rounded(&shown)));
         out.push('\n');
         if rows > GOLDEN_FULL_ROWS {
             out.push_str(&format!(
