@@ -130,8 +130,10 @@ pub fn check(root: &Path, target: &Path, yosoku: &Path) -> Result<()> {
     let name = "scaffold_probe";
     new_plugin(&copy, name)?;
     crate::architecture::check_crate_table(&copy)?;
+    // `crate::cargo()`'s environment: in `cargo xtask test`, clippy's driver as the workspace
+    // wrapper (the new crate is linted, and its dependencies are the test build's artifacts).
     let cargo = || {
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        let mut cmd = crate::cargo();
         cmd.current_dir(&copy).env("CARGO_TARGET_DIR", target);
         cmd
     };
