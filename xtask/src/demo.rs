@@ -28,13 +28,6 @@ pub fn build_cli_and_plugins() -> Result<f64> {
         "--exclude",
         "xtask",
     ]);
-    // A first build (no CLI yet: a fresh clone) without incremental compilation: writing the
-    // caches made the workspace's crates 11 % slower to build (87.7 -> 78.2 s, two cold builds
-    // of each; BENCHMARKS.md, "Time to first result"), and a later incremental build is not
-    // made to rebuild by it (cargo does not count the setting among a build's inputs).
-    if std::env::var_os("CARGO_INCREMENTAL").is_none() && !yosoku_binary().exists() {
-        cmd.env("CARGO_INCREMENTAL", "0");
-    }
     cmd.stderr(Stdio::piped()).stdout(Stdio::null());
     let mut child = cmd.spawn().context("cannot run cargo")?;
     let stderr = child.stderr.take().context("cargo's stderr")?;
