@@ -1,5 +1,6 @@
 //! Regression speed (BENCHMARKS.md): OLS with exact leave-one-out, and the forward stepwise
-//! path, at n = 10,000 observations and p = 200 features.
+//! path, at n = 10,000 observations and p = 200 features; and the shape of a cross-validation's
+//! refits, 2,600 x 8 with a constant and a dependent column (the pivoted-QR path).
 //!
 //! `cargo bench -p yosoku-regression --bench regression` (single-threaded), and with
 //! `--features parallel` for faer's multi-threaded kernels on every core.
@@ -73,6 +74,28 @@ fn ols_with_loo(c: &mut Criterion) {
     }
 }
 
+/// A held-out kernel's refit in counters-cross-gpu: about 2,600 launches, 8 counters, one of them
+/// zero on every remaining row and one the sum of two others (rank 6: pivoted QR).
+fn ols_rank_deficient_refit(c: &mut Criterion) {
+    let (n, p) = (2_600, 8);
+    let mut r = noise(7);
+    let mut x = Mat::<f64>::from_fn(n, p, |_, _| r());
+    for i in 0..n {
+        x[(i, 3)] = 0.0;
+        x[(i, 5)] = x[(i, 1)] + x[(i, 2)];
+    }
+    let y: Vec<f64> = (0..n)
+        .map(|i| x[(i, 0)] + 2.0 * x[(i, 1)] + 0.1 * r())
+        .collect();
+    c.bench_function("ols_2600x8_rank_deficient", |b| {
+        b.iter(|| {
+            let fit = ols(x.as_ref(), &y, &OlsOptions::default()).unwrap();
+            assert_eq!(fit.dropped.len(), 2);
+            fit
+        })
+    });
+}
+
 fn stepwise_path(c: &mut Criterion) {
     #[cfg(feature = "parallel")]
     faer::set_global_parallelism(faer::Par::rayon(0));
@@ -98,6 +121,6 @@ fn stepwise_path(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = ols_with_loo, stepwise_path
+    targets = ols_with_loo, ols_rank_deficient_refit, stepwise_path
 }
 criterion_main!(benches);
