@@ -944,19 +944,10 @@ fn col_piv_qr(design: MatRef<'_, f64>) -> PivotedQr {
         (qr.thin_R().to_owned(), qr.compute_thin_Q())
     };
     let small = r0.col_piv_qr();
-    let mut q = Mat::<f64>::zeros(m, p);
-    matmul(
-        q.as_mut(),
-        Accum::Replace,
-        q0.as_ref(),
-        small.compute_thin_Q().as_ref(),
-        1.0,
-        par(),
-    );
     PivotedQr {
         r: small.thin_R().to_owned(),
         pivots: small.P().arrays().0.to_vec(),
-        q,
+        q: q0 * small.compute_thin_Q(),
     }
 }
 
