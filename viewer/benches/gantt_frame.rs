@@ -13,7 +13,8 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use yosoku_viewer::gantt::{GanttData, synthetic};
-use yosoku_viewer::views::gantt::{Cache, State, chart};
+use yosoku_viewer::views::gantt::table::{Cache, chart};
+use yosoku_viewer::views::gantt::timeline::State;
 
 const LANES: usize = 64;
 

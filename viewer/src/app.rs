@@ -1,92 +1,43 @@
 //! The application: the open bundles, the tab shown, and the state that survives a reload.
 
+//! The application: the open bundles, the view shown, and the state that survives a reload.
+
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::data::LoadedBundle;
-use crate::views;
+use crate::view::{Context, Jump, Slot, StatusContext, View, ViewSlot};
+use crate::views::{self, VIEWS};
 
-/// The views, in tab order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub enum Tab {
-    #[default]
-    Home,
-    Bundles,
-    Tables,
-    Model,
-    Validation,
-    CostBreakdown,
-    Gantt,
-    RankBars,
-    Throughput,
-}
-
-impl Tab {
-    pub const ALL: [Tab; 9] = [
-        Tab::Home,
-        Tab::Bundles,
-        Tab::Tables,
-        Tab::Model,
-        Tab::Validation,
-        Tab::CostBreakdown,
-        Tab::Gantt,
-        Tab::RankBars,
-        Tab::Throughput,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Tab::Home => "Home",
-            Tab::Bundles => "Bundles",
-            Tab::Tables => "Tables",
-            Tab::Model => "Model",
-            Tab::Validation => "Validation",
-            Tab::CostBreakdown => "Cost breakdown",
-            Tab::Gantt => "Gantt",
-            Tab::RankBars => "Per-rank bars",
-            Tab::Throughput => "Throughput",
-        }
-    }
-
-    /// The URL fragment name.
-    pub fn slug(self) -> &'static str {
-        match self {
-            Tab::Home => "home",
-            Tab::Bundles => "bundles",
-            Tab::Tables => "tables",
-            Tab::Model => "model",
-            Tab::Validation => "validation",
-            Tab::CostBreakdown => "cost",
-            Tab::Gantt => "gantt",
-            Tab::RankBars => "ranks",
-            Tab::Throughput => "throughput",
-        }
-    }
-
-    pub fn from_slug(slug: &str) -> Option<Tab> {
-        Tab::ALL.into_iter().find(|t| t.slug() == slug)
-    }
-}
-
-/// What survives a reload: which bundle, which tab, what is selected in each view.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// What survives a reload: which bundle, which view, the theme, what is selected in each view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ViewState {
     pub bundle: Option<String>,
-    pub tab: Tab,
+    /// The view shown: its slug (`views::VIEWS`).
+    pub tab: String,
     pub dark: bool,
-    pub tables: views::tables::State,
-    pub model: views::model::State,
-    pub validation: views::validation::State,
-    pub cost: views::cost::State,
-    pub gantt: views::gantt::State,
-    pub ranks: views::ranks::State,
-    pub throughput: views::throughput::State,
+    /// Each view's selections, by slug, as saved ([`ViewerApp::saved_state`]) or to restore
+    /// ([`ViewerApp::new`]); while the app runs they live in the views.
+    pub views: BTreeMap<String, serde_json::Value>,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        Self {
+            bundle: None,
+            tab: VIEWS[0].slug().to_owned(),
+            dark: false,
+            views: BTreeMap::new(),
+        }
+    }
 }
 
 impl ViewState {
     /// `#bundle=<name>&tab=<slug>`: what a URL fragment keeps.
     pub fn fragment(&self) -> String {
-        let mut s = format!("tab={}", self.tab.slug());
+        let mut s = format!("tab={}", self.tab);
         if let Some(b) = &self.bundle {
             s = format!("bundle={}&{s}", encode(b));
         }
@@ -98,8 +49,8 @@ impl ViewState {
             match pair.split_once('=') {
                 Some(("bundle", v)) => self.bundle = Some(decode(v)),
                 Some(("tab", v)) => {
-                    if let Some(t) = Tab::from_slug(v) {
-                        self.tab = t;
+                    if let Some(view) = views::by_slug(v) {
+                        self.tab = view.slug().to_owned();
                     }
                 }
                 _ => {}
@@ -119,20 +70,8 @@ fn decode(s: &str) -> String {
         .into_owned()
 }
 
-/// The WebAssembly memory of the page, in MiB (0 on the desktop).
-fn wasm_memory_mb() -> usize {
-    #[cfg(target_arch = "wasm32")]
-    {
-        core::arch::wasm32::memory_size(0) * 65536 / 1048576
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        0
-    }
-}
-
 /// The viewer.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ViewerApp {
     pub bundles: Vec<LoadedBundle>,
     pub state: ViewState,
@@ -153,18 +92,55 @@ pub struct ViewerApp {
     /// The desktop's directory browser.
     #[cfg(not(target_arch = "wasm32"))]
     pub open_dialog: crate::open_dialog::OpenDialog,
-    pub(crate) caches: views::Caches,
+    /// Each view's state and cache, in the order of `views::VIEWS`.
+    slots: Vec<Box<dyn ViewSlot>>,
+}
+
+impl Default for ViewerApp {
+    fn default() -> Self {
+        Self::new(Vec::new(), ViewState::default())
+    }
 }
 
 impl ViewerApp {
-    pub fn new(bundles: Vec<LoadedBundle>, state: ViewState) -> Self {
-        let mut app = Self {
+    /// The app on `bundles`, with the views' selections restored from `state`.
+    pub fn new(bundles: Vec<LoadedBundle>, mut state: ViewState) -> Self {
+        let saved = std::mem::take(&mut state.views);
+        let slots = VIEWS
+            .iter()
+            .map(|view| {
+                let mut slot = view.new_slot();
+                if let Some(value) = saved.get(view.slug()) {
+                    slot.restore(value);
+                }
+                slot
+            })
+            .collect();
+        Self {
+            status: format!("loaded {} bundles", bundles.len()),
             bundles,
             state,
-            ..Self::default()
-        };
-        app.status = format!("loaded {} bundles", app.bundles.len());
-        app
+            errors: Vec::new(),
+            open_requests: Vec::new(),
+            open_path: String::new(),
+            hitboxes: Vec::new(),
+            frame_cpu_secs: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            open_dialog: crate::open_dialog::OpenDialog::default(),
+            slots,
+        }
+    }
+
+    /// What the host saves: the view state with every view's selections.
+    pub fn saved_state(&self) -> ViewState {
+        ViewState {
+            views: self
+                .slots
+                .iter()
+                .map(|s| (s.slug().to_owned(), s.save()))
+                .collect(),
+            ..self.state.clone()
+        }
     }
 
     pub fn add_bundle(&mut self, bundle: LoadedBundle) {
@@ -172,7 +148,7 @@ impl ViewerApp {
         self.bundles.retain(|b| b.name() != name);
         self.state.bundle = Some(name);
         self.bundles.push(bundle);
-        self.caches = views::Caches::default();
+        self.forget_bundle();
         self.status = format!("loaded {} bundles", self.bundles.len());
     }
 
@@ -182,6 +158,45 @@ impl ViewerApp {
             .iter()
             .find(|b| Some(b.name().as_str()) == name)
             .or(self.bundles.first())
+    }
+
+    /// The selections of view `V` (none when `V` is not in `views::VIEWS`).
+    pub fn view_state<V: View>(&self) -> Option<&V::State> {
+        self.slot::<V>().map(|s| &s.state)
+    }
+
+    /// The selections of view `V`, to change (none when `V` is not in `views::VIEWS`).
+    pub fn view_state_mut<V: View>(&mut self) -> Option<&mut V::State> {
+        self.slots
+            .iter_mut()
+            .find_map(|s| s.as_any_mut().downcast_mut::<Slot<V>>())
+            .map(|s| &mut s.state)
+    }
+
+    /// What view `V` keeps between frames (none when `V` is not in `views::VIEWS`).
+    pub fn view_cache<V: View>(&self) -> Option<&V::Cache> {
+        self.slot::<V>().map(|s| &s.cache)
+    }
+
+    fn slot<V: View>(&self) -> Option<&Slot<V>> {
+        self.slots
+            .iter()
+            .find_map(|s| s.as_any().downcast_ref::<Slot<V>>())
+    }
+
+    /// The slot of the view shown (the first view when the slug names none).
+    fn shown_slot(&self) -> usize {
+        self.slots
+            .iter()
+            .position(|s| s.slug() == self.state.tab)
+            .unwrap_or(0)
+    }
+
+    /// Drops what every view derived from the bundle shown.
+    fn forget_bundle(&mut self) {
+        for slot in &mut self.slots {
+            slot.forget_bundle();
+        }
     }
 
     /// Draws the whole app into `ui`.
@@ -196,9 +211,13 @@ impl ViewerApp {
             ui.horizontal_wrapped(|ui| {
                 ui.strong("yosoku");
                 ui.separator();
-                for tab in Tab::ALL {
-                    let r = ui.selectable_value(&mut self.state.tab, tab, tab.label());
-                    self.hitboxes.push((format!("tab:{}", tab.slug()), r.rect));
+                for view in VIEWS {
+                    let r = ui.selectable_value(
+                        &mut self.state.tab,
+                        view.slug().to_owned(),
+                        view.label(),
+                    );
+                    self.hitboxes.push((format!("tab:{}", view.slug()), r.rect));
                 }
                 ui.separator();
                 let theme = if self.state.dark {
@@ -212,6 +231,7 @@ impl ViewerApp {
             });
         });
         egui::Panel::left("bundles").show(ui, |ui| self.bundle_list(ui));
+        let mut jump = None;
         egui::CentralPanel::default().show(ui, |ui| {
             if !self.errors.is_empty() {
                 let mut dismiss = false;
@@ -233,117 +253,54 @@ impl ViewerApp {
                 );
                 return;
             };
-            if self.state.tab == Tab::Home {
-                if let Some(jump) = views::home::ui(ui, &self.bundles, &mut self.hitboxes) {
-                    self.follow(jump);
-                }
-                return;
-            }
-            let bundle = &self.bundles[index];
-            let caches = &mut self.caches;
-            match self.state.tab {
-                Tab::Home => {}
-                Tab::Bundles => views::provenance::ui(ui, bundle),
-                Tab::Tables => views::tables::ui(ui, bundle, &mut self.state.tables, caches),
-                Tab::Model => views::model::ui(ui, bundle, &mut self.state.model),
-                Tab::Validation => {
-                    views::validation::ui(ui, bundle, &mut self.state.validation, caches);
-                }
-                Tab::CostBreakdown => views::cost::ui(ui, bundle, &mut self.state.cost),
-                Tab::Gantt => views::gantt::ui(ui, bundle, &mut self.state.gantt, caches),
-                Tab::RankBars => views::ranks::ui(ui, bundle, &mut self.state.ranks),
-                Tab::Throughput => {
-                    views::throughput::ui(ui, bundle, &mut self.state.throughput);
-                }
-            }
+            let shown = self.shown_slot();
+            let mut cx = Context {
+                bundle: &self.bundles[index],
+                bundles: &self.bundles,
+                views: VIEWS,
+                hitboxes: &mut self.hitboxes,
+                jump: None,
+            };
+            self.slots[shown].ui(ui, &mut cx);
+            jump = cx.jump;
         });
+        if let Some(jump) = jump {
+            self.follow(jump);
+        }
     }
 
-    /// Shows `tab` on the bundle named `bundle` (what a click on both would do).
-    pub fn open(&mut self, bundle: String, tab: Tab) {
+    /// Shows the view `view` (a slug) on the bundle named `bundle` (what a click on both would
+    /// do).
+    pub fn open(&mut self, bundle: String, view: &str) {
         if self.state.bundle.as_deref() != Some(bundle.as_str()) {
-            self.caches = views::Caches::default();
+            self.forget_bundle();
         }
         self.state.bundle = Some(bundle);
-        self.state.tab = tab;
+        view.clone_into(&mut self.state.tab);
     }
 
-    /// Opens the view a home row's link leads to, on its bundle and table.
-    pub fn follow(&mut self, jump: views::home::Jump) {
-        self.open(jump.bundle, jump.tab);
-        let Some(table) = jump.table else {
-            return;
-        };
-        match jump.tab {
-            Tab::Validation => self.state.validation.table = table,
-            Tab::CostBreakdown => self.state.cost.table = table,
-            Tab::RankBars => self.state.ranks.table = table,
-            Tab::Throughput => self.state.throughput.table = table,
-            Tab::Gantt => self.state.gantt.table = table,
-            Tab::Tables => self.state.tables.table = table,
-            Tab::Home | Tab::Bundles | Tab::Model => {}
+    /// Opens the view a link leads to, on its bundle and table.
+    pub fn follow(&mut self, jump: Jump) {
+        self.open(jump.bundle, jump.view);
+        if let Some(table) = jump.table {
+            let shown = self.shown_slot();
+            self.slots[shown].open_on(&table);
         }
     }
 
     /// One line for the page's status element and the browser test: the bundle count, the
-    /// bundle and tab shown, and what the view holds.
+    /// bundle and view shown, and what the view holds.
     pub fn status_line(&self) -> String {
         let mut s = format!(
             "started; bundles={}; bundle={}; tab={}",
             self.bundles.len(),
             self.current().map(LoadedBundle::name).unwrap_or_default(),
-            self.state.tab.slug()
+            self.state.tab
         );
-        match self.state.tab {
-            Tab::Home => {
-                let (rows, reproduced, missed) = views::home::tally(&self.bundles);
-                s.push_str(&format!(
-                    "; home_rows={rows}; reproduced={reproduced}; missed={missed}"
-                ));
-            }
-            Tab::Validation => {
-                if let Some(c) = &self.caches.validation {
-                    s.push_str(&format!(
-                        "; points={}; {}={}",
-                        c.point_count(),
-                        self.state.validation.by,
-                        c.groups.len()
-                    ));
-                }
-            }
-            Tab::Gantt => {
-                if let Some(f) = &self.caches.trace_frame {
-                    s.push_str(&format!(
-                        "; trace={}; trace_mode={}; trace_level={}; trace_wanted_level={}; records_drawn={}; lanes={}; view_ns={:.0}; trace_loaded_mb={:.1}; trace_loads={}; trace_pending={}; wasm_mb={}",
-                        f.trace,
-                        f.mode,
-                        f.level,
-                        f.wanted_level.map_or("records".to_owned(), |l| l.to_string()),
-                        f.records_drawn,
-                        f.lanes_shown,
-                        f.view_ns.1 - f.view_ns.0,
-                        f.loaded_bytes as f64 / 1048576.0,
-                        f.loads,
-                        f.pending,
-                        wasm_memory_mb()
-                    ));
-                    if let Some(secs) = self.frame_cpu_secs {
-                        s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));
-                    }
-                } else if let Some(c) = &self.caches.gantt {
-                    s.push_str(&format!(
-                        "; records={}; lanes={}; shown={}",
-                        c.data.len,
-                        c.data.lanes.len(),
-                        c.shown_lanes
-                    ));
-                    if let Some(secs) = self.frame_cpu_secs {
-                        s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));
-                    }
-                }
-            }
-            _ => {}
-        }
+        s.push_str(&self.slots[self.shown_slot()].status(&StatusContext {
+            bundles: &self.bundles,
+            frame_cpu_secs: self.frame_cpu_secs,
+        }));
         if !self.errors.is_empty() {
             s.push_str(&format!("; errors={}", self.errors.len()));
         }
@@ -352,7 +309,8 @@ impl ViewerApp {
 
     /// Rows the table browser shows after its filter (tests).
     pub fn caches_rows(&self) -> Option<usize> {
-        self.caches.tables.as_ref().map(|c| c.rows.len())
+        self.view_cache::<views::tables::Tables>()
+            .and_then(|c| c.as_ref().map(|c| c.rows.len()))
     }
 
     fn current_index(&self) -> Option<usize> {
@@ -366,6 +324,7 @@ impl ViewerApp {
     fn bundle_list(&mut self, ui: &mut egui::Ui) {
         ui.heading("Bundles");
         let current = self.current().map(LoadedBundle::name);
+        let mut clicked = false;
         for b in &self.bundles {
             let name = b.name();
             let r = ui
@@ -374,8 +333,11 @@ impl ViewerApp {
             self.hitboxes.push((format!("bundle:{name}"), r.rect));
             if r.clicked() {
                 self.state.bundle = Some(name);
-                self.caches = views::Caches::default();
+                clicked = true;
             }
+        }
+        if clicked {
+            self.forget_bundle();
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
@@ -415,11 +377,46 @@ mod tests {
     fn the_fragment_round_trips() {
         let state = ViewState {
             bundle: Some("counters per/gpu".into()),
-            tab: Tab::Validation,
+            tab: "validation".into(),
             ..ViewState::default()
         };
         let mut back = ViewState::default();
         back.apply_fragment(&format!("#{}", state.fragment()));
         assert_eq!((back.bundle, back.tab), (state.bundle, state.tab));
+    }
+
+    /// A view's selections survive a reload: saved by slug, restored into the view; a saved
+    /// state an older version wrote (another shape) leaves the view at its default.
+    #[test]
+    fn each_view_s_selections_are_saved_and_restored() {
+        use crate::views::validation::Validation;
+        let mut app = ViewerApp::new(Vec::new(), ViewState::default());
+        app.view_state_mut::<Validation>().unwrap().by = "device".into();
+        let text = serde_json::to_string(&app.saved_state()).unwrap();
+        let back: ViewState = serde_json::from_str(&text).unwrap();
+        let restored = ViewerApp::new(Vec::new(), back);
+        assert_eq!(restored.view_state::<Validation>().unwrap().by, "device");
+        assert!(
+            restored.state.views.is_empty(),
+            "the views hold their state"
+        );
+        let mut old = ViewState::default();
+        old.views.insert(
+            "validation".into(),
+            serde_json::json!(["not", "a", "state"]),
+        );
+        let app = ViewerApp::new(Vec::new(), old);
+        assert_eq!(app.view_state::<Validation>().unwrap().by, "");
+    }
+
+    /// A fragment naming no view leaves the view shown as it was.
+    #[test]
+    fn an_unknown_view_in_the_fragment_is_ignored() {
+        let mut state = ViewState::default();
+        state.apply_fragment("#tab=nothing&bundle=x");
+        assert_eq!(
+            (state.tab.as_str(), state.bundle.as_deref()),
+            ("home", Some("x"))
+        );
     }
 }

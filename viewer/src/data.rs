@@ -175,7 +175,7 @@ impl LoadedBundle {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_path(path: &std::path::Path) -> Result<Self, String> {
         if path.is_file() {
-            let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes = crate::platform::read_file(path)?;
             return Self::from_files(
                 &path.display().to_string(),
                 &[(path.display().to_string(), bytes)],
@@ -205,7 +205,7 @@ impl LoadedBundle {
         let mut traces = Vec::new();
         for t in &bundle.manifest.traces {
             let path = dir.join(&t.dir).join("index.json");
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes = crate::platform::read_file(&path)?;
             let index = yosoku_traces::pyramid::PyramidIndex::from_json(&bytes)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             traces.push(crate::trace_store::LoadedTrace::new(
@@ -470,7 +470,7 @@ mod tests {
         assert_eq!(b.name(), "synthetic-1000-records");
         let t = &b.tables[0];
         assert_eq!(t.batch.num_rows(), 1000);
-        assert!(crate::views::gantt::time_columns(&t.batch).is_some());
+        assert!(crate::views::gantt::table::time_columns(&t.batch).is_some());
         // 16 records a lane (1000 / 64, rounded up): the last is in lane 62.
         assert_eq!(texts(&t.batch, "rank").unwrap()[999], "62");
     }

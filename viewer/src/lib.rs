@@ -1,96 +1,36 @@
 //! The yosoku viewer: one egui app for the desktop (eframe, glow) and the browser
 //! (WebAssembly, WebGL2), showing result bundles. It reads the files bundles are made of, never
 //! the plugin host.
+//!
+//! Its modules, from the bottom up (no module imports one above it; `xtask`'s architecture test
+//! checks that no module imports one that imports it):
+//!
+//! - [`platform`]: bytes from a file (desktop) or a URL (browser), dropped files;
+//! - [`format`] (one number format), [`gantt`] (records binned per lane and pixel);
+//! - [`trace_store`] (large traces read piece by piece), [`data`] (bundles as the viewer holds
+//!   them);
+//! - [`view`]: what a view is; [`views`]: the views and their registry, `views::VIEWS`;
+//! - [`app`]: the open bundles, the view shown, the state that survives a reload; [`host`]: the
+//!   eframe app around it (drops, paths, saving); [`open_dialog`] (desktop);
+//! - the entry points: `main.rs` (desktop, and its `--screenshots` tour) and [`web`] (browser).
+//!
+//! Every view lights up for any bundle whose tables have the columns it needs: the desktop tour
+//! shows each view on the first bundle it has something for.
 
 pub mod app;
 pub mod data;
 pub mod format;
 pub mod gantt;
+pub mod host;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod open_dialog;
+pub mod platform;
 pub mod trace_store;
+pub mod view;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-pub use app::{Tab, ViewState, ViewerApp};
+pub use app::{ViewState, ViewerApp};
 pub use data::LoadedBundle;
-
-/// The eframe storage key of the view state.
-pub const STATE_KEY: &str = "yosoku-viewer-state";
-
-/// The eframe host: the app plus loading from drops (and, on the desktop, paths).
-#[derive(Debug)]
-pub struct EframeApp {
-    pub app: ViewerApp,
-}
-
-impl EframeApp {
-    pub fn new(cc: &eframe::CreationContext<'_>, bundles: Vec<LoadedBundle>) -> Self {
-        let mut state: ViewState = cc
-            .storage
-            .and_then(|s| s.get_string(STATE_KEY))
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
-        if cc.storage.is_none() || state == ViewState::default() {
-            state.dark = cc.egui_ctx.global_style().visuals.dark_mode;
-        }
-        Self {
-            app: ViewerApp::new(bundles, state),
-        }
-    }
-
-    fn take_drops(&mut self, ctx: &egui::Context) {
-        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
-        if dropped.is_empty() {
-            return;
-        }
-        #[cfg(target_arch = "wasm32")]
-        web::read_drops(dropped);
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            // A dropped directory is a bundle; dropped files are .arrow tables.
-            let mut loose: Vec<(String, Vec<u8>)> = Vec::new();
-            for f in dropped {
-                let path = f.path();
-                if path.is_dir() {
-                    self.app.open_requests.push(path.display().to_string());
-                    continue;
-                }
-                match f.bytes() {
-                    Ok(bytes) => loose.push((path.display().to_string(), bytes)),
-                    Err(e) => self.app.errors.push(format!("{}: {e}", path.display())),
-                }
-            }
-            if !loose.is_empty() {
-                match LoadedBundle::from_files("dropped files", &loose) {
-                    Ok(b) => self.app.add_bundle(b),
-                    Err(e) => self.app.errors.push(e),
-                }
-            }
-        }
-    }
-}
-
-impl eframe::App for EframeApp {
-    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
-        self.app.frame_cpu_secs = frame.info().cpu_usage;
-        self.take_drops(ui.ctx());
-        #[cfg(not(target_arch = "wasm32"))]
-        for path in std::mem::take(&mut self.app.open_requests) {
-            match LoadedBundle::from_path(std::path::Path::new(&path)) {
-                Ok(b) => self.app.add_bundle(b),
-                Err(e) => self.app.errors.push(e),
-            }
-        }
-        self.app.ui(ui);
-        #[cfg(target_arch = "wasm32")]
-        web::after_frame(&mut self.app);
-    }
-
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        if let Ok(text) = serde_json::to_string(&self.app.state) {
-            storage.set_string(STATE_KEY, text);
-        }
-    }
-}
+pub use host::{EframeApp, STATE_KEY};

@@ -67,7 +67,8 @@ mod tour {
     use std::path::PathBuf;
     use std::sync::{Arc, Mutex};
 
-    use yosoku_viewer::{EframeApp, Tab, views};
+    use yosoku_viewer::EframeApp;
+    use yosoku_viewer::views::{self, VIEWS};
 
     /// Fewer distinct colours than this in a screenshot: nothing but a fill and a little text.
     const MIN_COLOURS: usize = 64;
@@ -100,16 +101,16 @@ mod tour {
 
         fn show(&mut self, index: usize) {
             self.index = index;
-            let tab = Tab::ALL[index];
+            let view = VIEWS[index];
             let app = &mut self.app.app;
-            let Some(name) = views::bundle_showing(&app.bundles, tab) else {
+            let Some(name) = views::bundle_showing(&app.bundles, view) else {
                 eprintln!(
                     "yosoku-viewer: no bundle given has anything for the {} view",
-                    tab.label()
+                    view.label()
                 );
                 std::process::exit(1);
             };
-            app.open(name, tab);
+            app.open(name, view.slug());
             self.frames = 0;
             self.requested = false;
         }
@@ -121,10 +122,10 @@ mod tour {
             let ctx = ui.ctx().clone();
             let shot = self.shot.lock().ok().and_then(|mut s| s.take());
             if let Some(image) = shot {
-                let tab = Tab::ALL[self.index];
+                let view = VIEWS[self.index];
                 let path = self
                     .dir
-                    .join(format!("desktop-{}-{}.png", self.index + 1, tab.slug()));
+                    .join(format!("desktop-{}-{}.png", self.index + 1, view.slug()));
                 let [w, h] = image.size;
                 // A view that drew nothing (a blank or flat window) fails the tour.
                 let colours: std::collections::HashSet<[u8; 4]> = image
@@ -136,7 +137,7 @@ mod tour {
                 if colours.len() < MIN_COLOURS {
                     eprintln!(
                         "yosoku-viewer: the {} view drew a flat window ({} colours)",
-                        tab.label(),
+                        view.label(),
                         colours.len()
                     );
                     std::process::exit(1);
@@ -156,7 +157,7 @@ mod tour {
                         std::process::exit(1);
                     }
                 }
-                if self.index + 1 == Tab::ALL.len() {
+                if self.index + 1 == VIEWS.len() {
                     ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                     return;
                 }

@@ -82,7 +82,8 @@ impl LoadedTrace {
         }
     }
 
-    /// Asks for the pieces, if not held or on their way; the desktop reads them now.
+    /// Asks for the pieces, if not held or on their way (through `platform::read`: the desktop
+    /// reads them now, the browser when they arrive).
     pub fn request(&self, pieces: &[Piece], ctx: &egui::Context) {
         let wanted: Vec<Piece> = {
             let mut s = self.lock();
@@ -95,20 +96,9 @@ impl LoadedTrace {
         };
         for piece in wanted {
             self.lock().pending.insert(piece);
-            let url = format!("{}/{}", self.base, self.file(piece));
-            #[cfg(not(target_arch = "wasm32"))]
-            {
-                let result = std::fs::read(&url).map_err(|e| format!("{url}: {e}"));
-                self.deliver(piece, &url, result);
-            }
-            #[cfg(target_arch = "wasm32")]
-            {
-                let this = self.clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let result = crate::web::fetch_bytes(&url).await;
-                    this.deliver(piece, &url, result);
-                });
-            }
+            let location = format!("{}/{}", self.base, self.file(piece));
+            let (this, at) = (self.clone(), location.clone());
+            crate::platform::read(&location, move |result| this.deliver(piece, &at, result));
         }
     }
 

@@ -1,17 +1,11 @@
-//! The browser side: fetch the bundles the server lists, start the app on the canvas, keep the
-//! view in the URL fragment, mirror a status line into the DOM for tests, read dropped files.
-
-use std::cell::RefCell;
+//! The browser's entry point: fetch the bundles the server lists, start the app on the canvas,
+//! keep the view in the URL fragment, mirror a status line into the DOM for tests.
 
 use wasm_bindgen::JsCast as _;
 use wasm_bindgen::prelude::*;
 
+use crate::platform::fetch;
 use crate::{EframeApp, LoadedBundle, ViewerApp};
-
-thread_local! {
-    static DROPPED: RefCell<Vec<Result<LoadedBundle, String>>> = const { RefCell::new(Vec::new()) };
-    static LAST: RefCell<[String; 3]> = const { RefCell::new([String::new(), String::new(), String::new()]) };
-}
 
 fn document() -> Option<web_sys::Document> {
     web_sys::window()?.document()
@@ -24,31 +18,10 @@ pub fn set_status(text: &str) {
     }
 }
 
-pub(crate) async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(|e| format!("{url}: {e:?}"))?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| format!("{url}: not a response"))?;
-    if !response.ok() {
-        return Err(format!("{url}: HTTP {}", response.status()));
-    }
-    let buffer = wasm_bindgen_futures::JsFuture::from(
-        response
-            .array_buffer()
-            .map_err(|e| format!("{url}: {e:?}"))?,
-    )
-    .await
-    .map_err(|e| format!("{url}: {e:?}"))?;
-    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
-}
-
 /// Every bundle named in `bundles/index.json` (a JSON list of directory names).
 async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
     let mut errors = Vec::new();
-    let index = match fetch_bytes("bundles/index.json").await {
+    let index = match fetch("bundles/index.json").await {
         Ok(b) => b,
         Err(e) => return (Vec::new(), vec![e]),
     };
@@ -59,7 +32,7 @@ async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
     let mut bundles = Vec::new();
     for name in names {
         let base = format!("bundles/{name}");
-        let manifest = match fetch_bytes(&format!("{base}/manifest.json")).await {
+        let manifest = match fetch(&format!("{base}/manifest.json")).await {
             Ok(m) => String::from_utf8_lossy(&m).into_owned(),
             Err(e) => {
                 errors.push(e);
@@ -75,7 +48,7 @@ async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
         let mut files = std::collections::HashMap::new();
         let mut failed = None;
         for t in &parsed.tables {
-            match fetch_bytes(&format!("{base}/{}", t.file)).await {
+            match fetch(&format!("{base}/{}", t.file)).await {
                 Ok(b) => {
                     files.insert(t.file.clone(), b);
                 }
@@ -85,7 +58,7 @@ async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
         // A large trace's index; its tiles and chunks are fetched when a view needs them.
         for t in &parsed.traces {
             let file = format!("{}/index.json", t.dir);
-            match fetch_bytes(&format!("{base}/{file}")).await {
+            match fetch(&format!("{base}/{file}")).await {
                 Ok(b) => {
                     files.insert(file, b);
                 }
@@ -144,7 +117,10 @@ pub fn start() {
                         app.app.state.apply_fragment(&fragment);
                     }
                     app.app.errors = errors;
-                    Ok(Box::new(app))
+                    Ok(Box::new(WebApp {
+                        app,
+                        published: Published::default(),
+                    }))
                 }),
             )
             .await;
@@ -161,39 +137,53 @@ fn console_panic_hook() {
     }));
 }
 
-/// After every frame: the URL fragment and the DOM status follow the app; bundles read from
-/// dropped files join it.
-pub fn after_frame(app: &mut ViewerApp) {
-    DROPPED.with(|d| {
-        for b in d.borrow_mut().drain(..) {
-            match b {
-                Ok(b) => app.add_bundle(b),
-                Err(e) => app.errors.push(e),
-            }
-        }
-    });
+/// The app in the page: the eframe host, and what the page was last told of it.
+struct WebApp {
+    app: EframeApp,
+    published: Published,
+}
+
+/// The URL fragment, the status line and the hitboxes as the page last showed them.
+#[derive(Default)]
+struct Published {
+    fragment: String,
+    status: String,
+    hitboxes: String,
+}
+
+impl eframe::App for WebApp {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        eframe::App::ui(&mut self.app, ui, frame);
+        publish(&self.app.app, &mut self.published);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::App::save(&mut self.app, storage);
+    }
+}
+
+/// After every frame: the URL fragment, the DOM status and the hitboxes follow the app (written
+/// only when they changed).
+fn publish(app: &ViewerApp, last: &mut Published) {
     let fragment = app.state.fragment();
+    if last.fragment != fragment {
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().set_hash(&fragment);
+        }
+        last.fragment = fragment;
+    }
     let status = app.status_line();
+    if last.status != status {
+        set_status(&status);
+        last.status = status;
+    }
     let hitboxes = hitbox_json(&app.hitboxes);
-    LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        if last[0] != fragment {
-            if let Some(w) = web_sys::window() {
-                let _ = w.location().set_hash(&fragment);
-            }
-            last[0] = fragment;
+    if last.hitboxes != hitboxes {
+        if let Some(el) = document().and_then(|d| d.get_element_by_id("status")) {
+            let _ = el.set_attribute("data-hitboxes", &hitboxes);
         }
-        if last[1] != status {
-            set_status(&status);
-            last[1] = status;
-        }
-        if last[2] != hitboxes {
-            if let Some(el) = document().and_then(|d| d.get_element_by_id("status")) {
-                let _ = el.set_attribute("data-hitboxes", &hitboxes);
-            }
-            last[2] = hitboxes;
-        }
-    });
+        last.hitboxes = hitboxes;
+    }
 }
 
 /// `{"tab:gantt": [x, y, width, height], ...}` in CSS pixels (egui points).
@@ -208,21 +198,4 @@ fn hitbox_json(hitboxes: &[(String, egui::Rect)]) -> String {
         })
         .collect();
     serde_json::Value::Object(map).to_string()
-}
-
-/// Reads dropped files (async in the browser); they join the app as one bundle.
-pub fn read_drops(files: Vec<egui::DroppedFileHandle>) {
-    wasm_bindgen_futures::spawn_local(async move {
-        let mut loose = Vec::new();
-        let mut result = Ok(());
-        for f in &files {
-            let name = f.path().display().to_string();
-            match f.bytes_async().await {
-                Ok(bytes) => loose.push((name, bytes)),
-                Err(e) => result = Err(format!("{name}: cannot read the dropped file: {e}")),
-            }
-        }
-        let loaded = result.and_then(|()| LoadedBundle::from_files("dropped files", &loose));
-        DROPPED.with(|d| d.borrow_mut().push(loaded));
-    });
 }

@@ -6,7 +6,8 @@
 
 use egui_kittest::Harness;
 use yosoku_traces::kernel_trace::{self, Header, LaneBy, Record, Timer};
-use yosoku_viewer::{LoadedBundle, Tab, ViewState, ViewerApp};
+use yosoku_viewer::views::gantt::Gantt;
+use yosoku_viewer::{LoadedBundle, ViewState, ViewerApp};
 
 /// 8 SMs, 256 blocks of 64 threads, 8 points a thread: 131,072 synthetic records.
 fn synthetic_bundle(dir: &std::path::Path) -> LoadedBundle {
@@ -54,7 +55,7 @@ fn a_pyramid_trace_opens_on_its_overview_and_zooms_down_to_single_records() {
     assert_eq!(bundle.traces.len(), 1);
     let index = bundle.traces[0].index.clone();
     let state = ViewState {
-        tab: Tab::Gantt,
+        tab: "gantt".into(),
         ..ViewState::default()
     };
     let mut h = Harness::builder()
@@ -76,7 +77,8 @@ fn a_pyramid_trace_opens_on_its_overview_and_zooms_down_to_single_records() {
     // draw one by one, from the chunks that hold them.
     let t0 = index.t_min_ns as f64;
     assert!(index.t_max_ns as f64 - t0 > 150_000.0);
-    h.state_mut().state.gantt.trace_view = Some((t0 + 60_100.0, t0 + 60_900.0));
+    h.state_mut().view_state_mut::<Gantt>().unwrap().trace_view =
+        Some((t0 + 60_100.0, t0 + 60_900.0));
     h.run();
     let s = h.state().status_line();
     assert_eq!(status_field(&s, "trace_mode"), "records", "{s}");
@@ -86,8 +88,8 @@ fn a_pyramid_trace_opens_on_its_overview_and_zooms_down_to_single_records() {
     assert_eq!(status_field(&s, "trace_loads"), "2", "{s}");
 
     // The whole trace again, one lane.
-    h.state_mut().state.gantt.trace_view = None;
-    h.state_mut().state.gantt.lane_filter = "SM 3".into();
+    h.state_mut().view_state_mut::<Gantt>().unwrap().trace_view = None;
+    h.state_mut().view_state_mut::<Gantt>().unwrap().lane_filter = "SM 3".into();
     h.run();
     let s = h.state().status_line();
     assert_eq!(status_field(&s, "lanes"), "1", "{s}");

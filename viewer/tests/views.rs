@@ -11,7 +11,11 @@ use arrow_array::{Float64Array, Int32Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use yosoku_viewer::{LoadedBundle, Tab, ViewState, ViewerApp};
+use yosoku_viewer::views::gantt::Gantt;
+use yosoku_viewer::views::ranks::RankBars;
+use yosoku_viewer::views::tables::Tables;
+use yosoku_viewer::views::validation::Validation;
+use yosoku_viewer::{LoadedBundle, ViewState, ViewerApp};
 
 fn fixture(name: &str) -> LoadedBundle {
     LoadedBundle::from_dir(
@@ -127,9 +131,9 @@ fn shows(h: &Harness<'_, ViewerApp>, text: &str) {
     );
 }
 
-fn harness(bundles: Vec<LoadedBundle>, tab: Tab) -> Harness<'static, ViewerApp> {
+fn harness(bundles: Vec<LoadedBundle>, tab: &str) -> Harness<'static, ViewerApp> {
     let state = ViewState {
-        tab,
+        tab: tab.to_owned(),
         dark: true,
         ..ViewState::default()
     };
@@ -149,10 +153,10 @@ fn harness(bundles: Vec<LoadedBundle>, tab: Tab) -> Harness<'static, ViewerApp> 
 /// behind a result on its table.
 #[test]
 fn home_shows_each_result_beside_the_paper_and_explains_it() {
-    assert_eq!(ViewState::default().tab, Tab::Home);
+    assert_eq!(ViewState::default().tab, "home");
     let mut h = harness(
         vec![fixture("csx600-montecarlo"), fixture("k40-bpnn")],
-        ViewState::default().tab,
+        &ViewState::default().tab,
     );
     let status = h.state().status_line();
     assert!(status.contains("tab=home"), "{status}");
@@ -188,15 +192,18 @@ fn home_shows_each_result_beside_the_paper_and_explains_it() {
     links[0].click();
     h.run();
     let state = &h.state().state;
-    assert_eq!(state.tab, Tab::Validation);
+    assert_eq!(state.tab, "validation");
     assert_eq!(state.bundle.as_deref(), Some("csx600-montecarlo"));
-    assert_eq!(state.validation.table, "measured.predictions");
+    assert_eq!(
+        h.state().view_state::<Validation>().unwrap().table,
+        "measured.predictions"
+    );
     shows(&h, "montecarlo");
 }
 
 #[test]
 fn provenance_shows_the_pipeline_inputs_and_figures() {
-    let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Bundles);
+    let mut h = harness(vec![fixture("csx600-montecarlo")], "bundles");
     shows(&h, "csx600-montecarlo");
     shows(&h, "Inputs (");
     shows(&h, "opcount");
@@ -204,18 +211,18 @@ fn provenance_shows_the_pipeline_inputs_and_figures() {
     shows(&h, "3.775");
     h.get_by_label("Tables").click();
     h.run();
-    assert_eq!(h.state().state.tab, Tab::Tables);
+    assert_eq!(h.state().state.tab, "tables");
 }
 
 #[test]
 fn the_table_browser_sorts_filters_and_counts() {
-    let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Tables);
+    let mut h = harness(vec![fixture("csx600-montecarlo")], "tables");
     // The first table in manifest order is shown; pick the cost breakdown.
-    h.state_mut().state.tables.table = "opcount.cost_breakdown".into();
+    h.state_mut().view_state_mut::<Tables>().unwrap().table = "opcount.cost_breakdown".into();
     h.run();
     let rows = h.state().caches_rows().unwrap();
     assert!(rows > 5, "{rows}");
-    h.state_mut().state.tables.filter = "mul".into();
+    h.state_mut().view_state_mut::<Tables>().unwrap().filter = "mul".into();
     h.run();
     let filtered = h.state().caches_rows().unwrap();
     assert!(filtered < rows && filtered > 0, "{filtered} of {rows}");
@@ -224,17 +231,21 @@ fn the_table_browser_sorts_filters_and_counts() {
     h.get_by_label("predicted_secs").click();
     h.run();
     assert_eq!(
-        h.state().state.tables.sort_column.as_deref(),
+        h.state()
+            .view_state::<Tables>()
+            .unwrap()
+            .sort_column
+            .as_deref(),
         Some("predicted_secs")
     );
     h.get_by_label("predicted_secs (ascending)").click();
     h.run();
-    assert!(h.state().state.tables.descending);
+    assert!(h.state().view_state::<Tables>().unwrap().descending);
 }
 
 #[test]
 fn the_model_view_shows_summary_coefficients_and_the_selection_path() {
-    let h = harness(vec![fixture("k40-bpnn")], Tab::Model);
+    let h = harness(vec![fixture("k40-bpnn")], "model");
     shows(&h, "stepwise — device=Tesla-K40");
     shows(&h, "Coefficients");
     // The standardised column's header (exact label, not the note under the table).
@@ -247,7 +258,7 @@ fn the_model_view_shows_summary_coefficients_and_the_selection_path() {
 
 #[test]
 fn validation_plots_predictions_and_tabulates_errors_per_program() {
-    let mut h = harness(vec![fixture("k40-bpnn")], Tab::Validation);
+    let mut h = harness(vec![fixture("k40-bpnn")], "validation");
     h.run();
     let status = h.state().status_line();
     assert!(status.contains("tab=validation"), "{status}");
@@ -255,24 +266,33 @@ fn validation_plots_predictions_and_tabulates_errors_per_program() {
     assert!(status.contains("program=2"), "{status}");
     // It opens on the predictions of the step of the pipeline's first headline figure (this
     // bundle has no scoreboard): the stepwise fit's. The cross-validation's is one pick away.
-    assert_eq!(h.state().state.validation.table, "stepwise.predictions");
-    h.state_mut().state.validation.table = "stepwise_cv.predictions".into();
+    assert_eq!(
+        h.state().view_state::<Validation>().unwrap().table,
+        "stepwise.predictions"
+    );
+    h.state_mut().view_state_mut::<Validation>().unwrap().table = "stepwise_cv.predictions".into();
     h.run();
     shows(&h, "Errors per program");
     shows(&h, "bpnn_layerforward_CUDA");
     shows(&h, "calculate_temp");
     // Switch the hold-out through its combo box.
     shows(&h, "hold-out");
-    h.state_mut().state.validation.validation = "kfold(5)".into();
+    h.state_mut()
+        .view_state_mut::<Validation>()
+        .unwrap()
+        .validation = "kfold(5)".into();
     h.run();
-    assert_eq!(h.state().state.validation.validation, "kfold(5)");
+    assert_eq!(
+        h.state().view_state::<Validation>().unwrap().validation,
+        "kfold(5)"
+    );
     assert!(
         h.state().status_line().contains("points=77"),
         "{}",
         h.state().status_line()
     );
     // Errors by device instead of by program: one GPU in this bundle.
-    h.state_mut().state.validation.by = "device".into();
+    h.state_mut().view_state_mut::<Validation>().unwrap().by = "device".into();
     h.run();
     assert!(
         h.state().status_line().contains("device=1"),
@@ -285,7 +305,7 @@ fn validation_plots_predictions_and_tabulates_errors_per_program() {
 
 #[test]
 fn the_cost_breakdown_shows_components_and_the_measured_time() {
-    let h = harness(vec![fixture("csx600-montecarlo")], Tab::CostBreakdown);
+    let h = harness(vec![fixture("csx600-montecarlo")], "cost");
     shows(&h, "Predicted and measured");
     shows(&h, "poly");
     // The measured time of the same program (3.643 s for d = 2, docs/methods.md, section 5, Table 4).
@@ -294,12 +314,12 @@ fn the_cost_breakdown_shows_components_and_the_measured_time() {
 
 #[test]
 fn the_gantt_draws_every_rank_and_stacks_a_prediction() {
-    let mut h = harness(vec![mpi_bundle()], Tab::Gantt);
+    let mut h = harness(vec![mpi_bundle()], "gantt");
     let status = h.state().status_line();
     assert!(status.contains("records=16; lanes=4; shown=4"), "{status}");
     shows(&h, "compute");
     shows(&h, "communication");
-    h.state_mut().state.gantt.compare = "predicted.mpi_blocks".into();
+    h.state_mut().view_state_mut::<Gantt>().unwrap().compare = "predicted.mpi_blocks".into();
     h.run();
     let status = h.state().status_line();
     assert!(status.contains("records=32; lanes=8; shown=8"), "{status}");
@@ -348,7 +368,7 @@ fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
         }],
         traces: Vec::new(),
     };
-    let mut h = harness(vec![bundle], Tab::Gantt);
+    let mut h = harness(vec![bundle], "gantt");
     let status = h.state().status_line();
     // 12 intervals on 4 lanes (run (measured): rank 0, ...); the instant is neither drawn nor
     // counted as skipped.
@@ -356,7 +376,7 @@ fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
     shows(&h, "communication");
     assert!(!h.query_all_by_label_contains("skipped").any(|_| true));
     // Lanes are named `run (measured): rank 0`, ...: the filter finds the predicted ones.
-    h.state_mut().state.gantt.lane_filter = "(predicted): rank".into();
+    h.state_mut().view_state_mut::<Gantt>().unwrap().lane_filter = "(predicted): rank".into();
     h.run();
     let status = h.state().status_line();
     assert!(status.contains("lanes=4; shown=2"), "{status}");
@@ -364,8 +384,8 @@ fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
 
 #[test]
 fn per_rank_bars_put_the_prediction_beside_the_measurement() {
-    let mut h = harness(vec![mpi_bundle()], Tab::RankBars);
-    h.state_mut().state.ranks.compare = "predicted.mpi_blocks".into();
+    let mut h = harness(vec![mpi_bundle()], "ranks");
+    h.state_mut().view_state_mut::<RankBars>().unwrap().compare = "predicted.mpi_blocks".into();
     h.run();
     shows(&h, "measured.mpi_blocks: compute");
     shows(&h, "predicted.mpi_blocks: communication");
@@ -376,7 +396,7 @@ fn per_rank_bars_put_the_prediction_beside_the_measurement() {
 
 #[test]
 fn a_bundle_without_the_columns_says_so_and_the_theme_switches() {
-    let mut h = harness(vec![fixture("csx600-montecarlo")], Tab::Gantt);
+    let mut h = harness(vec![fixture("csx600-montecarlo")], "gantt");
     shows(&h, "no table with a start");
     h.get_by_label("Light theme").click();
     h.run();
@@ -386,7 +406,7 @@ fn a_bundle_without_the_columns_says_so_and_the_theme_switches() {
 #[test]
 fn the_open_dialog_browses_directories_and_opens_a_bundle() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut h = harness(vec![], Tab::Bundles);
+    let mut h = harness(vec![], "bundles");
     h.get_by_label("Browse...").click();
     h.run();
     // The dialog starts in results/ or the working directory; go to the fixtures instead.
@@ -436,12 +456,12 @@ fn throughput_bundle() -> LoadedBundle {
 
 #[test]
 fn the_throughput_view_bars_the_candidates_and_names_the_fastest() {
-    let h = harness(vec![throughput_bundle()], Tab::Throughput);
+    let h = harness(vec![throughput_bundle()], "throughput");
     shows(&h, "device=gpu, program=copy: fastest float4");
     shows(&h, "float4 (fastest)");
     // 3.2e11 bytes/s in GB/s, and float's share of the fastest.
     shows(&h, "320 GB/s");
     shows(&h, "62.5 %");
-    let h = harness(vec![fixture("csx600-montecarlo")], Tab::Throughput);
+    let h = harness(vec![fixture("csx600-montecarlo")], "throughput");
     shows(&h, "no table with candidates and rates");
 }

@@ -6,6 +6,7 @@ use yosoku_tables::col;
 
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
+use crate::view::{Context, Explains, View};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -21,15 +22,34 @@ const NEEDS: &[&str] = &[
     col::PREDICTED_SECS,
 ];
 
-/// Whether this view can show `batch`.
-pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
-    crate::data::has_columns(batch, NEEDS)
+/// The cost breakdown view.
+#[derive(Debug)]
+pub struct CostBreakdown;
+
+impl View for CostBreakdown {
+    const SLUG: &'static str = "cost";
+    const LABEL: &'static str = "Cost breakdown";
+    const EXPLAINS: Explains = Explains::Rank(0);
+    type State = State;
+    type Cache = ();
+
+    fn draws(batch: &arrow_array::RecordBatch) -> bool {
+        crate::data::has_columns(batch, NEEDS)
+    }
+
+    fn shown_table(state: &mut State) -> Option<&mut String> {
+        Some(&mut state.table)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
+        breakdown_ui(ui, cx.bundle, state);
+    }
 }
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
     if tables.is_empty() {
-        super::nothing_to_show(
+        super::common::nothing_to_show(
             ui,
             "Cost breakdown",
             "components (program, variant, component, predicted_secs)",
@@ -37,8 +57,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
-    super::default_table(bundle, &mut state.table, &names);
-    ui.horizontal(|ui| super::pick(ui, "breakdown", &mut state.table, &names));
+    ui.horizontal(|ui| super::common::pick(ui, "breakdown", &mut state.table, &names));
     let Some(table) = tables.iter().find(|t| t.name == state.table) else {
         return;
     };
@@ -60,8 +79,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             format!("{} {}", program[i], variant[i])
         }
     };
-    let cases = super::distinct(&(0..n).map(case_of).collect::<Vec<_>>());
-    ui.horizontal(|ui| super::pick(ui, "program", &mut state.case, &cases));
+    let cases = super::common::distinct(&(0..n).map(case_of).collect::<Vec<_>>());
+    ui.horizontal(|ui| super::common::pick(ui, "program", &mut state.case, &cases));
     let rows: Vec<usize> = (0..n).filter(|&i| case_of(i) == state.case).collect();
     let total: f64 = rows.iter().filter_map(|&i| secs[i]).sum();
     ui.heading(format!(

@@ -5,16 +5,34 @@
 
 use yosoku_tables::{Figure, ScoreRow, Verdict};
 
-use crate::app::Tab;
-use crate::data::LoadedBundle;
+use crate::data::{LoadedBundle, LoadedTable};
 use crate::format;
+use crate::view::{Context, Explains, Jump, StatusContext, View, ViewKind};
 
-/// Where a row's "explain" link leads: a bundle, a view and the table it opens on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Jump {
-    pub bundle: String,
-    pub tab: Tab,
-    pub table: Option<String>,
+/// The home view.
+#[derive(Debug)]
+pub struct Home;
+
+impl View for Home {
+    const SLUG: &'static str = "home";
+    const LABEL: &'static str = "Home";
+    type State = ();
+    type Cache = ();
+
+    fn has_content(bundle: &LoadedBundle) -> bool {
+        super::common::has_scoreboard(bundle)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, _: &mut (), _: &mut ()) {
+        if let Some(jump) = home_ui(ui, cx.bundles, cx.views, cx.hitboxes) {
+            cx.jump = Some(jump);
+        }
+    }
+
+    fn status(cx: &StatusContext<'_>, _: &(), _: &()) -> String {
+        let (rows, reproduced, missed) = tally(cx.bundles);
+        format!("; home_rows={rows}; reproduced={reproduced}; missed={missed}")
+    }
 }
 
 /// One row of the home view, from a scoreboard row or a headline figure.
@@ -128,15 +146,24 @@ pub fn tally(bundles: &[LoadedBundle]) -> (usize, usize, usize) {
     counts
 }
 
-/// The view that explains `step`'s results, and the table it opens on: the most specific view
-/// that draws one of its tables — cost components in the cost breakdown, per-rank times in the
-/// per-rank bars, candidate rates in the throughput view, predictions beside measurements in the
-/// validation view, timelines in the Gantt. A step whose tables no view draws (a comparison with
-/// a paper's table, say) leads to a view of the tables it read (the manifest records them), and
-/// then of theirs; anything else to the table browser on the step's first table.
-pub fn explain(bundle: &LoadedBundle, step: &str) -> Jump {
+/// The view that explains `step`'s results, and the table it opens on: the most specific of
+/// `views` that draws one of its tables (the lowest [`Explains::Rank`]: cost components in the
+/// cost breakdown, per-rank times in the per-rank bars, candidate rates in the throughput view,
+/// predictions beside measurements in the validation view, timelines in the Gantt). A step whose
+/// tables no view draws (a comparison with a paper's table, say) leads to a view of the tables it
+/// read (the manifest records them), and then of theirs; anything else to the
+/// [`Explains::AnyTable`] view (the table browser) on the step's first table.
+pub fn explain(bundle: &LoadedBundle, step: &str, views: &[&'static dyn ViewKind]) -> Jump {
+    let mut ranked: Vec<(u8, &'static dyn ViewKind)> = views
+        .iter()
+        .filter_map(|v| match v.explains() {
+            Explains::Rank(rank) => Some((rank, *v)),
+            Explains::Never | Explains::AnyTable => None,
+        })
+        .collect();
+    ranked.sort_by_key(|(rank, _)| *rank);
     let own: Vec<_> = bundle.step_tables(step).collect();
-    if let Some(jump) = view_of(bundle, &own) {
+    if let Some(jump) = view_of(bundle, &own, &ranked) {
         return jump;
     }
     // Breadth first through what the step read, at most a few steps back.
@@ -152,7 +179,7 @@ pub fn explain(bundle: &LoadedBundle, step: &str) -> Jump {
             .iter()
             .filter(|t| read.contains(&t.name))
             .collect();
-        if let Some(jump) = view_of(bundle, &tables) {
+        if let Some(jump) = view_of(bundle, &tables, &ranked) {
             return jump;
         }
         frontier = read
@@ -168,7 +195,10 @@ pub fn explain(bundle: &LoadedBundle, step: &str) -> Jump {
     }
     Jump {
         bundle: bundle.name(),
-        tab: Tab::Tables,
+        view: views
+            .iter()
+            .find(|v| v.explains() == Explains::AnyTable)
+            .map_or(Home::SLUG, |v| v.slug()),
         table: own.first().map(|t| t.name.clone()),
     }
 }
@@ -184,22 +214,16 @@ fn step_inputs(bundle: &LoadedBundle, step: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether a view draws a table.
-type Shows = fn(&arrow_array::RecordBatch) -> bool;
-
-/// The first view, in the order of [`explain`], that draws one of `tables`.
-fn view_of(bundle: &LoadedBundle, tables: &[&crate::data::LoadedTable]) -> Option<Jump> {
-    let tests: [(Tab, Shows); 5] = [
-        (Tab::CostBreakdown, super::cost::shows),
-        (Tab::RankBars, super::ranks::shows),
-        (Tab::Throughput, super::throughput::shows),
-        (Tab::Validation, super::validation::shows),
-        (Tab::Gantt, |b| super::gantt::time_columns(b).is_some()),
-    ];
-    tests.into_iter().find_map(|(tab, shows)| {
-        tables.iter().find(|t| shows(&t.batch)).map(|t| Jump {
+/// The first of `ranked` (in rank order) that draws one of `tables`.
+fn view_of(
+    bundle: &LoadedBundle,
+    tables: &[&LoadedTable],
+    ranked: &[(u8, &'static dyn ViewKind)],
+) -> Option<Jump> {
+    ranked.iter().find_map(|(_, view)| {
+        tables.iter().find(|t| view.draws(&t.batch)).map(|t| Jump {
             bundle: bundle.name(),
-            tab,
+            view: view.slug(),
             table: Some(t.name.clone()),
         })
     })
@@ -207,9 +231,10 @@ fn view_of(bundle: &LoadedBundle, tables: &[&crate::data::LoadedTable]) -> Optio
 
 /// Draws the home view; returns the row link clicked this frame. `hitboxes` gets each link's
 /// rectangle as `home:<bundle>:<row>` (the browser test clicks them).
-pub fn ui(
+fn home_ui(
     ui: &mut egui::Ui,
     bundles: &[LoadedBundle],
+    views: &[&'static dyn ViewKind],
     hitboxes: &mut Vec<(String, egui::Rect)>,
 ) -> Option<Jump> {
     let mut jump = None;
@@ -260,7 +285,8 @@ pub fn ui(
                         continue;
                     }
                     for (i, row) in rows.iter().enumerate() {
-                        if let Some(j) = row_ui(ui, bundle, &name, i, row, (good, bad), hitboxes) {
+                        let at = RowAt { bundle, name: &name, i, views };
+                        if let Some(j) = row_ui(ui, &at, row, (good, bad), hitboxes) {
                             jump = Some(j);
                         }
                     }
@@ -270,12 +296,19 @@ pub fn ui(
     jump
 }
 
+/// Where a row of the home grid is: its bundle (and the bundle's name), its index, and the views
+/// its link may lead to.
+struct RowAt<'a> {
+    bundle: &'a LoadedBundle,
+    name: &'a str,
+    i: usize,
+    views: &'a [&'static dyn ViewKind],
+}
+
 /// One result's row of the home grid; the jump when its link is clicked.
 fn row_ui(
     ui: &mut egui::Ui,
-    bundle: &LoadedBundle,
-    name: &str,
-    i: usize,
+    at: &RowAt<'_>,
     row: &HomeRow,
     (good, bad): (egui::Color32, egui::Color32),
     hitboxes: &mut Vec<(String, egui::Rect)>,
@@ -306,15 +339,21 @@ fn row_ui(
     let link = ui
         .link(egui::RichText::new(format!("{} ›", row.step)).monospace())
         .on_hover_ui(|ui| {
-            let target = explain(bundle, &row.step);
+            let target = explain(at.bundle, &row.step, at.views);
+            let label = at
+                .views
+                .iter()
+                .find(|v| v.slug() == target.view)
+                .map_or(target.view, |v| v.label());
             ui.label(format!(
-                "Open {} on {}",
-                target.tab.label(),
+                "Open {label} on {}",
                 target.table.as_deref().unwrap_or("this bundle")
             ));
         });
-    hitboxes.push((format!("home:{name}:{i}"), link.rect));
-    let jump = link.clicked().then(|| explain(bundle, &row.step));
+    hitboxes.push((format!("home:{}:{}", at.name, at.i), link.rect));
+    let jump = link
+        .clicked()
+        .then(|| explain(at.bundle, &row.step, at.views));
     ui.end_row();
     jump
 }

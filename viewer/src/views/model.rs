@@ -6,6 +6,7 @@ use yosoku_tables::col;
 
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
+use crate::view::{Context, View};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -16,9 +17,43 @@ pub struct State {
 
 const SUMMARY_COLUMNS: &[&str] = &[col::MODEL, col::MODEL_GROUP, col::R2, col::ADJUSTED_R2];
 
-/// Whether this view can show `batch` (a model summary).
-pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
-    crate::data::has_columns(batch, SUMMARY_COLUMNS)
+/// The model view.
+#[derive(Debug)]
+pub struct Model;
+
+impl View for Model {
+    const SLUG: &'static str = "model";
+    const LABEL: &'static str = "Model";
+    type State = State;
+    type Cache = ();
+
+    /// A model summary.
+    fn draws(batch: &arrow_array::RecordBatch) -> bool {
+        crate::data::has_columns(batch, SUMMARY_COLUMNS)
+    }
+
+    /// The view shows a model (the namespace of its summary), not a table: on its first look at
+    /// a bundle, the model of the pipeline's headline result.
+    fn pick_default(bundle: &LoadedBundle, state: &mut State) {
+        let names = model_names(bundle);
+        if !names.contains(&state.model)
+            && let Some(model) = headline_model(bundle, &names)
+        {
+            state.model = model;
+        }
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
+        model_ui(ui, cx.bundle, state);
+    }
+}
+
+/// The models of a bundle: the namespaces of its model summaries.
+fn model_names(bundle: &LoadedBundle) -> Vec<String> {
+    bundle
+        .tables_with(SUMMARY_COLUMNS)
+        .map(|t| namespace(&t.name).to_owned())
+        .collect()
 }
 
 /// The model of the pipeline's headline result: a headline step that is one of `models`, else
@@ -39,26 +74,18 @@ fn headline_model(bundle: &LoadedBundle, models: &[String]) -> Option<String> {
     })
 }
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let summaries: Vec<_> = bundle.tables_with(SUMMARY_COLUMNS).collect();
     if summaries.is_empty() {
-        super::nothing_to_show(
+        super::common::nothing_to_show(
             ui,
             "Model",
             "model summaries (model, model_group, r2, adjusted_r2)",
         );
         return;
     }
-    let names: Vec<String> = summaries
-        .iter()
-        .map(|t| namespace(&t.name).to_owned())
-        .collect();
-    if !names.contains(&state.model)
-        && let Some(model) = headline_model(bundle, &names)
-    {
-        state.model = model;
-    }
-    ui.horizontal(|ui| super::pick(ui, "model", &mut state.model, &names));
+    let names = model_names(bundle);
+    ui.horizontal(|ui| super::common::pick(ui, "model", &mut state.model, &names));
     let Some(summary) = summaries.iter().find(|t| namespace(&t.name) == state.model) else {
         return;
     };
@@ -74,7 +101,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             }
         })
         .collect();
-    ui.horizontal(|ui| super::pick(ui, "group", &mut state.group, &group_names));
+    ui.horizontal(|ui| super::common::pick(ui, "group", &mut state.group, &group_names));
     let Some(row) = group_names.iter().position(|g| *g == state.group) else {
         return;
     };
@@ -229,6 +256,6 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
 }
 
 /// `fit` of `fit.model_summary`.
-pub(crate) fn namespace(table: &str) -> &str {
+fn namespace(table: &str) -> &str {
     table.rsplit_once('.').map_or(table, |(ns, _)| ns)
 }

@@ -3,8 +3,28 @@
 
 use crate::data::LoadedBundle;
 use crate::format;
+use crate::view::{Context, View};
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
+/// The bundles and provenance view.
+#[derive(Debug)]
+pub struct Bundles;
+
+impl View for Bundles {
+    const SLUG: &'static str = "bundles";
+    const LABEL: &'static str = "Bundles";
+    type State = ();
+    type Cache = ();
+
+    fn has_content(bundle: &LoadedBundle) -> bool {
+        super::common::has_scoreboard(bundle)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, _: &mut (), _: &mut ()) {
+        provenance_ui(ui, cx.bundle);
+    }
+}
+
+fn provenance_ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading(bundle.name());
         ui.label(format!("from {}", bundle.origin));

@@ -8,6 +8,7 @@ use yosoku_tables::col;
 
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
+use crate::view::{Context, Explains, View};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -20,9 +21,28 @@ const MEASURED: &[&str] = &[col::RANK, col::KIND, col::DURATION_SECS];
 const PREDICTED: &[&str] = &[col::RANK, col::KIND, col::PREDICTED_SECS];
 const NONE: &str = "none";
 
-/// Whether this view can show `batch`.
-pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
-    crate::data::has_columns(batch, MEASURED) || crate::data::has_columns(batch, PREDICTED)
+/// The per-rank bars.
+#[derive(Debug)]
+pub struct RankBars;
+
+impl View for RankBars {
+    const SLUG: &'static str = "ranks";
+    const LABEL: &'static str = "Per-rank bars";
+    const EXPLAINS: Explains = Explains::Rank(1);
+    type State = State;
+    type Cache = ();
+
+    fn draws(batch: &arrow_array::RecordBatch) -> bool {
+        crate::data::has_columns(batch, MEASURED) || crate::data::has_columns(batch, PREDICTED)
+    }
+
+    fn shown_table(state: &mut State) -> Option<&mut String> {
+        Some(&mut state.table)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
+        bars_ui(ui, cx.bundle, state);
+    }
 }
 
 /// Seconds per rank and kind: (rank, [(kind, secs)]), ranks ascending.
@@ -101,7 +121,7 @@ pub fn loop_structure(batch: &arrow_array::RecordBatch) -> Vec<RankLoop> {
     out
 }
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let mut tables: Vec<_> = bundle.tables_with(MEASURED).collect();
     for t in bundle.tables_with(PREDICTED) {
         if !tables.iter().any(|m| m.name == t.name) {
@@ -109,7 +129,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         }
     }
     if tables.is_empty() {
-        super::nothing_to_show(
+        super::common::nothing_to_show(
             ui,
             "Per-rank bars",
             "rank, kind and duration_secs or predicted_secs",
@@ -120,9 +140,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let mut compare = vec![NONE.to_owned()];
     compare.extend(names.iter().cloned());
     ui.horizontal(|ui| {
-        super::default_table(bundle, &mut state.table, &names);
-        super::pick(ui, "table", &mut state.table, &names);
-        super::pick(ui, "beside", &mut state.compare, &compare);
+        super::common::pick(ui, "table", &mut state.table, &names);
+        super::common::pick(ui, "beside", &mut state.compare, &compare);
     });
     let mut shown: Vec<(&str, RankSeconds)> = Vec::new();
     for name in [&state.table, &state.compare] {
@@ -132,7 +151,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             shown.push((&t.name, per_rank(&t.batch)));
         }
     }
-    let kinds: Vec<String> = super::distinct(
+    let kinds: Vec<String> = super::common::distinct(
         &shown
             .iter()
             .flat_map(|(_, r)| r.iter().flat_map(|(_, k)| k.iter().map(|(k, _)| k.clone())))
@@ -163,7 +182,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                         .collect();
                     plot.bar_chart(
                         egui_plot::BarChart::new(format!("{name}: {kind}"), bars).color(
-                            super::gantt::kind_colour(k).gamma_multiply(if t == 0 {
+                            super::gantt::timeline::kind_colour(k).gamma_multiply(if t == 0 {
                                 1.0
                             } else {
                                 0.6

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{LoadedBundle, cell_text, is_numeric, numbers};
 use crate::format;
+use crate::view::{Context, Explains, View};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -23,15 +24,48 @@ pub struct Cache {
     cells: Vec<Vec<String>>,
 }
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
+/// The table browser.
+#[derive(Debug)]
+pub struct Tables;
+
+impl View for Tables {
+    const SLUG: &'static str = "tables";
+    const LABEL: &'static str = "Tables";
+    const EXPLAINS: Explains = Explains::AnyTable;
+    type State = State;
+    /// The row order of the table shown last.
+    type Cache = Option<Cache>;
+
+    fn draws(_: &arrow_array::RecordBatch) -> bool {
+        true
+    }
+
+    fn has_content(bundle: &LoadedBundle) -> bool {
+        super::common::has_scoreboard(bundle)
+    }
+
+    fn shown_table(state: &mut State) -> Option<&mut String> {
+        Some(&mut state.table)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, cache: &mut Option<Cache>) {
+        browser_ui(ui, cx.bundle, state, cache);
+    }
+}
+
+fn browser_ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    state: &mut State,
+    cached: &mut Option<Cache>,
+) {
     if bundle.tables.is_empty() {
-        super::nothing_to_show(ui, "Tables", "rows");
+        super::common::nothing_to_show(ui, "Tables", "rows");
         return;
     }
     let names: Vec<String> = bundle.tables.iter().map(|t| t.name.clone()).collect();
     ui.horizontal(|ui| {
-        super::default_table(bundle, &mut state.table, &names);
-        super::pick(ui, "table", &mut state.table, &names);
+        super::common::pick(ui, "table", &mut state.table, &names);
         let label = ui.label("filter");
         ui.text_edit_singleline(&mut state.filter)
             .labelled_by(label.id);
@@ -47,7 +81,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         state.sort_column.clone(),
         state.descending,
     );
-    if caches.tables.as_ref().is_none_or(|c| c.key != key) {
+    if cached.as_ref().is_none_or(|c| c.key != key) {
         let cells: Vec<Vec<String>> = (0..batch.num_columns())
             .map(|c| {
                 (0..batch.num_rows())
@@ -79,9 +113,9 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
                 rows.reverse();
             }
         }
-        caches.tables = Some(Cache { key, rows, cells });
+        *cached = Some(Cache { key, rows, cells });
     }
-    let Some(cache) = caches.tables.as_ref() else {
+    let Some(cache) = cached.as_ref() else {
         return;
     };
     ui.horizontal(|ui| {

@@ -8,6 +8,7 @@ use yosoku_tables::col;
 
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
+use crate::view::{Context, Explains, View};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -18,9 +19,28 @@ pub struct State {
 
 const NEEDS: &[&str] = &[col::GROUP, col::CANDIDATE, col::RATE, col::RATE_UNIT];
 
-/// Whether this view can show `batch`.
-pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
-    crate::data::has_columns(batch, NEEDS)
+/// The throughput view.
+#[derive(Debug)]
+pub struct Throughput;
+
+impl View for Throughput {
+    const SLUG: &'static str = "throughput";
+    const LABEL: &'static str = "Throughput";
+    const EXPLAINS: Explains = Explains::Rank(2);
+    type State = State;
+    type Cache = ();
+
+    fn draws(batch: &arrow_array::RecordBatch) -> bool {
+        crate::data::has_columns(batch, NEEDS)
+    }
+
+    fn shown_table(state: &mut State) -> Option<&mut String> {
+        Some(&mut state.table)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
+        candidates_ui(ui, cx.bundle, state);
+    }
 }
 
 /// The scale a rate unit is shown in: GB/s for bytes/s, G/s for counts per second.
@@ -32,10 +52,10 @@ fn scale(unit: &str) -> (f64, String) {
     }
 }
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+fn candidates_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
     if tables.is_empty() {
-        super::nothing_to_show(
+        super::common::nothing_to_show(
             ui,
             "Throughput",
             "candidates and rates (group, candidate, rate, rate_unit)",
@@ -43,8 +63,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
-    super::default_table(bundle, &mut state.table, &names);
-    ui.horizontal(|ui| super::pick(ui, "table", &mut state.table, &names));
+    ui.horizontal(|ui| super::common::pick(ui, "table", &mut state.table, &names));
     let Some(table) = tables.iter().find(|t| t.name == state.table) else {
         return;
     };
@@ -59,8 +78,8 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let best = texts(b, col::BEST).unwrap_or_else(|| vec![String::new(); n]);
     let work = numbers(b, col::WORK).unwrap_or_else(|| vec![None; n]);
     let work_unit = texts(b, col::WORK_UNIT).unwrap_or_else(|| vec![String::new(); n]);
-    let groups = super::distinct(&group);
-    ui.horizontal(|ui| super::pick(ui, "group", &mut state.group, &groups));
+    let groups = super::common::distinct(&group);
+    ui.horizontal(|ui| super::common::pick(ui, "group", &mut state.group, &groups));
     let rows: Vec<usize> = (0..n).filter(|&i| group[i] == state.group).collect();
     let Some(&first) = rows.first() else {
         return;

@@ -8,6 +8,7 @@ use yosoku_tables::col;
 
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
+use crate::view::{Context, Explains, StatusContext, View};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -49,15 +50,51 @@ const NEEDS: &[&str] = &[col::PREDICTED_SECS, col::MEASURED_SECS, col::PROGRAM];
 /// The columns errors can be broken down by, when the table has them.
 const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT];
 
-/// Whether this view can show `batch`.
-pub(crate) fn shows(batch: &arrow_array::RecordBatch) -> bool {
-    crate::data::has_columns(batch, NEEDS)
+/// The validation view.
+#[derive(Debug)]
+pub struct Validation;
+
+impl View for Validation {
+    const SLUG: &'static str = "validation";
+    const LABEL: &'static str = "Validation";
+    const EXPLAINS: Explains = Explains::Rank(3);
+    type State = State;
+    /// The points of the selection drawn last.
+    type Cache = Option<Cache>;
+
+    fn draws(batch: &arrow_array::RecordBatch) -> bool {
+        crate::data::has_columns(batch, NEEDS)
+    }
+
+    fn shown_table(state: &mut State) -> Option<&mut String> {
+        Some(&mut state.table)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, cache: &mut Option<Cache>) {
+        predictions_ui(ui, cx.bundle, state, cache);
+    }
+
+    fn status(_: &StatusContext<'_>, state: &State, cache: &Option<Cache>) -> String {
+        cache.as_ref().map_or_else(String::new, |c| {
+            format!(
+                "; points={}; {}={}",
+                c.point_count(),
+                state.by,
+                c.groups.len()
+            )
+        })
+    }
 }
 
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
+fn predictions_ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    state: &mut State,
+    cached: &mut Option<Cache>,
+) {
     let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
     if tables.is_empty() {
-        super::nothing_to_show(
+        super::common::nothing_to_show(
             ui,
             "Validation",
             "predicted_secs, measured_secs and program",
@@ -65,15 +102,14 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         return;
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
-    // By default the headline result's, else the last: validation steps come after the fits
-    // whose in-sample rows they test.
-    super::default_table(bundle, &mut state.table, &names);
+    // By default the headline result's (picked before the frame), else the last: validation
+    // steps come after the fits whose in-sample rows they test.
     if !names.contains(&state.table)
         && let Some(last) = names.last()
     {
         state.table.clone_from(last);
     }
-    ui.horizontal(|ui| super::pick(ui, "predictions", &mut state.table, &names));
+    ui.horizontal(|ui| super::common::pick(ui, "predictions", &mut state.table, &names));
     let Some(table) = tables.iter().find(|t| t.name == state.table) else {
         return;
     };
@@ -81,19 +117,19 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
     let n = batch.num_rows();
     let validation = texts(batch, col::VALIDATION).unwrap_or_else(|| vec![String::new(); n]);
     let group = texts(batch, col::MODEL_GROUP).unwrap_or_else(|| vec![String::new(); n]);
-    let validations = super::distinct(&validation);
+    let validations = super::common::distinct(&validation);
     let mut groups = vec![ALL.to_owned()];
     groups.extend(
-        super::distinct(&group)
+        super::common::distinct(&group)
             .into_iter()
             .filter(|g| !g.is_empty()),
     );
     ui.horizontal(|ui| {
         if validations.len() > 1 || validations.first().is_some_and(|v| !v.is_empty()) {
-            super::pick(ui, "hold-out", &mut state.validation, &validations);
+            super::common::pick(ui, "hold-out", &mut state.validation, &validations);
         }
         if groups.len() > 1 {
-            super::pick(ui, "model group", &mut state.group, &groups);
+            super::common::pick(ui, "model group", &mut state.group, &groups);
         }
         let breakdowns: Vec<String> = BREAKDOWNS
             .iter()
@@ -104,13 +140,13 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             state.by = col::PROGRAM.to_owned();
         }
         if breakdowns.len() > 1 {
-            super::pick(ui, "errors by", &mut state.by, &breakdowns);
+            super::common::pick(ui, "errors by", &mut state.by, &breakdowns);
         }
     });
-    if caches.validation.as_ref().is_none_or(|c| c.key != *state) {
-        caches.validation = Some(compute(batch, state, &validation, &group));
+    if cached.as_ref().is_none_or(|c| c.key != *state) {
+        *cached = Some(compute(batch, state, &validation, &group));
     }
-    let Some(cache) = caches.validation.as_ref() else {
+    let Some(cache) = cached.as_ref() else {
         return;
     };
     ui.label(format!(

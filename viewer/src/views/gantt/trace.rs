@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use yosoku_traces::pyramid::{ChunkRows, Tile};
 
-use super::gantt::{State, kind_colour, pan_zoom};
+use super::timeline::{State, kind_colour, pan_zoom};
 use crate::gantt::PixelCell;
 use crate::trace_store::{LoadedTrace, Piece};
 
@@ -44,6 +44,27 @@ pub struct TraceFrame {
     pub pending: usize,
     /// The frame's image, kept alive until the next frame replaces it.
     pub texture: Option<egui::TextureHandle>,
+}
+
+impl TraceFrame {
+    /// What the page's status line says of the frame: `; trace=<name>; trace_mode=...`.
+    pub fn status(&self) -> String {
+        format!(
+            "; trace={}; trace_mode={}; trace_level={}; trace_wanted_level={}; records_drawn={}; lanes={}; view_ns={:.0}; trace_loaded_mb={:.1}; trace_loads={}; trace_pending={}; wasm_mb={}",
+            self.trace,
+            self.mode,
+            self.level,
+            self.wanted_level
+                .map_or("records".to_owned(), |l| l.to_string()),
+            self.records_drawn,
+            self.lanes_shown,
+            self.view_ns.1 - self.view_ns.0,
+            self.loaded_bytes as f64 / 1048576.0,
+            self.loads,
+            self.pending,
+            crate::platform::wasm_memory_mb()
+        )
+    }
 }
 
 /// Lanes whose name contains `filter` (case-insensitive), all when empty.
@@ -268,7 +289,7 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     let label_width = 90.0;
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
     let plot = egui::Rect::from_min_max(
-        rect.min + egui::vec2(label_width, super::axes::AXIS_BAND_PX),
+        rect.min + egui::vec2(label_width, crate::views::axes::AXIS_BAND_PX),
         rect.max,
     );
     let pixels = plot.width().max(1.0) as usize;
@@ -311,13 +332,13 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     let text = ui.visuals().text_color();
     let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
     // Times from the trace's first record, in seconds.
-    super::axes::paint_time_axis(
+    crate::views::axes::paint_time_axis(
         ui,
         &painter,
         egui::Rect::from_min_max(rect.min, egui::pos2(rect.right(), plot.top())),
         plot,
         ((t0 - t_min) / 1e9, (t1 - t_min) / 1e9),
-        &super::axes::lane_title(&idx.lane_kind),
+        &crate::views::axes::lane_title(&idx.lane_kind),
         response.hover_pos().map(|p| p.x),
     );
     let mut cells_per_lane: Vec<Vec<PixelCell>> = vec![Vec::new(); lanes.len()];
@@ -420,9 +441,9 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
         if let Some(&lane) = lanes.get(r) {
             let at = format!(
                 "{} {} at {}",
-                super::axes::lane_title(&idx.lane_kind),
+                crate::views::axes::lane_title(&idx.lane_kind),
                 idx.lanes[lane],
-                super::axes::time_at((t - t_min) / 1e9, (t1 - t0) / 1e9 / pixels as f64)
+                crate::views::axes::time_at((t - t_min) / 1e9, (t1 - t0) / 1e9 / pixels as f64)
             );
             let tip = if frame.mode == "records" {
                 match record_at(&chunks, idx.max_duration_ns, lane as u32, t) {
@@ -432,7 +453,7 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
                             .get(usize::from(c.kind[i]))
                             .map_or("", String::as_str),
                         // Record times are whole nanoseconds: shown to the nanosecond.
-                        super::axes::time_at((c.start_ns[i] as f64 - t_min) / 1e9, 1e-9),
+                        crate::views::axes::time_at((c.start_ns[i] as f64 - t_min) / 1e9, 1e-9),
                         crate::format::secs(c.duration_ns[i] as f64 / 1e9),
                         c.source_row[i]
                     ),

@@ -2,31 +2,12 @@
 //! blocks, SMs or threads of kernel traces. Drag to pan, scroll to zoom; a second table (a
 //! prediction of the same run) can be stacked under the first.
 
-use serde::{Deserialize, Serialize};
-
 use yosoku_tables::col;
 
+use super::timeline::{State, kind_colour, paint_cells, pan_zoom};
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
 use crate::gantt::{GanttData, PixelCell};
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct State {
-    pub table: String,
-    pub lane: String,
-    pub colour: String,
-    /// A second table stacked under the first ("none" for none).
-    pub compare: String,
-    /// The time span in view; `None` shows everything.
-    #[serde(skip)]
-    pub view: Option<(f64, f64)>,
-    /// The time span in view of a large trace, in ns; `None` shows everything.
-    #[serde(skip)]
-    pub trace_view: Option<(f64, f64)>,
-    /// Lanes shown: those whose name contains this text.
-    pub lane_filter: String,
-}
 
 #[derive(Debug)]
 pub struct Cache {
@@ -131,7 +112,7 @@ fn records(
         texts(batch, col::TIMELINE),
         texts(batch, col::EVENT),
     ) {
-        let timelines = super::distinct(
+        let timelines = crate::views::common::distinct(
             &run.iter()
                 .zip(&timeline)
                 .map(|(r, t)| format!("{r} ({t})"))
@@ -191,37 +172,22 @@ fn arrow_cast_value(array: &dyn arrow_array::Array, row: usize) -> String {
     }
 }
 
-/// How a large trace is named among the tables.
-const TRACE_PREFIX: &str = "trace: ";
-
-pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &mut super::Caches) {
+/// Draws the Gantt of one of the bundle's tables (`choices`: the large traces the table picker
+/// also offers); `cached` keeps the records of the tables chosen.
+pub fn ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    state: &mut State,
+    cached: &mut Option<Cache>,
+    choices: &[String],
+) {
     let tables: Vec<_> = bundle
         .tables
         .iter()
         .filter(|t| time_columns(&t.batch).is_some())
         .collect();
-    if !bundle.traces.is_empty() {
-        let mut names: Vec<String> = bundle
-            .traces
-            .iter()
-            .map(|t| format!("{TRACE_PREFIX}{}", t.name))
-            .collect();
-        names.extend(tables.iter().map(|t| t.name.clone()));
-        if !names.contains(&state.table) || state.table.starts_with(TRACE_PREFIX) {
-            ui.horizontal_wrapped(|ui| super::pick(ui, "table", &mut state.table, &names));
-            if let Some(trace) = bundle
-                .traces
-                .iter()
-                .find(|t| state.table == format!("{TRACE_PREFIX}{}", t.name))
-            {
-                caches.trace_frame = Some(super::trace::ui(ui, trace, state));
-                return;
-            }
-        }
-    }
-    caches.trace_frame = None;
     if tables.is_empty() {
-        super::nothing_to_show(
+        crate::views::common::nothing_to_show(
             ui,
             "Gantt",
             "a start and an end or duration (start_secs, duration_secs)",
@@ -230,11 +196,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
     }
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
     // Large traces stay pickable from a table's chart.
-    let mut choices: Vec<String> = bundle
-        .traces
-        .iter()
-        .map(|t| format!("{TRACE_PREFIX}{}", t.name))
-        .collect();
+    let mut choices = choices.to_vec();
     choices.extend(names.iter().cloned());
     let Some(first) = tables
         .iter()
@@ -254,10 +216,10 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
     let mut compare = vec![NONE.to_owned()];
     compare.extend(names.iter().filter(|n| **n != first.name).cloned());
     ui.horizontal_wrapped(|ui| {
-        super::pick(ui, "table", &mut state.table, &choices);
-        super::pick(ui, "lanes", &mut state.lane, &lanes);
-        super::pick(ui, "colour by", &mut state.colour, &colours);
-        super::pick(ui, "stack with", &mut state.compare, &compare);
+        crate::views::common::pick(ui, "table", &mut state.table, &choices);
+        crate::views::common::pick(ui, "lanes", &mut state.lane, &lanes);
+        crate::views::common::pick(ui, "colour by", &mut state.colour, &colours);
+        crate::views::common::pick(ui, "stack with", &mut state.compare, &compare);
         ui.label("lane filter:");
         ui.add(egui::TextEdit::singleline(&mut state.lane_filter).desired_width(100.0))
             .on_hover_text("Show the lanes whose name contains this text");
@@ -271,7 +233,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         state.colour.clone(),
         state.compare.clone(),
     );
-    if caches.gantt.as_ref().is_none_or(|c| c.key != key) {
+    if cached.as_ref().is_none_or(|c| c.key != key) {
         let Some(table) = bundle.table(&state.table) else {
             return;
         };
@@ -311,7 +273,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             not_intervals += non_intervals(&other.batch);
         }
         let (data, skipped) = GanttData::new(&l, &s, &e, &k);
-        caches.gantt = Some(Cache {
+        *cached = Some(Cache {
             key,
             data,
             skipped: skipped.saturating_sub(not_intervals),
@@ -322,7 +284,7 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
         });
         state.view = None;
     }
-    let Some(cache) = caches.gantt.as_mut() else {
+    let Some(cache) = cached.as_mut() else {
         return;
     };
     let (tables, first_rows) = (cache.tables.clone(), cache.first_rows);
@@ -338,84 +300,6 @@ pub fn ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State, caches: &
             .unwrap_or_default()
     };
     chart_with(ui, cache, state, &describe);
-}
-
-/// A colour per kind, stable across frames.
-pub fn kind_colour(kind: usize) -> egui::Color32 {
-    const PALETTE: [egui::Color32; 8] = [
-        egui::Color32::from_rgb(66, 133, 244),
-        egui::Color32::from_rgb(234, 67, 53),
-        egui::Color32::from_rgb(251, 188, 5),
-        egui::Color32::from_rgb(52, 168, 83),
-        egui::Color32::from_rgb(171, 71, 188),
-        egui::Color32::from_rgb(0, 172, 193),
-        egui::Color32::from_rgb(255, 112, 67),
-        egui::Color32::from_rgb(158, 157, 36),
-    ];
-    PALETTE[kind % PALETTE.len()]
-}
-
-/// Paints one lane's pixel cells: one rectangle per run of pixels that show the same kind at
-/// about the same occupancy.
-pub(crate) fn paint_cells(
-    painter: &egui::Painter,
-    cells: &[PixelCell],
-    left: f32,
-    y: f32,
-    row: f32,
-) {
-    let pixels = cells.len();
-    let mut p = 0;
-    while p < pixels {
-        let c = cells[p];
-        if c.occupancy <= 0.0 {
-            p += 1;
-            continue;
-        }
-        let level = (c.occupancy.min(1.0) * 4.0).ceil();
-        let mut q = p + 1;
-        while q < pixels
-            && cells[q].kind == c.kind
-            && (cells[q].occupancy.min(1.0) * 4.0).ceil() == level
-        {
-            q += 1;
-        }
-        let colour = kind_colour(usize::from(c.kind)).gamma_multiply(0.25 + 0.75 * level / 4.0);
-        let r = egui::Rect::from_min_max(
-            egui::pos2(left + p as f32, y + 0.5),
-            egui::pos2(left + q as f32, y + (row - 0.5).max(1.0)),
-        );
-        painter.rect_filled(r, 0.0, colour);
-        p = q;
-    }
-}
-
-/// The view after this frame's input: dragged to pan, scrolled (or pinched) to zoom around the
-/// pointer.
-pub(crate) fn pan_zoom(
-    ui: &egui::Ui,
-    response: &egui::Response,
-    plot: egui::Rect,
-    (t0, t1): (f64, f64),
-) -> (f64, f64) {
-    let pixels = plot.width().max(1.0) as f64;
-    let span = t1 - t0;
-    let mut view = (t0, t1);
-    if response.dragged() {
-        let dt = -f64::from(response.drag_delta().x) / pixels * span;
-        view = (view.0 + dt, view.1 + dt);
-    }
-    if response.hovered() {
-        let scroll = ui.input(|i| i.smooth_scroll_delta.y + i.zoom_delta().ln() * 200.0);
-        if scroll != 0.0
-            && let Some(pointer) = response.hover_pos()
-        {
-            let factor = (-f64::from(scroll) / 200.0).exp();
-            let at = t0 + f64::from((pointer.x - plot.left()).max(0.0)) / pixels * span;
-            view = (at - (at - view.0) * factor, at + (view.1 - at) * factor);
-        }
-    }
-    view
 }
 
 /// Draws the chart into the rest of `ui`; public for the frame-time benchmark.
@@ -463,7 +347,7 @@ fn chart_with(
     let size = ui.available_size().max(egui::vec2(200.0, 100.0));
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
     let plot = egui::Rect::from_min_max(
-        rect.min + egui::vec2(label_width, super::axes::AXIS_BAND_PX),
+        rect.min + egui::vec2(label_width, crate::views::axes::AXIS_BAND_PX),
         rect.max,
     );
     let pixels = plot.width().max(1.0) as usize;
@@ -473,13 +357,13 @@ fn chart_with(
         state.view = Some(view);
     }
     let painter = ui.painter_at(rect);
-    super::axes::paint_time_axis(
+    crate::views::axes::paint_time_axis(
         ui,
         &painter,
         egui::Rect::from_min_max(rect.min, egui::pos2(rect.right(), plot.top())),
         plot,
         (t0 - origin, t1 - origin),
-        &super::axes::lane_title(&state.lane),
+        &crate::views::axes::lane_title(&state.lane),
         response.hover_pos().map(|p| p.x),
     );
     // The lanes the filter lets through, in order.
@@ -524,8 +408,8 @@ fn chart_with(
                 .unwrap_or_default();
             response.on_hover_text_at_pointer(format!(
                 "{} {name} at {}\n{record}",
-                super::axes::lane_title(&state.lane),
-                super::axes::time_at(t - origin, span / pixels as f64)
+                crate::views::axes::lane_title(&state.lane),
+                crate::views::axes::time_at(t - origin, span / pixels as f64)
             ));
         }
     }

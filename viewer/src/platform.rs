@@ -1,0 +1,134 @@
+//! Where the viewer runs: bytes from a file (desktop) or a URL (browser), files dropped on the
+//! window, and the page's memory. The data layer (`data`, `trace_store`) reads through here and
+//! knows nothing else of the platform; the two entry points, `main.rs` and `web`, sit above
+//! everything.
+
+use std::sync::{Arc, Mutex};
+
+/// Reads the bytes at `location` — a file path on the desktop, a URL in the browser — and hands
+/// them to `done`: at once on the desktop, when they arrive in the browser. Errors name the
+/// location.
+pub fn read(location: &str, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
+    #[cfg(not(target_arch = "wasm32"))]
+    done(read_file(std::path::Path::new(location)));
+    #[cfg(target_arch = "wasm32")]
+    {
+        let url = location.to_owned();
+        wasm_bindgen_futures::spawn_local(async move { done(fetch(&url).await) });
+    }
+}
+
+/// A file's bytes (desktop); errors name the file.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The bytes at `url`, relative to the page (browser); errors name the URL and the HTTP status.
+#[cfg(target_arch = "wasm32")]
+pub async fn fetch(url: &str) -> Result<Vec<u8>, String> {
+    use wasm_bindgen::JsCast as _;
+    let window = web_sys::window().ok_or("no window")?;
+    let response = wasm_bindgen_futures::JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| format!("{url}: {e:?}"))?;
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| format!("{url}: not a response"))?;
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    let buffer = wasm_bindgen_futures::JsFuture::from(
+        response
+            .array_buffer()
+            .map_err(|e| format!("{url}: {e:?}"))?,
+    )
+    .await
+    .map_err(|e| format!("{url}: {e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// What a drop on the window brought, once read.
+#[derive(Debug)]
+pub enum Dropped {
+    /// A directory (desktop): a bundle to open by its path.
+    Directory(String),
+    /// Files with their bytes: `.arrow` tables, or a zipped bundle.
+    Files(Vec<(String, Vec<u8>)>),
+    /// What could not be read, and why.
+    Error(String),
+}
+
+/// Where dropped files arrive once read — within the frame on the desktop, later in the browser;
+/// the host takes them every frame.
+#[derive(Debug, Clone, Default)]
+pub struct Inbox(Arc<Mutex<Vec<Dropped>>>);
+
+impl Inbox {
+    /// What arrived since the last call.
+    pub fn take(&self) -> Vec<Dropped> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn put(&self, dropped: Dropped) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(dropped);
+    }
+}
+
+/// Reads the files dropped on the window into `inbox`. On the desktop a dropped directory
+/// arrives as itself and each file that cannot be read as its own error; in the browser the
+/// files are read asynchronously, and one that cannot be read fails the drop.
+pub fn read_dropped(files: Vec<egui::DroppedFileHandle>, inbox: &Inbox) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let mut loose = Vec::new();
+        for f in files {
+            let path = f.path();
+            if path.is_dir() {
+                inbox.put(Dropped::Directory(path.display().to_string()));
+                continue;
+            }
+            match f.bytes() {
+                Ok(bytes) => loose.push((path.display().to_string(), bytes)),
+                Err(e) => inbox.put(Dropped::Error(format!("{}: {e}", path.display()))),
+            }
+        }
+        if !loose.is_empty() {
+            inbox.put(Dropped::Files(loose));
+        }
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let inbox = inbox.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut loose = Vec::new();
+            let mut failed = None;
+            for f in &files {
+                let name = f.path().display().to_string();
+                match f.bytes_async().await {
+                    Ok(bytes) => loose.push((name, bytes)),
+                    Err(e) => failed = Some(format!("{name}: cannot read the dropped file: {e}")),
+                }
+            }
+            inbox.put(match failed {
+                Some(e) => Dropped::Error(e),
+                None => Dropped::Files(loose),
+            });
+        });
+    }
+}
+
+/// The WebAssembly memory of the page, in MiB (0 on the desktop).
+pub fn wasm_memory_mb() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size(0) * 65536 / 1048576
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}

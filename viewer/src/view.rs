@@ -1,0 +1,264 @@
+//! What a view is. A view implements [`View`] in a module of its own under `views/` and is listed
+//! once in `views::VIEWS`; the app builds its tabs, the URL fragment's names, the saved state,
+//! the home's links and the desktop tour from that list, so adding a view touches nothing else.
+//!
+//! [`View`] is written per view, with its own state and cache types; [`ViewKind`] (what a view
+//! is, shared) and [`ViewSlot`] (a view's state and cache in one app) are its type-erased forms,
+//! made for every view by [`Registered`] and [`Slot`].
+
+use std::any::Any;
+use std::marker::PhantomData;
+
+use arrow_array::RecordBatch;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize as _, Serialize};
+
+use crate::data::{LoadedBundle, LoadedTable};
+
+/// One view of a bundle.
+pub trait View: 'static {
+    /// The view's name in the URL fragment (`tab=<slug>`), in the page's hitboxes
+    /// (`tab:<slug>`), in the saved state and in the desktop tour's file names.
+    const SLUG: &'static str;
+    /// The tab's label.
+    const LABEL: &'static str;
+    /// Where the home's links to a step's results may lead here (see [`Explains`]).
+    const EXPLAINS: Explains = Explains::Never;
+
+    /// The selections kept across reloads.
+    type State: Default + Serialize + DeserializeOwned + 'static;
+    /// What the view derives from the bundle shown and keeps between frames; dropped when
+    /// another bundle is shown.
+    type Cache: Default + 'static;
+
+    /// Whether the view draws this table.
+    fn draws(_batch: &RecordBatch) -> bool {
+        false
+    }
+
+    /// Whether the view has anything to show for `bundle` (the desktop tour looks at each view
+    /// on the first bundle that has): by default, whether it draws one of its tables.
+    fn has_content(bundle: &LoadedBundle) -> bool {
+        bundle.tables.iter().any(|t| Self::draws(&t.batch))
+    }
+
+    /// The table the view shows, in its state: what a home link opens it on. `None` for a view
+    /// that does not show one table.
+    fn shown_table(_state: &mut Self::State) -> Option<&mut String> {
+        None
+    }
+
+    /// Called before every frame's [`View::ui`]: on the view's first look at a bundle (its
+    /// selection is none of the tables it draws), select the table of the pipeline's headline
+    /// result — the first scoreboard row's step, else the first step with a headline figure —
+    /// when the view draws one of that step's tables.
+    fn pick_default(bundle: &LoadedBundle, state: &mut Self::State) {
+        if let Some(selected) = Self::shown_table(state) {
+            let drawn: Vec<&LoadedTable> = bundle
+                .tables
+                .iter()
+                .filter(|t| Self::draws(&t.batch))
+                .collect();
+            headline_table(bundle, selected, &drawn);
+        }
+    }
+
+    /// Draws the view into `ui`.
+    fn ui(
+        ui: &mut egui::Ui,
+        cx: &mut Context<'_>,
+        state: &mut Self::State,
+        cache: &mut Self::Cache,
+    );
+
+    /// What the page's status line says of the view's content: `; key=value` pairs (the browser
+    /// test and the headless tests read them).
+    fn status(_cx: &StatusContext<'_>, _state: &Self::State, _cache: &Self::Cache) -> String {
+        String::new()
+    }
+}
+
+/// Whether a home link may lead to a view: the home opens, for a result, the view of the lowest
+/// rank that draws one of the tables of the result's step (or of the steps it read); the views
+/// that explain most (cost components, per-rank times) rank lowest. When none does, it opens the
+/// [`Explains::AnyTable`] view on the step's first table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explains {
+    Never,
+    Rank(u8),
+    /// The view of last resort: it shows any table.
+    AnyTable,
+}
+
+/// What a view draws with, besides its own state and cache.
+#[derive(Debug)]
+pub struct Context<'a> {
+    /// The bundle shown.
+    pub bundle: &'a LoadedBundle,
+    /// Every open bundle (the home lists them all).
+    pub bundles: &'a [LoadedBundle],
+    /// Every view, in tab order (the home asks which one explains a table).
+    pub views: &'a [&'static dyn ViewKind],
+    /// Where links were drawn this frame (`home:<bundle>:<row>`), for the browser test.
+    pub hitboxes: &'a mut Vec<(String, egui::Rect)>,
+    /// Another view to open, when the view asks for one this frame.
+    pub jump: Option<Jump>,
+}
+
+/// What a view's status says, besides its own state and cache.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusContext<'a> {
+    pub bundles: &'a [LoadedBundle],
+    /// The CPU time of the previous frame as the host measured it (eframe; none in tests).
+    pub frame_cpu_secs: Option<f32>,
+}
+
+/// A view to open: on a bundle, optionally on one of its tables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Jump {
+    pub bundle: String,
+    /// The view's slug.
+    pub view: &'static str,
+    pub table: Option<String>,
+}
+
+/// What a view is, the same in every app: what the registry lists.
+pub trait ViewKind: Sync + std::fmt::Debug {
+    fn slug(&self) -> &'static str;
+    fn label(&self) -> &'static str;
+    fn explains(&self) -> Explains;
+    fn draws(&self, batch: &RecordBatch) -> bool;
+    fn has_content(&self, bundle: &LoadedBundle) -> bool;
+    /// A fresh state and cache of the view, for one app.
+    fn new_slot(&self) -> Box<dyn ViewSlot>;
+}
+
+/// One view's state and cache in one app.
+pub trait ViewSlot: std::fmt::Debug {
+    fn slug(&self) -> &'static str;
+    /// Picks the default table (see [`View::pick_default`]), then draws.
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Context<'_>);
+    fn status(&self, cx: &StatusContext<'_>) -> String;
+    /// Opens the view on `table` (a home link).
+    fn open_on(&mut self, table: &str);
+    /// Drops what was derived from the bundle shown (another one is about to be).
+    fn forget_bundle(&mut self);
+    /// The state as the app saves it.
+    fn save(&self) -> serde_json::Value;
+    /// Restores a saved state; one that no longer reads (an older version's) is left at the
+    /// default.
+    fn restore(&mut self, saved: &serde_json::Value);
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The [`ViewKind`] of view `V`: `Registered::<V>::KIND` is its line in the registry.
+pub struct Registered<V>(PhantomData<fn() -> V>);
+
+impl<V: View> Registered<V> {
+    pub const KIND: &'static dyn ViewKind = &Registered::<V>(PhantomData);
+}
+
+impl<V> std::fmt::Debug for Registered<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(std::any::type_name::<V>())
+    }
+}
+
+impl<V: View> ViewKind for Registered<V> {
+    fn slug(&self) -> &'static str {
+        V::SLUG
+    }
+
+    fn label(&self) -> &'static str {
+        V::LABEL
+    }
+
+    fn explains(&self) -> Explains {
+        V::EXPLAINS
+    }
+
+    fn draws(&self, batch: &RecordBatch) -> bool {
+        V::draws(batch)
+    }
+
+    fn has_content(&self, bundle: &LoadedBundle) -> bool {
+        V::has_content(bundle)
+    }
+
+    fn new_slot(&self) -> Box<dyn ViewSlot> {
+        Box::new(Slot::<V> {
+            state: V::State::default(),
+            cache: V::Cache::default(),
+        })
+    }
+}
+
+/// View `V`'s state and cache.
+pub struct Slot<V: View> {
+    pub state: V::State,
+    pub cache: V::Cache,
+}
+
+impl<V: View> std::fmt::Debug for Slot<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Slot({})", V::SLUG)
+    }
+}
+
+impl<V: View> ViewSlot for Slot<V> {
+    fn slug(&self) -> &'static str {
+        V::SLUG
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, cx: &mut Context<'_>) {
+        V::pick_default(cx.bundle, &mut self.state);
+        V::ui(ui, cx, &mut self.state, &mut self.cache);
+    }
+
+    fn status(&self, cx: &StatusContext<'_>) -> String {
+        V::status(cx, &self.state, &self.cache)
+    }
+
+    fn open_on(&mut self, table: &str) {
+        if let Some(shown) = V::shown_table(&mut self.state) {
+            table.clone_into(shown);
+        }
+    }
+
+    fn forget_bundle(&mut self) {
+        self.cache = V::Cache::default();
+    }
+
+    fn save(&self) -> serde_json::Value {
+        serde_json::to_value(&self.state).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn restore(&mut self, saved: &serde_json::Value) {
+        self.state = V::State::deserialize(saved).unwrap_or_default();
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Selects, when `selected` is none of `drawn`, the first of them that a headline step of the
+/// bundle wrote (see [`View::pick_default`]).
+pub fn headline_table(bundle: &LoadedBundle, selected: &mut String, drawn: &[&LoadedTable]) {
+    if drawn.iter().any(|t| t.name == *selected) {
+        return;
+    }
+    if let Some(name) = bundle.headline_steps().iter().find_map(|step| {
+        bundle
+            .step_tables(step)
+            .find(|t| drawn.iter().any(|d| d.name == t.name))
+            .map(|t| t.name.clone())
+    }) {
+        *selected = name;
+    }
+}
