@@ -35,7 +35,7 @@ def median_ms(f, repeat):
 
 
 def splitmix(seed, count):
-    """The numbers of `noise(seed)` in crates/regression/benches/regression.rs: splitmix64 mapped to
+    """The numbers of `noise(seed)` in crates/core/regression/benches/regression.rs: splitmix64 mapped to
     [-1, 1)."""
     with np.errstate(over="ignore"):
         s = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15) * np.arange(1, count + 1, dtype=np.uint64)

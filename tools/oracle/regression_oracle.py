@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""The oracle for yosoku's regression code: writes crates/regression/tests/oracle/*.json.
+"""The oracle for yosoku's regression code: writes crates/core/regression/tests/oracle/*.json.
 
 Run by hand (CI does not need Python): `python3 tools/oracle/regression_oracle.py`
 Requires numpy and statsmodels (pip install numpy statsmodels).
 
 Every case stores its inputs and what numpy/statsmodels compute from them. The Rust tests
-(crates/regression/tests/oracle.rs) recompute everything and compare to 1e-8 relative. The stepwise
+(crates/core/regression/tests/oracle.rs) recompute everything and compare to 1e-8 relative. The stepwise
 paths are computed here by brute force (one statsmodels OLS refit per candidate per step), an
 algorithm independent of yosoku's sweep-operator implementation; the candidate rules (natural
 cubic spline basis, interactions of selected counters) are re-implemented here from their
@@ -21,7 +21,7 @@ import statsmodels
 import statsmodels.api as sm
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-OUT = ROOT / "crates/regression/tests/oracle"
+OUT = ROOT / "crates/core/regression/tests/oracle"
 
 
 def ols_case(name, x, y, names, note):

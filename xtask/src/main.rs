@@ -1,4 +1,24 @@
 //! `cargo xtask`: the project's commands (see `cargo xtask help`).
+//!
+//! - `demo` builds only the CLI and the plugins, runs the bundled pipelines as many at a time as
+//!   there are cores, and prints one screen ending in the scoreboard; `bench-pipelines` times them.
+//! - `test` is everything CI runs: the format check; one build of every target of the workspace
+//!   with clippy's driver (one build lints and tests); one wasm32 build (`web-test` profile) of the
+//!   web viewer and the I/O-free crates; Open MPI's tools, POCL and the Python interop packages
+//!   (installed when missing); the tests; a brief fuzz run; the PTX check of the trace header; the
+//!   `new-plugin` scaffold check; the headless-Chromium test of the web viewer and the desktop
+//!   viewer's screenshot tour under Xvfb. It ends with each stage's wall time.
+//! - `web`, `serve` (127.0.0.1 only), `browser-test`, `bench-web`: the web build (wasm-bindgen
+//!   through the pinned `wasm-bindgen-cli-support`), its server, its tests and the Gantt's frame
+//!   time in the browser.
+//! - `fuzz`: the libFuzzer targets of `fuzz/`; `mpi-tools`, `mpi-experiment`, `bench-mpi`,
+//!   `opencl-experiment`, `bench-opencl`: re-measuring the MPI and OpenCL pipelines' data;
+//!   `new-plugin`: the scaffold of a device plugin; `bless`: rewriting golden files.
+//!
+//! The web tooling, the HTTP server and the trace writer sit behind the `full` feature: the commands
+//! that need them rerun xtask with it (`test` runs on in the xtask its own workspace build makes), so
+//! the demo's first build is only what it runs. Its tests keep ARCHITECTURE.md true
+//! ([`architecture`]).
 
 // Without the `full` feature the commands that need it rerun xtask with it, so the helpers only
 // they call (the scaffold check, the synthetic trace bundle, ...) go unused in that build.
@@ -11,6 +31,8 @@ mod cuda_trace;
 mod demo;
 #[cfg(feature = "full")]
 mod fuzz;
+#[cfg(test)]
+mod module_graph;
 mod mpi;
 mod mpi_apps;
 mod opencl;
@@ -506,11 +528,11 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
         "wasm32 build of the web viewer and the I/O-free crates",
         || web::build(web::WebBuild::Test),
     )?;
-    // The real MPI test (crates/runner/tests/mpi_timer.rs) runs the tools built here.
-    // The real OpenCL tests (crates/runner/tests/opencl.rs) run on POCL, installed here; with
+    // The real MPI test (crates/app/runner/tests/mpi_timer.rs) runs the tools built here.
+    // The real OpenCL tests (crates/app/runner/tests/opencl.rs) run on POCL, installed here; with
     // YOSOKU_REQUIRE_OPENCL they fail rather than skip when there is no device.
     // pyarrow and polars read the bundle's and the Parquet export's files
-    // (crates/cli/tests/interop.rs).
+    // (crates/app/cli/tests/interop.rs).
     let (tools, python) = stages.run("Open MPI and the MPI tools, POCL, Python", || {
         let tools = mpi::build_tools()?;
         opencl::ensure_opencl()?;

@@ -1,5 +1,5 @@
 //! A Python with pyarrow and polars for the test that reads yosoku's Parquet and Arrow IPC
-//! files with them (crates/cli/tests/interop.rs): a virtual environment under target/, made
+//! files with them (crates/app/cli/tests/interop.rs): a virtual environment under target/, made
 //! with pip on first use.
 
 use std::path::PathBuf;

@@ -69,19 +69,24 @@ pub fn new_plugin(root: &Path, name: &str) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Adds the new crate's row to ARCHITECTURE.md's crate table (before `xtask`'s row), which a test
-/// keeps in step with the crate directories.
+/// Adds the new crate's row to ARCHITECTURE.md's crate table, after the last plugin's (the
+/// table is in layer order), with the dependencies the crate is generated with; a test keeps the
+/// table in step with the crate directories and their dependencies.
 fn add_architecture_row(root: &Path, name: &str) -> Result<()> {
     let path = root.join("ARCHITECTURE.md");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     let row = format!(
-        "| `{}` | `plugins/{name}` | Plugin `{name}`: describe what it collects. |\n",
+        "| `{}` | `plugins/{name}` | Plugin `{name}`: describe what it collects. | plugin-sdk, tables | — |\n",
         crate_name(name)
     );
-    let Some(at) = text.find("| `xtask` |") else {
+    let last_plugin = text
+        .match_indices("| `plugins/")
+        .last()
+        .and_then(|(at, _)| text[at..].find('\n').map(|end| at + end + 1));
+    let Some(at) = last_plugin else {
         bail!(
-            "{}: no `xtask` row to insert the new plugin's row before",
+            "{}: no plugin's row in the crate table to add the new plugin's row after",
             path.display()
         );
     };
@@ -130,6 +135,14 @@ pub fn check(root: &Path, target: &Path, yosoku: &Path) -> Result<()> {
     let name = "scaffold_probe";
     new_plugin(&copy, name)?;
     crate::architecture::check_crate_table(&copy)?;
+    let text = std::fs::read_to_string(copy.join("ARCHITECTURE.md"))?;
+    let problems = crate::architecture::check_dependencies(
+        &text,
+        &crate::architecture::workspace_packages(&copy)?,
+    )?;
+    if !problems.is_empty() {
+        bail!("the new plugin's row breaks the dependency rules: {problems:#?}");
+    }
     // `crate::cargo()`'s environment: in `cargo xtask test`, clippy's driver as the workspace
     // wrapper (the new crate is linted, and its dependencies are the test build's artifacts).
     let cargo = || {

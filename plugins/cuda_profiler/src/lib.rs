@@ -8,8 +8,14 @@
 //! | `legacy` | CUDA_PROFILE / COMPUTE_PROFILE logs, versions 1.x and 2.0 |
 //! | `gpuperfpredict` | the gpuperfpredict dataset's R-exported CSV files, gzip or not |
 //!
-//! Metric names are mapped to canonical ones by `metrics.toml` (crates/profiler_import); units
+//! Metric names are mapped to canonical ones by `metrics.toml` (crates/plugin/profiler_import); units
 //! are normalised.
+//!
+//! Large ncu details pages and gpuperfpredict files are read in pieces on all cores; the ncu
+//! reader splits records with `simd-csv` and reuses the name and unit conversion of the row at the
+//! same place in the launch before when its raw fields are the same. Beside the importers, not built
+//! by cargo, `include/yosoku_trace.cuh` is the device-side in-kernel trace logger whose files the
+//! `traces` plugin reads (docs/cuda-trace.md).
 
 pub mod gpuperfpredict;
 pub mod legacy;

@@ -11,6 +11,8 @@
 //! that never returns, one that allocates without bound, a segfault and an abort. The ABI tests
 //! (`tests/abi.rs`) load this library through the real host; the CLI's `plugin_faults` tests run
 //! the isolated ones.
+//!
+//! The host's tests also load it as a host of an older ABI version would.
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;

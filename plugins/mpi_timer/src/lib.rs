@@ -6,6 +6,8 @@
 //! execution of a block, with its iteration) and `mpi_ranks` (one row per rank); collector `run`
 //! launches a program under `mpirun` with the interposer preloaded and imports what it wrote;
 //! collector `tau_profile` reads TAU text profiles into the same tables (per-rank totals).
+//!
+//! A rank's block keys and call sites are ids into one table of texts.
 
 pub mod blocks;
 pub mod launch;

@@ -10,6 +10,9 @@
 //!
 //! The OpenCL library is loaded at run time: the plugin builds and loads where there is no
 //! OpenCL, and a run there fails with one error saying what to install.
+//!
+//! Timing follows warm-up and stopping rules ([`measure`]); the ICD loader is opencl3's
+//! `dynamic` one.
 
 pub mod device;
 pub mod measure;

@@ -4,8 +4,10 @@
 //! `runs`, `counters`, `metric_names` and `devices` tables (README.md).
 //!
 //! Counter names are mapped onto the same canonical, vendor-neutral names as NVIDIA's
-//! (`crates/profiler_import/metrics.toml`, tool `rocprof`): `SQ_WAVES` is `warps_launched`,
+//! (`crates/plugin/profiler_import/metrics.toml`, tool `rocprof`): `SQ_WAVES` is `warps_launched`,
 //! `SQ_INSTS_VMEM_RD` is `gld_request`, `Grid_Size` is `threads`, so that one pipeline takes both.
+//!
+//! Omniperf workloads also give the `devices` rows of their `sysinfo.csv`.
 
 pub mod dispatches;
 pub mod sysinfo;

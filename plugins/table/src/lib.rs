@@ -2,6 +2,10 @@
 //! any tool) from CSV, Parquet or Arrow IPC files, as the canonical `runs`, `observations` and
 //! `counters` tables: what the fit and validate steps model. See README.md and
 //! docs/your-own-data.md.
+//!
+//! The time column is found by name, with its unit (or mapped in the configuration); device,
+//! program, variant, run id and repetition columns are mapped or defaulted; the other numeric
+//! columns are the features. Every bad cell is named by file, line (or row) and column.
 
 mod frame;
 

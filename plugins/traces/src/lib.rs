@@ -4,6 +4,8 @@
 //!   as `trace_records`, `trace_alignment` and `spans`; read in chunks, never whole.
 //! - `chrome_trace`: Chrome trace event JSON (chrome://tracing, Perfetto, PyTorch's Kineto), as
 //!   `spans`, read event by event.
+//!
+//! Either kind of file may be gzip-compressed.
 
 use std::collections::BTreeMap;
 use std::io::Read;

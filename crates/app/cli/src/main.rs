@@ -1,4 +1,15 @@
 //! `yosoku`: run pipelines, list plugins, inspect result bundles.
+//!
+//! - `run`: runs a pipeline, prints its headline figures and scoreboard (`--verbose`: its report
+//!   tables);
+//! - `report`: a bundle's headline figures, report tables and scoreboard;
+//! - `scoreboard`: the results reproduced from papers, over bundles (colours only on a terminal,
+//!   and not under `NO_COLOR`);
+//! - `export`: Parquet, CSV, Chrome trace, Extra-P JSON, written atomically;
+//! - `plugins`, `inspect`, and `trace export` / `check` / `import`.
+//!
+//! glibc's allocator is told to keep freed memory for reuse (`mallopt`): the importers allocate and
+//! free large buffers piece by piece.
 
 mod export;
 mod format;

@@ -16,7 +16,7 @@ use arrow_array::cast::AsArray as _;
 use arrow_array::types::Float64Type;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
 fn yosoku(args: &[&str]) {

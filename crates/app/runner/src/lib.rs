@@ -1,6 +1,11 @@
 //! Runs a pipeline file end to end: reads and checks the file, collects every source through the
 //! plugin host (resolving and hashing input files), runs the normalize, fit and validate steps,
 //! and writes the result bundle atomically. This is the I/O edge around `yosoku-pipeline`.
+//!
+//! Every source is checked and validated before any is collected. Inputs are recorded with the
+//! hashes the plugins computed while reading them (or hashed once here). Errors keep their types
+//! ([`RunError`]). [`trace_import`] turns a kernel trace of any size into a bundle with its
+//! level-of-detail pyramid, in three streamed passes.
 
 pub mod trace_import;
 

@@ -98,7 +98,7 @@ impl Case {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("p.toml"), COUNTER_PIPELINE).unwrap();
         let data =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/gpuperfpredict");
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../pipelines/data/gpuperfpredict");
         for gpu in ["Tesla-K40", "GTX-980"] {
             let name = format!("bpnn_layerforward_CUDA-{gpu}.csv.gz");
             std::fs::copy(data.join(&name), dir.path().join(&name)).unwrap();

@@ -49,7 +49,7 @@ fn options(dir: &Path) -> RunOptions {
 #[test]
 fn real_logs_import_through_the_plugin_host() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../plugins/mpi_timer/tests/data/himeno-3ranks-2cores");
+        .join("../../../plugins/mpi_timer/tests/data/himeno-3ranks-2cores");
     let dir = tempfile::tempdir().unwrap();
     let p = pipeline(dir.path(), &data);
     run_pipeline(&p, &options(dir.path()), &mut Quiet).unwrap();
@@ -72,7 +72,7 @@ fn real_logs_import_through_the_plugin_host() {
 #[test]
 fn a_missing_rank_fails_naming_plugin_rank_and_file() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../plugins/mpi_timer/tests/data/himeno-3ranks-2cores");
+        .join("../../../plugins/mpi_timer/tests/data/himeno-3ranks-2cores");
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs");
     std::fs::create_dir_all(&logs).unwrap();
@@ -252,7 +252,7 @@ fn bad_collector_settings_are_named_before_anything_runs() {
         "{e}"
     );
     // One run id for a directory of two runs.
-    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/mpi_timer/tests/data");
+    let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../plugins/mpi_timer/tests/data");
     let e = fail(format!(
         "[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"logs\"\n\
          config = {{ dir = \"{}\", run_id = \"one\" }}\n",

@@ -185,7 +185,7 @@ fn the_quick_suite_runs_checks_and_reimports_through_the_host() {
 fn kernel_dir(dir: &Path, file: &str, text: &str) -> PathBuf {
     let kernels = dir.join("kernels");
     std::fs::create_dir_all(&kernels).unwrap();
-    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/opencl/kernels");
+    let suite = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../plugins/opencl/kernels");
     for entry in std::fs::read_dir(suite).unwrap() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, kernels.join(path.file_name().unwrap())).unwrap();
@@ -312,7 +312,7 @@ fn failures_name_the_kernel_size_and_device_and_write_nothing() {
 fn two_records_with_one_run_id_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let record = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../pipelines/data/opencl/pocl-xeon-2vcpu.json");
+        .join("../../../pipelines/data/opencl/pocl-xeon-2vcpu.json");
     std::fs::copy(&record, dir.path().join("a.json")).unwrap();
     std::fs::copy(&record, dir.path().join("b.json")).unwrap();
     let e = failing(

@@ -13,7 +13,7 @@ use yosoku_tables::access::{float64, int64, utf8};
 use yosoku_tables::col;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
 }
 
 fn run(pipeline: &str) -> (tempfile::TempDir, Bundle) {

@@ -604,7 +604,7 @@ mod tests {
     /// before it reads it: the file `cargo xtask fuzz --target bundle_ipc` found; and the walk on a good frame cut short or doubled.
     #[test]
     fn a_buffer_of_two_lz4_frames_is_refused() {
-        let found = include_bytes!("../../../fuzz/regressions/bundle_ipc/legacy-lz4-frame");
+        let found = include_bytes!("../../../../fuzz/regressions/bundle_ipc/legacy-lz4-frame");
         let error = decode(found).unwrap_err().to_string();
         assert!(
             error.contains("not one LZ4 frame") || error.contains("after its LZ4 frame"),
@@ -636,7 +636,8 @@ mod tests {
     /// file `cargo xtask fuzz --target bundle_ipc` found (it panicked in arrow-buffer).
     #[test]
     fn a_buffer_outside_its_body_is_an_error_not_a_panic() {
-        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/buffer-outside-its-body");
+        let bytes =
+            include_bytes!("../../../../fuzz/regressions/bundle_ipc/buffer-outside-its-body");
         let error = decode(bytes).unwrap_err().to_string();
         assert!(error.contains("lies outside its"), "{error}");
     }
@@ -645,7 +646,7 @@ mod tests {
     /// beyond the file: arrow-ipc allocated the claim (2 GB, 4.6 s) before reading it.
     #[test]
     fn a_block_past_the_file_is_an_error_before_anything_is_allocated() {
-        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/block-past-the-file");
+        let bytes = include_bytes!("../../../../fuzz/regressions/bundle_ipc/block-past-the-file");
         let error = decode(bytes).unwrap_err().to_string();
         assert!(error.contains("runs past the file's 2604"), "{error}");
     }
@@ -676,9 +677,10 @@ mod tests {
         // The second: the footer's schema turned a string column into a struct, which moves
         // every later column's buffers (a 70-byte offsets buffer, stored uncompressed).
         for bytes in [
-            &include_bytes!("../../../fuzz/regressions/bundle_ipc/offsets-not-whole")[..],
-            &include_bytes!("../../../fuzz/regressions/bundle_ipc/offsets-under-a-changed-schema")
-                [..],
+            &include_bytes!("../../../../fuzz/regressions/bundle_ipc/offsets-not-whole")[..],
+            &include_bytes!(
+                "../../../../fuzz/regressions/bundle_ipc/offsets-under-a-changed-schema"
+            )[..],
         ] {
             let error = decode(bytes).unwrap_err().to_string();
             assert!(error.contains("a damaged file"), "{error}");
@@ -689,7 +691,7 @@ mod tests {
     /// whose type ids arrow-ipc sliced past an empty buffer (a panic).
     #[test]
     fn a_union_column_is_refused() {
-        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/a-union-column");
+        let bytes = include_bytes!("../../../../fuzz/regressions/bundle_ipc/a-union-column");
         let error = decode(bytes).unwrap_err().to_string();
         assert!(
             error.contains("is a union, which yosoku does not read"),
@@ -701,7 +703,7 @@ mod tests {
     /// (arrow-data panicked building an empty array of it).
     #[test]
     fn a_negative_fixed_size_is_refused() {
-        let bytes = include_bytes!("../../../fuzz/regressions/bundle_ipc/negative-fixed-size");
+        let bytes = include_bytes!("../../../../fuzz/regressions/bundle_ipc/negative-fixed-size");
         let error = decode(bytes).unwrap_err().to_string();
         assert!(error.contains("has a fixed size of -1"), "{error}");
     }

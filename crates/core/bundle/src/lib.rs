@@ -10,6 +10,11 @@
 //! [`manifest`] and [`ipc`] are pure (they work on bytes and compile to wasm32, for the viewer);
 //! [`fs`] writes a bundle atomically: a failed or killed run leaves the previous bundle as it was.
 //! docs/bundles.md describes the format.
+//!
+//! Every reader of Arrow IPC bytes from outside the process checks them first
+//! ([`ipc::check_file`], [`ipc::check_stream`]: blocks and bodies within the bytes, alignment, whole
+//! offsets, LZ4 frames within their bounds), since arrow-ipc trusts what it reads; the trace
+//! pyramids and the `table` plugin use the same checks.
 
 // The one module that reads and writes files; clippy refuses I/O everywhere else in the crate.
 #[allow(clippy::disallowed_methods, clippy::disallowed_types)]

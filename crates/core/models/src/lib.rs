@@ -11,6 +11,9 @@
 //!   group, cross-validation with flags (Shimada et al., Oka et al.).
 //! - [`mpi`]: simplified-execution prediction of MPI runs per rank, the separate-runs baseline
 //!   and the best-configuration search (Chida et al.).
+//!
+//! Each family is a set of functions a pipeline step calls; the step registry (`yosoku-pipeline`)
+//! decides which parameters reach them and checks them before anything runs.
 
 pub mod compare;
 pub mod csx600;

@@ -6,6 +6,10 @@
 //! batches. Step kinds are registered in [`steps::STEP_KINDS`], one unit each. It does no I/O and
 //! reads no clock: `yosoku-runner` collects the sources through the plugin host, times the steps
 //! and writes the bundle.
+//!
+//! Its modules depend one way: `table_set` <- `steps` <- `spec` <- `run`. A new step kind is one
+//! unit in `steps/<family>.rs` and one line in `STEP_KINDS` (with its row in docs/pipelines.md, which
+//! a test compares with the registry).
 
 pub mod run;
 pub mod scoreboard;

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue, ValueDeserializer};
 
-use yosoku_plugin_abi::descriptor::is_valid_name;
+use yosoku_tables::is_valid_name;
 
 use crate::steps::{ParamError, ParamsError, PipelineStep, Stage, step_kind};
 use crate::table_set::ModelDefinition;

@@ -6,6 +6,18 @@
 //! It knows nothing of Arrow, tables or pipelines and does no I/O: `yosoku-models` turns
 //! `observations` tables into matrices and calls it. Checked against numpy/statsmodels in
 //! `tests/oracle.rs`.
+//!
+//! How it computes:
+//!
+//! - leave-one-out and grouped hold-outs of least squares come from the hat matrix, exactly; the
+//!   leave-one-out of a ridge on each training set's own z-scores factorises once per group and
+//!   solves each row's system by refinement (the rank-one change exactly, the rest iterated; a row
+//!   that drops a column or nearly fixes the model alone is solved directly);
+//! - a cross-validation starts every scheme from one fit of all rows ([`validate::validate_fitted`]);
+//! - with the `parallel` feature only fits of at least 4M row-column² operations use threads, and a
+//!   pipeline run keeps faer's factorisations on the calling thread
+//!   ([`factorise_on_calling_thread`]); sums are grouped the same way on one thread or many, so no
+//!   result depends on the number of threads.
 
 pub mod ols;
 pub mod spline;

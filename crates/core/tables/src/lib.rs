@@ -8,6 +8,21 @@
 //!
 //! `docs/tables.md` is rendered from these definitions by [`render_markdown`]; a test keeps the two
 //! in step (`cargo xtask bless` rewrites the file).
+//!
+//! Beside the definitions, what the crates that read and write these tables share:
+//!
+//! - the checker remembers the large columns that passed by identity, so a step that checks its
+//!   input again pays nothing;
+//! - [`rows`]: `predictions` as rows or built column by column (`PredictionsBuilder`),
+//!   `cost_breakdown`, inputs accessed by role; [`report`]: the cells of `report` tables and
+//!   their layout; [`Figure`] and [`ScoreRow`]: the headline figures and scoreboard rows of a
+//!   manifest;
+//! - [`display`]: any column's values as text (the CLI's tables, CSV export, golden files);
+//! - [`text`]: text columns in either encoding, plain or dictionary (`Text` to read,
+//!   `DictTextBuilder` to build);
+//! - [`is_valid_name`]: what may name a table or a namespace of tables.
+//!
+//! This is the leaf every other crate agrees on: it uses no crate of the workspace.
 
 pub mod access;
 mod check;
@@ -30,6 +45,18 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
+
+/// Whether `name` may name a table or a namespace of tables: a plugin, a collector, a canonical
+/// table, and in a pipeline file a source or a step: lowercase ASCII letters, digits and `_`. No
+/// dots: a table reference is `<namespace>.<table>`. (`yosoku-plugin-abi`, which has no Arrow and
+/// so no dependency on this crate, states the same rule for plugin descriptors; the host's tests
+/// check that the two agree.)
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
 
 /// The Arrow type of a canonical column. Only the few types the tables use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,7 +277,7 @@ mod tests {
     #[test]
     #[allow(clippy::disallowed_methods)] // the test keeps a file in the repository in step
     fn docs_tables_md_is_in_step_with_the_code() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/tables.md");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../docs/tables.md");
         let rendered = render_markdown();
         if std::env::var_os("YOSOKU_BLESS").is_some() {
             std::fs::write(path, &rendered).unwrap();
@@ -258,7 +285,7 @@ mod tests {
         let on_disk = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             on_disk == rendered,
-            "docs/tables.md is out of date with crates/tables: run `cargo xtask bless`"
+            "docs/tables.md is out of date with crates/core/tables: run `cargo xtask bless`"
         );
     }
 }

@@ -9,7 +9,7 @@ pub fn render_markdown() -> String {
     let mut out = String::new();
     out.push_str(
         "# Canonical tables\n\n\
-         <!-- Generated from crates/tables by `cargo xtask bless`; a test fails when this file and \
+         <!-- Generated from crates/core/tables by `cargo xtask bless`; a test fails when this file and \
          the code disagree. Edit the code, not this file. -->\n\n\
          Every plugin hands its measurements over as these Arrow tables and every pipeline stage \
          consumes and produces them. Column names are constants in `yosoku_tables::col`; units are \

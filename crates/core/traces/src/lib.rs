@@ -10,6 +10,11 @@
 //! - [`mpi`]: `mpi_blocks` and `mpi_block_predictions` as spans.
 //!
 //! Pure: bytes, readers and batches in, batches and bytes out (ARCHITECTURE.md, invariant 1).
+//!
+//! The kernel-trace reader works in chunks and pairs spans as it streams, and aligns each SM's
+//! clock; [`pyramid`] keeps large traces as a level-of-detail pyramid (tiles of binned occupancy per
+//! level, chunks of records) and says which pieces a view of a time span needs, so a viewer reads
+//! only those.
 
 pub mod chrome;
 pub mod kernel_trace;

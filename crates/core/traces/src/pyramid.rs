@@ -546,12 +546,12 @@ mod tests {
     #[test]
     fn a_damaged_tile_is_an_error_not_a_panic() {
         let input =
-            include_bytes!("../../../fuzz/regressions/pyramid_chunk/message-past-its-metadata");
+            include_bytes!("../../../../fuzz/regressions/pyramid_chunk/message-past-its-metadata");
         let error = Tile::decode(&input[1..], 2, TILE_BINS).unwrap_err();
         assert!(error.contains("a damaged file"), "{error}");
         // A footer block with no room for a message (arrow-ipc sliced its first 4 bytes).
         let input =
-            include_bytes!("../../../fuzz/regressions/pyramid_chunk/block-without-a-message");
+            include_bytes!("../../../../fuzz/regressions/pyramid_chunk/block-without-a-message");
         let error = match input.split_first() {
             Some((pick, rest)) if pick % 2 == 0 => ChunkRows::decode(rest).map(|_| ()),
             Some((pick, rest)) => {

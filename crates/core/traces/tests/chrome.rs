@@ -12,7 +12,7 @@ use yosoku_traces::mpi;
 
 const KINETO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../pipelines/data/chrome-trace/kineto_gpu_metrics_input.json"
+    "/../../../pipelines/data/chrome-trace/kineto_gpu_metrics_input.json"
 );
 
 fn kineto() -> Vec<u8> {

@@ -8,6 +8,12 @@
 //!
 //! Plugin authors do not use this crate directly: `yosoku-plugin-sdk` wraps it in a safe trait and
 //! an export macro; `yosoku-plugin-host` loads and calls plugins through it.
+//!
+//! The ABI is at version 2. Versions only append fields: the crate records each struct's size in
+//! each version, so a plugin fills (and a host reads) only the struct of the version negotiated.
+//! The JSON descriptor ([`descriptor`]) lists a plugin's collectors with their configuration keys
+//! and tables, with its rules, its whole-descriptor check and what a host ignores of a newer one.
+//! No Arrow, no I/O.
 
 #![allow(non_camel_case_types)]
 

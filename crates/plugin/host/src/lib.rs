@@ -5,6 +5,13 @@
 //! search path, negotiates the ABI version (newest first), reads each plugin's descriptor, and
 //! calls collectors, turning the Arrow C streams they push into record batches checked against
 //! the canonical tables. Libraries are never unloaded: arrays they produced may outlive any call.
+//!
+//! What it checks: the plugin wrote nothing past the struct of the version negotiated; the
+//! descriptor as a whole; a collector's configuration once (`CheckedConfig`), then by the plugin's
+//! own `validate`; every batch a stream pushes against the stream's schema before it is read, and
+//! against its canonical table after. [`isolated`] runs a collector in a child process (the
+//! `yosoku __collect` subcommand), its tables back as Arrow IPC frames, under a time limit and an
+//! address-space limit.
 
 mod error;
 pub mod isolated;
@@ -173,5 +180,26 @@ mod tests {
             "libyosoku_plugin_dummy.rlib"
         )));
         assert!(!is_plugin_file_name(Path::new("libserde_derive-1234.so")));
+    }
+
+    /// A plugin's collector and table names become the namespaces and names of a pipeline's
+    /// tables: the descriptor's rule (plugin ABI) and the tables' rule (which the pipeline file
+    /// checks its source and step names by) are one rule, stated in two crates.
+    #[test]
+    fn the_abi_and_the_tables_agree_on_valid_names() {
+        let mut names: Vec<String> = (0..=255u8).map(|b| char::from(b).to_string()).collect();
+        names.extend(
+            [
+                "", "ncu", "ncu_2", "ncu.runs", "Ncu", "a-b", "_", "é", "a b",
+            ]
+            .map(str::to_owned),
+        );
+        for name in &names {
+            assert_eq!(
+                yosoku_plugin_abi::descriptor::is_valid_name(name),
+                yosoku_tables::is_valid_name(name),
+                "{name:?}"
+            );
+        }
     }
 }

@@ -414,7 +414,7 @@ fn c_plugin(dir: &Path, defines: &[&str]) -> PathBuf {
     compile_c_with(
         &manifest.join("tests/c_plugin/c_plugin.c"),
         &library,
-        &[&manifest.join("../plugin_abi/include")],
+        &[&manifest.join("../abi/include")],
         defines,
     );
     library

@@ -9,6 +9,11 @@
 //! - [`quoted`]: the fast path for CSV lines whose every field is quoted (as ncu writes them);
 //! - [`builder`]: the `runs`, `counters` and `metric_names` tables of one imported file;
 //! - [`devices`]: the `devices` table (what a driver or profiler says about a device).
+//!
+//! Large texts are checked as UTF-8 once and cut into quote-safe pieces of whole records
+//! (`input::record_pieces`), read on all cores and merged in file order (`input::read_pieces`); lines
+//! whose every field is quoted or empty are split by following their quotes, with SIMD where the
+//! CPU has it, and any other line is left to a general CSV reader.
 
 pub mod builder;
 pub mod devices;

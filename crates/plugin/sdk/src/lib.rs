@@ -36,6 +36,11 @@
 //!
 //! export_plugin!(MyDevice);
 //! ```
+//!
+//! `export_plugin!` answers every ABI version the SDK knows, filling only the struct of the one the
+//! host asked for. `read_input` hashes an input file while reading it, for the bundle's manifest;
+//! `with_input` maps a large file rather than copying it and hashes it on another thread while the
+//! reader parses it.
 
 mod config;
 mod input;

@@ -89,7 +89,7 @@ impl Plan {
     }
 
     /// The computed work counters of one launch, by the raw names of tool `computed`
-    /// (crates/profiler_import/metrics.toml), with their units.
+    /// (crates/plugin/profiler_import/metrics.toml), with their units.
     pub fn counters(&self) -> BTreeMap<&'static str, (f64, &'static str)> {
         let w = &self.work;
         BTreeMap::from([

@@ -454,11 +454,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for kind in STEP_KINDS {
             assert!(seen.insert(kind.name), "{} is registered twice", kind.name);
-            assert!(
-                yosoku_plugin_abi::descriptor::is_valid_name(kind.name),
-                "{}",
-                kind.name
-            );
+            assert!(yosoku_tables::is_valid_name(kind.name), "{}", kind.name);
             assert!(!kind.summary.is_empty(), "{} has no summary", kind.name);
         }
     }
@@ -466,7 +462,7 @@ mod tests {
     /// docs/pipelines.md documents every registered kind in its stage's table, and nothing else.
     #[test]
     fn docs_pipelines_md_lists_every_step_kind() {
-        let doc = include_str!("../../../../docs/pipelines.md");
+        let doc = include_str!("../../../../../docs/pipelines.md");
         let mut documented: Vec<(Stage, String)> = Vec::new();
         let mut stage = None;
         for line in doc.lines() {

@@ -1,0 +1,507 @@
+//! The module graph of a library crate, from its source: which of its modules each module
+//! names, through `use` trees and paths. Its test keeps the viewer's modules free of circles: no
+//! module imports one that imports it (ARCHITECTURE.md, "Inside the viewer").
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// Rust source with its comments, string and character literals blanked (their line breaks
+/// kept), so that only code is searched for paths.
+fn code_only(source: &str) -> String {
+    let bytes = source.as_bytes();
+    let mut out = String::with_capacity(source.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &source[i..];
+        let blank = |s: &str| -> String { s.chars().filter(|c| *c == '\n').collect() };
+        if rest.starts_with("//") {
+            let end = rest.find('\n').unwrap_or(rest.len());
+            i += end;
+        } else if rest.starts_with("/*") {
+            let end = rest.find("*/").map_or(rest.len(), |e| e + 2);
+            out.push_str(&blank(&rest[..end]));
+            i += end;
+        } else if let Some((prefix, hashes)) =
+            raw_string_start(rest, i == 0 || !is_ident(bytes[i - 1]))
+        {
+            let open = prefix + hashes + 1;
+            let close = format!("\"{}", "#".repeat(hashes));
+            let end = rest[open..]
+                .find(&close)
+                .map_or(rest.len(), |e| open + e + close.len());
+            out.push_str("\"\"");
+            out.push_str(&blank(&rest[..end]));
+            i += end;
+        } else if rest.starts_with('"') {
+            let mut j = 1;
+            while j < rest.len() && rest.as_bytes()[j] != b'"' {
+                j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(rest.len());
+            out.push_str("\"\"");
+            out.push_str(&blank(&rest[..end]));
+            i += end;
+        } else if let Some(len) = char_literal(rest) {
+            out.push_str("' '");
+            i += len;
+        } else {
+            let c = rest.chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// `r"`, `r#"`, `br##"`...: the length of the prefix (`r`, `br`) and the number of hashes of a
+/// raw string starting here.
+fn raw_string_start(rest: &str, at_token_start: bool) -> Option<(usize, usize)> {
+    if !at_token_start {
+        return None;
+    }
+    let after = rest.strip_prefix("br").or_else(|| rest.strip_prefix('r'))?;
+    let hashes = after.bytes().take_while(|b| *b == b'#').count();
+    after[hashes..]
+        .starts_with('"')
+        .then_some((rest.len() - after.len(), hashes))
+}
+
+/// The length of a character literal starting here (`'a'`, `'\n'`, `'\u{1F600}'`); none for a
+/// lifetime.
+fn char_literal(rest: &str) -> Option<usize> {
+    let mut chars = rest.char_indices();
+    if chars.next()?.1 != '\'' {
+        return None;
+    }
+    let (_, c) = chars.next()?;
+    if c == '\\' {
+        // The escaped character, then anything up to the closing quote (`\u{1F600}`).
+        let close = rest.get(3..)?.find('\'')?;
+        return (close <= 10).then_some(close + 4);
+    }
+    let (at, next) = chars.next()?;
+    (next == '\'').then_some(at + 1)
+}
+
+/// `code` without its `#[cfg(test)] mod ... { ... }` blocks: tests may look across the layers.
+fn without_test_modules(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let trimmed = after.trim_start();
+        if !trimmed.starts_with("mod ") {
+            out.push_str("#[cfg(test)]");
+            rest = after;
+            continue;
+        }
+        let Some(open) = after.find('{') else {
+            rest = "";
+            break;
+        };
+        let mut depth = 0usize;
+        let mut end = after.len();
+        for (i, c) in after[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The paths a `use` tree names, each as its segments (`a::{b, c::d}` is `a::b` and `a::c::d`;
+/// `self` inside braces is the prefix itself).
+fn expand_use_tree(tree: &str) -> Vec<Vec<String>> {
+    // Without white space, and without the aliases of `x as y` (the path is `x`).
+    let mut compact = String::new();
+    let mut tokens = tree.split_whitespace();
+    while let Some(token) = tokens.next() {
+        if token == "as" {
+            if let Some(alias) = tokens.next() {
+                compact
+                    .push_str(alias.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_'));
+            }
+        } else {
+            compact.push_str(token);
+        }
+    }
+    let mut out = Vec::new();
+    expand_into(&compact, &[], &mut out);
+    out
+}
+
+fn expand_into(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
+    // Split the top level on commas outside braces.
+    let mut depth = 0;
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for (i, c) in tree.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&tree[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&tree[start..]);
+    for part in parts.into_iter().filter(|p| !p.is_empty()) {
+        let (path, group) = match part.find("::{") {
+            Some(at) if part.ends_with('}') => (&part[..at], Some(&part[at + 3..part.len() - 1])),
+            _ => (part, None),
+        };
+        let mut segments = prefix.to_vec();
+        if path.starts_with('{') && path.ends_with('}') {
+            expand_into(&path[1..path.len() - 1], &segments, out);
+            continue;
+        }
+        segments.extend(
+            path.split("::")
+                .filter(|s| !s.is_empty() && *s != "*")
+                .map(str::to_owned),
+        );
+        match group {
+            Some(group) => expand_into(group, &segments, out),
+            None => {
+                if segments.last().is_some_and(|s| s == "self") {
+                    segments.pop();
+                }
+                out.push(segments);
+            }
+        }
+    }
+}
+
+/// Every path `code` names: each `use` tree expanded, and every other `a::b::c` in it.
+fn paths_in(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest_of_code = String::new();
+    let mut rest = code;
+    // `use` declarations (possibly `pub use`, `pub(crate) use`), up to their `;`.
+    while let Some(at) = find_keyword(rest, "use") {
+        rest_of_code.push_str(&rest[..at]);
+        let after = &rest[at + 3..];
+        let end = after.find(';').unwrap_or(after.len());
+        paths.extend(expand_use_tree(after[..end].trim()));
+        rest = after.get(end + 1..).unwrap_or("");
+    }
+    rest_of_code.push_str(rest);
+    // Inline paths: identifiers joined by `::`.
+    let bytes = rest_of_code.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if is_ident(bytes[i]) && (i == 0 || !(is_ident(bytes[i - 1]) || bytes[i - 1] == b':')) {
+            let mut segments = Vec::new();
+            let mut j = i;
+            loop {
+                let start = j;
+                while j < bytes.len() && is_ident(bytes[j]) {
+                    j += 1;
+                }
+                segments.push(rest_of_code[start..j].to_owned());
+                // Generic arguments between segments (`Registered::<V>::KIND`) end the path.
+                if rest_of_code[j..].starts_with("::")
+                    && bytes.get(j + 2).is_some_and(|b| is_ident(*b))
+                {
+                    j += 2;
+                } else {
+                    break;
+                }
+            }
+            if segments.len() > 1 {
+                paths.push(segments);
+            }
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    paths
+}
+
+/// Where the keyword `word` starts in `code` as a whole token.
+fn find_keyword(code: &str, word: &str) -> Option<usize> {
+    let bytes = code.as_bytes();
+    let mut from = 0;
+    while let Some(at) = code[from..].find(word).map(|a| a + from) {
+        let before = at == 0 || !is_ident(bytes[at - 1]);
+        let after = bytes.get(at + word.len()).is_none_or(|b| !is_ident(*b));
+        if before && after {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+/// The module a source file of a crate's `src/` is: `""` for lib.rs, `views` for views/mod.rs
+/// or views.rs, `views::gantt::table` for views/gantt/table.rs.
+fn module_of(relative: &Path) -> String {
+    let mut parts: Vec<String> = relative
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.trim_end_matches(".rs");
+        if stem != "mod" && stem != "lib" {
+            parts.push(stem.to_owned());
+        }
+    }
+    parts.join("::")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            rust_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The module graph of the library at `src` (lib.rs and the files of its modules): for each
+/// module, the modules of the crate it names (through `use` or a path), test modules aside.
+/// A name the crate root re-exports (`pub use data::LoadedBundle`) counts as its module's.
+/// `main.rs` is another crate (the binary), and left out.
+pub fn module_graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files)?;
+    let mut sources = BTreeMap::new();
+    for file in files {
+        let relative = file.strip_prefix(src).unwrap_or(&file).to_path_buf();
+        if relative == Path::new("main.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        sources.insert(
+            module_of(&relative),
+            without_test_modules(&code_only(&text)),
+        );
+    }
+    let modules: BTreeSet<String> = sources.keys().cloned().collect();
+    let join = |base: &str, name: &str| {
+        if base.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{base}::{name}")
+        }
+    };
+    // Names the crate root re-exports, with the module they come from.
+    let mut reexports: BTreeMap<String, String> = BTreeMap::new();
+    if let Some(root) = sources.get("") {
+        for path in paths_in(root) {
+            let mut module = String::new();
+            for segment in path.iter().take(path.len().saturating_sub(1)) {
+                if modules.contains(&join(&module, segment)) {
+                    module = join(&module, segment);
+                }
+            }
+            if let Some(name) = path.last() {
+                reexports.insert(name.clone(), module);
+            }
+        }
+    }
+    let mut graph = BTreeMap::new();
+    for (module, code) in &sources {
+        if module.is_empty() {
+            continue;
+        }
+        let mut targets = BTreeSet::new();
+        for path in paths_in(code) {
+            let mut segments = path.iter().map(String::as_str).peekable();
+            let mut current = match segments.peek().copied() {
+                Some("crate") => {
+                    segments.next();
+                    String::new()
+                }
+                Some("self") => {
+                    segments.next();
+                    module.clone()
+                }
+                Some("super") => {
+                    let mut base = module.clone();
+                    while segments.peek() == Some(&"super") {
+                        segments.next();
+                        base = base
+                            .rsplit_once("::")
+                            .map_or(String::new(), |(p, _)| p.to_owned());
+                    }
+                    base
+                }
+                Some(first) if modules.contains(&join(module, first)) => module.clone(),
+                _ => continue,
+            };
+            for segment in segments {
+                let next = join(&current, segment);
+                if modules.contains(&next) {
+                    current = next;
+                } else {
+                    if current.is_empty()
+                        && let Some(from) = reexports.get(segment)
+                    {
+                        current.clone_from(from);
+                    }
+                    break;
+                }
+            }
+            if !current.is_empty() && current != *module {
+                targets.insert(current);
+            }
+        }
+        graph.insert(module.clone(), targets);
+    }
+    Ok(graph)
+}
+
+/// A cycle of `graph` (its modules in order, the first again at the end), if it has one.
+pub fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        marks: &mut BTreeMap<String, Mark>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match marks.get(node) {
+            Some(Mark::Done) => return None,
+            Some(Mark::Open) => {
+                let from = stack.iter().position(|n| n == node).unwrap_or(0);
+                let mut cycle = stack[from..].to_vec();
+                cycle.push(node.to_owned());
+                return Some(cycle);
+            }
+            None => {}
+        }
+        marks.insert(node.to_owned(), Mark::Open);
+        stack.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, marks, stack) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        marks.insert(node.to_owned(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    for node in graph.keys() {
+        if let Some(cycle) = visit(node, graph, &mut marks, &mut Vec::new()) {
+            return Some(cycle);
+        }
+    }
+    None
+}
+
+/// A cycle among the viewer's modules (`viewer/src`), if there is one.
+pub fn viewer_module_cycle(root: &Path) -> Result<Option<Vec<String>>> {
+    Ok(find_cycle(&module_graph(&root.join("viewer/src"))?))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn root() -> &'static Path {
+        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+    }
+
+    #[test]
+    fn no_module_of_the_viewer_imports_one_that_imports_it() {
+        let cycle = viewer_module_cycle(root()).unwrap();
+        assert!(
+            cycle.is_none(),
+            "the viewer's modules import each other: {cycle:?}"
+        );
+        // The registry and the data layer are where cycles were: check that the graph sees
+        // their edges at all.
+        let graph = module_graph(&root().join("viewer/src")).unwrap();
+        assert!(graph["app"].contains("views"), "{graph:#?}");
+        assert!(graph["views"].contains("views::gantt"), "{graph:#?}");
+        assert!(
+            graph["views::gantt"].contains("views::gantt::trace"),
+            "{graph:#?}"
+        );
+        assert!(graph["trace_store"].contains("platform"), "{graph:#?}");
+        assert!(graph["web"].contains("data"), "{graph:#?}");
+    }
+
+    /// Paths are found in `use` trees and in code, relative ones resolved against the module,
+    /// names the root re-exports counted as their module's; comments, strings and test modules
+    /// do not count; a cycle is reported with its modules in order.
+    #[test]
+    fn the_module_graph_follows_uses_and_paths_and_finds_a_cycle() {
+        let dir = tempfile_dir("module-graph");
+        let write = |file: &str, text: &str| {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "lib.rs",
+            "pub mod a;\npub mod b;\npub mod c;\npub use a::Thing;\n",
+        );
+        write(
+            "a.rs",
+            "use crate::{b::{self, X}, c as see};\n// crate::d::nothing\nfn f() { let s = \"crate::c\"; }\npub struct Thing;\n",
+        );
+        write(
+            "b.rs",
+            "pub mod inner;\nfn g() -> crate::Thing { inner::make() }\n",
+        );
+        write(
+            "b/inner.rs",
+            "pub fn make() -> super::super::c::C { todo!() }\n",
+        );
+        write(
+            "c.rs",
+            "pub struct C;\n#[cfg(test)]\nmod tests { use crate::a; }\n",
+        );
+        let graph = module_graph(&dir).unwrap();
+        let edges = |m: &str| graph[m].iter().cloned().collect::<Vec<_>>();
+        assert_eq!(edges("a"), ["b", "c"]);
+        assert_eq!(edges("b"), ["a", "b::inner"]);
+        assert_eq!(edges("b::inner"), ["c"]);
+        assert!(edges("c").is_empty());
+        assert_eq!(
+            find_cycle(&graph),
+            Some(vec!["a".into(), "b".into(), "a".into()])
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("yosoku-xtask-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+}
