@@ -12,7 +12,7 @@ use yosoku_bundle::{
 };
 use yosoku_tables::Figure;
 use yosoku_traces::kernel_trace::{
-    AlignmentScan, Columns, Header, LaneBy, Reader, SpanStream, alignment_batch,
+    Alignment, AlignmentScan, Columns, Header, LaneBy, Reader, SpanStream, alignment_batch,
 };
 use yosoku_traces::pyramid::{
     ChunkInfo, ChunkRows, PyramidBuilder, PyramidIndex, PyramidRecord, TILE_BINS, bucket_of,
@@ -107,16 +107,17 @@ pub fn import_kernel_trace(
     lanes: LaneBy,
 ) -> Result<TraceImport, TraceImportError> {
     let started = std::time::Instant::now();
+    let trace_error = |e| TraceImportError::Trace {
+        path: input.display().to_string(),
+        source: e,
+    };
+    // Pass 1: the SMs' clocks.
     let mut scan: Option<AlignmentScan> = None;
     let (header, sha, size) = for_each_chunk(input, true, |h, cols| {
         scan.get_or_insert_with(|| AlignmentScan::new(h)).add(cols);
     })?;
     let scan = scan.unwrap_or_else(|| AlignmentScan::new(&header));
     let align = scan.finish();
-    let trace_error = |e| TraceImportError::Trace {
-        path: input.display().to_string(),
-        source: e,
-    };
     if align.records == 0 {
         return Err(trace_error(yosoku_traces::TraceError::format(
             "byte 40",
@@ -124,27 +125,8 @@ pub fn import_kernel_trace(
         )));
     }
     let pass_a = started.elapsed().as_secs_f64();
-    let (t_min, t_max) = (align.t_min_ns, align.t_max_ns.max(align.t_min_ns + 1));
     // Pass 2: the pyramid and where the spans start.
-    let mut stream = SpanStream::new(&align, lanes).map_err(trace_error)?;
-    let lane_names = stream.lane_names();
-    let mut builder = PyramidBuilder::new(lane_names.len(), t_min, t_max, align.records);
-    const BUCKETS: usize = 1 << 16;
-    let mut counts = vec![0u64; BUCKETS];
-    let mut spans = 0u64;
-    for_each_chunk(input, false, |_, cols| {
-        stream.add(cols, &mut |r| {
-            builder.add(r);
-            counts[bucket_of(r.start_ns, t_min, t_max, BUCKETS)] += 1;
-            spans += 1;
-        });
-    })?;
-    let kinds = stream.kind_names().to_vec();
-    let backwards = stream.backwards;
-    let max_duration_ns = builder.max_duration_ns();
-    let levels = builder.levels();
-    let plan = plan_chunks(&counts);
-    let n_chunks = plan.last().map_or(0, |&c| c as usize + 1);
+    let (pyramid, builder) = PyramidPass::run(input, &align, lanes)?;
     let name = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -156,102 +138,156 @@ pub fn import_kernel_trace(
     };
     let alignment = alignment_batch(&name, &align.sms, header.timer).map_err(trace_error)?;
     let trace_dir = format!("traces/{name}");
-    let manifest = Manifest {
-        format: yosoku_bundle::manifest::FORMAT.to_owned(),
-        format_version: yosoku_bundle::manifest::FORMAT_VERSION,
-        yosoku_version: env!("CARGO_PKG_VERSION").to_owned(),
-        pipeline: PipelineRecord {
-            name: format!("trace-{name}"),
-            description: format!(
-                "{provenance} kernel trace of {} ({} SMs, timer {}): {} records, {spans} spans on {} lanes by {}",
-                header.device,
-                header.sm_count,
-                header.timer.name(),
-                align.records,
-                lane_names.len(),
-                lanes.kind()
-            ),
-            spec_path: input.display().to_string(),
-            spec_sha256: sha.clone().unwrap_or_default(),
-        },
-        created_unix_secs: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
-        total_wall_secs: 0.0,
-        inputs: vec![InputFile {
-            source: "trace".to_owned(),
-            key: "file".to_owned(),
-            path: input.display().to_string(),
-            sha256: sha.unwrap_or_default(),
-            size_bytes: size,
-        }],
-        plugins: Vec::new(),
-        stages: vec![StageRecord {
-            stage: "collect".to_owned(),
-            wall_secs: 0.0,
-            steps: vec![StepRecord {
-                id: "trace".to_owned(),
-                kind: "yosoku trace import".to_owned(),
-                wall_secs: 0.0,
-                inputs: Vec::new(),
-                tables: vec!["trace.trace_alignment".to_owned()],
-                figures: vec![
-                    Figure::new(format!("{provenance} records"), align.records as f64, "")
-                        .headline(),
-                    Figure::new("spans", spans as f64, ""),
-                    Figure::new("lanes", lane_names.len() as f64, ""),
-                    Figure::new("backwards steps", backwards as f64, ""),
-                ],
-            }],
-        }],
-        tables: vec![TableRecord {
-            name: "trace.trace_alignment".to_owned(),
-            file: "tables/trace.trace_alignment.arrow".to_owned(),
-            kind: Some("trace_alignment".to_owned()),
-            rows: alignment.num_rows() as u64,
-        }],
-        scoreboard: Vec::new(),
-        traces: vec![TraceRecord {
-            name: name.clone(),
-            dir: trace_dir.clone(),
-            records: spans,
-            lanes: lane_names.len() as u64,
-        }],
+    let described = Described {
+        input,
+        name: &name,
+        provenance,
+        header: &header,
+        records: align.records,
+        lanes,
+        sha,
+        size,
     };
+    let manifest = described.manifest(&pyramid, &trace_dir, alignment.num_rows() as u64);
     let pass_b = started.elapsed().as_secs_f64() - pass_a;
     let tables = vec![("trace.trace_alignment".to_owned(), alignment)];
-    let io = |p: &Path, e: std::io::Error| yosoku_bundle::BundleError::Io {
-        path: p.display().to_string(),
-        source: e,
-    };
     let mut pass_c = 0.0;
+    let n_chunks = pyramid.plan.last().map_or(0, |&c| c as usize + 1);
     yosoku_bundle::fs::write_bundle_with(output, &manifest, &tables, |tmp| {
         let c_started = std::time::Instant::now();
         let dir = tmp.join(&trace_dir);
-        let spill_dir = tmp.join(".spill");
-        for d in [dir.join("chunks"), spill_dir.clone()] {
+        // Pass 3: each span to its chunk's spill file, each chunk then sorted and written.
+        let chunks = pyramid.write_chunks(input, &align, lanes, &dir, &tmp.join(".spill"))?;
+        write_tiles(builder, &dir)?;
+        let index = PyramidIndex {
+            format: yosoku_traces::pyramid::FORMAT.to_owned(),
+            version: yosoku_traces::pyramid::VERSION,
+            name: name.clone(),
+            lane_kind: lanes.kind().to_owned(),
+            lanes: pyramid.lane_names.clone(),
+            kinds: pyramid.kinds.clone(),
+            t_min_ns: pyramid.t_min,
+            t_max_ns: pyramid.t_max,
+            records: pyramid.spans,
+            tile_bins: TILE_BINS as u32,
+            levels: pyramid.levels,
+            max_duration_ns: pyramid.max_duration_ns,
+            provenance: provenance.to_owned(),
+            chunks,
+        };
+        let p = dir.join("index.json");
+        let json = serde_json::to_vec(&index).map_err(|e| io(&p, std::io::Error::other(e)))?;
+        std::fs::write(&p, json).map_err(|e| io(&p, e))?;
+        pass_c = c_started.elapsed().as_secs_f64();
+        Ok(())
+    })?;
+    Ok(TraceImport {
+        records: align.records,
+        file_bytes: size,
+        spans: pyramid.spans,
+        lanes: pyramid.lane_names.len(),
+        levels: pyramid.levels,
+        chunks: n_chunks,
+        backwards: pyramid.backwards,
+        provenance,
+        alignment_pass_secs: pass_a,
+        pyramid_pass_secs: pass_b,
+        chunk_pass_secs: pass_c,
+        total_secs: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// An I/O error of a bundle being written, naming the path.
+fn io(p: &Path, e: std::io::Error) -> yosoku_bundle::BundleError {
+    yosoku_bundle::BundleError::Io {
+        path: p.display().to_string(),
+        source: e,
+    }
+}
+
+/// Buckets of the histogram of span starts the chunks are planned from.
+const BUCKETS: usize = 1 << 16;
+
+/// What the second pass found (beside the pyramid it built): the lanes and kinds, the pyramid's
+/// shape, and the chunk each start bucket's spans go to.
+struct PyramidPass {
+    lane_names: Vec<String>,
+    kinds: Vec<String>,
+    levels: u32,
+    max_duration_ns: i64,
+    /// The chunk of each start bucket.
+    plan: Vec<u32>,
+    spans: u64,
+    backwards: u64,
+    t_min: i64,
+    t_max: i64,
+}
+
+impl PyramidPass {
+    /// Pass 2: the spans into the pyramid, and the histogram of their starts.
+    fn run(
+        input: &Path,
+        align: &Alignment,
+        lanes: LaneBy,
+    ) -> Result<(Self, PyramidBuilder), TraceImportError> {
+        let (t_min, t_max) = (align.t_min_ns, align.t_max_ns.max(align.t_min_ns + 1));
+        let mut stream = SpanStream::new(align, lanes).map_err(|e| TraceImportError::Trace {
+            path: input.display().to_string(),
+            source: e,
+        })?;
+        let lane_names = stream.lane_names();
+        let mut builder = PyramidBuilder::new(lane_names.len(), t_min, t_max, align.records);
+        let mut counts = vec![0u64; BUCKETS];
+        let mut spans = 0u64;
+        for_each_chunk(input, false, |_, cols| {
+            stream.add(cols, &mut |r| {
+                builder.add(r);
+                counts[bucket_of(r.start_ns, t_min, t_max, BUCKETS)] += 1;
+                spans += 1;
+            });
+        })?;
+        let pass = Self {
+            lane_names,
+            kinds: stream.kind_names().to_vec(),
+            backwards: stream.backwards,
+            levels: builder.levels(),
+            max_duration_ns: builder.max_duration_ns(),
+            plan: plan_chunks(&counts),
+            spans,
+            t_min,
+            t_max,
+        };
+        Ok((pass, builder))
+    }
+
+    /// Pass 3: the spans again, each to its chunk's spill file in `spill_dir`; then each chunk
+    /// read back, sorted and written as Arrow IPC under `dir/chunks/` (empty chunks left out).
+    fn write_chunks(
+        &self,
+        input: &Path,
+        align: &Alignment,
+        lanes: LaneBy,
+        dir: &Path,
+        spill_dir: &Path,
+    ) -> Result<Vec<ChunkInfo>, yosoku_bundle::BundleError> {
+        for d in [dir.join("chunks"), spill_dir.to_path_buf()] {
             std::fs::create_dir_all(&d).map_err(|e| io(&d, e))?;
         }
-        // Pass 3: each span to its chunk's spill file.
+        let n_chunks = self.plan.last().map_or(0, |&c| c as usize + 1);
         let mut spills = Vec::with_capacity(n_chunks);
         for c in 0..n_chunks {
             let p = spill_dir.join(format!("{c}.bin"));
             let f = std::fs::File::create(&p).map_err(|e| io(&p, e))?;
             spills.push(std::io::BufWriter::with_capacity(1 << 16, f));
         }
-        let mut stream = SpanStream::new(&align, lanes)
+        let mut stream = SpanStream::new(align, lanes)
             .map_err(|e| io(input, std::io::Error::other(e.to_string())))?;
         let mut failed: Option<std::io::Error> = None;
+        let (t_min, t_max) = (self.t_min, self.t_max);
         for_each_chunk(input, false, |_, cols| {
             stream.add(cols, &mut |r| {
-                let c = plan[bucket_of(r.start_ns, t_min, t_max, BUCKETS)] as usize;
-                let mut rec = [0u8; 30];
-                rec[0..4].copy_from_slice(&r.lane.to_le_bytes());
-                rec[4..6].copy_from_slice(&r.kind.to_le_bytes());
-                rec[6..14].copy_from_slice(&r.start_ns.to_le_bytes());
-                rec[14..22].copy_from_slice(&r.duration_ns.to_le_bytes());
-                rec[22..30].copy_from_slice(&r.source_row.to_le_bytes());
-                if let Err(e) = spills[c].write_all(&rec)
+                let c = self.plan[bucket_of(r.start_ns, t_min, t_max, BUCKETS)] as usize;
+                if let Err(e) = spills[c].write_all(&spill_record(r))
                     && failed.is_none()
                 {
                     failed = Some(e);
@@ -260,7 +296,7 @@ pub fn import_kernel_trace(
         })
         .map_err(|e| io(input, std::io::Error::other(e.to_string())))?;
         if let Some(e) = failed {
-            return Err(io(&spill_dir, e));
+            return Err(io(spill_dir, e));
         }
         let mut chunks = Vec::with_capacity(n_chunks);
         for (c, w) in spills.into_iter().enumerate() {
@@ -270,21 +306,7 @@ pub fn import_kernel_trace(
                 .sync_all()
                 .ok();
             let bytes = std::fs::read(&p).map_err(|e| io(&p, e))?;
-            let mut rows = ChunkRows::default();
-            for rec in bytes.chunks_exact(30) {
-                let le8 = |a: usize| {
-                    let mut x = [0u8; 8];
-                    x.copy_from_slice(&rec[a..a + 8]);
-                    i64::from_le_bytes(x)
-                };
-                rows.push(&PyramidRecord {
-                    lane: u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]),
-                    kind: u16::from_le_bytes([rec[4], rec[5]]),
-                    start_ns: le8(6),
-                    duration_ns: le8(14),
-                    source_row: le8(22),
-                });
-            }
+            let rows = spilled_rows(&bytes);
             std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
             if rows.is_empty() {
                 continue;
@@ -304,51 +326,138 @@ pub fn import_kernel_trace(
                 rows: n,
             });
         }
-        let _ = std::fs::remove_dir(&spill_dir);
-        for (level, tile, t) in builder.tiles() {
-            let file = dir.join(PyramidIndex::tile_file(level, tile));
-            if let Some(parent) = file.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-            }
-            let encoded = t
-                .encode()
-                .map_err(|e| io(&file, std::io::Error::other(e)))?;
-            std::fs::write(&file, encoded).map_err(|e| io(&file, e))?;
+        let _ = std::fs::remove_dir(spill_dir);
+        Ok(chunks)
+    }
+}
+
+/// The pyramid's tiles, each as a file under `dir`.
+fn write_tiles(builder: PyramidBuilder, dir: &Path) -> Result<(), yosoku_bundle::BundleError> {
+    for (level, tile, t) in builder.tiles() {
+        let file = dir.join(PyramidIndex::tile_file(level, tile));
+        if let Some(parent) = file.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
         }
-        let index = PyramidIndex {
-            format: yosoku_traces::pyramid::FORMAT.to_owned(),
-            version: yosoku_traces::pyramid::VERSION,
-            name: name.clone(),
-            lane_kind: lanes.kind().to_owned(),
-            lanes: lane_names.clone(),
-            kinds: kinds.clone(),
-            t_min_ns: t_min,
-            t_max_ns: t_max,
-            records: spans,
-            tile_bins: TILE_BINS as u32,
-            levels,
-            max_duration_ns,
-            provenance: provenance.to_owned(),
-            chunks,
+        let encoded = t
+            .encode()
+            .map_err(|e| io(&file, std::io::Error::other(e)))?;
+        std::fs::write(&file, encoded).map_err(|e| io(&file, e))?;
+    }
+    Ok(())
+}
+
+/// Bytes of a span in a spill file.
+const SPILL_RECORD_BYTES: usize = 30;
+
+/// A span as a spill file holds it: lane, kind, start, duration, source row, little-endian.
+fn spill_record(r: &PyramidRecord) -> [u8; SPILL_RECORD_BYTES] {
+    let mut rec = [0u8; SPILL_RECORD_BYTES];
+    rec[0..4].copy_from_slice(&r.lane.to_le_bytes());
+    rec[4..6].copy_from_slice(&r.kind.to_le_bytes());
+    rec[6..14].copy_from_slice(&r.start_ns.to_le_bytes());
+    rec[14..22].copy_from_slice(&r.duration_ns.to_le_bytes());
+    rec[22..30].copy_from_slice(&r.source_row.to_le_bytes());
+    rec
+}
+
+/// The spans of a spill file, in the order written.
+fn spilled_rows(bytes: &[u8]) -> ChunkRows {
+    let mut rows = ChunkRows::default();
+    for rec in bytes.chunks_exact(SPILL_RECORD_BYTES) {
+        let le8 = |a: usize| {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&rec[a..a + 8]);
+            i64::from_le_bytes(x)
         };
-        let p = dir.join("index.json");
-        let json = serde_json::to_vec(&index).map_err(|e| io(&p, std::io::Error::other(e)))?;
-        std::fs::write(&p, json).map_err(|e| io(&p, e))?;
-        pass_c = c_started.elapsed().as_secs_f64();
-        Ok(())
-    })?;
-    Ok(TraceImport {
-        records: align.records,
-        file_bytes: size,
-        spans,
-        lanes: lane_names.len(),
-        levels,
-        chunks: n_chunks,
-        backwards,
-        provenance,
-        alignment_pass_secs: pass_a,
-        pyramid_pass_secs: pass_b,
-        chunk_pass_secs: pass_c,
-        total_secs: started.elapsed().as_secs_f64(),
-    })
+        rows.push(&PyramidRecord {
+            lane: u32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]),
+            kind: u16::from_le_bytes([rec[4], rec[5]]),
+            start_ns: le8(6),
+            duration_ns: le8(14),
+            source_row: le8(22),
+        });
+    }
+    rows
+}
+
+/// What the bundle's manifest says of the trace.
+struct Described<'a> {
+    input: &'a Path,
+    name: &'a str,
+    provenance: &'static str,
+    header: &'a Header,
+    records: u64,
+    lanes: LaneBy,
+    sha: Option<String>,
+    size: u64,
+}
+
+impl Described<'_> {
+    /// The manifest of the trace's bundle: one step, `trace`, with the alignment table and the
+    /// pyramid in `trace_dir`.
+    fn manifest(&self, pyramid: &PyramidPass, trace_dir: &str, alignment_rows: u64) -> Manifest {
+        let (name, provenance, header) = (self.name, self.provenance, self.header);
+        let (spans, lanes) = (pyramid.spans, pyramid.lane_names.len());
+        Manifest {
+            format: yosoku_bundle::manifest::FORMAT.to_owned(),
+            format_version: yosoku_bundle::manifest::FORMAT_VERSION,
+            yosoku_version: env!("CARGO_PKG_VERSION").to_owned(),
+            pipeline: PipelineRecord {
+                name: format!("trace-{name}"),
+                description: format!(
+                    "{provenance} kernel trace of {} ({} SMs, timer {}): {} records, {spans} spans on {lanes} lanes by {}",
+                    header.device,
+                    header.sm_count,
+                    header.timer.name(),
+                    self.records,
+                    self.lanes.kind()
+                ),
+                spec_path: self.input.display().to_string(),
+                spec_sha256: self.sha.clone().unwrap_or_default(),
+            },
+            created_unix_secs: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            total_wall_secs: 0.0,
+            inputs: vec![InputFile {
+                source: "trace".to_owned(),
+                key: "file".to_owned(),
+                path: self.input.display().to_string(),
+                sha256: self.sha.clone().unwrap_or_default(),
+                size_bytes: self.size,
+            }],
+            plugins: Vec::new(),
+            stages: vec![StageRecord {
+                stage: "collect".to_owned(),
+                wall_secs: 0.0,
+                steps: vec![StepRecord {
+                    id: "trace".to_owned(),
+                    kind: "yosoku trace import".to_owned(),
+                    wall_secs: 0.0,
+                    inputs: Vec::new(),
+                    tables: vec!["trace.trace_alignment".to_owned()],
+                    figures: vec![
+                        Figure::new(format!("{provenance} records"), self.records as f64, "")
+                            .headline(),
+                        Figure::new("spans", spans as f64, ""),
+                        Figure::new("lanes", lanes as f64, ""),
+                        Figure::new("backwards steps", pyramid.backwards as f64, ""),
+                    ],
+                }],
+            }],
+            tables: vec![TableRecord {
+                name: "trace.trace_alignment".to_owned(),
+                file: "tables/trace.trace_alignment.arrow".to_owned(),
+                kind: Some("trace_alignment".to_owned()),
+                rows: alignment_rows,
+            }],
+            scoreboard: Vec::new(),
+            traces: vec![TraceRecord {
+                name: name.to_owned(),
+                dir: trace_dir.to_owned(),
+                records: spans,
+                lanes: lanes as u64,
+            }],
+        }
+    }
 }

@@ -264,65 +264,170 @@ fn predict_rank(
     let k = all_times.len();
     let at = |e: String| ModelError::invalid(format!("rank {rank} of run `{run_id}`: {e}"));
     let (full, size_note) = full_iterations(spec.size, k).map_err(at)?;
-    // Which iterations each loop block ran in: blocks every k-th iteration are periodic.
-    let mut present: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    for e in &run.executions {
-        if let Some(i) = e.iteration {
-            let list = present.entry(&*e.block).or_default();
-            if list.last() != Some(&(i as u64)) {
-                list.push(i as u64);
-            }
-        }
-    }
-    let occurrences: BTreeMap<&str, Occurrence> = present
-        .iter()
-        .map(|(b, its)| (*b, occurrence(its, k as u64)))
-        .collect();
-    let is_periodic =
-        |block: &str| matches!(occurrences.get(block), Some(Occurrence::Periodic { .. }));
+    let occurrences = LoopOccurrences::of(run, k);
     // Per-iteration times without the periodic blocks (their spikes are not a warm-up, nor
     // noise of the steady iterations).
     let mut times = vec![0.0; k];
     for e in &run.executions {
         if let Some(i) = e.iteration
-            && !is_periodic(&e.block)
+            && !occurrences.is_periodic(&e.block)
         {
             times[i as usize] += e.duration_secs;
         }
     }
     let (w, settled) = warmup_iterations(&times, spec.warmup).map_err(at)?;
-    // The steady iterations: their line (drift), spread (interval).
-    let line = Line::fit(w, &times[w..]);
-    let steady_mean = line.at(line.mean_x);
-    let extra = (full - k as u64) as f64;
-    let extra_mean_x = (k as f64 + full as f64 - 1.0) / 2.0;
-    let drifting = line.slope_t().abs() > TREND_T && steady_mean > 0.0;
-    let trend_pct_per_1000 = drifting.then(|| 100.0 * line.slope * 1000.0 / steady_mean);
-    let extrapolate = drifting && spec.trend == Trend::Linear;
-    // Extra iterations cost `factor` times a steady one (1 without extrapolation).
-    let factor = if extrapolate && steady_mean > 0.0 {
-        (line.at(extra_mean_x) / steady_mean).max(0.0)
-    } else {
-        1.0
-    };
-    // 95 % interval of the extra iterations' total: the mean's (or the line's) uncertainty,
-    // carried over `extra` iterations, and the iterations' own spread.
-    let n = line.n.max(1) as f64;
-    let mean_variance = if extrapolate && line.sxx > 0.0 {
-        line.variance * (1.0 / n + (extra_mean_x - line.mean_x).powi(2) / line.sxx)
-    } else {
-        line.variance / n
-    };
-    let spread = if extrapolate {
-        line.variance
-    } else {
-        // Around the mean (the line's variance would hide a drift that is not extrapolated).
-        let m = times[w..].iter().sum::<f64>() / n;
-        times[w..].iter().map(|t| (t - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)
-    };
-    let interval_half_secs = t975(line.n.saturating_sub(1).max(1))
-        * (extra * extra * mean_variance.max(spread / n) + extra * spread).sqrt();
-    // Blocks in order of first execution; setup before the loop's first block, teardown after.
+    let steady = SteadyIterations::of(&times, w, full, spec.trend);
+    let (order, mut acc) = block_sums(run, w, &occurrences);
+    let steady_iterations = (k - w) as f64;
+    let mut periodic_blocks = 0;
+    let blocks = order
+        .into_iter()
+        .filter_map(|key| acc.remove(key).map(|b| (key, b)))
+        .map(|(key, mut b)| {
+            if b.in_loop {
+                b.role = "loop";
+            }
+            if let Some(&Occurrence::Periodic { period, phase }) = occurrences.by_block.get(key) {
+                // Measured as it ran (all its executions are in `warmup_secs` so far); the full
+                // run's further occurrences at its period and phase, each as long as the
+                // reduced run's on average.
+                periodic_blocks += 1;
+                let seen = occurrences.present[key].len() as f64;
+                let more = periodic_count(full, period, phase) as f64 - seen;
+                let (executions, secs) = (b.full_executions, b.warmup_secs);
+                b.role = "periodic";
+                b.period_iterations = Some(period as i64);
+                b.mean_secs = Some(secs / executions);
+                b.full_executions = executions + more * executions / seen;
+                b.predicted_secs = secs + more * secs / seen;
+            } else if let Some(sum) = b.mean_secs {
+                let executions = b.steady_executions as f64;
+                let mean = sum / executions;
+                b.mean_secs = Some(mean);
+                let per_iteration = per_iteration(executions, steady_iterations);
+                b.full_executions += executions + steady.extra * per_iteration;
+                b.predicted_secs =
+                    b.warmup_secs + sum + steady.extra * per_iteration * mean * steady.factor;
+            } else {
+                b.predicted_secs = b.warmup_secs;
+            }
+            b
+        })
+        .collect();
+    Ok(RankPrediction {
+        device: run.device.clone(),
+        iterations: k,
+        full_iterations: full,
+        size_note,
+        warmup: w,
+        settled,
+        interval_half_secs: steady.interval_half_secs,
+        trend_pct_per_1000: steady.trend_pct_per_1000,
+        trend_extrapolated: steady.extrapolate,
+        periodic_blocks,
+        reduced_secs: run.executions.iter().map(|e| e.duration_secs).sum(),
+        blocks,
+    })
+}
+
+/// Which iterations each loop block ran in, and so which blocks are periodic (every k-th
+/// iteration).
+struct LoopOccurrences<'a> {
+    /// The iterations each block ran in, ascending.
+    present: BTreeMap<&'a str, Vec<u64>>,
+    by_block: BTreeMap<&'a str, Occurrence>,
+}
+
+impl<'a> LoopOccurrences<'a> {
+    fn of(run: &'a RankRun, k: usize) -> Self {
+        let mut present: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+        for e in &run.executions {
+            if let Some(i) = e.iteration {
+                let list = present.entry(&*e.block).or_default();
+                if list.last() != Some(&(i as u64)) {
+                    list.push(i as u64);
+                }
+            }
+        }
+        let by_block = present
+            .iter()
+            .map(|(b, its)| (*b, occurrence(its, k as u64)))
+            .collect();
+        Self { present, by_block }
+    }
+
+    fn is_periodic(&self, block: &str) -> bool {
+        matches!(self.by_block.get(block), Some(Occurrence::Periodic { .. }))
+    }
+}
+
+/// What the steady iterations say of the full run's extra ones: the line through their times
+/// (a drift, extrapolated under `Trend::Linear`), the cost of an extra iteration relative to a
+/// steady one, and the 95 % interval of the extra iterations' total.
+struct SteadyIterations {
+    /// Iterations the full run makes beyond the reduced one.
+    extra: f64,
+    /// Extra iterations cost `factor` times a steady one (1 without extrapolation).
+    factor: f64,
+    extrapolate: bool,
+    trend_pct_per_1000: Option<f64>,
+    interval_half_secs: f64,
+}
+
+impl SteadyIterations {
+    /// From the per-iteration `times` of a reduced run whose warm-up is the first `w`, for a
+    /// full run of `full` iterations.
+    fn of(times: &[f64], w: usize, full: u64, trend: Trend) -> Self {
+        let k = times.len();
+        // The steady iterations: their line (drift), spread (interval).
+        let line = Line::fit(w, &times[w..]);
+        let steady_mean = line.at(line.mean_x);
+        let extra = (full - k as u64) as f64;
+        let extra_mean_x = (k as f64 + full as f64 - 1.0) / 2.0;
+        let drifting = line.slope_t().abs() > TREND_T && steady_mean > 0.0;
+        let trend_pct_per_1000 = drifting.then(|| 100.0 * line.slope * 1000.0 / steady_mean);
+        let extrapolate = drifting && trend == Trend::Linear;
+        let factor = if extrapolate && steady_mean > 0.0 {
+            (line.at(extra_mean_x) / steady_mean).max(0.0)
+        } else {
+            1.0
+        };
+        // 95 % interval of the extra iterations' total: the mean's (or the line's) uncertainty,
+        // carried over `extra` iterations, and the iterations' own spread.
+        let n = line.n.max(1) as f64;
+        let mean_variance = if extrapolate && line.sxx > 0.0 {
+            line.variance * (1.0 / n + (extra_mean_x - line.mean_x).powi(2) / line.sxx)
+        } else {
+            line.variance / n
+        };
+        let spread = if extrapolate {
+            line.variance
+        } else {
+            // Around the mean (the line's variance would hide a drift that is not extrapolated).
+            let m = times[w..].iter().sum::<f64>() / n;
+            times[w..].iter().map(|t| (t - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)
+        };
+        let interval_half_secs = t975(line.n.saturating_sub(1).max(1))
+            * (extra * extra * mean_variance.max(spread / n) + extra * spread).sqrt();
+        Self {
+            extra,
+            factor,
+            extrapolate,
+            trend_pct_per_1000,
+            interval_half_secs,
+        }
+    }
+}
+
+/// Each block's executions summed, blocks in order of first execution: steady executions (loop
+/// iterations from `w` on, periodic blocks aside) into `mean_secs` (a sum for now), everything
+/// else into `warmup_secs`. A block first run before the loop's first block is setup, after it
+/// teardown (until it shows up in the loop).
+fn block_sums<'a>(
+    run: &'a RankRun,
+    w: usize,
+    occurrences: &LoopOccurrences<'_>,
+) -> (Vec<&'a str>, BTreeMap<&'a str, BlockPrediction>) {
     let first_loop = run.executions.iter().position(|e| e.iteration.is_some());
     let mut order: Vec<&str> = Vec::new();
     let mut acc: BTreeMap<&str, BlockPrediction> = BTreeMap::new();
@@ -344,10 +449,10 @@ fn predict_rank(
             }
         });
         match e.iteration {
-            Some(i) if i as usize >= w && !is_periodic(&e.block) => {
+            Some(i) if i as usize >= w && !occurrences.is_periodic(&e.block) => {
                 b.in_loop = true;
                 b.steady_executions += 1;
-                // The sum for now; divided below.
+                // The sum for now; divided by the caller.
                 *b.mean_secs.get_or_insert(0.0) += e.duration_secs;
             }
             Some(_) => {
@@ -361,55 +466,7 @@ fn predict_rank(
             }
         }
     }
-    let steady_iterations = (k - w) as f64;
-    let mut periodic_blocks = 0;
-    let blocks = order
-        .into_iter()
-        .filter_map(|key| acc.remove(key).map(|b| (key, b)))
-        .map(|(key, mut b)| {
-            if b.in_loop {
-                b.role = "loop";
-            }
-            if let Some(&Occurrence::Periodic { period, phase }) = occurrences.get(key) {
-                // Measured as it ran (all its executions are in `warmup_secs` so far); the full
-                // run's further occurrences at its period and phase, each as long as the
-                // reduced run's on average.
-                periodic_blocks += 1;
-                let seen = present[key].len() as f64;
-                let more = periodic_count(full, period, phase) as f64 - seen;
-                let (executions, secs) = (b.full_executions, b.warmup_secs);
-                b.role = "periodic";
-                b.period_iterations = Some(period as i64);
-                b.mean_secs = Some(secs / executions);
-                b.full_executions = executions + more * executions / seen;
-                b.predicted_secs = secs + more * secs / seen;
-            } else if let Some(sum) = b.mean_secs {
-                let executions = b.steady_executions as f64;
-                let mean = sum / executions;
-                b.mean_secs = Some(mean);
-                let per_iteration = per_iteration(executions, steady_iterations);
-                b.full_executions += executions + extra * per_iteration;
-                b.predicted_secs = b.warmup_secs + sum + extra * per_iteration * mean * factor;
-            } else {
-                b.predicted_secs = b.warmup_secs;
-            }
-            b
-        })
-        .collect();
-    Ok(RankPrediction {
-        device: run.device.clone(),
-        iterations: k,
-        full_iterations: full,
-        size_note,
-        warmup: w,
-        settled,
-        interval_half_secs,
-        trend_pct_per_1000,
-        trend_extrapolated: extrapolate,
-        periodic_blocks,
-        reduced_secs: run.executions.iter().map(|e| e.duration_secs).sum(),
-        blocks,
-    })
+    (order, acc)
 }
 
 /// Executions of a block per iteration, from `executions` over `iterations`: a whole number when
@@ -539,50 +596,15 @@ fn rank_tables(
     communication: &BTreeMap<i32, RankPrediction>,
     measured: Option<&MeasuredRun>,
 ) -> Result<MpiPrediction, ModelError> {
-    if let Some(r) = communication.keys().find(|r| !compute.contains_key(r)) {
-        return Err(ModelError::invalid(format!(
-            "rank {r} is in the communication run but not in the compute run: the runs are not of the same configuration"
-        )));
-    }
-    if let Some(MeasuredRun {
-        id,
-        ranks: m,
-        iterations,
-        ..
-    }) = measured
-    {
-        for (rank, p) in compute {
-            if let Some(&ran) = iterations.get(rank)
-                && ran != p.full_iterations
-            {
-                let derived = p
-                    .size_note
-                    .as_deref()
-                    .map_or(String::new(), |n| format!(" ({n})"));
-                return Err(ModelError::invalid(format!(
-                    "input `measured`: rank {rank} of the measured run `{id}` ran {ran} iterations, but full_iterations = {}{derived}: the measured run is not the run predicted",
-                    p.full_iterations
-                )));
-            }
-        }
-        if let Some(r) = compute.keys().find(|r| !m.contains_key(r)) {
-            return Err(ModelError::invalid(format!(
-                "rank {r} of the reduced run `{reduced_run}` has no counterpart in the measured run `{id}` (ranks {:?}): predict and measure the same configuration",
-                m.keys().collect::<Vec<_>>()
-            )));
-        }
-        if let Some(r) = m.keys().find(|r| !compute.contains_key(r)) {
-            return Err(ModelError::invalid(format!(
-                "rank {r} of the measured run `{id}` is not in the reduced run `{reduced_run}`: predict and measure the same configuration"
-            )));
-        }
-    }
+    check_same_configuration(reduced_run, compute, communication, measured)?;
     let program = measured.map_or(reduced_run, |m| m.id.as_str());
-    let title = format!("{}: per-rank prediction, {method}", spec.model);
-    let mut rows: Vec<PredictionRow> = Vec::new();
-    let mut cells: Vec<ReportCell> = Vec::new();
-    // (total, device, flags, interval half-width, full iterations) of the slowest rank.
-    type Slowest = (f64, String, Option<String>, f64, u64);
+    let mut tables = RankTables {
+        spec,
+        title: format!("{}: per-rank prediction, {method}", spec.model),
+        program,
+        rows: Vec::new(),
+        cells: Vec::new(),
+    };
     let mut slowest: Option<Slowest> = None;
     let mut measured_slowest: Option<f64> = None;
     for (rank, c) in compute {
@@ -591,38 +613,153 @@ fn rank_tables(
                 "rank {rank} is in the compute run but not in the communication run: the runs are not of the same configuration"
             )));
         };
+        let measured_rank = measured.and_then(|m| m.ranks.get(rank)).copied();
+        let (total, flags, half) = tables.rank(*rank, c, m, measured_rank);
+        if slowest.as_ref().is_none_or(|s| total > s.total) {
+            slowest = Some(Slowest {
+                total,
+                device: c.device.clone(),
+                flags,
+                half,
+                full_iterations: c.full_iterations,
+            });
+        }
+        if let Some(t) = measured_rank.map(|m| m.0 + m.1) {
+            measured_slowest = Some(measured_slowest.map_or(t, |s: f64| s.max(t)));
+        }
+    }
+    let Some(slowest) = slowest else {
+        return Err(ModelError::invalid(format!(
+            "the reduced run `{reduced_run}` has no ranks"
+        )));
+    };
+    tables.run(&slowest, compute, measured, measured_slowest);
+    let block_rows = block_rows(reduced_run, compute, communication);
+    Ok(MpiPrediction {
+        predictions: predictions_batch(&tables.rows)?,
+        block_predictions: block_batch(&spec.model, &block_rows)?,
+        report: report_batch(&tables.cells)?,
+    })
+}
+
+/// The compute and communication runs, and the measured full run, are of one configuration: the
+/// same ranks, and the measured run made the iterations predicted.
+fn check_same_configuration(
+    reduced_run: &str,
+    compute: &BTreeMap<i32, RankPrediction>,
+    communication: &BTreeMap<i32, RankPrediction>,
+    measured: Option<&MeasuredRun>,
+) -> Result<(), ModelError> {
+    if let Some(r) = communication.keys().find(|r| !compute.contains_key(r)) {
+        return Err(ModelError::invalid(format!(
+            "rank {r} is in the communication run but not in the compute run: the runs are not of the same configuration"
+        )));
+    }
+    let Some(MeasuredRun {
+        id,
+        ranks: m,
+        iterations,
+        ..
+    }) = measured
+    else {
+        return Ok(());
+    };
+    for (rank, p) in compute {
+        if let Some(&ran) = iterations.get(rank)
+            && ran != p.full_iterations
+        {
+            let derived = p
+                .size_note
+                .as_deref()
+                .map_or(String::new(), |n| format!(" ({n})"));
+            return Err(ModelError::invalid(format!(
+                "input `measured`: rank {rank} of the measured run `{id}` ran {ran} iterations, but full_iterations = {}{derived}: the measured run is not the run predicted",
+                p.full_iterations
+            )));
+        }
+    }
+    if let Some(r) = compute.keys().find(|r| !m.contains_key(r)) {
+        return Err(ModelError::invalid(format!(
+            "rank {r} of the reduced run `{reduced_run}` has no counterpart in the measured run `{id}` (ranks {:?}): predict and measure the same configuration",
+            m.keys().collect::<Vec<_>>()
+        )));
+    }
+    if let Some(r) = m.keys().find(|r| !compute.contains_key(r)) {
+        return Err(ModelError::invalid(format!(
+            "rank {r} of the measured run `{id}` is not in the reduced run `{reduced_run}`: predict and measure the same configuration"
+        )));
+    }
+    Ok(())
+}
+
+/// The slowest rank's prediction: the run's.
+struct Slowest {
+    total: f64,
+    device: String,
+    flags: Option<String>,
+    /// The 95 % interval's half-width.
+    half: f64,
+    full_iterations: u64,
+}
+
+/// The prediction rows and report cells of an MPI prediction, as they are written.
+struct RankTables<'a> {
+    spec: &'a MpiSpec,
+    title: String,
+    /// The run the rows name: the measured one's id, else the reduced run's.
+    program: &'a str,
+    rows: Vec<PredictionRow>,
+    cells: Vec<ReportCell>,
+}
+
+/// What a rank's prediction notes (warm-up excluded, unsettled, trend, periodic blocks), for
+/// its compute run `c` and, when another, its communication run `m`.
+fn rank_flags(c: &RankPrediction, m: &RankPrediction) -> Vec<String> {
+    let mut flags = Vec::new();
+    let same_run = std::ptr::eq(c, m);
+    for p in if same_run { vec![c] } else { vec![c, m] } {
+        if p.warmup > 0 {
+            flags.push(format!("warmup_excluded={}", p.warmup));
+        }
+        if !p.settled {
+            flags.push("unsettled".to_owned());
+        }
+        if let Some(t) = p.trend_pct_per_1000 {
+            flags.push(format!(
+                "trend={t:+.2}%/1000it{}",
+                if p.trend_extrapolated {
+                    " extrapolated"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if p.periodic_blocks > 0 {
+            flags.push(format!("periodic_blocks={}", p.periodic_blocks));
+        }
+    }
+    flags
+}
+
+impl RankTables<'_> {
+    /// Rank `rank`'s rows (compute, communication, total) and cells, from its compute run `c`
+    /// and communication run `m` (the same run or not), beside its measured (compute,
+    /// communication) seconds. Returns its total, flags and interval half-width.
+    fn rank(
+        &mut self,
+        rank: i32,
+        c: &RankPrediction,
+        m: &RankPrediction,
+        measured_rank: Option<(f64, f64)>,
+    ) -> (f64, Option<String>, f64) {
         let (compute_secs, comm_secs) = (c.secs(true), m.secs(false));
         let total = compute_secs + comm_secs;
-        let measured_rank = measured.and_then(|m| m.ranks.get(rank)).copied();
-        let mut flags = Vec::new();
-        let same_run = std::ptr::eq(c, m);
-        for p in if same_run { vec![c] } else { vec![c, m] } {
-            if p.warmup > 0 {
-                flags.push(format!("warmup_excluded={}", p.warmup));
-            }
-            if !p.settled {
-                flags.push("unsettled".to_owned());
-            }
-            if let Some(t) = p.trend_pct_per_1000 {
-                flags.push(format!(
-                    "trend={t:+.2}%/1000it{}",
-                    if p.trend_extrapolated {
-                        " extrapolated"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-            if p.periodic_blocks > 0 {
-                flags.push(format!("periodic_blocks={}", p.periodic_blocks));
-            }
-        }
-        let half = if same_run {
+        let half = if std::ptr::eq(c, m) {
             c.interval_half_secs
         } else {
             c.interval_half_secs.hypot(m.interval_half_secs)
         };
-        let flags: Option<String> = crate::join_flags(&flags);
+        let flags: Option<String> = crate::join_flags(&rank_flags(c, m));
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
         // measurement to compare with: a relative error of 0 s is undefined.
@@ -644,10 +781,10 @@ fn rank_tables(
                 measured_rank.and_then(|m| positive(m.0 + m.1)),
             ),
         ] {
-            rows.push(PredictionRow {
-                model: spec.model.clone(),
+            self.rows.push(PredictionRow {
+                model: self.spec.model.clone(),
                 device: c.device.clone(),
-                program: program.into(),
+                program: self.program.into(),
                 variant: variant.clone(),
                 phase: phase.into(),
                 repetitions: c.full_iterations as i64,
@@ -655,20 +792,21 @@ fn rank_tables(
                 measured_secs,
                 error_pct: error_pct(predicted, measured_secs),
                 flags: flags.clone(),
-                run_id: Some(program.into()),
+                run_id: Some(self.program.into()),
                 interval_secs: (phase == "total")
                     .then(|| ((predicted - half).max(0.0), predicted + half)),
                 ..PredictionRow::default()
             });
         }
         let measured_total = measured_rank.map(|m| m.0 + m.1);
-        cells.extend([
-            ReportCell::number(&title, &variant, "compute s", compute_secs, "s"),
-            ReportCell::number(&title, &variant, "communication s", comm_secs, "s"),
-            ReportCell::number(&title, &variant, "predicted s", total, "s"),
-            ReportCell::number(&title, &variant, "+- s (95 %)", half, "s"),
+        let title = &self.title;
+        self.cells.extend([
+            ReportCell::number(title, &variant, "compute s", compute_secs, "s"),
+            ReportCell::number(title, &variant, "communication s", comm_secs, "s"),
+            ReportCell::number(title, &variant, "predicted s", total, "s"),
+            ReportCell::number(title, &variant, "+- s (95 %)", half, "s"),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "compute:communication",
                 if comm_secs > 0.0 {
@@ -679,42 +817,42 @@ fn rank_tables(
                 "",
             ),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "measured s",
                 measured_total.unwrap_or(f64::NAN),
                 "s",
             ),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "error %",
                 error_pct(total, measured_total).unwrap_or(f64::NAN),
                 "%",
             ),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "warm-up excluded",
                 c.warmup.max(m.warmup) as f64,
                 "",
             ),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "iterations measured",
                 c.iterations as f64,
                 "",
             ),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "iterations predicted",
                 c.full_iterations as f64,
                 "",
             ),
             ReportCell::number(
-                &title,
+                title,
                 &variant,
                 "periodic blocks",
                 c.periodic_blocks as f64,
@@ -722,119 +860,131 @@ fn rank_tables(
             ),
         ]);
         if let Some(note) = &c.size_note {
-            cells.push(ReportCell::text(&title, &variant, "steps", note.clone()));
+            self.cells
+                .push(ReportCell::text(title, &variant, "steps", note.clone()));
         }
-        if slowest.as_ref().is_none_or(|s| total > s.0) {
-            slowest = Some((total, c.device.clone(), flags, half, c.full_iterations));
-        }
-        if let Some(t) = measured_total {
-            measured_slowest = Some(measured_slowest.map_or(t, |s: f64| s.max(t)));
-        }
+        (total, flags, half)
     }
-    let Some((total, device, flags, half, full_iterations)) = slowest else {
-        return Err(ModelError::invalid(format!(
-            "the reduced run `{reduced_run}` has no ranks"
-        )));
-    };
-    // The run's measured time: the mean of the repeats' (each its slowest rank's).
-    let spread = measured.filter(|m| !m.run_secs.is_empty()).map(|m| {
-        let n = m.run_secs.len();
-        let mean = m.run_secs.iter().sum::<f64>() / n as f64;
-        let lo = m.run_secs.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = m.run_secs.iter().copied().fold(0.0, f64::max);
-        (n, mean, lo, hi)
-    });
-    if let Some((_, mean, _, _)) = spread {
-        measured_slowest = Some(mean);
-    }
-    // What a user would do without yosoku: scale the reduced run's time by the iterations.
-    let naive = compute
-        .values()
-        .map(|c| c.reduced_secs * c.full_iterations as f64 / c.iterations.max(1) as f64)
-        .fold(0.0, f64::max);
-    let run_label = "run (slowest rank)";
-    rows.push(PredictionRow {
-        model: spec.model.clone(),
-        device,
-        program: program.into(),
-        variant: "run".into(),
-        phase: "total".into(),
-        repetitions: full_iterations as i64,
-        predicted_secs: total,
-        measured_secs: measured_slowest,
-        error_pct: error_pct(total, measured_slowest),
-        flags,
-        run_id: Some(program.into()),
-        interval_secs: Some(((total - half).max(0.0), total + half)),
-        ..PredictionRow::default()
-    });
-    rows.push(PredictionRow {
-        model: spec.model.clone(),
-        device: compute
+
+    /// The run's rows (its slowest rank's prediction, and the naive scaling of the reduced run a
+    /// user would do without yosoku) and cells, beside the measured run: the mean of its
+    /// repeats' times (each its slowest rank's), else the slowest measured rank.
+    fn run(
+        &mut self,
+        slowest: &Slowest,
+        compute: &BTreeMap<i32, RankPrediction>,
+        measured: Option<&MeasuredRun>,
+        mut measured_slowest: Option<f64>,
+    ) {
+        let spread = measured.filter(|m| !m.run_secs.is_empty()).map(|m| {
+            let n = m.run_secs.len();
+            let mean = m.run_secs.iter().sum::<f64>() / n as f64;
+            let lo = m.run_secs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = m.run_secs.iter().copied().fold(0.0, f64::max);
+            (n, mean, lo, hi)
+        });
+        if let Some((_, mean, _, _)) = spread {
+            measured_slowest = Some(mean);
+        }
+        let naive = compute
             .values()
-            .next()
-            .map(|c| c.device.clone())
-            .unwrap_or_default(),
-        program: program.into(),
-        variant: "run (naive scaling)".into(),
-        phase: "total".into(),
-        repetitions: full_iterations as i64,
-        predicted_secs: naive,
-        measured_secs: measured_slowest,
-        error_pct: error_pct(naive, measured_slowest),
-        flags: Some("the reduced run's time x full / reduced iterations".into()),
-        run_id: Some(program.into()),
-        ..PredictionRow::default()
-    });
-    if let Some((n, mean, lo, hi)) = spread
-        && n > 1
-    {
-        cells.extend([
-            ReportCell::number(&title, run_label, "measured repeats", n as f64, ""),
-            ReportCell::number(&title, run_label, "measured min s", lo, "s"),
-            ReportCell::number(&title, run_label, "measured max s", hi, "s"),
-            ReportCell::number(&title, run_label, "spread %", 100.0 * (hi - lo) / mean, "%"),
-            ReportCell::text(
-                &title,
+            .map(|c| c.reduced_secs * c.full_iterations as f64 / c.iterations.max(1) as f64)
+            .fold(0.0, f64::max);
+        let (total, half) = (slowest.total, slowest.half);
+        self.rows.push(PredictionRow {
+            model: self.spec.model.clone(),
+            device: slowest.device.clone(),
+            program: self.program.into(),
+            variant: "run".into(),
+            phase: "total".into(),
+            repetitions: slowest.full_iterations as i64,
+            predicted_secs: total,
+            measured_secs: measured_slowest,
+            error_pct: error_pct(total, measured_slowest),
+            flags: slowest.flags.clone(),
+            run_id: Some(self.program.into()),
+            interval_secs: Some(((total - half).max(0.0), total + half)),
+            ..PredictionRow::default()
+        });
+        self.rows.push(PredictionRow {
+            model: self.spec.model.clone(),
+            device: compute
+                .values()
+                .next()
+                .map(|c| c.device.clone())
+                .unwrap_or_default(),
+            program: self.program.into(),
+            variant: "run (naive scaling)".into(),
+            phase: "total".into(),
+            repetitions: slowest.full_iterations as i64,
+            predicted_secs: naive,
+            measured_secs: measured_slowest,
+            error_pct: error_pct(naive, measured_slowest),
+            flags: Some("the reduced run's time x full / reduced iterations".into()),
+            run_id: Some(self.program.into()),
+            ..PredictionRow::default()
+        });
+        let (title, run_label) = (&self.title, "run (slowest rank)");
+        if let Some((n, mean, lo, hi)) = spread
+            && n > 1
+        {
+            self.cells.extend([
+                ReportCell::number(title, run_label, "measured repeats", n as f64, ""),
+                ReportCell::number(title, run_label, "measured min s", lo, "s"),
+                ReportCell::number(title, run_label, "measured max s", hi, "s"),
+                ReportCell::number(title, run_label, "spread %", 100.0 * (hi - lo) / mean, "%"),
+                ReportCell::text(
+                    title,
+                    run_label,
+                    "prediction within spread",
+                    if (lo..=hi).contains(&total) {
+                        "yes"
+                    } else {
+                        "no"
+                    },
+                ),
+            ]);
+        }
+        self.cells.extend([
+            ReportCell::number(title, run_label, "naive scaling s", naive, "s"),
+            ReportCell::number(
+                title,
                 run_label,
-                "prediction within spread",
-                if (lo..=hi).contains(&total) {
-                    "yes"
-                } else {
-                    "no"
-                },
+                "naive error %",
+                error_pct(naive, measured_slowest).unwrap_or(f64::NAN),
+                "%",
+            ),
+            ReportCell::number(title, run_label, "predicted s", total, "s"),
+            ReportCell::number(title, run_label, "+- s (95 %)", half, "s"),
+            ReportCell::number(
+                title,
+                run_label,
+                "measured s",
+                measured_slowest.unwrap_or(f64::NAN),
+                "s",
+            ),
+            ReportCell::number(
+                title,
+                run_label,
+                "error %",
+                error_pct(total, measured_slowest).unwrap_or(f64::NAN),
+                "%",
             ),
         ]);
+        if let Some(p) = &self.spec.published {
+            self.cells
+                .push(ReportCell::text(title, run_label, "paper", p.clone()));
+        }
     }
-    cells.extend([
-        ReportCell::number(&title, run_label, "naive scaling s", naive, "s"),
-        ReportCell::number(
-            &title,
-            run_label,
-            "naive error %",
-            error_pct(naive, measured_slowest).unwrap_or(f64::NAN),
-            "%",
-        ),
-        ReportCell::number(&title, run_label, "predicted s", total, "s"),
-        ReportCell::number(&title, run_label, "+- s (95 %)", half, "s"),
-        ReportCell::number(
-            &title,
-            run_label,
-            "measured s",
-            measured_slowest.unwrap_or(f64::NAN),
-            "s",
-        ),
-        ReportCell::number(
-            &title,
-            run_label,
-            "error %",
-            error_pct(total, measured_slowest).unwrap_or(f64::NAN),
-            "%",
-        ),
-    ]);
-    if let Some(p) = &spec.published {
-        cells.push(ReportCell::text(&title, run_label, "paper", p.clone()));
-    }
+}
+
+/// Every rank's compute blocks from the compute run and communication blocks from the
+/// communication run.
+fn block_rows<'a>(
+    reduced_run: &'a str,
+    compute: &'a BTreeMap<i32, RankPrediction>,
+    communication: &'a BTreeMap<i32, RankPrediction>,
+) -> Vec<(i32, &'a BlockPrediction, &'a str)> {
     let mut block_rows: Vec<(i32, &BlockPrediction, &str)> = Vec::new();
     for (rank, c) in compute {
         block_rows.extend(
@@ -852,11 +1002,7 @@ fn rank_tables(
             );
         }
     }
-    Ok(MpiPrediction {
-        predictions: predictions_batch(&rows)?,
-        block_predictions: block_batch(&spec.model, &block_rows)?,
-        report: report_batch(&cells)?,
-    })
+    block_rows
 }
 
 fn block_batch(

@@ -391,61 +391,8 @@ pub(crate) fn centred_sum_of_squares(x: &[f64], m: f64) -> f64 {
 /// Least squares of `y` on the columns of `x` (n x p).
 pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit, RegressionError> {
     let (n, p) = (x.nrows(), x.ncols());
-    if y.len() != n {
-        return Err(RegressionError::Shape(format!(
-            "{n} rows of features but {} targets",
-            y.len()
-        )));
-    }
-    let intercept = usize::from(options.intercept);
-    if n <= intercept {
-        return Err(RegressionError::TooFewRows {
-            rows: n,
-            needed: intercept + 1,
-        });
-    }
-    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-        return Err(RegressionError::NotFinite {
-            row: i,
-            column: None,
-        });
-    }
-    if !(options.ridge.is_finite() && options.ridge >= 0.0) {
-        return Err(RegressionError::Shape(format!(
-            "ridge must be >= 0, found {}",
-            options.ridge
-        )));
-    }
-    // Means and centred norms, a column per task; constant columns are dropped.
-    let stats = |j: usize| -> Result<(f64, f64, f64), RegressionError> {
-        let values = column(x, j);
-        let (sum, largest, finite) = sum_and_largest(&values);
-        if !finite {
-            let row = values.iter().position(|v| !v.is_finite()).unwrap_or(0);
-            return Err(RegressionError::NotFinite {
-                row,
-                column: Some(j),
-            });
-        }
-        let m = if options.intercept {
-            sum / n as f64
-        } else {
-            0.0
-        };
-        Ok((m, centred_sum_of_squares(&values, m).sqrt(), largest))
-    };
-    #[cfg(feature = "parallel")]
-    let column_stats: Vec<(f64, f64, f64)> = if on_threads(n, p) {
-        use rayon::prelude::*;
-        (0..p)
-            .into_par_iter()
-            .map(stats)
-            .collect::<Result<_, _>>()?
-    } else {
-        (0..p).map(stats).collect::<Result<_, _>>()?
-    };
-    #[cfg(not(feature = "parallel"))]
-    let column_stats: Vec<(f64, f64, f64)> = (0..p).map(stats).collect::<Result<_, _>>()?;
+    check_ols_inputs(x, y, options)?;
+    let column_stats = column_stats(x, options)?;
     let means: Vec<f64> = column_stats.iter().map(|s| s.0).collect();
     let norms: Vec<f64> = column_stats.iter().map(|s| s.1).collect();
     let y_mean = if options.intercept {
@@ -485,32 +432,180 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
     }
     dropped.sort_unstable();
     let kept: Vec<usize> = solved.kept.iter().map(|&k| candidates[k]).collect();
-
-    // Back to the original scale.
-    let r = kept.len();
-    let coefficients: Vec<f64> = (0..r).map(|k| solved.gamma[k] / norms[kept[k]]).collect();
-    let kept_means: Vec<f64> = kept.iter().map(|&j| means[j]).collect();
-    let cov_unscaled = Mat::from_fn(r, r, |a, b| {
-        solved.cov[(a, b)] / (norms[kept[a]] * norms[kept[b]])
-    });
-    let inverse_factor = Mat::from_fn(r, r, |a, b| solved.factor[(a, b)] / norms[kept[a]]);
-    let hat_basis = match solved.hat {
-        SolvedHat::Factor(linv) => HatBasis::Factor {
-            linv,
-            inverse_norms: kept.iter().map(|&j| 1.0 / norms[j]).collect(),
-        },
-        SolvedHat::Rows(q) => HatBasis::Rows(q),
-    };
+    let original = OriginalScale::of(solved, &kept, &means, &norms);
     let intercept_value = if options.intercept {
         y_mean
-            - coefficients
+            - original
+                .coefficients
                 .iter()
-                .zip(&kept_means)
+                .zip(&original.means)
                 .map(|(b, m)| b * m)
                 .sum::<f64>()
     } else {
         0.0
     };
+    let fitted = fitted_values(x, &kept, &original.coefficients, intercept_value);
+    let residuals: Vec<f64> = y.iter().zip(&fitted).map(|(a, b)| a - b).collect();
+    let rss: f64 = residuals.iter().map(|e| e * e).sum();
+    let tss: f64 = if options.intercept {
+        yc.iter().map(|v| v * v).sum()
+    } else {
+        y.iter().map(|v| v * v).sum()
+    };
+    let inference = Inference::of(&original, rss, tss, n, intercept_value, options);
+    let leverage = if options.leverage {
+        let base = if options.intercept {
+            1.0 / n as f64
+        } else {
+            0.0
+        };
+        original.leverage.iter().map(|h| h + base).collect()
+    } else {
+        Vec::new()
+    };
+    Ok(OlsFit {
+        n,
+        kept,
+        dropped,
+        intercept: intercept_value,
+        intercept_std_error: inference.intercept_std_error,
+        intercept_p_value: inference.intercept_p_value,
+        coefficients: original.coefficients,
+        std_errors: inference.std_errors,
+        t_values: inference.t_values,
+        p_values: inference.p_values,
+        fitted,
+        residuals,
+        leverage,
+        rss,
+        tss,
+        r2: inference.r2,
+        adj_r2: inference.adj_r2,
+        rmse: (rss / n as f64).sqrt(),
+        sigma: inference.sigma,
+        df_residual: inference.df_residual,
+        condition_number: original.condition,
+        method: original.method,
+        options: *options,
+        means: original.means,
+        hat_basis: original.hat_basis,
+        inverse_factor: original.inverse_factor,
+    })
+}
+
+/// As many targets as rows, more rows than the intercept takes, finite targets, a ridge >= 0.
+fn check_ols_inputs(
+    x: MatRef<'_, f64>,
+    y: &[f64],
+    options: &OlsOptions,
+) -> Result<(), RegressionError> {
+    let n = x.nrows();
+    if y.len() != n {
+        return Err(RegressionError::Shape(format!(
+            "{n} rows of features but {} targets",
+            y.len()
+        )));
+    }
+    let intercept = usize::from(options.intercept);
+    if n <= intercept {
+        return Err(RegressionError::TooFewRows {
+            rows: n,
+            needed: intercept + 1,
+        });
+    }
+    if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+        return Err(RegressionError::NotFinite {
+            row: i,
+            column: None,
+        });
+    }
+    if !(options.ridge.is_finite() && options.ridge >= 0.0) {
+        return Err(RegressionError::Shape(format!(
+            "ridge must be >= 0, found {}",
+            options.ridge
+        )));
+    }
+    Ok(())
+}
+
+/// Each column's mean (0 without an intercept), centred norm and largest magnitude, a column
+/// per task; a column with a value that is not finite is an error.
+fn column_stats(
+    x: MatRef<'_, f64>,
+    options: &OlsOptions,
+) -> Result<Vec<(f64, f64, f64)>, RegressionError> {
+    let (n, p) = (x.nrows(), x.ncols());
+    let stats = |j: usize| -> Result<(f64, f64, f64), RegressionError> {
+        let values = column(x, j);
+        let (sum, largest, finite) = sum_and_largest(&values);
+        if !finite {
+            let row = values.iter().position(|v| !v.is_finite()).unwrap_or(0);
+            return Err(RegressionError::NotFinite {
+                row,
+                column: Some(j),
+            });
+        }
+        let m = if options.intercept {
+            sum / n as f64
+        } else {
+            0.0
+        };
+        Ok((m, centred_sum_of_squares(&values, m).sqrt(), largest))
+    };
+    #[cfg(feature = "parallel")]
+    if on_threads(n, p) {
+        use rayon::prelude::*;
+        return (0..p).into_par_iter().map(stats).collect();
+    }
+    (0..p).map(stats).collect()
+}
+
+/// The solution back on the columns' own scale (kept columns, in order).
+struct OriginalScale {
+    coefficients: Vec<f64>,
+    /// The kept columns' means.
+    means: Vec<f64>,
+    /// The coefficients' covariance up to the factor sigma^2, on the columns' own scale.
+    cov_unscaled: Mat<f64>,
+    inverse_factor: Mat<f64>,
+    hat_basis: HatBasis,
+    leverage: Vec<f64>,
+    condition: f64,
+    method: Method,
+}
+
+impl OriginalScale {
+    fn of(solved: Solved, kept: &[usize], means: &[f64], norms: &[f64]) -> Self {
+        let r = kept.len();
+        Self {
+            coefficients: (0..r).map(|k| solved.gamma[k] / norms[kept[k]]).collect(),
+            means: kept.iter().map(|&j| means[j]).collect(),
+            cov_unscaled: Mat::from_fn(r, r, |a, b| {
+                solved.cov[(a, b)] / (norms[kept[a]] * norms[kept[b]])
+            }),
+            inverse_factor: Mat::from_fn(r, r, |a, b| solved.factor[(a, b)] / norms[kept[a]]),
+            hat_basis: match solved.hat {
+                SolvedHat::Factor(linv) => HatBasis::Factor {
+                    linv,
+                    inverse_norms: kept.iter().map(|&j| 1.0 / norms[j]).collect(),
+                },
+                SolvedHat::Rows(q) => HatBasis::Rows(q),
+            },
+            leverage: solved.leverage,
+            condition: solved.condition,
+            method: solved.method,
+        }
+    }
+}
+
+/// The intercept plus the kept columns times their coefficients, a chunk of rows per task.
+fn fitted_values(
+    x: MatRef<'_, f64>,
+    kept: &[usize],
+    coefficients: &[f64],
+    intercept_value: f64,
+) -> Vec<f64> {
+    let n = x.nrows();
     let mut fitted = vec![intercept_value; n];
     let add_columns = |(index, part): (usize, &mut [f64])| {
         let start = index * CHUNK_ROWS;
@@ -528,88 +623,86 @@ pub fn ols(x: MatRef<'_, f64>, y: &[f64], options: &OlsOptions) -> Result<OlsFit
         || (),
         |(), item| add_columns(item),
     );
-    let residuals: Vec<f64> = y.iter().zip(&fitted).map(|(a, b)| a - b).collect();
-    let rss: f64 = residuals.iter().map(|e| e * e).sum();
-    let tss: f64 = if options.intercept {
-        yc.iter().map(|v| v * v).sum()
-    } else {
-        y.iter().map(|v| v * v).sum()
-    };
-    let df_residual = n.saturating_sub(r + intercept);
-    let r2 = if tss > 0.0 { 1.0 - rss / tss } else { f64::NAN };
-    let adj_r2 = if df_residual > 0 && tss > 0.0 {
-        1.0 - (rss / df_residual as f64) / (tss / (n - intercept) as f64)
-    } else {
-        f64::NAN
-    };
-    let sigma = if df_residual > 0 {
-        (rss / df_residual as f64).sqrt()
-    } else {
-        f64::NAN
-    };
-    let std_errors: Vec<f64> = (0..r)
-        .map(|k| sigma * cov_unscaled[(k, k)].max(0.0).sqrt())
-        .collect();
-    let t_values: Vec<f64> = coefficients
-        .iter()
-        .zip(&std_errors)
-        .map(|(b, s)| b / s)
-        .collect();
-    let p_values = two_sided_p(&t_values, df_residual);
-    let intercept_std_error = if options.intercept {
-        let mut q = 1.0 / n as f64;
-        for a in 0..r {
-            for b in 0..r {
-                q += kept_means[a] * cov_unscaled[(a, b)] * kept_means[b];
+    fitted
+}
+
+/// R^2, the residual standard error, and the standard errors, t values and p values of the
+/// coefficients and the intercept.
+struct Inference {
+    df_residual: usize,
+    r2: f64,
+    adj_r2: f64,
+    sigma: f64,
+    std_errors: Vec<f64>,
+    t_values: Vec<f64>,
+    p_values: Vec<f64>,
+    intercept_std_error: f64,
+    intercept_p_value: f64,
+}
+
+impl Inference {
+    fn of(
+        original: &OriginalScale,
+        rss: f64,
+        tss: f64,
+        n: usize,
+        intercept_value: f64,
+        options: &OlsOptions,
+    ) -> Self {
+        let r = original.coefficients.len();
+        let intercept = usize::from(options.intercept);
+        let df_residual = n.saturating_sub(r + intercept);
+        let r2 = if tss > 0.0 { 1.0 - rss / tss } else { f64::NAN };
+        let adj_r2 = if df_residual > 0 && tss > 0.0 {
+            1.0 - (rss / df_residual as f64) / (tss / (n - intercept) as f64)
+        } else {
+            f64::NAN
+        };
+        let sigma = if df_residual > 0 {
+            (rss / df_residual as f64).sqrt()
+        } else {
+            f64::NAN
+        };
+        let cov_unscaled = &original.cov_unscaled;
+        let std_errors: Vec<f64> = (0..r)
+            .map(|k| sigma * cov_unscaled[(k, k)].max(0.0).sqrt())
+            .collect();
+        let t_values: Vec<f64> = original
+            .coefficients
+            .iter()
+            .zip(&std_errors)
+            .map(|(b, s)| b / s)
+            .collect();
+        let p_values = two_sided_p(&t_values, df_residual);
+        let kept_means = &original.means;
+        let intercept_std_error = if options.intercept {
+            let mut q = 1.0 / n as f64;
+            for a in 0..r {
+                for b in 0..r {
+                    q += kept_means[a] * cov_unscaled[(a, b)] * kept_means[b];
+                }
             }
-        }
-        sigma * q.max(0.0).sqrt()
-    } else {
-        0.0
-    };
-    let intercept_p_value = if options.intercept {
-        two_sided_p(&[intercept_value / intercept_std_error], df_residual)[0]
-    } else {
-        f64::NAN
-    };
-    let leverage = if options.leverage {
-        let base = if options.intercept {
-            1.0 / n as f64
+            sigma * q.max(0.0).sqrt()
         } else {
             0.0
         };
-        solved.leverage.iter().map(|h| h + base).collect()
-    } else {
-        Vec::new()
-    };
-    Ok(OlsFit {
-        n,
-        kept,
-        dropped,
-        intercept: intercept_value,
-        intercept_std_error,
-        intercept_p_value,
-        coefficients,
-        std_errors,
-        t_values,
-        p_values,
-        fitted,
-        residuals,
-        leverage,
-        rss,
-        tss,
-        r2,
-        adj_r2,
-        rmse: (rss / n as f64).sqrt(),
-        sigma,
-        df_residual,
-        condition_number: solved.condition,
-        method: solved.method,
-        options: *options,
-        means: kept_means,
-        hat_basis,
-        inverse_factor,
-    })
+        let intercept_p_value = if options.intercept {
+            two_sided_p(&[intercept_value / intercept_std_error], df_residual)[0]
+        } else {
+            f64::NAN
+        };
+        Self {
+            df_residual,
+            r2,
+            adj_r2,
+            sigma,
+            std_errors,
+            t_values,
+            p_values,
+            intercept_std_error,
+            intercept_p_value,
+        }
+    }
 }
 
 fn two_sided_p(t: &[f64], df: usize) -> Vec<f64> {

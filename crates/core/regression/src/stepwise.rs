@@ -414,6 +414,33 @@ pub fn select(
     y: &[f64],
     options: &StepwiseOptions,
 ) -> Result<Selection, RegressionError> {
+    check_selection_inputs(features, y)?;
+    let n = y.len();
+    let candidates = Candidates::of(features, options);
+    let sw = Sweep::start(&candidates, y, n)?;
+    let mut search = Search {
+        features,
+        n,
+        raw: candidates.raw,
+        terms: candidates.terms,
+        linear_of: candidates.linear_of,
+        sw,
+        path: Vec::new(),
+        columns_in: 0,
+        interactions: 0,
+    };
+    match options.direction {
+        Direction::Forward => search.forward(options),
+        Direction::Backward => search.backward(),
+    }
+    Ok(search.selection(options.direction))
+}
+
+/// At least 3 rows, every feature as long as `y`, every value finite.
+fn check_selection_inputs(
+    features: &[(String, Vec<f64>)],
+    y: &[f64],
+) -> Result<(), RegressionError> {
     let n = y.len();
     if n < 3 {
         return Err(RegressionError::TooFewRows { rows: n, needed: 3 });
@@ -438,306 +465,355 @@ pub fn select(
             });
         }
     }
-    // Columns: each feature's linear term and spline columns; a constant feature has none.
-    // `raw[i]` is the column of matrix row i as the refitted model uses it, with its name.
-    let mut raw: Vec<(String, Cow<'_, [f64]>, ColumnSource)> = Vec::new();
-    let mut means: Vec<f64> = Vec::new();
-    let mut norms: Vec<f64> = Vec::new();
-    let mut terms: Vec<Term> = Vec::new();
-    // Mean and norm of each feature's linear column, for interactions.
-    let mut linear_of: Vec<Option<(f64, f64)>> = Vec::new();
-    for (j, (name, v)) in features.iter().enumerate() {
-        let Some((mean, norm)) = centre_and_norm(v) else {
-            linear_of.push(None);
-            continue;
+    Ok(())
+}
+
+/// A column of the selection as the refitted model uses it: its name, values and source.
+type RawColumn<'a> = (String, Cow<'a, [f64]>, ColumnSource);
+
+/// What a selection starts from: each feature's linear term and spline columns (a constant
+/// feature has none), with the mean and centred norm of each column.
+struct Candidates<'a> {
+    /// `raw[i]` is the column of matrix row i.
+    raw: Vec<RawColumn<'a>>,
+    means: Vec<f64>,
+    norms: Vec<f64>,
+    terms: Vec<Term>,
+    /// Mean and norm of each feature's linear column, for interactions.
+    linear_of: Vec<Option<(f64, f64)>>,
+}
+
+impl<'a> Candidates<'a> {
+    fn of(features: &'a [(String, Vec<f64>)], options: &StepwiseOptions) -> Self {
+        let mut c = Candidates {
+            raw: Vec::new(),
+            means: Vec::new(),
+            norms: Vec::new(),
+            terms: Vec::new(),
+            linear_of: Vec::new(),
         };
-        let knots = options
-            .spline_knots
-            .filter(|k| *k >= 3)
-            .map(|k| quantile_knots(v, k))
-            .unwrap_or_default();
-        let mut columns = vec![raw.len()];
-        raw.push((
-            name.clone(),
-            Cow::Borrowed(v.as_slice()),
-            ColumnSource::Feature {
-                feature: j,
-                knots: knots.clone(),
-                index: 0,
-            },
-        ));
-        means.push(mean);
-        norms.push(norm);
-        for (b, col) in natural_cubic_basis(v, &knots)
-            .into_iter()
-            .enumerate()
-            .skip(1)
-        {
-            let Some((m, nrm)) = centre_and_norm(&col) else {
+        for (j, (name, v)) in features.iter().enumerate() {
+            let Some((mean, norm)) = centre_and_norm(v) else {
+                c.linear_of.push(None);
                 continue;
             };
-            columns.push(raw.len());
-            raw.push((
-                format!("{name}:s{b}"),
-                Cow::Owned(col),
+            let knots = options
+                .spline_knots
+                .filter(|k| *k >= 3)
+                .map(|k| quantile_knots(v, k))
+                .unwrap_or_default();
+            let mut columns = vec![c.raw.len()];
+            c.raw.push((
+                name.clone(),
+                Cow::Borrowed(v.as_slice()),
                 ColumnSource::Feature {
                     feature: j,
                     knots: knots.clone(),
-                    index: b,
+                    index: 0,
                 },
             ));
-            means.push(m);
-            norms.push(nrm);
+            c.means.push(mean);
+            c.norms.push(norm);
+            for (b, col) in natural_cubic_basis(v, &knots)
+                .into_iter()
+                .enumerate()
+                .skip(1)
+            {
+                let Some((m, nrm)) = centre_and_norm(&col) else {
+                    continue;
+                };
+                columns.push(c.raw.len());
+                c.raw.push((
+                    format!("{name}:s{b}"),
+                    Cow::Owned(col),
+                    ColumnSource::Feature {
+                        feature: j,
+                        knots: knots.clone(),
+                        index: b,
+                    },
+                ));
+                c.means.push(m);
+                c.norms.push(nrm);
+            }
+            c.linear_of.push(Some((mean, norm)));
+            c.terms.push(Term {
+                name: name.clone(),
+                columns,
+                parents: vec![j],
+                in_model: false,
+                skipped: vec![],
+            });
         }
-        linear_of.push(Some((mean, norm)));
-        terms.push(Term {
-            name: name.clone(),
-            columns,
-            parents: vec![j],
-            in_model: false,
-            skipped: vec![],
+        c
+    }
+}
+
+impl<'a> Sweep<'a> {
+    /// The workspace of the candidates' columns and `y` (last), nothing swept yet.
+    fn start(candidates: &Candidates<'a>, y: &'a [f64], n: usize) -> Result<Self, RegressionError> {
+        let Some((y_mean, y_norm)) = centre_and_norm(y) else {
+            return Err(RegressionError::Shape("the target is constant".into()));
+        };
+        let mut sources: Vec<Cow<'a, [f64]>> =
+            candidates.raw.iter().map(|(_, c, _)| c.clone()).collect();
+        sources.push(Cow::Borrowed(y));
+        let mut means = candidates.means.clone();
+        let mut norms = candidates.norms.clone();
+        means.push(y_mean);
+        norms.push(y_norm);
+        let m = sources.len();
+        // The cross products [Z y]' [Z y] in one streaming pass (lower triangle), made symmetric.
+        let (gram, _) = Scaled::new(sources.clone(), means, &norms, n).cross_products(y);
+        let mut a = vec![0.0; m * m];
+        for i in 0..m {
+            for j in 0..=i {
+                a[i * m + j] = gram[(i, j)];
+                a[j * m + i] = gram[(i, j)];
+            }
+        }
+        Ok(Sweep {
+            a,
+            m,
+            swept: vec![false; m],
+            sources,
+            norms,
+        })
+    }
+}
+
+/// A stepwise search in progress: the terms, the swept workspace and the path so far.
+struct Search<'a> {
+    features: &'a [(String, Vec<f64>)],
+    n: usize,
+    raw: Vec<RawColumn<'a>>,
+    terms: Vec<Term>,
+    linear_of: Vec<Option<(f64, f64)>>,
+    sw: Sweep<'a>,
+    path: Vec<PathStep>,
+    /// Columns swept into the model.
+    columns_in: usize,
+    /// Interaction terms created so far.
+    interactions: usize,
+}
+
+impl Search<'_> {
+    /// Appends a step of `action` on `term` with the model's fit now.
+    fn record(&mut self, action: Action, term: String) {
+        let (r2, adj) = r2_and_adj(self.sw.rss(), self.n, self.columns_in);
+        self.path.push(PathStep {
+            step: self.path.len(),
+            action,
+            term,
+            r2,
+            adj_r2: adj,
+            columns: self.columns_in,
         });
     }
-    let Some((y_mean, y_norm)) = centre_and_norm(y) else {
-        return Err(RegressionError::Shape("the target is constant".into()));
-    };
-    let mut sources: Vec<Cow<'_, [f64]>> = raw.iter().map(|(_, c, _)| c.clone()).collect();
-    sources.push(Cow::Borrowed(y));
-    means.push(y_mean);
-    norms.push(y_norm);
-    let m = sources.len();
-    // The cross products [Z y]' [Z y] in one streaming pass (lower triangle), made symmetric.
-    let (gram, _) = Scaled::new(sources.clone(), means, &norms, n).cross_products(y);
-    let mut a = vec![0.0; m * m];
-    for i in 0..m {
-        for j in 0..=i {
-            a[i * m + j] = gram[(i, j)];
-            a[j * m + i] = gram[(i, j)];
-        }
-    }
-    drop(gram);
-    let mut sw = Sweep {
-        a,
-        m,
-        swept: vec![false; m],
-        sources,
-        norms,
-    };
 
-    let mut path = Vec::new();
-    let mut columns_in = 0usize;
-    let mut interactions = 0usize;
-    match options.direction {
-        Direction::Forward => {
-            let (r2, adj) = r2_and_adj(sw.rss(), n, 0);
-            path.push(PathStep {
-                step: 0,
-                action: Action::Start,
-                term: String::new(),
-                r2,
-                adj_r2: adj,
-                columns: 0,
-            });
-            let mut current_adj = adj;
-            loop {
-                if options
-                    .max_terms
-                    .is_some_and(|max| terms.iter().filter(|t| t.in_model).count() >= max)
-                {
-                    break;
-                }
-                // The candidate with the highest adjusted R^2.
-                let rss = sw.rss();
-                let best = terms
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| !t.in_model)
-                    .filter_map(|(i, t)| {
-                        let gain = sw.gain(&t.columns)?;
-                        let usable = t
-                            .columns
-                            .iter()
-                            .filter(|&&c| sw.at(c, c) > COLLINEAR)
-                            .count();
-                        let (r2, adj) = r2_and_adj(rss - gain, n, columns_in + usable);
-                        adj.is_finite().then_some((i, r2, adj))
-                    })
-                    .collect::<Vec<_>>();
-                let best = first_best(&best);
-                let Some((i, _, adj)) = best else { break };
-                if adj <= current_adj && !options.full_path {
-                    break;
-                }
-                // Sweep the term in.
-                let cols = terms[i].columns.clone();
-                for c in cols {
-                    if sw.at(c, c) > COLLINEAR {
-                        sw.sweep(c, false);
-                        columns_in += 1;
-                    } else {
-                        terms[i].skipped.push(c);
-                    }
-                }
-                terms[i].in_model = true;
-                let (r2, adj) = r2_and_adj(sw.rss(), n, columns_in);
-                current_adj = adj;
-                path.push(PathStep {
-                    step: path.len(),
-                    action: Action::Add,
-                    term: terms[i].name.clone(),
-                    r2,
-                    adj_r2: adj,
-                    columns: columns_in,
-                });
-                // New interactions: this counter with every counter already in the model.
-                if options.interactions && terms[i].parents.len() == 1 {
-                    let a = terms[i].parents[0];
-                    let others: Vec<usize> = terms
-                        .iter()
-                        .filter(|t| t.in_model && t.parents.len() == 1 && t.parents[0] != a)
-                        .map(|t| t.parents[0])
-                        .collect();
-                    for b in others {
-                        if interactions >= options.max_interactions {
-                            break;
-                        }
-                        let (Some((ma, na)), Some((mb, nb))) = (linear_of[a], linear_of[b]) else {
-                            continue;
-                        };
-                        // The product of the two counters' z-scores (population sd).
-                        let scale = n as f64 / (na * nb);
-                        let product: Vec<f64> = features[a]
-                            .1
-                            .iter()
-                            .zip(&features[b].1)
-                            .map(|(x, y)| (x - ma) * (y - mb) * scale)
-                            .collect();
-                        let Some(s) = standardise(&product) else {
-                            continue;
-                        };
-                        let index = sw.append(s);
-                        // Column indices at or after y's old place moved by one.
-                        for t in &mut terms {
-                            for c in t.columns.iter_mut().chain(t.skipped.iter_mut()) {
-                                if *c >= index {
-                                    *c += 1;
-                                }
-                            }
-                        }
-                        let name = format!("{}*{}", features[b].0, features[a].0);
-                        raw.insert(
-                            index,
-                            (
-                                name.clone(),
-                                Cow::Owned(product),
-                                ColumnSource::Interaction {
-                                    a: b,
-                                    b: a,
-                                    mean_a: mb,
-                                    mean_b: ma,
-                                    scale,
-                                },
-                            ),
-                        );
-                        terms.push(Term {
-                            name,
-                            columns: vec![index],
-                            parents: vec![b, a],
-                            in_model: false,
-                            skipped: vec![],
-                        });
-                        interactions += 1;
-                    }
-                }
+    /// Forward selection: from no term, the candidate with the highest adjusted R^2 enters while
+    /// it improves (or, with `full_path`, until none is left), each new counter bringing its
+    /// interactions with the counters already in.
+    fn forward(&mut self, options: &StepwiseOptions) {
+        self.record(Action::Start, String::new());
+        let mut current_adj = self.path[0].adj_r2;
+        loop {
+            if options
+                .max_terms
+                .is_some_and(|max| self.terms.iter().filter(|t| t.in_model).count() >= max)
+            {
+                break;
             }
-        }
-        Direction::Backward => {
-            for t in &mut terms {
-                for &c in &t.columns {
-                    if sw.at(c, c) > COLLINEAR {
-                        sw.sweep(c, false);
-                        columns_in += 1;
-                    } else {
-                        t.skipped.push(c);
-                    }
-                }
-                t.in_model = true;
+            let Some((i, _, adj)) = self.best_to_add() else {
+                break;
+            };
+            if adj <= current_adj && !options.full_path {
+                break;
             }
-            let (r2, adj) = r2_and_adj(sw.rss(), n, columns_in);
-            path.push(PathStep {
-                step: 0,
-                action: Action::Start,
-                term: String::new(),
-                r2,
-                adj_r2: adj,
-                columns: columns_in,
-            });
-            let mut current_adj = adj;
-            loop {
-                let rss = sw.rss();
-                let best = terms
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.in_model)
-                    .filter_map(|(i, t)| {
-                        let loss = sw.loss(&t.columns)?;
-                        let k = t.columns.iter().filter(|&&c| sw.swept[c]).count();
-                        let (r2, adj) = r2_and_adj(rss + loss, n, columns_in - k);
-                        Some((i, r2, adj))
-                    })
-                    .collect::<Vec<_>>();
-                let best = first_best(&best);
-                let Some((i, _, adj)) = best else { break };
-                if adj <= current_adj {
-                    break;
-                }
-                for c in terms[i].columns.clone() {
-                    if sw.swept[c] {
-                        sw.sweep(c, true);
-                        columns_in -= 1;
-                    }
-                }
-                terms[i].in_model = false;
-                let (r2, adj) = r2_and_adj(sw.rss(), n, columns_in);
-                current_adj = adj;
-                path.push(PathStep {
-                    step: path.len(),
-                    action: Action::Remove,
-                    term: terms[i].name.clone(),
-                    r2,
-                    adj_r2: adj,
-                    columns: columns_in,
-                });
+            self.sweep_in(i);
+            self.record(Action::Add, self.terms[i].name.clone());
+            current_adj = self.path[self.path.len() - 1].adj_r2;
+            if options.interactions && self.terms[i].parents.len() == 1 {
+                self.add_interactions(i, options.max_interactions);
             }
         }
     }
 
-    // The selected terms' columns, in order of entry.
-    let order: Vec<usize> = match options.direction {
-        Direction::Forward => path
+    /// The term outside the model whose entry gives the highest adjusted R^2 (index, R^2,
+    /// adjusted R^2).
+    fn best_to_add(&self) -> Option<(usize, f64, f64)> {
+        let rss = self.sw.rss();
+        let candidates = self
+            .terms
             .iter()
-            .filter(|s| s.action == Action::Add)
-            .filter_map(|s| terms.iter().position(|t| t.name == s.term))
-            .collect(),
-        Direction::Backward => (0..terms.len()).filter(|&i| terms[i].in_model).collect(),
-    };
-    let mut column_names = Vec::new();
-    let mut columns = Vec::new();
-    let mut column_sources = Vec::new();
-    for &i in &order {
-        for &c in &terms[i].columns {
-            column_names.push(raw[c].0.clone());
-            columns.push(raw[c].1.to_vec());
-            column_sources.push(raw[c].2.clone());
+            .enumerate()
+            .filter(|(_, t)| !t.in_model)
+            .filter_map(|(i, t)| {
+                let gain = self.sw.gain(&t.columns)?;
+                let usable = t
+                    .columns
+                    .iter()
+                    .filter(|&&c| self.sw.at(c, c) > COLLINEAR)
+                    .count();
+                let (r2, adj) = r2_and_adj(rss - gain, self.n, self.columns_in + usable);
+                adj.is_finite().then_some((i, r2, adj))
+            })
+            .collect::<Vec<_>>();
+        first_best(&candidates)
+    }
+
+    /// Sweeps term `i`'s columns in, but those collinear with the model (kept as skipped).
+    fn sweep_in(&mut self, i: usize) {
+        for c in self.terms[i].columns.clone() {
+            if self.sw.at(c, c) > COLLINEAR {
+                self.sw.sweep(c, false);
+                self.columns_in += 1;
+            } else {
+                self.terms[i].skipped.push(c);
+            }
+        }
+        self.terms[i].in_model = true;
+    }
+
+    /// New candidate terms: the counter of term `i` times every counter already in the model
+    /// (the product of their z-scores), up to `max_interactions` in all.
+    fn add_interactions(&mut self, i: usize, max_interactions: usize) {
+        let a = self.terms[i].parents[0];
+        let others: Vec<usize> = self
+            .terms
+            .iter()
+            .filter(|t| t.in_model && t.parents.len() == 1 && t.parents[0] != a)
+            .map(|t| t.parents[0])
+            .collect();
+        for b in others {
+            if self.interactions >= max_interactions {
+                break;
+            }
+            let (Some((ma, na)), Some((mb, nb))) = (self.linear_of[a], self.linear_of[b]) else {
+                continue;
+            };
+            // The product of the two counters' z-scores (population sd).
+            let scale = self.n as f64 / (na * nb);
+            let product: Vec<f64> = self.features[a]
+                .1
+                .iter()
+                .zip(&self.features[b].1)
+                .map(|(x, y)| (x - ma) * (y - mb) * scale)
+                .collect();
+            let Some(s) = standardise(&product) else {
+                continue;
+            };
+            let index = self.sw.append(s);
+            // Column indices at or after y's old place moved by one.
+            for t in &mut self.terms {
+                for c in t.columns.iter_mut().chain(t.skipped.iter_mut()) {
+                    if *c >= index {
+                        *c += 1;
+                    }
+                }
+            }
+            let name = format!("{}*{}", self.features[b].0, self.features[a].0);
+            self.raw.insert(
+                index,
+                (
+                    name.clone(),
+                    Cow::Owned(product),
+                    ColumnSource::Interaction {
+                        a: b,
+                        b: a,
+                        mean_a: mb,
+                        mean_b: ma,
+                        scale,
+                    },
+                ),
+            );
+            self.terms.push(Term {
+                name,
+                columns: vec![index],
+                parents: vec![b, a],
+                in_model: false,
+                skipped: vec![],
+            });
+            self.interactions += 1;
         }
     }
-    Ok(Selection {
-        path,
-        terms: order.iter().map(|&i| terms[i].name.clone()).collect(),
-        column_names,
-        columns,
-        sources: column_sources,
-    })
+
+    /// Backward elimination: from every term, the one whose removal gives the highest adjusted
+    /// R^2 leaves while that improves it.
+    fn backward(&mut self) {
+        for i in 0..self.terms.len() {
+            self.sweep_in(i);
+        }
+        self.record(Action::Start, String::new());
+        let mut current_adj = self.path[0].adj_r2;
+        loop {
+            let Some((i, _, adj)) = self.best_to_remove() else {
+                break;
+            };
+            if adj <= current_adj {
+                break;
+            }
+            for c in self.terms[i].columns.clone() {
+                if self.sw.swept[c] {
+                    self.sw.sweep(c, true);
+                    self.columns_in -= 1;
+                }
+            }
+            self.terms[i].in_model = false;
+            self.record(Action::Remove, self.terms[i].name.clone());
+            current_adj = self.path[self.path.len() - 1].adj_r2;
+        }
+    }
+
+    /// The term in the model whose removal gives the highest adjusted R^2 (index, R^2, adjusted
+    /// R^2).
+    fn best_to_remove(&self) -> Option<(usize, f64, f64)> {
+        let rss = self.sw.rss();
+        let candidates = self
+            .terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.in_model)
+            .filter_map(|(i, t)| {
+                let loss = self.sw.loss(&t.columns)?;
+                let k = t.columns.iter().filter(|&&c| self.sw.swept[c]).count();
+                let (r2, adj) = r2_and_adj(rss + loss, self.n, self.columns_in - k);
+                Some((i, r2, adj))
+            })
+            .collect::<Vec<_>>();
+        first_best(&candidates)
+    }
+
+    /// The selected terms and their columns, in order of entry.
+    fn selection(self, direction: Direction) -> Selection {
+        let order: Vec<usize> = match direction {
+            Direction::Forward => self
+                .path
+                .iter()
+                .filter(|s| s.action == Action::Add)
+                .filter_map(|s| self.terms.iter().position(|t| t.name == s.term))
+                .collect(),
+            Direction::Backward => (0..self.terms.len())
+                .filter(|&i| self.terms[i].in_model)
+                .collect(),
+        };
+        let mut column_names = Vec::new();
+        let mut columns = Vec::new();
+        let mut column_sources = Vec::new();
+        for &i in &order {
+            for &c in &self.terms[i].columns {
+                column_names.push(self.raw[c].0.clone());
+                columns.push(self.raw[c].1.to_vec());
+                column_sources.push(self.raw[c].2.clone());
+            }
+        }
+        Selection {
+            path: self.path,
+            terms: order.iter().map(|&i| self.terms[i].name.clone()).collect(),
+            column_names,
+            columns,
+            sources: column_sources,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -498,6 +498,69 @@ pub fn validate_standardized_ridge(
     lambda: f64,
     scheme: &Scheme,
 ) -> Result<Vec<Held>, RegressionError> {
+    let n = x.nrows();
+    check_ridge_inputs(x, y, lambda)?;
+    let blocks = held_out_blocks(scheme, n)?;
+    let sums = CentredSums::of(x, y);
+    let loo_ranges = matches!(scheme, Scheme::LeaveOneOut).then(|| ranges_without_each(x));
+    let block_ranges = matches!(scheme, Scheme::KFold { .. } | Scheme::Grouped { .. })
+        .then(|| training_ranges_of_blocks(x, &blocks));
+    let mut refinement = matches!(scheme, Scheme::LeaveOneOut)
+        .then(|| LooRefinement::new(sums.sxx.as_ref(), sums.sxy.as_ref(), lambda, n))
+        .flatten();
+    let loo_fold: Arc<str> = Arc::from("loo");
+    let mut out = Vec::with_capacity(n);
+    for (b, (label, test)) in blocks.iter().enumerate() {
+        if let (Some(refine), [i]) = (refinement.as_mut(), test.as_slice())
+            && let Some(fitted) = refine.predict(sums.xc.as_ref().row(*i), sums.yc[(*i, 0)])
+        {
+            let range: Vec<(f64, f64)> = loo_ranges
+                .as_ref()
+                .map(|r| r.iter().map(|w| w.without(*i)).collect())
+                .unwrap_or_default();
+            out.push(Held {
+                row: *i,
+                predicted: sums.mean_y + fitted,
+                fold: Arc::clone(&loo_fold),
+                interval: None,
+                extrapolated: outside(x, *i, &range, &refine.kept),
+            });
+            continue;
+        }
+        let fit = TrainingFit::solve(&sums, test, lambda, label)?;
+        let fold: Arc<str> = Arc::from(label.as_str());
+        let held = |i: usize, range: &[(f64, f64)]| Held {
+            row: i,
+            predicted: fit.predict(&sums, i),
+            fold: Arc::clone(&fold),
+            interval: None,
+            extrapolated: outside(x, i, range, &fit.kept),
+        };
+        match scheme {
+            Scheme::Fit => {
+                let range = ranges(x, &(0..n).collect::<Vec<_>>());
+                out.extend((0..n).map(|i| held(i, &range)));
+            }
+            Scheme::LeaveOneOut => {
+                let i = test[0];
+                let range: Vec<(f64, f64)> = loo_ranges
+                    .as_ref()
+                    .map(|r| r.iter().map(|w| w.without(i)).collect())
+                    .unwrap_or_default();
+                out.push(held(i, &range));
+            }
+            Scheme::KFold { .. } | Scheme::Grouped { .. } => {
+                let range = block_ranges.as_ref().map_or(&[][..], |r| &r[b][..]);
+                out.extend(test.iter().map(|&i| held(i, range)));
+            }
+        }
+    }
+    out.sort_by_key(|h| h.row);
+    Ok(out)
+}
+
+/// As many targets as rows, a penalty above 0, every value finite.
+fn check_ridge_inputs(x: MatRef<'_, f64>, y: &[f64], lambda: f64) -> Result<(), RegressionError> {
     let (n, p) = (x.nrows(), x.ncols());
     if y.len() != n {
         return Err(RegressionError::Shape(format!(
@@ -525,8 +588,15 @@ pub fn validate_standardized_ridge(
             column: None,
         });
     }
-    // The blocks held out, with their labels.
-    let blocks: Vec<(String, Vec<usize>)> = match scheme {
+    Ok(())
+}
+
+/// The blocks `scheme` holds out, with their labels (one empty block for `Scheme::Fit`).
+fn held_out_blocks(
+    scheme: &Scheme,
+    n: usize,
+) -> Result<Vec<(String, Vec<usize>)>, RegressionError> {
+    Ok(match scheme {
         Scheme::Fit => vec![("all".to_owned(), Vec::new())],
         Scheme::LeaveOneOut => (0..n).map(|i| ("loo".to_owned(), vec![i])).collect(),
         Scheme::KFold { folds, seed } => {
@@ -553,59 +623,81 @@ pub fn validate_standardized_ridge(
             }
             blocks
         }
-    };
-    // Everything about the overall means: the training sums are then small differences of
-    // well-scaled numbers.
-    let mean_x: Vec<f64> = (0..p)
-        .map(|j| (0..n).map(|i| x[(i, j)]).sum::<f64>() / n as f64)
-        .collect();
-    let mean_y = y.iter().sum::<f64>() / n as f64;
-    let xc = Mat::from_fn(n, p, |i, j| x[(i, j)] - mean_x[j]);
-    let yc = Mat::from_fn(n, 1, |i, _| y[i] - mean_y);
-    let mut sxx = Mat::<f64>::zeros(p, p);
-    matmul(
-        sxx.as_mut(),
-        Accum::Replace,
-        xc.as_ref().transpose(),
-        xc.as_ref(),
-        1.0,
-        faer::Par::Seq,
-    );
-    let mut sxy = Mat::<f64>::zeros(p, 1);
-    matmul(
-        sxy.as_mut(),
-        Accum::Replace,
-        xc.as_ref().transpose(),
-        yc.as_ref(),
-        1.0,
-        faer::Par::Seq,
-    );
-    let loo_ranges = matches!(scheme, Scheme::LeaveOneOut).then(|| ranges_without_each(x));
-    let block_ranges = matches!(scheme, Scheme::KFold { .. } | Scheme::Grouped { .. })
-        .then(|| training_ranges_of_blocks(x, &blocks));
-    let mut refinement = matches!(scheme, Scheme::LeaveOneOut)
-        .then(|| LooRefinement::new(sxx.as_ref(), sxy.as_ref(), lambda, n))
-        .flatten();
-    let loo_fold: Arc<str> = Arc::from("loo");
-    let mut out = Vec::with_capacity(n);
-    for (b, (label, test)) in blocks.iter().enumerate() {
-        if let (Some(refine), [i]) = (refinement.as_mut(), test.as_slice())
-            && let Some(fitted) = refine.predict(xc.as_ref().row(*i), yc[(*i, 0)])
-        {
-            let range: Vec<(f64, f64)> = loo_ranges
-                .as_ref()
-                .map(|r| r.iter().map(|w| w.without(*i)).collect())
-                .unwrap_or_default();
-            out.push(Held {
-                row: *i,
-                predicted: mean_y + fitted,
-                fold: Arc::clone(&loo_fold),
-                interval: None,
-                extrapolated: outside(x, *i, &range, &refine.kept),
-            });
-            continue;
+    })
+}
+
+/// The data about its overall means, and the cross-products of all rows: every training set's
+/// sums are then small differences of well-scaled numbers.
+struct CentredSums {
+    mean_y: f64,
+    /// The rows, centred.
+    xc: Mat<f64>,
+    yc: Mat<f64>,
+    /// `xc' xc` and `xc' yc`.
+    sxx: Mat<f64>,
+    sxy: Mat<f64>,
+}
+
+impl CentredSums {
+    fn of(x: MatRef<'_, f64>, y: &[f64]) -> Self {
+        let (n, p) = (x.nrows(), x.ncols());
+        let mean_x: Vec<f64> = (0..p)
+            .map(|j| (0..n).map(|i| x[(i, j)]).sum::<f64>() / n as f64)
+            .collect();
+        let mean_y = y.iter().sum::<f64>() / n as f64;
+        let xc = Mat::from_fn(n, p, |i, j| x[(i, j)] - mean_x[j]);
+        let yc = Mat::from_fn(n, 1, |i, _| y[i] - mean_y);
+        let mut sxx = Mat::<f64>::zeros(p, p);
+        matmul(
+            sxx.as_mut(),
+            Accum::Replace,
+            xc.as_ref().transpose(),
+            xc.as_ref(),
+            1.0,
+            faer::Par::Seq,
+        );
+        let mut sxy = Mat::<f64>::zeros(p, 1);
+        matmul(
+            sxy.as_mut(),
+            Accum::Replace,
+            xc.as_ref().transpose(),
+            yc.as_ref(),
+            1.0,
+            faer::Par::Seq,
+        );
+        Self {
+            mean_y,
+            xc,
+            yc,
+            sxx,
+            sxy,
         }
-        let fold: Arc<str> = Arc::from(label.as_str());
+    }
+}
+
+/// The standardised ridge fitted on the training set without one held-out block: the columns
+/// with variance there, their standard deviations, the training means (about the overall
+/// means) and the coefficients on the z-scored columns.
+struct TrainingFit {
+    kept: Vec<usize>,
+    sd: Vec<f64>,
+    /// Training means of the columns and of y, about the overall means.
+    mt: Vec<f64>,
+    myt: f64,
+    beta: Vec<f64>,
+}
+
+impl TrainingFit {
+    /// Solves the training set without the rows `test`, exactly, from the centred
+    /// cross-products: `C = S - G - n_T m m'` (S: all rows', G: the held-out rows', m: the
+    /// training means).
+    fn solve(
+        sums: &CentredSums,
+        test: &[usize],
+        lambda: f64,
+        label: &str,
+    ) -> Result<Self, RegressionError> {
+        let (n, p) = (sums.xc.nrows(), sums.xc.ncols());
         let g = test.len();
         let n_train = n - g;
         if n_train < 2 {
@@ -614,11 +706,76 @@ pub fn validate_standardized_ridge(
                 needed: 2,
             });
         }
-        // The held-out rows' sums and cross-products. One row (leave-one-out, one system per
-        // row of the data) needs no p x p matrix: its cross-product x_r x_s is formed where it
-        // is used, the same product a one-row matrix product computes.
-        let xg = Mat::from_fn(g, p, |r, j| xc[(test[r], j)]);
-        let yg = Mat::from_fn(g, 1, |r, _| yc[(test[r], 0)]);
+        let held = HeldSums::of(sums, test);
+        let nt = n_train as f64;
+        // Training means, about the overall means.
+        let mt: Vec<f64> = (0..p)
+            .map(|j| -(0..g).map(|r| held.xg[(r, j)]).sum::<f64>() / nt)
+            .collect();
+        let myt = -(0..g).map(|r| held.yg[(r, 0)]).sum::<f64>() / nt;
+        // Centred training cross-products: C = S - G - n_T m m'.
+        let sxx = &sums.sxx;
+        let c = |a: usize, b: usize| sxx[(a, b)] - held.xx(a, b) - nt * mt[a] * mt[b];
+        let kept: Vec<usize> = (0..p)
+            .filter(|&j| {
+                let cjj = c(j, j);
+                sxx[(j, j)] > 0.0 && cjj > TRAINING_VARIANCE_FLOOR * sxx[(j, j)]
+            })
+            .collect();
+        let sd: Vec<f64> = kept.iter().map(|&j| (c(j, j) / nt).sqrt()).collect();
+        let beta = if kept.is_empty() {
+            Vec::new()
+        } else {
+            let training = Training {
+                nt,
+                mt: &mt,
+                myt,
+                kept: &kept,
+                sd: &sd,
+            };
+            training.ridge_coefficients(sums, &held, lambda, label)?
+        };
+        Ok(Self {
+            kept,
+            sd,
+            mt,
+            myt,
+            beta,
+        })
+    }
+
+    /// The fit's prediction of row `i` of the data.
+    fn predict(&self, sums: &CentredSums, i: usize) -> f64 {
+        sums.mean_y
+            + self.myt
+            + self
+                .kept
+                .iter()
+                .zip(&self.beta)
+                .zip(&self.sd)
+                .map(|((&j, b), s)| b * (sums.xc[(i, j)] - self.mt[j]) / s)
+                .sum::<f64>()
+    }
+}
+
+/// The held-out rows' centred values and cross-products. One row (leave-one-out, one system per
+/// row of the data) needs no p x p matrix: its cross-product x_r x_s is formed where it is used,
+/// the same product a one-row matrix product computes.
+struct HeldSums {
+    xg: Mat<f64>,
+    yg: Mat<f64>,
+    /// `xg' xg`, for more than one row.
+    gxx: Option<Mat<f64>>,
+    gxy: Mat<f64>,
+    /// The one row's values, when one row is held out.
+    single: Vec<f64>,
+}
+
+impl HeldSums {
+    fn of(sums: &CentredSums, test: &[usize]) -> Self {
+        let (g, p) = (test.len(), sums.xc.ncols());
+        let xg = Mat::from_fn(g, p, |r, j| sums.xc[(test[r], j)]);
+        let yg = Mat::from_fn(g, 1, |r, _| sums.yc[(test[r], 0)]);
         let (gxx, gxy) = if g == 1 {
             (None, Mat::from_fn(p, 1, |j, _| xg[(0, j)] * yg[(0, 0)]))
         } else {
@@ -649,137 +806,108 @@ pub fn validate_standardized_ridge(
         } else {
             Vec::new()
         };
-        let held_xx = |a: usize, b: usize| match &gxx {
-            Some(m) => m[(a, b)],
-            None => single[a] * single[b],
-        };
-        let nt = n_train as f64;
-        // Training means, about the overall means.
-        let mt: Vec<f64> = (0..p)
-            .map(|j| -(0..g).map(|r| xg[(r, j)]).sum::<f64>() / nt)
-            .collect();
-        let myt = -(0..g).map(|r| yg[(r, 0)]).sum::<f64>() / nt;
-        // Centred training cross-products: C = S - G - n_T m m'.
-        let c = |a: usize, b: usize| sxx[(a, b)] - held_xx(a, b) - nt * mt[a] * mt[b];
-        let kept: Vec<usize> = (0..p)
-            .filter(|&j| {
-                let cjj = c(j, j);
-                sxx[(j, j)] > 0.0 && cjj > TRAINING_VARIANCE_FLOOR * sxx[(j, j)]
-            })
-            .collect();
-        let sd: Vec<f64> = kept.iter().map(|&j| (c(j, j) / nt).sqrt()).collect();
-        let k = kept.len();
-        let beta: Vec<f64> = if k == 0 {
-            Vec::new()
-        } else {
-            // The same sums as `c`, a column at a time over contiguous columns (an element-wise
-            // closure through the matrix's indexing was a fifth of a standardised-ridge
-            // cross-validation: one system per held-out row).
-            // The kept columns' values gathered once, so that the k^2 divisions below run over
-            // contiguous slices (vectorised; the same operations in the same order per entry).
-            let mk: Vec<f64> = kept.iter().map(|&j| mt[j]).collect();
-            let xk: Vec<f64> = if g == 1 {
-                kept.iter().map(|&j| single[j]).collect()
-            } else {
-                Vec::new()
-            };
-            let mut numerator = vec![0.0; k];
-            let mut held = vec![0.0; k];
-            let mut a = Mat::<f64>::zeros(k, k);
-            for (s, &ks) in kept.iter().enumerate() {
-                let sxx_col = contiguous(sxx.as_ref(), ks);
-                for (v, &kr) in numerator.iter_mut().zip(&kept) {
-                    *v = sxx_col[kr];
-                }
-                match &gxx {
-                    Some(m) => {
-                        let gxx_col = contiguous(m.as_ref(), ks);
-                        for (v, &kr) in held.iter_mut().zip(&kept) {
-                            *v = gxx_col[kr];
-                        }
-                    }
-                    None => {
-                        let x_s = xk[s];
-                        for (v, x_r) in held.iter_mut().zip(&xk) {
-                            *v = x_r * x_s;
-                        }
-                    }
-                }
-                let (m_s, sd_s) = (mk[s], sd[s]);
-                let col = a
-                    .col_mut(s)
-                    .try_as_col_major_mut()
-                    .expect("an owned matrix's columns are contiguous")
-                    .as_slice_mut();
-                for ((((v, c), h), m_r), sd_r) in
-                    col.iter_mut().zip(&numerator).zip(&held).zip(&mk).zip(&sd)
-                {
-                    let c_rs = c - h - nt * m_r * m_s;
-                    *v = c_rs / (sd_r * sd_s) + 0.0;
-                }
-                // x / d + lambda on the diagonal, exactly as (x / d + 0.0) + lambda.
-                col[s] += lambda;
-            }
-            let b = Mat::from_fn(k, 1, |r, _| {
-                (sxy[(kept[r], 0)] - gxy[(kept[r], 0)] - nt * mt[kept[r]] * myt) / sd[r]
-            });
-            let llt = a.as_ref().llt(faer::Side::Lower).map_err(|_| {
-                RegressionError::Numerical(format!(
-                    "the standardised ridge system of the training set without `{label}` is not positive definite"
-                ))
-            })?;
-            let solved = llt.solve(b.as_ref());
-            (0..k).map(|r| solved[(r, 0)]).collect()
-        };
-        let predict = |i: usize| -> f64 {
-            mean_y
-                + myt
-                + kept
-                    .iter()
-                    .zip(&beta)
-                    .zip(&sd)
-                    .map(|((&j, b), s)| b * (xc[(i, j)] - mt[j]) / s)
-                    .sum::<f64>()
-        };
-        match scheme {
-            Scheme::Fit => {
-                let range = ranges(x, &(0..n).collect::<Vec<_>>());
-                out.extend((0..n).map(|i| Held {
-                    row: i,
-                    predicted: predict(i),
-                    fold: Arc::clone(&fold),
-                    interval: None,
-                    extrapolated: outside(x, i, &range, &kept),
-                }));
-            }
-            Scheme::LeaveOneOut => {
-                let i = test[0];
-                let range: Vec<(f64, f64)> = loo_ranges
-                    .as_ref()
-                    .map(|r| r.iter().map(|w| w.without(i)).collect())
-                    .unwrap_or_default();
-                out.push(Held {
-                    row: i,
-                    predicted: predict(i),
-                    fold: Arc::clone(&fold),
-                    interval: None,
-                    extrapolated: outside(x, i, &range, &kept),
-                });
-            }
-            Scheme::KFold { .. } | Scheme::Grouped { .. } => {
-                let range = block_ranges.as_ref().map_or(&[][..], |r| &r[b][..]);
-                out.extend(test.iter().map(|&i| Held {
-                    row: i,
-                    predicted: predict(i),
-                    fold: Arc::clone(&fold),
-                    interval: None,
-                    extrapolated: outside(x, i, range, &kept),
-                }));
-            }
+        Self {
+            xg,
+            yg,
+            gxx,
+            gxy,
+            single,
         }
     }
-    out.sort_by_key(|h| h.row);
-    Ok(out)
+
+    /// The held-out rows' cross-product of columns a and b.
+    fn xx(&self, a: usize, b: usize) -> f64 {
+        match &self.gxx {
+            Some(m) => m[(a, b)],
+            None => self.single[a] * self.single[b],
+        }
+    }
+}
+
+/// What a training set's ridge system is built from.
+struct Training<'a> {
+    nt: f64,
+    mt: &'a [f64],
+    myt: f64,
+    kept: &'a [usize],
+    sd: &'a [f64],
+}
+
+impl Training<'_> {
+    /// The coefficients of the ridge on the kept columns' z-scores: the system
+    /// `(C_kk / (sd sd') + lambda I) beta = c_ky / sd`, by Cholesky.
+    fn ridge_coefficients(
+        &self,
+        sums: &CentredSums,
+        held: &HeldSums,
+        lambda: f64,
+        label: &str,
+    ) -> Result<Vec<f64>, RegressionError> {
+        let (kept, sd, mt, nt) = (self.kept, self.sd, self.mt, self.nt);
+        let k = kept.len();
+        // The same sums as the training set's cross-products, a column at a time over contiguous
+        // columns (an element-wise closure through the matrix's indexing was a fifth of a
+        // standardised-ridge cross-validation: one system per held-out row). The kept columns'
+        // values gathered once, so that the k^2 divisions below run over contiguous slices
+        // (vectorised; the same operations in the same order per entry).
+        let mk: Vec<f64> = kept.iter().map(|&j| mt[j]).collect();
+        let xk: Vec<f64> = if held.gxx.is_none() {
+            kept.iter().map(|&j| held.single[j]).collect()
+        } else {
+            Vec::new()
+        };
+        let mut numerator = vec![0.0; k];
+        let mut held_col = vec![0.0; k];
+        let mut a = Mat::<f64>::zeros(k, k);
+        for (s, &ks) in kept.iter().enumerate() {
+            let sxx_col = contiguous(sums.sxx.as_ref(), ks);
+            for (v, &kr) in numerator.iter_mut().zip(kept) {
+                *v = sxx_col[kr];
+            }
+            match &held.gxx {
+                Some(m) => {
+                    let gxx_col = contiguous(m.as_ref(), ks);
+                    for (v, &kr) in held_col.iter_mut().zip(kept) {
+                        *v = gxx_col[kr];
+                    }
+                }
+                None => {
+                    let x_s = xk[s];
+                    for (v, x_r) in held_col.iter_mut().zip(&xk) {
+                        *v = x_r * x_s;
+                    }
+                }
+            }
+            let (m_s, sd_s) = (mk[s], sd[s]);
+            let col = a
+                .col_mut(s)
+                .try_as_col_major_mut()
+                .expect("an owned matrix's columns are contiguous")
+                .as_slice_mut();
+            for ((((v, c), h), m_r), sd_r) in col
+                .iter_mut()
+                .zip(&numerator)
+                .zip(&held_col)
+                .zip(&mk)
+                .zip(sd)
+            {
+                let c_rs = c - h - nt * m_r * m_s;
+                *v = c_rs / (sd_r * sd_s) + 0.0;
+            }
+            // x / d + lambda on the diagonal, exactly as (x / d + 0.0) + lambda.
+            col[s] += lambda;
+        }
+        let b = Mat::from_fn(k, 1, |r, _| {
+            (sums.sxy[(kept[r], 0)] - held.gxy[(kept[r], 0)] - nt * mt[kept[r]] * self.myt) / sd[r]
+        });
+        let llt = a.as_ref().llt(faer::Side::Lower).map_err(|_| {
+            RegressionError::Numerical(format!(
+                "the standardised ridge system of the training set without `{label}` is not positive definite"
+            ))
+        })?;
+        let solved = llt.solve(b.as_ref());
+        Ok((0..k).map(|r| solved[(r, 0)]).collect())
+    }
 }
 
 /// Leave-one-out of the standardised ridge without a factorisation per row. Without row i, the
