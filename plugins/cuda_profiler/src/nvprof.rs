@@ -135,54 +135,26 @@ fn trace(
     labels: &Labels,
 ) -> Result<Tables, PluginError> {
     let format = "an `nvprof --csv --print-gpu-trace` file";
-    let duration = header.require(path, header_line, "Duration", format)?;
-    let name = header.require(path, header_line, "Name", format)?;
-    let device = header.find("Device");
-    let stream = header.find("Stream");
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    // Columns a script put before `Start` label the run (e.g. the input size).
-    let prefix_names: Vec<String> = match &labels.prefix_names {
-        Some(names) if names.len() == start => names.clone(),
-        Some(names) => {
-            return Err(PluginError::at_line(
-                path,
-                header_line,
-                format!(
-                    "config key `prefix_names` names {} columns, the lines carry {start} before `Start`",
-                    names.len()
-                ),
-            ));
-        }
-        None => (1..=start).map(|i| format!("prefix{i}")).collect(),
-    };
-    let counter_columns: Vec<usize> = (start..header.names.len())
-        .filter(|&i| {
-            !matches!(
-                header.names[i].as_str(),
-                "Start"
-                    | "Duration"
-                    | "Device"
-                    | "Context"
-                    | "Stream"
-                    | "Name"
-                    | "Correlation_ID"
-                    | "Src Dev"
-                    | "Src Ctx"
-                    | "Dst Dev"
-                    | "Dst Ctx"
-                    | "SrcMemType"
-                    | "DstMemType"
-            )
-        })
-        .collect();
     let mut tables = Tables::new("nvprof", Prefixes::Binary);
-    let counter_columns: Vec<(usize, u32)> = counter_columns
-        .into_iter()
-        .map(|i| (i, tables.name(&header.names[i])))
-        .collect();
+    let columns = TraceColumns {
+        path,
+        header,
+        labels,
+        start,
+        duration: header.require(path, header_line, "Duration", format)?,
+        name: header.require(path, header_line, "Name", format)?,
+        device: header.find("Device"),
+        stream: header.find("Stream"),
+        stem: path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        prefix_names: prefix_names(path, header_line, labels, start)?,
+        counters: counter_columns(header, start)
+            .into_iter()
+            .map(|i| (i, tables.name(&header.names[i])))
+            .collect(),
+    };
     let mut units: Option<csv::StringRecord> = None;
     let mut expect_units = true;
     for record in records {
@@ -208,15 +180,95 @@ fn trace(
             ));
         };
         header.check_width(path, line, &r)?;
-        let prefix: Vec<String> = (0..start)
-            .map(|i| format!("{}={}", prefix_names[i], r.get(i).unwrap_or("")))
+        columns.row(&mut tables, line, &r, units)?;
+    }
+    Ok(tables)
+}
+
+/// The names of the columns a script put before `Start` (they label the run, e.g. the input
+/// size): the configuration's `prefix_names`, else `prefix1`, `prefix2`, ...
+fn prefix_names(
+    path: &Path,
+    header_line: usize,
+    labels: &Labels,
+    start: usize,
+) -> Result<Vec<String>, PluginError> {
+    match &labels.prefix_names {
+        Some(names) if names.len() == start => Ok(names.clone()),
+        Some(names) => Err(PluginError::at_line(
+            path,
+            header_line,
+            format!(
+                "config key `prefix_names` names {} columns, the lines carry {start} before `Start`",
+                names.len()
+            ),
+        )),
+        None => Ok((1..=start).map(|i| format!("prefix{i}")).collect()),
+    }
+}
+
+/// The columns of a GPU trace from `Start` on that are counters, not the trace's own fields.
+fn counter_columns(header: &Header, start: usize) -> Vec<usize> {
+    (start..header.names.len())
+        .filter(|&i| {
+            !matches!(
+                header.names[i].as_str(),
+                "Start"
+                    | "Duration"
+                    | "Device"
+                    | "Context"
+                    | "Stream"
+                    | "Name"
+                    | "Correlation_ID"
+                    | "Src Dev"
+                    | "Src Ctx"
+                    | "Dst Dev"
+                    | "Dst Ctx"
+                    | "SrcMemType"
+                    | "DstMemType"
+            )
+        })
+        .collect()
+}
+
+/// Where a GPU trace keeps what a row becomes.
+struct TraceColumns<'a> {
+    path: &'a Path,
+    header: &'a Header,
+    labels: &'a Labels,
+    /// The index of `Start`: the columns before it are the script's prefix.
+    start: usize,
+    duration: usize,
+    name: usize,
+    device: Option<usize>,
+    stream: Option<usize>,
+    /// The file's stem: the timeline's name.
+    stem: String,
+    prefix_names: Vec<String>,
+    /// Counter columns, with their name ids.
+    counters: Vec<(usize, u32)>,
+}
+
+impl TraceColumns<'_> {
+    /// Row `r` (line `line`, under `units`): a run (kernel or transfer) with its time and
+    /// counters, and a span on its device's stream.
+    fn row(
+        &self,
+        tables: &mut Tables,
+        line: usize,
+        r: &csv::StringRecord,
+        units: &csv::StringRecord,
+    ) -> Result<(), PluginError> {
+        let (path, header, labels) = (self.path, self.header, self.labels);
+        let prefix: Vec<String> = (0..self.start)
+            .map(|i| format!("{}={}", self.prefix_names[i], r.get(i).unwrap_or("")))
             .collect();
-        let name_text = field(path, line, &r, name, header)?;
+        let name_text = field(path, line, r, self.name, header)?;
         let transfer = name_text.starts_with('[');
         let run = tables.key(RunKey {
             run_id: format!("line{line}"),
             device: labels.device.clone().unwrap_or_else(|| {
-                device
+                self.device
                     .and_then(|d| r.get(d))
                     .map(device_name)
                     .unwrap_or_default()
@@ -229,10 +281,10 @@ fn trace(
             variant: labels.variant.clone().unwrap_or_else(|| prefix.join(";")),
             kernel: Some(name_text.to_owned()),
         });
-        let duration_text = field(path, line, &r, duration, header)?;
+        let duration_text = field(path, line, r, self.duration, header)?;
         let seconds = normalise_text(
             duration_text,
-            units.get(duration).unwrap_or(""),
+            units.get(self.duration).unwrap_or(""),
             Prefixes::Binary,
         )
         .ok_or_else(|| {
@@ -248,29 +300,32 @@ fn trace(
                 line,
                 format!(
                     "column `Duration`: expected a time unit in the units row, found `{}`",
-                    units.get(duration).unwrap_or("")
+                    units.get(self.duration).unwrap_or("")
                 ),
             ));
         }
         // The row on the file's timeline: its start (same units row) and its stream.
-        let start_text = field(path, line, &r, start, header)?;
-        let start_secs =
-            normalise_text(start_text, units.get(start).unwrap_or(""), Prefixes::Binary)
-                .filter(|v| v.unit == "s")
-                .ok_or_else(|| {
-                    PluginError::at_line(
-                        path,
-                        line,
-                        format!("column `Start`: expected a time, found `{start_text}`"),
-                    )
-                })?;
+        let start_text = field(path, line, r, self.start, header)?;
+        let start_secs = normalise_text(
+            start_text,
+            units.get(self.start).unwrap_or(""),
+            Prefixes::Binary,
+        )
+        .filter(|v| v.unit == "s")
+        .ok_or_else(|| {
+            PluginError::at_line(
+                path,
+                line,
+                format!("column `Start`: expected a time, found `{start_text}`"),
+            )
+        })?;
         let timeline = if prefix.is_empty() {
-            stem.clone()
+            self.stem.clone()
         } else {
-            format!("{stem};{}", prefix.join(";"))
+            format!("{};{}", self.stem, prefix.join(";"))
         };
         let device_label = tables.run_key(run).device.clone();
-        let lane = match stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
+        let lane = match self.stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
             Some(s) => format!("{device_label} / stream {s}"),
             None => device_label,
         };
@@ -294,11 +349,11 @@ fn trace(
             if transfer { "transfer" } else { "kernel" },
             seconds.value,
         );
-        for &(c, name) in &counter_columns {
+        for &(c, name) in &self.counters {
             if let Some(text) = r.get(c) {
                 tables.add_text(run, name, text, units.get(c).unwrap_or(""));
             }
         }
+        Ok(())
     }
-    Ok(tables)
 }

@@ -120,7 +120,6 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         }
         None => return Err(PluginError::new(format!("{}: empty log", path.display()))),
     }
-    let (mut rank, mut size, mut init_end_ns) = (None, None, None);
     let mut log = RankLog {
         path: path.to_path_buf(),
         rank: -1,
@@ -135,63 +134,12 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         sites: Vec::new(),
         events: Vec::new(),
     };
+    let mut meta = Metadata::default();
     let mut header_seen = false;
     let mut names: Names = Names::default();
-    let mut finalize_line = 0;
     while let Some((n, line)) = lines.next() {
-        if let Some(meta) = line.strip_prefix("# ") {
-            let (key, value) = meta.split_once(' ').unwrap_or((meta, ""));
-            let column = 3 + key.len() + 1;
-            match key {
-                "rank" => rank = Some(number::<i32>(path, n, column, value, "`# rank`")?),
-                "size" => size = Some(number::<i32>(path, n, column, value, "`# size`")?),
-                "host" => log.host = value.to_owned(),
-                "pid" => {}
-                "command" => log.command = value.to_owned(),
-                "binding" => log.binding = Some(value.to_owned()),
-                "cpu" => log.cpu = Some(number::<i32>(path, n, column, value, "`# cpu`")?),
-                "init_end_ns" => {
-                    init_end_ns = Some(number::<u64>(path, n, column, value, "`# init_end_ns`")?);
-                }
-                "finalize_start_ns" => {
-                    finalize_line = n;
-                    log.finalize_start_ns = Some(number::<u64>(
-                        path,
-                        n,
-                        column,
-                        value,
-                        "`# finalize_start_ns`",
-                    )?);
-                }
-                "site" => {
-                    let (index, name) = value.split_once(' ').unwrap_or((value, ""));
-                    let index: usize = number(path, n, column, index, "`# site` index")?;
-                    if index != log.sites.len() || name.is_empty() {
-                        return Err(PluginError::at_line(
-                            path,
-                            n,
-                            format!(
-                                "expected `# site {} <module+offset>`, found `{line}`",
-                                log.sites.len()
-                            ),
-                        ));
-                    }
-                    log.sites.push(name.to_owned());
-                }
-                "end" => {
-                    if !yosoku_tables::MPI_LOG_ENDS.contains(&value) {
-                        return Err(PluginError::at(
-                            path,
-                            n,
-                            column,
-                            format!("`# end`: expected complete, abort or exit, found `{value}`"),
-                        ));
-                    }
-                    log.end = Some(value.to_owned());
-                }
-                // Later versions may add metadata; what this reader needs is checked below.
-                _ => {}
-            }
+        if let Some(text) = line.strip_prefix("# ") {
+            meta.read(&mut log, path, n, line, text)?;
             continue;
         }
         if !header_seen {
@@ -221,53 +169,135 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
                     n,
                     format!(
                         "rank {}'s log stops in the middle of a line (truncated)",
-                        rank.map_or("?".to_owned(), |r| r.to_string())
+                        meta.rank.map_or("?".to_owned(), |r| r.to_string())
                     ),
                 ));
             }
             Err(e) => return Err(e),
         }
     }
-    let missing = |what: &str| {
-        PluginError::new(format!(
-            "{}: no `# {what}` line; the interposer writes it at MPI_Init",
-            path.display()
-        ))
-    };
-    log.rank = rank.ok_or_else(|| missing("rank"))?;
-    log.size = size.ok_or_else(|| missing("size"))?;
-    log.init_end_ns = init_end_ns.ok_or_else(|| missing("init_end_ns"))?;
-    if let Some(f) = log.finalize_start_ns.filter(|&f| f < log.init_end_ns) {
-        return Err(PluginError::at_line(
-            path,
-            finalize_line,
-            format!(
-                "MPI_Finalize starts at {f} ns, before MPI_Init ended (`# init_end_ns {}`)",
-                log.init_end_ns
-            ),
-        ));
+    meta.complete(log)
+}
+
+/// What a log's `# key value` lines say that its events are checked against.
+#[derive(Debug, Default)]
+struct Metadata {
+    rank: Option<i32>,
+    size: Option<i32>,
+    init_end_ns: Option<u64>,
+    /// The line of `# finalize_start_ns`.
+    finalize_line: usize,
+}
+
+impl Metadata {
+    /// A metadata line (`meta`: the text after `# `) at line `n`, into `log` or `self`. Keys this
+    /// reader does not know are left alone (later versions may add some).
+    fn read(
+        &mut self,
+        log: &mut RankLog,
+        path: &Path,
+        n: usize,
+        line: &str,
+        meta: &str,
+    ) -> Result<(), PluginError> {
+        let (key, value) = meta.split_once(' ').unwrap_or((meta, ""));
+        let column = 3 + key.len() + 1;
+        match key {
+            "rank" => self.rank = Some(number::<i32>(path, n, column, value, "`# rank`")?),
+            "size" => self.size = Some(number::<i32>(path, n, column, value, "`# size`")?),
+            "host" => log.host = value.to_owned(),
+            "pid" => {}
+            "command" => log.command = value.to_owned(),
+            "binding" => log.binding = Some(value.to_owned()),
+            "cpu" => log.cpu = Some(number::<i32>(path, n, column, value, "`# cpu`")?),
+            "init_end_ns" => {
+                self.init_end_ns = Some(number::<u64>(path, n, column, value, "`# init_end_ns`")?);
+            }
+            "finalize_start_ns" => {
+                self.finalize_line = n;
+                log.finalize_start_ns = Some(number::<u64>(
+                    path,
+                    n,
+                    column,
+                    value,
+                    "`# finalize_start_ns`",
+                )?);
+            }
+            "site" => {
+                let (index, name) = value.split_once(' ').unwrap_or((value, ""));
+                let index: usize = number(path, n, column, index, "`# site` index")?;
+                if index != log.sites.len() || name.is_empty() {
+                    return Err(PluginError::at_line(
+                        path,
+                        n,
+                        format!(
+                            "expected `# site {} <module+offset>`, found `{line}`",
+                            log.sites.len()
+                        ),
+                    ));
+                }
+                log.sites.push(name.to_owned());
+            }
+            "end" => {
+                if !yosoku_tables::MPI_LOG_ENDS.contains(&value) {
+                    return Err(PluginError::at(
+                        path,
+                        n,
+                        column,
+                        format!("`# end`: expected complete, abort or exit, found `{value}`"),
+                    ));
+                }
+                log.end = Some(value.to_owned());
+            }
+            _ => {}
+        }
+        Ok(())
     }
-    // The interposer logs calls after MPI_Init returns; an earlier one is a damaged file (and
-    // block times are measured from the end of MPI_Init).
-    if let Some(e) = log.events.iter().find(|e| e.start_ns < log.init_end_ns) {
-        return Err(PluginError::at_line(
-            path,
-            e.line,
-            format!(
-                "start_ns {} is before MPI_Init ended (`# init_end_ns {}`)",
-                e.start_ns, log.init_end_ns
-            ),
-        ));
+
+    /// The log, once its rank, size and MPI_Init's end are known and its times fit them.
+    fn complete(self, mut log: RankLog) -> Result<RankLog, PluginError> {
+        let path = log.path.clone();
+        let missing = |what: &str| {
+            PluginError::new(format!(
+                "{}: no `# {what}` line; the interposer writes it at MPI_Init",
+                path.display()
+            ))
+        };
+        log.rank = self.rank.ok_or_else(|| missing("rank"))?;
+        log.size = self.size.ok_or_else(|| missing("size"))?;
+        log.init_end_ns = self.init_end_ns.ok_or_else(|| missing("init_end_ns"))?;
+        if let Some(f) = log.finalize_start_ns.filter(|&f| f < log.init_end_ns) {
+            return Err(PluginError::at_line(
+                &path,
+                self.finalize_line,
+                format!(
+                    "MPI_Finalize starts at {f} ns, before MPI_Init ended (`# init_end_ns {}`)",
+                    log.init_end_ns
+                ),
+            ));
+        }
+        // The interposer logs calls after MPI_Init returns; an earlier one is a damaged file
+        // (and block times are measured from the end of MPI_Init).
+        if let Some(e) = log.events.iter().find(|e| e.start_ns < log.init_end_ns) {
+            return Err(PluginError::at_line(
+                &path,
+                e.line,
+                format!(
+                    "start_ns {} is before MPI_Init ended (`# init_end_ns {}`)",
+                    e.start_ns, log.init_end_ns
+                ),
+            ));
+        }
+        if log.rank < 0 || log.size <= 0 || log.rank >= log.size {
+            return Err(PluginError::new(format!(
+                "{}: rank {} of {} is not a rank of the run",
+                path.display(),
+                log.rank,
+                log.size
+            )));
+        }
+        Ok(log)
     }
-    if log.rank < 0 || log.size <= 0 || log.rank >= log.size {
-        return Err(PluginError::new(format!(
-            "{}: rank {} of {} is not a rank of the run",
-            path.display(),
-            log.rank,
-            log.size
-        )));
-    }
-    Ok(log)
 }
 
 /// The lines of `text` as `str::lines` gives them (without their `\n` or `\r\n`), found byte by

@@ -18,7 +18,7 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::device::Chosen;
 use crate::record::{Launch, Measurement};
-use crate::suite::{Arg, SuiteKernel};
+use crate::suite::{Arg, Plan, SuiteKernel};
 
 /// How long and how often to measure.
 #[derive(Debug, Clone, Copy)]
@@ -145,159 +145,29 @@ impl<'d> Session<'d> {
         let program = self.program(source.0, source.1, &options)?;
         let k = Kernel::create(program, &name)
             .map_err(|e| cl_err(format!("{what}: kernel `{name}` of {}", source.0), e))?;
-
-        // SAFETY (buffers, writes, arguments, launches): every buffer is created with the length
-        // the plan gives and written from / read into host vectors of that length; the
-        // arguments are set in the kernel's order with the types its signature declares
-        // (buffers as cl_mem, int as cl_int), as the suite module for this kernel states.
-        let mut inputs = Vec::new();
-        for (i, data) in plan.inputs.iter().enumerate() {
-            let mut b = unsafe {
-                Buffer::<f32>::create(
-                    &self.context,
-                    CL_MEM_READ_ONLY,
-                    data.len(),
-                    ptr::null_mut::<c_void>(),
-                )
-            }
-            .map_err(|e| {
-                cl_err(
-                    format!("{what}: input buffer {i} ({} floats)", data.len()),
-                    e,
-                )
-            })?;
-            unsafe {
-                self.queue
-                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, data, &[])
-            }
-            .map_err(|e| cl_err(format!("{what}: writing input {i}"), e))?;
-            inputs.push(b);
-        }
-        let mut outputs = Vec::new();
-        for (i, len) in plan.outputs.iter().enumerate() {
-            let mut b = unsafe {
-                Buffer::<f32>::create(
-                    &self.context,
-                    CL_MEM_READ_WRITE,
-                    *len,
-                    ptr::null_mut::<c_void>(),
-                )
-            }
-            .map_err(|e| cl_err(format!("{what}: output buffer {i} ({len} floats)"), e))?;
-            // NaN everywhere: an element the kernel never writes fails the check.
-            let poison = vec![f32::NAN; *len];
-            unsafe {
-                self.queue
-                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &poison, &[])
-            }
-            .map_err(|e| cl_err(format!("{what}: clearing output {i}"), e))?;
-            outputs.push(b);
-        }
-        for (index, arg) in plan.args.iter().enumerate() {
-            let r = match arg {
-                Arg::Input(i) => unsafe { k.set_arg(index as u32, &inputs[*i].get()) },
-                Arg::Output(i) => unsafe { k.set_arg(index as u32, &outputs[*i].get()) },
-                Arg::Int(v) => unsafe { k.set_arg(index as u32, &(*v as cl_int)) },
-            };
-            r.map_err(|e| cl_err(format!("{what}: kernel argument {index}"), e))?;
-        }
-
-        let dims = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
-        let launch_once = |queue: &CommandQueue| -> Result<Launch, PluginError> {
-            let started = Instant::now();
-            let event = unsafe {
-                queue.enqueue_nd_range_kernel(
-                    k.get(),
-                    plan.global.len() as u32,
-                    ptr::null(),
-                    plan.global.as_ptr(),
-                    plan.local.as_ptr(),
-                    &[],
-                )
-            }
-            .map_err(|e| {
-                cl_err(
-                    format!(
-                        "{what}: the launch failed (global {}, local {})",
-                        dims(&plan.global),
-                        dims(&plan.local)
-                    ),
-                    e,
-                )
-            })?;
-            event
-                .wait()
-                .map_err(|e| cl_err(format!("{what}: waiting for the launch"), e))?;
-            let host_ns = started.elapsed().as_nanos() as u64;
-            let start = event
-                .profiling_command_start()
-                .map_err(|e| cl_err(format!("{what}: CL_PROFILING_COMMAND_START"), e))?;
-            let end = event
-                .profiling_command_end()
-                .map_err(|e| cl_err(format!("{what}: CL_PROFILING_COMMAND_END"), e))?;
-            let submit = event.profiling_command_submit().ok();
-            if end < start {
-                return Err(PluginError::new(format!(
-                    "{what}: the driver's profiling timestamps run backwards (start {start} ns, end {end} ns)"
-                )));
-            }
-            Ok(Launch {
-                device_ns: end - start,
-                host_ns,
-                submit_to_start_ns: submit.map(|s| start as i64 - s as i64),
-            })
-        };
-
-        let check_deadline = |done: usize| -> Result<(), PluginError> {
-            if Instant::now() > deadline {
-                return Err(PluginError::new(format!(
-                    "timeout: the run passed its `timeout_secs` during {what} (after {done} launches of it); nothing was recorded"
-                )));
-            }
-            Ok(())
+        let inputs = self.input_buffers(&plan, &what)?;
+        let outputs = self.output_buffers(&plan, &what)?;
+        set_arguments(&k, &plan, &inputs, &outputs, &what)?;
+        let launch = Launcher {
+            queue: &self.queue,
+            kernel: &k,
+            plan: &plan,
+            what: &what,
+            deadline,
         };
         let mut warmup = Vec::with_capacity(settings.warmup);
         for i in 0..settings.warmup {
-            check_deadline(i)?;
-            warmup.push(launch_once(&self.queue)?);
+            launch.check_deadline(i)?;
+            warmup.push(launch.once()?);
         }
-        let mut launches: Vec<Launch> = Vec::new();
-        let budget = Duration::from_secs_f64(settings.max_secs_per_config);
-        let measuring = Instant::now();
-        loop {
-            check_deadline(settings.warmup + launches.len())?;
-            launches.push(launch_once(&self.queue)?);
-            let n = launches.len();
-            if n < settings.min_launches {
-                continue;
-            }
-            let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
-            let (_, _, _, cv) = statistics(&times);
-            if cv <= settings.target_cv
-                || n >= settings.max_launches
-                || measuring.elapsed() >= budget
-            {
-                break;
-            }
-        }
-
-        let mut results = Vec::new();
-        for (i, (b, len)) in outputs.iter().zip(&plan.outputs).enumerate() {
-            let mut host = vec![0.0f32; *len];
-            unsafe {
-                self.queue
-                    .enqueue_read_buffer(b, CL_BLOCKING, 0, &mut host, &[])
-            }
-            .map_err(|e| cl_err(format!("{what}: reading output {i}"), e))?;
-            results.push(host);
-        }
+        let launches = launch.until_stable(settings)?;
+        let results = self.read_outputs(&plan, &outputs, &what)?;
         kernel.check(&plan, size, &results).map_err(|m| {
             PluginError::new(format!(
                 "{what}: wrong result, no time recorded: {m} ({} of {})",
                 name, source.0
             ))
         })?;
-
         let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
         let (_, _, _, cv) = statistics(&times);
         Ok(Measurement {
@@ -318,6 +188,204 @@ impl<'d> Session<'d> {
             stable: cv <= settings.target_cv,
             target_cv: settings.target_cv,
         })
+    }
+
+    /// The plan's input buffers, written from its host vectors.
+    fn input_buffers(&self, plan: &Plan, what: &str) -> Result<Vec<Buffer<f32>>, PluginError> {
+        let mut inputs = Vec::new();
+        for (i, data) in plan.inputs.iter().enumerate() {
+            // SAFETY: the buffer is created with the length of the host vector written into it,
+            // from no host pointer.
+            let mut b = unsafe {
+                Buffer::<f32>::create(
+                    &self.context,
+                    CL_MEM_READ_ONLY,
+                    data.len(),
+                    ptr::null_mut::<c_void>(),
+                )
+            }
+            .map_err(|e| {
+                cl_err(
+                    format!("{what}: input buffer {i} ({} floats)", data.len()),
+                    e,
+                )
+            })?;
+            // SAFETY: a blocking write of `data.len()` floats into a buffer of that length.
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, data, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: writing input {i}"), e))?;
+            inputs.push(b);
+        }
+        Ok(inputs)
+    }
+
+    /// The plan's output buffers, filled with NaN: an element the kernel never writes fails the
+    /// check.
+    fn output_buffers(&self, plan: &Plan, what: &str) -> Result<Vec<Buffer<f32>>, PluginError> {
+        let mut outputs = Vec::new();
+        for (i, len) in plan.outputs.iter().enumerate() {
+            // SAFETY: the buffer is created with the length the plan gives, from no host pointer.
+            let mut b = unsafe {
+                Buffer::<f32>::create(
+                    &self.context,
+                    CL_MEM_READ_WRITE,
+                    *len,
+                    ptr::null_mut::<c_void>(),
+                )
+            }
+            .map_err(|e| cl_err(format!("{what}: output buffer {i} ({len} floats)"), e))?;
+            let poison = vec![f32::NAN; *len];
+            // SAFETY: a blocking write of `len` floats into a buffer of that length.
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &poison, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: clearing output {i}"), e))?;
+            outputs.push(b);
+        }
+        Ok(outputs)
+    }
+
+    /// The output buffers' contents.
+    fn read_outputs(
+        &self,
+        plan: &Plan,
+        outputs: &[Buffer<f32>],
+        what: &str,
+    ) -> Result<Vec<Vec<f32>>, PluginError> {
+        let mut results = Vec::new();
+        for (i, (b, len)) in outputs.iter().zip(&plan.outputs).enumerate() {
+            let mut host = vec![0.0f32; *len];
+            // SAFETY: a blocking read of `len` floats from a buffer of that length.
+            unsafe {
+                self.queue
+                    .enqueue_read_buffer(b, CL_BLOCKING, 0, &mut host, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: reading output {i}"), e))?;
+            results.push(host);
+        }
+        Ok(results)
+    }
+}
+
+/// Sets the kernel's arguments in the plan's order.
+fn set_arguments(
+    k: &Kernel,
+    plan: &Plan,
+    inputs: &[Buffer<f32>],
+    outputs: &[Buffer<f32>],
+    what: &str,
+) -> Result<(), PluginError> {
+    for (index, arg) in plan.args.iter().enumerate() {
+        // SAFETY: the arguments are set in the kernel's order with the types its signature
+        // declares (buffers as cl_mem, int as cl_int), as the suite module for this kernel
+        // states.
+        let r = match arg {
+            Arg::Input(i) => unsafe { k.set_arg(index as u32, &inputs[*i].get()) },
+            Arg::Output(i) => unsafe { k.set_arg(index as u32, &outputs[*i].get()) },
+            Arg::Int(v) => unsafe { k.set_arg(index as u32, &(*v as cl_int)) },
+        };
+        r.map_err(|e| cl_err(format!("{what}: kernel argument {index}"), e))?;
+    }
+    Ok(())
+}
+
+/// Launches of one configuration, each timed by its event (and the host clock around it).
+struct Launcher<'a> {
+    queue: &'a CommandQueue,
+    kernel: &'a Kernel,
+    plan: &'a Plan,
+    /// The configuration, as errors name it.
+    what: &'a str,
+    deadline: Instant,
+}
+
+impl Launcher<'_> {
+    /// One launch, waited for, with its device time from the profiling timestamps.
+    fn once(&self) -> Result<Launch, PluginError> {
+        let (what, plan) = (self.what, self.plan);
+        let dims = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+        let started = Instant::now();
+        // SAFETY: the kernel's arguments are all set (`set_arguments`), and the NDRange's global
+        // and local sizes have the plan's number of dimensions.
+        let event = unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                self.kernel.get(),
+                plan.global.len() as u32,
+                ptr::null(),
+                plan.global.as_ptr(),
+                plan.local.as_ptr(),
+                &[],
+            )
+        }
+        .map_err(|e| {
+            cl_err(
+                format!(
+                    "{what}: the launch failed (global {}, local {})",
+                    dims(&plan.global),
+                    dims(&plan.local)
+                ),
+                e,
+            )
+        })?;
+        event
+            .wait()
+            .map_err(|e| cl_err(format!("{what}: waiting for the launch"), e))?;
+        let host_ns = started.elapsed().as_nanos() as u64;
+        let start = event
+            .profiling_command_start()
+            .map_err(|e| cl_err(format!("{what}: CL_PROFILING_COMMAND_START"), e))?;
+        let end = event
+            .profiling_command_end()
+            .map_err(|e| cl_err(format!("{what}: CL_PROFILING_COMMAND_END"), e))?;
+        let submit = event.profiling_command_submit().ok();
+        if end < start {
+            return Err(PluginError::new(format!(
+                "{what}: the driver's profiling timestamps run backwards (start {start} ns, end {end} ns)"
+            )));
+        }
+        Ok(Launch {
+            device_ns: end - start,
+            host_ns,
+            submit_to_start_ns: submit.map(|s| start as i64 - s as i64),
+        })
+    }
+
+    /// Fails once the run is past its deadline, after `done` launches of this configuration.
+    fn check_deadline(&self, done: usize) -> Result<(), PluginError> {
+        if Instant::now() > self.deadline {
+            return Err(PluginError::new(format!(
+                "timeout: the run passed its `timeout_secs` during {} (after {done} launches of it); nothing was recorded",
+                self.what
+            )));
+        }
+        Ok(())
+    }
+
+    /// The measured launches: at least `min_launches`, then until the device times' coefficient
+    /// of variation reaches the target, `max_launches` or the time budget.
+    fn until_stable(&self, settings: &Settings) -> Result<Vec<Launch>, PluginError> {
+        let mut launches: Vec<Launch> = Vec::new();
+        let budget = Duration::from_secs_f64(settings.max_secs_per_config);
+        let measuring = Instant::now();
+        loop {
+            self.check_deadline(settings.warmup + launches.len())?;
+            launches.push(self.once()?);
+            let n = launches.len();
+            if n < settings.min_launches {
+                continue;
+            }
+            let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
+            let (_, _, _, cv) = statistics(&times);
+            if cv <= settings.target_cv
+                || n >= settings.max_launches
+                || measuring.elapsed() >= budget
+            {
+                return Ok(launches);
+            }
+        }
     }
 }
 

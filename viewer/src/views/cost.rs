@@ -140,6 +140,12 @@ fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         .first()
         .map(|&i| (program[i].clone(), variant[i].clone()))
         .unwrap_or_default();
+    measured_ui(ui, bundle, &program_name, &variant_name);
+}
+
+/// Every prediction of the program `program_name` (variant `variant_name`) beside its
+/// measurement, from any table of the bundle that has both.
+fn measured_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, program_name: &str, variant_name: &str) {
     ui.heading("Predicted and measured");
     let mut any = false;
     egui::Grid::new("measured").striped(true).show(ui, |ui| {

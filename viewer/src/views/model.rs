@@ -108,6 +108,25 @@ fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let group = &groups[row];
 
     ui.heading(format!("{} — {}", state.model, state.group));
+    summary_ui(ui, batch, row);
+    flags_ui(ui, bundle, &state.model, group);
+    let prefix = format!("{}.", state.model);
+    if let Some(coefficients) = bundle.tables.iter().find(|t| {
+        t.name.starts_with(&prefix)
+            && crate::data::has_columns(&t.batch, &[col::TERM, col::ESTIMATE])
+    }) {
+        coefficients_ui(ui, &coefficients.batch, group);
+    }
+    if let Some(path) = bundle.tables.iter().find(|t| {
+        t.name.starts_with(&prefix)
+            && crate::data::has_columns(&t.batch, &[col::STEP, col::ACTION, col::TERM])
+    }) {
+        selection_path_ui(ui, &path.batch, group);
+    }
+}
+
+/// Row `row` of a model summary, a field a line (flags in the warning colour).
+fn summary_ui(ui: &mut egui::Ui, batch: &arrow_array::RecordBatch, row: usize) {
     egui::Grid::new("summary").striped(true).show(ui, |ui| {
         for field in batch.schema().fields() {
             let name = field.name();
@@ -130,7 +149,11 @@ fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             ui.end_row();
         }
     });
-    // Problems the validation found in this model's predictions, when the bundle has them.
+}
+
+/// Problems the validation found in the predictions of `model` (its group `group`), counted by
+/// flag, for each table of predictions the bundle has.
+fn flags_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, model: &str, group: &str) {
     for t in bundle.tables_with(&[col::MODEL, col::FLAGS, col::PREDICTED_SECS]) {
         let (Some(models), Some(flags)) =
             (texts(&t.batch, col::MODEL), texts(&t.batch, col::FLAGS))
@@ -141,7 +164,7 @@ fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
         for (i, f) in flags.iter().enumerate() {
             let same_group = group_of.as_ref().is_none_or(|g| g[i] == *group);
-            if models[i] == state.model && same_group {
+            if models[i] == model && same_group {
                 for flag in f.split(';').filter(|s| !s.is_empty()) {
                     *counts.entry(flag).or_default() += 1;
                 }
@@ -155,104 +178,100 @@ fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             );
         }
     }
+}
 
-    let prefix = format!("{}.", state.model);
-    if let Some(coefficients) = bundle.tables.iter().find(|t| {
-        t.name.starts_with(&prefix)
-            && crate::data::has_columns(&t.batch, &[col::TERM, col::ESTIMATE])
-    }) {
-        ui.heading("Coefficients");
-        let b = &coefficients.batch;
-        let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
-        let term = texts(b, col::TERM).unwrap_or_default();
-        let estimate = numbers(b, col::ESTIMATE).unwrap_or_default();
-        // Bundles written before the column existed lack it: the column is then left out.
-        let standardised = numbers(b, col::STANDARDISED_ESTIMATE);
-        let se = numbers(b, col::STD_ERROR).unwrap_or_default();
-        let t_value = numbers(b, col::T_VALUE).unwrap_or_default();
-        let p = numbers(b, col::P_VALUE).unwrap_or_default();
-        let status = texts(b, col::STATUS).unwrap_or_default();
-        let show =
-            |v: Option<&Option<f64>>| v.copied().flatten().map(format::number).unwrap_or_default();
-        egui::ScrollArea::vertical()
-            .id_salt("coefficients")
-            .max_height(260.0)
-            .show(ui, |ui| {
-                egui::Grid::new("coefficients")
-                    .striped(true)
-                    .show(ui, |ui| {
-                        ui.strong("term");
-                        ui.strong("estimate");
-                        if standardised.is_some() {
-                            ui.strong("standardised");
-                        }
-                        for h in ["std. error", "t", "p", "status"] {
-                            ui.strong(h);
-                        }
-                        ui.end_row();
-                        for i in (0..term.len()).filter(|&i| g.get(i).is_some_and(|x| x == group)) {
-                            ui.label(&term[i]);
-                            ui.label(show(estimate.get(i)));
-                            if let Some(z) = &standardised {
-                                ui.label(show(z.get(i)));
-                            }
-                            ui.label(show(se.get(i)));
-                            ui.label(show(t_value.get(i)));
-                            ui.label(show(p.get(i)));
-                            ui.label(status.get(i).cloned().unwrap_or_default());
-                            ui.end_row();
-                        }
-                    });
-            });
-        ui.small("Estimates are on the scale the fit saw (z-scores after a zscore step, ln(1 + x) with log features); standardised = estimate x sd(column) / sd(target), comparable across terms; |t| ranks the terms by evidence.");
-    }
-    if let Some(path) = bundle.tables.iter().find(|t| {
-        t.name.starts_with(&prefix)
-            && crate::data::has_columns(&t.batch, &[col::STEP, col::ACTION, col::TERM])
-    }) {
-        ui.heading("Selection path");
-        let b = &path.batch;
-        let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
-        let step = numbers(b, col::STEP).unwrap_or_default();
-        let action = texts(b, col::ACTION).unwrap_or_default();
-        let term = texts(b, col::TERM).unwrap_or_default();
-        let r2 = numbers(b, col::R2).unwrap_or_default();
-        let adj = numbers(b, col::ADJUSTED_R2).unwrap_or_default();
-        let rows: Vec<usize> = (0..step.len())
-            .filter(|&i| g.get(i).is_some_and(|x| x == group))
-            .collect();
-        ui.horizontal(|ui| {
-            egui::Grid::new("selection_path")
+/// The coefficients of the model's group `group`: estimates, standardised estimates (when the
+/// bundle has them), standard errors, t and p values, status.
+fn coefficients_ui(ui: &mut egui::Ui, b: &arrow_array::RecordBatch, group: &str) {
+    ui.heading("Coefficients");
+    let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
+    let term = texts(b, col::TERM).unwrap_or_default();
+    let estimate = numbers(b, col::ESTIMATE).unwrap_or_default();
+    // Bundles written before the column existed lack it: the column is then left out.
+    let standardised = numbers(b, col::STANDARDISED_ESTIMATE);
+    let se = numbers(b, col::STD_ERROR).unwrap_or_default();
+    let t_value = numbers(b, col::T_VALUE).unwrap_or_default();
+    let p = numbers(b, col::P_VALUE).unwrap_or_default();
+    let status = texts(b, col::STATUS).unwrap_or_default();
+    let show =
+        |v: Option<&Option<f64>>| v.copied().flatten().map(format::number).unwrap_or_default();
+    egui::ScrollArea::vertical()
+        .id_salt("coefficients")
+        .max_height(260.0)
+        .show(ui, |ui| {
+            egui::Grid::new("coefficients")
                 .striped(true)
                 .show(ui, |ui| {
-                    for h in ["step", "action", "term", "R²", "adjusted R²"] {
+                    ui.strong("term");
+                    ui.strong("estimate");
+                    if standardised.is_some() {
+                        ui.strong("standardised");
+                    }
+                    for h in ["std. error", "t", "p", "status"] {
                         ui.strong(h);
                     }
                     ui.end_row();
-                    for &i in &rows {
-                        ui.label(step[i].map(|s| s.to_string()).unwrap_or_default());
-                        ui.label(&action[i]);
+                    for i in (0..term.len()).filter(|&i| g.get(i).is_some_and(|x| x == group)) {
                         ui.label(&term[i]);
-                        ui.label(r2[i].map(format::number).unwrap_or_default());
-                        ui.label(adj[i].map(format::number).unwrap_or_default());
+                        ui.label(show(estimate.get(i)));
+                        if let Some(z) = &standardised {
+                            ui.label(show(z.get(i)));
+                        }
+                        ui.label(show(se.get(i)));
+                        ui.label(show(t_value.get(i)));
+                        ui.label(show(p.get(i)));
+                        ui.label(status.get(i).cloned().unwrap_or_default());
                         ui.end_row();
                     }
                 });
-            let points: Vec<[f64; 2]> = rows
-                .iter()
-                .filter_map(|&i| Some([step[i]?, adj[i]?]))
-                .collect();
-            egui_plot::Plot::new("adjusted_r2_by_step")
-                .height(220.0)
-                .width(360.0)
-                .x_axis_label("step")
-                .y_axis_label("adjusted R²")
-                .show(ui, |plot| {
-                    plot.line(egui_plot::Line::new("adjusted R²", points.clone()));
-                    plot.points(egui_plot::Points::new("steps", points).radius(3.0));
-                });
         });
-    }
+    ui.small("Estimates are on the scale the fit saw (z-scores after a zscore step, ln(1 + x) with log features); standardised = estimate x sd(column) / sd(target), comparable across terms; |t| ranks the terms by evidence.");
+}
+
+/// A stepwise fit's selection path in group `group`: each step's action, term, R^2 and adjusted
+/// R^2, beside a plot of adjusted R^2 by step.
+fn selection_path_ui(ui: &mut egui::Ui, b: &arrow_array::RecordBatch, group: &str) {
+    ui.heading("Selection path");
+    let g = texts(b, col::MODEL_GROUP).unwrap_or_default();
+    let step = numbers(b, col::STEP).unwrap_or_default();
+    let action = texts(b, col::ACTION).unwrap_or_default();
+    let term = texts(b, col::TERM).unwrap_or_default();
+    let r2 = numbers(b, col::R2).unwrap_or_default();
+    let adj = numbers(b, col::ADJUSTED_R2).unwrap_or_default();
+    let rows: Vec<usize> = (0..step.len())
+        .filter(|&i| g.get(i).is_some_and(|x| x == group))
+        .collect();
+    ui.horizontal(|ui| {
+        egui::Grid::new("selection_path")
+            .striped(true)
+            .show(ui, |ui| {
+                for h in ["step", "action", "term", "R²", "adjusted R²"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for &i in &rows {
+                    ui.label(step[i].map(|s| s.to_string()).unwrap_or_default());
+                    ui.label(&action[i]);
+                    ui.label(&term[i]);
+                    ui.label(r2[i].map(format::number).unwrap_or_default());
+                    ui.label(adj[i].map(format::number).unwrap_or_default());
+                    ui.end_row();
+                }
+            });
+        let points: Vec<[f64; 2]> = rows
+            .iter()
+            .filter_map(|&i| Some([step[i]?, adj[i]?]))
+            .collect();
+        egui_plot::Plot::new("adjusted_r2_by_step")
+            .height(220.0)
+            .width(360.0)
+            .x_axis_label("step")
+            .y_axis_label("adjusted R²")
+            .show(ui, |plot| {
+                plot.line(egui_plot::Line::new("adjusted R²", points.clone()));
+                plot.points(egui_plot::Points::new("steps", points).radius(3.0));
+            });
+    });
 }
 
 /// `fit` of `fit.model_summary`.

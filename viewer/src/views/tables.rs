@@ -73,8 +73,6 @@ fn browser_ui(
     let Some(table) = bundle.table(&state.table) else {
         return;
     };
-    let batch = &table.batch;
-    let schema = batch.schema();
     let key = (
         state.table.clone(),
         state.filter.clone(),
@@ -82,6 +80,53 @@ fn browser_ui(
         state.descending,
     );
     if cached.as_ref().is_none_or(|c| c.key != key) {
+        *cached = Some(Cache::of(&table.batch, state, key));
+    }
+    let Some(cache) = cached.as_ref() else {
+        return;
+    };
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "{}: {} of {} rows{}",
+            table.name,
+            crate::format::count(cache.rows.len() as u64),
+            crate::format::count(table.batch.num_rows() as u64),
+            table
+                .kind
+                .as_deref()
+                .map(|k| format!(" (table kind `{k}`)"))
+                .unwrap_or_default()
+        ));
+        if ui
+            .button("Copy rows")
+            .on_hover_text("The filtered rows, tab-separated, with a header")
+            .clicked()
+        {
+            ui.ctx().copy_text(cache.tab_separated(&table.batch));
+        }
+    });
+    ui.collapsing("Column statistics", |ui| {
+        column_statistics_ui(ui, &table.batch, cache);
+    });
+    if let Some(c) = rows_ui(ui, &table.batch, state, cache) {
+        if state.sort_column.as_deref() == Some(c.as_str()) {
+            state.descending = !state.descending;
+        } else {
+            state.sort_column = Some(c);
+            state.descending = false;
+        }
+    }
+}
+
+impl Cache {
+    /// Every cell of `batch` as text, and the rows that contain the filter's text, sorted by
+    /// the sort column (numbers as numbers).
+    fn of(
+        batch: &arrow_array::RecordBatch,
+        state: &State,
+        key: (String, String, Option<String>, bool),
+    ) -> Self {
+        let schema = batch.schema();
         let cells: Vec<Vec<String>> = (0..batch.num_columns())
             .map(|c| {
                 (0..batch.num_rows())
@@ -113,97 +158,93 @@ fn browser_ui(
                 rows.reverse();
             }
         }
-        *cached = Some(Cache { key, rows, cells });
+        Self { key, rows, cells }
     }
-    let Some(cache) = cached.as_ref() else {
-        return;
-    };
-    ui.horizontal(|ui| {
-        ui.label(format!(
-            "{}: {} of {} rows{}",
-            table.name,
-            crate::format::count(cache.rows.len() as u64),
-            crate::format::count(batch.num_rows() as u64),
-            table
-                .kind
-                .as_deref()
-                .map(|k| format!(" (table kind `{k}`)"))
-                .unwrap_or_default()
-        ));
-        if ui
-            .button("Copy rows")
-            .on_hover_text("The filtered rows, tab-separated, with a header")
-            .clicked()
-        {
-            let mut text = schema
-                .fields()
-                .iter()
-                .map(|f| f.name().as_str())
-                .collect::<Vec<_>>()
-                .join("\t");
-            for &r in &cache.rows {
-                text.push('\n');
-                text.push_str(
-                    &cache
-                        .cells
-                        .iter()
-                        .map(|c| c[r].as_str())
-                        .collect::<Vec<_>>()
-                        .join("\t"),
-                );
-            }
-            ui.ctx().copy_text(text);
+
+    /// The rows shown, tab-separated, under a header of the column names.
+    fn tab_separated(&self, batch: &arrow_array::RecordBatch) -> String {
+        let mut text = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect::<Vec<_>>()
+            .join("\t");
+        for &r in &self.rows {
+            text.push('\n');
+            text.push_str(
+                &self
+                    .cells
+                    .iter()
+                    .map(|c| c[r].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\t"),
+            );
         }
-    });
-    ui.collapsing("Column statistics", |ui| {
-        egui::Grid::new("column_stats")
-            .striped(true)
-            .show(ui, |ui| {
-                for h in [
-                    "column", "type", "unit", "nulls", "distinct", "min", "mean", "max",
-                ] {
-                    ui.strong(h);
+        text
+    }
+}
+
+/// Each column's type, unit, nulls, distinct values, and for numbers min, mean and max.
+fn column_statistics_ui(ui: &mut egui::Ui, batch: &arrow_array::RecordBatch, cache: &Cache) {
+    egui::Grid::new("column_stats")
+        .striped(true)
+        .show(ui, |ui| {
+            for h in [
+                "column", "type", "unit", "nulls", "distinct", "min", "mean", "max",
+            ] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for (c, field) in batch.schema().fields().iter().enumerate() {
+                let values: Vec<f64> = if is_numeric(field.data_type()) {
+                    numbers(batch, field.name())
+                        .unwrap_or_default()
+                        .into_iter()
+                        .flatten()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let distinct: std::collections::HashSet<&str> =
+                    cache.cells[c].iter().map(String::as_str).collect();
+                ui.label(field.name());
+                ui.label(field.data_type().to_string());
+                ui.label(
+                    field
+                        .metadata()
+                        .get(yosoku_tables::UNIT_METADATA_KEY)
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+                ui.label(batch.column(c).null_count().to_string());
+                ui.label(distinct.len().to_string());
+                if values.is_empty() {
+                    for _ in 0..3 {
+                        ui.label("");
+                    }
+                } else {
+                    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+                    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let mean = values.iter().sum::<f64>() / values.len() as f64;
+                    ui.label(format::number(min));
+                    ui.label(format::number(mean));
+                    ui.label(format::number(max));
                 }
                 ui.end_row();
-                for (c, field) in schema.fields().iter().enumerate() {
-                    let values: Vec<f64> = if is_numeric(field.data_type()) {
-                        numbers(batch, field.name())
-                            .unwrap_or_default()
-                            .into_iter()
-                            .flatten()
-                            .collect()
-                    } else {
-                        Vec::new()
-                    };
-                    let distinct: std::collections::HashSet<&str> =
-                        cache.cells[c].iter().map(String::as_str).collect();
-                    ui.label(field.name());
-                    ui.label(field.data_type().to_string());
-                    ui.label(
-                        field
-                            .metadata()
-                            .get(yosoku_tables::UNIT_METADATA_KEY)
-                            .cloned()
-                            .unwrap_or_default(),
-                    );
-                    ui.label(batch.column(c).null_count().to_string());
-                    ui.label(distinct.len().to_string());
-                    if values.is_empty() {
-                        for _ in 0..3 {
-                            ui.label("");
-                        }
-                    } else {
-                        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-                        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                        let mean = values.iter().sum::<f64>() / values.len() as f64;
-                        ui.label(format::number(min));
-                        ui.label(format::number(mean));
-                        ui.label(format::number(max));
-                    }
-                    ui.end_row();
-                }
-            });
-    });
+            }
+        });
+}
+
+/// The rows shown, under a header of buttons that sort by their column; the column whose button
+/// was clicked.
+fn rows_ui(
+    ui: &mut egui::Ui,
+    batch: &arrow_array::RecordBatch,
+    state: &State,
+    cache: &Cache,
+) -> Option<String> {
+    let schema = batch.schema();
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let mut clicked: Option<String> = None;
     egui::ScrollArea::both().auto_shrink(false).show_rows(
@@ -239,12 +280,5 @@ fn browser_ui(
             });
         },
     );
-    if let Some(c) = clicked {
-        if state.sort_column.as_deref() == Some(c.as_str()) {
-            state.descending = !state.descending;
-        } else {
-            state.sort_column = Some(c);
-            state.descending = false;
-        }
-    }
+    clicked
 }

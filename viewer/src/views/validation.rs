@@ -161,6 +161,15 @@ fn predictions_ui(
             String::new()
         }
     ));
+    ui.columns(2, |columns| {
+        scatter_ui(&mut columns[0], cache);
+        ratio_bars_ui(&mut columns[1], cache, &state.by);
+    });
+    errors_ui(ui, cache, &state.by);
+}
+
+/// Predicted against measured on log axes, with the y = x line; hovering a point names it.
+fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
     let (lo, hi) = cache
         .points
         .iter()
@@ -171,60 +180,64 @@ fn predictions_ui(
     let pow10 = |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
         crate::format::secs(10f64.powf(mark.value))
     };
-    ui.columns(2, |columns| {
-        egui_plot::Plot::new("predicted_vs_measured")
-            .height(360.0)
-            .data_aspect(1.0)
-            .x_axis_label("measured (log)")
-            .y_axis_label("predicted (log)")
-            .x_axis_formatter(pow10)
-            .y_axis_formatter(pow10)
-            .x_grid_spacer(egui_plot::log_grid_spacer(10))
-            .y_grid_spacer(egui_plot::log_grid_spacer(10))
-            .label_formatter(move |pos| match pos {
-                egui_plot::HoverPosition::NearDataPoint {
-                    index, position, ..
-                } => Some(format!(
-                    "{}\nmeasured {}\npredicted {}",
-                    labels.get(*index).map(String::as_str).unwrap_or(""),
-                    crate::format::secs(10f64.powf(position.x)),
-                    crate::format::secs(10f64.powf(position.y)),
-                )),
-                egui_plot::HoverPosition::Elsewhere { .. } => None,
-            })
-            .show(&mut columns[0], |plot| {
-                if lo.is_finite() {
-                    plot.line(egui_plot::Line::new("y = x", vec![[lo, lo], [hi, hi]]).width(1.0));
-                }
-                plot.points(
-                    egui_plot::Points::new("predictions", cache.points.clone()).radius(2.0),
-                );
-            });
-        let bars: Vec<egui_plot::Bar> = cache
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                egui_plot::Bar::new(i as f64, p.mean_ratio)
-                    .name(&p.name)
-                    .width(0.7)
-            })
-            .collect();
-        let names: Vec<String> = cache.groups.iter().map(|p| p.name.clone()).collect();
-        let width = columns[1].available_width();
-        super::axes::category_plot(&columns[1], "ratio_per_group", &names, width)
-            .height(360.0)
-            .x_axis_label(state.by.as_str())
-            .y_axis_label("mean predicted / measured")
-            .show(&mut columns[1], |plot| {
-                plot.bar_chart(egui_plot::BarChart::new("predicted / measured", bars));
-                plot.hline(egui_plot::HLine::new("1.0", 1.0).width(1.0));
-            });
-    });
-    ui.heading(format!("Errors per {}", state.by));
+    egui_plot::Plot::new("predicted_vs_measured")
+        .height(360.0)
+        .data_aspect(1.0)
+        .x_axis_label("measured (log)")
+        .y_axis_label("predicted (log)")
+        .x_axis_formatter(pow10)
+        .y_axis_formatter(pow10)
+        .x_grid_spacer(egui_plot::log_grid_spacer(10))
+        .y_grid_spacer(egui_plot::log_grid_spacer(10))
+        .label_formatter(move |pos| match pos {
+            egui_plot::HoverPosition::NearDataPoint {
+                index, position, ..
+            } => Some(format!(
+                "{}\nmeasured {}\npredicted {}",
+                labels.get(*index).map(String::as_str).unwrap_or(""),
+                crate::format::secs(10f64.powf(position.x)),
+                crate::format::secs(10f64.powf(position.y)),
+            )),
+            egui_plot::HoverPosition::Elsewhere { .. } => None,
+        })
+        .show(ui, |plot| {
+            if lo.is_finite() {
+                plot.line(egui_plot::Line::new("y = x", vec![[lo, lo], [hi, hi]]).width(1.0));
+            }
+            plot.points(egui_plot::Points::new("predictions", cache.points.clone()).radius(2.0));
+        });
+}
+
+/// The mean predicted / measured of each value of the breakdown column `by`, as bars.
+fn ratio_bars_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
+    let bars: Vec<egui_plot::Bar> = cache
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            egui_plot::Bar::new(i as f64, p.mean_ratio)
+                .name(&p.name)
+                .width(0.7)
+        })
+        .collect();
+    let names: Vec<String> = cache.groups.iter().map(|p| p.name.clone()).collect();
+    let width = ui.available_width();
+    super::axes::category_plot(ui, "ratio_per_group", &names, width)
+        .height(360.0)
+        .x_axis_label(by)
+        .y_axis_label("mean predicted / measured")
+        .show(ui, |plot| {
+            plot.bar_chart(egui_plot::BarChart::new("predicted / measured", bars));
+            plot.hline(egui_plot::HLine::new("1.0", 1.0).width(1.0));
+        });
+}
+
+/// The errors of each value of the breakdown column `by`.
+fn errors_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
+    ui.heading(format!("Errors per {by}"));
     egui::Grid::new("errors").striped(true).show(ui, |ui| {
         for h in [
-            state.by.as_str(),
+            by,
             "n",
             "mean predicted / measured",
             "mean |error|",

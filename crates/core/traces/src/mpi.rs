@@ -158,6 +158,28 @@ pub(crate) fn push_predicted(
     reduced: &RecordBatch,
     predictions: &RecordBatch,
 ) -> Result<(), TraceError> {
+    let predicted = predicted_means(predictions)?;
+    let measured = timed_blocks(reduced)?;
+    for ((model, run, rank), per_block) in &predicted {
+        let Some(rows) = measured.get(&(run.clone(), *rank)) else {
+            return Err(TraceError::format(
+                format!("run `{run}`, rank {rank}"),
+                format!(
+                    "model `{model}` predicted this rank, but the reduced run's `mpi_blocks` given has no timed blocks of it: name the table the prediction was made from"
+                ),
+            ));
+        };
+        let added = added_executions(rows, per_block);
+        let model_arg = format!(",\"model\":{}", serde_json::Value::from(model.as_str()));
+        push_predicted_rank(spans, run, *rank, rows, &added, &model_arg);
+    }
+    Ok(())
+}
+
+/// The mean time and full-run executions of each in-loop block, by (model, run, rank).
+fn predicted_means(
+    predictions: &RecordBatch,
+) -> Result<BTreeMap<(String, String, i32), BlockMeans>, TraceError> {
     let model = access::utf8(predictions, col::MODEL)?;
     let run = access::utf8(predictions, col::RUN_ID)?;
     let rank = access::int32(predictions, col::RANK)?;
@@ -165,7 +187,6 @@ pub(crate) fn push_predicted(
     let in_loop = access::boolean(predictions, col::IN_LOOP)?;
     let mean = access::float64(predictions, col::MEAN_SECS)?;
     let full = access::float64(predictions, col::FULL_EXECUTIONS)?;
-    let measured = timed_blocks(reduced)?;
     let mut predicted: BTreeMap<(String, String, i32), BlockMeans> = BTreeMap::new();
     for i in 0..predictions.num_rows() {
         if !in_loop.value(i) {
@@ -183,121 +204,127 @@ pub(crate) fn push_predicted(
             .or_default()
             .insert(block.value(i).to_owned(), (m, full.value(i)));
     }
-    for ((model, run, rank), per_block) in &predicted {
-        let Some(rows) = measured.get(&(run.clone(), *rank)) else {
-            return Err(TraceError::format(
-                format!("run `{run}`, rank {rank}"),
-                format!(
-                    "model `{model}` predicted this rank, but the reduced run's `mpi_blocks` given has no timed blocks of it: name the table the prediction was made from"
-                ),
-            ));
-        };
-        let lane = format!("rank {rank}");
-        let last_iteration = rows.iter().filter_map(|b| b.iteration).max();
-        // Executions each in-loop block gains in the full run.
-        let mut measured_count: HashMap<&str, f64> = HashMap::new();
-        for b in rows {
-            *measured_count.entry(b.block.as_str()).or_insert(0.0) += 1.0;
-        }
-        let mut last: Vec<&Block> = rows
-            .iter()
-            .filter(|b| b.iteration.is_some() && b.iteration == last_iteration)
-            .collect();
-        // In-loop blocks that the last iteration lacks (one between iterations runs once fewer
-        // than the loop) follow, in the order of their last execution.
-        let mut others: Vec<&Block> = Vec::new();
-        for b in rows.iter().rev() {
-            if per_block.contains_key(&b.block)
-                && !last.iter().any(|l| l.block == b.block)
-                && !others.iter().any(|o| o.block == b.block)
-            {
-                others.push(b);
-            }
-        }
-        others.reverse();
-        // The extra iterations go after the loop's last execution.
-        let loop_end = rows
-            .iter()
-            .rev()
-            .find(|b| b.iteration.is_some())
-            .map(|b| b.row);
-        last.extend(others);
-        let added: Vec<(&Block, u64, f64)> = last
-            .iter()
-            .filter_map(|b| {
-                let (mean, full) = per_block.get(&b.block)?;
-                let n = (full - measured_count.get(b.block.as_str()).copied().unwrap_or(0.0))
-                    .round()
-                    .max(0.0) as u64;
-                Some((*b, n, *mean))
-            })
-            .collect();
-        let inserted = added.iter().map(|a| a.1).max().unwrap_or(0);
-        // Iterations per drawn span, and how many drawn groups.
-        let per_group = inserted.div_ceil(MAX_INSERTED_ITERATIONS).max(1);
-        let groups = inserted.div_ceil(per_group);
-        let mut shift_ns: i64 = 0;
-        let mut cursor_ns: i64 = 0;
-        let model_arg = format!(",\"model\":{}", serde_json::Value::from(model.as_str()));
-        for b in rows {
-            let start = secs_to_ns(b.start_secs) + shift_ns;
-            let duration = secs_to_ns(b.duration_secs);
-            let args = block_args(b, &model_arg);
-            spans.push(&Span {
-                source_row: Some(b.row as i64),
-                args: Some(&args),
-                ..Span::interval(
-                    run,
-                    Timeline::Predicted,
-                    &lane,
-                    "rank",
-                    &b.block,
-                    &b.kind,
-                    start,
-                    duration,
-                )
-            });
-            cursor_ns = cursor_ns.max(start + duration);
-            if Some(b.row) != loop_end {
-                continue;
-            }
-            let loop_stop = cursor_ns;
-            for g in 0..groups {
-                let first = g * per_group;
-                for (block, n, mean) in &added {
-                    let count = n.saturating_sub(first).min(per_group);
-                    if count == 0 {
-                        continue;
-                    }
-                    let duration = secs_to_ns(mean * count as f64);
-                    let extra = format!(
-                        "{model_arg},\"predicted_iterations\":{count},\"first_inserted_iteration\":{first}"
-                    );
-                    let args = block_args(
-                        &Block {
-                            iteration: None,
-                            ..(*block).clone()
-                        },
-                        &extra,
-                    );
-                    spans.push(&Span {
-                        args: Some(&args),
-                        ..Span::interval(
-                            run,
-                            Timeline::Predicted,
-                            &lane,
-                            "rank",
-                            &block.block,
-                            &block.kind,
-                            cursor_ns,
-                            duration,
-                        )
-                    });
-                    cursor_ns += duration;
-                }
-            }
-            shift_ns += cursor_ns - loop_stop;
+    Ok(predicted)
+}
+
+/// What the full run adds to a rank's loop: each in-loop block of its last iteration (then
+/// those the last iteration lacks, in the order of their last execution) with the executions it
+/// gains and its mean time.
+fn added_executions<'a>(rows: &'a [Block], per_block: &BlockMeans) -> Vec<(&'a Block, u64, f64)> {
+    let last_iteration = rows.iter().filter_map(|b| b.iteration).max();
+    let mut measured_count: HashMap<&str, f64> = HashMap::new();
+    for b in rows {
+        *measured_count.entry(b.block.as_str()).or_insert(0.0) += 1.0;
+    }
+    let mut last: Vec<&Block> = rows
+        .iter()
+        .filter(|b| b.iteration.is_some() && b.iteration == last_iteration)
+        .collect();
+    // In-loop blocks that the last iteration lacks (one between iterations runs once fewer
+    // than the loop) follow, in the order of their last execution.
+    let mut others: Vec<&Block> = Vec::new();
+    for b in rows.iter().rev() {
+        if per_block.contains_key(&b.block)
+            && !last.iter().any(|l| l.block == b.block)
+            && !others.iter().any(|o| o.block == b.block)
+        {
+            others.push(b);
         }
     }
-    Ok(())
+    others.reverse();
+    last.extend(others);
+    last.iter()
+        .filter_map(|b| {
+            let (mean, full) = per_block.get(&b.block)?;
+            let n = (full - measured_count.get(b.block.as_str()).copied().unwrap_or(0.0))
+                .round()
+                .max(0.0) as u64;
+            Some((*b, n, *mean))
+        })
+        .collect()
+}
+
+/// A rank's predicted timeline: its measured blocks, with the `added` executions (drawn as at
+/// most `MAX_INSERTED_ITERATIONS` groups of iterations) after the loop's last execution and the
+/// blocks after it shifted by as much.
+fn push_predicted_rank(
+    spans: &mut SpansBuilder,
+    run: &str,
+    rank: i32,
+    rows: &[Block],
+    added: &[(&Block, u64, f64)],
+    model_arg: &str,
+) {
+    let lane = format!("rank {rank}");
+    // The extra iterations go after the loop's last execution.
+    let loop_end = rows
+        .iter()
+        .rev()
+        .find(|b| b.iteration.is_some())
+        .map(|b| b.row);
+    let inserted = added.iter().map(|a| a.1).max().unwrap_or(0);
+    // Iterations per drawn span, and how many drawn groups.
+    let per_group = inserted.div_ceil(MAX_INSERTED_ITERATIONS).max(1);
+    let groups = inserted.div_ceil(per_group);
+    let mut shift_ns: i64 = 0;
+    let mut cursor_ns: i64 = 0;
+    for b in rows {
+        let start = secs_to_ns(b.start_secs) + shift_ns;
+        let duration = secs_to_ns(b.duration_secs);
+        let args = block_args(b, model_arg);
+        spans.push(&Span {
+            source_row: Some(b.row as i64),
+            args: Some(&args),
+            ..Span::interval(
+                run,
+                Timeline::Predicted,
+                &lane,
+                "rank",
+                &b.block,
+                &b.kind,
+                start,
+                duration,
+            )
+        });
+        cursor_ns = cursor_ns.max(start + duration);
+        if Some(b.row) != loop_end {
+            continue;
+        }
+        let loop_stop = cursor_ns;
+        for g in 0..groups {
+            let first = g * per_group;
+            for (block, n, mean) in added {
+                let count = n.saturating_sub(first).min(per_group);
+                if count == 0 {
+                    continue;
+                }
+                let duration = secs_to_ns(mean * count as f64);
+                let extra = format!(
+                    "{model_arg},\"predicted_iterations\":{count},\"first_inserted_iteration\":{first}"
+                );
+                let args = block_args(
+                    &Block {
+                        iteration: None,
+                        ..(*block).clone()
+                    },
+                    &extra,
+                );
+                spans.push(&Span {
+                    args: Some(&args),
+                    ..Span::interval(
+                        run,
+                        Timeline::Predicted,
+                        &lane,
+                        "rank",
+                        &block.block,
+                        &block.kind,
+                        cursor_ns,
+                        duration,
+                    )
+                });
+                cursor_ns += duration;
+            }
+        }
+        shift_ns += cursor_ns - loop_stop;
+    }
 }

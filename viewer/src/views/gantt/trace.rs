@@ -258,6 +258,107 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     let (t_min, t_max) = (idx.t_min_ns as f64, idx.t_max_ns as f64);
     // The overview is always wanted.
     trace.request(&[Piece::Tile(0, 0)], &ctx);
+    header_ui(ui, trace, state);
+    let (t0, t1) = state.trace_view.unwrap_or((t_min, t_max));
+    let lanes = shown_lanes(trace, &state.lane_filter);
+    let size = ui.available_size().max(egui::vec2(200.0, 100.0));
+    let label_width = 90.0;
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
+    let plot = egui::Rect::from_min_max(
+        rect.min + egui::vec2(label_width, crate::views::axes::AXIS_BAND_PX),
+        rect.max,
+    );
+    let pixels = plot.width().max(1.0) as usize;
+    let view = view_after_input(ui, &response, plot, (t0, t1), (t_min, t_max));
+    if view != (t0, t1) {
+        state.trace_view = Some(view);
+    }
+    let (t0, t1) = (t0.max(t_min - (t1 - t0)), t1);
+    let mut frame = TraceFrame {
+        trace: trace.name.clone(),
+        mode: "pyramid",
+        wanted_level: idx.level_for(t0, t1, pixels),
+        lanes_shown: lanes.len(),
+        view_ns: (t0, t1),
+        ..TraceFrame::default()
+    };
+    let painter = ui.painter_at(rect);
+    let row = (plot.height() / lanes.len().max(1) as f32).clamp(1.0, 24.0);
+    // Times from the trace's first record, in seconds.
+    crate::views::axes::paint_time_axis(
+        ui,
+        &painter,
+        egui::Rect::from_min_max(rect.min, egui::pos2(rect.right(), plot.top())),
+        plot,
+        ((t0 - t_min) / 1e9, (t1 - t_min) / 1e9),
+        &crate::views::axes::lane_title(&idx.lane_kind),
+        response.hover_pos().map(|p| p.x),
+    );
+    let (cells_per_lane, chunks) = frame_cells(trace, &lanes, (t0, t1), pixels, &mut frame, &ctx);
+    // The cells as one image, a row of texels per lane: one texture upload and one quad per
+    // frame, however busy and varied the trace is (rectangles per run of like pixels would be
+    // hundreds of thousands here).
+    let visible = lanes
+        .len()
+        .min(((plot.height() / row).floor() as usize).max(1));
+    if visible > 0 && pixels > 0 {
+        frame.texture = Some(paint_image(
+            ui,
+            &painter,
+            &cells_per_lane[..visible],
+            egui::Rect::from_min_size(plot.min, egui::vec2(pixels as f32, visible as f32 * row)),
+        ));
+    }
+    let text = ui.visuals().text_color();
+    let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
+    for (r, &l) in lanes.iter().enumerate().take(visible) {
+        let y = plot.top() + r as f32 * row;
+        if row >= 6.0 {
+            painter.text(
+                egui::pos2(rect.left() + 2.0, y + row / 2.0),
+                egui::Align2::LEFT_CENTER,
+                &idx.lanes[l],
+                font.clone(),
+                text,
+            );
+        }
+    }
+    if let Some(pos) = response.hover_pos()
+        && plot.contains(pos)
+    {
+        let t = t0 + f64::from(pos.x - plot.left()) / pixels as f64 * (t1 - t0);
+        let r = ((pos.y - plot.top()) / row) as usize;
+        if let Some(&lane) = lanes.get(r) {
+            let under = Pointer {
+                lane,
+                t,
+                pixel: ((pos.x - plot.left()) as usize).min(pixels - 1),
+                resolution_secs: (t1 - t0) / 1e9 / pixels as f64,
+            };
+            let cells = &cells_per_lane[r];
+            let tip = hover_text(trace, &frame, &chunks, cells, &under);
+            response.on_hover_text_at_pointer(tip);
+        }
+    }
+    let (bytes, loads, pending, errors) = trace.stats();
+    frame.loaded_bytes = bytes;
+    frame.loads = loads;
+    frame.pending = pending;
+    if !errors.is_empty() {
+        painter.text(
+            rect.left_bottom(),
+            egui::Align2::LEFT_BOTTOM,
+            errors.join("; "),
+            egui::FontId::proportional(12.0),
+            ui.visuals().error_fg_color,
+        );
+    }
+    frame
+}
+
+/// The trace's size and kinds, the lane filter and "Show all".
+fn header_ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) {
+    let idx = &trace.index;
     ui.horizontal_wrapped(|ui| {
         ui.label(format!(
             "{} {} records in {} lanes by {} ({} levels, {} chunks)",
@@ -283,18 +384,18 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
             ui.label(format!("and {} more kinds", idx.kinds.len() - 12));
         }
     });
-    let (t0, t1) = state.trace_view.unwrap_or((t_min, t_max));
-    let lanes = shown_lanes(trace, &state.lane_filter);
-    let size = ui.available_size().max(egui::vec2(200.0, 100.0));
-    let label_width = 90.0;
-    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
-    let plot = egui::Rect::from_min_max(
-        rect.min + egui::vec2(label_width, crate::views::axes::AXIS_BAND_PX),
-        rect.max,
-    );
-    let pixels = plot.width().max(1.0) as usize;
-    let mut view = pan_zoom(ui, &response, plot, (t0, t1));
-    // No further in than 1 ns over the plot, no further out than the whole trace.
+}
+
+/// The time span in view after this frame's dragging and scrolling: no further in than 1 ns
+/// over the plot, no further out than the whole trace `(t_min, t_max)`.
+fn view_after_input(
+    ui: &egui::Ui,
+    response: &egui::Response,
+    plot: egui::Rect,
+    (t0, t1): (f64, f64),
+    (t_min, t_max): (f64, f64),
+) -> (f64, f64) {
+    let mut view = pan_zoom(ui, response, plot, (t0, t1));
     if view.1 - view.0 < 1.0 {
         let mid = (view.0 + view.1) / 2.0;
         view = (mid - 0.5, mid + 0.5);
@@ -302,45 +403,34 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     if view.1 - view.0 > t_max - t_min {
         view = (t_min, t_max);
     }
-    if view != (t0, t1) {
-        state.trace_view = Some(view);
-    }
-    let (t0, t1) = (t0.max(t_min - (t1 - t0)), t1);
-    let finest = idx.levels - 1;
-    let wanted = idx.level_for(t0, t1, pixels);
-    let mut frame = TraceFrame {
-        trace: trace.name.clone(),
-        mode: "pyramid",
-        wanted_level: wanted,
-        lanes_shown: lanes.len(),
-        view_ns: (t0, t1),
-        ..TraceFrame::default()
-    };
-    // Records, when few enough are in view and the finest level is too coarse.
+    view
+}
+
+/// Every shown lane's pixel cells over `(t0, t1)`: from the records of the chunks in view when
+/// few enough are in view and the finest level is too coarse and they are all loaded (records
+/// mode), else from the finest level at or above the one wanted whose tiles in view are all
+/// loaded. Asks for what is missing; records in `frame` what was drawn. Returns the cells and
+/// the chunks drawn from.
+fn frame_cells(
+    trace: &LoadedTrace,
+    lanes: &[usize],
+    (t0, t1): (f64, f64),
+    pixels: usize,
+    frame: &mut TraceFrame,
+    ctx: &egui::Context,
+) -> (Vec<Vec<PixelCell>>, Vec<Arc<ChunkRows>>) {
+    let idx = &trace.index;
+    let wanted = frame.wanted_level;
     let mut chunks: Vec<Arc<ChunkRows>> = Vec::new();
     if wanted.is_none() && records_in_view(trace, t0, t1) <= RECORD_BUDGET {
         let needed = idx.chunks_for(t0, t1);
         let pieces: Vec<Piece> = needed.iter().map(|&c| Piece::Chunk(c)).collect();
-        trace.request(&pieces, &ctx);
+        trace.request(&pieces, ctx);
         chunks = needed.iter().filter_map(|&c| trace.chunk(c)).collect();
         if chunks.len() == needed.len() {
             frame.mode = "records";
         }
     }
-    let painter = ui.painter_at(rect);
-    let row = (plot.height() / lanes.len().max(1) as f32).clamp(1.0, 24.0);
-    let text = ui.visuals().text_color();
-    let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
-    // Times from the trace's first record, in seconds.
-    crate::views::axes::paint_time_axis(
-        ui,
-        &painter,
-        egui::Rect::from_min_max(rect.min, egui::pos2(rect.right(), plot.top())),
-        plot,
-        ((t0 - t_min) / 1e9, (t1 - t_min) / 1e9),
-        &crate::views::axes::lane_title(&idx.lane_kind),
-        response.hover_pos().map(|p| p.x),
-    );
     let mut cells_per_lane: Vec<Vec<PixelCell>> = vec![Vec::new(); lanes.len()];
     if frame.mode == "records" {
         let mut lane_row = vec![None; idx.lanes.len()];
@@ -356,138 +446,125 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
             pixels,
             &mut cells_per_lane,
         );
-    } else {
-        let want = wanted.unwrap_or(finest);
-        let range = idx.tiles_for(want, t0, t1);
-        let pieces: Vec<Piece> = range.clone().map(|t| Piece::Tile(want, t)).collect();
-        trace.request(&pieces, &ctx);
-        // The finest level at or above the one wanted whose tiles in view are all here.
-        let mut level = want;
-        let tiles = loop {
-            let range = idx.tiles_for(level, t0, t1);
-            let mut tiles: Vec<Option<Arc<Tile>>> = vec![None; 1usize << level];
-            let mut complete = true;
-            for t in range {
-                tiles[t] = trace.tile(level, t);
-                complete &= tiles[t].is_some();
+        return (cells_per_lane, chunks);
+    }
+    let want = wanted.unwrap_or(idx.levels - 1);
+    let range = idx.tiles_for(want, t0, t1);
+    let pieces: Vec<Piece> = range.clone().map(|t| Piece::Tile(want, t)).collect();
+    trace.request(&pieces, ctx);
+    // The finest level at or above the one wanted whose tiles in view are all here.
+    let mut level = want;
+    let tiles = loop {
+        let range = idx.tiles_for(level, t0, t1);
+        let mut tiles: Vec<Option<Arc<Tile>>> = vec![None; 1usize << level];
+        let mut complete = true;
+        for t in range {
+            tiles[t] = trace.tile(level, t);
+            complete &= tiles[t].is_some();
+        }
+        if complete || level == 0 {
+            break tiles;
+        }
+        level -= 1;
+    };
+    frame.level = level;
+    for (r, &l) in lanes.iter().enumerate() {
+        pyramid_cells(
+            trace,
+            &tiles,
+            level,
+            l,
+            t0,
+            t1,
+            pixels,
+            &mut cells_per_lane[r],
+        );
+    }
+    (cells_per_lane, chunks)
+}
+
+/// Paints the lanes' cells as one image, a row of texels per lane, into `area`; the texture
+/// (kept alive until the next frame replaces it).
+fn paint_image(
+    ui: &egui::Ui,
+    painter: &egui::Painter,
+    cells_per_lane: &[Vec<PixelCell>],
+    area: egui::Rect,
+) -> egui::TextureHandle {
+    let pixels = area.width() as usize;
+    let background = ui.visuals().extreme_bg_color;
+    let mut image = egui::ColorImage::filled([pixels, cells_per_lane.len()], background);
+    for (r, lane_cells) in cells_per_lane.iter().enumerate() {
+        for (p, c) in lane_cells.iter().enumerate() {
+            if c.occupancy > 0.0 {
+                let level = (c.occupancy.min(1.0) * 4.0).ceil();
+                image.pixels[r * pixels + p] =
+                    kind_colour(usize::from(c.kind)).gamma_multiply(0.25 + 0.75 * level / 4.0);
             }
-            if complete || level == 0 {
-                break tiles;
-            }
-            level -= 1;
+        }
+    }
+    let texture = ui
+        .ctx()
+        .load_texture("yosoku-trace", image, egui::TextureOptions::NEAREST);
+    painter.image(
+        texture.id(),
+        area,
+        egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+        egui::Color32::WHITE,
+    );
+    texture
+}
+
+/// What is under the pointer: a lane (an index of the trace's lanes), a time in ns, the pixel
+/// column, and the seconds a pixel spans.
+struct Pointer {
+    lane: usize,
+    t: f64,
+    pixel: usize,
+    resolution_secs: f64,
+}
+
+/// The tooltip of the pointer: the record under it (records mode) or the busy share and main
+/// kind of its pixel (pyramid mode).
+fn hover_text(
+    trace: &LoadedTrace,
+    frame: &TraceFrame,
+    chunks: &[Arc<ChunkRows>],
+    lane_cells: &[PixelCell],
+    under: &Pointer,
+) -> String {
+    let idx = &trace.index;
+    let t_min = idx.t_min_ns as f64;
+    let at = format!(
+        "{} {} at {}",
+        crate::views::axes::lane_title(&idx.lane_kind),
+        idx.lanes[under.lane],
+        crate::views::axes::time_at((under.t - t_min) / 1e9, under.resolution_secs)
+    );
+    if frame.mode == "records" {
+        return match record_at(chunks, idx.max_duration_ns, under.lane as u32, under.t) {
+            Some((c, i)) => format!(
+                "{at}\n{}\nstart {}\nduration {}\nrecord {} of the file",
+                idx.kinds
+                    .get(usize::from(c.kind[i]))
+                    .map_or("", String::as_str),
+                // Record times are whole nanoseconds: shown to the nanosecond.
+                crate::views::axes::time_at((c.start_ns[i] as f64 - t_min) / 1e9, 1e-9),
+                crate::format::secs(c.duration_ns[i] as f64 / 1e9),
+                c.source_row[i]
+            ),
+            None => format!("{at}\nidle"),
         };
-        frame.level = level;
-        for (r, &l) in lanes.iter().enumerate() {
-            pyramid_cells(
-                trace,
-                &tiles,
-                level,
-                l,
-                t0,
-                t1,
-                pixels,
-                &mut cells_per_lane[r],
-            );
-        }
     }
-    // The cells as one image, a row of texels per lane: one texture upload and one quad per
-    // frame, however busy and varied the trace is (rectangles per run of like pixels would be
-    // hundreds of thousands here).
-    let visible = lanes
-        .len()
-        .min(((plot.height() / row).floor() as usize).max(1));
-    if visible > 0 && pixels > 0 {
-        let background = ui.visuals().extreme_bg_color;
-        let mut image = egui::ColorImage::filled([pixels, visible], background);
-        for (r, lane_cells) in cells_per_lane.iter().enumerate().take(visible) {
-            for (p, c) in lane_cells.iter().enumerate() {
-                if c.occupancy > 0.0 {
-                    let level = (c.occupancy.min(1.0) * 4.0).ceil();
-                    image.pixels[r * pixels + p] =
-                        kind_colour(usize::from(c.kind)).gamma_multiply(0.25 + 0.75 * level / 4.0);
-                }
-            }
-        }
-        let texture = ui
-            .ctx()
-            .load_texture("yosoku-trace", image, egui::TextureOptions::NEAREST);
-        let area =
-            egui::Rect::from_min_size(plot.min, egui::vec2(pixels as f32, visible as f32 * row));
-        painter.image(
-            texture.id(),
-            area,
-            egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-            egui::Color32::WHITE,
-        );
-        frame.texture = Some(texture);
-    }
-    for (r, &l) in lanes.iter().enumerate().take(visible) {
-        let y = plot.top() + r as f32 * row;
-        if row >= 6.0 {
-            painter.text(
-                egui::pos2(rect.left() + 2.0, y + row / 2.0),
-                egui::Align2::LEFT_CENTER,
-                &idx.lanes[l],
-                font.clone(),
-                text,
-            );
-        }
-    }
-    if let Some(pos) = response.hover_pos()
-        && plot.contains(pos)
-    {
-        let t = t0 + f64::from(pos.x - plot.left()) / pixels as f64 * (t1 - t0);
-        let r = ((pos.y - plot.top()) / row) as usize;
-        if let Some(&lane) = lanes.get(r) {
-            let at = format!(
-                "{} {} at {}",
-                crate::views::axes::lane_title(&idx.lane_kind),
-                idx.lanes[lane],
-                crate::views::axes::time_at((t - t_min) / 1e9, (t1 - t0) / 1e9 / pixels as f64)
-            );
-            let tip = if frame.mode == "records" {
-                match record_at(&chunks, idx.max_duration_ns, lane as u32, t) {
-                    Some((c, i)) => format!(
-                        "{at}\n{}\nstart {}\nduration {}\nrecord {} of the file",
-                        idx.kinds
-                            .get(usize::from(c.kind[i]))
-                            .map_or("", String::as_str),
-                        // Record times are whole nanoseconds: shown to the nanosecond.
-                        crate::views::axes::time_at((c.start_ns[i] as f64 - t_min) / 1e9, 1e-9),
-                        crate::format::secs(c.duration_ns[i] as f64 / 1e9),
-                        c.source_row[i]
-                    ),
-                    None => format!("{at}\nidle"),
-                }
-            } else {
-                let p = ((pos.x - plot.left()) as usize).min(pixels - 1);
-                let c = cells_per_lane[r].get(p).copied().unwrap_or(PixelCell {
-                    kind: 0,
-                    occupancy: 0.0,
-                });
-                format!(
-                    "{at}\nbusy {:.2} (records in parallel)\nmostly {}\nzoom in for single records",
-                    c.occupancy,
-                    idx.kinds
-                        .get(usize::from(c.kind))
-                        .map_or("", String::as_str)
-                )
-            };
-            response.on_hover_text_at_pointer(tip);
-        }
-    }
-    let (bytes, loads, pending, errors) = trace.stats();
-    frame.loaded_bytes = bytes;
-    frame.loads = loads;
-    frame.pending = pending;
-    if !errors.is_empty() {
-        painter.text(
-            rect.left_bottom(),
-            egui::Align2::LEFT_BOTTOM,
-            errors.join("; "),
-            egui::FontId::proportional(12.0),
-            ui.visuals().error_fg_color,
-        );
-    }
-    frame
+    let c = lane_cells.get(under.pixel).copied().unwrap_or(PixelCell {
+        kind: 0,
+        occupancy: 0.0,
+    });
+    format!(
+        "{at}\nbusy {:.2} (records in parallel)\nmostly {}\nzoom in for single records",
+        c.occupancy,
+        idx.kinds
+            .get(usize::from(c.kind))
+            .map_or("", String::as_str)
+    )
 }

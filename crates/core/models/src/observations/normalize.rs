@@ -485,78 +485,124 @@ pub fn cross_device(
             "cross_device: name the columns that identify the same work on both devices (`on`)",
         ));
     }
-    let f_keys: Vec<Text<'_>> = options
-        .on
-        .iter()
-        .map(|c| f.label(c))
-        .collect::<Result<_, _>>()?;
-    let t_keys: Vec<Text<'_>> = options
-        .on
-        .iter()
-        .map(|c| t.label(c))
-        .collect::<Result<_, _>>()?;
-    // Each row's key (a null counts as the empty text), as a number shared by both tables.
-    let mut key_ids: HashMap<Vec<&str>, usize> = HashMap::new();
-    let f_key: Vec<usize> = (0..f.rows())
-        .map(|r| key_id(&mut key_ids, &f_keys, r))
-        .collect();
-    let t_key: Vec<usize> = (0..t.rows())
-        .map(|r| key_id(&mut key_ids, &t_keys, r))
-        .collect();
-    let keys = key_ids.len();
-    let pick_devices = |wanted: &[String], obs: &Observations<'_>, role: &str| {
-        let present = crate::distinct(obs.device);
-        if wanted.is_empty() {
-            return Ok(present);
-        }
-        for w in wanted {
-            if !present.contains(w) {
-                return Err(ModelError::invalid(format!(
-                    "cross_device: no {role} rows for device `{w}`; devices there: {}",
-                    present.join(", ")
-                )));
-            }
-        }
-        Ok(wanted.to_vec())
-    };
+    let keys = SharedKeys::of(&f, &t, &options.on)?;
     let a_devices = pick_devices(&options.feature_devices, &f, "feature")?;
     let b_devices = pick_devices(&options.target_devices, &t, "target")?;
+    let pairing = pair_rows(&f, &t, &keys, (&a_devices, &b_devices), options)?;
+    let observations = joined_batch(target, &f, &pairing, options)?;
+    Ok(Joined {
+        observations,
+        pairs: pairing.pairs,
+    })
+}
+
+/// Each row's key over the `on` columns (a null counts as the empty text), as a number shared
+/// by the feature and target tables.
+struct SharedKeys {
+    f_key: Vec<usize>,
+    t_key: Vec<usize>,
+    /// How many distinct keys there are.
+    keys: usize,
+}
+
+impl SharedKeys {
+    fn of(f: &Observations<'_>, t: &Observations<'_>, on: &[String]) -> Result<Self, ModelError> {
+        let f_keys: Vec<Text<'_>> = on.iter().map(|c| f.label(c)).collect::<Result<_, _>>()?;
+        let t_keys: Vec<Text<'_>> = on.iter().map(|c| t.label(c)).collect::<Result<_, _>>()?;
+        let mut key_ids: HashMap<Vec<&str>, usize> = HashMap::new();
+        let f_key: Vec<usize> = (0..f.rows())
+            .map(|r| key_id(&mut key_ids, &f_keys, r))
+            .collect();
+        let t_key: Vec<usize> = (0..t.rows())
+            .map(|r| key_id(&mut key_ids, &t_keys, r))
+            .collect();
+        Ok(Self {
+            f_key,
+            t_key,
+            keys: key_ids.len(),
+        })
+    }
+}
+
+/// The devices `wanted` (each must have rows), or every device of the table when none is named.
+fn pick_devices(
+    wanted: &[String],
+    obs: &Observations<'_>,
+    role: &str,
+) -> Result<Vec<String>, ModelError> {
+    let present = crate::distinct(obs.device);
+    if wanted.is_empty() {
+        return Ok(present);
+    }
+    for w in wanted {
+        if !present.contains(w) {
+            return Err(ModelError::invalid(format!(
+                "cross_device: no {role} rows for device `{w}`; devices there: {}",
+                present.join(", ")
+            )));
+        }
+    }
+    Ok(wanted.to_vec())
+}
+
+/// Which feature row each target row pairs with.
+struct Pairing<'a> {
+    a_rows: Vec<usize>,
+    b_rows: Vec<usize>,
+    /// The feature device of each pair.
+    a_names: Vec<&'a str>,
+    /// (feature device, target device, rows paired, target rows without a partner).
+    pairs: Vec<(String, String, usize, usize)>,
+}
+
+/// Pairs the rows of every feature device A with those of every target device B on their
+/// shared key, the k-th row of a key on A with the k-th on B; a pair of devices with no row in
+/// common is an error.
+fn pair_rows<'a>(
+    f: &Observations<'_>,
+    t: &Observations<'_>,
+    keys: &SharedKeys,
+    (a_devices, b_devices): (&'a [String], &'a [String]),
+    options: &CrossDevice,
+) -> Result<Pairing<'a>, ModelError> {
     // Per device: key -> its rows in order.
-    let (f_by_device, t_by_device) = (rows_by_device(&f), rows_by_device(&t));
+    let (f_by_device, t_by_device) = (rows_by_device(f), rows_by_device(t));
     let f_index: HashMap<&str, HashMap<usize, Vec<usize>>> = f_by_device
         .iter()
         .map(|(device, rows)| {
             let mut by_key: HashMap<usize, Vec<usize>> = HashMap::new();
             for &r in rows {
-                by_key.entry(f_key[r]).or_default().push(r);
+                by_key.entry(keys.f_key[r]).or_default().push(r);
             }
             (*device, by_key)
         })
         .collect();
-    let mut a_rows: Vec<usize> = Vec::new();
-    let mut b_rows: Vec<usize> = Vec::new();
-    let mut a_names: Vec<&str> = Vec::new();
-    let mut pairs = Vec::new();
-    let mut taken = vec![0usize; keys];
-    for a in &a_devices {
+    let mut out = Pairing {
+        a_rows: Vec::new(),
+        b_rows: Vec::new(),
+        a_names: Vec::new(),
+        pairs: Vec::new(),
+    };
+    let mut taken = vec![0usize; keys.keys];
+    for a in a_devices {
         let a_index = f_index.get(a.as_str());
-        for b in &b_devices {
+        for b in b_devices {
             if a == b && !options.include_same {
                 continue;
             }
             let (mut paired, mut alone) = (0usize, 0usize);
             taken.fill(0);
             for &row in t_by_device.get(b.as_str()).map_or(&[][..], Vec::as_slice) {
-                let key = t_key[row];
+                let key = keys.t_key[row];
                 let k = &mut taken[key];
                 match a_index
                     .and_then(|by_key| by_key.get(&key))
                     .and_then(|rows| rows.get(*k))
                 {
                     Some(&r) => {
-                        a_rows.push(r);
-                        b_rows.push(row);
-                        a_names.push(a);
+                        out.a_rows.push(r);
+                        out.b_rows.push(row);
+                        out.a_names.push(a);
                         paired += 1;
                     }
                     None => alone += 1,
@@ -569,12 +615,24 @@ pub fn cross_device(
                     options.on.join(", ")
                 )));
             }
-            pairs.push((a.clone(), b.clone(), paired, alone));
+            out.pairs.push((a.clone(), b.clone(), paired, alone));
         }
     }
-    // B's identity and time, a `feature_device` column, A's features.
-    let b_indices = arrow_array::UInt32Array::from_iter_values(b_rows.iter().map(|&r| r as u32));
-    let a_indices = arrow_array::UInt32Array::from_iter_values(a_rows.iter().map(|&r| r as u32));
+    Ok(out)
+}
+
+/// The joined observations: B's identity and time, a `feature_device` column, A's features
+/// (those `metrics` names, or all) and, when asked for, A's time as a feature.
+fn joined_batch(
+    target: &RecordBatch,
+    f: &Observations<'_>,
+    pairing: &Pairing<'_>,
+    options: &CrossDevice,
+) -> Result<RecordBatch, ModelError> {
+    let b_indices =
+        arrow_array::UInt32Array::from_iter_values(pairing.b_rows.iter().map(|&r| r as u32));
+    let a_indices =
+        arrow_array::UInt32Array::from_iter_values(pairing.a_rows.iter().map(|&r| r as u32));
     let take = |array: &dyn Array, indices: &arrow_array::UInt32Array| -> Arc<dyn Array> {
         arrow_select::take::take(array, indices, None).expect("indices in range")
     };
@@ -592,7 +650,7 @@ pub fn cross_device(
     let mut fields: Vec<Field> = OBSERVATIONS.fields_for(&columns);
     fields.push(Field::new(col::FEATURE_DEVICE, DataType::Utf8, false));
     columns.push(Arc::new(StringArray::from_iter_values(
-        a_names.iter().copied(),
+        pairing.a_names.iter().copied(),
     )));
     let mut add = |feature: &FeatureColumn, values: Arc<dyn Array>| {
         fields.push(feature_field(feature));
@@ -638,12 +696,8 @@ pub fn cross_device(
             take(f.measured, &a_indices),
         );
     }
-    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
-        .map_err(|e| ModelError::invalid(format!("cross_device: {e}")))?;
-    Ok(Joined {
-        observations: batch,
-        pairs,
-    })
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns)
+        .map_err(|e| ModelError::invalid(format!("cross_device: {e}")))
 }
 
 #[cfg(test)]

@@ -88,54 +88,31 @@ pub fn overhead(
             (obs.feature(name)?, name.clone(), unit)
         }
     };
-    let variants = obs.variant;
     let groups = group_rows(&obs, &spec.group_by)?;
-    let title = format!(
-        "{step}: {value_name} of each variant beside `{}`",
-        spec.baseline
-    );
-
-    let mut t = Table::default();
-    let mut report = Vec::new();
-    let mut figures = Vec::new();
+    let mut out = Comparison {
+        spec,
+        title: format!(
+            "{step}: {value_name} of each variant beside `{}`",
+            spec.baseline
+        ),
+        unit,
+        table: Table::default(),
+        report: Vec::new(),
+        figures: Vec::new(),
+    };
     for group in &groups {
         let label = if group.values.is_empty() {
             "all".to_owned()
         } else {
             group.values.join(" ")
         };
-        let mut rows: Vec<Row> = Vec::new();
-        for &i in &group.rows {
-            if values.is_null(i) {
-                return Err(ModelError::invalid(format!(
-                    "{}: no value of `{value_name}`",
-                    obs.describe(i)
-                )));
-            }
-            let v = values.value(i);
-            let name = variants.value(i);
-            match rows.iter_mut().find(|r| r.variant == name) {
-                Some(r) => r.values.push(v),
-                None => rows.push(Row {
-                    variant: name.to_owned(),
-                    values: vec![v],
-                    median: 0.0,
-                }),
-            }
-        }
-        for r in &mut rows {
-            let mut sorted = r.values.clone();
-            r.median = median(&mut sorted);
-        }
+        let rows = variant_rows(&obs, values, &group.rows, &value_name)?;
         let Some(base) = rows.iter().find(|r| r.variant == spec.baseline) else {
             return Err(ModelError::invalid(format!(
                 "group {}: no row of the baseline variant `{}`; its variants: {}",
                 group.key,
                 spec.baseline,
-                rows.iter()
-                    .map(|r| r.variant.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                variant_names(&rows)
             )));
         };
         if base.median <= 0.0 {
@@ -144,6 +121,80 @@ pub fn overhead(
                 group.key, base.median
             )));
         }
+        out.group(&group.key, &label, &rows, base)?;
+    }
+    add_published(&mut out.report, &spec.published)?;
+    let table = out.table.batch(&spec.baseline, &value_name, &out.unit)?;
+    Ok(Overheads {
+        table,
+        report: out.report,
+        figures: out.figures,
+    })
+}
+
+/// The values of each variant among `rows` of the observations, with their median, variants in
+/// order of first row.
+fn variant_rows(
+    obs: &Observations<'_>,
+    values: &Float64Array,
+    rows: &[usize],
+    value_name: &str,
+) -> Result<Vec<Row>, ModelError> {
+    let mut out: Vec<Row> = Vec::new();
+    for &i in rows {
+        if values.is_null(i) {
+            return Err(ModelError::invalid(format!(
+                "{}: no value of `{value_name}`",
+                obs.describe(i)
+            )));
+        }
+        let v = values.value(i);
+        let name = obs.variant.value(i);
+        match out.iter_mut().find(|r| r.variant == name) {
+            Some(r) => r.values.push(v),
+            None => out.push(Row {
+                variant: name.to_owned(),
+                values: vec![v],
+                median: 0.0,
+            }),
+        }
+    }
+    for r in &mut out {
+        let mut sorted = r.values.clone();
+        r.median = median(&mut sorted);
+    }
+    Ok(out)
+}
+
+/// The variants of `rows`, for an error.
+fn variant_names(rows: &[Row]) -> String {
+    rows.iter()
+        .map(|r| r.variant.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The comparison being written: the table's columns, the report cells and the figures.
+struct Comparison<'a> {
+    spec: &'a OverheadSpec,
+    title: String,
+    unit: String,
+    table: Table,
+    report: Vec<ReportCell>,
+    figures: Vec<Figure>,
+}
+
+impl Comparison<'_> {
+    /// One group's variants beside its baseline `base`: a row of the table and report cells
+    /// each, their figures, the group's lowest overhead and the differences asked for.
+    fn group(
+        &mut self,
+        key: &str,
+        label: &str,
+        rows: &[Row],
+        base: &Row,
+    ) -> Result<(), ModelError> {
+        let spec = self.spec;
         let eligible = |v: &str| {
             spec.lowest
                 && v != spec.baseline
@@ -156,101 +207,92 @@ pub fn overhead(
             .filter(|r| eligible(&r.variant))
             .min_by(|a, b| overhead_of(a).total_cmp(&overhead_of(b)))
             .map(|r| r.variant.clone());
-        for r in &rows {
-            let ratio = r.median / base.median;
-            let pct = overhead_of(r);
-            let pair = if r.variant == spec.baseline {
-                None
-            } else {
-                paired(&r.values, &base.values)
-            };
-            t.group.push(group.key.clone());
-            t.variant.push(r.variant.clone());
-            t.baseline_runs.push(base.values.len() as i64);
-            t.runs.push(r.values.len() as i64);
-            t.baseline_median.push(base.median);
-            t.median.push(r.median);
-            t.ratio.push(ratio);
-            t.pct.push(pct);
-            t.paired.push(pair.map(|p| p.0));
-            t.low.push(pair.map(|p| p.1));
-            t.high.push(pair.map(|p| p.2));
-            t.lowest.push(lowest.as_deref() == Some(r.variant.as_str()));
-            let row = format!("{label} {}", r.variant);
-            report.push(ReportCell::number(&title, &row, "median", r.median, &unit));
-            report.push(ReportCell::number(&title, &row, "ratio", ratio, "ratio"));
-            report.push(ReportCell::number(&title, &row, "R", pct, "%"));
-            if let Some((_, lo, hi)) = pair {
-                report.push(ReportCell::text(
-                    &title,
-                    &row,
-                    "95 % CI of paired R",
-                    format!("{lo:.2} .. {hi:.2} %"),
-                ));
-            }
-            if r.variant != spec.baseline {
-                figures.push(Figure::new(format!("{label}: {} R", r.variant), pct, "%"));
-                if spec.value.is_some() {
-                    figures.push(Figure::new(
-                        format!("{label}: {} ratio", r.variant),
-                        ratio,
-                        "ratio",
-                    ));
-                }
-            }
+        for r in rows {
+            self.variant(
+                key,
+                label,
+                r,
+                base,
+                lowest.as_deref() == Some(r.variant.as_str()),
+            );
         }
         if let Some(v) = &lowest {
             let r = rows.iter().find(|r| &r.variant == v).expect("a row's name");
-            figures.push(Figure::new(format!("{label}: lowest R"), overhead_of(r), "%").headline());
-            report.push(ReportCell::text(&title, &label, "lowest R", v.clone()));
+            self.figures
+                .push(Figure::new(format!("{label}: lowest R"), overhead_of(r), "%").headline());
+            self.report
+                .push(ReportCell::text(&self.title, label, "lowest R", v.clone()));
         }
         for (a, b) in &spec.differences {
             let find = |name: &str| {
                 rows.iter().find(|r| r.variant == name).ok_or_else(|| {
                     ModelError::invalid(format!(
-                        "group {}: `differences` names variant `{name}`, which has no rows; its variants: {}",
-                        group.key,
-                        rows.iter()
-                            .map(|r| r.variant.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "group {key}: `differences` names variant `{name}`, which has no rows; its variants: {}",
+                        variant_names(rows)
                     ))
                 })
             };
             let d = overhead_of(find(b)?) - overhead_of(find(a)?);
-            figures.push(Figure::new(
+            self.figures.push(Figure::new(
                 format!("{label}: R({b}) - R({a})"),
                 d,
                 "points",
             ));
         }
+        Ok(())
     }
-    add_published(&mut report, &spec.published)?;
-    let n = t.group.len();
-    let table = OVERHEADS
-        .batch(vec![
-            Arc::new(StringArray::from(t.group)),
-            Arc::new(StringArray::from(t.variant)),
-            Arc::new(StringArray::from(vec![spec.baseline.clone(); n])),
-            Arc::new(StringArray::from(vec![value_name; n])),
-            Arc::new(StringArray::from(vec![unit; n])),
-            Arc::new(Int64Array::from(t.baseline_runs)),
-            Arc::new(Int64Array::from(t.runs)),
-            Arc::new(Float64Array::from(t.baseline_median)),
-            Arc::new(Float64Array::from(t.median)),
-            Arc::new(Float64Array::from(t.ratio)),
-            Arc::new(Float64Array::from(t.pct)),
-            Arc::new(Float64Array::from(t.paired)),
-            Arc::new(Float64Array::from(t.low)),
-            Arc::new(Float64Array::from(t.high)),
-            Arc::new(BooleanArray::from(t.lowest)),
-        ])
-        .map_err(ModelError::built)?;
-    Ok(Overheads {
-        table,
-        report,
-        figures,
-    })
+
+    /// Variant `r` beside the baseline `base`: its row, report cells and figures.
+    fn variant(&mut self, key: &str, label: &str, r: &Row, base: &Row, lowest: bool) {
+        let spec = self.spec;
+        let ratio = r.median / base.median;
+        let pct = 100.0 * (r.median / base.median - 1.0);
+        let pair = if r.variant == spec.baseline {
+            None
+        } else {
+            paired(&r.values, &base.values)
+        };
+        let t = &mut self.table;
+        t.group.push(key.to_owned());
+        t.variant.push(r.variant.clone());
+        t.baseline_runs.push(base.values.len() as i64);
+        t.runs.push(r.values.len() as i64);
+        t.baseline_median.push(base.median);
+        t.median.push(r.median);
+        t.ratio.push(ratio);
+        t.pct.push(pct);
+        t.paired.push(pair.map(|p| p.0));
+        t.low.push(pair.map(|p| p.1));
+        t.high.push(pair.map(|p| p.2));
+        t.lowest.push(lowest);
+        let (title, row) = (&self.title, format!("{label} {}", r.variant));
+        self.report.push(ReportCell::number(
+            title, &row, "median", r.median, &self.unit,
+        ));
+        self.report
+            .push(ReportCell::number(title, &row, "ratio", ratio, "ratio"));
+        self.report
+            .push(ReportCell::number(title, &row, "R", pct, "%"));
+        if let Some((_, lo, hi)) = pair {
+            self.report.push(ReportCell::text(
+                title,
+                &row,
+                "95 % CI of paired R",
+                format!("{lo:.2} .. {hi:.2} %"),
+            ));
+        }
+        if r.variant != spec.baseline {
+            self.figures
+                .push(Figure::new(format!("{label}: {} R", r.variant), pct, "%"));
+            if spec.value.is_some() {
+                self.figures.push(Figure::new(
+                    format!("{label}: {} ratio", r.variant),
+                    ratio,
+                    "ratio",
+                ));
+            }
+        }
+    }
 }
 
 #[derive(Default)]
@@ -267,6 +309,37 @@ struct Table {
     low: Vec<Option<f64>>,
     high: Vec<Option<f64>>,
     lowest: Vec<bool>,
+}
+
+impl Table {
+    /// The `overheads` table of the rows written, against variant `baseline`.
+    fn batch(
+        self,
+        baseline: &str,
+        value_name: &str,
+        unit: &str,
+    ) -> Result<RecordBatch, ModelError> {
+        let n = self.group.len();
+        OVERHEADS
+            .batch(vec![
+                Arc::new(StringArray::from(self.group)),
+                Arc::new(StringArray::from(self.variant)),
+                Arc::new(StringArray::from(vec![baseline.to_owned(); n])),
+                Arc::new(StringArray::from(vec![value_name.to_owned(); n])),
+                Arc::new(StringArray::from(vec![unit.to_owned(); n])),
+                Arc::new(Int64Array::from(self.baseline_runs)),
+                Arc::new(Int64Array::from(self.runs)),
+                Arc::new(Float64Array::from(self.baseline_median)),
+                Arc::new(Float64Array::from(self.median)),
+                Arc::new(Float64Array::from(self.ratio)),
+                Arc::new(Float64Array::from(self.pct)),
+                Arc::new(Float64Array::from(self.paired)),
+                Arc::new(Float64Array::from(self.low)),
+                Arc::new(Float64Array::from(self.high)),
+                Arc::new(BooleanArray::from(self.lowest)),
+            ])
+            .map_err(ModelError::built)
+    }
 }
 
 #[cfg(test)]

@@ -62,42 +62,12 @@ pub fn throughput(
     if spec.work.is_empty() {
         return Err(ModelError::invalid("`work` names no feature"));
     }
-    let features = obs.features();
-    let mut unit: Option<String> = None;
-    let mut work_columns = Vec::new();
-    for name in &spec.work {
-        let values = obs.feature(name)?;
-        let u = features
-            .iter()
-            .find(|f| &f.name == name)
-            .and_then(|f| f.unit.clone())
-            .unwrap_or_default();
-        match &unit {
-            Some(first) if *first != u => {
-                return Err(ModelError::invalid(format!(
-                    "`work` adds `{}` ({first}) and `{name}` ({u}): the features must share a unit",
-                    spec.work[0]
-                )));
-            }
-            _ => unit = Some(u),
-        }
-        work_columns.push(values);
-    }
-    let unit = unit.unwrap_or_default();
+    let (work_columns, unit) = work_columns(&obs, &spec.work)?;
     let candidates_of = obs.label(&spec.compare)?;
     let groups = group_rows(&obs, &spec.group_by)?;
     let (scale, display_unit) = display(&unit);
-    let rate_unit = format!("{unit}/s");
     let title = format!("{step}: throughput by {} ({display_unit})", spec.compare);
-
-    let mut t_group = Vec::new();
-    let mut t_candidate = Vec::new();
-    let mut t_sizes = Vec::new();
-    let mut t_work = Vec::new();
-    let mut t_rate = Vec::new();
-    let mut t_peak = Vec::new();
-    let mut t_relative = Vec::new();
-    let mut t_best = Vec::new();
+    let mut table = Table::default();
     let mut report = Vec::new();
     let mut figures = Vec::new();
     for group in &groups {
@@ -127,29 +97,7 @@ pub fn throughput(
         for c in &mut candidates {
             c.points.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
-        // The largest work every candidate was measured at.
-        let common = candidates
-            .iter()
-            .map(|c| c.points.iter().map(|p| p.0).collect::<Vec<f64>>())
-            .reduce(|a, b| a.into_iter().filter(|w| b.contains(w)).collect())
-            .unwrap_or_default();
-        let Some(at) = common.iter().copied().reduce(f64::max) else {
-            return Err(ModelError::invalid(format!(
-                "group {}: the candidates ({}) share no work size to be compared at",
-                group.key,
-                candidates
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        };
-        // Mean rate of a candidate's rows at that work (repeats of one size).
-        let rate_at = |c: &Candidate| {
-            let at_size: Vec<f64> = c.points.iter().filter(|p| p.0 == at).map(|p| p.1).collect();
-            at_size.iter().sum::<f64>() / at_size.len() as f64
-        };
-        let rates: Vec<f64> = candidates.iter().map(rate_at).collect();
+        let (at, rates) = compared_rates(&candidates, &group.key)?;
         let best = rates
             .iter()
             .enumerate()
@@ -162,14 +110,14 @@ pub fn throughput(
         };
         for (i, c) in candidates.iter().enumerate() {
             let peak = c.points.iter().map(|p| p.1).fold(f64::NAN, f64::max);
-            t_group.push(group.key.clone());
-            t_candidate.push(c.name.clone());
-            t_sizes.push(c.points.len() as i64);
-            t_work.push(at);
-            t_rate.push(rates[i]);
-            t_peak.push(peak);
-            t_relative.push(rates[i] / rates[best]);
-            t_best.push(i == best);
+            table.group.push(group.key.clone());
+            table.candidate.push(c.name.clone());
+            table.sizes.push(c.points.len() as i64);
+            table.work.push(at);
+            table.rate.push(rates[i]);
+            table.peak.push(peak);
+            table.relative.push(rates[i] / rates[best]);
+            table.best.push(i == best);
             report.push(ReportCell::number(
                 &title,
                 &label,
@@ -201,25 +149,99 @@ pub fn throughput(
         );
     }
     add_published(&mut report, &spec.published)?;
-    let table = THROUGHPUTS
-        .batch(vec![
-            Arc::new(StringArray::from(t_group)),
-            Arc::new(StringArray::from(t_candidate)),
-            Arc::new(Int64Array::from(t_sizes)),
-            Arc::new(Float64Array::from(t_work)),
-            Arc::new(StringArray::from(vec![unit.clone(); t_rate.len()])),
-            Arc::new(Float64Array::from(t_rate)),
-            Arc::new(Float64Array::from(t_peak)),
-            Arc::new(StringArray::from(vec![rate_unit; t_relative.len()])),
-            Arc::new(Float64Array::from(t_relative)),
-            Arc::new(BooleanArray::from(t_best)),
-        ])
-        .map_err(ModelError::built)?;
     Ok(Throughputs {
-        table,
+        table: table.batch(&unit)?,
         report,
         figures,
     })
+}
+
+/// The features summed into a row's work, and their shared unit.
+fn work_columns<'a>(
+    obs: &Observations<'a>,
+    work: &[String],
+) -> Result<(Vec<&'a Float64Array>, String), ModelError> {
+    let features = obs.features();
+    let mut unit: Option<String> = None;
+    let mut columns = Vec::new();
+    for name in work {
+        let values = obs.feature(name)?;
+        let u = features
+            .iter()
+            .find(|f| &f.name == name)
+            .and_then(|f| f.unit.clone())
+            .unwrap_or_default();
+        match &unit {
+            Some(first) if *first != u => {
+                return Err(ModelError::invalid(format!(
+                    "`work` adds `{}` ({first}) and `{name}` ({u}): the features must share a unit",
+                    work[0]
+                )));
+            }
+            _ => unit = Some(u),
+        }
+        columns.push(values);
+    }
+    Ok((columns, unit.unwrap_or_default()))
+}
+
+/// The largest work every candidate was measured at, and each candidate's mean rate there (over
+/// repeats of that size).
+fn compared_rates(candidates: &[Candidate], group: &str) -> Result<(f64, Vec<f64>), ModelError> {
+    let common = candidates
+        .iter()
+        .map(|c| c.points.iter().map(|p| p.0).collect::<Vec<f64>>())
+        .reduce(|a, b| a.into_iter().filter(|w| b.contains(w)).collect())
+        .unwrap_or_default();
+    let Some(at) = common.iter().copied().reduce(f64::max) else {
+        return Err(ModelError::invalid(format!(
+            "group {group}: the candidates ({}) share no work size to be compared at",
+            candidates
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    };
+    let rate_at = |c: &Candidate| {
+        let at_size: Vec<f64> = c.points.iter().filter(|p| p.0 == at).map(|p| p.1).collect();
+        at_size.iter().sum::<f64>() / at_size.len() as f64
+    };
+    Ok((at, candidates.iter().map(rate_at).collect()))
+}
+
+/// The columns of the `throughputs` table, as the rows are written.
+#[derive(Default)]
+struct Table {
+    group: Vec<String>,
+    candidate: Vec<String>,
+    sizes: Vec<i64>,
+    work: Vec<f64>,
+    rate: Vec<f64>,
+    peak: Vec<f64>,
+    relative: Vec<f64>,
+    best: Vec<bool>,
+}
+
+impl Table {
+    /// The table, with work in `unit` and rates in `unit`/s.
+    fn batch(self, unit: &str) -> Result<RecordBatch, ModelError> {
+        let n = self.rate.len();
+        THROUGHPUTS
+            .batch(vec![
+                Arc::new(StringArray::from(self.group)),
+                Arc::new(StringArray::from(self.candidate)),
+                Arc::new(Int64Array::from(self.sizes)),
+                Arc::new(Float64Array::from(self.work)),
+                Arc::new(StringArray::from(vec![unit.to_owned(); n])),
+                Arc::new(Float64Array::from(self.rate)),
+                Arc::new(Float64Array::from(self.peak)),
+                Arc::new(StringArray::from(vec![format!("{unit}/s"); n])),
+                Arc::new(Float64Array::from(self.relative)),
+                Arc::new(BooleanArray::from(self.best)),
+            ])
+            .map_err(ModelError::built)
+    }
 }
 
 /// Candidates per group, for tests and messages.

@@ -292,25 +292,7 @@ impl State {
         self.events += 1;
         let ph = e.ph.as_deref().unwrap_or("");
         if ph == "M" {
-            let meta = e
-                .args
-                .as_ref()
-                .and_then(|a| serde_json::from_str::<MetaArgs>(a.get()).ok());
-            let (name, labels) = meta.map_or((None, None), |m| (m.name, m.labels));
-            match (e.name.as_deref(), name) {
-                (Some("process_name"), Some(n)) => {
-                    self.process_names.insert(e.pid, n);
-                }
-                (Some("process_labels"), _) => {
-                    if let Some(l) = labels {
-                        self.process_labels.insert(e.pid, l);
-                    }
-                }
-                (Some("thread_name"), Some(n)) => {
-                    self.thread_names.insert((e.pid, e.tid), n);
-                }
-                _ => {}
-            }
+            self.metadata(&e);
             return Ok(());
         }
         let Some(ts) = e.ts else {
@@ -345,14 +327,7 @@ impl State {
             "X" => {
                 row.lane = self.lane(thread);
                 row.event = Event::Span;
-                let dur = e.dur.unwrap_or(Micros::Int(0));
-                if dur.is_negative() || !dur.is_finite() {
-                    row.flag = Some("negative_duration");
-                    self.negative += 1;
-                } else {
-                    row.duration_ns = dur.ns();
-                    self.max_ns = self.max_ns.max(start_ns.saturating_add(row.duration_ns));
-                }
+                self.complete(&mut row, e.dur);
             }
             "B" => {
                 row.lane = self.lane(thread);
@@ -364,18 +339,10 @@ impl State {
             }
             "E" => {
                 let lane = self.lane(thread);
-                if let Some(open) = self.open.get_mut(&lane).and_then(Vec::pop) {
-                    close(
-                        &mut self.pending[open],
-                        start_ns,
-                        row.args,
-                        &mut self.negative,
-                    );
+                let open = self.open.get_mut(&lane).and_then(Vec::pop);
+                if self.ends(open, lane, &mut row) {
                     return Ok(());
                 }
-                row.lane = lane;
-                row.flag = Some("unmatched_end");
-                self.unmatched_end += 1;
             }
             "b" | "S" => {
                 row.lane = self.lane(LaneKey::Async(e.pid, row.category.clone()));
@@ -387,18 +354,10 @@ impl State {
             }
             "e" | "F" => {
                 let lane = self.lane(LaneKey::Async(e.pid, row.category.clone()));
-                if let Some(open) = self.open_async.get_mut(&(lane, e.id)).and_then(Vec::pop) {
-                    close(
-                        &mut self.pending[open],
-                        start_ns,
-                        row.args,
-                        &mut self.negative,
-                    );
+                let open = self.open_async.get_mut(&(lane, e.id)).and_then(Vec::pop);
+                if self.ends(open, lane, &mut row) {
                     return Ok(());
                 }
-                row.lane = lane;
-                row.flag = Some("unmatched_end");
-                self.unmatched_end += 1;
             }
             "i" | "I" | "R" | "n" | "T" | "p" => {
                 row.lane = self.lane(thread);
@@ -412,49 +371,7 @@ impl State {
                 };
                 row.flow_id = Some(e.id.as_ref().map_or(0, Id::as_i64));
             }
-            "C" => {
-                let series: Vec<(String, f64)> = row
-                    .args
-                    .as_deref()
-                    .and_then(|a| {
-                        serde_json::from_str::<BTreeMap<String, serde_json::Value>>(a).ok()
-                    })
-                    .map(|m| {
-                        m.into_iter()
-                            .filter_map(|(k, v)| v.as_f64().map(|v| (k, v)))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                if series.is_empty() {
-                    return Err(format!(
-                        "event {index}: counter (`C`) {:?} has no numeric `args`",
-                        row.name
-                    ));
-                }
-                let single = series.len() == 1;
-                for (key, value) in series {
-                    let track = if single {
-                        row.name.clone()
-                    } else {
-                        format!("{}.{key}", row.name)
-                    };
-                    let lane = self.lane(LaneKey::Counter(e.pid.clone(), track.clone()));
-                    self.pending.push(Pending {
-                        lane,
-                        name: track,
-                        category: row.category.clone(),
-                        event: Event::Counter,
-                        start_ns,
-                        duration_ns: 0,
-                        source_row: index as i64,
-                        value: Some(value),
-                        flow_id: None,
-                        args: None,
-                        flag: None,
-                    });
-                }
-                return Ok(());
-            }
+            "C" => return self.counters(index, e.pid, &row),
             other => {
                 row.lane = self.lane(thread);
                 row.flag = Some("unknown_phase");
@@ -462,6 +379,105 @@ impl State {
             }
         }
         self.pending.push(row);
+        Ok(())
+    }
+
+    /// A metadata (`M`) event: the name of a process or a thread, or a process's labels.
+    fn metadata(&mut self, e: &RawEvent) {
+        let meta = e
+            .args
+            .as_ref()
+            .and_then(|a| serde_json::from_str::<MetaArgs>(a.get()).ok());
+        let (name, labels) = meta.map_or((None, None), |m| (m.name, m.labels));
+        match (e.name.as_deref(), name) {
+            (Some("process_name"), Some(n)) => {
+                self.process_names.insert(e.pid.clone(), n);
+            }
+            (Some("process_labels"), _) => {
+                if let Some(l) = labels {
+                    self.process_labels.insert(e.pid.clone(), l);
+                }
+            }
+            (Some("thread_name"), Some(n)) => {
+                self.thread_names.insert((e.pid.clone(), e.tid.clone()), n);
+            }
+            _ => {}
+        }
+    }
+
+    /// A complete (`X`) event's duration; a negative one is flagged and counted, and left 0.
+    fn complete(&mut self, row: &mut Pending, dur: Option<Micros>) {
+        let dur = dur.unwrap_or(Micros::Int(0));
+        if dur.is_negative() || !dur.is_finite() {
+            row.flag = Some("negative_duration");
+            self.negative += 1;
+        } else {
+            row.duration_ns = dur.ns();
+            self.max_ns = self
+                .max_ns
+                .max(row.start_ns.saturating_add(row.duration_ns));
+        }
+    }
+
+    /// An end event (`E`, `e`, `F`) on `lane`: it closes `open`, the pending event it ends, when
+    /// there is one (true); else it is flagged and kept as an instant of its own (false).
+    fn ends(&mut self, open: Option<usize>, lane: u32, row: &mut Pending) -> bool {
+        if let Some(open) = open {
+            close(
+                &mut self.pending[open],
+                row.start_ns,
+                row.args.take(),
+                &mut self.negative,
+            );
+            return true;
+        }
+        row.lane = lane;
+        row.flag = Some("unmatched_end");
+        self.unmatched_end += 1;
+        false
+    }
+
+    /// A counter (`C`) event: each numeric argument a sample on a lane of its own
+    /// (`name.key`, or `name` when there is one).
+    fn counters(&mut self, index: usize, pid: Option<Id>, row: &Pending) -> Result<(), String> {
+        let series: Vec<(String, f64)> = row
+            .args
+            .as_deref()
+            .and_then(|a| serde_json::from_str::<BTreeMap<String, serde_json::Value>>(a).ok())
+            .map(|m| {
+                m.into_iter()
+                    .filter_map(|(k, v)| v.as_f64().map(|v| (k, v)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if series.is_empty() {
+            return Err(format!(
+                "event {index}: counter (`C`) {:?} has no numeric `args`",
+                row.name
+            ));
+        }
+        let single = series.len() == 1;
+        for (key, value) in series {
+            let track = if single {
+                row.name.clone()
+            } else {
+                format!("{}.{key}", row.name)
+            };
+            let lane = self.lane(LaneKey::Counter(pid.clone(), track.clone()));
+            self.pending.push(Pending {
+                lane,
+                name: track,
+                category: row.category.clone(),
+                event: Event::Counter,
+                start_ns: row.start_ns,
+                duration_ns: 0,
+                source_row: index as i64,
+                value: Some(value),
+                flow_id: None,
+                args: None,
+                flag: None,
+            });
+        }
         Ok(())
     }
 
