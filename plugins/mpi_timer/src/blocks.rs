@@ -124,7 +124,10 @@ pub fn blocks(log: &RankLog) -> (RankBlocks, Iterations) {
 /// makes are setup and teardown, and the candidate whose unit count is nearest `steps` (at most
 /// 2 more: an initial force evaluation makes one) wins, then the most regular, then the one that
 /// starts earliest. Markers, when the program made them, are used as they are.
-pub fn blocks_per_step(log: &RankLog, steps: usize) -> Result<(RankBlocks, Iterations), String> {
+pub fn blocks_per_step(
+    log: &RankLog,
+    steps: usize,
+) -> Result<(RankBlocks, Iterations), NoUnitPerStep> {
     let (mut out, marker_starts) = timed_blocks(log);
     if !marker_starts.is_empty() {
         let how = assign_iterations(&mut out, marker_starts, None);
@@ -509,7 +512,7 @@ fn call_ids(out: &RankBlocks) -> (Vec<(usize, usize)>, Vec<usize>) {
 }
 
 /// See [`blocks_per_step`].
-fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, String> {
+fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, NoUnitPerStep> {
     let (calls, counts) = call_ids(out);
     let mut best: Option<(usize, f64, usize, Unit)> = None;
     let mut seen: Vec<usize> = Vec::new();
@@ -548,22 +551,36 @@ fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, String> {
     best.map(|(_, _, _, unit)| unit).ok_or_else(|| {
         seen.sort_unstable();
         seen.dedup();
-        format!(
-            "steps = {steps}, but no MPI call starts a unit that repeats once per step (calls made {steps} to {} times give {}); check `steps`, or leave it out to use the finest repeating unit",
-            steps + 3,
-            if seen.is_empty() {
-                "none".to_owned()
-            } else {
-                format!(
-                    "{} units",
-                    seen.iter()
-                        .map(usize::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            }
-        )
+        NoUnitPerStep { steps, seen }
     })
+}
+
+/// No call of a rank's log starts a unit that repeats once per step (`steps` given): the unit
+/// counts the candidates gave.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "steps = {steps}, but no MPI call starts a unit that repeats once per step (calls made {steps} to {} times give {}); check `steps`, or leave it out to use the finest repeating unit",
+    steps + 3,
+    units_found(seen)
+)]
+pub struct NoUnitPerStep {
+    pub steps: usize,
+    /// The unit counts the candidate calls gave, ascending.
+    pub seen: Vec<usize>,
+}
+
+fn units_found(seen: &[usize]) -> String {
+    if seen.is_empty() {
+        "none".to_owned()
+    } else {
+        format!(
+            "{} units",
+            seen.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
 }
 
 /// The whole units among the segments `bounds` cut `calls` into: the first and last segment
@@ -870,6 +887,7 @@ mod tests {
         assert_eq!(setup, 38);
         // A wrong count is an error that says what was found.
         let e = blocks_per_step(&log, 30).unwrap_err();
-        assert!(e.contains("steps = 30, but no MPI call"), "{e}");
+        assert_eq!(e.steps, 30);
+        assert!(e.to_string().contains("steps = 30, but no MPI call"), "{e}");
     }
 }

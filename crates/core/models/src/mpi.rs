@@ -263,7 +263,7 @@ fn predict_rank(
     let all_times = iteration_times(role, run_id, rank, run)?;
     let k = all_times.len();
     let at = |e: String| ModelError::invalid(format!("rank {rank} of run `{run_id}`: {e}"));
-    let (full, size_note) = full_iterations(spec.size, k).map_err(at)?;
+    let (full, size_note) = full_iterations(spec.size, k).map_err(|e| at(e.to_string()))?;
     let occurrences = LoopOccurrences::of(run, k);
     // Per-iteration times without the periodic blocks (their spikes are not a warm-up, nor
     // noise of the steady iterations).

@@ -23,59 +23,51 @@ pub enum RunSize {
     },
 }
 
+/// Why the full run's iterations cannot be derived from the run size given.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunSizeError {
+    #[error(
+        "reduced_steps = {reduced}, full_steps = {full}: expected 1 <= reduced_steps <= full_steps"
+    )]
+    Steps { reduced: u64, full: u64 },
+    /// More than one iteration per step, but not a whole number of them.
+    #[error(
+        "the reduced run made {iterations} iterations in {reduced} steps: not a whole number per step ({ratio:.3}); check reduced_steps, or give full_iterations"
+    )]
+    NotWholePerStep {
+        iterations: usize,
+        reduced: u64,
+        ratio: f64,
+    },
+    /// An iteration spans several steps, but not a whole number of them.
+    #[error(
+        "the reduced run made {iterations} iterations in {reduced} steps: not a whole number of steps per iteration; check reduced_steps, or give full_iterations"
+    )]
+    NotWholeStepsPerIteration { iterations: usize, reduced: u64 },
+    /// The iterations given and those the steps imply differ.
+    #[error(
+        "full_iterations = {given}, but the reduced run's {iterations} iterations in {reduced} steps ({note}) make {derived} for full_steps = {full}: one of them is wrong"
+    )]
+    Disagree {
+        given: u64,
+        iterations: usize,
+        reduced: u64,
+        note: String,
+        derived: u64,
+        full: u64,
+    },
+    #[error(
+        "the full run would make {full} iterations, fewer than the {reduced} the reduced run made; predict a run at least as long as the one measured"
+    )]
+    Shorter { full: u64, reduced: usize },
+}
+
 /// The full run's iterations for a reduced run of `k` iterations, and how they were derived.
-pub fn full_iterations(size: RunSize, k: usize) -> Result<(u64, Option<String>), String> {
-    let k64 = k as u64;
-    let from_steps = |reduced: u64, full: u64| -> Result<(u64, String), String> {
-        if reduced == 0 || full < reduced {
-            return Err(format!(
-                "reduced_steps = {reduced}, full_steps = {full}: expected 1 <= reduced_steps <= full_steps"
-            ));
-        }
-        let ratio = k as f64 / reduced as f64;
-        if ratio >= 0.75 {
-            // Whole iterations per step, and a few outside the steps (a setup or final step
-            // that makes the loop's calls too).
-            let per_step = ratio.round().max(1.0) as u64;
-            let outside = k as i64 - (per_step * reduced) as i64;
-            let slack = 2i64
-                .max((0.02 * k as f64).ceil() as i64)
-                .max(per_step as i64);
-            if outside.abs() > slack {
-                return Err(format!(
-                    "the reduced run made {k} iterations in {reduced} steps: not a whole number per step ({ratio:.3}); check reduced_steps, or give full_iterations"
-                ));
-            }
-            let full_iterations = (per_step * full) as i64 + outside;
-            Ok((
-                full_iterations.max(0) as u64,
-                format!(
-                    "{per_step} iteration(s) per step{}",
-                    if outside == 0 {
-                        String::new()
-                    } else {
-                        format!(", {outside:+} outside the steps")
-                    }
-                ),
-            ))
-        } else {
-            // One iteration spans several steps (a repeating unit of a few steps).
-            let steps_per = (reduced as f64 / k as f64).round().max(1.0) as u64;
-            if (reduced as i64 - (steps_per * k64) as i64).unsigned_abs() > steps_per {
-                return Err(format!(
-                    "the reduced run made {k} iterations in {reduced} steps: not a whole number of steps per iteration; check reduced_steps, or give full_iterations"
-                ));
-            }
-            Ok((
-                full.div_ceil(steps_per),
-                format!("{steps_per} steps per iteration"),
-            ))
-        }
-    };
+pub fn full_iterations(size: RunSize, k: usize) -> Result<(u64, Option<String>), RunSizeError> {
     let (n, note) = match size {
         RunSize::Iterations(n) => (n, None),
         RunSize::Steps { reduced, full } => {
-            let (n, note) = from_steps(reduced, full)?;
+            let (n, note) = from_steps(k, reduced, full)?;
             (n, Some(note))
         }
         RunSize::Checked {
@@ -83,21 +75,77 @@ pub fn full_iterations(size: RunSize, k: usize) -> Result<(u64, Option<String>),
             reduced,
             full,
         } => {
-            let (n, note) = from_steps(reduced, full)?;
+            let (n, note) = from_steps(k, reduced, full)?;
             if n != iterations {
-                return Err(format!(
-                    "full_iterations = {iterations}, but the reduced run's {k} iterations in {reduced} steps ({note}) make {n} for full_steps = {full}: one of them is wrong"
-                ));
+                return Err(RunSizeError::Disagree {
+                    given: iterations,
+                    iterations: k,
+                    reduced,
+                    note,
+                    derived: n,
+                    full,
+                });
             }
             (n, Some(note))
         }
     };
-    if n < k64 {
-        return Err(format!(
-            "the full run would make {n} iterations, fewer than the {k} the reduced run made; predict a run at least as long as the one measured"
-        ));
+    if n < k as u64 {
+        return Err(RunSizeError::Shorter {
+            full: n,
+            reduced: k,
+        });
     }
     Ok((n, note))
+}
+
+/// The full run's iterations for `full` steps, from a reduced run of `k` iterations in
+/// `reduced` steps, and how they were derived.
+fn from_steps(k: usize, reduced: u64, full: u64) -> Result<(u64, String), RunSizeError> {
+    if reduced == 0 || full < reduced {
+        return Err(RunSizeError::Steps { reduced, full });
+    }
+    let ratio = k as f64 / reduced as f64;
+    if ratio >= 0.75 {
+        // Whole iterations per step, and a few outside the steps (a setup or final step
+        // that makes the loop's calls too).
+        let per_step = ratio.round().max(1.0) as u64;
+        let outside = k as i64 - (per_step * reduced) as i64;
+        let slack = 2i64
+            .max((0.02 * k as f64).ceil() as i64)
+            .max(per_step as i64);
+        if outside.abs() > slack {
+            return Err(RunSizeError::NotWholePerStep {
+                iterations: k,
+                reduced,
+                ratio,
+            });
+        }
+        let full_iterations = (per_step * full) as i64 + outside;
+        Ok((
+            full_iterations.max(0) as u64,
+            format!(
+                "{per_step} iteration(s) per step{}",
+                if outside == 0 {
+                    String::new()
+                } else {
+                    format!(", {outside:+} outside the steps")
+                }
+            ),
+        ))
+    } else {
+        // One iteration spans several steps (a repeating unit of a few steps).
+        let steps_per = (reduced as f64 / k as f64).round().max(1.0) as u64;
+        if (reduced as i64 - (steps_per * k as u64) as i64).unsigned_abs() > steps_per {
+            return Err(RunSizeError::NotWholeStepsPerIteration {
+                iterations: k,
+                reduced,
+            });
+        }
+        Ok((
+            full.div_ceil(steps_per),
+            format!("{steps_per} steps per iteration"),
+        ))
+    }
 }
 
 /// How often a block of the loop runs, from the iterations it ran in.
@@ -364,7 +412,18 @@ mod tests {
             150,
         )
         .unwrap_err();
-        assert!(e.contains("not a whole number per step"), "{e}");
+        assert!(
+            matches!(
+                e,
+                RunSizeError::NotWholePerStep {
+                    iterations: 150,
+                    reduced: 100,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("not a whole number per step"), "{e}");
         // The user's guess is checked, never taken silently.
         let e = full_iterations(
             RunSize::Checked {
@@ -375,9 +434,30 @@ mod tests {
             202,
         )
         .unwrap_err();
-        assert!(e.contains("make 2002 for full_steps = 1000"), "{e}");
+        assert!(
+            matches!(
+                e,
+                RunSizeError::Disagree {
+                    given: 1000,
+                    derived: 2002,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("make 2002 for full_steps = 1000"),
+            "{e}"
+        );
         let e = full_iterations(RunSize::Iterations(10), 20).unwrap_err();
-        assert!(e.contains("fewer than the 20"), "{e}");
+        assert_eq!(
+            e,
+            RunSizeError::Shorter {
+                full: 10,
+                reduced: 20
+            }
+        );
+        assert!(e.to_string().contains("fewer than the 20"), "{e}");
     }
 
     #[test]

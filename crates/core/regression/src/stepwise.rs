@@ -745,10 +745,7 @@ impl Search<'_> {
         }
         self.record(Action::Start, String::new());
         let mut current_adj = self.path[0].adj_r2;
-        loop {
-            let Some((i, _, adj)) = self.best_to_remove() else {
-                break;
-            };
+        while let Some((i, _, adj)) = self.best_to_remove() {
             if adj <= current_adj {
                 break;
             }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use arrow_array::{
     Array, ArrayRef, Float32Array, Int64Array, RecordBatch, UInt16Array, UInt32Array,
 };
-use arrow_schema::{DataType, Field, Schema};
+use arrow_schema::{ArrowError, DataType, Field, Schema};
 use serde::{Deserialize, Serialize};
 
 /// Bins per lane in one tile.
@@ -71,18 +71,53 @@ pub struct ChunkInfo {
     pub rows: u64,
 }
 
+/// Why a pyramid's index, tile or chunk could not be read or written. The caller names the
+/// file.
+#[derive(Debug, thiserror::Error)]
+pub enum PyramidError {
+    #[error("invalid pyramid index: {0}")]
+    IndexJson(#[from] serde_json::Error),
+    #[error(
+        "a pyramid index of format {format:?} version {version}; this yosoku reads {FORMAT:?} version {VERSION}"
+    )]
+    IndexVersion { format: String, version: u32 },
+    #[error("invalid pyramid index: empty time range or no levels")]
+    EmptyIndex,
+    /// The bytes are not an Arrow IPC file this reader trusts (`yosoku_bundle::ipc::check_file`
+    /// or arrow-ipc refused them).
+    #[error("not an Arrow IPC file: {0}")]
+    NotIpc(ArrowError),
+    /// Arrow could not build, write or read a batch.
+    #[error("{0}")]
+    Arrow(#[from] ArrowError),
+    #[error("unexpected columns {0:?}")]
+    Columns(Vec<String>),
+    #[error("a tile of {bins} bins; expected {lanes} lanes x {tile_bins}")]
+    TileSize {
+        bins: usize,
+        lanes: usize,
+        tile_bins: usize,
+    },
+    #[error("column `{column}` is not {expected}")]
+    ColumnType {
+        column: String,
+        expected: &'static str,
+    },
+    #[error("nulls in column `{0}` of a chunk")]
+    Nulls(String),
+}
+
 impl PyramidIndex {
-    pub fn from_json(bytes: &[u8]) -> Result<Self, String> {
-        let index: PyramidIndex =
-            serde_json::from_slice(bytes).map_err(|e| format!("invalid pyramid index: {e}"))?;
+    pub fn from_json(bytes: &[u8]) -> Result<Self, PyramidError> {
+        let index: PyramidIndex = serde_json::from_slice(bytes)?;
         if index.format != FORMAT || index.version != VERSION {
-            return Err(format!(
-                "a pyramid index of format {:?} version {}; this yosoku reads {FORMAT:?} version {VERSION}",
-                index.format, index.version
-            ));
+            return Err(PyramidError::IndexVersion {
+                format: index.format,
+                version: index.version,
+            });
         }
         if index.t_max_ns <= index.t_min_ns || index.tile_bins == 0 || index.levels == 0 {
-            return Err("invalid pyramid index: empty time range or no levels".to_owned());
+            return Err(PyramidError::EmptyIndex);
         }
         Ok(index)
     }
@@ -156,69 +191,72 @@ fn chunk_schema() -> Arc<Schema> {
     ]))
 }
 
-fn encode(batch: &RecordBatch) -> Result<Vec<u8>, String> {
+fn encode(batch: &RecordBatch) -> Result<Vec<u8>, PyramidError> {
     use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
     let mut bytes = Vec::new();
     let options = IpcWriteOptions::default()
-        .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))
-        .map_err(|e| e.to_string())?;
-    let mut w = FileWriter::try_new_with_options(&mut bytes, &batch.schema(), options)
-        .map_err(|e| e.to_string())?;
-    w.write(batch).map_err(|e| e.to_string())?;
-    w.finish().map_err(|e| e.to_string())?;
+        .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))?;
+    let mut w = FileWriter::try_new_with_options(&mut bytes, &batch.schema(), options)?;
+    w.write(batch)?;
+    w.finish()?;
     drop(w);
     Ok(bytes)
 }
 
-fn decode(bytes: &[u8], want: &Schema) -> Result<RecordBatch, String> {
+fn decode(bytes: &[u8], want: &Schema) -> Result<RecordBatch, PyramidError> {
     // What arrow-ipc would trust (blocks and buffers past the file) is refused first.
-    yosoku_bundle::ipc::check_file(bytes).map_err(|e| e.to_string())?;
+    yosoku_bundle::ipc::check_file(bytes).map_err(PyramidError::Arrow)?;
     let reader = arrow_ipc::reader::FileReader::try_new(Cursor::new(bytes), None)
-        .map_err(|e| format!("not an Arrow IPC file: {e}"))?;
+        .map_err(PyramidError::NotIpc)?;
     let schema = reader.schema();
     if schema.fields() != want.fields() {
-        return Err(format!(
-            "unexpected columns {:?}",
-            schema.fields().iter().map(|f| f.name()).collect::<Vec<_>>()
+        return Err(PyramidError::Columns(
+            schema.fields().iter().map(|f| f.name().clone()).collect(),
         ));
     }
-    let batches: Vec<RecordBatch> = reader
-        .collect::<Result<_, _>>()
-        .map_err(|e| e.to_string())?;
-    arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
+    let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>()?;
+    Ok(arrow_select::concat::concat_batches(&schema, &batches)?)
+}
+
+/// Column `i` of `batch` as an array of type `A` (named `expected` in the error).
+fn column_as<'b, A: 'static>(
+    batch: &'b RecordBatch,
+    i: usize,
+    expected: &'static str,
+) -> Result<&'b A, PyramidError> {
+    batch
+        .column(i)
+        .as_any()
+        .downcast_ref::<A>()
+        .ok_or_else(|| PyramidError::ColumnType {
+            column: batch.schema().field(i).name().clone(),
+            expected,
+        })
 }
 
 impl Tile {
-    pub fn encode(&self) -> Result<Vec<u8>, String> {
+    pub fn encode(&self) -> Result<Vec<u8>, PyramidError> {
         let batch = RecordBatch::try_new(
             tile_schema(),
             vec![
                 Arc::new(Float32Array::from(self.occupancy.clone())) as ArrayRef,
                 Arc::new(UInt16Array::from(self.kind.clone())),
             ],
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         encode(&batch)
     }
 
-    pub fn decode(bytes: &[u8], lanes: usize, tile_bins: usize) -> Result<Tile, String> {
+    pub fn decode(bytes: &[u8], lanes: usize, tile_bins: usize) -> Result<Tile, PyramidError> {
         let batch = decode(bytes, &tile_schema())?;
         if batch.num_rows() != lanes * tile_bins {
-            return Err(format!(
-                "a tile of {} bins; expected {lanes} lanes x {tile_bins}",
-                batch.num_rows()
-            ));
+            return Err(PyramidError::TileSize {
+                bins: batch.num_rows(),
+                lanes,
+                tile_bins,
+            });
         }
-        let occ = batch
-            .column(0)
-            .as_any()
-            .downcast_ref::<Float32Array>()
-            .ok_or("occupancy is not Float32")?;
-        let kind = batch
-            .column(1)
-            .as_any()
-            .downcast_ref::<UInt16Array>()
-            .ok_or("kind is not UInt16")?;
+        let occ: &Float32Array = column_as(&batch, 0, "Float32")?;
+        let kind: &UInt16Array = column_as(&batch, 1, "UInt16")?;
         Ok(Tile {
             occupancy: occ.values().to_vec(),
             kind: kind.values().to_vec(),
@@ -254,7 +292,7 @@ impl ChunkRows {
     }
 
     /// Sorts by start, then writes Arrow IPC (LZ4).
-    pub fn encode_sorted(mut self) -> Result<Vec<u8>, String> {
+    pub fn encode_sorted(mut self) -> Result<Vec<u8>, PyramidError> {
         let mut order: Vec<u32> = (0..self.len() as u32).collect();
         order.sort_unstable_by_key(|&i| (self.start_ns[i as usize], i));
         let pick = |v: &[i64]| -> Vec<i64> { order.iter().map(|&i| v[i as usize]).collect() };
@@ -272,37 +310,22 @@ impl ChunkRows {
                 Arc::new(Int64Array::from(self.duration_ns)),
                 Arc::new(Int64Array::from(self.source_row)),
             ],
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         encode(&batch)
     }
 
-    pub fn decode(bytes: &[u8]) -> Result<ChunkRows, String> {
+    pub fn decode(bytes: &[u8]) -> Result<ChunkRows, PyramidError> {
         let b = decode(bytes, &chunk_schema())?;
-        let u32s = |i: usize| -> Result<Vec<u32>, String> {
-            Ok(b.column(i)
-                .as_any()
-                .downcast_ref::<UInt32Array>()
-                .ok_or("bad column")?
-                .values()
-                .to_vec())
+        let u32s = |i: usize| -> Result<Vec<u32>, PyramidError> {
+            Ok(column_as::<UInt32Array>(&b, i, "UInt32")?.values().to_vec())
         };
-        let u16s = |i: usize| -> Result<Vec<u16>, String> {
-            Ok(b.column(i)
-                .as_any()
-                .downcast_ref::<UInt16Array>()
-                .ok_or("bad column")?
-                .values()
-                .to_vec())
+        let u16s = |i: usize| -> Result<Vec<u16>, PyramidError> {
+            Ok(column_as::<UInt16Array>(&b, i, "UInt16")?.values().to_vec())
         };
-        let i64s = |i: usize| -> Result<Vec<i64>, String> {
-            let a = b
-                .column(i)
-                .as_any()
-                .downcast_ref::<Int64Array>()
-                .ok_or("bad column")?;
+        let i64s = |i: usize| -> Result<Vec<i64>, PyramidError> {
+            let a: &Int64Array = column_as(&b, i, "Int64")?;
             if a.null_count() > 0 {
-                return Err("nulls in a chunk".to_owned());
+                return Err(PyramidError::Nulls(b.schema().field(i).name().clone()));
             }
             Ok(a.values().to_vec())
         };
@@ -548,7 +571,8 @@ mod tests {
         let input =
             include_bytes!("../../../../fuzz/regressions/pyramid_chunk/message-past-its-metadata");
         let error = Tile::decode(&input[1..], 2, TILE_BINS).unwrap_err();
-        assert!(error.contains("a damaged file"), "{error}");
+        assert!(matches!(error, PyramidError::Arrow(_)), "{error}");
+        assert!(error.to_string().contains("a damaged file"), "{error}");
         // A footer block with no room for a message (arrow-ipc sliced its first 4 bytes).
         let input =
             include_bytes!("../../../../fuzz/regressions/pyramid_chunk/block-without-a-message");
@@ -560,7 +584,7 @@ mod tests {
             None => Ok(()),
         }
         .unwrap_err();
-        assert!(error.contains("a damaged file"), "{error}");
+        assert!(error.to_string().contains("a damaged file"), "{error}");
     }
 
     #[test]
@@ -586,13 +610,18 @@ mod tests {
         let mut newer = index(4);
         newer.version = VERSION + 1;
         let e = PyramidIndex::from_json(&serde_json::to_vec(&newer).unwrap()).unwrap_err();
-        assert!(e.contains("version 2"), "{e}");
+        assert!(
+            matches!(e, PyramidError::IndexVersion { version, .. } if version == VERSION + 1),
+            "{e}"
+        );
+        assert!(e.to_string().contains("version 2"), "{e}");
         let mut empty = index(4);
         empty.t_max_ns = empty.t_min_ns;
         let e = PyramidIndex::from_json(&serde_json::to_vec(&empty).unwrap()).unwrap_err();
-        assert!(e.contains("empty time range"), "{e}");
+        assert!(matches!(e, PyramidError::EmptyIndex), "{e}");
         let e = PyramidIndex::from_json(&good[..good.len() / 2]).unwrap_err();
-        assert!(e.starts_with("invalid pyramid index"), "{e}");
+        assert!(matches!(e, PyramidError::IndexJson(_)), "{e}");
+        assert!(e.to_string().starts_with("invalid pyramid index"), "{e}");
     }
 
     #[test]

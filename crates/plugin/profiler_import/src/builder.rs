@@ -74,6 +74,13 @@ struct NameInfo {
     occurrences: i64,
 }
 
+/// A measured time the `runs` table cannot take: not finite, or not above zero.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("a duration of {seconds} s; a measured time must be a finite number above 0")]
+pub struct BadDuration {
+    pub seconds: f64,
+}
+
 /// Tables of one imported file.
 #[derive(Debug)]
 pub struct Tables {
@@ -145,13 +152,11 @@ impl Tables {
 
     /// A measured time as the `runs` table takes it: finite and above zero (a profiler that
     /// rounds a short kernel to 0 gives no time to model). The error is the reader's to locate.
-    pub fn check_duration(seconds: f64) -> Result<f64, String> {
+    pub fn check_duration(seconds: f64) -> Result<f64, BadDuration> {
         if seconds.is_finite() && seconds > 0.0 {
             Ok(seconds)
         } else {
-            Err(format!(
-                "a duration of {seconds} s; a measured time must be a finite number above 0"
-            ))
+            Err(BadDuration { seconds })
         }
     }
 
