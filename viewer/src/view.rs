@@ -1,5 +1,5 @@
 //! What a view is. A view implements [`View`] in a module of its own under `views/` and is listed
-//! once in `views::VIEWS`; the app builds its tabs, the URL fragment's names, the saved state,
+//! once in the `views!` list (`views/mod.rs`), which registers it in `views::VIEWS`; the app builds its tabs, the URL fragment's names, the saved state,
 //! the home's links and the desktop tour from that list, so adding a view touches nothing else.
 //!
 //! [`View`] is written per view, with its own state and cache types; [`ViewKind`] (what a view

@@ -1,34 +1,36 @@
 //! The views, and their registry. Each view works on any bundle whose tables have the columns it
 //! needs, so new plugins and pipelines light up without viewer changes.
 //!
-//! A view is one module implementing [`crate::view::View`] and one line in [`VIEWS`].
+//! A view is one module implementing [`crate::view::View`] and one line in the `views!` list
+//! below (which declares the module and registers the view in [`VIEWS`]).
 
 pub mod axes;
 pub mod common;
-pub mod cost;
-pub mod gantt;
-pub mod home;
-pub mod model;
-pub mod provenance;
-pub mod ranks;
-pub mod tables;
-pub mod throughput;
-pub mod validation;
 
 use crate::view::{Registered, ViewKind};
 
-/// Every view, in tab order.
-pub static VIEWS: &[&dyn ViewKind] = &[
-    Registered::<home::Home>::KIND,
-    Registered::<provenance::Bundles>::KIND,
-    Registered::<tables::Tables>::KIND,
-    Registered::<model::Model>::KIND,
-    Registered::<validation::Validation>::KIND,
-    Registered::<cost::CostBreakdown>::KIND,
-    Registered::<gantt::Gantt>::KIND,
-    Registered::<ranks::RankBars>::KIND,
-    Registered::<throughput::Throughput>::KIND,
-];
+/// Declares each view's module and lists its view in [`VIEWS`]: `module::View` is the one line a
+/// view takes here.
+macro_rules! views {
+    ($($module:ident :: $view:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// Every view, in tab order.
+        pub static VIEWS: &[&dyn ViewKind] = &[$(Registered::<$module::$view>::KIND),*];
+    };
+}
+
+views! {
+    home::Home,
+    provenance::Bundles,
+    tables::Tables,
+    model::Model,
+    validation::Validation,
+    cost::CostBreakdown,
+    gantt::Gantt,
+    ranks::RankBars,
+    throughput::Throughput,
+}
 
 /// The view named `slug`.
 pub fn by_slug(slug: &str) -> Option<&'static dyn ViewKind> {
