@@ -31,9 +31,14 @@ pub trait View: 'static {
     /// another bundle is shown.
     type Cache: Default + 'static;
 
-    /// Whether the view draws this table.
-    fn draws(_batch: &RecordBatch) -> bool {
-        false
+    /// The columns a table needs for the view to draw it (none: the view draws no table, unless
+    /// it says otherwise in [`View::draws`]).
+    const NEEDS: &'static [&'static str] = &[];
+
+    /// Whether the view draws this table: by default, whether it has every column of
+    /// [`View::NEEDS`].
+    fn draws(batch: &RecordBatch) -> bool {
+        !Self::NEEDS.is_empty() && crate::data::has_columns(batch, Self::NEEDS)
     }
 
     /// Whether the view has anything to show for `bundle` (the desktop tour looks at each view

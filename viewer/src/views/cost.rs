@@ -15,13 +15,6 @@ pub struct State {
     pub case: String,
 }
 
-const NEEDS: &[&str] = &[
-    col::PROGRAM,
-    col::VARIANT,
-    col::COMPONENT,
-    col::PREDICTED_SECS,
-];
-
 /// The cost breakdown view.
 #[derive(Debug)]
 pub struct CostBreakdown;
@@ -30,12 +23,14 @@ impl View for CostBreakdown {
     const SLUG: &'static str = "cost";
     const LABEL: &'static str = "Cost breakdown";
     const EXPLAINS: Explains = Explains::Rank(0);
+    const NEEDS: &'static [&'static str] = &[
+        col::PROGRAM,
+        col::VARIANT,
+        col::COMPONENT,
+        col::PREDICTED_SECS,
+    ];
     type State = State;
     type Cache = ();
-
-    fn draws(batch: &arrow_array::RecordBatch) -> bool {
-        crate::data::has_columns(batch, NEEDS)
-    }
 
     fn shown_table(state: &mut State) -> Option<&mut String> {
         Some(&mut state.table)
@@ -47,7 +42,7 @@ impl View for CostBreakdown {
 }
 
 fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
-    let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
+    let tables: Vec<_> = bundle.tables_with(CostBreakdown::NEEDS).collect();
     if tables.is_empty() {
         super::common::nothing_to_show(
             ui,

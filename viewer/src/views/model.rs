@@ -24,13 +24,11 @@ pub struct Model;
 impl View for Model {
     const SLUG: &'static str = "model";
     const LABEL: &'static str = "Model";
+    /// A model summary.
+    const NEEDS: &'static [&'static str] = SUMMARY_COLUMNS;
     type State = State;
     type Cache = ();
 
-    /// A model summary.
-    fn draws(batch: &arrow_array::RecordBatch) -> bool {
-        crate::data::has_columns(batch, SUMMARY_COLUMNS)
-    }
 
     /// The view shows a model (the namespace of its summary), not a table: on its first look at
     /// a bundle, the model of the pipeline's headline result.

@@ -17,8 +17,6 @@ pub struct State {
     pub group: String,
 }
 
-const NEEDS: &[&str] = &[col::GROUP, col::CANDIDATE, col::RATE, col::RATE_UNIT];
-
 /// The throughput view.
 #[derive(Debug)]
 pub struct Throughput;
@@ -27,12 +25,14 @@ impl View for Throughput {
     const SLUG: &'static str = "throughput";
     const LABEL: &'static str = "Throughput";
     const EXPLAINS: Explains = Explains::Rank(2);
+    const NEEDS: &'static [&'static str] = &[
+        col::GROUP,
+        col::CANDIDATE,
+        col::RATE,
+        col::RATE_UNIT,
+    ];
     type State = State;
     type Cache = ();
-
-    fn draws(batch: &arrow_array::RecordBatch) -> bool {
-        crate::data::has_columns(batch, NEEDS)
-    }
 
     fn shown_table(state: &mut State) -> Option<&mut String> {
         Some(&mut state.table)
@@ -53,7 +53,7 @@ fn scale(unit: &str) -> (f64, String) {
 }
 
 fn candidates_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
-    let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
+    let tables: Vec<_> = bundle.tables_with(Throughput::NEEDS).collect();
     if tables.is_empty() {
         super::common::nothing_to_show(
             ui,

@@ -46,7 +46,6 @@ pub struct GroupErrors {
     pub max_abs_pct: f64,
 }
 
-const NEEDS: &[&str] = &[col::PREDICTED_SECS, col::MEASURED_SECS, col::PROGRAM];
 /// The columns errors can be broken down by, when the table has them.
 const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT];
 
@@ -58,13 +57,14 @@ impl View for Validation {
     const SLUG: &'static str = "validation";
     const LABEL: &'static str = "Validation";
     const EXPLAINS: Explains = Explains::Rank(3);
+    const NEEDS: &'static [&'static str] = &[
+        col::PREDICTED_SECS,
+        col::MEASURED_SECS,
+        col::PROGRAM,
+    ];
     type State = State;
     /// The points of the selection drawn last.
     type Cache = Option<Cache>;
-
-    fn draws(batch: &arrow_array::RecordBatch) -> bool {
-        crate::data::has_columns(batch, NEEDS)
-    }
 
     fn shown_table(state: &mut State) -> Option<&mut String> {
         Some(&mut state.table)
@@ -92,7 +92,7 @@ fn predictions_ui(
     state: &mut State,
     cached: &mut Option<Cache>,
 ) {
-    let tables: Vec<_> = bundle.tables_with(NEEDS).collect();
+    let tables: Vec<_> = bundle.tables_with(Validation::NEEDS).collect();
     if tables.is_empty() {
         super::common::nothing_to_show(
             ui,
