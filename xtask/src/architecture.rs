@@ -4,10 +4,10 @@
 //!   one line of under 25 words ([`check_crate_table`]);
 //! - the dependency rules: each crate's dependencies on the workspace's crates, as `cargo
 //!   metadata` reports them, are exactly its row's `uses` and `tests also use` cells, and every
-//!   crate it uses is in a layer its own layer may use ([`check_dependencies`]);
+//!   crate it uses is in a layer its own layer may use ([`check_dependencies`]).
 //!
-//! The viewer's modules, which no module of it may import in a circle, are checked by
-//! `module_graph`'s tests.
+//! The rules of the code itself (no circle among the viewer's modules, no function over 150
+//! lines) are `source_rules`' tests.
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -31,8 +31,6 @@ mod cuda_trace;
 mod demo;
 #[cfg(feature = "full")]
 mod fuzz;
-#[cfg(test)]
-mod module_graph;
 mod mpi;
 mod mpi_apps;
 mod opencl;
@@ -41,6 +39,8 @@ mod python;
 mod scaffold;
 #[cfg(feature = "full")]
 mod serve;
+#[cfg(test)]
+mod source_rules;
 mod system;
 #[cfg(feature = "full")]
 mod trace;

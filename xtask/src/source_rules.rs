@@ -1,6 +1,11 @@
-//! The module graph of a library crate, from its source: which of its modules each module
-//! names, through `use` trees and paths. Its test keeps the viewer's modules free of circles: no
-//! module imports one that imports it (ARCHITECTURE.md, "Inside the viewer").
+//! Rules of the source that no compiler checks, read from the code (comments, strings and test
+//! modules left out):
+//!
+//! - the module graph of a library crate: which of its modules each module names, through `use`
+//!   trees and paths; the tests keep the viewer's modules free of circles, no module importing
+//!   one that imports it (ARCHITECTURE.md, "Inside the viewer");
+//! - the length of every function outside tests: none over [`MAX_FUNCTION_LINES`], so that a
+//!   function does one step and its steps have names.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -425,6 +430,105 @@ pub fn viewer_module_cycle(root: &Path) -> Result<Option<Vec<String>>> {
     Ok(find_cycle(&module_graph(&root.join("viewer/src"))?))
 }
 
+/// The most lines a function outside tests may take, from `fn` to its closing brace.
+pub const MAX_FUNCTION_LINES: usize = 150;
+
+/// A function of the source: where it starts, its name and its length in lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionSpan {
+    pub file: String,
+    pub line: usize,
+    pub name: String,
+    pub lines: usize,
+}
+
+/// Every function with a body in `code` (comments and strings already blanked), with its first
+/// line and its length in lines. A nested function counts on its own and in the one around it.
+fn functions_in(code: &str) -> Vec<(usize, String, usize)> {
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = find_keyword(&code[from..], "fn").map(|a| a + from) {
+        from = at + 2;
+        // `fn` as a type (`fn(&str) -> bool`) has no name.
+        let rest = &code[from..];
+        let name_start = rest.len() - rest.trim_start().len();
+        let name: String = rest[name_start..]
+            .bytes()
+            .take_while(|b| is_ident(*b))
+            .map(char::from)
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: the first `{` before a `;` (a declaration without one has none).
+        let Some(open) = code[from..]
+            .find(['{', ';'])
+            .map(|o| o + from)
+            .filter(|&o| bytes[o] == b'{')
+        else {
+            continue;
+        };
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else {
+            continue;
+        };
+        let first = code[..at].matches('\n').count() + 1;
+        let last = code[..close].matches('\n').count() + 1;
+        out.push((first, name, last - first + 1));
+    }
+    out
+}
+
+/// The functions over `limit` lines in the Rust files under `dirs` of the repository at `root`,
+/// tests aside (`tests/` and `benches/` folders, `#[cfg(test)]` modules), longest first.
+pub fn long_functions(root: &Path, dirs: &[&str], limit: usize) -> Result<Vec<FunctionSpan>> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        rust_files(&root.join(dir), &mut files)?;
+    }
+    let mut long = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(root).unwrap_or(&file);
+        if relative
+            .iter()
+            .any(|part| part == "tests" || part == "benches" || part == "target")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let code = without_test_modules(&code_only(&text));
+        long.extend(
+            functions_in(&code)
+                .into_iter()
+                .filter(|(_, _, lines)| *lines > limit)
+                .map(|(line, name, lines)| FunctionSpan {
+                    file: relative.display().to_string(),
+                    line,
+                    name,
+                    lines,
+                }),
+        );
+    }
+    long.sort_by_key(|f| std::cmp::Reverse(f.lines));
+    Ok(long)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -503,5 +607,33 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("yosoku-xtask-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
+    }
+
+    /// No function outside tests is over `MAX_FUNCTION_LINES` lines: a longer one does several
+    /// steps that want names of their own (ARCHITECTURE.md, "Where to make a change").
+    #[test]
+    fn no_function_outside_tests_is_over_the_limit() {
+        let long = long_functions(
+            root(),
+            &["crates", "plugins", "viewer", "xtask"],
+            MAX_FUNCTION_LINES,
+        )
+        .unwrap();
+        assert!(
+            long.is_empty(),
+            "functions over {MAX_FUNCTION_LINES} lines; cut them along their steps: {long:#?}"
+        );
+        // The scan sees the functions at all: the longest are a little under the limit.
+        let near = long_functions(root(), &["crates", "plugins"], 100).unwrap();
+        assert!(near.len() >= 5, "{near:#?}");
+    }
+
+    /// A function's length runs from `fn` to its closing brace; braces in strings, comments and
+    /// test modules do not count, nor do `fn` types and bodiless declarations.
+    #[test]
+    fn function_lengths_count_from_fn_to_the_closing_brace() {
+        let source = "trait T {\n    fn declared(&self);\n}\n\nfn f(g: fn(u8) -> u8) -> u8 {\n    let s = \"}}}\";\n    // }\n    g(1)\n}\n\n#[cfg(test)]\nmod tests {\n    fn long() {\n\n\n    }\n}\n";
+        let code = without_test_modules(&code_only(source));
+        assert_eq!(functions_in(&code), vec![(5, "f".to_owned(), 5)]);
     }
 }
