@@ -293,8 +293,10 @@ impl Collector for Timings {
     }
 }
 
-/// Parses the CSV text of `path` into a `runs` table. Errors name the line and column.
+/// Parses the CSV text of `path` into a `runs` table. Errors name the line and column; a file
+/// cut short (no newline after its last line) is refused, not read.
 pub fn parse_timings(path: &Path, text: &str, device: &str) -> Result<RecordBatch, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut lines = text
         .lines()
         .enumerate()

@@ -65,6 +65,7 @@ impl Log {
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<Self, PluginError> {
+        yosoku_plugin_sdk::check_whole_lines(path, text)?;
         let mut log = Log {
             path: path.to_owned(),
             directives: BTreeMap::new(),

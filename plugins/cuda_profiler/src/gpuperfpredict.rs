@@ -194,6 +194,7 @@ impl Dataset {
     /// Adds one file of the dataset. Large files are read in pieces on all cores
     /// (`input::pieces_for`) and put together in file order.
     pub fn read(&mut self, path: &Path, text: &str) -> Result<(), PluginError> {
+        yosoku_plugin_sdk::check_whole_lines(path, text)?;
         self.read_in_pieces(path, text, None)
     }
 

@@ -29,7 +29,7 @@ use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
 
-use crate::builder::{RunKey, Tables};
+use crate::builder::{Cell, RunKey, Tables, TextCells, is_null_cell};
 use crate::input::{Header, csv_records, field};
 use crate::units::{Prefixes, parse_number, parse_scaled};
 
@@ -48,6 +48,7 @@ struct Call {
 }
 
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     // The version and the line (1-based) it is on.
     let mut version: Option<(String, usize)> = None;
     let mut device: Option<String> = None;
@@ -98,6 +99,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         ))
     })?;
     let mut tables = Tables::new("legacy", Prefixes::Decimal);
+    let mut text_cells = TextCells::default();
     for call in calls {
         let run = tables.key(RunKey {
             run_id: format!("line{}", call.line),
@@ -111,6 +113,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         });
         let mut gputime = None;
         for (name, value) in &call.fields {
+            let i = tables.name(name);
             let Some(number) = parse_number(value) else {
                 if name == "gputime" {
                     return Err(PluginError::at_line(
@@ -119,13 +122,21 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
                         format!("`gputime`: expected a number, found `{value}`"),
                     ));
                 }
+                let cell = if is_null_cell(value) {
+                    tables.count_null(i);
+                    Cell::Null
+                } else {
+                    Cell::Text
+                };
+                text_cells.record(i, cell, call.line, 0, value);
                 continue;
             };
+            text_cells.record(i, Cell::Number, call.line, 0, value);
             if name == "gputime" {
                 // Microseconds to seconds in one correctly rounded step.
                 gputime = parse_scaled(value, -6);
             }
-            tables.add_counter(run, name, number, "");
+            tables.add_value(run, i, number, "");
         }
         let Some(secs) = gputime else {
             return Err(PluginError::at_line(
@@ -143,6 +154,8 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
             Tables::check_duration(secs).map_err(|e| PluginError::at_line(path, call.line, e))?;
         tables.add_run(run, None, phase, secs);
     }
+    // A field that is a number in some calls and text in another was cut or overwritten.
+    text_cells.check(path, &tables, |_| false)?;
     Ok(tables)
 }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
 
-use crate::builder::{RunKey, Tables};
+use crate::builder::{RunKey, Tables, TextCells, is_null_cell};
 use crate::input::{
     Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
 };
@@ -27,6 +27,43 @@ pub struct Labels {
     pub program: Option<String>,
     /// Variant of each launch, in launch order; default empty.
     pub variants: Option<Vec<String>>,
+}
+
+/// What a details-page row's value is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    Number(f64),
+    /// No value (`n/a`, empty): counted, not read.
+    Null,
+    /// `device__attribute_display_name`: the device's name.
+    DeviceName,
+}
+
+/// What the value of a details-page row of `metric` (with `unit`) is: a number, no value, the
+/// device's name, or (`None`) an enumeration or a tuple (`PolicySpread`, `(16, 16, 1)`), which
+/// has no unit and is no counter. Text in a metric with a unit is an error (`at` places it): a
+/// quantity cut or overwritten.
+fn details_value(
+    metric: &[u8],
+    value: &str,
+    unit: &[u8],
+    at: impl Fn(String) -> PluginError,
+) -> Result<Option<Value>, PluginError> {
+    Ok(Some(if metric == DISPLAY_NAME.as_bytes() {
+        Value::DeviceName
+    } else if let Some(v) = parse_number(value) {
+        Value::Number(v)
+    } else if is_null_cell(value) {
+        Value::Null
+    } else if unit.is_empty() {
+        return Ok(None);
+    } else {
+        return Err(at(format!(
+            "metric `{}` ({}): expected a number (or no value: empty, n/a), found `{value}`",
+            String::from_utf8_lossy(metric),
+            String::from_utf8_lossy(unit)
+        )));
+    }))
 }
 
 /// The raw-page column and the details-page metric holding the kernel's duration.
@@ -142,6 +179,7 @@ const DISPLAY_NAME: &str = "device__attribute_display_name";
 
 /// Reads an `ncu --csv` file (details or raw page).
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     read_in_pieces(path, text, labels, None)
 }
 
@@ -521,13 +559,10 @@ impl DetailsRows<'_> {
             return Ok(());
         }
         let value = as_str(raw(cols.value)?, cols.value, &missing)?;
-        let is_name = metric == DISPLAY_NAME.as_bytes();
-        let parsed = if is_name {
-            None
-        } else if let Some(v) = parse_number(value) {
-            Some(v)
-        } else {
-            // Enumerations and tuples (`PolicySpread`, `(16, 16, 1)`) are not numbers.
+        let at = |message: String| {
+            PluginError::at(path, (self.line_of)(offset), cols.value + 1, message)
+        };
+        let Some(parsed) = details_value(metric, value, raw(cols.unit)?, at)? else {
             return Ok(());
         };
         if r.len() <= self.widest {
@@ -574,14 +609,14 @@ impl DetailsRows<'_> {
                 run
             }
         };
-        let Some(parsed) = parsed else {
+        if parsed == Value::DeviceName {
             // The device's name, which may come after the launch's first values.
             let name = bytes(cols.value)?;
             self.out
                 .device_names
                 .push((run, as_str(&name, cols.value, &missing)?.to_owned()));
             return Ok(());
-        };
+        }
         let section = raw(cols.section)?;
         let unit = raw(cols.unit)?;
         let k = self.row_in_launch;
@@ -618,6 +653,10 @@ impl DetailsRows<'_> {
             }
         }
         let slot = &self.slots[k];
+        let Value::Number(parsed) = parsed else {
+            self.out.tables.count_null(slot.name);
+            return Ok(());
+        };
         if slot.is_duration
             && let Some(seconds) = normalise_text(
                 value,
@@ -673,6 +712,7 @@ fn raw(
     let duration = header.find(RAW_DURATION);
 
     let mut launches = Launches::new(path, labels);
+    let mut text_cells = TextCells::default();
     for record in records {
         let (line, r) = record?;
         header.check_width(path, line, &r)?;
@@ -693,7 +733,8 @@ fn raw(
         }
         for &(c, name) in &metric_columns {
             if let Some(text) = r.get(c) {
-                tables.add_text(run, name, text, units.get(c).unwrap_or(""));
+                let cell = tables.add_cell(run, name, text, units.get(c).unwrap_or(""));
+                text_cells.record(name, cell, line, c + 1, text);
             }
         }
         if let Some(d) = duration {
@@ -712,7 +753,18 @@ fn raw(
         }
     }
     launches.check_all_labelled()?;
+    text_cells.check(path, &tables, is_quantity)?;
     Ok(tables)
+}
+
+/// Whether a raw-page metric is a quantity by its name: a hardware counter with a roll-up or a
+/// ratio (`sm__cycles_elapsed.avg`, `dram__bytes_read.sum.per_second`), which is a number in
+/// every launch. Launch and device attributes (`launch__func_cache_config`,
+/// `device__attribute_display_name`) may be text.
+fn is_quantity(raw: &str) -> bool {
+    raw.split_once("__").is_some_and(|(unit, counter)| {
+        unit != "launch" && unit != "device" && counter.contains('.')
+    })
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
 
-use crate::builder::{RunKey, Tables};
+use crate::builder::{RunKey, Tables, TextCells};
 use crate::input::{Header, csv_records, field, kernel_program};
 use crate::units::{Prefixes, normalise_text, split_inline_unit};
 
@@ -34,6 +34,7 @@ fn device_name(text: &str) -> String {
 }
 
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut csv_start = 0;
     let mut skipped = 0;
     // Counted on the lines as written: a CRLF line is one byte longer than `lines()` gives it
@@ -126,6 +127,21 @@ fn summary(
     Ok(tables)
 }
 
+/// The columns of a GPU trace that are numbers in every row that has them.
+const NUMERIC_TRACE_COLUMNS: &[&str] = &[
+    "Grid X",
+    "Grid Y",
+    "Grid Z",
+    "Block X",
+    "Block Y",
+    "Block Z",
+    "Registers Per Thread",
+    "Static SMem",
+    "Dynamic SMem",
+    "Size",
+    "Throughput",
+];
+
 fn trace(
     path: &Path,
     header_line: usize,
@@ -157,6 +173,7 @@ fn trace(
     };
     let mut units: Option<csv::StringRecord> = None;
     let mut expect_units = true;
+    let mut text_cells = TextCells::default();
     for record in records {
         let (line, r) = record?;
         if r.iter().all(str::is_empty) {
@@ -180,8 +197,11 @@ fn trace(
             ));
         };
         header.check_width(path, line, &r)?;
-        columns.row(&mut tables, line, &r, units)?;
+        columns.row(&mut tables, &mut text_cells, line, &r, units)?;
     }
+    // The launch and copy columns hold numbers only: text there is a value cut or overwritten
+    // (other columns, such as a unified-memory trace's addresses, may be text throughout).
+    text_cells.check(path, &tables, |raw| NUMERIC_TRACE_COLUMNS.contains(&raw))?;
     Ok(tables)
 }
 
@@ -255,6 +275,7 @@ impl TraceColumns<'_> {
     fn row(
         &self,
         tables: &mut Tables,
+        text_cells: &mut TextCells,
         line: usize,
         r: &csv::StringRecord,
         units: &csv::StringRecord,
@@ -351,7 +372,8 @@ impl TraceColumns<'_> {
         );
         for &(c, name) in &self.counters {
             if let Some(text) = r.get(c) {
-                tables.add_text(run, name, text, units.get(c).unwrap_or(""));
+                let cell = tables.add_cell(run, name, text, units.get(c).unwrap_or(""));
+                text_cells.record(name, cell, line, c + 1, text);
             }
         }
         Ok(())

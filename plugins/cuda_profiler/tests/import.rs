@@ -718,3 +718,111 @@ fn a_gpu_trace_row_without_a_time_in_start_is_named() {
         "{e}"
     );
 }
+
+/// `text` with field `column` (1-based) of line `line` (1-based) set to `value`, the line
+/// written back as CSV (quoted where needed).
+fn edit_field(text: &str, line: usize, column: usize, value: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut record = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(lines[line - 1].as_bytes())
+        .records()
+        .next()
+        .unwrap()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    record[column - 1] = value.to_owned();
+    let mut out = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Always)
+        .from_writer(Vec::new());
+    out.write_record(&record).unwrap();
+    lines[line - 1] = String::from_utf8(out.into_inner().unwrap())
+        .unwrap()
+        .trim_end()
+        .to_owned();
+    lines.join("\n") + "\n"
+}
+
+/// Imports `text` as a file with `read`.
+fn imported(
+    read: impl Fn(&Path) -> Result<Tables, yosoku_plugin_sdk::PluginError>,
+    text: &str,
+) -> Tables {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("file.csv");
+    std::fs::write(&path, text).unwrap();
+    read(&path).unwrap()
+}
+
+/// (occurrences, nulls) of a raw name in `metric_names`.
+fn occurrences_and_nulls(tables: &Tables, raw: &str) -> (i64, i64) {
+    let names = table(tables, "metric_names");
+    let raws = strings(names, "raw_name");
+    let i = raws
+        .iter()
+        .position(|r| r == raw)
+        .unwrap_or_else(|| panic!("no {raw}"));
+    let int = |c: &str| {
+        names
+            .column_by_name(c)
+            .unwrap()
+            .as_primitive::<arrow_array::types::Int64Type>()
+            .value(i)
+    };
+    (int("occurrences"), int("nulls"))
+}
+
+/// A counter cell that is not a number is an error naming the file, line and column (a value
+/// cut or overwritten), never dropped without a word; `n/a` or an empty cell is no value, left
+/// out of `counters` and counted in `metric_names.nulls`.
+#[test]
+fn a_counter_that_is_not_a_number_is_named_and_no_value_is_counted() {
+    let ncu = |p: &Path| read_ncu(p, &ncu::Labels::default());
+    let nvprof = |p: &Path| read_nvprof(p, &nvprof::Labels::default());
+    // An ncu raw page of one launch: `sm__cycles_elapsed.avg` (line 5, column 440) is a
+    // quantity by its name even where it is the column's only value.
+    let raw = std::fs::read_to_string(data("ncu/ncu_raw_copy_float4_h100.csv")).unwrap();
+    let e = error(ncu, &edit_field(&raw, 5, 440, "abc"));
+    assert!(
+        e.contains(
+            "bad.csv:5:440: column `sm__cycles_elapsed.avg`: expected a number (or no value: empty, n/a), found `abc`"
+        ),
+        "{e}"
+    );
+    let tables = imported(ncu, &edit_field(&raw, 5, 440, "n/a"));
+    assert_eq!(
+        occurrences_and_nulls(&tables, "sm__cycles_elapsed.avg"),
+        (0, 1)
+    );
+    assert!(
+        !strings(table(&tables, "counters"), "raw_name")
+            .contains(&"sm__cycles_elapsed.avg".to_owned())
+    );
+    // An nvprof GPU trace: `Grid X` of the first kernel (line 5, column 4).
+    let trace = std::fs::read_to_string(data(
+        "public/gpuperfpredict_matMul_gpu_sharedmem-traces_K40_prefixed.csv",
+    ))
+    .unwrap();
+    let e = error(nvprof, &edit_field(&trace, 5, 4, "abc"));
+    assert!(
+        e.contains(
+            "bad.csv:5:4: column `Grid X`: expected a number (or no value: empty, n/a), found `abc`"
+        ),
+        "{e}"
+    );
+    // Its copies leave `Grid X` empty: no value, counted.
+    let tables = imported(nvprof, &trace);
+    let (occurrences, nulls) = occurrences_and_nulls(&tables, "Grid X");
+    assert!(occurrences > 0 && nulls > 0, "{occurrences} {nulls}");
+    // An ncu details page: `Elapsed Cycles` (line 6) has a unit, so it is a quantity.
+    let details = std::fs::read_to_string(data("ncu/ncu_details_matmul_naive_h100.csv")).unwrap();
+    let e = error(ncu, &edit_field(&details, 6, 15, "abc"));
+    assert!(
+        e.contains(
+            "bad.csv:6:15: metric `Elapsed Cycles` (cycle): expected a number (or no value: empty, n/a), found `abc`"
+        ),
+        "{e}"
+    );
+}

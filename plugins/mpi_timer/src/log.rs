@@ -138,6 +138,18 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
     let mut header_seen = false;
     let mut names: Names = Names::default();
     while let Some((n, line)) = lines.next() {
+        // A last line without its newline: the file was cut while being written, and whatever
+        // the line holds may be cut with it.
+        if lines.peek().is_none() && !text.ends_with('\n') {
+            return Err(PluginError::at_line(
+                path,
+                n,
+                format!(
+                    "rank {}'s log stops in the middle of a line (truncated)",
+                    meta.rank.map_or("?".to_owned(), |r| r.to_string())
+                ),
+            ));
+        }
         if let Some(text) = line.strip_prefix("# ") {
             meta.read(&mut log, path, n, line, text)?;
             continue;
@@ -160,21 +172,8 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
                 "an event after the `# end` line",
             ));
         }
-        match event(path, n, line, log.sites.len(), &mut names) {
-            Ok(e) => log.events.push(e),
-            // A last line without its newline: the file was cut while being written.
-            Err(_) if lines.peek().is_none() && !text.ends_with('\n') => {
-                return Err(PluginError::at_line(
-                    path,
-                    n,
-                    format!(
-                        "rank {}'s log stops in the middle of a line (truncated)",
-                        meta.rank.map_or("?".to_owned(), |r| r.to_string())
-                    ),
-                ));
-            }
-            Err(e) => return Err(e),
-        }
+        log.events
+            .push(event(path, n, line, log.sites.len(), &mut names)?);
     }
     meta.complete(log)
 }

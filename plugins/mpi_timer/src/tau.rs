@@ -65,6 +65,7 @@ pub fn rank_of_file(path: &Path) -> Option<i32> {
 const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
 
 pub fn parse(path: &Path, rank: i32, text: &str) -> Result<Profile, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     let count: usize = match lines.next() {
         Some((_, first)) => first

@@ -172,6 +172,7 @@ fn role(name: &str) -> Role {
 
 /// Reads one file of any of the layouts, recognised by its header.
 pub fn read(path: &Path, text: &str, channels: bool) -> Result<ProfileFile, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut records = csv_records(path, text);
     let (header_line, header) = match records.next() {
         Some(r) => {

@@ -37,6 +37,7 @@ const SKIPPED: &[&str] = &[
 ];
 
 pub fn read(path: &Path, text: &str) -> Result<SysInfo, PluginError> {
+    yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut records = csv_records(path, text);
     let Some(first) = records.next() else {
         return Err(PluginError::new(format!(

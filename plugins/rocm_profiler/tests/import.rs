@@ -322,7 +322,11 @@ fn edited(file: &str, edit: impl Fn(&str) -> String) -> (tempfile::TempDir, Path
     for name in ["pmc_perf.csv", "timestamps.csv", "sysinfo.csv"] {
         let text =
             std::fs::read_to_string(workloads().join("dispatch_0_MI300X_A1").join(name)).unwrap();
-        let text = if name == file { edit(&text) } else { text };
+        let mut text = if name == file { edit(&text) } else { text };
+        // Edits by lines join them without the final newline every real file has.
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
         std::fs::write(run.join(name), text).unwrap();
     }
     (dir, run)

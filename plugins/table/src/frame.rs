@@ -112,6 +112,7 @@ impl Frame {
     }
 
     fn csv(path: &Path, bytes: &[u8], delimiter: u8) -> Result<Self, PluginError> {
+        yosoku_plugin_sdk::check_whole_lines(path, bytes)?;
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)
             .trim(csv::Trim::All)

@@ -143,6 +143,7 @@ pub const OPS_PER_WINDOW: &str = "ops_per_window";
 pub const TOOL: &str = "tool";
 pub const MAPPED: &str = "mapped";
 pub const OCCURRENCES: &str = "occurrences";
+pub const NULLS: &str = "nulls";
 
 pub const MODEL_GROUP: &str = "model_group";
 pub const VALIDATION: &str = "validation";

@@ -263,6 +263,14 @@ pub static METRIC_NAMES: TableDef = TableDef {
             V::NonNegative,
             "How many values of this metric the file held.",
         ),
+        column(
+            col::NULLS,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "How many cells of this metric the tool left without a value (empty, `n/a`, `N/A`): no value, not an error.",
+        ),
     ],
 };
 

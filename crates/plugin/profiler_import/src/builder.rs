@@ -72,6 +72,90 @@ struct NameInfo {
     last: Option<(String, Scale, u32)>,
     canonical_unit: Option<String>,
     occurrences: i64,
+    /// Cells the tool left without a value ([`is_null_cell`]).
+    nulls: i64,
+}
+
+/// Whether a cell is one of the ways profilers write "no value here": empty (or blank), `n/a`,
+/// `N/A`. Such a cell is counted (`metric_names.nulls`), not read as a value.
+pub fn is_null_cell(text: &str) -> bool {
+    let text = text.trim();
+    text.is_empty() || text == "n/a" || text == "N/A"
+}
+
+/// What a counter cell held ([`Tables::add_cell`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// A number, added.
+    Number,
+    /// No value ([`is_null_cell`]), counted.
+    Null,
+    /// Text that is not a number: added nowhere; [`TextCells`] decides whether it is an error.
+    Text,
+}
+
+/// The cells of counter columns that held text, kept while a file is read: text in a column
+/// that holds numbers (a value cut short or overwritten: `abc` in `Grid X`) is an error, found
+/// once the whole file is read; a column of text only (an enumeration such as
+/// `launch__func_cache_config`) is no counter, unless its name says it counts.
+#[derive(Debug, Clone, Default)]
+pub struct TextCells {
+    /// Per name id: whether a number was read in its column.
+    numeric: Vec<bool>,
+    /// Per name id: the first text cell (line, 1-based column, text).
+    first_text: Vec<Option<(usize, usize, String)>>,
+}
+
+impl TextCells {
+    /// Records `cell`, the cell of name `name` at `line` and 1-based `column` (0 in a format of
+    /// lines without columns), holding `text`.
+    pub fn record(&mut self, name: u32, cell: Cell, line: usize, column: usize, text: &str) {
+        let i = name as usize;
+        if self.numeric.len() <= i {
+            self.numeric.resize(i + 1, false);
+            self.first_text.resize(i + 1, None);
+        }
+        match cell {
+            Cell::Number => self.numeric[i] = true,
+            Cell::Null => {}
+            Cell::Text => {
+                if self.first_text[i].is_none() {
+                    self.first_text[i] = Some((line, column, text.to_owned()));
+                }
+            }
+        }
+    }
+
+    /// The error of the earliest text cell in a column that holds numbers, or whose raw name
+    /// `counts` says it is a quantity (a column of one launch has one value only).
+    pub fn check(
+        &self,
+        path: &std::path::Path,
+        tables: &Tables,
+        counts: impl Fn(&str) -> bool,
+    ) -> Result<(), PluginError> {
+        let offending = self
+            .first_text
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.as_ref().map(|t| (i, t)))
+            .filter(|(i, _)| self.numeric[*i] || counts(&tables.names[*i].raw))
+            .min_by_key(|(_, (line, column, _))| (*line, *column));
+        match offending {
+            None => Ok(()),
+            Some((i, (line, column, text))) => {
+                let message = format!(
+                    "`{}`: expected a number (or no value: empty, n/a), found `{text}`",
+                    tables.names[i].raw
+                );
+                Err(if *column == 0 {
+                    PluginError::at_line(path, *line, message)
+                } else {
+                    PluginError::at(path, *line, *column, format!("column {message}"))
+                })
+            }
+        }
+    }
 }
 
 /// A measured time the `runs` table cannot take: not finite, or not above zero.
@@ -186,6 +270,7 @@ impl Tables {
             last: None,
             canonical_unit: None,
             occurrences: 0,
+            nulls: 0,
         });
         let i = (self.names.len() - 1) as u32;
         self.index.insert(raw.to_owned(), i);
@@ -293,6 +378,24 @@ impl Tables {
         true
     }
 
+    /// A cell of name `i`'s column: added when it is a number, counted as a null when it holds
+    /// no value ([`is_null_cell`]), else left to the caller ([`Cell::Text`]).
+    pub fn add_cell(&mut self, run: u32, i: u32, text: &str, unit: &str) -> Cell {
+        if self.add_text(run, i, text, unit) {
+            Cell::Number
+        } else if is_null_cell(text) {
+            self.count_null(i);
+            Cell::Null
+        } else {
+            Cell::Text
+        }
+    }
+
+    /// Counts a cell of name `i` the tool left without a value.
+    pub fn count_null(&mut self, i: u32) {
+        self.names[i as usize].nulls += 1;
+    }
+
     /// A value of name `i` already converted with [`Tables::resolve`] (`unit_idx` its canonical
     /// unit).
     pub fn add_resolved(&mut self, run: u32, i: u32, value: f64, unit_idx: u32) {
@@ -315,6 +418,7 @@ impl Tables {
                 let i = self.name_index(&n.raw);
                 let info = &mut self.names[i as usize];
                 info.occurrences += n.occurrences;
+                info.nulls += n.nulls;
                 if info.canonical_unit.is_none() {
                     info.canonical_unit.clone_from(&n.canonical_unit);
                 }
@@ -437,7 +541,12 @@ impl Tables {
         let mut unit = StringBuilder::new();
         let mut mapped = BooleanBuilder::new();
         let mut occurrences = Int64Builder::new();
-        for n in self.names.iter().filter(|n| n.occurrences > 0) {
+        let mut nulls = Int64Builder::new();
+        for n in self
+            .names
+            .iter()
+            .filter(|n| n.occurrences > 0 || n.nulls > 0)
+        {
             tool.append_value(self.tool);
             raw.append_value(&n.raw);
             metric.append_value(&n.metric);
@@ -445,6 +554,7 @@ impl Tables {
             unit.append_value(n.canonical_unit.as_deref().unwrap_or(""));
             mapped.append_value(n.kind.is_some());
             occurrences.append_value(n.occurrences);
+            nulls.append_value(n.nulls);
         }
         let names = METRIC_NAMES.batch(vec![
             Arc::new(tool.finish()) as ArrayRef,
@@ -454,6 +564,7 @@ impl Tables {
             Arc::new(unit.finish()),
             Arc::new(mapped.finish()),
             Arc::new(occurrences.finish()),
+            Arc::new(nulls.finish()),
         ])?;
         out.push(("metric_names".to_owned(), names));
         if !self.spans.is_empty() {

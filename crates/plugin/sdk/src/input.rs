@@ -189,6 +189,24 @@ pub fn read_input_to_string(path: &Path) -> Result<String, PluginError> {
     })
 }
 
+/// Checks that `text`, the contents of `path` in a format of lines, ends its last line with a
+/// newline. Every tool writes one; a last line without it was cut short while the file was
+/// written or copied, and its last value may be cut with it (`190.706924GB/s` read as `19`), so
+/// the file is refused rather than read. An empty text passes (its reader says what it lacks).
+pub fn check_whole_lines(path: &Path, text: impl AsRef<[u8]>) -> Result<(), PluginError> {
+    let text = text.as_ref();
+    if text.is_empty() || text.ends_with(b"\n") {
+        return Ok(());
+    }
+    let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+    Err(PluginError::at_line(
+        path,
+        line,
+        "the file ends inside this line, with no newline after it: cut short? (a complete file \
+         ends its last line with a newline)",
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,5 +261,20 @@ mod tests {
         assert_eq!(records[0].size_bytes, MAP_MIN_BYTES + 3);
         assert_eq!(records[0].sha256_hex, sha256_hex(&contents));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_text_cut_inside_its_last_line_is_refused_with_the_line() {
+        let path = Path::new("m.csv");
+        assert!(check_whole_lines(path, "").is_ok());
+        assert!(check_whole_lines(path, "a,b\n1,2\n").is_ok());
+        assert!(check_whole_lines(path, "a,b\r\n1,2\r\n").is_ok());
+        let e = check_whole_lines(path, "a,b\n1,19")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("m.csv:2: the file ends inside this line"),
+            "{e}"
+        );
     }
 }

@@ -37,6 +37,10 @@
 //! export_plugin!(MyDevice);
 //! ```
 //!
+//! A reader of a format of lines calls [`check_whole_lines`] on the text it reads (a file cut
+//! short is refused, not read), and its tests can cut real files with [`testing::cut_copies`]:
+//! every cut copy must be refused or import rows of the whole file unchanged.
+//!
 //! `export_plugin!` answers every ABI version the SDK knows, filling only the struct of the one the
 //! host asked for. `read_input` hashes an input file while reading it, for the bundle's manifest;
 //! `with_input` maps a large file rather than copying it and hashes it on another thread while the
@@ -47,11 +51,14 @@ mod input;
 mod output;
 #[doc(hidden)]
 pub mod runtime;
+pub mod testing;
 
 use std::path::Path;
 
 pub use config::Config;
-pub use input::{InputReader, open_input, read_input, read_input_to_string, with_input};
+pub use input::{
+    InputReader, check_whole_lines, open_input, read_input, read_input_to_string, with_input,
+};
 pub use output::Output;
 pub use yosoku_plugin_abi as abi;
 pub use yosoku_plugin_abi::descriptor::{

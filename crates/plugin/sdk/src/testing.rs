@@ -1,0 +1,146 @@
+//! For a plugin's own tests: that a file cut short never imports as changed values.
+//!
+//! A file copied or written only in part (a disk filled up, a job killed, a download stopped)
+//! ends early, often inside a value: `190.706924GB/s` cut to `19`. An importer must then either
+//! fail or import the rows it holds whole, each as the whole file has it. [`cut_copies`] cuts an
+//! input at every byte offset of its last bytes, imports each cut copy, and compares.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+
+use crate::PluginError;
+
+/// How the cut copies of an input imported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CutOutcome {
+    /// Cut copies the importer refused.
+    pub refused: usize,
+    /// Cut copies it imported, each holding rows of the whole file's tables and nothing else.
+    pub imported: usize,
+}
+
+/// Imports the input `files` (the files of one directory: name and contents) with `import`
+/// (given the directory), then again with file `cut` cut at each of the last `tail` byte offsets
+/// of its contents. Each cut copy must be refused, or import with every row of every table named
+/// in `compared` a row of the whole input's table (a row the cut left whole), unchanged. Other
+/// tables (totals over a file, such as `metric_names`) are not compared.
+///
+/// Errors describe the first cut that imported a changed or an extra row.
+pub fn cut_copies(
+    files: &[(&str, &[u8])],
+    cut: &str,
+    tail: usize,
+    compared: &[&str],
+    import: impl Fn(&Path) -> Result<Vec<(String, RecordBatch)>, PluginError>,
+) -> Result<CutOutcome, String> {
+    let scratch = Scratch::new()?;
+    let whole_dir = scratch.write("whole", files, None)?;
+    let whole = import(&whole_dir).map_err(|e| format!("the whole input does not import: {e}"))?;
+    let contents = files
+        .iter()
+        .find(|(name, _)| *name == cut)
+        .map(|(_, c)| *c)
+        .ok_or_else(|| format!("no file `{cut}` among the input's"))?;
+    let mut outcome = CutOutcome::default();
+    for at in contents.len().saturating_sub(tail)..contents.len() {
+        let dir = scratch.write(&format!("cut-{at}"), files, Some((cut, at)))?;
+        match import(&dir) {
+            Err(_) => outcome.refused += 1,
+            Ok(tables) => {
+                for name in compared {
+                    let table_rows = |tables: &[(String, RecordBatch)]| -> Vec<String> {
+                        tables
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, b)| rows(b))
+                            .unwrap_or_default()
+                    };
+                    // Each row of the cut copy's table is one of the whole input's (as many
+                    // times as it is there at most), in whatever order the importer writes
+                    // them (column by column, say).
+                    let mut whole_rows: HashMap<String, usize> = HashMap::new();
+                    for row in table_rows(&whole) {
+                        *whole_rows.entry(row).or_default() += 1;
+                    }
+                    for (i, row) in table_rows(&tables).into_iter().enumerate() {
+                        match whole_rows.get_mut(&row) {
+                            Some(n) if *n > 0 => *n -= 1,
+                            _ => {
+                                return Err(format!(
+                                    "{cut} cut after {at} of {} bytes imports row {i} of \
+                                     `{name}` as {row:?}, which the whole file does not have",
+                                    contents.len()
+                                ));
+                            }
+                        }
+                    }
+                }
+                outcome.imported += 1;
+            }
+        }
+        let _ = std::fs::remove_dir_all(dir.parent().unwrap_or(&dir));
+    }
+    Ok(outcome)
+}
+
+/// Every row of `batch` as text, its cells joined by tabs.
+fn rows(batch: &RecordBatch) -> Vec<String> {
+    (0..batch.num_rows())
+        .map(|r| {
+            batch
+                .columns()
+                .iter()
+                .map(|c| yosoku_tables::display::cell(c.as_ref(), r, "null"))
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect()
+}
+
+/// A directory of this process's own under the system's temporary directory, removed when
+/// dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Self, String> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "yosoku-cut-copies-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        Ok(Self(dir))
+    }
+
+    /// Writes `files` into a new directory `input` under `name`, `cut` (a file and a length)
+    /// cut short: every copy's directory has one name, which an importer may take into its
+    /// rows (a workload is named after its directory).
+    fn write(
+        &self,
+        name: &str,
+        files: &[(&str, &[u8])],
+        cut: Option<(&str, usize)>,
+    ) -> Result<PathBuf, String> {
+        let dir = self.0.join(name).join("input");
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (file, contents) in files {
+            let contents = match cut {
+                Some((c, at)) if c == *file => &contents[..at],
+                _ => contents,
+            };
+            let path = dir.join(file);
+            std::fs::write(&path, contents).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,60 @@
+//! The importer on real files cut short at each of their last 200 bytes: an omniperf workload
+//! with one of its files cut, and rocprofv3 outputs. Each cut copy is refused or imports rows of
+//! the whole input unchanged, never a changed value (`yosoku_plugin_sdk::testing::cut_copies`).
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+use std::path::{Path, PathBuf};
+
+use yosoku_plugin_rocm_profiler::{Labels, read_paths};
+use yosoku_plugin_sdk::testing::cut_copies;
+
+const COMPARED: &[&str] = &["runs", "counters", "spans", "devices"];
+
+fn read_dir(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn check(files: &[(String, Vec<u8>)], cut: &str, import: &dyn Fn(&Path) -> Vec<PathBuf>) {
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, c)| (n.as_str(), c.as_slice()))
+        .collect();
+    let outcome = cut_copies(&borrowed, cut, 200, COMPARED, |dir| {
+        read_paths(&import(dir), &Labels::default())
+    })
+    .unwrap_or_else(|e| panic!("{cut}: {e}"));
+    assert!(outcome.refused > 0, "{cut}: {outcome:?}");
+}
+
+#[test]
+fn a_workload_with_a_file_cut_short_never_imports_a_changed_value() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/rocprof/dispatch_0_MI300X_A1");
+    let files = read_dir(&dir);
+    for cut in ["pmc_perf.csv", "timestamps.csv", "sysinfo.csv"] {
+        check(&files, cut, &|d| vec![d.to_path_buf()]);
+    }
+}
+
+#[test]
+fn rocprofv3_files_cut_short_never_import_a_changed_value() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rocprofv3");
+    for file in ["123_kernel_trace.csv", "312_counter_collection.csv"] {
+        let contents = std::fs::read(dir.join(file)).unwrap();
+        let files = vec![(file.to_owned(), contents)];
+        check(&files, file, &|d| vec![d.join(file)]);
+    }
+}
