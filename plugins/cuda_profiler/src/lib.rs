@@ -86,14 +86,49 @@ fn push(out: &mut Output<'_>, tables: Tables) -> Result<(), PluginError> {
 
 /// Reads an `ncu --csv` file (details or raw page).
 pub fn read_ncu(path: &Path, labels: &ncu::Labels) -> Result<Tables, PluginError> {
+    read_ncu_noted(path, labels).map(|(tables, _)| tables)
+}
+
+/// [`read_ncu`], with what the reader noted about the file (lines of program output skipped).
+pub fn read_ncu_noted(
+    path: &Path,
+    labels: &ncu::Labels,
+) -> Result<(Tables, Vec<String>), PluginError> {
     // Captures run to hundreds of MB: hashed on another thread while they are parsed.
-    input::with_text(path, |text| ncu::read(path, text, labels)?.finish())
+    input::with_text(path, |text| noted(ncu::read(path, text, labels)?))
 }
 
 /// Reads an `nvprof --csv` file (summary or GPU trace).
 pub fn read_nvprof(path: &Path, labels: &nvprof::Labels) -> Result<Tables, PluginError> {
+    read_nvprof_noted(path, labels).map(|(tables, _)| tables)
+}
+
+/// [`read_nvprof`], with what the reader noted about the file (lines of program output
+/// skipped).
+pub fn read_nvprof_noted(
+    path: &Path,
+    labels: &nvprof::Labels,
+) -> Result<(Tables, Vec<String>), PluginError> {
     let text = input::read_text(path)?;
-    nvprof::read(path, &text, labels)?.finish()
+    noted(nvprof::read(path, &text, labels)?)
+}
+
+/// The tables of a reader, and its notes.
+fn noted(tables: builder::Tables) -> Result<(Tables, Vec<String>), PluginError> {
+    let notes = tables.notes().to_vec();
+    Ok((tables.finish()?, notes))
+}
+
+/// Tells the host what the reader noted (said to the user while the run goes on), then pushes
+/// the tables.
+fn push_noted(
+    out: &mut Output<'_>,
+    (tables, notes): (Tables, Vec<String>),
+) -> Result<(), PluginError> {
+    for note in &notes {
+        out.progress(0, 0, note);
+    }
+    push(out, tables)
 }
 
 /// Reads a legacy CUDA profiler log.
@@ -149,7 +184,7 @@ impl Collector for Ncu {
                 .map(|_| config.string_list("variants"))
                 .transpose()?,
         };
-        push(out, read_ncu(&config.path("path")?, &labels)?)
+        push_noted(out, read_ncu_noted(&config.path("path")?, &labels)?)
     }
 }
 
@@ -182,7 +217,7 @@ impl Collector for Nvprof {
                 .map(|_| config.string_list("prefix_names"))
                 .transpose()?,
         };
-        push(out, read_nvprof(&config.path("path")?, &labels)?)
+        push_noted(out, read_nvprof_noted(&config.path("path")?, &labels)?)
     }
 }
 

@@ -191,29 +191,10 @@ fn read_in_pieces(
     labels: &Labels,
     pieces: Option<usize>,
 ) -> Result<Tables, PluginError> {
-    // Skip the profiler's own lines; they are not CSV.
-    let mut csv_start = 0;
-    let mut skipped_lines = 0;
-    // Counted on the lines as written, line ends included: a CRLF line is one byte longer than
-    // `lines()` gives it (the nvprof reader's offset drifted into a character that way, found by
-    // `cargo xtask fuzz --target nvprof`).
-    for raw in text.split_inclusive('\n') {
-        let line = raw.trim_end_matches(['\n', '\r']);
-        if let Some(rest) = line.strip_prefix("==") {
-            if rest.starts_with("ERROR==") {
-                return Err(PluginError::at_line(
-                    path,
-                    skipped_lines + 1,
-                    format!("ncu reported an error: {line}"),
-                ));
-            }
-            csv_start += raw.len();
-            skipped_lines += 1;
-        } else {
-            break;
-        }
-    }
-    let body = &text[csv_start..];
+    let before = Preamble::of(path, text)?;
+    let (csv_start, skipped_lines) = (before.bytes, before.lines);
+    let after = trailing_lines(&text[csv_start..]);
+    let body = &text[csv_start..text.len() - after.bytes];
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -235,7 +216,9 @@ fn read_in_pieces(
     let lines_before_rows = reader.position().line() as usize - 1 + skipped_lines;
     let rows = &body[rows_start..];
     let header = Header::new(&header);
-    if header.find("Metric Name").is_some() && header.find("Metric Value").is_some() {
+    let mut tables = if header.find("Metric Name").is_some()
+        && header.find("Metric Value").is_some()
+    {
         details(
             path,
             header_line,
@@ -244,18 +227,111 @@ fn read_in_pieces(
             lines_before_rows,
             labels,
             pieces,
-        )
+        )?
     } else if header.find("ID").is_some() && header.find("Kernel Name").is_some() {
         let records =
             csv_records(path, rows).map(|r| r.map(|(line, rec)| (line + lines_before_rows, rec)));
-        raw(path, header_line, &header, records, labels)
+        raw(path, header_line, &header, records, labels)?
     } else {
-        Err(PluginError::at_line(
+        return Err(PluginError::at_line(
             path,
             header_line,
             "not an `ncu --csv` file: expected a header with `Metric Name` and `Metric Value` (details page) or `ID` and `Kernel Name` (raw page)",
-        ))
+        ));
+    };
+    for (lines, place) in [
+        (before.program_lines, "before"),
+        (after.program_lines, "after"),
+    ] {
+        if lines > 0 {
+            tables.add_note(format!(
+                "{}: skipped {lines} line(s) of program output {place} the table",
+                path.display()
+            ));
+        }
     }
+    Ok(tables)
+}
+
+/// What comes before the CSV of an `ncu --csv` capture: the profiler's own lines (`==PROF==`;
+/// an `==ERROR==` line is an error) and, when the program's output went to the same file
+/// (`ncu --csv ./app > out.csv`), the program's lines, up to the header (`"ID",...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Preamble {
+    /// Where the header starts.
+    bytes: usize,
+    lines: usize,
+    /// Lines that were neither the profiler's nor blank.
+    program_lines: usize,
+}
+
+impl Preamble {
+    fn of(path: &Path, text: &str) -> Result<Self, PluginError> {
+        let mut out = Preamble {
+            bytes: 0,
+            lines: 0,
+            program_lines: 0,
+        };
+        // Counted on the lines as written, line ends included: a CRLF line is one byte longer
+        // than `lines()` gives it (the nvprof reader's offset drifted into a character that way,
+        // found by `cargo xtask fuzz --target nvprof`).
+        for raw in text.split_inclusive('\n') {
+            let line = raw.trim_end_matches(['\n', '\r']);
+            if let Some(rest) = line.strip_prefix("==") {
+                if rest.starts_with("ERROR==") {
+                    return Err(PluginError::at_line(
+                        path,
+                        out.lines + 1,
+                        format!("ncu reported an error: {line}"),
+                    ));
+                }
+            } else if line.starts_with("\"ID\",") || line.starts_with("ID,") {
+                return Ok(out);
+            } else if !line.trim().is_empty() {
+                out.program_lines += 1;
+            }
+            out.bytes += raw.len();
+            out.lines += 1;
+        }
+        Err(PluginError::new(format!(
+            "{}: not an `ncu --csv` file: no header line (`\"ID\",\"Process ID\",...`) in its {} lines",
+            path.display(),
+            out.lines
+        )))
+    }
+}
+
+/// The lines after an `ncu --csv` table (`rows`: from its header on) that are not its rows: the
+/// last lines that are the profiler's, blank, or hold no comma (every row of the table has many:
+/// a line without is the program's output; a row with a damaged field is left to the reader,
+/// which refuses it). The profiler's lines and blank lines are not counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Trailing {
+    bytes: usize,
+    program_lines: usize,
+}
+
+fn trailing_lines(rows: &str) -> Trailing {
+    let mut out = Trailing {
+        bytes: 0,
+        program_lines: 0,
+    };
+    let mut end = rows.len();
+    while end > 0 {
+        let start = rows[..end.saturating_sub(1)]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let line = rows[start..end].trim_end_matches(['\n', '\r']);
+        if !line.starts_with("==") && line.contains(',') {
+            break;
+        }
+        if !line.starts_with("==") && !line.trim().is_empty() {
+            out.program_lines += 1;
+        }
+        out.bytes += end - start;
+        end = start;
+    }
+    out
 }
 
 /// The columns of a details page the reader uses.

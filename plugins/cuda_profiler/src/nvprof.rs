@@ -35,19 +35,14 @@ fn device_name(text: &str) -> String {
 
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
     yosoku_plugin_sdk::check_whole_lines(path, text)?;
-    let mut csv_start = 0;
-    let mut skipped = 0;
-    // Counted on the lines as written: a CRLF line is one byte longer than `lines()` gives it
-    // (found by `cargo xtask fuzz --target nvprof`: the offset drifted into a character).
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("==") || line.trim().is_empty() {
-            csv_start += line.len();
-            skipped += 1;
-        } else {
-            break;
-        }
-    }
-    let body = &text[csv_start..];
+    let before = preamble(text);
+    let (csv_start, skipped) = (before.bytes, before.lines);
+    let after = if before.found_header {
+        trailing(&text[csv_start..])
+    } else {
+        Around::default()
+    };
+    let body = &text[csv_start..text.len() - after.bytes];
     let mut records = csv_records(path, body).map(|r| r.map(|(line, rec)| (line + skipped, rec)));
     let Some(first) = records.next() else {
         return Err(PluginError::new(format!(
@@ -57,19 +52,100 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     };
     let (line, header) = first?;
     let header = Header::new(&header);
-    if header.find("Metric Name").is_some() {
-        summary(path, line, &header, records, labels, "Metric Name")
+    let mut tables = if header.find("Metric Name").is_some() {
+        summary(path, line, &header, records, labels, "Metric Name")?
     } else if header.find("Event Name").is_some() {
-        summary(path, line, &header, records, labels, "Event Name")
+        summary(path, line, &header, records, labels, "Event Name")?
     } else if let (Some(start), Some(_)) = (header.find("Start"), header.find("Duration")) {
-        trace(path, line, &header, start, records, labels)
+        trace(path, line, &header, start, records, labels)?
     } else {
-        Err(PluginError::at_line(
+        return Err(PluginError::at_line(
             path,
             line,
             "not an `nvprof --csv` file: expected a header with `Metric Name`, `Event Name`, or `Start` and `Duration` (GPU trace)",
-        ))
+        ));
+    };
+    for (lines, place) in [
+        (before.program_lines, "before"),
+        (after.program_lines, "after"),
+    ] {
+        if lines > 0 {
+            tables.add_note(format!(
+                "{}: skipped {lines} line(s) of program output {place} the table",
+                path.display()
+            ));
+        }
     }
+    Ok(tables)
+}
+
+/// Lines around an `nvprof --csv` table that are not its: the profiler's (`==PID== ...`, blank
+/// lines) and, when the program's output went to the same file, the program's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Around {
+    bytes: usize,
+    lines: usize,
+    /// Lines that were neither the profiler's nor blank.
+    program_lines: usize,
+    /// Whether a header of a table the reader knows ends the preamble.
+    found_header: bool,
+}
+
+/// Whether a line is the header of a table the reader knows (nvprof quotes every name).
+fn is_header(line: &str) -> bool {
+    line.contains("\"Metric Name\"")
+        || line.contains("\"Event Name\"")
+        || (line.contains("\"Start\"") && line.contains("\"Duration\""))
+}
+
+/// What comes before the table: up to the first header line, or, in a file without one, up to
+/// the first line that is neither the profiler's nor blank (which the reader then refuses as a
+/// header).
+fn preamble(text: &str) -> Around {
+    let has_header = text.lines().any(is_header);
+    let mut out = Around {
+        found_header: has_header,
+        ..Around::default()
+    };
+    // Counted on the lines as written: a CRLF line is one byte longer than `lines()` gives it
+    // (found by `cargo xtask fuzz --target nvprof`: the offset drifted into a character).
+    for raw in text.split_inclusive('\n') {
+        let banner = raw.starts_with("==") || raw.trim().is_empty();
+        if (has_header && is_header(raw)) || (!has_header && !banner) {
+            break;
+        }
+        if !banner {
+            out.program_lines += 1;
+        }
+        out.bytes += raw.len();
+        out.lines += 1;
+    }
+    out
+}
+
+/// What comes after the table (`rows`: from its header on): the last lines that are the
+/// profiler's, blank, or hold no comma (every row of a table of several columns has one: a line
+/// without is the program's output; a row with a damaged field is left to the reader, which
+/// refuses it).
+fn trailing(rows: &str) -> Around {
+    let mut out = Around::default();
+    let mut end = rows.len();
+    while end > 0 {
+        let start = rows[..end.saturating_sub(1)]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let line = rows[start..end].trim_end_matches(['\n', '\r']);
+        if !line.starts_with("==") && line.contains(',') {
+            break;
+        }
+        if !line.starts_with("==") && !line.trim().is_empty() {
+            out.program_lines += 1;
+        }
+        out.bytes += end - start;
+        out.lines += 1;
+        end = start;
+    }
+    out
 }
 
 fn summary(

@@ -500,7 +500,7 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
     for (got, expected) in [
         (
             error(ncu, "a,b,c\n1,2,3\n"),
-            "bad.csv:1: not an `ncu --csv` file: expected a header with `Metric Name` and `Metric Value`",
+            "bad.csv: not an `ncu --csv` file: no header line (`\"ID\",\"Process ID\",...`) in its 2 lines",
         ),
         (
             error(
@@ -825,4 +825,71 @@ fn a_counter_that_is_not_a_number_is_named_and_no_value_is_counted() {
         ),
         "{e}"
     );
+}
+
+/// `ncu --csv ./app > out.csv` (and nvprof with the program's output in the same file) puts the
+/// program's own lines around the table: skipped, counted in the reader's notes, and the tables
+/// are those of the capture without them.
+#[test]
+fn program_output_around_the_table_is_skipped_and_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, read) in [
+        (
+            "ncu/ncu_raw_copy_float4_h100.csv",
+            &(|p: &Path| yosoku_plugin_cuda_profiler::read_ncu_noted(p, &ncu::Labels::default()))
+                as &dyn Fn(&Path) -> Result<(Tables, Vec<String>), yosoku_plugin_sdk::PluginError>,
+        ),
+        (
+            "public/gpuperfpredict_matMul_gpu_sharedmem-traces_K40_prefixed.csv",
+            &|p: &Path| {
+                yosoku_plugin_cuda_profiler::read_nvprof_noted(p, &nvprof::Labels::default())
+            },
+        ),
+    ] {
+        let clean = std::fs::read_to_string(data(file)).unwrap();
+        // The program prints as it starts (before the profiler's lines) and as it ends (after
+        // the table, which the profiler prints when the program exits).
+        let noisy = format!(
+            "Starting the copy benchmark\nn = 16777216, float4\n\n{clean}copy: 1.23 ms\nPASSED\n"
+        );
+        let (clean_path, noisy_path) = (dir.path().join("clean.csv"), dir.path().join("noisy.csv"));
+        std::fs::write(&clean_path, &clean).unwrap();
+        std::fs::write(&noisy_path, &noisy).unwrap();
+        let (clean_tables, clean_notes) = read(&clean_path).unwrap();
+        let (noisy_tables, notes) = read(&noisy_path).unwrap();
+        assert!(clean_notes.is_empty(), "{clean_notes:?}");
+        // nvprof's runs are named after their lines (`line5`), 3 lines later in the noisy file.
+        assert_eq!(
+            without_lines(&clean_tables),
+            without_lines(&noisy_tables),
+            "{file}"
+        );
+        let shown = noisy_path.display().to_string();
+        assert_eq!(
+            notes,
+            [
+                format!("{shown}: skipped 2 line(s) of program output before the table"),
+                format!("{shown}: skipped 2 line(s) of program output after the table"),
+            ],
+            "{file}"
+        );
+    }
+}
+
+/// `tables` without the columns that name a line of the file (`run_id`, `source_row`).
+fn without_lines(tables: &Tables) -> Tables {
+    tables
+        .iter()
+        .map(|(name, batch)| {
+            let keep: Vec<usize> = (0..batch.num_columns())
+                .filter(|&i| {
+                    !matches!(
+                        batch.schema().field(i).name().as_str(),
+                        "run_id" | "source_row"
+                    )
+                })
+                .collect();
+            (name.clone(), batch.project(&keep).unwrap())
+        })
+        .collect()
 }

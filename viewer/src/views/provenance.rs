@@ -1,5 +1,5 @@
 //! Bundles & provenance: the pipeline, its inputs with their hashes, the plugins, the stages
-//! with their timings and headline figures.
+//! with their timings, what the collectors noted about their inputs, and the figures.
 
 use crate::data::LoadedBundle;
 use crate::format;
@@ -106,6 +106,19 @@ fn provenance_ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
                 }
             }
         });
+        let notes: Vec<(&str, &str)> = m
+            .stages
+            .iter()
+            .flat_map(|s| &s.steps)
+            .flat_map(|step| step.notes.iter().map(|n| (step.id.as_str(), n.as_str())))
+            .collect();
+        if !notes.is_empty() {
+            // What the collectors noted about their inputs (program output skipped, ...).
+            ui.heading("Notes");
+            for (step, note) in notes {
+                ui.label(format!("{step}: {note}"));
+            }
+        }
         ui.heading("Figures");
         egui::Grid::new("figures").striped(true).show(ui, |ui| {
             for h in ["step", "figure", "value", "published"] {

@@ -122,6 +122,18 @@ fn column_widths<const N: usize>(header: &[&str; N], cells: &[[String; N]]) -> V
         .collect()
 }
 
+/// What the sources' collectors noted about their inputs (`note: <source>: <text>` a line); empty
+/// when they noted nothing.
+pub fn notes(manifest: &Manifest) -> String {
+    let mut out = String::new();
+    for step in manifest.stages.iter().flat_map(|s| &s.steps) {
+        for note in &step.notes {
+            let _ = writeln!(out, "note: {}: {note}", step.id);
+        }
+    }
+    out
+}
+
 /// The headline figures of a run, as a table: step, figure, value, published value.
 pub fn headline_table(manifest: &Manifest) -> String {
     let rows: Vec<(&str, &Figure)> = manifest.figures().filter(|(_, f)| f.headline).collect();

@@ -343,6 +343,7 @@ fn run(
         m.tables.len(),
         m.total_wall_secs
     ))?;
+    emit(&format::notes(m))?;
     emit(&format::headline_table(m))?;
     if verbose {
         // The tables the steps laid out for printing (`<step>.report`).
@@ -389,6 +390,7 @@ fn report(dir: &std::path::Path) -> Result<()> {
         dir.display(),
         m.pipeline.description
     ))?;
+    emit(&format::notes(m))?;
     emit(&format::headline_table(m))?;
     for (name, batch) in &bundle.tables {
         if name

@@ -410,7 +410,15 @@ impl Run<'_> {
         } = prepared;
         observer.source_started(&source.name, &source.plugin.value, &source.collector.value);
         let started = Instant::now();
-        let mut progress = |p: Progress| observer.source_progress(&source.name, &p);
+        // A report of no progress (a total of 0) with a message is a note about the inputs,
+        // kept in the bundle.
+        let mut notes = Vec::new();
+        let mut progress = |p: Progress| {
+            if p.total == 0 && !p.message.is_empty() {
+                notes.push(p.message.clone());
+            }
+            observer.source_progress(&source.name, &p);
+        };
         let collection = match self.isolation(source)? {
             Some(isolation) => plugin.collect_isolated(&config, &isolation, &mut progress),
             None => plugin.collect(&config, &mut progress),
@@ -489,6 +497,7 @@ impl Run<'_> {
                 inputs: Vec::new(),
                 tables: names,
                 figures,
+                notes,
             },
             inputs,
             plugin: PluginRecord {
@@ -539,6 +548,7 @@ impl Run<'_> {
                         .collect(),
                     tables: names,
                     figures,
+                    notes: Vec::new(),
                 });
             }
             if !records.is_empty() {

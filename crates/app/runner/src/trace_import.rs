@@ -443,6 +443,7 @@ impl Described<'_> {
                         Figure::new("lanes", lanes as f64, ""),
                         Figure::new("backwards steps", pyramid.backwards as f64, ""),
                     ],
+                    notes: Vec::new(),
                 }],
             }],
             tables: vec![TableRecord {

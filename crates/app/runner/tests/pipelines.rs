@@ -1084,3 +1084,57 @@ fn a_measured_kernel_trace_draws_per_sm_and_per_block() {
         24 * 256 * 32
     );
 }
+
+/// What a collector notes about its inputs (here: a program's output skipped around an ncu
+/// table) is kept in the bundle's manifest, on its source's step.
+#[test]
+fn a_collector_s_notes_are_kept_in_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = std::fs::read_to_string(
+        repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_copy_float4_h100.csv"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("out.csv"),
+        format!("hello from the program\n{clean}done\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("notes.toml"),
+        r#"[pipeline]
+name = "notes"
+description = "An ncu capture with the program's output in it"
+
+[sources.capture]
+plugin = "cuda_profiler"
+collector = "ncu"
+config = { path = "out.csv" }
+"#,
+    )
+    .unwrap();
+    let outcome = run_pipeline(
+        &dir.path().join("notes.toml"),
+        &RunOptions {
+            bundle_dir: Some(dir.path().join("bundle")),
+            ..RunOptions::default()
+        },
+        &mut Quiet,
+    )
+    .unwrap();
+    let source = &outcome.manifest.stages[0].steps[0];
+    assert_eq!(source.id, "capture");
+    assert_eq!(source.notes.len(), 2, "{:?}", source.notes);
+    assert!(
+        source.notes[0].ends_with("out.csv: skipped 1 line(s) of program output before the table"),
+        "{:?}",
+        source.notes
+    );
+    assert!(
+        source.notes[1].ends_with("out.csv: skipped 1 line(s) of program output after the table"),
+        "{:?}",
+        source.notes
+    );
+    // And in the bundle as written.
+    let written = read_bundle(&outcome.bundle_dir).unwrap();
+    assert_eq!(written.manifest.stages[0].steps[0].notes, source.notes);
+}

@@ -108,6 +108,10 @@ pub struct StepRecord {
     pub inputs: Vec<String>,
     pub tables: Vec<String>,
     pub figures: Vec<Figure>,
+    /// What a source's collector noted about its inputs that is no error (lines of a program's
+    /// output skipped around a profiler's table, oddities of a trace); none for a step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -183,6 +183,9 @@ pub struct Tables {
     counter_unit: Vec<u32>,
     /// The timeline, for importers of traces that give start times.
     spans: yosoku_traces::spans::SpansBuilder,
+    /// What the reader noted about the file that is no error (lines of a program's output it
+    /// skipped), for the user to read beside the tables.
+    notes: Vec<String>,
 }
 
 impl Tables {
@@ -209,7 +212,18 @@ impl Tables {
             counter_value: Vec::new(),
             counter_unit: Vec::new(),
             spans: yosoku_traces::spans::SpansBuilder::new(),
+            notes: Vec::new(),
         }
+    }
+
+    /// Notes something about the file that is no error, for the user ([`Tables::notes`]).
+    pub fn add_note(&mut self, text: impl Into<String>) {
+        self.notes.push(text.into());
+    }
+
+    /// What the reader noted about the file (lines of program output skipped, ...).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// A row of the file's timeline (a kernel or copy with its start), for the `spans` table.
