@@ -12,7 +12,7 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables, TextCells, is_null_cell};
 use crate::input::{
-    Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
+    self, Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
 };
 use crate::quoted;
 use crate::units::{Prefixes, Scale, normalise_text, parse_number};
@@ -193,8 +193,8 @@ fn read_in_pieces(
 ) -> Result<Tables, PluginError> {
     let before = Preamble::of(path, text)?;
     let (csv_start, skipped_lines) = (before.bytes, before.lines);
-    let after = trailing_lines(&text[csv_start..]);
-    let body = &text[csv_start..text.len() - after.bytes];
+    let (after_bytes, after_lines) = input::lines_after_table(&text[csv_start..]);
+    let body = &text[csv_start..text.len() - after_bytes];
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -239,17 +239,7 @@ fn read_in_pieces(
             "not an `ncu --csv` file: expected a header with `Metric Name` and `Metric Value` (details page) or `ID` and `Kernel Name` (raw page)",
         ));
     };
-    for (lines, place) in [
-        (before.program_lines, "before"),
-        (after.program_lines, "after"),
-    ] {
-        if lines > 0 {
-            tables.add_note(format!(
-                "{}: skipped {lines} line(s) of program output {place} the table",
-                path.display()
-            ));
-        }
-    }
+    tables.note_program_output(path, before.program_lines, after_lines);
     Ok(tables)
 }
 
@@ -299,39 +289,6 @@ impl Preamble {
             out.lines
         )))
     }
-}
-
-/// The lines after an `ncu --csv` table (`rows`: from its header on) that are not its rows: the
-/// last lines that are the profiler's, blank, or hold no comma (every row of the table has many:
-/// a line without is the program's output; a row with a damaged field is left to the reader,
-/// which refuses it). The profiler's lines and blank lines are not counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Trailing {
-    bytes: usize,
-    program_lines: usize,
-}
-
-fn trailing_lines(rows: &str) -> Trailing {
-    let mut out = Trailing {
-        bytes: 0,
-        program_lines: 0,
-    };
-    let mut end = rows.len();
-    while end > 0 {
-        let start = rows[..end.saturating_sub(1)]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
-        let line = rows[start..end].trim_end_matches(['\n', '\r']);
-        if !line.starts_with("==") && line.contains(',') {
-            break;
-        }
-        if !line.starts_with("==") && !line.trim().is_empty() {
-            out.program_lines += 1;
-        }
-        out.bytes += end - start;
-        end = start;
-    }
-    out
 }
 
 /// The columns of a details page the reader uses.

@@ -12,7 +12,7 @@ use std::path::Path;
 use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables, TextCells};
-use crate::input::{Header, csv_records, field, kernel_program};
+use crate::input::{self, Header, csv_records, field, kernel_program};
 use crate::units::{Prefixes, normalise_text, split_inline_unit};
 
 /// How to label the rows of a file.
@@ -37,12 +37,12 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let before = preamble(text);
     let (csv_start, skipped) = (before.bytes, before.lines);
-    let after = if before.found_header {
-        trailing(&text[csv_start..])
+    let (after_bytes, after_lines) = if before.found_header {
+        input::lines_after_table(&text[csv_start..])
     } else {
-        Around::default()
+        (0, 0)
     };
-    let body = &text[csv_start..text.len() - after.bytes];
+    let body = &text[csv_start..text.len() - after_bytes];
     let mut records = csv_records(path, body).map(|r| r.map(|(line, rec)| (line + skipped, rec)));
     let Some(first) = records.next() else {
         return Err(PluginError::new(format!(
@@ -65,24 +65,14 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
             "not an `nvprof --csv` file: expected a header with `Metric Name`, `Event Name`, or `Start` and `Duration` (GPU trace)",
         ));
     };
-    for (lines, place) in [
-        (before.program_lines, "before"),
-        (after.program_lines, "after"),
-    ] {
-        if lines > 0 {
-            tables.add_note(format!(
-                "{}: skipped {lines} line(s) of program output {place} the table",
-                path.display()
-            ));
-        }
-    }
+    tables.note_program_output(path, before.program_lines, after_lines);
     Ok(tables)
 }
 
-/// Lines around an `nvprof --csv` table that are not its: the profiler's (`==PID== ...`, blank
-/// lines) and, when the program's output went to the same file, the program's.
+/// The lines before an `nvprof --csv` table: the profiler's (`==PID== ...`, blank lines) and,
+/// when the program's output went to the same file, the program's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Around {
+struct Preamble {
     bytes: usize,
     lines: usize,
     /// Lines that were neither the profiler's nor blank.
@@ -101,11 +91,11 @@ fn is_header(line: &str) -> bool {
 /// What comes before the table: up to the first header line, or, in a file without one, up to
 /// the first line that is neither the profiler's nor blank (which the reader then refuses as a
 /// header).
-fn preamble(text: &str) -> Around {
+fn preamble(text: &str) -> Preamble {
     let has_header = text.lines().any(is_header);
-    let mut out = Around {
+    let mut out = Preamble {
         found_header: has_header,
-        ..Around::default()
+        ..Preamble::default()
     };
     // Counted on the lines as written: a CRLF line is one byte longer than `lines()` gives it
     // (found by `cargo xtask fuzz --target nvprof`: the offset drifted into a character).
@@ -119,31 +109,6 @@ fn preamble(text: &str) -> Around {
         }
         out.bytes += raw.len();
         out.lines += 1;
-    }
-    out
-}
-
-/// What comes after the table (`rows`: from its header on): the last lines that are the
-/// profiler's, blank, or hold no comma (every row of a table of several columns has one: a line
-/// without is the program's output; a row with a damaged field is left to the reader, which
-/// refuses it).
-fn trailing(rows: &str) -> Around {
-    let mut out = Around::default();
-    let mut end = rows.len();
-    while end > 0 {
-        let start = rows[..end.saturating_sub(1)]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
-        let line = rows[start..end].trim_end_matches(['\n', '\r']);
-        if !line.starts_with("==") && line.contains(',') {
-            break;
-        }
-        if !line.starts_with("==") && !line.trim().is_empty() {
-            out.program_lines += 1;
-        }
-        out.bytes += end - start;
-        out.lines += 1;
-        end = start;
     }
     out
 }

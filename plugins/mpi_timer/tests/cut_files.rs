@@ -7,40 +7,18 @@
 use std::path::Path;
 
 use yosoku_plugin_mpi_timer::{read_runs, tables, tau, tau_batches};
-use yosoku_plugin_sdk::testing::cut_copies;
+use yosoku_plugin_sdk::testing::{cut_copies, files_in};
 
 const COMPARED: &[&str] = &["mpi_blocks", "mpi_ranks"];
 
-fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-fn borrowed(files: &[(String, Vec<u8>)]) -> Vec<(&str, &[u8])> {
-    files
-        .iter()
-        .map(|(n, c)| (n.as_str(), c.as_slice()))
-        .collect()
-}
-
 #[test]
 fn a_rank_log_cut_short_never_imports_a_changed_value() {
-    let files = files_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/himeno-2ranks"));
+    let files =
+        files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/himeno-2ranks")).unwrap();
     // As a complete run (its logs end with `# end`). A run read with `allow_incomplete` (one
     // that stopped early) is analysed as what it holds, so its iterations are those of the
     // shorter run, not of the whole file: not compared.
-    let outcome = cut_copies(&borrowed(&files), "rank-1.tsv", 200, COMPARED, |dir| {
+    let outcome = cut_copies(&files, "rank-1.tsv", 200, COMPARED, |dir| {
         let runs = read_runs(dir, false)?;
         let (blocks, ranks) = tables(&runs, None)?;
         Ok(vec![
@@ -55,8 +33,9 @@ fn a_rank_log_cut_short_never_imports_a_changed_value() {
 #[test]
 fn a_tau_profile_cut_short_never_imports_a_changed_value() {
     let files =
-        files_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/tau-cpi-mpi"));
-    let outcome = cut_copies(&borrowed(&files), "profile.3.0.0", 200, COMPARED, |dir| {
+        files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/tau-cpi-mpi"))
+            .unwrap();
+    let outcome = cut_copies(&files, "profile.3.0.0", 200, COMPARED, |dir| {
         let (blocks, ranks) = tau_batches("tau", &tau::read_dir(dir)?)?;
         Ok(vec![
             ("mpi_blocks".to_owned(), blocks),

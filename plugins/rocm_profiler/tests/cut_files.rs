@@ -7,32 +7,12 @@
 use std::path::{Path, PathBuf};
 
 use yosoku_plugin_rocm_profiler::{Labels, read_paths};
-use yosoku_plugin_sdk::testing::cut_copies;
+use yosoku_plugin_sdk::testing::{cut_copies, files_in};
 
 const COMPARED: &[&str] = &["runs", "counters", "spans", "devices"];
 
-fn read_dir(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 fn check(files: &[(String, Vec<u8>)], cut: &str, import: &dyn Fn(&Path) -> Vec<PathBuf>) {
-    let borrowed: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(n, c)| (n.as_str(), c.as_slice()))
-        .collect();
-    let outcome = cut_copies(&borrowed, cut, 200, COMPARED, |dir| {
+    let outcome = cut_copies(files, cut, 200, COMPARED, |dir| {
         read_paths(&import(dir), &Labels::default())
     })
     .unwrap_or_else(|e| panic!("{cut}: {e}"));
@@ -43,7 +23,7 @@ fn check(files: &[(String, Vec<u8>)], cut: &str, import: &dyn Fn(&Path) -> Vec<P
 fn a_workload_with_a_file_cut_short_never_imports_a_changed_value() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../pipelines/data/rocprof/dispatch_0_MI300X_A1");
-    let files = read_dir(&dir);
+    let files = files_in(&dir).unwrap();
     for cut in ["pmc_perf.csv", "timestamps.csv", "sysinfo.csv"] {
         check(&files, cut, &|d| vec![d.to_path_buf()]);
     }

@@ -221,6 +221,19 @@ impl Tables {
         self.notes.push(text.into());
     }
 
+    /// Notes the lines of the profiled program's output a reader of `path` skipped before and
+    /// after its table.
+    pub fn note_program_output(&mut self, path: &std::path::Path, before: usize, after: usize) {
+        for (lines, place) in [(before, "before"), (after, "after")] {
+            if lines > 0 {
+                self.add_note(format!(
+                    "{}: skipped {lines} line(s) of program output {place} the table",
+                    path.display()
+                ));
+            }
+        }
+    }
+
     /// What the reader noted about the file (lines of program output skipped, ...).
     pub fn notes(&self) -> &[String] {
         &self.notes

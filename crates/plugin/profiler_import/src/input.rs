@@ -189,6 +189,33 @@ pub fn read_pieces<T: Send>(
     })
 }
 
+/// The lines at the end of `rows` (a profiler's table, from its header on) that are not rows of
+/// it: the profiler's own (`==...`), blank lines, and lines without a comma. Every row of a table
+/// of several columns has a comma, so such a line is the output of the profiled program, printed
+/// after the table; a row with a damaged field still has its commas and is left to the reader,
+/// which refuses it. Returns their length in bytes and how many were the program's (neither the
+/// profiler's nor blank).
+pub fn lines_after_table(rows: &str) -> (usize, usize) {
+    let (mut bytes, mut program_lines) = (0, 0);
+    let mut end = rows.len();
+    while end > 0 {
+        let start = rows[..end.saturating_sub(1)]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let line = rows[start..end].trim_end_matches(['\n', '\r']);
+        let banner = line.starts_with("==");
+        if !banner && line.contains(',') {
+            break;
+        }
+        if !banner && !line.trim().is_empty() {
+            program_lines += 1;
+        }
+        bytes += end - start;
+        end = start;
+    }
+    (bytes, program_lines)
+}
+
 /// CSV records of `text` (RFC 4180 quoting, rows of any length), each with its 1-based line.
 pub fn csv_records(
     path: &Path,
@@ -458,5 +485,18 @@ mod tests {
                 .to_string()
                 .contains("not a valid gzip file")
         );
+    }
+
+    #[test]
+    fn the_program_s_lines_after_a_table_are_found_and_rows_are_not() {
+        let table = "\"ID\",\"x\"\n\"0\",\"1\"\n";
+        assert_eq!(lines_after_table(table), (0, 0));
+        let after = "done\n\n==PROF== Disconnected\nPASSED\n";
+        assert_eq!(
+            lines_after_table(&format!("{table}{after}")),
+            (after.len(), 2)
+        );
+        // A damaged last row keeps its commas: it stays in the table, for the reader to refuse.
+        assert_eq!(lines_after_table("\"ID\",\"x\"\nsoon,1\n"), (0, 0));
     }
 }

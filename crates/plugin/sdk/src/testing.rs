@@ -28,8 +28,8 @@ pub struct CutOutcome {
 /// tables (totals over a file, such as `metric_names`) are not compared.
 ///
 /// Errors describe the first cut that imported a changed or an extra row.
-pub fn cut_copies(
-    files: &[(&str, &[u8])],
+pub fn cut_copies<N: AsRef<str>, C: AsRef<[u8]>>(
+    files: &[(N, C)],
     cut: &str,
     tail: usize,
     compared: &[&str],
@@ -40,8 +40,8 @@ pub fn cut_copies(
     let whole = import(&whole_dir).map_err(|e| format!("the whole input does not import: {e}"))?;
     let contents = files
         .iter()
-        .find(|(name, _)| *name == cut)
-        .map(|(_, c)| *c)
+        .find(|(name, _)| name.as_ref() == cut)
+        .map(|(_, c)| c.as_ref())
         .ok_or_else(|| format!("no file `{cut}` among the input's"))?;
     let mut outcome = CutOutcome::default();
     for at in contents.len().saturating_sub(tail)..contents.len() {
@@ -85,6 +85,27 @@ pub fn cut_copies(
     Ok(outcome)
 }
 
+/// The files directly in `dir` (name and contents), by name: an input of several files for
+/// [`cut_copies`].
+pub fn files_in(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if path.is_file() {
+            let contents = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            files.push((name, contents));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// Every row of `batch` as text, its cells joined by tabs.
 fn rows(batch: &RecordBatch) -> Vec<String> {
     (0..batch.num_rows())
@@ -119,17 +140,18 @@ impl Scratch {
     /// Writes `files` into a new directory `input` under `name`, `cut` (a file and a length)
     /// cut short: every copy's directory has one name, which an importer may take into its
     /// rows (a workload is named after its directory).
-    fn write(
+    fn write<N: AsRef<str>, C: AsRef<[u8]>>(
         &self,
         name: &str,
-        files: &[(&str, &[u8])],
+        files: &[(N, C)],
         cut: Option<(&str, usize)>,
     ) -> Result<PathBuf, String> {
         let dir = self.0.join(name).join("input");
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for (file, contents) in files {
+            let (file, contents) = (file.as_ref(), contents.as_ref());
             let contents = match cut {
-                Some((c, at)) if c == *file => &contents[..at],
+                Some((c, at)) if c == file => &contents[..at],
                 _ => contents,
             };
             let path = dir.join(file);
