@@ -66,16 +66,9 @@ struct Fwt {
 
   template <Mode M, Scope S, Timer T>
   cudaError_t launch(const DeviceLog& log, bool keep_alive) {
-    const size_t smem = shared_bytes(M, S, kThreads, kPoints);
-    static bool prepared = false;
-    if (!prepared) {
-      cudaError_t e = allow_shared_bytes(fwt_kernel<M, S, T>, smem);
-      if (e != cudaSuccess) return e;
-      prepared = true;
-    }
-    fwt_kernel<M, S, T><<<kSegments, kThreads, smem>>>(reinterpret_cast<const float4*>(in),
-                                                         reinterpret_cast<float4*>(out), log, keep_alive);
-    return cudaGetLastError();
+    return harness::launch_traced<M, S>(fwt_kernel<M, S, T>, dim3(kSegments), dim3(kThreads), kPoints,
+                                        reinterpret_cast<const float4*>(in), reinterpret_cast<float4*>(out), log,
+                                        keep_alive);
   }
 
   // 64 sampled segments against a float64 transform.

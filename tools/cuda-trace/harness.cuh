@@ -8,6 +8,7 @@
 //   void fill(uint64_t seed);                      // fresh random inputs on the device
 //   void poison();                                 // output bytes all 0xff
 //   template <Mode, Scope, Timer> cudaError_t launch(const DeviceLog&, bool keep_alive);
+//                                                  // (through launch_traced, below)
 //   double check(bool* poisoned);                  // relative error on sampled outputs vs the
 //                                                  // CPU reference; *poisoned: all still 0xff
 #pragma once
@@ -121,6 +122,23 @@ inline bool is_poison(float x) {
   uint32_t bits;
   memcpy(&bits, &x, 4);
   return bits == 0xffffffffu;
+}
+
+// What every program's `launch` does: the dynamic shared memory the log of variant (M, S) needs
+// for `points` points (raising the kernel's limit on its first launch where that is above the
+// default 48 KB), then the launch itself.
+template <Mode M, Scope S, typename... Params, typename... Args>
+cudaError_t launch_traced(void (*kernel)(Params...), dim3 grid, dim3 block, uint32_t points, Args... args) {
+  const size_t smem = yosoku_trace::shared_bytes(M, S, block.x * block.y * block.z, points);
+  static std::vector<const void*> prepared;  // kernels of this signature whose limit is set
+  const void* key = reinterpret_cast<const void*>(kernel);
+  if (std::find(prepared.begin(), prepared.end(), key) == prepared.end()) {
+    const cudaError_t e = yosoku_trace::allow_shared_bytes(kernel, smem);
+    if (e != cudaSuccess) return e;
+    prepared.push_back(key);
+  }
+  kernel<<<grid, block, smem>>>(args...);
+  return cudaGetLastError();
 }
 
 template <class P>

@@ -64,16 +64,8 @@ struct Matmul {
 
   template <Mode M, Scope S, Timer T>
   cudaError_t launch(const DeviceLog& log, bool keep_alive) {
-    const size_t smem = shared_bytes(M, S, threads_per_block(), kPoints);
-    static bool prepared = false;
-    if (!prepared) {
-      cudaError_t e = allow_shared_bytes(matmul_kernel<M, S, T>, smem);
-      if (e != cudaSuccess) return e;
-      prepared = true;
-    }
-    const dim3 grid(kN / kTile, kN / kTile), block(kTile, kTile);
-    matmul_kernel<M, S, T><<<grid, block, smem>>>(a, b, c, kN, log, keep_alive);
-    return cudaGetLastError();
+    return harness::launch_traced<M, S>(matmul_kernel<M, S, T>, dim3(kN / kTile, kN / kTile), dim3(kTile, kTile), kPoints,
+                                        a, b, c, kN, log, keep_alive);
   }
 
   // 16 sampled rows, every column, against a float64 reference.

@@ -100,16 +100,8 @@ struct Srad {
 
   template <Mode M, Scope S, Timer T>
   cudaError_t launch(const DeviceLog& log, bool keep_alive) {
-    const size_t smem = shared_bytes(M, S, kThreads, kPoints);
-    static bool prepared = false;
-    if (!prepared) {
-      cudaError_t e = allow_shared_bytes(srad_kernel<M, S, T>, smem);
-      if (e != cudaSuccess) return e;
-      prepared = true;
-    }
-    const dim3 grid(kSize / kThreads, kSize / kRowsPerThread);
-    srad_kernel<M, S, T><<<grid, kThreads, smem>>>(in, out, kQ0Sqr, log, keep_alive);
-    return cudaGetLastError();
+    return harness::launch_traced<M, S>(srad_kernel<M, S, T>, dim3(kSize / kThreads, kSize / kRowsPerThread), dim3(kThreads),
+                                        kPoints, in, out, kQ0Sqr, log, keep_alive);
   }
 
   // 16 sampled rows, every column, against a float64 step.
