@@ -23,7 +23,7 @@ pub mod ncu;
 pub mod nvprof;
 
 // What the importers share with the other profiler plugins.
-pub use yosoku_profiler_import::{builder, input, metrics, quoted, units};
+pub use yosoku_profiler_import::{builder, devices, input, metrics, quoted, units};
 
 use std::path::Path;
 
@@ -61,6 +61,8 @@ export_plugin!(CudaProfiler);
 pub type Tables = Vec<(String, RecordBatch)>;
 
 const TABLES: &[&str] = &["runs", "counters", "metric_names"];
+/// A raw page also describes its device (`device__attribute_*`).
+const NCU_TABLES: &[&str] = &["runs", "counters", "metric_names", "devices"];
 
 fn label_keys(info: CollectorInfo) -> CollectorInfo {
     info.key(ConfigKey::optional(
@@ -172,7 +174,7 @@ impl Collector for Ncu {
             None,
             "The variant of each launch, in launch order (e.g. the input sizes of a sweep)",
         ))
-        .tables(TABLES)
+        .tables(NCU_TABLES)
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {

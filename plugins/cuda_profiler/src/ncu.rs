@@ -11,6 +11,7 @@ use std::path::Path;
 use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables, TextCells, is_null_cell};
+use crate::devices::DeviceRow;
 use crate::input::{
     self, Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
 };
@@ -739,8 +740,14 @@ fn raw(
     }
     let mut tables = Tables::new("ncu", Prefixes::Decimal);
     let metric_columns: Vec<(usize, u32)> = (0..header.names.len())
-        .filter(|&i| !IDENTITY.contains(&header.names[i].as_str()))
+        .filter(|&i| {
+            let name = header.names[i].as_str();
+            !IDENTITY.contains(&name) && !is_device_attribute(name)
+        })
         .map(|i| (i, tables.name(&header.names[i])))
+        .collect();
+    let device_columns: Vec<usize> = (0..header.names.len())
+        .filter(|&i| is_device_attribute(&header.names[i]))
         .collect();
     let duration = header.find(RAW_DURATION);
 
@@ -763,6 +770,11 @@ fn raw(
         )?;
         if let Some(name) = display_name.and_then(|d| r.get(d)) {
             launches.name_device(&mut tables, run, name);
+        }
+        let device_name = &tables.run_key(run).device;
+        if !device_columns.is_empty() && !tables.has_device(device_name) {
+            let row = device_row(device_name.clone(), &header.names, &device_columns, &r);
+            tables.add_device(row);
         }
         for &(c, name) in &metric_columns {
             if let Some(text) = r.get(c) {
@@ -788,6 +800,62 @@ fn raw(
     launches.check_all_labelled()?;
     text_cells.check(path, &tables, is_quantity)?;
     Ok(tables)
+}
+
+/// Whether a raw-page column describes the device rather than the launch: its attributes
+/// (`device__attribute_multiprocessor_count`), its NVLink, NUMA and chip-to-chip links. These go
+/// to the `devices` table, not to every launch's counters.
+fn is_device_attribute(name: &str) -> bool {
+    ["device__", "nvlink__", "numa__", "c2clink__"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
+/// The `devices` row of `device` from one launch's device columns: the table's columns from the
+/// attributes that give them, every attribute as written in `description`.
+fn device_row(
+    device: String,
+    names: &[String],
+    columns: &[usize],
+    r: &csv::StringRecord,
+) -> DeviceRow {
+    let value = |attribute: &str| {
+        columns
+            .iter()
+            .find(|&&c| names[c].strip_prefix("device__attribute_") == Some(attribute))
+            .and_then(|&c| r.get(c))
+            .and_then(parse_number)
+    };
+    let int = |attribute: &str| value(attribute).map(|v| v as i64);
+    // Double data rate: two transfers a memory clock, the bus width in bits.
+    let bandwidth = value("memory_clock_rate")
+        .zip(value("global_memory_bus_width"))
+        .map(|(khz, bits)| 2.0 * khz * 1e3 * bits / 8.0);
+    let description = columns
+        .iter()
+        .filter(|&&c| names[c] != DISPLAY_NAME)
+        .filter_map(|&c| {
+            let text = r.get(c)?.trim();
+            let key = names[c]
+                .strip_prefix("device__attribute_")
+                .unwrap_or(&names[c]);
+            (!text.is_empty()).then(|| (key.to_owned(), text.replace(',', "")))
+        })
+        .collect();
+    DeviceRow {
+        device,
+        vendor: Some("NVIDIA".to_owned()),
+        device_type: Some("GPU".to_owned()),
+        compute_units: int("multiprocessor_count"),
+        clock_mhz: value("clock_rate").map(|khz| khz / 1e3),
+        global_memory_bytes: int("total_memory"),
+        local_memory_bytes: int("max_shared_memory_per_block"),
+        l2_cache_bytes: int("l2_cache_size"),
+        max_work_group_size: int("max_threads_per_block"),
+        memory_bandwidth_bytes_per_sec: bandwidth,
+        description,
+        ..DeviceRow::default()
+    }
 }
 
 /// Whether a raw-page metric is a quantity by its name: a hardware counter with a roll-up or a

@@ -15,7 +15,7 @@ fn runs() -> Vec<PathBuf> {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert_eq!(dirs.len(), 3, "{dirs:?}");
+    assert_eq!(dirs.len(), 5, "{dirs:?}");
     dirs
 }
 

@@ -13,6 +13,7 @@
 
 mod export;
 mod format;
+mod metrics;
 mod trace;
 
 use std::path::PathBuf;
@@ -102,6 +103,23 @@ enum Command {
         /// How many rows of each table to show.
         #[arg(long, default_value_t = 10)]
         rows: usize,
+    },
+    /// The canonical metric names profiler imports map to (each with its kind and the names
+    /// each tool writes for it) and the naming rules; or, with --unmapped, the names a bundle's
+    /// imports did not map. A TOML file of the same format named by YOSOKU_METRICS adds names.
+    Metrics {
+        /// Only metrics with a name of this tool (ncu, nvprof, legacy, gpuperfpredict, rocprof,
+        /// computed).
+        #[arg(long)]
+        tool: Option<String>,
+        /// Only metrics of this kind (count, config, time, rate, ratio, clock, level).
+        #[arg(long)]
+        kind: Option<String>,
+        /// List the names a bundle's imports left unmapped instead.
+        #[arg(long, value_name = "BUNDLE")]
+        unmapped: Option<PathBuf>,
+        /// Only metrics whose canonical name or a tool's name contains this text.
+        name: Option<String>,
     },
     /// Timelines: export a bundle's spans as Chrome trace JSON (Perfetto, chrome://tracing), check
     /// a trace file.
@@ -199,6 +217,16 @@ fn main() -> ExitCode {
         } => export::export(&bundle, format, &table, &output).and_then(|m| emit(&format!("{m}\n"))),
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
+        Command::Metrics {
+            tool,
+            kind,
+            unmapped,
+            name,
+        } => match unmapped {
+            Some(bundle) => metrics::unmapped(&bundle),
+            None => metrics::list(&metrics::Filter { tool, kind, name }),
+        }
+        .and_then(|text| emit(&text)),
         Command::Trace { action } => match action {
             TraceCommand::Export {
                 bundle,

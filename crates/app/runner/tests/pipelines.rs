@@ -895,7 +895,9 @@ fn opencl_vector_width_names_the_best_width_per_device_beside_the_paper() {
     assert_eq!(t.num_rows(), 3 * 5);
     let best = best_candidates(t);
     assert_eq!(
-        best.iter().map(|(g, c)| (g.as_str(), c.as_str())).collect::<Vec<_>>(),
+        best.iter()
+            .map(|(g, c)| (g.as_str(), c.as_str()))
+            .collect::<Vec<_>>(),
         [
             ("device=NVIDIA H100 80GB HBM3, program=copy", "float8"),
             ("device=NVIDIA H200, program=copy", "float4"),

@@ -244,7 +244,7 @@ pub static METRIC_NAMES: TableDef = TableDef {
             true,
             None,
             V::OneOf(METRIC_KINDS),
-            "The canonical metric's kind; null when unmapped.",
+            "The canonical metric's kind, or the kind a naming rule gives an unmapped name; null when neither knows it.",
         ),
         label(col::UNIT, "Canonical unit of the values."),
         column(
@@ -253,7 +253,7 @@ pub static METRIC_NAMES: TableDef = TableDef {
             false,
             None,
             V::Any,
-            "Whether the canonical mapping knows the raw name.",
+            "Whether an alias of the canonical mapping names the raw name.",
         ),
         column(
             col::OCCURRENCES,

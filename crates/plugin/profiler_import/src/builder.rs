@@ -14,7 +14,8 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array};
 use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{COUNTERS, METRIC_NAMES, RUNS};
 
-use crate::metrics::mapping;
+use crate::devices::{DeviceRow, devices_batch};
+use crate::metrics::{mapping, user_file_error};
 use crate::units::{Prefixes, Scale, conversion};
 
 /// Rows from which gathering the string columns of a long table is spread over the cores.
@@ -67,6 +68,8 @@ struct NameInfo {
     raw: String,
     metric: String,
     kind: Option<&'static str>,
+    /// Whether an alias of the mapping names it (else its kind, if any, is a naming rule's).
+    mapped: bool,
     unit_override: Option<String>,
     /// The last unit seen for this name and its conversion (a file gives one unit per metric).
     last: Option<(String, Scale, u32)>,
@@ -186,6 +189,8 @@ pub struct Tables {
     /// What the reader noted about the file that is no error (lines of a program's output it
     /// skipped), for the user to read beside the tables.
     notes: Vec<String>,
+    /// The devices the file describes (one row per device name), for the `devices` table.
+    devices: Vec<DeviceRow>,
 }
 
 impl Tables {
@@ -213,6 +218,20 @@ impl Tables {
             counter_unit: Vec::new(),
             spans: yosoku_traces::spans::SpansBuilder::new(),
             notes: Vec::new(),
+            devices: Vec::new(),
+        }
+    }
+
+    /// Whether the `devices` table has a row for `device` yet.
+    pub fn has_device(&self, device: &str) -> bool {
+        self.devices.iter().any(|d| d.device == device)
+    }
+
+    /// A device's description, for the `devices` table; a second row for one device name is
+    /// dropped (the first launch's description stands).
+    pub fn add_device(&mut self, row: DeviceRow) {
+        if !self.has_device(&row.device) {
+            self.devices.push(row);
         }
     }
 
@@ -288,11 +307,15 @@ impl Tables {
         if let Some(&i) = self.index.get(raw) {
             return i;
         }
-        let canonical = mapping().lookup(self.tool, raw);
+        let mapping = mapping();
+        let canonical = mapping.lookup(self.tool, raw);
         self.names.push(NameInfo {
             raw: raw.to_owned(),
             metric: canonical.map_or_else(|| raw.to_owned(), |c| c.name.clone()),
-            kind: canonical.map(|c| c.kind),
+            kind: canonical
+                .map(|c| c.kind)
+                .or_else(|| mapping.rule_kind(self.tool, raw)),
+            mapped: canonical.is_some(),
             unit_override: canonical.and_then(|c| c.unit.clone()),
             last: None,
             canonical_unit: None,
@@ -438,6 +461,9 @@ impl Tables {
     /// gives them first, their canonical unit is the first one seen. `runs[r]` is the run here
     /// of `part`'s run `r`; `part`'s runs, times and spans are not taken.
     pub fn append_counters(&mut self, part: Tables, runs: &[u32]) {
+        for row in part.devices {
+            self.add_device(row);
+        }
         let names: Vec<u32> = part
             .names
             .iter()
@@ -484,6 +510,9 @@ impl Tables {
 
     /// The tables: `runs` (when there were runs), `counters`, `metric_names`.
     pub fn finish(self) -> Result<Vec<(String, RecordBatch)>, PluginError> {
+        if let Some(e) = user_file_error() {
+            return Err(PluginError::new(format!("the user's metric mapping {e}")));
+        }
         let strings = |f: &dyn Fn(&RunKey) -> Option<&str>| -> StringArray {
             self.keys.iter().map(f).collect()
         };
@@ -579,7 +608,7 @@ impl Tables {
             metric.append_value(&n.metric);
             kind.append_option(n.kind);
             unit.append_value(n.canonical_unit.as_deref().unwrap_or(""));
-            mapped.append_value(n.kind.is_some());
+            mapped.append_value(n.mapped);
             occurrences.append_value(n.occurrences);
             nulls.append_value(n.nulls);
         }
@@ -594,6 +623,9 @@ impl Tables {
             Arc::new(nulls.finish()),
         ])?;
         out.push(("metric_names".to_owned(), names));
+        if !self.devices.is_empty() {
+            out.push(("devices".to_owned(), devices_batch(&self.devices)?));
+        }
         if !self.spans.is_empty() {
             out.push(("spans".to_owned(), self.spans.finish()?));
         }

@@ -9,28 +9,45 @@ use serde::Deserialize;
 /// The mapping file, compiled in.
 pub const METRICS_TOML: &str = include_str!("../metrics.toml");
 
+/// The variable naming a user's own mapping files (`:`-separated), read once per process: the
+/// same format as `metrics.toml`; their names and rules come before the built-in ones.
+pub const USER_METRICS_VAR: &str = "YOSOKU_METRICS";
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    #[serde(default)]
     metric: Vec<MetricDef>,
+    #[serde(default)]
+    rule: Vec<RuleDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MetricDef {
     name: String,
     kind: String,
-    #[allow(dead_code)]
+    #[serde(default)]
     doc: String,
     aliases: Vec<AliasDef>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AliasDef {
     tool: String,
     name: String,
     unit: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleDef {
+    tool: String,
+    pattern: String,
+    kind: String,
+    #[serde(default)]
+    doc: String,
 }
 
 /// What a tool's raw name maps to.
@@ -40,6 +57,63 @@ pub struct Canonical {
     pub kind: &'static str,
     /// The unit the tool's values are in when the file does not say (the R export).
     pub unit: Option<String>,
+}
+
+/// One canonical metric as the mapping lists it (`yosoku metrics`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricInfo {
+    pub name: String,
+    pub kind: &'static str,
+    pub doc: String,
+    /// `(tool, name the tool writes)`.
+    pub aliases: Vec<(String, String)>,
+    /// The file that defined it (`metrics.toml` for the built-in ones).
+    pub source: String,
+}
+
+/// A naming rule: a raw name no alias lists, matched by `pattern` (`*` matches any text), gets
+/// `kind` and keeps its own name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    pub tool: String,
+    pub pattern: String,
+    /// `None`: not a quantity of the kernel (`kind = "none"` in the file).
+    pub kind: Option<&'static str>,
+    pub doc: String,
+    pub source: String,
+}
+
+impl Rule {
+    fn matches(&self, raw: &str) -> bool {
+        if CASE_INSENSITIVE.contains(&self.tool.as_str()) {
+            glob_matches(
+                &self.pattern.to_ascii_lowercase(),
+                &raw.to_ascii_lowercase(),
+            )
+        } else {
+            glob_matches(&self.pattern, raw)
+        }
+    }
+}
+
+/// Whether `text` matches `pattern`, where `*` stands for any run of characters.
+fn glob_matches(pattern: &str, text: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 /// Tool names the mapping uses.
@@ -52,55 +126,176 @@ pub const TOOLS: &[&str] = &[
     "computed",
 ];
 
-#[derive(Debug)]
+/// Tools whose names are matched without regard to case (AMD's tools write `VGPR_Count`,
+/// `vgpr` and `Arch_VGPR` for the same thing, differently by version).
+const CASE_INSENSITIVE: &[&str] = &["rocprof"];
+
+fn key(tool: &str, raw: &str) -> (String, String) {
+    let raw = if CASE_INSENSITIVE.contains(&tool) {
+        raw.to_ascii_lowercase()
+    } else {
+        raw.to_owned()
+    };
+    (tool.to_owned(), raw)
+}
+
+#[derive(Debug, Default)]
 pub struct Mapping {
     by_alias: HashMap<(String, String), Canonical>,
+    rules: Vec<Rule>,
+    metrics: Vec<MetricInfo>,
+}
+
+fn kind_of(kind: &str, what: &str) -> Result<&'static str, String> {
+    yosoku_tables::METRIC_KINDS
+        .iter()
+        .find(|k| **k == kind)
+        .copied()
+        .ok_or_else(|| {
+            format!(
+                "{what}: unknown kind `{kind}`; expected one of {}",
+                yosoku_tables::METRIC_KINDS.join(", ")
+            )
+        })
+}
+
+fn known_tool(tool: &str, what: &str) -> Result<(), String> {
+    if TOOLS.contains(&tool) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: unknown tool `{tool}`; expected one of {}",
+            TOOLS.join(", ")
+        ))
+    }
 }
 
 impl Mapping {
     fn parse(text: &str) -> Result<Self, String> {
+        let mut mapping = Self::default();
+        mapping.add(text, "metrics.toml")?;
+        Ok(mapping)
+    }
+
+    /// Adds the names and rules of one file; an alias already defined by an earlier file is
+    /// taken over (a user's file refines the built-in mapping), one defined twice in this file
+    /// to different metrics is an error.
+    fn add(&mut self, text: &str, source: &str) -> Result<(), String> {
         let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
-        let mut by_alias = HashMap::new();
+        let mut seen: HashMap<(String, String), String> = HashMap::new();
         for m in file.metric {
-            let Some(kind) = yosoku_tables::METRIC_KINDS.iter().find(|k| **k == m.kind) else {
-                return Err(format!("metric `{}`: unknown kind `{}`", m.name, m.kind));
-            };
+            let kind = kind_of(&m.kind, &format!("metric `{}`", m.name))?;
+            let mut aliases = Vec::new();
             for a in m.aliases {
-                if !TOOLS.contains(&a.tool.as_str()) {
-                    return Err(format!("metric `{}`: unknown tool `{}`", m.name, a.tool));
+                known_tool(&a.tool, &format!("metric `{}`", m.name))?;
+                let k = key(&a.tool, &a.name);
+                if let Some(other) = seen.insert(k.clone(), m.name.clone())
+                    && other != m.name
+                {
+                    return Err(format!(
+                        "{} name `{}` maps to both `{}` and `{}`",
+                        a.tool, a.name, other, m.name
+                    ));
                 }
+                aliases.push((a.tool.clone(), a.name.clone()));
                 let canonical = Canonical {
                     name: m.name.clone(),
                     kind,
                     unit: a.unit,
                 };
-                if let Some(other) = by_alias.insert((a.tool.clone(), a.name.clone()), canonical) {
-                    return Err(format!(
-                        "{} name `{}` maps to both `{}` and `{}`",
-                        a.tool, a.name, other.name, m.name
-                    ));
-                }
+                self.by_alias.insert(k, canonical);
             }
+            self.metrics.push(MetricInfo {
+                name: m.name,
+                kind,
+                doc: m.doc,
+                aliases,
+                source: source.to_owned(),
+            });
         }
-        Ok(Self { by_alias })
+        let mut rules = Vec::new();
+        for r in file.rule {
+            let what = format!("rule `{}`", r.pattern);
+            known_tool(&r.tool, &what)?;
+            rules.push(Rule {
+                kind: match r.kind.as_str() {
+                    "none" => None,
+                    kind => Some(kind_of(kind, &what)?),
+                },
+                tool: r.tool,
+                pattern: r.pattern,
+                doc: r.doc,
+                source: source.to_owned(),
+            });
+        }
+        // A later file's rules are tried first.
+        rules.append(&mut self.rules);
+        self.rules = rules;
+        Ok(())
     }
 
     /// The canonical metric of `raw` as `tool` writes it.
     pub fn lookup(&self, tool: &str, raw: &str) -> Option<&Canonical> {
-        self.by_alias.get(&(tool.to_owned(), raw.to_owned()))
+        self.by_alias.get(&key(tool, raw))
+    }
+
+    /// The kind a naming rule gives `raw`, for a name no alias lists.
+    pub fn rule_kind(&self, tool: &str, raw: &str) -> Option<&'static str> {
+        self.rules
+            .iter()
+            .find(|r| r.tool == tool && r.matches(raw))
+            .and_then(|r| r.kind)
+    }
+
+    /// Every canonical metric, in file order (the user's files after the built-in one).
+    pub fn metrics(&self) -> &[MetricInfo] {
+        &self.metrics
+    }
+
+    /// The naming rules, in the order they are tried.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
     }
 }
 
-/// The mapping of `metrics.toml`, parsed once. The file is checked by a test, so a parse error
-/// here is a bug in this crate; it degrades to an empty mapping (every name unmapped) rather than
-/// a panic.
+/// The built-in mapping and the user's files of [`USER_METRICS_VAR`], or what is wrong with
+/// one of them (path: message).
+fn load() -> (Mapping, Option<String>) {
+    // The file is checked by a test, so a parse error here is a bug in this crate; it degrades
+    // to an empty mapping (every name unmapped) rather than a panic.
+    let mut mapping = Mapping::parse(METRICS_TOML).unwrap_or_default();
+    let Some(paths) = std::env::var_os(USER_METRICS_VAR) else {
+        return (mapping, None);
+    };
+    for path in std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()) {
+        let shown = path.display().to_string();
+        let result = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|text| mapping.add(&text, &shown));
+        if let Err(e) = result {
+            return (
+                mapping,
+                Some(format!("{shown} (named by {USER_METRICS_VAR}): {e}")),
+            );
+        }
+    }
+    (mapping, None)
+}
+
+fn loaded() -> &'static (Mapping, Option<String>) {
+    static MAPPING: OnceLock<(Mapping, Option<String>)> = OnceLock::new();
+    MAPPING.get_or_init(load)
+}
+
+/// The mapping: `metrics.toml` with the user's files of [`USER_METRICS_VAR`] over it, read once.
 pub fn mapping() -> &'static Mapping {
-    static MAPPING: OnceLock<Mapping> = OnceLock::new();
-    MAPPING.get_or_init(|| {
-        Mapping::parse(METRICS_TOML).unwrap_or(Mapping {
-            by_alias: HashMap::new(),
-        })
-    })
+    &loaded().0
+}
+
+/// What is wrong with a user's mapping file, if anything: importers refuse to run with one
+/// (`Tables::finish`), so a typo in it is an error, not silently unmapped names.
+pub fn user_file_error() -> Option<&'static str> {
+    loaded().1.as_deref()
 }
 
 #[cfg(test)]
@@ -127,8 +322,117 @@ mod tests {
     }
 
     #[test]
+    fn globs_match_prefixes_suffixes_and_middles() {
+        assert!(glob_matches("launch__*", "launch__grid_size"));
+        assert!(glob_matches("*.pct", "l1tex__t_sector_hit_rate.pct"));
+        assert!(!glob_matches("*.pct", "x.pct_of_peak_sustained_elapsed"));
+        assert!(glob_matches(
+            "*cycles_elapsed.*.per_second",
+            "dram__cycles_elapsed.avg.per_second"
+        ));
+        assert!(!glob_matches(
+            "*cycles_elapsed.*.per_second",
+            "dram__cycles_elapsed.avg"
+        ));
+        assert!(glob_matches("a*a", "aa"));
+        assert!(!glob_matches("ab*ba", "aba"));
+        assert!(glob_matches("exact", "exact") && !glob_matches("exact", "exactly"));
+    }
+
+    #[test]
+    fn names_no_alias_lists_get_their_kind_from_the_first_matching_rule() {
+        let m = Mapping::parse(METRICS_TOML).unwrap();
+        let kind = |raw| m.rule_kind("ncu", raw);
+        assert_eq!(kind("lts__t_sectors_srcunit_ltcfabric.sum"), Some("count"));
+        assert_eq!(
+            kind("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+            Some("ratio")
+        );
+        assert_eq!(kind("gpc__cycles_elapsed.max.per_second"), Some("clock"));
+        assert_eq!(kind("dram__bytes.sum.per_second"), Some("rate"));
+        assert_eq!(kind("sm__cycles_active.avg"), Some("time"));
+        assert_eq!(kind("launch__uses_green_context"), Some("config"));
+        // Bookkeeping has no kind, and the rule stops the search (`.avg` would say count).
+        assert_eq!(kind("profiler__replayer_bytes_mem_accessible.avg"), None);
+        // An alias wins over the rules: `lookup` is asked first.
+        assert_eq!(
+            m.lookup("ncu", "dram__bytes_read.sum").unwrap().name,
+            "dram_read_bytes"
+        );
+        assert_eq!(m.rule_kind("nvprof", "sm__cycles_active.avg"), None);
+    }
+
+    #[test]
+    fn amd_names_match_without_regard_to_case() {
+        let m = Mapping::parse(METRICS_TOML).unwrap();
+        for raw in ["LDS_Block_Size", "lds_block_size", "LDS_BLOCK_SIZE"] {
+            assert!(m.lookup("rocprof", raw).is_some(), "{raw}");
+        }
+        assert_eq!(
+            m.rule_kind("rocprof", "TCP_TOTAL_CACHE_ACCESSES_sum"),
+            Some("count")
+        );
+        assert_eq!(m.rule_kind("rocprof", "grbm_gui_active"), Some("time"));
+        // NVIDIA's names keep their case: two different metrics may differ only by it.
+        assert!(m.lookup("ncu", "DRAM__BYTES_READ.SUM").is_none());
+    }
+
+    #[test]
+    fn a_users_file_adds_names_and_takes_over_built_in_ones() {
+        let mut m = Mapping::parse(METRICS_TOML).unwrap();
+        let user = r#"
+[[metric]]
+name = "dram_read_bytes_mine"
+kind = "count"
+aliases = [{ tool = "ncu", name = "dram__bytes_read.sum" }]
+
+[[metric]]
+name = "tensor_ops"
+kind = "count"
+doc = "HMMA instructions"
+aliases = [{ tool = "ncu", name = "sm__inst_executed_pipe_tensor.sum" }]
+
+[[rule]]
+tool = "ncu"
+pattern = "sm__inst_executed_pipe_*"
+kind = "none"
+"#;
+        m.add(user, "mine.toml").unwrap();
+        assert_eq!(
+            m.lookup("ncu", "dram__bytes_read.sum").unwrap().name,
+            "dram_read_bytes_mine"
+        );
+        assert_eq!(
+            m.lookup("ncu", "sm__inst_executed_pipe_tensor.sum")
+                .unwrap()
+                .kind,
+            "count"
+        );
+        // The user's rules are tried before the built-in ones.
+        assert_eq!(m.rule_kind("ncu", "sm__inst_executed_pipe_alu.sum"), None);
+        let listed = m.metrics().iter().find(|i| i.name == "tensor_ops").unwrap();
+        assert_eq!(listed.source, "mine.toml");
+        // Errors say what is wrong.
+        let bad = "[[metric]]\nname = \"x\"\nkind = \"speed\"\naliases = []\n";
+        assert!(
+            m.add(bad, "bad.toml")
+                .unwrap_err()
+                .contains("unknown kind `speed`")
+        );
+        let bad = "[[rule]]\ntool = \"nsys\"\npattern = \"*\"\nkind = \"count\"\n";
+        assert!(
+            m.add(bad, "bad.toml")
+                .unwrap_err()
+                .contains("unknown tool `nsys`")
+        );
+        let bad = "[[metric]]\nname = \"x\"\n";
+        assert!(m.add(bad, "bad.toml").unwrap_err().contains("line 1"));
+    }
+
+    #[test]
     fn canonical_names_are_snake_case() {
         let file: File = toml::from_str(METRICS_TOML).unwrap();
+        assert!(!file.rule.is_empty());
         for m in file.metric {
             assert!(
                 m.name
