@@ -61,6 +61,8 @@ const END: &[&str] = &["End_Timestamp", "EndNs"];
 /// Identity and bookkeeping columns: neither launch configuration nor counters.
 const IGNORED: &[&str] = &[
     "Kind",
+    // rocpd (ROCm 7) exports: the profiled process's id, and the callpath's text columns.
+    "Guid",
     "queue-id",
     "queue-index",
     "Queue_ID",
@@ -142,26 +144,33 @@ enum Role {
     Channel,
 }
 
+/// Whether `name` is one of `names`, without regard to case: AMD's tools spell the same column
+/// `VGPR_Count` (rocprofv3) and `Vgpr_Count` (rocpd), `Dispatch_ID` and `Dispatch_Id`.
+fn is_one_of(name: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
+
 fn role(name: &str) -> Role {
-    if ID.contains(&name) {
+    let lower = name.to_ascii_lowercase();
+    if is_one_of(name, ID) {
         Role::Id
-    } else if KERNEL.contains(&name) {
+    } else if is_one_of(name, KERNEL) {
         Role::Kernel
-    } else if GPU.contains(&name) {
+    } else if is_one_of(name, GPU) {
         Role::Gpu
-    } else if START.contains(&name) {
+    } else if is_one_of(name, START) {
         Role::Start
-    } else if END.contains(&name) {
+    } else if is_one_of(name, END) {
         Role::End
-    } else if IGNORED.contains(&name)
+    } else if is_one_of(name, IGNORED)
         || is_repeat_of(name, IGNORED)
         || is_repeat_of(name, LAUNCH)
         || is_repeat_of(name, GPU)
     {
         Role::Ignored
-    } else if DIMENSIONS.iter().any(|(_, dims)| dims.contains(&name)) {
+    } else if DIMENSIONS.iter().any(|(_, dims)| is_one_of(&lower, dims)) {
         Role::Dimension
-    } else if LAUNCH.contains(&name) {
+    } else if is_one_of(name, LAUNCH) {
         Role::Launch
     } else if name.ends_with(']') && name.contains('[') {
         Role::Channel

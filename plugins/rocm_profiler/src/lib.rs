@@ -103,7 +103,9 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, PluginError> {
 
 fn is_sysinfo(path: &Path, text: &str) -> bool {
     path.file_name().is_some_and(|n| n == "sysinfo.csv")
-        || text.lines().next().is_some_and(|h| h.contains("gpu_model"))
+        || text.lines().next().is_some_and(|h| {
+            h.contains("gpu_model") || (h.contains("gpu_soc") && h.contains("numCU"))
+        })
 }
 
 /// Reads the files and directories of `paths` into the canonical tables.

@@ -36,6 +36,39 @@ const SKIPPED: &[&str] = &[
     "version",
 ];
 
+/// omniperf 1.x (2022) wrote other names for the same columns (`gen_sysinfo`: `name` for the
+/// GPU, `numCU`, `sclk`, `L2`, `hbmBW`, ...): each read as today's.
+const NAMES_OF_2022: &[(&str, &str)] = &[
+    ("name", "gpu_model"),
+    ("gpu_soc", "gpu_arch"),
+    ("numSE", "se_per_gpu"),
+    ("numCU", "cu_per_gpu"),
+    ("numSIMD", "simd_per_cu"),
+    ("waveSize", "wave_size"),
+    ("maxWavesPerCU", "max_waves_per_cu"),
+    ("maxWorkgroupSize", "workgroup_max_size"),
+    ("L1", "gpu_l1"),
+    ("L2", "gpu_l2"),
+    ("sclk", "max_sclk"),
+    ("mclk", "max_mclk"),
+    ("L2Banks", "total_l2_chan"),
+    ("LDSBanks", "lds_banks_per_cu"),
+    ("numSQC", "sqc_per_gpu"),
+    ("hbmBW", "hbm_bw"),
+    ("host_name", "hostname"),
+    ("host_cpu", "cpu_model"),
+    ("host_distro", "linux_distro"),
+    ("host_kernel", "linux_kernel_version"),
+    ("host_rocmver", "rocm_version"),
+    ("date", "timestamp"),
+];
+
+/// Whether a header is omniperf 1.x's (2022): no `gpu_model`, but its `name` and `gpu_soc`.
+fn is_2022(names: &[String]) -> bool {
+    let has = |n: &str| names.iter().any(|h| h == n);
+    !has("gpu_model") && has("name") && has("gpu_soc")
+}
+
 pub fn read(path: &Path, text: &str) -> Result<SysInfo, PluginError> {
     yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut records = csv_records(path, text);
@@ -46,7 +79,22 @@ pub fn read(path: &Path, text: &str) -> Result<SysInfo, PluginError> {
         )));
     };
     let (header_line, header) = first?;
-    let header = Header::new(&header);
+    let mut header = Header::new(&header);
+    let old_format = is_2022(&header.names);
+    if old_format {
+        header = Header::new(&csv::StringRecord::from(
+            header
+                .names
+                .iter()
+                .map(|n| {
+                    NAMES_OF_2022
+                        .iter()
+                        .find(|(old, _)| old == n)
+                        .map_or(n.as_str(), |(_, new)| new)
+                })
+                .collect::<Vec<_>>(),
+        ));
+    }
     let model = header.require(path, header_line, "gpu_model", "omniperf's sysinfo.csv")?;
     let Some(row) = records.next() else {
         return Err(PluginError::at_line(
@@ -63,7 +111,12 @@ pub fn read(path: &Path, text: &str) -> Result<SysInfo, PluginError> {
         .zip(record.iter())
         .map(|(k, v)| (k.clone(), v.trim().to_owned()))
         .collect();
-    let gpu_model = fields[model].1.clone();
+    // omniperf 1.x wrote the model in lower case (`mi100`); today's tools, `MI100`.
+    let gpu_model = if old_format {
+        fields[model].1.to_ascii_uppercase()
+    } else {
+        fields[model].1.clone()
+    };
     if gpu_model.is_empty() {
         return Err(PluginError::at(
             path,

@@ -1,5 +1,5 @@
 //! The importer on real files cut short at each of their last 200 bytes: an omniperf workload
-//! with one of its files cut, and rocprofv3 outputs. Each cut copy is refused or imports rows of
+//! with one of its files cut, rocprofv3 outputs, a rocpd export and an omniperf 1.x workload. Each cut copy is refused or imports rows of
 //! the whole input unchanged, never a changed value (`yosoku_plugin_sdk::testing::cut_copies`).
 
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
@@ -36,5 +36,20 @@ fn rocprofv3_files_cut_short_never_import_a_changed_value() {
         let contents = std::fs::read(dir.join(file)).unwrap();
         let files = vec![(file.to_owned(), contents)];
         check(&files, file, &|d| vec![d.join(file)]);
+    }
+}
+
+#[test]
+fn a_rocpd_export_and_a_2022_workload_cut_short_never_import_a_changed_value() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let file = "out_kernel_trace.csv";
+    let files = vec![(
+        file.to_owned(),
+        std::fs::read(data.join("rocpd").join(file)).unwrap(),
+    )];
+    check(&files, file, &|d| vec![d.join(file)]);
+    let files = files_in(&data.join("omniperf-2022")).unwrap();
+    for cut in ["timestamps.csv", "sysinfo.csv"] {
+        check(&files, cut, &|d| vec![d.to_path_buf()]);
     }
 }

@@ -431,3 +431,50 @@ fn broken_files_are_refused_with_where_and_what() {
     let e = error(&[path]);
     assert!(e.contains("x_counter_collection.csv:6: counter `SQ_WAVES` of dispatch 1 appears again (first at line 2)"), "{e}");
 }
+
+#[test]
+fn a_rocpd_export_keeps_its_text_columns_out_of_the_counters() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rocpd/out_kernel_trace.csv");
+    let tables = read_paths(&[file], &Labels::default()).unwrap();
+    assert_eq!(table(&tables, "runs").num_rows(), 3);
+    assert_eq!(seconds(&tables, "rocpd:1"), 100_080e-9);
+    // `Vgpr_Count`, `Lds_Block_Size`: rocprofv3's columns in rocpd's case, mapped all the same.
+    assert_eq!(
+        counter(&tables, "rocpd:1", "registers_per_thread").unwrap(),
+        (16.0, "count".into(), "config".into())
+    );
+    assert_eq!(counter(&tables, "rocpd:3", "threads").unwrap().0, 4096.0);
+    let raw = strings(table(&tables, "counters"), "raw_name");
+    assert!(!raw.iter().any(|r| r == "Guid"), "{raw:?}");
+    let mapped = table(&tables, "metric_names");
+    let flags = mapped.column_by_name("mapped").unwrap().as_boolean();
+    assert!(
+        (0..mapped.num_rows()).all(|i| flags.value(i)),
+        "{:?}",
+        strings(mapped, "raw_name")
+    );
+}
+
+#[test]
+fn an_omniperf_workload_of_2022_reads_its_old_sysinfo() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/omniperf-2022");
+    let tables = read_paths(&[dir], &Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(strings(runs, "device"), ["MI100"]);
+    assert_eq!(floats(runs, "measured_secs"), [24_320e-9]);
+    let devices = table(&tables, "devices");
+    assert_eq!(
+        devices
+            .column_by_name("compute_units")
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .value(0),
+        120
+    );
+    assert_eq!(floats(devices, "clock_mhz"), [1502.0]);
+    assert_eq!(
+        floats(devices, "memory_bandwidth_bytes_per_sec"),
+        [1228.8e9]
+    );
+    assert!(strings(devices, "platform")[0].contains("ROCm 5.2.0"));
+}
