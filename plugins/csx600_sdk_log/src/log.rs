@@ -83,6 +83,17 @@ impl Log {
             if !saw_format {
                 let expected = format!("@format {FORMAT_NAME} {FORMAT_VERSION}");
                 if trimmed.split_whitespace().collect::<Vec<_>>().join(" ") != expected {
+                    if !trimmed.starts_with(['@', '[']) {
+                        return Err(yosoku_plugin_sdk::formats::refusal(
+                            path,
+                            Some(line),
+                            text,
+                            ("csx600_sdk_log", "microbench, profile"),
+                            &format!(
+                                "expected `{expected}` as the first line that is not a comment"
+                            ),
+                        ));
+                    }
                     return Err(err(
                         indent + 1,
                         format!(

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
+use yosoku_plugin_sdk::formats::refusal;
 
 use arrow_array::builder::{ArrayBuilder, Float64Builder};
 use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
@@ -211,7 +212,15 @@ impl Dataset {
         let header = Header::new(records.record());
         let format = "a gpuperfpredict dataset file";
         let columns = FileColumns {
-            index: header.require(path, header_line, "", format)?,
+            index: header.find("").ok_or_else(|| {
+                refusal(
+                    path,
+                    Some(header_line),
+                    text,
+                    ("cuda_profiler", "gpuperfpredict"),
+                    "the header has no unnamed index column (R's export)",
+                )
+            })?,
             size1: header.require(path, header_line, "input.size.1", format)?,
             size2: header.find("input.size.2"),
             duration: header.require(path, header_line, "duration", format)?,

@@ -26,6 +26,7 @@
 //! counter.
 
 use std::path::Path;
+use yosoku_plugin_sdk::formats::refusal;
 
 use yosoku_plugin_sdk::PluginError;
 
@@ -75,10 +76,13 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         }
     }
     let Some((version, version_line)) = version else {
-        return Err(PluginError::new(format!(
-            "{}: not a CUDA profiler log: no `# CUDA_PROFILE_LOG_VERSION` line",
-            path.display()
-        )));
+        return Err(refusal(
+            path,
+            None,
+            text,
+            ("cuda_profiler", "legacy"),
+            "no `# CUDA_PROFILE_LOG_VERSION` line",
+        ));
     };
     if !matches!(version.split('.').next(), Some("1" | "2")) {
         return Err(PluginError::at_line(

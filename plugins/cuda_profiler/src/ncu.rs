@@ -12,6 +12,10 @@ use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables, TextCells, is_null_cell};
 use crate::devices::DeviceRow;
+use yosoku_plugin_sdk::formats::refusal;
+
+/// This reader, as the refusal of a file of another format names it.
+const NCU: (&str, &str) = ("cuda_profiler", "ncu");
 use crate::input::{
     self, Header, csv_records, field, kernel_program, pieces_for, read_pieces, record_pieces,
 };
@@ -206,10 +210,7 @@ fn read_in_pieces(
         PluginError::at_line(path, line + skipped_lines, format!("malformed CSV: {e}"))
     })?;
     if !has_header {
-        return Err(PluginError::new(format!(
-            "{}: no CSV header: not an `ncu --csv` file",
-            path.display()
-        )));
+        return Err(refusal(path, None, text, NCU, "no CSV header"));
     }
     let header_line = header.position().map_or(1, |p| p.line() as usize) + skipped_lines;
     // Where the rows start, and the line before them.
@@ -234,10 +235,12 @@ fn read_in_pieces(
             csv_records(path, rows).map(|r| r.map(|(line, rec)| (line + lines_before_rows, rec)));
         raw(path, header_line, &header, records, labels)?
     } else {
-        return Err(PluginError::at_line(
+        return Err(refusal(
             path,
-            header_line,
-            "not an `ncu --csv` file: expected a header with `Metric Name` and `Metric Value` (details page) or `ID` and `Kernel Name` (raw page)",
+            Some(header_line),
+            text,
+            NCU,
+            "expected a header with `Metric Name` and `Metric Value` (details page) or `ID` and `Kernel Name` (raw page)",
         ));
     };
     tables.note_program_output(path, before.program_lines, after_lines);
@@ -284,11 +287,16 @@ impl Preamble {
             out.bytes += raw.len();
             out.lines += 1;
         }
-        Err(PluginError::new(format!(
-            "{}: not an `ncu --csv` file: no header line (`\"ID\",\"Process ID\",...`) in its {} lines",
-            path.display(),
-            out.lines
-        )))
+        Err(refusal(
+            path,
+            None,
+            text,
+            NCU,
+            &format!(
+                "no header line (`\"ID\",\"Process ID\",...`) in its {} lines",
+                out.lines
+            ),
+        ))
     }
 }
 

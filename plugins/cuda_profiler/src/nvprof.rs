@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use yosoku_plugin_sdk::formats::refusal;
 
 use yosoku_plugin_sdk::PluginError;
 
@@ -24,6 +25,9 @@ pub struct Labels {
     /// Names of the columns a script prefixed to a trace's lines (default `prefix1`, ...).
     pub prefix_names: Option<Vec<String>>,
 }
+
+/// This reader, as the refusal of a file of another format names it.
+const NVPROF: (&str, &str) = ("cuda_profiler", "nvprof");
 
 /// `Tesla K20c (0)` -> `Tesla K20c`.
 fn device_name(text: &str) -> String {
@@ -45,10 +49,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     let body = &text[csv_start..text.len() - after_bytes];
     let mut records = csv_records(path, body).map(|r| r.map(|(line, rec)| (line + skipped, rec)));
     let Some(first) = records.next() else {
-        return Err(PluginError::new(format!(
-            "{}: no CSV header: not an `nvprof --csv` file",
-            path.display()
-        )));
+        return Err(refusal(path, None, text, NVPROF, "no CSV header"));
     };
     let (line, header) = first?;
     let header = Header::new(&header);
@@ -59,10 +60,12 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     } else if let (Some(start), Some(_)) = (header.find("Start"), header.find("Duration")) {
         trace(path, line, &header, start, records, labels)?
     } else {
-        return Err(PluginError::at_line(
+        return Err(refusal(
             path,
-            line,
-            "not an `nvprof --csv` file: expected a header with `Metric Name`, `Event Name`, or `Start` and `Duration` (GPU trace)",
+            Some(line),
+            text,
+            NVPROF,
+            "expected a header with `Metric Name`, `Event Name`, or `Start` and `Duration` (GPU trace)",
         ));
     };
     tables.note_program_output(path, before.program_lines, after_lines);

@@ -555,7 +555,7 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
     for (got, expected) in [
         (
             error(ncu, "a,b,c\n1,2,3\n"),
-            "bad.csv: not an `ncu --csv` file: no header line (`\"ID\",\"Process ID\",...`) in its 2 lines",
+            "bad.csv: not a format yosoku reads (cuda_profiler/ncu: no header line (`\"ID\",\"Process ID\",...`) in its 2 lines); it reads, by collector: `ncu --csv` output",
         ),
         (
             error(
@@ -607,11 +607,11 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
         ),
         (
             error(nvprof, "x,y\n"),
-            "bad.csv:1: not an `nvprof --csv` file",
+            "bad.csv:1: not a format yosoku reads (cuda_profiler/nvprof: expected a header with",
         ),
         (
             error(legacy, "method,gputime\nk,1\n"),
-            "bad.csv: not a CUDA profiler log: no `# CUDA_PROFILE_LOG_VERSION` line",
+            "bad.csv: not a format yosoku reads (cuda_profiler/legacy: no `# CUDA_PROFILE_LOG_VERSION` line)",
         ),
         (
             error(
@@ -947,4 +947,45 @@ fn without_lines(tables: &Tables) -> Tables {
             (name.clone(), batch.project(&keep).unwrap())
         })
         .collect()
+}
+
+#[test]
+fn a_file_of_another_profiler_is_sent_to_the_collector_that_reads_it() {
+    let ncu_file = data("ncu/ncu_raw_copy_float4_h100.csv");
+    let e = read_nvprof(&ncu_file, &nvprof::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("not a format collector `cuda_profiler`/`nvprof` reads")
+            && e.contains("it looks like `ncu --csv` output (details or raw page): plugin `cuda_profiler`, collector `ncu`"),
+        "{e}"
+    );
+    // An EZTrace text file, to each NVIDIA importer: one message, the formats yosoku reads.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.eztrace");
+    std::fs::write(
+        &path,
+        "EZTrace trace file\nversion 2.0\n0.000 ENTER MPI_Init\n",
+    )
+    .unwrap();
+    let errors = [
+        read_ncu(&path, &ncu::Labels::default())
+            .unwrap_err()
+            .to_string(),
+        read_nvprof(&path, &nvprof::Labels::default())
+            .unwrap_err()
+            .to_string(),
+        read_legacy(&path, &legacy::Labels::default())
+            .unwrap_err()
+            .to_string(),
+        read_gpuperfpredict(&[&path]).unwrap_err().to_string(),
+    ];
+    for e in errors {
+        assert!(e.contains("not a format yosoku reads ("), "{e}");
+        assert!(
+            e.contains("it reads, by collector: `ncu --csv` output"),
+            "{e}"
+        );
+        assert!(e.contains("(table/file)"), "{e}");
+    }
 }

@@ -196,6 +196,17 @@ pub fn parse(path: &Path, rank: i32, text: &str) -> Result<Profile, PluginError>
 
 /// Every `profile.<rank>.0.0` in `dir`, by rank; every rank from 0 to the highest must be there.
 pub fn read_dir(dir: &Path) -> Result<Vec<Profile>, PluginError> {
+    if dir.is_file() {
+        let text = std::fs::read(dir).map_err(|e| PluginError::io(dir, &e))?;
+        let head = String::from_utf8_lossy(&text[..text.len().min(4096)]).into_owned();
+        return Err(yosoku_plugin_sdk::formats::refusal(
+            dir,
+            None,
+            &head,
+            ("mpi_timer", "tau_profile"),
+            "a file, where a directory of TAU profiles (profile.<rank>.0.0) was expected",
+        ));
+    }
     let mut files: Vec<(i32, std::path::PathBuf)> = std::fs::read_dir(dir)
         .map_err(|e| PluginError::io(dir, &e))?
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use yosoku_plugin_sdk::formats::refusal;
 
 use yosoku_plugin_sdk::PluginError;
 use yosoku_profiler_import::input::{Header, csv_records, field};
@@ -197,6 +198,17 @@ pub fn read(path: &Path, text: &str, channels: bool) -> Result<ProfileFile, Plug
     };
     if header.find("Counter_Name").is_some() || header.find("Counter_Value").is_some() {
         read_long(path, header_line, &header, records)
+    } else if !header.names.iter().any(|h| is_one_of(h, ID)) {
+        Err(refusal(
+            path,
+            Some(header_line),
+            text,
+            ("rocm_profiler", "rocprof"),
+            &format!(
+                "the header has no dispatch identifier column ({})",
+                ID.join(", ")
+            ),
+        ))
     } else {
         read_wide(path, header_line, &header, records, channels)
     }

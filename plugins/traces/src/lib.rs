@@ -51,6 +51,38 @@ fn located(path: &Path, e: TraceError) -> PluginError {
     PluginError::new(format!("{}: {e}", path.display()))
 }
 
+/// The first kilobytes of a file as text (lossy), for telling its format.
+fn head_of(path: &Path) -> String {
+    let mut head = Vec::new();
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(4096).read_to_end(&mut head);
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// `e` for `path` read by `collector`, or, when the file does not begin as that collector's
+/// format does (`begins_right`), the refusal that names the format yosoku reads it as.
+fn refused_or_located(
+    path: &Path,
+    e: TraceError,
+    collector: &str,
+    begins_right: impl Fn(&[u8]) -> bool,
+) -> PluginError {
+    let head = head_of(path);
+    let gzip = head.as_bytes().starts_with(&[0x1f, 0x8b]);
+    if gzip || begins_right(head.trim_start().as_bytes()) {
+        located(path, e)
+    } else {
+        yosoku_plugin_sdk::formats::refusal(
+            path,
+            None,
+            &head,
+            ("traces", collector),
+            &e.to_string(),
+        )
+    }
+}
+
 /// A run id per file: `run_id` for a single file, else the file's name without extension;
 /// two files of one name are refused.
 fn run_ids(paths: &[PathBuf], run_id: Option<String>) -> Result<Vec<String>, PluginError> {
@@ -133,8 +165,10 @@ pub fn read_kernel_traces(
     let (mut records, mut alignment, mut spans) = (Vec::new(), Vec::new(), Vec::new());
     for (path, id) in paths.iter().zip(&ids) {
         let mut input = open_input(path)?;
-        let trace = read_maybe_gzip(&mut input, |r| kernel_trace::read(r, CHUNK_BYTES))
-            .map_err(|e| located(path, e))?;
+        let trace =
+            read_maybe_gzip(&mut input, |r| kernel_trace::read(r, CHUNK_BYTES)).map_err(|e| {
+                refused_or_located(path, e, "kernel_trace", |h| h.starts_with(b"YKTRACE"))
+            })?;
         input.finish();
         let t = trace.tables(id, lanes).map_err(|e| located(path, e))?;
         records.push(t.records);
@@ -169,7 +203,11 @@ pub fn read_chrome_traces(
         let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(u64::MAX);
         let imported = if on_disk <= WHOLE_JSON_BYTES {
             let bytes = read_input(path)?;
-            chrome::import_slice(&bytes, id).map_err(|e| located(path, e))?
+            chrome::import_slice(&bytes, id).map_err(|e| {
+                refused_or_located(path, e, "chrome_trace", |h| {
+                    h.starts_with(b"{") || h.starts_with(b"[")
+                })
+            })?
         } else {
             let mut input = open_input(path)?;
             let imported = chrome::import_reader(&mut input, id).map_err(|e| located(path, e))?;

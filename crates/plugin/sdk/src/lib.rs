@@ -47,6 +47,7 @@
 //! reader parses it.
 
 mod config;
+pub mod formats;
 mod input;
 mod output;
 #[doc(hidden)]
