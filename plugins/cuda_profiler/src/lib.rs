@@ -65,18 +65,19 @@ const TABLES: &[&str] = &["runs", "counters", "metric_names"];
 const NCU_TABLES: &[&str] = &["runs", "counters", "metric_names", "devices"];
 
 fn label_keys(info: CollectorInfo) -> CollectorInfo {
-    info.key(ConfigKey::optional(
-        "device",
-        ConfigType::String,
-        None,
-        "Device name for every row (default: what the file says)",
-    ))
-    .key(ConfigKey::optional(
-        "program",
-        ConfigType::String,
-        None,
-        "Program for every row (default: the kernel's name)",
-    ))
+    info.key(metrics::config_key())
+        .key(ConfigKey::optional(
+            "device",
+            ConfigType::String,
+            None,
+            "Device name for every row (default: what the file says)",
+        ))
+        .key(ConfigKey::optional(
+            "program",
+            ConfigType::String,
+            None,
+            "Program for every row (default: the kernel's name)",
+        ))
 }
 
 fn push(out: &mut Output<'_>, tables: Tables) -> Result<(), PluginError> {
@@ -178,6 +179,7 @@ impl Collector for Ncu {
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
         let labels = ncu::Labels {
             device: config.opt_string("device")?,
             program: config.opt_string("program")?,
@@ -210,6 +212,7 @@ impl Collector for Nvprof {
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
         let labels = nvprof::Labels {
             device: config.opt_string("device")?,
             program: config.opt_string("program")?,
@@ -246,6 +249,7 @@ impl Collector for Legacy {
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
         let labels = legacy::Labels {
             device: config.opt_string("device")?,
             program: config.opt_string("program")?,
@@ -264,10 +268,12 @@ impl Collector for GpuPerfPredict {
                         "The gpuperfpredict dataset (.csv or .csv.gz, one file per kernel and GPU): one row per launch, as `observations` (a column per counter) and `runs`",
         )
         .key(ConfigKey::required("paths", ConfigType::PathList, "The dataset files"))
+        .key(metrics::config_key())
         .tables(&["runs", "observations", "metric_names"])
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
         let paths = config.path_list("paths")?;
         let tables = read_gpuperfpredict_with(&paths, &mut |done, total, path| {
             out.progress(done as u64, total as u64, &path.display().to_string());

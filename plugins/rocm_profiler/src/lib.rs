@@ -330,10 +330,12 @@ impl Collector for Rocprof {
             Some(false.into()),
             "Also import per-channel counters (`TCC_HIT[3]`); the channel sums (`TCC_HIT_sum`) are always imported",
         ))
+        .key(yosoku_profiler_import::metrics::config_key())
         .tables(&["runs", "counters", "metric_names", "devices", "spans"])
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = yosoku_profiler_import::metrics::scope(config)?;
         let labels = Labels {
             device: config.opt_string("device")?,
             program: config.opt_string("program")?,

@@ -28,21 +28,24 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A pipeline importing a real ncu raw page (a matrix-multiply sweep on an H100).
-fn import_pipeline(dir: &Path) -> PathBuf {
+/// A pipeline importing a real ncu raw page (a matrix-multiply sweep on an H100), with `extra`
+/// config keys.
+fn import_pipeline(dir: &Path, extra: &str) -> PathBuf {
     let csv =
         repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
     let file = dir.join("import.toml");
     std::fs::write(
         &file,
         format!(
-            "[pipeline]\nname = \"import\"\n\n[sources.ncu]\nplugin = \"cuda_profiler\"\ncollector = \"ncu\"\nconfig = {{ path = {:?} }}\n",
+            "[pipeline]\nname = \"import\"\n\n[sources.ncu]\nplugin = \"cuda_profiler\"\ncollector = \"ncu\"\nconfig = {{ path = {:?}{extra} }}\n",
             csv.display().to_string()
         ),
     )
     .unwrap();
     file
 }
+
+const MINE: &str = "[[metric]]\nname = \"occupancy_limit_barriers\"\nkind = \"config\"\ndoc = \"Blocks per SM the barriers allow\"\naliases = [{ tool = \"ncu\", name = \"launch__occupancy_limit_barriers\" }]\n";
 
 #[test]
 fn metrics_lists_canonical_names_with_each_tools_names() {
@@ -73,7 +76,7 @@ fn metrics_lists_canonical_names_with_each_tools_names() {
 #[test]
 fn a_users_mapping_file_names_what_the_bundle_left_unmapped() {
     let dir = tempfile::tempdir().unwrap();
-    let pipeline = import_pipeline(dir.path());
+    let pipeline = import_pipeline(dir.path(), "");
     let bundle = dir.path().join("bundle");
     let run = |user: Option<&Path>| {
         yosoku(
@@ -103,11 +106,7 @@ fn a_users_mapping_file_names_what_the_bundle_left_unmapped() {
 
     // The user names it; the next import maps it.
     let user = dir.path().join("mine.toml");
-    std::fs::write(
-        &user,
-        "[[metric]]\nname = \"occupancy_limit_barriers\"\nkind = \"config\"\ndoc = \"Blocks per SM the barriers allow\"\naliases = [{ tool = \"ncu\", name = \"launch__occupancy_limit_barriers\" }]\n",
-    )
-    .unwrap();
+    std::fs::write(&user, MINE).unwrap();
     let out = run(Some(&user));
     assert!(out.status.success(), "{}", text(&out.stderr));
     let listed = text(&yosoku(&["metrics", "--unmapped", bundle.to_str().unwrap()], None).stdout);
@@ -152,5 +151,41 @@ fn unmapped_needs_a_bundle_with_imports() {
         text(&out.stderr).contains("cannot read the bundle"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_sources_metrics_key_names_its_own_mapping_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mine.toml"), MINE).unwrap();
+    // Relative to the pipeline file, as every path of a source's configuration.
+    let pipeline = import_pipeline(dir.path(), ", metrics = [\"mine.toml\"]");
+    let bundle = dir.path().join("bundle");
+    let args = [
+        "run",
+        pipeline.to_str().unwrap(),
+        "-o",
+        bundle.to_str().unwrap(),
+        "-q",
+    ];
+    let out = yosoku(&args, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = text(&yosoku(&["metrics", "--unmapped", bundle.to_str().unwrap()], None).stdout);
+    assert!(
+        !listed.contains("launch__occupancy_limit_barriers"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("launch__occupancy_limit_warps") || listed.contains("of"),
+        "{listed}"
+    );
+    // A file that is not a mapping stops the run before anything is read, naming it and the key.
+    std::fs::write(dir.path().join("mine.toml"), "[[metric]]\nname = 3\n").unwrap();
+    let out = yosoku(&args, None);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("mine.toml (config key `metrics`): not a metric mapping"),
+        "{stderr}"
     );
 }

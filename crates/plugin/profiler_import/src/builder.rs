@@ -15,7 +15,7 @@ use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{COUNTERS, METRIC_NAMES, RUNS};
 
 use crate::devices::{DeviceRow, devices_batch};
-use crate::metrics::{mapping, user_file_error};
+use crate::metrics::{self, Mapping, mapping, user_file_error};
 use crate::units::{Prefixes, Scale, conversion};
 
 /// Rows from which gathering the string columns of a long table is spread over the cores.
@@ -191,6 +191,9 @@ pub struct Tables {
     notes: Vec<String>,
     /// The devices the file describes (one row per device name), for the `devices` table.
     devices: Vec<DeviceRow>,
+    /// The collector's own mapping files over the built-in mapping, if its configuration names
+    /// any (`metrics::scope`); taken when the builder is made.
+    scoped: Option<Arc<Mapping>>,
 }
 
 impl Tables {
@@ -219,6 +222,7 @@ impl Tables {
             spans: yosoku_traces::spans::SpansBuilder::new(),
             notes: Vec::new(),
             devices: Vec::new(),
+            scoped: metrics::current(),
         }
     }
 
@@ -307,7 +311,7 @@ impl Tables {
         if let Some(&i) = self.index.get(raw) {
             return i;
         }
-        let mapping = mapping();
+        let mapping = self.scoped.as_deref().unwrap_or_else(|| mapping());
         let canonical = mapping.lookup(self.tool, raw);
         self.names.push(NameInfo {
             raw: raw.to_owned(),

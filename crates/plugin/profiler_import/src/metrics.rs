@@ -1,8 +1,12 @@
 //! The canonical metric mapping (`metrics.toml`): which name each tool writes for a quantity,
 //! the quantity's canonical name and kind.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use yosoku_plugin_sdk::{Config, ConfigKey, ConfigType, PluginError};
 
 use serde::Deserialize;
 
@@ -139,7 +143,7 @@ fn key(tool: &str, raw: &str) -> (String, String) {
     (tool.to_owned(), raw)
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Mapping {
     by_alias: HashMap<(String, String), Canonical>,
     rules: Vec<Rule>,
@@ -290,6 +294,74 @@ fn loaded() -> &'static (Mapping, Option<String>) {
 /// The mapping: `metrics.toml` with the user's files of [`USER_METRICS_VAR`] over it, read once.
 pub fn mapping() -> &'static Mapping {
     &loaded().0
+}
+
+thread_local! {
+    /// The mapping of the collector running on this thread, when its configuration names files
+    /// ([`scope`]).
+    static SCOPED: RefCell<Option<Arc<Mapping>>> = const { RefCell::new(None) };
+}
+
+/// The mapping in force on this thread: a collector's own files over [`mapping`] while it runs
+/// ([`scope`]), else [`mapping`].
+pub fn current() -> Option<Arc<Mapping>> {
+    SCOPED.with(|s| s.borrow().clone())
+}
+
+/// While it lives, the collector's own mapping files are in force on this thread ([`scope`]);
+/// dropped, also when the collector unwinds, the built-in mapping is again.
+#[derive(Debug)]
+#[must_use = "the files are in force only while the scope lives"]
+pub struct Scope(());
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        SCOPED.with(|s| *s.borrow_mut() = None);
+    }
+}
+
+/// The config key a profiler importer offers for a user's own mapping files.
+pub const CONFIG_KEY: &str = "metrics";
+
+/// The [`CONFIG_KEY`] key, for a collector's description.
+pub fn config_key() -> ConfigKey {
+    ConfigKey::optional(
+        CONFIG_KEY,
+        ConfigType::PathList,
+        None,
+        "Your own metric mapping files (the format of metrics.toml): their names and rules over the built-in ones",
+    )
+}
+
+/// Puts the files a collector's configuration names in [`CONFIG_KEY`] (mapping files in the
+/// format of `metrics.toml`) over the mapping until the returned [`Scope`] is dropped: their
+/// names take over the built-in ones and their rules are tried first. A file that cannot be
+/// read or does not parse is an error naming it, before anything is read.
+pub fn scope(config: &Config) -> Result<Scope, PluginError> {
+    let files = match config.get(CONFIG_KEY) {
+        Some(v) if !v.is_null() => config.path_list(CONFIG_KEY)?,
+        _ => Vec::new(),
+    };
+    scope_files(&files)
+}
+
+/// [`scope`] with the files given.
+pub fn scope_files(files: &[PathBuf]) -> Result<Scope, PluginError> {
+    if files.is_empty() {
+        return Ok(Scope(()));
+    }
+    let mut m = mapping().clone();
+    for path in files {
+        let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
+        m.add(&text, &path.display().to_string()).map_err(|e| {
+            PluginError::new(format!(
+                "{} (config key `{CONFIG_KEY}`): not a metric mapping: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    SCOPED.with(|s| *s.borrow_mut() = Some(Arc::new(m)));
+    Ok(Scope(()))
 }
 
 /// What is wrong with a user's mapping file, if anything: importers refuse to run with one
