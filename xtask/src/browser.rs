@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::mpi_apps::on_path;
 use crate::system::apt_install;
-use crate::{repo_root, run_cmd, serve, target_dir, web};
+use crate::{repo_root, run_cmd, target_dir, web};
 
 /// The bundle whose validation view the test opens (a counter model with many programs).
 const VALIDATION_BUNDLE: &str = "counters-per-gpu";
@@ -165,7 +165,7 @@ fn run_script(script: &str, dist: &Path, bundles: &Path, args: &[String]) -> Res
     let chromium = ensure_chromium()?;
     let script_dir = repo_root().join("viewer/browser-test");
     ensure_node_packages(&script_dir)?;
-    let server = serve::Server::start(dist, bundles, 0)?;
+    let server = yosoku_serve::Server::start(dist, bundles, 0)?;
     eprintln!("xtask: serving {} at {}", bundles.display(), server.url());
     let result = run_cmd(
         Command::new("node")

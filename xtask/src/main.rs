@@ -31,14 +31,14 @@ mod cuda_trace;
 mod demo;
 #[cfg(feature = "full")]
 mod fuzz;
+#[cfg(feature = "full")]
+mod install;
 mod mpi;
 mod mpi_apps;
 mod opencl;
 #[cfg(feature = "full")]
 mod python;
 mod scaffold;
-#[cfg(feature = "full")]
-mod serve;
 #[cfg(test)]
 mod source_rules;
 mod system;
@@ -66,6 +66,13 @@ cargo xtask <command>
   serve [DIR] [--port N]
                        build the web viewer and serve it with the bundles in DIR (default
                        results/) on http://127.0.0.1:N/ (default 8080; 0 picks a free port)
+  install [--prefix DIR] [--profile release|dev]
+                       install yosoku outside the repository (default prefix ~/.local): the CLI
+                       into bin/, the plugins into lib/yosoku/plugins (found by the CLI relative
+                       to itself), the web viewer into share/yosoku/web (`yosoku serve`), the
+                       bundled pipelines and their data into share/yosoku/pipelines
+  install-check        install into a temporary prefix, run a pipeline and `yosoku serve` from
+                       outside the repository (part of test)
   bench-web [--trace-only]
                        frame time of the web viewer's Gantt in headless Chromium (1 M, 10 M
                        synthetic records in memory), and a 100 M-record synthetic kernel trace
@@ -146,13 +153,18 @@ fn run() -> Result<()> {
         #[cfg(not(feature = "full"))]
         Some("test") => test_in_workspace_build(&args),
         #[cfg(not(feature = "full"))]
-        Some("web" | "serve" | "bench-web" | "bench-trace" | "fuzz" | "browser-test") => {
-            rerun_with_full(&args)
-        }
+        Some(
+            "web" | "serve" | "install" | "install-check" | "bench-web" | "bench-trace" | "fuzz"
+            | "browser-test",
+        ) => rerun_with_full(&args),
         #[cfg(feature = "full")]
         Some("web") => web::build(web::WebBuild::Release).map(|_| ()),
         #[cfg(feature = "full")]
         Some("serve") => serve_cmd(&args[1..]),
+        #[cfg(feature = "full")]
+        Some("install") => install::command(&args[1..]),
+        #[cfg(feature = "full")]
+        Some("install-check") => install::check(&web::build(web::WebBuild::Test)?),
         #[cfg(feature = "full")]
         Some("bench-web") => browser::bench(&args[1..]),
         #[cfg(feature = "full")]
@@ -471,7 +483,7 @@ fn serve_cmd(args: &[String]) -> Result<()> {
         );
     }
     let dist = web::build(web::WebBuild::Release)?;
-    let server = serve::Server::start(&dist, &dir, port)?;
+    let server = yosoku_serve::Server::start(&dist, &dir, port)?;
     println!(
         "Serving the yosoku viewer and the bundles in {} on 127.0.0.1 only.\nOpen {} in a browser; Ctrl-C stops.",
         dir.display(),
@@ -562,7 +574,11 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
     stages.run("browser test and desktop tour", || {
         place_plugins(&built.plugins)?;
         browser::test_built(&dist)
-    })
+    })?;
+    stages.run(
+        "install into a temporary prefix, run and serve outside the repository",
+        || install::check(&dist),
+    )
 }
 
 /// Set by the default build's `cargo xtask test` for the full xtask it runs on in: the seconds

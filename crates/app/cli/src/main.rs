@@ -16,7 +16,7 @@ mod format;
 mod metrics;
 mod trace;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -121,6 +121,19 @@ enum Command {
         /// Only metrics whose canonical name or a tool's name contains this text.
         name: Option<String>,
     },
+    /// Serve the web viewer and a directory of result bundles on 127.0.0.1, to browse them in a
+    /// browser (from another machine: `ssh -L PORT:127.0.0.1:PORT` to this one).
+    Serve {
+        /// A directory of bundles [default: results].
+        dir: Option<PathBuf>,
+        /// The port (0: any free one).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// The web viewer's files [default: share/yosoku/web of the installed tree, or the
+        /// repository's dist/].
+        #[arg(long, value_name = "DIR")]
+        web: Option<PathBuf>,
+    },
     /// Timelines: export a bundle's spans as Chrome trace JSON (Perfetto, chrome://tracing), check
     /// a trace file.
     Trace {
@@ -217,6 +230,7 @@ fn main() -> ExitCode {
         } => export::export(&bundle, format, &table, &output).and_then(|m| emit(&format!("{m}\n"))),
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
+        Command::Serve { dir, port, web } => serve(dir, port, web),
         Command::Metrics {
             tool,
             kind,
@@ -255,6 +269,62 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Where the web viewer's files are: `--web`, else the installed tree's `share/yosoku/web`
+/// beside the binary, else the repository's `dist/` (`cargo xtask web`).
+fn web_files(web: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(dir) = web {
+        if dir.join("index.html").is_file() {
+            return Ok(dir);
+        }
+        anyhow::bail!("--web {}: no index.html there", dir.display());
+    }
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let candidates = [
+        exe_dir.join("../share/yosoku/web"),
+        exe_dir.join("../../dist"),
+    ];
+    candidates
+        .iter()
+        .find(|d| d.join("index.html").is_file())
+        .cloned()
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the web viewer's files are not here (looked in {}): install yosoku with `cargo xtask install`, build them with `cargo xtask web` in its repository, or name them with --web",
+                candidates
+                    .iter()
+                    .map(|c| c.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+}
+
+/// `yosoku serve`: the viewer and the bundles until the process is stopped.
+fn serve(dir: Option<PathBuf>, port: u16, web: Option<PathBuf>) -> Result<()> {
+    let dir = dir.unwrap_or_else(|| PathBuf::from("results"));
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: no such directory of bundles (`yosoku run` writes them under results/)",
+            dir.display()
+        );
+    }
+    let web = web_files(web)?;
+    let server = yosoku_serve::Server::start(&web, &dir, port)?;
+    let port = server.addr.port();
+    emit(&format!(
+        "Serving the yosoku viewer and the bundles in {} on 127.0.0.1 only: {}
+From another machine: ssh -L {port}:127.0.0.1:{port} <this host>, then open http://127.0.0.1:{port}/. Ctrl-C stops.
+",
+        dir.display(),
+        server.url()
+    ))?;
+    server.wait();
+    Ok(())
 }
 
 /// `e` and its causes, each once: an error whose text already holds its cause's (thiserror's

@@ -35,6 +35,7 @@ fn every_command_has_help() {
         vec!["report", "--help"],
         vec!["scoreboard", "--help"],
         vec!["metrics", "--help"],
+        vec!["serve", "--help"],
         vec!["trace", "export", "--help"],
         vec!["trace", "import", "--help"],
         vec!["trace", "check", "--help"],
@@ -510,4 +511,31 @@ fn export_writes_extrap_json_of_runs_over_their_parameters() {
             assert!(t > 0.0 && t < 1.0, "{t}");
         }
     }
+}
+
+#[test]
+fn serve_refuses_a_missing_directory_and_web_files_that_are_not_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-results");
+    let out = yosoku(&["serve", missing.to_str().unwrap(), "--port", "0"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no such directory of bundles"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = yosoku(&[
+        "serve",
+        dir.path().to_str().unwrap(),
+        "--port",
+        "0",
+        "--web",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no index.html there"),
+        "{}",
+        text(&out.stderr)
+    );
 }

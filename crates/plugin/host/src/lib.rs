@@ -72,8 +72,9 @@ impl PluginHost {
     }
 
     /// The default search path: the entries of `YOSOKU_PLUGIN_PATH`, then `extra` (e.g. from a
-    /// pipeline file or a command-line flag), then the directory of the running executable (where
-    /// cargo puts the plugins of this workspace).
+    /// pipeline file or a command-line flag), then an installed tree's `../lib/yosoku/plugins`
+    /// beside the running executable, then the executable's own directory (where cargo puts the
+    /// plugins of this workspace).
     pub fn default_search_path(extra: &[PathBuf]) -> Vec<PathBuf> {
         let mut path: Vec<PathBuf> = std::env::var_os(PLUGIN_PATH_ENV)
             .map(|v| {
@@ -87,6 +88,13 @@ impl PluginHost {
             .ok()
             .and_then(|exe| exe.parent().map(Path::to_path_buf))
         {
+            // An installed tree (`cargo xtask install`): <prefix>/bin/yosoku beside
+            // <prefix>/lib/yosoku/plugins.
+            if let Ok(installed) = dir.join("../lib/yosoku/plugins").canonicalize()
+                && installed.is_dir()
+            {
+                path.push(installed);
+            }
             path.push(dir);
         }
         path

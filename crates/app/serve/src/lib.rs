@@ -1,5 +1,5 @@
-//! `cargo xtask serve`: the web viewer (`dist/`) and a directory of result bundles, over HTTP on
-//! 127.0.0.1 only. `bundles/index.json` lists the bundle directories (those with a
+//! The web viewer's files and a directory of result bundles over HTTP (`yosoku serve`,
+//! `cargo xtask serve`, the browser test), on 127.0.0.1 only. `bundles/index.json` lists the bundle directories (those with a
 //! `manifest.json`), read afresh on every request; `bundles/<name>/...` are their files. Paths
 //! are checked component by component and again after resolving links: nothing outside the two
 //! directories is served.
@@ -230,7 +230,7 @@ mod tests {
 
     impl Tree {
         fn new(tag: &str) -> Self {
-            let tmp = std::env::temp_dir().join(format!("xtask-{tag}-{}", std::process::id()));
+            let tmp = std::env::temp_dir().join(format!("yosoku-{tag}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&tmp);
             let (dist, bundles) = (tmp.join("dist"), tmp.join("results"));
             std::fs::create_dir_all(&dist).unwrap();
@@ -428,12 +428,7 @@ mod tests {
         let tree = Tree::new("serve-load");
         let server = Server::start(&tree.dist, &tree.bundles, 0).unwrap();
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "serve::tests::load_client",
-                "--ignored",
-                "--nocapture",
-            ])
+            .args(["--exact", "tests::load_client", "--ignored", "--nocapture"])
             .env("YOSOKU_LOAD_ADDR", server.addr.to_string())
             .output()
             .unwrap();

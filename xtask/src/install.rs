@@ -1,0 +1,271 @@
+//! `cargo xtask install [--prefix DIR] [--profile NAME]`: yosoku outside its repository. The CLI
+//! into `<prefix>/bin`, the plugins into `<prefix>/lib/yosoku/plugins` (where the CLI looks,
+//! relative to itself), the web viewer's files into `<prefix>/share/yosoku/web` (what
+//! `yosoku serve` serves) and the bundled pipelines with their data into
+//! `<prefix>/share/yosoku/pipelines`. `check` (a stage of `cargo xtask test`) installs into a
+//! temporary prefix and uses it from a directory outside the repository.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use crate::{cargo, repo_root, run_cmd, target_dir, web};
+
+/// Plugins that are not for users: the ABI's executable example and its failure modes.
+const NOT_INSTALLED: &[&str] = &["dummy"];
+
+/// The plugin directories of the workspace that are installed, by name (`plugins/<name>`).
+fn plugin_names() -> Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(repo_root().join("plugins"))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !NOT_INSTALLED.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The directory cargo writes a profile's artifacts to.
+fn profile_dir(profile: &str) -> PathBuf {
+    target_dir().join(if profile == "dev" { "debug" } else { profile })
+}
+
+/// Copies `from` to `to` through a temporary file beside it, so that a running `yosoku` or an
+/// interrupted install never sees half a file.
+fn copy_file(from: &Path, to: &Path) -> Result<()> {
+    let tmp = to.with_file_name(format!(
+        ".{}.tmp",
+        to.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    std::fs::copy(from, &tmp)
+        .with_context(|| format!("cannot copy {} to {}", from.display(), tmp.display()))?;
+    std::fs::rename(&tmp, to)
+        .with_context(|| format!("cannot move {} to {}", tmp.display(), to.display()))?;
+    Ok(())
+}
+
+/// Copies the tree `from` into `to` (replacing `to` whole: a file removed upstream goes too).
+fn copy_tree(from: &Path, to: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<usize> {
+    if to.exists() {
+        std::fs::remove_dir_all(to).with_context(|| format!("cannot remove {}", to.display()))?;
+    }
+    std::fs::create_dir_all(to)?;
+    let mut files = 0;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot list {}", from.display()))?
+    {
+        let path = entry?.path();
+        if skip(&path) {
+            continue;
+        }
+        let target = to.join(path.file_name().unwrap_or_default());
+        if path.is_dir() {
+            files += copy_tree(&path, &target, skip)?;
+        } else {
+            copy_file(&path, &target)?;
+            files += 1;
+        }
+    }
+    Ok(files)
+}
+
+/// What `install` put where.
+#[derive(Debug)]
+pub struct Installed {
+    pub binary: PathBuf,
+    pub plugins: Vec<PathBuf>,
+    pub web: PathBuf,
+    pub pipelines: PathBuf,
+}
+
+/// Builds the CLI and the plugins with `profile` and installs them, the web viewer's files of
+/// `dist` and the bundled pipelines into `prefix`.
+pub fn install_built(prefix: &Path, profile: &str, dist: &Path) -> Result<Installed> {
+    let names = plugin_names()?;
+    let mut build = cargo();
+    build.args(["build", "--profile", profile, "-p", "yosoku-cli"]);
+    for n in &names {
+        build.args(["-p", &format!("yosoku-plugin-{}", n.replace('_', "-"))]);
+    }
+    run_cmd(&mut build)?;
+    let built = profile_dir(profile);
+    let bin = prefix.join("bin");
+    let lib = prefix.join("lib/yosoku/plugins");
+    let share = prefix.join("share/yosoku");
+    for d in [&bin, &lib, &share] {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    let binary = bin.join(format!("yosoku{}", std::env::consts::EXE_SUFFIX));
+    copy_file(
+        &built.join(format!("yosoku{}", std::env::consts::EXE_SUFFIX)),
+        &binary,
+    )?;
+    let mut plugins = Vec::new();
+    for n in &names {
+        let file = format!(
+            "{}yosoku_plugin_{n}{}",
+            std::env::consts::DLL_PREFIX,
+            std::env::consts::DLL_SUFFIX
+        );
+        let to = lib.join(&file);
+        copy_file(&built.join(&file), &to)?;
+        plugins.push(to);
+    }
+    let web = share.join("web");
+    copy_tree(dist, &web, &|_| false)?;
+    let pipelines = share.join("pipelines");
+    let golden = repo_root().join("pipelines/golden");
+    copy_tree(&repo_root().join("pipelines"), &pipelines, &|p| p == golden)?;
+    Ok(Installed {
+        binary,
+        plugins,
+        web,
+        pipelines,
+    })
+}
+
+/// `cargo xtask install [--prefix DIR] [--profile NAME]` (default `~/.local`, `release`).
+pub fn command(args: &[String]) -> Result<()> {
+    let mut prefix = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".local"))
+        .context("no HOME: name the prefix with --prefix DIR")?;
+    let mut profile = "release".to_owned();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--prefix" => prefix = PathBuf::from(it.next().context("--prefix needs a directory")?),
+            "--profile" => profile = it.next().context("--profile needs a name")?.clone(),
+            other => bail!(
+                "unknown argument `{other}`; usage: cargo xtask install [--prefix DIR] [--profile release|dev]"
+            ),
+        }
+    }
+    let prefix = std::path::absolute(&prefix)?;
+    let dist = web::build(web::WebBuild::Release)?;
+    let installed = install_built(&prefix, &profile, &dist)?;
+    println!(
+        "installed into {}:\n  {}\n  {} plugins in {}\n  the web viewer in {}\n  the pipelines in {}\n\n\
+         Try it outside the repository:\n  {} run {}/csx600-montecarlo.toml\n  {} serve results\n\
+         (add {}/bin to PATH to type `yosoku`)",
+        prefix.display(),
+        installed.binary.display(),
+        installed.plugins.len(),
+        prefix.join("lib/yosoku/plugins").display(),
+        installed.web.display(),
+        installed.pipelines.display(),
+        installed.binary.display(),
+        installed.pipelines.display(),
+        installed.binary.display(),
+        prefix.display(),
+    );
+    Ok(())
+}
+
+/// One HTTP GET of `path` from `addr`: the status code and the body.
+fn get(addr: &str, path: &str) -> Result<(u16, String)> {
+    let mut stream =
+        std::net::TcpStream::connect(addr).with_context(|| format!("cannot connect to {addr}"))?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response)?;
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let code = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .with_context(|| format!("GET {path}: not an HTTP response: {text:.200}"))?;
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_owned();
+    Ok((code, body))
+}
+
+/// The stage of `cargo xtask test`: installs into a temporary prefix (the test build's profile
+/// and web files), runs a bundled pipeline from a directory outside the repository with no
+/// plugin path set, and serves its bundle and the viewer with `yosoku serve`.
+pub fn check(dist: &Path) -> Result<()> {
+    let root = std::env::temp_dir().join(format!("yosoku-install-check-{}", std::process::id()));
+    if root.exists() {
+        std::fs::remove_dir_all(&root)?;
+    }
+    let (prefix, work) = (root.join("prefix"), root.join("work"));
+    std::fs::create_dir_all(&work)?;
+    let result = check_in(&prefix, &work, dist);
+    let _ = std::fs::remove_dir_all(&root);
+    result
+}
+
+fn check_in(prefix: &Path, work: &Path, dist: &Path) -> Result<()> {
+    let installed = install_built(prefix, "dev", dist)?;
+    let yosoku = |args: &[&str]| {
+        let mut c = Command::new(&installed.binary);
+        c.args(args)
+            .current_dir(work)
+            .env_remove("YOSOKU_PLUGIN_PATH")
+            .env_remove("YOSOKU_METRICS");
+        c
+    };
+    let pipeline = installed.pipelines.join("csx600-montecarlo.toml");
+    run_cmd(&mut yosoku(&[
+        "run",
+        &pipeline.to_string_lossy(),
+        "-o",
+        "results/mc",
+        "-q",
+    ]))?;
+    if !work.join("results/mc/manifest.json").is_file() {
+        bail!(
+            "the installed yosoku wrote no bundle into {}",
+            work.display()
+        );
+    }
+    let listed = yosoku(&["plugins"]).output()?;
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    if !listed.contains(&prefix.join("lib/yosoku/plugins").display().to_string()) {
+        bail!("`yosoku plugins` does not list the installed plugins:\n{listed}");
+    }
+    let mut server = yosoku(&["serve", "results", "--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()?;
+    let outcome = (|| -> Result<()> {
+        let stdout = server
+            .stdout
+            .take()
+            .context("no stdout of `yosoku serve`")?;
+        let mut first = String::new();
+        BufReader::new(stdout).read_line(&mut first)?;
+        let addr = first
+            .split("http://")
+            .nth(1)
+            .and_then(|u| u.split('/').next())
+            .with_context(|| format!("`yosoku serve` printed no URL: {first}"))?
+            .to_owned();
+        let (code, page) = get(&addr, "/")?;
+        if code != 200 || !page.contains("yosoku_viewer") {
+            bail!("GET / from the installed server: {code}, {page:.200}");
+        }
+        let (code, index) = get(&addr, "/bundles/index.json")?;
+        if code != 200 || !index.contains("\"mc\"") {
+            bail!("GET /bundles/index.json: {code}, {index}");
+        }
+        let (code, _) = get(&addr, "/bundles/mc/manifest.json")?;
+        if code != 200 {
+            bail!("GET /bundles/mc/manifest.json: {code}");
+        }
+        eprintln!(
+            "xtask: installed into {}, ran {} from {}, served it at http://{addr}/",
+            prefix.display(),
+            pipeline.display(),
+            work.display()
+        );
+        Ok(())
+    })();
+    let _ = server.kill();
+    let _ = server.wait();
+    outcome
+}
