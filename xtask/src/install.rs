@@ -81,16 +81,19 @@ pub struct Installed {
     pub pipelines: PathBuf,
 }
 
-/// Builds the CLI and the plugins with `profile` and installs them, the web viewer's files of
-/// `dist` and the bundled pipelines into `prefix`.
-pub fn install_built(prefix: &Path, profile: &str, dist: &Path) -> Result<Installed> {
+/// Builds the CLI and the plugins with `profile` (unless `build` is false: `cargo xtask test`
+/// has built them) and installs them, the web viewer's files of `dist` and the bundled pipelines
+/// into `prefix`.
+pub fn install_built(prefix: &Path, profile: &str, dist: &Path, build: bool) -> Result<Installed> {
     let names = plugin_names()?;
-    let mut build = cargo();
-    build.args(["build", "--profile", profile, "-p", "yosoku-cli"]);
-    for n in &names {
-        build.args(["-p", &format!("yosoku-plugin-{}", n.replace('_', "-"))]);
+    if build {
+        let mut cargo = cargo();
+        cargo.args(["build", "--profile", profile, "-p", "yosoku-cli"]);
+        for n in &names {
+            cargo.args(["-p", &format!("yosoku-plugin-{}", n.replace('_', "-"))]);
+        }
+        run_cmd(&mut cargo)?;
     }
-    run_cmd(&mut build)?;
     let built = profile_dir(profile);
     let bin = prefix.join("bin");
     let lib = prefix.join("lib/yosoku/plugins");
@@ -145,7 +148,7 @@ pub fn command(args: &[String]) -> Result<()> {
     }
     let prefix = std::path::absolute(&prefix)?;
     let dist = web::build(web::WebBuild::Release)?;
-    let installed = install_built(&prefix, &profile, &dist)?;
+    let installed = install_built(&prefix, &profile, &dist, true)?;
     println!(
         "installed into {}:\n  {}\n  {} plugins in {}\n  the web viewer in {}\n  the pipelines in {}\n\n\
          Try it outside the repository:\n  {} run {}/csx600-montecarlo.toml\n  {} serve results\n\
@@ -185,23 +188,24 @@ fn get(addr: &str, path: &str) -> Result<(u16, String)> {
     Ok((code, body))
 }
 
-/// The stage of `cargo xtask test`: installs into a temporary prefix (the test build's profile
-/// and web files), runs a bundled pipeline from a directory outside the repository with no
-/// plugin path set, and serves its bundle and the viewer with `yosoku serve`.
-pub fn check(dist: &Path) -> Result<()> {
+/// The stage of `cargo xtask test` (`build` false: the test build's CLI and plugins, placed in
+/// target/debug) and `cargo xtask install-check`: installs into a temporary prefix (the dev
+/// profile, the test's web files), runs a bundled pipeline from a directory outside the
+/// repository with no plugin path set, and serves its bundle and the viewer with `yosoku serve`.
+pub fn check(dist: &Path, build: bool) -> Result<()> {
     let root = std::env::temp_dir().join(format!("yosoku-install-check-{}", std::process::id()));
     if root.exists() {
         std::fs::remove_dir_all(&root)?;
     }
     let (prefix, work) = (root.join("prefix"), root.join("work"));
     std::fs::create_dir_all(&work)?;
-    let result = check_in(&prefix, &work, dist);
+    let result = check_in(&prefix, &work, dist, build);
     let _ = std::fs::remove_dir_all(&root);
     result
 }
 
-fn check_in(prefix: &Path, work: &Path, dist: &Path) -> Result<()> {
-    let installed = install_built(prefix, "dev", dist)?;
+fn check_in(prefix: &Path, work: &Path, dist: &Path, build: bool) -> Result<()> {
+    let installed = install_built(prefix, "dev", dist, build)?;
     let yosoku = |args: &[&str]| {
         let mut c = Command::new(&installed.binary);
         c.args(args)

@@ -164,7 +164,7 @@ fn run() -> Result<()> {
         #[cfg(feature = "full")]
         Some("install") => install::command(&args[1..]),
         #[cfg(feature = "full")]
-        Some("install-check") => install::check(&web::build(web::WebBuild::Test)?),
+        Some("install-check") => install::check(&web::build(web::WebBuild::Test)?, true),
         #[cfg(feature = "full")]
         Some("bench-web") => browser::bench(&args[1..]),
         #[cfg(feature = "full")]
@@ -577,7 +577,7 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
     })?;
     stages.run(
         "install into a temporary prefix, run and serve outside the repository",
-        || install::check(&dist),
+        || install::check(&dist, false),
     )
 }
 

@@ -144,7 +144,7 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 1),
-        names: Some((34, 328, 12)),
+        names: Some((278, 84, 12)),
         // gpu__time_duration.sum: ns, "42,176".
         value: ("runs", "measured_secs", 0, 42_176e-9),
     },
@@ -166,7 +166,7 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 11),
-        names: Some((33, 74, 11)),
+        names: Some((63, 44, 11)),
         // gpu__time_duration.sum of the first launch: ns, "10,240".
         value: ("runs", "measured_secs", 0, 10_240e-9),
     },
@@ -177,7 +177,7 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 9),
-        names: Some((27, 54, 3)),
+        names: Some((45, 36, 3)),
         // gpu__time_duration.sum of the first launch: ns, "602,592".
         value: ("runs", "measured_secs", 0, 602_592e-9),
     },

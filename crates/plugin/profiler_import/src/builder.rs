@@ -312,7 +312,8 @@ impl Tables {
             return i;
         }
         let mapping = self.scoped.as_deref().unwrap_or_else(|| mapping());
-        let canonical = mapping.lookup(self.tool, raw);
+        let canonical = mapping.resolve(self.tool, raw);
+        let canonical = canonical.as_ref();
         self.names.push(NameInfo {
             raw: raw.to_owned(),
             metric: canonical.map_or_else(|| raw.to_owned(), |c| c.name.clone()),

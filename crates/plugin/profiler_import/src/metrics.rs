@@ -243,6 +243,30 @@ impl Mapping {
         self.by_alias.get(&key(tool, raw))
     }
 
+    /// The canonical metric of `raw`: its alias, or, for an Nsight Compute name
+    /// `<counter>.<roll-up>` whose `<counter>.sum` has one, that metric's `<name>_<roll-up>`
+    /// (`dram__bytes_read.avg` -> `dram_read_bytes_avg`; `lts__d_sectors.avg.pct_of_peak_sustained_elapsed`
+    /// -> `l2_d_sectors_avg_pct_of_peak_sustained_elapsed`) with the kind the rules give the
+    /// roll-up (a percentage of a count is a ratio), else the counter's.
+    pub fn resolve(&self, tool: &str, raw: &str) -> Option<Canonical> {
+        if let Some(c) = self.lookup(tool, raw) {
+            return Some(c.clone());
+        }
+        if tool != "ncu" {
+            return None;
+        }
+        let (counter, rollup) = raw.split_once('.')?;
+        if rollup == "sum" || !counter.contains("__") {
+            return None;
+        }
+        let base = self.lookup(tool, &format!("{counter}.sum"))?;
+        Some(Canonical {
+            name: format!("{}_{}", base.name, rollup.replace('.', "_")),
+            kind: self.rule_kind(tool, raw).unwrap_or(base.kind),
+            unit: None,
+        })
+    }
+
     /// The kind a naming rule gives `raw`, for a name no alias lists.
     pub fn rule_kind(&self, tool: &str, raw: &str) -> Option<&'static str> {
         self.rules
@@ -432,6 +456,35 @@ mod tests {
             "dram_read_bytes"
         );
         assert_eq!(m.rule_kind("nvprof", "sm__cycles_active.avg"), None);
+    }
+
+    #[test]
+    fn every_roll_up_of_a_mapped_counter_is_mapped_with_the_roll_ups_kind() {
+        let m = Mapping::parse(METRICS_TOML).unwrap();
+        let r = |raw| m.resolve("ncu", raw).map(|c| (c.name, c.kind));
+        assert_eq!(
+            r("dram__bytes_read.avg"),
+            Some(("dram_read_bytes_avg".to_owned(), "count"))
+        );
+        assert_eq!(
+            r("lts__d_sectors.max.pct_of_peak_sustained_elapsed"),
+            Some((
+                "l2_d_sectors_max_pct_of_peak_sustained_elapsed".to_owned(),
+                "ratio"
+            ))
+        );
+        assert_eq!(
+            r("lts__cycles_active.avg"),
+            Some(("l2_cycles_active_avg".to_owned(), "time"))
+        );
+        // An alias of its own wins over the derived name.
+        assert_eq!(
+            r("smsp__inst_executed.avg.per_cycle_active").unwrap().0,
+            "ipc"
+        );
+        // A counter whose .sum nothing maps stays unmapped; other tools are not derived.
+        assert_eq!(r("lts__throughput.max.pct_of_peak_sustained_elapsed"), None);
+        assert!(m.resolve("nvprof", "dram__bytes_read.avg").is_none());
     }
 
     #[test]
