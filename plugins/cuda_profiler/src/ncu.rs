@@ -365,6 +365,7 @@ fn details(
                 .count()
     };
     let bounds = record_pieces(rows, pieces.unwrap_or_else(|| pieces_for(rows.len())));
+    input::check_quotes_closed(path, rows, &bounds, line_of)?;
     let pieces = read_pieces(path, bounds.len() - 1, |k| {
         let (from, to) = (bounds[k], bounds[k + 1]);
         details_piece(path, header, cols, from, &rows[from..to], &line_of)

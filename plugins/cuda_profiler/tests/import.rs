@@ -1003,3 +1003,42 @@ fn a_file_of_another_profiler_is_sent_to_the_collector_that_reads_it() {
         assert!(e.contains("(table/file)"), "{e}");
     }
 }
+
+#[test]
+fn a_file_cut_inside_a_quoted_field_is_refused_even_with_a_newline_after_the_cut() {
+    // A copy cut inside a quoted field, then given a line break (an editor, a `sed`): the CSV
+    // readers would take the rest as the field's value.
+    let dir = tempfile::tempdir().unwrap();
+    for (file, read) in [
+        (
+            "ncu/ncu_details_matmul_tiled_h100.csv",
+            &(|p: &Path| read_ncu(p, &ncu::Labels::default()).map(|_| ()))
+                as &dyn Fn(&Path) -> Result<(), yosoku_plugin_sdk::PluginError>,
+        ),
+        ("ncu/ncu_raw_sweep_matmul_tiled_h100.csv", &|p: &Path| {
+            read_ncu(p, &ncu::Labels::default()).map(|_| ())
+        }),
+        (
+            "public/gpuperfpredict_matMul_gpu_sharedmem-traces_K40_prefixed.csv",
+            &|p: &Path| {
+                let labels = nvprof::Labels {
+                    prefix_names: Some(vec!["n".into()]),
+                    ..Default::default()
+                };
+                read_nvprof(p, &labels).map(|_| ())
+            },
+        ),
+    ] {
+        let text = std::fs::read_to_string(data(file)).unwrap();
+        let body = text.trim_end_matches('\n');
+        // Just after the last field's opening quote.
+        let cut = body.rfind(",\"").unwrap() + 2;
+        let path = dir.path().join("cut.csv");
+        std::fs::write(&path, format!("{}\n", &body[..cut])).unwrap();
+        let e = read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("the file ends inside a quoted field"),
+            "{file}: {e}"
+        );
+    }
+}
