@@ -43,6 +43,8 @@ pub struct Dispatch {
     pub end_ns: Option<u64>,
     /// Launch configuration and counters: (raw name, value text, 1-based column).
     pub values: Vec<(String, String, usize)>,
+    /// Identity columns kept as text for the run's parameters: (lower-case name, value).
+    pub text: Vec<(String, String)>,
 }
 
 /// One profiler file, read.
@@ -58,6 +60,10 @@ const KERNEL: &[&str] = &["Kernel_Name", "KernelName"];
 const GPU: &[&str] = &["GPU_ID", "gpu-id", "Agent_Id"];
 const START: &[&str] = &["Start_Timestamp", "BeginNs"];
 const END: &[&str] = &["End_Timestamp", "EndNs"];
+
+/// Text columns that identify a run, kept in its parameters: rocpd's `Guid` (the profiled
+/// process, which tells a merged export's processes apart).
+const KEPT_TEXT: &[&str] = &["Guid"];
 
 /// Identity and bookkeeping columns: neither launch configuration nor counters.
 const IGNORED: &[&str] = &[
@@ -371,7 +377,14 @@ fn read_wide(
             ),
             _ => (None, None),
         };
+        let mut text = Vec::new();
+        for (i, name) in header.names.iter().enumerate() {
+            if is_one_of(name, KEPT_TEXT) {
+                text.push((name.to_ascii_lowercase(), get(i)?.trim().to_owned()));
+            }
+        }
         dispatches.push(Dispatch {
+            text,
             line,
             id: get(id)?.trim().to_owned(),
             gpu: gpu
@@ -461,6 +474,7 @@ fn read_long(
                     start_ns,
                     end_ns,
                     values,
+                    text: Vec::new(),
                 });
                 index.insert(key, dispatches.len() - 1);
                 dispatches.len() - 1

@@ -256,7 +256,12 @@ fn add_workload(tables: &mut Tables, w: &Workload, labels: &Labels) -> Result<()
                     ),
                 ));
             }
-            let parameters = format!("dispatch={};time_from={time_file_name}", d.id);
+            let mut parameters = format!("dispatch={};time_from={time_file_name}", d.id);
+            for (name, value) in d.text.iter().chain(&timed.text) {
+                if !parameters.contains(&format!(";{name}=")) {
+                    parameters.push_str(&format!(";{name}={}", value.replace([';', '='], ",")));
+                }
+            }
             tables.add_run(run, Some(&parameters), "kernel", (end - start) as f64 / 1e9);
             // The dispatch on the workload's timeline, one lane per GPU.
             let lane = tables.run_key(run).device.clone();

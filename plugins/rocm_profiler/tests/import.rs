@@ -446,6 +446,13 @@ fn a_rocpd_export_keeps_its_text_columns_out_of_the_counters() {
     assert_eq!(counter(&tables, "rocpd:3", "threads").unwrap().0, 4096.0);
     let raw = strings(table(&tables, "counters"), "raw_name");
     assert!(!raw.iter().any(|r| r == "Guid"), "{raw:?}");
+    // The profiled process's Guid, kept as text in the run's parameters.
+    assert!(
+        strings(table(&tables, "runs"), "parameters")[0]
+            .ends_with(";guid=00006409-00d1-70d1-a5cb-b5ab88214544"),
+        "{:?}",
+        strings(table(&tables, "runs"), "parameters")
+    );
     let mapped = table(&tables, "metric_names");
     let flags = mapped.column_by_name("mapped").unwrap().as_boolean();
     assert!(
