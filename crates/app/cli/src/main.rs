@@ -11,6 +11,7 @@
 //! glibc's allocator is told to keep freed memory for reuse (`mallopt`): the importers allocate and
 //! free large buffers piece by piece.
 
+mod devices;
 mod export;
 mod format;
 mod metrics;
@@ -103,6 +104,16 @@ enum Command {
         /// How many rows of each table to show.
         #[arg(long, default_value_t = 10)]
         rows: usize,
+    },
+    /// The device catalogue: each device's specification (SMs, clocks, peak FLOP/s, DRAM
+    /// bandwidth, caches, memory) with the source of every value, and what yosoku measured on
+    /// it. A TOML file per device adds one (YOSOKU_DEVICES, --devices).
+    Devices {
+        /// Show everything about this device (its name or an alias).
+        name: Option<String>,
+        /// A catalogue file or a directory of them, over the built-in ones (repeatable).
+        #[arg(long = "devices", value_name = "PATH")]
+        devices: Vec<PathBuf>,
     },
     /// The canonical metric names profiler imports map to (each with its kind and the names
     /// each tool writes for it) and the naming rules; or, with --unmapped, the names a bundle's
@@ -230,6 +241,9 @@ fn main() -> ExitCode {
         } => export::export(&bundle, format, &table, &output).and_then(|m| emit(&format!("{m}\n"))),
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
+        Command::Devices { name, devices } => {
+            devices::list(name.as_deref(), &devices).and_then(|text| emit(&text))
+        }
         Command::Serve { dir, port, web } => serve(dir, port, web),
         Command::Metrics {
             tool,

@@ -36,6 +36,7 @@ fn every_command_has_help() {
         vec!["scoreboard", "--help"],
         vec!["metrics", "--help"],
         vec!["serve", "--help"],
+        vec!["devices", "--help"],
         vec!["trace", "export", "--help"],
         vec!["trace", "import", "--help"],
         vec!["trace", "check", "--help"],
@@ -537,5 +538,51 @@ fn serve_refuses_a_missing_directory_and_web_files_that_are_not_there() {
         text(&out.stderr).contains("no index.html there"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+#[test]
+fn devices_lists_the_catalogue_and_a_users_file_adds_a_device() {
+    let out = yosoku(&["devices"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("NVIDIA H200"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = yosoku(&["devices", "h100"]);
+    assert!(text(&out.stdout).contains("[datasheet] NVIDIA H100 Tensor Core GPU datasheet"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("v100.toml"),
+        "name = \"Tesla V100-SXM2-16GB\"\naliases = [\"V100\"]\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"Volta\"\n[spec]\nsm_count = { value = 80, source = \"wp\" }\n[sources]\nwp = \"NVIDIA Tesla V100 whitepaper\"\n",
+    )
+    .unwrap();
+    let out = yosoku(&["devices", "v100", "--devices", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("sm_count"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Unknown names get the closest; a broken file its line and column.
+    let out = yosoku(&["devices", "H20"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("the closest: NVIDIA H200"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "name = \"B\"\nvendor = \"V\"\nkind = \"gpu\"\narchitecture = \"A\"\n[spec]\nsm_count = { value = -1, source = \"s\" }\n[sources]\ns = \"x\"\n",
+    )
+    .unwrap();
+    let out = yosoku(&["devices", "--devices", dir.path().to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("bad.toml:6:12: spec.sm_count: expected a positive number"),
+        "{stderr}"
     );
 }

@@ -1,0 +1,325 @@
+//! The device catalogue: what each device is on paper (SM or CU count, clocks, peak FLOP/s, DRAM
+//! bandwidth, caches, memory), every value with the public source it was taken from, and, where
+//! yosoku measured the device, the measured bandwidth and FLOP/s beside. It is data: one TOML
+//! file per device (`catalogue/*.toml`, compiled in; a user's own files add or replace devices
+//! with no rebuild). Free of file I/O: callers hand over the files' text.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// The specification fields, in display order: (key, what it is). Units are in the names.
+pub const SPEC_FIELDS: &[(&str, &str)] = &[
+    ("sm_count", "SMs (NVIDIA), CUs (AMD) or cores (CPU)"),
+    ("base_clock_mhz", "base clock"),
+    ("boost_clock_mhz", "boost (maximum) clock"),
+    ("fp32_peak_gflops", "single-precision peak, non-tensor"),
+    ("fp64_peak_gflops", "double-precision peak, non-tensor"),
+    ("dram_bandwidth_gb_per_sec", "DRAM bandwidth"),
+    ("l2_bytes", "last-level (L2) cache"),
+    (
+        "shared_memory_per_sm_bytes",
+        "shared (local) memory per SM or CU",
+    ),
+    ("memory_bytes", "device memory"),
+];
+
+/// What yosoku measured on a device itself: (key, what it is).
+pub const MEASURED_FIELDS: &[(&str, &str)] = &[
+    (
+        "dram_bandwidth_gb_per_sec",
+        "a large copy's read + write bytes per second",
+    ),
+    (
+        "fp32_gflops",
+        "the best single-precision rate of a kernel yosoku ran",
+    ),
+];
+
+/// A value and the source (a key of the file's `[sources]`) it comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sourced {
+    pub value: f64,
+    pub source: String,
+}
+
+/// One device of the catalogue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Device {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub vendor: String,
+    /// `gpu` or `cpu`.
+    pub kind: String,
+    pub architecture: String,
+    pub compute_capability: Option<String>,
+    pub year: Option<i64>,
+    /// By key of [`SPEC_FIELDS`].
+    pub spec: BTreeMap<String, Sourced>,
+    /// By key of [`MEASURED_FIELDS`].
+    pub measured: BTreeMap<String, Sourced>,
+    /// Source key -> what it is (a datasheet, a whitepaper, a file of this repository).
+    pub sources: BTreeMap<String, String>,
+    /// The file it was read from.
+    pub file: String,
+}
+
+impl Device {
+    /// A specification value, if the catalogue has it.
+    pub fn spec(&self, key: &str) -> Option<f64> {
+        self.spec.get(key).map(|s| s.value)
+    }
+
+    /// Whether `name` names this device: its name or an alias, without regard to case.
+    pub fn is_named(&self, name: &str) -> bool {
+        std::iter::once(&self.name)
+            .chain(&self.aliases)
+            .any(|n| n.eq_ignore_ascii_case(name.trim()))
+    }
+}
+
+/// What is wrong with a catalogue file: where, and what.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}")]
+pub struct CatalogueError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    name: Spanned<String>,
+    #[serde(default)]
+    aliases: Vec<String>,
+    vendor: String,
+    kind: Spanned<String>,
+    architecture: String,
+    compute_capability: Option<String>,
+    year: Option<i64>,
+    #[serde(default)]
+    spec: BTreeMap<Spanned<String>, Spanned<ValueDef>>,
+    #[serde(default)]
+    measured: BTreeMap<Spanned<String>, Spanned<ValueDef>>,
+    sources: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ValueDef {
+    value: f64,
+    source: String,
+}
+
+/// Line and column (1-based) of byte offset `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+/// Reads one catalogue file.
+pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
+    let error = |at: usize, message: String| {
+        let (line, column) = line_column(text, at);
+        CatalogueError {
+            file: file.to_owned(),
+            line,
+            column,
+            message,
+        }
+    };
+    let def: FileDef = toml::from_str(text).map_err(|e| {
+        let at = e.span().map_or(0, |s| s.start);
+        error(at, e.message().trim().to_owned())
+    })?;
+    if !matches!(def.kind.get_ref().as_str(), "gpu" | "cpu") {
+        return Err(error(
+            def.kind.span().start,
+            format!("kind `{}`: expected `gpu` or `cpu`", def.kind.get_ref()),
+        ));
+    }
+    let read = |table: &BTreeMap<Spanned<String>, Spanned<ValueDef>>,
+                fields: &[(&str, &str)],
+                section: &str|
+     -> Result<BTreeMap<String, Sourced>, CatalogueError> {
+        let mut out = BTreeMap::new();
+        for (key, v) in table {
+            let name = key.get_ref();
+            if !fields.iter().any(|(k, _)| k == name) {
+                return Err(error(
+                    key.span().start,
+                    format!(
+                        "[{section}] has no field `{name}`; expected one of {} (the unit is in the name)",
+                        fields
+                            .iter()
+                            .map(|(k, _)| *k)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            let value = v.get_ref();
+            if !value.value.is_finite() || value.value <= 0.0 {
+                return Err(error(
+                    v.span().start,
+                    format!(
+                        "{section}.{name}: expected a positive number, found {}",
+                        value.value
+                    ),
+                ));
+            }
+            if !def.sources.contains_key(&value.source) {
+                return Err(error(
+                    v.span().start,
+                    format!(
+                        "{section}.{name}: source `{}` is not in [sources] (it has: {})",
+                        value.source,
+                        def.sources.keys().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            }
+            out.insert(
+                name.clone(),
+                Sourced {
+                    value: value.value,
+                    source: value.source.clone(),
+                },
+            );
+        }
+        Ok(out)
+    };
+    let spec = read(&def.spec, SPEC_FIELDS, "spec")?;
+    let measured = read(&def.measured, MEASURED_FIELDS, "measured")?;
+    if def.name.get_ref().trim().is_empty() {
+        return Err(error(def.name.span().start, "the name is empty".to_owned()));
+    }
+    Ok(Device {
+        name: def.name.into_inner(),
+        aliases: def.aliases,
+        vendor: def.vendor,
+        kind: def.kind.into_inner(),
+        architecture: def.architecture,
+        compute_capability: def.compute_capability,
+        year: def.year,
+        spec,
+        measured,
+        sources: def.sources,
+        file: file.to_owned(),
+    })
+}
+
+/// The built-in catalogue files: (file name, text).
+pub const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "nvidia-h100-sxm5.toml",
+        include_str!("../catalogue/nvidia-h100-sxm5.toml"),
+    ),
+    (
+        "nvidia-h200-sxm.toml",
+        include_str!("../catalogue/nvidia-h200-sxm.toml"),
+    ),
+    (
+        "pocl-xeon-2vcpu.toml",
+        include_str!("../catalogue/pocl-xeon-2vcpu.toml"),
+    ),
+];
+
+/// Devices by name, from any number of files.
+#[derive(Debug, Clone, Default)]
+pub struct Catalogue {
+    devices: Vec<Device>,
+}
+
+impl Catalogue {
+    /// The built-in devices.
+    pub fn built_in() -> Result<Self, CatalogueError> {
+        let mut c = Self::default();
+        for (file, text) in BUILT_IN {
+            c.add(parse(text, &format!("catalogue/{file}"))?, false)?;
+        }
+        Ok(c)
+    }
+
+    /// Adds a device; one whose name or an alias another device has is an error, unless
+    /// `replace` (a user's file replacing a built-in device of the same name).
+    pub fn add(&mut self, device: Device, replace: bool) -> Result<(), CatalogueError> {
+        let names: Vec<&String> = std::iter::once(&device.name)
+            .chain(&device.aliases)
+            .collect();
+        if let Some(i) = self
+            .devices
+            .iter()
+            .position(|d| names.iter().any(|n| d.is_named(n)))
+        {
+            if replace && self.devices[i].is_named(&device.name) {
+                self.devices[i] = device;
+                return Ok(());
+            }
+            return Err(CatalogueError {
+                file: device.file.clone(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "device `{}` is already in the catalogue as `{}` ({})",
+                    device.name, self.devices[i].name, self.devices[i].file
+                ),
+            });
+        }
+        self.devices.push(device);
+        Ok(())
+    }
+
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+
+    /// The device `name` names (its name or an alias, without regard to case).
+    pub fn find(&self, name: &str) -> Option<&Device> {
+        self.devices.iter().find(|d| d.is_named(name))
+    }
+
+    /// Up to `n` device names closest to `name`, for an error about a name not found.
+    pub fn closest(&self, name: &str, n: usize) -> Vec<&str> {
+        let want = name.to_ascii_lowercase();
+        let mut scored: Vec<(usize, &str)> = self
+            .devices
+            .iter()
+            .map(|d| {
+                let best = std::iter::once(&d.name)
+                    .chain(&d.aliases)
+                    .map(|a| distance(&want, &a.to_ascii_lowercase()))
+                    .min()
+                    .unwrap_or(usize::MAX);
+                (best, d.name.as_str())
+            })
+            .collect();
+        scored.sort();
+        scored.into_iter().take(n).map(|(_, name)| name).collect()
+    }
+}
+
+/// Levenshtein distance of two strings, by characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests;

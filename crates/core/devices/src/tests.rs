@@ -1,0 +1,86 @@
+use super::*;
+
+#[test]
+fn the_built_in_catalogue_reads_and_finds_devices_by_name_and_alias() {
+    let c = Catalogue::built_in().unwrap();
+    assert_eq!(c.devices().len(), BUILT_IN.len());
+    let h100 = c.find("h100 sxm5").unwrap();
+    assert_eq!(h100.name, "NVIDIA H100 80GB HBM3");
+    assert_eq!(h100.spec("sm_count"), Some(132.0));
+    assert_eq!(h100.spec["fp32_peak_gflops"].source, "datasheet");
+    assert!(h100.sources["ncu"].contains("ncu_raw_copy_float4_h100.csv"));
+    // Measured beside the datasheet: the copy reaches 89 % of the H100's bandwidth.
+    let measured = h100.measured["dram_bandwidth_gb_per_sec"].value;
+    assert!((measured / h100.spec("dram_bandwidth_gb_per_sec").unwrap() - 0.89).abs() < 0.01);
+    assert!(c.find("Tesla V100").is_none());
+    assert_eq!(c.closest("H20", 1), ["NVIDIA H200"]);
+}
+
+fn error(text: &str) -> String {
+    parse(text, "mine.toml").unwrap_err().to_string()
+}
+
+const HEAD: &str = "name = \"X\"\nvendor = \"V\"\nkind = \"gpu\"\narchitecture = \"A\"\n";
+
+#[test]
+fn bad_files_are_refused_with_file_line_column_and_key() {
+    let sources = "[sources]\nds = \"a datasheet\"\n";
+    // A field without a unit in its name is not a field.
+    let e = error(&format!(
+        "{HEAD}[spec]\nbandwidth = {{ value = 1, source = \"ds\" }}\n{sources}"
+    ));
+    assert!(
+        e.starts_with("mine.toml:6:1: [spec] has no field `bandwidth`"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{HEAD}[spec]\ndram_bandwidth_gb_per_sec = {{ value = -900, source = \"ds\" }}\n{sources}"
+    ));
+    assert!(
+        e.starts_with("mine.toml:6:29: spec.dram_bandwidth_gb_per_sec: expected a positive number"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{HEAD}[spec]\nsm_count = {{ value = 80, source = \"web\" }}\n{sources}"
+    ));
+    assert!(
+        e.contains("source `web` is not in [sources] (it has: ds)"),
+        "{e}"
+    );
+    let e = error(&format!("{HEAD}colour = \"green\"\n{sources}"));
+    assert!(
+        e.starts_with("mine.toml:5:1: unknown field `colour`"),
+        "{e}"
+    );
+    let e = error(&format!(
+        "{HEAD}[spec]\nsm_count = {{ value = 80 }}\n{sources}"
+    ));
+    assert!(e.contains("missing field `source`"), "{e}");
+    let e = error(&format!("{}{sources}", HEAD.replace("\"gpu\"", "\"fpga\"")));
+    assert!(e.contains("kind `fpga`: expected `gpu` or `cpu`"), "{e}");
+}
+
+#[test]
+fn a_device_twice_is_an_error_unless_a_users_file_replaces_it() {
+    let mut c = Catalogue::built_in().unwrap();
+    let mine = parse(
+        &format!(
+            "{}aliases = [\"H200\"]\n[sources]\n",
+            HEAD.replace("\"X\"", "\"My H200\"")
+        ),
+        "mine.toml",
+    )
+    .unwrap();
+    let e = c.add(mine.clone(), false).unwrap_err().to_string();
+    assert!(
+        e.contains("device `My H200` is already in the catalogue as `NVIDIA H200`"),
+        "{e}"
+    );
+    let replacement = parse(
+        &format!("{}[sources]\n", HEAD.replace("\"X\"", "\"NVIDIA H200\"")),
+        "mine.toml",
+    )
+    .unwrap();
+    c.add(replacement, true).unwrap();
+    assert_eq!(c.find("NVIDIA H200").unwrap().file, "mine.toml");
+}
