@@ -216,12 +216,44 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
 /// The built-in catalogue files: (file name, text).
 pub const BUILT_IN: &[(&str, &str)] = &[
     (
+        "nvidia-gtx-680.toml",
+        include_str!("../catalogue/nvidia-gtx-680.toml"),
+    ),
+    (
+        "nvidia-gtx-970.toml",
+        include_str!("../catalogue/nvidia-gtx-970.toml"),
+    ),
+    (
+        "nvidia-gtx-980.toml",
+        include_str!("../catalogue/nvidia-gtx-980.toml"),
+    ),
+    (
+        "nvidia-gtx-titan-x.toml",
+        include_str!("../catalogue/nvidia-gtx-titan-x.toml"),
+    ),
+    (
+        "nvidia-gtx-titan.toml",
+        include_str!("../catalogue/nvidia-gtx-titan.toml"),
+    ),
+    (
         "nvidia-h100-sxm5.toml",
         include_str!("../catalogue/nvidia-h100-sxm5.toml"),
     ),
     (
         "nvidia-h200-sxm.toml",
         include_str!("../catalogue/nvidia-h200-sxm.toml"),
+    ),
+    (
+        "nvidia-quadro-k5200.toml",
+        include_str!("../catalogue/nvidia-quadro-k5200.toml"),
+    ),
+    (
+        "nvidia-tesla-k20c.toml",
+        include_str!("../catalogue/nvidia-tesla-k20c.toml"),
+    ),
+    (
+        "nvidia-tesla-k40c.toml",
+        include_str!("../catalogue/nvidia-tesla-k40c.toml"),
     ),
     (
         "pocl-xeon-2vcpu.toml",

@@ -13,6 +13,19 @@ fn the_built_in_catalogue_reads_and_finds_devices_by_name_and_alias() {
     let measured = h100.measured["dram_bandwidth_gb_per_sec"].value;
     assert!((measured / h100.spec("dram_bandwidth_gb_per_sec").unwrap() - 0.89).abs() < 0.01);
     assert!(c.find("Tesla V100").is_none());
+    // The gpuperfpredict dataset's short names find the GPUs nvprof named in its files; the
+    // GTX-750 files hold GTX 680 data, so there is no GTX 750 (and the P100's variant is unknown).
+    for (short, name) in [
+        ("Tesla-K40", "Tesla K40c"),
+        ("TitanX", "GeForce GTX TITAN X"),
+        ("Quadro", "Quadro K5200"),
+        ("GTX-970", "GeForce GTX 970"),
+    ] {
+        assert_eq!(c.find(short).unwrap().name, name);
+    }
+    assert!(c.find("GTX-750").is_none());
+    // The GTX 970 is 13 SMs (1,664 cores), not the CSV's 3,072 cores.
+    assert_eq!(c.find("GTX-970").unwrap().spec("sm_count"), Some(13.0));
     assert_eq!(c.closest("H20", 1), ["NVIDIA H200"]);
 }
 
