@@ -19,11 +19,15 @@ use arrow_schema::{DataType, Field, Schema};
 use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
-use crate::builder::{RunKey, Tables};
+use crate::builder::{RunKey, Tables, is_null_cell};
 use crate::input::{Header, RecordReader, field, pieces_for, read_pieces, record_pieces};
 use crate::units::{Prefixes, Scale, parse_number};
 
-/// Columns that identify a launch rather than measure it.
+/// Columns that identify a launch rather than measure it (compared without regard to case): the
+/// Rodinia files' and the Apps-Gpus files' (`AppName`, `Input.Size`, nvprof's `Start`), and the
+/// description of the GPU the Apps-Gpus files repeat in every row (clock, cores, L2, bus,
+/// bandwidth), which is the device's, not the launch's: specifications come from the device
+/// catalogue (the GTX-970 rows carry the TITAN X's 3,072 cores).
 const IDENTITY: &[&str] = &[
     "",
     "input.size.1",
@@ -33,7 +37,33 @@ const IDENTITY: &[&str] = &[
     "name",
     "kernel",
     "gpu_name",
+    "appname",
+    "appid",
+    "input.size",
+    "context",
+    "stream",
+    "start",
+    "compute_version",
+    "gpu_id",
+    "l1_cache_used",
+    "max_clock_rate",
+    "num_of_cores",
+    "l2",
+    "bus",
+    "memory_clock",
+    "bandwith",
 ];
+
+fn is_identity(name: &str) -> bool {
+    IDENTITY.iter().any(|i| i.eq_ignore_ascii_case(name))
+}
+
+/// The first of `names` the header has, without regard to case.
+fn find_any(header: &Header, names: &[&str]) -> Option<usize> {
+    names
+        .iter()
+        .find_map(|n| header.names.iter().position(|h| h.eq_ignore_ascii_case(n)))
+}
 
 /// Accumulates dataset files into one wide table.
 #[derive(Debug)]
@@ -62,6 +92,8 @@ struct FileColumns {
     duration: usize,
     name: usize,
     gpu: usize,
+    /// The Apps-Gpus files' launch configuration (`Block.X`, `Block.Y`): three per input size.
+    block: Option<(usize, usize)>,
 }
 
 /// One launch of a file, as read on a piece's thread.
@@ -120,10 +152,19 @@ impl FileReader<'_> {
             header.check_width(path, line, r)?;
             let number = |column: usize| -> Result<Option<f64>, PluginError> {
                 let text = field(path, line, r, column, header)?;
-                if text == "NA" || text.is_empty() {
+                if text == "NA" || is_null_cell(text) {
                     return Ok(None);
                 }
-                parse_number(text).map(Some).ok_or_else(|| {
+                // nvprof's utilisation levels (`Low (3)`), as the Apps-Gpus files keep them:
+                // the level in parentheses.
+                let level = || {
+                    let (word, rest) = text.split_once(" (")?;
+                    let n = rest.strip_suffix(')')?;
+                    (!word.is_empty() && word.chars().all(|c| c.is_ascii_alphabetic()))
+                        .then(|| parse_number(n))
+                        .flatten()
+                };
+                parse_number(text).or_else(level).map(Some).ok_or_else(|| {
                     PluginError::at_line(
                         path,
                         line,
@@ -140,11 +181,20 @@ impl FileReader<'_> {
                 .map(|c| field(path, line, r, c, header))
                 .transpose()?
                 .unwrap_or("0");
-            let variant = if s2 == "0" {
+            let mut variant = if s2 == "0" {
                 s1.to_owned()
             } else {
                 format!("{s1}x{s2}")
             };
+            let mut parameters = format!("input.size.1={s1};input.size.2={s2}");
+            if let Some((bx, by)) = cols.block {
+                let (bx, by) = (
+                    field(path, line, r, bx, header)?,
+                    field(path, line, r, by, header)?,
+                );
+                variant.push_str(&format!("/{bx}x{by}"));
+                parameters.push_str(&format!(";block={bx}x{by}"));
+            }
             let seconds = number(cols.duration)?.filter(|s| *s > 0.0).ok_or_else(|| {
                 PluginError::at_line(path, line, "column `duration`: expected a time > 0")
             })?;
@@ -156,7 +206,7 @@ impl FileReader<'_> {
                     variant,
                     kernel: None,
                 },
-                parameters: format!("input.size.1={s1};input.size.2={s2}"),
+                parameters,
                 seconds,
             });
             for (&(c, _, _, scale), values) in counters.iter().zip(&mut out.values) {
@@ -221,15 +271,32 @@ impl Dataset {
                     "the header has no unnamed index column (R's export)",
                 )
             })?,
-            size1: header.require(path, header_line, "input.size.1", format)?,
+            size1: match find_any(&header, &["input.size.1", "Input.Size"]) {
+                Some(c) => c,
+                None => header.require(path, header_line, "input.size.1", format)?,
+            },
             size2: header.find("input.size.2"),
-            duration: header.require(path, header_line, "duration", format)?,
-            name: header.require(path, header_line, "name", format)?,
+            duration: match find_any(&header, &["duration"]) {
+                Some(c) => c,
+                None => header.require(path, header_line, "duration", format)?,
+            },
+            name: match find_any(&header, &["name", "AppName"]) {
+                Some(c) => c,
+                None => header.require(path, header_line, "name", format)?,
+            },
             gpu: header.require(path, header_line, "gpu_name", format)?,
+            // Only the Apps-Gpus layout (its `Input.Size`) has several launch configurations per
+            // size; a Rodinia file's launches of one size are told apart by their order.
+            block: header
+                .names
+                .iter()
+                .any(|h| h == "Input.Size")
+                .then(|| find_any(&header, &["Block.X"]).zip(find_any(&header, &["Block.Y"])))
+                .flatten(),
         };
         // Each counter column's name, place and unit conversion, resolved once per file.
         let counters: Vec<(usize, u32, usize, Scale)> = (0..header.names.len())
-            .filter(|&i| !IDENTITY.contains(&header.names[i].as_str()))
+            .filter(|&i| !is_identity(&header.names[i]))
             .map(|i| {
                 let handle = self.tables.name(&header.names[i]);
                 let scale = self.tables.scale(handle, "");

@@ -1042,3 +1042,31 @@ fn a_file_cut_inside_a_quoted_field_is_refused_even_with_a_newline_after_the_cut
         );
     }
 }
+
+#[test]
+fn gpuperfpredict_apps_gpus_files_read_with_their_launch_configuration() {
+    // One of the dataset's Apps-Gpus files (pipelines/data/gpuperfpredict/apps, SOURCES.md
+    // there): nvprof's metric descriptions as R's dotted names, `Input.Size`, `Duration`, three
+    // launch configurations per size, the GPU's description in every row.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/gpuperfpredict/apps/vectorAdd-Tesla-K40.csv.gz");
+    let tables = read_gpuperfpredict(&[&path]).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(runs.num_rows(), 207);
+    // Its first row, line 2: index 784, vectorAdd, 131072, Duration 1.0496e-05 s, block 64 x 1.
+    assert_eq!(strings(runs, "run_id")[0], "vectorAdd-Tesla-K40:784");
+    assert_eq!(strings(runs, "program")[0], "vectorAdd");
+    assert_eq!(strings(runs, "variant")[0], "131072/64x1");
+    assert_eq!(strings(runs, "device")[0], "Tesla-K40");
+    assert_eq!(floats(runs, "measured_secs")[0], 1.0496e-5);
+    // The GPU's description is not a counter (the catalogue has the device); the launch
+    // configuration and nvprof's names map whatever their case and dots.
+    let names = strings(table(&tables, "metric_names"), "raw_name");
+    for spec in ["num_of_cores", "max_clock_rate", "bandwith", "L2"] {
+        assert!(!names.contains(&spec.to_owned()), "{spec}");
+    }
+    let obs = table(&tables, "observations");
+    for canonical in ["block_x", "grid_x", "registers_per_thread", "inst_executed"] {
+        assert!(obs.column_by_name(canonical).is_some(), "{canonical}");
+    }
+}

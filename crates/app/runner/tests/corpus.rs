@@ -82,6 +82,18 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 2.0576e-5),
     },
     Entry {
+        file: "pipelines/data/gpuperfpredict/apps/vectorAdd-Tesla-K40.csv.gz",
+        origin: Origin::Public,
+        plugin: "cuda_profiler",
+        collector: "gpuperfpredict",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 207),
+        // nvprof's metric descriptions mostly have no alias yet (issue 38).
+        names: Some((73, 201, 201)),
+        // Line 2: index 784, vectorAdd, 131072, `Duration` 1.0496e-05 (seconds), block 64.
+        value: ("runs", "measured_secs", 0, 1.0496e-5),
+    },
+    Entry {
         file: "pipelines/data/rocprof/dispatch_0_MI100",
         origin: Origin::Public,
         plugin: "rocm_profiler",

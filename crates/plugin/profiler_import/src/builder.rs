@@ -80,10 +80,11 @@ struct NameInfo {
 }
 
 /// Whether a cell is one of the ways profilers write "no value here": empty (or blank), `n/a`,
-/// `N/A`. Such a cell is counted (`metric_names.nulls`), not read as a value.
+/// `N/A`, and nvprof's `<INVALID>` (a metric it could not compute for the launch). Such a cell is
+/// counted (`metric_names.nulls`), not read as a value.
 pub fn is_null_cell(text: &str) -> bool {
     let text = text.trim();
-    text.is_empty() || text == "n/a" || text == "N/A"
+    text.is_empty() || text == "n/a" || text == "N/A" || text == "<INVALID>"
 }
 
 /// What a counter cell held ([`Tables::add_cell`]).
