@@ -22,6 +22,7 @@ fn help_lists_every_command_it_dispatches() {
         "fuzz",
         "new-plugin",
         "cuda-trace-check",
+        "install",
     ] {
         assert!(
             help.lines().any(|l| l.trim_start().starts_with(command)),
@@ -39,4 +40,18 @@ fn an_unknown_command_fails_and_says_so() {
         err.contains("unknown command `no-such-command`"),
         "stderr: {err}"
     );
+}
+
+#[test]
+#[cfg(feature = "full")]
+fn install_refuses_an_unknown_argument_before_building_anything() {
+    let out = xtask(&["install", "--prefx", "/tmp/x"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown argument `--prefx`; usage: cargo xtask install [--prefix DIR]"),
+        "stderr: {err}"
+    );
+    let out = xtask(&["install", "--prefix"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--prefix needs a directory"));
 }

@@ -58,13 +58,6 @@ fn is_identity(name: &str) -> bool {
     IDENTITY.iter().any(|i| i.eq_ignore_ascii_case(name))
 }
 
-/// The first of `names` the header has, without regard to case.
-fn find_any(header: &Header, names: &[&str]) -> Option<usize> {
-    names
-        .iter()
-        .find_map(|n| header.names.iter().position(|h| h.eq_ignore_ascii_case(n)))
-}
-
 /// Accumulates dataset files into one wide table.
 #[derive(Debug)]
 pub struct Dataset {
@@ -271,16 +264,16 @@ impl Dataset {
                     "the header has no unnamed index column (R's export)",
                 )
             })?,
-            size1: match find_any(&header, &["input.size.1", "Input.Size"]) {
+            size1: match header.find_any(&["input.size.1", "Input.Size"]) {
                 Some(c) => c,
                 None => header.require(path, header_line, "input.size.1", format)?,
             },
             size2: header.find("input.size.2"),
-            duration: match find_any(&header, &["duration"]) {
+            duration: match header.find_any(&["duration"]) {
                 Some(c) => c,
                 None => header.require(path, header_line, "duration", format)?,
             },
-            name: match find_any(&header, &["name", "AppName"]) {
+            name: match header.find_any(&["name", "AppName"]) {
                 Some(c) => c,
                 None => header.require(path, header_line, "name", format)?,
             },
@@ -291,7 +284,11 @@ impl Dataset {
                 .names
                 .iter()
                 .any(|h| h == "Input.Size")
-                .then(|| find_any(&header, &["Block.X"]).zip(find_any(&header, &["Block.Y"])))
+                .then(|| {
+                    header
+                        .find_any(&["Block.X"])
+                        .zip(header.find_any(&["Block.Y"]))
+                })
                 .flatten(),
         };
         // Each counter column's name, place and unit conversion, resolved once per file.

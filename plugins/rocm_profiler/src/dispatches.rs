@@ -204,7 +204,7 @@ pub fn read(path: &Path, text: &str, channels: bool) -> Result<ProfileFile, Plug
     };
     if header.find("Counter_Name").is_some() || header.find("Counter_Value").is_some() {
         read_long(path, header_line, &header, records)
-    } else if !header.names.iter().any(|h| is_one_of(h, ID)) {
+    } else if header.find_any(ID).is_none() {
         Err(refusal(
             path,
             Some(header_line),
@@ -227,7 +227,7 @@ fn require_one(
     names: &[&str],
     what: &str,
 ) -> Result<usize, PluginError> {
-    names.iter().find_map(|n| header.find(n)).ok_or_else(|| {
+    header.find_any(names).ok_or_else(|| {
         PluginError::at_line(
             path,
             line,

@@ -395,6 +395,14 @@ impl Header {
         self.names.iter().position(|n| n == name)
     }
 
+    /// The column of the first of `names` the header has, without regard to case: the tools
+    /// spell one column differently by version (`Dispatch_ID`, `Dispatch_Id`; `Input.Size`).
+    pub fn find_any(&self, names: &[&str]) -> Option<usize> {
+        names
+            .iter()
+            .find_map(|n| self.names.iter().position(|h| h.eq_ignore_ascii_case(n)))
+    }
+
     /// Checks that a record has as many fields as the header: a row cut short or with a stray
     /// separator is an error naming its line, never a value read from the wrong column.
     pub fn check_width(
