@@ -68,8 +68,10 @@ pub struct Dataset {
     /// with the row the piece starts at (rows of files without it are missing). Put together
     /// once at the end, at their final size: grown file by file, the columns were copied and
     /// faulted in again at every doubling, an eighth of the import.
+    /// Files whose raw names differ for one metric (the Rodinia layout's `grid.x`, the Apps
+    /// layout's `Grid.X`) share its column.
     columns: Vec<(u32, Vec<ColumnPiece>)>,
-    column_of: HashMap<u32, usize>,
+    column_of: HashMap<String, usize>,
 }
 
 /// A counter's values in one piece of a file: the row the piece starts at, and one value per row
@@ -226,12 +228,19 @@ impl Dataset {
         }
     }
 
-    fn column(&mut self, name: u32) -> usize {
-        if let Some(&c) = self.column_of.get(&name) {
+    /// The column of raw name `name`: its metric's, unless `taken` (a file's columns so far)
+    /// holds that one already -- two raw names of one metric in one file keep two columns.
+    fn column(&mut self, name: u32, taken: &[usize]) -> usize {
+        let metric = self.tables.metric(name).0;
+        let key = match self.column_of.get(metric) {
+            Some(c) if taken.contains(c) => format!("{metric}\u{0}{name}"),
+            _ => metric.to_owned(),
+        };
+        if let Some(&c) = self.column_of.get(&key) {
             return c;
         }
         self.columns.push((name, Vec::new()));
-        self.column_of.insert(name, self.columns.len() - 1);
+        self.column_of.insert(key, self.columns.len() - 1);
         self.columns.len() - 1
     }
 
@@ -292,18 +301,19 @@ impl Dataset {
                 .flatten(),
         };
         // Each counter column's name, place and unit conversion, resolved once per file.
-        let counters: Vec<(usize, u32, usize, Scale)> = (0..header.names.len())
-            .filter(|&i| !is_identity(&header.names[i]))
-            .map(|i| {
-                let handle = self.tables.name(&header.names[i]);
-                let scale = self.tables.scale(handle, "");
-                (i, handle, self.column(handle), scale)
-            })
-            .collect();
+        let mut counters: Vec<(usize, u32, usize, Scale)> = Vec::new();
+        let mut taken = Vec::new();
+        for i in (0..header.names.len()).filter(|&i| !is_identity(&header.names[i])) {
+            let handle = self.tables.name(&header.names[i]);
+            let scale = self.tables.scale(handle, "");
+            let column = self.column(handle, &taken);
+            taken.push(column);
+            counters.push((i, handle, column, scale));
+        }
         // One value per row and column: a name the header repeats would give a column two.
-        let mut seen: HashMap<usize, usize> = HashMap::new();
-        for &(i, _, column, _) in &counters {
-            if let Some(first) = seen.insert(column, i) {
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for &(i, handle, _, _) in &counters {
+            if let Some(first) = seen.insert(handle, i) {
                 return Err(PluginError::at_line(
                     path,
                     header_line,
