@@ -116,7 +116,7 @@ pub fn list(name: Option<&str>, extra: &[PathBuf]) -> Result<String> {
     }
     let _ = writeln!(
         out,
-        "{:<52} {:<4} {:<10} {:>4} {:>5} {:>5} {:>9} {:>9} {:>7} {:>6} {:>10} {:>10}",
+        "{:<52} {:<4} {:<10} {:>6} {:>5} {:>5} {:>9} {:>9} {:>7} {:>6} {:>10} {:>10}",
         "device",
         "kind",
         "arch",
@@ -133,10 +133,15 @@ pub fn list(name: Option<&str>, extra: &[PathBuf]) -> Result<String> {
     for d in c.devices() {
         let _ = writeln!(
             out,
-            "{:<52} {:<4} {:<10} {:>4} {:>5} {:>5} {:>9} {:>9} {:>7} {:>6} {:>10} {:>10}",
+            "{:<52} {:<4} {:<10} {:>6} {:>5} {:>5} {:>9} {:>9} {:>7} {:>6} {:>10} {:>10}",
             d.name,
             d.kind,
-            d.architecture.split_whitespace().next().unwrap_or(""),
+            // Whole where it fits the column (`CDNA 2`), else its first word.
+            if d.architecture.len() <= 10 {
+                d.architecture.as_str()
+            } else {
+                d.architecture.split_whitespace().next().unwrap_or("")
+            },
             d.compute_capability.as_deref().unwrap_or("-"),
             d.year.map_or("-".to_owned(), |y| y.to_string()),
             cell(d, "sm_count", 1.0),

@@ -3,27 +3,11 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
 
 mod common;
-use common::plugin_dir;
+use common::{plugin_dir, repo, text, yosoku};
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
-}
-
-fn yosoku(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yosoku"))
-        .args(args)
-        .env("YOSOKU_PLUGIN_PATH", plugin_dir())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 #[test]
 fn every_command_has_help() {
@@ -37,6 +21,7 @@ fn every_command_has_help() {
         vec!["metrics", "--help"],
         vec!["serve", "--help"],
         vec!["devices", "--help"],
+        vec!["predict", "--help"],
         vec!["trace", "export", "--help"],
         vec!["trace", "import", "--help"],
         vec!["trace", "check", "--help"],
@@ -554,11 +539,11 @@ fn devices_lists_the_catalogue_and_a_users_file_adds_a_device() {
     assert!(text(&out.stdout).contains("[datasheet] NVIDIA H100 Tensor Core GPU datasheet"));
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
-        dir.path().join("v100.toml"),
-        "name = \"Tesla V100-SXM2-16GB\"\naliases = [\"V100\"]\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"Volta\"\n[spec]\nsm_count = { value = 80, source = \"wp\" }\n[sources]\nwp = \"NVIDIA Tesla V100 whitepaper\"\n",
+        dir.path().join("a100.toml"),
+        "name = \"NVIDIA A100-SXM4-40GB\"\naliases = [\"A100\"]\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"Ampere\"\n[spec]\nsm_count = { value = 108, source = \"wp\" }\n[sources]\nwp = \"NVIDIA A100 Tensor Core GPU Architecture whitepaper\"\n",
     )
     .unwrap();
-    let out = yosoku(&["devices", "v100", "--devices", dir.path().to_str().unwrap()]);
+    let out = yosoku(&["devices", "a100", "--devices", dir.path().to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("sm_count"),

@@ -23,6 +23,18 @@ pub const SPEC_FIELDS: &[(&str, &str)] = &[
         "shared (local) memory per SM or CU",
     ),
     ("memory_bytes", "device memory"),
+    (
+        "max_threads_per_sm",
+        "resident threads per SM (occupancy limit)",
+    ),
+    (
+        "max_blocks_per_sm",
+        "resident blocks per SM (occupancy limit)",
+    ),
+    (
+        "registers_per_sm",
+        "32-bit registers per SM (occupancy limit)",
+    ),
 ];
 
 /// What yosoku measured on a device itself: (key, what it is).
@@ -216,6 +228,18 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
 /// The built-in catalogue files: (file name, text).
 pub const BUILT_IN: &[(&str, &str)] = &[
     (
+        "amd-instinct-mi100.toml",
+        include_str!("../catalogue/amd-instinct-mi100.toml"),
+    ),
+    (
+        "amd-instinct-mi210.toml",
+        include_str!("../catalogue/amd-instinct-mi210.toml"),
+    ),
+    (
+        "amd-instinct-mi300x.toml",
+        include_str!("../catalogue/amd-instinct-mi300x.toml"),
+    ),
+    (
         "nvidia-gtx-680.toml",
         include_str!("../catalogue/nvidia-gtx-680.toml"),
     ),
@@ -254,6 +278,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "nvidia-tesla-k40c.toml",
         include_str!("../catalogue/nvidia-tesla-k40c.toml"),
+    ),
+    (
+        "nvidia-tesla-v100-dgxs-32gb.toml",
+        include_str!("../catalogue/nvidia-tesla-v100-dgxs-32gb.toml"),
     ),
     (
         "pocl-xeon-2vcpu.toml",

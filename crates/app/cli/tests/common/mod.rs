@@ -2,6 +2,30 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository's root.
+#[allow(dead_code)] // not every test file reads the repository's files
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+/// Runs the `yosoku` binary under test with the test plugins and no user catalogue.
+#[allow(dead_code)] // not every test file runs it this way
+pub fn yosoku(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yosoku"))
+        .args(args)
+        .env("YOSOKU_PLUGIN_PATH", plugin_dir())
+        .env_remove("YOSOKU_DEVICES")
+        .output()
+        .unwrap_or_else(|e| panic!("running yosoku: {e}"))
+}
+
+/// A process's output as text.
+#[allow(dead_code)] // not every test file reads output
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
 
 /// Where cargo put the plugins built as this crate's dev-dependencies (`YOSOKU_PLUGIN_PATH` for
 /// the `yosoku` binary under test).
