@@ -1163,3 +1163,78 @@ config = { path = "out.csv" }
     let written = read_bundle(&outcome.bundle_dir).unwrap();
     assert_eq!(written.manifest.stages[0].steps[0].notes, source.notes);
 }
+
+/// `transfer_scores` rows: (scheme, method) -> (median, mean, coverage) in %.
+fn transfer_scores(batch: &RecordBatch) -> Vec<(String, String, f64, f64, f64)> {
+    let scheme = utf8(batch, col::VALIDATION).unwrap();
+    let method = utf8(batch, col::MODEL).unwrap();
+    let median = float64(batch, col::MEDIAN_ABS_ERROR_PCT).unwrap();
+    let mean = float64(batch, col::MEAN_ABS_ERROR_PCT).unwrap();
+    let coverage = float64(batch, col::INTERVAL_COVERAGE_PCT).unwrap();
+    (0..batch.num_rows())
+        .map(|i| {
+            (
+                scheme.value(i).to_owned(),
+                method.value(i).to_owned(),
+                median.value(i),
+                mean.value(i),
+                coverage.value(i),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
+    let (_dir, bundle) = run("gpu-transfer.toml");
+    check_golden(&bundle);
+    for step in ["apps", "all"] {
+        let scores = transfer_scores(table(&bundle, &format!("{step}.transfer_scores")));
+        assert_eq!(
+            scores.len(),
+            4 + 3 + 3 + 2,
+            "{step}: every scheme's methods"
+        );
+        let get = |scheme: &str, method: &str| {
+            scores
+                .iter()
+                .find(|s| s.0 == scheme && s.1 == method)
+                .unwrap_or_else(|| panic!("{step}: no {scheme} / {method}"))
+                .clone()
+        };
+        // A GPU never timed: the learned model beats cores x clock scaling from the GPUs of
+        // the same architecture, and Habitat's wave scaling, on the mean.
+        let learned = get("leave_one_gpu_out", "transfer_ridge");
+        for baseline in [
+            "cores_clock_same_architecture",
+            "wave_scaling",
+            "cores_clock_all_gpus",
+        ] {
+            let b = get("leave_one_gpu_out", baseline);
+            assert!(learned.3 < b.3, "{step}: {learned:?} vs {b:?}");
+        }
+        // A kernel never timed: pricing its counters beats the instruction count.
+        let costs = get("leave_one_kernel_out", "counter_costs");
+        let count = get("leave_one_kernel_out", "instruction_count");
+        assert!(costs.2 < count.2, "{step}: {costs:?} vs {count:?}");
+        // Intervals calibrated on held-out GPUs cover most held-out rows of a new GPU.
+        assert!(learned.4 > 85.0, "{step}: {learned:?}");
+    }
+    // The Rodinia files' P100 is not in the catalogue: left out, and said so.
+    let report = yosoku_tables::report::read_report(table(&bundle, "all.report")).unwrap();
+    assert!(
+        report
+            .iter()
+            .any(|c| c.text.as_deref().is_some_and(|t| t.contains("Tesla-P100"))),
+        "the report says the P100 was left out"
+    );
+    // Every prediction is a positive time inside its interval.
+    let p = table(&bundle, "all.predictions");
+    let predicted = float64(p, col::PREDICTED_SECS).unwrap();
+    let low = float64(p, col::INTERVAL_LOW_SECS).unwrap();
+    let high = float64(p, col::INTERVAL_HIGH_SECS).unwrap();
+    for i in 0..p.num_rows() {
+        let v = predicted.value(i);
+        assert!(v > 0.0 && low.value(i) <= v && v <= high.value(i));
+    }
+}

@@ -9,6 +9,8 @@
 //! - [`compare`]: predictions against measurements, results against published figures.
 //! - [`observations`]: counter models over `observations` tables: normalize steps, one fit per
 //!   group, cross-validation with flags (Shimada et al., Oka et al.).
+//! - [`transfer`]: a kernel's time on a GPU never timed, or of a kernel never timed: wave
+//!   scaling, learned device-normalised models, schemes that hold GPUs and kernels out.
 //! - [`mpi`]: simplified-execution prediction of MPI runs per rank, the separate-runs baseline
 //!   and the best-configuration search (Chida et al.).
 //!
@@ -27,6 +29,7 @@ pub mod mpi_loop;
 #[cfg(test)]
 mod mpi_properties;
 pub mod observations;
+pub mod transfer;
 
 use arrow_array::{BooleanArray, RecordBatch};
 use yosoku_tables::access;

@@ -178,6 +178,11 @@ pub const ACTION: &str = "action";
 pub const COLUMN_COUNT: &str = "column_count";
 
 pub const MEAN_ABS_ERROR_PCT: &str = "mean_abs_error_pct";
+pub const PREDICTED_COUNT: &str = "predicted_count";
+pub const WITHIN_25_PCT: &str = "within_25_pct";
+pub const INTERVAL_COVERAGE_PCT: &str = "interval_coverage_pct";
+pub const NOT_PREDICTED: &str = "not_predicted";
+pub const LEARNED: &str = "learned";
 pub const MEDIAN_ABS_ERROR_PCT: &str = "median_abs_error_pct";
 pub const MAX_ABS_ERROR_PCT: &str = "max_abs_error_pct";
 pub const MEAN_RATIO: &str = "mean_predicted_over_measured";

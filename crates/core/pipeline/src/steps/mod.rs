@@ -20,6 +20,7 @@ mod spans;
 #[cfg(test)]
 pub(crate) mod testing;
 mod throughput;
+mod transfer;
 
 use std::fmt;
 use std::ops::Range;
@@ -63,6 +64,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     throughput::THROUGHPUT,
     overhead::OVERHEAD,
     spans::SPANS_STEP,
+    transfer::GPU_TRANSFER,
 ];
 
 /// The three stages, run in this order.

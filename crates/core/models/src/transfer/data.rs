@@ -1,0 +1,395 @@
+//! The launches of an `observations` table, joined across GPUs: one [`Cell`] per launch measured
+//! on one GPU, with what the launch did ([`Work`]) as that GPU's counters say.
+//!
+//! A launch is a (kernel, variant, occurrence) triple: the k-th row of a (program, variant) on
+//! one GPU is the same launch as the k-th on another (the gpuperfpredict files record the
+//! launches of one size in the same order on every GPU; the Apps-Gpus layout's variant also
+//! names the block shape).
+
+use std::collections::HashMap;
+
+use arrow_array::{Array, Float64Array, RecordBatch};
+use yosoku_devices::Catalogue;
+
+use super::{DRAM_TRANSACTION_BYTES, GpuSpec, median};
+use crate::ModelError;
+use crate::observations::Observations;
+
+/// The counters a [`Work`] is made of (nvprof's names, as the metric catalogue maps them).
+pub mod counter {
+    pub const WARP_INSTRUCTIONS: &str = "inst_executed";
+    pub const FLOPS_SP: &str = "flop_count_sp";
+    pub const FLOPS_DP: &str = "flop_count_dp";
+    pub const DRAM_READS: &str = "dram_read_transactions";
+    pub const DRAM_WRITES: &str = "dram_write_transactions";
+    /// Nsight Compute counts DRAM bytes (`dram__bytes_read.sum`), nvprof transactions.
+    pub const DRAM_READ_BYTES: &str = "dram_read_bytes";
+    pub const DRAM_WRITE_BYTES: &str = "dram_write_bytes";
+    /// Nsight Compute gives the launch's blocks and threads per block as totals.
+    pub const GRID_SIZE: &str = "grid_size";
+    pub const BLOCK_SIZE: &str = "block_size";
+    pub const GRID_X: &str = "grid_x";
+    pub const GRID_Y: &str = "grid_y";
+    pub const BLOCK_X: &str = "block_x";
+    pub const BLOCK_Y: &str = "block_y";
+    pub const REGISTERS: &str = "registers_per_thread";
+    pub const SHARED_BYTES: &str = "static_shared_memory";
+    pub const L2_READS: &str = "l2_read_transactions";
+    pub const L2_WRITES: &str = "l2_write_transactions";
+    pub const SHARED_LOADS: &str = "shared_load_transactions";
+    pub const SHARED_STORES: &str = "shared_store_transactions";
+    pub const GLOBAL_LOADS: &str = "gld_transactions";
+    pub const GLOBAL_STORES: &str = "gst_transactions";
+    /// Every counter a [`super::Work`] reads.
+    pub const ALL: &[&str] = &[
+        WARP_INSTRUCTIONS,
+        FLOPS_SP,
+        FLOPS_DP,
+        DRAM_READS,
+        DRAM_WRITES,
+        DRAM_READ_BYTES,
+        DRAM_WRITE_BYTES,
+        GRID_X,
+        GRID_Y,
+        BLOCK_X,
+        BLOCK_Y,
+        GRID_SIZE,
+        BLOCK_SIZE,
+        REGISTERS,
+        SHARED_BYTES,
+        L2_READS,
+        L2_WRITES,
+        SHARED_LOADS,
+        SHARED_STORES,
+        GLOBAL_LOADS,
+        GLOBAL_STORES,
+    ];
+    /// The counters of the seed's counter regression (Shimada et al., docs/methods.md section 1).
+    pub const SEED: [&str; 6] = [
+        "gld_request",
+        "gst_request",
+        "cf_executed",
+        "inst_issued1",
+        "shared_load",
+        "l2_read_transactions",
+    ];
+}
+
+/// What one launch did, as one GPU's profile counted it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Work {
+    pub warp_instructions: f64,
+    /// Single- plus double-precision floating-point operations (0 where not counted).
+    pub flops: f64,
+    /// DRAM bytes read and written (32-byte transactions; writes 0 where not counted).
+    pub dram_bytes: f64,
+    pub blocks: f64,
+    pub threads_per_block: f64,
+    /// 0 where unknown.
+    pub registers_per_thread: f64,
+    pub shared_bytes_per_block: f64,
+    /// L2 read and write transactions (0 where not counted).
+    pub l2_transactions: f64,
+    /// Shared-memory load and store transactions (0 where not counted).
+    pub shared_transactions: f64,
+    /// Global load transactions (0 where not counted).
+    pub global_loads: f64,
+    /// Global store transactions (0 where not counted).
+    pub global_stores: f64,
+    /// The seed regression's six counters, NaN where missing.
+    pub seed: [f64; 6],
+}
+
+impl Work {
+    /// Field by field, the median of several profiles of one launch (each GPU counts a little
+    /// differently: caches, instruction sets).
+    pub fn median_of(works: &[&Work]) -> Work {
+        let column = |f: &dyn Fn(&Work) -> f64| {
+            let mut v: Vec<f64> = works.iter().map(|w| f(w)).filter(|x| !x.is_nan()).collect();
+            median(&mut v)
+        };
+        let mut seed = [f64::NAN; 6];
+        for (i, s) in seed.iter_mut().enumerate() {
+            *s = column(&|w| w.seed[i]);
+        }
+        Work {
+            warp_instructions: column(&|w| w.warp_instructions),
+            flops: column(&|w| w.flops),
+            dram_bytes: column(&|w| w.dram_bytes),
+            blocks: column(&|w| w.blocks),
+            threads_per_block: column(&|w| w.threads_per_block),
+            registers_per_thread: column(&|w| w.registers_per_thread),
+            shared_bytes_per_block: column(&|w| w.shared_bytes_per_block),
+            l2_transactions: column(&|w| w.l2_transactions),
+            shared_transactions: column(&|w| w.shared_transactions),
+            global_loads: column(&|w| w.global_loads),
+            global_stores: column(&|w| w.global_stores),
+            seed,
+        }
+    }
+}
+
+/// One launch measured on one GPU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// Its row in the `observations` table.
+    pub row: usize,
+    pub launch: usize,
+    pub kernel: usize,
+    /// Index into [`Measurements::gpus`].
+    pub gpu: usize,
+    pub secs: f64,
+    pub work: Work,
+}
+
+/// Every launch of a table on every GPU that ran it.
+#[derive(Debug, Clone)]
+pub struct Measurements {
+    pub gpus: Vec<GpuSpec>,
+    /// The table's name of each GPU (`GTX-970`; the catalogue's is in `gpus`).
+    pub gpu_labels: Vec<String>,
+    pub kernels: Vec<String>,
+    /// Per launch: its kernel and variant.
+    pub launches: Vec<(usize, String)>,
+    pub cells: Vec<Cell>,
+    /// Per launch: its cells.
+    pub by_launch: Vec<Vec<usize>>,
+    /// Rows and devices left out, and why, for the report.
+    pub left_out: Vec<String>,
+}
+
+/// A counter column, or `None` when the table lacks it.
+fn column<'a>(obs: &Observations<'a>, name: &str) -> Option<&'a Float64Array> {
+    obs.feature(name).ok()
+}
+
+fn value(column: Option<&Float64Array>, row: usize) -> Option<f64> {
+    column.and_then(|c| c.is_valid(row).then(|| c.value(row)))
+}
+
+/// The counter columns a [`Work`] is read from (`None` where the table lacks one).
+struct WorkColumns<'a> {
+    inst: Option<&'a Float64Array>,
+    flops: [Option<&'a Float64Array>; 2],
+    /// Transactions read and written, or bytes read and written.
+    transactions: [Option<&'a Float64Array>; 2],
+    bytes: [Option<&'a Float64Array>; 2],
+    grid: [Option<&'a Float64Array>; 3],
+    block: [Option<&'a Float64Array>; 3],
+    registers: Option<&'a Float64Array>,
+    shared_bytes: Option<&'a Float64Array>,
+    l2: [Option<&'a Float64Array>; 2],
+    shared: [Option<&'a Float64Array>; 2],
+    global: [Option<&'a Float64Array>; 2],
+    seed: Vec<Option<&'a Float64Array>>,
+}
+
+impl<'a> WorkColumns<'a> {
+    /// The columns of `obs`; an error names the counters the models need and it lacks.
+    fn of(obs: &Observations<'a>) -> Result<Self, ModelError> {
+        let c = |n| column(obs, n);
+        let needs = [
+            (
+                &[counter::WARP_INSTRUCTIONS][..],
+                "warp instructions executed",
+            ),
+            (
+                &[counter::DRAM_READS, counter::DRAM_READ_BYTES][..],
+                "DRAM reads",
+            ),
+            (&[counter::GRID_X, counter::GRID_SIZE][..], "the grid"),
+            (&[counter::BLOCK_X, counter::BLOCK_SIZE][..], "the block"),
+        ];
+        let missing: Vec<String> = needs
+            .iter()
+            .filter(|(names, _)| names.iter().all(|n| c(n).is_none()))
+            .map(|(names, what)| format!("{what} (`{}`)", names.join("` or `")))
+            .collect();
+        if !missing.is_empty() {
+            return Err(ModelError::invalid(format!(
+                "input `observations`: the transfer models need counters the table lacks: {}",
+                missing.join(", ")
+            )));
+        }
+        Ok(Self {
+            inst: c(counter::WARP_INSTRUCTIONS),
+            flops: [c(counter::FLOPS_SP), c(counter::FLOPS_DP)],
+            transactions: [c(counter::DRAM_READS), c(counter::DRAM_WRITES)],
+            bytes: [c(counter::DRAM_READ_BYTES), c(counter::DRAM_WRITE_BYTES)],
+            grid: [
+                c(counter::GRID_SIZE),
+                c(counter::GRID_X),
+                c(counter::GRID_Y),
+            ],
+            block: [
+                c(counter::BLOCK_SIZE),
+                c(counter::BLOCK_X),
+                c(counter::BLOCK_Y),
+            ],
+            registers: c(counter::REGISTERS),
+            shared_bytes: c(counter::SHARED_BYTES),
+            l2: [c(counter::L2_READS), c(counter::L2_WRITES)],
+            shared: [c(counter::SHARED_LOADS), c(counter::SHARED_STORES)],
+            global: [c(counter::GLOBAL_LOADS), c(counter::GLOBAL_STORES)],
+            seed: counter::SEED.iter().map(|n| c(n)).collect(),
+        })
+    }
+
+    /// The launch of `row`, or `None` without its instructions, DRAM reads or configuration.
+    fn work(&self, row: usize) -> Option<Work> {
+        let sum = |[a, b]: [Option<&Float64Array>; 2]| {
+            value(a, row).unwrap_or(0.0) + value(b, row).unwrap_or(0.0)
+        };
+        let dram_bytes = match value(self.transactions[0], row) {
+            Some(_) => sum(self.transactions) * DRAM_TRANSACTION_BYTES,
+            None => value(self.bytes[0], row)? + value(self.bytes[1], row).unwrap_or(0.0),
+        };
+        // A total (Nsight Compute's `launch__grid_size`), or x times y.
+        let total = |[size, x, y]: [Option<&Float64Array>; 3]| match value(size, row) {
+            Some(t) => Some(t),
+            None => value(x, row).map(|x| x * value(y, row).unwrap_or(1.0)),
+        };
+        Some(Work {
+            warp_instructions: value(self.inst, row)?,
+            flops: sum(self.flops),
+            dram_bytes,
+            blocks: total(self.grid)?,
+            threads_per_block: total(self.block)?,
+            registers_per_thread: value(self.registers, row).unwrap_or(0.0),
+            shared_bytes_per_block: value(self.shared_bytes, row).unwrap_or(0.0),
+            l2_transactions: sum(self.l2),
+            shared_transactions: sum(self.shared),
+            global_loads: value(self.global[0], row).unwrap_or(0.0),
+            global_stores: value(self.global[1], row).unwrap_or(0.0),
+            seed: std::array::from_fn(|i| value(self.seed[i], row).unwrap_or(f64::NAN)),
+        })
+    }
+}
+
+impl Measurements {
+    /// The launches of `batch` (an `observations` table). Devices are looked up in `catalogue`;
+    /// one it lacks is an error naming the closest entries, or, with `skip_unknown`, left out
+    /// and said so. Rows without the instruction count, the DRAM reads or the launch
+    /// configuration are left out and counted.
+    pub fn from_observations(
+        batch: &RecordBatch,
+        catalogue: &Catalogue,
+        skip_unknown: bool,
+    ) -> Result<Self, ModelError> {
+        let obs = Observations::new("observations", batch)?;
+        let columns = WorkColumns::of(&obs)?;
+        let mut m = Measurements {
+            gpus: Vec::new(),
+            gpu_labels: Vec::new(),
+            kernels: Vec::new(),
+            launches: Vec::new(),
+            cells: Vec::new(),
+            by_launch: Vec::new(),
+            left_out: Vec::new(),
+        };
+        let mut gpu_of: HashMap<String, Option<usize>> = HashMap::new();
+        let mut kernel_of: HashMap<String, usize> = HashMap::new();
+        let mut launch_of: HashMap<(usize, String, usize), usize> = HashMap::new();
+        let mut occurrences: HashMap<(usize, String, usize), usize> = HashMap::new();
+        let (mut incomplete, mut unknown_rows) = (0usize, 0usize);
+        for row in 0..obs.rows() {
+            let (Some(device), Some(program), Some(variant)) = (
+                obs.device.get(row),
+                obs.program.get(row),
+                obs.variant.get(row),
+            ) else {
+                incomplete += 1;
+                continue;
+            };
+            let gpu = match gpu_of.get(device) {
+                Some(g) => *g,
+                None => {
+                    let g = match catalogue.find(device) {
+                        Some(d) => {
+                            let spec = GpuSpec::from_device(d).map_err(ModelError::invalid)?;
+                            m.gpus.push(spec);
+                            m.gpu_labels.push(device.to_owned());
+                            Some(m.gpus.len() - 1)
+                        }
+                        None if skip_unknown => {
+                            m.left_out.push(format!(
+                                "device `{device}`: not in the device catalogue, its rows left out"
+                            ));
+                            None
+                        }
+                        None => {
+                            return Err(ModelError::invalid(format!(
+                                "{}: device `{device}` is not in the device catalogue (closest: {}); add a catalogue file for it (`yosoku devices` lists them) or set `skip_unknown_devices = true`",
+                                obs.describe(row),
+                                catalogue.closest(device, 3).join(", ")
+                            )));
+                        }
+                    };
+                    gpu_of.insert(device.to_owned(), g);
+                    g
+                }
+            };
+            let Some(gpu) = gpu else {
+                unknown_rows += 1;
+                continue;
+            };
+            let secs = obs.measured.value(row);
+            let Some(work) = columns.work(row).filter(|_| secs > 0.0 && secs.is_finite()) else {
+                incomplete += 1;
+                continue;
+            };
+            let kernel = *kernel_of.entry(program.to_owned()).or_insert_with(|| {
+                m.kernels.push(program.to_owned());
+                m.kernels.len() - 1
+            });
+            let nth = occurrences
+                .entry((kernel, variant.to_owned(), gpu))
+                .or_insert(0);
+            let key = (kernel, variant.to_owned(), *nth);
+            *nth += 1;
+            let launch = *launch_of.entry(key).or_insert_with(|| {
+                m.launches.push((kernel, variant.to_owned()));
+                m.by_launch.push(Vec::new());
+                m.launches.len() - 1
+            });
+            m.by_launch[launch].push(m.cells.len());
+            m.cells.push(Cell {
+                row,
+                launch,
+                kernel,
+                gpu,
+                secs,
+                work,
+            });
+        }
+        if unknown_rows > 0 {
+            m.left_out.push(format!(
+                "{unknown_rows} rows of devices not in the catalogue"
+            ));
+        }
+        if incomplete > 0 {
+            m.left_out.push(format!(
+                "{incomplete} rows without a positive time, the instructions, the DRAM reads or the launch configuration"
+            ));
+        }
+        if m.cells.is_empty() {
+            return Err(ModelError::invalid(format!(
+                "input `observations`: no launch to use ({})",
+                m.left_out.join("; ")
+            )));
+        }
+        Ok(m)
+    }
+
+    /// The cells of launch `launch` on the GPUs `allowed` says yes to.
+    pub fn sources<'a>(
+        &'a self,
+        launch: usize,
+        allowed: &'a dyn Fn(usize) -> bool,
+    ) -> impl Iterator<Item = &'a Cell> + 'a {
+        self.by_launch[launch]
+            .iter()
+            .map(|&c| &self.cells[c])
+            .filter(move |c| allowed(c.gpu))
+    }
+}

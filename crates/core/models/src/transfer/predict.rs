@@ -1,0 +1,286 @@
+//! One question: a profile of kernels measured on one GPU, their times on another GPU named
+//! from the catalogue, with an interval, and why (`yosoku predict`).
+//!
+//! The transfer model is fitted on a training table (the `gpu-transfer` pipeline's bundle). The
+//! interval is split-conformal: each training GPU in turn is held out of the fit and predicted
+//! from one other training GPU at a time -- one source, as the question has -- of the target's
+//! architecture relation to the source (same, or different), and the level's quantile of those
+//! absolute log errors is the half-width.
+
+use super::data::{Cell, Measurements, Work};
+use super::learned::{Source, TransferModel};
+use super::schemes::conformal_half_width;
+use super::{GpuSpec, device_features, median};
+use crate::ModelError;
+
+/// Which resource bounds a launch on one GPU, by the roofline of its datasheet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    pub gpu: String,
+    /// Thread instructions over cores x clock.
+    pub compute_secs: f64,
+    /// DRAM bytes over the bandwidth.
+    pub memory_secs: f64,
+    /// `compute` or `memory`.
+    pub bound_by: &'static str,
+}
+
+impl Bound {
+    fn of(work: &Work, gpu: &GpuSpec) -> Self {
+        let f = device_features(work, gpu);
+        let (compute_secs, memory_secs) = (f[0].exp(), f[1].exp());
+        Self {
+            gpu: gpu.name.clone(),
+            compute_secs,
+            memory_secs,
+            bound_by: if memory_secs >= compute_secs {
+                "memory"
+            } else {
+                "compute"
+            },
+        }
+    }
+}
+
+/// The answer for one launch of the profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub kernel: String,
+    pub variant: String,
+    pub measured_secs: f64,
+    pub predicted_secs: f64,
+    pub interval_secs: (f64, f64),
+    /// `within architecture` or `across architectures`.
+    pub model: &'static str,
+    pub on_profile_gpu: Bound,
+    pub on_target: Bound,
+    /// The training kernels nearest to this launch (by instructions, DRAM bytes, memory share
+    /// and block size), nearest first, with their distance.
+    pub nearest: Vec<(String, f64)>,
+    /// What makes the answer less certain: said, with the wider interval.
+    pub warnings: Vec<String>,
+}
+
+/// Everything `yosoku predict` prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub profile_gpu: String,
+    pub target: String,
+    pub level: f64,
+    pub training_gpus: Vec<String>,
+    pub training_kernels: usize,
+    pub answers: Vec<Answer>,
+    /// Said once for the whole question (an architecture no training GPU has, ...).
+    pub notes: Vec<String>,
+}
+
+/// The interval level used where the launch lies outside what the model has seen.
+pub const WIDE_LEVEL: f64 = 0.99;
+
+fn calibration_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+    let mut residuals = Vec::new();
+    for held in 0..training.gpus.len() {
+        let Ok(model) = TransferModel::fit(training, &|c: &Cell| c.gpu != held) else {
+            continue;
+        };
+        let target = &training.gpus[held];
+        // A few hundred launches of each held-out GPU are enough for the quantile and keep
+        // `yosoku predict` fast.
+        let cells: Vec<&Cell> = training.cells.iter().filter(|c| c.gpu == held).collect();
+        let step = (cells.len() / 300).max(1);
+        for cell in cells.into_iter().step_by(step) {
+            for &s in &training.by_launch[cell.launch] {
+                let source = &training.cells[s];
+                let gpu = &training.gpus[source.gpu];
+                if source.gpu == held
+                    || (gpu.architecture == target.architecture) != same_architecture
+                {
+                    continue;
+                }
+                let one = [Source {
+                    secs: source.secs,
+                    work: &source.work,
+                    gpu,
+                }];
+                if let Some((p, _)) = model.predict_from(target, &one) {
+                    residuals.push((p / cell.secs).ln().abs());
+                }
+            }
+        }
+    }
+    residuals
+}
+
+/// The kernel features the nearest-kernel search compares, standardised by `scale`.
+fn signature(work: &Work) -> [f64; 4] {
+    let share = work.dram_bytes / (work.dram_bytes + 32.0 * work.warp_instructions).max(1.0);
+    [
+        (1.0 + work.warp_instructions).ln(),
+        (1.0 + work.dram_bytes).ln(),
+        share,
+        work.threads_per_block.max(1.0).ln(),
+    ]
+}
+
+fn nearest_kernels(training: &Measurements, work: &Work, n: usize) -> Vec<(String, f64)> {
+    let signatures: Vec<[f64; 4]> = training.cells.iter().map(|c| signature(&c.work)).collect();
+    let mut scale = [0.0f64; 4];
+    for j in 0..4 {
+        let mut v: Vec<f64> = signatures.iter().map(|s| s[j]).collect();
+        let m = median(&mut v);
+        let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+        scale[j] = median(&mut d).max(1e-3);
+    }
+    let me = signature(work);
+    let mut best: Vec<(String, f64)> = Vec::new();
+    for (c, s) in training.cells.iter().zip(&signatures) {
+        let d = (0..4)
+            .map(|j| ((s[j] - me[j]) / scale[j]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let name = &training.kernels[c.kernel];
+        match best.iter_mut().find(|(k, _)| k == name) {
+            Some((_, old)) => *old = old.min(d),
+            None => best.push((name.clone(), d)),
+        }
+    }
+    best.sort_by(|a, b| a.1.total_cmp(&b.1));
+    best.truncate(n);
+    best
+}
+
+/// Why a launch lies outside what the model has seen, if it does.
+fn outside(training: &Measurements, work: &Work, gpu: &GpuSpec) -> Vec<String> {
+    let mut why = Vec::new();
+    let sizes: Vec<f64> = training
+        .cells
+        .iter()
+        .map(|c| c.work.threads_per_block)
+        .collect();
+    if !sizes.contains(&work.threads_per_block) {
+        why.push(format!(
+            "a block of {} threads: no training launch used that block size",
+            work.threads_per_block
+        ));
+    }
+    let roof = |w: &Work, g: &GpuSpec| device_features(w, g)[3];
+    let (lo, hi) = training
+        .cells
+        .iter()
+        .map(|c| roof(&c.work, &training.gpus[c.gpu]))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    let r = roof(work, gpu);
+    if r < lo || r > hi {
+        why.push(format!(
+            "its roofline time on the profile's GPU, {:.3e} s, is outside the training launches' {:.3e} to {:.3e} s",
+            r.exp(),
+            lo.exp(),
+            hi.exp()
+        ));
+    }
+    why
+}
+
+/// Predicts every launch of `profile` (measured on one GPU) on `target`. `training` must not
+/// hold the target's times: a target among the training GPUs is an error unless
+/// `refit_without_target`, which leaves its rows out of the fit and the calibration.
+pub fn predict(
+    training: &Measurements,
+    profile: &Measurements,
+    target: &GpuSpec,
+    level: f64,
+    refit_without_target: bool,
+) -> Result<Prediction, ModelError> {
+    let trained_on_target = training.gpus.iter().position(|g| g.name == target.name);
+    let mut training = training.clone();
+    if let Some(t) = trained_on_target {
+        if !refit_without_target {
+            return Err(ModelError::invalid(format!(
+                "`{}` is one of the model's training GPUs: its times were fitted, so a prediction for it would not be of an unseen GPU; ask with --refit-without-target to leave its rows out of the model",
+                target.name
+            )));
+        }
+        training.cells.retain(|c| c.gpu != t);
+        training.by_launch = vec![Vec::new(); training.launches.len()];
+        for (i, c) in training.cells.iter().enumerate() {
+            training.by_launch[c.launch].push(i);
+        }
+    }
+    let profile_gpus: Vec<&str> = profile.gpus.iter().map(|g| g.name.as_str()).collect();
+    let [profile_gpu] = profile_gpus.as_slice() else {
+        return Err(ModelError::invalid(format!(
+            "the profile holds launches of {} GPUs ({}): give a profile of one",
+            profile_gpus.len(),
+            profile_gpus.join(", ")
+        )));
+    };
+    let source_gpu = &profile.gpus[0];
+    let model = TransferModel::fit(&training, &|_| true)?;
+    let same = source_gpu.architecture == target.architecture;
+    let residuals = calibration_residuals(&training, same);
+    let mut notes = Vec::new();
+    let trained_architectures: Vec<&str> = training
+        .gpus
+        .iter()
+        .map(|g| g.architecture.as_str())
+        .collect();
+    for gpu in [source_gpu, target] {
+        if !trained_architectures.contains(&gpu.architecture.as_str()) {
+            notes.push(format!(
+                "{} is a {} GPU; no training GPU is: the model across architectures answers, and its interval is the held-out GPUs' across architectures",
+                gpu.name, gpu.architecture
+            ));
+        }
+    }
+    notes.dedup();
+    let width = conformal_half_width(residuals.clone(), level);
+    let wide = conformal_half_width(residuals, WIDE_LEVEL);
+    let (Some(width), Some(wide)) = (width, wide) else {
+        return Err(ModelError::invalid(
+            "too few held-out training rows to calibrate an interval".to_owned(),
+        ));
+    };
+    let mut answers = Vec::new();
+    for cell in &profile.cells {
+        let one = [Source {
+            secs: cell.secs,
+            work: &cell.work,
+            gpu: source_gpu,
+        }];
+        let Some((secs, within)) = model.predict_from(target, &one) else {
+            continue;
+        };
+        let warnings = outside(&training, &cell.work, source_gpu);
+        let h = if warnings.is_empty() { width } else { wide };
+        answers.push(Answer {
+            kernel: profile.kernels[cell.kernel].clone(),
+            variant: profile.launches[cell.launch].1.clone(),
+            measured_secs: cell.secs,
+            predicted_secs: secs,
+            interval_secs: (secs * (-h).exp(), secs * h.exp()),
+            model: if within {
+                "within architecture"
+            } else {
+                "across architectures"
+            },
+            on_profile_gpu: Bound::of(&cell.work, source_gpu),
+            on_target: Bound::of(&cell.work, target),
+            nearest: nearest_kernels(&training, &cell.work, 3),
+            warnings,
+        });
+    }
+    Ok(Prediction {
+        profile_gpu: (*profile_gpu).to_owned(),
+        target: target.name.clone(),
+        level,
+        training_gpus: (0..training.gpus.len())
+            .filter(|&g| training.cells.iter().any(|c| c.gpu == g))
+            .map(|g| training.gpus[g].name.clone())
+            .collect(),
+        training_kernels: training.kernels.len(),
+        answers,
+        notes,
+    })
+}

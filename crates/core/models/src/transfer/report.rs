@@ -1,0 +1,163 @@
+//! The tables of a transfer validation: `predictions` (held-out rows), `transfer_scores` (one row
+//! per scheme and method), the printed `report` and the figures.
+
+use std::sync::Arc;
+
+use arrow_array::{BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use yosoku_tables::report::ReportCell;
+use yosoku_tables::rows::{Prediction as Row, PredictionsBuilder, error_pct};
+use yosoku_tables::{Figure, TRANSFER_SCORES};
+
+use super::data::Measurements;
+use super::schemes::{Score, Validation};
+use crate::ModelError;
+
+/// A published figure shown beside the scores: (row label, mean |error| in %).
+pub type Anchor = (String, f64);
+
+/// The `predictions` table: every predicted held-out row, of the learned models only unless
+/// `all_methods`. `validation` is the scheme, `held_out` the fold, `flags` what the row's
+/// prediction lacks.
+pub fn predictions_batch(
+    m: &Measurements,
+    observations: &crate::observations::Observations<'_>,
+    v: &Validation,
+    all_methods: bool,
+) -> Result<RecordBatch, ModelError> {
+    let mut b = PredictionsBuilder::with_capacity(v.predictions.len());
+    for p in &v.predictions {
+        let (Some(secs), true) = (p.secs, all_methods || p.method.is_learned()) else {
+            continue;
+        };
+        let cell = &m.cells[p.cell];
+        let row = cell.row;
+        b.append(&Row {
+            model: p.method.name(),
+            device: &m.gpu_labels[cell.gpu],
+            program: &m.kernels[cell.kernel],
+            variant: observations.variant.get(row).unwrap_or(""),
+            phase: "kernel",
+            repetitions: 1,
+            predicted_secs: secs,
+            measured_secs: Some(cell.secs),
+            error_pct: Some(error_pct(secs, cell.secs)),
+            flags: p.flag,
+            run_id: observations.run_id.get(row),
+            model_group: Some(&m.gpu_labels[cell.gpu]),
+            validation: Some(p.scheme.name()),
+            held_out: Some(&p.fold),
+            interval_secs: p.interval,
+        });
+    }
+    Ok(b.finish()?)
+}
+
+fn not_predicted(s: &Score) -> Option<String> {
+    (!s.not_predicted.is_empty()).then(|| {
+        s.not_predicted
+            .iter()
+            .map(|(why, n)| format!("{why}: {n}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The `transfer_scores` table.
+pub fn scores_batch(v: &Validation) -> Result<RecordBatch, ModelError> {
+    let s = &v.scores;
+    let nan_null = |f: &dyn Fn(&Score) -> f64| -> Arc<Float64Array> {
+        Arc::new(
+            s.iter()
+                .map(|x| Some(f(x)).filter(|v| v.is_finite()))
+                .collect(),
+        )
+    };
+    let batch = RecordBatch::try_new(
+        TRANSFER_SCORES.schema(),
+        vec![
+            Arc::new(StringArray::from_iter_values(
+                s.iter().map(|x| x.scheme.name()),
+            )),
+            Arc::new(StringArray::from_iter_values(
+                s.iter().map(|x| x.method.name()),
+            )),
+            Arc::new(BooleanArray::from_iter(
+                s.iter().map(|x| Some(x.method.is_learned())),
+            )),
+            Arc::new(Int64Array::from_iter_values(
+                s.iter().map(|x| x.rows as i64),
+            )),
+            Arc::new(Int64Array::from_iter_values(
+                s.iter().map(|x| x.predicted as i64),
+            )),
+            nan_null(&|x| x.mean_abs_error_pct),
+            nan_null(&|x| x.median_abs_error_pct),
+            nan_null(&|x| x.within_25_pct),
+            nan_null(&|x| x.coverage_pct),
+            Arc::new(StringArray::from_iter(s.iter().map(not_predicted))),
+        ],
+    )
+    .map_err(|e| ModelError::invalid(format!("building `transfer_scores`: {e}")))?;
+    TRANSFER_SCORES.check(&batch).map_err(ModelError::built)?;
+    Ok(batch)
+}
+
+/// The printed table (schemes and methods by rows, the measures by columns, the anchors below)
+/// and the figures `<scheme>.<method>: <measure>`; the learned models' are headlines.
+pub fn report(
+    m: &Measurements,
+    v: &Validation,
+    anchors: &[Anchor],
+) -> (Vec<ReportCell>, Vec<Figure>) {
+    let title = format!(
+        "Held-out GPUs and kernels: {} kernels on {} GPUs, |error| and 95 % interval coverage",
+        m.kernels.len(),
+        m.gpus.len()
+    );
+    let mut cells = Vec::new();
+    let mut figures = Vec::new();
+    for s in &v.scores {
+        let row = format!("{} / {}", s.scheme.name(), s.method.name());
+        let measures = [
+            ("median |error|", s.median_abs_error_pct),
+            ("mean |error|", s.mean_abs_error_pct),
+            ("within 25 %", s.within_25_pct),
+            ("interval coverage", s.coverage_pct),
+        ];
+        for (column, value) in measures {
+            cells.push(ReportCell::number(&title, &row, column, value, "%"));
+            if value.is_finite() {
+                let name = format!("{}.{}: {column}", s.scheme.name(), s.method.name());
+                let figure = Figure::new(name, value, "%");
+                figures.push(if s.method.is_learned() {
+                    figure.headline()
+                } else {
+                    figure
+                });
+            }
+        }
+        cells.push(ReportCell::text(
+            &title,
+            &row,
+            "predicted",
+            format!("{} of {}", s.predicted, s.rows),
+        ));
+        if let Some(why) = not_predicted(s) {
+            cells.push(ReportCell::text(&title, &row, "not predicted", why));
+        }
+    }
+    for (label, value) in anchors {
+        let row = format!("published: {label}");
+        cells.push(ReportCell::number(
+            &title,
+            &row,
+            "mean |error|",
+            *value,
+            "%",
+        ));
+    }
+    for note in &m.left_out {
+        cells.push(ReportCell::text(&title, "left out", "not predicted", note));
+    }
+    (cells, figures)
+}

@@ -1,0 +1,610 @@
+//! Out-of-sample validation of the transfer models and their baselines, scheme by scheme, with
+//! split-conformal 95 % intervals calibrated inside each training set.
+//!
+//! - `leave_one_gpu_out`: each GPU in turn has never been timed (only its catalogue row is
+//!   known); its launches are predicted from the other GPUs' measurements of the same launch.
+//! - `leave_one_gpu_out_other_architectures`: the same with every GPU of the target's
+//!   architecture left out of training and of the sources.
+//! - `leave_one_kernel_out`: each kernel in turn has never been timed anywhere; its launches
+//!   are predicted from their counters on the GPU they ran on, by models of the other kernels.
+//! - `leave_one_kernel_and_gpu_out`: both at once; the kernel's counters come from the other GPUs.
+//!
+//! Intervals: inside each training set the same scheme is run once more (each training GPU, or
+//! kernel, held out in turn); the absolute log errors of those inner predictions give the
+//! half-width, their ceil((n + 1) level)-th smallest (split-conformal). Only for the scheme with
+//! both held out are the inner folds kernels alone, shared by all GPUs of one held-out kernel
+//! (a GPU-by-kernel inner loop would refit some fifteen hundred times).
+
+use std::collections::HashMap;
+
+use faer::Mat;
+use yosoku_regression::{OlsOptions, ols};
+
+use super::data::{Cell, Measurements};
+use super::learned::{CostModel, TransferModel};
+use super::{median, peak_scaling, wave_scaling};
+use crate::ModelError;
+
+/// A way of holding data out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    LeaveOneGpuOut,
+    LeaveOneGpuOutOtherArchitectures,
+    LeaveOneKernelOut,
+    LeaveOneKernelAndGpuOut,
+}
+
+impl Scheme {
+    pub const ALL: [Scheme; 4] = [
+        Scheme::LeaveOneGpuOut,
+        Scheme::LeaveOneGpuOutOtherArchitectures,
+        Scheme::LeaveOneKernelOut,
+        Scheme::LeaveOneKernelAndGpuOut,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::LeaveOneGpuOut => "leave_one_gpu_out",
+            Scheme::LeaveOneGpuOutOtherArchitectures => "leave_one_gpu_out_other_architectures",
+            Scheme::LeaveOneKernelOut => "leave_one_kernel_out",
+            Scheme::LeaveOneKernelAndGpuOut => "leave_one_kernel_and_gpu_out",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The methods compared under the scheme: the learned model first, then the baselines.
+    pub fn methods(self) -> &'static [Method] {
+        match self {
+            Scheme::LeaveOneGpuOut => &[
+                Method::Transfer,
+                Method::WaveScaling,
+                Method::PeakSameArchitecture,
+                Method::PeakAllGpus,
+            ],
+            Scheme::LeaveOneGpuOutOtherArchitectures => {
+                &[Method::Transfer, Method::WaveScaling, Method::PeakAllGpus]
+            }
+            Scheme::LeaveOneKernelOut => &[
+                Method::CounterCosts,
+                Method::InstructionCount,
+                Method::SeedCounters,
+            ],
+            Scheme::LeaveOneKernelAndGpuOut => &[Method::CounterCosts, Method::InstructionCount],
+        }
+    }
+
+    fn holds_gpus(self) -> bool {
+        !matches!(self, Scheme::LeaveOneKernelOut)
+    }
+}
+
+/// A predictor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// The fixed-effects model in log time (learned::TransferModel).
+    Transfer,
+    /// Non-negative costs per counted event (learned::CostModel); on a GPU never timed, its
+    /// times on the measured GPUs carried over by the transfer model.
+    CounterCosts,
+    /// Habitat's wave scaling from each measured GPU, their median.
+    WaveScaling,
+    /// Cores x clock scaling from each measured GPU of the target's architecture, their median.
+    PeakSameArchitecture,
+    /// Cores x clock scaling from every measured GPU, their median.
+    PeakAllGpus,
+    /// Instructions x the median time per instruction of the other kernels on the GPU.
+    InstructionCount,
+    /// The seed's linear regression on six counters, one per GPU (Shimada et al.).
+    SeedCounters,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Transfer => "transfer_ridge",
+            Method::CounterCosts => "counter_costs",
+            Method::WaveScaling => "wave_scaling",
+            Method::PeakSameArchitecture => "cores_clock_same_architecture",
+            Method::PeakAllGpus => "cores_clock_all_gpus",
+            Method::InstructionCount => "instruction_count",
+            Method::SeedCounters => "seed_counter_regression",
+        }
+    }
+
+    /// Whether the method is learned (ours) rather than a baseline.
+    pub fn is_learned(self) -> bool {
+        matches!(self, Method::Transfer | Method::CounterCosts)
+    }
+}
+
+/// What is held out in one fold, and which cells it predicts.
+#[derive(Debug, Clone)]
+pub struct Fold {
+    pub label: String,
+    pub held_gpu: Vec<bool>,
+    pub held_kernel: Vec<bool>,
+    pub targets: Vec<usize>,
+    /// The kernel held out (for the shared inner folds of the both-out scheme).
+    kernel: Option<usize>,
+}
+
+impl Fold {
+    fn trains(&self, c: &Cell) -> bool {
+        !self.held_gpu[c.gpu] && !self.held_kernel[c.kernel]
+    }
+}
+
+fn fold(
+    m: &Measurements,
+    label: String,
+    gpus: &[usize],
+    kernels: &[usize],
+    target: &dyn Fn(&Cell) -> bool,
+) -> Fold {
+    let mut held_gpu = vec![false; m.gpus.len()];
+    let mut held_kernel = vec![false; m.kernels.len()];
+    gpus.iter().for_each(|&g| held_gpu[g] = true);
+    kernels.iter().for_each(|&k| held_kernel[k] = true);
+    Fold {
+        label,
+        held_gpu,
+        held_kernel,
+        targets: (0..m.cells.len())
+            .filter(|&c| target(&m.cells[c]))
+            .collect(),
+        kernel: kernels.first().copied(),
+    }
+}
+
+/// The outer folds of a scheme, in order (GPU by GPU, kernel by kernel).
+pub fn outer_folds(m: &Measurements, scheme: Scheme) -> Vec<Fold> {
+    let gpus = 0..m.gpus.len();
+    let same_architecture = |b: usize| -> Vec<usize> {
+        gpus.clone()
+            .filter(|&g| m.gpus[g].architecture == m.gpus[b].architecture)
+            .collect()
+    };
+    match scheme {
+        Scheme::LeaveOneGpuOut => gpus
+            .clone()
+            .map(|b| fold(m, m.gpu_labels[b].clone(), &[b], &[], &|c| c.gpu == b))
+            .collect(),
+        Scheme::LeaveOneGpuOutOtherArchitectures => gpus
+            .clone()
+            .map(|b| {
+                let held = same_architecture(b);
+                fold(m, m.gpu_labels[b].clone(), &held, &[], &|c| c.gpu == b)
+            })
+            .collect(),
+        Scheme::LeaveOneKernelOut => (0..m.kernels.len())
+            .map(|k| fold(m, m.kernels[k].clone(), &[], &[k], &|c| c.kernel == k))
+            .collect(),
+        Scheme::LeaveOneKernelAndGpuOut => (0..m.kernels.len())
+            .flat_map(|k| {
+                gpus.clone().map(move |b| {
+                    let label = format!("{} on {}", m.kernels[k], m.gpu_labels[b]);
+                    fold(m, label, &[b], &[k], &|c| c.kernel == k && c.gpu == b)
+                })
+            })
+            .collect(),
+    }
+}
+
+/// The inner folds that calibrate an outer fold's intervals.
+fn inner_folds(m: &Measurements, scheme: Scheme, outer: &Fold) -> Vec<Fold> {
+    let held_gpus: Vec<usize> = (0..m.gpus.len()).filter(|&g| outer.held_gpu[g]).collect();
+    let held_kernels: Vec<usize> = (0..m.kernels.len())
+        .filter(|&k| outer.held_kernel[k])
+        .collect();
+    let with = |v: &[usize], x: usize| -> Vec<usize> { v.iter().copied().chain([x]).collect() };
+    match scheme {
+        Scheme::LeaveOneGpuOut | Scheme::LeaveOneGpuOutOtherArchitectures => (0..m.gpus.len())
+            .filter(|&g| !outer.held_gpu[g])
+            .map(|g| {
+                let label = m.gpu_labels[g].clone();
+                fold(m, label, &with(&held_gpus, g), &[], &|c| c.gpu == g)
+            })
+            .collect(),
+        Scheme::LeaveOneKernelOut => (0..m.kernels.len())
+            .filter(|&k| !outer.held_kernel[k])
+            .map(|k| {
+                let label = m.kernels[k].clone();
+                fold(m, label, &[], &with(&held_kernels, k), &|c| c.kernel == k)
+            })
+            .collect(),
+        Scheme::LeaveOneKernelAndGpuOut => (0..m.kernels.len())
+            .filter(|&k| !outer.held_kernel[k])
+            .map(|k| {
+                let label = m.kernels[k].clone();
+                fold(m, label, &[], &with(&held_kernels, k), &|c| c.kernel == k)
+            })
+            .collect(),
+    }
+}
+
+/// One method's predictions for one fold's targets (`None`: no prediction, and why).
+struct FoldPredictions {
+    secs: Vec<Option<f64>>,
+    why_not: Option<String>,
+}
+
+/// Seconds per warp instruction of each GPU: the median over the cells `train` accepts.
+fn seconds_per_instruction(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Vec<f64> {
+    let mut per_gpu: Vec<Vec<f64>> = vec![Vec::new(); m.gpus.len()];
+    for c in m.cells.iter().filter(|c| train(c)) {
+        if c.work.warp_instructions > 0.0 {
+            per_gpu[c.gpu].push(c.secs / c.work.warp_instructions);
+        }
+    }
+    per_gpu.iter_mut().map(|v| median(v)).collect()
+}
+
+/// The seed's regression per GPU: time on the six counters, linear, with an intercept.
+fn seed_fits(
+    m: &Measurements,
+    train: &dyn Fn(&Cell) -> bool,
+) -> Vec<Option<yosoku_regression::OlsFit>> {
+    (0..m.gpus.len())
+        .map(|g| {
+            let rows: Vec<&Cell> = m
+                .cells
+                .iter()
+                .filter(|c| c.gpu == g && train(c) && c.work.seed.iter().all(|v| !v.is_nan()))
+                .collect();
+            if rows.len() < 10 {
+                return None;
+            }
+            let x = Mat::from_fn(rows.len(), 6, |i, j| rows[i].work.seed[j]);
+            let y: Vec<f64> = rows.iter().map(|c| c.secs).collect();
+            let options = OlsOptions {
+                leverage: false,
+                ..OlsOptions::default()
+            };
+            ols(x.as_ref(), &y, &options).ok()
+        })
+        .collect()
+}
+
+fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -> FoldPredictions {
+    let train = |c: &Cell| fold.trains(c);
+    // Sources: the same launch measured on GPUs the fold does not hold out.
+    let sources = |t: &Cell| -> Vec<&Cell> {
+        m.by_launch[t.launch]
+            .iter()
+            .map(|&c| &m.cells[c])
+            .filter(|c| !fold.held_gpu[c.gpu] && c.gpu != t.gpu)
+            .collect()
+    };
+    let targets = fold.targets.iter().map(|&t| &m.cells[t]);
+    let from_sources = |f: &dyn Fn(&Cell, &Cell) -> Option<f64>| -> Vec<Option<f64>> {
+        targets
+            .clone()
+            .map(|t| {
+                let mut v: Vec<f64> = sources(t).into_iter().filter_map(|s| f(s, t)).collect();
+                (!v.is_empty()).then(|| median(&mut v))
+            })
+            .collect()
+    };
+    let failed = |e: ModelError| FoldPredictions {
+        secs: vec![None; fold.targets.len()],
+        why_not: Some(e.to_string()),
+    };
+    let secs = match method {
+        Method::Transfer => match TransferModel::fit(m, &train) {
+            Ok(model) => targets
+                .clone()
+                .map(|t| model.predict(m, &m.gpus[t.gpu], &sources(t)))
+                .collect(),
+            Err(e) => return failed(e),
+        },
+        Method::CounterCosts => {
+            let costs = CostModel::fit(m, &train);
+            if scheme.holds_gpus() {
+                let model = match TransferModel::fit(m, &train) {
+                    Ok(model) => model,
+                    Err(e) => return failed(e),
+                };
+                targets
+                    .clone()
+                    .map(|t| {
+                        // The sources' profiles priced on their own GPUs stand in for times.
+                        let priced: Vec<Cell> = sources(t)
+                            .into_iter()
+                            .filter_map(|s| {
+                                let secs = costs.predict(&s.work, s.gpu)?;
+                                Some(Cell { secs, ..s.clone() })
+                            })
+                            .collect();
+                        let priced: Vec<&Cell> = priced.iter().collect();
+                        model.predict(m, &m.gpus[t.gpu], &priced)
+                    })
+                    .collect()
+            } else {
+                targets
+                    .clone()
+                    .map(|t| costs.predict(&t.work, t.gpu))
+                    .collect()
+            }
+        }
+        Method::WaveScaling => from_sources(&|s, t| {
+            Some(wave_scaling(
+                s.secs,
+                &s.work,
+                &m.gpus[s.gpu],
+                &m.gpus[t.gpu],
+            ))
+        }),
+        Method::PeakSameArchitecture => from_sources(&|s, t| {
+            (m.gpus[s.gpu].architecture == m.gpus[t.gpu].architecture)
+                .then(|| peak_scaling(s.secs, &m.gpus[s.gpu], &m.gpus[t.gpu]))
+        }),
+        Method::PeakAllGpus => {
+            from_sources(&|s, t| Some(peak_scaling(s.secs, &m.gpus[s.gpu], &m.gpus[t.gpu])))
+        }
+        Method::InstructionCount => {
+            let rate = seconds_per_instruction(m, &train);
+            if scheme.holds_gpus() {
+                from_sources(&|s, t| {
+                    let secs = s.work.warp_instructions * rate[s.gpu];
+                    secs.is_finite()
+                        .then(|| peak_scaling(secs, &m.gpus[s.gpu], &m.gpus[t.gpu]))
+                })
+            } else {
+                targets
+                    .clone()
+                    .map(|t| {
+                        let secs = t.work.warp_instructions * rate[t.gpu];
+                        secs.is_finite().then_some(secs)
+                    })
+                    .collect()
+            }
+        }
+        Method::SeedCounters => {
+            let fits = seed_fits(m, &train);
+            targets
+                .clone()
+                .map(|t| {
+                    let fit = fits[t.gpu].as_ref()?;
+                    t.work
+                        .seed
+                        .iter()
+                        .all(|v| !v.is_nan())
+                        .then(|| fit.predict(&t.work.seed))
+                })
+                .collect()
+        }
+    };
+    FoldPredictions {
+        secs,
+        why_not: None,
+    }
+}
+
+/// One predicted (or unpredictable) held-out cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub scheme: Scheme,
+    pub method: Method,
+    pub cell: usize,
+    pub fold: String,
+    /// `None`: the method could not predict the cell (see `flag`).
+    pub secs: Option<f64>,
+    pub interval: Option<(f64, f64)>,
+    /// `negative` (a linear model's negative time: no time), `no_source` (no GPU the scheme
+    /// allows measured the launch), `no_same_architecture`, `no_counters`, `fit_failed`.
+    pub flag: Option<&'static str>,
+}
+
+/// One method under one scheme, over all its held-out cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    pub scheme: Scheme,
+    pub method: Method,
+    pub rows: usize,
+    pub predicted: usize,
+    pub mean_abs_error_pct: f64,
+    pub median_abs_error_pct: f64,
+    /// Share of the predicted rows within 25 % of the measurement.
+    pub within_25_pct: f64,
+    /// Share of the predicted rows inside their interval (NaN without intervals).
+    pub coverage_pct: f64,
+    /// Why rows were not predicted, with counts.
+    pub not_predicted: Vec<(String, usize)>,
+}
+
+/// Everything [`validate`] found.
+#[derive(Debug, Clone)]
+pub struct Validation {
+    pub predictions: Vec<Prediction>,
+    pub scores: Vec<Score>,
+}
+
+/// The conformal half-width in log space: the ceil((n + 1) level)-th smallest absolute log
+/// error, `None` with too few to reach it.
+pub fn conformal_half_width(mut residuals: Vec<f64>, level: f64) -> Option<f64> {
+    residuals.retain(|r| r.is_finite());
+    let n = residuals.len();
+    let k = ((n as f64 + 1.0) * level).ceil() as usize;
+    if n == 0 || k > n {
+        return None;
+    }
+    residuals.sort_by(f64::total_cmp);
+    Some(residuals[k - 1])
+}
+
+fn log_residuals(m: &Measurements, fold: &Fold, p: &FoldPredictions) -> Vec<f64> {
+    fold.targets
+        .iter()
+        .zip(&p.secs)
+        .filter_map(|(&t, s)| {
+            let s = (*s)?;
+            (s > 0.0).then(|| (s / m.cells[t].secs).ln().abs())
+        })
+        .collect()
+}
+
+/// Runs every method of every scheme in `schemes`; `level` is the intervals' coverage (0.95).
+pub fn validate(
+    m: &Measurements,
+    schemes: &[Scheme],
+    level: f64,
+) -> Result<Validation, ModelError> {
+    if !(0.5..1.0).contains(&level) {
+        return Err(ModelError::invalid(format!(
+            "interval level {level}: expected a number in [0.5, 1)"
+        )));
+    }
+    if m.gpus.len() < 2 {
+        return Err(ModelError::invalid(format!(
+            "holding GPUs out needs launches on at least two GPUs of the catalogue; the table has {}",
+            m.gpus.len()
+        )));
+    }
+    let mut predictions = Vec::new();
+    let mut scores = Vec::new();
+    for &scheme in schemes {
+        for &method in scheme.methods() {
+            let start = predictions.len();
+            let folds: Vec<Fold> = outer_folds(m, scheme)
+                .into_iter()
+                .filter(|f| !f.targets.is_empty())
+                .collect();
+            let calibrate = |outer: &Fold| {
+                let mut residuals = Vec::new();
+                for inner in inner_folds(m, scheme, outer) {
+                    let q = predict_fold(m, scheme, method, &inner);
+                    residuals.extend(log_residuals(m, &inner, &q));
+                }
+                conformal_half_width(residuals, level)
+            };
+            // The both-out scheme's inner folds depend on the kernel alone: computed once each.
+            let shared: HashMap<usize, Option<f64>> = if scheme == Scheme::LeaveOneKernelAndGpuOut {
+                let mut firsts: Vec<&Fold> = Vec::new();
+                for f in &folds {
+                    if !firsts.iter().any(|g| g.kernel == f.kernel) {
+                        firsts.push(f);
+                    }
+                }
+                let widths = map_folds(&firsts, |f| calibrate(f));
+                firsts
+                    .iter()
+                    .zip(widths)
+                    .filter_map(|(f, w)| Some((f.kernel?, w)))
+                    .collect()
+            } else {
+                HashMap::new()
+            };
+            let results = map_folds(&folds, |outer| {
+                let p = predict_fold(m, scheme, method, outer);
+                let width = match outer.kernel.and_then(|k| shared.get(&k)) {
+                    Some(w) => *w,
+                    None => calibrate(outer),
+                };
+                (p, width)
+            });
+            for (outer, (p, width)) in folds.iter().zip(results) {
+                push_fold(scheme, method, outer, &p, width, &mut predictions);
+            }
+            scores.push(score(m, scheme, method, &predictions[start..]));
+        }
+    }
+    Ok(Validation {
+        predictions,
+        scores,
+    })
+}
+
+/// `f` over `items`, on all cores with the `parallel` feature; the results in order.
+fn map_folds<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
+fn push_fold(
+    scheme: Scheme,
+    method: Method,
+    fold: &Fold,
+    p: &FoldPredictions,
+    half_width: Option<f64>,
+    out: &mut Vec<Prediction>,
+) {
+    for (&t, secs) in fold.targets.iter().zip(&p.secs) {
+        let flag = match secs {
+            Some(s) if *s <= 0.0 || !s.is_finite() => Some("negative"),
+            Some(_) => None,
+            None if p.why_not.is_some() => Some("fit_failed"),
+            None if method == Method::PeakSameArchitecture => Some("no_same_architecture"),
+            None if method == Method::SeedCounters => Some("no_counters"),
+            None => Some("no_source"),
+        };
+        let secs = secs.filter(|s| *s > 0.0 && s.is_finite());
+        out.push(Prediction {
+            scheme,
+            method,
+            cell: t,
+            fold: fold.label.clone(),
+            secs,
+            interval: secs
+                .zip(half_width)
+                .map(|(s, h)| (s * (-h).exp(), s * h.exp())),
+            flag,
+        });
+    }
+}
+
+fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) -> Score {
+    let mut errors = Vec::new();
+    let (mut inside, mut with_interval) = (0usize, 0usize);
+    let mut not_predicted: Vec<(String, usize)> = Vec::new();
+    for p in rows {
+        let measured = m.cells[p.cell].secs;
+        match p.secs {
+            Some(s) => {
+                errors.push(100.0 * (s - measured).abs() / measured);
+                if let Some((lo, hi)) = p.interval {
+                    with_interval += 1;
+                    inside += usize::from(lo <= measured && measured <= hi);
+                }
+            }
+            None => {
+                let why = p.flag.unwrap_or("no_source").to_owned();
+                match not_predicted.iter_mut().find(|(w, _)| *w == why) {
+                    Some((_, n)) => *n += 1,
+                    None => not_predicted.push((why, 1)),
+                }
+            }
+        }
+    }
+    let predicted = errors.len();
+    let mean = errors.iter().sum::<f64>() / predicted.max(1) as f64;
+    let within = errors.iter().filter(|&&e| e <= 25.0).count();
+    Score {
+        scheme,
+        method,
+        rows: rows.len(),
+        predicted,
+        mean_abs_error_pct: if predicted == 0 { f64::NAN } else { mean },
+        median_abs_error_pct: median(&mut errors),
+        within_25_pct: if predicted == 0 {
+            f64::NAN
+        } else {
+            100.0 * within as f64 / predicted as f64
+        },
+        coverage_pct: if with_interval == 0 {
+            f64::NAN
+        } else {
+            100.0 * inside as f64 / with_interval as f64
+        },
+        not_predicted,
+    }
+}

@@ -1,0 +1,263 @@
+use yosoku_devices::Catalogue;
+
+use super::data::{Measurements, Work};
+use super::learned::{CostModel, cost_events, nonnegative_least_squares};
+use super::schemes::{Method, Scheme, conformal_half_width, validate};
+use super::*;
+use crate::observations::testing::observations;
+
+fn gpu(name: &str, architecture: &str, sms: f64, clock: f64, gflops: f64, bw: f64) -> GpuSpec {
+    GpuSpec {
+        name: name.to_owned(),
+        architecture: architecture.to_owned(),
+        sm_count: sms,
+        clock_mhz: clock,
+        fp32_peak_gflops: gflops,
+        dram_bandwidth_gb_per_sec: bw,
+        l2_bytes: Some(2.0 * 1024.0 * 1024.0),
+        occupancy: Some(OccupancyLimits {
+            max_threads_per_sm: 2048.0,
+            max_blocks_per_sm: 32.0,
+            registers_per_sm: 65536.0,
+            shared_memory_per_sm_bytes: 98304.0,
+        }),
+    }
+}
+
+fn work(flops: f64, bytes: f64, blocks: f64) -> Work {
+    Work {
+        warp_instructions: flops / 32.0,
+        flops,
+        dram_bytes: bytes,
+        blocks,
+        threads_per_block: 256.0,
+        registers_per_thread: 32.0,
+        shared_bytes_per_block: 0.0,
+        l2_transactions: 0.0,
+        shared_transactions: 0.0,
+        global_loads: 0.0,
+        global_stores: 0.0,
+        seed: [f64::NAN; 6],
+    }
+}
+
+#[test]
+fn habitat_gamma_is_one_without_flops_zero_without_bytes_and_a_half_at_the_ridge() {
+    let b = gpu("b", "x", 16.0, 1000.0, 4000.0, 200.0);
+    assert_eq!(habitat_gamma(&work(0.0, 1e6, 100.0), &b), 1.0);
+    assert_eq!(habitat_gamma(&work(1e6, 0.0, 100.0), &b), 0.0);
+    // Ridge: 4000 / 200 = 20 flops per byte.
+    assert!((habitat_gamma(&work(20e6, 1e6, 100.0), &b) - 0.5).abs() < 1e-12);
+    assert!((habitat_gamma(&work(40e6, 1e6, 100.0), &b) - 0.25).abs() < 1e-12);
+    assert!((habitat_gamma(&work(10e6, 1e6, 100.0), &b) - 0.75).abs() < 1e-12);
+}
+
+#[test]
+fn occupancy_takes_the_tightest_limit() {
+    let b = gpu("b", "x", 16.0, 1000.0, 4000.0, 200.0);
+    let mut w = work(1.0, 1.0, 1000.0);
+    // 256 threads: 8 blocks by threads; 32 registers: 8 warps x 1,024 registers = 8 blocks.
+    assert_eq!(b.blocks_per_sm(&w), Some(8.0));
+    w.registers_per_thread = 64.0; // 8 warps x 2,048 = 16,384 registers a block: 4 blocks.
+    assert_eq!(b.blocks_per_sm(&w), Some(4.0));
+    w.shared_bytes_per_block = 40_000.0; // 98,304 / 40,192 bytes: 2 blocks.
+    assert_eq!(b.blocks_per_sm(&w), Some(2.0));
+    assert_eq!(b.wave_size(&w), 32.0);
+    assert_eq!(b.waves(&w), 32.0); // 1,000 blocks / 32 a wave, rounded up.
+}
+
+#[test]
+fn wave_scaling_of_a_memory_bound_kernel_is_the_bandwidth_ratio() {
+    let a = gpu("a", "x", 16.0, 1000.0, 4000.0, 200.0);
+    let b = gpu("b", "x", 24.0, 1000.0, 6000.0, 400.0);
+    let w = work(0.0, 1e9, 10_000.0);
+    assert!((wave_scaling(1.0, &w, &a, &b) - 0.5).abs() < 1e-12);
+    // Compute-bound (gamma small): close to the peak ratio, 4000 / 6000.
+    let w = work(1e13, 1e6, 24.0 * 8.0 * 100.0);
+    let t = wave_scaling(1.0, &w, &a, &b);
+    assert!((t - 4000.0 / 6000.0).abs() < 0.01, "{t}");
+    assert!((peak_scaling(3.0, &a, &b) - 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn nonnegative_least_squares_clamps_what_would_be_negative() {
+    // Unconstrained solution of [[2, 1], [1, 2]] x = [1, -1] is (1, -1): clamped, x = (0.5, 0).
+    let x = nonnegative_least_squares(&[2.0, 1.0, 1.0, 2.0], &[1.0, -1.0]);
+    assert!((x[0] - 0.5).abs() < 1e-9 && x[1] == 0.0, "{x:?}");
+    let x = nonnegative_least_squares(&[2.0, 0.0, 0.0, 4.0], &[2.0, 2.0]);
+    assert!(
+        (x[0] - 1.0).abs() < 1e-9 && (x[1] - 0.5).abs() < 1e-9,
+        "{x:?}"
+    );
+}
+
+#[test]
+fn the_conformal_width_is_the_right_order_statistic_or_none() {
+    let r: Vec<f64> = (1..=19).map(f64::from).collect();
+    assert_eq!(conformal_half_width(r.clone(), 0.95), Some(19.0));
+    assert_eq!(conformal_half_width(r.clone(), 0.5), Some(10.0));
+    assert_eq!(conformal_half_width(r[..10].to_vec(), 0.95), None);
+    assert_eq!(conformal_half_width(Vec::new(), 0.95), None);
+}
+
+/// Launches of `kernels` kernels on the first `gpus` built-in GeForce/Tesla GPUs, timed by a
+/// known law: compute time + memory time at efficiencies that depend on the kernel, plus 5 us.
+fn synthetic(gpus: &[&str], kernels: usize) -> arrow_array::RecordBatch {
+    let catalogue = Catalogue::built_in().unwrap();
+    let mut ids = Vec::new();
+    let (mut secs, mut inst, mut reads, mut gx, mut bx) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let programs: Vec<String> = (0..kernels).map(|k| format!("k{k}")).collect();
+    let variants: Vec<String> = (0..12).map(|s| format!("{}", 1 << (s + 10))).collect();
+    for name in gpus {
+        // A device the catalogue lacks is timed as a GTX 680.
+        let device = catalogue.find(name).or(catalogue.find("GTX-680")).unwrap();
+        let spec = GpuSpec::from_device(device).unwrap();
+        for (k, program) in programs.iter().enumerate() {
+            for (s, variant) in variants.iter().enumerate() {
+                let size = (1u64 << (s + 10)) as f64;
+                let warps = size * (1.0 + k as f64) / 8.0;
+                let transactions = size * (3.0 - k as f64 * 0.3) / 4.0;
+                let w = work(warps * 32.0, transactions * 32.0, (size / 256.0).ceil());
+                let compute = warps * 32.0 / spec.instruction_rate() / 0.6;
+                let memory = w.dram_bytes / spec.bandwidth_bytes_per_sec() / 0.8;
+                ids.push((*name, program.as_str(), variant.as_str()));
+                secs.push(compute + memory + 5e-6);
+                inst.push(warps);
+                reads.push(transactions);
+                gx.push(w.blocks);
+                bx.push(256.0);
+            }
+        }
+    }
+    let ids: Vec<(&str, &str, &str)> = ids;
+    observations(
+        &ids,
+        &secs,
+        &[
+            ("inst_executed", "count", inst),
+            ("dram_read_transactions", "count", reads),
+            ("grid_x", "config", gx),
+            ("block_x", "config", bx),
+        ],
+    )
+}
+
+const GPUS: [&str; 5] = ["GTX-680", "GTX-970", "GTX-980", "Tesla-K40", "TitanX"];
+
+#[test]
+fn a_gpu_never_timed_is_predicted_from_the_others_within_a_few_percent() {
+    let batch = synthetic(&GPUS, 4);
+    let catalogue = Catalogue::built_in().unwrap();
+    let m = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    assert_eq!(
+        (m.gpus.len(), m.kernels.len(), m.launches.len()),
+        (5, 4, 48)
+    );
+    assert!(m.by_launch.iter().all(|cells| cells.len() == 5));
+    let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95).unwrap();
+    let score = |method| {
+        v.scores
+            .iter()
+            .find(|s| s.method == method)
+            .unwrap()
+            .clone()
+    };
+    let learned = score(Method::Transfer);
+    assert_eq!(learned.predicted, learned.rows);
+    assert!(learned.median_abs_error_pct < 5.0, "{learned:?}");
+    // The time is not the peak ratio: the learned model must beat cores x clock scaling.
+    let peak = score(Method::PeakAllGpus);
+    assert!(
+        learned.mean_abs_error_pct < peak.mean_abs_error_pct,
+        "{learned:?} {peak:?}"
+    );
+    assert!(learned.coverage_pct >= 80.0, "{learned:?}");
+}
+
+#[test]
+fn the_cost_model_prices_a_kernel_it_never_saw() {
+    let batch = synthetic(&GPUS, 5);
+    let catalogue = Catalogue::built_in().unwrap();
+    let m = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    let model = CostModel::fit(&m, &|c| c.kernel != 2);
+    let held: Vec<_> = m.cells.iter().filter(|c| c.kernel == 2).collect();
+    for c in &held {
+        let p = model.predict(&c.work, c.gpu).unwrap();
+        assert!((p / c.secs - 1.0).abs() < 0.05, "{p} vs {}", c.secs);
+    }
+    assert_eq!(cost_events(&held[0].work)[0], 1.0);
+}
+
+#[test]
+fn an_unknown_device_is_an_error_naming_the_closest_or_is_left_out_when_asked() {
+    let batch = synthetic(&["GTX-680", "GTX-970", "GTX 9800"], 1);
+    let catalogue = Catalogue::built_in().unwrap();
+    let e = Measurements::from_observations(&batch, &catalogue, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("device `GTX 9800` is not in the device catalogue"),
+        "{e}"
+    );
+    assert!(e.contains("closest:"), "{e}");
+    let m = Measurements::from_observations(&batch, &catalogue, true).unwrap();
+    assert_eq!(m.gpus.len(), 2);
+    assert!(
+        m.left_out.iter().any(|l| l.contains("GTX 9800")),
+        "{:?}",
+        m.left_out
+    );
+}
+
+#[test]
+fn a_table_without_the_instruction_count_is_refused() {
+    let batch = observations(
+        &[("GTX-680", "k", "1"), ("GTX-970", "k", "1")],
+        &[1.0, 2.0],
+        &[("grid_x", "config", vec![1.0, 1.0])],
+    );
+    let catalogue = Catalogue::built_in().unwrap();
+    let e = Measurements::from_observations(&batch, &catalogue, false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("inst_executed"), "{e}");
+}
+
+#[test]
+fn predict_says_when_a_launch_is_unlike_the_training_ones_and_widens_its_interval() {
+    let catalogue = Catalogue::built_in().unwrap();
+    let training =
+        Measurements::from_observations(&synthetic(&GPUS[1..], 4), &catalogue, false).unwrap();
+    let profile_batch = synthetic(&["GTX-680"], 1);
+    let mut profile = Measurements::from_observations(&profile_batch, &catalogue, false).unwrap();
+    let target = GpuSpec::from_device(catalogue.find("Tesla V100").unwrap()).unwrap();
+    let p = super::predict::predict(&training, &profile, &target, 0.95, false).unwrap();
+    assert_eq!(p.answers.len(), 12);
+    assert!(p.notes.iter().any(|n| n.contains("Volta")), "{:?}", p.notes);
+    let usual = &p.answers[5];
+    assert!(usual.warnings.is_empty(), "{:?}", usual.warnings);
+    // The same launches in blocks of 96 threads: no training launch used that size.
+    for c in &mut profile.cells {
+        c.work.threads_per_block = 96.0;
+    }
+    let q = super::predict::predict(&training, &profile, &target, 0.95, false).unwrap();
+    let odd = &q.answers[5];
+    assert!(
+        odd.warnings[0].contains("a block of 96 threads"),
+        "{:?}",
+        odd.warnings
+    );
+    let width = |a: &super::predict::Answer| a.interval_secs.1 / a.interval_secs.0;
+    assert!(width(odd) > width(usual), "{} {}", width(odd), width(usual));
+    // A target the model was trained on is refused, unless refitted without it.
+    let trained = GpuSpec::from_device(catalogue.find("GTX-980").unwrap()).unwrap();
+    let e = super::predict::predict(&training, &profile, &trained, 0.95, false).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("is one of the model's training GPUs"),
+        "{e}"
+    );
+    let r = super::predict::predict(&training, &profile, &trained, 0.95, true).unwrap();
+    assert!(!r.training_gpus.contains(&"GeForce GTX 980".to_owned()));
+}

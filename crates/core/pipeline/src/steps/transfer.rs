@@ -1,0 +1,152 @@
+//! `gpu_transfer`: a kernel's time on a GPU never timed, and of a kernel never timed, validated
+//! out of sample scheme by scheme beside the analytical baselines (docs/methods.md, section 6).
+
+use serde::Deserialize;
+use yosoku_devices::Catalogue;
+use yosoku_models::ModelError;
+use yosoku_models::observations::Observations;
+use yosoku_models::transfer::Measurements;
+use yosoku_models::transfer::report::{predictions_batch, report, scores_batch};
+use yosoku_models::transfer::schemes::{Scheme, validate};
+use yosoku_tables::{PREDICTIONS, REPORT, TRANSFER_SCORES};
+
+use super::counters::PublishedSpec;
+use super::{
+    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    names,
+};
+
+pub(crate) const GPU_TRANSFER: StepKind = StepKind::new::<TransferParams>(
+    "gpu_transfer",
+    Stage::Validate,
+    "held-out GPUs and kernels predicted from the device catalogue: learned transfer models beside wave scaling and cores x clock",
+);
+
+fn default_level() -> f64 {
+    0.95
+}
+
+fn default_predictions() -> String {
+    "learned".to_owned()
+}
+
+/// `gpu_transfer`: every scheme named over one `observations` table.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferParams {
+    pub observations: TableRef,
+    /// Scheme names; all four when absent.
+    #[serde(default)]
+    pub schemes: Vec<String>,
+    /// Coverage of the intervals.
+    #[serde(default = "default_level")]
+    pub level: f64,
+    /// Leave out (and say so) the rows of devices the catalogue lacks, instead of failing.
+    #[serde(default)]
+    pub skip_unknown_devices: bool,
+    /// Which methods' held-out rows go into `predictions`: `learned` or `all`.
+    #[serde(default = "default_predictions")]
+    pub predictions: String,
+    /// Published errors shown beside (each with a `value`, the mean |error| in %).
+    #[serde(default)]
+    pub published: Vec<PublishedSpec>,
+}
+
+#[derive(Debug)]
+pub struct Transfer {
+    observations: TableRef,
+    schemes: Vec<Scheme>,
+    level: f64,
+    skip_unknown_devices: bool,
+    all_methods: bool,
+    anchors: Vec<(String, f64)>,
+}
+
+impl StepParams for TransferParams {
+    type Step = Transfer;
+    fn into_step(self) -> Result<Transfer, ParamError> {
+        let schemes = if self.schemes.is_empty() {
+            Scheme::ALL.to_vec()
+        } else {
+            self.schemes
+                .iter()
+                .map(|s| {
+                    Scheme::parse(s).ok_or_else(|| {
+                        let known: Vec<&str> = Scheme::ALL.iter().map(|s| s.name()).collect();
+                        ParamError::new(
+                            "schemes",
+                            format!("unknown scheme `{s}`; expected one of {}", known.join(", ")),
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if !(0.5..1.0).contains(&self.level) {
+            return Err(ParamError::new(
+                "level",
+                format!("level {}: expected a number in [0.5, 1)", self.level),
+            ));
+        }
+        let all_methods = match self.predictions.as_str() {
+            "learned" => false,
+            "all" => true,
+            other => {
+                return Err(ParamError::new(
+                    "predictions",
+                    format!("`predictions = \"{other}\"`: expected `learned` or `all`"),
+                ));
+            }
+        };
+        let anchors = self
+            .published
+            .into_iter()
+            .map(|p| {
+                p.value.map(|v| (p.row.clone(), v)).ok_or_else(|| {
+                    ParamError::new(
+                        "published",
+                        format!(
+                            "published figure `{}`: give its `value` (mean |error| in %)",
+                            p.row
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Transfer {
+            observations: self.observations,
+            schemes,
+            level: self.level,
+            skip_unknown_devices: self.skip_unknown_devices,
+            all_methods,
+            anchors,
+        })
+    }
+}
+
+impl Step for Transfer {
+    fn inputs(&self) -> Vec<&TableRef> {
+        vec![&self.observations]
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&[&PREDICTIONS, &TRANSFER_SCORES, &REPORT])
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let batch = cx.input(&self.observations)?;
+        let catalogue = Catalogue::built_in()
+            .map_err(|e| StepError::Invalid(format!("the built-in device catalogue: {e}")))?;
+        let m = Measurements::from_observations(batch, &catalogue, self.skip_unknown_devices)?;
+        let v = validate(&m, &self.schemes, self.level)?;
+        let observations = Observations::new("observations", batch)?;
+        let predictions = predictions_batch(&m, &observations, &v, self.all_methods)?;
+        let scores = scores_batch(&v)?;
+        let (cells, figures) = report(&m, &v, &self.anchors);
+        let report = yosoku_tables::report::report_batch(&cells).map_err(ModelError::from)?;
+        Ok(StepOutput::new()
+            .table(&PREDICTIONS, predictions)
+            .table(&TRANSFER_SCORES, scores)
+            .table(&REPORT, report)
+            .figures(figures))
+    }
+}
