@@ -1,0 +1,269 @@
+//! `yosoku predict`: a profile of kernels on one GPU, their times on another GPU of the device
+//! catalogue, with an interval and why (docs/methods.md, section 6).
+//!
+//! The model is fitted, at each call, on the training table of a `gpu-transfer` bundle (its
+//! largest `observations` table); the profile is imported through the plugin host as a
+//! pipeline's source would be.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow_array::RecordBatch;
+use serde_json::{Map, Value};
+use yosoku_models::observations::normalize::pivot_counters;
+use yosoku_models::transfer::data::counter;
+use yosoku_models::transfer::predict::{Prediction, predict};
+use yosoku_models::transfer::{GpuSpec, Measurements};
+use yosoku_plugin_host::PluginHost;
+use yosoku_tables::access::{float64, utf8};
+use yosoku_tables::col;
+
+use crate::devices;
+
+/// What `yosoku predict` was asked.
+#[derive(Debug)]
+pub struct Question {
+    pub profile: PathBuf,
+    pub on: String,
+    pub plugin: String,
+    pub collector: String,
+    pub variants: Vec<String>,
+    pub model: PathBuf,
+    pub devices: Vec<PathBuf>,
+    pub level: f64,
+    pub refit_without_target: bool,
+    pub plugin_path: Vec<PathBuf>,
+}
+
+/// The profile's launches as an `observations` table, imported by the named collector.
+fn import_profile(q: &Question) -> Result<RecordBatch> {
+    let host = PluginHost::new(PluginHost::default_search_path(&q.plugin_path));
+    let plugin = host.find(&q.plugin)?;
+    let path = std::path::absolute(&q.profile)
+        .with_context(|| format!("{}: cannot resolve the path", q.profile.display()))?;
+    if !path.is_file() {
+        bail!("{}: no such profile file", q.profile.display());
+    }
+    let path = Value::String(path.display().to_string());
+    let mut config = Map::new();
+    if q.collector == "gpuperfpredict" {
+        config.insert("paths".into(), Value::Array(vec![path]));
+    } else {
+        config.insert("path".into(), path);
+    }
+    if !q.variants.is_empty() {
+        let variants = q.variants.iter().cloned().map(Value::String).collect();
+        config.insert("variants".into(), Value::Array(variants));
+    }
+    let checked = plugin.check_config(&q.collector, &config)?;
+    let collection = plugin.collect(&checked, &mut |_| {})?;
+    let table = |name: &str| {
+        collection
+            .tables
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b)
+    };
+    if let Some(observations) = table("observations") {
+        return Ok(observations.clone());
+    }
+    match (table("runs"), table("counters")) {
+        (Some(runs), Some(counters)) => {
+            // Only the counters the model reads: a raw page maps several of its hundreds of
+            // metrics to one canonical name the model does not use.
+            let metric = utf8(counters, col::METRIC)?;
+            let present: Vec<String> = counter::ALL
+                .iter()
+                .filter(|n| metric.iter().any(|m| m == Some(**n)))
+                .map(|n| (*n).to_owned())
+                .collect();
+            Ok(
+                pivot_counters(runs, counters, Some(&present)).with_context(|| {
+                    format!(
+                        "{}: its counters as one row per launch",
+                        q.profile.display()
+                    )
+                })?,
+            )
+        }
+        _ => bail!(
+            "{}: the `{}` collector made no `observations` and no `runs` and `counters` tables",
+            q.profile.display(),
+            q.collector
+        ),
+    }
+}
+
+/// The training table of a model bundle: its largest `observations` table.
+fn training_table(bundle: &yosoku_bundle::fs::Bundle, dir: &Path) -> Result<(String, RecordBatch)> {
+    bundle
+        .tables
+        .iter()
+        .filter(|(name, _)| name.ends_with(".observations"))
+        .max_by_key(|(_, b)| b.num_rows())
+        .map(|(n, b)| (n.clone(), b.clone()))
+        .ok_or_else(|| {
+            anyhow!(
+                "{}: the bundle has no `observations` table to train on",
+                dir.display()
+            )
+        })
+}
+
+/// The held-out figures of the scheme the question is an instance of, from each
+/// `transfer_scores` table of the bundle.
+fn validation_figures(bundle: &yosoku_bundle::fs::Bundle, same_architecture: bool) -> Vec<String> {
+    let scheme = if same_architecture {
+        "leave_one_gpu_out"
+    } else {
+        "leave_one_gpu_out_other_architectures"
+    };
+    let mut out = Vec::new();
+    for (name, batch) in &bundle.tables {
+        if !name.ends_with(".transfer_scores") {
+            continue;
+        }
+        let (Ok(v), Ok(m), Ok(median), Ok(mean), Ok(coverage)) = (
+            utf8(batch, col::VALIDATION),
+            utf8(batch, col::MODEL),
+            float64(batch, col::MEDIAN_ABS_ERROR_PCT),
+            float64(batch, col::MEAN_ABS_ERROR_PCT),
+            float64(batch, col::INTERVAL_COVERAGE_PCT),
+        ) else {
+            continue;
+        };
+        if let Some(row) =
+            (0..batch.num_rows()).find(|&i| v.value(i) == scheme && m.value(i) == "transfer_ridge")
+        {
+            out.push(format!(
+                "{name}, {scheme}: median |error| {:.1} %, mean {:.1} %, 95 % intervals covered {:.1} % of held-out rows",
+                median.value(row),
+                mean.value(row),
+                coverage.value(row)
+            ));
+        }
+    }
+    out
+}
+
+fn secs(v: f64) -> String {
+    if v >= 1.0 {
+        format!("{v:.3} s")
+    } else if v >= 1e-3 {
+        format!("{:.3} ms", v * 1e3)
+    } else {
+        format!("{:.1} us", v * 1e6)
+    }
+}
+
+fn render(p: &Prediction, training: &str, figures: &[String]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} -> {}: {} launch(es); model trained on {} ({} kernels on {})",
+        p.profile_gpu,
+        p.target,
+        p.answers.len(),
+        training,
+        p.training_kernels,
+        p.training_gpus.join(", ")
+    );
+    for f in figures {
+        let _ = writeln!(out, "validation: {f}");
+    }
+    for note in &p.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    for (i, a) in p.answers.iter().enumerate() {
+        let variant = if a.variant.is_empty() {
+            format!("launch {}", i + 1)
+        } else {
+            a.variant.clone()
+        };
+        let _ = writeln!(
+            out,
+            "\n{} [{}]\n  measured on {}: {}\n  predicted on {}: {}   {:.0} % interval {} .. {}   ({})",
+            a.kernel,
+            variant,
+            p.profile_gpu,
+            secs(a.measured_secs),
+            p.target,
+            secs(a.predicted_secs),
+            p.level * 100.0,
+            secs(a.interval_secs.0),
+            secs(a.interval_secs.1),
+            a.model
+        );
+        for b in [&a.on_profile_gpu, &a.on_target] {
+            let _ = writeln!(
+                out,
+                "  why: on {} it is {}-bound by the datasheet roofline (compute {}, memory {})",
+                b.gpu,
+                b.bound_by,
+                secs(b.compute_secs),
+                secs(b.memory_secs)
+            );
+        }
+        let nearest: Vec<String> = a
+            .nearest
+            .iter()
+            .map(|(k, d)| format!("{k} ({d:.1})"))
+            .collect();
+        let _ = writeln!(out, "  nearest training kernels: {}", nearest.join(", "));
+        for w in &a.warnings {
+            let _ = writeln!(
+                out,
+                "  outside what the model has seen: {w}; the interval is the {:.0} % one",
+                yosoku_models::transfer::predict::WIDE_LEVEL * 100.0
+            );
+        }
+    }
+    out
+}
+
+/// Answers `q`, or says what is wrong with it.
+pub fn run(q: &Question) -> Result<String> {
+    if !(0.5..1.0).contains(&q.level) {
+        bail!("--level {}: expected a number in [0.5, 1)", q.level);
+    }
+    let catalogue = devices::catalogue(&q.devices)?;
+    let device = catalogue.find(&q.on).ok_or_else(|| {
+        anyhow!(
+            "no device `{}` in the catalogue; the closest: {} (`yosoku devices` lists all; add one with a TOML file, {})",
+            q.on,
+            catalogue.closest(&q.on, 3).join(", "),
+            devices::DEVICES_VAR
+        )
+    })?;
+    let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
+    let bundle = yosoku_bundle::fs::read_bundle(&q.model).with_context(|| {
+        format!(
+            "{}: no model bundle there; build it with `yosoku run pipelines/gpu-transfer.toml`",
+            q.model.display()
+        )
+    })?;
+    let (training_name, training_batch) = training_table(&bundle, &q.model)?;
+    let training = Measurements::from_observations(&training_batch, &catalogue, true)
+        .with_context(|| format!("{}: table `{training_name}`", q.model.display()))?;
+    let observations = import_profile(q)?;
+    let profile = Measurements::from_observations(&observations, &catalogue, false)
+        .with_context(|| format!("profile {}", q.profile.display()))?;
+    let p = predict(
+        &training,
+        &profile,
+        &target,
+        q.level,
+        q.refit_without_target,
+    )?;
+    if p.answers.is_empty() {
+        bail!(
+            "profile {}: no launch could be predicted ({})",
+            q.profile.display(),
+            profile.left_out.join("; ")
+        );
+    }
+    let same = profile.gpus[0].architecture == target.architecture;
+    let figures = validation_figures(&bundle, same);
+    Ok(render(&p, &training_name, &figures))
+}

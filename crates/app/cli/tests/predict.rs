@@ -1,0 +1,162 @@
+//! `yosoku predict`: a real ncu file of an H100 predicted on a V100 from a model bundle built
+//! from the gpuperfpredict data, and each bad question refused with what was wrong.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+use common::{repo, text, yosoku};
+
+use std::path::{Path, PathBuf};
+
+/// A model bundle over the Apps-Gpus files, validated on held-out GPUs only (quick).
+fn model(dir: &Path) -> PathBuf {
+    let data = repo().join("pipelines/data/gpuperfpredict/apps");
+    let pipeline = dir.join("model.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"model\"\ndescription = \"test model\"\n\n[sources.gpp]\nplugin = \"cuda_profiler\"\ncollector = \"gpuperfpredict\"\nconfig = {{ paths = [\"{}/*.csv.gz\"] }}\n\n[[validate]]\nstep = \"gpu_transfer\"\nid = \"transfer\"\nobservations = \"gpp.observations\"\nschemes = [\"leave_one_gpu_out\", \"leave_one_gpu_out_other_architectures\"]\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let bundle = dir.join("bundle");
+    let out = yosoku(&[
+        "run",
+        "-q",
+        pipeline.to_str().unwrap(),
+        "--output",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    bundle
+}
+
+#[test]
+fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = model(dir.path());
+    let profile =
+        repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
+    let sizes = [
+        "128", "192", "256", "320", "384", "448", "512", "640", "768", "896", "1024",
+    ];
+    let mut args = vec![
+        "predict",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--on",
+        "Tesla V100",
+        "--model",
+        bundle.to_str().unwrap(),
+    ];
+    for s in &sizes {
+        args.extend(["--variant", s]);
+    }
+    let out = yosoku(&args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with("NVIDIA H100 80GB HBM3 -> Tesla V100-DGXS-32GB: 11 launch(es)"),
+        "{stdout}"
+    );
+    // The validation figures of the scheme it is an instance of (neither GPU's architecture
+    // was in training), both GPUs' rooflines, the nearest training kernels.
+    assert!(
+        stdout.contains("leave_one_gpu_out_other_architectures: median |error|"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("no training GPU is"), "{stdout}");
+    assert!(stdout.contains("[1024]"), "{stdout}");
+    assert!(
+        stdout.contains("why: on Tesla V100-DGXS-32GB it is"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("nearest training kernels: "), "{stdout}");
+    // Every predicted time lies inside its interval, and a bigger matrix takes longer.
+    let predicted: Vec<(f64, f64, f64)> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("predicted on"))
+        .map(|l| {
+            let nums: Vec<f64> = l
+                .split_whitespace()
+                .filter_map(|w| w.parse::<f64>().ok())
+                .collect();
+            (nums[0], nums[2], nums[3])
+        })
+        .collect();
+    assert_eq!(predicted.len(), 11);
+    for &(p, lo, hi) in &predicted {
+        assert!(lo < p && p < hi, "{p} {lo} {hi}");
+    }
+}
+
+#[test]
+fn bad_questions_are_refused_with_what_was_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = model(dir.path());
+    let profile =
+        repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
+    let ask = |on: &str, profile: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "predict",
+            "--profile",
+            profile.to_str().unwrap(),
+            "--on",
+            on,
+            "--model",
+            bundle.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = yosoku(&args);
+        assert!(!out.status.success());
+        assert!(out.stdout.is_empty());
+        text(&out.stderr)
+    };
+    // An unknown device: the closest names.
+    let e = ask("Tesla V1000", &profile, &[]);
+    assert!(
+        e.contains("no device `Tesla V1000` in the catalogue; the closest:"),
+        "{e}"
+    );
+    // A GPU the model was trained on, asked as if unseen.
+    let e = ask("GTX-980", &profile, &[]);
+    assert!(e.contains("is one of the model's training GPUs"), "{e}");
+    // A profile without the counters the model needs: the raw page of a copy lacks the
+    // instruction count and the DRAM reads.
+    let copy = repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_copy_float4_h100.csv");
+    let e = ask("Tesla V100", &copy, &[]);
+    assert!(
+        e.contains("the transfer models need counters the table lacks"),
+        "{e}"
+    );
+    assert!(
+        e.contains("warp instructions executed (`inst_executed`)"),
+        "{e}"
+    );
+    // A profile of a device the catalogue lacks.
+    let other = dir.path().join("other.csv");
+    let original = std::fs::read_to_string(&profile).unwrap();
+    std::fs::write(
+        &other,
+        original.replace("NVIDIA H100 80GB HBM3", "NVIDIA H900"),
+    )
+    .unwrap();
+    let e = ask("Tesla V100", &other, &[]);
+    assert!(
+        e.contains("device `NVIDIA H900` is not in the device catalogue"),
+        "{e}"
+    );
+    // No model bundle.
+    let out = yosoku(&[
+        "predict",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--on",
+        "Tesla V100",
+        "--model",
+        dir.path().join("nowhere").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("build it with `yosoku run pipelines/gpu-transfer.toml`"));
+}
