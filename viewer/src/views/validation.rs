@@ -1,7 +1,9 @@
 //! Predicted against measured: a log-log scatter with the y = x line (hover names the device,
 //! program and variant), the predicted/measured ratio per program as bars (the papers' figures),
 //! and the error table, for one hold-out scheme and model group at a time, broken down by program
-//! (the papers' figures) or by device (a model of several GPUs, each held out in turn).
+//! (the papers' figures) or by device (a model of several GPUs, each held out in turn). Where the
+//! rows carry prediction intervals (the transfer models' held-out GPUs), each point gets its
+//! interval as a vertical bar and the table says how many measurements fell inside.
 
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
@@ -31,6 +33,9 @@ pub struct Cache {
     labels: Vec<String>,
     /// Rows whose prediction or measurement cannot go on a log axis.
     off_axis: usize,
+    /// (log10 measured, log10 low, log10 high) of at most [`MAX_WHISKERS`] rows with an
+    /// interval, evenly spread over the selection.
+    whiskers: Vec<[f64; 3]>,
     /// Per value of the breakdown column: rows, mean predicted/measured, mean, median and max
     /// |error| %.
     pub groups: Vec<GroupErrors>,
@@ -44,7 +49,12 @@ pub struct GroupErrors {
     pub mean_abs_pct: f64,
     pub median_abs_pct: f64,
     pub max_abs_pct: f64,
+    /// Share of the rows with an interval whose measurement lies inside it (None without).
+    pub covered_pct: Option<f64>,
 }
+
+/// Interval bars drawn at most: beyond a few hundred they hide the points.
+const MAX_WHISKERS: usize = 400;
 
 /// The columns errors can be broken down by, when the table has them.
 const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT];
@@ -204,6 +214,10 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
             if lo.is_finite() {
                 plot.line(egui_plot::Line::new("y = x", vec![[lo, lo], [hi, hi]]).width(1.0));
             }
+            for w in &cache.whiskers {
+                let bar = egui_plot::Line::new("95 % interval", vec![[w[0], w[1]], [w[0], w[2]]]);
+                plot.line(bar.width(1.0));
+            }
             plot.points(egui_plot::Points::new("predictions", cache.points.clone()).radius(2.0));
         });
 }
@@ -243,6 +257,7 @@ fn errors_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
             "mean |error|",
             "median |error|",
             "max |error|",
+            "in interval",
         ] {
             ui.strong(h);
         }
@@ -254,6 +269,7 @@ fn errors_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
             ui.label(format::percent(p.mean_abs_pct));
             ui.label(format::percent(p.median_abs_pct));
             ui.label(format::percent(p.max_abs_pct));
+            ui.label(p.covered_pct.map_or("-".to_owned(), format::percent));
             ui.end_row();
         }
     });
@@ -264,6 +280,10 @@ impl Cache {
         self.points.len()
     }
 }
+
+/// One value of the breakdown column: its name, predicted / measured ratios, |errors| and (rows
+/// with an interval, rows inside it).
+type Breakdown = (String, Vec<f64>, Vec<f64>, (usize, usize));
 
 fn compute(
     batch: &arrow_array::RecordBatch,
@@ -277,9 +297,12 @@ fn compute(
     let n = batch.num_rows();
     let device = texts(batch, col::DEVICE).unwrap_or_else(|| vec![String::new(); n]);
     let variant = texts(batch, col::VARIANT).unwrap_or_else(|| vec![String::new(); n]);
+    let low = numbers(batch, col::INTERVAL_LOW_SECS).unwrap_or_else(|| vec![None; n]);
+    let high = numbers(batch, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]);
     let (mut points, mut labels, mut off_axis) = (Vec::new(), Vec::new(), 0);
+    let mut whiskers = Vec::new();
     let key = texts(batch, &state.by).unwrap_or_else(|| program.clone());
-    let mut per_key: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut per_key: Vec<Breakdown> = Vec::new();
     for i in 0..n {
         if (!state.validation.is_empty() && validation[i] != state.validation)
             || (state.group != ALL && !state.group.is_empty() && group[i] != state.group)
@@ -289,25 +312,35 @@ fn compute(
         let (Some(p), Some(m)) = (predicted[i], measured[i]) else {
             continue;
         };
+        let interval = low[i].zip(high[i]);
         if p > 0.0 && m > 0.0 && p.is_finite() {
             points.push([m.log10(), p.log10()]);
             labels.push(format!("{} / {} / {}", device[i], program[i], variant[i]));
+            if let Some((lo, hi)) = interval.filter(|(lo, hi)| *lo > 0.0 && hi.is_finite()) {
+                whiskers.push([m.log10(), lo.log10(), hi.log10()]);
+            }
         } else {
             off_axis += 1;
         }
         let slot = match per_key.iter().position(|(name, ..)| *name == key[i]) {
             Some(s) => s,
             None => {
-                per_key.push((key[i].clone(), Vec::new(), Vec::new()));
+                per_key.push((key[i].clone(), Vec::new(), Vec::new(), (0, 0)));
                 per_key.len() - 1
             }
         };
         per_key[slot].1.push(p / m);
         per_key[slot].2.push(100.0 * (p - m).abs() / m);
+        if let Some((lo, hi)) = interval {
+            per_key[slot].3.0 += 1;
+            per_key[slot].3.1 += usize::from(lo <= m && m <= hi);
+        }
     }
+    let step = whiskers.len().div_ceil(MAX_WHISKERS).max(1);
+    let whiskers: Vec<[f64; 3]> = whiskers.into_iter().step_by(step).collect();
     let groups = per_key
         .into_iter()
-        .map(|(name, ratios, mut errors)| {
+        .map(|(name, ratios, mut errors, (with, inside))| {
             errors.sort_by(f64::total_cmp);
             let n = errors.len();
             let median = if n % 2 == 1 {
@@ -322,6 +355,7 @@ fn compute(
                 mean_abs_pct: errors.iter().sum::<f64>() / n as f64,
                 median_abs_pct: median,
                 max_abs_pct: errors[n - 1],
+                covered_pct: (with > 0).then(|| 100.0 * inside as f64 / with as f64),
             }
         })
         .collect();
@@ -330,6 +364,7 @@ fn compute(
         points,
         labels,
         off_axis,
+        whiskers,
         groups,
     }
 }
