@@ -95,35 +95,57 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
     }
 }
 
-/// The training table of a model bundle: its largest `observations` table.
-fn training_table(bundle: &yosoku_bundle::fs::Bundle, dir: &Path) -> Result<(String, RecordBatch)> {
-    bundle
+/// The training launches of a model bundle: the `observations` table a `gpu_transfer` step wrote
+/// (the one with most rows, where several did), with the step's `transfer_scores`.
+fn training_tables(dir: &Path) -> Result<(String, RecordBatch, Vec<(String, RecordBatch)>)> {
+    let manifest = yosoku_bundle::fs::read_manifest(dir).with_context(|| {
+        format!(
+            "{}: no model bundle there; build it with `yosoku run pipelines/gpu-transfer.toml`",
+            dir.display()
+        )
+    })?;
+    let steps: Vec<&str> = manifest
+        .stages
+        .iter()
+        .flat_map(|s| &s.steps)
+        .filter(|s| s.kind == "gpu_transfer")
+        .map(|s| s.id.as_str())
+        .collect();
+    let of_step = |name: &str, table: &str| {
+        name.split_once('.')
+            .is_some_and(|(ns, t)| t == table && steps.contains(&ns))
+    };
+    let training = manifest
         .tables
         .iter()
-        .filter(|(name, _)| name.ends_with(".observations"))
-        .max_by_key(|(_, b)| b.num_rows())
-        .map(|(n, b)| (n.clone(), b.clone()))
+        .filter(|t| of_step(&t.name, "observations"))
+        .max_by_key(|t| t.rows)
         .ok_or_else(|| {
             anyhow!(
-                "{}: the bundle has no `observations` table to train on",
+                "{}: the bundle has no `gpu_transfer` step's training launches; build it with `yosoku run pipelines/gpu-transfer.toml`",
                 dir.display()
             )
-        })
+        })?;
+    let read = |file: &str| yosoku_bundle::fs::read_table_file(&dir.join(file));
+    let scores = manifest
+        .tables
+        .iter()
+        .filter(|t| of_step(&t.name, "transfer_scores"))
+        .map(|t| Ok((t.name.clone(), read(&t.file)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((training.name.clone(), read(&training.file)?, scores))
 }
 
 /// The held-out figures of the scheme the question is an instance of, from each
 /// `transfer_scores` table of the bundle.
-fn validation_figures(bundle: &yosoku_bundle::fs::Bundle, same_architecture: bool) -> Vec<String> {
+fn validation_figures(scores: &[(String, RecordBatch)], same_architecture: bool) -> Vec<String> {
     let scheme = if same_architecture {
         "leave_one_gpu_out"
     } else {
         "leave_one_gpu_out_other_architectures"
     };
     let mut out = Vec::new();
-    for (name, batch) in &bundle.tables {
-        if !name.ends_with(".transfer_scores") {
-            continue;
-        }
+    for (name, batch) in scores {
         let (Ok(v), Ok(m), Ok(median), Ok(mean), Ok(coverage)) = (
             utf8(batch, col::VALIDATION),
             utf8(batch, col::MODEL),
@@ -237,13 +259,7 @@ pub fn run(q: &Question) -> Result<String> {
         )
     })?;
     let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
-    let bundle = yosoku_bundle::fs::read_bundle(&q.model).with_context(|| {
-        format!(
-            "{}: no model bundle there; build it with `yosoku run pipelines/gpu-transfer.toml`",
-            q.model.display()
-        )
-    })?;
-    let (training_name, training_batch) = training_table(&bundle, &q.model)?;
+    let (training_name, training_batch, scores) = training_tables(&q.model)?;
     let training = Measurements::from_observations(&training_batch, &catalogue, true)
         .with_context(|| format!("{}: table `{training_name}`", q.model.display()))?;
     let observations = import_profile(q)?;
@@ -264,6 +280,6 @@ pub fn run(q: &Question) -> Result<String> {
         );
     }
     let same = profile.gpus[0].architecture == target.architecture;
-    let figures = validation_figures(&bundle, same);
+    let figures = validation_figures(&scores, same);
     Ok(render(&p, &training_name, &figures))
 }

@@ -225,8 +225,10 @@ impl TransferModel {
             .map(|s| s.secs.ln() - ridge.predict(&device_features(s.work, s.gpu)))
             .collect();
         let effect = super::median(&mut effects);
-        let works: Vec<&Work> = sources.iter().map(|s| s.work).collect();
-        let work = Work::median_of(&works);
+        let work = match sources {
+            [one] => *one.work,
+            _ => Work::median_of(&sources.iter().map(|s| s.work).collect::<Vec<_>>()),
+        };
         let secs = (effect + ridge.predict(&device_features(&work, target))).exp();
         Some((secs, within))
     }

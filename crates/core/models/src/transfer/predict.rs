@@ -78,10 +78,20 @@ pub struct Prediction {
 pub const WIDE_LEVEL: f64 = 0.99;
 
 fn calibration_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+    let gpus: Vec<usize> = (0..training.gpus.len()).collect();
+    super::schemes::map_folds(&gpus, |&held| {
+        held_gpu_residuals(training, held, same_architecture)
+    })
+    .concat()
+}
+
+/// The absolute log errors of the launches of GPU `held`, predicted by a model fitted without
+/// it from one other training GPU at a time, of the architecture relation asked.
+fn held_gpu_residuals(training: &Measurements, held: usize, same_architecture: bool) -> Vec<f64> {
     let mut residuals = Vec::new();
-    for held in 0..training.gpus.len() {
+    {
         let Ok(model) = TransferModel::fit(training, &|c: &Cell| c.gpu != held) else {
-            continue;
+            return residuals;
         };
         let target = &training.gpus[held];
         // A few hundred launches of each held-out GPU are enough for the quantile and keep
@@ -122,65 +132,89 @@ fn signature(work: &Work) -> [f64; 4] {
     ]
 }
 
-fn nearest_kernels(training: &Measurements, work: &Work, n: usize) -> Vec<(String, f64)> {
-    let signatures: Vec<[f64; 4]> = training.cells.iter().map(|c| signature(&c.work)).collect();
-    let mut scale = [0.0f64; 4];
-    for j in 0..4 {
-        let mut v: Vec<f64> = signatures.iter().map(|s| s[j]).collect();
-        let m = median(&mut v);
-        let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-        scale[j] = median(&mut d).max(1e-3);
-    }
-    let me = signature(work);
-    let mut best: Vec<(String, f64)> = Vec::new();
-    for (c, s) in training.cells.iter().zip(&signatures) {
-        let d = (0..4)
-            .map(|j| ((s[j] - me[j]) / scale[j]).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        let name = &training.kernels[c.kernel];
-        match best.iter_mut().find(|(k, _)| k == name) {
-            Some((_, old)) => *old = old.min(d),
-            None => best.push((name.clone(), d)),
-        }
-    }
-    best.sort_by(|a, b| a.1.total_cmp(&b.1));
-    best.truncate(n);
-    best
+/// The training launches' signatures and their robust scales (median absolute deviations),
+/// with what `outside` compares against, computed once per question.
+struct Neighbourhood {
+    signatures: Vec<[f64; 4]>,
+    scale: [f64; 4],
+    /// The range of the training launches' roofline-plus-latency times on their own GPUs.
+    roofline_range: (f64, f64),
+    block_sizes: Vec<f64>,
 }
 
-/// Why a launch lies outside what the model has seen, if it does.
-fn outside(training: &Measurements, work: &Work, gpu: &GpuSpec) -> Vec<String> {
-    let mut why = Vec::new();
-    let sizes: Vec<f64> = training
-        .cells
-        .iter()
-        .map(|c| c.work.threads_per_block)
-        .collect();
-    if !sizes.contains(&work.threads_per_block) {
-        why.push(format!(
-            "a block of {} threads: no training launch used that block size",
-            work.threads_per_block
-        ));
+impl Neighbourhood {
+    fn of(training: &Measurements) -> Self {
+        let signatures: Vec<[f64; 4]> = training.cells.iter().map(|c| signature(&c.work)).collect();
+        let mut scale = [0.0f64; 4];
+        for (j, s) in scale.iter_mut().enumerate() {
+            let mut v: Vec<f64> = signatures.iter().map(|x| x[j]).collect();
+            let m = median(&mut v);
+            let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+            *s = median(&mut d).max(1e-3);
+        }
+        let roofline_range = training
+            .cells
+            .iter()
+            .map(|c| device_features(&c.work, &training.gpus[c.gpu])[3])
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        let mut block_sizes: Vec<f64> = training
+            .cells
+            .iter()
+            .map(|c| c.work.threads_per_block)
+            .collect();
+        block_sizes.sort_by(f64::total_cmp);
+        block_sizes.dedup();
+        Self {
+            signatures,
+            scale,
+            roofline_range,
+            block_sizes,
+        }
     }
-    let roof = |w: &Work, g: &GpuSpec| device_features(w, g)[3];
-    let (lo, hi) = training
-        .cells
-        .iter()
-        .map(|c| roof(&c.work, &training.gpus[c.gpu]))
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(v), b.max(v))
-        });
-    let r = roof(work, gpu);
-    if r < lo || r > hi {
-        why.push(format!(
-            "its roofline time on the profile's GPU, {:.3e} s, is outside the training launches' {:.3e} to {:.3e} s",
-            r.exp(),
-            lo.exp(),
-            hi.exp()
-        ));
+
+    /// The `n` training kernels nearest to `work`, nearest first, with their distance.
+    fn nearest(&self, training: &Measurements, work: &Work, n: usize) -> Vec<(String, f64)> {
+        let me = signature(work);
+        let mut best: Vec<(String, f64)> = Vec::new();
+        for (c, s) in training.cells.iter().zip(&self.signatures) {
+            let d = (0..4)
+                .map(|j| ((s[j] - me[j]) / self.scale[j]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let name = &training.kernels[c.kernel];
+            match best.iter_mut().find(|(k, _)| k == name) {
+                Some((_, old)) => *old = old.min(d),
+                None => best.push((name.clone(), d)),
+            }
+        }
+        best.sort_by(|a, b| a.1.total_cmp(&b.1));
+        best.truncate(n);
+        best
     }
-    why
+
+    /// Why a launch lies outside what the model has seen, if it does.
+    fn outside(&self, work: &Work, gpu: &GpuSpec) -> Vec<String> {
+        let mut why = Vec::new();
+        if !self.block_sizes.contains(&work.threads_per_block) {
+            why.push(format!(
+                "a block of {} threads: no training launch used that block size",
+                work.threads_per_block
+            ));
+        }
+        let (lo, hi) = self.roofline_range;
+        let r = device_features(work, gpu)[3];
+        if r < lo || r > hi {
+            why.push(format!(
+                "its roofline time on the profile's GPU, {:.3e} s, is outside the training launches' {:.3e} to {:.3e} s",
+                r.exp(),
+                lo.exp(),
+                hi.exp()
+            ));
+        }
+        why
+    }
 }
 
 /// Predicts every launch of `profile` (measured on one GPU) on `target`. `training` must not
@@ -242,6 +276,7 @@ pub fn predict(
             "too few held-out training rows to calibrate an interval".to_owned(),
         ));
     };
+    let neighbourhood = Neighbourhood::of(&training);
     let mut answers = Vec::new();
     for cell in &profile.cells {
         let one = [Source {
@@ -252,7 +287,7 @@ pub fn predict(
         let Some((secs, within)) = model.predict_from(target, &one) else {
             continue;
         };
-        let warnings = outside(&training, &cell.work, source_gpu);
+        let warnings = neighbourhood.outside(&cell.work, source_gpu);
         let h = if warnings.is_empty() { width } else { wide };
         answers.push(Answer {
             kernel: profile.kernels[cell.kernel].clone(),
@@ -267,7 +302,7 @@ pub fn predict(
             },
             on_profile_gpu: Bound::of(&cell.work, source_gpu),
             on_target: Bound::of(&cell.work, target),
-            nearest: nearest_kernels(&training, &cell.work, 3),
+            nearest: neighbourhood.nearest(&training, &cell.work, 3),
             warnings,
         });
     }

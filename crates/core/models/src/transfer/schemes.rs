@@ -518,7 +518,10 @@ pub fn validate(
 }
 
 /// `f` over `items`, on all cores with the `parallel` feature; the results in order.
-fn map_folds<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+pub(crate) fn map_folds<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;

@@ -6,9 +6,10 @@ use yosoku_devices::Catalogue;
 use yosoku_models::ModelError;
 use yosoku_models::observations::Observations;
 use yosoku_models::transfer::Measurements;
+use yosoku_models::transfer::data::counter;
 use yosoku_models::transfer::report::{predictions_batch, report, scores_batch};
 use yosoku_models::transfer::schemes::{Scheme, validate};
-use yosoku_tables::{PREDICTIONS, REPORT, TRANSFER_SCORES};
+use yosoku_tables::{OBSERVATIONS, PREDICTIONS, REPORT, TRANSFER_SCORES};
 
 use super::counters::PublishedSpec;
 use super::{
@@ -129,7 +130,7 @@ impl Step for Transfer {
     }
 
     fn outputs(&self) -> Vec<&str> {
-        names(&[&PREDICTIONS, &TRANSFER_SCORES, &REPORT])
+        names(&[&OBSERVATIONS, &PREDICTIONS, &TRANSFER_SCORES, &REPORT])
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
@@ -143,7 +144,21 @@ impl Step for Transfer {
         let scores = scores_batch(&v)?;
         let (cells, figures) = report(&m, &v, &self.anchors);
         let report = yosoku_tables::report::report_batch(&cells).map_err(ModelError::from)?;
+        // The training launches, with only the columns the models read: what `yosoku predict`
+        // fits on, a few MB where the input has hundreds of counters.
+        let schema = batch.schema();
+        let keep: Vec<usize> = (0..schema.fields().len())
+            .filter(|&i| {
+                let name = schema.field(i).name().as_str();
+                OBSERVATIONS.fields().iter().any(|f| f.name() == name)
+                    || counter::ALL.contains(&name)
+            })
+            .collect();
+        let training = batch
+            .project(&keep)
+            .map_err(|e| StepError::Invalid(format!("the training launches: {e}")))?;
         Ok(StepOutput::new()
+            .table(&OBSERVATIONS, training)
             .table(&PREDICTIONS, predictions)
             .table(&TRANSFER_SCORES, scores)
             .table(&REPORT, report)
