@@ -116,7 +116,7 @@ enum Command {
         #[arg(long = "devices", value_name = "PATH")]
         devices: Vec<PathBuf>,
     },
-    /// A profile of kernels on one GPU (an ncu, nvprof or gpuperfpredict file): their times on
+    /// A profile of kernels on one GPU (an ncu, nvprof, gpuperfpredict or rocprof file): their times on
     /// another GPU of the device catalogue, with an interval, the validation figures of the
     /// model and why (the roofline on both GPUs, the nearest training kernels).
     Predict {
@@ -127,7 +127,7 @@ enum Command {
         #[arg(long, value_name = "DEVICE")]
         on: String,
         /// The collector that imports the profile (of the cuda_profiler plugin: ncu, nvprof,
-        /// legacy, gpuperfpredict).
+        /// legacy, gpuperfpredict; of rocm_profiler: rocprof).
         #[arg(long, default_value = "ncu")]
         collector: String,
         /// The plugin of the collector.

@@ -42,12 +42,19 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
     let plugin = host.find(&q.plugin)?;
     let path = std::path::absolute(&q.profile)
         .with_context(|| format!("{}: cannot resolve the path", q.profile.display()))?;
-    if !path.is_file() {
-        bail!("{}: no such profile file", q.profile.display());
+    if !path.exists() {
+        bail!("{}: no such profile file or directory", q.profile.display());
     }
     let path = Value::String(path.display().to_string());
     let mut config = Map::new();
-    if q.collector == "gpuperfpredict" {
+    // The collector's input key: a list of paths (`paths`) or one (`path`).
+    let info = plugin
+        .info()
+        .collectors
+        .iter()
+        .find(|c| c.name == q.collector);
+    let takes_list = info.is_some_and(|c| c.config.iter().any(|k| k.key == "paths"));
+    if takes_list {
         config.insert("paths".into(), Value::Array(vec![path]));
     } else {
         config.insert("path".into(), path);
@@ -95,9 +102,18 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
     }
 }
 
+/// What `yosoku predict` reads of a model bundle.
+struct ModelTables {
+    /// The training launches' table: its name and rows.
+    name: String,
+    training: RecordBatch,
+    /// Every `gpu_transfer` step's `transfer_scores`, by name.
+    scores: Vec<(String, RecordBatch)>,
+}
+
 /// The training launches of a model bundle: the `observations` table a `gpu_transfer` step wrote
-/// (the one with most rows, where several did), with the step's `transfer_scores`.
-fn training_tables(dir: &Path) -> Result<(String, RecordBatch, Vec<(String, RecordBatch)>)> {
+/// (the one with most rows, where several did), with the steps' `transfer_scores`.
+fn training_tables(dir: &Path) -> Result<ModelTables> {
     let manifest = yosoku_bundle::fs::read_manifest(dir).with_context(|| {
         format!(
             "{}: no model bundle there; build it with `yosoku run pipelines/gpu-transfer.toml`",
@@ -133,7 +149,11 @@ fn training_tables(dir: &Path) -> Result<(String, RecordBatch, Vec<(String, Reco
         .filter(|t| of_step(&t.name, "transfer_scores"))
         .map(|t| Ok((t.name.clone(), read(&t.file)?)))
         .collect::<Result<Vec<_>>>()?;
-    Ok((training.name.clone(), read(&training.file)?, scores))
+    Ok(ModelTables {
+        name: training.name.clone(),
+        training: read(&training.file)?,
+        scores,
+    })
 }
 
 /// The held-out figures of the scheme the question is an instance of, from each
@@ -259,9 +279,9 @@ pub fn run(q: &Question) -> Result<String> {
         )
     })?;
     let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
-    let (training_name, training_batch, scores) = training_tables(&q.model)?;
-    let training = Measurements::from_observations(&training_batch, &catalogue, true)
-        .with_context(|| format!("{}: table `{training_name}`", q.model.display()))?;
+    let model = training_tables(&q.model)?;
+    let training = Measurements::from_observations(&model.training, &catalogue, true)
+        .with_context(|| format!("{}: table `{}`", q.model.display(), model.name))?;
     let observations = import_profile(q)?;
     let profile = Measurements::from_observations(&observations, &catalogue, false)
         .with_context(|| format!("profile {}", q.profile.display()))?;
@@ -280,6 +300,6 @@ pub fn run(q: &Question) -> Result<String> {
         );
     }
     let same = profile.gpus[0].architecture == target.architecture;
-    let figures = validation_figures(&scores, same);
-    Ok(render(&p, &training_name, &figures))
+    let figures = validation_figures(&model.scores, same);
+    Ok(render(&p, &model.name, &figures))
 }

@@ -18,6 +18,12 @@ use crate::observations::Observations;
 /// The counters a [`Work`] is made of (nvprof's names, as the metric catalogue maps them).
 pub mod counter {
     pub const WARP_INSTRUCTIONS: &str = "inst_executed";
+    /// rocprof counts the wavefront instructions issued (`SQ_INSTS`), not executed.
+    pub const INSTRUCTIONS_ISSUED: &str = "inst_issued";
+    /// Threads of a warp or wavefront (64 on AMD's CDNA GPUs); 32 where not given.
+    pub const WARP_SIZE: &str = "warp_size";
+    /// rocprof gives the grid in threads.
+    pub const THREADS: &str = "threads";
     pub const FLOPS_SP: &str = "flop_count_sp";
     pub const FLOPS_DP: &str = "flop_count_dp";
     pub const DRAM_READS: &str = "dram_read_transactions";
@@ -43,6 +49,9 @@ pub mod counter {
     /// Every counter a [`super::Work`] reads.
     pub const ALL: &[&str] = &[
         WARP_INSTRUCTIONS,
+        INSTRUCTIONS_ISSUED,
+        WARP_SIZE,
+        THREADS,
         FLOPS_SP,
         FLOPS_DP,
         DRAM_READS,
@@ -170,6 +179,9 @@ fn value(column: Option<&Float64Array>, row: usize) -> Option<f64> {
 /// The counter columns a [`Work`] is read from (`None` where the table lacks one).
 struct WorkColumns<'a> {
     inst: Option<&'a Float64Array>,
+    issued: Option<&'a Float64Array>,
+    warp_size: Option<&'a Float64Array>,
+    threads: Option<&'a Float64Array>,
     flops: [Option<&'a Float64Array>; 2],
     /// Transactions read and written, or bytes read and written.
     transactions: [Option<&'a Float64Array>; 2],
@@ -190,14 +202,17 @@ impl<'a> WorkColumns<'a> {
         let c = |n| column(obs, n);
         let needs = [
             (
-                &[counter::WARP_INSTRUCTIONS][..],
+                &[counter::WARP_INSTRUCTIONS, counter::INSTRUCTIONS_ISSUED][..],
                 "warp instructions executed",
             ),
             (
                 &[counter::DRAM_READS, counter::DRAM_READ_BYTES][..],
                 "DRAM reads",
             ),
-            (&[counter::GRID_X, counter::GRID_SIZE][..], "the grid"),
+            (
+                &[counter::GRID_X, counter::GRID_SIZE, counter::THREADS][..],
+                "the grid",
+            ),
             (&[counter::BLOCK_X, counter::BLOCK_SIZE][..], "the block"),
         ];
         let missing: Vec<String> = needs
@@ -213,6 +228,9 @@ impl<'a> WorkColumns<'a> {
         }
         Ok(Self {
             inst: c(counter::WARP_INSTRUCTIONS),
+            issued: c(counter::INSTRUCTIONS_ISSUED),
+            warp_size: c(counter::WARP_SIZE),
+            threads: c(counter::THREADS),
             flops: [c(counter::FLOPS_SP), c(counter::FLOPS_DP)],
             transactions: [c(counter::DRAM_READS), c(counter::DRAM_WRITES)],
             bytes: [c(counter::DRAM_READ_BYTES), c(counter::DRAM_WRITE_BYTES)],
@@ -249,12 +267,22 @@ impl<'a> WorkColumns<'a> {
             Some(t) => Some(t),
             None => value(x, row).map(|x| x * value(y, row).unwrap_or(1.0)),
         };
+        // Instructions in 32-thread warps: a 64-wide wavefront's count doubled.
+        let width = value(self.warp_size, row)
+            .filter(|w| *w > 0.0)
+            .unwrap_or(32.0);
+        let instructions = value(self.inst, row).or_else(|| value(self.issued, row))?;
+        let threads_per_block = total(self.block)?;
+        let blocks = match total(self.grid) {
+            Some(b) => b,
+            None => (value(self.threads, row)? / threads_per_block.max(1.0)).ceil(),
+        };
         Some(Work {
-            warp_instructions: value(self.inst, row)?,
+            warp_instructions: instructions * width / 32.0,
             flops: sum(self.flops),
             dram_bytes,
-            blocks: total(self.grid)?,
-            threads_per_block: total(self.block)?,
+            blocks,
+            threads_per_block,
             registers_per_thread: value(self.registers, row).unwrap_or(0.0),
             shared_bytes_per_block: value(self.shared_bytes, row).unwrap_or(0.0),
             l2_transactions: sum(self.l2),

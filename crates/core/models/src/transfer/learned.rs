@@ -128,14 +128,7 @@ fn fit_within(
 ) -> Result<Ridge, ModelError> {
     let p = DEVICE_FEATURES.len();
     let (mut x, mut y) = (Vec::new(), Vec::new());
-    let launch_ok = |l: usize| {
-        m.by_launch[l]
-            .iter()
-            .filter(|&&c| train(&m.cells[c]))
-            .count()
-            >= 2
-    };
-    for l in thinned_launches(m, &launch_ok) {
+    for l in launches_on_two_gpus(m, train) {
         let mut groups: Vec<(&str, Vec<&Cell>)> = Vec::new();
         for c in m.by_launch[l]
             .iter()
@@ -169,6 +162,19 @@ fn fit_within(
         }
     }
     Ridge::fit(&x, p, &y, false)
+}
+
+/// The thinned launches with two cells or more that `train` accepts: those that say how one
+/// launch's time differs between GPUs.
+fn launches_on_two_gpus(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Vec<usize> {
+    let launch_ok = |l: usize| {
+        m.by_launch[l]
+            .iter()
+            .filter(|&&c| train(&m.cells[c]))
+            .count()
+            >= 2
+    };
+    thinned_launches(m, &launch_ok)
 }
 
 /// The fixed-effects transfer model (the module docs), twice: fitted within architectures (used
@@ -363,5 +369,105 @@ impl CostModel {
             .map(|(n, c)| n * c)
             .sum();
         (secs > 0.0 && secs.is_finite()).then_some(secs)
+    }
+}
+
+/// The tree ensemble of the transfer model: a random forest (the `randomforest` crate) of the
+/// log time ratio between two GPUs of one launch, ln T(k, B) - ln T(k, A), on the pair's
+/// device-normalised features (B's minus A's, and A's) and whether they share an architecture.
+/// A new GPU's time is the median over the sources of ln T(k, A) plus the forest's ratio.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct ForestTransfer {
+    forest: randomforest::RandomForestRegressor,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl std::fmt::Debug for ForestTransfer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ForestTransfer").finish_non_exhaustive()
+    }
+}
+
+/// Trees of the forest, and the rows each is grown on: enough for the few hundred launches a
+/// fold has, few enough that the 64 fits of a scheme stay within seconds.
+#[cfg(not(target_arch = "wasm32"))]
+pub const FOREST_TREES: usize = 24;
+#[cfg(not(target_arch = "wasm32"))]
+pub const FOREST_SAMPLES: usize = 3000;
+
+#[cfg(not(target_arch = "wasm32"))]
+fn pair_row(a: &Source<'_>, target: &GpuSpec, b_features: &[f64; 11]) -> Vec<f64> {
+    let fa = device_features(a.work, a.gpu);
+    let mut row: Vec<f64> = (0..fa.len()).map(|j| b_features[j] - fa[j]).collect();
+    row.extend(fa);
+    row.push(f64::from(u8::from(
+        a.gpu.architecture == target.architecture,
+    )));
+    row
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ForestTransfer {
+    /// Fits on the ordered pairs of cells `train` accepts, of the thinned launches.
+    pub fn fit(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Result<Self, ModelError> {
+        use std::num::NonZeroUsize;
+        let mut table = randomforest::table::TableBuilder::new();
+        let mut rows = 0usize;
+        for l in launches_on_two_gpus(m, train) {
+            let cells: Vec<&Cell> = m.by_launch[l]
+                .iter()
+                .map(|&c| &m.cells[c])
+                .filter(|c| train(c))
+                .collect();
+            for b in &cells {
+                let fb = device_features(&b.work, &m.gpus[b.gpu]);
+                for a in cells.iter().filter(|a| a.gpu != b.gpu) {
+                    let source = Source {
+                        secs: a.secs,
+                        work: &a.work,
+                        gpu: &m.gpus[a.gpu],
+                    };
+                    let row = pair_row(&source, &m.gpus[b.gpu], &fb);
+                    table
+                        .add_row(&row, b.secs.ln() - a.secs.ln())
+                        .map_err(|e| ModelError::invalid(format!("forest rows: {e}")))?;
+                    rows += 1;
+                }
+            }
+        }
+        let table = table
+            .build()
+            .map_err(|e| ModelError::invalid(format!("forest training table: {e}")))?;
+        let (Some(trees), Some(samples)) = (
+            NonZeroUsize::new(FOREST_TREES),
+            NonZeroUsize::new(FOREST_SAMPLES.min(rows.max(1))),
+        ) else {
+            return Err(ModelError::invalid("an empty forest".to_owned()));
+        };
+        let forest = randomforest::RandomForestRegressorOptions::new()
+            .seed(0)
+            .trees(trees)
+            .max_samples(samples)
+            .fit(randomforest::criterion::Mse, table);
+        Ok(Self { forest })
+    }
+
+    /// The time of a launch on `target` from its `sources` (those of the target's architecture
+    /// alone where there are any). `None` without a source.
+    pub fn predict_from(&self, target: &GpuSpec, sources: &[Source<'_>]) -> Option<f64> {
+        let same: Vec<Source<'_>> = sources
+            .iter()
+            .copied()
+            .filter(|s| s.gpu.architecture == target.architecture)
+            .collect();
+        let sources = if same.is_empty() { sources } else { &same };
+        let mut estimates: Vec<f64> = sources
+            .iter()
+            .map(|a| {
+                let fb = device_features(a.work, target);
+                a.secs.ln() + self.forest.predict(&pair_row(a, target, &fb))
+            })
+            .collect();
+        (!estimates.is_empty()).then(|| super::median(&mut estimates).exp())
     }
 }

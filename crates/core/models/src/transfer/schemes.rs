@@ -55,18 +55,32 @@ impl Scheme {
         Self::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// The methods compared under the scheme: the learned model first, then the baselines.
-    pub fn methods(self) -> &'static [Method] {
+    /// The methods compared under the scheme: the learned models first, then the baselines;
+    /// the tree ensemble only when asked (`forest`: on the 30,000 launches of the bundled data
+    /// its fits take minutes where the rest take seconds).
+    pub fn methods(self, forest: bool) -> Vec<Method> {
+        self.all_methods()
+            .iter()
+            .copied()
+            .filter(|m| forest || *m != Method::TransferForest)
+            .collect()
+    }
+
+    fn all_methods(self) -> &'static [Method] {
         match self {
             Scheme::LeaveOneGpuOut => &[
                 Method::Transfer,
+                Method::TransferForest,
                 Method::WaveScaling,
                 Method::PeakSameArchitecture,
                 Method::PeakAllGpus,
             ],
-            Scheme::LeaveOneGpuOutOtherArchitectures => {
-                &[Method::Transfer, Method::WaveScaling, Method::PeakAllGpus]
-            }
+            Scheme::LeaveOneGpuOutOtherArchitectures => &[
+                Method::Transfer,
+                Method::TransferForest,
+                Method::WaveScaling,
+                Method::PeakAllGpus,
+            ],
             Scheme::LeaveOneKernelOut => &[
                 Method::CounterCosts,
                 Method::InstructionCount,
@@ -86,6 +100,8 @@ impl Scheme {
 pub enum Method {
     /// The fixed-effects model in log time (learned::TransferModel).
     Transfer,
+    /// A random forest of the log time ratio between two GPUs (learned::ForestTransfer).
+    TransferForest,
     /// Non-negative costs per counted event (learned::CostModel); on a GPU never timed, its
     /// times on the measured GPUs carried over by the transfer model.
     CounterCosts,
@@ -105,6 +121,7 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Method::Transfer => "transfer_ridge",
+            Method::TransferForest => "transfer_forest",
             Method::CounterCosts => "counter_costs",
             Method::WaveScaling => "wave_scaling",
             Method::PeakSameArchitecture => "cores_clock_same_architecture",
@@ -116,7 +133,10 @@ impl Method {
 
     /// Whether the method is learned (ours) rather than a baseline.
     pub fn is_learned(self) -> bool {
-        matches!(self, Method::Transfer | Method::CounterCosts)
+        matches!(
+            self,
+            Method::Transfer | Method::TransferForest | Method::CounterCosts
+        )
     }
 }
 
@@ -300,6 +320,10 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                 .collect(),
             Err(e) => return failed(e),
         },
+        Method::TransferForest => match forest_predictions(m, fold, &train, &sources) {
+            Ok(secs) => secs,
+            Err(e) => return failed(e),
+        },
         Method::CounterCosts => {
             let costs = CostModel::fit(m, &train);
             if scheme.holds_gpus() {
@@ -383,6 +407,46 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
     }
 }
 
+/// The forest's predictions of a fold's targets.
+#[cfg(not(target_arch = "wasm32"))]
+fn forest_predictions<'a>(
+    m: &'a Measurements,
+    fold: &Fold,
+    train: &dyn Fn(&Cell) -> bool,
+    sources: &dyn Fn(&Cell) -> Vec<&'a Cell>,
+) -> Result<Vec<Option<f64>>, ModelError> {
+    let forest = super::learned::ForestTransfer::fit(m, train)?;
+    Ok(fold
+        .targets
+        .iter()
+        .map(|&t| {
+            let t = &m.cells[t];
+            let s: Vec<super::learned::Source<'_>> = sources(t)
+                .into_iter()
+                .map(|c| super::learned::Source {
+                    secs: c.secs,
+                    work: &c.work,
+                    gpu: &m.gpus[c.gpu],
+                })
+                .collect();
+            forest.predict_from(&m.gpus[t.gpu], &s)
+        })
+        .collect())
+}
+
+/// The forest is not built for wasm32 (the viewer fits no models).
+#[cfg(target_arch = "wasm32")]
+fn forest_predictions<'a>(
+    _: &'a Measurements,
+    _: &Fold,
+    _: &dyn Fn(&Cell) -> bool,
+    _: &dyn Fn(&Cell) -> Vec<&'a Cell>,
+) -> Result<Vec<Option<f64>>, ModelError> {
+    Err(ModelError::invalid(
+        "the tree ensemble is not built for wasm32".to_owned(),
+    ))
+}
+
 /// One predicted (or unpredictable) held-out cell.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prediction {
@@ -446,11 +510,13 @@ fn log_residuals(m: &Measurements, fold: &Fold, p: &FoldPredictions) -> Vec<f64>
         .collect()
 }
 
-/// Runs every method of every scheme in `schemes`; `level` is the intervals' coverage (0.95).
+/// Runs every method of every scheme in `schemes` (the tree ensemble too with `forest`); `level`
+/// is the intervals' coverage (0.95).
 pub fn validate(
     m: &Measurements,
     schemes: &[Scheme],
     level: f64,
+    forest: bool,
 ) -> Result<Validation, ModelError> {
     if !(0.5..1.0).contains(&level) {
         return Err(ModelError::invalid(format!(
@@ -466,7 +532,7 @@ pub fn validate(
     let mut predictions = Vec::new();
     let mut scores = Vec::new();
     for &scheme in schemes {
-        for &method in scheme.methods() {
+        for method in scheme.methods(forest) {
             let start = predictions.len();
             let folds: Vec<Fold> = outer_folds(m, scheme)
                 .into_iter()

@@ -155,7 +155,7 @@ fn a_gpu_never_timed_is_predicted_from_the_others_within_a_few_percent() {
         (5, 4, 48)
     );
     assert!(m.by_launch.iter().all(|cells| cells.len() == 5));
-    let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95).unwrap();
+    let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95, true).unwrap();
     let score = |method| {
         v.scores
             .iter()
@@ -163,6 +163,8 @@ fn a_gpu_never_timed_is_predicted_from_the_others_within_a_few_percent() {
             .unwrap()
             .clone()
     };
+    let forest = score(Method::TransferForest);
+    assert_eq!(forest.predicted, forest.rows);
     let learned = score(Method::Transfer);
     assert_eq!(learned.predicted, learned.rows);
     assert!(learned.median_abs_error_pct < 5.0, "{learned:?}");

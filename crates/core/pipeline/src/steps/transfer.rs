@@ -48,6 +48,9 @@ pub struct TransferParams {
     /// Which methods' held-out rows go into `predictions`: `learned` or `all`.
     #[serde(default = "default_predictions")]
     pub predictions: String,
+    /// Validate the tree ensemble too (minutes on the bundled data; BENCHMARKS.md).
+    #[serde(default)]
+    pub forest: bool,
     /// Published errors shown beside (each with a `value`, the mean |error| in %).
     #[serde(default)]
     pub published: Vec<PublishedSpec>,
@@ -60,6 +63,7 @@ pub struct Transfer {
     level: f64,
     skip_unknown_devices: bool,
     all_methods: bool,
+    forest: bool,
     anchors: Vec<(String, f64)>,
 }
 
@@ -119,6 +123,7 @@ impl StepParams for TransferParams {
             level: self.level,
             skip_unknown_devices: self.skip_unknown_devices,
             all_methods,
+            forest: self.forest,
             anchors,
         })
     }
@@ -138,7 +143,7 @@ impl Step for Transfer {
         let catalogue = Catalogue::built_in()
             .map_err(|e| StepError::Invalid(format!("the built-in device catalogue: {e}")))?;
         let m = Measurements::from_observations(batch, &catalogue, self.skip_unknown_devices)?;
-        let v = validate(&m, &self.schemes, self.level)?;
+        let v = validate(&m, &self.schemes, self.level, self.forest)?;
         let observations = Observations::new("observations", batch)?;
         let predictions = predictions_batch(&m, &observations, &v, self.all_methods)?;
         let scores = scores_batch(&v)?;
