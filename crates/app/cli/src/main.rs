@@ -119,39 +119,7 @@ enum Command {
     /// A profile of kernels on one GPU (an ncu, nvprof, gpuperfpredict or rocprof file): their times on
     /// another GPU of the device catalogue, with an interval, the validation figures of the
     /// model and why (the roofline on both GPUs, the nearest training kernels).
-    Predict {
-        /// The profile file.
-        #[arg(long, value_name = "FILE")]
-        profile: PathBuf,
-        /// The target device: a name or alias of the catalogue (`yosoku devices`).
-        #[arg(long, value_name = "DEVICE")]
-        on: String,
-        /// The collector that imports the profile (of the cuda_profiler plugin: ncu, nvprof,
-        /// legacy, gpuperfpredict; of rocm_profiler: rocprof).
-        #[arg(long, default_value = "ncu")]
-        collector: String,
-        /// The plugin of the collector.
-        #[arg(long, default_value = "cuda_profiler")]
-        plugin: String,
-        /// The variant of each launch, in launch order (repeatable; ncu and nvprof).
-        #[arg(long = "variant")]
-        variants: Vec<String>,
-        /// The model bundle: a run of pipelines/gpu-transfer.toml.
-        #[arg(long, value_name = "BUNDLE", default_value = "results/gpu-transfer")]
-        model: PathBuf,
-        /// A catalogue file or a directory of them, over the built-in ones (repeatable).
-        #[arg(long = "devices", value_name = "PATH")]
-        devices: Vec<PathBuf>,
-        /// Coverage of the interval.
-        #[arg(long, default_value_t = 0.95)]
-        level: f64,
-        /// Allow a target the model was trained on, leaving its rows out of the fit.
-        #[arg(long)]
-        refit_without_target: bool,
-        /// Extra plugin directory or library, searched first (repeatable).
-        #[arg(long = "plugin-path", value_name = "PATH")]
-        plugin_path: Vec<PathBuf>,
-    },
+    Predict(predict::Question),
     /// The canonical metric names profiler imports map to (each with its kind and the names
     /// each tool writes for it) and the naming rules; or, with --unmapped, the names a bundle's
     /// imports did not map. A TOML file of the same format named by YOSOKU_METRICS adds names.
@@ -278,30 +246,7 @@ fn main() -> ExitCode {
         } => export::export(&bundle, format, &table, &output).and_then(|m| emit(&format!("{m}\n"))),
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
-        Command::Predict {
-            profile,
-            on,
-            collector,
-            plugin,
-            variants,
-            model,
-            devices,
-            level,
-            refit_without_target,
-            plugin_path,
-        } => predict::run(&predict::Question {
-            profile,
-            on,
-            plugin,
-            collector,
-            variants,
-            model,
-            devices,
-            level,
-            refit_without_target,
-            plugin_path,
-        })
-        .and_then(|text| emit(&text)),
+        Command::Predict(question) => predict::run(&question).and_then(|text| emit(&text)),
         Command::Devices { name, devices } => {
             devices::list(name.as_deref(), &devices).and_then(|text| emit(&text))
         }

@@ -21,18 +21,39 @@ use yosoku_tables::col;
 
 use crate::devices;
 
-/// What `yosoku predict` was asked.
-#[derive(Debug)]
+/// What `yosoku predict` was asked: its command-line arguments.
+#[derive(Debug, clap::Args)]
 pub struct Question {
+    /// The profile file (or directory, for rocprof).
+    #[arg(long, value_name = "FILE")]
     pub profile: PathBuf,
+    /// The target device: a name or alias of the catalogue (`yosoku devices`).
+    #[arg(long, value_name = "DEVICE")]
     pub on: String,
+    /// The plugin of the collector.
+    #[arg(long, default_value = "cuda_profiler")]
     pub plugin: String,
+    /// The collector that imports the profile (of the cuda_profiler plugin: ncu, nvprof,
+    /// legacy, gpuperfpredict; of rocm_profiler: rocprof).
+    #[arg(long, default_value = "ncu")]
     pub collector: String,
+    /// The variant of each launch, in launch order (repeatable; ncu and nvprof).
+    #[arg(long = "variant")]
     pub variants: Vec<String>,
+    /// The model bundle: a run of pipelines/gpu-transfer.toml.
+    #[arg(long, value_name = "BUNDLE", default_value = "results/gpu-transfer")]
     pub model: PathBuf,
+    /// A catalogue file or a directory of them, over the built-in ones (repeatable).
+    #[arg(long = "devices", value_name = "PATH")]
     pub devices: Vec<PathBuf>,
+    /// Coverage of the interval.
+    #[arg(long, default_value_t = 0.95)]
     pub level: f64,
+    /// Allow a target the model was trained on, leaving its rows out of the fit.
+    #[arg(long)]
     pub refit_without_target: bool,
+    /// Extra plugin directory or library, searched first (repeatable).
+    #[arg(long = "plugin-path", value_name = "PATH")]
     pub plugin_path: Vec<PathBuf>,
 }
 

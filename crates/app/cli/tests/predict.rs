@@ -119,6 +119,12 @@ fn bad_questions_are_refused_with_what_was_wrong() {
         e.contains("no device `Tesla V1000` in the catalogue; the closest:"),
         "{e}"
     );
+    // An interval level that is no probability.
+    let e = ask("Tesla V100", &profile, &["--level", "1.5"]);
+    assert!(
+        e.contains("--level 1.5: expected a number in [0.5, 1)"),
+        "{e}"
+    );
     // A GPU the model was trained on, asked as if unseen.
     let e = ask("GTX-980", &profile, &[]);
     assert!(e.contains("is one of the model's training GPUs"), "{e}");

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use arrow_array::{Array, Float64Array, RecordBatch};
 use yosoku_devices::Catalogue;
 
-use super::{DRAM_TRANSACTION_BYTES, GpuSpec, median};
+use super::{DRAM_TRANSACTION_BYTES, GpuSpec};
 use crate::ModelError;
+use crate::median;
 use crate::observations::Observations;
 
 /// The counters a [`Work`] is made of (nvprof's names, as the metric catalogue maps them).
@@ -115,7 +116,12 @@ impl Work {
     pub fn median_of(works: &[&Work]) -> Work {
         let column = |f: &dyn Fn(&Work) -> f64| {
             let mut v: Vec<f64> = works.iter().map(|w| f(w)).filter(|x| !x.is_nan()).collect();
-            median(&mut v)
+            // A counter no profile has stays missing.
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                median(&mut v)
+            }
         };
         let mut seed = [f64::NAN; 6];
         for (i, s) in seed.iter_mut().enumerate() {
@@ -407,17 +413,5 @@ impl Measurements {
             )));
         }
         Ok(m)
-    }
-
-    /// The cells of launch `launch` on the GPUs `allowed` says yes to.
-    pub fn sources<'a>(
-        &'a self,
-        launch: usize,
-        allowed: &'a dyn Fn(usize) -> bool,
-    ) -> impl Iterator<Item = &'a Cell> + 'a {
-        self.by_launch[launch]
-            .iter()
-            .map(|&c| &self.cells[c])
-            .filter(move |c| allowed(c.gpu))
     }
 }

@@ -90,15 +90,6 @@ impl Ridge {
                 .map(|(j, (v, b))| b * (v - self.mean[j]) / self.scale[j])
                 .sum::<f64>()
     }
-
-    /// Coefficients per unit of each column (not standardised), for the report.
-    pub fn raw_coefficients(&self) -> Vec<f64> {
-        self.coefficients
-            .iter()
-            .zip(&self.scale)
-            .map(|(b, s)| b / s)
-            .collect()
-    }
 }
 
 /// The launches a fit may use: of each kernel at most [`LAUNCHES_PER_KERNEL`], evenly spread.
@@ -230,7 +221,7 @@ impl TransferModel {
             .iter()
             .map(|s| s.secs.ln() - ridge.predict(&device_features(s.work, s.gpu)))
             .collect();
-        let effect = super::median(&mut effects);
+        let effect = crate::median(&mut effects);
         let work = match sources {
             [one] => *one.work,
             _ => Work::median_of(&sources.iter().map(|s| s.work).collect::<Vec<_>>()),
@@ -468,6 +459,6 @@ impl ForestTransfer {
                 a.secs.ln() + self.forest.predict(&pair_row(a, target, &fb))
             })
             .collect();
-        (!estimates.is_empty()).then(|| super::median(&mut estimates).exp())
+        (!estimates.is_empty()).then(|| crate::median(&mut estimates).exp())
     }
 }

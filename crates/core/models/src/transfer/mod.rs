@@ -228,19 +228,5 @@ pub fn device_features(work: &Work, gpu: &GpuSpec) -> [f64; 11] {
     ]
 }
 
-/// The median of `values` (NaN when empty). Sorts in place.
-pub(crate) fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        0.5 * (values[n / 2 - 1] + values[n / 2])
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -10,8 +10,9 @@
 use super::data::{Cell, Measurements, Work};
 use super::learned::{Source, TransferModel};
 use super::schemes::conformal_half_width;
-use super::{GpuSpec, device_features, median};
+use super::{GpuSpec, device_features};
 use crate::ModelError;
+use crate::median;
 
 /// Which resource bounds a launch on one GPU, by the roofline of its datasheet.
 #[derive(Debug, Clone, PartialEq)]

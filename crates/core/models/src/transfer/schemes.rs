@@ -22,8 +22,9 @@ use yosoku_regression::{OlsOptions, ols};
 
 use super::data::{Cell, Measurements};
 use super::learned::{CostModel, TransferModel};
-use super::{median, peak_scaling, wave_scaling};
+use super::{peak_scaling, wave_scaling};
 use crate::ModelError;
+use crate::median;
 
 /// A way of holding data out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -259,7 +260,11 @@ fn seconds_per_instruction(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> V
             per_gpu[c.gpu].push(c.secs / c.work.warp_instructions);
         }
     }
-    per_gpu.iter_mut().map(|v| median(v)).collect()
+    // A GPU with no training cell has no rate (NaN: its predictions are not made).
+    per_gpu
+        .iter_mut()
+        .map(|v| if v.is_empty() { f64::NAN } else { median(v) })
+        .collect()
 }
 
 /// The seed's regression per GPU: time on the six counters, linear, with an intercept.
@@ -632,17 +637,18 @@ fn push_fold(
 }
 
 fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) -> Score {
-    let mut errors = Vec::new();
+    let (mut measured, mut predicted) = (Vec::new(), Vec::new());
     let (mut inside, mut with_interval) = (0usize, 0usize);
     let mut not_predicted: Vec<(String, usize)> = Vec::new();
     for p in rows {
-        let measured = m.cells[p.cell].secs;
+        let secs = m.cells[p.cell].secs;
         match p.secs {
             Some(s) => {
-                errors.push(100.0 * (s - measured).abs() / measured);
+                measured.push(secs);
+                predicted.push(s);
                 if let Some((lo, hi)) = p.interval {
                     with_interval += 1;
-                    inside += usize::from(lo <= measured && measured <= hi);
+                    inside += usize::from(lo <= secs && secs <= hi);
                 }
             }
             None => {
@@ -654,26 +660,34 @@ fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) 
             }
         }
     }
-    let predicted = errors.len();
-    let mean = errors.iter().sum::<f64>() / predicted.max(1) as f64;
-    let within = errors.iter().filter(|&&e| e <= 25.0).count();
+    let share = |part: usize, of: usize| {
+        if of == 0 {
+            f64::NAN
+        } else {
+            100.0 * part as f64 / of as f64
+        }
+    };
+    let n = predicted.len();
+    let within = measured
+        .iter()
+        .zip(&predicted)
+        .filter(|(a, p)| (*p - *a).abs() <= 0.25 * *a)
+        .count();
+    // The counter models' error measures (mean and median of 100 |p - a| / a).
+    let errors = yosoku_regression::validate::metrics(&measured, &predicted);
     Score {
         scheme,
         method,
         rows: rows.len(),
-        predicted,
-        mean_abs_error_pct: if predicted == 0 { f64::NAN } else { mean },
-        median_abs_error_pct: median(&mut errors),
-        within_25_pct: if predicted == 0 {
+        predicted: n,
+        mean_abs_error_pct: if n == 0 {
             f64::NAN
         } else {
-            100.0 * within as f64 / predicted as f64
+            errors.mean_abs_pct
         },
-        coverage_pct: if with_interval == 0 {
-            f64::NAN
-        } else {
-            100.0 * inside as f64 / with_interval as f64
-        },
+        median_abs_error_pct: errors.median_abs_pct,
+        within_25_pct: share(within, n),
+        coverage_pct: share(inside, with_interval),
         not_predicted,
     }
 }

@@ -170,3 +170,64 @@ impl Step for Transfer {
             .figures(figures))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{observations, parse_error, run_error};
+
+    #[test]
+    fn bad_parameters_are_refused_at_their_key() {
+        let step = "step = \"gpu_transfer\"\nid = \"t\"\nobservations = \"src.observations\"";
+        let e = parse_error(
+            "validate",
+            &format!("{step}\nschemes = [\"leave_one_out\"]"),
+        );
+        assert!(e.contains("p.toml:8:"), "{e}");
+        assert!(
+            e.contains("unknown scheme `leave_one_out`; expected one of leave_one_gpu_out"),
+            "{e}"
+        );
+        let e = parse_error("validate", &format!("{step}\nlevel = 1.5"));
+        assert!(
+            e.contains("level 1.5: expected a number in [0.5, 1)"),
+            "{e}"
+        );
+        let e = parse_error("validate", &format!("{step}\npredictions = \"some\""));
+        assert!(e.contains("expected `learned` or `all`"), "{e}");
+        let e = parse_error(
+            "validate",
+            &format!("{step}\npublished = [{{ row = \"Habitat\", text = \"11.8\" }}]"),
+        );
+        assert!(
+            e.contains("published figure `Habitat`: give its `value`"),
+            "{e}"
+        );
+        let e = parse_error("validate", &format!("{step}\nlevels = 0.9"));
+        assert!(e.contains("unknown field `levels`"), "{e}");
+    }
+
+    #[test]
+    fn a_device_the_catalogue_lacks_or_missing_counters_stop_the_step() {
+        let steps = "[[validate]]\nstep = \"gpu_transfer\"\nid = \"t\"\nobservations = \"src.observations\"";
+        let counters: &[(&str, &[f64])] = &[
+            ("inst_executed", &[1e6, 1e6]),
+            ("dram_read_transactions", &[1e4, 1e4]),
+            ("grid_x", &[64.0, 64.0]),
+            ("block_x", &[256.0, 256.0]),
+        ];
+        let obs = observations(&["GTX-680", "GeForce GTX 9800"], &[1e-3, 2e-3], counters);
+        let e = run_error(steps, vec![("observations", obs)]);
+        assert!(e.contains("step `t` (gpu_transfer)"), "{e}");
+        assert!(
+            e.contains("device `GeForce GTX 9800` is not in the device catalogue (closest:"),
+            "{e}"
+        );
+        assert!(e.contains("skip_unknown_devices = true"), "{e}");
+        let obs = observations(&["GTX-680", "GTX-980"], &[1e-3, 2e-3], &counters[1..]);
+        let e = run_error(steps, vec![("observations", obs)]);
+        assert!(
+            e.contains("the transfer models need counters the table lacks: warp instructions"),
+            "{e}"
+        );
+    }
+}
