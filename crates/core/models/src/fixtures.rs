@@ -163,9 +163,24 @@ pub fn mpi_blocks_with(
     ranks: &[(i32, Vec<(f64, f64)>)],
     periodic: Option<(usize, usize, f64)>,
 ) -> RecordBatch {
+    mpi_blocks_rebuilt(run, ranks, periodic, false)
+}
+
+/// [`mpi_blocks_with`]; with `outside`, `rebuild` also runs once before the loop (after
+/// `setup`) and once after it (before `teardown`), as a program that builds a structure at the
+/// start, rebuilds it every few steps and once more at the end.
+pub fn mpi_blocks_rebuilt(
+    run: &str,
+    ranks: &[(i32, Vec<(f64, f64)>)],
+    periodic: Option<(usize, usize, f64)>,
+    outside: bool,
+) -> RecordBatch {
     let mut rows: Vec<(i32, &str, bool, Option<i64>, f64)> = Vec::new();
     for (rank, iterations) in ranks {
         rows.push((*rank, "setup", true, None, 1.0));
+        if let (true, Some((_, _, secs))) = (outside, periodic) {
+            rows.push((*rank, "rebuild", true, None, secs));
+        }
         for (i, (c, m)) in iterations.iter().enumerate() {
             rows.push((*rank, "stencil", true, Some(i as i64), *c));
             if let Some((period, phase, secs)) = periodic
@@ -174,6 +189,9 @@ pub fn mpi_blocks_with(
                 rows.push((*rank, "rebuild", true, Some(i as i64), secs));
             }
             rows.push((*rank, "MPI_Allreduce@a+0x1", false, Some(i as i64), *m));
+        }
+        if let (true, Some((_, _, secs))) = (outside, periodic) {
+            rows.push((*rank, "rebuild", true, None, secs));
         }
         rows.push((*rank, "teardown", true, None, 0.5));
     }

@@ -267,11 +267,17 @@ fn predict_rank(
     let occurrences = LoopOccurrences::of(run, k);
     // Per-iteration times without the periodic blocks (their spikes are not a warm-up, nor
     // noise of the steady iterations).
+    // A periodic block's executions and time inside the loop: those before or after it (setup,
+    // teardown) happen once however long the run, so only these are extrapolated.
     let mut times = vec![0.0; k];
+    let mut periodic_in_loop: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
     for e in &run.executions {
-        if let Some(i) = e.iteration
-            && !occurrences.is_periodic(&e.block)
-        {
+        let Some(i) = e.iteration else { continue };
+        if occurrences.is_periodic(&e.block) {
+            let (n, secs) = periodic_in_loop.entry(&*e.block).or_default();
+            *n += 1.0;
+            *secs += e.duration_secs;
+        } else {
             times[i as usize] += e.duration_secs;
         }
     }
@@ -295,11 +301,12 @@ fn predict_rank(
                 let seen = occurrences.present[key].len() as f64;
                 let more = periodic_count(full, period, phase) as f64 - seen;
                 let (executions, secs) = (b.full_executions, b.warmup_secs);
+                let (in_loop, in_loop_secs) = periodic_in_loop[key];
                 b.role = "periodic";
                 b.period_iterations = Some(period as i64);
                 b.mean_secs = Some(secs / executions);
-                b.full_executions = executions + more * executions / seen;
-                b.predicted_secs = secs + more * secs / seen;
+                b.full_executions = executions + more * in_loop / seen;
+                b.predicted_secs = secs + more * in_loop_secs / seen;
             } else if let Some(sum) = b.mean_secs {
                 let executions = b.steady_executions as f64;
                 let mean = sum / executions;
@@ -1636,6 +1643,44 @@ mod tests {
         // Identical steady iterations: a zero-width interval.
         let (lo, hi) = run.interval_secs.unwrap();
         assert!((hi - lo).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_periodic_block_also_run_before_and_after_the_loop_extrapolates_only_its_loop_runs() {
+        // As a program that builds a structure before its loop, rebuilds it every 20th step
+        // and once more after: in 80 steps 4 rebuilds in the loop (iterations 0, 20, 40, 60)
+        // and 2 outside; in 1,000 steps 50 in the loop and the same 2 outside, not
+        // 6 + 46 x 6 / 4 = 75 (the 46 further loop rebuilds priced as all 6 seen).
+        let rebuilt = |steps: usize| {
+            crate::fixtures::mpi_blocks_rebuilt(
+                "r",
+                &[(0, vec![(1.0, 0.1); steps])],
+                Some((20, 0, 3.0)),
+                true,
+            )
+        };
+        let out = simplified(&spec(1000, Warmup::Iterations(0)), &rebuilt(80), None).unwrap();
+        let blocks = yosoku_tables::access::utf8(&out.block_predictions, "block").unwrap();
+        let full = column(&out.block_predictions, "full_executions");
+        let i = (0..blocks.len())
+            .find(|&i| blocks.value(i) == "rebuild")
+            .unwrap();
+        // The true count, from the longer run itself.
+        let truth = rebuilt(1000);
+        let names = yosoku_tables::access::utf8(&truth, "block").unwrap();
+        let executed = (0..names.len())
+            .filter(|&r| names.value(r) == "rebuild")
+            .count();
+        assert_eq!((full[i], executed), (52.0, 52));
+        let run = predictions(&out)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        // 1.0 setup + 1,000 x 1.1 + 52 x 3 + 0.5 teardown.
+        assert!(
+            (run.predicted_secs - (1.0 + 1100.0 + 156.0 + 0.5)).abs() < 1e-6,
+            "{run:?}"
+        );
     }
 
     #[test]
