@@ -240,6 +240,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../catalogue/amd-instinct-mi300x.toml"),
     ),
     (
+        "nvidia-b200.toml",
+        include_str!("../catalogue/nvidia-b200.toml"),
+    ),
+    (
         "nvidia-gtx-680.toml",
         include_str!("../catalogue/nvidia-gtx-680.toml"),
     ),

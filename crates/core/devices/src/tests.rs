@@ -14,7 +14,15 @@ fn the_built_in_catalogue_reads_and_finds_devices_by_name_and_alias() {
     assert!((measured / h100.spec("dram_bandwidth_gb_per_sec").unwrap() - 0.89).abs() < 0.01);
     // The Kineto trace's V100, by the short names users type.
     assert_eq!(c.find("Tesla V100").unwrap().name, "Tesla V100-DGXS-32GB");
-    assert!(c.find("B200").is_none());
+    // The B200 of public ncu output, its datasheet peaks; the P100's variant is unknown.
+    let b200 = c.find("B200").unwrap();
+    assert_eq!(
+        (b200.name.as_str(), b200.spec("sm_count")),
+        ("NVIDIA B200", Some(148.0))
+    );
+    assert_eq!(b200.spec["dram_bandwidth_gb_per_sec"].source, "datasheet");
+    assert!(b200.measured.is_empty() && b200.spec("l2_bytes").is_none());
+    assert!(c.find("Tesla-P100").is_none());
     // The gpuperfpredict dataset's short names find the GPUs nvprof named in its files; the
     // GTX-750 files hold GTX 680 data, so there is no GTX 750 (and the P100's variant is unknown).
     for (short, name) in [
