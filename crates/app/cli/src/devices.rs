@@ -2,51 +2,16 @@
 //! own files (`YOSOKU_DEVICES`, `--devices`), each value with where it comes from.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use yosoku_devices::{Catalogue, Device, MEASURED_FIELDS, SPEC_FIELDS};
 
-/// The variable naming a user's catalogue files or directories of them (`:`-separated).
-pub const DEVICES_VAR: &str = "YOSOKU_DEVICES";
-
-/// The `.toml` files of `path` (a file, or a directory of them), sorted.
-fn toml_files(path: &Path) -> Result<Vec<PathBuf>> {
-    if path.is_file() {
-        return Ok(vec![path.to_owned()]);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .with_context(|| format!("{}: not a catalogue file or directory", path.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
+pub use yosoku_runner::devices::DEVICES_VAR;
 
 /// The built-in catalogue with the user's files over it: those of `YOSOKU_DEVICES`, then `extra`.
-/// A user's device of a built-in name replaces it; two of the user's files naming one device
-/// are an error.
 pub fn catalogue(extra: &[PathBuf]) -> Result<Catalogue> {
-    let mut c = Catalogue::built_in()?;
-    let from_env: Vec<PathBuf> = std::env::var_os(DEVICES_VAR)
-        .map(|v| {
-            std::env::split_paths(&v)
-                .filter(|p| !p.as_os_str().is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    let built_in: Vec<String> = c.devices().iter().map(|d| d.name.clone()).collect();
-    for path in from_env.iter().chain(extra) {
-        for file in toml_files(path)? {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            let device = yosoku_devices::parse(&text, &file.display().to_string())?;
-            let replaces_built_in = built_in.iter().any(|n| device.is_named(n));
-            c.add(device, replaces_built_in)?;
-        }
-    }
-    Ok(c)
+    Ok(yosoku_runner::devices::load_catalogue(extra)?)
 }
 
 fn number(v: f64) -> String {

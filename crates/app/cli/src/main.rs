@@ -59,6 +59,10 @@ enum Command {
         /// does this for one source, with a time and a memory limit).
         #[arg(long)]
         isolate: bool,
+        /// Device catalogue file or directory over the built-in devices, for steps that read
+        /// the catalogue (`gpu_transfer`) (repeatable). YOSOKU_DEVICES too.
+        #[arg(long = "devices", value_name = "PATH")]
+        devices: Vec<PathBuf>,
     },
     /// Print a bundle's results: its headline figures, its scoreboard and every step's detailed
     /// tables.
@@ -226,7 +230,16 @@ fn main() -> ExitCode {
             verbose,
             quiet,
             isolate,
-        } => run(pipeline, output, plugin_path, verbose, quiet, isolate),
+            devices,
+        } => run(
+            pipeline,
+            output,
+            plugin_path,
+            verbose,
+            quiet,
+            isolate,
+            devices,
+        ),
         Command::Collect {
             library,
             collector,
@@ -441,6 +454,7 @@ fn run(
     verbose: bool,
     quiet: bool,
     isolate_all: bool,
+    device_files: Vec<PathBuf>,
 ) -> Result<()> {
     let options = RunOptions {
         bundle_dir: output,
@@ -448,6 +462,7 @@ fn run(
         // This executable serves isolated collections (`__collect`).
         collector_program: std::env::current_exe().ok(),
         isolate_all,
+        device_files,
     };
     let outcome = run_pipeline(&pipeline, &options, &mut Bars { current: None })?;
     if quiet {

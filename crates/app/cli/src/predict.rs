@@ -24,9 +24,13 @@ use crate::devices;
 /// What `yosoku predict` was asked: its command-line arguments.
 #[derive(Debug, clap::Args)]
 pub struct Question {
-    /// The profile file (or directory, for rocprof).
+    /// The profile file (or directory, for rocprof), or a result bundle whose source holds the
+    /// launches (its `observations`, or its `runs` and `counters`).
     #[arg(long, value_name = "FILE")]
     pub profile: PathBuf,
+    /// The source of a bundle `--profile` to read, where it has several.
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
     /// The target device: a name or alias of the catalogue (`yosoku devices`).
     #[arg(long, value_name = "DEVICE")]
     pub on: String,
@@ -57,8 +61,19 @@ pub struct Question {
     pub plugin_path: Vec<PathBuf>,
 }
 
-/// The profile's launches as an `observations` table, imported by the named collector.
+/// The profile's launches as an `observations` table: a bundle's source, or imported by the
+/// named collector.
 fn import_profile(q: &Question) -> Result<RecordBatch> {
+    if q.profile.join(yosoku_bundle::MANIFEST_FILE).is_file() {
+        let tables = bundle_source(&q.profile, q.source.as_deref())?;
+        return launches(q, tables.iter().map(|(n, b)| (n.as_str(), b)));
+    }
+    if q.source.is_some() {
+        bail!(
+            "--source names a bundle's source; {} is not a bundle",
+            q.profile.display()
+        );
+    }
     let host = PluginHost::new(PluginHost::default_search_path(&q.plugin_path));
     let plugin = host.find(&q.plugin)?;
     let path = std::path::absolute(&q.profile)
@@ -86,13 +101,66 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
     }
     let checked = plugin.check_config(&q.collector, &config)?;
     let collection = plugin.collect(&checked, &mut |_| {})?;
-    let table = |name: &str| {
-        collection
+    launches(q, collection.tables.iter().map(|(n, b)| (n.as_str(), b)))
+}
+
+/// The tables of one source of the bundle in `dir` (`observations`, `runs`, `counters`), by
+/// their names without the source's: the one `source` names, or the only one that has launches.
+fn bundle_source(dir: &Path, source: Option<&str>) -> Result<Vec<(String, RecordBatch)>> {
+    let manifest = yosoku_bundle::fs::read_manifest(dir)
+        .with_context(|| format!("{}: not a readable bundle", dir.display()))?;
+    let has = |ns: &str, t: &str| {
+        manifest
             .tables
             .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b)
+            .any(|r| r.name == format!("{ns}.{t}"))
     };
+    let sources: Vec<&str> = manifest
+        .stages
+        .iter()
+        .filter(|s| s.stage == "collect")
+        .flat_map(|s| &s.steps)
+        .map(|s| s.id.as_str())
+        .filter(|ns| has(ns, "observations") || (has(ns, "runs") && has(ns, "counters")))
+        .collect();
+    let chosen = match (source, sources.as_slice()) {
+        (Some(s), _) if sources.contains(&s) => s,
+        (Some(s), _) => bail!(
+            "{}: no source `{s}` with launches; the bundle's: {}",
+            dir.display(),
+            sources.join(", ")
+        ),
+        (None, [one]) => one,
+        (None, []) => bail!(
+            "{}: no source of the bundle holds launches (an `observations` table, or `runs` and `counters`)",
+            dir.display()
+        ),
+        (None, several) => bail!(
+            "{}: the bundle has {} sources with launches ({}): name one with --source",
+            dir.display(),
+            several.len(),
+            several.join(", ")
+        ),
+    };
+    let mut out = Vec::new();
+    for t in ["observations", "runs", "counters"] {
+        let name = format!("{chosen}.{t}");
+        if let Some(r) = manifest.tables.iter().find(|r| r.name == name) {
+            let batch = yosoku_bundle::fs::read_table_file(&dir.join(&r.file))
+                .with_context(|| format!("{}: table `{name}`", dir.display()))?;
+            out.push((t.to_owned(), batch));
+        }
+    }
+    Ok(out)
+}
+
+/// One row per launch from a source's tables: its `observations`, or its `runs` with its
+/// `counters` pivoted beside.
+fn launches<'a>(
+    q: &Question,
+    tables: impl Iterator<Item = (&'a str, &'a RecordBatch)> + Clone,
+) -> Result<RecordBatch> {
+    let table = |name: &str| tables.clone().find(|(n, _)| *n == name).map(|(_, b)| b);
     if let Some(observations) = table("observations") {
         return Ok(observations.clone());
     }
@@ -116,7 +184,7 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
             )
         }
         _ => bail!(
-            "{}: the `{}` collector made no `observations` and no `runs` and `counters` tables",
+            "{}: no `observations` and no `runs` and `counters` tables (collector `{}`)",
             q.profile.display(),
             q.collector
         ),

@@ -89,6 +89,61 @@ fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
     for &(p, lo, hi) in &predicted {
         assert!(lo < p && p < hi, "{p} {lo} {hi}");
     }
+
+    // The same launches read from a bundle's source: the same answer.
+    let pipeline = dir.path().join("profile.toml");
+    let variants: Vec<String> = sizes.iter().map(|s| format!("\"{s}\"")).collect();
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"profile\"\n\n[sources.h100]\nplugin = \"cuda_profiler\"\ncollector = \"ncu\"\nconfig = {{ path = \"{}\", variants = [{}] }}\n",
+            profile.display(),
+            variants.join(", ")
+        ),
+    )
+    .unwrap();
+    let runs = dir.path().join("runs");
+    let out = yosoku(&[
+        "run",
+        "-q",
+        pipeline.to_str().unwrap(),
+        "--output",
+        runs.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let from_bundle = yosoku(&[
+        "predict",
+        "--profile",
+        runs.to_str().unwrap(),
+        "--on",
+        "Tesla V100",
+        "--model",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(
+        from_bundle.status.success(),
+        "{}",
+        text(&from_bundle.stderr)
+    );
+    assert_eq!(text(&from_bundle.stdout), stdout);
+    // A source the bundle does not have: the ones it has.
+    let out = yosoku(&[
+        "predict",
+        "--profile",
+        runs.to_str().unwrap(),
+        "--source",
+        "a100",
+        "--on",
+        "Tesla V100",
+        "--model",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("no source `a100` with launches; the bundle's: h100"),
+        "{e}"
+    );
 }
 
 #[test]

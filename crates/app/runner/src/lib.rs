@@ -7,6 +7,7 @@
 //! ([`RunError`]). [`trace_import`] turns a kernel trace of any size into a bundle with its
 //! level-of-detail pyramid, in three streamed passes.
 
+pub mod devices;
 pub mod trace_import;
 
 use std::path::{Path, PathBuf};
@@ -43,6 +44,9 @@ pub struct RunOptions {
     pub collector_program: Option<PathBuf>,
     /// Every source's collector in a process of its own (`yosoku run --isolate`).
     pub isolate_all: bool,
+    /// Device catalogue files or directories over the built-in ones, after those of
+    /// `YOSOKU_DEVICES` (`yosoku run --devices`); read only where a step uses devices.
+    pub device_files: Vec<PathBuf>,
 }
 
 /// What a run reports while it works (for progress bars). Every method has a default that does
@@ -89,6 +93,9 @@ pub enum RunError {
     },
     #[error("writing the bundle failed: {0}")]
     Bundle(#[from] yosoku_bundle::BundleError),
+    /// The user's device catalogue files (a step uses devices).
+    #[error("device catalogue: {0}")]
+    Devices(#[from] devices::DevicesError),
 }
 
 /// A finished run.
@@ -519,6 +526,11 @@ impl Run<'_> {
         tables: &mut TableSet,
         observer: &mut dyn Observer,
     ) -> Result<Vec<StageRecord>, RunError> {
+        let devices = if self.spec.steps.iter().any(|s| s.value.step.uses_devices()) {
+            devices::load_catalogue(&self.options.device_files)?
+        } else {
+            yosoku_devices::Catalogue::default()
+        };
         let mut stages = Vec::new();
         for stage in Stage::ALL {
             let stage_started = Instant::now();
@@ -527,7 +539,7 @@ impl Run<'_> {
                 let id = step.value.id();
                 observer.step_started(stage.name(), id, step.value.kind());
                 let started = Instant::now();
-                let output = run_step(self.spec, step, tables)?;
+                let output = run_step(self.spec, step, tables, &devices)?;
                 let wall_secs = secs_since(started);
                 observer.step_finished(stage.name(), id, wall_secs);
                 let figures = output.figures.clone();

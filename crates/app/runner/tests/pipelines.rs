@@ -1238,3 +1238,93 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         assert!(v > 0.0 && low.value(i) <= v && v <= high.value(i));
     }
 }
+
+/// A `gpu_transfer` run over the dotProd files with `device_files` over the built-in catalogue:
+/// the predictions of the held-out GTX 980 (predicted, interval low), or the run's error.
+fn gpu_transfer_with_devices(
+    dir: &Path,
+    device_files: Vec<PathBuf>,
+) -> Result<Vec<(f64, f64)>, String> {
+    let data = repo().join("pipelines/data/gpuperfpredict/apps");
+    let pipeline = dir.join("transfer.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            r#"[pipeline]
+name = "transfer-devices"
+
+[sources.apps]
+plugin = "cuda_profiler"
+collector = "gpuperfpredict"
+config = {{ paths = ["{}/dotProd-*.csv.gz"] }}
+
+[[validate]]
+step = "gpu_transfer"
+id = "t"
+observations = "apps.observations"
+schemes = ["leave_one_gpu_out"]
+predictions = "all"
+"#,
+            data.display()
+        ),
+    )
+    .unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.join("bundle")),
+        device_files,
+        ..RunOptions::default()
+    };
+    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).map_err(|e| e.to_string())?;
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let p = table(&bundle, "t.predictions");
+    let (model, device) = (utf8(p, col::MODEL).unwrap(), utf8(p, col::DEVICE).unwrap());
+    let predicted = float64(p, col::PREDICTED_SECS).unwrap();
+    let low = float64(p, col::INTERVAL_LOW_SECS).unwrap();
+    Ok((0..p.num_rows())
+        .filter(|&i| model.value(i) == "wave_scaling" && device.value(i) == "GTX-980")
+        .map(|i| (predicted.value(i), low.value(i)))
+        .collect())
+}
+
+#[test]
+fn gpu_transfer_reads_the_users_device_files_and_refuses_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let built_in = gpu_transfer_with_devices(dir.path(), vec![]).unwrap();
+    assert!(!built_in.is_empty());
+    // The user's GTX 980 with twice the bandwidth replaces the built-in one: dotProd is memory
+    // bound, so wave scaling predicts it faster.
+    let text = include_str!("../../../core/devices/catalogue/nvidia-gtx-980.toml").replace(
+        "dram_bandwidth_gb_per_sec = { value = 224,",
+        "dram_bandwidth_gb_per_sec = { value = 448,",
+    );
+    let mine = dir.path().join("gtx-980.toml");
+    std::fs::write(&mine, text).unwrap();
+    let replaced = gpu_transfer_with_devices(dir.path(), vec![mine]).unwrap();
+    assert_eq!(replaced.len(), built_in.len());
+    let faster = replaced
+        .iter()
+        .zip(&built_in)
+        .filter(|(r, b)| r.0 < 0.95 * b.0)
+        .count();
+    assert!(
+        faster * 2 > built_in.len(),
+        "{faster} of {}",
+        built_in.len()
+    );
+    // A negative bandwidth: the run stops at the file's line, and the last bundle stays.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        include_str!("../../../core/devices/catalogue/nvidia-gtx-980.toml").replace(
+            "dram_bandwidth_gb_per_sec = { value = 224,",
+            "dram_bandwidth_gb_per_sec = { value = -224,",
+        ),
+    )
+    .unwrap();
+    let e = gpu_transfer_with_devices(dir.path(), vec![bad]).unwrap_err();
+    assert!(
+        e.contains("device catalogue") && e.contains("bad.toml:16:"),
+        "{e}"
+    );
+    assert!(read_bundle(&dir.path().join("bundle")).is_ok());
+}

@@ -1,6 +1,8 @@
 //! Running the steps of a pipeline over a set of named tables. No I/O, no clock: the caller
 //! collects the sources, times the steps and writes the bundle.
 
+use yosoku_devices::Catalogue;
+
 use crate::spec::{Located, Location, PipelineSpec};
 use crate::steps::{PipelineStep, StepContext, StepError, StepOutput};
 use crate::table_set::TableSet;
@@ -28,13 +30,14 @@ impl StepFailure {
     }
 }
 
-/// Runs one step over `tables` (which must hold every table it reads, and the models it uses)
-/// and returns what it made, having checked that it made exactly the tables it declares. The
+/// Runs one step over `tables` (which must hold every table it reads, and the models it uses),
+/// with the device catalogue `devices`, and returns what it made, having checked that it made exactly the tables it declares. The
 /// caller adds the output to `tables` ([`StepOutput::add_to`]).
 pub fn run_step(
     spec: &PipelineSpec,
     step: &Located<PipelineStep>,
     tables: &TableSet,
+    devices: &Catalogue,
 ) -> Result<StepOutput, StepFailure> {
     let fail = |error: StepError| {
         let location = match &error {
@@ -54,6 +57,7 @@ pub fn run_step(
     let cx = StepContext {
         id: step.value.id(),
         tables,
+        devices,
     };
     let output = step.value.step.run(&cx).map_err(fail)?;
     let declared = step.value.step.outputs();

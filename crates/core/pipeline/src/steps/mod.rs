@@ -29,6 +29,7 @@ use arrow_array::RecordBatch;
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 use toml::de::{DeValue, ValueDeserializer};
+use yosoku_devices::Catalogue;
 use yosoku_models::ModelError;
 use yosoku_tables::rows::RowsError;
 use yosoku_tables::{Figure, TableDef};
@@ -161,6 +162,11 @@ pub trait Step: fmt::Debug + Send + Sync {
         Ok(())
     }
 
+    /// Whether it reads the device catalogue (the runner then reads the user's device files).
+    fn uses_devices(&self) -> bool {
+        false
+    }
+
     /// Runs the step over the tables in `cx`.
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError>;
 }
@@ -286,6 +292,8 @@ impl From<RowsError> for StepError {
 pub struct StepContext<'a> {
     pub id: &'a str,
     pub tables: &'a TableSet,
+    /// The device catalogue of the run: the built-in devices and the user's files.
+    pub devices: &'a Catalogue,
 }
 
 impl<'a> StepContext<'a> {

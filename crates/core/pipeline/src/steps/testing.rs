@@ -80,10 +80,11 @@ pub(crate) fn run_steps_with_figures(
         set.insert(source, table, batch)
             .map_err(|e| e.to_string())?;
     }
+    let devices = yosoku_devices::Catalogue::built_in().map_err(|e| e.to_string())?;
     let mut figures = Vec::new();
     for stage in Stage::ALL {
         for step in spec.steps.iter().filter(|s| s.value.stage() == stage) {
-            let output = run_step(&spec, step, &set).map_err(|e| e.to_string())?;
+            let output = run_step(&spec, step, &set, &devices).map_err(|e| e.to_string())?;
             figures.push((step.value.id().to_owned(), output.figures.clone()));
             step.value
                 .add_output(output, &mut set)

@@ -2,7 +2,6 @@
 //! out of sample scheme by scheme beside the analytical baselines (docs/methods.md, section 6).
 
 use serde::Deserialize;
-use yosoku_devices::Catalogue;
 use yosoku_models::ModelError;
 use yosoku_models::observations::Observations;
 use yosoku_models::transfer::Measurements;
@@ -138,11 +137,13 @@ impl Step for Transfer {
         names(&[&OBSERVATIONS, &PREDICTIONS, &TRANSFER_SCORES, &REPORT])
     }
 
+    fn uses_devices(&self) -> bool {
+        true
+    }
+
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let batch = cx.input(&self.observations)?;
-        let catalogue = Catalogue::built_in()
-            .map_err(|e| StepError::Invalid(format!("the built-in device catalogue: {e}")))?;
-        let m = Measurements::from_observations(batch, &catalogue, self.skip_unknown_devices)?;
+        let m = Measurements::from_observations(batch, cx.devices, self.skip_unknown_devices)?;
         let v = validate(&m, &self.schemes, self.level, self.forest)?;
         let observations = Observations::new("observations", batch)?;
         let predictions = predictions_batch(&m, &observations, &v, self.all_methods)?;
