@@ -13,7 +13,7 @@ use arrow_array::RecordBatch;
 use serde_json::{Map, Value};
 use yosoku_models::observations::normalize::pivot_counters;
 use yosoku_models::transfer::data::counter;
-use yosoku_models::transfer::predict::{Prediction, predict};
+use yosoku_models::transfer::predict::{Prediction, WAVE_SCALING, predict};
 use yosoku_models::transfer::{GpuSpec, Measurements};
 use yosoku_plugin_host::PluginHost;
 use yosoku_tables::access::{float64, utf8};
@@ -247,7 +247,11 @@ fn training_tables(dir: &Path) -> Result<ModelTables> {
 
 /// The held-out figures of the scheme the question is an instance of, from each
 /// `transfer_scores` table of the bundle.
-fn validation_figures(scores: &[(String, RecordBatch)], same_architecture: bool) -> Vec<String> {
+fn validation_figures(
+    scores: &[(String, RecordBatch)],
+    same_architecture: bool,
+    methods: &[&str],
+) -> Vec<String> {
     let scheme = if same_architecture {
         "leave_one_gpu_out"
     } else {
@@ -264,15 +268,17 @@ fn validation_figures(scores: &[(String, RecordBatch)], same_architecture: bool)
         ) else {
             continue;
         };
-        if let Some(row) =
-            (0..batch.num_rows()).find(|&i| v.value(i) == scheme && m.value(i) == "transfer_ridge")
-        {
-            out.push(format!(
-                "{name}, {scheme}: median |error| {:.1} %, mean {:.1} %, 95 % intervals covered {:.1} % of held-out rows",
-                median.value(row),
-                mean.value(row),
-                coverage.value(row)
-            ));
+        for method in methods {
+            if let Some(row) =
+                (0..batch.num_rows()).find(|&i| v.value(i) == scheme && m.value(i) == *method)
+            {
+                out.push(format!(
+                    "{name}, {scheme}, {method}: median |error| {:.1} %, mean {:.1} %, 95 % intervals covered {:.1} % of held-out rows",
+                    median.value(row),
+                    mean.value(row),
+                    coverage.value(row)
+                ));
+            }
         }
     }
     out
@@ -288,7 +294,33 @@ fn secs(v: f64) -> String {
     }
 }
 
-fn render(p: &Prediction, training: &str, figures: &[String]) -> String {
+/// The answers' labels: the variant, and the run where the profile holds a kernel's variant
+/// more than once (an OpenCL run's sizes).
+fn labels(p: &Prediction, run_ids: &[String]) -> Vec<String> {
+    p.answers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let variant = if a.variant.is_empty() {
+                format!("launch {}", i + 1)
+            } else {
+                a.variant.clone()
+            };
+            let repeated = p
+                .answers
+                .iter()
+                .filter(|b| b.kernel == a.kernel && b.variant == a.variant)
+                .count()
+                > 1;
+            match run_ids.get(a.row) {
+                Some(run) if repeated && !a.variant.is_empty() => format!("{variant}, run {run}"),
+                _ => variant,
+            }
+        })
+        .collect()
+}
+
+fn render(p: &Prediction, labels: &[String], training: &str, figures: &[String]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -306,12 +338,7 @@ fn render(p: &Prediction, training: &str, figures: &[String]) -> String {
     for note in &p.notes {
         let _ = writeln!(out, "note: {note}");
     }
-    for (i, a) in p.answers.iter().enumerate() {
-        let variant = if a.variant.is_empty() {
-            format!("launch {}", i + 1)
-        } else {
-            a.variant.clone()
-        };
+    for (a, variant) in p.answers.iter().zip(labels) {
         let _ = writeln!(
             out,
             "\n{} [{}]\n  measured on {}: {}\n  predicted on {}: {}   {:.0} % interval {} .. {}   ({})",
@@ -341,7 +368,14 @@ fn render(p: &Prediction, training: &str, figures: &[String]) -> String {
             .iter()
             .map(|(k, d)| format!("{k} ({d:.1})"))
             .collect();
-        let _ = writeln!(out, "  nearest training kernels: {}", nearest.join(", "));
+        if nearest.is_empty() {
+            let _ = writeln!(
+                out,
+                "  nearest training kernels: none compared (no instruction count)"
+            );
+        } else {
+            let _ = writeln!(out, "  nearest training kernels: {}", nearest.join(", "));
+        }
         for w in &a.warnings {
             let _ = writeln!(
                 out,
@@ -372,7 +406,7 @@ pub fn run(q: &Question) -> Result<String> {
     let training = Measurements::from_observations(&model.training, &catalogue, true)
         .with_context(|| format!("{}: table `{}`", q.model.display(), model.name))?;
     let observations = import_profile(q)?;
-    let profile = Measurements::from_observations(&observations, &catalogue, false)
+    let profile = Measurements::from_profile(&observations, &catalogue)
         .with_context(|| format!("profile {}", q.profile.display()))?;
     let p = predict(
         &training,
@@ -389,6 +423,18 @@ pub fn run(q: &Question) -> Result<String> {
         );
     }
     let same = profile.gpus[0].architecture == target.architecture;
-    let figures = validation_figures(&model.scores, same);
-    Ok(render(&p, &model.name, &figures))
+    let methods: Vec<&str> = ["transfer_ridge", "wave_scaling"]
+        .into_iter()
+        .filter(|m| {
+            p.answers
+                .iter()
+                .any(|a| (a.model == WAVE_SCALING) == (*m == "wave_scaling"))
+        })
+        .collect();
+    let figures = validation_figures(&model.scores, same, &methods);
+    let run_ids: Vec<String> = utf8(&observations, col::RUN_ID)?
+        .iter()
+        .map(|r| r.unwrap_or_default().to_owned())
+        .collect();
+    Ok(render(&p, &labels(&p, &run_ids), &model.name, &figures))
 }

@@ -47,6 +47,10 @@ pub mod counter {
     pub const SHARED_STORES: &str = "shared_store_transactions";
     pub const GLOBAL_LOADS: &str = "gld_transactions";
     pub const GLOBAL_STORES: &str = "gst_transactions";
+    /// Bytes a kernel loads and stores in global memory as its code says (the OpenCL suite's
+    /// computed counters): DRAM traffic where no profiler counted it.
+    pub const GLOBAL_LOAD_BYTES: &str = "gld_bytes";
+    pub const GLOBAL_STORE_BYTES: &str = "gst_bytes";
     /// Every counter a [`super::Work`] reads.
     pub const ALL: &[&str] = &[
         WARP_INSTRUCTIONS,
@@ -73,6 +77,8 @@ pub mod counter {
         SHARED_STORES,
         GLOBAL_LOADS,
         GLOBAL_STORES,
+        GLOBAL_LOAD_BYTES,
+        GLOBAL_STORE_BYTES,
     ];
     /// The counters of the seed's counter regression (Shimada et al., docs/methods.md section 1).
     pub const SEED: [&str; 6] = [
@@ -88,6 +94,7 @@ pub mod counter {
 /// What one launch did, as one GPU's profile counted it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Work {
+    /// NaN in a profile without an instruction count (see [`Measurements::from_profile`]).
     pub warp_instructions: f64,
     /// Single- plus double-precision floating-point operations (0 where not counted).
     pub flops: f64,
@@ -192,6 +199,7 @@ struct WorkColumns<'a> {
     /// Transactions read and written, or bytes read and written.
     transactions: [Option<&'a Float64Array>; 2],
     bytes: [Option<&'a Float64Array>; 2],
+    global_bytes: [Option<&'a Float64Array>; 2],
     grid: [Option<&'a Float64Array>; 3],
     block: [Option<&'a Float64Array>; 3],
     registers: Option<&'a Float64Array>,
@@ -203,10 +211,20 @@ struct WorkColumns<'a> {
 }
 
 impl<'a> WorkColumns<'a> {
-    /// The columns of `obs`; an error names the counters the models need and it lacks.
-    fn of(obs: &Observations<'a>) -> Result<Self, ModelError> {
-        let c = |n| column(obs, n);
-        let needs = [
+    /// The columns of `obs`; an error names the counters the models need and it lacks. With
+    /// `work_only`, a table without instruction counts will do where it has the FLOPs and the
+    /// bytes moved (DRAM, or global memory as the kernel's code says): what wave scaling needs.
+    fn of(obs: &Observations<'a>, work_only: bool) -> Result<Self, ModelError> {
+        let c = |n: &str| column(obs, n);
+        let lacks = |names: &[&str]| names.iter().all(|n| c(n).is_none());
+        let launch = [
+            (
+                &[counter::GRID_X, counter::GRID_SIZE, counter::THREADS][..],
+                "the grid",
+            ),
+            (&[counter::BLOCK_X, counter::BLOCK_SIZE][..], "the block"),
+        ];
+        let counted = [
             (
                 &[counter::WARP_INSTRUCTIONS, counter::INSTRUCTIONS_ISSUED][..],
                 "warp instructions executed",
@@ -215,21 +233,43 @@ impl<'a> WorkColumns<'a> {
                 &[counter::DRAM_READS, counter::DRAM_READ_BYTES][..],
                 "DRAM reads",
             ),
-            (
-                &[counter::GRID_X, counter::GRID_SIZE, counter::THREADS][..],
-                "the grid",
-            ),
-            (&[counter::BLOCK_X, counter::BLOCK_SIZE][..], "the block"),
         ];
-        let missing: Vec<String> = needs
-            .iter()
-            .filter(|(names, _)| names.iter().all(|n| c(n).is_none()))
-            .map(|(names, what)| format!("{what} (`{}`)", names.join("` or `")))
-            .collect();
-        if !missing.is_empty() {
+        let work = [
+            (
+                &[counter::FLOPS_SP, counter::FLOPS_DP][..],
+                "floating-point operations",
+            ),
+            (
+                &[
+                    counter::DRAM_READS,
+                    counter::DRAM_READ_BYTES,
+                    counter::GLOBAL_LOAD_BYTES,
+                ][..],
+                "bytes read",
+            ),
+        ];
+        let missing = |needs: &[(&[&str], &str)]| -> Vec<String> {
+            needs
+                .iter()
+                .filter(|(names, _)| lacks(names))
+                .map(|(names, what)| format!("{what} (`{}`)", names.join("` or `")))
+                .collect()
+        };
+        let mut lacking = missing(&launch);
+        let (by_counters, by_work) = (missing(&counted), missing(&work));
+        match (work_only, by_counters.is_empty(), by_work.is_empty()) {
+            (_, true, _) | (true, false, true) => {}
+            (false, false, _) => lacking.extend(by_counters),
+            (true, false, false) => lacking.push(format!(
+                "{}; or, for wave scaling alone, {}",
+                by_counters.join(", "),
+                by_work.join(", ")
+            )),
+        }
+        if !lacking.is_empty() {
             return Err(ModelError::invalid(format!(
                 "input `observations`: the transfer models need counters the table lacks: {}",
-                missing.join(", ")
+                lacking.join(", ")
             )));
         }
         Ok(Self {
@@ -240,6 +280,10 @@ impl<'a> WorkColumns<'a> {
             flops: [c(counter::FLOPS_SP), c(counter::FLOPS_DP)],
             transactions: [c(counter::DRAM_READS), c(counter::DRAM_WRITES)],
             bytes: [c(counter::DRAM_READ_BYTES), c(counter::DRAM_WRITE_BYTES)],
+            global_bytes: [
+                c(counter::GLOBAL_LOAD_BYTES),
+                c(counter::GLOBAL_STORE_BYTES),
+            ],
             grid: [
                 c(counter::GRID_SIZE),
                 c(counter::GRID_X),
@@ -260,13 +304,20 @@ impl<'a> WorkColumns<'a> {
     }
 
     /// The launch of `row`, or `None` without its instructions, DRAM reads or configuration.
-    fn work(&self, row: usize) -> Option<Work> {
+    /// With `work_only`, a launch without instructions has them NaN, and without DRAM counters
+    /// its global bytes stand in, where it has its FLOPs.
+    fn work(&self, row: usize, work_only: bool) -> Option<Work> {
         let sum = |[a, b]: [Option<&Float64Array>; 2]| {
             value(a, row).unwrap_or(0.0) + value(b, row).unwrap_or(0.0)
         };
-        let dram_bytes = match value(self.transactions[0], row) {
-            Some(_) => sum(self.transactions) * DRAM_TRANSACTION_BYTES,
-            None => value(self.bytes[0], row)? + value(self.bytes[1], row).unwrap_or(0.0),
+        let has_flops = self.flops.iter().any(|f| value(*f, row).is_some());
+        let dram_bytes = match (value(self.transactions[0], row), value(self.bytes[0], row)) {
+            (Some(_), _) => sum(self.transactions) * DRAM_TRANSACTION_BYTES,
+            (None, Some(read)) => read + value(self.bytes[1], row).unwrap_or(0.0),
+            (None, None) if work_only && has_flops => {
+                value(self.global_bytes[0], row)? + value(self.global_bytes[1], row).unwrap_or(0.0)
+            }
+            (None, None) => return None,
         };
         // A total (Nsight Compute's `launch__grid_size`), or x times y.
         let total = |[size, x, y]: [Option<&Float64Array>; 3]| match value(size, row) {
@@ -277,7 +328,11 @@ impl<'a> WorkColumns<'a> {
         let width = value(self.warp_size, row)
             .filter(|w| *w > 0.0)
             .unwrap_or(32.0);
-        let instructions = value(self.inst, row).or_else(|| value(self.issued, row))?;
+        let instructions = match value(self.inst, row).or_else(|| value(self.issued, row)) {
+            Some(n) => n,
+            None if work_only && has_flops => f64::NAN,
+            None => return None,
+        };
         let threads_per_block = total(self.block)?;
         let blocks = match total(self.grid) {
             Some(b) => b,
@@ -310,8 +365,24 @@ impl Measurements {
         catalogue: &Catalogue,
         skip_unknown: bool,
     ) -> Result<Self, ModelError> {
+        Self::read(batch, catalogue, skip_unknown, false)
+    }
+
+    /// A profile to predict from: as [`Measurements::from_observations`], but a launch without
+    /// an instruction count is kept (instructions NaN) where it has its FLOPs and the bytes it
+    /// moves, DRAM or global (an OpenCL run's computed counters): wave scaling answers it.
+    pub fn from_profile(batch: &RecordBatch, catalogue: &Catalogue) -> Result<Self, ModelError> {
+        Self::read(batch, catalogue, false, true)
+    }
+
+    fn read(
+        batch: &RecordBatch,
+        catalogue: &Catalogue,
+        skip_unknown: bool,
+        work_only: bool,
+    ) -> Result<Self, ModelError> {
         let obs = Observations::new("observations", batch)?;
-        let columns = WorkColumns::of(&obs)?;
+        let columns = WorkColumns::of(&obs, work_only)?;
         let mut m = Measurements {
             gpus: Vec::new(),
             gpu_labels: Vec::new(),
@@ -368,7 +439,10 @@ impl Measurements {
                 continue;
             };
             let secs = obs.measured.value(row);
-            let Some(work) = columns.work(row).filter(|_| secs > 0.0 && secs.is_finite()) else {
+            let Some(work) = columns
+                .work(row, work_only)
+                .filter(|_| secs > 0.0 && secs.is_finite())
+            else {
                 incomplete += 1;
                 continue;
             };

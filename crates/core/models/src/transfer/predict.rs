@@ -10,7 +10,7 @@
 use super::data::{Cell, Measurements, Work};
 use super::learned::{Source, TransferModel};
 use super::schemes::conformal_half_width;
-use super::{GpuSpec, device_features};
+use super::{GpuSpec, device_features, wave_scaling};
 use crate::ModelError;
 use crate::median;
 
@@ -18,7 +18,8 @@ use crate::median;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bound {
     pub gpu: String,
-    /// Thread instructions over cores x clock.
+    /// Thread instructions over cores x clock (FLOPs over the FP32 peak in a profile without
+    /// instruction counts).
     pub compute_secs: f64,
     /// DRAM bytes over the bandwidth.
     pub memory_secs: f64,
@@ -29,7 +30,10 @@ pub struct Bound {
 impl Bound {
     fn of(work: &Work, gpu: &GpuSpec) -> Self {
         let f = device_features(work, gpu);
-        let (compute_secs, memory_secs) = (f[0].exp(), f[1].exp());
+        let (mut compute_secs, memory_secs) = (f[0].exp(), f[1].exp());
+        if work.warp_instructions.is_nan() {
+            compute_secs = work.flops / (gpu.fp32_peak_gflops * 1e9);
+        }
         Self {
             gpu: gpu.name.clone(),
             compute_secs,
@@ -46,12 +50,14 @@ impl Bound {
 /// The answer for one launch of the profile.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
+    /// The launch's row in the profile's `observations` table.
+    pub row: usize,
     pub kernel: String,
     pub variant: String,
     pub measured_secs: f64,
     pub predicted_secs: f64,
     pub interval_secs: (f64, f64),
-    /// `within architecture` or `across architectures`.
+    /// `within architecture`, `across architectures`, or [`WAVE_SCALING`].
     pub model: &'static str,
     pub on_profile_gpu: Bound,
     pub on_target: Bound,
@@ -78,44 +84,66 @@ pub struct Prediction {
 /// The interval level used where the launch lies outside what the model has seen.
 pub const WIDE_LEVEL: f64 = 0.99;
 
+/// The model of a launch without an instruction count: Habitat's wave scaling, from its FLOPs
+/// and bytes, no training.
+pub const WAVE_SCALING: &str = "wave scaling (no instruction count)";
+
+/// The absolute log errors of wave scaling between the training GPUs: each GPU's launches (a
+/// few hundred) scaled from each other GPU of the architecture relation asked.
+fn wave_scaling_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+    (0..training.gpus.len())
+        .flat_map(|held| {
+            single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
+                Some(wave_scaling(source.secs, &source.work, gpu, target))
+            })
+        })
+        .collect()
+}
+
 fn calibration_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
     let gpus: Vec<usize> = (0..training.gpus.len()).collect();
     super::schemes::map_folds(&gpus, |&held| {
-        held_gpu_residuals(training, held, same_architecture)
+        let Ok(model) = TransferModel::fit(training, &|c: &Cell| c.gpu != held) else {
+            return Vec::new();
+        };
+        single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
+            let one = [Source {
+                secs: source.secs,
+                work: &source.work,
+                gpu,
+            }];
+            model.predict_from(target, &one).map(|(p, _)| p)
+        })
     })
     .concat()
 }
 
-/// The absolute log errors of the launches of GPU `held`, predicted by a model fitted without
-/// it from one other training GPU at a time, of the architecture relation asked.
-fn held_gpu_residuals(training: &Measurements, held: usize, same_architecture: bool) -> Vec<f64> {
+/// A method's prediction of a launch on a target GPU from one source cell on another GPU.
+type FromOneSource<'a> = dyn Fn(&Cell, &GpuSpec, &GpuSpec) -> Option<f64> + 'a;
+
+/// The absolute log errors of the launches of GPU `held` (a few hundred of them: enough for the
+/// quantile, and `yosoku predict` stays fast), each predicted by `predict` from one other
+/// training GPU at a time, of the architecture relation asked.
+fn single_source_residuals(
+    training: &Measurements,
+    held: usize,
+    same_architecture: bool,
+    predict: &FromOneSource<'_>,
+) -> Vec<f64> {
+    let target = &training.gpus[held];
+    let cells: Vec<&Cell> = training.cells.iter().filter(|c| c.gpu == held).collect();
+    let step = (cells.len() / 300).max(1);
     let mut residuals = Vec::new();
-    {
-        let Ok(model) = TransferModel::fit(training, &|c: &Cell| c.gpu != held) else {
-            return residuals;
-        };
-        let target = &training.gpus[held];
-        // A few hundred launches of each held-out GPU are enough for the quantile and keep
-        // `yosoku predict` fast.
-        let cells: Vec<&Cell> = training.cells.iter().filter(|c| c.gpu == held).collect();
-        let step = (cells.len() / 300).max(1);
-        for cell in cells.into_iter().step_by(step) {
-            for &s in &training.by_launch[cell.launch] {
-                let source = &training.cells[s];
-                let gpu = &training.gpus[source.gpu];
-                if source.gpu == held
-                    || (gpu.architecture == target.architecture) != same_architecture
-                {
-                    continue;
-                }
-                let one = [Source {
-                    secs: source.secs,
-                    work: &source.work,
-                    gpu,
-                }];
-                if let Some((p, _)) = model.predict_from(target, &one) {
-                    residuals.push((p / cell.secs).ln().abs());
-                }
+    for cell in cells.into_iter().step_by(step) {
+        for &s in &training.by_launch[cell.launch] {
+            let source = &training.cells[s];
+            let gpu = &training.gpus[source.gpu];
+            if source.gpu == held || (gpu.architecture == target.architecture) != same_architecture
+            {
+                continue;
+            }
+            if let Some(p) = predict(source, gpu, target).filter(|p| *p > 0.0 && p.is_finite()) {
+                residuals.push((p / cell.secs).ln().abs());
             }
         }
     }
@@ -261,8 +289,12 @@ pub fn predict(
         .iter()
         .map(|g| g.architecture.as_str())
         .collect();
+    let any_counted = profile
+        .cells
+        .iter()
+        .any(|c| !c.work.warp_instructions.is_nan());
     for gpu in [source_gpu, target] {
-        if !trained_architectures.contains(&gpu.architecture.as_str()) {
+        if any_counted && !trained_architectures.contains(&gpu.architecture.as_str()) {
             notes.push(format!(
                 "{} is a {} GPU; no training GPU is: the model across architectures answers, and its interval is the held-out GPUs' across architectures",
                 gpu.name, gpu.architecture
@@ -278,6 +310,21 @@ pub fn predict(
         ));
     };
     let neighbourhood = Neighbourhood::of(&training);
+    let uncounted = profile
+        .cells
+        .iter()
+        .filter(|c| c.work.warp_instructions.is_nan())
+        .count();
+    let wave_width = if uncounted > 0 {
+        notes.push(format!(
+            "{uncounted} launch(es) of the profile have no instruction count (an OpenCL run's computed counters, say): wave scaling answers them from their FLOPs and the bytes they move, with the interval of its errors between the training GPUs"
+        ));
+        let residuals = wave_scaling_residuals(&training, same);
+        conformal_half_width(residuals.clone(), level)
+            .zip(conformal_half_width(residuals, WIDE_LEVEL))
+    } else {
+        None
+    };
     let mut answers = Vec::new();
     for cell in &profile.cells {
         let one = [Source {
@@ -285,25 +332,40 @@ pub fn predict(
             work: &cell.work,
             gpu: source_gpu,
         }];
-        let Some((secs, within)) = model.predict_from(target, &one) else {
-            continue;
+        let counted = !cell.work.warp_instructions.is_nan();
+        let (secs, model_name, (width, wide)) = if counted {
+            let Some((secs, within)) = model.predict_from(target, &one) else {
+                continue;
+            };
+            let name = if within {
+                "within architecture"
+            } else {
+                "across architectures"
+            };
+            (secs, name, (width, wide))
+        } else {
+            let Some(widths) = wave_width else { continue };
+            let secs = wave_scaling(cell.secs, &cell.work, source_gpu, target);
+            (secs, WAVE_SCALING, widths)
         };
         let warnings = neighbourhood.outside(&cell.work, source_gpu);
         let h = if warnings.is_empty() { width } else { wide };
         answers.push(Answer {
+            row: cell.row,
             kernel: profile.kernels[cell.kernel].clone(),
             variant: profile.launches[cell.launch].1.clone(),
             measured_secs: cell.secs,
             predicted_secs: secs,
             interval_secs: (secs * (-h).exp(), secs * h.exp()),
-            model: if within {
-                "within architecture"
-            } else {
-                "across architectures"
-            },
+            model: model_name,
             on_profile_gpu: Bound::of(&cell.work, source_gpu),
             on_target: Bound::of(&cell.work, target),
-            nearest: neighbourhood.nearest(&training, &cell.work, 3),
+            // Without instructions there is no signature to compare.
+            nearest: if counted {
+                neighbourhood.nearest(&training, &cell.work, 3)
+            } else {
+                Vec::new()
+            },
             warnings,
         });
     }
