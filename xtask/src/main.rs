@@ -545,10 +545,16 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
     // YOSOKU_REQUIRE_OPENCL they fail rather than skip when there is no device.
     // pyarrow and polars read the bundle's and the Parquet export's files
     // (crates/app/cli/tests/interop.rs).
-    let (tools, python) = stages.run("Open MPI and the MPI tools, POCL, Python", || {
+    // Extra-P models the experiments yosoku models (crates/core/regression/tests/extrap.rs,
+    // crates/app/cli/tests/extrap_export.rs).
+    let (tools, python, extrap) = stages.run("Open MPI and the MPI tools, POCL, Python", || {
         let tools = mpi::build_tools()?;
         opencl::ensure_opencl()?;
-        Ok((tools, python::ensure_interop_python()?))
+        Ok((
+            tools,
+            python::ensure_interop_python()?,
+            python::ensure_extrap_python()?,
+        ))
     })?;
     stages.run("the workspace's tests", || {
         run_cmd(
@@ -557,6 +563,7 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
                 .env("YOSOKU_MPI_TOOLS", &tools)
                 .env("YOSOKU_REQUIRE_OPENCL", "1")
                 .env("YOSOKU_PYTHON", &python)
+                .env("YOSOKU_EXTRAP_PYTHON", &extrap)
                 .env("YOSOKU_REQUIRE_INTEROP", "1"),
         )
     })?;

@@ -20,6 +20,7 @@
 //!   result depends on the number of threads.
 
 pub mod ols;
+pub mod pmnf;
 pub mod spline;
 pub mod stepwise;
 pub mod validate;

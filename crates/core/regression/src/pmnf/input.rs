@@ -1,0 +1,447 @@
+//! Extra-P's input formats, read from their text (no I/O): the text format (`PARAMETER`,
+//! `POINTS`, `REGION`, `METRIC`, `DATA` lines), JSON Lines (one measurement per line:
+//! `{"params": {...}, "callpath": ..., "metric": ..., "value": ...}`) and JSON
+//! (`{"parameters": [...], "measurements": {callpath: {metric: [{"point", "values"}]}}}`, what
+//! `yosoku export --format extrap` writes), as Extra-P 4.2 reads them. Errors name the line.
+
+use serde::Deserialize;
+
+use super::Point;
+
+/// A JSON object's entries in the order written (Extra-P takes the parameters' order from the
+/// first line as written).
+struct Ordered(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of parameter values")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
+                    out.push(entry);
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// One line of JSON Lines input.
+#[derive(Deserialize)]
+struct Line {
+    params: Ordered,
+    callpath: Option<String>,
+    metric: Option<String>,
+    value: serde_json::Value,
+}
+
+/// One experiment: its parameters and, per (call path, metric), its points in the order read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Experiment {
+    pub parameters: Vec<String>,
+    pub series: Vec<Series>,
+}
+
+/// The measurements of one call path and metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub callpath: String,
+    pub metric: String,
+    pub points: Vec<Point>,
+}
+
+/// Why a file was refused: its line (1-based) and what was wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct InputError {
+    pub line: usize,
+    pub message: String,
+}
+
+fn error(line: usize, message: impl Into<String>) -> InputError {
+    InputError {
+        line,
+        message: message.into(),
+    }
+}
+
+fn number(text: &str, line: usize) -> Result<f64, InputError> {
+    text.parse::<f64>()
+        .map_err(|_| error(line, format!("`{text}` is not a number")))
+}
+
+impl Experiment {
+    fn series_mut(&mut self, callpath: &str, metric: &str) -> &mut Series {
+        let i = match self
+            .series
+            .iter()
+            .position(|s| s.callpath == callpath && s.metric == metric)
+        {
+            Some(i) => i,
+            None => {
+                self.series.push(Series {
+                    callpath: callpath.to_owned(),
+                    metric: metric.to_owned(),
+                    points: Vec::new(),
+                });
+                self.series.len() - 1
+            }
+        };
+        &mut self.series[i]
+    }
+}
+
+/// The coordinates of one `POINTS` line: `( 20 )` groups, `(1000 10) (2000 20)`, or plain
+/// numbers of one parameter.
+fn points_line(value: &str, parameters: usize, line: usize) -> Result<Vec<Vec<f64>>, InputError> {
+    if parameters == 0 {
+        return Err(error(line, "POINTS before PARAMETER"));
+    }
+    if value.contains('(') {
+        let mut out = Vec::new();
+        for group in value.split('(').skip(1) {
+            let inner = group
+                .split(')')
+                .next()
+                .ok_or_else(|| error(line, "a `(` without `)`"))?;
+            let coordinate = inner
+                .split_whitespace()
+                .map(|v| number(v, line))
+                .collect::<Result<Vec<f64>, _>>()?;
+            out.push(coordinate);
+        }
+        Ok(out)
+    } else if parameters == 1 {
+        value
+            .split_whitespace()
+            .map(|v| number(v, line).map(|x| vec![x]))
+            .collect()
+    } else {
+        Err(error(
+            line,
+            "points of several parameters are written in parentheses: (x y)",
+        ))
+    }
+}
+
+/// Reads Extra-P's text format.
+pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
+    let mut e = Experiment::default();
+    let mut coordinates: Vec<Vec<f64>> = Vec::new();
+    let (mut callpath, mut metric) = (String::new(), String::new());
+    let mut next = 0usize;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let (field, value) = trimmed
+            .split_once(char::is_whitespace)
+            .unwrap_or((trimmed, ""));
+        let value = value.trim();
+        match field {
+            "PARAMETER" => e
+                .parameters
+                .extend(value.split_whitespace().map(str::to_owned)),
+            "POINTS" => {
+                for c in points_line(value, e.parameters.len(), line)? {
+                    if c.len() != e.parameters.len() {
+                        return Err(error(
+                            line,
+                            format!(
+                                "a point of {} values for {} parameters",
+                                c.len(),
+                                e.parameters.len()
+                            ),
+                        ));
+                    }
+                    coordinates.push(c);
+                }
+            }
+            "REGION" => {
+                callpath = value.to_owned();
+                next = 0;
+            }
+            "METRIC" => {
+                metric = value.to_owned();
+                next = 0;
+            }
+            "DATA" => {
+                let coordinate = coordinates.get(next).ok_or_else(|| {
+                    error(
+                        line,
+                        format!("more DATA lines than the {} POINTS", coordinates.len()),
+                    )
+                })?;
+                let values = value
+                    .split_whitespace()
+                    .map(|v| number(v, line))
+                    .collect::<Result<Vec<f64>, _>>()?;
+                if values.is_empty() {
+                    return Err(error(line, "a DATA line without values"));
+                }
+                let coordinate = coordinate.clone();
+                e.series_mut(&callpath, &metric)
+                    .points
+                    .push(Point { coordinate, values });
+                next += 1;
+            }
+            other => {
+                return Err(error(
+                    line,
+                    format!(
+                        "unknown field `{other}`; expected PARAMETER, POINTS, REGION, METRIC or DATA"
+                    ),
+                ));
+            }
+        }
+    }
+    check(&e, coordinates.len())?;
+    Ok(e)
+}
+
+/// Every series measured at every coordinate, as Extra-P requires.
+fn check(e: &Experiment, coordinates: usize) -> Result<(), InputError> {
+    if e.parameters.is_empty() {
+        return Err(error(0, "no PARAMETER"));
+    }
+    if e.series.is_empty() {
+        return Err(error(0, "no measurements"));
+    }
+    for s in &e.series {
+        if s.points.len() != coordinates {
+            return Err(error(
+                0,
+                format!(
+                    "region `{}`, metric `{}`: {} measured points of the {coordinates} POINTS",
+                    s.callpath,
+                    s.metric,
+                    s.points.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads Extra-P's JSON Lines format: repetitions of one coordinate are gathered in order of
+/// first appearance; the parameters' order is the first line's.
+pub fn parse_jsonl(text: &str) -> Result<Experiment, InputError> {
+    let mut e = Experiment::default();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let v: Line = serde_json::from_str(raw)
+            .map_err(|err| error(line, format!("not a measurement: {err}")))?;
+        if e.parameters.is_empty() {
+            e.parameters = v.params.0.iter().map(|(k, _)| k.clone()).collect();
+        }
+        let coordinate = e
+            .parameters
+            .iter()
+            .map(|p| {
+                v.params
+                    .0
+                    .iter()
+                    .find(|(k, _)| k == p)
+                    .and_then(|(_, x)| x.as_f64())
+                    .ok_or_else(|| error(line, format!("parameter `{p}` missing or not a number")))
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        let callpath = v.callpath.unwrap_or_else(|| "<root>".to_owned());
+        let metric = v.metric.unwrap_or_else(|| "<default>".to_owned());
+        let values: Vec<f64> = match &v.value {
+            serde_json::Value::Array(a) => a
+                .iter()
+                .map(|x| {
+                    x.as_f64()
+                        .ok_or_else(|| error(line, "a value is not a number"))
+                })
+                .collect::<Result<_, _>>()?,
+            x => vec![
+                x.as_f64()
+                    .ok_or_else(|| error(line, "`value` is not a number"))?,
+            ],
+        };
+        let series = e.series_mut(&callpath, &metric);
+        match series
+            .points
+            .iter_mut()
+            .find(|p| p.coordinate == coordinate)
+        {
+            Some(p) => p.values.extend(values),
+            None => series.points.push(Point { coordinate, values }),
+        }
+    }
+    if e.series.is_empty() {
+        return Err(error(0, "no measurements"));
+    }
+    Ok(e)
+}
+
+/// Reads Extra-P's JSON format (its current one, not the legacy one with ids).
+pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
+    let at = |e: &serde_json::Error| e.line();
+    let v: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| error(at(&e), format!("not JSON: {e}")))?;
+    let parameters: Vec<String> = v
+        .get("parameters")
+        .and_then(|p| p.as_array())
+        .ok_or_else(|| error(0, "no `parameters` list"))?
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| error(0, "a parameter name is not text"))
+        })
+        .collect::<Result<_, _>>()?;
+    let measurements = v
+        .get("measurements")
+        .and_then(|m| m.as_object())
+        .ok_or_else(|| error(0, "no `measurements` object"))?;
+    let numbers = |x: &serde_json::Value, what: &str| -> Result<Vec<f64>, InputError> {
+        match x {
+            serde_json::Value::Array(a) => a
+                .iter()
+                .map(|v| {
+                    v.as_f64()
+                        .ok_or_else(|| error(0, format!("{what}: not a number")))
+                })
+                .collect(),
+            v => {
+                Ok(vec![v.as_f64().ok_or_else(|| {
+                    error(0, format!("{what}: not a number"))
+                })?])
+            }
+        }
+    };
+    let mut e = Experiment {
+        parameters,
+        series: Vec::new(),
+    };
+    for (callpath, metrics) in measurements {
+        let metrics = metrics.as_object().ok_or_else(|| {
+            error(
+                0,
+                format!("call path `{callpath}`: not an object of metrics"),
+            )
+        })?;
+        for (metric, list) in metrics {
+            let what = format!("call path `{callpath}`, metric `{metric}`");
+            let list = list
+                .as_array()
+                .ok_or_else(|| error(0, format!("{what}: not a list of measurements")))?;
+            let mut points = Vec::new();
+            for m in list {
+                let coordinate = numbers(&m["point"], &format!("{what}: a `point`"))?;
+                if coordinate.len() != e.parameters.len() {
+                    return Err(error(
+                        0,
+                        format!(
+                            "{what}: a point of {} values for {} parameters",
+                            coordinate.len(),
+                            e.parameters.len()
+                        ),
+                    ));
+                }
+                let values = numbers(&m["values"], &format!("{what}: `values`"))?;
+                points.push(Point { coordinate, values });
+            }
+            e.series.push(Series {
+                callpath: callpath.clone(),
+                metric: metric.clone(),
+                points,
+            });
+        }
+    }
+    Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_format_reads_points_regions_and_repetitions() {
+        let e = parse_text(
+            "PARAMETER p q\nPOINTS (1 10) (2 20)\n\nREGION a\nMETRIC time\nDATA 1 2\nDATA 3\nREGION b\nDATA 5\nDATA 6 7\n",
+        )
+        .unwrap();
+        assert_eq!(e.parameters, vec!["p", "q"]);
+        assert_eq!(e.series.len(), 2);
+        assert_eq!(e.series[0].points[1].coordinate, vec![2.0, 20.0]);
+        assert_eq!(e.series[1].points[1].values, vec![6.0, 7.0]);
+        let e = parse_text("PARAMETER x\nPOINTS ( 20 )\nPOINTS ( 30 )\nPOINTS 40 50\nDATA 1\nDATA 2\nDATA 3\nDATA 4\n")
+            .unwrap();
+        assert_eq!(e.series[0].points[3].coordinate, vec![50.0]);
+    }
+
+    #[test]
+    fn bad_text_names_its_line() {
+        let bad = |t: &str| parse_text(t).unwrap_err().to_string();
+        assert!(
+            bad("PARAMETER x\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n")
+                .starts_with("line 5: more DATA lines")
+        );
+        assert!(
+            bad("PARAMETER x\nPOINTS 1 2\nDATA 1 two\n")
+                .starts_with("line 3: `two` is not a number")
+        );
+        assert!(
+            bad("PARAMETER x\nPOINTS 1 2\nREGION a\nDATA 1\n")
+                .contains("1 measured points of the 2 POINTS")
+        );
+        assert!(
+            bad("PARAMETER x y\nPOINTS (1)\n").starts_with("line 2: a point of 1 values for 2")
+        );
+        assert!(bad("VALUES 1\n").starts_with("line 1: unknown field `VALUES`"));
+    }
+
+    #[test]
+    fn json_reads_what_the_export_writes() {
+        let e = parse_json(
+            r#"{"parameters": ["n"], "measurements": {"copy": {"time": [{"point": [2], "values": [1, 2]}, {"point": 4, "values": 3}]}}}"#,
+        )
+        .unwrap();
+        assert_eq!(e.series[0].points[1].coordinate, vec![4.0]);
+        assert_eq!(e.series[0].points[0].values, vec![1.0, 2.0]);
+        let bad = parse_json(r#"{"parameters": ["n", "p"], "measurements": {"c": {"t": [{"point": [1], "values": [1]}]}}}"#)
+            .unwrap_err();
+        assert!(
+            bad.to_string()
+                .contains("a point of 1 values for 2 parameters"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn json_lines_gather_repetitions_by_coordinate() {
+        let e = parse_jsonl(
+            "{\"params\":{\"x\":1,\"y\":2},\"metric\":\"m\",\"value\":1.0}\n{\"params\":{\"y\":2,\"x\":1},\"metric\":\"m\",\"value\":[2.0,3.0]}\n\n{\"params\":{\"x\":2,\"y\":2},\"metric\":\"m\",\"value\":4}\n",
+        )
+        .unwrap();
+        assert_eq!(e.parameters, vec!["x", "y"]);
+        assert_eq!(e.series[0].callpath, "<root>");
+        assert_eq!(e.series[0].points[0].values, vec![1.0, 2.0, 3.0]);
+        assert_eq!(e.series[0].points.len(), 2);
+        let err =
+            parse_jsonl("{\"params\":{\"x\":1},\"value\":1}\n{\"params\":{\"z\":1},\"value\":1}\n")
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "line 2: parameter `x` missing or not a number"
+        );
+    }
+}

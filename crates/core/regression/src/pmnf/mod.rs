@@ -1,0 +1,788 @@
+//! Empirical scaling models in the performance model normal form (PMNF) of Extra-P (Calotoiu et
+//! al., SC '13; multi-parameter models after Ritter et al., IPDPS '20), as Extra-P 4.2 builds
+//! them (docs/methods.md, section 7):
+//!
+//! f(x) = c0 + sum_k c_k * prod_l x_l^(i_kl) * log2(x_l)^(j_kl)
+//!
+//! - One parameter: each hypothesis c0 + c1 * x^(i) * log2(x)^(j), (i, j) from Extra-P's 42
+//!   default exponent pairs (19 without logarithms, where a parameter value is below 1), is
+//!   scored by leave-one-out cross-validation: the symmetric mean absolute percentage error
+//!   (SMAPE) of each point predicted by the fit to the others. The constant model (the mean) is
+//!   the first candidate; a hypothesis replaces the best only with a strictly smaller SMAPE and a
+//!   term that contributes at least 0.05 % of some measured value.
+//! - Several parameters: a single-parameter model per parameter, on the points along the longest
+//!   lines of measurements in that parameter's direction (each value's mean over the lines);
+//!   then the additive and multiplicative combinations of their terms (and, for two or three
+//!   parameters, the mixed sums of products), each fitted to every point; the smallest in-sample
+//!   SMAPE wins.
+//! - Repetitions are reduced to their mean or median first, as the user asks.
+//!
+//! Every model carries its RSS, SMAPE and adjusted R² (cross-validated or in-sample, as
+//! selected) and a prediction interval from its final least-squares fit. No I/O.
+
+use faer::Mat;
+
+pub mod input;
+
+/// A compound term of one parameter: x^(numerator / denominator) * log2(x)^log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Exponents {
+    pub numerator: i32,
+    pub denominator: i32,
+    pub log: i32,
+}
+
+impl Exponents {
+    pub const fn new(numerator: i32, denominator: i32, log: i32) -> Self {
+        Self {
+            numerator,
+            denominator,
+            log,
+        }
+    }
+
+    /// The polynomial exponent.
+    pub fn poly(self) -> f64 {
+        f64::from(self.numerator) / f64::from(self.denominator)
+    }
+
+    pub fn evaluate(self, x: f64) -> f64 {
+        let mut v = 1.0;
+        if self.numerator != 0 {
+            v *= x.powf(self.poly());
+        }
+        if self.log != 0 {
+            v *= x.log2().powi(self.log);
+        }
+        v
+    }
+
+    /// As Extra-P writes it: `x^(3/2) * log2(x)^(1)`.
+    pub fn to_extrap(self, parameter: &str) -> String {
+        let mut parts = Vec::new();
+        if self.numerator != 0 {
+            let e = if self.denominator == 1 {
+                self.numerator.to_string()
+            } else {
+                format!("{}/{}", self.numerator, self.denominator)
+            };
+            parts.push(format!("{parameter}^({e})"));
+        }
+        if self.log != 0 {
+            parts.push(format!("log2({parameter})^({})", self.log));
+        }
+        parts.join(" * ")
+    }
+}
+
+/// Extra-P's default hypotheses of one parameter, in its order (the order breaks ties).
+pub const DEFAULT_EXPONENTS: [Exponents; 42] = {
+    const fn e(n: i32, d: i32, l: i32) -> Exponents {
+        Exponents::new(n, d, l)
+    }
+    [
+        e(0, 1, 1),
+        e(0, 1, 2),
+        e(1, 4, 0),
+        e(1, 3, 0),
+        e(1, 4, 1),
+        e(1, 3, 1),
+        e(1, 4, 2),
+        e(1, 3, 2),
+        e(1, 2, 0),
+        e(1, 2, 1),
+        e(1, 2, 2),
+        e(2, 3, 0),
+        e(3, 4, 0),
+        e(2, 3, 1),
+        e(3, 4, 1),
+        e(4, 5, 0),
+        e(2, 3, 2),
+        e(3, 4, 2),
+        e(1, 1, 0),
+        e(1, 1, 1),
+        e(1, 1, 2),
+        e(5, 4, 0),
+        e(5, 4, 1),
+        e(4, 3, 0),
+        e(4, 3, 1),
+        e(3, 2, 0),
+        e(3, 2, 1),
+        e(3, 2, 2),
+        e(5, 3, 0),
+        e(7, 4, 0),
+        e(2, 1, 0),
+        e(2, 1, 1),
+        e(2, 1, 2),
+        e(9, 4, 0),
+        e(7, 3, 0),
+        e(5, 2, 0),
+        e(5, 2, 1),
+        e(5, 2, 2),
+        e(8, 3, 0),
+        e(11, 4, 0),
+        e(3, 1, 0),
+        e(3, 1, 1),
+    ]
+};
+
+/// A hypothesis's term must reach this share of some measured value (Extra-P's 0.0005).
+pub const MINIMUM_TERM_CONTRIBUTION: f64 = 0.0005;
+
+/// A leave-one-out fit's constant below this share of the smallest value is taken as 0.
+pub const CLEAN_CONSTANT_EPSILON: f64 = 0.0005;
+
+/// Fewest measurement points a parameter needs (Extra-P warns below 5 and fits from 3 up).
+pub const MINIMUM_POINTS: usize = 3;
+
+/// How repetitions of one measurement point are reduced to its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Aggregate {
+    #[default]
+    Mean,
+    Median,
+}
+
+/// One measurement point: its parameter values and its repetitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    pub coordinate: Vec<f64>,
+    pub values: Vec<f64>,
+}
+
+/// Options of [`fit`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PmnfOptions {
+    pub aggregate: Aggregate,
+    /// Allow logarithmic terms (they are left out anyway where a parameter value is below 1).
+    pub allow_log_terms: bool,
+}
+
+impl Default for PmnfOptions {
+    fn default() -> Self {
+        Self {
+            aggregate: Aggregate::Mean,
+            allow_log_terms: true,
+        }
+    }
+}
+
+/// A term of a model: its coefficient times one compound term per parameter it involves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Term {
+    pub coefficient: f64,
+    /// (parameter index, its compound term), in parameter order.
+    pub factors: Vec<(usize, Exponents)>,
+}
+
+impl Term {
+    fn basis(&self, x: &[f64]) -> f64 {
+        self.factors
+            .iter()
+            .map(|(p, e)| e.evaluate(x[*p]))
+            .product()
+    }
+
+    pub fn evaluate(&self, x: &[f64]) -> f64 {
+        self.coefficient * self.basis(x)
+    }
+}
+
+/// A fitted PMNF model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PmnfModel {
+    pub constant: f64,
+    pub terms: Vec<Term>,
+    /// Residual sum of squares: leave-one-out for a model of one parameter chosen by
+    /// cross-validation, in-sample otherwise.
+    pub rss: f64,
+    /// Symmetric mean absolute percentage error, in percent, measured as `rss` is.
+    pub smape: f64,
+    pub adjusted_r2: f64,
+    /// Whether `rss` and `smape` are leave-one-out.
+    pub cross_validated: bool,
+    /// Measurement points (after reducing repetitions) the model was fitted to.
+    pub points: usize,
+    interval: IntervalBasis,
+}
+
+/// What a prediction interval needs of the final least-squares fit: sigma^2 (X'X)^-1 and the
+/// residual degrees of freedom (sigma^2 from the leave-one-out errors where those are larger).
+#[derive(Debug, Clone, PartialEq)]
+struct IntervalBasis {
+    covariance: Vec<f64>,
+    sigma2: f64,
+    df: usize,
+}
+
+impl PmnfModel {
+    pub fn evaluate(&self, x: &[f64]) -> f64 {
+        self.constant + self.terms.iter().map(|t| t.evaluate(x)).sum::<f64>()
+    }
+
+    /// The prediction interval at `x` of coverage `level`: the fit's t-interval for a new
+    /// measurement (its value's mean or median, as fitted), `None` without residual degrees of
+    /// freedom.
+    pub fn interval(&self, x: &[f64], level: f64) -> Option<(f64, f64)> {
+        let b = &self.interval;
+        if b.df == 0 || !b.sigma2.is_finite() {
+            return None;
+        }
+        let row = design_row(&self.terms, x);
+        let k = row.len();
+        let mut quad = 0.0;
+        for i in 0..k {
+            for j in 0..k {
+                quad += row[i] * b.covariance[i * k + j] * row[j];
+            }
+        }
+        if !(0.0..1.0).contains(&level) {
+            return None;
+        }
+        let t = crate::t_quantile(b.df as f64, 0.5 + level / 2.0)?;
+        let half = t * (b.sigma2 * (1.0 + quad)).sqrt();
+        let y = self.evaluate(x);
+        Some((y - half, y + half))
+    }
+
+    /// The model as Extra-P writes it, coefficients to 7 significant digits:
+    /// `1.500000e0 + 2.500000e-1 * x^(3/2) * log2(y)^(1)`.
+    pub fn to_extrap(&self, parameters: &[&str]) -> String {
+        let mut out = format!("{:.6e}", self.constant);
+        for t in &self.terms {
+            out.push_str(&format!(" + {:.6e}", t.coefficient));
+            for (p, e) in &t.factors {
+                let name = parameters.get(*p).copied().unwrap_or("?");
+                out.push_str(&format!(" * {}", e.to_extrap(name)));
+            }
+        }
+        out
+    }
+}
+
+/// Why no model could be fitted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PmnfError {
+    #[error("no measurement points")]
+    Empty,
+    #[error("point {index}: {what}")]
+    BadPoint { index: usize, what: String },
+    #[error(
+        "parameter {parameter}: {found} distinct values; a model needs at least {MINIMUM_POINTS} (Extra-P recommends 5)"
+    )]
+    TooFewPoints { parameter: usize, found: usize },
+}
+
+/// The design row of `terms` at `x`: 1, then each term's basis.
+fn design_row(terms: &[Term], x: &[f64]) -> Vec<f64> {
+    std::iter::once(1.0)
+        .chain(terms.iter().map(|t| t.basis(x)))
+        .collect()
+}
+
+/// Least squares by the SVD of the design with its columns scaled to unit norm (so that x^3 at
+/// x = 10^5 beside a constant column keeps its digits), singular values below eps x max(n, k)
+/// x the largest treated as zero, as numpy's `lstsq` does; `None` with fewer rows than columns
+/// or a non-finite design.
+fn lstsq(rows: &[Vec<f64>], y: &[f64]) -> Option<Vec<f64>> {
+    let (n, k) = (rows.len(), rows.first()?.len());
+    if n < k || rows.iter().flatten().chain(y).any(|v| !v.is_finite()) {
+        return None;
+    }
+    let norms: Vec<f64> = (0..k)
+        .map(|j| {
+            let s = rows.iter().map(|r| r[j] * r[j]).sum::<f64>().sqrt();
+            if s > 0.0 { s } else { 1.0 }
+        })
+        .collect();
+    let a = Mat::from_fn(n, k, |i, j| rows[i][j] / norms[j]);
+    let svd = a.thin_svd().ok()?;
+    let s = svd.S().column_vector();
+    let largest = (0..k).map(|i| s[i]).fold(0.0f64, f64::max);
+    let cutoff = f64::EPSILON * n.max(k) as f64 * largest;
+    let (u, v) = (svd.U(), svd.V());
+    let mut x = vec![0.0; k];
+    for i in 0..k {
+        if s[i] <= cutoff {
+            continue;
+        }
+        let uy: f64 = (0..n).map(|r| u[(r, i)] * y[r]).sum::<f64>() / s[i];
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj += v[(j, i)] * uy;
+        }
+    }
+    Some(x.iter().zip(&norms).map(|(x, s)| x / s).collect())
+}
+
+/// (X'X)^-1 by the same SVD, for the interval.
+fn inverse_gram(rows: &[Vec<f64>]) -> Option<Vec<f64>> {
+    let (n, k) = (rows.len(), rows.first()?.len());
+    if n < k {
+        return None;
+    }
+    let a = Mat::from_fn(n, k, |i, j| rows[i][j]);
+    let svd = a.thin_svd().ok()?;
+    let s = svd.S().column_vector();
+    let largest = (0..k).map(|i| s[i]).fold(0.0f64, f64::max);
+    let cutoff = f64::EPSILON * n.max(k) as f64 * largest;
+    let v = svd.V();
+    let mut out = vec![0.0; k * k];
+    for i in (0..k).filter(|&i| s[i] > cutoff) {
+        let w = 1.0 / (s[i] * s[i]);
+        for a in 0..k {
+            for b in 0..k {
+                out[a * k + b] += v[(a, i)] * w * v[(b, i)];
+            }
+        }
+    }
+    Some(out)
+}
+
+/// SMAPE in percent of `predicted` against `actual` (a pair summing to 0 adds no error).
+fn smape_term(predicted: f64, actual: f64) -> f64 {
+    let sum = actual.abs() + predicted.abs();
+    if sum == 0.0 {
+        0.0
+    } else {
+        2.0 * (predicted - actual).abs() / sum
+    }
+}
+
+/// Whether `new` is smaller than `old` beyond rounding: hypotheses the design cannot tell
+/// apart (the same fitted values) tie, and the earlier one stays, as in exact arithmetic.
+fn smaller(new: f64, old: f64) -> bool {
+    new < old - 1e-9 * old.abs()
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// The points reduced to (coordinate, value), checked.
+fn reduce(points: &[Point], aggregate: Aggregate) -> Result<Vec<(Vec<f64>, f64)>, PmnfError> {
+    let dims = points.first().ok_or(PmnfError::Empty)?.coordinate.len();
+    points
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let bad = |what: String| PmnfError::BadPoint { index, what };
+            if p.coordinate.len() != dims || dims == 0 {
+                return Err(bad(format!(
+                    "{} parameter values where the first point has {dims}",
+                    p.coordinate.len()
+                )));
+            }
+            if p.coordinate.iter().any(|v| !v.is_finite()) {
+                return Err(bad("a parameter value is not a finite number".to_owned()));
+            }
+            if p.values.is_empty() || p.values.iter().any(|v| !v.is_finite()) {
+                return Err(bad(
+                    "no measured value, or one that is not a finite number".to_owned()
+                ));
+            }
+            let value = match aggregate {
+                Aggregate::Mean => mean(&p.values),
+                Aggregate::Median => median(&p.values),
+            };
+            Ok((p.coordinate.clone(), value))
+        })
+        .collect()
+}
+
+/// The hypotheses of one parameter the values `xs` allow.
+fn hypotheses(xs: &[f64], allow_log_terms: bool) -> impl Iterator<Item = Exponents> {
+    let logs = allow_log_terms && xs.iter().all(|&x| x >= 1.0);
+    DEFAULT_EXPONENTS
+        .into_iter()
+        .filter(move |e| logs || e.log == 0)
+}
+
+/// The best model of one parameter (Extra-P's basic single-parameter modeler): `None` for the
+/// constant model, else (exponents, constant, coefficient), with its leave-one-out RSS and
+/// SMAPE and adjusted R^2.
+struct SingleFit {
+    term: Option<(Exponents, f64, f64)>,
+    constant: f64,
+    rss: f64,
+    smape: f64,
+    adjusted_r2: f64,
+}
+
+fn fit_two(xs: &[f64], ys: &[f64], e: Exponents) -> Option<(f64, f64)> {
+    let rows: Vec<Vec<f64>> = xs.iter().map(|&x| vec![1.0, e.evaluate(x)]).collect();
+    let c = lstsq(&rows, ys)?;
+    Some((c[0], c[1]))
+}
+
+fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
+    let n = ys.len();
+    let m = mean(ys);
+    let tss: f64 = ys.iter().map(|y| (y - m) * (y - m)).sum();
+    let constant_smape = ys.iter().map(|&y| smape_term(m, y)).sum::<f64>() / n as f64 * 100.0;
+    let mut best = SingleFit {
+        term: None,
+        constant: m,
+        rss: tss,
+        smape: constant_smape,
+        adjusted_r2: 1.0,
+    };
+    if tss == 0.0 || n < MINIMUM_POINTS {
+        return best;
+    }
+    for e in hypotheses(xs, options.allow_log_terms) {
+        let (mut rss, mut smape) = (0.0, 0.0);
+        let mut fitted = true;
+        for i in 0..n {
+            let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
+            let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
+            let Some((mut c0, c1)) = fit_two(&tx, &ty, e) else {
+                fitted = false;
+                break;
+            };
+            let smallest = ty.iter().copied().fold(f64::INFINITY, f64::min);
+            let negligible = if smallest == 0.0 {
+                c0.abs() < CLEAN_CONSTANT_EPSILON
+            } else {
+                (c0 / smallest).abs() < CLEAN_CONSTANT_EPSILON
+            };
+            if negligible {
+                c0 = 0.0;
+            }
+            let predicted = c0 + c1 * e.evaluate(xs[i]);
+            let d = predicted - ys[i];
+            rss += d * d;
+            smape += smape_term(predicted, ys[i]) / n as f64 * 100.0;
+        }
+        let Some((c0, c1)) = fit_two(xs, ys, e).filter(|_| fitted) else {
+            continue;
+        };
+        if !rss.is_finite() || c1 == 0.0 || smape.is_nan() {
+            continue;
+        }
+        let contribution = xs
+            .iter()
+            .zip(ys)
+            .map(|(&x, &y)| (c1 * e.evaluate(x) / y).abs())
+            .fold(f64::NEG_INFINITY, f64::max);
+        if contribution < MINIMUM_TERM_CONTRIBUTION || !smaller(smape, best.smape) {
+            continue;
+        }
+        let df = n as f64 - 2.0;
+        best = SingleFit {
+            term: Some((e, c0, c1)),
+            constant: c0,
+            rss,
+            smape,
+            adjusted_r2: 1.0 - (rss / tss) * (n as f64 - 1.0) / df,
+        };
+    }
+    best
+}
+
+/// In-sample RSS and SMAPE of `terms` with `constant` at `points`.
+fn cost(points: &[(Vec<f64>, f64)], constant: f64, terms: &[Term]) -> (f64, f64) {
+    let (mut rss, mut smape) = (0.0, 0.0);
+    for (x, y) in points {
+        let p = constant + terms.iter().map(|t| t.evaluate(x)).sum::<f64>();
+        rss += (p - y) * (p - y);
+        smape += smape_term(p, *y);
+    }
+    (rss, smape / points.len() as f64 * 100.0)
+}
+
+/// The model with `terms` (bases only) fitted to every point by least squares.
+fn fit_terms(points: &[(Vec<f64>, f64)], mut terms: Vec<Term>) -> Option<(f64, Vec<Term>)> {
+    let rows: Vec<Vec<f64>> = points
+        .iter()
+        .map(|(x, _)| design_row(&terms_with_unit(&terms), x))
+        .collect();
+    let y: Vec<f64> = points.iter().map(|(_, y)| *y).collect();
+    let c = lstsq(&rows, &y)?;
+    for (t, c) in terms.iter_mut().zip(&c[1..]) {
+        t.coefficient = *c;
+    }
+    Some((c[0], terms))
+}
+
+fn terms_with_unit(terms: &[Term]) -> Vec<Term> {
+    terms
+        .iter()
+        .map(|t| Term {
+            coefficient: 1.0,
+            factors: t.factors.clone(),
+        })
+        .collect()
+}
+
+/// The finished model: its costs and its interval basis from the final fit at `points`.
+fn finish(
+    points: &[(Vec<f64>, f64)],
+    constant: f64,
+    terms: Vec<Term>,
+    selection: Option<(f64, f64)>,
+    tss: f64,
+) -> PmnfModel {
+    let (rss_in, smape_in) = cost(points, constant, &terms);
+    let (rss, smape, cross_validated) = match selection {
+        Some((rss, smape)) => (rss, smape, true),
+        None => (rss_in, smape_in, false),
+    };
+    let n = points.len();
+    let k = 1 + terms.len();
+    let parameters: usize = terms.iter().map(|t| t.factors.len()).sum();
+    let adjusted_r2 = if terms.is_empty() {
+        1.0
+    } else {
+        1.0 - (rss / tss) * (n as f64 - 1.0) / (n as f64 - parameters as f64 - 1.0)
+    };
+    let rows: Vec<Vec<f64>> = points
+        .iter()
+        .map(|(x, _)| design_row(&terms_with_unit(&terms), x))
+        .collect();
+    let df = n.saturating_sub(k);
+    let interval = IntervalBasis {
+        covariance: inverse_gram(&rows).unwrap_or_else(|| vec![f64::NAN; k * k]),
+        // The residual variance of the fit, or, for a model chosen by leave-one-out, the mean
+        // squared error of its leave-one-out predictions where that is larger: the search over
+        // 42 hypotheses fits the points better than it predicts a new one.
+        sigma2: match (df, selection) {
+            (0, _) => f64::NAN,
+            (_, Some((rss_loo, _))) => (rss_in / df as f64).max(rss_loo / n as f64),
+            _ => rss_in / df as f64,
+        },
+        df,
+    };
+    PmnfModel {
+        constant,
+        terms,
+        rss,
+        smape,
+        adjusted_r2,
+        cross_validated,
+        points: n,
+        interval,
+    }
+}
+
+/// Fits the PMNF model of `points` (each with one value per parameter and its repetitions).
+pub fn fit(points: &[Point], options: &PmnfOptions) -> Result<PmnfModel, PmnfError> {
+    let reduced = reduce(points, options.aggregate)?;
+    let dims = reduced[0].0.len();
+    for p in 0..dims {
+        let mut values: Vec<f64> = reduced.iter().map(|(x, _)| x[p]).collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        if values.len() < MINIMUM_POINTS {
+            return Err(PmnfError::TooFewPoints {
+                parameter: p,
+                found: values.len(),
+            });
+        }
+    }
+    let ys: Vec<f64> = reduced.iter().map(|(_, y)| *y).collect();
+    let m = mean(&ys);
+    let tss: f64 = ys.iter().map(|y| (y - m) * (y - m)).sum();
+    if dims == 1 {
+        let xs: Vec<f64> = reduced.iter().map(|(x, _)| x[0]).collect();
+        let s = single(&xs, &ys, options);
+        return Ok(match s.term {
+            None => finish(&reduced, m, Vec::new(), None, tss),
+            Some((e, c0, c1)) => {
+                let term = Term {
+                    coefficient: c1,
+                    factors: vec![(0, e)],
+                };
+                let mut model = finish(&reduced, c0, vec![term], Some((s.rss, s.smape)), tss);
+                model.adjusted_r2 = s.adjusted_r2;
+                model
+            }
+        });
+    }
+    Ok(multi(&reduced, dims, options, tss))
+}
+
+/// For each parameter, the points along the longest lines of measurements in its direction,
+/// each value's mean over those lines (Extra-P's `auto` point selection).
+fn lines(points: &[(Vec<f64>, f64)], dims: usize) -> Vec<Vec<(f64, f64)>> {
+    let partial = |x: &[f64], p: usize| -> Vec<u64> {
+        (0..x.len())
+            .filter(|&d| d != p)
+            .map(|d| x[d].to_bits())
+            .collect()
+    };
+    (0..dims)
+        .map(|p| {
+            // Lines: the points that share every other coordinate, in order of appearance.
+            let mut groups: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
+            for (i, (x, _)) in points.iter().enumerate() {
+                let key = partial(x, p);
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, g)) => g.push(i),
+                    None => groups.push((key, vec![i])),
+                }
+            }
+            let longest = groups.iter().map(|(_, g)| g.len()).max().unwrap_or(0);
+            let candidates: Vec<&Vec<usize>> = groups
+                .iter()
+                .filter(|(_, g)| g.len() == longest)
+                .map(|(_, g)| g)
+                .collect();
+            // By value in this direction, in order of appearance.
+            let mut by_value: Vec<(u64, Vec<usize>)> = Vec::new();
+            for &i in candidates.iter().copied().flatten() {
+                let v = points[i].0[p].to_bits();
+                match by_value.iter_mut().find(|(k, _)| *k == v) {
+                    Some((_, g)) => g.push(i),
+                    None => by_value.push((v, vec![i])),
+                }
+            }
+            // Only the lines the first value's points lie on.
+            let common: Vec<Vec<u64>> = by_value
+                .first()
+                .map(|(_, g)| g.iter().map(|&i| partial(&points[i].0, p)).collect())
+                .unwrap_or_default();
+            by_value
+                .iter()
+                .filter_map(|(v, g)| {
+                    let kept: Vec<f64> = g
+                        .iter()
+                        .filter(|&&i| common.contains(&partial(&points[i].0, p)))
+                        .map(|&i| points[i].1)
+                        .collect();
+                    (!kept.is_empty()).then(|| (f64::from_bits(*v), mean(&kept)))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Extra-P's combinations of the single-parameter terms (`pairs`: parameter, its exponents),
+/// in its order.
+fn combinations(pairs: &[(usize, Exponents)]) -> Vec<Vec<Vec<(usize, Exponents)>>> {
+    let add: Vec<Vec<(usize, Exponents)>> = pairs.iter().map(|&p| vec![p]).collect();
+    let mult: Vec<(usize, Exponents)> = pairs.to_vec();
+    let mut out = vec![vec![mult.clone()], add.clone()];
+    let pair = |a: usize, b: usize| vec![pairs[a], pairs[b]];
+    match pairs.len() {
+        2 => {
+            out.push(vec![add[0].clone(), mult.clone()]);
+            out.push(vec![add[1].clone(), mult]);
+        }
+        3 => {
+            let (xy, yz, xz) = (pair(0, 1), pair(1, 2), pair(0, 2));
+            let a = |i: usize| add[i].clone();
+            let m = || mult.clone();
+            out.extend([
+                vec![m(), a(0)],
+                vec![m(), a(1)],
+                vec![m(), a(2)],
+                vec![m(), xy.clone()],
+                vec![m(), yz.clone()],
+                vec![m(), xz.clone()],
+                vec![m(), xy.clone(), a(2)],
+                vec![m(), yz.clone(), a(0)],
+                vec![m(), xz.clone(), a(1)],
+                vec![m(), a(0), a(1)],
+                vec![m(), a(0), a(2)],
+                vec![m(), a(1), a(2)],
+                vec![xy.clone(), a(2)],
+                vec![xy.clone(), a(2), a(1)],
+                vec![xy, a(2), a(0)],
+                vec![xz.clone(), a(1)],
+                vec![xz.clone(), a(1), a(0)],
+                vec![xz, a(1), a(2)],
+                vec![yz.clone(), a(0)],
+                vec![yz.clone(), a(0), a(1)],
+                vec![yz, a(0), a(2)],
+            ]);
+        }
+        _ => {}
+    }
+    out
+}
+
+fn multi(points: &[(Vec<f64>, f64)], dims: usize, options: &PmnfOptions, tss: f64) -> PmnfModel {
+    let m = mean(&points.iter().map(|(_, y)| *y).collect::<Vec<_>>());
+    let singles: Vec<SingleFit> = lines(points, dims)
+        .iter()
+        .map(|line| {
+            let xs: Vec<f64> = line.iter().map(|(x, _)| *x).collect();
+            let ys: Vec<f64> = line.iter().map(|(_, y)| *y).collect();
+            single(&xs, &ys, options)
+        })
+        .collect();
+    let pairs: Vec<(usize, Exponents)> = singles
+        .iter()
+        .enumerate()
+        .filter_map(|(p, s)| s.term.map(|(e, _, _)| (p, e)))
+        .collect();
+    match pairs.as_slice() {
+        [] => finish(points, m, Vec::new(), None, tss),
+        [(p, e)] => {
+            // The single-parameter fit's coefficients, or refitted to every point: the smaller
+            // SMAPE.
+            let s = &singles[*p];
+            let (_, c0, c1) = s.term.unwrap_or((*e, s.constant, 0.0));
+            let reused = vec![Term {
+                coefficient: c1,
+                factors: vec![(*p, *e)],
+            }];
+            let (_, reused_smape) = cost(points, c0, &reused);
+            match fit_terms(points, reused.clone()) {
+                Some((r0, refit)) if smaller(cost(points, r0, &refit).1, reused_smape) => {
+                    finish(points, r0, refit, None, tss)
+                }
+                _ => finish(points, c0, reused, None, tss),
+            }
+        }
+        _ => {
+            let mut best: Option<(f64, f64, Vec<Term>)> = None;
+            for (i, combination) in combinations(&pairs).into_iter().enumerate() {
+                let terms: Vec<Term> = combination
+                    .into_iter()
+                    .map(|factors| Term {
+                        coefficient: 1.0,
+                        factors,
+                    })
+                    .collect();
+                let Some((c0, terms)) = fit_terms(points, terms) else {
+                    continue;
+                };
+                let (_, smape) = cost(points, c0, &terms);
+                // The first combination is the starting best, whatever its terms contribute.
+                if i == 0 {
+                    best = Some((smape, c0, terms.clone()));
+                }
+                let contributes = terms.iter().all(|t| {
+                    t.coefficient != 0.0
+                        && points
+                            .iter()
+                            .map(|(x, y)| (t.evaluate(x) / y).abs())
+                            .fold(f64::NEG_INFINITY, f64::max)
+                            >= MINIMUM_TERM_CONTRIBUTION
+                });
+                if contributes && best.as_ref().is_some_and(|b| smaller(smape, b.0)) {
+                    best = Some((smape, c0, terms));
+                }
+            }
+            match best {
+                Some((_, c0, terms)) => finish(points, c0, terms, None, tss),
+                None => finish(points, m, Vec::new(), None, tss),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

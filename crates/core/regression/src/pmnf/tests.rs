@@ -1,0 +1,154 @@
+use super::*;
+
+fn points(xs: &[f64], f: impl Fn(f64) -> f64) -> Vec<Point> {
+    xs.iter()
+        .map(|&x| Point {
+            coordinate: vec![x],
+            values: vec![f(x)],
+        })
+        .collect()
+}
+
+#[test]
+fn one_parameter_recovers_the_term_and_its_coefficients() {
+    let xs = [2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+    let m = fit(
+        &points(&xs, |x| 3.0 + 2.0 * x.powf(1.5) * x.log2()),
+        &PmnfOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(m.terms.len(), 1);
+    assert_eq!(m.terms[0].factors, vec![(0, Exponents::new(3, 2, 1))]);
+    assert!((m.terms[0].coefficient - 2.0).abs() < 1e-9, "{m:?}");
+    assert!((m.constant - 3.0).abs() < 1e-6, "{m:?}");
+    assert!(m.cross_validated && m.smape < 1e-6);
+    assert_eq!(m.to_extrap(&["p"]).split(" + ").count(), 2);
+    assert!(m.to_extrap(&["p"]).ends_with("* p^(3/2) * log2(p)^(1)"));
+}
+
+#[test]
+fn constant_measurements_give_the_constant_model() {
+    let m = fit(
+        &points(&[1.0, 2.0, 3.0, 4.0, 5.0], |_| 7.5),
+        &PmnfOptions::default(),
+    )
+    .unwrap();
+    assert!(m.terms.is_empty());
+    assert_eq!(m.constant, 7.5);
+    assert_eq!(m.rss, 0.0);
+}
+
+#[test]
+fn values_below_one_rule_out_logarithms_and_noise_alone_stays_constant() {
+    // x in (0, 1]: no log2 term may be chosen.
+    let xs = [0.25, 0.5, 0.75, 1.0, 1.25];
+    let m = fit(&points(&xs, |x| 1.0 + 4.0 * x * x), &PmnfOptions::default()).unwrap();
+    assert_eq!(m.terms[0].factors, vec![(0, Exponents::new(2, 1, 0))]);
+    // A tiny alternating wobble around 5: no term earns its place over the mean.
+    let wobble = points(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], |x| {
+        5.0 + if x as i64 % 2 == 0 { 1e-3 } else { -1e-3 }
+    });
+    let m = fit(&wobble, &PmnfOptions::default()).unwrap();
+    assert!(m.terms.is_empty(), "{m:?}");
+}
+
+#[test]
+fn repetitions_reduce_to_their_mean_or_median() {
+    let pts: Vec<Point> = [1.0, 2.0, 3.0, 4.0, 5.0]
+        .iter()
+        .map(|&x| Point {
+            coordinate: vec![x],
+            values: vec![10.0 * x, 10.0 * x, 10.0 * x + 100.0],
+        })
+        .collect();
+    let median = PmnfOptions {
+        aggregate: Aggregate::Median,
+        ..PmnfOptions::default()
+    };
+    let m = fit(&pts, &median).unwrap();
+    assert!((m.evaluate(&[3.0]) - 30.0).abs() < 1e-6, "{m:?}");
+    let m = fit(&pts, &PmnfOptions::default()).unwrap();
+    assert!(
+        (m.evaluate(&[3.0]) - (30.0 + 100.0 / 3.0)).abs() < 1e-6,
+        "{m:?}"
+    );
+}
+
+#[test]
+fn two_parameters_combine_their_terms_multiplicatively_where_the_data_says_so() {
+    let mut pts = Vec::new();
+    for &p in &[2.0, 4.0, 8.0, 16.0, 32.0] {
+        for &q in &[10.0, 20.0, 30.0, 40.0, 50.0] {
+            pts.push(Point {
+                coordinate: vec![p, q],
+                values: vec![1.0 + 0.5 * p * q.powf(0.5)],
+            });
+        }
+    }
+    let m = fit(&pts, &PmnfOptions::default()).unwrap();
+    assert_eq!(m.terms.len(), 1, "{m:?}");
+    assert_eq!(
+        m.terms[0].factors,
+        vec![(0, Exponents::new(1, 1, 0)), (1, Exponents::new(1, 2, 0))]
+    );
+    assert!((m.terms[0].coefficient - 0.5).abs() < 1e-9);
+    assert!(!m.cross_validated && m.smape < 1e-6);
+    // And additively.
+    for p in &mut pts {
+        let (a, b) = (p.coordinate[0], p.coordinate[1]);
+        p.values = vec![1.0 + 0.5 * a + 3.0 * b * b];
+    }
+    let m = fit(&pts, &PmnfOptions::default()).unwrap();
+    let factors: Vec<_> = m.terms.iter().map(|t| t.factors.clone()).collect();
+    assert_eq!(
+        factors,
+        vec![
+            vec![(0, Exponents::new(1, 1, 0))],
+            vec![(1, Exponents::new(2, 1, 0))]
+        ]
+    );
+}
+
+#[test]
+fn the_interval_holds_the_fit_and_widens_away_from_the_points() {
+    let xs = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    let noise = [0.3, -0.2, 0.1, -0.4, 0.2, 0.0, -0.1, 0.3];
+    let pts: Vec<Point> = xs
+        .iter()
+        .zip(noise)
+        .map(|(&x, e)| Point {
+            coordinate: vec![x],
+            values: vec![2.0 + 3.0 * x + e],
+        })
+        .collect();
+    let m = fit(&pts, &PmnfOptions::default()).unwrap();
+    let (lo, hi) = m.interval(&[4.0], 0.95).unwrap();
+    assert!(lo < m.evaluate(&[4.0]) && m.evaluate(&[4.0]) < hi);
+    let (lo2, hi2) = m.interval(&[64.0], 0.95).unwrap();
+    assert!(hi2 - lo2 > hi - lo);
+}
+
+#[test]
+fn degenerate_input_is_an_error_naming_the_point_or_parameter() {
+    let e = fit(&[], &PmnfOptions::default()).unwrap_err();
+    assert_eq!(e, PmnfError::Empty);
+    let e = fit(&points(&[1.0, 2.0], |x| x), &PmnfOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("parameter 0: 2 distinct values"),
+        "{e}"
+    );
+    let mut pts = points(&[1.0, 2.0, 3.0], |x| x);
+    pts[1].values = vec![f64::NAN];
+    let e = fit(&pts, &PmnfOptions::default()).unwrap_err();
+    assert!(e.to_string().starts_with("point 1: "), "{e}");
+    pts[1] = Point {
+        coordinate: vec![2.0, 1.0],
+        values: vec![2.0],
+    };
+    let e = fit(&pts, &PmnfOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("2 parameter values where the first point has 1"),
+        "{e}"
+    );
+}

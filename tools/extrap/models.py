@@ -1,0 +1,69 @@
+"""Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
+(crates/core/regression/tests/extrap.rs) and benchmark.
+
+Usage: python models.py FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
+`yosoku export --format extrap` writes it; anything else: Extra-P's text format)
+
+Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
+modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
+does. One line per (call path, metric): the constant, each term's coefficient and factors
+(parameter index, exponent numerator, denominator, log exponent), SMAPE, RSS and adjusted R^2,
+and the seconds Extra-P took for the file."""
+
+import json
+import sys
+import time
+from fractions import Fraction
+
+from extrap.fileio.file_reader.json_file_reader import JsonFileReader
+from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
+from extrap.fileio.file_reader.text_file_reader import TextFileReader
+from extrap.modelers.model_generator import ModelGenerator
+
+
+def exponents(compound_term):
+    numerator, denominator, log = 0, 1, 0
+    for t in compound_term.simple_terms:
+        if t.term_type == "polynomial":
+            f = Fraction(t.exponent).limit_denominator(64)
+            numerator, denominator = f.numerator, f.denominator
+        else:
+            log = int(t.exponent)
+    return [numerator, denominator, log]
+
+
+def terms(function):
+    out = []
+    for term in function.compound_terms:
+        if hasattr(term, "parameter_term_pairs"):
+            factors = [[p] + exponents(ct) for p, ct in term.parameter_term_pairs]
+        else:
+            factors = [[0] + exponents(term)]
+        out.append({"coefficient": term.coefficient, "factors": sorted(factors)})
+    return out
+
+
+for path in sys.argv[1:]:
+    started = time.perf_counter()
+    if path.endswith(".jsonl"):
+        experiment = read_jsonlines_file(path)
+    elif path.endswith(".json"):
+        experiment = JsonFileReader().read_experiment(path)
+    else:
+        experiment = TextFileReader().read_experiment(path)
+    generator = ModelGenerator(experiment)
+    generator.model_all()
+    seconds = time.perf_counter() - started
+    for (callpath, metric), model in generator.models.items():
+        h = model.hypothesis
+        print(json.dumps({
+            "file": path,
+            "callpath": callpath.name,
+            "metric": metric.name,
+            "constant": h.function.constant_coefficient,
+            "terms": terms(h.function),
+            "smape": h.SMAPE,
+            "rss": h.RSS,
+            "ar2": h.AR2,
+            "seconds": seconds,
+        }))
