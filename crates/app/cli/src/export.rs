@@ -35,10 +35,12 @@ pub fn export(
         ExportFormat::ChromeTrace => crate::trace::export(bundle, tables, output),
         ExportFormat::Extrap => {
             let read = yosoku_bundle::fs::read_bundle(bundle)?;
-            let json = extrap(&read, tables)
+            let experiments = extrap(&read, tables)
                 .with_context(|| format!("{}: no Extra-P input", bundle.display()))?;
-            write_file_atomically(output, json.as_bytes())?;
-            Ok(format!("wrote {}", output.display()))
+            if output.is_dir() {
+                bail!("{} is a directory; name a file", output.display());
+            }
+            write_experiments(output, &experiments)
         }
         ExportFormat::Parquet | ExportFormat::Csv => {
             let read = yosoku_bundle::fs::read_bundle(bundle)?;
@@ -117,8 +119,13 @@ fn write_csv(file: std::fs::File, batch: &RecordBatch) -> Result<()> {
 /// parameters are numbers; one call path per device, program and variant (`device->program`,
 /// `->variant` when there is one), metric `time` (per phase when a table has several), the
 /// time of one repetition in seconds, repeats of one point as its values. The parameters are
-/// those with a number in every run that vary in at least one call path.
-pub fn extrap(bundle: &yosoku_bundle::fs::Bundle, tables: &[String]) -> Result<String> {
+/// those with a number in every run that vary in at least one call path. Extra-P wants every
+/// call path of an experiment measured at every point of it: the call paths are grouped into
+/// one experiment per set of points, each with the parameters that vary in it.
+pub fn extrap(
+    bundle: &yosoku_bundle::fs::Bundle,
+    tables: &[String],
+) -> Result<Vec<ExtrapExperiment>> {
     let runs: Vec<&(String, RecordBatch)> = bundle
         .tables
         .iter()
@@ -132,12 +139,6 @@ pub fn extrap(bundle: &yosoku_bundle::fs::Bundle, tables: &[String]) -> Result<S
         .collect();
     if runs.is_empty() {
         bail!("no `runs` table: Extra-P models measured runs over their parameters");
-    }
-    struct Run {
-        callpath: String,
-        metric: String,
-        params: BTreeMap<String, f64>,
-        secs: f64,
     }
     let mut all = Vec::new();
     for (name, batch) in &runs {
@@ -215,8 +216,25 @@ pub fn extrap(bundle: &yosoku_bundle::fs::Bundle, tables: &[String]) -> Result<S
             "no parameter is a number in every run and varies: the runs' `parameters` column holds `key=value` pairs (e.g. `n=1024;p=4`), and Extra-P needs at least one that changes"
         );
     }
-    let mut measurements = serde_json::Map::new();
-    for ((callpath, metric), runs) in &by_path {
+    experiments_by_points(&by_path, &names)
+}
+
+/// The measurements of one call path and metric: (point, values) sorted by point.
+struct Member<'a> {
+    callpath: &'a str,
+    metric: &'a str,
+    points: Vec<(Vec<f64>, Vec<f64>)>,
+}
+
+/// One experiment per set of call paths measured at the same points (Extra-P wants every call
+/// path of an experiment measured at every point of it), each with the parameters that vary in
+/// it; sets measured at one point only are left out and named.
+fn experiments_by_points(
+    by_path: &BTreeMap<(&str, &str), Vec<&Run>>,
+    names: &[String],
+) -> Result<Vec<ExtrapExperiment>> {
+    let mut groups: Vec<(Vec<Vec<f64>>, Vec<Member<'_>>)> = Vec::new();
+    for (&(callpath, metric), runs) in by_path {
         let mut points: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
         for r in runs {
             let point: Vec<f64> = names.iter().map(|k| r.params[k]).collect();
@@ -226,18 +244,155 @@ pub fn extrap(bundle: &yosoku_bundle::fs::Bundle, tables: &[String]) -> Result<S
             }
         }
         points.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
-        let list: Vec<serde_json::Value> = points
+        let coordinates: Vec<Vec<f64>> = points.iter().map(|(p, _)| p.clone()).collect();
+        let member = Member {
+            callpath,
+            metric,
+            points,
+        };
+        match groups.iter_mut().find(|(c, _)| *c == coordinates) {
+            Some((_, members)) => members.push(member),
+            None => groups.push((coordinates, vec![member])),
+        }
+    }
+    let (groups, single): (Vec<_>, Vec<_>) = groups
+        .into_iter()
+        .partition(|(coordinates, _)| coordinates.len() > 1);
+    let left_out: Vec<String> = single
+        .iter()
+        .flat_map(|(_, members)| members.iter().map(|m| m.callpath.to_owned()))
+        .collect();
+    if groups.is_empty() {
+        bail!(
+            "every call path was measured at one point only ({}): Extra-P models how a time changes between points",
+            left_out.join(", ")
+        );
+    }
+    let mut out = groups
+        .into_iter()
+        .map(|(coordinates, members)| experiment(&coordinates, members, names))
+        .collect::<Result<Vec<_>>>()?;
+    out[0].left_out = left_out;
+    Ok(out)
+}
+
+/// The JSON of one experiment: its members over the parameters that vary among `coordinates`.
+fn experiment(
+    coordinates: &[Vec<f64>],
+    members: Vec<Member<'_>>,
+    names: &[String],
+) -> Result<ExtrapExperiment> {
+    let varying: Vec<usize> = (0..names.len())
+        .filter(|&k| coordinates.iter().any(|c| c[k] != coordinates[0][k]))
+        .collect();
+    let callpaths: Vec<String> = members.iter().map(|m| m.callpath.to_owned()).collect();
+    let mut measurements = serde_json::Map::new();
+    for m in members {
+        let list: Vec<serde_json::Value> = m
+            .points
             .into_iter()
-            .map(|(point, values)| serde_json::json!({ "point": point, "values": values }))
+            .map(|(point, values)| {
+                let point: Vec<f64> = varying.iter().map(|&k| point[k]).collect();
+                serde_json::json!({ "point": point, "values": values })
+            })
             .collect();
         measurements
-            .entry((*callpath).to_owned())
+            .entry(m.callpath.to_owned())
             .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
             .as_object_mut()
-            .map(|m| m.insert((*metric).to_owned(), serde_json::Value::Array(list)));
+            .map(|o| o.insert(m.metric.to_owned(), serde_json::Value::Array(list)));
     }
-    let doc = serde_json::json!({ "parameters": names, "measurements": measurements });
-    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+    let parameters: Vec<&String> = varying.iter().map(|&k| &names[k]).collect();
+    let doc = serde_json::json!({ "parameters": parameters, "measurements": measurements });
+    Ok(ExtrapExperiment {
+        callpaths,
+        json: serde_json::to_string_pretty(&doc)? + "\n",
+        left_out: Vec::new(),
+    })
+}
+
+/// One measured run, as Extra-P sees it.
+struct Run {
+    callpath: String,
+    metric: String,
+    params: BTreeMap<String, f64>,
+    secs: f64,
+}
+
+/// One Extra-P experiment of an export: its call paths and its JSON (the first also carries the
+/// call paths left out of every experiment: those measured at one point only).
+pub struct ExtrapExperiment {
+    pub callpaths: Vec<String>,
+    pub json: String,
+    pub left_out: Vec<String>,
+}
+
+/// Where experiment `k` (from 1) of `count` goes: `output` itself for one, else
+/// `<stem>-<k>.<extension>` beside it.
+fn numbered(output: &Path, k: usize, count: usize) -> PathBuf {
+    if count == 1 {
+        return output.to_owned();
+    }
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "extrap".to_owned());
+    let ext = output
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    output.with_file_name(format!("{stem}-{k}{ext}"))
+}
+
+/// Writes the experiments (all or none: each to a temporary file first, then renamed).
+fn write_experiments(output: &Path, experiments: &[ExtrapExperiment]) -> Result<String> {
+    let n = experiments.len();
+    let mut written = Vec::new();
+    for (i, e) in experiments.iter().enumerate() {
+        let path = numbered(output, i + 1, n);
+        let tmp = temp_beside(&path);
+        if let Err(err) = write_synced(&tmp, e.json.as_bytes()) {
+            for (t, _) in &written {
+                let _ = std::fs::remove_file(t);
+            }
+            let _ = std::fs::remove_file(&tmp);
+            return Err(err);
+        }
+        written.push((tmp, path));
+    }
+    let mut said = Vec::new();
+    for (tmp, path) in written {
+        std::fs::rename(&tmp, &path)
+            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
+        said.push(path);
+    }
+    let left_out = &experiments[0].left_out;
+    let note = if left_out.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\nleft out, measured at one point only: {}",
+            left_out.join(", ")
+        )
+    };
+    if n == 1 {
+        return Ok(format!("wrote {}{note}", output.display()));
+    }
+    let mut out = format!(
+        "wrote {n} Extra-P experiments (Extra-P wants every call path of one measured at the same points):"
+    );
+    for (path, e) in said.iter().zip(experiments) {
+        out.push_str(&format!(
+            "\n  {}: {} call path(s), {}",
+            path.display(),
+            e.callpaths.len(),
+            e.callpaths.first().map(String::as_str).unwrap_or("")
+        ));
+        if e.callpaths.len() > 1 {
+            out.push_str(", ...");
+        }
+    }
+    Ok(out + &note)
 }
 
 fn temp_beside(path: &Path) -> PathBuf {
@@ -248,24 +403,13 @@ fn temp_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
-fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    if path.is_dir() {
-        bail!("{} is a directory; name a file", path.display());
-    }
-    let tmp = temp_beside(path);
-    let result = (|| -> Result<()> {
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(bytes)
-            .and_then(|_| f.sync_all())
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+/// Writes `bytes` to a new file at `path` and syncs it.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    f.write_all(bytes)
+        .and_then(|_| f.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Fills a new directory with `fill` and puts it at `path`, replacing an earlier export there

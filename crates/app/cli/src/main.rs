@@ -89,7 +89,8 @@ enum Command {
         #[arg(long)]
         table: Vec<String>,
         /// The directory (parquet, csv) or file (chrome-trace, extrap) to write; written whole
-        /// or not at all.
+        /// or not at all. Extra-P wants the call paths of one experiment measured at the same
+        /// points: where they differ, `extrap` writes `<stem>-1.json`, `<stem>-2.json`, ...
         #[arg(short = 'o', long = "output", value_name = "PATH")]
         output: PathBuf,
     },

@@ -1328,3 +1328,23 @@ fn gpu_transfer_reads_the_users_device_files_and_refuses_a_bad_one() {
     );
     assert!(read_bundle(&dir.path().join("bundle")).is_ok());
 }
+
+#[test]
+fn opencl_scaling_models_every_kernel_and_predicts_its_largest_size() {
+    let (_dir, bundle) = run("opencl-scaling.toml");
+    check_golden(&bundle);
+    let models = table(&bundle, "scaling.scaling_models");
+    let predictions = table(&bundle, "scaling.predictions");
+    // Three devices, 15 kernel variants each, every one modelled over n and its largest size
+    // predicted with an interval.
+    assert_eq!(models.num_rows(), 45);
+    assert_eq!(predictions.num_rows(), 45);
+    let low = float64(predictions, col::INTERVAL_LOW_SECS).unwrap();
+    let high = float64(predictions, col::INTERVAL_HIGH_SECS).unwrap();
+    let predicted = float64(predictions, col::PREDICTED_SECS).unwrap();
+    for i in 0..predictions.num_rows() {
+        assert!(low.value(i) <= predicted.value(i) && predicted.value(i) <= high.value(i));
+    }
+    let held = utf8(models, col::HELD_OUT).unwrap();
+    assert!((0..45).all(|i| held.value(i).starts_with("n=")));
+}

@@ -29,6 +29,7 @@ pub mod mpi_loop;
 #[cfg(test)]
 mod mpi_properties;
 pub mod observations;
+pub mod scaling;
 pub mod transfer;
 
 use arrow_array::{BooleanArray, RecordBatch};

@@ -1677,6 +1677,74 @@ pub static MODEL_SUMMARY: TableDef = TableDef {
     ],
 };
 
+pub static SCALING_MODELS: TableDef = TableDef {
+    name: "scaling_models",
+    doc: "One performance-model-normal-form model per call path (device, program, variant) and phase over its numeric parameters, found by Extra-P's hypothesis search (docs/methods.md, section 7).",
+    columns: &[
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        PHASE,
+        label(
+            col::PARAMETERS,
+            "The parameters the model is over, comma-separated, as in the runs' `parameters`.",
+        ),
+        label(
+            col::FORMULA,
+            "The model as Extra-P writes it: `c0 + c1 * n^(3/2) * log2(n)^(1) + ...`, times in seconds.",
+        ),
+        column(
+            col::TERM_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Terms besides the constant.",
+        ),
+        column(
+            col::OBSERVATION_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::Positive,
+            "Measurement points fitted (repetitions of a point reduced to their mean or median).",
+        ),
+        column(
+            col::RSS,
+            T::Float64,
+            false,
+            Some("s^2"),
+            V::NonNegative,
+            "Residual sum of squares: of the leave-one-out predictions for one parameter, in-sample for several (as the model was selected).",
+        ),
+        column(
+            col::SMAPE_PCT,
+            T::Float64,
+            false,
+            Some("%"),
+            V::NonNegative,
+            "Symmetric mean absolute percentage error, measured as `rss` is.",
+        ),
+        ADJUSTED_R2,
+        column(
+            col::CROSS_VALIDATED,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "Whether `rss` and `smape_pct` are leave-one-out.",
+        ),
+        column(
+            col::HELD_OUT,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The configuration left out of the fit and predicted (`n=8388608`); null when every point was fitted.",
+        ),
+    ],
+};
+
 pub static SELECTION_PATH: TableDef = TableDef {
     name: "selection_path",
     doc: "One step of a stepwise selection: the term added or removed and the model's fit after it.",

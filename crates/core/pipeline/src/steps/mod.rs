@@ -16,6 +16,7 @@ mod filter;
 mod mpi;
 mod observations;
 mod overhead;
+mod scaling;
 mod spans;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -66,6 +67,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     overhead::OVERHEAD,
     spans::SPANS_STEP,
     transfer::GPU_TRANSFER,
+    scaling::SCALING_MODEL,
 ];
 
 /// The three stages, run in this order.

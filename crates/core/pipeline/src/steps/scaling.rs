@@ -1,0 +1,219 @@
+//! `scaling_model`: each call path's time over the numeric parameters of its runs, in Extra-P's
+//! performance model normal form, its largest configuration held out and predicted
+//! (docs/methods.md, section 7).
+
+use serde::Deserialize;
+use yosoku_models::ModelError;
+use yosoku_models::scaling::{ScalingSpec, scaling_models};
+use yosoku_regression::pmnf::Aggregate;
+use yosoku_tables::{PREDICTIONS, REPORT, SCALING_MODELS};
+
+use super::{
+    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    names,
+};
+
+pub(crate) const SCALING_MODEL: StepKind = StepKind::new::<ScalingParams>(
+    "scaling_model",
+    Stage::Validate,
+    "each call path's time over its runs' numeric parameters (Extra-P's PMNF search), the largest configuration held out and predicted",
+);
+
+fn default_level() -> f64 {
+    0.95
+}
+
+fn default_aggregate() -> String {
+    "mean".to_owned()
+}
+
+fn default_hold_out() -> String {
+    "largest".to_owned()
+}
+
+/// `scaling_model` over one `runs` table.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScalingParams {
+    pub runs: TableRef,
+    /// The parameters to model over; every numeric one that varies when absent.
+    #[serde(default)]
+    pub parameters: Vec<String>,
+    /// How repetitions of a point are reduced: `mean` or `median`.
+    #[serde(default = "default_aggregate")]
+    pub aggregate: String,
+    /// `largest` (each call path's largest configuration left out of the fit and predicted) or
+    /// `none`.
+    #[serde(default = "default_hold_out")]
+    pub hold_out: String,
+    /// Coverage of the prediction intervals.
+    #[serde(default = "default_level")]
+    pub level: f64,
+}
+
+#[derive(Debug)]
+pub struct ScalingModel {
+    runs: TableRef,
+    spec: ScalingSpec,
+}
+
+impl StepParams for ScalingParams {
+    type Step = ScalingModel;
+    fn into_step(self) -> Result<ScalingModel, ParamError> {
+        let aggregate = match self.aggregate.as_str() {
+            "mean" => Aggregate::Mean,
+            "median" => Aggregate::Median,
+            other => {
+                return Err(ParamError::new(
+                    "aggregate",
+                    format!("`aggregate = \"{other}\"`: expected `mean` or `median`"),
+                ));
+            }
+        };
+        let hold_out_largest = match self.hold_out.as_str() {
+            "largest" => true,
+            "none" => false,
+            other => {
+                return Err(ParamError::new(
+                    "hold_out",
+                    format!("`hold_out = \"{other}\"`: expected `largest` or `none`"),
+                ));
+            }
+        };
+        if !(0.5..1.0).contains(&self.level) {
+            return Err(ParamError::new(
+                "level",
+                format!("level {}: expected a number in [0.5, 1)", self.level),
+            ));
+        }
+        Ok(ScalingModel {
+            runs: self.runs,
+            spec: ScalingSpec {
+                parameters: self.parameters,
+                aggregate,
+                hold_out_largest,
+                level: self.level,
+            },
+        })
+    }
+}
+
+impl Step for ScalingModel {
+    fn inputs(&self) -> Vec<&TableRef> {
+        vec![&self.runs]
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&[&SCALING_MODELS, &PREDICTIONS, &REPORT])
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let batch = cx.input(&self.runs)?;
+        let s = scaling_models(batch, &self.spec)?;
+        let predictions =
+            yosoku_tables::rows::predictions_batch(&s.predictions).map_err(ModelError::from)?;
+        let report = yosoku_tables::report::report_batch(&s.report).map_err(ModelError::from)?;
+        Ok(StepOutput::new()
+            .table(&SCALING_MODELS, s.models)
+            .table(&PREDICTIONS, predictions)
+            .table(&REPORT, report)
+            .figures(s.figures))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::RecordBatch;
+    use yosoku_tables::RUNS;
+    use yosoku_tables::access::{float64, utf8};
+
+    use super::super::testing::{
+        f, i64s, opt_s, parse_error, run_error, run_steps_with_figures, s,
+    };
+
+    /// Runs of two kernels over n (and one run without a number for it).
+    fn runs(params: &[Option<&str>], secs: &[f64]) -> RecordBatch {
+        let n = params.len();
+        let ids: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let program: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "a" } else { "b" }).collect();
+        RUNS.batch(vec![
+            s(&ids),
+            s(&vec!["dev"; n]),
+            s(&program),
+            s(&vec![""; n]),
+            opt_s(params),
+            s(&vec!["kernel"; n]),
+            i64s(&vec![Some(1); n]),
+            f(secs),
+        ])
+        .unwrap()
+    }
+
+    const BODY: &str = "step = \"scaling_model\"\nid = \"s\"\nruns = \"src.runs\"\n";
+    const STEP: &str = "[[validate]]\nstep = \"scaling_model\"\nid = \"s\"\nruns = \"src.runs\"\n";
+
+    #[test]
+    fn each_call_path_is_modelled_and_its_largest_size_predicted() {
+        // a: 2 + 3 n; b: 1 + n^2 / 100, at n = 1..6, twice each; n = 6 held out.
+        let (mut params, mut secs) = (Vec::new(), Vec::new());
+        let texts: Vec<String> = (1..=6).map(|n| format!("n={n};label=x")).collect();
+        for (i, t) in texts.iter().enumerate() {
+            let n = (i + 1) as f64;
+            for _ in 0..2 {
+                params.extend([Some(t.as_str()), Some(t.as_str())]);
+                secs.extend([2.0 + 3.0 * n, 1.0 + n * n / 100.0]);
+            }
+        }
+        let (set, figures) =
+            run_steps_with_figures(STEP, vec![("runs", runs(&params, &secs))]).unwrap();
+        let models = set.get("s.scaling_models").unwrap();
+        let formula = utf8(models, "formula").unwrap();
+        assert!(
+            formula.value(0).ends_with("* n^(1)"),
+            "{}",
+            formula.value(0)
+        );
+        assert!(
+            formula.value(1).ends_with("* n^(2)"),
+            "{}",
+            formula.value(1)
+        );
+        assert_eq!(utf8(models, "held_out").unwrap().value(0), "n=6");
+        let p = set.get("s.predictions").unwrap();
+        let predicted = float64(p, "predicted_secs").unwrap();
+        assert!(
+            (predicted.value(0) - 20.0).abs() < 1e-9 && (predicted.value(1) - 1.36).abs() < 1e-9
+        );
+        let fig = &figures[0].1;
+        assert!(
+            fig.iter().any(
+                |f| f.name == "largest configuration held out: median |error|" && f.value < 1e-6
+            )
+        );
+    }
+
+    #[test]
+    fn bad_parameters_and_runs_without_a_numeric_parameter_are_refused() {
+        let e = parse_error("validate", &format!("{BODY}aggregate = \"max\""));
+        assert!(e.contains("expected `mean` or `median`"), "{e}");
+        let e = parse_error("validate", &format!("{BODY}hold_out = \"smallest\""));
+        assert!(e.contains("expected `largest` or `none`"), "{e}");
+        let e = parse_error("validate", &format!("{BODY}level = 1.5"));
+        assert!(e.contains("level 1.5"), "{e}");
+        let e = run_error(
+            STEP,
+            vec![("runs", runs(&[Some("size=big"), None], &[1.0, 2.0]))],
+        );
+        assert!(e.contains("no parameter is a number in every run"), "{e}");
+        let named = format!("{STEP}parameters = [\"n\"]");
+        let e = run_error(
+            &named,
+            vec![("runs", runs(&[Some("n=1"), Some("m=2")], &[1.0, 2.0]))],
+        );
+        assert!(
+            e.contains("parameter `n`: the run of dev / b /  / kernel has no number"),
+            "{e}"
+        );
+    }
+}
