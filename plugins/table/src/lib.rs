@@ -7,6 +7,7 @@
 //! program, variant, run id and repetition columns are mapped or defaulted; the other numeric
 //! columns are the features. Every bad cell is named by file, line (or row) and column.
 
+mod extrap;
 mod frame;
 
 use std::collections::BTreeMap;
@@ -21,6 +22,7 @@ use yosoku_plugin_sdk::{
 };
 use yosoku_tables::{COUNTERS, KIND_METADATA_KEY, METRIC_KINDS, OBSERVATIONS, RUNS, col};
 
+pub use extrap::{ExtrapCollector, ExtrapOptions, import_extrap};
 pub use frame::{Column, Format, Frame};
 
 #[derive(Debug, Default)]
@@ -36,7 +38,7 @@ impl Plugin for TablePlugin {
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
-        vec![Box::new(FileCollector)]
+        vec![Box::new(FileCollector), Box::new(extrap::ExtrapCollector)]
     }
 }
 

@@ -258,3 +258,66 @@ fn tsv_and_gzipped_csv_read_and_run_ids_stay_unique() {
     let e = err(&[p1, p2], &mapping());
     assert!(e.contains("have one name, `same`"), "{e}");
 }
+
+fn extrap_options(metric: Option<&str>) -> yosoku_plugin_table::ExtrapOptions {
+    yosoku_plugin_table::ExtrapOptions {
+        metric: metric.map(str::to_owned),
+        time_unit: "ms".into(),
+        device: "cluster".into(),
+        phase: "total".into(),
+    }
+}
+
+#[test]
+fn extrap_files_become_one_run_per_repetition_and_bad_ones_are_named() {
+    use yosoku_plugin_table::import_extrap;
+    let dir = tempfile::tempdir().unwrap();
+    let text = write(
+        dir.path(),
+        "exp.txt",
+        "PARAMETER p\nPOINTS 2 4 8\nREGION solve\nMETRIC time\nDATA 10 11\nDATA 20\nDATA 40 41 42\nMETRIC visits\nDATA 1\nDATA 1\nDATA 1\n",
+    );
+    let runs = import_extrap(std::slice::from_ref(&text), &extrap_options(None)).unwrap();
+    assert_eq!(runs.num_rows(), 6);
+    let params = runs
+        .column_by_name("parameters")
+        .unwrap()
+        .as_string::<i32>();
+    assert_eq!(params.value(5), "p=8");
+    let secs = runs
+        .column_by_name("measured_secs")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    assert!((secs.value(0) - 0.010).abs() < 1e-12);
+    let e = import_extrap(std::slice::from_ref(&text), &extrap_options(Some("bytes")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no metric `bytes`; the file has: time, visits"),
+        "{e}"
+    );
+    let zero = write(
+        dir.path(),
+        "zero.txt",
+        "PARAMETER p\nPOINTS 2 4 8\nREGION solve\nDATA 1\nDATA 0\nDATA 3\n",
+    );
+    let e = import_extrap(&[zero], &extrap_options(None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("point p=4: value 0 is not a positive time"),
+        "{e}"
+    );
+    let cut = write(
+        dir.path(),
+        "cut.txt",
+        "PARAMETER p\nPOINTS 2 4\nDATA 1\nDATA 2\nDATA 3\n",
+    );
+    let e = import_extrap(&[cut], &extrap_options(None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cut.txt:5: more DATA lines than the 2 POINTS"),
+        "{e}"
+    );
+}

@@ -1348,3 +1348,39 @@ fn opencl_scaling_models_every_kernel_and_predicts_its_largest_size() {
     let held = utf8(models, col::HELD_OUT).unwrap();
     assert!((0..45).all(|i| held.value(i).starts_with("n=")));
 }
+
+/// One of Extra-P's own test experiments imported by the `table` plugin's `extrap` collector
+/// and modelled by the `scaling_model` step: Extra-P 4.2.5's model of the same file (its terms
+/// and coefficients, from `tools/extrap/models.py`), to the 7 digits the formula shows.
+#[test]
+fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = repo().join("crates/core/regression/tests/data/extrap/text/two_parameter_1.txt");
+    let pipeline = dir.path().join("extrap.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"extrap-file\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[validate]]\nstep = \"scaling_model\"\nid = \"m\"\nruns = \"x.runs\"\nhold_out = \"none\"\n",
+            file.display()
+        ),
+    )
+    .unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("bundle")),
+        ..RunOptions::default()
+    };
+    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).unwrap();
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let models = table(&bundle, "m.scaling_models");
+    assert_eq!(models.num_rows(), 1);
+    assert_eq!(utf8(models, col::PARAMETERS).unwrap().value(0), "x,y");
+    let formula = utf8(models, col::FORMULA).unwrap().value(0).to_owned();
+    // Extra-P: 1.374208312529971 + 6.698080399962684 * log2(y) + 0.043841655290305426 *
+    // x^(3/2) * log2(x)^2 * log2(y).
+    assert!(formula.starts_with("1.374208e0 + "), "{formula}");
+    assert!(formula.contains("6.698080e0 * log2(y)^(1)"), "{formula}");
+    assert!(
+        formula.contains("4.384166e-2 * x^(3/2) * log2(x)^(2) * log2(y)^(1)"),
+        "{formula}"
+    );
+}

@@ -1,0 +1,216 @@
+//! `extrap`: Extra-P's own input files (its text format, JSON Lines, JSON) as a `runs` table, so
+//! that one experiment can be modelled by Extra-P and by yosoku's `scaling_model` step alike:
+//! one run per repetition, program = the call path, parameters = `name=value` pairs, the chosen
+//! metric's values as times.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+use yosoku_plugin_sdk::{
+    Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, PluginError,
+};
+use yosoku_regression::pmnf::input::{self, Experiment};
+use yosoku_tables::RUNS;
+
+use super::unit_factor;
+
+/// The collector.
+#[derive(Debug, Default)]
+pub struct ExtrapCollector;
+
+/// Reads one file by its extension: `.jsonl` JSON Lines, `.json` JSON, else the text format.
+fn read(path: &Path) -> Result<Experiment, PluginError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PluginError::new(format!("{}: cannot read: {e}", path.display())))?;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let parsed = match ext {
+        "jsonl" => input::parse_jsonl(&text),
+        "json" => input::parse_json(&text),
+        _ => input::parse_text(&text),
+    };
+    parsed.map_err(|e| match e.line {
+        0 => PluginError::new(format!("{}: {}", path.display(), e.message)),
+        line => PluginError::new(format!("{}:{line}: {}", path.display(), e.message)),
+    })
+}
+
+/// The metric whose values are the times: `wanted`, else `time` where there is one, else the
+/// only metric.
+fn metric(e: &Experiment, wanted: Option<&str>, path: &Path) -> Result<String, PluginError> {
+    let mut metrics: Vec<&str> = e.series.iter().map(|s| s.metric.as_str()).collect();
+    metrics.sort_unstable();
+    metrics.dedup();
+    let chosen = match wanted {
+        Some(m) if metrics.contains(&m) => m,
+        Some(m) => {
+            return Err(PluginError::new(format!(
+                "{}: no metric `{m}`; the file has: {}",
+                path.display(),
+                metrics.join(", ")
+            )));
+        }
+        None if metrics.contains(&"time") => "time",
+        None => match metrics.as_slice() {
+            [one] => one,
+            _ => {
+                return Err(PluginError::new(format!(
+                    "{}: several metrics ({}): name the one that is a time with `metric`",
+                    path.display(),
+                    metrics.join(", ")
+                )));
+            }
+        },
+    };
+    Ok(chosen.to_owned())
+}
+
+/// The columns of the `runs` table being built.
+#[derive(Default)]
+struct Runs {
+    run_id: Vec<String>,
+    program: Vec<String>,
+    parameters: Vec<String>,
+    secs: Vec<f64>,
+}
+
+impl Collector for ExtrapCollector {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "extrap",
+            "Extra-P's input files: its text format, JSON Lines (.jsonl) or JSON (.json); one run per repetition of a point, the call path as the program, the parameters as key=value",
+        )
+        .key(ConfigKey::required(
+            "paths",
+            ConfigType::PathList,
+            "The files (globs allowed)",
+        ))
+        .key(ConfigKey::optional(
+            "metric",
+            ConfigType::String,
+            None,
+            "The metric whose values are times (default: `time`, else the file's only metric)",
+        ))
+        .key(ConfigKey::optional(
+            "time_unit",
+            ConfigType::String,
+            Some("s".into()),
+            "The unit of the metric's values: s, ms, us, ns or min",
+        ))
+        .key(ConfigKey::optional(
+            "device",
+            ConfigType::String,
+            Some("unknown".into()),
+            "The device the experiment ran on",
+        ))
+        .key(ConfigKey::optional(
+            "phase",
+            ConfigType::String,
+            Some("total".into()),
+            "What the times cover: total, compute, transfer, communication or kernel",
+        ))
+        .tables(&["runs"])
+    }
+
+    fn validate(&self, config: &Config) -> Result<(), PluginError> {
+        let unit = config.string("time_unit")?;
+        if unit_factor(&unit).is_none() {
+            return Err(PluginError::new(format!(
+                "`time_unit` = {unit:?}: expected s, ms, us, ns or min"
+            )));
+        }
+        let phase = config.string("phase")?;
+        if !["total", "compute", "transfer", "communication", "kernel"].contains(&phase.as_str()) {
+            return Err(PluginError::new(format!(
+                "`phase` = {phase:?}: expected total, compute, transfer, communication or kernel"
+            )));
+        }
+        Ok(())
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        self.validate(config)?;
+        let options = ExtrapOptions {
+            metric: config.opt_string("metric")?,
+            time_unit: config.string("time_unit")?,
+            device: config.string("device")?,
+            phase: config.string("phase")?,
+        };
+        let batch = import_extrap(&config.path_list("paths")?, &options)?;
+        out.push_batch("runs", batch)
+    }
+}
+
+/// How Extra-P's files become runs (the collector's config).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtrapOptions {
+    /// The metric whose values are times; `None`: `time`, else the only metric.
+    pub metric: Option<String>,
+    pub time_unit: String,
+    pub device: String,
+    pub phase: String,
+}
+
+/// The `runs` of Extra-P's files: one per repetition of a point of the chosen metric.
+pub fn import_extrap(
+    paths: &[std::path::PathBuf],
+    options: &ExtrapOptions,
+) -> Result<RecordBatch, PluginError> {
+    let (mul, div) = unit_factor(&options.time_unit).ok_or_else(|| {
+        PluginError::new(format!(
+            "`time_unit` = {:?}: expected s, ms, us, ns or min",
+            options.time_unit
+        ))
+    })?;
+    if paths.is_empty() {
+        return Err(PluginError::new("`paths` names no file"));
+    }
+    let mut runs = Runs::default();
+    for path in paths {
+        let e = read(path)?;
+        let metric = metric(&e, options.metric.as_deref(), path)?;
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for s in e.series.iter().filter(|s| s.metric == metric) {
+            for p in &s.points {
+                let parameters: Vec<String> = e
+                    .parameters
+                    .iter()
+                    .zip(&p.coordinate)
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
+                let parameters = parameters.join(";");
+                for (k, v) in p.values.iter().enumerate() {
+                    let secs = v * mul / div;
+                    if !(secs > 0.0 && secs.is_finite()) {
+                        return Err(PluginError::new(format!(
+                            "{}: call path `{}`, metric `{metric}`, point {parameters}: value {v} is not a positive time",
+                            path.display(),
+                            s.callpath
+                        )));
+                    }
+                    runs.run_id
+                        .push(format!("{stem}:{}:{parameters}:{k}", s.callpath));
+                    runs.program.push(s.callpath.clone());
+                    runs.parameters.push(parameters.clone());
+                    runs.secs.push(secs);
+                }
+            }
+        }
+    }
+    let n = runs.run_id.len();
+    let text = |v: Vec<String>| -> ArrayRef { Arc::new(StringArray::from(v)) };
+    RUNS.batch(vec![
+        text(runs.run_id),
+        text(vec![options.device.clone(); n]),
+        text(runs.program),
+        text(vec![String::new(); n]),
+        text(runs.parameters),
+        text(vec![options.phase.clone(); n]),
+        Arc::new(Int64Array::from(vec![1i64; n])),
+        Arc::new(Float64Array::from(runs.secs)),
+    ])
+    .map_err(|e| PluginError::new(format!("runs: {e}")))
+}
