@@ -5,6 +5,9 @@
 //!
 //! Pure functions over per-iteration numbers: no tables, no I/O.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::median;
 
 /// The size of the run to predict.
@@ -278,9 +281,102 @@ fn theil_sen_slope(first: usize, times: &[f64]) -> f64 {
 }
 
 /// Sum of absolute deviations from the median.
-fn l1_cost(values: &[f64]) -> f64 {
-    let m = median(&mut values.to_vec());
-    values.iter().map(|v| (v - m).abs()).sum()
+/// A multiset of values that grows one at a time, with its median and the sum of absolute
+/// deviations from it at every size: two heaps (the lower half a max-heap, the upper a min-heap)
+/// and their sums, O(log n) a value.
+#[derive(Debug, Default)]
+struct RunningMedian {
+    lower: BinaryHeap<Ordered>,
+    upper: BinaryHeap<Reverse<Ordered>>,
+    sum_lower: f64,
+    sum_upper: f64,
+}
+
+/// An `f64` ordered by `total_cmp`, for the heaps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Ordered(f64);
+
+impl Eq for Ordered {}
+
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl RunningMedian {
+    fn push(&mut self, v: f64) {
+        if self.lower.peek().is_none_or(|top| v <= top.0) {
+            self.lower.push(Ordered(v));
+            self.sum_lower += v;
+        } else {
+            self.upper.push(Reverse(Ordered(v)));
+            self.sum_upper += v;
+        }
+        if self.lower.len() > self.upper.len() + 1 {
+            if let Some(Ordered(top)) = self.lower.pop() {
+                self.sum_lower -= top;
+                self.sum_upper += top;
+                self.upper.push(Reverse(Ordered(top)));
+            }
+        } else if self.upper.len() > self.lower.len()
+            && let Some(Reverse(Ordered(top))) = self.upper.pop()
+        {
+            self.sum_upper -= top;
+            self.sum_lower += top;
+            self.lower.push(Ordered(top));
+        }
+    }
+
+    /// As [`median`]: the middle value, the mean of the two middle ones, 0 for none.
+    fn median(&self) -> f64 {
+        match (self.lower.peek(), self.upper.peek()) {
+            (None, _) => 0.0,
+            (Some(lo), Some(Reverse(hi))) if self.lower.len() == self.upper.len() => {
+                0.5 * (lo.0 + hi.0)
+            }
+            (Some(lo), _) => lo.0,
+        }
+    }
+
+    /// The sum of absolute deviations from the median.
+    fn cost(&self) -> f64 {
+        let m = self.median();
+        (self.sum_upper - self.upper.len() as f64 * m)
+            + (self.lower.len() as f64 * m - self.sum_lower)
+    }
+}
+
+/// For every cut `w` in `0..=limit`: the L1 costs (sums of absolute deviations from the medians)
+/// and the medians of `values[..w]` and `values[w..]`, in O(n log n).
+fn split_costs(values: &[f64], limit: usize) -> Vec<[f64; 4]> {
+    let mut out = vec![[0.0; 4]; limit + 1];
+    let mut head = RunningMedian::default();
+    for (w, row) in out.iter_mut().enumerate() {
+        row[0] = head.cost();
+        row[1] = head.median();
+        if w < values.len() {
+            head.push(values[w]);
+        }
+    }
+    let mut tail = RunningMedian::default();
+    for &v in &values[limit..] {
+        tail.push(v);
+    }
+    for w in (0..=limit).rev() {
+        out[w][2] = tail.cost();
+        out[w][3] = tail.median();
+        if w > 0 {
+            tail.push(values[w - 1]);
+        }
+    }
+    out
 }
 
 /// A warm-up must make its iterations at least this much slower (or faster) than the steady
@@ -292,7 +388,7 @@ pub const MIN_WARMUP_EFFECT: f64 = 0.05;
 /// another level than the rest. Robust to the spikes real runs have: the times are detrended by
 /// the slope of their second half (so a slow drift is not taken for a warm-up), then for each
 /// cut `w` (at most a third of the iterations) the cost is the sum of absolute deviations from
-/// the medians of both sides. A cut is kept when it lowers the cost of no cut by more than
+/// the medians of both sides (running medians: O(k log k) for all cuts together). A cut is kept when it lowers the cost of no cut by more than
 /// `3 b ln k` (`b` the robust noise scale, a BIC-like penalty) and its side differs from the
 /// rest by at least [`MIN_WARMUP_EFFECT`]; among the cuts within `b ln k` of the best, the
 /// smallest, so that repeats of one run agree. Returns the warm-up and whether the times
@@ -317,12 +413,12 @@ pub fn changepoint_warmup(times: &[f64]) -> (usize, bool) {
     let scale = 1.4826 * median(&mut deviations);
     let ln_k = (k as f64).ln();
     let penalty = 3.0 * scale * ln_k;
-    let costs: Vec<f64> = (0..=limit)
-        .map(|w| l1_cost(&detrended[..w]) + l1_cost(&detrended[w..]))
-        .collect();
+    // Every cut's costs and medians in one pass of running medians: O(k log k), where sorting
+    // both sides anew at each cut was O(k^2 log k) (minutes at a million iterations).
+    let splits = split_costs(&detrended, limit);
+    let costs: Vec<f64> = splits.iter().map(|s| s[0] + s[2]).collect();
     let effect = |w: usize| {
-        let head = median(&mut detrended[..w].to_vec());
-        let tail = median(&mut detrended[w..].to_vec());
+        let (head, tail) = (splits[w][1], splits[w][3]);
         if tail > 0.0 {
             ((head - tail) / tail).abs()
         } else {
@@ -361,6 +457,86 @@ pub fn t975(df: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The L1 cost around the median by sorting: what [`split_costs`] must equal.
+    fn l1_cost(values: &[f64]) -> f64 {
+        let m = median(&mut values.to_vec());
+        values.iter().map(|v| (v - m).abs()).sum()
+    }
+
+    #[test]
+    fn running_medians_give_every_cut_the_costs_sorting_gives() {
+        // Noise, ties and a warm-up step, from a fixed linear congruential sequence.
+        let mut x: u64 = 42;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((x >> 33) % 1000) as f64 / 100.0
+        };
+        for k in [1usize, 2, 7, 30, 301] {
+            let values: Vec<f64> = (0..k)
+                .map(|i| {
+                    if i < k / 5 {
+                        50.0 + next()
+                    } else {
+                        next().round()
+                    }
+                })
+                .collect();
+            let limit = k / 3;
+            let splits = split_costs(&values, limit);
+            for (w, s) in splits.iter().enumerate() {
+                let (head, tail) = (&values[..w], &values[w..]);
+                let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
+                assert!(close(s[0], l1_cost(head)), "k {k} w {w}");
+                assert!(close(s[2], l1_cost(tail)), "k {k} w {w}");
+                assert_eq!(s[1], median(&mut head.to_vec()), "k {k} w {w}");
+                assert_eq!(s[3], median(&mut tail.to_vec()), "k {k} w {w}");
+            }
+        }
+    }
+
+    /// A million iterations (a polling loop found as the repeating unit): the warm-up search
+    /// in seconds, not the quarter of an hour sorting per cut took. By hand:
+    /// `cargo test --release -p yosoku-models --lib warmup_of_a_million -- --ignored --nocapture`
+    #[test]
+    #[ignore = "a timing, run by hand"]
+    #[allow(clippy::disallowed_methods, clippy::disallowed_types)] // it reads the clock
+    fn warmup_of_a_million_iterations() {
+        let times: Vec<f64> = (0..1_000_000)
+            .map(|i| {
+                if i < 1000 {
+                    2.0
+                } else {
+                    1.0 + (i % 7) as f64 * 1e-3
+                }
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        let (w, settled) = changepoint_warmup(&times);
+        eprintln!(
+            "warm-up {w} (settled {settled}) of 1,000,000 iterations in {:.3} s",
+            started.elapsed().as_secs_f64()
+        );
+        assert!((1000..1010).contains(&w));
+        // Beside it, at 20,000 iterations: every cut's costs by sorting both sides (the search
+        // before) and by running medians.
+        let small = &times[..20_000];
+        let started = std::time::Instant::now();
+        let sorted: f64 = (0..=small.len() / 3)
+            .map(|w| l1_cost(&small[..w]) + l1_cost(&small[w..]))
+            .sum();
+        let sorting = started.elapsed().as_secs_f64();
+        let started = std::time::Instant::now();
+        let running: f64 = split_costs(small, small.len() / 3)
+            .iter()
+            .map(|s| s[0] + s[2])
+            .sum();
+        eprintln!(
+            "20,000 iterations, every cut: sorting {sorting:.3} s, running medians {:.4} s",
+            started.elapsed().as_secs_f64()
+        );
+        assert!((sorted - running).abs() <= 1e-6 * sorted);
+    }
 
     #[test]
     fn steps_give_iterations_per_step_and_those_outside() {
