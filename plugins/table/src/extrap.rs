@@ -120,7 +120,7 @@ impl Collector for ExtrapCollector {
             )));
         }
         let phase = config.string("phase")?;
-        if !["total", "compute", "transfer", "communication", "kernel"].contains(&phase.as_str()) {
+        if !yosoku_tables::PHASES.contains(&phase.as_str()) {
             return Err(PluginError::new(format!(
                 "`phase` = {phase:?}: expected total, compute, transfer, communication or kernel"
             )));

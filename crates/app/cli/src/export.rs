@@ -175,14 +175,7 @@ pub fn extrap(
             };
             let mut p = BTreeMap::new();
             if !params.is_null(r) {
-                for pair in params.value(r).split(';').filter(|s| !s.is_empty()) {
-                    if let Some((k, v)) = pair.split_once('=')
-                        && let Ok(v) = v.trim().parse::<f64>()
-                        && v.is_finite()
-                    {
-                        p.insert(k.trim().to_owned(), v);
-                    }
-                }
+                p.extend(yosoku_models::scaling::numeric_parameters(params.value(r)));
             }
             all.push(Run {
                 callpath,

@@ -46,8 +46,9 @@ struct Series {
     points: Vec<Point>,
 }
 
-/// The `key=value` pairs of a `parameters` cell whose value is a number.
-fn numeric_parameters(cell: &str) -> Vec<(String, f64)> {
+/// The `key=value` pairs of a `parameters` cell whose value is a finite number, in order (what
+/// the scaling models and `yosoku export --format extrap` read of a run).
+pub fn numeric_parameters(cell: &str) -> Vec<(String, f64)> {
     cell.split(';')
         .filter_map(|pair| {
             let (k, v) = pair.split_once('=')?;
