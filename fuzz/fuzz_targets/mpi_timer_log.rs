@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(text) = text(data) else { return };
     match log::parse(input(), text) {
         Ok(log) => {
-            let run = Run { run_id: "fuzz".to_owned(), binding: log.binding.clone(), ranks: vec![log] };
+            let run = Run { run_id: "fuzz".to_owned(), binding: log.binding.clone(), parameters: log.parameters.clone(), ranks: vec![log] };
             match tables(&[run], None) {
                 Ok((blocks, ranks)) => check_tables([("mpi_blocks", &blocks), ("mpi_ranks", &ranks)]),
                 Err(e) => check_located(&e.to_string()),

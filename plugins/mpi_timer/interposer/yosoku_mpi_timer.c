@@ -17,6 +17,8 @@
  *   # pid 1234
  *   # command ./program 65 33 33 100
  *   # binding core                     (optional: $YOSOKU_MPI_BINDING, as the launcher set it)
+ *   # parameters n=65;iterations=100   (optional: $YOSOKU_MPI_PARAMETERS, the run's input
+ *                                       parameters, for scaling models over several runs)
  *   # cpu 1                            (optional: the CPU the rank was on when it wrote the log)
  *   # init_end_ns 123456789            (after MPI_Init returned; times are CLOCK_MONOTONIC ns)
  *   # site 0 program+0x1a2b            (call sites: module+offset of the return address)
@@ -279,6 +281,9 @@ static void write_log(const char *end) {
     write_command(f);
     const char *binding = getenv("YOSOKU_MPI_BINDING");
     if (binding && *binding && !strpbrk(binding, "\n\r")) fprintf(f, "# binding %s\n", binding);
+    const char *parameters = getenv("YOSOKU_MPI_PARAMETERS");
+    if (parameters && *parameters && !strpbrk(parameters, "\n\r"))
+        fprintf(f, "# parameters %s\n", parameters);
     int cpu = sched_getcpu();
     if (cpu >= 0) fprintf(f, "# cpu %d\n", cpu);
     fprintf(f, "# init_end_ns %llu\n", (unsigned long long)init_end_ns);

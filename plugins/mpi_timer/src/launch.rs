@@ -16,6 +16,8 @@ pub struct Launch {
     pub ranks: u32,
     /// `--bind-to` (`core`, `core:overload-allowed`, `none`, ...).
     pub binding: String,
+    /// The run's input parameters, written into every rank's log (`YOSOKU_MPI_PARAMETERS`).
+    pub parameters: Option<String>,
     pub oversubscribe: bool,
     pub interposer: PathBuf,
     pub mpirun_args: Vec<String>,
@@ -37,6 +39,10 @@ impl Launch {
             .arg(format!("YOSOKU_MPI_LOG_DIR={}", log_dir.display()));
         cmd.arg("-x")
             .arg(format!("YOSOKU_MPI_BINDING={}", self.binding));
+        if let Some(parameters) = &self.parameters {
+            cmd.arg("-x")
+                .arg(format!("YOSOKU_MPI_PARAMETERS={parameters}"));
+        }
         // Each line a rank writes comes prefixed with its rank and stream, so a failure can show
         // what each rank said, apart from the launcher's own banner.
         cmd.arg("--tag-output");
@@ -264,6 +270,7 @@ mod tests {
             args: vec![],
             ranks: 2,
             binding: "core".into(),
+            parameters: None,
             oversubscribe: false,
             interposer: "lib.so".into(),
             mpirun_args: vec![],

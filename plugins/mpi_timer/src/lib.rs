@@ -52,6 +52,9 @@ export_plugin!(MpiTimer);
 pub struct Run {
     pub run_id: String,
     pub binding: Option<String>,
+    /// The run's input parameters (`key=value;...`), as its logs or its collector's
+    /// configuration say.
+    pub parameters: Option<String>,
     pub ranks: Vec<RankLog>,
 }
 
@@ -155,9 +158,21 @@ impl Run {
                 binding
             )));
         }
+        let parameters = ranks[0].parameters.clone();
+        if let Some(other) = ranks.iter().find(|l| l.parameters != parameters) {
+            return Err(PluginError::new(format!(
+                "{}: rank {} records parameters {:?} but rank {} records {:?}: not logs of one run",
+                other.path.display(),
+                other.rank,
+                other.parameters,
+                ranks[0].rank,
+                parameters
+            )));
+        }
         Ok(Run {
             run_id,
             binding,
+            parameters,
             ranks,
         })
     }
@@ -382,6 +397,11 @@ fn ranks_batch(
                     .map(|(run, _)| run.binding.as_deref())
                     .collect::<StringArray>(),
             ),
+            Arc::new(
+                logs.iter()
+                    .map(|(run, _)| run.parameters.as_deref())
+                    .collect::<StringArray>(),
+            ),
             Arc::new(Float64Array::from_iter_values(
                 r.iter().map(|l| (l.end_ns() - l.init_end_ns) as f64 * 1e-9),
             )),
@@ -427,6 +447,12 @@ impl Collector for Logs {
             "The CPU binding the run was launched with, recorded in mpi_ranks (default: the `# binding` the logs recorded)",
         ))
         .key(ConfigKey::optional(
+            "parameters",
+            ConfigType::String,
+            None,
+            "The run's input parameters, `key=value` pairs separated by `;` (`n=65;iterations=100`), recorded in mpi_ranks for scaling models (default: the `# parameters` the logs recorded)",
+        ))
+        .key(ConfigKey::optional(
             "allow_incomplete",
             ConfigType::Boolean,
             Some(false.into()),
@@ -459,6 +485,16 @@ impl Collector for Logs {
                 run.binding = Some(binding.clone());
             }
         }
+        if let Some(parameters) = parameters_of(config)? {
+            if runs.len() > 1 {
+                return Err(PluginError::new(format!(
+                    "parameters: {} holds {} runs (one per subdirectory); give each run's parameters in its logs (YOSOKU_MPI_PARAMETERS when it ran) or import the runs one by one",
+                    dir.display(),
+                    runs.len()
+                )));
+            }
+            runs[0].parameters = Some(parameters);
+        }
         let (blocks, ranks) = tables(&runs, steps(config)?)?;
         out.push_batch(MPI_BLOCKS.name, blocks)?;
         out.push_batch(MPI_RANKS.name, ranks)
@@ -473,6 +509,15 @@ fn steps(config: &Config) -> Result<Option<usize>, PluginError> {
         ))),
         n => Ok(n.map(|n| n as usize)),
     }
+}
+
+/// The `parameters` key, checked.
+fn parameters_of(config: &Config) -> Result<Option<String>, PluginError> {
+    let Some(text) = config.opt_string("parameters")? else {
+        return Ok(None);
+    };
+    log::check_parameters(&text).map_err(|e| PluginError::new(format!("parameters: {e}")))?;
+    Ok(Some(text))
 }
 
 /// The launch a `run` collector's configuration asks for, its counts checked.
@@ -491,6 +536,7 @@ fn launch_of(config: &Config) -> Result<launch::Launch, PluginError> {
         ranks: u32::try_from(ranks)
             .map_err(|_| PluginError::new(format!("ranks: {ranks} is too many")))?,
         binding: config.string("binding")?,
+        parameters: parameters_of(config)?,
         oversubscribe: config.boolean("oversubscribe")?,
         interposer: config.path("interposer")?,
         mpirun_args: config.string_list("mpirun_args")?,
@@ -528,6 +574,12 @@ impl Collector for RunMpi {
             ConfigType::String,
             Some("core".into()),
             "CPU binding (mpirun --bind-to): core, core:overload-allowed (ranks may share a core), socket, none, ...",
+        ))
+        .key(ConfigKey::optional(
+            "parameters",
+            ConfigType::String,
+            None,
+            "The run's input parameters, `key=value` pairs separated by `;` (`n=65;iterations=100`): written into every rank's log (YOSOKU_MPI_PARAMETERS) and recorded in mpi_ranks, for scaling models over several runs",
         ))
         .key(ConfigKey::optional(
             "oversubscribe",
@@ -672,6 +724,7 @@ pub fn tau_batches(
                 profiles.iter().map(|_| profiles.len() as i32),
             )),
             text(profiles.iter().map(|p| p.command.as_str())),
+            Arc::new(StringArray::from(vec![None::<&str>; profiles.len()])),
             Arc::new(StringArray::from(vec![None::<&str>; profiles.len()])),
             Arc::new(Float64Array::from_iter_values(
                 profiles.iter().map(|p| p.wall_usecs() * 1e-6),

@@ -47,6 +47,9 @@ pub struct RankLog {
     pub command: String,
     /// The CPU binding the launcher recorded (`# binding`, optional).
     pub binding: Option<String>,
+    /// The run's input parameters as `key=value` pairs separated by `;` (`# parameters`,
+    /// optional: what the launcher set in `YOSOKU_MPI_PARAMETERS`).
+    pub parameters: Option<String>,
     /// The CPU the rank was on when it wrote its log (`# cpu`, optional).
     pub cpu: Option<i32>,
     pub init_end_ns: u64,
@@ -64,6 +67,39 @@ impl RankLog {
             .or_else(|| self.events.iter().map(|e| e.end_ns).max())
             .unwrap_or(self.init_end_ns)
     }
+}
+
+/// Checks a run's parameters, `key=value` pairs separated by `;` (`n=65;iterations=100`): each
+/// key a name (letters, digits, `_`, not starting with a digit), each value non-empty, no key
+/// twice. What the `parameters` column of `mpi_ranks` and `runs` holds.
+pub fn check_parameters(text: &str) -> Result<(), String> {
+    let mut seen: Vec<&str> = Vec::new();
+    for pair in text.split(';') {
+        let Some((key, value)) = pair.split_once('=') else {
+            return Err(format!(
+                "`{pair}` is not a `key=value` pair (expected pairs separated by `;`, as `n=65;iterations=100`)"
+            ));
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let name = key
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !name {
+            return Err(format!(
+                "`{key}` is not a parameter name (letters, digits and `_`, not starting with a digit)"
+            ));
+        }
+        if value.is_empty() {
+            return Err(format!("parameter `{key}` has no value"));
+        }
+        if seen.contains(&key) {
+            return Err(format!("parameter `{key}` is given twice"));
+        }
+        seen.push(key);
+    }
+    Ok(())
 }
 
 /// A field's integer: `T::from_str`, but for the common case of a field of at most 19 decimal
@@ -127,6 +163,7 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
         host: String::new(),
         command: String::new(),
         binding: None,
+        parameters: None,
         cpu: None,
         init_end_ns: 0,
         finalize_start_ns: None,
@@ -208,6 +245,12 @@ impl Metadata {
             "pid" => {}
             "command" => log.command = value.to_owned(),
             "binding" => log.binding = Some(value.to_owned()),
+            "parameters" => {
+                check_parameters(value).map_err(|e| {
+                    PluginError::at(path, n, column, format!("`# parameters`: {e}"))
+                })?;
+                log.parameters = Some(value.to_owned());
+            }
             "cpu" => log.cpu = Some(number::<i32>(path, n, column, value, "`# cpu`")?),
             "init_end_ns" => {
                 self.init_end_ns = Some(number::<u64>(path, n, column, value, "`# init_end_ns`")?);
@@ -542,5 +585,31 @@ call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
         let log = parse(Path::new("rank-1.tsv"), cut).unwrap();
         assert_eq!(log.end, None);
         assert_eq!(log.end_ns(), 2100);
+    }
+
+    #[test]
+    fn a_runs_parameters_are_read_and_a_malformed_pair_is_placed() {
+        let p = Path::new("rank-1.tsv");
+        let with = SMALL.replace(
+            "# init_end_ns",
+            "# parameters n=65;steps=300\n# init_end_ns",
+        );
+        let log = parse(p, &with).unwrap();
+        assert_eq!(log.parameters.as_deref(), Some("n=65;steps=300"));
+        assert_eq!(parse(p, SMALL).unwrap().parameters, None);
+        for (bad, message) in [
+            ("n", "`n` is not a `key=value` pair"),
+            ("n=65;n=97", "parameter `n` is given twice"),
+            ("1n=65", "`1n` is not a parameter name"),
+            ("n=", "parameter `n` has no value"),
+        ] {
+            let text = SMALL.replace(
+                "# init_end_ns",
+                &format!("# parameters {bad}\n# init_end_ns"),
+            );
+            let e = parse(p, &text).unwrap_err().to_string();
+            assert!(e.starts_with("rank-1.tsv:7:14: `# parameters`: "), "{e}");
+            assert!(e.contains(message), "{e}");
+        }
     }
 }

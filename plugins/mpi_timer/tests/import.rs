@@ -76,6 +76,7 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
         let run = Run {
             run_id: dir.into(),
             binding: Some("core".into()),
+            parameters: None,
             ranks,
         };
         let (blocks, ranks) = tables(std::slice::from_ref(&run), None).unwrap();

@@ -25,6 +25,7 @@ pub mod curve;
 #[cfg(test)]
 mod fixtures;
 pub mod mpi;
+pub mod mpi_call_paths;
 pub mod mpi_loop;
 #[cfg(test)]
 mod mpi_properties;

@@ -1538,6 +1538,7 @@ mod tests {
                 Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))),
                 same("prog"),
                 Arc::new(rows.iter().map(|r| Some(r.2)).collect::<StringArray>()),
+                Arc::new(rows.iter().map(|_| None::<&str>).collect::<StringArray>()),
                 Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.3))),
                 Arc::new(Int64Array::from_iter_values(rows.iter().map(|_| 1))),
                 same("complete"),

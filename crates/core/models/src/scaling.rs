@@ -29,6 +29,8 @@ pub struct ScalingSpec {
     pub hold_out_largest: bool,
     /// Coverage of the prediction intervals.
     pub level: f64,
+    /// Also try negative exponents (Extra-P's `allow_negative_exponents`).
+    pub allow_negative_exponents: bool,
 }
 
 /// The step's results.
@@ -56,6 +58,28 @@ pub fn numeric_parameters(cell: &str) -> Vec<(String, f64)> {
             Some((k.trim().to_owned(), v))
         })
         .collect()
+}
+
+/// `names` less each one that only restates an earlier one over `runs` (each run's numeric
+/// parameters): one value of either for each value of the other, as a launch's global size that
+/// equals its problem size (`n=1024;global=1024`). Two such parameters cannot be told apart by a
+/// model (nor by Extra-P, which `yosoku export --format extrap` writes for). Every run must have
+/// every name.
+pub fn drop_restated(names: Vec<String>, runs: &[&[(String, f64)]]) -> Vec<String> {
+    let value = |p: &[(String, f64)], k: &str| p.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    let one_to_one = |a: &str, b: &str| {
+        runs.iter().all(|r| {
+            runs.iter()
+                .all(|q| (value(r, a) == value(q, a)) == (value(r, b) == value(q, b)))
+        })
+    };
+    let mut kept: Vec<String> = Vec::new();
+    for k in names {
+        if !kept.iter().any(|j| one_to_one(j, &k)) {
+            kept.push(k);
+        }
+    }
+    kept
 }
 
 /// A run: its call path, its numeric parameters and the time of one repetition.
@@ -96,7 +120,8 @@ fn series(
                     .any(|(key2, p2, _)| key == key2 && value(p, k) != value(p2, k))
             })
         });
-        names
+        let params: Vec<&[(String, f64)]> = rows.iter().map(|(_, p, _)| p.as_slice()).collect();
+        drop_restated(names, &params)
     } else {
         for k in wanted {
             if let Some((key, _, _)) = rows.iter().find(|(_, p, _)| value(p, k).is_none()) {
@@ -204,6 +229,7 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     let (names, all) = series(runs, &spec.parameters)?;
     let options = PmnfOptions {
         aggregate: spec.aggregate,
+        allow_negative_exponents: spec.allow_negative_exponents,
         ..PmnfOptions::default()
     };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -344,4 +370,35 @@ fn summary(
         ));
     }
     (cells, figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_that_restates_an_earlier_one_is_dropped() {
+        let p = |n: f64, global: f64, ranks: f64| {
+            vec![
+                ("n".to_owned(), n),
+                ("global".to_owned(), global),
+                ("ranks".to_owned(), ranks),
+            ]
+        };
+        // global = 2 n: one value of either for each of the other; ranks varies on its own.
+        let runs = [
+            p(1.0, 2.0, 1.0),
+            p(2.0, 4.0, 1.0),
+            p(2.0, 4.0, 2.0),
+            p(3.0, 6.0, 2.0),
+        ];
+        let runs: Vec<&[(String, f64)]> = runs.iter().map(Vec::as_slice).collect();
+        let names = vec!["n".to_owned(), "global".to_owned(), "ranks".to_owned()];
+        assert_eq!(drop_restated(names, &runs), ["n", "ranks"]);
+        // A parameter that takes one value where another takes two is kept.
+        let runs = [p(1.0, 5.0, 1.0), p(2.0, 5.0, 1.0), p(3.0, 6.0, 1.0)];
+        let runs: Vec<&[(String, f64)]> = runs.iter().map(Vec::as_slice).collect();
+        let names = vec!["n".to_owned(), "global".to_owned()];
+        assert_eq!(drop_restated(names, &runs), ["n", "global"]);
+    }
 }

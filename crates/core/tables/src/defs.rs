@@ -867,6 +867,14 @@ pub static MPI_RANKS: TableDef = TableDef {
             "The CPU binding the run was launched with; null when the logs were imported without it.",
         ),
         column(
+            col::PARAMETERS,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "The run's input parameters as `key=value` pairs separated by `;` (`YOSOKU_MPI_PARAMETERS`, or the collector's `parameters`); null when none were given.",
+        ),
+        column(
             col::WALL_SECS,
             T::Float64,
             false,

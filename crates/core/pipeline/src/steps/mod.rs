@@ -50,6 +50,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     observations::DERIVE,
     observations::AGGREGATE,
     observations::CROSS_DEVICE,
+    scaling::MPI_CALL_PATHS,
     // fit
     csx600::OP_COUNT,
     csx600::TRANSFER,

@@ -126,6 +126,68 @@ pub const DEFAULT_EXPONENTS: [Exponents; 42] = {
     ]
 };
 
+/// Extra-P's hypotheses with negative exponents and logarithms (`allow_negative_exponents`, with
+/// log terms), in its order, after [`DEFAULT_EXPONENTS`].
+pub const NEGATIVE_LOG_EXPONENTS: [Exponents; 23] = {
+    const fn e(n: i32, d: i32, l: i32) -> Exponents {
+        Exponents::new(n, d, l)
+    }
+    [
+        e(0, 1, -1),
+        e(0, 1, -2),
+        e(-1, 4, -1),
+        e(-1, 3, -1),
+        e(-1, 4, -2),
+        e(-1, 3, -2),
+        e(-1, 2, -1),
+        e(-1, 2, -2),
+        e(-2, 3, -1),
+        e(-3, 4, -1),
+        e(-2, 3, -2),
+        e(-3, 4, -2),
+        e(-1, 1, -1),
+        e(-1, 1, -2),
+        e(-5, 4, -1),
+        e(-4, 3, -1),
+        e(-3, 2, -1),
+        e(-3, 2, -2),
+        e(-2, 1, -1),
+        e(-2, 1, -2),
+        e(-5, 2, -1),
+        e(-5, 2, -2),
+        e(-3, 1, -1),
+    ]
+};
+
+/// Extra-P's polynomial hypotheses with negative exponents (`allow_negative_exponents`), in its
+/// order, last: a time that falls as the parameter grows (strong scaling over ranks).
+pub const NEGATIVE_EXPONENTS: [Exponents; 19] = {
+    const fn e(n: i32, d: i32, l: i32) -> Exponents {
+        Exponents::new(n, d, l)
+    }
+    [
+        e(-1, 4, 0),
+        e(-1, 3, 0),
+        e(-1, 2, 0),
+        e(-2, 3, 0),
+        e(-3, 4, 0),
+        e(-4, 5, 0),
+        e(-1, 1, 0),
+        e(-5, 4, 0),
+        e(-4, 3, 0),
+        e(-3, 2, 0),
+        e(-5, 3, 0),
+        e(-7, 4, 0),
+        e(-2, 1, 0),
+        e(-9, 4, 0),
+        e(-7, 3, 0),
+        e(-5, 2, 0),
+        e(-8, 3, 0),
+        e(-11, 4, 0),
+        e(-3, 1, 0),
+    ]
+};
+
 /// A hypothesis's term must reach this share of some measured value (Extra-P's 0.0005).
 pub const MINIMUM_TERM_CONTRIBUTION: f64 = 0.0005;
 
@@ -156,6 +218,9 @@ pub struct PmnfOptions {
     pub aggregate: Aggregate,
     /// Allow logarithmic terms (they are left out anyway where a parameter value is below 1).
     pub allow_log_terms: bool,
+    /// Also try negative exponents (Extra-P's `allow_negative_exponents`): then logarithmic
+    /// terms are left out where a parameter value is 1 or below.
+    pub allow_negative_exponents: bool,
 }
 
 impl Default for PmnfOptions {
@@ -163,6 +228,7 @@ impl Default for PmnfOptions {
         Self {
             aggregate: Aggregate::Mean,
             allow_log_terms: true,
+            allow_negative_exponents: false,
         }
     }
 }
@@ -401,10 +467,22 @@ fn reduce(points: &[Point], aggregate: Aggregate) -> Result<Vec<(Vec<f64>, f64)>
 }
 
 /// The hypotheses of one parameter the values `xs` allow.
-fn hypotheses(xs: &[f64], allow_log_terms: bool) -> impl Iterator<Item = Exponents> {
-    let logs = allow_log_terms && xs.iter().all(|&x| x >= 1.0);
+fn hypotheses(xs: &[f64], options: &PmnfOptions) -> impl Iterator<Item = Exponents> {
+    let negative = options.allow_negative_exponents;
+    let logs = options.allow_log_terms
+        && xs
+            .iter()
+            .all(|&x| if negative { x > 1.0 } else { x >= 1.0 });
+    let negative_log: &[Exponents] = if negative && options.allow_log_terms {
+        &NEGATIVE_LOG_EXPONENTS
+    } else {
+        &[]
+    };
+    let negative_poly: &[Exponents] = if negative { &NEGATIVE_EXPONENTS } else { &[] };
     DEFAULT_EXPONENTS
         .into_iter()
+        .chain(negative_log.iter().copied())
+        .chain(negative_poly.iter().copied())
         .filter(move |e| logs || e.log == 0)
 }
 
@@ -440,7 +518,7 @@ fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
     if tss == 0.0 || n < MINIMUM_POINTS {
         return best;
     }
-    for e in hypotheses(xs, options.allow_log_terms) {
+    for e in hypotheses(xs, options) {
         let (mut rss, mut smape) = (0.0, 0.0);
         let mut fitted = true;
         for i in 0..n {
