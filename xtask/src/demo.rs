@@ -266,10 +266,183 @@ pub fn demo(args: &[String]) -> Result<()> {
     if !status.success() {
         bail!("yosoku scoreboard failed ({status})");
     }
+    let first_secs = started.elapsed().as_secs_f64();
+    if runs.iter().any(|r| r.name == "mpi-scaling")
+        && let Err(e) = scaling_headline()
+    {
+        println!("\n(the scaling headline could not be shown: {e:#})");
+    }
     println!(
-        "\nFirst result after {:.0} s. Details of one:  target/debug/yosoku report results/<name>\n\
+        "\nFirst result after {first_secs:.0} s. Details of one:  target/debug/yosoku report results/<name>\n\
          The viewer:  cargo xtask serve (browser)  or  cargo run --release -p yosoku-viewer (desktop)",
-        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The fields of one CSV line as `yosoku export --format csv` writes them (quoted where a field
+/// holds a comma or a quote).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            _ => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// A CSV file of the export as rows of (column name, value).
+fn csv_rows(path: &Path) -> Result<Vec<Vec<(String, String)>>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut lines = text.lines();
+    let header = csv_fields(lines.next().unwrap_or(""));
+    Ok(lines
+        .map(|l| header.iter().cloned().zip(csv_fields(l)).collect())
+        .collect())
+}
+
+fn field<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
+    row.iter()
+        .find(|(k, _)| k == name)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+fn yosoku(args: &[&std::ffi::OsStr]) -> Result<String> {
+    let out = Command::new(yosoku_binary())
+        .current_dir(repo_root())
+        .args(args)
+        .output()
+        .context("cannot run yosoku")?;
+    if !out.status.success() {
+        bail!("yosoku failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The scaling pipeline's headline: the solver's main call path (the one that takes most of
+/// the time), its model, its prediction of the held-out largest configuration beside the
+/// measured runs, and how many of the bundle's models Extra-P (installed into target/ when
+/// missing) gives the same terms, from the same runs exported.
+fn scaling_headline() -> Result<()> {
+    let tmp = target_dir().join("demo-scaling");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    let bundle = repo_root().join("results/mpi-scaling");
+    let csv = tmp.join("csv");
+    yosoku(&[
+        "export".as_ref(),
+        bundle.as_os_str(),
+        "--format".as_ref(),
+        "csv".as_ref(),
+        "-o".as_ref(),
+        csv.as_os_str(),
+    ])?;
+    let models = csv_rows(&csv.join("himeno_scaling.scaling_models.csv"))?;
+    let predictions = csv_rows(&csv.join("himeno_scaling.predictions.csv"))?;
+    // Call paths come largest first, after the whole run.
+    let main = models
+        .iter()
+        .find(|r| field(r, "variant") != "whole run")
+        .context("no call path modelled")?;
+    let path = field(main, "variant");
+    let p = predictions
+        .iter()
+        .find(|r| field(r, "variant") == path)
+        .context("no prediction of the main call path")?;
+    let num = |r: &[(String, String)], k: &str| field(r, k).parse::<f64>().unwrap_or(f64::NAN);
+    println!(
+        "\nHow the solver scales (pipelines/mpi-scaling.toml, docs/methods.md section 7): its main call path\n  {path} ({}), over {}\n  model:     {}\n  {} (held out of the fit): predicted {:.3} s (95 % interval {:.3} to {:.3} s), measured {:.3} s (mean of its runs): {:+.1} %\n  (the bundled runs of 4 ranks shared the 2 cores of the VM that measured them: pipelines/data/mpi-scaling/SOURCES.md)",
+        field(main, "phase"),
+        field(main, "parameters"),
+        field(main, "formula"),
+        field(p, "held_out"),
+        num(p, "predicted_secs"),
+        num(p, "interval_low_secs"),
+        num(p, "interval_high_secs"),
+        num(p, "measured_secs"),
+        num(p, "error_pct"),
+    );
+    let python = crate::python::ensure_extrap_python()?;
+    let json = tmp.join("mpi-scaling.json");
+    yosoku(&[
+        "export".as_ref(),
+        bundle.as_os_str(),
+        "--format".as_ref(),
+        "extrap".as_ref(),
+        "-o".as_ref(),
+        json.as_os_str(),
+    ])?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&tmp)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    // Negative exponents allowed in both, as the pipeline models ranks.
+    let mut args: Vec<&std::ffi::OsStr> = vec![
+        "scaling".as_ref(),
+        "--json".as_ref(),
+        "--negative-exponents".as_ref(),
+    ];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    let ours = yosoku(&args)?;
+    let out = Command::new(&python)
+        .arg(repo_root().join("tools/extrap/models.py"))
+        .arg("--negative-exponents")
+        .args(&files)
+        .output()
+        .context("cannot run Extra-P")?;
+    if !out.status.success() {
+        bail!("Extra-P failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let theirs = String::from_utf8_lossy(&out.stdout).into_owned();
+    let terms = |text: &str| -> Vec<(String, serde_json::Value)> {
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v.get("terms").is_some())
+            .map(|v| {
+                let key = format!("{} {} {}", v["file"], v["callpath"], v["metric"]);
+                let shape: Vec<serde_json::Value> = v["terms"]
+                    .as_array()
+                    .map(|t| t.iter().map(|t| t["factors"].clone()).collect())
+                    .unwrap_or_default();
+                (key, serde_json::Value::Array(shape))
+            })
+            .collect()
+    };
+    let refused = ours.lines().filter(|l| l.contains("\"error\"")).count();
+    let (ours, theirs) = (terms(&ours), terms(&theirs));
+    let same = ours
+        .iter()
+        .filter(|(k, shape)| {
+            theirs.iter().any(|(k2, s2)| {
+                let mut a = shape.as_array().cloned().unwrap_or_default();
+                let mut b = s2.as_array().cloned().unwrap_or_default();
+                a.sort_by_key(ToString::to_string);
+                b.sort_by_key(ToString::to_string);
+                k == k2 && a == b
+            })
+        })
+        .count();
+    println!(
+        "  Extra-P 4.2.5 on all the runs (yosoku export --format extrap: {} files; yosoku scaling beside it): {same} of {} models with yosoku's terms{}",
+        files.len(),
+        ours.len(),
+        if refused > 0 {
+            format!(
+                "; {refused} call paths with fewer than 3 values of a parameter yosoku refuses and Extra-P fits"
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(())
 }

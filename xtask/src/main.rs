@@ -35,8 +35,8 @@ mod fuzz;
 mod install;
 mod mpi;
 mod mpi_apps;
+mod mpi_scaling;
 mod opencl;
-#[cfg(feature = "full")]
 mod python;
 mod scaffold;
 #[cfg(test)]
@@ -109,6 +109,11 @@ cargo xtask <command>
                        if missing): reduced and full runs, N times each (default 3), logs
                        gzipped into DIR (default target/mpi-experiment/apps/data/mpi-apps), then
                        their pipelines (pipelines/mpi-meep.toml, mpi-cp2k.toml)
+  mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep]
+                       the scaling models' data: himeno_mpi and meep over five sizes x 1, 2, 4
+                       ranks (oversubscribed past the cores), N times each (default 3), logs
+                       gzipped into DIR (default target/mpi-experiment/scaling/data/mpi-scaling),
+                       then pipelines/mpi-scaling.toml on them
   bench-mpi            the MPI timer interposer's cost per call and on a whole himeno_mpi run
   opencl-experiment [--name NAME] [--into DIR]
                        measure the OpenCL kernel suite (standard sizes) on every OpenCL device of
@@ -176,6 +181,9 @@ fn run() -> Result<()> {
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "apps") => {
             mpi_apps::experiment(&args[2..])
+        }
+        Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "scaling") => {
+            mpi_scaling::experiment(&args[2..])
         }
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("bench-mpi") => mpi::bench(),

@@ -72,27 +72,53 @@ const APPS: &[App] = &[
     },
 ];
 
+/// The options of `mpi-experiment apps` and `mpi-experiment scaling`.
+pub(crate) struct ExperimentArgs {
+    /// Runs of each configuration (default 3).
+    pub repeats: u32,
+    /// Where the logs go.
+    pub into: Option<PathBuf>,
+    /// One program only.
+    pub only: Option<String>,
+}
+
+impl ExperimentArgs {
+    /// `[--repeats N] [--into DIR] [--only NAME]`; `usage` is the error for anything else.
+    pub(crate) fn parse(args: &[String], usage: &str) -> Result<Self> {
+        let mut parsed = Self {
+            repeats: 3,
+            into: None,
+            only: None,
+        };
+        let mut rest = args.iter();
+        while let Some(flag) = rest.next() {
+            let value = rest.next().with_context(|| usage.to_owned())?;
+            match flag.as_str() {
+                "--repeats" => {
+                    parsed.repeats = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n >= 1)
+                        .with_context(|| format!("--repeats {value}: expected a count >= 1"))?;
+                }
+                "--into" => parsed.into = Some(PathBuf::from(value)),
+                "--only" => parsed.only = Some(value.clone()),
+                _ => bail!("{usage}"),
+            }
+        }
+        Ok(parsed)
+    }
+}
+
 /// `cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only APP]`.
 pub fn experiment(args: &[String]) -> Result<()> {
     let usage =
         "usage: cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k]";
-    let (mut repeats, mut into, mut only) = (3u32, None, None);
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest.next().with_context(|| usage.to_owned())?;
-        match flag.as_str() {
-            "--repeats" => {
-                repeats = value
-                    .parse()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .with_context(|| format!("--repeats {value}: expected a count >= 1"))?;
-            }
-            "--into" => into = Some(PathBuf::from(value)),
-            "--only" => only = Some(value.clone()),
-            _ => bail!("{usage}"),
-        }
-    }
+    let ExperimentArgs {
+        repeats,
+        into,
+        only,
+    } = ExperimentArgs::parse(args, usage)?;
     let apps: Vec<&App> = APPS
         .iter()
         .filter(|a| only.as_deref().is_none_or(|o| o == a.name))
@@ -195,7 +221,7 @@ pub(crate) fn on_path(program: &str) -> bool {
 }
 
 /// The absolute path of `program` on the PATH.
-fn which(program: &str) -> Result<String> {
+pub(crate) fn which(program: &str) -> Result<String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|d| d.join(program))
@@ -205,7 +231,7 @@ fn which(program: &str) -> Result<String> {
 }
 
 /// Replaces each `rank-<r>.tsv` in `dir` by `rank-<r>.tsv.gz` (the importer reads both).
-fn gzip_logs(dir: &Path) -> Result<()> {
+pub(crate) fn gzip_logs(dir: &Path) -> Result<()> {
     use std::io::Write;
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();

@@ -1349,6 +1349,47 @@ fn opencl_scaling_models_every_kernel_and_predicts_its_largest_size() {
     assert!((0..45).all(|i| held.value(i).starts_with("n=")));
 }
 
+/// MPI runs over input size and rank count, measured with the interposer (himeno_mpi and meep,
+/// three runs a configuration): every call path over 1 % of the time modelled over both
+/// parameters, the largest configuration (largest size on 4 ranks) held out and predicted.
+#[test]
+fn mpi_scaling_models_every_call_path_over_size_and_ranks_and_predicts_the_largest() {
+    let (_dir, bundle) = run("mpi-scaling.toml");
+    check_golden(&bundle);
+    for (step, held_out) in [
+        ("himeno_scaling", "n=97;ranks=4"),
+        ("meep_scaling", "res=60;ranks=4"),
+    ] {
+        let models = table(&bundle, &format!("{step}.scaling_models"));
+        let predictions = table(&bundle, &format!("{step}.predictions"));
+        assert!(
+            models.num_rows() >= 4,
+            "{step}: {} models",
+            models.num_rows()
+        );
+        let variant = utf8(models, col::VARIANT).unwrap();
+        assert_eq!(variant.value(0), "whole run", "{step}: the whole run first");
+        let held = utf8(models, col::HELD_OUT).unwrap();
+        assert!((0..models.num_rows()).all(|i| held.value(i) == held_out));
+        assert_eq!(predictions.num_rows(), models.num_rows());
+        // The held-out point's measured time is the mean of its three runs.
+        let runs = table(
+            &bundle,
+            &format!("{}_paths.runs", &step[..step.find('_').unwrap()]),
+        );
+        let params = utf8(runs, col::PARAMETERS).unwrap();
+        let runs_variant = utf8(runs, col::VARIANT).unwrap();
+        let secs = float64(runs, col::MEASURED_SECS).unwrap();
+        let whole: Vec<f64> = (0..runs.num_rows())
+            .filter(|&i| params.value(i) == held_out && runs_variant.value(i) == "whole run")
+            .map(|i| secs.value(i))
+            .collect();
+        assert_eq!(whole.len(), 3, "{step}");
+        let measured = float64(predictions, col::MEASURED_SECS).unwrap().value(0);
+        assert!((measured - whole.iter().sum::<f64>() / 3.0).abs() < 1e-12);
+    }
+}
+
 /// One of Extra-P's own test experiments imported by the `table` plugin's `extrap` collector
 /// and modelled by the `scaling_model` step: Extra-P 4.2.5's model of the same file (its terms
 /// and coefficients, from `tools/extrap/models.py`), to the 7 digits the formula shows.

@@ -1,0 +1,214 @@
+//! `cargo xtask mpi-experiment scaling`: the data of the scaling models (docs/methods.md,
+//! section 7) measured on this machine. Our Himeno-style solver and one real application from
+//! Debian (meep, FDTD) run under the MPI timer interposer through the `mpi_timer` plugin's
+//! `run` collector over five input sizes × 1, 2 and 4 ranks, each configuration several times;
+//! every run's parameters (`n` or `res`) go into its logs (`# parameters`), its rank count is
+//! the logs' own. Runs of more ranks than the machine has cores are oversubscribed
+//! (`--oversubscribe`, `--bind-to core:overload-allowed`), as SOURCES.md says. The logs are
+//! kept gzip-compressed in DIR/<program>/<size>-<ranks>ranks-<repeat>/, then
+//! pipelines/mpi-scaling.toml runs on them.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::mpi::{HIMENO, INTERPOSER, build_tools, run_measurement};
+use crate::mpi_apps::{ExperimentArgs, gzip_logs, on_path, which};
+use crate::system::apt_install;
+use crate::{repo_root, run_cmd, target_dir};
+
+/// One program of the experiment.
+struct Program {
+    /// Its directory under the data directory.
+    name: &'static str,
+    /// The Debian package that installs it (none: built by `cargo xtask mpi-tools`).
+    package: Option<&'static str>,
+    /// The size parameter's name and its values, smallest first.
+    parameter: &'static str,
+    sizes: &'static [u32],
+    /// The program's arguments for a run of `size` (`input`: tools/mpi-apps/).
+    args: fn(size: u32) -> Vec<String>,
+}
+
+/// Rank counts of every size.
+const RANKS: [u32; 3] = [1, 2, 4];
+/// Iterations of every himeno_mpi run, and time steps of every meep run: fixed, so that only the
+/// size and the rank count change.
+const HIMENO_ITERATIONS: u32 = 60;
+const MEEP_STEPS: u32 = 300;
+
+const PROGRAMS: &[Program] = &[
+    Program {
+        name: "himeno",
+        package: None,
+        // The grid is (2n - 1) x n x n, Himeno's shape (S: n = 33, M: n = 65).
+        parameter: "n",
+        sizes: &[33, 49, 65, 81, 97],
+        args: |n| {
+            vec![
+                (2 * n - 1).to_string(),
+                n.to_string(),
+                n.to_string(),
+                HIMENO_ITERATIONS.to_string(),
+            ]
+        },
+    },
+    Program {
+        name: "meep",
+        package: Some("meep-openmpi"),
+        // Pixels per unit length of the 16 x 16 cell: res^2 grid points.
+        parameter: "res",
+        sizes: &[20, 30, 40, 50, 60],
+        args: |res| {
+            vec![
+                format!("res={res}"),
+                format!("steps={MEEP_STEPS}"),
+                repo_root()
+                    .join("tools/mpi-apps/waveguide.ctl")
+                    .display()
+                    .to_string(),
+            ]
+        },
+    },
+];
+
+/// `cargo xtask mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep]`.
+pub fn experiment(args: &[String]) -> Result<()> {
+    let usage =
+        "usage: cargo xtask mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep]";
+    let ExperimentArgs {
+        repeats,
+        into,
+        only,
+    } = ExperimentArgs::parse(args, usage)?;
+    let programs: Vec<&Program> = PROGRAMS
+        .iter()
+        .filter(|p| only.as_deref().is_none_or(|o| o == p.name))
+        .collect();
+    if programs.is_empty() {
+        bail!("--only: no program `{}`; {usage}", only.unwrap_or_default());
+    }
+    let tools = build_tools()?;
+    let missing: Vec<&str> = programs
+        .iter()
+        .filter_map(|p| p.package.filter(|_| !on_path(p.name)))
+        .collect();
+    if !missing.is_empty() {
+        apt_install(&missing)?;
+    }
+    run_cmd(crate::cargo().args(["build", "-p", "yosoku-cli", "-p", "yosoku-plugin-mpi-timer"]))?;
+    let work = target_dir().join("mpi-experiment/scaling");
+    let data = into.unwrap_or_else(|| work.join("data/mpi-scaling"));
+    let data = if data.is_absolute() {
+        data
+    } else {
+        std::env::current_dir()?.join(data)
+    };
+    for p in &programs {
+        let dir = data.join(p.name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .with_context(|| format!("cannot remove {}", dir.display()))?;
+        }
+        let program = match p.package {
+            None => tools.join(HIMENO).display().to_string(),
+            Some(_) => which(p.name)?,
+        };
+        // Repeat by repeat, every configuration once in each, so that a drift of the machine
+        // over the experiment touches all of them alike.
+        for repeat in 1..=repeats {
+            for &size in p.sizes {
+                for ranks in RANKS {
+                    measure(&work, &tools, p, &program, &dir, (size, ranks, repeat))?;
+                }
+            }
+        }
+        write_environment(&dir, p, repeats)?;
+    }
+    let name = "mpi-scaling.toml";
+    let text = std::fs::read_to_string(repo_root().join("pipelines").join(name))?;
+    let text = text.replace("\"data/mpi-scaling/", &format!("\"{}/", data.display()));
+    let file = work.join(name);
+    std::fs::write(&file, text)?;
+    println!("\n== {name} on the new measurements");
+    run_cmd(
+        Command::new(crate::yosoku_binary())
+            .arg("run")
+            .arg(&file)
+            .arg("-o")
+            .arg(work.join("results/mpi-scaling")),
+    )?;
+    println!("\nlogs: {}", data.display());
+    Ok(())
+}
+
+/// One run of `p` at (size, ranks, repeat), its logs gzipped into `dir`.
+fn measure(
+    work: &Path,
+    tools: &Path,
+    p: &Program,
+    program: &str,
+    dir: &Path,
+    (size, ranks, repeat): (u32, u32, u32),
+) -> Result<()> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let binding = if ranks > cores {
+        "core:overload-allowed"
+    } else {
+        "core"
+    };
+    let logs = dir.join(format!("{}{size}-{ranks}ranks-{repeat}", p.parameter));
+    println!(
+        "\n== {} {}={size} on {ranks} ranks (--bind-to {binding}), repeat {repeat}",
+        p.name, p.parameter
+    );
+    run_measurement(
+        work,
+        &format!(
+            "program = {program:?}, args = {:?}, ranks = {ranks}, binding = {binding:?}, oversubscribe = true, interposer = {:?}, log_dir = {:?}, parameters = \"{}={size}\", mpirun_args = [\"-x\", \"OMP_NUM_THREADS=1\"], timeout_secs = 900",
+            (p.args)(size),
+            tools.join(INTERPOSER).display().to_string(),
+            logs.display().to_string(),
+            p.parameter,
+        ),
+    )?;
+    gzip_logs(&logs)
+}
+
+/// `environment.txt` beside a program's logs: what ran, where, when.
+fn write_environment(dir: &Path, p: &Program, repeats: u32) -> Result<()> {
+    let output = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
+    };
+    let cpu = output(
+        "sh",
+        &["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
+    );
+    let version = match p.package {
+        Some(package) => format!(
+            "{package} {}",
+            output("dpkg-query", &["-W", "-f", "${Version}", package])
+        ),
+        None => "tools/himeno-mpi/himeno_mpi.c, mpicc -O3".to_owned(),
+    };
+    let sizes: Vec<String> = p.sizes.iter().map(u32::to_string).collect();
+    let text = format!(
+        "program: {} ({version})\nopen mpi: {}\nparameters: {} = {}; ranks = 1, 2, 4 (runs of more ranks than the {} cores: --oversubscribe, --bind-to core:overload-allowed); OMP_NUM_THREADS=1\nrepeats: {repeats} of each configuration, repeat by repeat\nfixed: himeno_mpi {HIMENO_ITERATIONS} iterations, meep {MEEP_STEPS} time steps\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment scaling --repeats {repeats}\n",
+        p.name,
+        output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]),
+        p.parameter,
+        sizes.join(", "),
+        output("nproc", &[]),
+        output("nproc", &[]),
+        cpu.trim(),
+        output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
+    );
+    std::fs::write(dir.join("environment.txt"), text)?;
+    Ok(())
+}
