@@ -1,12 +1,13 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
+Usage: python models.py [--negative-exponents] FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
 `yosoku export --format extrap` writes it; anything else: Extra-P's text format)
 
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
-does. One line per (call path, metric): the constant, each term's coefficient and factors
+does; `--negative-exponents` sets its single-parameter modeler's `allow_negative_exponents`
+option (what `yosoku scaling --negative-exponents` and `negative_exponents = true` do). One line per (call path, metric): the constant, each term's coefficient and factors
 (parameter index, exponent numerator, denominator, log exponent), SMAPE, RSS and adjusted R^2,
 and the seconds Extra-P took for the file."""
 
@@ -43,7 +44,11 @@ def terms(function):
     return out
 
 
-for path in sys.argv[1:]:
+args = sys.argv[1:]
+negative = "--negative-exponents" in args
+args = [a for a in args if a != "--negative-exponents"]
+
+for path in args:
     started = time.perf_counter()
     if path.endswith(".jsonl"):
         experiment = read_jsonlines_file(path)
@@ -52,6 +57,11 @@ for path in sys.argv[1:]:
     else:
         experiment = TextFileReader().read_experiment(path)
     generator = ModelGenerator(experiment)
+    if negative:
+        # The multi-parameter modeler models each parameter with its single-parameter one; an
+        # experiment of one parameter gets a single-parameter modeler itself.
+        modeler = getattr(generator.modeler, "single_parameter_modeler", generator.modeler)
+        modeler.allow_negative_exponents = True
     generator.model_all()
     seconds = time.perf_counter() - started
     for (callpath, metric), model in generator.models.items():

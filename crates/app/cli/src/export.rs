@@ -173,24 +173,20 @@ pub fn extrap(
             } else {
                 "time".to_owned()
             };
-            let mut p = BTreeMap::new();
-            if !params.is_null(r) {
-                p.extend(yosoku_models::scaling::numeric_parameters(params.value(r)));
-            }
+            let numeric = if params.is_null(r) {
+                Vec::new()
+            } else {
+                yosoku_models::scaling::numeric_parameters(params.value(r))
+            };
             all.push(Run {
                 callpath,
                 metric,
-                params: p,
+                order: numeric.iter().map(|(k, _)| k.clone()).collect(),
+                params: numeric.into_iter().collect(),
                 secs: secs.value(r) / reps.value(r).max(1) as f64,
             });
         }
     }
-    // Parameters: numeric in every run, and varying within some call path.
-    let mut names: Vec<String> = all
-        .first()
-        .map(|r| r.params.keys().cloned().collect())
-        .unwrap_or_default();
-    names.retain(|k| all.iter().all(|r| r.params.contains_key(k)));
     let mut by_path: BTreeMap<(&str, &str), Vec<&Run>> = BTreeMap::new();
     for r in &all {
         by_path
@@ -198,18 +194,27 @@ pub fn extrap(
             .or_default()
             .push(r);
     }
+    experiments_by_points(&by_path)
+}
+
+/// A call path's parameters, in the order its runs write them: numeric in every one of its
+/// runs and varying among them (the runs of one bundle may be of several programs, each over
+/// its own parameters), less each one that only restates an earlier one (a launch's global size
+/// that equals its problem size, `n=1024;global=1024`: one value of either for each value of the
+/// other), which would give Extra-P two parameters that cannot be told apart.
+fn parameters_of(runs: &[&Run]) -> Vec<String> {
+    let mut names: Vec<String> = runs.first().map(|r| r.order.clone()).unwrap_or_default();
+    names.retain(|k| runs.iter().all(|r| r.params.contains_key(k)));
     names.retain(|k| {
-        by_path.values().any(|runs| {
-            runs.iter()
-                .any(|r| r.params.get(k) != runs[0].params.get(k))
-        })
+        runs.iter()
+            .any(|r| r.params.get(k) != runs[0].params.get(k))
     });
-    if names.is_empty() {
-        bail!(
-            "no parameter is a number in every run and varies: the runs' `parameters` column holds `key=value` pairs (e.g. `n=1024;p=4`), and Extra-P needs at least one that changes"
-        );
-    }
-    experiments_by_points(&by_path, &names)
+    let numeric: Vec<Vec<(String, f64)>> = runs
+        .iter()
+        .map(|r| names.iter().map(|k| (k.clone(), r.params[k])).collect())
+        .collect();
+    let numeric: Vec<&[(String, f64)]> = numeric.iter().map(Vec::as_slice).collect();
+    yosoku_models::scaling::drop_restated(names, &numeric)
 }
 
 /// The measurements of one call path and metric: (point, values) sorted by point.
@@ -219,15 +224,18 @@ struct Member<'a> {
     points: Vec<(Vec<f64>, Vec<f64>)>,
 }
 
-/// One experiment per set of call paths measured at the same points (Extra-P wants every call
-/// path of an experiment measured at every point of it), each with the parameters that vary in
-/// it; sets measured at one point only are left out and named.
+/// The groups of call paths measured over the same parameters at the same points.
+type PointGroups<'a> = Vec<((Vec<String>, Vec<Vec<f64>>), Vec<Member<'a>>)>;
+
+/// One experiment per set of call paths measured over the same parameters at the same points
+/// (Extra-P wants every call path of an experiment measured at every point of it), each with the
+/// parameters that vary in it; call paths measured at one point only are left out and named.
 fn experiments_by_points(
     by_path: &BTreeMap<(&str, &str), Vec<&Run>>,
-    names: &[String],
 ) -> Result<Vec<ExtrapExperiment>> {
-    let mut groups: Vec<(Vec<Vec<f64>>, Vec<Member<'_>>)> = Vec::new();
+    let mut groups: PointGroups<'_> = Vec::new();
     for (&(callpath, metric), runs) in by_path {
+        let names = parameters_of(runs);
         let mut points: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
         for r in runs {
             let point: Vec<f64> = names.iter().map(|k| r.params[k]).collect();
@@ -243,27 +251,28 @@ fn experiments_by_points(
             metric,
             points,
         };
-        match groups.iter_mut().find(|(c, _)| *c == coordinates) {
+        let key = (names, coordinates);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(member),
-            None => groups.push((coordinates, vec![member])),
+            None => groups.push((key, vec![member])),
         }
     }
     let (groups, single): (Vec<_>, Vec<_>) = groups
         .into_iter()
-        .partition(|(coordinates, _)| coordinates.len() > 1);
+        .partition(|((_, coordinates), _)| coordinates.len() > 1);
     let left_out: Vec<String> = single
         .iter()
         .flat_map(|(_, members)| members.iter().map(|m| m.callpath.to_owned()))
         .collect();
     if groups.is_empty() {
         bail!(
-            "every call path was measured at one point only ({}): Extra-P models how a time changes between points",
+            "no parameter is a number in every run of a call path and varies among them ({} measured at one point only): the runs' `parameters` column holds `key=value` pairs (e.g. `n=1024;p=4`), and Extra-P models how a time changes between points",
             left_out.join(", ")
         );
     }
     let mut out = groups
         .into_iter()
-        .map(|(coordinates, members)| experiment(&coordinates, members, names))
+        .map(|((names, coordinates), members)| experiment(&coordinates, members, &names))
         .collect::<Result<Vec<_>>>()?;
     out[0].left_out = left_out;
     Ok(out)
@@ -309,6 +318,8 @@ struct Run {
     callpath: String,
     metric: String,
     params: BTreeMap<String, f64>,
+    /// The parameters' names in the order the run's `parameters` wrote them.
+    order: Vec<String>,
     secs: f64,
 }
 

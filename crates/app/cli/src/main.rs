@@ -16,6 +16,7 @@ mod export;
 mod format;
 mod metrics;
 mod predict;
+mod scaling;
 mod trace;
 
 use std::path::{Path, PathBuf};
@@ -125,6 +126,10 @@ enum Command {
     /// another GPU of the device catalogue, with an interval, the validation figures of the
     /// model and why (the roofline on both GPUs, the nearest training kernels).
     Predict(predict::Question),
+    /// Extra-P's experiment files (text, JSON Lines, JSON) modelled by yosoku's PMNF search, as
+    /// `extrap` models them: each call path's model with its SMAPE, adjusted R^2 and RSS
+    /// (--json: one JSON line per model, to compare with Extra-P's).
+    Scaling(scaling::Request),
     /// The canonical metric names profiler imports map to (each with its kind and the names
     /// each tool writes for it) and the naming rules; or, with --unmapped, the names a bundle's
     /// imports did not map. A TOML file of the same format named by YOSOKU_METRICS adds names.
@@ -261,6 +266,7 @@ fn main() -> ExitCode {
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
         Command::Predict(question) => predict::run(&question).and_then(|text| emit(&text)),
+        Command::Scaling(request) => scaling::run(&request).and_then(|text| emit(&text)),
         Command::Devices { name, devices } => {
             devices::list(name.as_deref(), &devices).and_then(|text| emit(&text))
         }

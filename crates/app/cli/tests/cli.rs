@@ -121,7 +121,8 @@ fn run_prints_the_headline_figures_and_inspect_reads_the_bundle() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("no parameter is a number in every run and varies"),
+        text(&out.stderr)
+            .contains("no parameter is a number in every run of a call path and varies"),
         "{}",
         text(&out.stderr)
     );

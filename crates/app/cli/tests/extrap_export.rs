@@ -11,10 +11,11 @@ mod extrap_compare;
 use std::path::{Path, PathBuf};
 
 use common::{repo, text, yosoku};
-use yosoku_regression::pmnf::input;
+use yosoku_regression::pmnf::{PmnfOptions, input};
 
 /// The bundled pipelines whose runs vary a numeric parameter (the others have none to model).
 const PIPELINES: &[&str] = &[
+    "mpi-scaling",
     "opencl-local-memory",
     "opencl-scaling",
     "opencl-vector-width",
@@ -61,13 +62,35 @@ fn extrap_loads_every_export_and_models_it_as_yosoku_does() {
     }
     files.sort();
     // Extra-P reads every file (it refused all three exports before they were split by points).
-    let theirs = extrap_compare::extrap_models(&python, &files);
+    let options = PmnfOptions::default();
+    let theirs = extrap_compare::extrap_models(&python, &files, &options);
     let read = |path: &Path| {
         input::parse_json(&std::fs::read_to_string(path).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
-    let c = extrap_compare::compare(&files, &read, &theirs, dir.path());
+    let c = extrap_compare::compare(&files, &read, (&theirs, &options), dir.path());
     c.print(files.len());
     assert!(c.total >= 90, "{} models", c.total);
+    c.assert_agrees();
+    // Our MPI runs over ranks again, with negative exponents allowed in both tools (times that
+    // fall as the rank count grows), as pipelines/mpi-scaling.toml models them.
+    let mpi: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| {
+            f.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("mpi-scaling")
+        })
+        .cloned()
+        .collect();
+    let negative = PmnfOptions {
+        allow_negative_exponents: true,
+        ..PmnfOptions::default()
+    };
+    let theirs = extrap_compare::extrap_models(&python, &mpi, &negative);
+    let c = extrap_compare::compare(&mpi, &read, (&theirs, &negative), dir.path());
+    c.print(mpi.len());
+    assert!(c.total >= 10, "{} models", c.total);
     c.assert_agrees();
 }

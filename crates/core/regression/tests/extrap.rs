@@ -15,7 +15,7 @@ mod extrap_compare;
 
 use std::path::{Path, PathBuf};
 
-use yosoku_regression::pmnf::input;
+use yosoku_regression::pmnf::{PmnfOptions, input};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/extrap")
@@ -57,8 +57,9 @@ fn yosoku_picks_the_terms_extrap_picks_with_the_same_coefficients() {
         return;
     };
     let files = experiments();
-    let theirs = extrap_compare::extrap_models(&python, &files);
-    let c = extrap_compare::compare(&files, &read, &theirs, &data());
+    let options = PmnfOptions::default();
+    let theirs = extrap_compare::extrap_models(&python, &files, &options);
+    let c = extrap_compare::compare(&files, &read, (&theirs, &options), &data());
     c.print(files.len());
     // Every model is Extra-P's function on the measured points; where the design leaves a tie,
     // yosoku keeps the earlier hypothesis (exact arithmetic) and Extra-P's pick follows its

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use yosoku_regression::pmnf::{Exponents, PmnfModel, PmnfOptions, Point, fit, input};
+use yosoku_regression::pmnf::{Exponents, PmnfError, PmnfModel, PmnfOptions, Point, fit, input};
 
 /// One factor of a term: parameter, exponent numerator, denominator, log exponent.
 pub type Factor = (usize, i32, i32, i32);
@@ -84,13 +84,24 @@ pub fn python() -> Option<String> {
     None
 }
 
-/// Extra-P's models of `files` (tools/extrap/models.py), by (file, call path, metric).
-pub fn extrap_models(python: &str, files: &[PathBuf]) -> BTreeMap<Key, Theirs> {
+/// Extra-P's models of `files` (tools/extrap/models.py), by (file, call path, metric), with its
+/// default options or (`options.allow_negative_exponents`) negative exponents allowed.
+pub fn extrap_models(
+    python: &str,
+    files: &[PathBuf],
+    options: &PmnfOptions,
+) -> BTreeMap<Key, Theirs> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../..")
         .join("tools/extrap/models.py");
+    let flag: &[&str] = if options.allow_negative_exponents {
+        &["--negative-exponents"]
+    } else {
+        &[]
+    };
     let out = Command::new(python)
         .arg(script)
+        .args(flag)
         .args(files)
         .env("PYTHONWARNINGS", "ignore")
         .output()
@@ -173,26 +184,27 @@ pub struct Comparison {
     pub coefficient_notes: Vec<String>,
     /// Same terms, coefficients beyond 1e-6, and neither.
     pub coefficient_misses: Vec<String>,
+    /// Call paths yosoku refuses (a parameter with fewer than 3 values, which Extra-P fits
+    /// with a warning), with Extra-P's model: not counted in `total`.
+    pub refused: Vec<String>,
     pub ours_secs: f64,
     pub theirs_secs: f64,
 }
 
-/// Reads and models every file with yosoku (`read` parses one) and compares with `theirs`.
+/// Reads and models every file with yosoku (`read` parses one; `options` as Extra-P was run)
+/// and compares with `theirs`.
 pub fn compare(
     files: &[PathBuf],
     read: &dyn Fn(&Path) -> input::Experiment,
-    theirs: &BTreeMap<Key, Theirs>,
+    (theirs, options): (&BTreeMap<Key, Theirs>, &PmnfOptions),
     root: &Path,
 ) -> Comparison {
     let mut c = Comparison::default();
     for file in files {
         let started = std::time::Instant::now();
         let e = read(file);
-        let models: Vec<PmnfModel> = e
-            .series
-            .iter()
-            .map(|s| fit(&s.points, &PmnfOptions::default()).unwrap())
-            .collect();
+        let models: Vec<Result<PmnfModel, PmnfError>> =
+            e.series.iter().map(|s| fit(&s.points, options)).collect();
         c.ours_secs += started.elapsed().as_secs_f64();
         let names: Vec<&str> = e.parameters.iter().map(String::as_str).collect();
         let shown = file
@@ -209,6 +221,17 @@ pub fn compare(
             let t = theirs
                 .get(&key)
                 .unwrap_or_else(|| panic!("Extra-P made no model of {key:?}"));
+            let ours = match ours {
+                Ok(m) => m,
+                Err(e @ PmnfError::TooFewPoints { .. }) => {
+                    c.refused.push(format!(
+                        "{shown} {} {}: yosoku: {e}; Extra-P: {} {:?}",
+                        s.callpath, s.metric, t.constant, t.coefficients
+                    ));
+                    continue;
+                }
+                Err(e) => panic!("{shown} {}: {e}", s.callpath),
+            };
             c.total += 1;
             let both = format!(
                 "{shown} {} {}:\n  yosoku:  {}\n  Extra-P: {} {:?}",
@@ -294,6 +317,11 @@ impl Comparison {
         );
         for d in &self.disagreements {
             eprintln!("disagreement: {d}");
+        }
+        for r in &self.refused {
+            eprintln!(
+                "refused by yosoku (fewer than 3 values of a parameter), modelled by Extra-P: {r}"
+            );
         }
         for n in &self.coefficient_notes {
             eprintln!(

@@ -1,0 +1,138 @@
+//! `yosoku scaling FILE...`: Extra-P's input files (text, JSON Lines, JSON) modelled by yosoku's
+//! PMNF search (docs/methods.md, section 7), as `extrap` models them: one model per call path and
+//! metric, or (`--json`) one JSON line per model in the form `tools/extrap/models.py` writes
+//! Extra-P's, so the two tools' models of one experiment can be compared line by line.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use yosoku_regression::pmnf::{Aggregate, PmnfOptions, fit, input};
+
+/// What `yosoku scaling` is asked.
+#[derive(Debug, clap::Args)]
+pub struct Request {
+    /// Extra-P experiment files: `*.jsonl` JSON Lines, `*.json` Extra-P's JSON (as `yosoku
+    /// export --format extrap` writes), anything else Extra-P's text format.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// One JSON object per model (file, callpath, metric, constant, terms with their factors
+    /// [parameter, numerator, denominator, log], smape, rss, ar2).
+    #[arg(long)]
+    json: bool,
+    /// Reduce a point's repetitions to their median (default: mean).
+    #[arg(long)]
+    median: bool,
+    /// Also try negative exponents (Extra-P's allow_negative_exponents).
+    #[arg(long)]
+    negative_exponents: bool,
+}
+
+/// Reads one file in the format its name says.
+fn read(path: &Path) -> Result<input::Experiment> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = path.to_string_lossy();
+    let parsed = if name.ends_with(".jsonl") {
+        input::parse_jsonl(&text)
+    } else if name.ends_with(".json") {
+        input::parse_json(&text)
+    } else {
+        input::parse_text(&text)
+    };
+    parsed.map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.line, e.message))
+}
+
+/// The models of every file, as text or JSON lines.
+pub fn run(request: &Request) -> Result<String> {
+    let options = PmnfOptions {
+        aggregate: if request.median {
+            Aggregate::Median
+        } else {
+            Aggregate::Mean
+        },
+        allow_negative_exponents: request.negative_exponents,
+        ..PmnfOptions::default()
+    };
+    // Every file read before any is modelled: a bad file stops the command before output.
+    let experiments = request
+        .files
+        .iter()
+        .map(|f| read(f).map(|e| (f, e)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = String::new();
+    for (file, e) in &experiments {
+        let names: Vec<&str> = e.parameters.iter().map(String::as_str).collect();
+        if !request.json {
+            let _ = writeln!(out, "{} (parameters: {})", file.display(), names.join(", "));
+        }
+        for s in &e.series {
+            let model = fit(&s.points, &options);
+            match (&model, request.json) {
+                (Ok(m), true) => {
+                    let terms: Vec<serde_json::Value> = m
+                        .terms
+                        .iter()
+                        .map(|t| {
+                            let mut factors: Vec<[i64; 4]> = t
+                                .factors
+                                .iter()
+                                .map(|(p, e)| {
+                                    [
+                                        *p as i64,
+                                        i64::from(e.numerator),
+                                        i64::from(e.denominator),
+                                        i64::from(e.log),
+                                    ]
+                                })
+                                .collect();
+                            factors.sort_unstable();
+                            serde_json::json!({ "coefficient": t.coefficient, "factors": factors })
+                        })
+                        .collect();
+                    let line = serde_json::json!({
+                        "file": file.display().to_string(),
+                        "callpath": s.callpath,
+                        "metric": s.metric,
+                        "constant": m.constant,
+                        "terms": terms,
+                        "smape": m.smape,
+                        "rss": m.rss,
+                        "ar2": m.adjusted_r2,
+                    });
+                    let _ = writeln!(out, "{line}");
+                }
+                (Err(e), true) => {
+                    let line = serde_json::json!({
+                        "file": file.display().to_string(),
+                        "callpath": s.callpath,
+                        "metric": s.metric,
+                        "error": e.to_string(),
+                    });
+                    let _ = writeln!(out, "{line}");
+                }
+                (Ok(m), false) => {
+                    let _ = writeln!(
+                        out,
+                        "  {} / {}: {}\n    SMAPE {:.3} %, adjusted R^2 {:.6}, RSS {:.6e}{}",
+                        s.callpath,
+                        s.metric,
+                        m.to_extrap(&names),
+                        m.smape,
+                        m.adjusted_r2,
+                        m.rss,
+                        if m.cross_validated {
+                            " (leave-one-out)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+                (Err(e), false) => {
+                    let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
