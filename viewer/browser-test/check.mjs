@@ -149,6 +149,7 @@ try {
     ["cost", "csx600-montecarlo"],
     ["ranks", "mpi-cp2k"],
     ["throughput", "opencl-vector-width"],
+    ["scaling", "mpi-scaling"],
   ]) {
     await click(page, `bundle:${bundle}`);
     await waitStatus(page, `bundle ${bundle}`, (t) => field(t, "bundle") === bundle);

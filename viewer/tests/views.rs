@@ -465,3 +465,23 @@ fn the_throughput_view_bars_the_candidates_and_names_the_fastest() {
     let h = harness(vec![fixture("csx600-montecarlo")], "throughput");
     shows(&h, "no table with candidates and rates");
 }
+
+/// A real scaling bundle (Extra-P's two-parameter test experiment modelled by `scaling_model`):
+/// the call path, its model as Extra-P writes it, its time at 1.5 times the largest size, the plot
+/// (the held-out configuration and the extrapolated region named in its legend).
+#[test]
+fn the_scaling_view_plots_each_call_path_with_its_model_and_extrapolation() {
+    let h = harness(vec![fixture("extrap-two-parameter")], "scaling");
+    shows(&h, "unknown / reg /  / total");
+    shows(&h, "2.004104e-1 * x^(2) * log2(y)^(1)");
+    shows(&h, "at 1.5 x the largest size");
+    assert!(
+        h.state()
+            .status_line()
+            .contains("path=unknown / reg /  / total"),
+        "{}",
+        h.state().status_line()
+    );
+    let h = harness(vec![fixture("csx600-montecarlo")], "scaling");
+    shows(&h, "no table with scaling curves");
+}

@@ -30,6 +30,7 @@ views! {
     gantt::Gantt,
     ranks::RankBars,
     throughput::Throughput,
+    scaling::Scaling,
 }
 
 /// The view named `slug`.

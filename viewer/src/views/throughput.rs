@@ -24,7 +24,7 @@ pub struct Throughput;
 impl View for Throughput {
     const SLUG: &'static str = "throughput";
     const LABEL: &'static str = "Throughput";
-    const EXPLAINS: Explains = Explains::Rank(2);
+    const EXPLAINS: Explains = Explains::Rank(3);
     const NEEDS: &'static [&'static str] = &[
         col::GROUP,
         col::CANDIDATE,

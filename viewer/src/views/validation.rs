@@ -66,7 +66,7 @@ pub struct Validation;
 impl View for Validation {
     const SLUG: &'static str = "validation";
     const LABEL: &'static str = "Validation";
-    const EXPLAINS: Explains = Explains::Rank(3);
+    const EXPLAINS: Explains = Explains::Rank(4);
     const NEEDS: &'static [&'static str] = &[
         col::PREDICTED_SECS,
         col::MEASURED_SECS,

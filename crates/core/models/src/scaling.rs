@@ -13,7 +13,7 @@ use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch,
 use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Point, fit};
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::{Input, PredictionRow};
-use yosoku_tables::{Figure, RUNS, SCALING_MODELS, col};
+use yosoku_tables::{Figure, RUNS, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS, col};
 
 use crate::ModelError;
 
@@ -37,6 +37,10 @@ pub struct ScalingSpec {
 #[derive(Debug)]
 pub struct Scaling {
     pub models: RecordBatch,
+    /// Every call path's measured configurations, placed for a plot (`scaling_points`).
+    pub points: RecordBatch,
+    /// Every call path's model along its first parameter (`scaling_curves`).
+    pub curves: RecordBatch,
     pub predictions: Vec<PredictionRow>,
     pub report: Vec<ReportCell>,
     pub figures: Vec<Figure>,
@@ -224,6 +228,165 @@ fn models_batch(names: &[String], rows: &[ModelRow]) -> Result<RecordBatch, Mode
         .map_err(|e| ModelError::invalid(format!("scaling_models: {e}")))
 }
 
+/// Values of a curve, from the smallest measured value of the first parameter to 1.5 times the
+/// largest.
+const CURVE_SAMPLES: usize = 48;
+
+/// A measured configuration of a call path, for `scaling_points`.
+struct PointRow {
+    key: [String; 4],
+    configuration: String,
+    axis: f64,
+    series: String,
+    repetitions: usize,
+    mean: f64,
+    min: f64,
+    max: f64,
+    fitted: bool,
+}
+
+/// A model's value along its first parameter, for `scaling_curves`.
+struct CurveRow {
+    key: [String; 4],
+    series: String,
+    axis: f64,
+    predicted: f64,
+    interval: Option<(f64, f64)>,
+    extrapolated: bool,
+}
+
+/// What a plot of one call path needs: its points (`fitted`, then the one `held` out) and its
+/// model along the first parameter, one curve per combination of the other parameters' values.
+struct PlotInput<'a> {
+    names: &'a [String],
+    key: &'a [String; 4],
+    fitted: &'a [Point],
+    held: Option<&'a Point>,
+    model: &'a PmnfModel,
+    level: f64,
+}
+
+fn plot_rows(input: &PlotInput<'_>, points: &mut Vec<PointRow>, curves: &mut Vec<CurveRow>) {
+    let PlotInput {
+        names,
+        key,
+        fitted,
+        held,
+        model,
+        level,
+    } = *input;
+    let all = || {
+        fitted
+            .iter()
+            .map(|p| (p, true))
+            .chain(held.map(|p| (p, false)))
+    };
+    for (p, is_fitted) in all() {
+        let n = p.values.len().max(1) as f64;
+        points.push(PointRow {
+            key: key.clone(),
+            configuration: configuration(names, &p.coordinate),
+            axis: p.coordinate[0],
+            series: configuration(&names[1..], &p.coordinate[1..]),
+            repetitions: p.values.len(),
+            mean: p.values.iter().sum::<f64>() / n,
+            min: p.values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: p.values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            fitted: is_fitted,
+        });
+    }
+    let mut series: Vec<&[f64]> = Vec::new();
+    for (p, _) in all() {
+        if !series.contains(&&p.coordinate[1..]) {
+            series.push(&p.coordinate[1..]);
+        }
+    }
+    for rest in series {
+        let axis_of = |fitted_only: bool| {
+            all()
+                .filter(move |(p, f)| p.coordinate[1..] == *rest && (*f || !fitted_only))
+                .map(|(p, _)| p.coordinate[0])
+        };
+        let lo = axis_of(false).fold(f64::INFINITY, f64::min);
+        let hi = 1.5 * axis_of(false).fold(f64::NEG_INFINITY, f64::max);
+        let fitted_max = axis_of(true).fold(f64::NEG_INFINITY, f64::max);
+        for k in 0..CURVE_SAMPLES {
+            let x = lo + (hi - lo) * k as f64 / (CURVE_SAMPLES - 1) as f64;
+            let mut coordinate = vec![x];
+            coordinate.extend_from_slice(rest);
+            curves.push(CurveRow {
+                key: key.clone(),
+                series: configuration(&names[1..], rest),
+                axis: x,
+                predicted: model.evaluate(&coordinate),
+                interval: model.interval(&coordinate, level),
+                extrapolated: x > fitted_max,
+            });
+        }
+    }
+}
+
+fn key_columns<T>(rows: &[T], key: impl Fn(&T) -> &[String; 4]) -> Vec<ArrayRef> {
+    (0..4)
+        .map(|i| -> ArrayRef {
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| key(r)[i].as_str()),
+            ))
+        })
+        .collect()
+}
+
+fn points_batch(rows: &[PointRow]) -> Result<RecordBatch, ModelError> {
+    let float = |f: fn(&PointRow) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(f)))
+    };
+    let mut columns = key_columns(rows, |r| &r.key);
+    columns.extend([
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.configuration.as_str()),
+        )) as ArrayRef,
+        float(|r| r.axis),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.series.as_str()),
+        )),
+        Arc::new(Int64Array::from_iter_values(
+            rows.iter().map(|r| r.repetitions as i64),
+        )),
+        float(|r| r.mean),
+        float(|r| r.min),
+        float(|r| r.max),
+        Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(r.fitted)))),
+    ]);
+    SCALING_POINTS
+        .batch(columns)
+        .map_err(|e| ModelError::invalid(format!("scaling_points: {e}")))
+}
+
+fn curves_batch(rows: &[CurveRow]) -> Result<RecordBatch, ModelError> {
+    let mut columns = key_columns(rows, |r| &r.key);
+    columns.extend([
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| r.series.as_str()),
+        )) as ArrayRef,
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.axis))),
+        Arc::new(Float64Array::from_iter_values(
+            rows.iter().map(|r| r.predicted),
+        )),
+        Arc::new(Float64Array::from_iter(
+            rows.iter().map(|r| r.interval.map(|i| i.0)),
+        )),
+        Arc::new(Float64Array::from_iter(
+            rows.iter().map(|r| r.interval.map(|i| i.1)),
+        )),
+        Arc::new(BooleanArray::from_iter(
+            rows.iter().map(|r| Some(r.extrapolated)),
+        )),
+    ]);
+    SCALING_CURVES
+        .batch(columns)
+        .map_err(|e| ModelError::invalid(format!("scaling_curves: {e}")))
+}
+
 /// Fits every call path of `runs` (a `runs` table) as `spec` says.
 pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling, ModelError> {
     let (names, all) = series(runs, &spec.parameters)?;
@@ -234,6 +397,7 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (mut rows, mut predictions, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut point_rows, mut curve_rows) = (Vec::new(), Vec::new());
     for s in all {
         let label = s.key[..3].join(" / ");
         let mut points = s.points;
@@ -251,6 +415,15 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         };
         let parameter_names: Vec<&str> = names.iter().map(String::as_str).collect();
         let formula = model.to_extrap(&parameter_names);
+        let plot = PlotInput {
+            names: &names,
+            key: &s.key,
+            fitted: &points,
+            held: held.as_ref(),
+            model: &model,
+            level: spec.level,
+        };
+        plot_rows(&plot, &mut point_rows, &mut curve_rows);
         if let Some(h) = &held {
             let predicted = model.evaluate(&h.coordinate);
             let measured = mean(&h.values);
@@ -289,6 +462,8 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     let (report, figures) = summary(&names, &rows, &predictions, &skipped, spec.level);
     Ok(Scaling {
         models,
+        points: points_batch(&point_rows)?,
+        curves: curves_batch(&curve_rows)?,
         predictions,
         report,
         figures,

@@ -149,6 +149,11 @@ pub const MODEL_GROUP: &str = "model_group";
 pub const VALIDATION: &str = "validation";
 pub const HELD_OUT: &str = "held_out";
 pub const INTERVAL_LOW_SECS: &str = "interval_low_secs";
+pub const CONFIGURATION: &str = "configuration";
+pub const AXIS_VALUE: &str = "axis_value";
+pub const SERIES: &str = "series";
+pub const FITTED: &str = "fitted";
+pub const EXTRAPOLATED: &str = "extrapolated";
 pub const INTERVAL_HIGH_SECS: &str = "interval_high_secs";
 /// In `observations` made by a cross-device join: the device the features were measured on.
 pub const FEATURE_DEVICE: &str = "feature_device";

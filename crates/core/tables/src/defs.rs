@@ -1753,6 +1753,121 @@ pub static SCALING_MODELS: TableDef = TableDef {
     ],
 };
 
+pub static SCALING_POINTS: TableDef = TableDef {
+    name: "scaling_points",
+    doc: "One measured configuration of a call path a scaling model was fitted to or predicted: its repetitions' mean and spread, placed on the model's first parameter (the axis) and the values of the others (the series).",
+    columns: &[
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        PHASE,
+        label(
+            col::CONFIGURATION,
+            "Every parameter's value: `n=97;ranks=4`.",
+        ),
+        column(
+            col::AXIS_VALUE,
+            T::Float64,
+            false,
+            None,
+            V::Any,
+            "The value of the model's first parameter, the plot's horizontal axis.",
+        ),
+        label(
+            col::SERIES,
+            "The other parameters' values (`ranks=4`): one curve each; empty for a model of one parameter.",
+        ),
+        REPETITIONS,
+        column(
+            col::MEASURED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Positive,
+            "Mean time of one repetition.",
+        ),
+        column(
+            col::MIN_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Positive,
+            "Fastest repetition.",
+        ),
+        column(
+            col::MAX_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Positive,
+            "Slowest repetition.",
+        ),
+        column(
+            col::FITTED,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "Whether the model was fitted to this configuration (false: held out and predicted).",
+        ),
+    ],
+};
+
+pub static SCALING_CURVES: TableDef = TableDef {
+    name: "scaling_curves",
+    doc: "A scaling model evaluated along its first parameter, from the smallest measured value to 1.5 times the largest, for each series of the other parameters' measured values, with its prediction interval.",
+    columns: &[
+        DEVICE,
+        PROGRAM,
+        VARIANT,
+        PHASE,
+        label(
+            col::SERIES,
+            "The other parameters' values (`ranks=4`); empty for a model of one parameter.",
+        ),
+        column(
+            col::AXIS_VALUE,
+            T::Float64,
+            false,
+            None,
+            V::Any,
+            "The value of the model's first parameter.",
+        ),
+        column(
+            col::PREDICTED_SECS,
+            T::Float64,
+            false,
+            Some("s"),
+            V::Any,
+            "The model's time there (may be negative where a model with a negative constant is extrapolated down).",
+        ),
+        column(
+            col::INTERVAL_LOW_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::Any,
+            "Lower end of the prediction interval; null where the fit has no residual degrees of freedom.",
+        ),
+        column(
+            col::INTERVAL_HIGH_SECS,
+            T::Float64,
+            true,
+            Some("s"),
+            V::Any,
+            "Upper end of the prediction interval.",
+        ),
+        column(
+            col::EXTRAPOLATED,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "Whether this value lies beyond the largest one the model was fitted to in this series.",
+        ),
+    ],
+};
+
 pub static SELECTION_PATH: TableDef = TableDef {
     name: "selection_path",
     doc: "One step of a stepwise selection: the term added or removed and the model's fit after it.",

@@ -29,7 +29,7 @@ pub struct Cache {
 impl View for Gantt {
     const SLUG: &'static str = "gantt";
     const LABEL: &'static str = "Gantt";
-    const EXPLAINS: Explains = Explains::Rank(4);
+    const EXPLAINS: Explains = Explains::Rank(5);
     type State = State;
     type Cache = Cache;
 

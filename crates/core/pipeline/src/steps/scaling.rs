@@ -7,7 +7,9 @@ use yosoku_models::ModelError;
 use yosoku_models::mpi_call_paths::{CallPathSpec, OverRanks, call_path_runs};
 use yosoku_models::scaling::{ScalingSpec, scaling_models};
 use yosoku_regression::pmnf::Aggregate;
-use yosoku_tables::{Figure, PREDICTIONS, REPORT, RUNS, SCALING_MODELS};
+use yosoku_tables::{
+    Figure, PREDICTIONS, REPORT, RUNS, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS,
+};
 
 use super::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
@@ -190,7 +192,13 @@ impl Step for ScalingModel {
     }
 
     fn outputs(&self) -> Vec<&str> {
-        names(&[&SCALING_MODELS, &PREDICTIONS, &REPORT])
+        names(&[
+            &SCALING_MODELS,
+            &SCALING_POINTS,
+            &SCALING_CURVES,
+            &PREDICTIONS,
+            &REPORT,
+        ])
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
@@ -201,6 +209,8 @@ impl Step for ScalingModel {
         let report = yosoku_tables::report::report_batch(&s.report).map_err(ModelError::from)?;
         Ok(StepOutput::new()
             .table(&SCALING_MODELS, s.models)
+            .table(&SCALING_POINTS, s.points)
+            .table(&SCALING_CURVES, s.curves)
             .table(&PREDICTIONS, predictions)
             .table(&REPORT, report)
             .figures(s.figures))

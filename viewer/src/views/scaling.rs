@@ -1,0 +1,352 @@
+//! Scaling: how each call path's time grows with a parameter, as Extra-P shows it. Per call
+//! path, the measured configurations (each repetition's spread as a bar, held-out ones marked),
+//! the model's curve for each series of the other parameters with its prediction interval as a
+//! band, the region beyond the largest fitted value shaded; the call paths listed by their time
+//! at 1.5 x the largest size measured, the one that will dominate first, each with its model
+//! written as Extra-P writes it. A table qualifies with `axis_value`, `series`,
+//! `predicted_secs` and `extrapolated` (a `scaling_model` step's `scaling_curves`); its step's
+//! `scaling_points` and `scaling_models` are read beside it.
+
+use serde::{Deserialize, Serialize};
+use yosoku_tables::col;
+
+use crate::data::{LoadedBundle, numbers, texts};
+use crate::format;
+use crate::view::{Context, Explains, StatusContext, View};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct State {
+    pub table: String,
+    /// The call path shown: `program / variant / phase`.
+    pub path: String,
+}
+
+/// The scaling view.
+#[derive(Debug)]
+pub struct Scaling;
+
+impl View for Scaling {
+    const SLUG: &'static str = "scaling";
+    const LABEL: &'static str = "Scaling";
+    const EXPLAINS: Explains = Explains::Rank(2);
+    const NEEDS: &'static [&'static str] = &[
+        col::AXIS_VALUE,
+        col::SERIES,
+        col::PREDICTED_SECS,
+        col::EXTRAPOLATED,
+    ];
+    type State = State;
+    type Cache = ();
+
+    fn shown_table(state: &mut State) -> Option<&mut String> {
+        Some(&mut state.table)
+    }
+
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
+        scaling_ui(ui, cx.bundle, state);
+    }
+
+    fn status(_: &StatusContext<'_>, state: &State, _: &()) -> String {
+        format!("; path={}", state.path)
+    }
+}
+
+/// One call path of a step: its rows in the curves, points and models tables.
+#[derive(Debug, Default)]
+struct CallPath {
+    name: String,
+    curve_rows: Vec<usize>,
+    point_rows: Vec<usize>,
+    model_row: Option<usize>,
+    /// The model's largest time at the far end of the curves (1.5 times the largest size).
+    at_scale_secs: f64,
+}
+
+/// A call path's name in every table: `device / program / variant / phase`.
+fn path_names(batch: &arrow_array::RecordBatch) -> Vec<String> {
+    let n = batch.num_rows();
+    let get = |c: &str| texts(batch, c).unwrap_or_else(|| vec![String::new(); n]);
+    let (d, p, v, ph) = (
+        get(col::DEVICE),
+        get(col::PROGRAM),
+        get(col::VARIANT),
+        get(col::PHASE),
+    );
+    (0..n)
+        .map(|i| format!("{} / {} / {} / {}", d[i], p[i], v[i], ph[i]))
+        .collect()
+}
+
+/// The call paths of the step whose curves are `curves`, largest time at scale first.
+fn call_paths(bundle: &LoadedBundle, step: &str, curves: &arrow_array::RecordBatch) -> Vec<CallPath> {
+    let names = path_names(curves);
+    let predicted = numbers(curves, col::PREDICTED_SECS).unwrap_or_default();
+    let axis = numbers(curves, col::AXIS_VALUE).unwrap_or_default();
+    let mut paths: Vec<CallPath> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let k = match paths.iter().position(|p| &p.name == name) {
+            Some(k) => k,
+            None => {
+                paths.push(CallPath {
+                    name: name.clone(),
+                    at_scale_secs: f64::NEG_INFINITY,
+                    ..CallPath::default()
+                });
+                paths.len() - 1
+            }
+        };
+        paths[k].curve_rows.push(i);
+    }
+    for p in &mut paths {
+        let far = p
+            .curve_rows
+            .iter()
+            .filter_map(|&i| axis[i])
+            .fold(f64::NEG_INFINITY, f64::max);
+        p.at_scale_secs = p
+            .curve_rows
+            .iter()
+            .filter(|&&i| axis[i] == Some(far))
+            .filter_map(|&i| predicted[i])
+            .fold(f64::NEG_INFINITY, f64::max);
+    }
+    let sibling = |table: &str| bundle.table(&format!("{step}.{table}"));
+    if let Some(points) = sibling("scaling_points") {
+        for (i, name) in path_names(&points.batch).iter().enumerate() {
+            if let Some(p) = paths.iter_mut().find(|p| &p.name == name) {
+                p.point_rows.push(i);
+            }
+        }
+    }
+    if let Some(models) = sibling("scaling_models") {
+        for (i, name) in path_names(&models.batch).iter().enumerate() {
+            if let Some(p) = paths.iter_mut().find(|p| &p.name == name) {
+                p.model_row = Some(i);
+            }
+        }
+    }
+    paths.sort_by(|a, b| b.at_scale_secs.total_cmp(&a.at_scale_secs));
+    paths
+}
+
+/// A colour per series, in order.
+fn colour(k: usize) -> egui::Color32 {
+    const COLOURS: [egui::Color32; 6] = [
+        egui::Color32::from_rgb(70, 130, 220),
+        egui::Color32::from_rgb(230, 150, 40),
+        egui::Color32::from_rgb(90, 180, 90),
+        egui::Color32::from_rgb(200, 80, 80),
+        egui::Color32::from_rgb(150, 100, 200),
+        egui::Color32::from_rgb(120, 120, 120),
+    ];
+    COLOURS[k % COLOURS.len()]
+}
+
+fn scaling_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+    let tables: Vec<_> = bundle.tables_with(Scaling::NEEDS).collect();
+    if tables.is_empty() {
+        super::common::nothing_to_show(
+            ui,
+            "Scaling",
+            "scaling curves (axis_value, series, predicted_secs, extrapolated)",
+        );
+        return;
+    }
+    let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+    ui.horizontal(|ui| super::common::pick(ui, "table", &mut state.table, &names));
+    let Some(table) = tables.iter().find(|t| t.name == state.table) else {
+        return;
+    };
+    let step = table.name.split('.').next().unwrap_or_default().to_owned();
+    let paths = call_paths(bundle, &step, &table.batch);
+    if !paths.iter().any(|p| p.name == state.path)
+        && let Some(first) = paths.first()
+    {
+        state.path.clone_from(&first.name);
+    }
+    let models = bundle.table(&format!("{step}.scaling_models"));
+    let formula = |p: &CallPath| -> String {
+        match (models, p.model_row) {
+            (Some(m), Some(i)) => texts(&m.batch, col::FORMULA)
+                .map(|f| f[i].clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    };
+    ui.label(
+        "Call paths by their modelled time at 1.5 x the largest size measured: the first will dominate first.",
+    );
+    egui::ScrollArea::vertical()
+        .id_salt("scaling_paths")
+        .max_height(180.0)
+        .show(ui, |ui| {
+            egui::Grid::new("scaling_models").striped(true).show(ui, |ui| {
+                for h in ["call path", "at 1.5 x the largest size", "model (Extra-P's notation)"] {
+                    ui.strong(h);
+                }
+                ui.end_row();
+                for p in &paths {
+                    if ui
+                        .selectable_label(state.path == p.name, &p.name)
+                        .clicked()
+                    {
+                        state.path.clone_from(&p.name);
+                    }
+                    ui.label(format::secs(p.at_scale_secs));
+                    ui.add(egui::Label::new(formula(p)).truncate());
+                    ui.end_row();
+                }
+            });
+        });
+    let Some(path) = paths.iter().find(|p| p.name == state.path) else {
+        return;
+    };
+    ui.separator();
+    ui.heading(&path.name);
+    ui.add(egui::Label::new(formula(path)).wrap());
+    plot_ui(ui, bundle, &step, &table.batch, path);
+}
+
+fn plot_ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    step: &str,
+    curves: &arrow_array::RecordBatch,
+    path: &CallPath,
+) {
+    let n = curves.num_rows();
+    let axis = numbers(curves, col::AXIS_VALUE).unwrap_or_default();
+    let series = texts(curves, col::SERIES).unwrap_or_default();
+    let predicted = numbers(curves, col::PREDICTED_SECS).unwrap_or_default();
+    let low = numbers(curves, col::INTERVAL_LOW_SECS).unwrap_or_else(|| vec![None; n]);
+    let high = numbers(curves, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]);
+    let extrapolated = texts(curves, col::EXTRAPOLATED).unwrap_or_default();
+    let all_series = super::common::distinct(
+        &path
+            .curve_rows
+            .iter()
+            .map(|&i| series[i].clone())
+            .collect::<Vec<_>>(),
+    );
+    let points = bundle.table(&format!("{step}.scaling_points"));
+    let axis_name = bundle
+        .table(&format!("{step}.scaling_models"))
+        .and_then(|m| texts(&m.batch, col::PARAMETERS))
+        .and_then(|p| p.first().cloned())
+        .map(|p| p.split(',').next().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    egui_plot::Plot::new("scaling_plot")
+        .height(360.0)
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
+        .x_axis_label(axis_name)
+        .y_axis_label("s")
+        .show(ui, |plot| {
+            for (k, s) in all_series.iter().enumerate() {
+                let c = colour(k);
+                let label = if s.is_empty() { "model".to_owned() } else { s.clone() };
+                let rows: Vec<usize> = path
+                    .curve_rows
+                    .iter()
+                    .copied()
+                    .filter(|&i| &series[i] == s)
+                    .collect();
+                let line: Vec<[f64; 2]> = rows
+                    .iter()
+                    .filter_map(|&i| Some([axis[i]?, predicted[i]?]))
+                    .collect();
+                // The curve first: the legend takes each series' colour from it.
+                plot.line(egui_plot::Line::new(label.clone(), line.clone()).color(c).width(1.5));
+                // The interval as a band: the upper edge forward, the lower edge back.
+                let mut band: Vec<[f64; 2]> = rows
+                    .iter()
+                    .filter_map(|&i| Some([axis[i]?, high[i]?]))
+                    .collect();
+                band.extend(rows.iter().rev().filter_map(|&i| Some([axis[i]?, low[i]?])));
+                if band.len() > 2 {
+                    plot.polygon(
+                        egui_plot::Polygon::new(label.clone(), band.clone())
+                            .fill_color(c.gamma_multiply(0.15))
+                            .stroke(egui::Stroke::new(0.0, c)),
+                    );
+                }
+                // Beyond the largest fitted size: shaded.
+                if let Some(start) = rows
+                    .iter()
+                    .find(|&&i| extrapolated[i] == "true")
+                    .and_then(|&i| axis[i])
+                {
+                    let end = line.iter().map(|p| p[0]).fold(start, f64::max);
+                    let ys = line.iter().chain(&band).map(|p| p[1]);
+                    let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+                        (a.min(y), b.max(y))
+                    });
+                    if y0.is_finite() && y1.is_finite() {
+                        plot.polygon(
+                            egui_plot::Polygon::new(
+                                "extrapolated",
+                                vec![[start, y0], [end, y0], [end, y1], [start, y1]],
+                            )
+                            .fill_color(egui::Color32::from_gray(128).gamma_multiply(0.12))
+                            .stroke(egui::Stroke::new(0.0, egui::Color32::from_gray(128))),
+                        );
+                    }
+                    plot.vline(
+                        egui_plot::VLine::new("extrapolated", start)
+                            .color(egui::Color32::from_gray(128))
+                            .style(egui_plot::LineStyle::dashed_loose()),
+                    );
+                }
+                let Some(points) = points else {
+                    continue;
+                };
+                let b = &points.batch;
+                let p_series = texts(b, col::SERIES).unwrap_or_default();
+                let p_axis = numbers(b, col::AXIS_VALUE).unwrap_or_default();
+                let mean = numbers(b, col::MEASURED_SECS).unwrap_or_default();
+                let min = numbers(b, col::MIN_SECS).unwrap_or_default();
+                let max = numbers(b, col::MAX_SECS).unwrap_or_default();
+                let fitted = texts(b, col::FITTED).unwrap_or_default();
+                let mine: Vec<usize> = path
+                    .point_rows
+                    .iter()
+                    .copied()
+                    .filter(|&i| &p_series[i] == s)
+                    .collect();
+                for &i in &mine {
+                    if let (Some(x), Some(lo), Some(hi)) = (p_axis[i], min[i], max[i]) {
+                        plot.line(
+                            egui_plot::Line::new(label.clone(), vec![[x, lo], [x, hi]])
+                                .color(c)
+                                .width(1.0),
+                        );
+                    }
+                }
+                for held in [true, false] {
+                    let marks: Vec<[f64; 2]> = mine
+                        .iter()
+                        .filter(|&&i| (fitted[i] == "true") == held)
+                        .filter_map(|&i| Some([p_axis[i]?, mean[i]?]))
+                        .collect();
+                    if marks.is_empty() {
+                        continue;
+                    }
+                    let (name, shape) = if held {
+                        (label.clone(), egui_plot::MarkerShape::Circle)
+                    } else {
+                        ("held out, predicted".to_owned(), egui_plot::MarkerShape::Diamond)
+                    };
+                    plot.points(
+                        egui_plot::Points::new(name, marks)
+                            .color(c)
+                            .shape(shape)
+                            .radius(if held { 3.0 } else { 5.0 })
+                            .filled(held),
+                    );
+                }
+            }
+        });
+    ui.label(
+        "Bars: the repetitions' spread; hollow diamonds: held out of the fit and predicted; band: the 95 % prediction interval; shaded, right of the dashed line: beyond the largest size fitted (extrapolated).",
+    );
+}
