@@ -35,6 +35,7 @@ mod fuzz;
 mod install;
 mod mpi;
 mod mpi_apps;
+mod mpi_multinode;
 mod mpi_scaling;
 mod opencl;
 mod python;
@@ -114,6 +115,11 @@ cargo xtask <command>
                        ranks (oversubscribed past the cores), N times each (default 3), logs
                        gzipped into DIR (default target/mpi-experiment/scaling/data/mpi-scaling),
                        then pipelines/mpi-scaling.toml on them
+  mpi-multinode        himeno_mpi on 2 hosts x 2 ranks through the mpi_timer plugin's run collector:
+                       two network namespaces joined by a veth pair, Open MPI reaching the second
+                       through a launch agent (as ssh on a cluster); then a hostfile naming an
+                       unreachable host must fail with no bundle. Needs root (test runs it where
+                       it can make namespaces)
   bench-mpi            the MPI timer interposer's cost per call and on a whole himeno_mpi run
   opencl-experiment [--name NAME] [--into DIR]
                        measure the OpenCL kernel suite (standard sizes) on every OpenCL device of
@@ -186,6 +192,7 @@ fn run() -> Result<()> {
             mpi_scaling::experiment(&args[2..])
         }
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
+        Some("mpi-multinode") => mpi_multinode::run(&args[1..]),
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("cuda-trace-check") => cuda_trace::check(),
@@ -575,6 +582,11 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
                 .env("YOSOKU_REQUIRE_INTEROP", "1"),
         )
     })?;
+    // The run collector across two hosts (network namespaces), where this machine allows them.
+    stages.run(
+        "MPI across two hosts (network namespaces)",
+        mpi_multinode::check,
+    )?;
     // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
     stages.run("brief fuzz run (instrumented build included)", fuzz::brief)?;
     // The in-kernel trace header and its programs, compiled to PTX (no GPU here).

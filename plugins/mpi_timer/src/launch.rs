@@ -126,6 +126,8 @@ impl Launch {
 /// Lines of a rank's output shown when a run fails, and of the launcher's.
 const RANK_LINES: usize = 8;
 const LAUNCHER_LINES: usize = 12;
+/// Lines of the launcher's last help message (between lines of dashes) shown.
+const BANNER_LINES: usize = 8;
 /// Groups of ranks with different output shown (ranks that wrote the same are one group).
 const RANK_GROUPS: usize = 4;
 
@@ -155,8 +157,26 @@ fn output_tail(stdout: &str, stderr: &str) -> String {
     let mut ranks: BTreeMap<u32, VecDeque<String>> = BTreeMap::new();
     let mut launcher: VecDeque<String> = VecDeque::new();
     let mut untagged_stdout: VecDeque<String> = VecDeque::new();
+    // Open MPI's help messages come between lines of dashes, and a long one would push out
+    // what came before it (the launch agent's "ssh: connect to host ... No route to host"):
+    // lines outside them are kept apart, and the last message's first lines.
+    let mut in_banner = false;
+    let mut banner: Vec<String> = Vec::new();
     for (text, stream) in [(stdout, "stdout"), (stderr, "stderr")] {
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            if tagged(line).is_none() && line.trim_start().starts_with("-----") {
+                if !in_banner {
+                    banner.clear();
+                }
+                in_banner = !in_banner;
+                continue;
+            }
+            if in_banner && tagged(line).is_none() {
+                if banner.len() < BANNER_LINES {
+                    banner.push(line.to_owned());
+                }
+                continue;
+            }
             match tagged(line) {
                 Some((rank, stream, text)) => keep(
                     ranks.entry(rank).or_default(),
@@ -213,6 +233,12 @@ fn output_tail(stdout: &str, stderr: &str) -> String {
     if !launcher.is_empty() {
         out.push_str("\nmpirun's last error lines:");
         for line in launcher {
+            out.push_str(&format!("\n  {line}"));
+        }
+    }
+    if !banner.is_empty() {
+        out.push_str("\nmpirun's last message began:");
+        for line in banner {
             out.push_str(&format!("\n  {line}"));
         }
     }
@@ -315,6 +341,36 @@ mod tests {
         assert!(e.ends_with("  rank 1: no such file"), "{e}");
     }
 
+    /// A host the launch agent cannot reach: the agent's words come before Open MPI's long
+    /// message about daemons that did not start, which must not push them out.
+    #[test]
+    fn an_unreachable_hosts_error_is_kept_beside_the_launchers_long_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let dashes = "echo '--------------------------------------------------' >&2";
+        let long: String = (0..30)
+            .map(|k| format!("echo '  * reason {k}' >&2\n"))
+            .collect();
+        let failing = script(
+            dir.path(),
+            &format!(
+                "echo 'ssh: connect to host 10.77.0.9 port 22: No route to host' >&2\n{dashes}\necho 'ORTE was unable to reliably start one or more daemons.' >&2\n{long}{dashes}\nexit 255"
+            ),
+        );
+        let e = launch(&failing, 10)
+            .run(dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("mpirun's last error lines:\n  ssh: connect to host 10.77.0.9 port 22"),
+            "{e}"
+        );
+        assert!(
+            e.contains("mpirun's last message began:\n  ORTE was unable to reliably start"),
+            "{e}"
+        );
+        assert!(!e.contains("reason 29"), "{e}");
+    }
+
     #[test]
     fn a_failure_shows_each_ranks_last_words_ahead_of_the_launchers_banner() {
         let dir = tempfile::tempdir().unwrap();
@@ -347,7 +403,10 @@ mod tests {
             ),
             "{e}"
         );
-        assert!(e.contains("mpirun's last error lines:"), "{e}");
+        assert!(
+            e.contains("mpirun's last message began:\n  MPI_ABORT was invoked"),
+            "{e}"
+        );
         // Many ranks saying the same thing are one group.
         let same = script(
             dir.path(),
