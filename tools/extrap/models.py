@@ -2,7 +2,8 @@
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
 Usage: python models.py [--negative-exponents] FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
-`yosoku export --format extrap` writes it; anything else: Extra-P's text format)
+`yosoku export --format extrap` writes it; *.extra-p: an experiment Extra-P saved; anything else:
+Extra-P's text format)
 
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
@@ -12,10 +13,12 @@ option (what `yosoku scaling --negative-exponents` and `negative_exponents = tru
 and the seconds Extra-P took for the file."""
 
 import json
+import math
 import sys
 import time
 from fractions import Fraction
 
+from extrap.fileio.experiment_io import read_experiment
 from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
 from extrap.fileio.file_reader.text_file_reader import TextFileReader
@@ -31,6 +34,11 @@ def exponents(compound_term):
         else:
             log = int(t.exponent)
     return [numerator, denominator, log]
+
+
+def finite(x):
+    """A number JSON can hold: NaN and infinities (an adjusted R^2 of a constant series) as null."""
+    return x if math.isfinite(x) else None
 
 
 def terms(function):
@@ -50,7 +58,9 @@ args = [a for a in args if a != "--negative-exponents"]
 
 for path in args:
     started = time.perf_counter()
-    if path.endswith(".jsonl"):
+    if path.endswith(".extra-p"):
+        experiment = read_experiment(path)
+    elif path.endswith(".jsonl"):
         experiment = read_jsonlines_file(path)
     elif path.endswith(".json"):
         experiment = JsonFileReader().read_experiment(path)
@@ -72,8 +82,8 @@ for path in args:
             "metric": metric.name,
             "constant": h.function.constant_coefficient,
             "terms": terms(h.function),
-            "smape": h.SMAPE,
-            "rss": h.RSS,
-            "ar2": h.AR2,
+            "smape": finite(h.SMAPE),
+            "rss": finite(h.RSS),
+            "ar2": finite(h.AR2),
             "seconds": seconds,
         }))

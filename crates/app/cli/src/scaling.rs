@@ -13,7 +13,8 @@ use yosoku_regression::pmnf::{Aggregate, PmnfOptions, fit, input};
 #[derive(Debug, clap::Args)]
 pub struct Request {
     /// Extra-P experiment files: `*.jsonl` JSON Lines, `*.json` Extra-P's JSON (as `yosoku
-    /// export --format extrap` writes), anything else Extra-P's text format.
+    /// export --format extrap` writes), `*.extra-p` an experiment Extra-P saved (each point's
+    /// mean, or median with --median), anything else Extra-P's text format.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
@@ -29,10 +30,36 @@ pub struct Request {
 }
 
 /// Reads one file in the format its name says.
-fn read(path: &Path) -> Result<input::Experiment> {
+fn read(path: &Path, median: bool) -> Result<input::Experiment> {
+    let name = path.to_string_lossy();
+    if name.ends_with(".extra-p") {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let mut zip = zip::ZipArchive::new(file).with_context(|| {
+            format!(
+                "{}: not an experiment Extra-P saved (a zip holding experiment.json)",
+                path.display()
+            )
+        })?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut zip
+                .by_name("experiment.json")
+                .with_context(|| format!("{}: the zip holds no experiment.json", path.display()))?,
+            &mut text,
+        )
+        .with_context(|| format!("{}: experiment.json", path.display()))?;
+        return input::parse_extra_p(&text, median).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: experiment.json:{}: {}",
+                path.display(),
+                e.line,
+                e.message
+            )
+        });
+    }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let name = path.to_string_lossy();
     let parsed = if name.ends_with(".jsonl") {
         input::parse_jsonl(&text)
     } else if name.ends_with(".json") {
@@ -58,7 +85,7 @@ pub fn run(request: &Request) -> Result<String> {
     let experiments = request
         .files
         .iter()
-        .map(|f| read(f).map(|e| (f, e)))
+        .map(|f| read(f, request.median).map(|e| (f, e)))
         .collect::<Result<Vec<_>>>()?;
     let mut out = String::new();
     for (file, e) in &experiments {

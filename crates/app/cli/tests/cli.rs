@@ -590,3 +590,53 @@ fn devices_lists_the_catalogue_and_a_users_file_adds_a_device() {
         "{stderr}"
     );
 }
+
+/// `yosoku scaling`: Extra-P's text files and the experiments it saves (`.extra-p`) modelled as
+/// `extrap` models them, as text or as JSON lines; a file that is neither is refused by name.
+#[test]
+fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
+    let data = repo().join("crates/core/regression/tests/data/extrap");
+    let text_file = data.join("text/two_parameter_1.txt");
+    let out = yosoku(&["scaling", text_file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Extra-P 4.2.5's model of this file (pipelines.rs checks the same through scaling_model).
+    assert!(
+        text(&out.stdout).contains("1.374208e0 + 6.698080e0 * log2(y)^(1) + 4.384166e-2 * x^(3/2) * log2(x)^(2) * log2(y)^(1)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let saved = data.join("comparison/lulesh_with_tags.extra-p");
+    let out = yosoku(&["scaling", "--json", saved.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 62);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["terms"].as_array().is_some_and(|t| !t.is_empty()))
+    );
+    // Call paths measured at fewer than 3 sizes are named, not modelled.
+    assert!(lines.iter().any(|l| {
+        l["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("distinct values"))
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("notes.extra-p");
+    std::fs::write(&bad, "not a zip").unwrap();
+    let out = yosoku(&[
+        "scaling",
+        text_file.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("notes.extra-p: not an experiment Extra-P saved"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used)]
 // test code: a failed unwrap is a failed test
 // The test reads its fixtures; the crate itself does no I/O.
-#![allow(clippy::disallowed_methods)]
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod extrap_compare;
 
@@ -28,8 +28,14 @@ fn experiments() -> Vec<PathBuf> {
             let path = entry.path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if path.is_dir() {
-                walk(&path, out);
-            } else if (name.ends_with(".txt") || name.ends_with(".jsonl")) && !name.contains("_neg")
+                // Strong scaling needs negative exponents (their own test below).
+                if name != "strong_scaling" {
+                    walk(&path, out);
+                }
+            } else if (name.ends_with(".txt")
+                || name.ends_with(".jsonl")
+                || name.ends_with(".extra-p"))
+                && !name.contains("_neg")
             {
                 out.push(path);
             }
@@ -42,6 +48,14 @@ fn experiments() -> Vec<PathBuf> {
 }
 
 fn read(path: &Path) -> input::Experiment {
+    if path.extension().is_some_and(|e| e == "extra-p") {
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut zip.by_name("experiment.json").unwrap(), &mut text)
+            .unwrap();
+        return input::parse_extra_p(&text, false)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
     let text = std::fs::read_to_string(path).unwrap();
     let parsed = if path.extension().is_some_and(|e| e == "jsonl") {
         input::parse_jsonl(&text)
@@ -64,6 +78,30 @@ fn yosoku_picks_the_terms_extrap_picks_with_the_same_coefficients() {
     // Every model is Extra-P's function on the measured points; where the design leaves a tie,
     // yosoku keeps the earlier hypothesis (exact arithmetic) and Extra-P's pick follows its
     // rounding, so the share of identical terms is a little below the count of same functions.
+    c.assert_agrees();
+}
+
+/// Extra-P's strong-scaling experiments (times that fall as the process count grows), modelled
+/// by both with negative exponents allowed.
+#[test]
+fn with_negative_exponents_yosoku_picks_extrap_s_terms_on_its_strong_scaling_experiments() {
+    let Some(python) = extrap_compare::python() else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(data().join("strong_scaling"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let options = PmnfOptions {
+        allow_negative_exponents: true,
+        ..PmnfOptions::default()
+    };
+    let theirs = extrap_compare::extrap_models(&python, &files, &options);
+    let c = extrap_compare::compare(&files, &read, (&theirs, &options), &data());
+    c.print(files.len());
+    assert!(c.total >= 10, "{} models", c.total);
     c.assert_agrees();
 }
 

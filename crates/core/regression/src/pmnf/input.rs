@@ -291,8 +291,48 @@ pub fn parse_jsonl(text: &str) -> Result<Experiment, InputError> {
     Ok(e)
 }
 
-/// Reads Extra-P's JSON format (its current one, not the legacy one with ids).
+/// Reads Extra-P's JSON format (its current one, not the legacy one with ids): each measurement
+/// a `point` and its `values`.
 pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
+    parse_json_with(text, "point", &|m, what| {
+        numbers(&m["values"], &format!("{what}: `values`"))
+    })
+}
+
+/// Reads the `experiment.json` of an experiment Extra-P saved (a `.extra-p` file is a zip of
+/// it): each measurement a `coordinate` with its repetitions' mean, median, minimum, maximum and
+/// deviation, not the repetitions themselves. A point's value is its `mean` (what Extra-P models
+/// by default), or its `median` with `median`. A call path's tags (after a U+0003 in its key, as
+/// Extra-P writes them) are not part of its name.
+pub fn parse_extra_p(text: &str, median: bool) -> Result<Experiment, InputError> {
+    let key = if median { "median" } else { "mean" };
+    parse_json_with(text, "coordinate", &|m, what| {
+        numbers(&m[key], &format!("{what}: `{key}`"))
+    })
+}
+
+/// A JSON number, or a list of them, as a list.
+fn numbers(x: &serde_json::Value, what: &str) -> Result<Vec<f64>, InputError> {
+    let one = |v: &serde_json::Value| {
+        v.as_f64()
+            .ok_or_else(|| error(0, format!("{what}: not a number")))
+    };
+    match x {
+        serde_json::Value::Array(a) => a.iter().map(one).collect(),
+        v => Ok(vec![one(v)?]),
+    }
+}
+
+/// What one measurement of a JSON experiment holds besides its coordinate.
+type ValuesOf<'a> = dyn Fn(&serde_json::Value, &str) -> Result<Vec<f64>, InputError> + 'a;
+
+/// Extra-P's JSON experiments: `parameters`, and `measurements` by call path and metric, each a
+/// list of measurements with their coordinate under `coordinate_key`.
+fn parse_json_with(
+    text: &str,
+    coordinate_key: &str,
+    values_of: &ValuesOf<'_>,
+) -> Result<Experiment, InputError> {
     let at = |e: &serde_json::Error| e.line();
     let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| error(at(&e), format!("not JSON: {e}")))?;
@@ -311,22 +351,6 @@ pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
         .get("measurements")
         .and_then(|m| m.as_object())
         .ok_or_else(|| error(0, "no `measurements` object"))?;
-    let numbers = |x: &serde_json::Value, what: &str| -> Result<Vec<f64>, InputError> {
-        match x {
-            serde_json::Value::Array(a) => a
-                .iter()
-                .map(|v| {
-                    v.as_f64()
-                        .ok_or_else(|| error(0, format!("{what}: not a number")))
-                })
-                .collect(),
-            v => {
-                Ok(vec![v.as_f64().ok_or_else(|| {
-                    error(0, format!("{what}: not a number"))
-                })?])
-            }
-        }
-    };
     let mut e = Experiment {
         parameters,
         series: Vec::new(),
@@ -345,7 +369,8 @@ pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
                 .ok_or_else(|| error(0, format!("{what}: not a list of measurements")))?;
             let mut points = Vec::new();
             for m in list {
-                let coordinate = numbers(&m["point"], &format!("{what}: a `point`"))?;
+                let coordinate =
+                    numbers(&m[coordinate_key], &format!("{what}: a `{coordinate_key}`"))?;
                 if coordinate.len() != e.parameters.len() {
                     return Err(error(
                         0,
@@ -356,11 +381,15 @@ pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
                         ),
                     ));
                 }
-                let values = numbers(&m["values"], &format!("{what}: `values`"))?;
+                let values = values_of(m, &what)?;
                 points.push(Point { coordinate, values });
             }
+            let callpath = match coordinate_key {
+                "coordinate" => callpath.split('\u{3}').next().unwrap_or(callpath),
+                _ => callpath.as_str(),
+            };
             e.series.push(Series {
-                callpath: callpath.clone(),
+                callpath: callpath.to_owned(),
                 metric: metric.clone(),
                 points,
             });
@@ -372,6 +401,25 @@ pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_experiment_extrap_saved_reads_each_points_mean_or_median() {
+        let text = r#"{"Extra-P": "4.0.2", "scaling": null, "parameters": ["s"], "measurements": {"main": {"time": [
+            {"coordinate": [64.0], "median": 2.0, "mean": 3.0, "minimum": 1.0, "maximum": 6.0, "std": 2.0},
+            {"coordinate": [512.0], "median": 5.0, "mean": 5.5, "minimum": 5.0, "maximum": 6.0, "std": 0.5}]}}}"#;
+        let e = parse_extra_p(text, false).unwrap();
+        assert_eq!(e.parameters, ["s"]);
+        assert_eq!(e.series[0].callpath, "main");
+        assert_eq!(e.series[0].points[1].coordinate, [512.0]);
+        assert_eq!(e.series[0].points[0].values, [3.0]);
+        assert_eq!(
+            parse_extra_p(text, true).unwrap().series[0].points[0].values,
+            [2.0]
+        );
+        let e =
+            parse_extra_p(&text.replace(r#""mean": 5.5"#, r#""mean": "x""#), false).unwrap_err();
+        assert!(e.to_string().contains("`mean`: not a number"), "{e}");
+    }
 
     #[test]
     fn the_text_format_reads_points_regions_and_repetitions() {

@@ -283,7 +283,7 @@ pub fn compare(
 }
 
 impl Comparison {
-    /// Every model Extra-P's function on the measured points, at least 90 % with its terms (the
+    /// Every model Extra-P's function on the measured points, at least 95 % with its terms (the
     /// rest ties the design cannot break), and the coefficients where the terms agree within
     /// 1e-6 or explained (the same fitted values, or yosoku's smaller RSS).
     pub fn assert_agrees(&self) {
@@ -292,7 +292,7 @@ impl Comparison {
             "models that are not Extra-P's on the measured points"
         );
         assert!(
-            self.same * 100 >= self.total * 90,
+            self.same * 100 >= self.total * 95,
             "{} of {}",
             self.same,
             self.total
