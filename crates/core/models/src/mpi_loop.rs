@@ -124,16 +124,22 @@ fn from_steps(k: usize, reduced: u64, full: u64) -> Result<(u64, String), RunSiz
             });
         }
         let full_iterations = (per_step * full) as i64 + outside;
+        // In words, without a signed count: the iterations the steps do not account for are
+        // setup or final iterations (more) or a step that ran outside the loop (fewer), and the
+        // full run is taken to have as many more or fewer.
+        let beyond = match outside.cmp(&0) {
+            std::cmp::Ordering::Equal => String::new(),
+            std::cmp::Ordering::Greater => format!(
+                "; the reduced run's loop has {outside} iteration(s) more than its {reduced} steps give (setup or a final step), and so has the full run's"
+            ),
+            std::cmp::Ordering::Less => format!(
+                "; the reduced run's loop has {} iteration(s) fewer than its {reduced} steps give (a step outside the loop), and so has the full run's",
+                -outside
+            ),
+        };
         Ok((
             full_iterations.max(0) as u64,
-            format!(
-                "{per_step} iteration(s) per step{}",
-                if outside == 0 {
-                    String::new()
-                } else {
-                    format!(", {outside:+} outside the steps")
-                }
-            ),
+            format!("{per_step} iteration(s) per step{beyond}"),
         ))
     } else {
         // One iteration spans several steps (a repeating unit of a few steps).
@@ -538,6 +544,26 @@ mod tests {
         assert!((sorted - running).abs() <= 1e-6 * sorted);
     }
 
+    /// A step that ran outside the loop: said in words, never as a negative count.
+    #[test]
+    fn a_step_outside_the_loop_is_said_in_words() {
+        let (n, note) = full_iterations(
+            RunSize::Steps {
+                reduced: 100,
+                full: 1000,
+            },
+            99,
+        )
+        .unwrap();
+        assert_eq!(n, 999);
+        let note = note.unwrap();
+        assert_eq!(
+            note,
+            "1 iteration(s) per step; the reduced run's loop has 1 iteration(s) fewer than its 100 steps give (a step outside the loop), and so has the full run's"
+        );
+        assert!(!note.contains("-1"));
+    }
+
     #[test]
     fn steps_give_iterations_per_step_and_those_outside() {
         // 2 per step and 2 more (a setup and a final force computation).
@@ -552,7 +578,10 @@ mod tests {
             .unwrap(),
             (
                 2002,
-                Some("2 iteration(s) per step, +2 outside the steps".into())
+                Some(
+                    "2 iteration(s) per step; the reduced run's loop has 2 iteration(s) more than its 100 steps give (setup or a final step), and so has the full run's"
+                        .into()
+                )
             )
         );
         assert_eq!(
