@@ -511,44 +511,61 @@ fn call_ids(out: &RankBlocks) -> (Vec<(usize, usize)>, Vec<usize>) {
     (calls, counts)
 }
 
-/// See [`blocks_per_step`].
+/// The most executions per step a step's first call may make (a call that serves the forward
+/// and the reverse exchange runs twice a step).
+const MAX_PER_STEP: usize = 8;
+
+/// See [`blocks_per_step`]. A call that runs `m` times per step starts a unit at every `m`-th
+/// execution (`sub_iterations = m`); calls made once per step are preferred, then the unit
+/// count nearest `steps`, the most regular units, the earliest start.
 fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, NoUnitPerStep> {
     let (calls, counts) = call_ids(out);
-    let mut best: Option<(usize, f64, usize, Unit)> = None;
+    // (executions per step, units beyond the steps, regularity, first start), the unit.
+    let mut best: Option<(usize, usize, f64, usize, Unit)> = None;
     let mut seen: Vec<usize> = Vec::new();
-    for anchor in (0..counts.len()).filter(|&id| (steps..=steps + 3).contains(&counts[id])) {
-        let mut bounds = executions(&calls, anchor);
-        bounds.push(calls.len());
-        let Some((first, last, regularity)) = whole_units(&calls, &bounds) else {
-            continue;
-        };
-        let n = last - first + 1;
-        seen.push(n);
-        if !(steps..=steps + 2).contains(&n) {
-            continue;
+    for m in 1..=MAX_PER_STEP {
+        let range = m * steps..=m * steps + 3 * m;
+        for anchor in (0..counts.len()).filter(|&id| range.contains(&counts[id])) {
+            let all = executions(&calls, anchor);
+            for phase in 0..m {
+                let mut bounds: Vec<usize> = all.iter().copied().skip(phase).step_by(m).collect();
+                bounds.push(calls.len());
+                let Some((first, last, regularity)) = whole_units(&calls, &bounds) else {
+                    continue;
+                };
+                let n = last - first + 1;
+                seen.push(n);
+                if !(steps..=steps + 2).contains(&n) {
+                    continue;
+                }
+                let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
+                let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
+                let key = (m, n - steps, regularity, starts[0]);
+                let better = best.as_ref().is_none_or(|(bm, d, r, s, _)| {
+                    (key.0, key.1) < (*bm, *d)
+                        || ((key.0, key.1) == (*bm, *d) && key.2 > *r + 1e-9)
+                        || ((key.0, key.1) == (*bm, *d) && (key.2 - *r).abs() <= 1e-9 && key.3 < *s)
+                });
+                if better {
+                    best = Some((
+                        key.0,
+                        key.1,
+                        key.2,
+                        key.3,
+                        Unit {
+                            starts,
+                            sub_iterations: m,
+                            end,
+                        },
+                    ));
+                }
+            }
         }
-        let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
-        let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
-        let key = (n - steps, regularity, starts[0]);
-        let better = best.as_ref().is_none_or(|(d, r, s, _)| {
-            key.0 < *d
-                || (key.0 == *d && key.1 > *r + 1e-9)
-                || (key.0 == *d && (key.1 - *r).abs() <= 1e-9 && key.2 < *s)
-        });
-        if better {
-            best = Some((
-                key.0,
-                key.1,
-                key.2,
-                Unit {
-                    starts,
-                    sub_iterations: 1,
-                    end,
-                },
-            ));
+        if best.is_some() {
+            break;
         }
     }
-    best.map(|(_, _, _, unit)| unit).ok_or_else(|| {
+    best.map(|(_, _, _, _, unit)| unit).ok_or_else(|| {
         seen.sort_unstable();
         seen.dedup();
         NoUnitPerStep { steps, seen }
@@ -559,8 +576,7 @@ fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, NoUnitPerStep> 
 /// counts the candidates gave.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "steps = {steps}, but no MPI call starts a unit that repeats once per step (calls made {steps} to {} times give {}); check `steps`, or leave it out to use the finest repeating unit",
-    steps + 3,
+    "steps = {steps}, but no MPI call starts a unit that repeats once per step (calls made 1 to {MAX_PER_STEP} times per step give {}); check `steps`, or leave it out to use the finest repeating unit",
     units_found(seen)
 )]
 pub struct NoUnitPerStep {
@@ -838,6 +854,45 @@ mod tests {
             ),
             "{how:?}"
         );
+    }
+
+    /// Every call of a step made twice (the two halves of a velocity-Verlet step, the same call
+    /// sites): with `steps`, one iteration per step, each two executions of its first call.
+    #[test]
+    fn with_steps_a_step_whose_calls_all_run_twice_is_one_iteration() {
+        let mut calls = vec![("MPI_Bcast", 5)];
+        for _ in 0..10 {
+            calls.extend([
+                ("MPI_Sendrecv", 0),
+                ("MPI_Allreduce", 1),
+                ("MPI_Sendrecv", 0),
+                ("MPI_Allreduce", 1),
+            ]);
+        }
+        calls.push(("MPI_Reduce", 6));
+        let log = sequence(&calls);
+        // Without steps the finest unit is half a step.
+        let (_, how) = blocks(&log);
+        assert!(
+            matches!(how, Iterations::Repeating { iterations: 20, .. }),
+            "{how:?}"
+        );
+        let (b, how) = blocks_per_step(&log, 10).unwrap();
+        assert!(
+            matches!(how, Iterations::PerStep { iterations: 10, .. }),
+            "{how:?}"
+        );
+        let its: Vec<i64> = b
+            .iter()
+            .filter(|b| !b.compute)
+            .filter_map(|b| b.iteration)
+            .collect();
+        assert_eq!(its.len(), 40);
+        assert_eq!(its[..4], [0; 4]);
+        assert_eq!(its.iter().max(), Some(&9));
+        // More steps than any call was made: still an error.
+        let e = blocks_per_step(&log, 30).unwrap_err().to_string();
+        assert!(e.contains("steps = 30, but no MPI call"), "{e}");
     }
 
     #[test]

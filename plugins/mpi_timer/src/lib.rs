@@ -462,7 +462,7 @@ impl Collector for Logs {
             "steps",
             ConfigType::Integer,
             None,
-            "The steps the run made in the program's own units (time steps, MD steps): the iteration is then the repeating unit that runs once per step, with an inner loop of any length (SCF iterations, solver sweeps) inside it",
+            "The steps the run made in the program's own units (time steps, MD steps): the iteration is then the repeating unit that runs once per step, with an inner loop of any length (SCF iterations, solver sweeps) inside it, started by a call made once (or, where every call runs several times a step, m times) per step",
         ))
         .tables(&["mpi_blocks", "mpi_ranks"])
     }
@@ -626,7 +626,7 @@ impl Collector for RunMpi {
             "steps",
             ConfigType::Integer,
             None,
-            "The steps the run made in the program's own units (time steps, MD steps): the iteration is then the repeating unit that runs once per step, with an inner loop of any length (SCF iterations, solver sweeps) inside it",
+            "The steps the run made in the program's own units (time steps, MD steps): the iteration is then the repeating unit that runs once per step, with an inner loop of any length (SCF iterations, solver sweeps) inside it, started by a call made once (or, where every call runs several times a step, m times) per step",
         ))
         .tables(&["mpi_blocks", "mpi_ranks"])
     }
