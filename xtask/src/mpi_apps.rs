@@ -205,7 +205,8 @@ pub fn experiment(args: &[String]) -> Result<()> {
 /// The pipeline's text without the sources and steps of reduced runs past the `repeats` measured
 /// (the committed pipelines use three): blocks are separated by blank lines.
 fn keep_repeats(text: &str, repeats: u32) -> String {
-    text.split("\n\n")
+    let kept = text
+        .split("\n\n")
         .filter(|block| {
             !(repeats + 1..=9).any(|k| {
                 block.contains(&format!("[sources.reduced_{k}]"))
@@ -213,7 +214,21 @@ fn keep_repeats(text: &str, repeats: u32) -> String {
             })
         })
         .collect::<Vec<_>>()
-        .join("\n\n")
+        .join("\n\n");
+    // The pooled warm-up's list of repeats, less those not measured (one left: no pooling).
+    let mut out = kept;
+    for k in repeats + 1..=9 {
+        out = out.replace(&format!(", \"reduced_{k}.mpi_blocks\""), "");
+    }
+    if repeats < 2 {
+        out = out
+            .lines()
+            .filter(|l| !l.starts_with("warmup_from = "))
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+    }
+    out
 }
 
 pub(crate) fn on_path(program: &str) -> bool {
@@ -278,4 +293,25 @@ fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fewer repeats measured than the committed pipelines read: their sources, steps and
+    /// entries in the pooled warm-up's list go; with one repeat, the pooling goes.
+    #[test]
+    fn a_pipeline_keeps_the_repeats_measured() {
+        let text = std::fs::read_to_string(repo_root().join("pipelines/mpi-meep.toml")).unwrap();
+        let two = keep_repeats(&text, 2);
+        assert!(!two.contains("reduced_3"), "{two}");
+        assert!(two.contains("warmup_from = [\"reduced_1.mpi_blocks\", \"reduced_2.mpi_blocks\"]"));
+        let one = keep_repeats(&text, 1);
+        assert!(
+            !one.contains("warmup_from = ") && !one.contains("reduced_2"),
+            "{one}"
+        );
+        assert!(one.contains("id = \"repeat_1\""));
+    }
 }

@@ -64,6 +64,9 @@ pub struct MpiSpec {
     /// The run to predict: its iterations, or its steps in the program's own units.
     pub size: RunSize,
     pub warmup: Warmup,
+    /// The warm-up of each rank chosen once for several repeats of the reduced run
+    /// ([`pooled_warmups`]); when it names a rank, it replaces `warmup` there.
+    pub pooled_warmup: BTreeMap<i32, usize>,
     pub trend: Trend,
     /// The paper's figure for this setting, printed beside ours in the report.
     pub published: Option<String>,
@@ -281,7 +284,10 @@ fn predict_rank(
             times[i as usize] += e.duration_secs;
         }
     }
-    let (w, settled) = warmup_iterations(&times, spec.warmup).map_err(at)?;
+    let (w, settled) = match spec.pooled_warmup.get(&rank) {
+        Some(&w) => (w.min(k - 1), true),
+        None => warmup_iterations(&times, spec.warmup).map_err(at)?,
+    };
     let steady = SteadyIterations::of(&times, w, full, spec.trend);
     let (order, mut acc) = block_sums(run, w, &occurrences);
     let steady_iterations = (k - w) as f64;
@@ -335,6 +341,65 @@ fn predict_rank(
         reduced_secs: run.executions.iter().map(|e| e.duration_secs).sum(),
         blocks,
     })
+}
+
+/// The time of each loop iteration of a rank, without its periodic blocks (their spikes are
+/// neither a warm-up nor noise of the steady iterations).
+fn loop_times(run: &RankRun, k: usize, occurrences: &LoopOccurrences<'_>) -> Vec<f64> {
+    let mut times = vec![0.0; k];
+    for e in &run.executions {
+        if let Some(i) = e.iteration
+            && !occurrences.is_periodic(&e.block)
+        {
+            times[i as usize] += e.duration_secs;
+        }
+    }
+    times
+}
+
+/// One warm-up per rank for several repeats of one reduced run (each an `mpi_blocks` table of
+/// one run, the same ranks): the change-point test on the median, iteration by iteration, of
+/// their per-iteration times (as many iterations as the shortest has), so that every repeat
+/// excludes the same iterations instead of each its own (docs/methods.md, section 3).
+pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, ModelError> {
+    let mut series: BTreeMap<i32, Vec<Vec<f64>>> = BTreeMap::new();
+    let mut first_ranks: Option<(String, Vec<i32>)> = None;
+    for batch in repeats {
+        let (id, ranks) = single_run("warmup_from", read_blocks("warmup_from", batch)?)?;
+        let these: Vec<i32> = ranks.keys().copied().collect();
+        match &first_ranks {
+            Some((first, r)) if *r != these => {
+                return Err(ModelError::invalid(format!(
+                    "input `warmup_from`: runs `{first}` and `{id}` have different ranks ({} and {}); repeats of one reduced run have the same",
+                    r.len(),
+                    these.len()
+                )));
+            }
+            Some(_) => {}
+            None => first_ranks = Some((id.clone(), these)),
+        }
+        for (rank, run) in &ranks {
+            let k = iteration_times("warmup_from", &id, *rank, run)?.len();
+            let occurrences = LoopOccurrences::of(run, k);
+            series
+                .entry(*rank)
+                .or_default()
+                .push(loop_times(run, k, &occurrences));
+        }
+    }
+    Ok(series
+        .into_iter()
+        .map(|(rank, runs)| {
+            let n = runs.iter().map(Vec::len).min().unwrap_or(0);
+            let pooled: Vec<f64> = (0..n)
+                .map(|i| {
+                    let mut at: Vec<f64> = runs.iter().map(|t| t[i]).collect();
+                    median(&mut at)
+                })
+                .collect();
+            (rank, changepoint_warmup(&pooled).0)
+        })
+        .collect())
 }
 
 /// Which iterations each loop block ran in, and so which blocks are periodic (every k-th
@@ -1124,7 +1189,11 @@ pub fn simplified(
     let measured = measured_run(measured)?;
     rank_tables(
         spec,
-        "compute and communication from the same reduced run",
+        if spec.pooled_warmup.is_empty() {
+            "compute and communication from the same reduced run"
+        } else {
+            "compute and communication from the same reduced run, the warm-up chosen once on the pooled per-iteration times of its repeats"
+        },
         &id,
         &predicted,
         &predicted,
@@ -1336,6 +1405,7 @@ mod tests {
             model: "m".into(),
             size: RunSize::Iterations(n),
             warmup,
+            pooled_warmup: BTreeMap::new(),
             trend: Trend::Flag,
             published: None,
         }
@@ -1603,6 +1673,43 @@ mod tests {
             warmup_iterations(&[1.0, 2.0, 4.0, 8.0], Warmup::Auto { tolerance: 0.1 }),
             Ok((2, false))
         );
+    }
+
+    /// Repeats of one reduced run whose own change-points differ choose one warm-up on their
+    /// pooled per-iteration times; a repeat with other ranks is refused.
+    #[test]
+    fn repeats_share_one_warmup_chosen_on_their_pooled_times() {
+        let run = |slow: usize| -> Vec<(f64, f64)> {
+            (0..30)
+                .map(|i| if i < slow { (3.0, 0.1) } else { (1.0, 0.1) })
+                .collect()
+        };
+        let a = blocks("a", &[(0, run(3))]);
+        let b = blocks("b", &[(0, run(1))]);
+        let c = blocks("c", &[(0, run(3))]);
+        let own = |batch: &RecordBatch| {
+            let (id, ranks) = single_run("r", read_blocks("r", batch).unwrap()).unwrap();
+            let k = iteration_times("r", &id, 0, &ranks[&0]).unwrap().len();
+            let occurrences = LoopOccurrences::of(&ranks[&0], k);
+            changepoint_warmup(&loop_times(&ranks[&0], k, &occurrences)).0
+        };
+        assert_eq!((own(&a), own(&b), own(&c)), (3, 1, 3));
+        let pooled = pooled_warmups(&[&a, &b, &c]).unwrap();
+        assert_eq!(pooled, BTreeMap::from([(0, 3)]));
+        let mut s = spec(100, Warmup::ChangePoint);
+        s.pooled_warmup = pooled;
+        let out = simplified(&s, &b, None).unwrap();
+        let rows = predictions(&out);
+        assert!(
+            rows.iter().any(|p| p
+                .flags
+                .as_deref()
+                .is_some_and(|f| f.contains("warmup_excluded=3"))),
+            "{rows:?}"
+        );
+        let two = blocks("d", &[(0, run(3)), (1, run(3))]);
+        let e = pooled_warmups(&[&a, &two]).unwrap_err().to_string();
+        assert!(e.contains("runs `a` and `d` have different ranks"), "{e}");
     }
 
     fn predictions(out: &MpiPrediction) -> Vec<PredictionRow> {

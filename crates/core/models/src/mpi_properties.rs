@@ -45,6 +45,7 @@ fn predictions(ranks: &Ranks, iterations: u64, warmup: usize) -> Vec<f64> {
         model: "m".into(),
         size: RunSize::Iterations(iterations),
         warmup: Warmup::Iterations(warmup),
+        pooled_warmup: Default::default(),
         trend: Trend::Flag,
         published: None,
     };

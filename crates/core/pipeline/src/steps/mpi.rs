@@ -147,6 +147,7 @@ impl Settings {
             model: model.to_owned(),
             size: self.size,
             warmup: self.warmup,
+            pooled_warmup: Default::default(),
             trend: self.trend,
             published: self.published.clone(),
         }
@@ -216,6 +217,10 @@ pub struct SimplifiedParams {
     pub trend: Option<TrendParam>,
     /// The paper's figure for this setting, printed beside ours.
     pub published: Option<String>,
+    /// `mpi_blocks` of repeats of the reduced run (this one among them, or not): the warm-up of
+    /// each rank is chosen once on their pooled per-iteration times, the same for every repeat.
+    #[serde(default)]
+    pub warmup_from: Vec<TableRef>,
 }
 
 impl SettingKeys {
@@ -244,13 +249,29 @@ impl SettingKeys {
 pub struct Simplified {
     reduced: TableRef,
     measured: Option<TableRef>,
+    warmup_from: Vec<TableRef>,
     settings: Settings,
 }
 
 impl StepParams for SimplifiedParams {
     type Step = Simplified;
     fn into_step(self) -> Result<Simplified, ParamError> {
+        if !self.warmup_from.is_empty()
+            && (self.warmup_iterations.is_some() || self.warmup_tolerance.is_some())
+        {
+            return Err(ParamError::new(
+                "warmup_from",
+                "give `warmup_from` (the warm-up chosen on repeats) or `warmup_iterations` / `warmup_tolerance`, not both",
+            ));
+        }
+        if self.warmup_from.len() == 1 {
+            return Err(ParamError::new(
+                "warmup_from",
+                "`warmup_from` names one run: it pools the per-iteration times of two or more repeats",
+            ));
+        }
         Ok(Simplified {
+            warmup_from: self.warmup_from,
             settings: Settings::new(SettingKeys::of(
                 self.full_iterations,
                 (self.reduced_steps, self.full_steps),
@@ -270,6 +291,7 @@ impl Step for Simplified {
         [Some(&self.reduced), self.measured.as_ref()]
             .into_iter()
             .flatten()
+            .chain(&self.warmup_from)
             .collect()
     }
 
@@ -278,8 +300,17 @@ impl Step for Simplified {
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let mut spec = self.settings.spec(cx.id);
+        if !self.warmup_from.is_empty() {
+            let repeats = self
+                .warmup_from
+                .iter()
+                .map(|t| cx.input(t))
+                .collect::<Result<Vec<_>, _>>()?;
+            spec.pooled_warmup = mpi::pooled_warmups(&repeats)?;
+        }
         let p = mpi::simplified(
-            &self.settings.spec(cx.id),
+            &spec,
             cx.input(&self.reduced)?,
             cx.optional_input(self.measured.as_ref())?,
         )?;
@@ -570,5 +601,18 @@ mod tests {
         let run = predictions.iter().find(|p| &*p.variant == "run").unwrap();
         assert_eq!(run.repetitions, 100);
         assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
+    }
+
+    #[test]
+    fn a_pooled_warmup_needs_two_repeats_and_no_fixed_warmup() {
+        let body =
+            "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.a\"\nfull_iterations = 4\n";
+        let e = parse_error(
+            "fit",
+            &format!("{body}warmup_from = [\"src.a\", \"src.b\"]\nwarmup_iterations = 1"),
+        );
+        assert!(e.contains("give `warmup_from`"), "{e}");
+        let e = parse_error("fit", &format!("{body}warmup_from = [\"src.a\"]"));
+        assert!(e.contains("`warmup_from` names one run"), "{e}");
     }
 }
