@@ -582,11 +582,12 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
                 .env("YOSOKU_REQUIRE_INTEROP", "1"),
         )
     })?;
-    // The run collector across two hosts (network namespaces), where this machine allows them.
-    stages.run(
-        "MPI across two hosts (network namespaces)",
-        mpi_multinode::check,
-    )?;
+    // The run collector across two hosts (network namespaces), where this machine allows them;
+    // the CLI finds the plugins the build made beside itself.
+    stages.run("MPI across two hosts (network namespaces)", || {
+        place_plugins(&built.plugins)?;
+        mpi_multinode::check()
+    })?;
     // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
     stages.run("brief fuzz run (instrumented build included)", fuzz::brief)?;
     // The in-kernel trace header and its programs, compiled to PTX (no GPU here).
