@@ -147,28 +147,23 @@ impl Run {
     /// One run's logs from `dir`; the binding is the one the logs recorded, if any.
     pub fn read(run_id: String, dir: &Path, allow_incomplete: bool) -> Result<Run, PluginError> {
         let ranks = read_run(dir, allow_incomplete)?;
-        let binding = ranks[0].binding.clone();
-        if let Some(other) = ranks.iter().find(|l| l.binding != binding) {
-            return Err(PluginError::new(format!(
-                "{}: rank {} records binding {:?} but rank {} records {:?}: not logs of one run",
-                other.path.display(),
-                other.rank,
-                other.binding,
-                ranks[0].rank,
-                binding
-            )));
-        }
-        let parameters = ranks[0].parameters.clone();
-        if let Some(other) = ranks.iter().find(|l| l.parameters != parameters) {
-            return Err(PluginError::new(format!(
-                "{}: rank {} records parameters {:?} but rank {} records {:?}: not logs of one run",
-                other.path.display(),
-                other.rank,
-                other.parameters,
-                ranks[0].rank,
-                parameters
-            )));
-        }
+        // What every rank of one run records alike (the launcher set it for all of them).
+        let agreed = |what: &str, field: fn(&RankLog) -> &Option<String>| {
+            let first = field(&ranks[0]);
+            match ranks.iter().find(|l| field(l) != first) {
+                Some(other) => Err(PluginError::new(format!(
+                    "{}: rank {} records {what} {:?} but rank {} records {:?}: not logs of one run",
+                    other.path.display(),
+                    other.rank,
+                    field(other),
+                    ranks[0].rank,
+                    first
+                ))),
+                None => Ok(first.clone()),
+            }
+        };
+        let binding = agreed("binding", |l| &l.binding)?;
+        let parameters = agreed("parameters", |l| &l.parameters)?;
         Ok(Run {
             run_id,
             binding,

@@ -130,19 +130,6 @@ fn call_paths(bundle: &LoadedBundle, step: &str, curves: &arrow_array::RecordBat
     paths
 }
 
-/// A colour per series, in order.
-fn colour(k: usize) -> egui::Color32 {
-    const COLOURS: [egui::Color32; 6] = [
-        egui::Color32::from_rgb(70, 130, 220),
-        egui::Color32::from_rgb(230, 150, 40),
-        egui::Color32::from_rgb(90, 180, 90),
-        egui::Color32::from_rgb(200, 80, 80),
-        egui::Color32::from_rgb(150, 100, 200),
-        egui::Color32::from_rgb(120, 120, 120),
-    ];
-    COLOURS[k % COLOURS.len()]
-}
-
 fn scaling_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let tables: Vec<_> = bundle.tables_with(Scaling::NEEDS).collect();
     if tables.is_empty() {
@@ -243,7 +230,7 @@ fn plot_ui(
         .y_axis_label("s")
         .show(ui, |plot| {
             for (k, s) in all_series.iter().enumerate() {
-                let c = colour(k);
+                let c = super::gantt::timeline::kind_colour(k);
                 let label = if s.is_empty() { "model".to_owned() } else { s.clone() };
                 let rows: Vec<usize> = path
                     .curve_rows

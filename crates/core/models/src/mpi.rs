@@ -272,16 +272,13 @@ fn predict_rank(
     // noise of the steady iterations).
     // A periodic block's executions and time inside the loop: those before or after it (setup,
     // teardown) happen once however long the run, so only these are extrapolated.
-    let mut times = vec![0.0; k];
+    let times = loop_times(run, k, &occurrences);
     let mut periodic_in_loop: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
     for e in &run.executions {
-        let Some(i) = e.iteration else { continue };
-        if occurrences.is_periodic(&e.block) {
+        if e.iteration.is_some() && occurrences.is_periodic(&e.block) {
             let (n, secs) = periodic_in_loop.entry(&*e.block).or_default();
             *n += 1.0;
             *secs += e.duration_secs;
-        } else {
-            times[i as usize] += e.duration_secs;
         }
     }
     let (w, settled) = match spec.pooled_warmup.get(&rank) {
