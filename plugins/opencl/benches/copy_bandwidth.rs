@@ -49,6 +49,7 @@ fn config(jobs: Vec<Job>) -> RunConfig {
         device: Selector::Index(0),
         device_type: opencl3::device::CL_DEVICE_TYPE_ALL,
         jobs,
+        declared: Vec::new(),
         settings: Settings {
             warmup: 3,
             min_launches: 50,

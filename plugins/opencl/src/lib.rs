@@ -4,7 +4,9 @@
 //! times each configuration from profiling events ([`measure`]), checks every output against a
 //! CPU reference, computes each launch's work counters from its arguments and NDRange, and
 //! returns `runs`, `counters` (origin `computed`), `metric_names`, `kernel_timings`,
-//! `kernel_launches` and `devices`. With a `log_dir` it keeps the run's record
+//! `kernel_launches` and `devices`. Users' kernels come as TOML kernel files ([`declared`],
+//! `kernel_files`): the same tables, checked against a reference kernel of the file. With a
+//! `log_dir` it keeps the run's record
 //! (`opencl-run.json`), which collector `logs` re-imports into the same tables. Collector
 //! `devices` lists what a machine has.
 //!
@@ -14,6 +16,7 @@
 //! Timing follows warm-up and stopping rules ([`measure`]); the ICD loader is opencl3's
 //! `dynamic` one.
 
+pub mod declared;
 pub mod device;
 pub mod measure;
 pub mod record;
@@ -29,6 +32,7 @@ use yosoku_plugin_sdk::{
 };
 use yosoku_profiler_import::devices::devices_batch;
 
+use crate::declared::{Configuration, KernelFile};
 use crate::device::{Selector, choose, device_type};
 use crate::measure::{Session, Settings};
 use crate::record::{FORMAT, RECORD_FILE, RunRecord, VERSION};
@@ -84,6 +88,8 @@ pub struct RunConfig {
     pub device: Selector,
     pub device_type: u64,
     pub jobs: Vec<Job>,
+    /// The configurations of the kernel files (`kernel_files`), after the suite's jobs.
+    pub declared: Vec<Configuration>,
     pub settings: Settings,
     pub timeout: Duration,
     pub log_dir: Option<PathBuf>,
@@ -288,21 +294,40 @@ impl RunConfig {
                 given.insert(key.to_owned(), text);
             }
         }
-        given.insert(
-            "kernels".to_owned(),
-            config.string_list("kernels")?.join(" "),
-        );
+        let kernel_files = config.path_list("kernel_files")?;
+        // The whole suite unless kernels are named, or kernel files are given instead.
+        let kernels = match config.get("kernels") {
+            Some(_) => config.string_list("kernels")?,
+            None if kernel_files.is_empty() => vec!["all".to_owned()],
+            None => Vec::new(),
+        };
+        let mut declared = Vec::new();
+        for path in &kernel_files {
+            declared.extend(KernelFile::load(path)?.configurations);
+        }
+        if kernels.is_empty() && declared.is_empty() {
+            return Err(PluginError::new(
+                "kernels: empty and no kernel_files: nothing to measure (name programs of the suite, `all`, or kernel files)",
+            ));
+        }
+        given.insert("kernels".to_owned(), kernels.join(" "));
+        if !kernel_files.is_empty() {
+            given.insert(
+                "kernel_files".to_owned(),
+                kernel_files
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
         given.insert("sizes".to_owned(), config.string_list("sizes")?.join(" "));
         Ok(Self {
             platform: Selector::parse(&config.string("platform")?),
             device: Selector::parse(&config.string("device")?),
             device_type: kind,
-            jobs: jobs(
-                &config.string_list("kernels")?,
-                preset,
-                &config.string_list("sizes")?,
-                group,
-            )?,
+            jobs: jobs(&kernels, preset, &config.string_list("sizes")?, group)?,
+            declared,
             settings,
             timeout: Duration::from_secs_f64(timeout),
             log_dir,
@@ -353,7 +378,8 @@ pub fn run(
     let started = Instant::now();
     let deadline = started + config.timeout;
     let chosen = choose(&config.platform, &config.device, config.device_type)?;
-    let total = (chosen.len() * config.jobs.len()) as u64;
+    let per_device = config.jobs.len() + config.declared.len();
+    let total = (chosen.len() * per_device) as u64;
     let mut measurements = Vec::new();
     for (d, c) in chosen.iter().enumerate() {
         if config.settings.group as u64 > c.info.max_work_group_size {
@@ -363,8 +389,20 @@ pub fn run(
             )));
         }
         let mut session = Session::new(c)?;
+        let timed_out = |e: PluginError, done: u64| {
+            if e.message().starts_with("timeout") {
+                PluginError::new(format!(
+                    "{} ({} of {total} configurations done, timeout_secs = {})",
+                    e.message(),
+                    done,
+                    config.timeout.as_secs_f64()
+                ))
+            } else {
+                e
+            }
+        };
         for (j, job) in config.jobs.iter().enumerate() {
-            let done = (d * config.jobs.len() + j) as u64;
+            let done = (d * per_device + j) as u64;
             progress(
                 done,
                 total,
@@ -386,18 +424,25 @@ pub fn run(
                     &config.settings,
                     deadline,
                 )
-                .map_err(|e| {
-                    if e.message().starts_with("timeout") {
-                        PluginError::new(format!(
-                            "{} ({} of {total} configurations done, timeout_secs = {})",
-                            e.message(),
-                            done,
-                            config.timeout.as_secs_f64()
-                        ))
-                    } else {
-                        e
-                    }
-                })?;
+                .map_err(|e| timed_out(e, done))?;
+            measurements.push(m);
+        }
+        for (j, k) in config.declared.iter().enumerate() {
+            let done = (d * per_device + config.jobs.len() + j) as u64;
+            progress(
+                done,
+                total,
+                &format!(
+                    "{}/{} {} on {}",
+                    k.program,
+                    k.variant,
+                    k.size_text(),
+                    c.info.label
+                ),
+            );
+            let m = session
+                .measure_declared(k, &config.settings, deadline)
+                .map_err(|e| timed_out(e, done))?;
             measurements.push(m);
         }
     }
@@ -474,8 +519,14 @@ impl Collector for Run {
         .key(ConfigKey::optional(
             "kernels",
             ConfigType::StringList,
-            Some(vec!["all".to_owned()].into()),
-            "Programs (`copy`, `matmul`, `transpose`, `sobel`, `reduce`, `nbody`), `program/variant`, or `all`",
+            None,
+            "Programs of the suite (`copy`, `matmul`, `transpose`, `sobel`, `reduce`, `nbody`), `program/variant`, or `all` (the default, unless kernel_files are given)",
+        ))
+        .key(ConfigKey::optional(
+            "kernel_files",
+            ConfigType::PathList,
+            Some(Vec::<String>::new().into()),
+            "Your own kernels: TOML files naming a .cl source, a kernel, its sizes, arguments, NDRange, work formulas and check (README.md, \"Your own kernel\")",
         ))
         .key(ConfigKey::optional(
             "preset",

@@ -3,7 +3,7 @@
 //! launches excluded, launches repeated until the spread is known, and the output checked
 //! against a CPU reference before any time is kept.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::c_void;
 use std::ptr;
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use opencl3::program::Program;
 use opencl3::types::{CL_BLOCKING, cl_int};
 use yosoku_plugin_sdk::PluginError;
 
+use crate::declared::{Access, Argument, Configuration, first_difference, initial_bytes};
 use crate::device::Chosen;
 use crate::record::{Launch, Measurement};
 use crate::suite::{Arg, Plan, SuiteKernel};
@@ -151,16 +152,12 @@ impl<'d> Session<'d> {
         let launch = Launcher {
             queue: &self.queue,
             kernel: &k,
-            plan: &plan,
+            global: &plan.global,
+            local: Some(&plan.local),
             what: &what,
             deadline,
         };
-        let mut warmup = Vec::with_capacity(settings.warmup);
-        for i in 0..settings.warmup {
-            launch.check_deadline(i)?;
-            warmup.push(launch.once()?);
-        }
-        let launches = launch.until_stable(settings)?;
+        let (warmup, launches) = launch.warmup_and_measured(settings)?;
         let results = self.read_outputs(&plan, &outputs, &what)?;
         kernel.check(&plan, size, &results).map_err(|m| {
             PluginError::new(format!(
@@ -168,8 +165,6 @@ impl<'d> Session<'d> {
                 name, source.0
             ))
         })?;
-        let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
-        let (_, _, _, cv) = statistics(&times);
         Ok(Measurement {
             device,
             program: kernel.program().to_owned(),
@@ -178,16 +173,182 @@ impl<'d> Session<'d> {
             size_meaning: kernel.size_meaning().to_owned(),
             global: plan.global.clone(),
             local: plan.local.clone(),
+            stable: is_stable(&launches, settings),
             warmup,
             launches,
-            counters: plan
-                .counters()
-                .into_iter()
-                .map(|(k, (v, u))| (k.to_owned(), (v, u.to_owned())))
-                .collect(),
-            stable: cv <= settings.target_cv,
+            counters: owned(plan.counters()),
             target_cv: settings.target_cv,
+            sizes: None,
+            check: None,
         })
+    }
+
+    /// Measures one configuration of a kernel file. With a reference kernel, the kernel and the
+    /// reference first run once each on fresh buffers with the same contents and every buffer
+    /// they may write is compared; the timed launches follow on the kernel's buffers.
+    pub fn measure_declared(
+        &mut self,
+        c: &Configuration,
+        settings: &Settings,
+        deadline: Instant,
+    ) -> Result<Measurement, PluginError> {
+        let device = self.chosen.info.label.clone();
+        let what = format!("{}/{} {} on {device}", c.program, c.variant, c.size_text());
+        let file = c.file.path.display().to_string();
+        let program = self.program(&file, &c.file.text, &c.build_options)?;
+        let create = |name: &str| -> Result<Kernel, PluginError> {
+            let k = Kernel::create(program, name)
+                .map_err(|e| cl_err(format!("{what}: kernel `{name}` of {file}"), e))?;
+            let n = k
+                .num_args()
+                .map_err(|e| cl_err(format!("{what}: CL_KERNEL_NUM_ARGS of `{name}`"), e))?;
+            if n as usize != c.args.len() {
+                return Err(PluginError::new(format!(
+                    "{what}: the device's compiler says kernel `{name}` of {file} takes {n} argument(s), the kernel file gives {}",
+                    c.args.len()
+                )));
+            }
+            Ok(k)
+        };
+        let k = create(&c.kernel)?;
+        let reference = c
+            .reference
+            .as_ref()
+            .map(|r| create(&r.kernel).map(|k| (r, k)))
+            .transpose()?;
+        let buffers = self.declared_buffers(c, &what)?;
+        set_declared_arguments(&k, c, &buffers, &what)?;
+        let launch = Launcher {
+            queue: &self.queue,
+            kernel: &k,
+            global: &c.global,
+            local: Some(&c.local),
+            what: &what,
+            deadline,
+        };
+        if let Some((r, rk)) = &reference {
+            let expected_buffers = self.declared_buffers(c, &what)?;
+            set_declared_arguments(rk, c, &expected_buffers, &what)?;
+            let check = format!("{what}, reference kernel {}", r.kernel);
+            Launcher {
+                kernel: rk,
+                global: &r.global,
+                local: r.local.as_deref(),
+                what: &check,
+                ..launch
+            }
+            .once()?;
+            launch.once()?;
+            for (i, arg) in c.args.iter().enumerate() {
+                let (
+                    Argument::Buffer {
+                        elem, access, name, ..
+                    },
+                    Some(got),
+                    Some(expected),
+                ) = (arg, &buffers[i], &expected_buffers[i])
+                else {
+                    continue;
+                };
+                if *access == Access::Read {
+                    continue;
+                }
+                let got = self.read_bytes(got, &what)?;
+                let expected = self.read_bytes(expected, &what)?;
+                if let Some(d) = first_difference(*elem, &got, &expected, r.tolerance) {
+                    return Err(PluginError::new(format!(
+                        "{what}: wrong result, no time recorded: argument {i} (`{name}`, {}) differs from reference kernel `{}` at element {}: got {}, expected {} (tolerance {:e})",
+                        elem.name(),
+                        r.kernel,
+                        d.index,
+                        d.got,
+                        d.expected,
+                        r.tolerance
+                    )));
+                }
+            }
+        }
+        let (warmup, launches) = launch.warmup_and_measured(settings)?;
+        Ok(Measurement {
+            device,
+            program: c.program.clone(),
+            variant: c.variant.clone(),
+            size: c.sizes.first().map_or(0, |s| s.1),
+            size_meaning: c.size_meaning.clone(),
+            global: c.global.clone(),
+            local: c.local.clone(),
+            stable: is_stable(&launches, settings),
+            warmup,
+            launches,
+            counters: owned(c.counters()),
+            target_cv: settings.target_cv,
+            sizes: Some(c.size_text()),
+            check: Some(c.check_text()),
+        })
+    }
+
+    /// One buffer per buffer argument of `c` (None for the others), with its initial contents.
+    fn declared_buffers(
+        &self,
+        c: &Configuration,
+        what: &str,
+    ) -> Result<Vec<Option<Buffer<u8>>>, PluginError> {
+        let mut out = Vec::new();
+        for (i, arg) in c.args.iter().enumerate() {
+            let Argument::Buffer {
+                elem,
+                length,
+                init,
+                access,
+                name,
+            } = arg
+            else {
+                out.push(None);
+                continue;
+            };
+            let data = initial_bytes(*elem, *length, init);
+            let flags = if *access == Access::Read {
+                CL_MEM_READ_ONLY
+            } else {
+                CL_MEM_READ_WRITE
+            };
+            // SAFETY: the buffer is created with the byte length of the host data written into
+            // it, from no host pointer.
+            let mut b = unsafe {
+                Buffer::<u8>::create(&self.context, flags, data.len(), ptr::null_mut::<c_void>())
+            }
+            .map_err(|e| {
+                cl_err(
+                    format!(
+                        "{what}: argument {i} (`{name}`, {length} x {})",
+                        elem.name()
+                    ),
+                    e,
+                )
+            })?;
+            // SAFETY: a blocking write of `data.len()` bytes into a buffer of that length.
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &data, &[])
+            }
+            .map_err(|e| cl_err(format!("{what}: writing argument {i} (`{name}`)"), e))?;
+            out.push(Some(b));
+        }
+        Ok(out)
+    }
+
+    fn read_bytes(&self, b: &Buffer<u8>, what: &str) -> Result<Vec<u8>, PluginError> {
+        let len = b
+            .size()
+            .map_err(|e| cl_err(format!("{what}: CL_MEM_SIZE"), e))?;
+        let mut host = vec![0u8; len];
+        // SAFETY: a blocking read of `len` bytes from a buffer of that size.
+        unsafe {
+            self.queue
+                .enqueue_read_buffer(b, CL_BLOCKING, 0, &mut host, &[])
+        }
+        .map_err(|e| cl_err(format!("{what}: reading a buffer back"), e))?;
+        Ok(host)
     }
 
     /// The plan's input buffers, written from its host vectors.
@@ -270,6 +431,20 @@ impl<'d> Session<'d> {
     }
 }
 
+/// Whether the measured launches' coefficient of variation reached the target.
+fn is_stable(launches: &[Launch], settings: &Settings) -> bool {
+    let times: Vec<f64> = launches.iter().map(|l| l.device_ns as f64).collect();
+    statistics(&times).3 <= settings.target_cv
+}
+
+/// Work counters as the record keeps them.
+fn owned(counters: BTreeMap<&'static str, (f64, &'static str)>) -> BTreeMap<String, (f64, String)> {
+    counters
+        .into_iter()
+        .map(|(k, (v, u))| (k.to_owned(), (v, u.to_owned())))
+        .collect()
+}
+
 /// Sets the kernel's arguments in the plan's order.
 fn set_arguments(
     k: &Kernel,
@@ -292,11 +467,57 @@ fn set_arguments(
     Ok(())
 }
 
+/// Sets a kernel file's arguments: buffers, scalars in their declared type, local memory.
+fn set_declared_arguments(
+    k: &Kernel,
+    c: &Configuration,
+    buffers: &[Option<Buffer<u8>>],
+    what: &str,
+) -> Result<(), PluginError> {
+    for (index, arg) in c.args.iter().enumerate() {
+        let r = match (arg, &buffers[index]) {
+            // SAFETY: the kernel file's arguments were matched against the kernel's parameters
+            // (a buffer for a pointer to global or constant memory), and their count against
+            // CL_KERNEL_NUM_ARGS.
+            (Argument::Buffer { .. }, Some(b)) => unsafe { k.set_arg(index as u32, &b.get()) },
+            (Argument::Scalar { elem, value, .. }, _) => {
+                let mut bytes = Vec::with_capacity(8);
+                elem.push(*value, &mut bytes);
+                // SAFETY: a value of the scalar's declared type, by its size in bytes.
+                unsafe {
+                    opencl3::kernel::set_kernel_arg(
+                        k.get(),
+                        index as u32,
+                        bytes.len(),
+                        bytes.as_ptr().cast::<c_void>(),
+                    )
+                }
+                .map_err(opencl3::error_codes::ClError)
+            }
+            // SAFETY: a `__local` parameter, sized in bytes with no data.
+            (Argument::Local { bytes, .. }, _) => unsafe {
+                k.set_arg_local_buffer(index as u32, *bytes)
+            },
+            (Argument::Buffer { .. }, None) => Ok(()),
+        };
+        r.map_err(|e| {
+            cl_err(
+                format!("{what}: kernel argument {index} (`{}`)", arg.name()),
+                e,
+            )
+        })?;
+    }
+    Ok(())
+}
+
 /// Launches of one configuration, each timed by its event (and the host clock around it).
+#[derive(Clone, Copy)]
 struct Launcher<'a> {
     queue: &'a CommandQueue,
     kernel: &'a Kernel,
-    plan: &'a Plan,
+    global: &'a [usize],
+    /// None: the driver picks the work-group size.
+    local: Option<&'a [usize]>,
     /// The configuration, as errors name it.
     what: &'a str,
     deadline: Instant,
@@ -305,18 +526,18 @@ struct Launcher<'a> {
 impl Launcher<'_> {
     /// One launch, waited for, with its device time from the profiling timestamps.
     fn once(&self) -> Result<Launch, PluginError> {
-        let (what, plan) = (self.what, self.plan);
+        let what = self.what;
         let dims = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
         let started = Instant::now();
-        // SAFETY: the kernel's arguments are all set (`set_arguments`), and the NDRange's global
-        // and local sizes have the plan's number of dimensions.
+        // SAFETY: the kernel's arguments are all set, and the local size, when given, has the
+        // global size's number of dimensions.
         let event = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 self.kernel.get(),
-                plan.global.len() as u32,
+                self.global.len() as u32,
                 ptr::null(),
-                plan.global.as_ptr(),
-                plan.local.as_ptr(),
+                self.global.as_ptr(),
+                self.local.map_or(ptr::null(), <[usize]>::as_ptr),
                 &[],
             )
         }
@@ -324,8 +545,9 @@ impl Launcher<'_> {
             cl_err(
                 format!(
                     "{what}: the launch failed (global {}, local {})",
-                    dims(&plan.global),
-                    dims(&plan.local)
+                    dims(self.global),
+                    self.local
+                        .map_or_else(|| "chosen by the driver".to_owned(), dims)
                 ),
                 e,
             )
@@ -362,6 +584,19 @@ impl Launcher<'_> {
             )));
         }
         Ok(())
+    }
+
+    /// `settings.warmup` launches, then the measured ones.
+    fn warmup_and_measured(
+        &self,
+        settings: &Settings,
+    ) -> Result<(Vec<Launch>, Vec<Launch>), PluginError> {
+        let mut warmup = Vec::with_capacity(settings.warmup);
+        for i in 0..settings.warmup {
+            self.check_deadline(i)?;
+            warmup.push(self.once()?);
+        }
+        Ok((warmup, self.until_stable(settings)?))
     }
 
     /// The measured launches: at least `min_launches`, then until the device times' coefficient

@@ -68,7 +68,16 @@ pub struct Measurement {
     pub counters: BTreeMap<String, (f64, String)>,
     pub stable: bool,
     pub target_cv: f64,
+    /// The sizes of a kernel file's configuration (`n=1024;m=64`); the suite's is `n=<size>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<String>,
+    /// How the output was checked (`kernel_timings.check`); the suite's is [`CPU_REFERENCE`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
 }
+
+/// `kernel_timings.check` of the suite's kernels.
+pub const CPU_REFERENCE: &str = "cpu reference";
 
 /// A whole run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,19 +161,31 @@ impl RunRecord {
 impl Measurement {
     pub fn run_id(&self, run: &str, device_index: usize) -> String {
         format!(
-            "{run}:d{device_index}:{}:{}:n={}",
-            self.program, self.variant, self.size
+            "{run}:d{device_index}:{}:{}:{}",
+            self.program,
+            self.variant,
+            self.size_text()
         )
+    }
+
+    fn size_text(&self) -> String {
+        self.sizes
+            .clone()
+            .unwrap_or_else(|| format!("n={}", self.size))
     }
 
     pub fn parameters(&self) -> String {
         let dims = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
         format!(
-            "n={};global={};local={}",
-            self.size,
+            "{};global={};local={}",
+            self.size_text(),
             dims(&self.global),
             dims(&self.local)
         )
+    }
+
+    pub fn check_text(&self) -> &str {
+        self.check.as_deref().unwrap_or(CPU_REFERENCE)
     }
 
     fn device_secs(&self) -> Vec<f64> {
@@ -246,6 +267,7 @@ pub fn tables(records: &[RunRecord]) -> Result<Vec<(String, RecordBatch)>, Plugi
         Arc::new(BooleanArray::from_iter(
             rows.iter().map(|(_, m)| Some(m.stable)),
         )),
+        text(rows.iter().map(|(_, m)| m.check_text().to_owned())),
     ])?;
     out.push(("kernel_timings".to_owned(), timings));
 
@@ -346,6 +368,8 @@ mod tests {
                 counters: BTreeMap::from([("global_load_bytes".into(), (16384.0, "B".into()))]),
                 stable: false,
                 target_cv: 0.05,
+                sizes: None,
+                check: None,
             }],
         }
     }

@@ -324,3 +324,128 @@ fn two_records_with_one_run_id_are_refused() {
         "{e}"
     );
 }
+
+fn kernel_files_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../plugins/opencl/kernel-files")
+}
+
+/// README.md's "Your own kernel": a kernel declared in a TOML file, no Rust, measured and
+/// checked against its reference kernel; the suite's `copy` declared the same way gives the
+/// suite's counters on the device too.
+#[test]
+fn kernels_declared_in_files_run_are_checked_and_count_as_the_suite_does() {
+    if !opencl_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let files = kernel_files_dir();
+    let p = write_pipeline(
+        dir.path(),
+        &format!(
+            "[sources.cl]\nplugin = \"opencl\"\ncollector = \"run\"\n\
+             config = {{ kernel_files = [{:?}, {:?}], kernels = [\"copy\"], preset = \"quick\", device = \"0\", platform = \"0\", max_launches = 10 }}\n",
+            files.join("saxpy.toml").display().to_string(),
+            files.join("copy.toml").display().to_string(),
+        ),
+    );
+    run_pipeline(&p, &options(dir.path()), &mut Quiet).unwrap();
+    let bundle = yosoku_bundle::fs::read_bundle(&dir.path().join("results/opencl")).unwrap();
+    let timings = table(&bundle, "cl.kernel_timings");
+    let (ids, checks) = (strings(timings, "run_id"), strings(timings, "check"));
+    let check = |id_end: &str| {
+        let i = ids
+            .iter()
+            .position(|id| id.ends_with(id_end))
+            .unwrap_or_else(|| panic!("no {id_end} in {ids:?}"));
+        checks[i].clone()
+    };
+    assert_eq!(
+        check(":saxpy:default:n=1048576"),
+        "reference kernel saxpy_ref"
+    );
+    assert_eq!(
+        check(":copy-file:float4:n=65536"),
+        "unchecked",
+        "copy.toml has no check"
+    );
+    assert_eq!(check(":copy:float4:n=65536"), "cpu reference");
+    let runs = table(&bundle, "cl.runs");
+    let params = strings(runs, "parameters");
+    assert!(
+        params.iter().any(|p| p == "n=65536;global=16384;local=64"),
+        "{params:?}"
+    );
+    // The suite's copy and the file's copy: the same counters, configuration by configuration.
+    let counters = table(&bundle, "cl.counters");
+    let (cids, metrics) = (strings(counters, "run_id"), strings(counters, "metric"));
+    let values = counters
+        .column_by_name("value")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    let of = |run_end: &str| {
+        let mut v: Vec<(String, f64)> = (0..cids.len())
+            .filter(|&i| cids[i].ends_with(run_end))
+            .map(|i| (metrics[i].clone(), values.value(i)))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    for variant in ["float", "float4", "float16"] {
+        for n in [65536, 262144] {
+            let suite = of(&format!(":copy:{variant}:n={n}"));
+            assert_eq!(suite.len(), 10, "{variant} n={n}: {suite:?}");
+            assert_eq!(of(&format!(":copy-file:{variant}:n={n}")), suite);
+        }
+    }
+}
+
+/// A kernel file's mistakes stop the pipeline at validation, before any launch: no bundle.
+#[test]
+fn a_kernel_files_mistake_is_an_error_at_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(kernel_files_dir().join("saxpy.toml"))
+        .unwrap()
+        .replace(
+            "local = [\"min(64, n / 4)\"]",
+            "local = [\"min(96, n / 4)\"]",
+        );
+    std::fs::copy(
+        kernel_files_dir().join("saxpy.cl"),
+        dir.path().join("saxpy.cl"),
+    )
+    .unwrap();
+    let file = dir.path().join("saxpy.toml");
+    std::fs::write(&file, text).unwrap();
+    let e = failing(
+        dir.path(),
+        &format!(
+            "[sources.cl]\nplugin = \"opencl\"\ncollector = \"run\"\nconfig = {{ kernel_files = [{:?}] }}\n",
+            file.display().to_string()
+        ),
+    );
+    assert!(
+        e.contains("saxpy.toml:38:11: ndrange: at n=65536, the local size 96 does not divide the global size 16384 in dimension 0"),
+        "{e}"
+    );
+    // A kernel that disagrees with its reference: no time recorded, the element named.
+    if !opencl_available() {
+        return;
+    }
+    let source = std::fs::read_to_string(kernel_files_dir().join("saxpy.cl"))
+        .unwrap()
+        .replace("y[i] = a * x[i] + y[i];", "y[i] = a * x[i] - y[i];");
+    std::fs::write(dir.path().join("saxpy.cl"), source).unwrap();
+    std::fs::copy(kernel_files_dir().join("saxpy.toml"), &file).unwrap();
+    let e = failing(
+        dir.path(),
+        &format!(
+            "[sources.cl]\nplugin = \"opencl\"\ncollector = \"run\"\nconfig = {{ kernel_files = [{:?}], device = \"0\", platform = \"0\" }}\n",
+            file.display().to_string()
+        ),
+    );
+    assert!(
+        e.contains("saxpy/default n=65536 on ")
+            && e.contains("wrong result, no time recorded: argument 2 (`y`, float) differs from reference kernel `saxpy_ref` at element 1:"),
+        "{e}"
+    );
+}

@@ -123,6 +123,7 @@ pub const MAX_SECS: &str = "max_secs";
 pub const CV: &str = "cv";
 pub const HOST_MEDIAN_SECS: &str = "host_median_secs";
 pub const STABLE: &str = "stable";
+pub const CHECK: &str = "check";
 pub const LAUNCH_INDEX: &str = "launch_index";
 pub const WARMUP: &str = "warmup";
 pub const DEVICE_SECS: &str = "device_secs";

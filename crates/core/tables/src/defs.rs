@@ -485,6 +485,14 @@ pub static KERNEL_TIMINGS: TableDef = TableDef {
             V::Any,
             "Whether the coefficient of variation reached the runner's threshold before its launch limit.",
         ),
+        column(
+            col::CHECK,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "How the output was checked before any time was kept: `cpu reference`, `reference kernel <name>` (another kernel of a kernel file, on the same inputs), or `unchecked`.",
+        ),
     ],
 };
 
