@@ -7,6 +7,7 @@
 //! | `nvprof` | `nvprof --csv` metric and event summaries, `--print-gpu-trace` |
 //! | `legacy` | CUDA_PROFILE / COMPUTE_PROFILE logs, versions 1.x and 2.0 |
 //! | `gpuperfpredict` | the gpuperfpredict dataset's R-exported CSV files, gzip or not |
+//! | `ncu_run` (runner) | runs a CUDA program under `ncu` (and `nsys`), then reads what they wrote ([`ncu_run`]) |
 //!
 //! Metric names are mapped to canonical ones by `metrics.toml` (crates/plugin/profiler_import); units
 //! are normalised.
@@ -20,6 +21,7 @@
 pub mod gpuperfpredict;
 pub mod legacy;
 pub mod ncu;
+pub mod ncu_run;
 pub mod nvprof;
 
 // What the importers share with the other profiler plugins.
@@ -51,6 +53,7 @@ impl Plugin for CudaProfiler {
             Box::new(Nvprof),
             Box::new(Legacy),
             Box::new(GpuPerfPredict),
+            Box::new(NcuRunCollector),
         ]
     }
 }
@@ -279,5 +282,156 @@ impl Collector for GpuPerfPredict {
             out.progress(done as u64, total as u64, &path.display().to_string());
         })?;
         push(out, tables)
+    }
+}
+
+struct NcuRunCollector;
+
+impl Collector for NcuRunCollector {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::runner(
+            "ncu_run",
+            "Runs a CUDA program under Nsight Compute (`ncu --csv --page raw`) with the metric set the counter and device-prediction models read, and nsys's kernel timeline when nsys is there",
+        )
+        .key(metrics::config_key())
+        .key(ConfigKey::optional(
+            "device",
+            ConfigType::String,
+            None,
+            "Device name for every row (default: what ncu says)",
+        ))
+        .key(ConfigKey::required("program", ConfigType::Path, "The CUDA program to run (`runs.program` is each kernel's name)"))
+        .key(ConfigKey::optional(
+            "args",
+            ConfigType::StringList,
+            Some(Vec::<String>::new().into()),
+            "Its arguments",
+        ))
+        .key(ConfigKey::optional(
+            "ncu_metrics",
+            ConfigType::StringList,
+            Some(
+                ncu_run::DEFAULT_METRICS
+                    .iter()
+                    .map(|m| (*m).to_owned())
+                    .collect::<Vec<_>>()
+                    .into(),
+            ),
+            "ncu metric names to collect (default: what the counter and device-prediction models read); `metrics` is, as for the other collectors, your own mapping files",
+        ))
+        .key(ConfigKey::optional(
+            "kernel_name",
+            ConfigType::String,
+            None,
+            "Profile only these kernels (ncu's --kernel-name: a name, or `regex:<expression>`)",
+        ))
+        .key(ConfigKey::optional(
+            "launch_skip",
+            ConfigType::Integer,
+            None,
+            "Launches (of the matching kernels) to skip first (--launch-skip)",
+        ))
+        .key(ConfigKey::optional(
+            "launch_count",
+            ConfigType::Integer,
+            None,
+            "Launches to profile at most (--launch-count)",
+        ))
+        .key(ConfigKey::optional(
+            "timeout_secs",
+            ConfigType::Float,
+            Some(3600.0.into()),
+            "Kill the run (ncu, the program and its children) after this long",
+        ))
+        .key(ConfigKey::optional(
+            "log_dir",
+            ConfigType::String,
+            None,
+            "Keep ncu's report (ncu.csv), the program's output and the command lines in this new or empty directory",
+        ))
+        .key(ConfigKey::optional(
+            "ncu",
+            ConfigType::String,
+            None,
+            "The ncu to run (default: ncu on PATH, then /usr/local/cuda*/bin)",
+        ))
+        .key(ConfigKey::optional(
+            "nsys",
+            ConfigType::String,
+            None,
+            "The nsys to run (default: nsys on PATH, then /usr/local/cuda*/bin)",
+        ))
+        .key(ConfigKey::optional(
+            "nsys_trace",
+            ConfigType::String,
+            Some("auto".into()),
+            "The kernels' timeline from a second run under `nsys profile --trace=cuda`: auto (when nsys is found), yes, no",
+        ))
+        .key(ConfigKey::optional(
+            "variants",
+            ConfigType::StringList,
+            None,
+            "The variant of each profiled launch, in launch order (e.g. the input sizes of a sweep)",
+        ))
+        .tables(&["runs", "counters", "metric_names", "devices", "spans"])
+    }
+
+    fn validate(&self, config: &Config) -> Result<(), PluginError> {
+        ncu_run::NcuRun::from(config).map(|_| ())
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
+        let run = ncu_run::NcuRun::from(config)?;
+        let labels = ncu::Labels {
+            device: config.opt_string("device")?,
+            program: None,
+            variants: config
+                .get("variants")
+                .map(|_| config.string_list("variants"))
+                .transpose()?,
+        };
+        // Where the files go: the kept log_dir, or a directory removed afterwards.
+        let (dir, temporary) = match &run.log_dir {
+            Some(d) => (d.clone(), false),
+            None => (
+                std::env::temp_dir().join(format!(
+                    "yosoku-ncu-run-{}-{}",
+                    std::process::id(),
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_nanos())
+                )),
+                true,
+            ),
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| PluginError::io(&dir, &e))?;
+        let result = (|| {
+            out.progress(
+                0,
+                1,
+                &format!("running {} under ncu", run.program.display()),
+            );
+            let ran = run.run(&dir)?;
+            let (mut tables, notes) = read_ncu_noted(&ran.report, &labels)?;
+            if let Some(trace) = &ran.trace {
+                let text = input::read_text(trace)?;
+                let timeline = run.program.file_name().map_or_else(
+                    || "program".to_owned(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                tables.push((
+                    "spans".to_owned(),
+                    ncu_run::read_gpu_trace(trace, &text, &timeline)?,
+                ));
+            }
+            let mut notes = notes;
+            notes.extend(ran.commands.iter().map(|c| format!("command: {c}")));
+            Ok::<_, PluginError>((tables, notes))
+        })();
+        if temporary {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        push_noted(out, result?)
     }
 }

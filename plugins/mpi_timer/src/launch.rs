@@ -2,10 +2,11 @@
 //! imports the logs it wrote.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use yosoku_plugin_sdk::PluginError;
+use yosoku_plugin_sdk::process::{self, RunError};
 
 /// What to launch.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,9 +49,6 @@ impl Launch {
         cmd.arg("--tag-output");
         cmd.args(&self.mpirun_args);
         cmd.arg(&self.program).args(&self.args);
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         cmd
     }
 
@@ -69,50 +67,21 @@ impl Launch {
             self.program.display(),
             self.args.join(" ")
         );
-        let mut child = self.command(log_dir).spawn().map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                PluginError::new(format!(
-                    "mpirun: `{}` not found; install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev) or set the `mpirun` key",
-                    self.mpirun
-                ))
-            } else {
+        let finished = process::run(&mut self.command(log_dir), self.timeout).map_err(|e| match e {
+            RunError::Start(e) if e.kind() == std::io::ErrorKind::NotFound => PluginError::new(format!(
+                "mpirun: `{}` not found; install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev) or set the `mpirun` key",
+                self.mpirun
+            )),
+            RunError::Start(e) => {
                 PluginError::new(format!("mpirun: cannot start `{}`: {e}", self.mpirun))
             }
+            RunError::Timeout { .. } => PluginError::new(format!(
+                "mpirun: `{shown}` ran longer than timeout_secs = {} and was killed",
+                self.timeout.as_secs()
+            )),
+            RunError::Wait(e) => PluginError::new(format!("mpirun: waiting for `{shown}`: {e}")),
         })?;
-        // Drain both pipes on threads so a chatty program cannot block on a full pipe.
-        let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
-            std::thread::spawn(move || {
-                let mut text = String::new();
-                if let Some(mut p) = pipe {
-                    let _ = p.read_to_string(&mut text);
-                }
-                text
-            })
-        };
-        let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-        let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if started.elapsed() > self.timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(PluginError::new(format!(
-                        "mpirun: `{shown}` ran longer than timeout_secs = {} and was killed",
-                        self.timeout.as_secs()
-                    )));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-                Err(e) => {
-                    return Err(PluginError::new(format!(
-                        "mpirun: waiting for `{shown}`: {e}"
-                    )));
-                }
-            }
-        };
-        let stdout = stdout.join().unwrap_or_default();
-        let stderr = stderr.join().unwrap_or_default();
+        let (status, stdout, stderr) = (finished.status, finished.stdout, finished.stderr);
         if !status.success() {
             return Err(PluginError::new(format!(
                 "mpirun: `{shown}` failed ({status}){}",

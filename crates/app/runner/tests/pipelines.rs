@@ -1164,6 +1164,84 @@ config = { path = "out.csv" }
     assert_eq!(written.manifest.stages[0].steps[0].notes, source.notes);
 }
 
+/// `ncu_run` through the real plugin host, without a GPU: a stand-in `ncu` (a shell script)
+/// writes the committed report of a real H100 run to its log file and runs the program, as ncu
+/// does. The tables are the report's, the command line is in the manifest, and a missing ncu is
+/// one error naming where it looked.
+#[test]
+fn ncu_run_runs_the_program_and_records_its_command() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let report =
+        repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
+    let ncu = dir.path().join("ncu");
+    std::fs::write(
+        &ncu,
+        format!(
+            "#!/bin/sh\nwhile [ \"$1\" != \"--log-file\" ]; do shift; done\ncp {} \"$2\"\nshift 2\nexec \"$@\"\n",
+            report.display()
+        ),
+    )
+    .unwrap();
+    let program = dir.path().join("matmul");
+    std::fs::write(&program, "#!/bin/sh\necho \"multiplying $*\"\n").unwrap();
+    for p in [&ncu, &program] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let pipeline = |ncu: &str| {
+        format!(
+            "[pipeline]\nname = \"ncu-run\"\n\n[sources.prof]\nplugin = \"cuda_profiler\"\ncollector = \"ncu_run\"\n\
+             config = {{ program = {:?}, args = [\"128\", \"1024\"], ncu = {ncu:?}, nsys_trace = \"no\", kernel_name = \"matmul_tiled\", log_dir = {:?} }}\n",
+            program.display().to_string(),
+            dir.path().join("kept").display().to_string()
+        )
+    };
+    std::fs::write(
+        dir.path().join("p.toml"),
+        pipeline(&ncu.display().to_string()),
+    )
+    .unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("bundle")),
+        ..RunOptions::default()
+    };
+    let outcome = run_pipeline(&dir.path().join("p.toml"), &options, &mut Quiet).unwrap();
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    assert_eq!(
+        table(&bundle, "prof.runs").num_rows(),
+        11,
+        "one launch per matrix order"
+    );
+    assert!(table(&bundle, "prof.counters").num_rows() > 11 * 5);
+    let notes = &outcome.manifest.stages[0].steps[0].notes;
+    assert!(
+        notes.iter().any(|n| n.starts_with("command: ")
+            && n.contains(" --csv --page raw --metrics gpu__time_duration.sum,")
+            && n.contains("--kernel-name matmul_tiled")
+            && n.ends_with(" 128 1024")),
+        "{notes:?}"
+    );
+    let kept = dir.path().join("kept");
+    assert_eq!(
+        std::fs::read_to_string(kept.join("program-output.txt")).unwrap(),
+        "multiplying 128 1024\n"
+    );
+    assert!(kept.join("ncu.csv").is_file() && kept.join("command.txt").is_file());
+
+    // No ncu where it was said to be: one error at validation, no bundle.
+    std::fs::write(dir.path().join("p.toml"), pipeline("/opt/nowhere/ncu")).unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("bundle2")),
+        ..RunOptions::default()
+    };
+    let e = run_pipeline(&dir.path().join("p.toml"), &options, &mut Quiet)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ncu: /opt/nowhere/ncu is not a file"), "{e}");
+    assert!(!dir.path().join("bundle2").exists());
+}
+
 /// `transfer_scores` rows: (scheme, method) -> (median, mean, coverage) in %.
 fn transfer_scores(batch: &RecordBatch) -> Vec<(String, String, f64, f64, f64)> {
     let scheme = utf8(batch, col::VALIDATION).unwrap();

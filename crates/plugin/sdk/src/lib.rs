@@ -50,6 +50,7 @@ mod config;
 pub mod formats;
 mod input;
 mod output;
+pub mod process;
 #[doc(hidden)]
 pub mod runtime;
 pub mod testing;
