@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::RecordBatch;
 use serde_json::{Map, Value};
+use yosoku_bundle::manifest::{
+    InputFile, Manifest, PipelineRecord, StageRecord, StepRecord, TableRecord,
+};
 use yosoku_models::observations::normalize::pivot_counters;
 use yosoku_models::transfer::data::counter;
 use yosoku_models::transfer::predict::{Prediction, WAVE_SCALING, predict};
@@ -18,6 +21,7 @@ use yosoku_models::transfer::{GpuSpec, Measurements};
 use yosoku_plugin_host::PluginHost;
 use yosoku_tables::access::{float64, utf8};
 use yosoku_tables::col;
+use yosoku_tables::rows::{PredictionRow, predictions_batch};
 
 use crate::devices;
 
@@ -25,9 +29,10 @@ use crate::devices;
 #[derive(Debug, clap::Args)]
 pub struct Question {
     /// The profile file (or directory, for rocprof), or a result bundle whose source holds the
-    /// launches (its `observations`, or its `runs` and `counters`).
-    #[arg(long, value_name = "FILE")]
-    pub profile: PathBuf,
+    /// launches (its `observations`, or its `runs` and `counters`). Repeatable for a collector
+    /// that reads several files at once (gpuperfpredict): all of one GPU.
+    #[arg(long, value_name = "FILE", required = true)]
+    pub profile: Vec<PathBuf>,
     /// The source of a bundle `--profile` to read, where it has several.
     #[arg(long, value_name = "NAME")]
     pub source: Option<String>,
@@ -59,29 +64,50 @@ pub struct Question {
     /// Extra plugin directory or library, searched first (repeatable).
     #[arg(long = "plugin-path", value_name = "PATH")]
     pub plugin_path: Vec<PathBuf>,
+    /// Also write the forecast as a result bundle in DIR (a `forecast.predictions` table: the
+    /// model's answer and wave scaling's for every launch), to compare with a measurement taken
+    /// later (pipelines/gpu-forecast.toml).
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+}
+
+impl Question {
+    /// The profile paths as the messages name them.
+    fn profile_text(&self) -> String {
+        self.profile
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 /// The profile's launches as an `observations` table: a bundle's source, or imported by the
 /// named collector.
 fn import_profile(q: &Question) -> Result<RecordBatch> {
-    if q.profile.join(yosoku_bundle::MANIFEST_FILE).is_file() {
-        let tables = bundle_source(&q.profile, q.source.as_deref())?;
+    if let [one] = q.profile.as_slice()
+        && one.join(yosoku_bundle::MANIFEST_FILE).is_file()
+    {
+        let tables = bundle_source(one, q.source.as_deref())?;
         return launches(q, tables.iter().map(|(n, b)| (n.as_str(), b)));
     }
     if q.source.is_some() {
         bail!(
             "--source names a bundle's source; {} is not a bundle",
-            q.profile.display()
+            q.profile_text()
         );
     }
     let host = PluginHost::new(PluginHost::default_search_path(&q.plugin_path));
     let plugin = host.find(&q.plugin)?;
-    let path = std::path::absolute(&q.profile)
-        .with_context(|| format!("{}: cannot resolve the path", q.profile.display()))?;
-    if !path.exists() {
-        bail!("{}: no such profile file or directory", q.profile.display());
+    let mut paths = Vec::new();
+    for p in &q.profile {
+        let path = std::path::absolute(p)
+            .with_context(|| format!("{}: cannot resolve the path", p.display()))?;
+        if !path.exists() {
+            bail!("{}: no such profile file or directory", p.display());
+        }
+        paths.push(Value::String(path.display().to_string()));
     }
-    let path = Value::String(path.display().to_string());
     let mut config = Map::new();
     // The collector's input key: a list of paths (`paths`) or one (`path`).
     let info = plugin
@@ -91,9 +117,15 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
         .find(|c| c.name == q.collector);
     let takes_list = info.is_some_and(|c| c.config.iter().any(|k| k.key == "paths"));
     if takes_list {
-        config.insert("paths".into(), Value::Array(vec![path]));
+        config.insert("paths".into(), Value::Array(paths));
+    } else if let [path] = paths.as_slice() {
+        config.insert("path".into(), path.clone());
     } else {
-        config.insert("path".into(), path);
+        bail!(
+            "collector `{}` reads one file: give one --profile, not {}",
+            q.collector,
+            paths.len()
+        );
     }
     if !q.variants.is_empty() {
         let variants = q.variants.iter().cloned().map(Value::String).collect();
@@ -176,16 +208,13 @@ fn launches<'a>(
                 .collect();
             Ok(
                 pivot_counters(runs, counters, Some(&present)).with_context(|| {
-                    format!(
-                        "{}: its counters as one row per launch",
-                        q.profile.display()
-                    )
+                    format!("{}: its counters as one row per launch", q.profile_text())
                 })?,
             )
         }
         _ => bail!(
             "{}: no `observations` and no `runs` and `counters` tables (collector `{}`)",
-            q.profile.display(),
+            q.profile_text(),
             q.collector
         ),
     }
@@ -407,7 +436,7 @@ pub fn run(q: &Question) -> Result<String> {
         .with_context(|| format!("{}: table `{}`", q.model.display(), model.name))?;
     let observations = import_profile(q)?;
     let profile = Measurements::from_profile(&observations, &catalogue)
-        .with_context(|| format!("profile {}", q.profile.display()))?;
+        .with_context(|| format!("profile {}", q.profile_text()))?;
     let p = predict(
         &training,
         &profile,
@@ -418,7 +447,7 @@ pub fn run(q: &Question) -> Result<String> {
     if p.answers.is_empty() {
         bail!(
             "profile {}: no launch could be predicted ({})",
-            q.profile.display(),
+            q.profile_text(),
             profile.left_out.join("; ")
         );
     }
@@ -436,5 +465,130 @@ pub fn run(q: &Question) -> Result<String> {
         .iter()
         .map(|r| r.unwrap_or_default().to_owned())
         .collect();
+    if let Some(dir) = &q.save {
+        save_forecast(dir, q, &p, &run_ids)?;
+    }
     Ok(render(&p, &labels(&p, &run_ids), &model.name, &figures))
+}
+
+/// The model and the validation column of a forecast's rows.
+const FORECAST_VALIDATION: &str = "forecast";
+
+/// Writes the forecast bundle: one `forecast.predictions` row per launch and model (the answer,
+/// and wave scaling beside), no measured time (the target has none yet), the profile and the
+/// model bundle in the manifest's inputs.
+fn save_forecast(dir: &Path, q: &Question, p: &Prediction, run_ids: &[String]) -> Result<()> {
+    const TABLE: &str = "forecast.predictions";
+    let mut rows = Vec::new();
+    for a in &p.answers {
+        let run_id = run_ids.get(a.row).cloned();
+        let flags = (!a.warnings.is_empty()).then(|| a.warnings.join("; "));
+        let row = |model: String, secs: f64, interval: (f64, f64)| PredictionRow {
+            model,
+            device: p.target.clone(),
+            program: a.kernel.clone(),
+            variant: a.variant.clone(),
+            phase: "kernel".to_owned(),
+            repetitions: 1,
+            predicted_secs: secs,
+            measured_secs: None,
+            error_pct: None,
+            flags: flags.clone(),
+            run_id: run_id.clone(),
+            model_group: Some(p.profile_gpu.clone()),
+            validation: Some(FORECAST_VALIDATION.to_owned()),
+            held_out: Some(p.target.clone()),
+            interval_secs: interval.0.is_finite().then_some(interval),
+        };
+        // The methods' names of `transfer_scores`.
+        let name = if a.model == WAVE_SCALING {
+            "wave_scaling".to_owned()
+        } else {
+            format!("transfer_ridge ({})", a.model)
+        };
+        rows.push(row(name, a.predicted_secs, a.interval_secs));
+        if a.model != WAVE_SCALING {
+            rows.push(row(
+                "wave_scaling".to_owned(),
+                a.wave_scaling_secs,
+                a.wave_scaling_interval_secs,
+            ));
+        }
+    }
+    let batch = predictions_batch(&rows)?;
+    let mut inputs = Vec::new();
+    for path in q
+        .profile
+        .iter()
+        .chain(std::iter::once(&q.model.join(yosoku_bundle::MANIFEST_FILE)))
+    {
+        let (size, sha) = yosoku_runner::hash_file(path)
+            .with_context(|| format!("{}: cannot read it to hash it", path.display()))?;
+        inputs.push(InputFile {
+            source: if path.starts_with(&q.model) {
+                "model".to_owned()
+            } else {
+                "profile".to_owned()
+            },
+            key: "path".to_owned(),
+            path: path.display().to_string(),
+            sha256: sha,
+            size_bytes: size,
+        });
+    }
+    let kernels: std::collections::BTreeSet<&str> =
+        p.answers.iter().map(|a| a.kernel.as_str()).collect();
+    let manifest = Manifest {
+        format: yosoku_bundle::manifest::FORMAT.to_owned(),
+        format_version: yosoku_bundle::manifest::FORMAT_VERSION,
+        yosoku_version: env!("CARGO_PKG_VERSION").to_owned(),
+        pipeline: PipelineRecord {
+            name: "forecast".to_owned(),
+            description: format!(
+                "Forecast of {} launch(es) of {} on {}, from their profile on {}, by the model of {} (training GPUs: {}), {} % intervals",
+                p.answers.len(),
+                kernels.into_iter().collect::<Vec<_>>().join(", "),
+                p.target,
+                p.profile_gpu,
+                q.model.display(),
+                p.training_gpus.join(", "),
+                p.level * 100.0
+            ),
+            spec_path: String::new(),
+            spec_sha256: String::new(),
+        },
+        created_unix_secs: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        total_wall_secs: 0.0,
+        inputs,
+        plugins: Vec::new(),
+        stages: vec![StageRecord {
+            stage: "validate".to_owned(),
+            wall_secs: 0.0,
+            steps: vec![StepRecord {
+                id: "forecast".to_owned(),
+                kind: "yosoku predict".to_owned(),
+                wall_secs: 0.0,
+                inputs: Vec::new(),
+                tables: vec![TABLE.to_owned()],
+                figures: Vec::new(),
+                notes: p.notes.clone(),
+            }],
+        }],
+        tables: vec![TableRecord {
+            name: TABLE.to_owned(),
+            file: format!(
+                "{}/{}",
+                yosoku_bundle::TABLES_DIR,
+                yosoku_bundle::table_file_name(TABLE)
+            ),
+            kind: Some("predictions".to_owned()),
+            rows: batch.num_rows() as u64,
+        }],
+        traces: Vec::new(),
+        scoreboard: Vec::new(),
+    };
+    yosoku_bundle::fs::write_bundle(dir, &manifest, &[(TABLE.to_owned(), batch)])
+        .with_context(|| format!("--save {}", dir.display()))
 }

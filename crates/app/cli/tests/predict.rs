@@ -406,3 +406,88 @@ fn an_opencl_run_without_instruction_counts_is_answered_by_wave_scaling_and_chec
         errors.len()
     );
 }
+
+/// A forecast kept for a later measurement: two profile files of one GPU (the gpuperfpredict
+/// collector reads several), `--save` writing a bundle with the model's answer and wave
+/// scaling's for every launch, no measured time, the inputs hashed in its manifest.
+#[test]
+fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = model(dir.path());
+    let data = repo().join("pipelines/data/gpuperfpredict");
+    let (a, b) = (
+        data.join("bpnn_layerforward_CUDA-TitanX.csv.gz"),
+        data.join("bpnn_adjust_weights_cuda-TitanX.csv.gz"),
+    );
+    let saved = dir.path().join("forecast");
+    let out = yosoku(&[
+        "predict",
+        "--collector",
+        "gpuperfpredict",
+        "--profile",
+        a.to_str().unwrap(),
+        "--profile",
+        b.to_str().unwrap(),
+        "--on",
+        "H100",
+        "--model",
+        bundle.to_str().unwrap(),
+        "--save",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .starts_with("GeForce GTX TITAN X -> NVIDIA H100 80GB HBM3: 114 launch(es)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let forecast = yosoku_bundle::fs::read_bundle(&saved).unwrap();
+    let p = forecast.table("forecast.predictions").unwrap();
+    assert_eq!(
+        p.num_rows(),
+        2 * 114,
+        "the model's answer and wave scaling's per launch"
+    );
+    let col = |name: &str| {
+        let a = p.column_by_name(name).unwrap();
+        let t = yosoku_tables::text::Text::new(a.as_ref()).unwrap();
+        (0..p.num_rows())
+            .map(|i| t.value(i).to_owned())
+            .collect::<Vec<_>>()
+    };
+    let models = col("model");
+    assert_eq!(models[0], "transfer_ridge (across architectures)");
+    assert_eq!(models[1], "wave_scaling");
+    assert!(col("validation").iter().all(|v| v == "forecast"));
+    assert!(col("held_out").iter().all(|v| v == "NVIDIA H100 80GB HBM3"));
+    assert_eq!(
+        p.column_by_name("measured_secs").unwrap().null_count(),
+        p.num_rows()
+    );
+    let inputs = &forecast.manifest.inputs;
+    assert_eq!(
+        inputs.len(),
+        3,
+        "two profile files and the model's manifest"
+    );
+    assert!(inputs.iter().all(|i| i.sha256.len() == 64));
+    // A collector that reads one file refuses two.
+    let out = yosoku(&[
+        "predict",
+        "--profile",
+        a.to_str().unwrap(),
+        "--profile",
+        b.to_str().unwrap(),
+        "--on",
+        "H100",
+        "--model",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("collector `ncu` reads one file: give one --profile, not 2"),
+        "{}",
+        text(&out.stderr)
+    );
+}

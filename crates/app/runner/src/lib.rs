@@ -201,7 +201,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// The size and SHA-256 of a file, read once in blocks.
-fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
+pub fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
     let mut file = std::fs::File::open(path)?;
     let mut hasher = Sha256::new();
     let size = std::io::copy(&mut file, &mut hasher)?;

@@ -66,6 +66,10 @@ pub struct Answer {
     pub nearest: Vec<(String, f64)>,
     /// What makes the answer less certain: said, with the wider interval.
     pub warnings: Vec<String>,
+    /// Habitat's wave scaling of the same launch, beside the answer (the no-fit baseline), with
+    /// the interval of its errors between the training GPUs.
+    pub wave_scaling_secs: f64,
+    pub wave_scaling_interval_secs: (f64, f64),
 }
 
 /// Everything `yosoku predict` prints.
@@ -315,16 +319,14 @@ pub fn predict(
         .iter()
         .filter(|c| c.work.warp_instructions.is_nan())
         .count();
-    let wave_width = if uncounted > 0 {
+    let wave_residuals = wave_scaling_residuals(&training, same);
+    let wave_width = conformal_half_width(wave_residuals.clone(), level)
+        .zip(conformal_half_width(wave_residuals, WIDE_LEVEL));
+    if uncounted > 0 {
         notes.push(format!(
             "{uncounted} launch(es) of the profile have no instruction count (an OpenCL run's computed counters, say): wave scaling answers them from their FLOPs and the bytes they move, with the interval of its errors between the training GPUs"
         ));
-        let residuals = wave_scaling_residuals(&training, same);
-        conformal_half_width(residuals.clone(), level)
-            .zip(conformal_half_width(residuals, WIDE_LEVEL))
-    } else {
-        None
-    };
+    }
     let mut answers = Vec::new();
     for cell in &profile.cells {
         let one = [Source {
@@ -350,6 +352,13 @@ pub fn predict(
         };
         let warnings = neighbourhood.outside(&cell.work, source_gpu);
         let h = if warnings.is_empty() { width } else { wide };
+        let wave = wave_scaling(cell.secs, &cell.work, source_gpu, target);
+        let wave_h = wave_width.map_or(
+            f64::NAN,
+            |(w, wide)| {
+                if warnings.is_empty() { w } else { wide }
+            },
+        );
         answers.push(Answer {
             row: cell.row,
             kernel: profile.kernels[cell.kernel].clone(),
@@ -367,6 +376,8 @@ pub fn predict(
                 Vec::new()
             },
             warnings,
+            wave_scaling_secs: wave,
+            wave_scaling_interval_secs: (wave * (-wave_h).exp(), wave * wave_h.exp()),
         });
     }
     Ok(Prediction {
