@@ -491,3 +491,45 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
         text(&out.stderr)
     );
 }
+
+/// The forecasts committed before any measurement (pipelines/data/gpu-forecast): of the
+/// committed profile files (their SHA-256 in the manifest), no measured time in them.
+#[test]
+fn the_committed_forecasts_are_of_the_committed_profiles() {
+    for (dir, target) in [
+        ("forecast-h100", "NVIDIA H100 80GB HBM3"),
+        ("forecast-h200", "NVIDIA H200"),
+    ] {
+        let path = repo().join("pipelines/data/gpu-forecast").join(dir);
+        let forecast = yosoku_bundle::fs::read_bundle(&path).unwrap();
+        let p = forecast.table("forecast.predictions").unwrap();
+        assert_eq!(p.num_rows(), 2 * 2629, "{dir}");
+        assert_eq!(
+            p.column_by_name("measured_secs").unwrap().null_count(),
+            p.num_rows()
+        );
+        let held_out = p.column_by_name("held_out").unwrap();
+        let held_out = yosoku_tables::text::Text::new(held_out.as_ref()).unwrap();
+        assert!(
+            (0..p.num_rows()).all(|i| held_out.value(i) == target),
+            "{dir}"
+        );
+        let profiles: Vec<_> = forecast
+            .manifest
+            .inputs
+            .iter()
+            .filter(|i| i.source == "profile")
+            .collect();
+        assert_eq!(profiles.len(), 5, "{dir}");
+        for input in profiles {
+            let (size, sha) = yosoku_runner::hash_file(&repo().join(&input.path)).unwrap();
+            assert_eq!(
+                (size, sha.as_str()),
+                (input.size_bytes, input.sha256.as_str()),
+                "{}",
+                input.path
+            );
+            assert!(input.path.ends_with("-TitanX.csv.gz"), "{}", input.path);
+        }
+    }
+}
