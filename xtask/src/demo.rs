@@ -267,6 +267,9 @@ pub fn demo(args: &[String]) -> Result<()> {
         bail!("yosoku scoreboard failed ({status})");
     }
     let first_secs = started.elapsed().as_secs_f64();
+    if let Err(e) = mpi_intervals() {
+        println!("\n(the MPI intervals could not be shown: {e:#})");
+    }
     if runs.iter().any(|r| r.name == "mpi-scaling")
         && let Err(e) = scaling_headline()
     {
@@ -316,6 +319,18 @@ fn field<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
         .map_or("", |(_, v)| v.as_str())
 }
 
+/// `yosoku export BUNDLE --format csv -o DIR`.
+fn export_csv(bundle: &Path, dir: &Path) -> Result<String> {
+    yosoku(&[
+        "export".as_ref(),
+        bundle.as_os_str(),
+        "--format".as_ref(),
+        "csv".as_ref(),
+        "-o".as_ref(),
+        dir.as_os_str(),
+    ])
+}
+
 fn yosoku(args: &[&std::ffi::OsStr]) -> Result<String> {
     let out = Command::new(yosoku_binary())
         .current_dir(repo_root())
@@ -328,6 +343,122 @@ fn yosoku(args: &[&std::ffi::OsStr]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The real-application MPI sets and the steps of the method on them (one reduced run each;
+/// ablations and baselines left out).
+const MPI_SETS: &[(&str, &[&str])] = &[
+    ("mpi-homogeneous", &["simplified"]),
+    ("mpi-heterogeneous", &["simplified"]),
+    (
+        "mpi-meep",
+        &["repeat_1", "repeat_2", "repeat_3", "repeat_4", "repeat_5"],
+    ),
+    (
+        "mpi-cp2k",
+        &["repeat_1", "repeat_2", "repeat_3", "repeat_4", "repeat_5"],
+    ),
+];
+
+/// The sets with five repeats: one reduced run (the default run-to-run prior), and three and
+/// five together (issue 41, item 2).
+const MPI_COMBINED: &[&str] = &["mpi-meep", "mpi-cp2k"];
+
+/// How well the MPI predictions' 95 % intervals cover the full runs' mean (issue 41, item 1):
+/// per set, the predictions, how many intervals hold the measured mean, the median half-width
+/// and the median |error|, from the demo's bundles.
+pub(crate) fn mpi_intervals() -> Result<()> {
+    let tmp = target_dir().join("demo-mpi-intervals");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    };
+    let (mut all_in, mut all_n, mut all_half) = (0, 0, Vec::new());
+    let (mut lines, mut combined) = (Vec::new(), Vec::new());
+    for (set, steps) in MPI_SETS {
+        let bundle = repo_root().join("results").join(set);
+        if !bundle.join("manifest.json").is_file() {
+            continue;
+        }
+        let csv = tmp.join(set);
+        export_csv(&bundle, &csv)?;
+        // (predicted, measured, interval) of a step's run row.
+        let run_of = |step: &str| -> Result<(f64, f64, f64, f64)> {
+            let rows = csv_rows(&csv.join(format!("{step}.predictions.csv")))?;
+            let run = rows
+                .iter()
+                .find(|r| field(r, "variant") == "run")
+                .with_context(|| format!("{set}: no run prediction in step {step}"))?;
+            let num = |k: &str| field(run, k).parse::<f64>().unwrap_or(f64::NAN);
+            Ok((
+                num("predicted_secs"),
+                num("measured_secs"),
+                num("interval_low_secs"),
+                num("interval_high_secs"),
+            ))
+        };
+        let (mut inside, mut halves, mut errors) = (0, Vec::new(), Vec::new());
+        for step in *steps {
+            let (p, m, lo, hi) = run_of(step)?;
+            if (lo..=hi).contains(&m) {
+                inside += 1;
+            }
+            halves.push(100.0 * (hi - lo) / 2.0 / p);
+            errors.push((100.0 * (p - m) / m).abs());
+        }
+        if MPI_COMBINED.contains(set) {
+            for (label, step) in [
+                ("k = 1, no repeats (default +-5 %)", "one_run"),
+                ("k = 3 combined", "combined_3"),
+                ("k = 5 combined", "combined_5"),
+            ] {
+                let (p, m, lo, hi) = run_of(step)?;
+                combined.push(format!(
+                    "  {set:<18} {label:<34} error {:+.1} %, half-width {:.1} %, {}",
+                    100.0 * (p - m) / m,
+                    100.0 * (hi - lo) / 2.0 / p,
+                    if (lo..=hi).contains(&m) {
+                        "holds the mean"
+                    } else {
+                        "misses the mean"
+                    }
+                ));
+            }
+        }
+        lines.push(format!(
+            "  {set:<18} {inside} of {} intervals hold the full runs' mean; median half-width {:.1} %, median |error| {:.1} %",
+            steps.len(),
+            median(halves.clone()),
+            median(errors)
+        ));
+        all_in += inside;
+        all_n += steps.len();
+        all_half.extend(halves);
+    }
+    if all_n > 0 {
+        println!(
+            "\nMPI predictions of real applications (docs/methods.md section 3): {all_in} of {all_n} 95 % intervals ({:.0} %) hold the full runs' mean, median half-width {:.1} % of the prediction",
+            100.0 * all_in as f64 / all_n as f64,
+            median(all_half)
+        );
+        for l in lines {
+            println!("{l}");
+        }
+        println!("  from several reduced runs (pipelines' one_run, combined_3, combined_5):");
+        for l in combined {
+            println!("{l}");
+        }
+    }
+    Ok(())
+}
+
 /// The scaling pipeline's headline: the solver's main call path (the one that takes most of
 /// the time), its model, its prediction of the held-out largest configuration beside the
 /// measured runs, and how many of the bundle's models Extra-P (installed into target/ when
@@ -338,14 +469,7 @@ fn scaling_headline() -> Result<()> {
     std::fs::create_dir_all(&tmp)?;
     let bundle = repo_root().join("results/mpi-scaling");
     let csv = tmp.join("csv");
-    yosoku(&[
-        "export".as_ref(),
-        bundle.as_os_str(),
-        "--format".as_ref(),
-        "csv".as_ref(),
-        "-o".as_ref(),
-        csv.as_os_str(),
-    ])?;
+    export_csv(&bundle, &csv)?;
     let models = csv_rows(&csv.join("himeno_scaling.scaling_models.csv"))?;
     let predictions = csv_rows(&csv.join("himeno_scaling.predictions.csv"))?;
     // Call paths come largest first, after the whole run.

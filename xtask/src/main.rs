@@ -115,6 +115,8 @@ cargo xtask <command>
                        ranks (oversubscribed past the cores), N times each (default 3), logs
                        gzipped into DIR (default target/mpi-experiment/scaling/data/mpi-scaling),
                        then pipelines/mpi-scaling.toml on them
+  mpi-intervals        how often the MPI predictions' 95 % intervals hold the full runs' mean, per
+                       real-application set, from the bundles in results/ (cargo xtask demo first)
   mpi-multinode        himeno_mpi on 2 hosts x 2 ranks through the mpi_timer plugin's run collector:
                        two network namespaces joined by a veth pair, Open MPI reaching the second
                        through a launch agent (as ssh on a cluster); then a hostfile naming an
@@ -193,6 +195,7 @@ fn run() -> Result<()> {
         }
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("mpi-multinode") => mpi_multinode::run(&args[1..]),
+        Some("mpi-intervals") => demo::mpi_intervals(),
         Some("bench-mpi") => mpi::bench(),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("cuda-trace-check") => cuda_trace::check(),

@@ -223,7 +223,7 @@ fn keep_repeats(text: &str, repeats: u32) -> String {
     if repeats < 2 {
         out = out
             .lines()
-            .filter(|l| !l.starts_with("warmup_from = "))
+            .filter(|l| !l.starts_with("repeats = "))
             .collect::<Vec<_>>()
             .join("\n")
             + "\n";
@@ -306,10 +306,10 @@ mod tests {
         let text = std::fs::read_to_string(repo_root().join("pipelines/mpi-meep.toml")).unwrap();
         let two = keep_repeats(&text, 2);
         assert!(!two.contains("reduced_3"), "{two}");
-        assert!(two.contains("warmup_from = [\"reduced_1.mpi_blocks\", \"reduced_2.mpi_blocks\"]"));
+        assert!(two.contains("repeats = [\"reduced_1.mpi_blocks\", \"reduced_2.mpi_blocks\"]"));
         let one = keep_repeats(&text, 1);
         assert!(
-            !one.contains("warmup_from = ") && !one.contains("reduced_2"),
+            !one.contains("repeats = ") && !one.contains("reduced_2"),
             "{one}"
         );
         assert!(one.contains("id = \"repeat_1\""));

@@ -986,30 +986,35 @@ fn report_row(report: &RecordBatch, row_label: &str) -> Vec<(String, f64)> {
 #[test]
 fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups() {
     // Real MPI programs from Debian that none of us wrote (data/mpi-apps/SOURCES.md): meep (FDTD,
-    // C++) and CP2K (Fortran, an SCF of varying length in every MD step); three reduced runs each
-    // predict the full run, measured three times.
-    for (pipeline, worst_error, warmup) in
-        [("mpi-meep.toml", 6.0, 1.0), ("mpi-cp2k.toml", 8.0, 0.0)]
-    {
+    // C++) and CP2K (Fortran, an SCF of varying length in every MD step); five reduced runs each
+    // predict the full run, measured five times.
+    for pipeline in ["mpi-meep.toml", "mpi-cp2k.toml"] {
         let (_dir, bundle) = run(pipeline);
         check_golden(&bundle);
-        for repeat in 1..=3 {
+        let mut warmups = Vec::new();
+        for repeat in 1..=5 {
             let step = format!("repeat_{repeat}");
             let rows = mpi_predictions(table(&bundle, &format!("{step}.predictions")));
             let error = run_error(&rows, "run");
             let naive = run_error(&rows, "run (naive scaling)");
             // Scaling the reduced run's time is far off (setup is most of a short run); the
-            // prediction is within a few percent of the full runs' mean.
-            assert!(error.abs() < worst_error, "{pipeline} {step}: {error} %");
+            // prediction is within the full runs' spread of their mean.
+            assert!(error.abs() < 15.0, "{pipeline} {step}: {error} %");
             assert!(naive > 100.0, "{pipeline} {step}: naive {naive} %");
             let run = report_row(
                 table(&bundle, &format!("{step}.report")),
                 "run (slowest rank)",
             );
             let get = |name: &str| run.iter().find(|(c, _)| c == name).map(|(_, v)| *v);
-            assert_eq!(get("measured repeats"), Some(3.0), "{pipeline}");
+            assert_eq!(get("measured repeats"), Some(5.0), "{pipeline}");
             assert!(get("spread %").is_some_and(|s| s > 0.0), "{pipeline}");
-            assert!(get("+- s (95 %)").is_some_and(|s| s > 0.0), "{pipeline}");
+            // The interval carries the repeats' run-to-run spread: it holds the full runs' mean.
+            let (predicted, measured) = (get("predicted s").unwrap(), get("measured s").unwrap());
+            let half = get("+- s (95 %)").unwrap();
+            assert!(
+                (measured - predicted).abs() <= half,
+                "{pipeline} {step}: {predicted} +- {half} s, measured {measured} s"
+            );
             // The same warm-up on every repeat of the reduced run.
             for rank in ["rank 0", "rank 1"] {
                 let rank_row = report_row(table(&bundle, &format!("{step}.report")), rank);
@@ -1017,9 +1022,22 @@ fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups
                     .iter()
                     .find(|(c, _)| c == "warm-up excluded")
                     .map(|(_, v)| *v);
-                assert_eq!(w, Some(warmup), "{pipeline} {step} {rank}");
+                warmups.push((rank, w));
             }
         }
+        for (rank, w) in &warmups {
+            let first = warmups.iter().find(|(r, _)| r == rank).unwrap().1;
+            assert_eq!(*w, first, "{pipeline} {rank}: {warmups:?}");
+        }
+        // Five repeats together: their mean, with a narrower interval than one repeat's.
+        let width = |step: &str| {
+            let batch = table(&bundle, &format!("{step}.predictions"));
+            let rows = yosoku_tables::rows::read_predictions("p", batch).unwrap();
+            let run = rows.iter().find(|p| &*p.variant == "run").unwrap();
+            let (lo, hi) = run.interval_secs.unwrap();
+            (hi - lo) / run.predicted_secs
+        };
+        assert!(width("combined_5") < width("repeat_1"), "{pipeline}");
     }
 }
 

@@ -70,6 +70,93 @@ pub struct MpiSpec {
     pub trend: Trend,
     /// The paper's figure for this setting, printed beside ours in the report.
     pub published: Option<String>,
+    /// The run-to-run variation the interval carries beside the reduced run's own noise.
+    pub run_to_run: RunToRun,
+}
+
+/// The 95 % half-width, in percent of the prediction, that a prediction's interval carries for
+/// run-to-run variation when there are no repeats to measure it on: a prior, not a fit. A
+/// dedicated node's repeats of an MPI run typically differ by a few percent; a shared machine's
+/// by more (set `run_to_run_pct`).
+pub const DEFAULT_RUN_TO_RUN_PCT: f64 = 5.0;
+
+/// The run-to-run variation a prediction's interval carries beside the reduced run's own
+/// iteration-to-iteration noise (which is all the published method's interval has): two runs
+/// of one input on one machine differ by more than their iterations do (docs/methods.md,
+/// section 3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RunToRun {
+    /// Measured on repeats of the reduced run: the sample standard deviation of the repeats'
+    /// predictions of the same run over their mean; `floor_pct` (the user's) bounds it below.
+    Repeats {
+        relative_sd: f64,
+        repeats: usize,
+        floor_pct: Option<f64>,
+    },
+    /// A 95 % half-width in percent of the prediction: the user's (`run_to_run_pct`) or
+    /// [`DEFAULT_RUN_TO_RUN_PCT`].
+    Floor { pct: f64, user: bool },
+    /// The reduced run's own noise only (the published method).
+    Off,
+}
+
+impl RunToRun {
+    /// The 95 % half-width it adds, relative to the prediction, for a prediction that is the
+    /// mean of `combined` repeats' (1: one reduced run's).
+    pub fn relative_half(&self, combined: usize) -> f64 {
+        let k = (combined.max(1) as f64).sqrt();
+        match *self {
+            Self::Repeats {
+                relative_sd,
+                repeats,
+                floor_pct,
+            } => {
+                let t = yosoku_regression::ols::t_quantile(
+                    repeats.saturating_sub(1).max(1) as f64,
+                    0.975,
+                )
+                .unwrap_or(f64::INFINITY);
+                (t * relative_sd / k).max(floor_pct.unwrap_or(0.0) / 100.0 / k)
+            }
+            Self::Floor { pct, .. } => pct / 100.0 / k,
+            Self::Off => 0.0,
+        }
+    }
+
+    /// What the report says of it.
+    pub fn describe(&self, combined: usize) -> String {
+        let pct = 100.0 * self.relative_half(combined);
+        let of = if combined > 1 {
+            format!(", of the mean of {combined} repeats' predictions")
+        } else {
+            String::new()
+        };
+        match *self {
+            Self::Repeats {
+                relative_sd,
+                repeats,
+                floor_pct,
+            } => format!(
+                "+-{pct:.1} % run-to-run{of}: t(0.975, {}) x the {repeats} repeats' spread ({:.1} % sd of their predictions){}, beside the reduced run's own noise",
+                repeats - 1,
+                100.0 * relative_sd,
+                floor_pct.map_or(String::new(), |f| format!(
+                    ", at least run_to_run_pct = {f} %"
+                ))
+            ),
+            Self::Floor { pct: given, user } => format!(
+                "+-{pct:.1} % run-to-run{of}: {} (no repeats of the reduced run to measure it on), beside the reduced run's own noise",
+                if user {
+                    format!("run_to_run_pct = {given} %, the user's")
+                } else {
+                    format!("the default {given} % (no repeats given; run_to_run_pct sets it)")
+                }
+            ),
+            Self::Off => {
+                "the reduced run's own noise only (run-to-run variation left out)".to_owned()
+            }
+        }
+    }
 }
 
 /// One execution of a block.
@@ -657,6 +744,7 @@ fn error_pct(predicted: f64, measured: Option<f64>) -> Option<f64> {
 
 /// Per-rank compute and communication predictions from (possibly different) runs, compared
 /// with a measured full run, as tables.
+#[allow(clippy::too_many_arguments)] // each a different part of the prediction
 fn rank_tables(
     spec: &MpiSpec,
     method: &str,
@@ -664,11 +752,13 @@ fn rank_tables(
     compute: &BTreeMap<i32, RankPrediction>,
     communication: &BTreeMap<i32, RankPrediction>,
     measured: Option<&MeasuredRun>,
+    combined: usize,
 ) -> Result<MpiPrediction, ModelError> {
     check_same_configuration(reduced_run, compute, communication, measured)?;
     let program = measured.map_or(reduced_run, |m| m.id.as_str());
     let mut tables = RankTables {
         spec,
+        combined,
         title: format!("{}: per-rank prediction, {method}", spec.model),
         program,
         rows: Vec::new(),
@@ -697,18 +787,72 @@ fn rank_tables(
             measured_slowest = Some(measured_slowest.map_or(t, |s: f64| s.max(t)));
         }
     }
-    let Some(slowest) = slowest else {
+    let Some(mut slowest) = slowest else {
         return Err(ModelError::invalid(format!(
             "the reduced run `{reduced_run}` has no ranks"
         )));
     };
+    let polling = polling_loop(compute);
+    if polling.is_some() {
+        let flags = [slowest.flags.take(), Some(POLLING_FLAG.to_owned())];
+        slowest.flags = crate::join_flags(&flags.into_iter().flatten().collect::<Vec<_>>());
+    }
     tables.run(&slowest, compute, measured, measured_slowest);
+    if let Some(note) = polling {
+        tables.cells.push(ReportCell::text(
+            &tables.title,
+            "run (slowest rank)",
+            "repeating unit",
+            note,
+        ));
+    }
     let block_rows = block_rows(reduced_run, compute, communication);
     Ok(MpiPrediction {
         predictions: predictions_batch(&tables.rows)?,
         block_predictions: block_batch(&spec.model, &block_rows)?,
         report: report_batch(&tables.cells)?,
     })
+}
+
+/// The run row's flag when the repeating unit looks like a polling loop.
+pub const POLLING_FLAG: &str = "polling_loop?";
+
+/// Iterations shorter than this, repeated more than [`POLLING_MIN_ITERATIONS`] times, are a
+/// polling or wait loop's (`MPI_Test` until a message arrives), not a program step's.
+const POLLING_MAX_ITERATION_SECS: f64 = 10e-6;
+const POLLING_MIN_ITERATIONS: usize = 100_000;
+
+/// Why the repeating unit the iterations were cut at looks like a polling loop rather than a
+/// step of the program, if it does: the ranks ran different numbers of it (a step loop runs as
+/// many on every rank; a loop that waits for a message runs as long as the wait), or it is a
+/// few microseconds long and repeated hundreds of thousands of times. The hint: give `steps`
+/// or mark the iterations.
+fn polling_loop(ranks: &BTreeMap<i32, RankPrediction>) -> Option<String> {
+    let counts: Vec<(i32, usize)> = ranks.iter().map(|(r, p)| (*r, p.iterations)).collect();
+    let lo = counts.iter().map(|c| c.1).min()?;
+    let hi = counts.iter().map(|c| c.1).max()?;
+    let hint = "give `steps` (the program's own steps) to the collector and the step, or mark each step with yosoku_iteration() (plugins/mpi_timer/README.md)";
+    if hi > lo + 2.max(lo / 100) {
+        let shown: Vec<String> = counts
+            .iter()
+            .take(4)
+            .map(|(r, k)| format!("{k} on rank {r}"))
+            .collect();
+        return Some(format!(
+            "the ranks ran different numbers of the repeating unit ({}{}): a loop that runs as long as a rank waits (polling with MPI_Test or MPI_Iprobe) rather than a step of the program; {hint}",
+            shown.join(", "),
+            if counts.len() > 4 { ", ..." } else { "" }
+        ));
+    }
+    let short = ranks.values().find(|p| {
+        p.iterations > POLLING_MIN_ITERATIONS
+            && p.reduced_secs / (p.iterations as f64) < POLLING_MAX_ITERATION_SECS
+    })?;
+    Some(format!(
+        "the repeating unit ran {} times at {:.1} us each: a polling or wait loop rather than a step of the program; {hint}",
+        short.iterations,
+        1e6 * short.reduced_secs / short.iterations as f64
+    ))
 }
 
 /// The compute and communication runs, and the measured full run, are of one configuration: the
@@ -774,6 +918,8 @@ struct Slowest {
 /// The prediction rows and report cells of an MPI prediction, as they are written.
 struct RankTables<'a> {
     spec: &'a MpiSpec,
+    /// Repeats whose predictions the one made is the mean of (1: one reduced run).
+    combined: usize,
     title: String,
     /// The run the rows name: the measured one's id, else the reduced run's.
     program: &'a str,
@@ -823,11 +969,12 @@ impl RankTables<'_> {
     ) -> (f64, Option<String>, f64) {
         let (compute_secs, comm_secs) = (c.secs(true), m.secs(false));
         let total = compute_secs + comm_secs;
-        let half = if std::ptr::eq(c, m) {
+        let within = if std::ptr::eq(c, m) {
             c.interval_half_secs
         } else {
             c.interval_half_secs.hypot(m.interval_half_secs)
         };
+        let half = within.hypot(self.spec.run_to_run.relative_half(self.combined) * total);
         let flags: Option<String> = crate::join_flags(&rank_flags(c, m));
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
@@ -1025,6 +1172,12 @@ impl RankTables<'_> {
             ),
             ReportCell::number(title, run_label, "predicted s", total, "s"),
             ReportCell::number(title, run_label, "+- s (95 %)", half, "s"),
+            ReportCell::text(
+                title,
+                run_label,
+                "interval",
+                self.spec.run_to_run.describe(self.combined),
+            ),
             ReportCell::number(
                 title,
                 run_label,
@@ -1195,7 +1348,160 @@ pub fn simplified(
         &predicted,
         &predicted,
         measured.as_ref(),
+        1,
     )
+}
+
+/// The predicted run time (its slowest rank's total) of each repeat of the reduced run, each
+/// predicted alone with `spec`: their spread is the run-to-run variation of a prediction.
+pub fn repeat_totals(spec: &MpiSpec, repeats: &[&RecordBatch]) -> Result<Vec<f64>, ModelError> {
+    repeats
+        .iter()
+        .enumerate()
+        .map(|(i, batch)| {
+            let role = "repeat";
+            let (id, ranks) = single_run(role, read_blocks(role, batch)?)
+                .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
+            let predicted = predict_run(role, &id, &ranks, spec)?;
+            Ok(predicted
+                .values()
+                .map(|p| p.secs(true) + p.secs(false))
+                .fold(0.0, f64::max))
+        })
+        .collect()
+}
+
+/// [`RunToRun::Repeats`] of the repeats' predicted totals (two or more), bounded below by the
+/// user's `floor_pct`.
+pub fn run_to_run_of(totals: &[f64], floor_pct: Option<f64>) -> RunToRun {
+    let n = totals.len();
+    let mean = totals.iter().sum::<f64>() / n as f64;
+    let var = totals.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n.max(2) - 1) as f64;
+    RunToRun::Repeats {
+        relative_sd: if mean > 0.0 { var.sqrt() / mean } else { 0.0 },
+        repeats: n,
+        floor_pct,
+    }
+}
+
+/// The prediction from several repeats of the reduced run together: each repeat predicted
+/// alone, then every block's predicted time averaged over the repeats, rank by rank; the
+/// interval of the mean (the within-run halves and the run-to-run variation over `sqrt(k)`).
+/// The repeats must be of one program and input: the same ranks, iterations predicted and
+/// blocks.
+pub fn combined(
+    spec: &MpiSpec,
+    repeats: &[&RecordBatch],
+    measured: Option<&RecordBatch>,
+) -> Result<MpiPrediction, ModelError> {
+    if repeats.len() < 2 {
+        return Err(ModelError::invalid(
+            "combining repeats needs two or more reduced runs".to_owned(),
+        ));
+    }
+    let mut runs = Vec::new();
+    for (i, batch) in repeats.iter().enumerate() {
+        let role = "repeat";
+        let (id, ranks) = single_run(role, read_blocks(role, batch)?)
+            .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
+        runs.push((id.clone(), predict_run(role, &id, &ranks, spec)?));
+    }
+    let (first_id, first) = &runs[0];
+    let mut mean: BTreeMap<i32, RankPrediction> = BTreeMap::new();
+    for (rank, p) in first {
+        let mut all = vec![p];
+        for (id, other) in &runs[1..] {
+            let Some(q) = other.get(rank) else {
+                return Err(ModelError::invalid(format!(
+                    "repeats `{first_id}` and `{id}` differ: rank {rank} is in one only (repeats have one rank count)"
+                )));
+            };
+            if q.full_iterations != p.full_iterations {
+                return Err(ModelError::invalid(format!(
+                    "repeats `{first_id}` and `{id}` differ: rank {rank} is predicted {} iterations from one, {} from the other (repeats are of one input)",
+                    p.full_iterations, q.full_iterations
+                )));
+            }
+            let keys = |r: &RankPrediction| -> Vec<(String, bool)> {
+                let mut k: Vec<(String, bool)> = r
+                    .blocks
+                    .iter()
+                    .map(|b| (b.block.clone(), b.compute))
+                    .collect();
+                k.sort();
+                k
+            };
+            let (a, b) = (keys(p), keys(q));
+            if a != b {
+                let differs = a
+                    .iter()
+                    .find(|k| !b.contains(k))
+                    .or_else(|| b.iter().find(|k| !a.contains(k)))
+                    .map_or_else(String::new, |k| format!(" (block `{}`)", k.0));
+                return Err(ModelError::invalid(format!(
+                    "repeats `{first_id}` and `{id}` differ: rank {rank}'s blocks are not the same{differs}; repeats are runs of one program and input"
+                )));
+            }
+            all.push(q);
+        }
+        mean.insert(*rank, mean_rank(&all));
+    }
+    if let Some((id, other)) = runs[1..].iter().find(|(_, o)| o.len() != first.len()) {
+        return Err(ModelError::invalid(format!(
+            "repeats `{first_id}` and `{id}` differ: {} and {} ranks (repeats have one rank count)",
+            first.len(),
+            other.len()
+        )));
+    }
+    let measured = measured_run(measured)?;
+    let ids: Vec<&str> = runs.iter().map(|(id, _)| id.as_str()).collect();
+    rank_tables(
+        spec,
+        &format!("the mean of {} repeats' predictions", runs.len()),
+        &ids.join("+"),
+        &mean,
+        &mean,
+        measured.as_ref(),
+        runs.len(),
+    )
+}
+
+/// One rank's predictions from several repeats (of the same blocks) as one: each block's times
+/// averaged, the within-run interval of the mean.
+fn mean_rank(all: &[&RankPrediction]) -> RankPrediction {
+    let k = all.len() as f64;
+    let mut out = all[0].clone();
+    // The mean repeat's: the naive scaling beside divides the mean time by it.
+    out.iterations = (all.iter().map(|p| p.iterations).sum::<usize>() as f64 / k).round() as usize;
+    out.warmup = all.iter().map(|p| p.warmup).max().unwrap_or(0);
+    out.settled = all.iter().all(|p| p.settled);
+    out.interval_half_secs = all
+        .iter()
+        .map(|p| p.interval_half_secs.powi(2))
+        .sum::<f64>()
+        .sqrt()
+        / k;
+    out.reduced_secs = all.iter().map(|p| p.reduced_secs).sum::<f64>() / k;
+    for b in &mut out.blocks {
+        let same = |p: &&RankPrediction| {
+            p.blocks
+                .iter()
+                .find(|x| x.block == b.block && x.compute == b.compute)
+                .map_or(0.0, |x| x.predicted_secs)
+        };
+        b.predicted_secs = all.iter().map(same).sum::<f64>() / k;
+        let means: Vec<f64> = all
+            .iter()
+            .filter_map(|p| {
+                p.blocks
+                    .iter()
+                    .find(|x| x.block == b.block && x.compute == b.compute)
+                    .and_then(|x| x.mean_secs)
+            })
+            .collect();
+        b.mean_secs = (means.len() == all.len()).then(|| means.iter().sum::<f64>() / k);
+    }
+    out
 }
 
 /// The earlier method: compute blocks from `compute` (a reduced run), communication blocks from
@@ -1221,6 +1527,7 @@ pub fn separate_runs(
         &c,
         &m,
         measured.as_ref(),
+        1,
     )
 }
 
@@ -1405,6 +1712,7 @@ mod tests {
             pooled_warmup: BTreeMap::new(),
             trend: Trend::Flag,
             published: None,
+            run_to_run: RunToRun::Off,
         }
     }
 
@@ -1786,6 +2094,116 @@ mod tests {
             (run.predicted_secs - (1.0 + 1100.0 + 156.0 + 0.5)).abs() < 1e-6,
             "{run:?}"
         );
+    }
+
+    /// Ranks that ran different numbers of the repeating unit (a loop polling until a message
+    /// arrives), or a unit of microseconds repeated hundreds of thousands of times: flagged,
+    /// with the hint to give steps or markers; a step loop is not.
+    #[test]
+    fn a_repeating_unit_at_a_polling_loop_is_flagged() {
+        let s = spec(1000, Warmup::Iterations(0));
+        let flag_of = |batch: &RecordBatch| {
+            let out = simplified(&s, batch, None).unwrap();
+            let run = yosoku_tables::rows::read_predictions("p", &out.predictions)
+                .unwrap()
+                .into_iter()
+                .find(|p| p.variant == "run")
+                .unwrap();
+            (
+                run.flags.unwrap_or_default().contains(POLLING_FLAG),
+                report_text(&out.report, "repeating unit"),
+            )
+        };
+        let steps = blocks(
+            "s",
+            &[(0, vec![(0.1, 0.01); 50]), (1, vec![(0.1, 0.01); 50])],
+        );
+        assert_eq!(flag_of(&steps), (false, String::new()));
+        let polling = blocks(
+            "p",
+            &[(0, vec![(1e-6, 1e-6); 50]), (1, vec![(1e-6, 1e-6); 80])],
+        );
+        let (flagged, note) = flag_of(&polling);
+        assert!(flagged, "{note}");
+        assert!(
+            note.contains("50 on rank 0, 80 on rank 1") && note.contains("give `steps`"),
+            "{note}"
+        );
+    }
+
+    /// The text cell `column` of a report.
+    fn report_text(report: &RecordBatch, column: &str) -> String {
+        let columns = yosoku_tables::access::utf8(report, col::COLUMN_LABEL).unwrap();
+        let texts = yosoku_tables::access::utf8(report, col::TEXT).unwrap();
+        (0..report.num_rows())
+            .find(|&i| columns.value(i) == column)
+            .map(|i| texts.value(i).to_owned())
+            .unwrap_or_default()
+    }
+
+    /// Three repeats of one input on a machine whose speed differs from run to run: each
+    /// repeat's interval carries t(0.975, 2) x their spread; their combination is their mean,
+    /// with an interval over sqrt(3); a repeat of another program is refused.
+    #[test]
+    fn repeats_give_the_run_to_run_variation_and_combine_into_their_mean() {
+        let repeat = |name: &str, scale: f64| {
+            let ranks: Vec<(i32, Vec<(f64, f64)>)> = (0..2)
+                .map(|r| (r, vec![(0.1 * scale, 0.02 * scale); 40]))
+                .collect();
+            blocks(name, &ranks)
+        };
+        let runs = [repeat("a", 1.0), repeat("b", 1.1), repeat("c", 0.9)];
+        let refs: Vec<&RecordBatch> = runs.iter().collect();
+        let mut s = spec(400, Warmup::Iterations(0));
+        let totals = repeat_totals(&s, &refs).unwrap();
+        // setup 1 s + 400 x 0.12 s x scale + teardown 0.5 s.
+        let expect = |scale: f64| 1.5 + 400.0 * 0.12 * scale;
+        for (t, scale) in totals.iter().zip([1.0, 1.1, 0.9]) {
+            assert!((t - expect(scale)).abs() < 1e-9, "{t}");
+        }
+        s.run_to_run = run_to_run_of(&totals, None);
+        let mean = expect(1.0);
+        let sd = (2.0 * (400.0 * 0.12 * 0.1f64).powi(2) / 2.0).sqrt();
+        let t2 = yosoku_regression::ols::t_quantile(2.0, 0.975).unwrap();
+        let one = simplified(&s, &runs[0], None).unwrap();
+        let run = yosoku_tables::rows::read_predictions("p", &one.predictions)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        let (lo, hi) = run.interval_secs.unwrap();
+        // No iteration noise: the half-width is the run-to-run part alone.
+        assert!(((hi - lo) / 2.0 - t2 * sd / mean * run.predicted_secs).abs() < 1e-6);
+        let text = report_text(&one.report, "interval");
+        assert!(text.contains("the 3 repeats' spread"), "{text}");
+
+        let together = combined(&s, &refs, None).unwrap();
+        let run = yosoku_tables::rows::read_predictions("p", &together.predictions)
+            .unwrap()
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        assert!(
+            (run.predicted_secs - mean).abs() < 1e-9,
+            "{}",
+            run.predicted_secs
+        );
+        let (lo, hi) = run.interval_secs.unwrap();
+        assert!(((hi - lo) / 2.0 - t2 * sd / 3f64.sqrt()).abs() < 1e-6);
+        assert!(report_text(&together.report, "interval").contains("mean of 3 repeats"));
+
+        // Another program's run among the repeats: its blocks differ (a periodic `rebuild`).
+        let other = blocks_with(
+            "d",
+            &[(0, vec![(0.1, 0.02); 40]), (1, vec![(0.1, 0.02); 40])],
+            Some((10, 0, 0.3)),
+        );
+        let e = combined(&s, &[&runs[0], &other], None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("blocks are not the same"), "{e}");
+        let e = combined(&s, &[&runs[0]], None).unwrap_err().to_string();
+        assert!(e.contains("two or more"), "{e}");
     }
 
     #[test]

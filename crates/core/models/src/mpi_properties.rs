@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use yosoku_tables::col;
 
 use crate::fixtures::{floats, mpi_blocks};
-use crate::mpi::{MpiSpec, Trend, Warmup, simplified};
+use crate::mpi::{MpiSpec, RunToRun, Trend, Warmup, simplified};
 use crate::mpi_loop::RunSize;
 
 /// Per rank, per iteration: (compute, communication) seconds.
@@ -48,6 +48,7 @@ fn predictions(ranks: &Ranks, iterations: u64, warmup: usize) -> Vec<f64> {
         pooled_warmup: Default::default(),
         trend: Trend::Flag,
         published: None,
+        run_to_run: RunToRun::Off,
     };
     let out =
         simplified(&spec, &mpi_blocks("reduced", ranks), None).unwrap_or_else(|e| panic!("{e}"));

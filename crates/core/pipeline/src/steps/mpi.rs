@@ -3,7 +3,9 @@
 
 use arrow_array::RecordBatch;
 use serde::Deserialize;
-use yosoku_models::mpi::{self, MpiPrediction, MpiSpec, Trend, Warmup};
+use yosoku_models::mpi::{
+    self, DEFAULT_RUN_TO_RUN_PCT, MpiPrediction, MpiSpec, RunToRun, Trend, Warmup,
+};
 use yosoku_models::mpi_loop::RunSize;
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{Figure, MPI_BLOCK_PREDICTIONS, PREDICTIONS, REPORT};
@@ -150,6 +152,10 @@ impl Settings {
             pooled_warmup: Default::default(),
             trend: self.trend,
             published: self.published.clone(),
+            run_to_run: RunToRun::Floor {
+                pct: DEFAULT_RUN_TO_RUN_PCT,
+                user: false,
+            },
         }
     }
 }
@@ -199,7 +205,7 @@ fn prediction_output(p: MpiPrediction) -> Result<StepOutput, RowsError> {
 #[serde(deny_unknown_fields)]
 pub struct SimplifiedParams {
     /// `mpi_blocks` of the reduced run.
-    pub reduced: TableRef,
+    pub reduced: Option<TableRef>,
     /// `mpi_blocks` of the full run, to compare with.
     pub measured: Option<TableRef>,
     /// Main-loop iterations of the run to predict (or give the steps).
@@ -217,10 +223,19 @@ pub struct SimplifiedParams {
     pub trend: Option<TrendParam>,
     /// The paper's figure for this setting, printed beside ours.
     pub published: Option<String>,
-    /// `mpi_blocks` of repeats of the reduced run (this one among them, or not): the warm-up of
-    /// each rank is chosen once on their pooled per-iteration times, the same for every repeat.
+    /// `mpi_blocks` of repeats of the reduced run (this one among them, or not; the older
+    /// spelling `warmup_from` is read too): the warm-up of each rank is chosen once on their
+    /// pooled per-iteration times, the same for every repeat, and the spread of their
+    /// predictions is the interval's run-to-run variation.
+    #[serde(default, alias = "warmup_from")]
+    pub repeats: Vec<TableRef>,
+    /// The interval's run-to-run variation as a 95 % half-width in percent of the prediction:
+    /// without `repeats`, instead of the default (DEFAULT_RUN_TO_RUN_PCT); with them, a floor.
+    pub run_to_run_pct: Option<f64>,
+    /// Predict from all `repeats` together (every block's time averaged over them) instead of
+    /// from `reduced` alone.
     #[serde(default)]
-    pub warmup_from: Vec<TableRef>,
+    pub combine_repeats: bool,
 }
 
 impl SettingKeys {
@@ -247,31 +262,64 @@ impl SettingKeys {
 /// An `mpi_simplified` step.
 #[derive(Debug)]
 pub struct Simplified {
-    reduced: TableRef,
+    /// None when the repeats are combined.
+    reduced: Option<TableRef>,
     measured: Option<TableRef>,
-    warmup_from: Vec<TableRef>,
+    repeats: Vec<TableRef>,
+    run_to_run_pct: Option<f64>,
     settings: Settings,
 }
 
 impl StepParams for SimplifiedParams {
     type Step = Simplified;
     fn into_step(self) -> Result<Simplified, ParamError> {
-        if !self.warmup_from.is_empty()
+        if !self.repeats.is_empty()
             && (self.warmup_iterations.is_some() || self.warmup_tolerance.is_some())
         {
             return Err(ParamError::new(
-                "warmup_from",
-                "give `warmup_from` (the warm-up chosen on repeats) or `warmup_iterations` / `warmup_tolerance`, not both",
+                "repeats",
+                "give `repeats` (the warm-up chosen on repeats) or `warmup_iterations` / `warmup_tolerance`, not both",
             ));
         }
-        if self.warmup_from.len() == 1 {
+        if self.repeats.len() == 1 {
             return Err(ParamError::new(
-                "warmup_from",
-                "`warmup_from` names one run: it pools the per-iteration times of two or more repeats",
+                "repeats",
+                "`repeats` names one run: repeats are two or more runs of the reduced input",
             ));
         }
+        if let Some(p) = self.run_to_run_pct
+            && !(p.is_finite() && p >= 0.0)
+        {
+            return Err(ParamError::new(
+                "run_to_run_pct",
+                format!("run_to_run_pct = {p}: expected a percentage >= 0"),
+            ));
+        }
+        let reduced = match (self.combine_repeats, self.reduced) {
+            (true, _) if self.repeats.is_empty() => {
+                return Err(ParamError::new(
+                    "combine_repeats",
+                    "`combine_repeats` combines the runs of `repeats`: name two or more",
+                ));
+            }
+            (true, Some(_)) => {
+                return Err(ParamError::new(
+                    "reduced",
+                    "with `combine_repeats`, the prediction is from every run of `repeats`: leave `reduced` out",
+                ));
+            }
+            (true, None) => None,
+            (false, Some(r)) => Some(r),
+            (false, None) => {
+                return Err(ParamError::new(
+                    "reduced",
+                    "missing `reduced`: the `mpi_blocks` of the reduced run to predict from (or `combine_repeats = true` with `repeats`)",
+                ));
+            }
+        };
         Ok(Simplified {
-            warmup_from: self.warmup_from,
+            repeats: self.repeats,
+            run_to_run_pct: self.run_to_run_pct,
             settings: Settings::new(SettingKeys::of(
                 self.full_iterations,
                 (self.reduced_steps, self.full_steps),
@@ -280,7 +328,7 @@ impl StepParams for SimplifiedParams {
                 self.trend,
                 self.published,
             ))?,
-            reduced: self.reduced,
+            reduced,
             measured: self.measured,
         })
     }
@@ -288,10 +336,10 @@ impl StepParams for SimplifiedParams {
 
 impl Step for Simplified {
     fn inputs(&self) -> Vec<&TableRef> {
-        [Some(&self.reduced), self.measured.as_ref()]
+        [self.reduced.as_ref(), self.measured.as_ref()]
             .into_iter()
             .flatten()
-            .chain(&self.warmup_from)
+            .chain(&self.repeats)
             .collect()
     }
 
@@ -301,19 +349,23 @@ impl Step for Simplified {
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let mut spec = self.settings.spec(cx.id);
-        if !self.warmup_from.is_empty() {
-            let repeats = self
-                .warmup_from
-                .iter()
-                .map(|t| cx.input(t))
-                .collect::<Result<Vec<_>, _>>()?;
+        let repeats = self
+            .repeats
+            .iter()
+            .map(|t| cx.input(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !repeats.is_empty() {
             spec.pooled_warmup = mpi::pooled_warmups(&repeats)?;
+            let totals = mpi::repeat_totals(&spec, &repeats)?;
+            spec.run_to_run = mpi::run_to_run_of(&totals, self.run_to_run_pct);
+        } else if let Some(pct) = self.run_to_run_pct {
+            spec.run_to_run = RunToRun::Floor { pct, user: true };
         }
-        let p = mpi::simplified(
-            &spec,
-            cx.input(&self.reduced)?,
-            cx.optional_input(self.measured.as_ref())?,
-        )?;
+        let measured = cx.optional_input(self.measured.as_ref())?;
+        let p = match &self.reduced {
+            Some(reduced) => mpi::simplified(&spec, cx.input(reduced)?, measured)?,
+            None => mpi::combined(&spec, &repeats, measured)?,
+        };
         Ok(prediction_output(p)?)
     }
 }
@@ -611,8 +663,17 @@ mod tests {
             "fit",
             &format!("{body}warmup_from = [\"src.a\", \"src.b\"]\nwarmup_iterations = 1"),
         );
-        assert!(e.contains("give `warmup_from`"), "{e}");
-        let e = parse_error("fit", &format!("{body}warmup_from = [\"src.a\"]"));
-        assert!(e.contains("`warmup_from` names one run"), "{e}");
+        assert!(e.contains("give `repeats`"), "{e}");
+        let e = parse_error("fit", &format!("{body}repeats = [\"src.a\"]"));
+        assert!(e.contains("`repeats` names one run"), "{e}");
+        let e = parse_error("fit", &format!("{body}run_to_run_pct = -1"));
+        assert!(e.contains("expected a percentage >= 0"), "{e}");
+        let e = parse_error("fit", &format!("{body}combine_repeats = true"));
+        assert!(e.contains("combines the runs of `repeats`"), "{e}");
+        let e = parse_error(
+            "fit",
+            &format!("{body}combine_repeats = true\nrepeats = [\"src.a\", \"src.b\"]"),
+        );
+        assert!(e.contains("leave `reduced` out"), "{e}");
     }
 }
