@@ -369,17 +369,6 @@ pub(crate) fn mpi_intervals() -> Result<()> {
     let tmp = target_dir().join("demo-mpi-intervals");
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp)?;
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        if n == 0 {
-            f64::NAN
-        } else if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
-    };
     let (mut all_in, mut all_n, mut all_half) = (0, 0, Vec::new());
     let (mut lines, mut combined) = (Vec::new(), Vec::new());
     for (set, steps) in MPI_SETS {

@@ -35,6 +35,7 @@ mod fuzz;
 mod install;
 mod mpi;
 mod mpi_apps;
+mod mpi_logs_bench;
 mod mpi_multinode;
 mod mpi_scaling;
 mod opencl;
@@ -122,6 +123,10 @@ cargo xtask <command>
                        through a launch agent (as ssh on a cluster); then a hostfile naming an
                        unreachable host must fail with no bundle. Needs root (test runs it where
                        it can make namespaces)
+  bench-mpi-logs [--steps N] [--runs N]
+                       MPI logs of millions of calls: our message-rate program (tools/mpi-message-rate)
+                       on 2 ranks under the interposer (72,000 steps: 1 GB of logs), imported and
+                       predicted by a release yosoku; wall time and peak memory per run
   bench-mpi            the MPI timer interposer's cost per call and on a whole himeno_mpi run
   opencl-experiment [--name NAME] [--into DIR]
                        measure the OpenCL kernel suite (standard sizes) on every OpenCL device of
@@ -197,6 +202,7 @@ fn run() -> Result<()> {
         Some("mpi-multinode") => mpi_multinode::run(&args[1..]),
         Some("mpi-intervals") => demo::mpi_intervals(),
         Some("bench-mpi") => mpi::bench(),
+        Some("bench-mpi-logs") => mpi_logs_bench::run(&args[1..]),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("cuda-trace-check") => cuda_trace::check(),
         Some("bench-opencl") => opencl::bench(),

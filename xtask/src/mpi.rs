@@ -18,6 +18,8 @@ pub fn tools_dir() -> PathBuf {
 pub const INTERPOSER: &str = "libyosoku_mpi_timer.so";
 /// The benchmark program in [`tools_dir`].
 pub const HIMENO: &str = "himeno_mpi";
+/// The message-rate program of the large-log benchmark in [`tools_dir`].
+pub const MESSAGE_RATE: &str = "message_rate";
 /// The per-call overhead benchmark in [`tools_dir`].
 const CALL_OVERHEAD: &str = "call_overhead";
 /// The programs that call every wrapped MPI function (C) and each family of them (Fortran
@@ -135,6 +137,12 @@ pub fn build_tools() -> Result<PathBuf> {
             .args(["-O3", "-Wall", "-o"])
             .arg(out.join(HIMENO))
             .arg(root.join("tools/himeno-mpi/himeno_mpi.c")),
+    )?;
+    run_cmd(
+        Command::new("mpicc")
+            .args(["-O2", "-Wall", "-o"])
+            .arg(out.join(MESSAGE_RATE))
+            .arg(root.join("tools/mpi-message-rate/message_rate.c")),
     )?;
     run_cmd(
         Command::new("mpicc")
@@ -361,7 +369,7 @@ fn timed_run(
         .with_context(|| format!("{program} printed no `{key}`: {stdout}"))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {

@@ -181,7 +181,10 @@ fn timed_blocks(log: &RankLog) -> (RankBlocks, Vec<usize>) {
                 // addresses would only be made twice into the same ids).
                 let address = e.name.as_ptr() as usize;
                 let (key, call_site) = *call_names.entry((address, e.site)).or_insert_with(|| {
-                    let site = e.site.map(|s| log.sites[s].as_str()).unwrap_or("?");
+                    let site = e
+                        .site
+                        .map(|s| log.sites[s as usize].as_str())
+                        .unwrap_or("?");
                     (
                         names.id(format!("{}@{site}", e.name)),
                         names.id(format!("{} at {site}", e.name)),
@@ -253,7 +256,7 @@ impl Interner {
 }
 
 /// The key and call site of each call, by the address of its (interned) name and its site.
-type CallNames = FastMap<(usize, Option<usize>), (NameId, NameId)>;
+type CallNames = FastMap<(usize, Option<u32>), (NameId, NameId)>;
 
 /// The maps looked up once or twice per logged call (a million in a real run).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;

@@ -270,30 +270,47 @@ fn analyse_rank(
 }
 
 /// `mpi_blocks` and `mpi_ranks` of runs (see [`analyse`] for `steps`). One rank's blocks are
-/// analysed at a time and appended to the columns: a run of millions of calls holds one rank's
-/// blocks beside its columns, not every rank's (RELIABILITY.md, "Memory on large inputs").
+/// analysed at a time and appended to the columns, and its parsed calls are let go once its
+/// blocks are made: a run of millions of calls holds one rank's blocks beside the columns, not
+/// every rank's blocks and calls (RELIABILITY.md, "Memory on large inputs"). The runs' ranks
+/// keep everything but their `events`.
 pub fn tables(
-    runs: &[Run],
+    runs: &mut [Run],
     steps: Option<usize>,
 ) -> Result<(RecordBatch, RecordBatch), PluginError> {
+    // At most one compute block before each call and one after the last.
+    let rows_bound: usize = runs
+        .iter()
+        .flat_map(|run| &run.ranks)
+        .map(|l| 2 * l.events.len() + 1)
+        .sum();
+    let mut columns: Option<BlockColumns> = None;
+    let mut how = Vec::new();
+    let mut calls = Vec::new();
+    for run in runs.iter_mut() {
+        for i in 0..run.ranks.len() {
+            let (blocks, iterations) = analyse_rank(&run.ranks[i], steps)?;
+            let log = &mut run.ranks[i];
+            calls.push(
+                log.events
+                    .iter()
+                    .filter(|e| e.kind == log::EventKind::Call)
+                    .count() as i64,
+            );
+            log.events = Vec::new();
+            columns
+                .get_or_insert_with(|| BlockColumns::with_capacity(rows_bound))
+                .append(run, &run.ranks[i], &blocks);
+            how.push(iterations);
+        }
+    }
     let logs: Vec<(&Run, &RankLog)> = runs
         .iter()
         .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
         .collect();
-    // At most one compute block before each call and one after the last.
-    let rows_bound: usize = logs.iter().map(|(_, l)| 2 * l.events.len() + 1).sum();
-    let mut columns: Option<BlockColumns> = None;
-    let mut how = Vec::with_capacity(logs.len());
-    for (run, log) in &logs {
-        let (blocks, iterations) = analyse_rank(log, steps)?;
-        columns
-            .get_or_insert_with(|| BlockColumns::with_capacity(rows_bound))
-            .append(run, log, &blocks);
-        how.push(iterations);
-    }
     Ok((
         columns.unwrap_or_default().finish()?,
-        ranks_batch(&logs, &how)?,
+        ranks_batch(&logs, &how, &calls)?,
     ))
 }
 
@@ -377,6 +394,7 @@ impl BlockColumns {
 fn ranks_batch(
     logs: &[(&Run, &RankLog)],
     how: &[blocks::Iterations],
+    calls: &[i64],
 ) -> Result<RecordBatch, PluginError> {
     let r: Vec<&RankLog> = logs.iter().map(|(_, l)| *l).collect();
     let shapes: Vec<_> = how.iter().map(blocks::Iterations::shape).collect();
@@ -400,12 +418,7 @@ fn ranks_batch(
             Arc::new(Float64Array::from_iter_values(
                 r.iter().map(|l| (l.end_ns() - l.init_end_ns) as f64 * 1e-9),
             )),
-            Arc::new(Int64Array::from_iter_values(r.iter().map(|l| {
-                l.events
-                    .iter()
-                    .filter(|e| e.kind == log::EventKind::Call)
-                    .count() as i64
-            }))),
+            Arc::new(Int64Array::from_iter_values(calls.iter().copied())),
             text(r.iter().map(|l| l.end.as_deref().unwrap_or("exit"))),
             Arc::new(shapes.iter().map(|s| s.0).collect::<Int64Array>()),
             Arc::new(shapes.iter().map(|s| s.1).collect::<Int32Array>()),
@@ -490,7 +503,7 @@ impl Collector for Logs {
             }
             runs[0].parameters = Some(parameters);
         }
-        let (blocks, ranks) = tables(&runs, steps(config)?)?;
+        let (blocks, ranks) = tables(&mut runs, steps(config)?)?;
         out.push_batch(MPI_BLOCKS.name, blocks)?;
         out.push_batch(MPI_RANKS.name, ranks)
     }
@@ -668,8 +681,8 @@ impl Collector for RunMpi {
                 launch.ranks
             ),
         };
-        let runs = [run];
-        let (blocks, ranks) = tables(&runs, steps(config)?)?;
+        let mut runs = [run];
+        let (blocks, ranks) = tables(&mut runs, steps(config)?)?;
         out.push_batch(MPI_BLOCKS.name, blocks)?;
         out.push_batch(MPI_RANKS.name, ranks)
     }

@@ -25,13 +25,14 @@ pub enum EventKind {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
-    pub line: usize,
+    /// The file line (1-based; a log has fewer than 2^32 lines: at 50 bytes a line, 200 GB).
+    pub line: u32,
     pub kind: EventKind,
     /// The MPI function, or the mark's name: one string per distinct name in a log (a log of
     /// millions of calls names a few dozen functions).
     pub name: Arc<str>,
     /// Index into [`RankLog::sites`] (calls only).
-    pub site: Option<usize>,
+    pub site: Option<u32>,
     pub start_ns: u64,
     pub end_ns: u64,
     pub bytes: i64,
@@ -323,7 +324,7 @@ impl Metadata {
         if let Some(e) = log.events.iter().find(|e| e.start_ns < log.init_end_ns) {
             return Err(PluginError::at_line(
                 &path,
-                e.line,
+                e.line as usize,
                 format!(
                     "start_ns {} is before MPI_Init ended (`# init_end_ns {}`)",
                     e.start_ns, log.init_end_ns
@@ -423,7 +424,7 @@ fn event(
                 format!("site {s} is not declared by a `# site` line above"),
             ));
         }
-        Some(s)
+        Some(s as u32)
     } else {
         None
     };
@@ -438,7 +439,9 @@ fn event(
         ));
     }
     Ok(Event {
-        line: n,
+        line: u32::try_from(n).map_err(|_| {
+            PluginError::at_line(path, n, "a log of more than 2^32 lines is not read")
+        })?,
         kind,
         name: match names.get(fields[1]) {
             Some(name) => name.clone(),

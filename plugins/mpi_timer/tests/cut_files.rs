@@ -19,8 +19,8 @@ fn a_rank_log_cut_short_never_imports_a_changed_value() {
     // that stopped early) is analysed as what it holds, so its iterations are those of the
     // shorter run, not of the whole file: not compared.
     let outcome = cut_copies(&files, "rank-1.tsv", 200, COMPARED, |dir| {
-        let runs = read_runs(dir, false)?;
-        let (blocks, ranks) = tables(&runs, None)?;
+        let mut runs = read_runs(dir, false)?;
+        let (blocks, ranks) = tables(&mut runs, None)?;
         Ok(vec![
             ("mpi_blocks".to_owned(), blocks),
             ("mpi_ranks".to_owned(), ranks),

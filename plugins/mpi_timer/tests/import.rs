@@ -73,13 +73,13 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
             }
         }
         // The tables, checked against their canonical definitions by the batch builders.
-        let run = Run {
+        let mut run = Run {
             run_id: dir.into(),
             binding: Some("core".into()),
             parameters: None,
             ranks,
         };
-        let (blocks, ranks) = tables(std::slice::from_ref(&run), None).unwrap();
+        let (blocks, ranks) = tables(std::slice::from_mut(&mut run), None).unwrap();
         assert_eq!(ranks.num_rows(), size);
         // The loop's shape: 20 iterations of one unit, found from the repeating call sites.
         assert!(
@@ -223,13 +223,13 @@ fn broken_runs_are_errors_naming_the_rank_and_file() {
 #[test]
 fn a_directory_of_run_directories_is_one_run_each() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let runs = read_runs(&root, false).unwrap();
+    let mut runs = read_runs(&root, false).unwrap();
     let ids: Vec<(&str, usize)> = runs
         .iter()
         .map(|r| (r.run_id.as_str(), r.ranks.len()))
         .collect();
     assert_eq!(ids, [("himeno-2ranks", 2), ("himeno-3ranks-2cores", 3)]);
-    let (_, ranks) = tables(&runs, None).unwrap();
+    let (_, ranks) = tables(&mut runs, None).unwrap();
     assert_eq!(ranks.num_rows(), 5);
     // An empty directory says where the logs were looked for.
     let empty = tempfile::tempdir().unwrap();

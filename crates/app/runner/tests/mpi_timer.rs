@@ -171,6 +171,51 @@ fn a_real_two_rank_run_through_the_runner_collector_is_predicted() {
     assert!(predicted.iter().flatten().all(|v| v > 0.0));
 }
 
+/// Our message-rate program (tools/mpi-message-rate, the generator of the large-log benchmark,
+/// `cargo xtask bench-mpi-logs`) briefly, through the runner collector: the calls the program
+/// counted itself are the calls imported, every call is a block with a compute gap before it
+/// (and one after the last), and the loop found is one send-receive pair, 64 per step.
+#[test]
+fn a_short_message_rate_run_imports_every_call_it_made() {
+    let Some(tools) = mpi_tools() else { return };
+    let _turn = MPIRUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let steps = 200;
+    let text = format!(
+        "[pipeline]\nname = \"mpi-run\"\n\n[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
+         config = {{ program = \"{}\", args = [\"{steps}\"], ranks = 2, binding = \"core\", oversubscribe = true, interposer = \"{}\" }}\n\n\
+         [[fit]]\nstep = \"mpi_simplified\"\nid = \"predict\"\nreduced = \"run.mpi_blocks\"\nreduced_steps = {steps}\nfull_steps = {}\n",
+        tools.join("message_rate").display(),
+        tools.join("libyosoku_mpi_timer.so").display(),
+        10 * steps
+    );
+    let p = dir.path().join("p.toml");
+    std::fs::write(&p, text).unwrap();
+    run_pipeline(&p, &options(dir.path()), &mut Quiet).unwrap();
+    let bundle = yosoku_bundle::fs::read_bundle(&dir.path().join("results/mpi-logs")).unwrap();
+    let ranks = table(&bundle, "run.mpi_ranks");
+    // Per step 4 x (2 x 16 + 1) + 1 calls, a barrier every 64th step; MPI_Init and
+    // MPI_Finalize are the log's bounds, not calls in it.
+    let per_rank = steps * (4 * 33 + 1) + steps / 64;
+    let calls = yosoku_tables::access::int64(ranks, "mpi_calls").unwrap();
+    assert!(calls.iter().all(|c| c == Some(per_rank)), "{calls:?}");
+    let iterations = yosoku_tables::access::int64(ranks, "iterations").unwrap();
+    assert!(
+        iterations.iter().all(|k| k == Some(64 * steps)),
+        "{iterations:?}"
+    );
+    assert_eq!(
+        table(&bundle, "run.mpi_blocks").num_rows() as i64,
+        2 * (2 * per_rank + 1)
+    );
+    let predictions =
+        yosoku_tables::rows::read_predictions("p", table(&bundle, "predict.predictions")).unwrap();
+    let run = predictions.iter().find(|p| &*p.variant == "run").unwrap();
+    assert_eq!(run.repetitions, 64 * 10 * steps);
+}
+
 #[test]
 fn a_failing_or_missing_mpirun_is_named_and_writes_nothing() {
     let Some(tools) = mpi_tools() else { return };

@@ -164,9 +164,20 @@ impl RunToRun {
 struct Execution {
     /// One text per distinct block of a table, shared by its executions.
     block: Arc<str>,
-    compute: bool,
-    iteration: Option<i64>,
     duration_secs: f64,
+    /// The main-loop iteration, [`NO_ITERATION`] outside the loop: 32 bits, so that a reduced
+    /// run of tens of millions of executions takes 32 bytes each, not 48.
+    iteration: u32,
+    compute: bool,
+}
+
+/// [`Execution::iteration`] of a block outside the main loop.
+const NO_ITERATION: u32 = u32::MAX;
+
+impl Execution {
+    fn iteration(&self) -> Option<i64> {
+        (self.iteration != NO_ITERATION).then_some(i64::from(self.iteration))
+    }
 }
 
 /// One rank of one run.
@@ -191,7 +202,7 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
     let mut runs = Runs::new();
     // Each distinct text made once (a dictionary column's once per value), and the rows taken
     // a stretch of one run and rank at a time (a rank's blocks come together).
-    let blocks: Vec<Arc<str>> = block.per_row(|b| Arc::from(b));
+    let blocks = block.lookup(|b| Arc::<str>::from(b));
     let compute = kind.per_row(|k| k == "compute");
     let n = input.rows();
     let mut start = 0;
@@ -208,12 +219,28 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
                 device: device.value(start).to_owned(),
                 executions: Vec::new(),
             });
-        rank_run.executions.extend((start..end).map(|i| Execution {
-            block: Arc::clone(&blocks[i]),
-            compute: compute[i],
-            iteration: (!iteration.is_null(i)).then(|| iteration.value(i)),
-            duration_secs: duration.value(i),
-        }));
+        for i in start..end {
+            let it = if iteration.is_null(i) {
+                NO_ITERATION
+            } else {
+                let v = iteration.value(i);
+                u32::try_from(v)
+                    .ok()
+                    .filter(|v| *v != NO_ITERATION)
+                    .ok_or_else(|| {
+                        ModelError::invalid(format!(
+                            "input `{role}`: row {i} has iteration {v}, outside 0 to {}",
+                            NO_ITERATION - 1
+                        ))
+                    })?
+            };
+            rank_run.executions.push(Execution {
+                block: Arc::clone(blocks.get(i)),
+                duration_secs: duration.value(i),
+                iteration: it,
+                compute: compute[i],
+            });
+        }
         start = end;
     }
     if runs.is_empty() {
@@ -254,7 +281,7 @@ fn iteration_times(
 ) -> Result<Vec<f64>, ModelError> {
     let mut times: Vec<f64> = Vec::new();
     for e in &run.executions {
-        if let Some(i) = e.iteration {
+        if let Some(i) = e.iteration() {
             let i = i as usize;
             if times.len() <= i {
                 times.resize(i + 1, 0.0);
@@ -362,7 +389,7 @@ fn predict_rank(
     let times = loop_times(run, k, &occurrences);
     let mut periodic_in_loop: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
     for e in &run.executions {
-        if e.iteration.is_some() && occurrences.is_periodic(&e.block) {
+        if e.iteration().is_some() && occurrences.is_periodic(&e.block) {
             let (n, secs) = periodic_in_loop.entry(&*e.block).or_default();
             *n += 1.0;
             *secs += e.duration_secs;
@@ -432,7 +459,7 @@ fn predict_rank(
 fn loop_times(run: &RankRun, k: usize, occurrences: &LoopOccurrences<'_>) -> Vec<f64> {
     let mut times = vec![0.0; k];
     for e in &run.executions {
-        if let Some(i) = e.iteration
+        if let Some(i) = e.iteration()
             && !occurrences.is_periodic(&e.block)
         {
             times[i as usize] += e.duration_secs;
@@ -498,7 +525,7 @@ impl<'a> LoopOccurrences<'a> {
     fn of(run: &'a RankRun, k: usize) -> Self {
         let mut present: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
         for e in &run.executions {
-            if let Some(i) = e.iteration {
+            if let Some(i) = e.iteration() {
                 let list = present.entry(&*e.block).or_default();
                 if list.last() != Some(&(i as u64)) {
                     list.push(i as u64);
@@ -584,7 +611,7 @@ fn block_sums<'a>(
     w: usize,
     occurrences: &LoopOccurrences<'_>,
 ) -> (Vec<&'a str>, BTreeMap<&'a str, BlockPrediction>) {
-    let first_loop = run.executions.iter().position(|e| e.iteration.is_some());
+    let first_loop = run.executions.iter().position(|e| e.iteration().is_some());
     let mut order: Vec<&str> = Vec::new();
     let mut acc: BTreeMap<&str, BlockPrediction> = BTreeMap::new();
     for (index, e) in run.executions.iter().enumerate() {
@@ -604,7 +631,7 @@ fn block_sums<'a>(
                 predicted_secs: 0.0,
             }
         });
-        match e.iteration {
+        match e.iteration() {
             Some(i) if i as usize >= w && !occurrences.is_periodic(&e.block) => {
                 b.in_loop = true;
                 b.steady_executions += 1;

@@ -326,15 +326,78 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// `f` of every distinct text, looked up by row without a value per row: a dictionary
+    /// column of millions of rows and a few hundred texts holds only the few hundred (a plain
+    /// column falls back to one value per row, as [`Text::per_row`]).
+    pub fn lookup<T: Clone>(&self, f: impl Fn(&str) -> T) -> Lookup<'a, T> {
+        match self {
+            Text::Plain(_) => Lookup::PerRow(self.per_row(f)),
+            Text::Dictionary { keys, values } => Lookup::PerKey {
+                keys,
+                of_value: (0..values.len()).map(|v| f(values.value(v))).collect(),
+                of_null: f(""),
+            },
+        }
+    }
+
     /// Every row's text, `None` for nulls.
     pub fn iter(&self) -> impl Iterator<Item = Option<&'a str>> + '_ {
         (0..self.len()).map(|row| self.get(row))
     }
 }
 
+/// What [`Text::lookup`] made: a value per distinct text of a dictionary column, or per row.
+#[derive(Debug)]
+pub enum Lookup<'a, T> {
+    PerRow(Vec<T>),
+    PerKey {
+        keys: &'a Int32Array,
+        of_value: Vec<T>,
+        of_null: T,
+    },
+}
+
+impl<T> Lookup<'_, T> {
+    /// The value of `row`'s text.
+    #[inline]
+    pub fn get(&self, row: usize) -> &T {
+        match self {
+            Lookup::PerRow(v) => &v[row],
+            Lookup::PerKey {
+                keys,
+                of_value,
+                of_null,
+            } => {
+                if keys.is_null(row) {
+                    of_null
+                } else {
+                    &of_value[keys.value(row) as usize]
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lookup_gives_each_row_its_texts_value_without_a_value_per_row() {
+        let mut b = DictTextBuilder::with_capacity(4);
+        for v in [Some("a"), None, Some("b"), Some("a")] {
+            b.append_option(v);
+        }
+        let dict = b.finish();
+        let text = Text::new(dict.as_ref()).unwrap();
+        let lookup = text.lookup(str::len);
+        assert!(matches!(lookup, Lookup::PerKey { ref of_value, .. } if of_value.len() == 2));
+        let got: Vec<usize> = (0..4).map(|r| *lookup.get(r)).collect();
+        assert_eq!(got, [1, 0, 1, 1]);
+        let plain = StringArray::from(vec!["xy", "z"]);
+        let text = Text::new(&plain).unwrap();
+        assert_eq!(*text.lookup(str::len).get(0), 2);
+    }
 
     #[test]
     fn dictionary_column_reads_back_its_values_and_nulls() {
