@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     match log::parse(input(), text) {
         Ok(log) => {
             let run = Run { run_id: "fuzz".to_owned(), binding: log.binding.clone(), parameters: log.parameters.clone(), ranks: vec![log] };
-            match tables(&[run], None) {
+            match tables(&mut [run], None) {
                 Ok((blocks, ranks)) => check_tables([("mpi_blocks", &blocks), ("mpi_ranks", &ranks)]),
                 Err(e) => check_located(&e.to_string()),
             }

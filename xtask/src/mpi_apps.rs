@@ -203,15 +203,19 @@ pub fn experiment(args: &[String]) -> Result<()> {
 }
 
 /// The pipeline's text without the sources and steps of reduced runs past the `repeats` measured
-/// (the committed pipelines use three): blocks are separated by blank lines.
+/// (the committed pipelines use five), and without the steps that combine more repeats than
+/// were measured (all of them below two): blocks are separated by blank lines.
 fn keep_repeats(text: &str, repeats: u32) -> String {
     let kept = text
         .split("\n\n")
         .filter(|block| {
-            !(repeats + 1..=9).any(|k| {
+            let unmeasured = (repeats + 1..=9).any(|k| {
                 block.contains(&format!("[sources.reduced_{k}]"))
                     || block.contains(&format!("id = \"repeat_{k}\""))
-            })
+                    || block.contains(&format!("id = \"combined_{k}\""))
+            });
+            let nothing_to_combine = repeats < 2 && block.contains("combine_repeats = true");
+            !unmeasured && !nothing_to_combine
         })
         .collect::<Vec<_>>()
         .join("\n\n");
@@ -312,6 +316,9 @@ mod tests {
             !one.contains("repeats = ") && !one.contains("reduced_2"),
             "{one}"
         );
-        assert!(one.contains("id = \"repeat_1\""));
+        assert!(one.contains("id = \"repeat_1\"") && !one.contains("combine_repeats"));
+        // Three measured: the combination of five goes, that of three stays.
+        let three = keep_repeats(&text, 3);
+        assert!(three.contains("id = \"combined_3\"") && !three.contains("combined_5"));
     }
 }

@@ -305,7 +305,8 @@ fn opencl_is_listed_and_a_machine_without_a_driver_is_told_what_to_install() {
         "  run [runner]: ",
         "  logs [importer]: ",
         "  devices [runner]: ",
-        "    kernels (string_list, default [\"all\"]): ",
+        "    kernels (string_list, optional): ",
+        "    kernel_files (path_list, default []): ",
         "    timeout_secs (float, default 3600.0): ",
     ] {
         assert!(

@@ -219,7 +219,7 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
                 device: device.value(start).to_owned(),
                 executions: Vec::new(),
             });
-        for i in start..end {
+        for (i, &is_compute) in compute.iter().enumerate().take(end).skip(start) {
             let it = if iteration.is_null(i) {
                 NO_ITERATION
             } else {
@@ -238,7 +238,7 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
                 block: Arc::clone(blocks.get(i)),
                 duration_secs: duration.value(i),
                 iteration: it,
-                compute: compute[i],
+                compute: is_compute,
             });
         }
         start = end;

@@ -531,6 +531,81 @@ fn elem(loc: &Located<'_>, text: &Spanned<String>) -> Result<Elem, PluginError> 
     })
 }
 
+/// A buffer's initial contents (`init` and the keys it reads), by its element type and access.
+fn init_formula(
+    loc: &Located<'_>,
+    index: usize,
+    a: &ArgSpec,
+    elem: Elem,
+    access: Access,
+    what: &dyn Fn(&str) -> String,
+) -> Result<InitFormula, PluginError> {
+    let init_name = a.init.as_ref().map(|s| (s.get_ref().as_str(), s.span()));
+    match init_name {
+        None if access == Access::Write => Ok(InitFormula::Poison),
+        None | Some(("zeros", _)) => Ok(InitFormula::Zeros),
+        Some(("random", _)) => {
+            let (low, high) = match &a.range {
+                Some(r) => {
+                    let [low, high] = *r.get_ref();
+                    if !(low < high && low.is_finite() && high.is_finite()) {
+                        return Err(loc.span(
+                            &r.span(),
+                            format!("{}: expected [low, high] with low < high", what("range")),
+                        ));
+                    }
+                    (low, high)
+                }
+                None if elem.is_float() => (-1.0, 1.0),
+                None => (0.0, 100.0),
+            };
+            Ok(InitFormula::Random {
+                seed: a.seed.unwrap_or(index as u64 + 1),
+                low,
+                high,
+            })
+        }
+        Some(("constant", span)) => {
+            let v = a.value.as_ref().ok_or_else(|| {
+                loc.span(
+                    &span,
+                    format!(
+                        "{}: `constant` needs `value` (an expression of the sizes)",
+                        what("init")
+                    ),
+                )
+            })?;
+            Ok(InitFormula::Constant(Formula::new(loc, v, what("value"))?))
+        }
+        Some(("ramp", span)) => {
+            let start = match &a.start {
+                Some(s) => Formula::new(loc, s, what("start"))?,
+                None => Formula {
+                    expr: Expr::number(0.0),
+                    base: span.start,
+                    what: what("start"),
+                },
+            };
+            let step = match &a.step {
+                Some(s) => Formula::new(loc, s, what("step"))?,
+                None => Formula {
+                    expr: Expr::number(1.0),
+                    base: span.start,
+                    what: what("step"),
+                },
+            };
+            Ok(InitFormula::Ramp { start, step })
+        }
+        Some((other, span)) => Err(loc.span(
+            &span,
+            format!(
+                "{}: `{other}`, expected random, zeros, constant or ramp",
+                what("init")
+            ),
+        )),
+    }
+}
+
 fn arg_formula(
     loc: &Located<'_>,
     index: usize,
@@ -596,72 +671,7 @@ fn arg_formula(
                 }
             },
         };
-        let init_name = a.init.as_ref().map(|s| (s.get_ref().as_str(), s.span()));
-        let init = match init_name {
-            None if access == Access::Write => InitFormula::Poison,
-            None | Some(("zeros", _)) => InitFormula::Zeros,
-            Some(("random", _)) => {
-                let (low, high) = match &a.range {
-                    Some(r) => {
-                        let [low, high] = *r.get_ref();
-                        if !(low < high && low.is_finite() && high.is_finite()) {
-                            return Err(loc.span(
-                                &r.span(),
-                                format!("{}: expected [low, high] with low < high", what("range")),
-                            ));
-                        }
-                        (low, high)
-                    }
-                    None if elem.is_float() => (-1.0, 1.0),
-                    None => (0.0, 100.0),
-                };
-                InitFormula::Random {
-                    seed: a.seed.unwrap_or(index as u64 + 1),
-                    low,
-                    high,
-                }
-            }
-            Some(("constant", span)) => {
-                let v = a.value.as_ref().ok_or_else(|| {
-                    loc.span(
-                        &span,
-                        format!(
-                            "{}: `constant` needs `value` (an expression of the sizes)",
-                            what("init")
-                        ),
-                    )
-                })?;
-                InitFormula::Constant(Formula::new(loc, v, what("value"))?)
-            }
-            Some(("ramp", span)) => {
-                let start = match &a.start {
-                    Some(s) => Formula::new(loc, s, what("start"))?,
-                    None => Formula {
-                        expr: Expr::number(0.0),
-                        base: span.start,
-                        what: what("start"),
-                    },
-                };
-                let step = match &a.step {
-                    Some(s) => Formula::new(loc, s, what("step"))?,
-                    None => Formula {
-                        expr: Expr::number(1.0),
-                        base: span.start,
-                        what: what("step"),
-                    },
-                };
-                InitFormula::Ramp { start, step }
-            }
-            Some((other, span)) => {
-                return Err(loc.span(
-                    &span,
-                    format!(
-                        "{}: `{other}`, expected random, zeros, constant or ramp",
-                        what("init")
-                    ),
-                ));
-            }
-        };
+        let init = init_formula(loc, index, a, elem, access, &what)?;
         return Ok(ArgFormula::Buffer {
             length: Formula::new(loc, length, what("length"))?,
             name,
@@ -845,6 +855,194 @@ fn check_signature(
     Ok(())
 }
 
+/// The variants of a kernel file: its `[[variants]]`, or one called [`DEFAULT_VARIANT`].
+fn variants_of(spec: &FileSpec) -> Vec<Variant> {
+    if spec.variants.is_empty() {
+        return vec![Variant {
+            name: DEFAULT_VARIANT.to_owned(),
+            kernel: spec.kernel.clone(),
+            options: spec.build_options.clone(),
+            values: BTreeMap::new(),
+        }];
+    }
+    spec.variants
+        .iter()
+        .map(|v| {
+            let s = v.get_ref();
+            Variant {
+                name: s.name.clone(),
+                kernel: s.kernel.clone().unwrap_or_else(|| spec.kernel.clone()),
+                options: format!(
+                    "{} {}",
+                    spec.build_options,
+                    s.build_options.clone().unwrap_or_default()
+                )
+                .trim()
+                .to_owned(),
+                values: s.values.clone(),
+            }
+        })
+        .collect()
+}
+
+/// Every combination of the sizes' values, in the sizes' (alphabetical) order.
+fn sweep(
+    loc: &Located<'_>,
+    sizes: &Spanned<BTreeMap<String, Spanned<Vec<u64>>>>,
+) -> Result<Vec<Vec<(String, u64)>>, PluginError> {
+    if sizes.get_ref().is_empty() {
+        return Err(loc.span(
+            &sizes.span(),
+            "sizes: name at least one size and its values (`n = [1024, 4096]`)",
+        ));
+    }
+    let mut points: Vec<Vec<(String, u64)>> = vec![Vec::new()];
+    for (name, values) in sizes.get_ref() {
+        if values.get_ref().is_empty() {
+            return Err(loc.span(&values.span(), format!("sizes.{name}: no values")));
+        }
+        points = points
+            .into_iter()
+            .flat_map(|p| {
+                values.get_ref().iter().map(move |v| {
+                    let mut q = p.clone();
+                    q.push((name.clone(), *v));
+                    q
+                })
+            })
+            .collect();
+    }
+    Ok(points)
+}
+
+/// One argument at one configuration.
+fn resolve_argument(loc: &Located<'_>, env: &Env, a: &ArgFormula) -> Result<Argument, PluginError> {
+    Ok(match a {
+        ArgFormula::Buffer {
+            name,
+            elem,
+            length,
+            init,
+            access,
+        } => Argument::Buffer {
+            name: name.clone(),
+            elem: *elem,
+            length: length.count(loc, env, false)?,
+            init: match init {
+                InitFormula::Random { seed, low, high } => Init::Random {
+                    seed: *seed,
+                    low: *low,
+                    high: *high,
+                },
+                InitFormula::Zeros => Init::Zeros,
+                InitFormula::Poison => Init::Poison,
+                InitFormula::Constant(v) => Init::Constant(v.value(loc, env)?),
+                InitFormula::Ramp { start, step } => Init::Ramp {
+                    start: start.value(loc, env)?,
+                    step: step.value(loc, env)?,
+                },
+            },
+            access: *access,
+        },
+        ArgFormula::Scalar {
+            name,
+            elem,
+            value,
+            at,
+        } => {
+            let v = value.value(loc, env)?;
+            let (low, high) = elem.limits();
+            if !elem.is_float() && (v.fract() != 0.0 || v < low || v > high) {
+                return Err(loc.at(
+                    *at,
+                    format!(
+                        "{} at {}: {v} is not a value of type {}",
+                        value.what,
+                        env.point,
+                        elem.name()
+                    ),
+                ));
+            }
+            Argument::Scalar {
+                name: name.clone(),
+                elem: *elem,
+                value: v,
+            }
+        }
+        ArgFormula::Local { name, bytes } => Argument::Local {
+            name: name.clone(),
+            bytes: bytes.count(loc, env, false)?,
+        },
+    })
+}
+
+/// The work counters of one launch at one configuration, and its vector width.
+fn resolve_work(
+    loc: &Located<'_>,
+    env: &Env,
+    work: &BTreeMap<&str, Formula>,
+) -> Result<(Work, usize), PluginError> {
+    let mut w = BTreeMap::new();
+    for (key, f) in work {
+        let v = f.value(loc, env)?;
+        if v < 0.0 {
+            return Err(loc.at(
+                f.base,
+                format!(
+                    "{} at {}: a counter cannot be negative, found {v}",
+                    f.what, env.point
+                ),
+            ));
+        }
+        w.insert(*key, v);
+    }
+    let vector_width = match work.get("vector_width") {
+        Some(f) => f.count(loc, env, false)?,
+        None => 1,
+    };
+    let get = |k: &str| w.get(k).copied().unwrap_or(0.0);
+    Ok((
+        Work {
+            global_load_bytes: get("global_load_bytes"),
+            global_store_bytes: get("global_store_bytes"),
+            local_load_bytes: get("local_load_bytes"),
+            local_store_bytes: get("local_store_bytes"),
+            flops: get("flops"),
+            local_memory_per_group_bytes: get("local_memory_per_group_bytes"),
+        },
+        vector_width,
+    ))
+}
+
+/// A `[check]`'s reference kernel: its name, global and local sizes, tolerance.
+type ReferenceFormulas = (String, Option<Vec<Formula>>, Option<Vec<Formula>>, f64);
+
+/// The reference kernel's launch at one configuration: its own NDRange, or the kernel's global
+/// size and the driver's work-groups.
+fn resolve_reference(
+    loc: &Located<'_>,
+    env: &Env,
+    (name, rg, rl, tolerance): &ReferenceFormulas,
+    (g, global): (&[usize], &[Formula]),
+    span: &Range<usize>,
+) -> Result<Reference, PluginError> {
+    let (rg, rl) = match rg {
+        None => (
+            g.to_vec(),
+            rl.as_ref().map_or(Ok(None), |rl| {
+                ndrange(loc, env, global, Some(rl), span, "check").map(|x| x.1)
+            })?,
+        ),
+        Some(rg) => ndrange(loc, env, rg, rl.as_deref(), span, "check")?,
+    };
+    Ok(Reference {
+        kernel: name.clone(),
+        global: rg,
+        local: rl,
+        tolerance: *tolerance,
+    })
+}
+
 impl KernelFile {
     /// Reads `path` and the source it names; every configuration resolved and checked.
     pub fn load(path: &Path) -> Result<Self, PluginError> {
@@ -917,33 +1115,7 @@ impl KernelFile {
                 Some((c.reference.get_ref().clone(), global, local, tolerance))
             }
         };
-        let variants: Vec<Variant> = if spec.variants.is_empty() {
-            vec![Variant {
-                name: DEFAULT_VARIANT.to_owned(),
-                kernel: spec.kernel.clone(),
-                options: spec.build_options.clone(),
-                values: BTreeMap::new(),
-            }]
-        } else {
-            spec.variants
-                .iter()
-                .map(|v| {
-                    let s = v.get_ref();
-                    Variant {
-                        name: s.name.clone(),
-                        kernel: s.kernel.clone().unwrap_or_else(|| spec.kernel.clone()),
-                        options: format!(
-                            "{} {}",
-                            spec.build_options,
-                            s.build_options.clone().unwrap_or_default()
-                        )
-                        .trim()
-                        .to_owned(),
-                        values: s.values.clone(),
-                    }
-                })
-                .collect()
-        };
+        let variants = variants_of(&spec);
         for Variant { name, kernel, .. } in &variants {
             check_signature(&loc, &source, &found, kernel, &args).map_err(|e| {
                 if spec.variants.is_empty() {
@@ -954,28 +1126,7 @@ impl KernelFile {
             })?;
         }
         let sizes = spec.sizes.get_ref();
-        if sizes.is_empty() {
-            return Err(loc.span(
-                &spec.sizes.span(),
-                "sizes: name at least one size and its values (`n = [1024, 4096]`)",
-            ));
-        }
-        let mut points: Vec<Vec<(String, u64)>> = vec![Vec::new()];
-        for (name, values) in sizes {
-            if values.get_ref().is_empty() {
-                return Err(loc.span(&values.span(), format!("sizes.{name}: no values")));
-            }
-            points = points
-                .into_iter()
-                .flat_map(|p| {
-                    values.get_ref().iter().map(move |v| {
-                        let mut q = p.clone();
-                        q.push((name.clone(), *v));
-                        q
-                    })
-                })
-                .collect();
-        }
+        let points = sweep(&loc, &spec.sizes)?;
         let program = spec
             .program
             .clone()
@@ -1002,66 +1153,10 @@ impl KernelFile {
                     values: env_values,
                     point: shown.join(", "),
                 };
-                let mut resolved = Vec::new();
-                for a in &args {
-                    resolved.push(match a {
-                        ArgFormula::Buffer {
-                            name,
-                            elem,
-                            length,
-                            init,
-                            access,
-                        } => Argument::Buffer {
-                            name: name.clone(),
-                            elem: *elem,
-                            length: length.count(&loc, &env, false)?,
-                            init: match init {
-                                InitFormula::Random { seed, low, high } => Init::Random {
-                                    seed: *seed,
-                                    low: *low,
-                                    high: *high,
-                                },
-                                InitFormula::Zeros => Init::Zeros,
-                                InitFormula::Poison => Init::Poison,
-                                InitFormula::Constant(v) => Init::Constant(v.value(&loc, &env)?),
-                                InitFormula::Ramp { start, step } => Init::Ramp {
-                                    start: start.value(&loc, &env)?,
-                                    step: step.value(&loc, &env)?,
-                                },
-                            },
-                            access: *access,
-                        },
-                        ArgFormula::Scalar {
-                            name,
-                            elem,
-                            value,
-                            at,
-                        } => {
-                            let v = value.value(&loc, &env)?;
-                            let (low, high) = elem.limits();
-                            if !elem.is_float() && (v.fract() != 0.0 || v < low || v > high) {
-                                return Err(loc.at(
-                                    *at,
-                                    format!(
-                                        "{} at {}: {v} is not a value of type {}",
-                                        value.what,
-                                        env.point,
-                                        elem.name()
-                                    ),
-                                ));
-                            }
-                            Argument::Scalar {
-                                name: name.clone(),
-                                elem: *elem,
-                                value: v,
-                            }
-                        }
-                        ArgFormula::Local { name, bytes } => Argument::Local {
-                            name: name.clone(),
-                            bytes: bytes.count(&loc, &env, false)?,
-                        },
-                    });
-                }
+                let resolved = args
+                    .iter()
+                    .map(|a| resolve_argument(&loc, &env, a))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let (g, l) = ndrange(
                     &loc,
                     &env,
@@ -1070,47 +1165,14 @@ impl KernelFile {
                     &nd.local.span(),
                     "ndrange",
                 )?;
-                let mut w = BTreeMap::new();
-                for (key, f) in &work {
-                    let v = f.value(&loc, &env)?;
-                    if v < 0.0 {
-                        return Err(loc.at(
-                            f.base,
-                            format!(
-                                "{} at {}: a counter cannot be negative, found {v}",
-                                f.what, env.point
-                            ),
-                        ));
-                    }
-                    w.insert(*key, v);
-                }
-                let vector_width = match work.get("vector_width") {
-                    Some(f) => f.count(&loc, &env, false)?,
-                    None => 1,
-                };
-                let get = |k: &str| w.get(k).copied().unwrap_or(0.0);
-                let reference = match &reference {
-                    None => None,
-                    Some((name, rg, rl, tolerance)) => {
+                let (work_done, vector_width) = resolve_work(&loc, &env, &work)?;
+                let reference = reference
+                    .as_ref()
+                    .map(|r| {
                         let span = spec.check.as_ref().map_or(0..0, |c| c.span());
-                        let (rg, rl) = match rg {
-                            None => (
-                                g.clone(),
-                                rl.as_ref().map_or(Ok(None), |rl| {
-                                    ndrange(&loc, &env, &global, Some(rl), &span, "check")
-                                        .map(|x| x.1)
-                                })?,
-                            ),
-                            Some(rg) => ndrange(&loc, &env, rg, rl.as_deref(), &span, "check")?,
-                        };
-                        Some(Reference {
-                            kernel: name.clone(),
-                            global: rg,
-                            local: rl,
-                            tolerance: *tolerance,
-                        })
-                    }
-                };
+                        resolve_reference(&loc, &env, r, (&g, &global), &span)
+                    })
+                    .transpose()?;
                 configurations.push(Configuration {
                     file: Arc::clone(&source),
                     program: program.clone(),
@@ -1126,14 +1188,7 @@ impl KernelFile {
                     global: g,
                     local: l.unwrap_or_default(),
                     vector_width,
-                    work: Work {
-                        global_load_bytes: get("global_load_bytes"),
-                        global_store_bytes: get("global_store_bytes"),
-                        local_load_bytes: get("local_load_bytes"),
-                        local_store_bytes: get("local_store_bytes"),
-                        flops: get("flops"),
-                        local_memory_per_group_bytes: get("local_memory_per_group_bytes"),
-                    },
+                    work: work_done,
                     reference,
                 });
             }
