@@ -472,6 +472,33 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
         "two profile files and the model's manifest"
     );
     assert!(inputs.iter().all(|i| i.sha256.len() == 64));
+    // A directory that is not a bundle is not replaced by one.
+    let notes = dir.path().join("notes");
+    std::fs::create_dir(&notes).unwrap();
+    std::fs::write(notes.join("mine.txt"), "keep me").unwrap();
+    let out = yosoku(&[
+        "predict",
+        "--collector",
+        "gpuperfpredict",
+        "--profile",
+        a.to_str().unwrap(),
+        "--on",
+        "H100",
+        "--model",
+        bundle.to_str().unwrap(),
+        "--save",
+        notes.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("--save") && e.contains("is not a yosoku bundle"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(notes.join("mine.txt")).unwrap(),
+        "keep me"
+    );
     // A collector that reads one file refuses two.
     let out = yosoku(&[
         "predict",

@@ -1258,6 +1258,44 @@ fn ncu_run_runs_the_program_and_records_its_command() {
         .to_string();
     assert!(e.contains("ncu: /opt/nowhere/ncu is not a file"), "{e}");
     assert!(!dir.path().join("bundle2").exists());
+    // Keys with values ncu cannot take: one error each at validation, no bundle.
+    for (extra, said) in [
+        (
+            ", ncu_metrics = [\"dram__bytes_read.sum,dram__bytes_write.sum\"]",
+            "ncu_metrics: expected ncu metric names, one per entry",
+        ),
+        (", launch_count = 0", "launch_count: expected 1 or more"),
+        (", launch_skip = -1", "launch_skip: expected 0 or more"),
+        (", timeout_secs = 0.0", "timeout_secs: expected seconds > 0"),
+        (
+            "sometimes",
+            "nsys_trace: `sometimes`, expected auto, yes or no",
+        ),
+    ] {
+        let text = if extra.starts_with(", ") {
+            pipeline(&ncu.display().to_string()).replace(" }\n", &format!("{extra} }}\n"))
+        } else {
+            pipeline(&ncu.display().to_string())
+                .replace("nsys_trace = \"no\"", &format!("nsys_trace = {extra:?}"))
+        };
+        let text = text.replace(
+            &format!(
+                "log_dir = {:?}",
+                dir.path().join("kept").display().to_string()
+            ),
+            &format!(
+                "log_dir = {:?}",
+                dir.path().join("other").display().to_string()
+            ),
+        );
+        std::fs::write(dir.path().join("p.toml"), text).unwrap();
+        let e = run_pipeline(&dir.path().join("p.toml"), &options, &mut Quiet)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(said), "{extra}: {e}");
+        assert!(!dir.path().join("bundle2").exists());
+    }
 }
 
 /// `transfer_scores` rows: (scheme, method) -> (median, mean, coverage) in %.

@@ -2158,6 +2158,38 @@ mod tests {
         );
     }
 
+    /// An iteration number an execution cannot hold (negative: the table's own check; past 32
+    /// bits) is refused with its row, not wrapped.
+    #[test]
+    fn an_iteration_out_of_range_is_refused() {
+        let good = blocks("r", &[(0, vec![(0.1, 0.01); 10])]);
+        let i = good.schema().index_of(col::ITERATION).unwrap();
+        for (bad, said) in [
+            (
+                -1i64,
+                "row 3: found -1, expected a finite number >= 0".to_owned(),
+            ),
+            (
+                i64::from(u32::MAX),
+                format!("row 3 has iteration {}, outside 0 to 4294967294", u32::MAX),
+            ),
+        ] {
+            let mut iterations: Vec<Option<i64>> =
+                yosoku_tables::access::int64(&good, col::ITERATION)
+                    .unwrap()
+                    .iter()
+                    .collect();
+            iterations[3] = Some(bad);
+            let mut columns = good.columns().to_vec();
+            columns[i] = std::sync::Arc::new(arrow_array::Int64Array::from(iterations));
+            let batch = RecordBatch::try_new(good.schema(), columns).unwrap();
+            let e = simplified(&spec(20, Warmup::Iterations(0)), &batch, None)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&said), "{bad}: {e}");
+        }
+    }
+
     /// The text cell `column` of a report.
     fn report_text(report: &RecordBatch, column: &str) -> String {
         let columns = yosoku_tables::access::utf8(report, col::COLUMN_LABEL).unwrap();
