@@ -419,22 +419,18 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
         data.join("bpnn_layerforward_CUDA-TitanX.csv.gz"),
         data.join("bpnn_adjust_weights_cuda-TitanX.csv.gz"),
     );
+    // `yosoku predict` of `profiles` on the H100, saved into `save`.
+    let forecast_into = |profiles: &[&std::path::Path], save: &std::path::Path| {
+        let mut args = vec!["predict", "--collector", "gpuperfpredict"];
+        for p in profiles {
+            args.extend(["--profile", p.to_str().unwrap()]);
+        }
+        args.extend(["--on", "H100", "--model", bundle.to_str().unwrap()]);
+        args.extend(["--save", save.to_str().unwrap()]);
+        yosoku(&args)
+    };
     let saved = dir.path().join("forecast");
-    let out = yosoku(&[
-        "predict",
-        "--collector",
-        "gpuperfpredict",
-        "--profile",
-        a.to_str().unwrap(),
-        "--profile",
-        b.to_str().unwrap(),
-        "--on",
-        "H100",
-        "--model",
-        bundle.to_str().unwrap(),
-        "--save",
-        saved.to_str().unwrap(),
-    ]);
+    let out = forecast_into(&[&a, &b], &saved);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout)
@@ -476,19 +472,7 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
     let notes = dir.path().join("notes");
     std::fs::create_dir(&notes).unwrap();
     std::fs::write(notes.join("mine.txt"), "keep me").unwrap();
-    let out = yosoku(&[
-        "predict",
-        "--collector",
-        "gpuperfpredict",
-        "--profile",
-        a.to_str().unwrap(),
-        "--on",
-        "H100",
-        "--model",
-        bundle.to_str().unwrap(),
-        "--save",
-        notes.to_str().unwrap(),
-    ]);
+    let out = forecast_into(&[&a], &notes);
     assert!(!out.status.success());
     let e = text(&out.stderr);
     assert!(
