@@ -119,11 +119,14 @@ pub fn blocks(log: &RankLog) -> (RankBlocks, Iterations) {
 /// The blocks of one rank whose run made `steps` steps (the program's own units: time steps,
 /// MD steps): the iteration is the unit that runs once per step, whatever runs inside it (an
 /// SCF or solver loop of varying length makes the finer repeating unit of [`blocks`] a
-/// sub-iteration). Of the calls executed `steps` to `steps + 3` times, each is tried as the
-/// first call of a step; leading and trailing units that lack some call every other unit
-/// makes are setup and teardown, and the candidate whose unit count is nearest `steps` (at most
-/// 2 more: an initial force evaluation makes one) wins, then the most regular, then the one that
-/// starts earliest. Markers, when the program made them, are used as they are.
+/// sub-iteration). Of the calls executed `steps` to `steps + 3` times and more (a step's call
+/// may also run in setup or teardown, up to as often again as in the loop or 16 times: pw.x's
+/// once-per-step barrier runs 10 more times while it sets up), each is tried as the first call
+/// of a step; leading and
+/// trailing units that lack some call every other unit makes are setup and teardown, and the
+/// candidate whose unit count is nearest `steps` (at most 2 more: an initial force evaluation
+/// makes one) wins, then the most regular, then the one that starts earliest. Markers, when the
+/// program made them, are used as they are.
 pub fn blocks_per_step(
     log: &RankLog,
     steps: usize,
@@ -473,7 +476,7 @@ fn unit_from(calls: &[(usize, usize)], anchor: usize) -> Option<(Unit, f64)> {
     // Leading units that lack some call every other unit makes are setup that happens to make
     // the loop's calls (a first force computation), trailing ones a partial last unit: neither
     // is an iteration.
-    let (first, last, _) = whole_units(calls, &bounds)?;
+    let (first, last, _) = whole_units(calls, &bounds, Dominant::MostSegments)?;
     let starts: Vec<usize> = bounds[first..=last].iter().map(|&p| calls[p].0).collect();
     let end = (last + 2 < bounds.len()).then(|| calls[bounds[last + 1]].0);
     Some((
@@ -518,6 +521,10 @@ fn call_ids(out: &RankBlocks) -> (Vec<(usize, usize)>, Vec<usize>) {
 /// and the reverse exchange runs twice a step).
 const MAX_PER_STEP: usize = 8;
 
+/// The executions of a step's first call outside the loop (setup, teardown) allowed however few
+/// the steps (pw.x's once-per-step barrier runs 10 times while it sets up).
+const OUTSIDE_EXECUTIONS: usize = 16;
+
 /// See [`blocks_per_step`]. A call that runs `m` times per step starts a unit at every `m`-th
 /// execution (`sub_iterations = m`); calls made once per step are preferred, then the unit
 /// count nearest `steps`, the most regular units, the earliest start.
@@ -527,13 +534,18 @@ fn unit_per_step(out: &RankBlocks, steps: usize) -> Result<Unit, NoUnitPerStep> 
     let mut best: Option<(usize, usize, f64, usize, Unit)> = None;
     let mut seen: Vec<usize> = Vec::new();
     for m in 1..=MAX_PER_STEP {
-        let range = m * steps..=m * steps + 3 * m;
+        // Executions outside the loop (setup, teardown) are allowed up to as many again as
+        // the loop's, or OUTSIDE_EXECUTIONS: the units they start are not whole and are left
+        // out below.
+        let range = m * steps..=m * (steps + 3) + (m * steps).max(OUTSIDE_EXECUTIONS);
         for anchor in (0..counts.len()).filter(|&id| range.contains(&counts[id])) {
             let all = executions(&calls, anchor);
             for phase in 0..m {
                 let mut bounds: Vec<usize> = all.iter().copied().skip(phase).step_by(m).collect();
                 bounds.push(calls.len());
-                let Some((first, last, regularity)) = whole_units(&calls, &bounds) else {
+                let Some((first, last, regularity)) =
+                    whole_units(&calls, &bounds, Dominant::MostCalls)
+                else {
                     continue;
                 };
                 let n = last - first + 1;
@@ -602,10 +614,24 @@ fn units_found(seen: &[usize]) -> String {
     }
 }
 
+/// Which segments' set of calls is the unit's, in [`whole_units`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dominant {
+    /// The set most segments make (fewest calls on a tie): the finest repeating unit.
+    MostSegments,
+    /// The set whose segments hold the most calls: a step, where the step's first call also
+    /// runs more often than there are steps in setup (units of that call alone).
+    MostCalls,
+}
+
 /// The whole units among the segments `bounds` cut `calls` into: the first and last segment
-/// that make every call the most common segment makes (a periodic event adds calls; setup and
+/// that make every call the dominant segments make (a periodic event adds calls; setup and
 /// a partial last unit lack some), and the share of segments that make exactly those.
-fn whole_units(calls: &[(usize, usize)], bounds: &[usize]) -> Option<(usize, usize, f64)> {
+fn whole_units(
+    calls: &[(usize, usize)],
+    bounds: &[usize],
+    by: Dominant,
+) -> Option<(usize, usize, f64)> {
     let sets: Vec<Vec<usize>> = bounds
         .windows(2)
         .map(|w| {
@@ -615,14 +641,20 @@ fn whole_units(calls: &[(usize, usize)], bounds: &[usize]) -> Option<(usize, usi
             set
         })
         .collect();
-    let mut frequency: HashMap<&[usize], usize> = HashMap::new();
-    for set in &sets {
-        *frequency.entry(set.as_slice()).or_default() += 1;
+    // (segments, calls in them) of each set.
+    let mut frequency: HashMap<&[usize], (usize, usize)> = HashMap::new();
+    for (set, w) in sets.iter().zip(bounds.windows(2)) {
+        let f = frequency.entry(set.as_slice()).or_default();
+        f.0 += 1;
+        f.1 += w[1] - w[0];
     }
     let (dominant, count) = frequency
         .iter()
-        .max_by_key(|(set, n)| (**n, std::cmp::Reverse(set.len())))
-        .map(|(set, n)| (set.to_vec(), *n))?;
+        .max_by_key(|(set, (n, held))| match by {
+            Dominant::MostSegments => (*n, 0, std::cmp::Reverse(set.len())),
+            Dominant::MostCalls => (*held, *n, std::cmp::Reverse(set.len())),
+        })
+        .map(|(set, (n, _))| (set.to_vec(), *n))?;
     let whole = |set: &Vec<usize>| dominant.iter().all(|id| set.binary_search(id).is_ok());
     let first = sets.iter().position(whole)?;
     let last = sets.iter().rposition(whole)?;
@@ -947,5 +979,41 @@ mod tests {
         let e = blocks_per_step(&log, 30).unwrap_err();
         assert_eq!(e.steps, 30);
         assert!(e.to_string().contains("steps = 30, but no MPI call"), "{e}");
+    }
+
+    #[test]
+    fn with_steps_a_step_call_also_made_in_setup_is_counted_once_per_step() {
+        // pw.x: its once-per-step barrier also runs 10 times while it sets up, so it is made
+        // steps + 10 times (15 for 5 steps, 60 for 50); each step is an SCF of 3-8 iterations,
+        // then the barrier; an initial SCF of 12 comes first.
+        let scf = |calls: &mut Vec<(&'static str, usize)>, n: usize| {
+            for _ in 0..n {
+                calls.extend([("MPI_Alltoall", 2), ("MPI_Allreduce", 3)]);
+            }
+            calls.push(("MPI_Barrier", 1));
+        };
+        for steps in [5, 10, 50] {
+            let mut calls = vec![("MPI_Bcast", 0)];
+            calls.extend(std::iter::repeat_n(("MPI_Barrier", 1), 10));
+            scf(&mut calls, 12);
+            for n in (0..steps - 1).map(|i| 3 + (i * 7) % 6) {
+                scf(&mut calls, n);
+            }
+            calls.push(("MPI_Gather", 4));
+            let log = sequence(&calls);
+            let (b, how) = blocks_per_step(&log, steps).unwrap();
+            assert!(
+                matches!(how, Iterations::PerStep { iterations, ref anchor } if iterations == steps && anchor.starts_with("MPI_Barrier")),
+                "{steps} steps: {how:?}"
+            );
+            // The setup's barriers are in no iteration.
+            let setup_barriers = b
+                .iter()
+                .filter(|x| {
+                    !x.compute && x.iteration.is_none() && b.key(x).starts_with("MPI_Barrier")
+                })
+                .count();
+            assert_eq!(setup_barriers, 10, "{steps} steps");
+        }
     }
 }
