@@ -356,11 +356,15 @@ const MPI_SETS: &[(&str, &[&str])] = &[
         "mpi-cp2k",
         &["repeat_1", "repeat_2", "repeat_3", "repeat_4", "repeat_5"],
     ),
+    (
+        "mpi-qe",
+        &["repeat_1", "repeat_2", "repeat_3", "repeat_4", "repeat_5"],
+    ),
 ];
 
 /// The sets with five repeats: one reduced run (the default run-to-run prior), and three and
 /// five together (issue 41, item 2).
-const MPI_COMBINED: &[&str] = &["mpi-meep", "mpi-cp2k"];
+const MPI_COMBINED: &[&str] = &["mpi-meep", "mpi-cp2k", "mpi-qe"];
 
 /// How well the MPI predictions' 95 % intervals cover the full runs' mean (issue 41, item 1):
 /// per set, the predictions, how many intervals hold the measured mean, the median half-width

@@ -106,11 +106,12 @@ cargo xtask <command>
                        communication-only himeno_mpi runs through the mpi_timer plugin), then
                        run the MPI pipelines on them; logs go to DIR (default
                        target/mpi-experiment/data/mpi)
-  mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k]
-                       the same on real applications from Debian (meep-openmpi, cp2k; installed
-                       if missing): reduced and full runs, N times each (default 3), logs
+  mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k|qe]
+                       the same on real applications from Debian (meep-openmpi, cp2k,
+                       quantum-espresso; installed if missing): reduced and full runs, N times
+                       each (default 3), logs
                        gzipped into DIR (default target/mpi-experiment/apps/data/mpi-apps), then
-                       their pipelines (pipelines/mpi-meep.toml, mpi-cp2k.toml)
+                       their pipelines (pipelines/mpi-meep.toml, mpi-cp2k.toml, mpi-qe.toml)
   mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep]
                        the scaling models' data: himeno_mpi and meep over five sizes x 1, 2, 4
                        ranks (oversubscribed past the cores), N times each (default 3), logs

@@ -1,6 +1,6 @@
 //! `cargo xtask mpi-experiment apps`: the simplified-execution prediction on real MPI
-//! applications from Debian that none of us wrote: meep (FDTD, C++) and CP2K (molecular
-//! dynamics, Fortran, an SCF loop of varying length in every step). Each is run, unmodified,
+//! applications from Debian that none of us wrote: meep (FDTD, C++), CP2K and Quantum ESPRESSO's
+//! pw.x (molecular dynamics, Fortran, an SCF loop of varying length in every step). Each is run, unmodified,
 //! under the MPI timer interposer through the `mpi_timer` plugin's `run` collector, reduced
 //! and full, several times each (the full runs' spread is the noise a prediction is judged
 //! against), with our own small inputs (tools/mpi-apps/). The logs are kept gzip-compressed in
@@ -58,19 +58,47 @@ const APPS: &[App] = &[
         iteration_per_step: true,
         args: |input, _| vec!["-i".into(), input.display().to_string()],
         input: |work, steps| {
-            let template =
-                std::fs::read_to_string(repo_root().join("tools/mpi-apps/water-xtb.inp"))?;
-            let dir = work.join(format!("cp2k-{steps}-steps"));
-            std::fs::create_dir_all(&dir)?;
-            let text = template
-                .replace("{project}", &dir.join("water").display().to_string())
-                .replace("{steps}", &steps.to_string());
-            let path = dir.join("water-xtb.inp");
-            std::fs::write(&path, text)?;
-            Ok(path)
+            from_template(work, "water-xtb.inp", "cp2k", steps, "project", "water")
         },
     },
+    App {
+        name: "qe",
+        package: "quantum-espresso",
+        program: "pw.x",
+        reduced_steps: 5,
+        full_steps: 50,
+        // An SCF of varying length in every MD step, and the once-per-step barrier also runs
+        // 10 times while pw.x sets up.
+        iteration_per_step: true,
+        args: |input, _| vec!["-in".into(), input.display().to_string()],
+        input: |work, steps| from_template(work, "si8-md.in", "qe", steps, "outdir", "out"),
+    },
 ];
+
+/// The input of a run of `steps` steps from the template `tools/mpi-apps/<file>`, written to
+/// `work/<app>-<steps>-steps/<file>`: `{steps}` filled in, and `{<path_key>}` with the path of
+/// `<path_name>` in that directory (where the program writes its own files).
+fn from_template(
+    work: &Path,
+    file: &str,
+    app: &str,
+    steps: u32,
+    path_key: &str,
+    path_name: &str,
+) -> Result<PathBuf> {
+    let template = std::fs::read_to_string(repo_root().join("tools/mpi-apps").join(file))?;
+    let dir = work.join(format!("{app}-{steps}-steps"));
+    std::fs::create_dir_all(&dir)?;
+    let text = template
+        .replace(
+            &format!("{{{path_key}}}"),
+            &dir.join(path_name).display().to_string(),
+        )
+        .replace("{steps}", &steps.to_string());
+    let path = dir.join(file);
+    std::fs::write(&path, text)?;
+    Ok(path)
+}
 
 /// The options of `mpi-experiment apps` and `mpi-experiment scaling`.
 pub(crate) struct ExperimentArgs {
@@ -113,7 +141,7 @@ impl ExperimentArgs {
 /// `cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only APP]`.
 pub fn experiment(args: &[String]) -> Result<()> {
     let usage =
-        "usage: cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k]";
+        "usage: cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only meep|cp2k|qe]";
     let ExperimentArgs {
         repeats,
         into,

@@ -986,9 +986,15 @@ fn report_row(report: &RecordBatch, row_label: &str) -> Vec<(String, f64)> {
 #[test]
 fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups() {
     // Real MPI programs from Debian that none of us wrote (data/mpi-apps/SOURCES.md): meep (FDTD,
-    // C++) and CP2K (Fortran, an SCF of varying length in every MD step); five reduced runs each
-    // predict the full run, measured five times.
-    for pipeline in ["mpi-meep.toml", "mpi-cp2k.toml"] {
+    // C++), CP2K and pw.x (Fortran, an SCF of varying length in every MD step); five reduced runs
+    // each predict the full run, measured five times. The largest |error| kept to, and whether
+    // setup is most of a short run (then the naive scaling is far off; pw.x sets up in a
+    // fraction of a second, and its reduced run is nearly all loop).
+    for (pipeline, max_error, setup_heavy) in [
+        ("mpi-meep.toml", 15.0, true),
+        ("mpi-cp2k.toml", 15.0, true),
+        ("mpi-qe.toml", 20.0, false),
+    ] {
         let (_dir, bundle) = run(pipeline);
         check_golden(&bundle);
         let mut warmups = Vec::new();
@@ -997,10 +1003,13 @@ fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups
             let rows = mpi_predictions(table(&bundle, &format!("{step}.predictions")));
             let error = run_error(&rows, "run");
             let naive = run_error(&rows, "run (naive scaling)");
-            // Scaling the reduced run's time is far off (setup is most of a short run); the
+            // Scaling the reduced run's time is far off where setup is most of a short run; the
             // prediction is within the full runs' spread of their mean.
-            assert!(error.abs() < 15.0, "{pipeline} {step}: {error} %");
-            assert!(naive > 100.0, "{pipeline} {step}: naive {naive} %");
+            assert!(error.abs() < max_error, "{pipeline} {step}: {error} %");
+            assert!(
+                !setup_heavy || naive > 100.0,
+                "{pipeline} {step}: naive {naive} %"
+            );
             let run = report_row(
                 table(&bundle, &format!("{step}.report")),
                 "run (slowest rank)",

@@ -123,6 +123,14 @@ impl RunToRun {
         }
     }
 
+    /// Whether it already holds the reduced run's own iteration-to-iteration noise: the
+    /// repeats' predictions differ by that noise too (each averages other iterations), so their
+    /// spread is the prediction's whole variation, and adding the within-run half again would
+    /// count it twice.
+    pub fn holds_within_run(&self) -> bool {
+        matches!(self, Self::Repeats { .. })
+    }
+
     /// What the report says of it.
     pub fn describe(&self, combined: usize) -> String {
         let pct = 100.0 * self.relative_half(combined);
@@ -137,7 +145,7 @@ impl RunToRun {
                 repeats,
                 floor_pct,
             } => format!(
-                "+-{pct:.1} % run-to-run{of}: t(0.975, {}) x the {repeats} repeats' spread ({:.1} % sd of their predictions){}, beside the reduced run's own noise",
+                "+-{pct:.1} % run-to-run{of}: t(0.975, {}) x the {repeats} repeats' spread ({:.1} % sd of their predictions){}, which holds the reduced runs' own noise (not added again)",
                 repeats - 1,
                 100.0 * relative_sd,
                 floor_pct.map_or(String::new(), |f| format!(
@@ -1001,7 +1009,12 @@ impl RankTables<'_> {
         } else {
             c.interval_half_secs.hypot(m.interval_half_secs)
         };
-        let half = within.hypot(self.spec.run_to_run.relative_half(self.combined) * total);
+        let run_to_run = self.spec.run_to_run.relative_half(self.combined) * total;
+        let half = if self.spec.run_to_run.holds_within_run() {
+            run_to_run
+        } else {
+            within.hypot(run_to_run)
+        };
         let flags: Option<String> = crate::join_flags(&rank_flags(c, m));
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
@@ -2235,6 +2248,39 @@ mod tests {
         assert!(((hi - lo) / 2.0 - t2 * sd / mean * run.predicted_secs).abs() < 1e-6);
         let text = report_text(&one.report, "interval");
         assert!(text.contains("the 3 repeats' spread"), "{text}");
+
+        // Noisy iterations: the repeats' spread already holds that noise, so it is the whole
+        // half-width; with the prior instead, the within-run half is added in quadrature.
+        let noisy = |name: &str, scale: f64| {
+            let times: Vec<(f64, f64)> = (0..40)
+                .map(|i| (if i % 2 == 0 { 0.08 } else { 0.12 } * scale, 0.02 * scale))
+                .collect();
+            blocks(name, &[(0, times.clone()), (1, times)])
+        };
+        let noisy_runs = [noisy("a", 1.0), noisy("b", 1.1), noisy("c", 0.9)];
+        let noisy_refs: Vec<&RecordBatch> = noisy_runs.iter().collect();
+        let half_of = |s: &MpiSpec| {
+            let p = simplified(s, &noisy_runs[0], None).unwrap();
+            let run = yosoku_tables::rows::read_predictions("p", &p.predictions)
+                .unwrap()
+                .into_iter()
+                .find(|p| p.variant == "run")
+                .unwrap();
+            let (lo, hi) = run.interval_secs.unwrap();
+            ((hi - lo) / 2.0, run.predicted_secs)
+        };
+        let mut with_repeats = s.clone();
+        with_repeats.run_to_run = run_to_run_of(&repeat_totals(&s, &noisy_refs).unwrap(), None);
+        let (half, predicted) = half_of(&with_repeats);
+        let expected = with_repeats.run_to_run.relative_half(1) * predicted;
+        assert!((half - expected).abs() < 1e-9, "{half} {expected}");
+        let mut prior = s.clone();
+        prior.run_to_run = RunToRun::Floor {
+            pct: 5.0,
+            user: false,
+        };
+        let (half, predicted) = half_of(&prior);
+        assert!(half > 0.05 * predicted + 1e-6, "{half} {predicted}");
 
         let together = combined(&s, &refs, None).unwrap();
         let run = yosoku_tables::rows::read_predictions("p", &together.predictions)
