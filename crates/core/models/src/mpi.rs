@@ -15,6 +15,7 @@
 //! - [`best_configuration`]: one prediction per reduced run of several configurations (rank
 //!   counts, bindings), ranked.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -167,24 +168,35 @@ impl RunToRun {
     }
 }
 
-/// One execution of a block.
-#[derive(Debug, Clone)]
+/// One execution of a block: 16 bytes, so that a reduced run of tens of millions of
+/// executions fits beside its table (the block's name is an index into [`RankRun::names`]).
+#[derive(Debug, Clone, Copy)]
 struct Execution {
-    /// One text per distinct block of a table, shared by its executions.
-    block: Arc<str>,
     duration_secs: f64,
-    /// The main-loop iteration, [`NO_ITERATION`] outside the loop: 32 bits, so that a reduced
-    /// run of tens of millions of executions takes 32 bytes each, not 48.
+    /// The main-loop iteration, [`NO_ITERATION`] outside the loop.
     iteration: u32,
-    compute: bool,
+    /// The block's index in [`RankRun::names`], and [`COMPUTE_BIT`] for a compute block.
+    block_and_kind: u32,
 }
 
 /// [`Execution::iteration`] of a block outside the main loop.
 const NO_ITERATION: u32 = u32::MAX;
 
+/// The bit of [`Execution::block_and_kind`] that marks a compute block.
+const COMPUTE_BIT: u32 = 1 << 31;
+
 impl Execution {
     fn iteration(&self) -> Option<i64> {
         (self.iteration != NO_ITERATION).then_some(i64::from(self.iteration))
+    }
+
+    /// The block's index in its run's names.
+    fn block(&self) -> usize {
+        (self.block_and_kind & !COMPUTE_BIT) as usize
+    }
+
+    fn compute(&self) -> bool {
+        self.block_and_kind & COMPUTE_BIT != 0
     }
 }
 
@@ -192,7 +204,16 @@ impl Execution {
 #[derive(Debug, Clone)]
 struct RankRun {
     device: String,
+    /// The distinct block names of the table the run came from ([`Execution::block`] indexes
+    /// them), shared by its runs and ranks.
+    names: Arc<[Arc<str>]>,
     executions: Vec<Execution>,
+}
+
+impl RankRun {
+    fn name(&self, block: usize) -> &str {
+        &self.names[block]
+    }
 }
 
 /// (run id, rank) -> the rank's executions in time order.
@@ -208,9 +229,24 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
     let iteration = input.int64(col::ITERATION)?;
     let duration = input.float64(col::DURATION_SECS)?;
     let mut runs = Runs::new();
-    // Each distinct text made once (a dictionary column's once per value), and the rows taken
-    // a stretch of one run and rank at a time (a rank's blocks come together).
-    let blocks = block.lookup(|b| Arc::<str>::from(b));
+    // Each distinct text numbered once (a dictionary column's once per value), and the rows
+    // taken a stretch of one run and rank at a time (a rank's blocks come together).
+    let numbering: RefCell<(HashMap<String, u32>, Vec<Arc<str>>)> = RefCell::default();
+    let blocks = block.lookup(|b| {
+        let (ids, names) = &mut *numbering.borrow_mut();
+        *ids.entry(b.to_owned()).or_insert_with(|| {
+            names.push(Arc::from(b));
+            (names.len() - 1) as u32
+        })
+    });
+    let names: Arc<[Arc<str>]> = numbering.into_inner().1.into();
+    if names.len() as u64 >= u64::from(COMPUTE_BIT) {
+        return Err(ModelError::invalid(format!(
+            "input `{role}`: {} distinct blocks; at most {} are read",
+            names.len(),
+            COMPUTE_BIT - 1
+        )));
+    }
     let compute = kind.per_row(|k| k == "compute");
     let n = input.rows();
     let mut start = 0;
@@ -225,6 +261,7 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
             .entry(rank.value(start))
             .or_insert_with(|| RankRun {
                 device: device.value(start).to_owned(),
+                names: Arc::clone(&names),
                 executions: Vec::new(),
             });
         for (i, &is_compute) in compute.iter().enumerate().take(end).skip(start) {
@@ -243,10 +280,9 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
                     })?
             };
             rank_run.executions.push(Execution {
-                block: Arc::clone(blocks.get(i)),
                 duration_secs: duration.value(i),
                 iteration: it,
-                compute: is_compute,
+                block_and_kind: *blocks.get(i) | if is_compute { COMPUTE_BIT } else { 0 },
             });
         }
         start = end;
@@ -395,10 +431,10 @@ fn predict_rank(
     // A periodic block's executions and time inside the loop: those before or after it (setup,
     // teardown) happen once however long the run, so only these are extrapolated.
     let times = loop_times(run, k, &occurrences);
-    let mut periodic_in_loop: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    let mut periodic_in_loop: HashMap<usize, (f64, f64)> = HashMap::new();
     for e in &run.executions {
-        if e.iteration().is_some() && occurrences.is_periodic(&e.block) {
-            let (n, secs) = periodic_in_loop.entry(&*e.block).or_default();
+        if e.iteration().is_some() && occurrences.is_periodic(e.block()) {
+            let (n, secs) = periodic_in_loop.entry(e.block()).or_default();
             *n += 1.0;
             *secs += e.duration_secs;
         }
@@ -413,12 +449,12 @@ fn predict_rank(
     let mut periodic_blocks = 0;
     let blocks = order
         .into_iter()
-        .filter_map(|key| acc.remove(key).map(|b| (key, b)))
+        .filter_map(|key| acc[key].take().map(|b| (key, b)))
         .map(|(key, mut b)| {
             if b.in_loop {
                 b.role = "loop";
             }
-            if let Some(&Occurrence::Periodic { period, phase }) = occurrences.by_block.get(key) {
+            if let Some(Occurrence::Periodic { period, phase }) = occurrences.by_block[key] {
                 // Measured as it ran (all its executions are in `warmup_secs` so far); the full
                 // run's further occurrences at its period and phase, each as long as the
                 // reduced run's on average.
@@ -426,7 +462,7 @@ fn predict_rank(
                 let seen = occurrences.present[key].len() as f64;
                 let more = periodic_count(full, period, phase) as f64 - seen;
                 let (executions, secs) = (b.full_executions, b.warmup_secs);
-                let (in_loop, in_loop_secs) = periodic_in_loop[key];
+                let (in_loop, in_loop_secs) = periodic_in_loop[&key];
                 b.role = "periodic";
                 b.period_iterations = Some(period as i64);
                 b.mean_secs = Some(secs / executions);
@@ -464,11 +500,11 @@ fn predict_rank(
 
 /// The time of each loop iteration of a rank, without its periodic blocks (their spikes are
 /// neither a warm-up nor noise of the steady iterations).
-fn loop_times(run: &RankRun, k: usize, occurrences: &LoopOccurrences<'_>) -> Vec<f64> {
+fn loop_times(run: &RankRun, k: usize, occurrences: &LoopOccurrences) -> Vec<f64> {
     let mut times = vec![0.0; k];
     for e in &run.executions {
         if let Some(i) = e.iteration()
-            && !occurrences.is_periodic(&e.block)
+            && !occurrences.is_periodic(e.block())
         {
             times[i as usize] += e.duration_secs;
         }
@@ -522,19 +558,19 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
 }
 
 /// Which iterations each loop block ran in, and so which blocks are periodic (every k-th
-/// iteration).
-struct LoopOccurrences<'a> {
-    /// The iterations each block ran in, ascending.
-    present: BTreeMap<&'a str, Vec<u64>>,
-    by_block: BTreeMap<&'a str, Occurrence>,
+/// iteration); both by [`Execution::block`].
+struct LoopOccurrences {
+    /// The iterations each block ran in, ascending (none for blocks outside the loop).
+    present: Vec<Vec<u64>>,
+    by_block: Vec<Option<Occurrence>>,
 }
 
-impl<'a> LoopOccurrences<'a> {
-    fn of(run: &'a RankRun, k: usize) -> Self {
-        let mut present: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+impl LoopOccurrences {
+    fn of(run: &RankRun, k: usize) -> Self {
+        let mut present: Vec<Vec<u64>> = vec![Vec::new(); run.names.len()];
         for e in &run.executions {
             if let Some(i) = e.iteration() {
-                let list = present.entry(&*e.block).or_default();
+                let list = &mut present[e.block()];
                 if list.last() != Some(&(i as u64)) {
                     list.push(i as u64);
                 }
@@ -542,13 +578,13 @@ impl<'a> LoopOccurrences<'a> {
         }
         let by_block = present
             .iter()
-            .map(|(b, its)| (*b, occurrence(its, k as u64)))
+            .map(|its| (!its.is_empty()).then(|| occurrence(its, k as u64)))
             .collect();
         Self { present, by_block }
     }
 
-    fn is_periodic(&self, block: &str) -> bool {
-        matches!(self.by_block.get(block), Some(Occurrence::Periodic { .. }))
+    fn is_periodic(&self, block: usize) -> bool {
+        matches!(self.by_block[block], Some(Occurrence::Periodic { .. }))
     }
 }
 
@@ -614,21 +650,21 @@ impl SteadyIterations {
 /// iterations from `w` on, periodic blocks aside) into `mean_secs` (a sum for now), everything
 /// else into `warmup_secs`. A block first run before the loop's first block is setup, after it
 /// teardown (until it shows up in the loop).
-fn block_sums<'a>(
-    run: &'a RankRun,
+fn block_sums(
+    run: &RankRun,
     w: usize,
-    occurrences: &LoopOccurrences<'_>,
-) -> (Vec<&'a str>, BTreeMap<&'a str, BlockPrediction>) {
+    occurrences: &LoopOccurrences,
+) -> (Vec<usize>, Vec<Option<BlockPrediction>>) {
     let first_loop = run.executions.iter().position(|e| e.iteration().is_some());
-    let mut order: Vec<&str> = Vec::new();
-    let mut acc: BTreeMap<&str, BlockPrediction> = BTreeMap::new();
+    let mut order: Vec<usize> = Vec::new();
+    let mut acc: Vec<Option<BlockPrediction>> = vec![None; run.names.len()];
     for (index, e) in run.executions.iter().enumerate() {
-        let b = acc.entry(&*e.block).or_insert_with(|| {
-            order.push(&*e.block);
+        let b = acc[e.block()].get_or_insert_with(|| {
+            order.push(e.block());
             let before_loop = first_loop.is_none_or(|f| index < f);
             BlockPrediction {
-                block: e.block.to_string(),
-                compute: e.compute,
+                block: run.name(e.block()).to_owned(),
+                compute: e.compute(),
                 in_loop: false,
                 role: if before_loop { "setup" } else { "teardown" },
                 period_iterations: None,
@@ -640,7 +676,7 @@ fn block_sums<'a>(
             }
         });
         match e.iteration() {
-            Some(i) if i as usize >= w && !occurrences.is_periodic(&e.block) => {
+            Some(i) if i as usize >= w && !occurrences.is_periodic(e.block()) => {
                 b.in_loop = true;
                 b.steady_executions += 1;
                 // The sum for now; divided by the caller.
