@@ -22,6 +22,8 @@ use crate::log::{EventKind, RankLog};
 /// A block's key or call site: an index into [`RankBlocks::names`].
 pub type NameId = u32;
 
+/// One block: 32 bytes, so that a rank of tens of millions of calls holds its blocks beside
+/// the table they become.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Block {
     /// The block's key (`MPI_Send@a.out+0x10`, `MPI_A@... -> MPI_B@...`), the same for every
@@ -30,10 +32,23 @@ pub struct Block {
     pub compute: bool,
     /// Where in the program: `MPI_Send at a.out+0x10`, or the calls around a compute block.
     pub call_site: NameId,
-    pub iteration: Option<i64>,
+    /// The main-loop iteration, [`NO_ITERATION`] outside the loop ([`Block::iteration`]).
+    iteration: u32,
     /// From the end of MPI_Init.
     pub start_ns: u64,
     pub duration_ns: u64,
+}
+
+/// [`Block`]'s iteration outside the main loop.
+const NO_ITERATION: u32 = u32::MAX;
+
+const _: () = assert!(std::mem::size_of::<Block>() == 32);
+
+impl Block {
+    /// The main-loop iteration, `None` outside the loop.
+    pub fn iteration(&self) -> Option<i64> {
+        (self.iteration != NO_ITERATION).then_some(i64::from(self.iteration))
+    }
 }
 
 /// One rank's blocks in time order and the texts their keys and call sites name: a real run has
@@ -206,7 +221,7 @@ fn timed_blocks(log: &RankLog) -> (RankBlocks, Vec<usize>) {
                     call_site,
                     block: key,
                     compute: false,
-                    iteration: None,
+                    iteration: NO_ITERATION,
                     start_ns: start - log.init_end_ns,
                     // A call that ends inside the one before it (overlapping calls: a damaged
                     // or multi-threaded log) keeps no time of its own, not a wrapped one.
@@ -292,7 +307,7 @@ fn push_compute<'l>(
         call_site,
         block: key,
         compute: true,
-        iteration: None,
+        iteration: NO_ITERATION,
         start_ns: from - init_end_ns,
         duration_ns: to.saturating_sub(from),
     });
@@ -343,14 +358,14 @@ fn assign_iterations(
         .iter()
         .rposition(|b| !b.compute && loop_keys.contains(&b.block))
         .map_or(limit, |i| last_start + i + 1);
-    let mut iteration = -1i64;
-    let mut next = 0;
+    // Iterations number units of at least one block each, so fewer than the blocks: a rank of
+    // 2^32 iterations would need more than 128 GB of blocks.
+    let mut next = 0u32;
     for (i, b) in out.iter_mut().enumerate().take(loop_end).skip(first) {
-        while next < starts.len() && starts[next] <= i {
-            iteration += 1;
+        while (next as usize) < starts.len() && starts[next as usize] <= i {
             next += 1;
         }
-        b.iteration = Some(iteration);
+        b.iteration = next.saturating_sub(1).min(NO_ITERATION - 1);
     }
     how
 }
@@ -724,7 +739,7 @@ mod tests {
                 anchor: "MPI_Sendrecv@a+0x2".into()
             }
         );
-        let it: Vec<(&str, Option<i64>)> = b.iter().map(|x| (b.key(x), x.iteration)).collect();
+        let it: Vec<(&str, Option<i64>)> = b.iter().map(|x| (b.key(x), x.iteration())).collect();
         assert_eq!(it[0], ("MPI_Init -> MPI_Barrier@a+0x1", None));
         assert_eq!(it[2], ("MPI_Barrier@a+0x1 -> MPI_Sendrecv@a+0x2", None));
         assert_eq!(it[3], ("MPI_Sendrecv@a+0x2", Some(0)));
@@ -750,7 +765,7 @@ mod tests {
         }
         let (b, how) = blocks(&log(&events));
         assert_eq!(how, Iterations::Markers(2));
-        let it: Vec<(&str, Option<i64>)> = b.iter().map(|x| (b.key(x), x.iteration)).collect();
+        let it: Vec<(&str, Option<i64>)> = b.iter().map(|x| (b.key(x), x.iteration())).collect();
         assert_eq!(
             it,
             [
@@ -796,7 +811,7 @@ mod tests {
             .0
             .iter()
             .filter(|b| !b.compute)
-            .map(|b| b.iteration)
+            .map(|b| b.iteration())
             .collect()
     }
 
@@ -920,7 +935,7 @@ mod tests {
         let its: Vec<i64> = b
             .iter()
             .filter(|b| !b.compute)
-            .filter_map(|b| b.iteration)
+            .filter_map(|b| b.iteration())
             .collect();
         assert_eq!(its.len(), 40);
         assert_eq!(its[..4], [0; 4]);
@@ -966,11 +981,11 @@ mod tests {
             matches!(how, Iterations::PerStep { iterations: 6, .. }),
             "{how:?}"
         );
-        let its: Vec<i64> = b.iter().filter_map(|b| b.iteration).collect();
+        let its: Vec<i64> = b.iter().filter_map(|b| b.iteration()).collect();
         assert_eq!(its.iter().max(), Some(&5));
         let setup = b
             .iter()
-            .take_while(|b| b.iteration.is_none())
+            .take_while(|b| b.iteration().is_none())
             .filter(|b| !b.compute)
             .count();
         // The broadcast and the initial evaluation but its last call (2 + 12 x 3).
@@ -1010,7 +1025,7 @@ mod tests {
             let setup_barriers = b
                 .iter()
                 .filter(|x| {
-                    !x.compute && x.iteration.is_none() && b.key(x).starts_with("MPI_Barrier")
+                    !x.compute && x.iteration().is_none() && b.key(x).starts_with("MPI_Barrier")
                 })
                 .count();
             assert_eq!(setup_barriers, 10, "{steps} steps");

@@ -367,7 +367,7 @@ impl BlockColumns {
             let site = *site_keys[b.call_site as usize]
                 .get_or_insert_with(|| self.call_site.key(blocks.name(b.call_site)));
             self.call_site.append_key(site);
-            self.iteration.append_option(b.iteration);
+            self.iteration.append_option(b.iteration());
             self.start_secs.append_value(secs(b.start_ns));
             self.duration_secs.append_value(secs(b.duration_ns));
         }

@@ -41,24 +41,24 @@ fn real_logs_become_gap_free_blocks_with_twenty_iterations() {
                 panic!("{dir} rank {}: {how:?}", log.rank);
             };
             assert!(anchor.starts_with("MPI_Sendrecv@himeno_mpi+0x"), "{anchor}");
-            let iterations: Vec<i64> = b.iter().filter_map(|b| b.iteration).collect();
+            let iterations: Vec<i64> = b.iter().filter_map(|b| b.iteration()).collect();
             assert_eq!(iterations.first(), Some(&0));
             assert_eq!(iterations.last(), Some(&19));
             for key in ["MPI_Sendrecv@", "MPI_Allreduce@"] {
                 let in_loop = b
                     .iter()
-                    .filter(|x| !x.compute && b.key(x).starts_with(key) && x.iteration.is_some())
+                    .filter(|x| !x.compute && b.key(x).starts_with(key) && x.iteration().is_some())
                     .count();
                 assert_eq!(in_loop, if key == "MPI_Sendrecv@" { 40 } else { 20 });
             }
             // Setup (the barrier) and teardown (the timing reduce) run once, outside the loop.
             assert!(
                 b.iter()
-                    .any(|x| b.key(x).starts_with("MPI_Barrier@") && x.iteration.is_none())
+                    .any(|x| b.key(x).starts_with("MPI_Barrier@") && x.iteration().is_none())
             );
             assert!(
                 b.iter()
-                    .any(|x| b.key(x).starts_with("MPI_Reduce@") && x.iteration.is_none())
+                    .any(|x| b.key(x).starts_with("MPI_Reduce@") && x.iteration().is_none())
             );
             // Blocks tile the rank's time from MPI_Init to MPI_Finalize.
             let total: u64 = b.iter().map(|b| b.duration_ns).sum();

@@ -185,6 +185,8 @@ const NO_ITERATION: u32 = u32::MAX;
 /// The bit of [`Execution::block_and_kind`] that marks a compute block.
 const COMPUTE_BIT: u32 = 1 << 31;
 
+const _: () = assert!(std::mem::size_of::<Execution>() == 16);
+
 impl Execution {
     fn iteration(&self) -> Option<i64> {
         (self.iteration != NO_ITERATION).then_some(i64::from(self.iteration))
