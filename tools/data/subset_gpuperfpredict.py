@@ -4,7 +4,7 @@
 The dataset (marcosamaris/gpuperfpredict, CC-BY-4.0) has 45 files, 5 kernels x 9 GPUs, ~24 MB
 compressed; rows are kernel launches. To keep the repository lean, yosoku ships:
   - the two back-propagation kernels (57 launches per GPU) in full;
-  - for hotspot (calculate_temp), gaussian (kernel) and LU (lud_diagonal), every 8th launch (data
+  - for hotspot (calculate_temp), heartwall (kernel) and LU (lud_diagonal), every 8th launch (data
     rows 0, 8, 16, ...). Rows are in the same launch order on every GPU, so the same launches are
     kept on all nine;
   - kernel-GTX-680.csv.gz, the largest file, in full (for the import benchmark).

@@ -260,7 +260,7 @@ def main():
     cases = []
 
     x, y, names = real("kernel", ["gst_request", "device_memory_read_transactions", "issued_control.flow_instructions"])
-    cases.append(ols_case("real_gaussian_k40", x, y, names, "real data: gaussian elimination (`kernel`) on a Tesla K40, 659 launches (gpuperfpredict subset), duration from three counters; condition number ~770"))
+    cases.append(ols_case("real_heartwall_k40", x, y, names, "real data: heartwall's `kernel` on a Tesla K40, 659 launches (gpuperfpredict subset), duration from three counters; condition number ~770"))
     x, y, names = real("bpnn_layerforward_CUDA", ["inst_executed", "gld_request", "gst_request", "shared_load", "shared_store"])
     cases.append(rank_deficient_case("real_bpnn_k40", x, y, names, "real data: bpnn_layerforward_CUDA on a Tesla K40, 57 launches: all five counters are multiples of the input size (rank 1)"))
 

@@ -118,8 +118,8 @@ fn check_ols(name: &str, coefficients: bool) {
 
 #[test]
 fn real_data_well_conditioned_takes_the_cholesky_path() {
-    check_ols("real_gaussian_k40", true);
-    let c = case("real_gaussian_k40");
+    check_ols("real_heartwall_k40", true);
+    let c = case("real_heartwall_k40");
     let fit = ols(
         matrix(&c["x"]).as_ref(),
         &vector(&c["y"]),
