@@ -221,6 +221,23 @@ impl RankRun {
 /// (run id, rank) -> the rank's executions in time order.
 type Runs = BTreeMap<String, BTreeMap<i32, RankRun>>;
 
+/// The distinct block names of a table, numbered in order of first sight.
+#[derive(Default)]
+struct BlockNumbering {
+    ids: HashMap<String, u32>,
+    names: Vec<Arc<str>>,
+}
+
+impl BlockNumbering {
+    fn number(&mut self, name: &str) -> u32 {
+        let names = &mut self.names;
+        *self.ids.entry(name.to_owned()).or_insert_with(|| {
+            names.push(Arc::from(name));
+            (names.len() - 1) as u32
+        })
+    }
+}
+
 fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelError> {
     let input = Input::new(role, &MPI_BLOCKS, batch)?;
     let run_id = input.utf8(col::RUN_ID)?;
@@ -233,15 +250,9 @@ fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelErr
     let mut runs = Runs::new();
     // Each distinct text numbered once (a dictionary column's once per value), and the rows
     // taken a stretch of one run and rank at a time (a rank's blocks come together).
-    let numbering: RefCell<(HashMap<String, u32>, Vec<Arc<str>>)> = RefCell::default();
-    let blocks = block.lookup(|b| {
-        let (ids, names) = &mut *numbering.borrow_mut();
-        *ids.entry(b.to_owned()).or_insert_with(|| {
-            names.push(Arc::from(b));
-            (names.len() - 1) as u32
-        })
-    });
-    let names: Arc<[Arc<str>]> = numbering.into_inner().1.into();
+    let numbering: RefCell<BlockNumbering> = RefCell::default();
+    let blocks = block.lookup(|b| numbering.borrow_mut().number(b));
+    let names: Arc<[Arc<str>]> = numbering.into_inner().names.into();
     if names.len() as u64 >= u64::from(COMPUTE_BIT) {
         return Err(ModelError::invalid(format!(
             "input `{role}`: {} distinct blocks; at most {} are read",
