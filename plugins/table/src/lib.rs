@@ -7,6 +7,7 @@
 //! program, variant, run id and repetition columns are mapped or defaulted; the other numeric
 //! columns are the features. Every bad cell is named by file, line (or row) and column.
 
+mod bundle;
 mod extrap;
 mod frame;
 
@@ -22,6 +23,7 @@ use yosoku_plugin_sdk::{
 };
 use yosoku_tables::{COUNTERS, KIND_METADATA_KEY, METRIC_KINDS, OBSERVATIONS, RUNS, col};
 
+pub use bundle::{BUNDLE_TABLE_KINDS, read_bundle_table};
 pub use extrap::{ExtrapCollector, ExtrapOptions, import_extrap};
 pub use frame::{Column, Format, Frame};
 
@@ -38,7 +40,11 @@ impl Plugin for TablePlugin {
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
-        vec![Box::new(FileCollector), Box::new(extrap::ExtrapCollector)]
+        vec![
+            Box::new(FileCollector),
+            Box::new(extrap::ExtrapCollector),
+            Box::new(bundle::BundleCollector),
+        ]
     }
 }
 

@@ -544,3 +544,122 @@ fn the_committed_forecasts_are_of_the_committed_profiles() {
         }
     }
 }
+
+/// A saved forecast scored against measurements through a pipeline: the `table` plugin's
+/// `bundle` source reads the forecast's predictions, the `forecast_score` step compares them per
+/// kernel and size with measured runs. Real data on both sides: the GTX 980's profile of the
+/// two back-propagation kernels forecast on the GTX TITAN X, scored against the TITAN X's own
+/// measurements of the same launches (the TITAN X is one of the model's training GPUs: its
+/// rows are left out of the model with `--refit-without-target`).
+#[test]
+fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = model(dir.path());
+    let data = repo().join("pipelines/data/gpuperfpredict");
+    let kernels = ["bpnn_layerforward_CUDA", "bpnn_adjust_weights_cuda"];
+    let saved = dir.path().join("forecast");
+    let mut args = vec!["predict", "--collector", "gpuperfpredict"];
+    let profiles: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            data.join(format!("{k}-GTX-980.csv.gz"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    for p in &profiles {
+        args.extend(["--profile", p.as_str()]);
+    }
+    args.extend(["--on", "GTX TITAN X", "--model", bundle.to_str().unwrap()]);
+    args.extend(["--refit-without-target", "--save", saved.to_str().unwrap()]);
+    let out = yosoku(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let measured: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            format!(
+                "{:?}",
+                data.join(format!("{k}-TitanX.csv.gz"))
+                    .display()
+                    .to_string()
+            )
+        })
+        .collect();
+    let pipeline = dir.path().join("score.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"score\"\ndescription = \"forecast scored\"\n\n\
+             [sources.forecast]\nplugin = \"table\"\ncollector = \"bundle\"\nconfig = {{ dir = {:?}, table = \"forecast.predictions\" }}\n\n\
+             [sources.measured]\nplugin = \"cuda_profiler\"\ncollector = \"gpuperfpredict\"\nconfig = {{ paths = [{}] }}\n\n\
+             [[validate]]\nstep = \"forecast_score\"\nid = \"score\"\nforecast = \"forecast.predictions\"\nmeasured = \"measured.runs\"\n",
+            saved.display().to_string(),
+            measured.join(", ")
+        ),
+    )
+    .unwrap();
+    let scored = dir.path().join("scored");
+    let out = yosoku(&[
+        "run",
+        "-q",
+        pipeline.to_str().unwrap(),
+        "--output",
+        scored.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result = yosoku_bundle::fs::read_bundle(&scored).unwrap();
+    // The forecast's manifest and table are inputs of the score, hashed.
+    assert!(
+        result
+            .manifest
+            .inputs
+            .iter()
+            .any(|i| i.path.ends_with("forecast.predictions.arrow") && i.sha256.len() == 64)
+    );
+    let rows =
+        yosoku_tables::rows::read_predictions("p", result.table("score.predictions").unwrap())
+            .unwrap();
+    // 57 sizes of two kernels, by the transfer model and by wave scaling; all measured.
+    assert_eq!(rows.len(), 2 * 2 * 57);
+    assert!(rows.iter().all(|r| r.measured_secs.is_some()), "{rows:?}");
+    // One launch per size: the measured median is the TITAN X's duration of that launch.
+    let r = rows
+        .iter()
+        .find(|r| r.program == "bpnn_layerforward_CUDA" && r.variant == "8192")
+        .unwrap();
+    let titan = std::io::read_to_string(flate2::read::GzDecoder::new(
+        std::fs::File::open(data.join("bpnn_layerforward_CUDA-TitanX.csv.gz")).unwrap(),
+    ))
+    .unwrap();
+    let line = titan
+        .lines()
+        .find(|l| l.split(',').nth(1) == Some("8192"))
+        .unwrap();
+    let duration: f64 = line.split(',').nth(3).unwrap().parse().unwrap();
+    assert!((r.measured_secs.unwrap() - duration).abs() < 1e-15, "{r:?}");
+    let e = 100.0 * (r.predicted_secs - duration) / duration;
+    assert!((r.error_pct.unwrap() - e).abs() < 1e-9);
+    // The headline: each model's median |error| and how many intervals held the measurement.
+    let figure = |name: &str| {
+        result
+            .manifest
+            .figures()
+            .find(|(id, f)| *id == "score" && f.name == name)
+            .map(|(_, f)| f.value)
+    };
+    for model in ["transfer_ridge", "wave_scaling"] {
+        let m = rows
+            .iter()
+            .find(|r| r.model.starts_with(model))
+            .unwrap()
+            .model
+            .clone();
+        assert!(figure(&format!("{m}: median |error|")).is_some_and(|e| e >= 0.0));
+        let inside = figure(&format!("{m}: intervals holding the measured median")).unwrap();
+        let flagged = rows
+            .iter()
+            .filter(|r| r.model == m && r.flags.as_deref() == Some("outside_interval"))
+            .count() as f64;
+        assert_eq!(inside + flagged, 114.0, "{m}");
+    }
+}

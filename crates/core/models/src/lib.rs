@@ -24,6 +24,7 @@ mod csx600_properties;
 pub mod curve;
 #[cfg(test)]
 mod fixtures;
+pub mod forecast;
 pub mod mpi;
 pub mod mpi_call_paths;
 pub mod mpi_loop;

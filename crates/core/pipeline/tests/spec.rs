@@ -113,7 +113,7 @@ fn mistakes_are_named_by_file_line_column_and_key() {
         (
             "step = \"compare_measured\"",
             "step = \"csx600_op_count\"",
-            "p.toml:12:8: unknown [[validate]] step `csx600_op_count`; expected one of: compare_measured, compare_reference",
+            "p.toml:12:8: unknown [[validate]] step `csx600_op_count`; expected one of: compare_measured, forecast_score, compare_reference",
         ),
         (
             "predictions = \"opcount.predictions\"",

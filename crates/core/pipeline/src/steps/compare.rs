@@ -19,6 +19,11 @@ pub(crate) const COMPARE_MEASURED: StepKind = StepKind::new::<CompareMeasured>(
     Stage::Validate,
     "predictions against measured runs",
 );
+pub(crate) const FORECAST_SCORE: StepKind = StepKind::new::<ForecastScoreStep>(
+    "forecast_score",
+    Stage::Validate,
+    "a forecast made before the measurement against it, per kernel and size",
+);
 pub(crate) const COMPARE_REFERENCE: StepKind = StepKind::new::<CompareReferenceParams>(
     "compare_reference",
     Stage::Validate,
@@ -55,6 +60,81 @@ impl Step for CompareMeasured {
         let figures = measured_figures(&compared)?;
         Ok(StepOutput::new()
             .table(&PREDICTIONS, compared)
+            .figures(figures))
+    }
+}
+
+/// `forecast_score`: a forecast (the `predictions` of `yosoku predict --save`, no measured
+/// times) against the runs measured after it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForecastScoreStep {
+    pub forecast: TableRef,
+    /// A `runs` table: the kernels measured on the forecast's device.
+    pub measured: TableRef,
+}
+
+impl StepParams for ForecastScoreStep {
+    type Step = Self;
+    fn into_step(self) -> Result<Self, ParamError> {
+        Ok(self)
+    }
+}
+
+impl Step for ForecastScoreStep {
+    fn inputs(&self) -> Vec<&TableRef> {
+        vec![&self.forecast, &self.measured]
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&[&PREDICTIONS])
+    }
+
+    fn uses_devices(&self) -> bool {
+        true
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let scored = yosoku_models::forecast::score_forecast(
+            cx.input(&self.forecast)?,
+            cx.input(&self.measured)?,
+            cx.devices,
+        )?;
+        let mut figures = Vec::new();
+        for s in &scored.scores {
+            let m = &s.model;
+            if let Some(e) = s.median_abs_error_pct {
+                figures.push(Figure::new(format!("{m}: median |error|"), e, "%").headline());
+            }
+            if let Some(e) = s.mean_abs_error_pct {
+                figures.push(Figure::new(format!("{m}: mean |error|"), e, "%"));
+            }
+            figures.push(
+                Figure::new(
+                    format!("{m}: intervals holding the measured median"),
+                    s.inside_interval as f64,
+                    "",
+                )
+                .headline(),
+            );
+            figures.push(Figure::new(
+                format!("{m}: measured kernel sizes with an interval"),
+                s.with_interval as f64,
+                "",
+            ));
+            figures.push(Figure::new(
+                format!("{m}: kernel sizes forecast"),
+                s.pairs as f64,
+                "",
+            ));
+            figures.push(Figure::new(
+                format!("{m}: kernel sizes measured"),
+                s.measured_pairs as f64,
+                "",
+            ));
+        }
+        Ok(StepOutput::new()
+            .table(&PREDICTIONS, scored.predictions)
             .figures(figures))
     }
 }

@@ -62,6 +62,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     mpi::BEST_CONFIGURATION,
     // validate
     compare::COMPARE_MEASURED,
+    compare::FORECAST_SCORE,
     compare::COMPARE_REFERENCE,
     counters::CROSS_VALIDATE,
     throughput::THROUGHPUT,

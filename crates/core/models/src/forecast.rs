@@ -1,0 +1,337 @@
+//! Scoring a forecast made before the measurement: per model, kernel and input size, the
+//! median forecast time of one launch against the median measured time of one launch, and
+//! whether the measured median lies inside the median forecast interval (docs/methods.md,
+//! section 6; the rule was fixed with the forecast, in its bundle's SOURCES.md).
+
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+use yosoku_devices::Catalogue;
+use yosoku_tables::rows::{PredictionRow, predictions_batch, read_predictions};
+use yosoku_tables::{RUNS, col};
+
+use crate::compare::FLAG_UNMEASURED;
+use crate::{Input, ModelError, median};
+
+/// Flag of a (kernel, size) whose measured median lies outside the forecast's median interval.
+pub const FLAG_OUTSIDE_INTERVAL: &str = "outside_interval";
+
+/// What the validation column says of a scored row.
+pub const VALIDATION_FORECAST: &str = "forecast made before the measurement";
+
+/// One model's score over the (kernel, size) pairs of a forecast.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelScore {
+    pub model: String,
+    /// The pairs the forecast has, and how many of them were measured.
+    pub pairs: usize,
+    pub measured_pairs: usize,
+    /// Median and mean |error| in percent over the measured pairs.
+    pub median_abs_error_pct: Option<f64>,
+    pub mean_abs_error_pct: Option<f64>,
+    /// Measured pairs with a forecast interval, and how many of those hold the measured median.
+    pub with_interval: usize,
+    pub inside_interval: usize,
+}
+
+/// The scored forecast: one `predictions` row per model, kernel and size (the medians, the
+/// error, the median interval; flagged `unmeasured` or `outside_interval`), and each model's
+/// score.
+#[derive(Debug, Clone)]
+pub struct ForecastScore {
+    pub predictions: RecordBatch,
+    pub scores: Vec<ModelScore>,
+}
+
+/// Four texts launches are grouped by: (model or device, program, variant, phase).
+type LaunchKey = (String, String, String, String);
+
+/// A forecast's rows of one model, kernel and size, per launch.
+#[derive(Default)]
+struct Group {
+    device: String,
+    predicted: Vec<f64>,
+    low: Vec<f64>,
+    high: Vec<f64>,
+}
+
+/// Scores `forecast` (a `predictions` table without measurements: one row per model and
+/// forecast launch) against `measured` (`runs` of the same kernels on the forecast's device).
+/// Times are per launch (divided by their repetitions). Forecast rows are matched with runs of
+/// the same device, program (kernel), variant (input size) and phase; device names are compared
+/// by the catalogue's name of the device they name (`TitanX` is the `GeForce GTX TITAN X`).
+pub fn score_forecast(
+    forecast: &RecordBatch,
+    measured: &RecordBatch,
+    devices: &Catalogue,
+) -> Result<ForecastScore, ModelError> {
+    let rows = read_predictions("forecast", forecast)?;
+    if rows.is_empty() {
+        return Err(ModelError::invalid(
+            "input `forecast` has no rows: nothing was forecast",
+        ));
+    }
+    let canonical = |name: &str| {
+        devices
+            .find(name)
+            .map_or_else(|| name.to_owned(), |d| d.name.clone())
+    };
+    let runs = measured_medians(measured, &canonical)?;
+    // (model, program, variant, phase) -> the forecast's launches.
+    let mut groups: BTreeMap<LaunchKey, Group> = BTreeMap::new();
+    for p in &rows {
+        if p.repetitions < 1 {
+            return Err(ModelError::invalid(format!(
+                "input `forecast`: the row for {} {} has {} repetitions",
+                p.program, p.variant, p.repetitions
+            )));
+        }
+        let per_launch = p.repetitions as f64;
+        let g = groups
+            .entry((
+                p.model.clone(),
+                p.program.clone(),
+                p.variant.clone(),
+                p.phase.clone(),
+            ))
+            .or_default();
+        g.device = canonical(&p.device);
+        g.predicted.push(p.predicted_secs / per_launch);
+        if let Some((lo, hi)) = p.interval_secs {
+            g.low.push(lo / per_launch);
+            g.high.push(hi / per_launch);
+        }
+    }
+    let devices: Vec<&str> = {
+        let mut d: Vec<&str> = groups.values().map(|g| g.device.as_str()).collect();
+        d.sort_unstable();
+        d.dedup();
+        d
+    };
+    if !runs.is_empty() && !runs.keys().any(|(d, ..)| devices.contains(&d.as_str())) {
+        let mut measured_devices: Vec<&str> = runs.keys().map(|(d, ..)| d.as_str()).collect();
+        measured_devices.dedup();
+        return Err(ModelError::invalid(format!(
+            "the forecast is for {}, but the measured runs are of {}: score a forecast against measurements on the device it is for",
+            devices.join(", "),
+            measured_devices.join(", ")
+        )));
+    }
+    let mut out = Vec::new();
+    let mut scores: BTreeMap<String, (ModelScore, Vec<f64>)> = BTreeMap::new();
+    for ((model, program, variant, phase), mut g) in groups {
+        let predicted = median(&mut g.predicted);
+        let interval = (!g.low.is_empty()).then(|| (median(&mut g.low), median(&mut g.high)));
+        let measured = runs
+            .get(&(
+                g.device.clone(),
+                program.clone(),
+                variant.clone(),
+                phase.clone(),
+            ))
+            .copied();
+        let (score, errors) = scores.entry(model.clone()).or_insert_with(|| {
+            (
+                ModelScore {
+                    model: model.clone(),
+                    pairs: 0,
+                    measured_pairs: 0,
+                    median_abs_error_pct: None,
+                    mean_abs_error_pct: None,
+                    with_interval: 0,
+                    inside_interval: 0,
+                },
+                Vec::new(),
+            )
+        });
+        score.pairs += 1;
+        let mut flags = Vec::new();
+        let error_pct = measured.map(|m| 100.0 * (predicted - m) / m);
+        match (measured, interval) {
+            (None, _) => flags.push(FLAG_UNMEASURED),
+            (Some(m), Some((lo, hi))) => {
+                score.with_interval += 1;
+                if (lo..=hi).contains(&m) {
+                    score.inside_interval += 1;
+                } else {
+                    flags.push(FLAG_OUTSIDE_INTERVAL);
+                }
+            }
+            (Some(_), None) => {}
+        }
+        if let Some(e) = error_pct {
+            score.measured_pairs += 1;
+            errors.push(e.abs());
+        }
+        out.push(PredictionRow {
+            model,
+            device: g.device,
+            program,
+            variant,
+            phase,
+            repetitions: 1,
+            predicted_secs: predicted,
+            measured_secs: measured,
+            error_pct,
+            flags: (!flags.is_empty()).then(|| flags.join(",")),
+            run_id: None,
+            model_group: None,
+            validation: Some(VALIDATION_FORECAST.to_owned()),
+            held_out: None,
+            interval_secs: interval,
+        });
+    }
+    let scores = scores
+        .into_values()
+        .map(|(mut s, mut errors)| {
+            if !errors.is_empty() {
+                s.mean_abs_error_pct = Some(errors.iter().sum::<f64>() / errors.len() as f64);
+                s.median_abs_error_pct = Some(median(&mut errors));
+            }
+            s
+        })
+        .collect();
+    Ok(ForecastScore {
+        predictions: predictions_batch(&out)?,
+        scores,
+    })
+}
+
+/// (device, program, variant, phase) -> the median measured time of one launch.
+fn measured_medians(
+    measured: &RecordBatch,
+    canonical: &dyn Fn(&str) -> String,
+) -> Result<BTreeMap<LaunchKey, f64>, ModelError> {
+    let runs = Input::new("measured", &RUNS, measured)?;
+    let device = runs.utf8(col::DEVICE)?;
+    let program = runs.utf8(col::PROGRAM)?;
+    let variant = runs.utf8(col::VARIANT)?;
+    let phase = runs.utf8(col::PHASE)?;
+    let repetitions = runs.int64(col::REPETITIONS)?;
+    let secs = runs.float64(col::MEASURED_SECS)?;
+    let mut times: BTreeMap<LaunchKey, Vec<f64>> = BTreeMap::new();
+    for i in 0..runs.rows() {
+        let r = repetitions.value(i);
+        if r < 1 {
+            return Err(ModelError::invalid(format!(
+                "input `measured`: row {i} has {r} repetitions"
+            )));
+        }
+        times
+            .entry((
+                canonical(device.value(i)),
+                program.value(i).to_owned(),
+                variant.value(i).to_owned(),
+                phase.value(i).to_owned(),
+            ))
+            .or_default()
+            .push(secs.value(i) / r as f64);
+    }
+    Ok(times
+        .into_iter()
+        .map(|(k, mut v)| (k, median(&mut v)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::runs;
+
+    fn forecast_row(model: &str, variant: &str, secs: f64, interval: (f64, f64)) -> PredictionRow {
+        PredictionRow {
+            model: model.into(),
+            device: "H100".into(),
+            program: "p".into(),
+            variant: variant.into(),
+            phase: "kernel".into(),
+            repetitions: 1,
+            predicted_secs: secs,
+            measured_secs: None,
+            error_pct: None,
+            flags: None,
+            run_id: None,
+            model_group: None,
+            validation: Some("forecast".into()),
+            held_out: None,
+            interval_secs: Some(interval),
+        }
+    }
+
+    /// Two sizes forecast by two models, three launches each; one size measured three times:
+    /// medians against medians, the interval of the medians, the unmeasured size flagged.
+    #[test]
+    fn medians_against_medians_per_kernel_and_size() {
+        let forecast = predictions_batch(&[
+            forecast_row("transfer", "64", 1.0, (0.5, 2.0)),
+            forecast_row("transfer", "64", 3.0, (1.5, 6.0)),
+            forecast_row("transfer", "64", 2.0, (1.0, 4.0)),
+            forecast_row("transfer", "128", 4.0, (2.0, 8.0)),
+            forecast_row("wave", "64", 1.0, (0.9, 1.1)),
+            forecast_row("wave", "64", 1.0, (0.9, 1.1)),
+        ])
+        .unwrap();
+        // Three runs of size 64 (the fixture's run id is the variant: the three differ only in
+        // it, so the size is spelled alike after trimming).
+        let measured = runs(&[
+            ("H100", "64", "kernel", 1, 1.0),
+            ("H100", "64", "kernel", 2, 3.0),
+            ("H100", "64", "kernel", 1, 1.6),
+        ]);
+        let s = score_forecast(&forecast, &measured, &Catalogue::default()).unwrap();
+        let rows = read_predictions("p", &s.predictions).unwrap();
+        let at = |model: &str, variant: &str| {
+            rows.iter()
+                .find(|r| r.model == model && r.variant == variant)
+                .unwrap()
+        };
+        // Medians of 1, 3, 2 and of 1.0, 1.5 (3 s over 2 launches), 1.6.
+        let t = at("transfer", "64");
+        assert_eq!((t.predicted_secs, t.measured_secs), (2.0, Some(1.5)));
+        assert!((t.error_pct.unwrap() - 100.0 / 3.0).abs() < 1e-9);
+        assert_eq!(t.interval_secs, Some((1.0, 4.0)));
+        assert_eq!(t.flags, None);
+        assert_eq!(at("transfer", "128").flags.as_deref(), Some("unmeasured"));
+        assert_eq!(at("wave", "64").flags.as_deref(), Some("outside_interval"));
+        let transfer = &s.scores[0];
+        assert_eq!(
+            (
+                transfer.pairs,
+                transfer.measured_pairs,
+                transfer.with_interval
+            ),
+            (2, 1, 1)
+        );
+        assert_eq!(transfer.inside_interval, 1);
+        let wave = &s.scores[1];
+        assert_eq!((wave.model.as_str(), wave.inside_interval), ("wave", 0));
+        assert!((wave.median_abs_error_pct.unwrap() - 100.0 / 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn measurements_of_another_device_are_refused() {
+        let forecast = predictions_batch(&[forecast_row("t", "64", 1.0, (0.5, 2.0))]).unwrap();
+        let measured = runs(&[("H200", "64", "kernel", 1, 1.0)]);
+        let none = Catalogue::default();
+        let e = score_forecast(&forecast, &measured, &none)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the forecast is for H100, but the measured runs are of H200"),
+            "{e}"
+        );
+        // The catalogue's names: a measurement on `TitanX` is one on the GeForce GTX TITAN X.
+        let catalogue = Catalogue::built_in().unwrap();
+        let mut titan = forecast_row("t", "64", 1.0, (0.5, 2.0));
+        titan.device = "GeForce GTX TITAN X".into();
+        let forecast = predictions_batch(&[titan]).unwrap();
+        let measured = runs(&[("TitanX", "64", "kernel", 1, 1.5)]);
+        let s = score_forecast(&forecast, &measured, &catalogue).unwrap();
+        assert_eq!(s.scores[0].measured_pairs, 1);
+        let empty = predictions_batch(&[]).unwrap();
+        let e = score_forecast(&empty, &measured, &none)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nothing was forecast"), "{e}");
+    }
+}
