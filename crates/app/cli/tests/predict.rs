@@ -655,11 +655,13 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
             .model
             .clone();
         assert!(figure(&format!("{m}: median |error|")).is_some_and(|e| e >= 0.0));
-        let inside = figure(&format!("{m}: intervals holding the measured median")).unwrap();
+        let inside = figure(&format!("{m}: measured medians inside the interval")).unwrap();
         let flagged = rows
             .iter()
             .filter(|r| r.model == m && r.flags.as_deref() == Some("outside_interval"))
             .count() as f64;
         assert_eq!(inside + flagged, 114.0, "{m}");
+        let coverage = figure(&format!("{m}: intervals holding the measured median")).unwrap();
+        assert!((coverage - 100.0 * inside / 114.0).abs() < 1e-9, "{m}");
     }
 }

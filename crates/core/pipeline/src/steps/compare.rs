@@ -109,14 +109,21 @@ impl Step for ForecastScoreStep {
             if let Some(e) = s.mean_abs_error_pct {
                 figures.push(Figure::new(format!("{m}: mean |error|"), e, "%"));
             }
-            figures.push(
-                Figure::new(
-                    format!("{m}: intervals holding the measured median"),
-                    s.inside_interval as f64,
-                    "",
-                )
-                .headline(),
-            );
+            if s.with_interval > 0 {
+                figures.push(
+                    Figure::new(
+                        format!("{m}: intervals holding the measured median"),
+                        100.0 * s.inside_interval as f64 / s.with_interval as f64,
+                        "%",
+                    )
+                    .headline(),
+                );
+            }
+            figures.push(Figure::new(
+                format!("{m}: measured medians inside the interval"),
+                s.inside_interval as f64,
+                "",
+            ));
             figures.push(Figure::new(
                 format!("{m}: measured kernel sizes with an interval"),
                 s.with_interval as f64,
