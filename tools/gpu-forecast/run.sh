@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Issue 40's measurement of the Rodinia kernels the forecasts in pipelines/data/gpu-forecast/
+# are for, on the GPU machine, through yosoku's `ncu_run` collector (tools/gpu-forecast/README.md):
+#   RODINIA=DIR YOSOKU_BIN=DIR OUT=DIR bash tools/gpu-forecast/run.sh
+# RODINIA holds gpuperfpredict's copy of the Rodinia CUDA sources (the code the dataset was
+# measured with): cuda/{backprop,hotspot,lud,heartwall}; YOSOKU_BIN holds `yosoku` and
+# `libyosoku_plugin_cuda_profiler.so` (cargo build --release -p yosoku-cli
+# -p yosoku-plugin-cuda-profiler); HEARTWALL_AVI (optional) is Rodinia's data/heartwall/test.avi.
+# LAUNCHES (default 5) launches of each kernel and input size are profiled, after SKIP (default 1).
+# Writes into $OUT/<kernel>/<size>/ what ncu_run's log_dir keeps (ncu.csv, command.txt,
+# program-output.txt), and $OUT/environment.txt; DRY_RUN=1 builds nothing and runs nothing,
+# and prints the pipelines it would run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
+out=${OUT:?}
+work=${WORK:-/tmp/gpu-forecast}
+launches=${LAUNCHES:-5}
+skip=${SKIP:-1}
+dry=${DRY_RUN:-0}
+arch=${ARCH:-sm_90}
+mkdir -p "$out" "$work"
+if [ "$dry" != 1 ]; then
+  bin=$(cd "${YOSOKU_BIN:?directory holding yosoku and the cuda_profiler plugin}" && pwd)
+  {
+    nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.max.sm,clocks.max.mem,memory.total,power.limit --format=csv
+    nvcc --version | tail -2
+    ncu --version | tail -1
+    uname -r
+    date -u +%Y-%m-%dT%H:%MZ
+  } > "$out/environment.txt" 2>&1
+  cat "$out/environment.txt"
+fi
+
+# The sizes of the gpuperfpredict dataset (pipelines/data/gpuperfpredict/SOURCES.md), as its
+# `input.size.1` and `input.size.2` columns name them: every one with ALL_SIZES=1; by default
+# every 4th of backprop's and heartwall's and every 2nd of LU's, and all 20 of hotspot's (each
+# size is a run of its own under ncu, a few seconds each: 15 + 15 + 20 + 16 runs, and 22 of
+# heartwall's, fit the device time a session has). Chosen before any measurement.
+if [ "${ALL_SIZES:-0}" = 1 ]; then
+  backprop_sizes=$(seq 8192 1024 65536)
+  lud_sizes=$(seq 256 256 8192)
+  heartwall_sizes=$(seq 20 104)
+else
+  backprop_sizes=$(seq 8192 4096 65536)
+  lud_sizes=$(seq 512 512 8192)
+  heartwall_sizes=$(seq 20 4 104)
+fi
+hotspot_sizes=$(for g in 64 128 256 512 1024; do for t in 256 512 768 1024; do echo "${g}x$t"; done; done)
+
+# Built as gpuperfpredict's Makefiles build them (src/rodinia/common/init.config and each
+# program's Makefile: the optimisation flags, -D devId=0), for this GPU's architecture.
+build() {
+  local common=(-D devId=0 -D_FORCE_INLINES "-arch=$arch")
+  (cd "$src/cuda/backprop" &&
+    nvcc "${common[@]}" -O2 -o "$work/backprop" backprop_cuda.cu facetrain.c imagenet.c backprop.c -lm)
+  (cd "$src/cuda/hotspot" && nvcc "${common[@]}" -o "$work/hotspot" hotspot.cu)
+  (cd "$src/cuda/lud" && nvcc "${common[@]}" -O3 -use_fast_math -DGPU_TIMER -I common \
+    -o "$work/lud_cuda" lud.cu lud_kernel.cu common/common.c -lm)
+  if [ -n "${HEARTWALL_AVI:-}" ]; then
+    (cd "$src/cuda/heartwall" &&
+      nvcc "${common[@]}" -O3 -I AVI -o "$work/heartwall" main.cu AVI/avilib.c AVI/avimod.c -lm)
+  fi
+}
+
+# Hotspot's temperature and power files of a g x g grid: one value a line, fixed seeds (the
+# kernel's work does not depend on the values).
+hotspot_inputs() {
+  local g=$1
+  [ -f "$work/temp_$g" ] && return
+  awk -v n=$((g * g)) -v seed=1 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%.6f\n", 323 + 20 * rand() }' > "$work/temp_$g"
+  awk -v n=$((g * g)) -v seed=2 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%.6f\n", 0.5 * rand() / 1000 }' > "$work/power_$g"
+}
+
+# One source of the pipeline: `kernel` at `size`, running `program args...`.
+source_block() {
+  local id=$1 kernel=$2 size=$3 program=$4
+  shift 4
+  local args="" variants=""
+  for a in "$@"; do args="$args\"$a\", "; done
+  for _ in $(seq "$launches"); do variants="$variants\"$size\", "; done
+  cat <<EOF
+
+[sources.$id]
+plugin = "cuda_profiler"
+collector = "ncu_run"
+config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = $skip, launch_count = $launches, ncu_metrics = ["gpu__time_duration.sum", "sm__cycles_elapsed.sum", "launch__grid_size", "launch__block_size"], nsys_trace = "no", timeout_secs = 600, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
+EOF
+}
+
+pipeline() {
+  local name=$1
+  printf '[pipeline]\nname = "%s"\ndescription = "Rodinia kernels under ncu_run (tools/gpu-forecast/run.sh)"\n' "$name"
+  local i=0
+  for n in $backprop_sizes; do
+    for k in bpnn_layerforward_CUDA bpnn_adjust_weights_cuda; do
+      i=$((i + 1))
+      # One launch of each per run: the launch skipped is none.
+      skip=0 launches=1 source_block "s$i" "$k" "$n" "$work/backprop" "$n"
+    done
+  done
+  for s in $hotspot_sizes; do
+    local g=${s%x*} t=${s#*x}
+    i=$((i + 1))
+    source_block "s$i" calculate_temp "$s" "$work/hotspot" "$g" 2 "$t" "$work/temp_$g" "$work/power_$g" "$work/hotspot_out_$s"
+  done
+  for n in $lud_sizes; do
+    i=$((i + 1))
+    source_block "s$i" lud_diagonal "$n" "$work/lud_cuda" -s "$n"
+  done
+  if [ -n "${HEARTWALL_AVI:-}" ]; then
+    for f in $heartwall_sizes; do
+      i=$((i + 1))
+      source_block "s$i" kernel "$f" "$work/heartwall" "$HEARTWALL_AVI" "$f"
+    done
+  fi
+}
+
+pipeline rodinia-ncu-run > "$work/rodinia-ncu-run.toml"
+if [ "$dry" = 1 ]; then
+  cat "$work/rodinia-ncu-run.toml"
+  exit 0
+fi
+build
+for g in 64 128 256 512 1024; do hotspot_inputs "$g"; done
+cp "$work/rodinia-ncu-run.toml" "$out/"
+"$bin/yosoku" run --plugin-path "$bin" "$work/rodinia-ncu-run.toml" -o "$work/bundle" 2>&1 | tee "$out/yosoku-run.txt"
+find "$out" -name ncu.csv | wc -l
