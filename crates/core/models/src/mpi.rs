@@ -1443,21 +1443,86 @@ pub fn simplified(
 
 /// The predicted run time (its slowest rank's total) of each repeat of the reduced run, each
 /// predicted alone with `spec`: their spread is the run-to-run variation of a prediction.
+/// Repeats of other programs or inputs (other ranks, iterations or blocks) are refused: their
+/// spread would not be run-to-run variation.
 pub fn repeat_totals(spec: &MpiSpec, repeats: &[&RecordBatch]) -> Result<Vec<f64>, ModelError> {
-    repeats
+    Ok(predict_repeats(spec, repeats)?
         .iter()
-        .enumerate()
-        .map(|(i, batch)| {
-            let role = "repeat";
-            let (id, ranks) = single_run(role, read_blocks(role, batch)?)
-                .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
-            let predicted = predict_run(role, &id, &ranks, spec)?;
-            Ok(predicted
+        .map(|(_, predicted)| {
+            predicted
                 .values()
                 .map(|p| p.secs(true) + p.secs(false))
-                .fold(0.0, f64::max))
+                .fold(0.0, f64::max)
         })
-        .collect()
+        .collect())
+}
+
+/// Each repeat of the reduced run predicted alone, (run id, ranks' predictions), after checking
+/// that they are of one program and input: the same ranks, iterations predicted and blocks.
+fn predict_repeats(
+    spec: &MpiSpec,
+    repeats: &[&RecordBatch],
+) -> Result<Vec<(String, BTreeMap<i32, RankPrediction>)>, ModelError> {
+    let mut runs: Vec<(String, BTreeMap<i32, RankPrediction>)> = Vec::new();
+    for (i, batch) in repeats.iter().enumerate() {
+        let role = "repeat";
+        let (id, ranks) = single_run(role, read_blocks(role, batch)?)
+            .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
+        let predicted = predict_run(role, &id, &ranks, spec)?;
+        if let Some((first_id, first)) = runs.first() {
+            same_program((first_id.as_str(), first), (id.as_str(), &predicted))?;
+        }
+        runs.push((id, predicted));
+    }
+    Ok(runs)
+}
+
+/// Refuses two repeats that are not of one program and input.
+fn same_program(
+    (first_id, first): (&str, &BTreeMap<i32, RankPrediction>),
+    (id, other): (&str, &BTreeMap<i32, RankPrediction>),
+) -> Result<(), ModelError> {
+    if first.len() != other.len() {
+        return Err(ModelError::invalid(format!(
+            "repeats `{first_id}` and `{id}` differ: {} and {} ranks (repeats have one rank count)",
+            first.len(),
+            other.len()
+        )));
+    }
+    let keys = |r: &RankPrediction| -> Vec<(String, bool)> {
+        let mut k: Vec<(String, bool)> = r
+            .blocks
+            .iter()
+            .map(|b| (b.block.clone(), b.compute))
+            .collect();
+        k.sort();
+        k
+    };
+    for (rank, p) in first {
+        let Some(q) = other.get(rank) else {
+            return Err(ModelError::invalid(format!(
+                "repeats `{first_id}` and `{id}` differ: rank {rank} is in one only (repeats have one rank count)"
+            )));
+        };
+        if q.full_iterations != p.full_iterations {
+            return Err(ModelError::invalid(format!(
+                "repeats `{first_id}` and `{id}` differ: rank {rank} is predicted {} iterations from one, {} from the other (repeats are of one input)",
+                p.full_iterations, q.full_iterations
+            )));
+        }
+        let (a, b) = (keys(p), keys(q));
+        if a != b {
+            let differs = a
+                .iter()
+                .find(|k| !b.contains(k))
+                .or_else(|| b.iter().find(|k| !a.contains(k)))
+                .map_or_else(String::new, |k| format!(" (block `{}`)", k.0));
+            return Err(ModelError::invalid(format!(
+                "repeats `{first_id}` and `{id}` differ: rank {rank}'s blocks are not the same{differs}; repeats are runs of one program and input"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// [`RunToRun::Repeats`] of the repeats' predicted totals (two or more), bounded below by the
@@ -1488,59 +1553,12 @@ pub fn combined(
             "combining repeats needs two or more reduced runs".to_owned(),
         ));
     }
-    let mut runs = Vec::new();
-    for (i, batch) in repeats.iter().enumerate() {
-        let role = "repeat";
-        let (id, ranks) = single_run(role, read_blocks(role, batch)?)
-            .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
-        runs.push((id.clone(), predict_run(role, &id, &ranks, spec)?));
-    }
-    let (first_id, first) = &runs[0];
+    let runs = predict_repeats(spec, repeats)?;
+    let (_, first) = &runs[0];
     let mut mean: BTreeMap<i32, RankPrediction> = BTreeMap::new();
-    for (rank, p) in first {
-        let mut all = vec![p];
-        for (id, other) in &runs[1..] {
-            let Some(q) = other.get(rank) else {
-                return Err(ModelError::invalid(format!(
-                    "repeats `{first_id}` and `{id}` differ: rank {rank} is in one only (repeats have one rank count)"
-                )));
-            };
-            if q.full_iterations != p.full_iterations {
-                return Err(ModelError::invalid(format!(
-                    "repeats `{first_id}` and `{id}` differ: rank {rank} is predicted {} iterations from one, {} from the other (repeats are of one input)",
-                    p.full_iterations, q.full_iterations
-                )));
-            }
-            let keys = |r: &RankPrediction| -> Vec<(String, bool)> {
-                let mut k: Vec<(String, bool)> = r
-                    .blocks
-                    .iter()
-                    .map(|b| (b.block.clone(), b.compute))
-                    .collect();
-                k.sort();
-                k
-            };
-            let (a, b) = (keys(p), keys(q));
-            if a != b {
-                let differs = a
-                    .iter()
-                    .find(|k| !b.contains(k))
-                    .or_else(|| b.iter().find(|k| !a.contains(k)))
-                    .map_or_else(String::new, |k| format!(" (block `{}`)", k.0));
-                return Err(ModelError::invalid(format!(
-                    "repeats `{first_id}` and `{id}` differ: rank {rank}'s blocks are not the same{differs}; repeats are runs of one program and input"
-                )));
-            }
-            all.push(q);
-        }
+    for rank in first.keys() {
+        let all: Vec<&RankPrediction> = runs.iter().map(|(_, r)| &r[rank]).collect();
         mean.insert(*rank, mean_rank(&all));
-    }
-    if let Some((id, other)) = runs[1..].iter().find(|(_, o)| o.len() != first.len()) {
-        return Err(ModelError::invalid(format!(
-            "repeats `{first_id}` and `{id}` differ: {} and {} ranks (repeats have one rank count)",
-            first.len(),
-            other.len()
-        )));
     }
     let measured = measured_run(measured)?;
     let ids: Vec<&str> = runs.iter().map(|(id, _)| id.as_str()).collect();
@@ -2356,6 +2374,14 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("blocks are not the same"), "{e}");
+        // Given as repeats for the run-to-run spread, it is refused as well.
+        let e = repeat_totals(&s, &[&runs[0], &other])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("blocks are not the same (block `rebuild`)"),
+            "{e}"
+        );
         let e = combined(&s, &[&runs[0]], None).unwrap_err().to_string();
         assert!(e.contains("two or more"), "{e}");
     }
