@@ -1457,13 +1457,16 @@ pub fn repeat_totals(spec: &MpiSpec, repeats: &[&RecordBatch]) -> Result<Vec<f64
         .collect())
 }
 
+/// A run's ranks' predictions, by rank.
+type RankPredictions = BTreeMap<i32, RankPrediction>;
+
 /// Each repeat of the reduced run predicted alone, (run id, ranks' predictions), after checking
 /// that they are of one program and input: the same ranks, iterations predicted and blocks.
 fn predict_repeats(
     spec: &MpiSpec,
     repeats: &[&RecordBatch],
-) -> Result<Vec<(String, BTreeMap<i32, RankPrediction>)>, ModelError> {
-    let mut runs: Vec<(String, BTreeMap<i32, RankPrediction>)> = Vec::new();
+) -> Result<Vec<(String, RankPredictions)>, ModelError> {
+    let mut runs: Vec<(String, RankPredictions)> = Vec::new();
     for (i, batch) in repeats.iter().enumerate() {
         let role = "repeat";
         let (id, ranks) = single_run(role, read_blocks(role, batch)?)
@@ -1479,8 +1482,8 @@ fn predict_repeats(
 
 /// Refuses two repeats that are not of one program and input.
 fn same_program(
-    (first_id, first): (&str, &BTreeMap<i32, RankPrediction>),
-    (id, other): (&str, &BTreeMap<i32, RankPrediction>),
+    (first_id, first): (&str, &RankPredictions),
+    (id, other): (&str, &RankPredictions),
 ) -> Result<(), ModelError> {
     if first.len() != other.len() {
         return Err(ModelError::invalid(format!(
