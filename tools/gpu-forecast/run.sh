@@ -8,8 +8,10 @@
 # -p yosoku-plugin-cuda-profiler); HEARTWALL_AVI (optional) is Rodinia's data/heartwall/test.avi.
 # LAUNCHES (default 5) launches of each kernel and input size are profiled, after SKIP (default 1).
 # Writes into $OUT/<kernel>/<size>/ what ncu_run's log_dir keeps (ncu.csv, command.txt,
-# program-output.txt), and $OUT/environment.txt; DRY_RUN=1 builds nothing and runs nothing,
-# and prints the pipelines it would run.
+# program-output.txt), and $OUT/environment.txt; PACK (optional) is a .tar.gz of $OUT rewritten
+# after each kernel, so that a run cut short still brings back what it measured. Each kernel
+# and size is a pipeline of its own: one that fails is listed in $OUT/failed.txt and the others
+# run on. DRY_RUN=1 builds nothing and runs nothing, and prints the pipelines it would run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
@@ -23,9 +25,11 @@ mkdir -p "$out" "$work"
 if [ "$dry" != 1 ]; then
   bin=$(cd "${YOSOKU_BIN:?directory holding yosoku and the cuda_profiler plugin}" && pwd)
   {
-    nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.max.sm,clocks.max.mem,memory.total,power.limit --format=csv
-    nvcc --version | tail -2
-    ncu --version | tail -1
+    nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.max.sm,clocks.max.mem,memory.total,power.limit --format=csv || true
+    nvidia-smi -q -d CLOCK || true
+    nvcc --version | tail -2 || true
+    ncu --version | tail -1 || true
+    gcc --version | head -1 || true
     uname -r
     date -u +%Y-%m-%dT%H:%MZ
   } > "$out/environment.txt" 2>&1
@@ -49,18 +53,34 @@ fi
 hotspot_sizes=$(for g in 64 128 256 512 1024; do for t in 256 512 768 1024; do echo "${g}x$t"; done; done)
 
 # Built as gpuperfpredict's Makefiles build them (src/rodinia/common/init.config and each
-# program's Makefile: the optimisation flags, -D devId=0), for this GPU's architecture.
+# program's Makefile: the optimisation flags, -D devId=0; backprop's C files by gcc, as C: they
+# use C++ keywords as names; LU's common.c as C++, its header declares `extern "C"`), for this
+# GPU's architecture. The three build at once; a failure prints its log and stops the script.
 build() {
-  local common=(-D devId=0 -D_FORCE_INLINES "-arch=$arch")
+  # cudaThreadSynchronize, which backprop calls, is gone from CUDA 13: its successor takes its place.
+  local common=(-D devId=0 -D_FORCE_INLINES -DcudaThreadSynchronize=cudaDeviceSynchronize "-arch=$arch")
+  mkdir -p "$work/obj/backprop" "$work/obj/lud"
   (cd "$src/cuda/backprop" &&
-    nvcc "${common[@]}" -O2 -o "$work/backprop" backprop_cuda.cu facetrain.c imagenet.c backprop.c -lm)
-  (cd "$src/cuda/hotspot" && nvcc "${common[@]}" -o "$work/hotspot" hotspot.cu)
-  (cd "$src/cuda/lud" && nvcc "${common[@]}" -O3 -use_fast_math -DGPU_TIMER -I common \
-    -o "$work/lud_cuda" lud.cu lud_kernel.cu common/common.c -lm)
+    for c in facetrain imagenet backprop; do gcc -g -O2 -D devId=0 -c "$c.c" -o "$work/obj/backprop/$c.o"; done &&
+    nvcc "${common[@]}" -O2 -c backprop_cuda.cu -o "$work/obj/backprop/backprop_cuda.o" &&
+    nvcc "${common[@]}" -o "$work/backprop" "$work"/obj/backprop/*.o -lm) > "$work/build-backprop.txt" 2>&1 &
+  local p1=$!
+  (cd "$src/cuda/hotspot" && nvcc "${common[@]}" -o "$work/hotspot" hotspot.cu) > "$work/build-hotspot.txt" 2>&1 &
+  local p2=$!
+  (cd "$src/cuda/lud" &&
+    nvcc "${common[@]}" -O3 -use_fast_math -DGPU_TIMER -I common -x cu -c common/common.c -o "$work/obj/lud/common.o" &&
+    nvcc "${common[@]}" -O3 -use_fast_math -DGPU_TIMER -I common -o "$work/lud_cuda" lud.cu lud_kernel.cu "$work/obj/lud/common.o" -lm) > "$work/build-lud.txt" 2>&1 &
+  local p3=$!
+  local failed=0
+  wait $p1 || { failed=1; cat "$work/build-backprop.txt"; }
+  wait $p2 || { failed=1; cat "$work/build-hotspot.txt"; }
+  wait $p3 || { failed=1; cat "$work/build-lud.txt"; }
   if [ -n "${HEARTWALL_AVI:-}" ]; then
     (cd "$src/cuda/heartwall" &&
-      nvcc "${common[@]}" -O3 -I AVI -o "$work/heartwall" main.cu AVI/avilib.c AVI/avimod.c -lm)
+      nvcc "${common[@]}" -O3 -I AVI -o "$work/heartwall" main.cu AVI/avilib.c AVI/avimod.c -lm) || failed=1
   fi
+  cp "$work"/build-*.txt "$out/"
+  [ "$failed" = 0 ] || { echo "a build failed"; exit 1; }
 }
 
 # Hotspot's temperature and power files of a g x g grid: one value a line, fixed seeds (the
@@ -84,45 +104,70 @@ source_block() {
 [sources.$id]
 plugin = "cuda_profiler"
 collector = "ncu_run"
-config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = $skip, launch_count = $launches, ncu_metrics = ["gpu__time_duration.sum", "sm__cycles_elapsed.sum", "launch__grid_size", "launch__block_size"], nsys_trace = "no", timeout_secs = 600, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
+config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = $skip, launch_count = $launches, clock_control = "none", ncu_metrics = ["gpu__time_duration.sum", "sm__cycles_elapsed.sum", "launch__grid_size", "launch__block_size"], nsys_trace = "no", timeout_secs = 120, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
 EOF
 }
 
-pipeline() {
-  local name=$1
-  printf '[pipeline]\nname = "%s"\ndescription = "Rodinia kernels under ncu_run (tools/gpu-forecast/run.sh)"\n' "$name"
-  local i=0
+# One pipeline per kernel and size, `$work/pipelines/<kernel>/<nnn>-<size>.toml`.
+header() {
+  printf '[pipeline]\nname = "rodinia-%s-%s"\ndescription = "A Rodinia kernel under ncu_run (tools/gpu-forecast/run.sh)"\n' "$1" "$2"
+}
+pipelines() {
+  local i=0 dir=$work/pipelines
+  rm -rf "$dir"
+  mkdir -p "$dir"/{bpnn_layerforward_CUDA,bpnn_adjust_weights_cuda,calculate_temp,lud_diagonal,kernel}
   for n in $backprop_sizes; do
     for k in bpnn_layerforward_CUDA bpnn_adjust_weights_cuda; do
       i=$((i + 1))
       # One launch of each per run: the launch skipped is none.
-      skip=0 launches=1 source_block "s$i" "$k" "$n" "$work/backprop" "$n"
+      { header "$k" "$n"; skip=0 launches=1 source_block "s$i" "$k" "$n" "$work/backprop" "$n"; } > "$dir/$k/$(printf %03d $i)-$n.toml"
     done
   done
   for s in $hotspot_sizes; do
     local g=${s%x*} t=${s#*x}
     i=$((i + 1))
-    source_block "s$i" calculate_temp "$s" "$work/hotspot" "$g" 2 "$t" "$work/temp_$g" "$work/power_$g" "$work/hotspot_out_$s"
+    { header calculate_temp "$s"; source_block "s$i" calculate_temp "$s" "$work/hotspot" "$g" 2 "$t" "$work/temp_$g" "$work/power_$g" "$work/hotspot_out_$s"; } > "$dir/calculate_temp/$(printf %03d $i)-$s.toml"
   done
   for n in $lud_sizes; do
     i=$((i + 1))
-    source_block "s$i" lud_diagonal "$n" "$work/lud_cuda" -s "$n"
+    { header lud_diagonal "$n"; source_block "s$i" lud_diagonal "$n" "$work/lud_cuda" -s "$n"; } > "$dir/lud_diagonal/$(printf %03d $i)-$n.toml"
   done
   if [ -n "${HEARTWALL_AVI:-}" ]; then
     for f in $heartwall_sizes; do
       i=$((i + 1))
-      source_block "s$i" kernel "$f" "$work/heartwall" "$HEARTWALL_AVI" "$f"
+      { header kernel "$f"; source_block "s$i" kernel "$f" "$work/heartwall" "$HEARTWALL_AVI" "$f"; } > "$dir/kernel/$(printf %03d $i)-$f.toml"
     done
   fi
 }
 
-pipeline rodinia-ncu-run > "$work/rodinia-ncu-run.toml"
+pack() {
+  if [ -n "${PACK:-}" ]; then
+    # tar's status 1 is "a file changed while read", which it says of fresh files on some
+    # file systems; the archive is still whole.
+    tar -czf "$PACK.tmp" -C "$out" . || [ $? = 1 ]
+    mv "$PACK.tmp" "$PACK"
+  fi
+}
+
+pipelines
 if [ "$dry" = 1 ]; then
-  cat "$work/rodinia-ncu-run.toml"
+  find "$work/pipelines" -name '*.toml' | sort | while read -r f; do echo "# $f"; cat "$f"; done
   exit 0
 fi
 build
 for g in 64 128 256 512 1024; do hotspot_inputs "$g"; done
-cp "$work/rodinia-ncu-run.toml" "$out/"
-"$bin/yosoku" run --plugin-path "$bin" "$work/rodinia-ncu-run.toml" -o "$work/bundle" 2>&1 | tee "$out/yosoku-run.txt"
-find "$out" -name ncu.csv | wc -l
+: > "$out/failed.txt"
+for k in bpnn_layerforward_CUDA bpnn_adjust_weights_cuda calculate_temp lud_diagonal kernel; do
+  for p in $(find "$work/pipelines/$k" -name '*.toml' | sort); do
+    name=$(basename "$p" .toml)
+    echo "== $k $name"
+    if ! "$bin/yosoku" run --plugin-path "$bin" "$p" -o "$work/bundles/$k-$name" > "$work/run-$k-$name.txt" 2>&1; then
+      echo "$k $name" >> "$out/failed.txt"
+      mkdir -p "$out/$k/failed"
+      cp "$work/run-$k-$name.txt" "$out/$k/failed/$name.txt"
+      tail -5 "$work/run-$k-$name.txt"
+    fi
+  done
+  pack
+done
+echo "reports: $(find "$out" -name ncu.csv | wc -l); failed: $(wc -l < "$out/failed.txt")"

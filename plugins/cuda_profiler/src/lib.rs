@@ -338,6 +338,12 @@ impl Collector for NcuRunCollector {
             "Launches to profile at most (--launch-count)",
         ))
         .key(ConfigKey::optional(
+            "clock_control",
+            ConfigType::String,
+            None,
+            "ncu's --clock-control: `base` (clocks locked at base; ncu's default when not given) or `none` (as the driver runs them)",
+        ))
+        .key(ConfigKey::optional(
             "timeout_secs",
             ConfigType::Float,
             Some(3600.0.into()),

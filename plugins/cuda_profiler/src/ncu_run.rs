@@ -91,6 +91,9 @@ pub struct NcuRun {
     pub kernel_name: Option<String>,
     pub launch_skip: Option<u64>,
     pub launch_count: Option<u64>,
+    /// ncu's `--clock-control` (`base`: clocks locked at base, ncu's own default; `none`: left
+    /// as the driver runs them, boost included); not passed when not given.
+    pub clock_control: Option<String>,
     pub timeout: Duration,
     /// Where the files go: a new or empty directory, kept; else a temporary one.
     pub log_dir: Option<PathBuf>,
@@ -209,6 +212,15 @@ impl NcuRun {
         if launch_count == Some(0) {
             return Err(PluginError::new("launch_count: expected 1 or more"));
         }
+        let clock_control = config.opt_string("clock_control")?;
+        if let Some(c) = &clock_control
+            && c != "base"
+            && c != "none"
+        {
+            return Err(PluginError::new(format!(
+                "clock_control: `{c}`, expected base (ncu's default: clocks locked at base) or none (clocks as the driver runs them)"
+            )));
+        }
         let log_dir = config.opt_string("log_dir")?.map(PathBuf::from);
         if let Some(dir) = &log_dir
             && dir.exists()
@@ -242,6 +254,7 @@ impl NcuRun {
             kernel_name: config.opt_string("kernel_name")?,
             launch_skip: optional_count(config, "launch_skip")?,
             launch_count,
+            clock_control,
             timeout: Duration::from_secs_f64(timeout),
             log_dir,
         })
@@ -265,6 +278,10 @@ impl NcuRun {
         if let Some(n) = self.launch_count {
             a.push("--launch-count".into());
             a.push(n.to_string().into());
+        }
+        if let Some(c) = &self.clock_control {
+            a.push("--clock-control".into());
+            a.push(c.into());
         }
         a.push("--log-file".into());
         a.push(log.into());

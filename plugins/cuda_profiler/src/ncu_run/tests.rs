@@ -24,6 +24,7 @@ fn config(program: &Path) -> NcuRun {
         kernel_name: Some("regex:copy_.*".into()),
         launch_skip: Some(2),
         launch_count: Some(5),
+        clock_control: Some("none".into()),
         timeout: Duration::from_secs(60),
         log_dir: None,
     }
@@ -43,7 +44,7 @@ fn the_command_lines() {
     let args = run.ncu_args(Path::new("/tmp/r/ncu.csv"));
     assert_eq!(
         shown(&run.ncu, &args),
-        "/opt/cuda/bin/ncu --csv --page raw --metrics gpu__time_duration.sum,dram__bytes_read.sum --kernel-name 'regex:copy_.*' --launch-skip 2 --launch-count 5 --log-file /tmp/r/ncu.csv /work/app 1024 'a b'"
+        "/opt/cuda/bin/ncu --csv --page raw --metrics gpu__time_duration.sum,dram__bytes_read.sum --kernel-name 'regex:copy_.*' --launch-skip 2 --launch-count 5 --clock-control none --log-file /tmp/r/ncu.csv /work/app 1024 'a b'"
     );
     let (profile, stats) = run.nsys_args(Path::new("/tmp/r"));
     assert_eq!(
@@ -58,6 +59,7 @@ fn the_command_lines() {
         kernel_name: None,
         launch_skip: None,
         launch_count: None,
+        clock_control: None,
         args: vec![],
         ..run
     };
