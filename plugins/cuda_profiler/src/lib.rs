@@ -27,7 +27,7 @@ pub mod nvprof;
 // What the importers share with the other profiler plugins.
 pub use yosoku_profiler_import::{builder, devices, input, metrics, quoted, units};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 use yosoku_plugin_sdk::{
@@ -171,14 +171,35 @@ impl Collector for Ncu {
             "ncu",
             "`ncu --csv` output, details page (long form) or raw page (wide): counters per launch, kernel durations as runs",
         ))
-        .key(ConfigKey::required("path", ConfigType::Path, "The CSV file (gzip allowed)"))
+        .key(ConfigKey::optional(
+            "path",
+            ConfigType::Path,
+            None,
+            "The CSV file (gzip allowed); or give `paths`",
+        ))
+        .key(ConfigKey::optional(
+            "paths",
+            ConfigType::PathList,
+            None,
+            "Several reports of one sweep, one per configuration, read as one (e.g. `runs/512/ncu.csv`, `runs/1024/ncu.csv`)",
+        ))
         .key(ConfigKey::optional(
             "variants",
             ConfigType::StringList,
             None,
-            "The variant of each launch, in launch order (e.g. the input sizes of a sweep)",
+            "With `path`: the variant of each launch, in launch order (e.g. the input sizes of a sweep)",
+        ))
+        .key(ConfigKey::optional(
+            "variant_from_path",
+            ConfigType::String,
+            None,
+            "With `paths`: every launch's variant, from its file's path: `{parent}` (the name of its directory) and `{stem}` (its name before the first dot) are replaced",
         ))
         .tables(NCU_TABLES)
+    }
+
+    fn validate(&self, config: &Config) -> Result<(), PluginError> {
+        NcuInput::of(config).map(|_| ())
     }
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
@@ -191,8 +212,117 @@ impl Collector for Ncu {
                 .map(|_| config.string_list("variants"))
                 .transpose()?,
         };
-        push_noted(out, read_ncu_noted(&config.path("path")?, &labels)?)
+        match NcuInput::of(config)? {
+            NcuInput::One(path) => push_noted(out, read_ncu_noted(&path, &labels)?),
+            NcuInput::Sweep(paths, from_path) => {
+                push_noted(out, read_ncu_files(&paths, &labels, from_path.as_deref())?)
+            }
+        }
     }
+}
+
+/// What an `ncu` source reads: one report (`path`, with `variants` per launch), or the reports
+/// of a sweep (`paths`, with `variant_from_path` per file).
+enum NcuInput {
+    One(PathBuf),
+    Sweep(Vec<PathBuf>, Option<String>),
+}
+
+impl NcuInput {
+    fn of(config: &Config) -> Result<Self, PluginError> {
+        let from_path = config.opt_string("variant_from_path")?;
+        match (config.get("path"), config.get("paths")) {
+            (Some(_), None) if from_path.is_some() => Err(PluginError::new(
+                "variant_from_path: give it with `paths`; with `path`, `variants` names each launch's variant",
+            )),
+            (Some(_), None) => Ok(Self::One(config.path("path")?)),
+            (None, Some(_)) if config.get("variants").is_some() => Err(PluginError::new(
+                "variants: give it with `path`; with `paths`, `variant_from_path` names each file's variant",
+            )),
+            (None, Some(_)) => Ok(Self::Sweep(config.path_list("paths")?, from_path)),
+            _ => Err(PluginError::new(
+                "path, paths: expected one of them: the report, or the reports of a sweep",
+            )),
+        }
+    }
+}
+
+/// Reads several `ncu --csv` reports (a sweep, one report per configuration) as one: every run
+/// id is prefixed with its file's path below the directory all the files are in (ids restart in
+/// each report; `512/ncu.csv.gz:0`), and every launch of a file has the variant
+/// `variant_from_path` makes of its path ([`path_variant`]; none: empty).
+pub fn read_ncu_files(
+    paths: &[PathBuf],
+    labels: &ncu::Labels,
+    variant_from_path: Option<&str>,
+) -> Result<(Tables, Vec<String>), PluginError> {
+    let common = common_directory(paths);
+    let mut all: Option<builder::Tables> = None;
+    for path in paths {
+        let shown = path
+            .strip_prefix(&common)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let mut part = input::with_text(path, |text| ncu::read(path, text, labels))?;
+        let variant = variant_from_path
+            .map(|t| path_variant(t, path))
+            .transpose()?
+            .unwrap_or_default();
+        part.relabel(|key| {
+            key.run_id = format!("{shown}:{}", key.run_id);
+            key.variant.clone_from(&variant);
+        });
+        match &mut all {
+            None => all = Some(part),
+            Some(tables) => tables.append_file(part)?,
+        }
+    }
+    noted(all.ok_or_else(|| PluginError::new("paths: expected one file or more, found none"))?)
+}
+
+/// The deepest directory every one of `paths` is in (empty when they share none).
+fn common_directory(paths: &[PathBuf]) -> PathBuf {
+    let mut common: Option<PathBuf> = None;
+    for path in paths {
+        let dir = path.parent().unwrap_or(Path::new(""));
+        common = Some(match common {
+            None => dir.to_path_buf(),
+            Some(c) => c
+                .components()
+                .zip(dir.components())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    common.unwrap_or_default()
+}
+
+/// `template` with `{parent}` (the name of `path`'s directory) and `{stem}` (its file name
+/// before the first dot) replaced: `{parent}` of `runs/512/ncu.csv.gz` is `512`, `{stem}` `ncu`.
+pub fn path_variant(template: &str, path: &Path) -> Result<String, PluginError> {
+    let name = |p: Option<&Path>, what: &str| {
+        p.and_then(Path::file_name)
+            .and_then(|n| n.to_str())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                PluginError::new(format!(
+                    "variant_from_path: {} has no {what} to name a variant by",
+                    path.display()
+                ))
+            })
+    };
+    let mut variant = template.to_owned();
+    if variant.contains("{parent}") {
+        variant = variant.replace("{parent}", &name(path.parent(), "directory")?);
+    }
+    if variant.contains("{stem}") {
+        let file = name(Some(path), "file name")?;
+        let stem = file.split('.').next().unwrap_or(&file).to_owned();
+        variant = variant.replace("{stem}", &stem);
+    }
+    Ok(variant)
 }
 
 struct Nvprof;

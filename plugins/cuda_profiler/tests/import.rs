@@ -9,7 +9,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Float64Type;
 use arrow_array::{Array, RecordBatch};
 use yosoku_plugin_cuda_profiler::{
-    Tables, legacy, ncu, nvprof, read_gpuperfpredict, read_legacy, read_ncu, read_nvprof,
+    Tables, legacy, ncu, nvprof, path_variant, read_gpuperfpredict, read_legacy, read_ncu,
+    read_ncu_files, read_nvprof,
 };
 
 fn data(path: &str) -> PathBuf {
@@ -172,6 +173,77 @@ fn ncu_raw_page_sweep_recorded_on_an_h100() {
     assert!(
         !strings(table(&tables, "counters"), "raw_name")
             .contains(&"launch__cluster_scheduling_policy".to_owned())
+    );
+}
+
+/// Reports of the Rodinia measurement on an H200 (pipelines/data/gpu-measured): one per size.
+fn measured(kernel: &str, size: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/gpu-measured/h200")
+        .join(kernel)
+        .join(size)
+        .join("ncu.csv.gz")
+}
+
+#[test]
+fn ncu_reports_of_a_sweep_read_as_one_with_their_directory_as_variant() {
+    let labels = ncu::Labels::default();
+    let paths = [
+        measured("lud_diagonal", "512"),
+        measured("lud_diagonal", "8192"),
+    ];
+    let (tables, _) = read_ncu_files(&paths, &labels, Some("n={parent}")).unwrap();
+    let runs = table(&tables, "runs");
+    // Five launches a report, in the order of the files; ids restart in each report, so each
+    // is prefixed with its file, below the directory the files share.
+    assert_eq!(
+        strings(runs, "variant"),
+        [["n=512"; 5], ["n=8192"; 5]].concat()
+    );
+    let ids = strings(runs, "run_id");
+    assert_eq!(
+        (ids[0].as_str(), ids[5].as_str()),
+        ("512/ncu.csv.gz:0", "8192/ncu.csv.gz:0")
+    );
+    assert_eq!(strings(runs, "program"), vec!["lud_diagonal"; 10]);
+    assert_eq!(strings(runs, "device"), vec!["NVIDIA H200"; 10]);
+    // The same times and counters as each file read alone; one device row, one row per name.
+    for (i, path) in paths.iter().enumerate() {
+        let alone = read_ncu(path, &labels).unwrap();
+        let secs = floats(table(&alone, "runs"), "measured_secs");
+        assert_eq!(floats(runs, "measured_secs")[5 * i..5 * i + 5], secs[..]);
+        assert_eq!(
+            counter(&tables, &ids[5 * i + 2], "elapsed_cycles_sm").0,
+            counter(&alone, "2", "elapsed_cycles_sm").0
+        );
+        assert_eq!(
+            table(&tables, "metric_names").num_rows(),
+            table(&alone, "metric_names").num_rows()
+        );
+    }
+    assert_eq!(table(&tables, "devices").num_rows(), 1);
+    assert_eq!(
+        table(&tables, "counters").num_rows(),
+        paths
+            .iter()
+            .map(|p| table(&read_ncu(p, &labels).unwrap(), "counters").num_rows())
+            .sum::<usize>()
+    );
+    // What a path gives a variant; a path without a directory has no `{parent}`.
+    let p = Path::new("runs/1024x256/ncu.csv.gz");
+    assert_eq!(path_variant("{parent}", p).unwrap(), "1024x256");
+    assert_eq!(path_variant("{stem}@{parent}", p).unwrap(), "ncu@1024x256");
+    assert!(
+        path_variant("{parent}", Path::new("ncu.csv"))
+            .unwrap_err()
+            .to_string()
+            .contains("ncu.csv has no directory")
+    );
+    assert!(
+        read_ncu_files(&[], &labels, None)
+            .unwrap_err()
+            .to_string()
+            .contains("expected one file or more")
     );
 }
 

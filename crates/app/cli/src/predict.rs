@@ -109,23 +109,25 @@ fn import_profile(q: &Question) -> Result<RecordBatch> {
         paths.push(Value::String(path.display().to_string()));
     }
     let mut config = Map::new();
-    // The collector's input key: a list of paths (`paths`) or one (`path`).
+    // The collector's input key: one file (`path`) where it takes one, else a list (`paths`).
     let info = plugin
         .info()
         .collectors
         .iter()
         .find(|c| c.name == q.collector);
-    let takes_list = info.is_some_and(|c| c.config.iter().any(|k| k.key == "paths"));
-    if takes_list {
-        config.insert("paths".into(), Value::Array(paths));
-    } else if let [path] = paths.as_slice() {
-        config.insert("path".into(), path.clone());
-    } else {
-        bail!(
+    let takes = |key: &str| info.is_some_and(|c| c.config.iter().any(|k| k.key == key));
+    match paths.as_slice() {
+        [path] if takes("path") || !takes("paths") => {
+            config.insert("path".into(), path.clone());
+        }
+        _ if takes("paths") => {
+            config.insert("paths".into(), Value::Array(paths));
+        }
+        _ => bail!(
             "collector `{}` reads one file: give one --profile, not {}",
             q.collector,
             paths.len()
-        );
+        ),
     }
     if !q.variants.is_empty() {
         let variants = q.variants.iter().cloned().map(Value::String).collect();

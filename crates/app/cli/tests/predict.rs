@@ -483,9 +483,11 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
         std::fs::read_to_string(notes.join("mine.txt")).unwrap(),
         "keep me"
     );
-    // A collector that reads one file refuses two.
+    // A collector that reads one file (nvprof's) refuses two.
     let out = yosoku(&[
         "predict",
+        "--collector",
+        "nvprof",
         "--profile",
         a.to_str().unwrap(),
         "--profile",
@@ -497,7 +499,7 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
     ]);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("collector `ncu` reads one file: give one --profile, not 2"),
+        text(&out.stderr).contains("collector `nvprof` reads one file: give one --profile, not 2"),
         "{}",
         text(&out.stderr)
     );

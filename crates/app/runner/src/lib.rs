@@ -126,41 +126,90 @@ fn matches_pattern(pattern: &[char], name: &[char]) -> bool {
     }
 }
 
-/// The files (as written: relative to `base` when the pattern is) whose names match the last
-/// component of `written`, sorted by name.
+/// The files (as written: relative to `base` when the pattern is) that `written` matches, sorted
+/// by path: `*` and `?` may stand in any component, a directory's (`runs/*/ncu.csv`: every run's
+/// report) or the file's.
 fn expand_pattern(base: &Path, written: &str) -> Result<Vec<String>, String> {
     let (dir, file) = match written.rsplit_once('/') {
         Some((d, f)) => (Some(d), f),
         None => (None, written),
     };
-    if dir.is_some_and(is_pattern) {
-        return Err(format!(
-            "`{written}`: `*` and `?` may appear in the file name only"
-        ));
+    // The directories the pattern's directory part names, as written.
+    let mut dirs: Vec<Option<String>> = vec![None];
+    for component in dir.into_iter().flat_map(|d| d.split('/')) {
+        let mut next = Vec::new();
+        for d in &dirs {
+            let join = |name: &str| {
+                Some(
+                    d.as_ref()
+                        .map_or_else(|| name.to_owned(), |d| format!("{d}/{name}")),
+                )
+            };
+            if is_pattern(component) {
+                next.extend(
+                    matching(base, d.as_deref(), component, true)?
+                        .iter()
+                        .map(|n| join(n)),
+                );
+            } else {
+                next.push(join(component));
+            }
+        }
+        dirs = next;
     }
-    let directory = base.join(dir.unwrap_or("."));
-    let entries = std::fs::read_dir(&directory)
-        .map_err(|e| format!("cannot list {} for `{written}`: {e}", directory.display()))?;
-    let pattern: Vec<char> = file.chars().collect();
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|n| matches_pattern(&pattern, &n.chars().collect::<Vec<_>>()))
-        .collect();
-    names.sort();
-    if names.is_empty() {
-        return Err(format!(
-            "no file matches `{written}` in {}",
-            directory.display()
-        ));
-    }
-    Ok(names
-        .into_iter()
-        .map(|n| match dir {
+    let mut paths = Vec::new();
+    for d in &dirs {
+        let names = if dirs.len() > 1 && !base.join(d.as_deref().unwrap_or(".")).is_dir() {
+            Vec::new()
+        } else {
+            matching(base, d.as_deref(), file, false)?
+        };
+        paths.extend(names.into_iter().map(|n| match d {
             Some(d) => format!("{d}/{n}"),
             None => n,
+        }));
+    }
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!("no file matches `{written}` in {}", base.display()));
+    }
+    Ok(paths)
+}
+
+/// The names in `base`/`dir` of the directories (`directories`) or files that `pattern` (no
+/// `/`) matches; a name without `*` or `?` stands for itself, if it is there. A pattern in the
+/// last directory that matches nothing there is no error: others may match.
+fn matching(
+    base: &Path,
+    dir: Option<&str>,
+    pattern: &str,
+    directories: bool,
+) -> Result<Vec<String>, String> {
+    let directory = base.join(dir.unwrap_or("."));
+    if !is_pattern(pattern) {
+        let there = directory.join(pattern);
+        let kind = if directories {
+            there.is_dir()
+        } else {
+            there.is_file()
+        };
+        return Ok(if kind {
+            vec![pattern.to_owned()]
+        } else {
+            Vec::new()
+        });
+    }
+    let entries = std::fs::read_dir(&directory)
+        .map_err(|e| format!("cannot list {} for `{pattern}`: {e}", directory.display()))?;
+    let pattern: Vec<char> = pattern.chars().collect();
+    Ok(entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_type()
+                .is_ok_and(|t| if directories { t.is_dir() } else { t.is_file() })
         })
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| matches_pattern(&pattern, &n.chars().collect::<Vec<_>>()))
         .collect())
 }
 
@@ -762,10 +811,23 @@ mod tests {
                 .unwrap_err()
                 .contains("no file matches `*.csv`")
         );
+        // A pattern in a directory: every matching directory's files, sorted by path.
+        std::fs::create_dir(dir.path().join("sab")).unwrap();
+        std::fs::write(dir.path().join("sab/z.log"), "x").unwrap();
+        std::fs::write(dir.path().join("sab/y.txt"), "x").unwrap();
+        std::fs::create_dir(dir.path().join("other")).unwrap();
+        assert_eq!(
+            expand_pattern(dir.path(), "s*/z.log").unwrap(),
+            ["sab/z.log", "sub/z.log"]
+        );
+        assert_eq!(
+            expand_pattern(dir.path(), "*/*.txt").unwrap(),
+            ["sab/y.txt"]
+        );
         assert!(
-            expand_pattern(dir.path(), "s*/z.log")
+            expand_pattern(dir.path(), "o*/z.log")
                 .unwrap_err()
-                .contains("file name only")
+                .contains("no file matches `o*/z.log`")
         );
     }
 }

@@ -494,6 +494,44 @@ impl Tables {
             .extend(part.counter_unit.iter().map(|&u| units[u as usize]));
     }
 
+    /// Changes every run's identity with `f` (the variant a file's path names, the file's name
+    /// before a run id), before [`Tables::append_file`] joins another file's runs to these.
+    pub fn relabel(&mut self, mut f: impl FnMut(&mut RunKey)) {
+        self.keys.iter_mut().for_each(&mut f);
+    }
+
+    /// Appends everything `part` read from another file of the same tool (runs, times, counters,
+    /// devices, notes) as if it had been read here, after these runs. Run ids must be told
+    /// apart first ([`Tables::relabel`]); a file with a timeline is refused (its spans are not
+    /// joined).
+    pub fn append_file(&mut self, mut part: Tables) -> Result<(), PluginError> {
+        if part.tool != self.tool || part.long_form != self.long_form {
+            return Err(PluginError::new(format!(
+                "{} tables cannot take in {} tables",
+                self.tool, part.tool
+            )));
+        }
+        if !part.spans.is_empty() {
+            return Err(PluginError::new(format!(
+                "{} files with a timeline are read one at a time",
+                part.tool
+            )));
+        }
+        let offset = self.keys.len() as u32;
+        let runs: Vec<u32> = (0..part.keys.len() as u32).map(|r| r + offset).collect();
+        self.keys.append(&mut part.keys);
+        self.runs.extend(
+            std::mem::take(&mut part.runs)
+                .into_iter()
+                .map(|(run, parameters, phase, seconds)| {
+                    (run + offset, parameters, phase, seconds)
+                }),
+        );
+        self.notes.append(&mut part.notes);
+        self.append_counters(part, &runs);
+        Ok(())
+    }
+
     /// [`Tables::add_counter`] with the name resolved by [`Tables::name`].
     pub fn add_value(&mut self, run: u32, i: u32, value: f64, unit: &str) {
         let (conv, unit_idx) = self.resolve_unit(i, unit);

@@ -177,7 +177,10 @@ fn a_run_keeps_the_report_the_output_and_the_command_apart_and_imports() {
         "the program says 1024\nwarning\n"
     );
     let command = std::fs::read_to_string(out.join(COMMAND_FILE)).unwrap();
-    assert!(command.contains("--launch-count 5 --log-file"), "{command}");
+    assert!(
+        command.contains("--launch-count 5 --clock-control none --log-file"),
+        "{command}"
+    );
     assert_eq!(ran.commands.len(), 1);
     let tables = crate::read_ncu(&ran.report, &crate::ncu::Labels::default()).unwrap();
     let runs = &tables.iter().find(|(n, _)| n == "runs").unwrap().1;
