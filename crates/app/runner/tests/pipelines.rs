@@ -1277,6 +1277,10 @@ fn ncu_run_runs_the_program_and_records_its_command() {
         (", launch_skip = -1", "launch_skip: expected 0 or more"),
         (", timeout_secs = 0.0", "timeout_secs: expected seconds > 0"),
         (
+            ", clock_control = \"boost\"",
+            "clock_control: `boost`, expected base",
+        ),
+        (
             "sometimes",
             "nsys_trace: `sometimes`, expected auto, yes or no",
         ),
@@ -1305,6 +1309,133 @@ fn ncu_run_runs_the_program_and_records_its_command() {
         assert!(e.contains(said), "{extra}: {e}");
         assert!(!dir.path().join("bundle2").exists());
     }
+}
+
+#[test]
+fn an_ncu_source_reads_one_report_or_the_reports_of_a_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = repo().join("pipelines/data/gpu-measured/h200/lud_diagonal");
+    let one = sweep.join("512/ncu.csv.gz").display().to_string();
+    let all = sweep.join("*/ncu.csv.gz").display().to_string();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("bundle")),
+        ..RunOptions::default()
+    };
+    let run = |config: &str| {
+        let text = format!(
+            "[pipeline]\nname = \"sweep\"\n\n[sources.lud]\nplugin = \"cuda_profiler\"\ncollector = \"ncu\"\nconfig = {{ {config} }}\n"
+        );
+        std::fs::write(dir.path().join("p.toml"), text).unwrap();
+        run_pipeline(&dir.path().join("p.toml"), &options, &mut Quiet)
+    };
+    // A pattern in a directory: every size's report, each size its directory's name.
+    let outcome = run(&format!(
+        "paths = [{all:?}], variant_from_path = \"{{parent}}\""
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let runs = table(&bundle, "lud.runs");
+    let variant = utf8(runs, col::VARIANT).unwrap();
+    let mut sizes: Vec<&str> = (0..runs.num_rows()).map(|i| variant.value(i)).collect();
+    sizes.dedup();
+    assert_eq!(sizes.len(), 32, "{sizes:?}");
+    assert!(sizes.contains(&"8192") && runs.num_rows() == 32 * 5);
+    std::fs::remove_dir_all(dir.path().join("bundle")).unwrap();
+    // Either key, never both or neither, each with its own way of naming variants.
+    for (config, said) in [
+        (
+            format!("path = {one:?}, paths = [{one:?}]"),
+            "path, paths: expected one of them",
+        ),
+        (
+            "device = \"H200\"".to_owned(),
+            "path, paths: expected one of them",
+        ),
+        (
+            format!("paths = [{one:?}], variants = [\"512\"]"),
+            "variants: give it with `path`",
+        ),
+        (
+            format!("path = {one:?}, variant_from_path = \"{{parent}}\""),
+            "variant_from_path: give it with `paths`",
+        ),
+    ] {
+        let e = run(&config).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains(said), "{config}: {e}");
+        assert!(!dir.path().join("bundle").exists());
+    }
+}
+
+/// The forecast committed before the H200 ran the Rodinia kernels, scored against what it then
+/// measured (pipelines/data/gpu-measured): whatever the error, it is reported; the golden file
+/// pins it. What must hold whatever the values: every measured size is scored, heartwall (not
+/// measured) is flagged, the forecast's times pass through unchanged, per-kernel figures exist.
+#[test]
+fn gpu_forecast_scores_the_forecast_made_before_the_h200_was_measured() {
+    let (_dir, bundle) = run("gpu-forecast.toml");
+    check_golden(&bundle);
+    let transfer = "transfer_ridge (across architectures)";
+    for (step, measured) in [("h200", 166.0), ("first_run", 66.0), ("h100", 66.0)] {
+        for model in [transfer, "wave_scaling"] {
+            let f = |name: &str| step_figure(&bundle, step, &format!("{model}: {name}"));
+            assert_eq!(f("kernel sizes forecast"), 251.0);
+            assert_eq!(f("kernel sizes measured"), measured);
+            assert_eq!(f("measured kernel sizes with an interval"), measured);
+            let kernel =
+                |k: &str, name: &str| step_figure(&bundle, step, &format!("{model} / {k}: {name}"));
+            assert_eq!(kernel("kernel", "kernel sizes measured"), 0.0);
+            assert_eq!(
+                kernel("lud_diagonal", "kernel sizes measured"),
+                if step == "h200" { 32.0 } else { 16.0 }
+            );
+        }
+    }
+    let scored = table(&bundle, "h200.predictions");
+    let (program, flags) = (
+        utf8(scored, col::PROGRAM).unwrap(),
+        utf8(scored, col::FLAGS).unwrap(),
+    );
+    for i in 0..scored.num_rows() {
+        if program.value(i) == "kernel" {
+            assert!(!flags.is_null(i) && flags.value(i).contains("unmeasured"));
+        }
+    }
+    // The forecast's medians, unchanged: one hotspot size recomputed from the committed rows.
+    let forecast = table(&bundle, "forecast.predictions");
+    let (f_model, f_program, f_variant, f_secs) = (
+        utf8(forecast, col::MODEL).unwrap(),
+        utf8(forecast, col::PROGRAM).unwrap(),
+        utf8(forecast, col::VARIANT).unwrap(),
+        float64(forecast, col::PREDICTED_SECS).unwrap(),
+    );
+    let mut launches: Vec<f64> = (0..forecast.num_rows())
+        .filter(|&i| {
+            f_model.value(i) == "wave_scaling"
+                && f_program.value(i) == "calculate_temp"
+                && f_variant.value(i) == "512x512"
+        })
+        .map(|i| f_secs.value(i))
+        .collect();
+    launches.sort_by(f64::total_cmp);
+    let n = launches.len();
+    let median = if n % 2 == 1 {
+        launches[n / 2]
+    } else {
+        (launches[n / 2 - 1] + launches[n / 2]) / 2.0
+    };
+    let (model, variant, predicted) = (
+        utf8(scored, col::MODEL).unwrap(),
+        utf8(scored, col::VARIANT).unwrap(),
+        float64(scored, col::PREDICTED_SECS).unwrap(),
+    );
+    let row = (0..scored.num_rows())
+        .find(|&i| {
+            model.value(i) == "wave_scaling"
+                && program.value(i) == "calculate_temp"
+                && variant.value(i) == "512x512"
+        })
+        .unwrap();
+    assert!(n > 0 && predicted.value(row) == median, "{n} launches");
 }
 
 /// `transfer_scores` rows: (scheme, method) -> (median, mean, coverage) in %.

@@ -19,15 +19,19 @@ pub const FLAG_OUTSIDE_INTERVAL: &str = "outside_interval";
 /// What the validation column says of a scored row.
 pub const VALIDATION_FORECAST: &str = "forecast made before the measurement";
 
-/// One model's score over the (kernel, size) pairs of a forecast.
+/// One model's score over the (kernel, size) pairs of a forecast, or over one kernel's sizes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelScore {
     pub model: String,
+    /// The kernel (program) the score is of; `None`: every kernel of the forecast.
+    pub kernel: Option<String>,
     /// The pairs the forecast has, and how many of them were measured.
     pub pairs: usize,
     pub measured_pairs: usize,
-    /// Median and mean |error| in percent over the measured pairs.
+    /// Median and mean |error|, and the median signed error (its sign: over or under the
+    /// measurement), in percent over the measured pairs.
     pub median_abs_error_pct: Option<f64>,
+    pub median_error_pct: Option<f64>,
     pub mean_abs_error_pct: Option<f64>,
     /// Measured pairs with a forecast interval, and how many of those hold the measured median.
     pub with_interval: usize,
@@ -36,11 +40,27 @@ pub struct ModelScore {
 
 /// The scored forecast: one `predictions` row per model, kernel and size (the medians, the
 /// error, the median interval; flagged `unmeasured` or `outside_interval`), and each model's
-/// score.
+/// score over every kernel, then per kernel (in the order of the model, the kernel).
 #[derive(Debug, Clone)]
 pub struct ForecastScore {
     pub predictions: RecordBatch,
     pub scores: Vec<ModelScore>,
+}
+
+impl ModelScore {
+    fn new(model: &str, kernel: Option<String>) -> Self {
+        Self {
+            model: model.to_owned(),
+            kernel,
+            pairs: 0,
+            measured_pairs: 0,
+            median_abs_error_pct: None,
+            median_error_pct: None,
+            mean_abs_error_pct: None,
+            with_interval: 0,
+            inside_interval: 0,
+        }
+    }
 }
 
 /// Four texts launches are grouped by: (model or device, program, variant, phase).
@@ -118,7 +138,8 @@ pub fn score_forecast(
         )));
     }
     let mut out = Vec::new();
-    let mut scores: BTreeMap<String, (ModelScore, Vec<f64>)> = BTreeMap::new();
+    // (model, kernel or every kernel) -> the score and its signed errors.
+    let mut scores: BTreeMap<(String, Option<String>), (ModelScore, Vec<f64>)> = BTreeMap::new();
     for ((model, program, variant, phase), mut g) in groups {
         let predicted = median(&mut g.predicted);
         let interval = (!g.low.is_empty()).then(|| (median(&mut g.low), median(&mut g.high)));
@@ -130,38 +151,31 @@ pub fn score_forecast(
                 phase.clone(),
             ))
             .copied();
-        let (score, errors) = scores.entry(model.clone()).or_insert_with(|| {
-            (
-                ModelScore {
-                    model: model.clone(),
-                    pairs: 0,
-                    measured_pairs: 0,
-                    median_abs_error_pct: None,
-                    mean_abs_error_pct: None,
-                    with_interval: 0,
-                    inside_interval: 0,
-                },
-                Vec::new(),
-            )
-        });
-        score.pairs += 1;
-        let mut flags = Vec::new();
         let error_pct = measured.map(|m| 100.0 * (predicted - m) / m);
-        match (measured, interval) {
-            (None, _) => flags.push(FLAG_UNMEASURED),
-            (Some(m), Some((lo, hi))) => {
+        let inside = match (measured, interval) {
+            (Some(m), Some((lo, hi))) => Some((lo..=hi).contains(&m)),
+            _ => None,
+        };
+        for kernel in [None, Some(program.clone())] {
+            let (score, errors) = scores
+                .entry((model.clone(), kernel.clone()))
+                .or_insert_with(|| (ModelScore::new(&model, kernel), Vec::new()));
+            score.pairs += 1;
+            if let Some(inside) = inside {
                 score.with_interval += 1;
-                if (lo..=hi).contains(&m) {
-                    score.inside_interval += 1;
-                } else {
-                    flags.push(FLAG_OUTSIDE_INTERVAL);
-                }
+                score.inside_interval += usize::from(inside);
             }
-            (Some(_), None) => {}
+            if let Some(e) = error_pct {
+                score.measured_pairs += 1;
+                errors.push(e);
+            }
         }
-        if let Some(e) = error_pct {
-            score.measured_pairs += 1;
-            errors.push(e.abs());
+        let mut flags = Vec::new();
+        if measured.is_none() {
+            flags.push(FLAG_UNMEASURED);
+        }
+        if inside == Some(false) {
+            flags.push(FLAG_OUTSIDE_INTERVAL);
         }
         out.push(PredictionRow {
             model,
@@ -185,8 +199,10 @@ pub fn score_forecast(
         .into_values()
         .map(|(mut s, mut errors)| {
             if !errors.is_empty() {
-                s.mean_abs_error_pct = Some(errors.iter().sum::<f64>() / errors.len() as f64);
-                s.median_abs_error_pct = Some(median(&mut errors));
+                let mut abs: Vec<f64> = errors.iter().map(|e| e.abs()).collect();
+                s.mean_abs_error_pct = Some(abs.iter().sum::<f64>() / abs.len() as f64);
+                s.median_abs_error_pct = Some(median(&mut abs));
+                s.median_error_pct = Some(median(&mut errors));
             }
             s
         })
@@ -293,7 +309,25 @@ mod tests {
         assert_eq!(t.flags, None);
         assert_eq!(at("transfer", "128").flags.as_deref(), Some("unmeasured"));
         assert_eq!(at("wave", "64").flags.as_deref(), Some("outside_interval"));
-        let transfer = &s.scores[0];
+        let score = |model: &str, kernel: Option<&str>| {
+            s.scores
+                .iter()
+                .find(|x| x.model == model && x.kernel.as_deref() == kernel)
+                .unwrap()
+        };
+        let transfer = score("transfer", None);
+        // Over every kernel, then per kernel: one kernel here, so the same score.
+        assert_eq!(
+            s.scores
+                .iter()
+                .map(|x| x.kernel.as_deref())
+                .collect::<Vec<_>>(),
+            [None, Some("p"), None, Some("p")]
+        );
+        assert_eq!(
+            score("transfer", Some("p")).median_abs_error_pct,
+            transfer.median_abs_error_pct
+        );
         assert_eq!(
             (
                 transfer.pairs,
@@ -303,9 +337,11 @@ mod tests {
             (2, 1, 1)
         );
         assert_eq!(transfer.inside_interval, 1);
-        let wave = &s.scores[1];
+        let wave = score("wave", None);
         assert_eq!((wave.model.as_str(), wave.inside_interval), ("wave", 0));
         assert!((wave.median_abs_error_pct.unwrap() - 100.0 / 3.0).abs() < 1e-9);
+        // 1 s forecast, 1.5 s measured: under by a third, the sign kept.
+        assert!((wave.median_error_pct.unwrap() + 100.0 / 3.0).abs() < 1e-9);
     }
 
     #[test]

@@ -102,48 +102,59 @@ impl Step for ForecastScoreStep {
         )?;
         let mut figures = Vec::new();
         for s in &scored.scores {
-            let m = &s.model;
-            if let Some(e) = s.median_abs_error_pct {
-                figures.push(Figure::new(format!("{m}: median |error|"), e, "%").headline());
-            }
-            if let Some(e) = s.mean_abs_error_pct {
-                figures.push(Figure::new(format!("{m}: mean |error|"), e, "%"));
-            }
-            if s.with_interval > 0 {
-                figures.push(
-                    Figure::new(
-                        format!("{m}: intervals holding the measured median"),
-                        100.0 * s.inside_interval as f64 / s.with_interval as f64,
-                        "%",
-                    )
-                    .headline(),
-                );
-            }
-            figures.push(Figure::new(
-                format!("{m}: measured medians inside the interval"),
-                s.inside_interval as f64,
-                "",
-            ));
-            figures.push(Figure::new(
-                format!("{m}: measured kernel sizes with an interval"),
-                s.with_interval as f64,
-                "",
-            ));
-            figures.push(Figure::new(
-                format!("{m}: kernel sizes forecast"),
-                s.pairs as f64,
-                "",
-            ));
-            figures.push(Figure::new(
-                format!("{m}: kernel sizes measured"),
-                s.measured_pairs as f64,
-                "",
-            ));
+            figures.extend(score_figures(s));
         }
         Ok(StepOutput::new()
             .table(&PREDICTIONS, scored.predictions)
             .figures(figures))
     }
+}
+
+/// A forecast score's figures: over every kernel, the median |error| and the interval coverage
+/// as headlines; per kernel, the median |error|, the median signed error and the coverage.
+fn score_figures(s: &yosoku_models::forecast::ModelScore) -> Vec<Figure> {
+    let mut figures = Vec::new();
+    let m = match &s.kernel {
+        None => s.model.clone(),
+        Some(k) => format!("{} / {k}", s.model),
+    };
+    let every = s.kernel.is_none();
+    let headline = |f: Figure| if every { f.headline() } else { f };
+    if let Some(e) = s.median_abs_error_pct {
+        figures.push(headline(Figure::new(
+            format!("{m}: median |error|"),
+            e,
+            "%",
+        )));
+    }
+    if let Some(e) = s.median_error_pct {
+        figures.push(Figure::new(format!("{m}: median error (signed)"), e, "%"));
+    }
+    if let Some(e) = s.mean_abs_error_pct.filter(|_| every) {
+        figures.push(Figure::new(format!("{m}: mean |error|"), e, "%"));
+    }
+    if s.with_interval > 0 {
+        figures.push(headline(Figure::new(
+            format!("{m}: intervals holding the measured median"),
+            100.0 * s.inside_interval as f64 / s.with_interval as f64,
+            "%",
+        )));
+    }
+    if every {
+        for (what, n) in [
+            ("measured medians inside the interval", s.inside_interval),
+            ("measured kernel sizes with an interval", s.with_interval),
+            ("kernel sizes forecast", s.pairs),
+        ] {
+            figures.push(Figure::new(format!("{m}: {what}"), n as f64, ""));
+        }
+    }
+    figures.push(Figure::new(
+        format!("{m}: kernel sizes measured"),
+        s.measured_pairs as f64,
+        "",
+    ));
+    figures
 }
 
 fn measured_figures(compared: &RecordBatch) -> Result<Vec<Figure>, RowsError> {
