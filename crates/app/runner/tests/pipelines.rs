@@ -1390,6 +1390,8 @@ fn gpu_forecast_scores_the_forecast_made_before_the_h200_was_measured() {
             );
         }
     }
+    // What `yosoku report` prints: per model, every kernel then each kernel, four columns.
+    assert_eq!(table(&bundle, "h200.report").num_rows(), 2 * 6 * 4);
     let scored = table(&bundle, "h200.predictions");
     let (program, flags) = (
         utf8(scored, col::PROGRAM).unwrap(),

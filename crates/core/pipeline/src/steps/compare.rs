@@ -3,9 +3,12 @@
 use arrow_array::RecordBatch;
 use serde::Deserialize;
 use yosoku_models::compare::{compare_measured, compare_reference};
+use yosoku_models::forecast::ModelScore;
+use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{
-    COST_BREAKDOWN, DOUBLE_BUFFER_BALANCE, Figure, PREDICTIONS, REFERENCE_COMPARISON, TableDef, col,
+    COST_BREAKDOWN, DOUBLE_BUFFER_BALANCE, Figure, PREDICTIONS, REFERENCE_COMPARISON, REPORT,
+    TableDef, col,
 };
 
 use super::figures::{name_of, output};
@@ -87,7 +90,7 @@ impl Step for ForecastScoreStep {
     }
 
     fn outputs(&self) -> Vec<&str> {
-        names(&[&PREDICTIONS])
+        names(&[&PREDICTIONS, &REPORT])
     }
 
     fn uses_devices(&self) -> bool {
@@ -106,13 +109,40 @@ impl Step for ForecastScoreStep {
         }
         Ok(StepOutput::new()
             .table(&PREDICTIONS, scored.predictions)
+            .table(&REPORT, report_batch(&score_report(&scored.scores))?)
             .figures(figures))
     }
 }
 
+/// The scores as the CLI prints them: per model a table of its kernels (every kernel first).
+fn score_report(scores: &[ModelScore]) -> Vec<ReportCell> {
+    let mut cells = Vec::new();
+    for s in scores {
+        let title = format!("{}: the forecast against the measurement", s.model);
+        let row = s.kernel.as_deref().unwrap_or("every kernel");
+        let share = (s.with_interval > 0)
+            .then(|| 100.0 * s.inside_interval as f64 / s.with_interval as f64);
+        for (column, value, unit) in [
+            ("sizes measured", Some(s.measured_pairs as f64), ""),
+            ("median |error| %", s.median_abs_error_pct, "%"),
+            ("median error %", s.median_error_pct, "%"),
+            ("intervals holding %", share, "%"),
+        ] {
+            cells.push(ReportCell::number(
+                &title,
+                row,
+                column,
+                value.unwrap_or(f64::NAN),
+                unit,
+            ));
+        }
+    }
+    cells
+}
+
 /// A forecast score's figures: over every kernel, the median |error| and the interval coverage
 /// as headlines; per kernel, the median |error|, the median signed error and the coverage.
-fn score_figures(s: &yosoku_models::forecast::ModelScore) -> Vec<Figure> {
+fn score_figures(s: &ModelScore) -> Vec<Figure> {
     let mut figures = Vec::new();
     let m = match &s.kernel {
         None => s.model.clone(),
