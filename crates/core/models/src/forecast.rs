@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use arrow_array::RecordBatch;
 use yosoku_devices::Catalogue;
-use yosoku_tables::rows::{PredictionRow, predictions_batch, read_predictions};
+use yosoku_tables::rows::{PredictionRow, error_pct, predictions_batch, read_predictions};
 use yosoku_tables::{RUNS, col};
 
 use crate::compare::FLAG_UNMEASURED;
@@ -151,7 +151,7 @@ pub fn score_forecast(
                 phase.clone(),
             ))
             .copied();
-        let error_pct = measured.map(|m| 100.0 * (predicted - m) / m);
+        let error_pct = measured.map(|m| error_pct(predicted, m));
         let inside = match (measured, interval) {
             (Some(m), Some((lo, hi))) => Some((lo..=hi).contains(&m)),
             _ => None,

@@ -676,3 +676,67 @@ impl Tables {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file's tables of `tool`: one run `0` with a time and one counter.
+    fn file(tool: &'static str, seconds: f64, value: f64) -> Tables {
+        let mut t = Tables::new(tool, Prefixes::Decimal);
+        let run = t.key(RunKey {
+            run_id: "0".into(),
+            device: "GPU".into(),
+            program: "k".into(),
+            variant: String::new(),
+            kernel: Some("k".into()),
+        });
+        t.add_run(run, None, "kernel", seconds);
+        t.add_counter(run, "inst_executed", value, "");
+        t
+    }
+
+    #[test]
+    fn a_second_file_is_appended_after_the_first_and_other_tools_or_timelines_are_refused() {
+        let mut all = file("ncu", 1e-6, 10.0);
+        let mut second = file("ncu", 2e-6, 20.0);
+        second.relabel(|k| k.run_id = "b:0".into());
+        all.append_file(second).unwrap();
+        assert_eq!(all.runs(), 2);
+        let tables = all.finish().unwrap();
+        let runs = &tables.iter().find(|(n, _)| n == "runs").unwrap().1;
+        let ids = yosoku_tables::text::Text::new(
+            runs.column_by_name(yosoku_tables::col::RUN_ID)
+                .unwrap()
+                .as_ref(),
+        )
+        .unwrap();
+        assert_eq!((ids.value(0), ids.value(1)), ("0", "b:0"));
+        let counters = &tables.iter().find(|(n, _)| n == "counters").unwrap().1;
+        assert_eq!(counters.num_rows(), 2);
+        let names = &tables.iter().find(|(n, _)| n == "metric_names").unwrap().1;
+        assert_eq!(names.num_rows(), 1, "one row per name, whatever the files");
+
+        let e = file("ncu", 1e-6, 1.0)
+            .append_file(file("nvprof", 1e-6, 1.0))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("ncu tables cannot take in nvprof tables"),
+            "{e}"
+        );
+        let mut timed = file("ncu", 1e-6, 1.0);
+        timed.add_span(&yosoku_traces::spans::Span::interval(
+            "t",
+            yosoku_traces::spans::Timeline::Measured,
+            "stream 7",
+            "stream",
+            "k",
+            "kernel",
+            0,
+            1000,
+        ));
+        let e = file("ncu", 1e-6, 1.0).append_file(timed).unwrap_err();
+        assert!(e.to_string().contains("read one at a time"), "{e}");
+    }
+}
