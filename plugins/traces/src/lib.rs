@@ -128,7 +128,9 @@ fn concat(name: &str, batches: &[RecordBatch]) -> Result<Option<RecordBatch>, Pl
         // One file: its table as it is (a concatenation would copy every column).
         return Ok(Some(first.clone()));
     }
-    arrow_select::concat::concat_batches(&first.schema(), batches)
+    let batches = yosoku_tables::text::unify(batches)
+        .map_err(|e| PluginError::new(format!("joining the `{name}` tables of the files: {e}")))?;
+    arrow_select::concat::concat_batches(&batches[0].schema(), &batches)
         .map(Some)
         .map_err(|e| PluginError::new(format!("joining the `{name}` tables of the files: {e}")))
 }

@@ -16,8 +16,10 @@ pub fn render_markdown() -> String {
          in the names and in each Arrow field's metadata under `yosoku.unit`. \
          `TableDef::check` reports every missing column, wrong type, unexpected null and \
          out-of-range value of a batch. Extra columns are allowed and kept.\n\n\
-         A `Utf8` column may be stored plain or dictionary-encoded (`Dictionary(Int32, Utf8)`: each \
-         distinct text once, a key per row); readers accept both (`yosoku_tables::text::Text`). \
+         A `Utf8` column may be stored plain or dictionary-encoded (`Dictionary(Int8, Utf8)`, \
+         `Dictionary(Int16, Utf8)` or `Dictionary(Int32, Utf8)`: each distinct text once, a key \
+         per row; yosoku writes the narrowest keys that hold the column's texts); readers accept \
+         every encoding (`yosoku_tables::text::Text`). \
          The large tables whose texts repeat on every row are written dictionary-encoded: \
          `predictions` (all texts but `run_id`), `mpi_blocks`, `spans` (all texts but `args`) \
          and `run_id` of `trace_records`.\n\n\

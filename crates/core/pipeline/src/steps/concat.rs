@@ -1,6 +1,7 @@
 //! `concat`: several tables of one kind as one (the runs of two sources, the counters of two
 //! tools), so that the steps after it see them together.
 
+use arrow_array::RecordBatch;
 use serde::Deserialize;
 use yosoku_tables::Figure;
 
@@ -69,6 +70,11 @@ impl Step for Concat {
             .iter()
             .map(|r| cx.input(r))
             .collect::<Result<Vec<_>, _>>()?;
+        // Text columns stored differently (plain, or keys of different widths) are one
+        // encoding from here on.
+        let batches: Vec<RecordBatch> = batches.iter().map(|b| (*b).clone()).collect();
+        let batches = yosoku_tables::text::unify(&batches)
+            .map_err(|e| StepError::Invalid(format!("joining the tables: {e}")))?;
         let (Some(first), Some(first_ref)) = (batches.first(), self.tables.first()) else {
             return Err(StepError::Invalid("no tables to join".into()));
         };
@@ -99,7 +105,7 @@ impl Step for Concat {
                 reference.get_ref()
             )));
         }
-        let joined = arrow_select::concat::concat_batches(&want, batches.iter().copied())
+        let joined = arrow_select::concat::concat_batches(&want, &batches)
             .map_err(|e| StepError::Invalid(format!("joining the tables: {e}")))?;
         let mut figures: Vec<Figure> = batches
             .iter()
@@ -141,6 +147,45 @@ mod tests {
         let all = set.get("all.runs").unwrap();
         let secs = yosoku_tables::access::float64(all, "measured_secs").unwrap();
         assert_eq!(secs.values().to_vec(), [3.0, 1.0, 2.0]);
+    }
+
+    #[test]
+    fn text_columns_stored_differently_are_joined() {
+        // One table's devices as 8-bit dictionary keys, another's with more devices than 8 bits
+        // hold, a third's plain: all are texts, joined as plain texts.
+        let keyed = |devices: &[String]| {
+            let mut b = yosoku_tables::text::DictTextBuilder::default();
+            for d in devices {
+                b.append_value(d);
+            }
+            let secs = vec![1.0; devices.len()];
+            RecordBatch::try_from_iter([("device", b.finish()), ("measured_secs", f(&secs))])
+                .unwrap()
+        };
+        let few: Vec<String> = vec!["a".into(), "b".into()];
+        let many: Vec<String> = (0..300).map(|i| format!("gpu{i}")).collect();
+        let two = "[[normalize]]\nstep = \"concat\"\nid = \"all\"\ntables = [\"src.runs\", \"src2.runs\"]";
+        let set = run_steps(
+            two,
+            vec![("runs", keyed(&few)), ("src2.runs", keyed(&many))],
+        )
+        .unwrap();
+        let all = set.get("all.runs").unwrap();
+        let text = yosoku_tables::text::Text::new(all.column(0).as_ref()).unwrap();
+        assert_eq!(text.len(), 302);
+        assert_eq!((text.value(1), text.value(301)), ("b", "gpu299"));
+        let set = run_steps(
+            two,
+            vec![("runs", keyed(&few)), ("src2.runs", runs("c", &[2.0]))],
+        )
+        .unwrap();
+        let all = set.get("all.runs").unwrap();
+        assert_eq!(all.column(0).data_type(), &arrow_schema::DataType::Utf8);
+        let devices = yosoku_tables::text::Text::new(all.column(0).as_ref()).unwrap();
+        assert_eq!(
+            devices.iter().collect::<Vec<_>>(),
+            [Some("a"), Some("b"), Some("c")]
+        );
     }
 
     #[test]
