@@ -24,8 +24,8 @@ use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, 
 use yosoku_tables::{MPI_BLOCK_PREDICTIONS, MPI_BLOCKS, MPI_RANKS, col};
 
 use crate::mpi_loop::{
-    Line, Occurrence, RunSize, changepoint_warmup, full_iterations, occurrence, periodic_count,
-    t975,
+    Line, Occurrence, OccurrenceCount, RunSize, changepoint_warmup, full_iterations,
+    periodic_count, t975,
 };
 use crate::{Input, ModelError, median};
 use yosoku_tables::report::{ReportCell, report_batch};
@@ -202,24 +202,40 @@ impl Execution {
     }
 }
 
-/// One rank of one run.
-#[derive(Debug, Clone)]
-struct RankRun {
-    device: String,
-    /// The distinct block names of the table the run came from ([`Execution::block`] indexes
-    /// them), shared by its runs and ranks.
-    names: Arc<[Arc<str>]>,
-    executions: Vec<Execution>,
+/// One rank of one run: its rows of the table, read as executions on each pass
+/// ([`RankRun::executions`]) and not kept (16 bytes an execution was 0.3 GB beside the table
+/// for a rank of ten million calls).
+#[derive(Clone, Copy)]
+struct RankRun<'a> {
+    rows: &'a BlockRows<'a>,
+    stretches: &'a [std::ops::Range<usize>],
 }
 
-impl RankRun {
-    fn name(&self, block: usize) -> &str {
-        &self.names[block]
+impl<'a> RankRun<'a> {
+    fn device(&self) -> &'a str {
+        self.rows
+            .device
+            .value(self.stretches.first().map_or(0, |r| r.start))
+    }
+
+    /// The distinct block names of the table ([`Execution::block`] indexes them).
+    fn names(&self) -> &'a [Arc<str>] {
+        &self.rows.names
+    }
+
+    fn name(&self, block: usize) -> &'a str {
+        &self.rows.names[block]
+    }
+
+    /// The rank's executions in time order.
+    fn executions(&self) -> impl Iterator<Item = Execution> + 'a {
+        let rows = self.rows;
+        self.stretches
+            .iter()
+            .flat_map(|r| r.clone())
+            .map(move |i| rows.execution(i))
     }
 }
-
-/// (run id, rank) -> the rank's executions in time order.
-type Runs = BTreeMap<String, BTreeMap<i32, RankRun>>;
 
 /// The distinct block names of a table, numbered in order of first sight.
 #[derive(Default)]
@@ -238,89 +254,134 @@ impl BlockNumbering {
     }
 }
 
-fn read_blocks(role: &'static str, batch: &RecordBatch) -> Result<Runs, ModelError> {
-    let input = Input::new(role, &MPI_BLOCKS, batch)?;
-    let run_id = input.utf8(col::RUN_ID)?;
-    let device = input.utf8(col::DEVICE)?;
-    let rank = input.int32(col::RANK)?;
-    let block = input.utf8(col::BLOCK)?;
-    let kind = input.utf8(col::KIND)?;
-    let iteration = input.int64(col::ITERATION)?;
-    let duration = input.float64(col::DURATION_SECS)?;
-    let mut runs = Runs::new();
-    // Each distinct text numbered once (a dictionary column's once per value), and the rows
-    // taken a stretch of one run and rank at a time (a rank's blocks come together).
-    let numbering: RefCell<BlockNumbering> = RefCell::default();
-    let blocks = block.lookup(|b| numbering.borrow_mut().number(b));
-    let names: Arc<[Arc<str>]> = numbering.into_inner().names.into();
-    if names.len() as u64 >= u64::from(COMPUTE_BIT) {
-        return Err(ModelError::invalid(format!(
-            "input `{role}`: {} distinct blocks; at most {} are read",
-            names.len(),
-            COMPUTE_BIT - 1
-        )));
-    }
-    let compute = kind.per_row(|k| k == "compute");
-    let n = input.rows();
-    let mut start = 0;
-    while start < n {
-        let mut end = start + 1;
-        while end < n && rank.value(end) == rank.value(start) && run_id.same(start, end) {
-            end += 1;
-        }
-        let rank_run = runs
-            .entry(run_id.value(start).to_owned())
-            .or_default()
-            .entry(rank.value(start))
-            .or_insert_with(|| RankRun {
-                device: device.value(start).to_owned(),
-                names: Arc::clone(&names),
-                executions: Vec::new(),
-            });
-        for (i, &is_compute) in compute.iter().enumerate().take(end).skip(start) {
-            let it = if iteration.is_null(i) {
-                NO_ITERATION
-            } else {
-                let v = iteration.value(i);
-                u32::try_from(v)
-                    .ok()
-                    .filter(|v| *v != NO_ITERATION)
-                    .ok_or_else(|| {
-                        ModelError::invalid(format!(
-                            "input `{role}`: row {i} has iteration {v}, outside 0 to {}",
-                            NO_ITERATION - 1
-                        ))
-                    })?
-            };
-            rank_run.executions.push(Execution {
-                duration_secs: duration.value(i),
-                iteration: it,
-                block_and_kind: *blocks.get(i) | if is_compute { COMPUTE_BIT } else { 0 },
-            });
-        }
-        start = end;
-    }
-    if runs.is_empty() {
-        return Err(ModelError::invalid(format!(
-            "input `{role}`: no MPI blocks (an empty `mpi_blocks` table)"
-        )));
-    }
-    Ok(runs)
+/// The rows of an `mpi_blocks` table by run and rank, with the columns a rank's executions are
+/// made of: a rank is read when it is wanted ([`BlockRows::rank_run`]), so that a prediction
+/// holds one rank's executions at a time beside the table, not every rank's.
+struct BlockRows<'a> {
+    role: &'static str,
+    device: yosoku_tables::text::Text<'a>,
+    iteration: &'a arrow_array::Int64Array,
+    duration: &'a arrow_array::Float64Array,
+    /// Each row's block number ([`BlockNumbering`]), by its text.
+    blocks: yosoku_tables::text::Lookup<'a, u32>,
+    /// Whether a row is a compute block, by its text.
+    compute: yosoku_tables::text::Lookup<'a, bool>,
+    names: Vec<Arc<str>>,
+    /// run id -> rank -> the stretches of rows of that rank, in table order.
+    ranks: BTreeMap<String, RankRows>,
 }
 
-/// The one run of a table that must hold one.
-fn single_run(
-    role: &'static str,
-    runs: Runs,
-) -> Result<(String, BTreeMap<i32, RankRun>), ModelError> {
-    if runs.len() != 1 {
-        return Err(ModelError::invalid(format!(
-            "input `{role}` holds {} runs ({}); this step predicts one run from one reduced run: filter the table on `run_id`, or use `mpi_best_configuration` to compare runs",
-            runs.len(),
-            runs.keys().cloned().collect::<Vec<_>>().join(", ")
-        )));
+/// rank -> the stretches of rows of that rank in an `mpi_blocks` table, in table order.
+type RankRows = BTreeMap<i32, Vec<std::ops::Range<usize>>>;
+
+impl<'a> BlockRows<'a> {
+    fn new(role: &'static str, batch: &'a RecordBatch) -> Result<Self, ModelError> {
+        let input = Input::new(role, &MPI_BLOCKS, batch)?;
+        let run_id = input.utf8(col::RUN_ID)?;
+        let rank = input.int32(col::RANK)?;
+        // Each distinct text numbered once (a dictionary column's once per value).
+        let numbering: RefCell<BlockNumbering> = RefCell::default();
+        let blocks = input
+            .utf8(col::BLOCK)?
+            .lookup(|b| numbering.borrow_mut().number(b));
+        let names = numbering.into_inner().names;
+        if names.len() as u64 >= u64::from(COMPUTE_BIT) {
+            return Err(ModelError::invalid(format!(
+                "input `{role}`: {} distinct blocks; at most {} are read",
+                names.len(),
+                COMPUTE_BIT - 1
+            )));
+        }
+        // The rows taken a stretch of one run and rank at a time (a rank's blocks come
+        // together).
+        let mut ranks: BTreeMap<String, RankRows> = BTreeMap::new();
+        let n = input.rows();
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n && rank.value(end) == rank.value(start) && run_id.same(start, end) {
+                end += 1;
+            }
+            ranks
+                .entry(run_id.value(start).to_owned())
+                .or_default()
+                .entry(rank.value(start))
+                .or_default()
+                .push(start..end);
+            start = end;
+        }
+        if ranks.is_empty() {
+            return Err(ModelError::invalid(format!(
+                "input `{role}`: no MPI blocks (an empty `mpi_blocks` table)"
+            )));
+        }
+        let iteration = input.int64(col::ITERATION)?;
+        if let Some((i, v)) = iteration
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| Some((i, v?)))
+            .find(|&(_, v)| u32::try_from(v).map_or(true, |v| v == NO_ITERATION))
+        {
+            return Err(ModelError::invalid(format!(
+                "input `{role}`: row {i} has iteration {v}, outside 0 to {}",
+                NO_ITERATION - 1
+            )));
+        }
+        Ok(Self {
+            role,
+            device: input.utf8(col::DEVICE)?,
+            iteration,
+            duration: input.float64(col::DURATION_SECS)?,
+            blocks,
+            compute: input.utf8(col::KIND)?.lookup(|k| k == "compute"),
+            names,
+            ranks,
+        })
     }
-    Ok(runs.into_iter().next().expect("one run"))
+
+    /// Row `i` as an execution (its iteration checked in [`BlockRows::new`]).
+    #[inline]
+    fn execution(&self, i: usize) -> Execution {
+        Execution {
+            duration_secs: self.duration.value(i),
+            iteration: if self.iteration.is_null(i) {
+                NO_ITERATION
+            } else {
+                self.iteration.value(i) as u32
+            },
+            block_and_kind: *self.blocks.get(i)
+                | if *self.compute.get(i) { COMPUTE_BIT } else { 0 },
+        }
+    }
+
+    /// The rank whose rows are `stretches`.
+    fn rank_run(&'a self, stretches: &'a [std::ops::Range<usize>]) -> RankRun<'a> {
+        RankRun {
+            rows: self,
+            stretches,
+        }
+    }
+
+    /// The one run of a table that must hold one, its ranks' stretches of rows.
+    fn single_run(&self) -> Result<(&str, &RankRows), ModelError> {
+        if self.ranks.len() != 1 {
+            return Err(single_run_error(
+                self.role,
+                self.ranks.keys().map(String::as_str),
+            ));
+        }
+        let (id, ranks) = self.ranks.iter().next().expect("one run");
+        Ok((id.as_str(), ranks))
+    }
+}
+
+/// Why a table that must hold one run does not: it holds the runs `ids`.
+fn single_run_error<'s>(role: &str, ids: impl ExactSizeIterator<Item = &'s str>) -> ModelError {
+    let n = ids.len();
+    ModelError::invalid(format!(
+        "input `{role}` holds {n} runs ({}); this step predicts one run from one reduced run: filter the table on `run_id`, or use `mpi_best_configuration` to compare runs",
+        ids.collect::<Vec<_>>().join(", ")
+    ))
 }
 
 fn no_iterations(role: &str, run_id: &str, rank: i32) -> ModelError {
@@ -337,7 +398,7 @@ fn iteration_times(
     run: &RankRun,
 ) -> Result<Vec<f64>, ModelError> {
     let mut times: Vec<f64> = Vec::new();
-    for e in &run.executions {
+    for e in run.executions() {
         if let Some(i) = e.iteration() {
             let i = i as usize;
             if times.len() <= i {
@@ -445,7 +506,7 @@ fn predict_rank(
     // teardown) happen once however long the run, so only these are extrapolated.
     let times = loop_times(run, k, &occurrences);
     let mut periodic_in_loop: HashMap<usize, (f64, f64)> = HashMap::new();
-    for e in &run.executions {
+    for e in run.executions() {
         if e.iteration().is_some() && occurrences.is_periodic(e.block()) {
             let (n, secs) = periodic_in_loop.entry(e.block()).or_default();
             *n += 1.0;
@@ -472,7 +533,7 @@ fn predict_rank(
                 // run's further occurrences at its period and phase, each as long as the
                 // reduced run's on average.
                 periodic_blocks += 1;
-                let seen = occurrences.present[key].len() as f64;
+                let seen = occurrences.present[key] as f64;
                 let more = periodic_count(full, period, phase) as f64 - seen;
                 let (executions, secs) = (b.full_executions, b.warmup_secs);
                 let (in_loop, in_loop_secs) = periodic_in_loop[&key];
@@ -496,7 +557,7 @@ fn predict_rank(
         })
         .collect();
     Ok(RankPrediction {
-        device: run.device.clone(),
+        device: run.device().to_owned(),
         iterations: k,
         full_iterations: full,
         size_note,
@@ -506,7 +567,7 @@ fn predict_rank(
         trend_pct_per_1000: steady.trend_pct_per_1000,
         trend_extrapolated: steady.extrapolate,
         periodic_blocks,
-        reduced_secs: run.executions.iter().map(|e| e.duration_secs).sum(),
+        reduced_secs: run.executions().map(|e| e.duration_secs).sum(),
         blocks,
     })
 }
@@ -515,7 +576,7 @@ fn predict_rank(
 /// neither a warm-up nor noise of the steady iterations).
 fn loop_times(run: &RankRun, k: usize, occurrences: &LoopOccurrences) -> Vec<f64> {
     let mut times = vec![0.0; k];
-    for e in &run.executions {
+    for e in run.executions() {
         if let Some(i) = e.iteration()
             && !occurrences.is_periodic(e.block())
         {
@@ -533,7 +594,8 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
     let mut series: BTreeMap<i32, Vec<Vec<f64>>> = BTreeMap::new();
     let mut first_ranks: Option<(String, Vec<i32>)> = None;
     for batch in repeats {
-        let (id, ranks) = single_run("warmup_from", read_blocks("warmup_from", batch)?)?;
+        let rows = BlockRows::new("warmup_from", batch)?;
+        let (id, ranks) = rows.single_run()?;
         let these: Vec<i32> = ranks.keys().copied().collect();
         match &first_ranks {
             Some((first, r)) if *r != these => {
@@ -544,15 +606,16 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
                 )));
             }
             Some(_) => {}
-            None => first_ranks = Some((id.clone(), these)),
+            None => first_ranks = Some((id.to_owned(), these)),
         }
-        for (rank, run) in &ranks {
-            let k = iteration_times("warmup_from", &id, *rank, run)?.len();
-            let occurrences = LoopOccurrences::of(run, k);
+        for (rank, stretches) in ranks {
+            let run = rows.rank_run(stretches);
+            let k = iteration_times("warmup_from", id, *rank, &run)?.len();
+            let occurrences = LoopOccurrences::of(&run, k);
             series
                 .entry(*rank)
                 .or_default()
-                .push(loop_times(run, k, &occurrences));
+                .push(loop_times(&run, k, &occurrences));
         }
     }
     Ok(series
@@ -573,27 +636,26 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
 /// Which iterations each loop block ran in, and so which blocks are periodic (every k-th
 /// iteration); both by [`Execution::block`].
 struct LoopOccurrences {
-    /// The iterations each block ran in, ascending (none for blocks outside the loop).
-    present: Vec<Vec<u64>>,
+    /// How many iterations each block ran in (0 for blocks outside the loop).
+    present: Vec<u64>,
     by_block: Vec<Option<Occurrence>>,
 }
 
 impl LoopOccurrences {
     fn of(run: &RankRun, k: usize) -> Self {
-        let mut present: Vec<Vec<u64>> = vec![Vec::new(); run.names.len()];
-        for e in &run.executions {
+        let mut counted = vec![OccurrenceCount::default(); run.names().len()];
+        for e in run.executions() {
             if let Some(i) = e.iteration() {
-                let list = &mut present[e.block()];
-                if list.last() != Some(&(i as u64)) {
-                    list.push(i as u64);
-                }
+                counted[e.block()].push(i as u64);
             }
         }
-        let by_block = present
-            .iter()
-            .map(|its| (!its.is_empty()).then(|| occurrence(its, k as u64)))
-            .collect();
-        Self { present, by_block }
+        Self {
+            present: counted.iter().map(OccurrenceCount::count).collect(),
+            by_block: counted
+                .iter()
+                .map(|c| (c.count() > 0).then(|| c.occurrence(k as u64)))
+                .collect(),
+        }
     }
 
     fn is_periodic(&self, block: usize) -> bool {
@@ -668,10 +730,10 @@ fn block_sums(
     w: usize,
     occurrences: &LoopOccurrences,
 ) -> (Vec<usize>, Vec<Option<BlockPrediction>>) {
-    let first_loop = run.executions.iter().position(|e| e.iteration().is_some());
+    let first_loop = run.executions().position(|e| e.iteration().is_some());
     let mut order: Vec<usize> = Vec::new();
-    let mut acc: Vec<Option<BlockPrediction>> = vec![None; run.names.len()];
-    for (index, e) in run.executions.iter().enumerate() {
+    let mut acc: Vec<Option<BlockPrediction>> = vec![None; run.names().len()];
+    for (index, e) in run.executions().enumerate() {
         let b = acc[e.block()].get_or_insert_with(|| {
             order.push(e.block());
             let before_loop = first_loop.is_none_or(|f| index < f);
@@ -1360,15 +1422,19 @@ fn block_batch(
         .map_err(ModelError::built)
 }
 
+/// Each rank of the run `run_id` of `rows` predicted, one rank's executions read at a time.
 fn predict_run(
-    role: &'static str,
+    rows: &BlockRows<'_>,
     run_id: &str,
-    ranks: &BTreeMap<i32, RankRun>,
+    ranks: &RankRows,
     spec: &MpiSpec,
 ) -> Result<BTreeMap<i32, RankPrediction>, ModelError> {
     ranks
         .iter()
-        .map(|(rank, run)| Ok((*rank, predict_rank(role, run_id, *rank, run, spec)?)))
+        .map(|(rank, stretches)| {
+            let run = rows.rank_run(stretches);
+            Ok((*rank, predict_rank(rows.role, run_id, *rank, &run, spec)?))
+        })
         .collect()
 }
 
@@ -1423,8 +1489,9 @@ pub fn simplified(
     reduced: &RecordBatch,
     measured: Option<&RecordBatch>,
 ) -> Result<MpiPrediction, ModelError> {
-    let (id, ranks) = single_run("reduced", read_blocks("reduced", reduced)?)?;
-    let predicted = predict_run("reduced", &id, &ranks, spec)?;
+    let rows = BlockRows::new("reduced", reduced)?;
+    let (id, ranks) = rows.single_run()?;
+    let predicted = predict_run(&rows, id, ranks, spec)?;
     let measured = measured_run(measured)?;
     rank_tables(
         spec,
@@ -1433,7 +1500,7 @@ pub fn simplified(
         } else {
             "compute and communication from the same reduced run, the warm-up chosen once on the pooled per-iteration times of its repeats"
         },
-        &id,
+        id,
         &predicted,
         &predicted,
         measured.as_ref(),
@@ -1469,13 +1536,16 @@ fn predict_repeats(
     let mut runs: Vec<(String, RankPredictions)> = Vec::new();
     for (i, batch) in repeats.iter().enumerate() {
         let role = "repeat";
-        let (id, ranks) = single_run(role, read_blocks(role, batch)?)
+        let rows = BlockRows::new(role, batch)
             .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
-        let predicted = predict_run(role, &id, &ranks, spec)?;
+        let (id, ranks) = rows
+            .single_run()
+            .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;
+        let predicted = predict_run(&rows, id, ranks, spec)?;
         if let Some((first_id, first)) = runs.first() {
-            same_program((first_id.as_str(), first), (id.as_str(), &predicted))?;
+            same_program((first_id.as_str(), first), (id, &predicted))?;
         }
-        runs.push((id, predicted));
+        runs.push((id.to_owned(), predicted));
     }
     Ok(runs)
 }
@@ -1622,18 +1692,17 @@ pub fn separate_runs(
     communication: &RecordBatch,
     measured: Option<&RecordBatch>,
 ) -> Result<MpiPrediction, ModelError> {
-    let (compute_id, compute_ranks) = single_run("compute", read_blocks("compute", compute)?)?;
-    let (comm_id, comm_ranks) = single_run(
-        "communication",
-        read_blocks("communication", communication)?,
-    )?;
-    let c = predict_run("compute", &compute_id, &compute_ranks, spec)?;
-    let m = predict_run("communication", &comm_id, &comm_ranks, spec)?;
+    let compute_rows = BlockRows::new("compute", compute)?;
+    let (compute_id, compute_ranks) = compute_rows.single_run()?;
+    let comm_rows = BlockRows::new("communication", communication)?;
+    let (comm_id, comm_ranks) = comm_rows.single_run()?;
+    let c = predict_run(&compute_rows, compute_id, compute_ranks, spec)?;
+    let m = predict_run(&comm_rows, comm_id, comm_ranks, spec)?;
     let measured = measured_run(measured)?;
     rank_tables(
         spec,
         "compute and communication from separate runs (earlier method)",
-        &compute_id,
+        compute_id,
         &c,
         &m,
         measured.as_ref(),
@@ -1691,20 +1760,20 @@ pub fn best_configuration(
     reduced_ranks: &RecordBatch,
     measured_ranks: Option<&RecordBatch>,
 ) -> Result<(RecordBatch, RecordBatch), ModelError> {
-    let runs = read_blocks("reduced", reduced)?;
+    let rows = BlockRows::new("reduced", reduced)?;
     let configs = configurations("reduced_ranks", reduced_ranks)?;
     let measured = match measured_ranks {
         Some(b) => configurations("measured_ranks", b)?,
         None => BTreeMap::new(),
     };
     let mut candidates: Vec<Candidate> = Vec::new();
-    for (id, ranks) in &runs {
+    for (id, ranks) in &rows.ranks {
         let Some((n, binding, _)) = configs.get(id) else {
             return Err(ModelError::invalid(format!(
                 "input `reduced_ranks` has no row for the reduced run `{id}`: give the `mpi_ranks` table of the same runs"
             )));
         };
-        let predicted = predict_run("reduced", id, ranks, spec)?;
+        let predicted = predict_run(&rows, id, ranks, spec)?;
         let full_iterations = predicted
             .values()
             .map(|p| p.full_iterations)
@@ -2103,10 +2172,12 @@ mod tests {
         let b = blocks("b", &[(0, run(1))]);
         let c = blocks("c", &[(0, run(3))]);
         let own = |batch: &RecordBatch| {
-            let (id, ranks) = single_run("r", read_blocks("r", batch).unwrap()).unwrap();
-            let k = iteration_times("r", &id, 0, &ranks[&0]).unwrap().len();
-            let occurrences = LoopOccurrences::of(&ranks[&0], k);
-            changepoint_warmup(&loop_times(&ranks[&0], k, &occurrences)).0
+            let rows = BlockRows::new("r", batch).unwrap();
+            let (id, ranks) = rows.single_run().unwrap();
+            let run = rows.rank_run(&ranks[&0]);
+            let k = iteration_times("r", id, 0, &run).unwrap().len();
+            let occurrences = LoopOccurrences::of(&run, k);
+            changepoint_warmup(&loop_times(&run, k, &occurrences)).0
         };
         assert_eq!((own(&a), own(&b), own(&c)), (3, 1, 3));
         let pooled = pooled_warmups(&[&a, &b, &c]).unwrap();

@@ -191,6 +191,63 @@ pub fn occurrence(present: &[u64], k: u64) -> Occurrence {
     }
 }
 
+/// [`occurrence`] of the iterations a block ran in, given one at a time in ascending order
+/// (repeats of the last ignored) without keeping them: a loop of millions of iterations held
+/// a list per block of every iteration it ran in.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OccurrenceCount {
+    count: u64,
+    first: u64,
+    period: u64,
+    last: u64,
+    regular: bool,
+}
+
+impl OccurrenceCount {
+    pub fn push(&mut self, iteration: u64) {
+        if self.count > 0 && iteration == self.last {
+            return;
+        }
+        match self.count {
+            0 => {
+                self.first = iteration;
+                self.regular = true;
+            }
+            1 if iteration > self.first => self.period = iteration - self.first,
+            _ if iteration < self.last || iteration - self.last != self.period => {
+                self.regular = false;
+            }
+            _ => {}
+        }
+        self.last = iteration;
+        self.count += 1;
+    }
+
+    /// Distinct iterations pushed.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// As [`occurrence`] of the iterations pushed, in a loop of `k`.
+    pub fn occurrence(&self, k: u64) -> Occurrence {
+        if self.count >= k {
+            return Occurrence::Every;
+        }
+        if self.count < 2 {
+            return Occurrence::Irregular;
+        }
+        let period = self.period;
+        if self.regular && period >= 2 && self.first < period && self.last + period >= k {
+            Occurrence::Periodic {
+                period,
+                phase: self.first,
+            }
+        } else {
+            Occurrence::Irregular
+        }
+    }
+}
+
 /// Iterations `0..n` that are `phase` modulo `period`.
 pub fn periodic_count(n: u64, period: u64, phase: u64) -> u64 {
     if phase >= n {
@@ -463,6 +520,36 @@ pub fn t975(df: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn occurrence_counted_one_iteration_at_a_time_is_the_listed_one() {
+        let lists: [&[u64]; 9] = [
+            &[],
+            &[3],
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+            &[1, 4, 7],
+            &[1, 4, 7, 9],
+            &[0, 5],
+            &[2, 12],
+            &[0, 2, 4, 6, 8],
+            &[5, 6, 7],
+        ];
+        for list in lists {
+            for k in [1, 3, 9, 10, 11] {
+                let mut counted = OccurrenceCount::default();
+                for &i in list {
+                    counted.push(i);
+                    counted.push(i);
+                }
+                assert_eq!(counted.count(), list.len() as u64);
+                assert_eq!(
+                    counted.occurrence(k),
+                    occurrence(list, k),
+                    "{list:?} in {k}"
+                );
+            }
+        }
+    }
 
     /// The L1 cost around the median by sorting: what [`split_costs`] must equal.
     fn l1_cost(values: &[f64]) -> f64 {
