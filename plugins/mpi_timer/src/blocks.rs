@@ -126,9 +126,85 @@ impl Iterations {
 
 /// The blocks of one rank, in time order, and how its iterations were found.
 pub fn blocks(log: &RankLog) -> (RankBlocks, Iterations) {
-    let (mut out, marker_starts) = timed_blocks(log);
-    let how = assign_iterations(&mut out, marker_starts, None);
-    (out, how)
+    timed(log).iterations()
+}
+
+/// A rank's blocks before their iterations are found: all that is needed of its log, which
+/// can be let go before the iterations are looked for (a rank of ten million calls parsed is
+/// as large as its blocks).
+#[derive(Debug)]
+pub struct Timed {
+    out: RankBlocks,
+    marker_starts: Vec<usize>,
+}
+
+/// The blocks of `log`, their iterations not yet found.
+pub fn timed(log: &RankLog) -> Timed {
+    let (out, marker_starts) = timed_blocks(log, (log.events.len(), log.events.iter().cloned()));
+    Timed { out, marker_starts }
+}
+
+/// [`timed`], taking the events out of `log` and letting them go as they become blocks: the
+/// rank's calls and its blocks (each about as large) are never held together in full.
+pub fn timed_taking(log: &mut RankLog) -> Timed {
+    let events = std::mem::take(&mut log.events);
+    let count = events.len();
+    let (out, marker_starts) = timed_blocks(log, (count, releasing(events)));
+    Timed { out, marker_starts }
+}
+
+/// The items of `items` in order, their memory handed back as they are taken (a million at a
+/// time): a list of tens of millions consumed into another is not held beside it in full.
+pub(crate) fn releasing<T>(mut items: Vec<T>) -> impl Iterator<Item = T> {
+    /// Items taken between two releases of their memory.
+    const RELEASE_EVERY: usize = 1 << 20;
+    // Taken from the end of the reversed list, which can then be shortened.
+    items.reverse();
+    std::iter::from_fn(move || {
+        let item = items.pop()?;
+        if items.len().is_multiple_of(RELEASE_EVERY)
+            && items.capacity() - items.len() >= RELEASE_EVERY
+        {
+            items.shrink_to_fit();
+            yosoku_plugin_sdk::release_free_memory();
+        }
+        Some(item)
+    })
+}
+
+impl Timed {
+    /// The blocks with their iterations, as [`blocks`] finds them.
+    pub fn iterations(self) -> (RankBlocks, Iterations) {
+        let Timed {
+            mut out,
+            marker_starts,
+        } = self;
+        let how = assign_iterations(&mut out, marker_starts, None);
+        (out, how)
+    }
+
+    /// The blocks with their iterations, as [`blocks_per_step`] finds them.
+    pub fn iterations_per_step(
+        self,
+        steps: usize,
+    ) -> Result<(RankBlocks, Iterations), NoUnitPerStep> {
+        let Timed {
+            mut out,
+            marker_starts,
+        } = self;
+        if !marker_starts.is_empty() {
+            let how = assign_iterations(&mut out, marker_starts, None);
+            return Ok((out, how));
+        }
+        let unit = unit_per_step(&out, steps)?;
+        let how = match assign_iterations(&mut out, Vec::new(), Some(unit)) {
+            Iterations::Repeating {
+                iterations, anchor, ..
+            } => Iterations::PerStep { iterations, anchor },
+            other => other,
+        };
+        Ok((out, how))
+    }
 }
 
 /// The blocks of one rank whose run made `steps` steps (the program's own units: time steps,
@@ -146,39 +222,31 @@ pub fn blocks_per_step(
     log: &RankLog,
     steps: usize,
 ) -> Result<(RankBlocks, Iterations), NoUnitPerStep> {
-    let (mut out, marker_starts) = timed_blocks(log);
-    if !marker_starts.is_empty() {
-        let how = assign_iterations(&mut out, marker_starts, None);
-        return Ok((out, how));
-    }
-    let unit = unit_per_step(&out, steps)?;
-    let how = match assign_iterations(&mut out, Vec::new(), Some(unit)) {
-        Iterations::Repeating {
-            iterations, anchor, ..
-        } => Iterations::PerStep { iterations, anchor },
-        other => other,
-    };
-    Ok((out, how))
+    timed(log).iterations_per_step(steps)
 }
 
 /// The blocks of a rank in time order, and the index of the first block of each marked
 /// iteration.
-fn timed_blocks(log: &RankLog) -> (RankBlocks, Vec<usize>) {
-    let mut out = Vec::with_capacity(2 * log.events.len() + 1);
+fn timed_blocks(
+    log: &RankLog,
+    (count, events): (usize, impl Iterator<Item = crate::log::Event>),
+) -> (RankBlocks, Vec<usize>) {
+    let mut out = Vec::with_capacity(2 * count + 1);
     let mut iteration_starts = Vec::new();
     let mut names = Interner::default();
     let mut previous_end = log.init_end_ns;
     let mut previous_call = names.id("MPI_Init".to_owned());
-    let mut mark: Option<&str> = None;
+    // The mark's name, interned.
+    let mut mark: Option<NameId> = None;
     // The key and call site of each compute block (by the calls around it, or its mark) and of
     // each call (by name and site), made once.
-    let mut compute_names: ComputeNames<'_> = FastMap::default();
+    let mut compute_names: ComputeNames = FastMap::default();
     let mut call_names: CallNames = FastMap::default();
     let iteration = names.id("iteration".to_owned());
     let finalize = names.id("MPI_Finalize".to_owned());
-    for e in &log.events {
+    for e in events {
         match e.kind {
-            EventKind::Mark => mark = Some(&e.name),
+            EventKind::Mark => mark = Some(names.id(e.name.to_string())),
             EventKind::Iteration => {
                 // The marker splits the compute block it falls in.
                 let t = e.start_ns.max(previous_end);
@@ -280,24 +348,24 @@ type CallNames = FastMap<(usize, Option<u32>), (NameId, NameId)>;
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The key and call site of each compute block, by the blocks around it and its mark.
-type ComputeNames<'l> = FastMap<(NameId, NameId, Option<&'l str>), (NameId, NameId)>;
+type ComputeNames = FastMap<(NameId, NameId, Option<NameId>), (NameId, NameId)>;
 
 /// Appends the compute block from `from` to `to` between the blocks `after` and `before`
 /// (named by `mark` when the program marked it), its key and call site made once per kind.
-fn push_compute<'l>(
-    (compute_names, names): (&mut ComputeNames<'l>, &mut Interner),
+fn push_compute(
+    (compute_names, names): (&mut ComputeNames, &mut Interner),
     out: &mut Vec<Block>,
     init_end_ns: u64,
     (from, to): (u64, u64),
     (after, before): (NameId, NameId),
-    mark: Option<&'l str>,
+    mark: Option<NameId>,
 ) {
     let (key, call_site) = *compute_names
         .entry((after, before, mark))
         .or_insert_with(|| {
             let (a, b) = (names.text(after), names.text(before));
             let key = match mark {
-                Some(name) => format!("compute {name}"),
+                Some(name) => format!("compute {}", names.text(name)),
                 None => format!("{a} -> {b}"),
             };
             let call_site = format!("between {a} and {b}");
@@ -642,38 +710,64 @@ enum Dominant {
 /// The whole units among the segments `bounds` cut `calls` into: the first and last segment
 /// that make every call the dominant segments make (a periodic event adds calls; setup and
 /// a partial last unit lack some), and the share of segments that make exactly those.
+///
+/// Each distinct set of calls is stored once and each segment holds its number: a loop of a
+/// million segments has a handful of sets, and a set per segment left the allocator holding a
+/// quarter of the logs' size in freed small blocks after a rank of ten million calls.
 fn whole_units(
     calls: &[(usize, usize)],
     bounds: &[usize],
     by: Dominant,
 ) -> Option<(usize, usize, f64)> {
-    let sets: Vec<Vec<usize>> = bounds
-        .windows(2)
-        .map(|w| {
-            let mut set: Vec<usize> = calls[w[0]..w[1]].iter().map(|&(_, id)| id).collect();
-            set.sort_unstable();
-            set.dedup();
-            set
+    let mut numbers: HashMap<Vec<usize>, usize> = HashMap::new();
+    // Per distinct set: (segments, calls in them).
+    let mut frequency: Vec<(usize, usize)> = Vec::new();
+    let mut set_of: Vec<usize> = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let mut set: Vec<usize> = Vec::new();
+    for w in bounds.windows(2) {
+        set.clear();
+        set.extend(calls[w[0]..w[1]].iter().map(|&(_, id)| id));
+        set.sort_unstable();
+        set.dedup();
+        let number = match numbers.get(&set) {
+            Some(&n) => n,
+            None => {
+                numbers.insert(set.clone(), frequency.len());
+                frequency.push((0, 0));
+                frequency.len() - 1
+            }
+        };
+        frequency[number].0 += 1;
+        frequency[number].1 += w[1] - w[0];
+        set_of.push(number);
+    }
+    let mut sets: Vec<&[usize]> = vec![&[]; frequency.len()];
+    for (set, &n) in &numbers {
+        sets[n] = set;
+    }
+    // The most frequent set; ties: the smaller, then the one seen first.
+    let dominant = (0..sets.len()).rev().max_by_key(|&n| {
+        let (segments, held) = frequency[n];
+        match by {
+            Dominant::MostSegments => (segments, 0, std::cmp::Reverse(sets[n].len())),
+            Dominant::MostCalls => (held, segments, std::cmp::Reverse(sets[n].len())),
+        }
+    })?;
+    let whole: Vec<bool> = sets
+        .iter()
+        .map(|set| {
+            sets[dominant]
+                .iter()
+                .all(|id| set.binary_search(id).is_ok())
         })
         .collect();
-    // (segments, calls in them) of each set.
-    let mut frequency: HashMap<&[usize], (usize, usize)> = HashMap::new();
-    for (set, w) in sets.iter().zip(bounds.windows(2)) {
-        let f = frequency.entry(set.as_slice()).or_default();
-        f.0 += 1;
-        f.1 += w[1] - w[0];
-    }
-    let (dominant, count) = frequency
-        .iter()
-        .max_by_key(|(set, (n, held))| match by {
-            Dominant::MostSegments => (*n, 0, std::cmp::Reverse(set.len())),
-            Dominant::MostCalls => (*held, *n, std::cmp::Reverse(set.len())),
-        })
-        .map(|(set, (n, _))| (set.to_vec(), *n))?;
-    let whole = |set: &Vec<usize>| dominant.iter().all(|id| set.binary_search(id).is_ok());
-    let first = sets.iter().position(whole)?;
-    let last = sets.iter().rposition(whole)?;
-    Some((first, last, count as f64 / sets.len() as f64))
+    let first = set_of.iter().position(|&n| whole[n])?;
+    let last = set_of.iter().rposition(|&n| whole[n])?;
+    Some((
+        first,
+        last,
+        frequency[dominant].0 as f64 / set_of.len() as f64,
+    ))
 }
 
 #[cfg(test)]

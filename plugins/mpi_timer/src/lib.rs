@@ -17,7 +17,6 @@ pub mod tau;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::builder::{Float64Builder, Int32Builder, Int64Builder};
 use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, Plugin, PluginError,
@@ -86,41 +85,57 @@ fn rank_files(dir: &Path) -> Result<Vec<(i32, PathBuf)>, PluginError> {
     Ok(files)
 }
 
-/// A rank's log as text: read as it is, or gunzipped (`.gz`), hashed on the way either way.
-fn read_log_text(path: &Path) -> Result<String, PluginError> {
-    if path.extension().is_some_and(|e| e == "gz") {
-        use std::io::Read;
-        let mut input = yosoku_plugin_sdk::open_input(path)?;
-        // Logs inflate about sixfold: room for that up front, not a string grown by doubling.
-        let room = input
-            .len_on_disk()
-            .map_or(0, |n| n.saturating_mul(8).min(1 << 30));
-        let mut text = String::with_capacity(usize::try_from(room).unwrap_or(0));
-        flate2::read::GzDecoder::new(&mut input)
-            .read_to_string(&mut text)
-            .map_err(|e| {
-                PluginError::new(format!(
-                    "{}: not a gzip-compressed UTF-8 log ({e})",
-                    path.display()
-                ))
-            })?;
-        input.finish();
-        Ok(text)
+/// A rank's log, parsed as it is read (gunzipped first for `.gz`), hashed on the way either way:
+/// its text is never held whole.
+fn read_log(path: &Path) -> Result<RankLog, PluginError> {
+    let mut input = yosoku_plugin_sdk::open_input(path)?;
+    let log = if path.extension().is_some_and(|e| e == "gz") {
+        let not_gzip = |e: std::io::Error| {
+            PluginError::new(format!(
+                "{}: not a gzip-compressed UTF-8 log ({e})",
+                path.display()
+            ))
+        };
+        log::parse_from(
+            path,
+            &mut flate2::read::GzDecoder::new(&mut input),
+            &not_gzip,
+        )?
     } else {
-        yosoku_plugin_sdk::read_input_to_string(path)
-    }
+        log::parse_from(path, &mut input, &|e| PluginError::io(path, &e))?
+    };
+    input.finish();
+    Ok(log)
 }
+
+/// What is done with each rank's log as soon as it is read and checked, before the next is
+/// read ([`Import::rank`]: its blocks made, its parsed calls let go).
+pub type OnRank<'a> = &'a mut dyn FnMut(&mut RankLog) -> Result<(), PluginError>;
 
 /// The runs under `dir`: `dir` itself when it holds rank logs (run id: its name), else every
 /// subdirectory that does (run id: the subdirectory's name), in name order.
 pub fn read_runs(dir: &Path, allow_incomplete: bool) -> Result<Vec<Run>, PluginError> {
+    read_runs_with(dir, allow_incomplete, &mut |_| Ok(()))
+}
+
+/// [`read_runs`], each rank's log passed to `on_rank` once read.
+pub fn read_runs_with(
+    dir: &Path,
+    allow_incomplete: bool,
+    on_rank: OnRank<'_>,
+) -> Result<Vec<Run>, PluginError> {
     let name_of = |d: &Path| {
         d.file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| d.display().to_string())
     };
     if !rank_files(dir)?.is_empty() {
-        return Ok(vec![Run::read(name_of(dir), dir, allow_incomplete)?]);
+        return Ok(vec![Run::read_with(
+            name_of(dir),
+            dir,
+            allow_incomplete,
+            on_rank,
+        )?]);
     }
     let mut subdirs: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| PluginError::io(dir, &e))?
@@ -131,7 +146,12 @@ pub fn read_runs(dir: &Path, allow_incomplete: bool) -> Result<Vec<Run>, PluginE
     let mut runs = Vec::new();
     for sub in subdirs {
         if !rank_files(&sub)?.is_empty() {
-            runs.push(Run::read(name_of(&sub), &sub, allow_incomplete)?);
+            runs.push(Run::read_with(
+                name_of(&sub),
+                &sub,
+                allow_incomplete,
+                on_rank,
+            )?);
         }
     }
     if runs.is_empty() {
@@ -146,7 +166,17 @@ pub fn read_runs(dir: &Path, allow_incomplete: bool) -> Result<Vec<Run>, PluginE
 impl Run {
     /// One run's logs from `dir`; the binding is the one the logs recorded, if any.
     pub fn read(run_id: String, dir: &Path, allow_incomplete: bool) -> Result<Run, PluginError> {
-        let ranks = read_run(dir, allow_incomplete)?;
+        Self::read_with(run_id, dir, allow_incomplete, &mut |_| Ok(()))
+    }
+
+    /// [`Run::read`], each rank's log passed to `on_rank` once read.
+    pub fn read_with(
+        run_id: String,
+        dir: &Path,
+        allow_incomplete: bool,
+        on_rank: OnRank<'_>,
+    ) -> Result<Run, PluginError> {
+        let ranks = read_run_with(dir, allow_incomplete, on_rank)?;
         // What every rank of one run records alike (the launcher set it for all of them).
         let agreed = |what: &str, field: fn(&RankLog) -> &Option<String>| {
             let first = field(&ranks[0]);
@@ -176,6 +206,16 @@ impl Run {
 /// Reads `dir/rank-<r>.tsv` for every rank of the run. Every rank must be there, agree on the
 /// run's size and command, and have finished its log (unless `allow_incomplete`).
 pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, PluginError> {
+    read_run_with(dir, allow_incomplete, &mut |_| Ok(()))
+}
+
+/// [`read_run`], each rank's log passed to `on_rank` once read and checked by itself (the
+/// checks across ranks come after the last).
+pub fn read_run_with(
+    dir: &Path,
+    allow_incomplete: bool,
+    on_rank: OnRank<'_>,
+) -> Result<Vec<RankLog>, PluginError> {
     let files = rank_files(dir)?;
     if files.is_empty() {
         return Err(PluginError::new(format!(
@@ -185,8 +225,7 @@ pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, Plug
     }
     let mut ranks = Vec::with_capacity(files.len());
     for (rank, path) in &files {
-        let text = read_log_text(path)?;
-        let log = log::parse(path, &text)?;
+        let mut log = read_log(path)?;
         if log.rank != *rank {
             return Err(PluginError::new(format!(
                 "{}: the file is named for rank {rank} but its log says `# rank {}`",
@@ -208,6 +247,7 @@ pub fn read_run(dir: &Path, allow_incomplete: bool) -> Result<Vec<RankLog>, Plug
             }
             _ => {}
         }
+        on_rank(&mut log)?;
         ranks.push(log);
     }
     let first = &ranks[0];
@@ -261,104 +301,140 @@ fn analyse_rank(
     log: &RankLog,
     steps: Option<usize>,
 ) -> Result<(blocks::RankBlocks, blocks::Iterations), PluginError> {
+    iterations_of(log, blocks::timed(log), steps)
+}
+
+/// The iterations of `timed`, the blocks of `log` (which may have let its events go).
+fn iterations_of(
+    log: &RankLog,
+    timed: blocks::Timed,
+    steps: Option<usize>,
+) -> Result<(blocks::RankBlocks, blocks::Iterations), PluginError> {
     match steps {
-        None => Ok(blocks::blocks(log)),
-        Some(n) => blocks::blocks_per_step(log, n).map_err(|e| {
+        None => Ok(timed.iterations()),
+        Some(n) => timed.iterations_per_step(n).map_err(|e| {
             PluginError::new(format!("{}: rank {}: {e}", log.path.display(), log.rank))
         }),
     }
 }
 
-/// `mpi_blocks` and `mpi_ranks` of runs (see [`analyse`] for `steps`). One rank's blocks are
-/// analysed at a time and appended to the columns, and its parsed calls are let go once its
-/// blocks are made: a run of millions of calls holds one rank's blocks beside the columns, not
-/// every rank's blocks and calls (RELIABILITY.md, "Memory on large inputs"). The runs' ranks
-/// keep everything but their `events`.
+/// `mpi_blocks` and `mpi_ranks` of runs already read (see [`analyse`] for `steps`), through
+/// [`Import`]. The runs' ranks keep everything but their `events`.
 pub fn tables(
     runs: &mut [Run],
     steps: Option<usize>,
 ) -> Result<(RecordBatch, RecordBatch), PluginError> {
-    // At most one compute block before each call and one after the last.
-    let rows_bound: usize = runs
-        .iter()
-        .flat_map(|run| &run.ranks)
-        .map(|l| 2 * l.events.len() + 1)
-        .sum();
-    let mut columns: Option<BlockColumns> = None;
-    let mut how = Vec::new();
-    let mut calls = Vec::new();
-    for run in runs.iter_mut() {
-        for i in 0..run.ranks.len() {
-            let (blocks, iterations) = analyse_rank(&run.ranks[i], steps)?;
-            let log = &mut run.ranks[i];
-            calls.push(
-                log.events
-                    .iter()
-                    .filter(|e| e.kind == log::EventKind::Call)
-                    .count() as i64,
-            );
-            log.events = Vec::new();
-            columns
-                .get_or_insert_with(|| BlockColumns::with_capacity(rows_bound))
-                .append(run, &run.ranks[i], &blocks);
-            how.push(iterations);
+    let mut import = Import::new(steps);
+    for log in runs.iter_mut().flat_map(|run| &mut run.ranks) {
+        import.rank(log)?;
+    }
+    import.finish(runs)
+}
+
+/// `mpi_blocks` and `mpi_ranks` built rank by rank as the logs are read ([`read_runs_with`]):
+/// a rank's blocks are made and appended to the columns and its parsed calls let go before the
+/// next rank's log is read, so that a run of millions of calls holds the columns, one rank's
+/// calls and one rank's blocks, never every rank's (RELIABILITY.md, "Memory on large inputs").
+/// The run ids are set at [`Import::finish`]: a collector may rename runs after reading them.
+#[derive(Debug)]
+pub struct Import {
+    steps: Option<usize>,
+    columns: BlockColumns,
+    /// `mpi_blocks` rows of each rank, in the order the ranks came.
+    rows: Vec<usize>,
+    how: Vec<blocks::Iterations>,
+    calls: Vec<i64>,
+}
+
+impl Import {
+    /// An import that finds iterations as [`analyse`] does with `steps`.
+    pub fn new(steps: Option<usize>) -> Self {
+        Self {
+            steps,
+            columns: BlockColumns::default(),
+            rows: Vec::new(),
+            how: Vec::new(),
+            calls: Vec::new(),
         }
     }
-    let logs: Vec<(&Run, &RankLog)> = runs
-        .iter()
-        .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
-        .collect();
-    Ok((
-        columns.unwrap_or_default().finish()?,
-        ranks_batch(&logs, &how, &calls)?,
-    ))
+
+    /// Makes the blocks of `log`, appends them, and lets its parsed calls go.
+    pub fn rank(&mut self, log: &mut RankLog) -> Result<(), PluginError> {
+        self.calls.push(
+            log.events
+                .iter()
+                .filter(|e| e.kind == log::EventKind::Call)
+                .count() as i64,
+        );
+        let timed = blocks::timed_taking(log);
+        let (blocks, iterations) = iterations_of(log, timed, self.steps)?;
+        self.rows.push(blocks.len());
+        self.columns.append(log, blocks);
+        self.how.push(iterations);
+        Ok(())
+    }
+
+    /// The tables of `runs`, whose ranks are the ones given to [`Import::rank`], in that order.
+    pub fn finish(self, runs: &[Run]) -> Result<(RecordBatch, RecordBatch), PluginError> {
+        let logs: Vec<(&Run, &RankLog)> = runs
+            .iter()
+            .flat_map(|run| run.ranks.iter().map(move |l| (run, l)))
+            .collect();
+        if logs.len() != self.rows.len() {
+            return Err(PluginError::new(format!(
+                "{} ranks read but {} imported: every rank of the runs goes through the import once",
+                logs.len(),
+                self.rows.len()
+            )));
+        }
+        let mut run_id = DictTextBuilder::with_capacity(self.rows.iter().sum());
+        for ((run, _), &rows) in logs.iter().zip(&self.rows) {
+            let key = run_id.key(&run.run_id);
+            for _ in 0..rows {
+                run_id.append_key(key);
+            }
+        }
+        Ok((
+            self.columns.finish(run_id.finish())?,
+            ranks_batch(&logs, &self.how, &self.calls)?,
+        ))
+    }
 }
 
 /// The columns of `mpi_blocks`, rank after rank. The texts are dictionary-encoded: a full run's
 /// million blocks repeat a few hundred block names and call sites, one run and a few hosts.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct BlockColumns {
-    run_id: DictTextBuilder,
     host: DictTextBuilder,
-    rank: Int32Builder,
+    // The numbers in `Vec`s, not Arrow builders: a `Vec` grows in place (`realloc`), where a
+    // builder's 64-byte-aligned buffer is copied into one twice its size each time it grows,
+    // the two held together (a rank's table appended to another's is hundreds of MB). An Arrow
+    // array takes a `Vec`'s memory as it is.
+    rank: Vec<i32>,
     block: DictTextBuilder,
     kind: DictTextBuilder,
     call_site: DictTextBuilder,
-    iteration: Int64Builder,
-    start_secs: Float64Builder,
-    duration_secs: Float64Builder,
+    iteration: Vec<i64>,
+    in_loop: Vec<bool>,
+    start_secs: Vec<f64>,
+    duration_secs: Vec<f64>,
 }
 
 impl BlockColumns {
-    /// Columns with room for `rows` rows.
-    fn with_capacity(rows: usize) -> Self {
-        let text = || DictTextBuilder::with_capacity(rows);
-        Self {
-            run_id: text(),
-            host: text(),
-            rank: Int32Builder::with_capacity(rows),
-            block: text(),
-            kind: text(),
-            call_site: text(),
-            iteration: Int64Builder::with_capacity(rows),
-            start_secs: Float64Builder::with_capacity(rows),
-            duration_secs: Float64Builder::with_capacity(rows),
-        }
-    }
-
-    fn append(&mut self, run: &Run, log: &RankLog, blocks: &blocks::RankBlocks) {
+    /// Appends the rows of `blocks`, letting the blocks go as they are appended: the last rank's
+    /// blocks and the whole table are never held together in full (at 32 bytes a block, a rank of
+    /// ten million calls has 0.6 GB of them).
+    fn append(&mut self, log: &RankLog, mut blocks: blocks::RankBlocks) {
         let secs = |ns: u64| ns as f64 * 1e-9;
         // Every text looked up once per rank: the rank's, and each key's and call site's by
         // its id.
-        let run_id = self.run_id.key(&run.run_id);
         let host = self.host.key(&log.host);
         let (compute, communication) = (self.kind.key("compute"), self.kind.key("communication"));
         let mut block_keys: Vec<Option<TextKey>> = vec![None; blocks.names.len()];
         let mut site_keys: Vec<Option<TextKey>> = vec![None; blocks.names.len()];
-        for b in blocks.iter() {
-            self.run_id.append_key(run_id);
+        for b in blocks::releasing(std::mem::take(&mut blocks.blocks)) {
             self.host.append_key(host);
-            self.rank.append_value(log.rank);
+            self.rank.push(log.rank);
             let block = *block_keys[b.block as usize]
                 .get_or_insert_with(|| self.block.key(blocks.name(b.block)));
             self.block.append_key(block);
@@ -367,24 +443,29 @@ impl BlockColumns {
             let site = *site_keys[b.call_site as usize]
                 .get_or_insert_with(|| self.call_site.key(blocks.name(b.call_site)));
             self.call_site.append_key(site);
-            self.iteration.append_option(b.iteration());
-            self.start_secs.append_value(secs(b.start_ns));
-            self.duration_secs.append_value(secs(b.duration_ns));
+            self.iteration.push(b.iteration().unwrap_or(0));
+            self.in_loop.push(b.iteration().is_some());
+            self.start_secs.push(secs(b.start_ns));
+            self.duration_secs.push(secs(b.duration_ns));
         }
     }
 
-    fn finish(mut self) -> Result<RecordBatch, PluginError> {
+    /// The table, with its `run_id` column.
+    fn finish(mut self, run_id: ArrayRef) -> Result<RecordBatch, PluginError> {
         MPI_BLOCKS
             .batch(vec![
-                self.run_id.finish(),
+                run_id,
                 self.host.finish(),
-                Arc::new(self.rank.finish()),
+                Arc::new(Int32Array::from(std::mem::take(&mut self.rank))),
                 self.block.finish(),
                 self.kind.finish(),
                 self.call_site.finish(),
-                Arc::new(self.iteration.finish()),
-                Arc::new(self.start_secs.finish()),
-                Arc::new(self.duration_secs.finish()),
+                Arc::new(Int64Array::new(
+                    std::mem::take(&mut self.iteration).into(),
+                    Some(std::mem::take(&mut self.in_loop).into()),
+                )),
+                Arc::new(Float64Array::from(std::mem::take(&mut self.start_secs))),
+                Arc::new(Float64Array::from(std::mem::take(&mut self.duration_secs))),
             ])
             .map_err(|e| PluginError::new(format!("mpi_blocks: {e}")))
     }
@@ -477,7 +558,10 @@ impl Collector for Logs {
 
     fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
         let dir = config.path("dir")?;
-        let mut runs = read_runs(&dir, config.boolean("allow_incomplete")?)?;
+        let mut import = Import::new(steps(config)?);
+        let mut runs = read_runs_with(&dir, config.boolean("allow_incomplete")?, &mut |log| {
+            import.rank(log)
+        })?;
         if let Some(id) = config.opt_string("run_id")? {
             if runs.len() > 1 {
                 return Err(PluginError::new(format!(
@@ -503,7 +587,7 @@ impl Collector for Logs {
             }
             runs[0].parameters = Some(parameters);
         }
-        let (blocks, ranks) = tables(&mut runs, steps(config)?)?;
+        let (blocks, ranks) = import.finish(&runs)?;
         out.push_batch(MPI_BLOCKS.name, blocks)?;
         out.push_batch(MPI_RANKS.name, ranks)
     }
@@ -654,9 +738,10 @@ impl Collector for RunMpi {
         let launch = launch_of(config)?;
         let wanted = config.opt_string("log_dir")?.map(PathBuf::from);
         let (dir, temporary) = launch::log_dir(wanted.as_deref())?;
+        let mut import = Import::new(steps(config)?);
         let result = launch
             .run(&dir)
-            .and_then(|()| Run::read(String::new(), &dir, false));
+            .and_then(|()| Run::read_with(String::new(), &dir, false, &mut |log| import.rank(log)));
         if temporary {
             let _ = std::fs::remove_dir_all(&dir);
         }
@@ -681,8 +766,7 @@ impl Collector for RunMpi {
                 launch.ranks
             ),
         };
-        let mut runs = [run];
-        let (blocks, ranks) = tables(&mut runs, steps(config)?)?;
+        let (blocks, ranks) = import.finish(&[run])?;
         out.push_batch(MPI_BLOCKS.name, blocks)?;
         out.push_batch(MPI_RANKS.name, ranks)
     }

@@ -59,13 +59,16 @@ pub struct RankLog {
     pub end: Option<String>,
     pub sites: Vec<String>,
     pub events: Vec<Event>,
+    /// The latest end of the events, kept when the events are let go (the import makes them
+    /// into blocks and drops them); `None` without events.
+    pub events_end_ns: Option<u64>,
 }
 
 impl RankLog {
     /// Where the last record ends: MPI_Finalize's start, else the last event's end.
     pub fn end_ns(&self) -> u64 {
         self.finalize_start_ns
-            .or_else(|| self.events.iter().map(|e| e.end_ns).max())
+            .or(self.events_end_ns)
             .unwrap_or(self.init_end_ns)
     }
 }
@@ -142,57 +145,153 @@ fn number<T: std::str::FromStr + TryFrom<u64>>(
 
 /// Parses the text of one rank's log.
 pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
-    let mut lines = lines(text).enumerate().map(|(i, l)| (i + 1, l)).peekable();
-    match lines.next() {
-        Some((_, first)) if first.trim_end() == MAGIC => {}
-        Some((_, first)) => {
+    let mut parser = Parser::new(path);
+    parser.lines(text, true)?;
+    parser.finish()
+}
+
+/// [`parse`] of the log `input` holds, read a block at a time: the text is never held whole (a
+/// rank's log of ten million calls is half a GB, held beside its parsed calls). `read_error`
+/// says what a failed read means (a damaged gzip stream, an unreadable file).
+pub fn parse_from(
+    path: &Path,
+    input: &mut dyn std::io::Read,
+    read_error: &dyn Fn(std::io::Error) -> PluginError,
+) -> Result<RankLog, PluginError> {
+    /// Bytes read at a time.
+    const BLOCK_BYTES: usize = 8 << 20;
+    parse_blocks(path, input, read_error, BLOCK_BYTES)
+}
+
+/// [`parse_from`], reading `block_bytes` at a time.
+fn parse_blocks(
+    path: &Path,
+    input: &mut dyn std::io::Read,
+    read_error: &dyn Fn(std::io::Error) -> PluginError,
+    block_bytes: usize,
+) -> Result<RankLog, PluginError> {
+    let mut parser = Parser::new(path);
+    let mut buffer: Vec<u8> = Vec::with_capacity(2 * block_bytes);
+    // Bytes of the log before `buffer`'s first.
+    let mut offset = 0usize;
+    loop {
+        let kept = buffer.len();
+        buffer.resize(kept + block_bytes, 0);
+        let mut filled = kept;
+        while filled < buffer.len() {
+            match input.read(&mut buffer[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(read_error(e)),
+            }
+        }
+        let at_end = filled < buffer.len();
+        buffer.truncate(filled);
+        // Whole lines only, but for the last block.
+        let whole = if at_end {
+            buffer.len()
+        } else {
+            match buffer.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => continue,
+            }
+        };
+        let text = std::str::from_utf8(&buffer[..whole]).map_err(|e| {
+            PluginError::new(format!(
+                "{}: not UTF-8 text (invalid byte at offset {})",
+                path.display(),
+                offset + e.valid_up_to()
+            ))
+        })?;
+        parser.lines(text, at_end)?;
+        if at_end {
+            return parser.finish();
+        }
+        buffer.drain(..whole);
+        offset += whole;
+    }
+}
+
+/// A rank's log read line by line ([`parse`], [`parse_from`]).
+struct Parser<'p> {
+    path: &'p Path,
+    log: RankLog,
+    meta: Metadata,
+    header_seen: bool,
+    names: Names,
+    /// Lines read so far.
+    read: usize,
+}
+
+impl<'p> Parser<'p> {
+    fn new(path: &'p Path) -> Self {
+        Self {
+            path,
+            log: RankLog {
+                path: path.to_path_buf(),
+                rank: -1,
+                size: 0,
+                host: String::new(),
+                command: String::new(),
+                binding: None,
+                parameters: None,
+                cpu: None,
+                init_end_ns: 0,
+                finalize_start_ns: None,
+                end: None,
+                sites: Vec::new(),
+                events: Vec::new(),
+                events_end_ns: None,
+            },
+            meta: Metadata::default(),
+            header_seen: false,
+            names: Names::default(),
+            read: 0,
+        }
+    }
+
+    /// The lines of `text`, the next part of the log; `last`: the log ends with it.
+    fn lines(&mut self, text: &str, last: bool) -> Result<(), PluginError> {
+        let mut lines = lines(text).peekable();
+        while let Some(line) = lines.next() {
+            // A last line without its newline: the file was cut while being written, and
+            // whatever the line holds may be cut with it.
+            if last && self.read > 0 && lines.peek().is_none() && !text.ends_with('\n') {
+                return Err(PluginError::at_line(
+                    self.path,
+                    self.read + 1,
+                    format!(
+                        "rank {}'s log stops in the middle of a line (truncated)",
+                        self.meta.rank.map_or("?".to_owned(), |r| r.to_string())
+                    ),
+                ));
+            }
+            self.line(line)?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, line: &str) -> Result<(), PluginError> {
+        self.read += 1;
+        let (path, n) = (self.path, self.read);
+        if n == 1 {
+            if line.trim_end() == MAGIC {
+                return Ok(());
+            }
             return Err(PluginError::at_line(
                 path,
                 1,
                 format!(
                     "expected `{MAGIC}` (a log of yosoku's MPI timer interposer), found `{}`",
-                    first.chars().take(60).collect::<String>()
-                ),
-            ));
-        }
-        None => return Err(PluginError::new(format!("{}: empty log", path.display()))),
-    }
-    let mut log = RankLog {
-        path: path.to_path_buf(),
-        rank: -1,
-        size: 0,
-        host: String::new(),
-        command: String::new(),
-        binding: None,
-        parameters: None,
-        cpu: None,
-        init_end_ns: 0,
-        finalize_start_ns: None,
-        end: None,
-        sites: Vec::new(),
-        events: Vec::new(),
-    };
-    let mut meta = Metadata::default();
-    let mut header_seen = false;
-    let mut names: Names = Names::default();
-    while let Some((n, line)) = lines.next() {
-        // A last line without its newline: the file was cut while being written, and whatever
-        // the line holds may be cut with it.
-        if lines.peek().is_none() && !text.ends_with('\n') {
-            return Err(PluginError::at_line(
-                path,
-                n,
-                format!(
-                    "rank {}'s log stops in the middle of a line (truncated)",
-                    meta.rank.map_or("?".to_owned(), |r| r.to_string())
+                    line.chars().take(60).collect::<String>()
                 ),
             ));
         }
         if let Some(text) = line.strip_prefix("# ") {
-            meta.read(&mut log, path, n, line, text)?;
-            continue;
+            return self.meta.read(&mut self.log, path, n, line, text);
         }
-        if !header_seen {
+        if !self.header_seen {
             if line != HEADER {
                 return Err(PluginError::at_line(
                     path,
@@ -200,20 +299,31 @@ pub fn parse(path: &Path, text: &str) -> Result<RankLog, PluginError> {
                     format!("expected the header `{}`", HEADER.replace('\t', "<tab>")),
                 ));
             }
-            header_seen = true;
-            continue;
+            self.header_seen = true;
+            return Ok(());
         }
-        if log.end.is_some() {
+        if self.log.end.is_some() {
             return Err(PluginError::at_line(
                 path,
                 n,
                 "an event after the `# end` line",
             ));
         }
-        log.events
-            .push(event(path, n, line, log.sites.len(), &mut names)?);
+        let event = event(path, n, line, self.log.sites.len(), &mut self.names)?;
+        self.log.events_end_ns = self.log.events_end_ns.max(Some(event.end_ns));
+        self.log.events.push(event);
+        Ok(())
     }
-    meta.complete(log)
+
+    fn finish(self) -> Result<RankLog, PluginError> {
+        if self.read == 0 {
+            return Err(PluginError::new(format!(
+                "{}: empty log",
+                self.path.display()
+            )));
+        }
+        self.meta.complete(self.log)
+    }
 }
 
 /// What a log's `# key value` lines say that its events are checked against.
@@ -502,6 +612,55 @@ call\tMPI_Allreduce\t1\t2000\t2100\t8\t-1\n\
             let a: Option<usize> = number(p, 1, 1, text, "x").ok();
             assert_eq!(a, text.parse().ok(), "usize {text:?}");
         }
+    }
+
+    #[test]
+    fn a_log_read_a_block_at_a_time_parses_as_its_whole_text() {
+        let p = Path::new("rank-1.tsv");
+        let parse_in = |text: &[u8], block: usize| {
+            parse_blocks(p, &mut &text[..], &|e| PluginError::io(p, &e), block)
+                .map_err(|e| e.to_string())
+        };
+        let whole = parse(p, SMALL).unwrap();
+        let cut = &SMALL[..SMALL.len() - 9];
+        let crlf = SMALL.replace('\n', "\r\n");
+        let mut bad = SMALL.as_bytes().to_vec();
+        let at = SMALL.find("MPI_").unwrap();
+        bad[at] = 0xff;
+        // Blocks that end mid-line, at a line's end, and inside a \r\n pair.
+        for block in [1, 2, 7, 64, 4096] {
+            assert_eq!(parse_in(SMALL.as_bytes(), block).unwrap(), whole, "{block}");
+            assert_eq!(
+                parse_in(crlf.as_bytes(), block).unwrap(),
+                parse(p, &crlf).unwrap()
+            );
+            assert_eq!(
+                parse_in(cut.as_bytes(), block).unwrap_err(),
+                parse(p, cut).unwrap_err().to_string(),
+                "{block}"
+            );
+            assert_eq!(
+                parse_in(&bad, block).unwrap_err(),
+                format!("rank-1.tsv: not UTF-8 text (invalid byte at offset {at})")
+            );
+            assert!(parse_in(b"", block).unwrap_err().contains("empty log"));
+        }
+        let failing =
+            |_: &mut [u8]| -> std::io::Result<usize> { Err(std::io::Error::other("gone")) };
+        struct Failing<F>(F);
+        impl<F: FnMut(&mut [u8]) -> std::io::Result<usize>> std::io::Read for Failing<F> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                (self.0)(buf)
+            }
+        }
+        let e = parse_blocks(
+            p,
+            &mut Failing(failing),
+            &|e| PluginError::new(format!("read: {e}")),
+            16,
+        )
+        .unwrap_err();
+        assert_eq!(e.to_string(), "read: gone");
     }
 
     #[test]

@@ -200,6 +200,37 @@ fn broken_runs_are_errors_naming_the_rank_and_file() {
     // Accepted when asked for.
     assert_eq!(read_run(&dir, true).unwrap().len(), 3);
 
+    // A rank that exited without MPI_Finalize: its wall time runs to its last call's end (the
+    // import lets its calls go once they are blocks, and still knows where they ended).
+    let exited = broken("exited", |d| {
+        let text = std::fs::read_to_string(d.join("rank-2.tsv")).unwrap();
+        let text: String = text
+            .lines()
+            .filter(|l| !l.starts_with("# finalize_start_ns"))
+            .map(|l| {
+                if l == "# end complete" {
+                    "# end exit\n".to_owned()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(d.join("rank-2.tsv"), text).unwrap();
+    });
+    let read = read_run(&exited, true).unwrap();
+    let last_end = read[2].events.iter().map(|e| e.end_ns).max().unwrap();
+    let wall_secs = (last_end - read[2].init_end_ns) as f64 * 1e-9;
+    let mut runs = read_runs(&exited, true).unwrap();
+    let (_, ranks) = tables(&mut runs, None).unwrap();
+    let walls = ranks
+        .column_by_name("wall_secs")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<Float64Array>()
+        .unwrap();
+    assert!(wall_secs > 0.0);
+    assert_eq!(walls.value(2), wall_secs);
+
     let empty = broken("empty", |d| {
         for r in 0..3 {
             std::fs::remove_file(d.join(format!("rank-{r}.tsv"))).unwrap();
@@ -212,6 +243,7 @@ fn broken_runs_are_errors_naming_the_rank_and_file() {
         "missing",
         "disagree",
         "aborted",
+        "exited",
         "empty",
     ] {
         let _ = std::fs::remove_dir_all(

@@ -166,3 +166,22 @@ macro_rules! export_plugin {
         }
     };
 }
+
+/// Hands memory the plugin has freed back to the operating system: glibc's allocator keeps freed
+/// blocks of its heap for reuse (a large `Vec` shrunk as it is consumed stays resident), and
+/// `malloc_trim` returns their pages. A plugin that lets go of hundreds of MB while it builds its
+/// tables (the MPI timer's parsed calls and blocks) calls this so that what it no longer holds
+/// does not count against the run's memory. Does nothing where the C library is not glibc.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        unsafe extern "C" {
+            fn malloc_trim(pad: usize) -> std::ffi::c_int;
+        }
+        // SAFETY: `malloc_trim` only returns free memory of the allocator's arenas; it takes no
+        // pointers and is safe to call from any thread at any time.
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
