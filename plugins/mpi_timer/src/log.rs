@@ -171,23 +171,17 @@ fn parse_blocks(
     block_bytes: usize,
 ) -> Result<RankLog, PluginError> {
     let mut parser = Parser::new(path);
-    let mut buffer: Vec<u8> = Vec::with_capacity(2 * block_bytes);
+    use std::io::Read;
+    let mut buffer: Vec<u8> = Vec::new();
     // Bytes of the log before `buffer`'s first.
     let mut offset = 0usize;
     loop {
-        let kept = buffer.len();
-        buffer.resize(kept + block_bytes, 0);
-        let mut filled = kept;
-        while filled < buffer.len() {
-            match input.read(&mut buffer[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(read_error(e)),
-            }
-        }
-        let at_end = filled < buffer.len();
-        buffer.truncate(filled);
+        // Appended as read (a small log takes a small buffer, and none is zeroed first).
+        let read = input
+            .take(block_bytes as u64)
+            .read_to_end(&mut buffer)
+            .map_err(read_error)?;
+        let at_end = read < block_bytes;
         // Whole lines only, but for the last block.
         let whole = if at_end {
             buffer.len()
