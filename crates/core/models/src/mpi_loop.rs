@@ -171,29 +171,16 @@ pub enum Occurrence {
 
 /// `present`: the iterations (sorted, distinct) a block ran in, of `k`.
 pub fn occurrence(present: &[u64], k: u64) -> Occurrence {
-    if present.len() as u64 >= k {
-        return Occurrence::Every;
+    let mut counted = OccurrenceCount::default();
+    for &i in present {
+        counted.push(i);
     }
-    if present.len() < 2 {
-        return Occurrence::Irregular;
-    }
-    let period = present[1] - present[0];
-    let regular = period >= 2 && present.windows(2).all(|w| w[1] - w[0] == period);
-    // Periodic over the whole loop: the first within one period of the start, the last within
-    // one period of the end.
-    if regular && present[0] < period && present[present.len() - 1] + period >= k {
-        Occurrence::Periodic {
-            period,
-            phase: present[0],
-        }
-    } else {
-        Occurrence::Irregular
-    }
+    counted.occurrence(k)
 }
 
 /// [`occurrence`] of the iterations a block ran in, given one at a time in ascending order
 /// (repeats of the last ignored) without keeping them: a loop of millions of iterations held
-/// a list per block of every iteration it ran in.
+/// a list per block of every iteration it ran in. [`occurrence`] is this over a list.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OccurrenceCount {
     count: u64,
@@ -522,7 +509,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn occurrence_counted_one_iteration_at_a_time_is_the_listed_one() {
+    fn an_iteration_given_twice_counts_once() {
         let lists: [&[u64]; 9] = [
             &[],
             &[3],

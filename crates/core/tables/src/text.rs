@@ -589,11 +589,10 @@ pub fn unify(batches: &[RecordBatch]) -> Result<Vec<RecordBatch>, arrow_schema::
 }
 
 /// A text column as plain `Utf8` or as `Dictionary(Int32, Utf8)` (`to`), the same texts.
+/// [`unify`] asks for a dictionary only when every part is one.
 fn convert(array: &dyn Array, to: &DataType) -> ArrayRef {
-    let text = Text::new(array).expect("unify converts text columns only");
-    match (to, text) {
-        (DataType::Utf8, _) => Arc::new(text.iter().collect::<StringArray>()),
-        (_, Text::Dictionary { keys, values }) => {
+    match Text::new(array).expect("unify converts text columns only") {
+        Text::Dictionary { keys, values } if *to != DataType::Utf8 => {
             let keys: Int32Array = keys
                 .indices()
                 .into_iter()
@@ -604,13 +603,7 @@ fn convert(array: &dyn Array, to: &DataType) -> ArrayRef {
                     .expect("the same keys index the same values"),
             )
         }
-        (_, Text::Plain(plain)) => {
-            let mut b = DictTextBuilder::with_capacity(plain.len());
-            for v in plain.iter() {
-                b.append_option(v);
-            }
-            b.finish()
-        }
+        text => Arc::new(text.iter().collect::<StringArray>()),
     }
 }
 
