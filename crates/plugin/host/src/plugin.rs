@@ -1,10 +1,9 @@
 //! One loaded plugin library.
 
+use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi_and_data_type};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -116,6 +115,43 @@ pub struct LoadedPlugin {
     /// The function table and the poison message, behind one lock: the host never calls one
     /// plugin concurrently.
     state: Mutex<PluginState>,
+    /// The lock every instance of this library takes for a call ([`library_lock`]).
+    library: Arc<Mutex<()>>,
+}
+
+/// The lock shared by every [`LoadedPlugin`] of the library at `path`. Loading one file twice
+/// gives one library instance whose statics (the SDK's record of the files a collection read,
+/// its poison flag) both loads share, so calls through either must not overlap: two concurrent
+/// collections once took each other's input records.
+fn library_lock(path: &Path) -> Arc<Mutex<()>> {
+    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let mut locks = LOCKS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    Arc::clone(locks.entry(key).or_default())
+}
+
+/// A call into a plugin: its instance's state, and its library's lock held while the call and
+/// the reading of what it returned last.
+struct Call<'a> {
+    state: MutexGuard<'a, PluginState>,
+    _library: MutexGuard<'a, ()>,
+}
+
+impl std::ops::Deref for Call<'_> {
+    type Target = PluginState;
+
+    fn deref(&self) -> &PluginState {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Call<'_> {
+    fn deref_mut(&mut self) -> &mut PluginState {
+        &mut self.state
+    }
 }
 
 #[derive(Debug)]
@@ -252,6 +288,7 @@ impl LoadedPlugin {
                 vtable,
                 poisoned: None,
             }),
+            library: library_lock(path),
         })
     }
 
@@ -371,10 +408,8 @@ impl LoadedPlugin {
     }
 
     /// The C strings of a call, and the state, unless the plugin is poisoned.
-    fn prepare(
-        &self,
-        config: &CheckedConfig,
-    ) -> Result<(std::sync::MutexGuard<'_, PluginState>, CString, CString), HostError> {
+    fn prepare(&self, config: &CheckedConfig) -> Result<(Call<'_>, CString, CString), HostError> {
+        let library = self.library.lock().unwrap_or_else(|e| e.into_inner());
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(message) = &state.poisoned {
             return Err(HostError::Poisoned {
@@ -387,7 +422,14 @@ impl LoadedPlugin {
             CString::new(collector.as_str()).map_err(|e| self.fail(collector, e.to_string()))?;
         let c_config = CString::new(Value::Object(config.values.clone()).to_string())
             .map_err(|e| self.fail(collector, e.to_string()))?;
-        Ok((state, c_collector, c_config))
+        Ok((
+            Call {
+                state,
+                _library: library,
+            },
+            c_collector,
+            c_config,
+        ))
     }
 
     /// Asks the plugin to check `config`'s values without collecting (ABI version 2; a plugin
