@@ -255,6 +255,10 @@ struct TestBuild {
     /// The workspace's shared libraries (the plugins), in target/debug/deps: a test build leaves
     /// them there, where a plain `cargo build` would also put them into target/debug.
     plugins: Vec<PathBuf>,
+    /// The test harnesses (unit, integration and bench targets built as tests): read only by
+    /// the stage that runs the tests.
+    #[cfg_attr(not(feature = "full"), allow(dead_code))]
+    test_executables: Vec<PathBuf>,
 }
 
 /// The first stages of `cargo xtask test`: tools, the format check, and every target of the
@@ -302,7 +306,17 @@ fn build_for_tests() -> Result<TestBuild> {
                 .is_some_and(|e| e == std::env::consts::DLL_EXTENSION)
         })
         .collect();
-    Ok(TestBuild { xtask, plugins })
+    let test_executables = messages
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["profile"]["test"] == true)
+        .filter_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .collect();
+    Ok(TestBuild {
+        xtask,
+        plugins,
+        test_executables,
+    })
 }
 
 /// Copies the plugins of the test build into target/debug, beside the `yosoku` binary, where the
@@ -385,31 +399,74 @@ fn on_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
 }
 
+/// A cold `cargo xtask test`'s most on disk under target/ at once, in GB, where it keeps what
+/// it builds: the test build, the wasm32 build, the Python environments and the instrumented
+/// fuzz build, 5.9 GB measured on a fresh clone (BENCHMARKS.md, "`cargo xtask test` on a fresh
+/// clone"); on CI, which removes each when no later stage reads it ([`remove_on_ci`]), less.
+const TEST_RUN_PEAK_GB: f64 = 6.0;
+
+/// The free space on the disk of `path`, in GiB, as `df` reports it.
+fn free_disk_gib(path: &Path) -> Option<f64> {
+    let out = Command::new("df").args(["-Pk"]).arg(path).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kib = text
+        .lines()
+        .nth(1)
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse::<u64>().ok())?;
+    Some(kib as f64 / (1024.0 * 1024.0))
+}
+
 /// Says how much room the target directory's disk has, so that a build that runs out of it is
-/// recognised as such from the log (a cold `cargo xtask test` writes about 8 GB there).
+/// recognised as such from the log.
 fn report_free_disk(target: &Path) {
     let _ = std::fs::create_dir_all(target);
-    if let Ok(out) = Command::new("df").args(["-Pk"]).arg(target).output() {
-        let text = String::from_utf8_lossy(&out.stdout);
-        let free_kib = text
-            .lines()
-            .nth(1)
-            .and_then(|l| l.split_whitespace().nth(3))
-            .and_then(|v| v.parse::<u64>().ok());
-        if let Some(kib) = free_kib {
-            let gib = kib as f64 / (1024.0 * 1024.0);
+    if let Some(gib) = free_disk_gib(target) {
+        eprintln!(
+            "xtask: {gib:.1} GiB free on the disk of {}",
+            target.display()
+        );
+        if gib < TEST_RUN_PEAK_GB {
             eprintln!(
-                "xtask: {gib:.1} GiB free on the disk of {}",
-                target.display()
+                "xtask: warning: a cold `cargo xtask test` holds up to about {TEST_RUN_PEAK_GB} GB \
+                 under target/ at once; it may run out of disk"
             );
-            if gib < 10.0 {
-                eprintln!(
-                    "xtask: warning: a cold `cargo xtask test` writes about 8 GB under target/; \
-                     it may run out of disk"
-                );
-            }
         }
     }
+}
+
+/// On CI, removes what no later stage of `cargo xtask test` reads, so that the run's files on
+/// disk peak during the tests rather than growing to the end (a CI machine's disk can be small:
+/// a run once failed there with no space left, in the fuzz build). Elsewhere everything stays,
+/// for the next run to reuse.
+fn remove_on_ci(what: &str, paths: &[PathBuf]) -> Result<()> {
+    if !on_ci() {
+        return Ok(());
+    }
+    remove_paths(paths)?;
+    eprintln!(
+        "xtask: CI: removed {what} ({} paths), read by no later stage",
+        paths.len()
+    );
+    Ok(())
+}
+
+/// Removes each file or directory tree; one already gone is no error.
+fn remove_paths(paths: &[PathBuf]) -> Result<()> {
+    for path in paths {
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        };
+        match removed {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot remove {}", path.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Runs a command, failing with its command line when it fails.
@@ -565,6 +622,14 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
         "wasm32 build of the web viewer and the I/O-free crates",
         || web::build(web::WebBuild::Test),
     )?;
+    // The later stages read only the viewer's files (`dist`), not the build behind them.
+    remove_on_ci(
+        "the wasm32 build",
+        &[
+            target_dir().join(WASM_TARGET),
+            target_dir().join("web-test"),
+        ],
+    )?;
     // The real MPI test (crates/app/runner/tests/mpi_timer.rs) runs the tools built here.
     // The real OpenCL tests (crates/app/runner/tests/opencl.rs) run on POCL, installed here; with
     // YOSOKU_REQUIRE_OPENCL they fail rather than skip when there is no device.
@@ -592,6 +657,12 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
                 .env("YOSOKU_REQUIRE_INTEROP", "1"),
         )
     })?;
+    let venvs: Vec<PathBuf> = [&python, &extrap]
+        .iter()
+        .filter_map(|p| p.ancestors().nth(2).map(Path::to_path_buf))
+        .collect();
+    remove_on_ci("the test executables", &built.test_executables)?;
+    remove_on_ci("the Python environments", &venvs)?;
     // The run collector across two hosts (network namespaces), where this machine allows them;
     // the CLI finds the plugins the build made beside itself.
     stages.run("MPI across two hosts (network namespaces)", || {
@@ -600,6 +671,7 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
     })?;
     // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
     stages.run("brief fuzz run (instrumented build included)", fuzz::brief)?;
+    remove_on_ci("the instrumented fuzz build", &[target_dir().join("fuzz")])?;
     // The in-kernel trace header and its programs, compiled to PTX (no GPU here).
     stages.run("PTX check", cuda_trace::check)?;
     // The CLI the workspace tests above ran (cargo builds a package's binaries for its tests).
@@ -623,10 +695,20 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
 /// its format check and linted workspace build took.
 const BUILD_SECS_ENV: &str = "YOSOKU_TEST_BUILD_SECS";
 
-/// The wall time of each stage of `cargo xtask test`, printed as each one ends and as a table
-/// when the run ends, passed or failed: a log (CI's too) shows where a run's time went.
+/// The wall time of each stage of `cargo xtask test` and the free disk after it, printed as each
+/// one ends and as a table when the run ends, passed or failed: a log (CI's too) shows where a
+/// run's time went, and whether it ran short of disk.
 struct Stages {
-    done: Vec<(&'static str, std::time::Duration, bool)>,
+    done: Vec<Stage>,
+}
+
+struct Stage {
+    name: &'static str,
+    took: std::time::Duration,
+    passed: bool,
+    /// GiB free on the target directory's disk when the stage ended; unknown for the stage the
+    /// default build's xtask ran.
+    free_gib: Option<f64>,
 }
 
 impl Stages {
@@ -638,12 +720,11 @@ impl Stages {
             .filter(|s| s.is_finite() && *s >= 0.0);
         Self {
             done: earlier
-                .map(|secs| {
-                    (
-                        "format check, the workspace built and linted",
-                        std::time::Duration::from_secs_f64(secs),
-                        true,
-                    )
+                .map(|secs| Stage {
+                    name: "format check, the workspace built and linted",
+                    took: std::time::Duration::from_secs_f64(secs),
+                    passed: true,
+                    free_gib: None,
                 })
                 .into_iter()
                 .collect(),
@@ -654,23 +735,38 @@ impl Stages {
         let started = std::time::Instant::now();
         let result = stage();
         let took = started.elapsed();
+        let free_gib = free_disk_gib(&target_dir());
         eprintln!(
-            "xtask: {name}: {}{}",
+            "xtask: {name}: {}{}{}",
             minutes_secs(took),
-            if result.is_ok() { "" } else { " (failed)" }
+            if result.is_ok() { "" } else { " (failed)" },
+            free_gib.map_or(String::new(), |g| format!(", {g:.1} GiB free on disk"))
         );
-        self.done.push((name, took, result.is_ok()));
+        self.done.push(Stage {
+            name,
+            took,
+            passed: result.is_ok(),
+            free_gib,
+        });
         result
     }
 
     fn table(&self) -> String {
-        let width = self.done.iter().map(|(n, ..)| n.len()).max().unwrap_or(0);
-        let mut out = String::from("xtask: where the time went\n");
-        for (name, took, passed) in &self.done {
-            let mark = if *passed { "" } else { "  failed" };
-            out += &format!("  {name:<width$}  {:>9}{mark}\n", minutes_secs(*took));
+        let width = self.done.iter().map(|s| s.name.len()).max().unwrap_or(0);
+        let mut out = format!(
+            "xtask: where the time went\n  {:<width$}  {:>9}  {:>9}\n",
+            "stage", "took", "GiB free"
+        );
+        for stage in &self.done {
+            let mark = if stage.passed { "" } else { "  failed" };
+            let free = stage.free_gib.map_or("".into(), |g| format!("{g:.1}"));
+            out += &format!(
+                "  {:<width$}  {:>9}  {free:>9}{mark}\n",
+                stage.name,
+                minutes_secs(stage.took)
+            );
         }
-        let total: std::time::Duration = self.done.iter().map(|(_, t, _)| *t).sum();
+        let total: std::time::Duration = self.done.iter().map(|s| s.took).sum();
         out += &format!("  {:<width$}  {:>9}\n", "total", minutes_secs(total));
         out
     }
@@ -741,9 +837,27 @@ mod tests {
         assert!(stages.run::<()>("broken", || bail!("no")).is_err());
         let table = stages.table();
         let lines: Vec<&str> = table.lines().collect();
-        assert_eq!(lines.len(), 4, "{table}");
-        assert!(lines[1].trim_start().starts_with("fast") && !lines[1].contains("failed"));
-        assert!(lines[2].trim_start().starts_with("broken") && lines[2].ends_with("failed"));
-        assert!(lines[3].trim_start().starts_with("total"));
+        assert_eq!(lines.len(), 5, "{table}");
+        assert!(lines[1].trim_start().starts_with("stage") && lines[1].ends_with("GiB free"));
+        assert!(lines[2].trim_start().starts_with("fast") && !lines[2].contains("failed"));
+        assert!(lines[3].trim_start().starts_with("broken") && lines[3].ends_with("failed"));
+        assert!(lines[4].trim_start().starts_with("total"));
+        // The free disk after each stage, from df, in the column under its header.
+        let free = lines[2].split_whitespace().last().unwrap();
+        assert!(free.parse::<f64>().is_ok_and(|g| g >= 0.0), "{table}");
+    }
+
+    #[test]
+    fn removing_takes_files_and_trees_and_passes_over_what_is_gone() {
+        let dir = std::env::temp_dir().join(format!("xtask-remove-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tree/inner")).unwrap();
+        std::fs::write(dir.join("tree/inner/a"), b"a").unwrap();
+        std::fs::write(dir.join("file"), b"b").unwrap();
+        std::fs::write(dir.join("kept"), b"c").unwrap();
+        let paths = [dir.join("tree"), dir.join("file"), dir.join("never-made")];
+        remove_paths(&paths).unwrap();
+        assert!(paths.iter().all(|p| !p.exists()));
+        assert!(dir.join("kept").is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
