@@ -164,12 +164,8 @@ pub fn read_runs_with(
 }
 
 impl Run {
-    /// One run's logs from `dir`; the binding is the one the logs recorded, if any.
-    pub fn read(run_id: String, dir: &Path, allow_incomplete: bool) -> Result<Run, PluginError> {
-        Self::read_with(run_id, dir, allow_incomplete, &mut |_| Ok(()))
-    }
-
-    /// [`Run::read`], each rank's log passed to `on_rank` once read.
+    /// One run's logs from `dir`, each rank's log passed to `on_rank` once read; the binding is
+    /// the one the logs recorded, if any.
     pub fn read_with(
         run_id: String,
         dir: &Path,
