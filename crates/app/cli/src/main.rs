@@ -125,7 +125,7 @@ enum Command {
     /// A profile of kernels on one GPU (an ncu, nvprof, gpuperfpredict or rocprof file): their times on
     /// another GPU of the device catalogue, with an interval, the validation figures of the
     /// model and why (the roofline on both GPUs, the nearest training kernels).
-    Predict(predict::Question),
+    Predict(predict::Args),
     /// Extra-P's experiment files (text, JSON Lines, JSON) modelled by yosoku's PMNF search, as
     /// `extrap` models them: each call path's model with its SMAPE, adjusted R^2 and RSS
     /// (--json: one JSON line per model, to compare with Extra-P's).

@@ -177,7 +177,7 @@ fn bad_questions_are_refused_with_what_was_wrong() {
     // An interval level that is no probability.
     let e = ask("Tesla V100", &profile, &["--level", "1.5"]);
     assert!(
-        e.contains("--level 1.5: expected a number in [0.5, 1)"),
+        e.contains("'1.5' for '--level <LEVEL>': expected a number in [0.5, 1)"),
         "{e}"
     );
     // A GPU the model was trained on, asked as if unseen.
@@ -499,7 +499,7 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
     ]);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("collector `nvprof` reads one file: give one --profile, not 2"),
+        text(&out.stderr).contains("collector `nvprof` reads one file: give one profile, not 2"),
         "{}",
         text(&out.stderr)
     );
@@ -535,7 +535,7 @@ fn the_committed_forecasts_are_of_the_committed_profiles() {
             .collect();
         assert_eq!(profiles.len(), 5, "{dir}");
         for input in profiles {
-            let (size, sha) = yosoku_runner::hash_file(&repo().join(&input.path)).unwrap();
+            let (size, sha) = yosoku_bundle::fs::hash_file(&repo().join(&input.path)).unwrap();
             assert_eq!(
                 (size, sha.as_str()),
                 (input.size_bytes, input.sha256.as_str()),

@@ -7,9 +7,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use yosoku_bundle::{
-    InputFile, Manifest, PipelineRecord, StageRecord, StepRecord, TableRecord, TraceRecord,
-};
+use yosoku_bundle::{InputFile, ManifestBuilder, StepRecord, TraceRecord};
 use yosoku_tables::Figure;
 use yosoku_traces::kernel_trace::{
     Alignment, AlignmentScan, Columns, Header, LaneBy, Reader, SpanStream, alignment_batch,
@@ -35,6 +33,9 @@ pub enum TraceImportError {
     #[error(transparent)]
     Bundle(#[from] yosoku_bundle::BundleError),
 }
+
+/// The bundle's one table: the SMs' clock alignment.
+const ALIGNMENT_TABLE: &str = "trace.trace_alignment";
 
 /// What an import read and wrote, and how long each pass took.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,12 +149,12 @@ pub fn import_kernel_trace(
         sha,
         size,
     };
-    let manifest = described.manifest(&pyramid, &trace_dir, alignment.num_rows() as u64);
+    let manifest = described.manifest(&pyramid, &trace_dir);
     let pass_b = started.elapsed().as_secs_f64() - pass_a;
-    let tables = vec![("trace.trace_alignment".to_owned(), alignment)];
+    let tables = vec![(ALIGNMENT_TABLE.to_owned(), alignment)];
     let mut pass_c = 0.0;
     let n_chunks = pyramid.plan.last().map_or(0, |&c| c as usize + 1);
-    yosoku_bundle::fs::write_bundle_with(output, &manifest, &tables, |tmp| {
+    yosoku_bundle::fs::write_with(output, manifest, &tables, |tmp| {
         let c_started = std::time::Instant::now();
         let dir = tmp.join(&trace_dir);
         // Pass 3: each span to its chunk's spill file, each chunk then sorted and written.
@@ -395,47 +396,38 @@ struct Described<'a> {
 impl Described<'_> {
     /// The manifest of the trace's bundle: one step, `trace`, with the alignment table and the
     /// pyramid in `trace_dir`.
-    fn manifest(&self, pyramid: &PyramidPass, trace_dir: &str, alignment_rows: u64) -> Manifest {
+    fn manifest(&self, pyramid: &PyramidPass, trace_dir: &str) -> ManifestBuilder {
         let (name, provenance, header) = (self.name, self.provenance, self.header);
         let (spans, lanes) = (pyramid.spans, pyramid.lane_names.len());
-        Manifest {
-            format: yosoku_bundle::manifest::FORMAT.to_owned(),
-            format_version: yosoku_bundle::manifest::FORMAT_VERSION,
-            yosoku_version: env!("CARGO_PKG_VERSION").to_owned(),
-            pipeline: PipelineRecord {
-                name: format!("trace-{name}"),
-                description: format!(
-                    "{provenance} kernel trace of {} ({} SMs, timer {}): {} records, {spans} spans on {lanes} lanes by {}",
-                    header.device,
-                    header.sm_count,
-                    header.timer.name(),
-                    self.records,
-                    self.lanes.kind()
-                ),
-                spec_path: self.input.display().to_string(),
-                spec_sha256: self.sha.clone().unwrap_or_default(),
-            },
-            created_unix_secs: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            total_wall_secs: 0.0,
-            inputs: vec![InputFile {
+        let mut manifest = ManifestBuilder::new(
+            format!("trace-{name}"),
+            format!(
+                "{provenance} kernel trace of {} ({} SMs, timer {}): {} records, {spans} spans on {lanes} lanes by {}",
+                header.device,
+                header.sm_count,
+                header.timer.name(),
+                self.records,
+                self.lanes.kind()
+            ),
+        );
+        let sha = self.sha.clone().unwrap_or_default();
+        manifest
+            .spec_hashed(self.input.display().to_string(), sha.clone())
+            .input(InputFile {
                 source: "trace".to_owned(),
                 key: "file".to_owned(),
                 path: self.input.display().to_string(),
-                sha256: self.sha.clone().unwrap_or_default(),
+                sha256: sha,
                 size_bytes: self.size,
-            }],
-            plugins: Vec::new(),
-            stages: vec![StageRecord {
-                stage: "collect".to_owned(),
-                wall_secs: 0.0,
-                steps: vec![StepRecord {
+            })
+            .single_step(
+                "collect",
+                StepRecord {
                     id: "trace".to_owned(),
                     kind: "yosoku trace import".to_owned(),
                     wall_secs: 0.0,
                     inputs: Vec::new(),
-                    tables: vec!["trace.trace_alignment".to_owned()],
+                    tables: vec![ALIGNMENT_TABLE.to_owned()],
                     figures: vec![
                         Figure::new(format!("{provenance} records"), self.records as f64, "")
                             .headline(),
@@ -444,21 +436,14 @@ impl Described<'_> {
                         Figure::new("backwards steps", pyramid.backwards as f64, ""),
                     ],
                     notes: Vec::new(),
-                }],
-            }],
-            tables: vec![TableRecord {
-                name: "trace.trace_alignment".to_owned(),
-                file: "tables/trace.trace_alignment.arrow".to_owned(),
-                kind: Some("trace_alignment".to_owned()),
-                rows: alignment_rows,
-            }],
-            scoreboard: Vec::new(),
-            traces: vec![TraceRecord {
+                },
+            )
+            .trace(TraceRecord {
                 name: name.to_owned(),
                 dir: trace_dir.to_owned(),
                 records: spans,
                 lanes: lanes as u64,
-            }],
-        }
+            });
+        manifest
     }
 }

@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 
-use crate::{BundleError, MANIFEST_FILE, Manifest, TABLES_DIR, ipc, table_file_name};
+use crate::builder::hex;
+use crate::{
+    BundleError, InputFile, MANIFEST_FILE, Manifest, ManifestBuilder, TABLES_DIR, ipc,
+    table_file_name,
+};
 
 /// A bundle read back from disk.
 #[derive(Debug, Clone)]
@@ -127,19 +131,40 @@ fn swap_in(tmp: &Path, dir: &Path) -> Result<(), BundleError> {
     Ok(())
 }
 
-/// Writes a bundle to `dir`, replacing the bundle there. Refuses to replace a directory that is
-/// not a bundle. On failure nothing at `dir` changes.
-pub fn write_bundle(
-    dir: &Path,
-    manifest: &Manifest,
-    tables: &[(String, RecordBatch)],
-) -> Result<(), BundleError> {
-    write_bundle_with(dir, manifest, tables, |_| Ok(()))
+/// Seconds since the Unix epoch now (0 on a clock before it).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
-/// [`write_bundle`], with `extra` writing more files (a trace pyramid) into the new bundle's
-/// directory before it replaces the old one: an error there leaves the old bundle as it was.
-pub fn write_bundle_with(
+/// Writes a bundle to `dir`, replacing the bundle there: `tables` in the order given (each
+/// recorded in the manifest), the manifest `builder` describes, made now. Refuses to replace a
+/// directory that is not a bundle. On failure nothing at `dir` changes. Returns the manifest
+/// written.
+pub fn write(
+    dir: &Path,
+    builder: ManifestBuilder,
+    tables: &[(String, RecordBatch)],
+) -> Result<Manifest, BundleError> {
+    write_with(dir, builder, tables, |_| Ok(()))
+}
+
+/// [`write`], with `extra` writing more files (a trace pyramid) into the new bundle's directory
+/// before it replaces the old one: an error there leaves the old bundle as it was.
+pub fn write_with(
+    dir: &Path,
+    mut builder: ManifestBuilder,
+    tables: &[(String, RecordBatch)],
+    extra: impl FnOnce(&Path) -> Result<(), BundleError>,
+) -> Result<Manifest, BundleError> {
+    builder.tables(tables);
+    let manifest = builder.build(unix_now());
+    write_manifest_and_tables(dir, &manifest, tables, extra)?;
+    Ok(manifest)
+}
+
+fn write_manifest_and_tables(
     dir: &Path,
     manifest: &Manifest,
     tables: &[(String, RecordBatch)],
@@ -165,6 +190,33 @@ pub fn write_bundle_with(
             dir: dir.display().to_string(),
             cause: Box::new(cause),
         }
+    })
+}
+
+/// The size and SHA-256 of a file, read once in blocks.
+pub fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
+    use sha2::Digest as _;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let size = std::io::copy(&mut file, &mut hasher)?;
+    Ok((size, hex(&hasher.finalize())))
+}
+
+/// The manifest's record of an input file, hashed here: read by `source` under its config
+/// `key`, shown as `shown` (the path as the user wrote it), read from `path`.
+pub fn hashed_input(
+    source: &str,
+    key: &str,
+    shown: String,
+    path: &Path,
+) -> Result<InputFile, BundleError> {
+    let (size_bytes, sha256) = hash_file(path).map_err(|e| BundleError::io(path, e))?;
+    Ok(InputFile {
+        source: source.to_owned(),
+        key: key.to_owned(),
+        path: shown,
+        sha256,
+        size_bytes,
     })
 }
 
@@ -206,37 +258,19 @@ mod tests {
     use arrow_schema::{DataType, Field, Schema};
 
     use super::*;
-    use crate::TableRecord;
-    use crate::manifest::{FORMAT, FORMAT_VERSION, PipelineRecord};
 
-    fn manifest(name: &str, tables: &[(String, RecordBatch)]) -> Manifest {
-        Manifest {
-            format: FORMAT.into(),
-            format_version: FORMAT_VERSION,
-            yosoku_version: "0".into(),
-            pipeline: PipelineRecord {
-                name: name.into(),
-                description: String::new(),
-                spec_path: "p.toml".into(),
-                spec_sha256: "00".into(),
-            },
-            created_unix_secs: 0,
-            total_wall_secs: 0.0,
-            inputs: vec![],
-            plugins: vec![],
-            stages: vec![],
-            tables: tables
-                .iter()
-                .map(|(n, b)| TableRecord {
-                    name: n.clone(),
-                    file: format!("{TABLES_DIR}/{}", table_file_name(n)),
-                    kind: None,
-                    rows: b.num_rows() as u64,
-                })
-                .collect(),
-            traces: Vec::new(),
-            scoreboard: Vec::new(),
-        }
+    fn manifest(name: &str) -> ManifestBuilder {
+        let mut b = ManifestBuilder::new(name, "");
+        b.spec_text("p.toml", b"");
+        b
+    }
+
+    fn write_bundle(
+        dir: &Path,
+        builder: ManifestBuilder,
+        tables: &[(String, RecordBatch)],
+    ) -> Result<Manifest, BundleError> {
+        write(dir, builder, tables)
     }
 
     fn table(values: Vec<i64>) -> Vec<(String, RecordBatch)> {
@@ -250,9 +284,9 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("results/b");
         let first = table(vec![1, 2]);
-        write_bundle(&dir, &manifest("first", &first), &first).unwrap();
+        write_bundle(&dir, manifest("first"), &first).unwrap();
         let second = table(vec![3]);
-        write_bundle(&dir, &manifest("second", &second), &second).unwrap();
+        write_bundle(&dir, manifest("second"), &second).unwrap();
         let bundle = read_bundle(&dir).unwrap();
         assert_eq!(bundle.manifest.pipeline.name, "second");
         assert_eq!(bundle.tables, second);
@@ -268,12 +302,7 @@ mod tests {
     fn a_directory_that_is_not_a_bundle_is_never_replaced() {
         let root = tempfile::tempdir().unwrap();
         std::fs::write(root.path().join("precious.txt"), "keep me").unwrap();
-        let err = write_bundle(
-            root.path(),
-            &manifest("x", &table(vec![1])),
-            &table(vec![1]),
-        )
-        .unwrap_err();
+        let err = write_bundle(root.path(), manifest("x"), &table(vec![1])).unwrap_err();
         assert!(err.to_string().starts_with("refusing to replace"), "{err}");
         assert!(root.path().join("precious.txt").exists());
     }
@@ -283,10 +312,10 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("b");
         let first = table(vec![1, 2]);
-        write_bundle(&dir, &manifest("first", &first), &first).unwrap();
+        write_bundle(&dir, manifest("first"), &first).unwrap();
         // A table name that cannot be a file name makes the write fail midway.
         let bad = vec![("a/b/../../../c\0".to_owned(), first[0].1.clone())];
-        assert!(write_bundle(&dir, &manifest("bad", &bad), &bad).is_err());
+        assert!(write_bundle(&dir, manifest("bad"), &bad).is_err());
         assert_eq!(read_bundle(&dir).unwrap().manifest.pipeline.name, "first");
         let entries: Vec<String> = std::fs::read_dir(root.path())
             .unwrap()
@@ -301,13 +330,13 @@ mod tests {
         let dir = root.path().join("b");
         std::fs::create_dir_all(root.path().join(".b.tmp-999999/tables")).unwrap();
         let t = table(vec![1]);
-        write_bundle(&dir, &manifest("x", &t), &t).unwrap();
+        write_bundle(&dir, manifest("x"), &t).unwrap();
         assert!(!root.path().join(".b.tmp-999999").exists());
     }
 
     #[test]
     fn a_manifest_of_another_format_version_is_refused() {
-        let mut m = manifest("x", &[]);
+        let mut m = manifest("x").build(0);
         m.format_version = 99;
         let err = Manifest::from_json(&m.to_json()).unwrap_err();
         assert!(matches!(err, crate::ManifestError::Version(99)), "{err}");

@@ -7,7 +7,9 @@
 //!   tables/...
 //! ```
 //!
-//! [`manifest`] and [`ipc`] are pure (they work on bytes and compile to wasm32, for the viewer);
+//! [`ManifestBuilder`] is the one way a manifest is made: every bundle, a pipeline run's, a
+//! forecast's or an imported trace's, names its files, hashes its inputs and records its models
+//! through it. [`manifest`], [`builder`] and [`ipc`] are pure (they work on bytes and compile to wasm32, for the viewer);
 //! [`fs`] writes a bundle atomically: a failed or killed run leaves the previous bundle as it was.
 //! docs/bundles.md describes the format.
 //!
@@ -17,14 +19,16 @@
 //! pyramids and the `table` plugin use the same checks.
 
 // The one module that reads and writes files; clippy refuses I/O everywhere else in the crate.
+pub mod builder;
 #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
 pub mod fs;
 pub mod ipc;
 pub mod manifest;
 
+pub use builder::{ManifestBuilder, sha256_hex};
 pub use manifest::{
-    InputFile, Manifest, ManifestError, PipelineRecord, PluginRecord, StageRecord, StepRecord,
-    TableRecord, TraceRecord,
+    InputFile, Manifest, ManifestError, ModelRecord, PipelineRecord, PluginRecord, StageRecord,
+    StepRecord, TableRecord, TraceRecord,
 };
 
 /// The name of the manifest file in a bundle.

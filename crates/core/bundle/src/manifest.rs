@@ -29,6 +29,10 @@ pub struct Manifest {
     pub stages: Vec<StageRecord>,
     /// Every table of the bundle.
     pub tables: Vec<TableRecord>,
+    /// The models the steps fitted, by name, with the tables a command reads to use one
+    /// (`yosoku predict` finds its transfer model here). Absent when a bundle has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelRecord>,
     /// Large traces stored as a level-of-detail pyramid with chunked records (a viewer reads only
     /// what is on screen), not as tables.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -124,6 +128,32 @@ pub struct TableRecord {
     /// The canonical table it is (docs/tables.md), if any.
     pub kind: Option<String>,
     pub rows: u64,
+}
+
+/// A model a step fitted, named so that a command can use it later without knowing the pipeline
+/// that fitted it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelRecord {
+    /// The model's name: the id of the step that fitted it.
+    pub name: String,
+    /// What the model is (`gpu_transfer`, `counter_regression`, `scaling`): what a command looks
+    /// models up by.
+    pub kind: String,
+    /// The tables it is made of (`<namespace>.<table>`), the one it is fitted on first.
+    pub tables: Vec<String>,
+}
+
+impl Manifest {
+    /// The models of `kind`, in the order the steps fitted them.
+    pub fn models_of(&self, kind: &str) -> impl Iterator<Item = &ModelRecord> {
+        self.models.iter().filter(move |m| m.kind == kind)
+    }
+
+    /// The record of the table `name`.
+    pub fn table(&self, name: &str) -> Option<&TableRecord> {
+        self.tables.iter().find(|t| t.name == name)
+    }
 }
 
 /// Why a manifest cannot be read. A caller can tell a newer bundle ([`ManifestError::Version`])

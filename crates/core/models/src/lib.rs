@@ -50,6 +50,12 @@ pub enum ModelError {
     /// counts on the wrong basis, ...).
     #[error("{0}")]
     Invalid(String),
+    /// A transfer model was asked for a GPU whose times it was fitted on: the answer would not
+    /// be of an unseen GPU (the caller may ask again with its rows left out).
+    #[error(
+        "`{gpu}` is one of the model's training GPUs: its times were fitted, so a prediction for it would not be of an unseen GPU"
+    )]
+    TrainedOnTarget { gpu: String },
 }
 
 impl ModelError {

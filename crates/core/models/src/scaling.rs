@@ -7,6 +7,9 @@
 //! names it; a run's time is its `measured_secs` over its repetitions; runs of one call path at
 //! one configuration are repetitions of one point.
 
+/// The kind of model a `scaling_model` step records in its bundle: each call path's PMNF model.
+pub const MODEL_KIND: &str = "scaling";
+
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};

@@ -19,5 +19,7 @@ pub mod table_set;
 
 pub use run::{StepFailure, run_step};
 pub use spec::{Located, Location, PipelineSpec, SourceSpec, SpecError};
-pub use steps::{PipelineStep, STEP_KINDS, Stage, Step, StepError, StepKind, StepOutput};
+pub use steps::{
+    Added, PipelineStep, STEP_KINDS, SavedModel, Stage, Step, StepError, StepKind, StepOutput,
+};
 pub use table_set::{DuplicateTable, ModelDefinition, TableSet};

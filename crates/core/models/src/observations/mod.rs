@@ -14,6 +14,10 @@ pub mod overhead;
 pub mod report;
 pub mod throughput;
 
+/// The kind of model a counter fit (`ols`, `stepwise`) records in its bundle: its coefficients
+/// and summary per group.
+pub const MODEL_KIND: &str = "counter_regression";
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use yosoku_tables::access::Text;

@@ -151,6 +151,34 @@ impl Work {
     }
 }
 
+/// A source's launches as model rows, one `observations` row per launch: the source's own
+/// `observations` (the gpuperfpredict reader makes them), or its `runs` with the counters a
+/// [`Work`] reads pivoted beside (an ncu, nvprof or rocprof import: a raw page maps several of
+/// its hundreds of metrics to one canonical name no model reads, so only these are taken).
+/// `tables` are the source's tables by their names without the source's (`runs`, ...).
+pub fn launches<'a>(
+    tables: impl Iterator<Item = (&'a str, &'a RecordBatch)> + Clone,
+) -> Result<RecordBatch, ModelError> {
+    let table = |name: &str| tables.clone().find(|(n, _)| *n == name).map(|(_, b)| b);
+    if let Some(observations) = table("observations") {
+        return Ok(observations.clone());
+    }
+    let (Some(runs), Some(counters)) = (table("runs"), table("counters")) else {
+        return Err(ModelError::invalid(
+            "no `observations` and no `runs` and `counters` tables: no launches to read",
+        ));
+    };
+    let metric = crate::Input::new("counters", &yosoku_tables::COUNTERS, counters)?
+        .utf8(yosoku_tables::col::METRIC)?;
+    let present: Vec<String> = counter::ALL
+        .iter()
+        .filter(|n| metric.iter().any(|m| m == Some(**n)))
+        .map(|n| (*n).to_owned())
+        .collect();
+    crate::observations::normalize::pivot_counters(runs, counters, Some(&present))
+        .map_err(|e| ModelError::invalid(format!("its counters as one row per launch: {e}")))
+}
+
 /// One launch measured on one GPU.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {

@@ -15,6 +15,10 @@ pub mod schemes;
 
 pub use data::{Cell, Measurements, Work};
 
+/// The kind of model a `gpu_transfer` step records in its bundle: its training launches (the
+/// `observations` it fits on) and its held-out scores, what `yosoku predict` fits and quotes.
+pub const MODEL_KIND: &str = "gpu_transfer";
+
 use yosoku_devices::Device;
 
 /// Bytes of one DRAM transaction as nvprof counts them (a 32-byte sector).

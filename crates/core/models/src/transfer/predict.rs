@@ -250,24 +250,32 @@ impl Neighbourhood {
     }
 }
 
+/// What to do when the target is one of the training GPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrainedTarget {
+    /// Refuse ([`ModelError::TrainedOnTarget`]): the answer would not be of an unseen GPU.
+    Refuse,
+    /// Leave its rows out of the fit and the calibration.
+    LeaveOut,
+}
+
 /// Predicts every launch of `profile` (measured on one GPU) on `target`. `training` must not
-/// hold the target's times: a target among the training GPUs is an error unless
-/// `refit_without_target`, which leaves its rows out of the fit and the calibration.
+/// hold the target's times: a target among the training GPUs is refused or its rows left out,
+/// as `trained_target` says.
 pub fn predict(
     training: &Measurements,
     profile: &Measurements,
     target: &GpuSpec,
     level: f64,
-    refit_without_target: bool,
+    trained_target: TrainedTarget,
 ) -> Result<Prediction, ModelError> {
     let trained_on_target = training.gpus.iter().position(|g| g.name == target.name);
     let mut training = training.clone();
     if let Some(t) = trained_on_target {
-        if !refit_without_target {
-            return Err(ModelError::invalid(format!(
-                "`{}` is one of the model's training GPUs: its times were fitted, so a prediction for it would not be of an unseen GPU; ask with --refit-without-target to leave its rows out of the model",
-                target.name
-            )));
+        if trained_target == TrainedTarget::Refuse {
+            return Err(ModelError::TrainedOnTarget {
+                gpu: target.name.clone(),
+            });
         }
         training.cells.retain(|c| c.gpu != t);
         training.by_launch = vec![Vec::new(); training.launches.len()];

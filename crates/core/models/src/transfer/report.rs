@@ -9,7 +9,7 @@ use yosoku_tables::rows::{Prediction as Row, PredictionsBuilder, error_pct};
 use yosoku_tables::{Figure, TRANSFER_SCORES};
 
 use super::data::Measurements;
-use super::schemes::{Score, Validation};
+use super::schemes::{Method, Scheme, Score, Validation};
 use crate::ModelError;
 
 /// A published figure shown beside the scores: (row label, mean |error| in %).
@@ -160,4 +160,48 @@ pub fn report(
         cells.push(ReportCell::text(&title, "left out", "not predicted", note));
     }
     (cells, figures)
+}
+
+/// The held-out figures that speak for one `yosoku predict` question, from each
+/// `transfer_scores` table (by name) of the model's bundle: of the scheme the question is an
+/// instance of (an unseen GPU of the profile GPU's architecture, or of another), for each method
+/// that answers it.
+pub fn quoted_scores(
+    scores: &[(String, RecordBatch)],
+    same_architecture: bool,
+    methods: &[Method],
+) -> Vec<String> {
+    use yosoku_tables::access::{float64, utf8};
+    use yosoku_tables::col;
+    let scheme = if same_architecture {
+        Scheme::LeaveOneGpuOut
+    } else {
+        Scheme::LeaveOneGpuOutOtherArchitectures
+    }
+    .name();
+    let mut out = Vec::new();
+    for (name, batch) in scores {
+        let (Ok(v), Ok(m), Ok(median), Ok(mean), Ok(coverage)) = (
+            utf8(batch, col::VALIDATION),
+            utf8(batch, col::MODEL),
+            float64(batch, col::MEDIAN_ABS_ERROR_PCT),
+            float64(batch, col::MEAN_ABS_ERROR_PCT),
+            float64(batch, col::INTERVAL_COVERAGE_PCT),
+        ) else {
+            continue;
+        };
+        for method in methods.iter().map(|m| m.name()) {
+            if let Some(row) =
+                (0..batch.num_rows()).find(|&i| v.value(i) == scheme && m.value(i) == method)
+            {
+                out.push(format!(
+                    "{name}, {scheme}, {method}: median |error| {:.1} %, mean {:.1} %, 95 % intervals covered {:.1} % of held-out rows",
+                    median.value(row),
+                    mean.value(row),
+                    coverage.value(row)
+                ));
+            }
+        }
+    }
+    out
 }

@@ -234,7 +234,14 @@ fn predict_says_when_a_launch_is_unlike_the_training_ones_and_widens_its_interva
     let profile_batch = synthetic(&["GTX-680"], 1);
     let mut profile = Measurements::from_observations(&profile_batch, &catalogue, false).unwrap();
     let target = GpuSpec::from_device(catalogue.find("Tesla V100").unwrap()).unwrap();
-    let p = super::predict::predict(&training, &profile, &target, 0.95, false).unwrap();
+    let p = super::predict::predict(
+        &training,
+        &profile,
+        &target,
+        0.95,
+        super::predict::TrainedTarget::Refuse,
+    )
+    .unwrap();
     assert_eq!(p.answers.len(), 12);
     assert!(p.notes.iter().any(|n| n.contains("Volta")), "{:?}", p.notes);
     let usual = &p.answers[5];
@@ -243,7 +250,14 @@ fn predict_says_when_a_launch_is_unlike_the_training_ones_and_widens_its_interva
     for c in &mut profile.cells {
         c.work.threads_per_block = 96.0;
     }
-    let q = super::predict::predict(&training, &profile, &target, 0.95, false).unwrap();
+    let q = super::predict::predict(
+        &training,
+        &profile,
+        &target,
+        0.95,
+        super::predict::TrainedTarget::Refuse,
+    )
+    .unwrap();
     let odd = &q.answers[5];
     assert!(
         odd.warnings[0].contains("a block of 96 threads"),
@@ -254,12 +268,26 @@ fn predict_says_when_a_launch_is_unlike_the_training_ones_and_widens_its_interva
     assert!(width(odd) > width(usual), "{} {}", width(odd), width(usual));
     // A target the model was trained on is refused, unless refitted without it.
     let trained = GpuSpec::from_device(catalogue.find("GTX-980").unwrap()).unwrap();
-    let e = super::predict::predict(&training, &profile, &trained, 0.95, false).unwrap_err();
+    let e = super::predict::predict(
+        &training,
+        &profile,
+        &trained,
+        0.95,
+        super::predict::TrainedTarget::Refuse,
+    )
+    .unwrap_err();
     assert!(
         e.to_string()
             .contains("is one of the model's training GPUs"),
         "{e}"
     );
-    let r = super::predict::predict(&training, &profile, &trained, 0.95, true).unwrap();
+    let r = super::predict::predict(
+        &training,
+        &profile,
+        &trained,
+        0.95,
+        super::predict::TrainedTarget::LeaveOut,
+    )
+    .unwrap();
     assert!(!r.training_gpus.contains(&"GeForce GTX 980".to_owned()));
 }

@@ -140,7 +140,11 @@ impl Step for Fit {
             .table(&PREDICTIONS, predictions)
             .table(&REPORT, report_batch(&report)?)
             .figures(fit_figures(&fits))
-            .model(self.definition()))
+            .model(self.definition())
+            .saved_model(
+                yosoku_models::observations::MODEL_KIND,
+                &[&MODEL_COEFFICIENTS, &MODEL_SUMMARY],
+            ))
     }
 }
 

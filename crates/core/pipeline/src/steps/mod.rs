@@ -368,6 +368,27 @@ pub struct StepOutput {
     pub model: Option<ModelDefinition>,
     /// Set by `zscore`: its table is its input standardised.
     pub standardization: Option<Standardization>,
+    /// The model the step fitted, to be recorded in the bundle for commands that use it later.
+    pub saved_model: Option<SavedModel>,
+}
+
+/// A model a step fitted, as the bundle's manifest records it: what it is, and the tables it is
+/// made of (the one it is fitted on first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SavedModel {
+    /// What the model is (`yosoku_models::transfer::MODEL_KIND`, ...).
+    pub kind: &'static str,
+    /// Its tables: `<table>` in a [`StepOutput`], `<namespace>.<table>` once added.
+    pub tables: Vec<String>,
+}
+
+/// What [`PipelineStep::add_output`] added to the run's tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Added {
+    /// The tables, `<namespace>.<table>`, in the order the step made them.
+    pub tables: Vec<String>,
+    /// The model the step fitted, its tables named in full.
+    pub saved_model: Option<SavedModel>,
 }
 
 impl StepOutput {
@@ -401,17 +422,26 @@ impl StepOutput {
         self.standardization = Some(standardization);
         self
     }
+
+    /// Records the step's tables `tables` as a model of `kind` in the bundle.
+    pub fn saved_model(mut self, kind: &'static str, tables: &[&TableDef]) -> Self {
+        self.saved_model = Some(SavedModel {
+            kind,
+            tables: tables.iter().map(|t| t.name.to_owned()).collect(),
+        });
+        self
+    }
 }
 
 impl PipelineStep {
     /// Adds what this step produced to `tables`: its tables under `<id>.`, each recorded as made
     /// from the step's inputs, its model and its standardisation. Returns the names of the
-    /// tables added.
+    /// tables added and the model to record.
     pub fn add_output(
         &self,
         output: StepOutput,
         tables: &mut TableSet,
-    ) -> Result<Vec<String>, DuplicateTable> {
+    ) -> Result<Added, DuplicateTable> {
         let parents: Vec<String> = self
             .step
             .inputs()
@@ -438,7 +468,18 @@ impl PipelineStep {
         if let Some(model) = output.model {
             tables.insert_model(&self.id, model);
         }
-        Ok(names)
+        let saved_model = output.saved_model.map(|m| SavedModel {
+            kind: m.kind,
+            tables: m
+                .tables
+                .iter()
+                .map(|t| format!("{}.{t}", self.id))
+                .collect(),
+        });
+        Ok(Added {
+            tables: names,
+            saved_model,
+        })
     }
 }
 

@@ -213,7 +213,8 @@ impl Step for ScalingModel {
             .table(&SCALING_CURVES, s.curves)
             .table(&PREDICTIONS, predictions)
             .table(&REPORT, report)
-            .figures(s.figures))
+            .figures(s.figures)
+            .saved_model(yosoku_models::scaling::MODEL_KIND, &[&SCALING_MODELS]))
     }
 }
 

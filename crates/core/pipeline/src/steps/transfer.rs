@@ -168,7 +168,11 @@ impl Step for Transfer {
             .table(&PREDICTIONS, predictions)
             .table(&TRANSFER_SCORES, scores)
             .table(&REPORT, report)
-            .figures(figures))
+            .figures(figures)
+            .saved_model(
+                yosoku_models::transfer::MODEL_KIND,
+                &[&OBSERVATIONS, &TRANSFER_SCORES],
+            ))
     }
 }
 

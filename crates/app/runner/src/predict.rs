@@ -1,0 +1,435 @@
+//! `yosoku predict`: a profile of kernels on one GPU, their times on another GPU of the device
+//! catalogue, with an interval and why (docs/methods.md, section 6).
+//!
+//! The model is the bundle's named transfer model (its manifest's `models`, kind
+//! [`yosoku_models::transfer::MODEL_KIND`]), fitted at each call on its training launches. The
+//! profile is imported through the plugin host as a pipeline's source is, checked and hashed
+//! ([`crate::sources::import`]), or read from a bundle's source. [`save_forecast`] writes the
+//! answer as a bundle, to be scored against a measurement taken later.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow_array::RecordBatch;
+use serde_json::{Map, Value};
+use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, StepRecord};
+use yosoku_models::transfer::predict::{Prediction, TrainedTarget, WAVE_SCALING, predict};
+use yosoku_models::transfer::report::quoted_scores;
+use yosoku_models::transfer::schemes::Method;
+use yosoku_models::transfer::{GpuSpec, MODEL_KIND, Measurements};
+use yosoku_tables::access::utf8;
+use yosoku_tables::col;
+use yosoku_tables::rows::{PredictionRow, predictions_batch};
+
+use crate::sources::{SourceRequest, import};
+
+/// What `yosoku predict` is asked.
+#[derive(Debug, Clone)]
+pub struct Question {
+    /// The profile files (or a directory, for rocprof), or one result bundle whose source holds
+    /// the launches.
+    pub profile: Vec<PathBuf>,
+    /// The source of a bundle profile to read, where it has several.
+    pub source: Option<String>,
+    /// The target device: a name or alias of the catalogue.
+    pub on: String,
+    pub plugin: String,
+    pub collector: String,
+    /// The variant of each launch, in launch order (ncu and nvprof).
+    pub variants: Vec<String>,
+    /// The bundle holding the transfer model.
+    pub model: PathBuf,
+    /// Catalogue files or directories over the built-in ones.
+    pub devices: Vec<PathBuf>,
+    /// Coverage of the interval.
+    pub level: f64,
+    /// What to do when the target is one of the model's training GPUs.
+    pub trained_target: TrainedTarget,
+    /// Extra plugin directories or libraries, searched first.
+    pub plugin_path: Vec<PathBuf>,
+}
+
+impl Question {
+    /// The profile paths as the messages name them.
+    pub fn profile_text(&self) -> String {
+        self.profile
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The answer to a [`Question`]: the model's prediction for every launch, and what it rests on.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub prediction: Prediction,
+    /// Each answer's label: its variant, with its run where the profile holds a variant more
+    /// than once (an OpenCL run's sizes).
+    pub labels: Vec<String>,
+    /// The model's name in its bundle and the table of its training launches.
+    pub model_name: String,
+    pub training_table: String,
+    /// The held-out figures of the scheme the question is an instance of.
+    pub validation: Vec<String>,
+    /// The run of each row of the profile's launches.
+    pub run_ids: Vec<String>,
+    /// The files the answer rests on, hashed: the profile's and the model bundle's manifest.
+    pub inputs: Vec<InputFile>,
+}
+
+/// The profile's launches as model rows, and the files they were read from.
+struct Profile {
+    launches: RecordBatch,
+    inputs: Vec<InputFile>,
+}
+
+/// The profile's launches: a bundle's source, or imported by the named collector.
+fn import_profile(q: &Question) -> Result<Profile> {
+    if let [one] = q.profile.as_slice()
+        && one.join(yosoku_bundle::MANIFEST_FILE).is_file()
+    {
+        let tables = bundle_source(one, q.source.as_deref())?;
+        let launches =
+            yosoku_models::transfer::data::launches(tables.iter().map(|(n, b)| (n.as_str(), b)))
+                .with_context(|| format!("bundle {}", one.display()))?;
+        let manifest = one.join(yosoku_bundle::MANIFEST_FILE);
+        let input =
+            yosoku_bundle::fs::hashed_input("profile", "bundle", path_text(&manifest), &manifest)?;
+        return Ok(Profile {
+            launches,
+            inputs: vec![input],
+        });
+    }
+    if q.source.is_some() {
+        bail!(
+            "a source names one of a bundle's sources; {} is not a bundle",
+            q.profile_text()
+        );
+    }
+    for p in &q.profile {
+        if !p.exists() {
+            bail!("{}: no such profile file or directory", p.display());
+        }
+    }
+    let request = SourceRequest {
+        what: format!("profile {}", q.profile_text()),
+        name: "profile",
+        plugin: &q.plugin,
+        collector: &q.collector,
+        plugin_path: &q.plugin_path,
+    };
+    let imported = import(&request, |info| {
+        let takes = |key: &str| info.config.iter().any(|k| k.key == key);
+        let paths: Vec<Value> = q
+            .profile
+            .iter()
+            .map(|p| Value::String(path_text(p)))
+            .collect();
+        let mut config = Map::new();
+        // The collector's input key: one file (`path`) where it takes one, else a list.
+        match paths.as_slice() {
+            [path] if takes("path") || !takes("paths") => {
+                config.insert("path".into(), path.clone());
+            }
+            _ if takes("paths") => {
+                config.insert("paths".into(), Value::Array(paths));
+            }
+            _ => {
+                return Err(format!(
+                    "collector `{}` reads one file: give one profile, not {}",
+                    q.collector,
+                    paths.len()
+                ));
+            }
+        }
+        if !q.variants.is_empty() {
+            let variants = q.variants.iter().cloned().map(Value::String).collect();
+            config.insert("variants".into(), Value::Array(variants));
+        }
+        Ok(config)
+    })?;
+    let launches = yosoku_models::transfer::data::launches(
+        imported.tables.iter().map(|(n, b)| (n.as_str(), b)),
+    )
+    .with_context(|| format!("profile {} (collector `{}`)", q.profile_text(), q.collector))?;
+    Ok(Profile {
+        launches,
+        inputs: imported.inputs,
+    })
+}
+
+fn path_text(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// The tables of one source of the bundle in `dir` (`observations`, `runs`, `counters`), by
+/// their names without the source's: the one `source` names, or the only one that has launches.
+fn bundle_source(dir: &Path, source: Option<&str>) -> Result<Vec<(String, RecordBatch)>> {
+    let manifest = yosoku_bundle::fs::read_manifest(dir)
+        .with_context(|| format!("{}: not a readable bundle", dir.display()))?;
+    let has = |ns: &str, t: &str| manifest.table(&format!("{ns}.{t}")).is_some();
+    let sources: Vec<&str> = manifest
+        .stages
+        .iter()
+        .filter(|s| s.stage == "collect")
+        .flat_map(|s| &s.steps)
+        .map(|s| s.id.as_str())
+        .filter(|ns| has(ns, "observations") || (has(ns, "runs") && has(ns, "counters")))
+        .collect();
+    let chosen = match (source, sources.as_slice()) {
+        (Some(s), _) if sources.contains(&s) => s,
+        (Some(s), _) => bail!(
+            "{}: no source `{s}` with launches; the bundle's: {}",
+            dir.display(),
+            sources.join(", ")
+        ),
+        (None, [one]) => one,
+        (None, []) => bail!(
+            "{}: no source of the bundle holds launches (an `observations` table, or `runs` and `counters`)",
+            dir.display()
+        ),
+        (None, several) => bail!(
+            "{}: the bundle has {} sources with launches ({}): name one as the source to read",
+            dir.display(),
+            several.len(),
+            several.join(", ")
+        ),
+    };
+    let mut out = Vec::new();
+    for t in ["observations", "runs", "counters"] {
+        let name = format!("{chosen}.{t}");
+        if let Some(r) = manifest.table(&name) {
+            let batch = yosoku_bundle::fs::read_table_file(&dir.join(&r.file))
+                .with_context(|| format!("{}: table `{name}`", dir.display()))?;
+            out.push((t.to_owned(), batch));
+        }
+    }
+    Ok(out)
+}
+
+/// What `yosoku predict` reads of a model bundle.
+struct ModelTables {
+    /// The model's name and its training table's.
+    name: String,
+    table: String,
+    training: RecordBatch,
+    /// Every transfer model's `transfer_scores`, by table name.
+    scores: Vec<(String, RecordBatch)>,
+}
+
+/// The bundle's transfer model (the one fitted on most launches, where it has several): its
+/// training launches, with every transfer model's held-out scores.
+fn model_tables(dir: &Path) -> Result<ModelTables> {
+    let build_it = "build it with `yosoku run pipelines/gpu-transfer.toml`";
+    let manifest = yosoku_bundle::fs::read_manifest(dir)
+        .with_context(|| format!("{}: no model bundle there; {build_it}", dir.display()))?;
+    let rows = |name: &str| manifest.table(name).map_or(0, |t| t.rows);
+    let model = manifest
+        .models_of(MODEL_KIND)
+        .filter(|m| !m.tables.is_empty())
+        .max_by_key(|m| rows(&m.tables[0]))
+        .ok_or_else(|| {
+            anyhow!(
+                "{}: the bundle has no `{MODEL_KIND}` model; {build_it}",
+                dir.display()
+            )
+        })?;
+    let read = |name: &str| -> Result<RecordBatch> {
+        let record = manifest
+            .table(name)
+            .ok_or_else(|| anyhow!("{}: the model's table `{name}` is missing", dir.display()))?;
+        Ok(yosoku_bundle::fs::read_table_file(&dir.join(&record.file))?)
+    };
+    let scores = manifest
+        .models_of(MODEL_KIND)
+        .flat_map(|m| m.tables.iter().skip(1))
+        .filter(|t| t.ends_with(yosoku_tables::TRANSFER_SCORES.name))
+        .map(|t| Ok((t.clone(), read(t)?)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ModelTables {
+        name: model.name.clone(),
+        table: model.tables[0].clone(),
+        training: read(&model.tables[0])?,
+        scores,
+    })
+}
+
+/// The answers' labels: the variant, and the run where the profile holds a kernel's variant
+/// more than once (an OpenCL run's sizes).
+fn labels(p: &Prediction, run_ids: &[String]) -> Vec<String> {
+    p.answers
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let variant = if a.variant.is_empty() {
+                format!("launch {}", i + 1)
+            } else {
+                a.variant.clone()
+            };
+            let repeated = p
+                .answers
+                .iter()
+                .filter(|b| b.kernel == a.kernel && b.variant == a.variant)
+                .count()
+                > 1;
+            match run_ids.get(a.row) {
+                Some(run) if repeated && !a.variant.is_empty() => format!("{variant}, run {run}"),
+                _ => variant,
+            }
+        })
+        .collect()
+}
+
+/// Answers `q`, or says what is wrong with it.
+pub fn answer(q: &Question) -> Result<Answer> {
+    if !(0.5..1.0).contains(&q.level) {
+        bail!("level {}: expected a number in [0.5, 1)", q.level);
+    }
+    let catalogue = crate::devices::load_catalogue(&q.devices)?;
+    let device = catalogue.find(&q.on).ok_or_else(|| {
+        anyhow!(
+            "no device `{}` in the catalogue; the closest: {} (`yosoku devices` lists all; add one with a TOML file, {})",
+            q.on,
+            catalogue.closest(&q.on, 3).join(", "),
+            crate::devices::DEVICES_VAR
+        )
+    })?;
+    let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
+    let model = model_tables(&q.model)?;
+    let training = Measurements::from_observations(&model.training, &catalogue, true)
+        .with_context(|| format!("{}: table `{}`", q.model.display(), model.table))?;
+    let profile = import_profile(q)?;
+    let measured = Measurements::from_profile(&profile.launches, &catalogue)
+        .with_context(|| format!("profile {}", q.profile_text()))?;
+    let p = predict(&training, &measured, &target, q.level, q.trained_target)?;
+    if p.answers.is_empty() {
+        bail!(
+            "profile {}: no launch could be predicted ({})",
+            q.profile_text(),
+            measured.left_out.join("; ")
+        );
+    }
+    let same = measured.gpus[0].architecture == target.architecture;
+    let methods: Vec<Method> = [Method::Transfer, Method::WaveScaling]
+        .into_iter()
+        .filter(|m| {
+            p.answers
+                .iter()
+                .any(|a| (a.model == WAVE_SCALING) == (*m == Method::WaveScaling))
+        })
+        .collect();
+    let run_ids: Vec<String> = utf8(&profile.launches, col::RUN_ID)?
+        .iter()
+        .map(|r| r.unwrap_or_default().to_owned())
+        .collect();
+    let manifest_path = q.model.join(yosoku_bundle::MANIFEST_FILE);
+    let mut inputs = profile.inputs;
+    inputs.push(yosoku_bundle::fs::hashed_input(
+        "model",
+        "bundle",
+        path_text(&manifest_path),
+        &manifest_path,
+    )?);
+    Ok(Answer {
+        labels: labels(&p, &run_ids),
+        validation: quoted_scores(&model.scores, same, &methods),
+        prediction: p,
+        model_name: model.name,
+        training_table: model.table,
+        run_ids,
+        inputs,
+    })
+}
+
+/// The model and the validation column of a forecast's rows.
+const FORECAST_VALIDATION: &str = "forecast";
+
+/// The table a forecast bundle holds.
+pub const FORECAST_TABLE: &str = "forecast.predictions";
+
+/// The `forecast.predictions` rows: one per launch and model (the answer, and wave scaling
+/// beside), no measured time (the target has none yet).
+fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
+    let p = &a.prediction;
+    let mut rows = Vec::new();
+    for answer in &p.answers {
+        let run_id = a.run_ids.get(answer.row).cloned();
+        let flags = (!answer.warnings.is_empty()).then(|| answer.warnings.join("; "));
+        let row = |model: String, secs: f64, interval: (f64, f64)| PredictionRow {
+            model,
+            device: p.target.clone(),
+            program: answer.kernel.clone(),
+            variant: answer.variant.clone(),
+            phase: "kernel".to_owned(),
+            repetitions: 1,
+            predicted_secs: secs,
+            measured_secs: None,
+            error_pct: None,
+            flags: flags.clone(),
+            run_id: run_id.clone(),
+            model_group: Some(p.profile_gpu.clone()),
+            validation: Some(FORECAST_VALIDATION.to_owned()),
+            held_out: Some(p.target.clone()),
+            interval_secs: interval.0.is_finite().then_some(interval),
+        };
+        // The methods' names of `transfer_scores`.
+        let wave = Method::WaveScaling.name().to_owned();
+        if answer.model == WAVE_SCALING {
+            rows.push(row(wave, answer.predicted_secs, answer.interval_secs));
+        } else {
+            let name = format!("{} ({})", Method::Transfer.name(), answer.model);
+            rows.push(row(name, answer.predicted_secs, answer.interval_secs));
+            rows.push(row(
+                wave,
+                answer.wave_scaling_secs,
+                answer.wave_scaling_interval_secs,
+            ));
+        }
+    }
+    Ok(predictions_batch(&rows)?)
+}
+
+/// Writes the answer as a bundle in `dir`: one `forecast.predictions` row per launch and model,
+/// the profile's files and the model bundle's manifest hashed among its inputs, so that a
+/// forecast can be committed before its GPU is measured and scored afterwards.
+pub fn save_forecast(dir: &Path, q: &Question, a: &Answer) -> Result<Manifest> {
+    let p = &a.prediction;
+    let batch = forecast_batch(a)?;
+    let kernels: BTreeSet<&str> = p.answers.iter().map(|x| x.kernel.as_str()).collect();
+    let mut manifest = ManifestBuilder::new(
+        "forecast",
+        format!(
+            "Forecast of {} launch(es) of {} on {}, from their profile on {}, by the model `{}` of {} (training GPUs: {}), {} % intervals",
+            p.answers.len(),
+            kernels.into_iter().collect::<Vec<_>>().join(", "),
+            p.target,
+            p.profile_gpu,
+            a.model_name,
+            q.model.display(),
+            p.training_gpus.join(", "),
+            p.level * 100.0
+        ),
+    );
+    for input in &a.inputs {
+        manifest.input(input.clone());
+    }
+    manifest.single_step(
+        "validate",
+        StepRecord {
+            id: "forecast".to_owned(),
+            kind: "yosoku predict".to_owned(),
+            wall_secs: 0.0,
+            inputs: Vec::new(),
+            tables: vec![FORECAST_TABLE.to_owned()],
+            figures: Vec::new(),
+            notes: p.notes.clone(),
+        },
+    );
+    Ok(yosoku_bundle::fs::write(
+        dir,
+        manifest,
+        &[(FORECAST_TABLE.to_owned(), batch)],
+    )?)
+}
