@@ -10,7 +10,7 @@ use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, PluginError,
 };
-use yosoku_regression::pmnf::input::{self, Experiment};
+use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
 use yosoku_tables::RUNS;
 
 use super::unit_factor;
@@ -23,13 +23,17 @@ pub struct ExtrapCollector;
 fn read(path: &Path) -> Result<Experiment, PluginError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| PluginError::new(format!("{}: cannot read: {e}", path.display())))?;
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let parsed = match ext {
-        "jsonl" => input::parse_jsonl(&text),
-        "json" => input::parse_json(&text),
-        _ => input::parse_text(&text),
+    let format = match Format::of(&path.to_string_lossy()) {
+        // A saved experiment is a zip: its `experiment.json` extracted is read as JSON input.
+        Format::Saved => {
+            return Err(PluginError::new(format!(
+                "{}: an experiment Extra-P saved (a zip); `yosoku scaling` reads it, or export its experiment.json",
+                path.display()
+            )));
+        }
+        f => f,
     };
-    parsed.map_err(|e| match e.line {
+    extrap::parse(format, &text, false).map_err(|e| match e.line {
         0 => PluginError::new(format!("{}: {}", path.display(), e.message)),
         line => PluginError::new(format!("{}:{line}: {}", path.display(), e.message)),
     })

@@ -1,13 +1,13 @@
-//! `yosoku scaling FILE...`: Extra-P's input files (text, JSON Lines, JSON) modelled by yosoku's
-//! PMNF search (docs/methods.md, section 7), as `extrap` models them: one model per call path and
-//! metric, or (`--json`) one JSON line per model in the form `tools/extrap/models.py` writes
-//! Extra-P's, so the two tools' models of one experiment can be compared line by line.
+//! `yosoku scaling FILE...`: the arguments, and the models printed (the runner,
+//! `yosoku_runner::scaling`, reads the files and fits them): one model per call path and metric,
+//! or (`--json`) one JSON line per model in the form `tools/extrap/models.py` writes Extra-P's,
+//! so the two tools' models of one experiment can be compared line by line.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use yosoku_regression::pmnf::{Aggregate, PmnfOptions, fit, input};
+use anyhow::Result;
+use yosoku_regression::pmnf::{Aggregate, PmnfOptions};
 
 /// What `yosoku scaling` is asked.
 #[derive(Debug, clap::Args)]
@@ -29,47 +29,6 @@ pub struct Request {
     negative_exponents: bool,
 }
 
-/// Reads one file in the format its name says.
-fn read(path: &Path, median: bool) -> Result<input::Experiment> {
-    let name = path.to_string_lossy();
-    if name.ends_with(".extra-p") {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut zip = zip::ZipArchive::new(file).with_context(|| {
-            format!(
-                "{}: not an experiment Extra-P saved (a zip holding experiment.json)",
-                path.display()
-            )
-        })?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(
-            &mut zip
-                .by_name("experiment.json")
-                .with_context(|| format!("{}: the zip holds no experiment.json", path.display()))?,
-            &mut text,
-        )
-        .with_context(|| format!("{}: experiment.json", path.display()))?;
-        return input::parse_extra_p(&text, median).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: experiment.json:{}: {}",
-                path.display(),
-                e.line,
-                e.message
-            )
-        });
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let parsed = if name.ends_with(".jsonl") {
-        input::parse_jsonl(&text)
-    } else if name.ends_with(".json") {
-        input::parse_json(&text)
-    } else {
-        input::parse_text(&text)
-    };
-    parsed.map_err(|e| anyhow::anyhow!("{}:{}: {}", path.display(), e.line, e.message))
-}
-
 /// The models of every file, as text or JSON lines.
 pub fn run(request: &Request) -> Result<String> {
     let options = PmnfOptions {
@@ -81,20 +40,15 @@ pub fn run(request: &Request) -> Result<String> {
         allow_negative_exponents: request.negative_exponents,
         ..PmnfOptions::default()
     };
-    // Every file read before any is modelled: a bad file stops the command before output.
-    let experiments = request
-        .files
-        .iter()
-        .map(|f| read(f, request.median).map(|e| (f, e)))
-        .collect::<Result<Vec<_>>>()?;
     let mut out = String::new();
-    for (file, e) in &experiments {
-        let names: Vec<&str> = e.parameters.iter().map(String::as_str).collect();
+    for file_models in yosoku_runner::scaling::model_files(&request.files, &options)? {
+        let (file, names) = (&file_models.file, &file_models.parameters);
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         if !request.json {
             let _ = writeln!(out, "{} (parameters: {})", file.display(), names.join(", "));
         }
-        for s in &e.series {
-            let model = fit(&s.points, &options);
+        for s in &file_models.models {
+            let model = &s.model;
             match (&model, request.json) {
                 (Ok(m), true) => {
                     let terms: Vec<serde_json::Value> = m

@@ -11,7 +11,7 @@ mod extrap_compare;
 use std::path::{Path, PathBuf};
 
 use common::{repo, text, yosoku};
-use yosoku_regression::pmnf::{PmnfOptions, input};
+use yosoku_regression::pmnf::{PmnfOptions, extrap};
 
 /// The bundled pipelines whose runs vary a numeric parameter (the others have none to model).
 const PIPELINES: &[&str] = &[
@@ -65,7 +65,7 @@ fn extrap_loads_every_export_and_models_it_as_yosoku_does() {
     let options = PmnfOptions::default();
     let theirs = extrap_compare::extrap_models(&python, &files, &options);
     let read = |path: &Path| {
-        input::parse_json(&std::fs::read_to_string(path).unwrap())
+        extrap::parse_json(&std::fs::read_to_string(path).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     };
     let c = extrap_compare::compare(&files, &read, (&theirs, &options), dir.path());

@@ -8,7 +8,9 @@
 //! level-of-detail pyramid, in three streamed passes.
 
 pub mod devices;
+pub mod export;
 pub mod predict;
+pub mod scaling;
 pub mod sources;
 pub mod trace_import;
 

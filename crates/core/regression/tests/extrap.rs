@@ -15,7 +15,7 @@ mod extrap_compare;
 
 use std::path::{Path, PathBuf};
 
-use yosoku_regression::pmnf::{PmnfOptions, input};
+use yosoku_regression::pmnf::{PmnfOptions, extrap};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/extrap")
@@ -47,22 +47,18 @@ fn experiments() -> Vec<PathBuf> {
     out
 }
 
-fn read(path: &Path) -> input::Experiment {
+fn read(path: &Path) -> extrap::Experiment {
     if path.extension().is_some_and(|e| e == "extra-p") {
         let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
         let mut text = String::new();
         std::io::Read::read_to_string(&mut zip.by_name("experiment.json").unwrap(), &mut text)
             .unwrap();
-        return input::parse_extra_p(&text, false)
+        return extrap::parse_extra_p(&text, false)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
     let text = std::fs::read_to_string(path).unwrap();
-    let parsed = if path.extension().is_some_and(|e| e == "jsonl") {
-        input::parse_jsonl(&text)
-    } else {
-        input::parse_text(&text)
-    };
-    parsed.unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let format = extrap::Format::of(&path.to_string_lossy());
+    extrap::parse(format, &text, false).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -109,25 +105,25 @@ fn with_negative_exponents_yosoku_picks_extrap_s_terms_on_its_strong_scaling_exp
 fn extrap_s_examples_of_bad_input_are_refused_at_their_line() {
     let read = |name: &str| std::fs::read_to_string(data().join("input").join(name)).unwrap();
     // Extra-P: "The number of measurements (24) ... does not match the number of coordinates".
-    let e = input::parse_text(&read("experiment_MP_neg1.txt")).unwrap_err();
+    let e = extrap::parse_text(&read("experiment_MP_neg1.txt")).unwrap_err();
     assert!(
         e.to_string()
             .contains("24 measured points of the 25 POINTS"),
         "{e}"
     );
     // Extra-P: "To many DATA lines (25) for the number of POINTS (25)".
-    let e = input::parse_text(&read("experiment_MP_neg2.txt")).unwrap_err();
+    let e = extrap::parse_text(&read("experiment_MP_neg2.txt")).unwrap_err();
     assert!(
         e.to_string().contains("more DATA lines than the 25 POINTS"),
         "{e}"
     );
     // Extra-P: "The number of coordinate units of (1000.0,) does not match".
-    let e = input::parse_text(&read("experiment3_neg.txt")).unwrap_err();
+    let e = extrap::parse_text(&read("experiment3_neg.txt")).unwrap_err();
     assert_eq!(
         e.to_string(),
         "line 5: points of several parameters are written in parentheses: (x y)"
     );
     // Extra-P: "This file has no parameters."
-    let e = input::parse_text(&read("experiment_neg.txt")).unwrap_err();
+    let e = extrap::parse_text(&read("experiment_neg.txt")).unwrap_err();
     assert_eq!(e.to_string(), "line 1: POINTS before PARAMETER");
 }

@@ -22,7 +22,7 @@
 
 use faer::Mat;
 
-pub mod input;
+pub mod extrap;
 
 /// A compound term of one parameter: x^(numerator / denominator) * log2(x)^log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use yosoku_regression::pmnf::{Exponents, PmnfError, PmnfModel, PmnfOptions, Point, fit, input};
+use yosoku_regression::pmnf::{Exponents, PmnfError, PmnfModel, PmnfOptions, Point, extrap, fit};
 
 /// One factor of a term: parameter, exponent numerator, denominator, log exponent.
 pub type Factor = (usize, i32, i32, i32);
@@ -195,7 +195,7 @@ pub struct Comparison {
 /// and compares with `theirs`.
 pub fn compare(
     files: &[PathBuf],
-    read: &dyn Fn(&Path) -> input::Experiment,
+    read: &dyn Fn(&Path) -> extrap::Experiment,
     (theirs, options): (&BTreeMap<Key, Theirs>, &PmnfOptions),
     root: &Path,
 ) -> Comparison {

@@ -1,12 +1,79 @@
-//! Extra-P's input formats, read from their text (no I/O): the text format (`PARAMETER`,
-//! `POINTS`, `REGION`, `METRIC`, `DATA` lines), JSON Lines (one measurement per line:
-//! `{"params": {...}, "callpath": ..., "metric": ..., "value": ...}`) and JSON
-//! (`{"parameters": [...], "measurements": {callpath: {metric: [{"point", "values"}]}}}`, what
-//! `yosoku export --format extrap` writes), as Extra-P 4.2 reads them. Errors name the line.
+//! Extra-P's file formats, the one place yosoku reads and writes them, from and to their text (no
+//! I/O): the text format (`PARAMETER`, `POINTS`, `REGION`, `METRIC`, `DATA` lines), JSON Lines
+//! (one measurement per line: `{"params": {...}, "callpath": ..., "metric": ..., "value": ...}`),
+//! JSON (`{"parameters": [...], "measurements": {callpath: {metric: [{"point", "values"}]}}}`,
+//! which [`to_json`] writes for `yosoku export --format extrap`) and the `experiment.json` of an
+//! experiment Extra-P saved, as Extra-P 4.2 reads them. [`Format::of`] tells a file's format by
+//! its name, [`parse`] reads it. Errors name the line.
 
 use serde::Deserialize;
 
 use super::Point;
+
+/// One of Extra-P's file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The text format (`PARAMETER`, `POINTS`, ... lines).
+    Text,
+    /// One JSON measurement per line (`*.jsonl`).
+    JsonLines,
+    /// The JSON input format (`*.json`).
+    Json,
+    /// An experiment Extra-P saved (`*.extra-p`: a zip whose `experiment.json` [`parse`] reads).
+    Saved,
+}
+
+impl Format {
+    /// The format a file's name says: `.jsonl`, `.json`, `.extra-p`, else the text format.
+    pub fn of(file_name: &str) -> Self {
+        if file_name.ends_with(".extra-p") {
+            Format::Saved
+        } else if file_name.ends_with(".jsonl") {
+            Format::JsonLines
+        } else if file_name.ends_with(".json") {
+            Format::Json
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// Reads `text` in `format` (for [`Format::Saved`], its `experiment.json`: each point's mean, or
+/// median with `median`).
+pub fn parse(format: Format, text: &str, median: bool) -> Result<Experiment, InputError> {
+    match format {
+        Format::Text => parse_text(text),
+        Format::JsonLines => parse_jsonl(text),
+        Format::Json => parse_json(text),
+        Format::Saved => parse_extra_p(text, median),
+    }
+}
+
+/// `experiment` in Extra-P's JSON input format, as Extra-P 4.2 loads it: its parameters, and
+/// per call path and metric every point with its values (pretty-printed, with a final newline).
+pub fn to_json(experiment: &Experiment) -> String {
+    let mut measurements = serde_json::Map::new();
+    for s in &experiment.series {
+        let points: Vec<serde_json::Value> = s
+            .points
+            .iter()
+            .map(|p| serde_json::json!({ "point": p.coordinate, "values": p.values }))
+            .collect();
+        if let Some(by_metric) = measurements
+            .entry(s.callpath.clone())
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+            .as_object_mut()
+        {
+            by_metric.insert(s.metric.clone(), serde_json::Value::Array(points));
+        }
+    }
+    let doc = serde_json::json!({
+        "parameters": experiment.parameters,
+        "measurements": measurements,
+    });
+    // Serialising plain data to a string cannot fail.
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
 
 /// A JSON object's entries in the order written (Extra-P takes the parameters' order from the
 /// first line as written).

@@ -1,0 +1,92 @@
+//! `yosoku scaling FILE...`: Extra-P's experiment files modelled by yosoku's PMNF search
+//! (docs/methods.md, section 7), as `extrap` models them: one model per call path and metric.
+//! Every file is read (its format by its name, `yosoku_regression::pmnf::extrap::Format`)
+//! before any is modelled, so that a bad file stops the command before any output.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow};
+use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
+use yosoku_regression::pmnf::{PmnfError, PmnfModel, PmnfOptions, fit};
+
+/// The models of one file.
+#[derive(Debug)]
+pub struct FileModels {
+    pub file: PathBuf,
+    pub parameters: Vec<String>,
+    /// Per call path and metric, its model or why there is none.
+    pub models: Vec<SeriesModel>,
+}
+
+/// One call path's model.
+#[derive(Debug)]
+pub struct SeriesModel {
+    pub callpath: String,
+    pub metric: String,
+    pub model: Result<PmnfModel, PmnfError>,
+}
+
+/// The text of a saved experiment's `experiment.json` (a `.extra-p` file is a zip of it).
+fn saved_experiment_text(path: &Path) -> Result<String> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut zip = zip::ZipArchive::new(file).with_context(|| {
+        format!(
+            "{}: not an experiment Extra-P saved (a zip holding experiment.json)",
+            path.display()
+        )
+    })?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut zip
+            .by_name("experiment.json")
+            .with_context(|| format!("{}: the zip holds no experiment.json", path.display()))?,
+        &mut text,
+    )
+    .with_context(|| format!("{}: experiment.json", path.display()))?;
+    Ok(text)
+}
+
+/// Reads one Extra-P file in the format its name says (a saved experiment: each point's mean,
+/// or its median with `median`).
+pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
+    let format = Format::of(&path.to_string_lossy());
+    let (text, shown) = if format == Format::Saved {
+        (
+            saved_experiment_text(path)?,
+            format!("{}: experiment.json", path.display()),
+        )
+    } else {
+        (
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?,
+            path.display().to_string(),
+        )
+    };
+    extrap::parse(format, &text, median).map_err(|e| anyhow!("{shown}:{}: {}", e.line, e.message))
+}
+
+/// Every call path of every file modelled with `options`.
+pub fn model_files(files: &[PathBuf], options: &PmnfOptions) -> Result<Vec<FileModels>> {
+    let median = options.aggregate == yosoku_regression::pmnf::Aggregate::Median;
+    let experiments = files
+        .iter()
+        .map(|f| read_experiment(f, median).map(|e| (f, e)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(experiments
+        .into_iter()
+        .map(|(file, e)| FileModels {
+            file: file.clone(),
+            models: e
+                .series
+                .into_iter()
+                .map(|s| SeriesModel {
+                    model: fit(&s.points, options),
+                    callpath: s.callpath,
+                    metric: s.metric,
+                })
+                .collect(),
+            parameters: e.parameters,
+        })
+        .collect())
+}
