@@ -596,7 +596,7 @@ fn counters_cross_gpu_fills_a_nine_by_nine_matrix() {
     let report = yosoku_tables::report::read_report(table(&bundle, "counters_cv.report")).unwrap();
     let cells: Vec<_> = report
         .iter()
-        .filter(|c| c.column != yosoku_models::observations::report::PUBLISHED_COLUMN)
+        .filter(|c| c.column != yosoku_models::counters::report::PUBLISHED_COLUMN)
         .collect();
     assert_eq!(
         cells.len(),
@@ -622,7 +622,7 @@ fn cross_platform_selects_counters_per_kernel_and_target() {
         // Every model either explains the target (adjusted R^2 >= 0.8) or says it does not.
         let weak = flags
             .get(i)
-            .is_some_and(|f| f.contains(yosoku_models::observations::fit::R2_BELOW_FLAG));
+            .is_some_and(|f| f.contains(yosoku_models::counters::fit::R2_BELOW_FLAG));
         assert_eq!(weak, adjusted.value(i) < 0.8, "{}", group.value(i));
         assert!(group.value(i).starts_with("program="), "{}", group.value(i));
     }

@@ -5,34 +5,38 @@
 //! files. Inputs are checked against their table definitions first; errors say which input, which
 //! row (program, variant, operation) and what was expected.
 //!
-//! - [`csx600`]: the op-count, bandwidth-curve and double-buffering models of Nishikawa et al.
+//! The families, one module each (a pipeline step family in `yosoku-pipeline` matches each one,
+//! `steps/<family>`, and a table family in `yosoku-tables`, `defs/<family>`):
+//!
 //! - [`compare`]: predictions against measurements, results against published figures.
-//! - [`observations`]: counter models over `observations` tables: normalize steps, one fit per
-//!   group, cross-validation with flags (Shimada et al., Oka et al.).
-//! - [`transfer`]: a kernel's time on a GPU never timed, or of a kernel never timed: wave
-//!   scaling, learned device-normalised models, schemes that hold GPUs and kernels out.
+//! - [`counters`]: counter models over `observations` tables: normalize operations, one fit per
+//!   group, cross-validation with flags (Shimada et al., Oka et al.), the throughput of kernels
+//!   and the overhead of in-kernel tracing.
+//! - [`csx600`]: the op-count, bandwidth-curve and double-buffering models of Nishikawa et al.
 //! - [`mpi`]: simplified-execution prediction of MPI runs per rank, the separate-runs baseline
-//!   and the best-configuration search (Chida et al.).
+//!   and the best-configuration search (Chida et al.), loop detection and call paths.
+//! - [`scaling`]: scaling models in Extra-P's normal form, and runs as Extra-P's experiments.
+//! - [`transfer`]: a kernel's time on a GPU never timed, or of a kernel never timed: wave
+//!   scaling, learned device-normalised models, schemes that hold GPUs and kernels out, and
+//!   forecasts scored against later measurements.
 //!
 //! Each family is a set of functions a pipeline step calls; the step registry (`yosoku-pipeline`)
 //! decides which parameters reach them and checks them before anything runs.
 
 pub mod compare;
+pub mod counters;
 pub mod csx600;
 #[cfg(test)]
-mod csx600_properties;
-pub mod curve;
-#[cfg(test)]
 mod fixtures;
-pub mod forecast;
 pub mod mpi;
-pub mod mpi_call_paths;
-pub mod mpi_loop;
-#[cfg(test)]
-mod mpi_properties;
-pub mod observations;
 pub mod scaling;
 pub mod transfer;
+
+/// The model families, as modules of this crate: the step families of `yosoku-pipeline` match
+/// them one to one (a test there compares the two).
+pub const FAMILIES: &[&str] = &[
+    "compare", "counters", "csx600", "mpi", "scaling", "transfer",
+];
 
 use arrow_array::{BooleanArray, RecordBatch};
 use yosoku_tables::access;

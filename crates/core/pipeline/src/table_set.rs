@@ -1,7 +1,7 @@
 //! The tables of a run and the models its fit steps defined: what every step reads.
 
 use arrow_array::RecordBatch;
-use yosoku_models::observations::fit::ModelSpec;
+use yosoku_models::counters::fit::ModelSpec;
 
 /// What a fit step defines for the validation steps that refit it: the table it fits on and
 /// the model. Known when the file is parsed, and handed to validation steps as the fit step's

@@ -7,6 +7,15 @@
 //! `observations` tables into matrices and calls it. Checked against numpy/statsmodels in
 //! `tests/oracle.rs`.
 //!
+//! - [`mod@ols`]: least squares with rank detection, ridge, weights, intervals.
+//! - [`stepwise`]: forward/backward selection by adjusted R^2 over candidate terms.
+//! - [`spline`]: natural cubic spline bases, the stepwise search's nonlinear terms.
+//! - [`validate`]: predictions out of sample (its `holdout` module: least squares' exact
+//!   leave-one-out, k-fold and grouped hold-outs; `ridge`: ridge on standardised columns
+//!   refitted per training set) and the error metrics (`metrics`).
+//! - [`pmnf`]: scaling models in Extra-P's performance model normal form, searched as Extra-P
+//!   does, and Extra-P's file formats ([`pmnf::extrap`]).
+//!
 //! How it computes:
 //!
 //! - leave-one-out and grouped hold-outs of least squares come from the hat matrix, exactly; the

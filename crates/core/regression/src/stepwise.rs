@@ -11,7 +11,7 @@
 //! whatever n is. Adding a term sweeps its columns; the RSS reduction a candidate would bring is
 //! read off the swept matrix. An interaction's column is created when both parents are in the
 //! model; its cross products are computed once and swept against the current model in closed
-//! form. The selected model is then refitted with [`crate::ols`] for its coefficients.
+//! form. The selected model is then refitted with [`crate::ols()`] for its coefficients.
 
 use std::borrow::Cow;
 

@@ -6,7 +6,7 @@
 //! A call path is a (device, program, variant) and a phase; a run's time is its
 //! `measured_secs` over its repetitions; runs of one call path at one configuration are
 //! repetitions of one point. [`input`] reads runs into call paths, [`scaling_models`] fits them,
-//! [`tables`] and [`report`] lay the models out, and [`extrap`] writes the same call paths as
+//! `tables` and `report` lay the models out, and [`extrap`] writes the same call paths as
 //! Extra-P's experiments (`yosoku export --format extrap`).
 
 pub mod extrap;

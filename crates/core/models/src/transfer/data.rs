@@ -13,8 +13,8 @@ use yosoku_devices::Catalogue;
 
 use super::{DRAM_TRANSACTION_BYTES, GpuSpec};
 use crate::ModelError;
+use crate::counters::Observations;
 use crate::median;
-use crate::observations::Observations;
 
 /// The counters a [`Work`] is made of (nvprof's names, as the metric catalogue maps them).
 pub mod counter {
@@ -175,7 +175,7 @@ pub fn launches<'a>(
         .filter(|n| metric.iter().any(|m| m == Some(**n)))
         .map(|n| (*n).to_owned())
         .collect();
-    crate::observations::normalize::pivot_counters(runs, counters, Some(&present))
+    crate::counters::normalize::pivot_counters(runs, counters, Some(&present))
         .map_err(|e| ModelError::invalid(format!("its counters as one row per launch: {e}")))
 }
 

@@ -8,6 +8,7 @@
 //! one profile on one target GPU.
 
 pub mod data;
+pub mod forecast;
 pub mod learned;
 pub mod predict;
 pub mod report;

@@ -20,7 +20,7 @@ pub type Anchor = (String, f64);
 /// prediction lacks.
 pub fn predictions_batch(
     m: &Measurements,
-    observations: &crate::observations::Observations<'_>,
+    observations: &crate::counters::Observations<'_>,
     v: &Validation,
     all_methods: bool,
 ) -> Result<RecordBatch, ModelError> {

@@ -4,7 +4,7 @@ use super::data::{Measurements, Work};
 use super::learned::{CostModel, cost_events, nonnegative_least_squares};
 use super::schemes::{Method, Scheme, conformal_half_width, validate};
 use super::*;
-use crate::observations::testing::observations;
+use crate::counters::testing::observations;
 
 fn gpu(name: &str, architecture: &str, sms: f64, clock: f64, gflops: f64, bw: f64) -> GpuSpec {
     GpuSpec {

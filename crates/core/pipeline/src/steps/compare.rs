@@ -1,14 +1,12 @@
-//! Validation against measurements and against published figures.
+//! The compare family: predictions validated against measurements (`compare_measured`) and
+//! results against published figures (`compare_reference`).
 
 use arrow_array::RecordBatch;
 use serde::Deserialize;
 use yosoku_models::compare::{compare_measured, compare_reference};
-use yosoku_models::forecast::ModelScore;
-use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{
-    COST_BREAKDOWN, DOUBLE_BUFFER_BALANCE, Figure, PREDICTIONS, REFERENCE_COMPARISON, REPORT,
-    TableDef, col,
+    COST_BREAKDOWN, DOUBLE_BUFFER_BALANCE, Figure, PREDICTIONS, REFERENCE_COMPARISON, TableDef, col,
 };
 
 use super::figures::{name_of, output};
@@ -21,11 +19,6 @@ pub(crate) const COMPARE_MEASURED: StepKind = StepKind::new::<CompareMeasured>(
     "compare_measured",
     Stage::Validate,
     "predictions against measured runs",
-);
-pub(crate) const FORECAST_SCORE: StepKind = StepKind::new::<ForecastScoreStep>(
-    "forecast_score",
-    Stage::Validate,
-    "a forecast made before the measurement against it, per kernel and size",
 );
 pub(crate) const COMPARE_REFERENCE: StepKind = StepKind::new::<CompareReferenceParams>(
     "compare_reference",
@@ -65,126 +58,6 @@ impl Step for CompareMeasured {
             .table(&PREDICTIONS, compared)
             .figures(figures))
     }
-}
-
-/// `forecast_score`: a forecast (the `predictions` of `yosoku predict --save`, no measured
-/// times) against the runs measured after it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ForecastScoreStep {
-    pub forecast: TableRef,
-    /// A `runs` table: the kernels measured on the forecast's device.
-    pub measured: TableRef,
-}
-
-impl StepParams for ForecastScoreStep {
-    type Step = Self;
-    fn into_step(self) -> Result<Self, ParamError> {
-        Ok(self)
-    }
-}
-
-impl Step for ForecastScoreStep {
-    fn inputs(&self) -> Vec<&TableRef> {
-        vec![&self.forecast, &self.measured]
-    }
-
-    fn outputs(&self) -> Vec<&str> {
-        names(&[&PREDICTIONS, &REPORT])
-    }
-
-    fn uses_devices(&self) -> bool {
-        true
-    }
-
-    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        let scored = yosoku_models::forecast::score_forecast(
-            cx.input(&self.forecast)?,
-            cx.input(&self.measured)?,
-            cx.devices,
-        )?;
-        let mut figures = Vec::new();
-        for s in &scored.scores {
-            figures.extend(score_figures(s));
-        }
-        Ok(StepOutput::new()
-            .table(&PREDICTIONS, scored.predictions)
-            .table(&REPORT, report_batch(&score_report(&scored.scores))?)
-            .figures(figures))
-    }
-}
-
-/// The scores as the CLI prints them: per model a table of its kernels (every kernel first).
-fn score_report(scores: &[ModelScore]) -> Vec<ReportCell> {
-    let mut cells = Vec::new();
-    for s in scores {
-        let title = format!("{}: the forecast against the measurement", s.model);
-        let row = s.kernel.as_deref().unwrap_or("every kernel");
-        let share = (s.with_interval > 0)
-            .then(|| 100.0 * s.inside_interval as f64 / s.with_interval as f64);
-        for (column, value, unit) in [
-            ("sizes measured", Some(s.measured_pairs as f64), ""),
-            ("median |error| %", s.median_abs_error_pct, "%"),
-            ("median error %", s.median_error_pct, "%"),
-            ("intervals holding %", share, "%"),
-        ] {
-            cells.push(ReportCell::number(
-                &title,
-                row,
-                column,
-                value.unwrap_or(f64::NAN),
-                unit,
-            ));
-        }
-    }
-    cells
-}
-
-/// A forecast score's figures: over every kernel, the median |error| and the interval coverage
-/// as headlines; per kernel, the median |error|, the median signed error and the coverage.
-fn score_figures(s: &ModelScore) -> Vec<Figure> {
-    let mut figures = Vec::new();
-    let m = match &s.kernel {
-        None => s.model.clone(),
-        Some(k) => format!("{} / {k}", s.model),
-    };
-    let every = s.kernel.is_none();
-    let headline = |f: Figure| if every { f.headline() } else { f };
-    if let Some(e) = s.median_abs_error_pct {
-        figures.push(headline(Figure::new(
-            format!("{m}: median |error|"),
-            e,
-            "%",
-        )));
-    }
-    if let Some(e) = s.median_error_pct {
-        figures.push(Figure::new(format!("{m}: median error (signed)"), e, "%"));
-    }
-    if let Some(e) = s.mean_abs_error_pct.filter(|_| every) {
-        figures.push(Figure::new(format!("{m}: mean |error|"), e, "%"));
-    }
-    if s.with_interval > 0 {
-        figures.push(headline(Figure::new(
-            format!("{m}: intervals holding the measured median"),
-            100.0 * s.inside_interval as f64 / s.with_interval as f64,
-            "%",
-        )));
-    }
-    if every {
-        for (what, n) in [
-            ("measured medians inside the interval", s.inside_interval),
-            ("measured kernel sizes with an interval", s.with_interval),
-            ("kernel sizes forecast", s.pairs),
-        ] {
-            figures.push(Figure::new(format!("{m}: {what}"), n as f64, ""));
-        }
-    }
-    figures.push(Figure::new(
-        format!("{m}: kernel sizes measured"),
-        s.measured_pairs as f64,
-        "",
-    ));
-    figures
 }
 
 fn measured_figures(compared: &RecordBatch) -> Result<Vec<Figure>, RowsError> {

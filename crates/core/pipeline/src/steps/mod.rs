@@ -8,19 +8,14 @@
 //! else in the engine names it.
 
 mod compare;
-mod concat;
 mod counters;
 mod csx600;
 mod figures;
-mod filter;
 mod mpi;
-mod observations;
-mod overhead;
 mod scaling;
-mod spans;
+mod tables;
 #[cfg(test)]
 pub(crate) mod testing;
-mod throughput;
 mod transfer;
 
 use std::fmt;
@@ -42,15 +37,15 @@ pub use crate::table_set::{ModelDefinition, Standardization};
 pub static STEP_KINDS: &[StepKind] = &[
     // normalize
     csx600::SCALE_COUNTS,
-    filter::FILTER,
-    concat::CONCAT,
-    observations::PIVOT_COUNTERS,
-    observations::MERGE_COUNTERS,
-    observations::ZSCORE,
-    observations::DERIVE,
-    observations::AGGREGATE,
-    observations::CROSS_DEVICE,
-    scaling::MPI_CALL_PATHS,
+    tables::FILTER,
+    tables::CONCAT,
+    counters::PIVOT_COUNTERS,
+    counters::MERGE_COUNTERS,
+    counters::ZSCORE,
+    counters::DERIVE,
+    counters::AGGREGATE,
+    counters::CROSS_DEVICE,
+    mpi::MPI_CALL_PATHS,
     // fit
     csx600::OP_COUNT,
     csx600::TRANSFER,
@@ -62,12 +57,12 @@ pub static STEP_KINDS: &[StepKind] = &[
     mpi::BEST_CONFIGURATION,
     // validate
     compare::COMPARE_MEASURED,
-    compare::FORECAST_SCORE,
+    transfer::FORECAST_SCORE,
     compare::COMPARE_REFERENCE,
     counters::CROSS_VALIDATE,
-    throughput::THROUGHPUT,
-    overhead::OVERHEAD,
-    spans::SPANS_STEP,
+    counters::THROUGHPUT,
+    counters::OVERHEAD,
+    mpi::SPANS_STEP,
     transfer::GPU_TRANSFER,
     scaling::SCALING_MODEL,
 ];

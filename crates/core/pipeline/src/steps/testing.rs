@@ -121,7 +121,7 @@ pub(crate) fn observations_of(
     features: &[(&str, &[f64])],
 ) -> RecordBatch {
     use arrow_schema::{Field, Schema};
-    use yosoku_models::observations::{FeatureColumn, feature_field};
+    use yosoku_models::counters::{FeatureColumn, feature_field};
     let n = rows.len();
     let variants: Vec<String> = (0..n).map(|i| format!("v{i}")).collect();
     let run_ids: Vec<String> = (0..n).map(|i| format!("r{i}")).collect();

@@ -2,11 +2,11 @@
 //! and the fastest named (docs/methods.md, section 1: which vector width a device likes).
 
 use serde::Deserialize;
-use yosoku_models::observations::throughput::{ThroughputSpec, throughput};
+use yosoku_models::counters::throughput::{ThroughputSpec, throughput};
 use yosoku_tables::{REPORT, THROUGHPUTS};
 
-use super::counters::{PublishedSpec, published};
-use super::{
+use super::{PublishedSpec, published};
+use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
@@ -97,7 +97,7 @@ impl Step for Throughput {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::run_error;
+    use crate::steps::testing::run_error;
 
     #[test]
     fn compare_may_not_be_a_grouping_column() {

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use yosoku_tables::Figure;
 
-use super::{
+use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     table_part,
 };
@@ -59,7 +59,7 @@ impl Step for Filter {
 mod tests {
     use arrow_array::RecordBatch;
 
-    use super::super::testing::{run_error, run_steps, s};
+    use crate::steps::testing::{run_error, run_steps, s};
 
     fn table() -> RecordBatch {
         RecordBatch::try_from_iter([

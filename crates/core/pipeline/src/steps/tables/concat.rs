@@ -5,7 +5,7 @@ use arrow_array::RecordBatch;
 use serde::Deserialize;
 use yosoku_tables::Figure;
 
-use super::{
+use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     table_part,
 };
@@ -123,7 +123,7 @@ impl Step for Concat {
 mod tests {
     use arrow_array::RecordBatch;
 
-    use super::super::testing::{f, parse_error, run_error, run_steps, s};
+    use crate::steps::testing::{f, parse_error, run_error, run_steps, s};
 
     fn runs(device: &str, secs: &[f64]) -> RecordBatch {
         let n = secs.len();

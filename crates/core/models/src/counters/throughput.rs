@@ -266,7 +266,7 @@ pub fn best_by_group(t: &Throughputs) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observations::{FeatureColumn, with_features};
+    use crate::counters::{FeatureColumn, with_features};
     use yosoku_tables::OBSERVATIONS;
 
     /// (device, variant, bytes, seconds) of one row.

@@ -1,16 +1,22 @@
 //! MPI predictions from reduced runs (docs/methods.md, section 3): the simplified-execution
 //! prediction per rank, the separate-runs baseline, and the best-configuration search.
 
+mod call_paths;
+mod spans;
+
+pub(crate) use call_paths::MPI_CALL_PATHS;
+pub(crate) use spans::SPANS_STEP;
+
 use arrow_array::RecordBatch;
 use serde::Deserialize;
+use yosoku_models::mpi::loops::RunSize;
 use yosoku_models::mpi::{
     self, DEFAULT_RUN_TO_RUN_PCT, MpiPrediction, MpiSpec, RunToRun, Trend, Warmup,
 };
-use yosoku_models::mpi_loop::RunSize;
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{Figure, MPI_BLOCK_PREDICTIONS, PREDICTIONS, REPORT};
 
-use super::{
+use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
@@ -544,7 +550,7 @@ mod tests {
     use arrow_array::RecordBatch;
     use yosoku_tables::MPI_BLOCKS;
 
-    use super::super::testing::{f, i32s, i64s, opt_f, parse_error, run_steps, s};
+    use crate::steps::testing::{f, i32s, i64s, opt_f, parse_error, run_steps, s};
 
     /// One rank, one compute block per iteration of `secs` seconds, over `iterations`
     /// iterations.

@@ -1,11 +1,21 @@
 //! Counter models: least squares and stepwise selection of run time on counters, one model per
 //! group, and their out-of-sample validation (docs/methods.md, sections 1 and 4).
 
+mod normalize;
+mod overhead;
+mod throughput;
+
+pub(crate) use normalize::{
+    AGGREGATE, CROSS_DEVICE, DERIVE, MERGE_COUNTERS, PIVOT_COUNTERS, ZSCORE,
+};
+pub(crate) use overhead::OVERHEAD;
+pub(crate) use throughput::THROUGHPUT;
+
 use serde::Deserialize;
 use toml::Spanned;
-use yosoku_models::observations::fit::{self, GroupFit, Method, ModelSpec, R2_BELOW_FLAG};
-use yosoku_models::observations::report::{Matrix, Published};
-use yosoku_models::observations::{FeatureChoice, crossval};
+use yosoku_models::counters::fit::{self, GroupFit, Method, ModelSpec, R2_BELOW_FLAG};
+use yosoku_models::counters::report::{Matrix, Published};
+use yosoku_models::counters::{FeatureChoice, crossval};
 use yosoku_regression::stepwise::{Direction, StepwiseOptions};
 use yosoku_tables::report::report_batch;
 use yosoku_tables::{
@@ -13,7 +23,7 @@ use yosoku_tables::{
     VALIDATION_SUMMARY,
 };
 
-use super::{
+use crate::steps::{
     ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput,
     StepParams, TableRef, names, non_negative,
 };
@@ -142,7 +152,7 @@ impl Step for Fit {
             .figures(fit_figures(&fits))
             .model(self.definition())
             .saved_model(
-                yosoku_models::observations::MODEL_KIND,
+                yosoku_models::counters::MODEL_KIND,
                 &[&MODEL_COEFFICIENTS, &MODEL_SUMMARY],
             ))
     }
@@ -506,7 +516,7 @@ fn standardized(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{
+    use crate::steps::testing::{
         observations, observations_of, parse_error, run_error, run_steps, run_steps_with_figures,
     };
 
@@ -587,7 +597,7 @@ mod tests {
 
     #[test]
     fn a_validation_matrix_must_use_the_models_groups() {
-        let text = super::super::testing::pipeline(&format!(
+        let text = crate::steps::testing::pipeline(&format!(
             "{FIT}[[validate]]\nstep = \"cross_validate\"\nid = \"cv\"\nmodel = \"fit\"\nmatrix = {{ rows = \"device\", columns = \"program\" }}"
         ));
         let e = crate::PipelineSpec::parse("p.toml", &text)

@@ -1,6 +1,9 @@
 //! Counter models over `observations` tables (docs/methods.md, sections 1 and 4): the normalize
 //! operations that shape the features ([`normalize`]), fitting one linear or stepwise model per
-//! group of rows ([`fit`]) and predicting out of sample ([`crossval`]).
+//! group of rows ([`fit`]), predicting out of sample ([`crossval`]) and the tables that lay the
+//! results out ([`report`]). Beside them, two measurements read from the same tables: the
+//! throughput of kernels over their work counters ([`throughput`], the vector-width question)
+//! and the overhead of in-kernel tracing ([`overhead`]).
 //!
 //! An `observations` table holds a run's identity and measured time and one Float64 column per
 //! feature; a feature's unit and kind (count, config, time, rate, ...) travel in its field
@@ -14,10 +17,6 @@ pub mod overhead;
 pub mod report;
 pub mod throughput;
 
-/// The kind of model a counter fit (`ols`, `stepwise`) records in its bundle: its coefficients
-/// and summary per group.
-pub const MODEL_KIND: &str = "counter_regression";
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use yosoku_tables::access::Text;
@@ -27,6 +26,10 @@ use arrow_schema::{DataType, Field, Schema};
 use yosoku_tables::{KIND_METADATA_KEY, METRIC_KINDS, OBSERVATIONS, UNIT_METADATA_KEY, col};
 
 use crate::{Input, ModelError};
+
+/// The kind of model a counter fit (`ols`, `stepwise`) records in its bundle: its coefficients
+/// and summary per group.
+pub const MODEL_KIND: &str = "counter_regression";
 
 /// The kind of a feature column without kind metadata (an unmapped counter).
 pub const UNKNOWN_KIND: &str = "unknown";

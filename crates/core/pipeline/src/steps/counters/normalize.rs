@@ -4,10 +4,10 @@
 
 use arrow_array::RecordBatch;
 use serde::Deserialize;
-use yosoku_models::observations::normalize;
+use yosoku_models::counters::normalize;
 use yosoku_tables::{Figure, METRIC_KINDS, OBSERVATIONS};
 
-use super::{
+use crate::steps::{
     ParamError, Stage, Standardization, Step, StepContext, StepError, StepKind, StepOutput,
     StepParams, TableRef, names,
 };
@@ -433,7 +433,7 @@ impl Step for CrossDevice {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{observations, parse_error, run_steps};
+    use crate::steps::testing::{observations, parse_error, run_steps};
 
     #[test]
     fn merged_and_standardised_features_come_out_as_observations() {

@@ -345,7 +345,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observations::{FeatureColumn, with_features};
+    use crate::counters::{FeatureColumn, with_features};
     use yosoku_tables::OBSERVATIONS;
 
     /// (program, variant, seconds, instructions) of one row.

@@ -11,8 +11,8 @@ use proptest::prelude::*;
 use yosoku_tables::col;
 
 use crate::fixtures::{floats, mpi_blocks};
+use crate::mpi::loops::RunSize;
 use crate::mpi::{MpiSpec, RunToRun, Trend, Warmup, simplified};
-use crate::mpi_loop::RunSize;
 
 /// Per rank, per iteration: (compute, communication) seconds.
 type Ranks = Vec<(i32, Vec<(f64, f64)>)>;

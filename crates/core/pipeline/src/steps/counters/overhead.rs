@@ -3,11 +3,11 @@
 //! count: the instrumented kernel still executes the original's instructions).
 
 use serde::Deserialize;
-use yosoku_models::observations::overhead::{OverheadSpec, overhead};
+use yosoku_models::counters::overhead::{OverheadSpec, overhead};
 use yosoku_tables::{OVERHEADS, REPORT};
 
-use super::counters::{PublishedSpec, published};
-use super::{
+use super::{PublishedSpec, published};
+use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
@@ -112,7 +112,7 @@ impl Step for Overhead {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::run_error;
+    use crate::steps::testing::run_error;
 
     #[test]
     fn variant_may_not_be_a_grouping_column() {

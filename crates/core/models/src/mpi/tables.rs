@@ -1,0 +1,447 @@
+//! The output tables of a prediction: `mpi_ranks`, `mpi_block_predictions`, `predictions` and
+//! the report, one row per rank and block, measured beside predicted.
+
+use super::*;
+
+/// Per-rank compute and communication predictions from (possibly different) runs, compared
+/// with a measured full run, as tables.
+#[allow(clippy::too_many_arguments)] // each a different part of the prediction
+pub(super) fn rank_tables(
+    spec: &MpiSpec,
+    method: &str,
+    reduced_run: &str,
+    compute: &BTreeMap<i32, RankPrediction>,
+    communication: &BTreeMap<i32, RankPrediction>,
+    measured: Option<&MeasuredRun>,
+    combined: usize,
+) -> Result<MpiPrediction, ModelError> {
+    check_same_configuration(reduced_run, compute, communication, measured)?;
+    let program = measured.map_or(reduced_run, |m| m.id.as_str());
+    let mut tables = RankTables {
+        spec,
+        combined,
+        title: format!("{}: per-rank prediction, {method}", spec.model),
+        program,
+        rows: Vec::new(),
+        cells: Vec::new(),
+    };
+    let mut slowest: Option<Slowest> = None;
+    let mut measured_slowest: Option<f64> = None;
+    for (rank, c) in compute {
+        let Some(m) = communication.get(rank) else {
+            return Err(ModelError::invalid(format!(
+                "rank {rank} is in the compute run but not in the communication run: the runs are not of the same configuration"
+            )));
+        };
+        let measured_rank = measured.and_then(|m| m.ranks.get(rank)).copied();
+        let (total, flags, half) = tables.rank(*rank, c, m, measured_rank);
+        if slowest.as_ref().is_none_or(|s| total > s.total) {
+            slowest = Some(Slowest {
+                total,
+                device: c.device.clone(),
+                flags,
+                half,
+                full_iterations: c.full_iterations,
+            });
+        }
+        if let Some(t) = measured_rank.map(|m| m.0 + m.1) {
+            measured_slowest = Some(measured_slowest.map_or(t, |s: f64| s.max(t)));
+        }
+    }
+    let Some(mut slowest) = slowest else {
+        return Err(ModelError::invalid(format!(
+            "the reduced run `{reduced_run}` has no ranks"
+        )));
+    };
+    let polling = polling_loop(compute);
+    if polling.is_some() {
+        let flags = [slowest.flags.take(), Some(POLLING_FLAG.to_owned())];
+        slowest.flags = crate::join_flags(&flags.into_iter().flatten().collect::<Vec<_>>());
+    }
+    tables.run(&slowest, compute, measured, measured_slowest);
+    if let Some(note) = polling {
+        tables.cells.push(ReportCell::text(
+            &tables.title,
+            "run (slowest rank)",
+            "repeating unit",
+            note,
+        ));
+    }
+    let block_rows = block_rows(reduced_run, compute, communication);
+    Ok(MpiPrediction {
+        predictions: predictions_batch(&tables.rows)?,
+        block_predictions: block_batch(&spec.model, &block_rows)?,
+        report: report_batch(&tables.cells)?,
+    })
+}
+
+/// The slowest rank's prediction: the run's.
+pub(super) struct Slowest {
+    pub(super) total: f64,
+    pub(super) device: String,
+    pub(super) flags: Option<String>,
+    /// The 95 % interval's half-width.
+    pub(super) half: f64,
+    pub(super) full_iterations: u64,
+}
+
+/// The prediction rows and report cells of an MPI prediction, as they are written.
+pub(super) struct RankTables<'a> {
+    pub(super) spec: &'a MpiSpec,
+    /// Repeats whose predictions the one made is the mean of (1: one reduced run).
+    pub(super) combined: usize,
+    pub(super) title: String,
+    /// The run the rows name: the measured one's id, else the reduced run's.
+    pub(super) program: &'a str,
+    pub(super) rows: Vec<PredictionRow>,
+    pub(super) cells: Vec<ReportCell>,
+}
+
+/// What a rank's prediction notes (warm-up excluded, unsettled, trend, periodic blocks), for
+/// its compute run `c` and, when another, its communication run `m`.
+pub(super) fn rank_flags(c: &RankPrediction, m: &RankPrediction) -> Vec<String> {
+    let mut flags = Vec::new();
+    let same_run = std::ptr::eq(c, m);
+    for p in if same_run { vec![c] } else { vec![c, m] } {
+        if p.warmup > 0 {
+            flags.push(format!("warmup_excluded={}", p.warmup));
+        }
+        if !p.settled {
+            flags.push("unsettled".to_owned());
+        }
+        if let Some(t) = p.trend_pct_per_1000 {
+            flags.push(format!(
+                "trend={t:+.2}%/1000it{}",
+                if p.trend_extrapolated {
+                    " extrapolated"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if p.periodic_blocks > 0 {
+            flags.push(format!("periodic_blocks={}", p.periodic_blocks));
+        }
+    }
+    flags
+}
+
+impl RankTables<'_> {
+    /// Rank `rank`'s rows (compute, communication, total) and cells, from its compute run `c`
+    /// and communication run `m` (the same run or not), beside its measured (compute,
+    /// communication) seconds. Returns its total, flags and interval half-width.
+    pub(super) fn rank(
+        &mut self,
+        rank: i32,
+        c: &RankPrediction,
+        m: &RankPrediction,
+        measured_rank: Option<(f64, f64)>,
+    ) -> (f64, Option<String>, f64) {
+        let (compute_secs, comm_secs) = (c.secs(true), m.secs(false));
+        let total = compute_secs + comm_secs;
+        let within = if std::ptr::eq(c, m) {
+            c.interval_half_secs
+        } else {
+            c.interval_half_secs.hypot(m.interval_half_secs)
+        };
+        let run_to_run = self.spec.run_to_run.relative_half(self.combined) * total;
+        let half = if self.spec.run_to_run.holds_within_run() {
+            run_to_run
+        } else {
+            within.hypot(run_to_run)
+        };
+        let flags: Option<String> = crate::join_flags(&rank_flags(c, m));
+        let variant = format!("rank {rank}");
+        // A phase the full run spent no time in (a rank without communication) has no
+        // measurement to compare with: a relative error of 0 s is undefined.
+        let positive = |secs: f64| (secs > 0.0).then_some(secs);
+        for (phase, predicted, measured_secs) in [
+            (
+                "compute",
+                compute_secs,
+                measured_rank.and_then(|m| positive(m.0)),
+            ),
+            (
+                "communication",
+                comm_secs,
+                measured_rank.and_then(|m| positive(m.1)),
+            ),
+            (
+                "total",
+                total,
+                measured_rank.and_then(|m| positive(m.0 + m.1)),
+            ),
+        ] {
+            self.rows.push(PredictionRow {
+                model: self.spec.model.clone(),
+                device: c.device.clone(),
+                program: self.program.into(),
+                variant: variant.clone(),
+                phase: phase.into(),
+                repetitions: c.full_iterations as i64,
+                predicted_secs: predicted,
+                measured_secs,
+                error_pct: error_pct(predicted, measured_secs),
+                flags: flags.clone(),
+                run_id: Some(self.program.into()),
+                interval_secs: (phase == "total")
+                    .then(|| ((predicted - half).max(0.0), predicted + half)),
+                ..PredictionRow::default()
+            });
+        }
+        let measured_total = measured_rank.map(|m| m.0 + m.1);
+        let title = &self.title;
+        self.cells.extend([
+            ReportCell::number(title, &variant, "compute s", compute_secs, "s"),
+            ReportCell::number(title, &variant, "communication s", comm_secs, "s"),
+            ReportCell::number(title, &variant, "predicted s", total, "s"),
+            ReportCell::number(title, &variant, "+- s (95 %)", half, "s"),
+            ReportCell::number(
+                title,
+                &variant,
+                "compute:communication",
+                if comm_secs > 0.0 {
+                    compute_secs / comm_secs
+                } else {
+                    f64::NAN
+                },
+                "",
+            ),
+            ReportCell::number(
+                title,
+                &variant,
+                "measured s",
+                measured_total.unwrap_or(f64::NAN),
+                "s",
+            ),
+            ReportCell::number(
+                title,
+                &variant,
+                "error %",
+                error_pct(total, measured_total).unwrap_or(f64::NAN),
+                "%",
+            ),
+            ReportCell::number(
+                title,
+                &variant,
+                "warm-up excluded",
+                c.warmup.max(m.warmup) as f64,
+                "",
+            ),
+            ReportCell::number(
+                title,
+                &variant,
+                "iterations measured",
+                c.iterations as f64,
+                "",
+            ),
+            ReportCell::number(
+                title,
+                &variant,
+                "iterations predicted",
+                c.full_iterations as f64,
+                "",
+            ),
+            ReportCell::number(
+                title,
+                &variant,
+                "periodic blocks",
+                c.periodic_blocks as f64,
+                "",
+            ),
+        ]);
+        if let Some(note) = &c.size_note {
+            self.cells
+                .push(ReportCell::text(title, &variant, "steps", note.clone()));
+        }
+        (total, flags, half)
+    }
+
+    /// The run's rows (its slowest rank's prediction, and the naive scaling of the reduced run a
+    /// user would do without yosoku) and cells, beside the measured run: the mean of its
+    /// repeats' times (each its slowest rank's), else the slowest measured rank.
+    pub(super) fn run(
+        &mut self,
+        slowest: &Slowest,
+        compute: &BTreeMap<i32, RankPrediction>,
+        measured: Option<&MeasuredRun>,
+        mut measured_slowest: Option<f64>,
+    ) {
+        let spread = measured.filter(|m| !m.run_secs.is_empty()).map(|m| {
+            let n = m.run_secs.len();
+            let mean = m.run_secs.iter().sum::<f64>() / n as f64;
+            let lo = m.run_secs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = m.run_secs.iter().copied().fold(0.0, f64::max);
+            (n, mean, lo, hi)
+        });
+        if let Some((_, mean, _, _)) = spread {
+            measured_slowest = Some(mean);
+        }
+        let naive = compute
+            .values()
+            .map(|c| c.reduced_secs * c.full_iterations as f64 / c.iterations.max(1) as f64)
+            .fold(0.0, f64::max);
+        let (total, half) = (slowest.total, slowest.half);
+        self.rows.push(PredictionRow {
+            model: self.spec.model.clone(),
+            device: slowest.device.clone(),
+            program: self.program.into(),
+            variant: "run".into(),
+            phase: "total".into(),
+            repetitions: slowest.full_iterations as i64,
+            predicted_secs: total,
+            measured_secs: measured_slowest,
+            error_pct: error_pct(total, measured_slowest),
+            flags: slowest.flags.clone(),
+            run_id: Some(self.program.into()),
+            interval_secs: Some(((total - half).max(0.0), total + half)),
+            ..PredictionRow::default()
+        });
+        self.rows.push(PredictionRow {
+            model: self.spec.model.clone(),
+            device: compute
+                .values()
+                .next()
+                .map(|c| c.device.clone())
+                .unwrap_or_default(),
+            program: self.program.into(),
+            variant: "run (naive scaling)".into(),
+            phase: "total".into(),
+            repetitions: slowest.full_iterations as i64,
+            predicted_secs: naive,
+            measured_secs: measured_slowest,
+            error_pct: error_pct(naive, measured_slowest),
+            flags: Some("the reduced run's time x full / reduced iterations".into()),
+            run_id: Some(self.program.into()),
+            ..PredictionRow::default()
+        });
+        let (title, run_label) = (&self.title, "run (slowest rank)");
+        if let Some((n, mean, lo, hi)) = spread
+            && n > 1
+        {
+            self.cells.extend([
+                ReportCell::number(title, run_label, "measured repeats", n as f64, ""),
+                ReportCell::number(title, run_label, "measured min s", lo, "s"),
+                ReportCell::number(title, run_label, "measured max s", hi, "s"),
+                ReportCell::number(title, run_label, "spread %", 100.0 * (hi - lo) / mean, "%"),
+                ReportCell::text(
+                    title,
+                    run_label,
+                    "prediction within spread",
+                    if (lo..=hi).contains(&total) {
+                        "yes"
+                    } else {
+                        "no"
+                    },
+                ),
+            ]);
+        }
+        self.cells.extend([
+            ReportCell::number(title, run_label, "naive scaling s", naive, "s"),
+            ReportCell::number(
+                title,
+                run_label,
+                "naive error %",
+                error_pct(naive, measured_slowest).unwrap_or(f64::NAN),
+                "%",
+            ),
+            ReportCell::number(title, run_label, "predicted s", total, "s"),
+            ReportCell::number(title, run_label, "+- s (95 %)", half, "s"),
+            ReportCell::text(
+                title,
+                run_label,
+                "interval",
+                self.spec.run_to_run.describe(self.combined),
+            ),
+            ReportCell::number(
+                title,
+                run_label,
+                "measured s",
+                measured_slowest.unwrap_or(f64::NAN),
+                "s",
+            ),
+            ReportCell::number(
+                title,
+                run_label,
+                "error %",
+                error_pct(total, measured_slowest).unwrap_or(f64::NAN),
+                "%",
+            ),
+        ]);
+        if let Some(p) = &self.spec.published {
+            self.cells
+                .push(ReportCell::text(title, run_label, "paper", p.clone()));
+        }
+    }
+}
+
+/// Every rank's compute blocks from the compute run and communication blocks from the
+/// communication run.
+pub(super) fn block_rows<'a>(
+    reduced_run: &'a str,
+    compute: &'a BTreeMap<i32, RankPrediction>,
+    communication: &'a BTreeMap<i32, RankPrediction>,
+) -> Vec<(i32, &'a BlockPrediction, &'a str)> {
+    let mut block_rows: Vec<(i32, &BlockPrediction, &str)> = Vec::new();
+    for (rank, c) in compute {
+        block_rows.extend(
+            c.blocks
+                .iter()
+                .filter(|b| b.compute)
+                .map(|b| (*rank, b, reduced_run)),
+        );
+        if let Some(m) = communication.get(rank) {
+            block_rows.extend(
+                m.blocks
+                    .iter()
+                    .filter(|b| !b.compute)
+                    .map(|b| (*rank, b, reduced_run)),
+            );
+        }
+    }
+    block_rows
+}
+
+pub(super) fn block_batch(
+    model: &str,
+    rows: &[(i32, &BlockPrediction, &str)],
+) -> Result<RecordBatch, ModelError> {
+    let floats = |f: &dyn Fn(&BlockPrediction) -> f64| -> ArrayRef {
+        Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| f(r.1))))
+    };
+    MPI_BLOCK_PREDICTIONS
+        .batch(vec![
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|_| model))),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.2))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.0))),
+            Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|r| r.1.block.as_str()),
+            )),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| {
+                if r.1.compute {
+                    "compute"
+                } else {
+                    "communication"
+                }
+            }))),
+            Arc::new(
+                rows.iter()
+                    .map(|r| Some(r.1.in_loop))
+                    .collect::<BooleanArray>(),
+            ),
+            Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1.role))),
+            Arc::new(
+                rows.iter()
+                    .map(|r| r.1.period_iterations)
+                    .collect::<Int64Array>(),
+            ),
+            floats(&|b| b.warmup_secs),
+            Arc::new(Int64Array::from_iter_values(
+                rows.iter().map(|r| r.1.steady_executions),
+            )),
+            Arc::new(rows.iter().map(|r| r.1.mean_secs).collect::<Float64Array>()),
+            floats(&|b| b.full_executions),
+            floats(&|b| b.predicted_secs),
+        ])
+        .map_err(ModelError::built)
+}

@@ -1,0 +1,79 @@
+//! The transfer family: the held-out scores of every scheme and method.
+
+use super::*;
+
+pub static TRANSFER_SCORES: TableDef = TableDef {
+    name: "transfer_scores",
+    doc: "How well each method predicted held-out GPUs and kernels (docs/methods.md, section 6): per validation scheme and method, the rows held out, how many were predicted, the absolute errors and the coverage of the 95 % intervals.",
+    columns: &[
+        label(
+            col::VALIDATION,
+            "The scheme: `leave_one_gpu_out`, `leave_one_gpu_out_other_architectures`, `leave_one_kernel_out`, `leave_one_kernel_and_gpu_out`.",
+        ),
+        MODEL,
+        column(
+            col::LEARNED,
+            T::Boolean,
+            false,
+            None,
+            V::Any,
+            "Whether the method is a learned model (true) or a baseline.",
+        ),
+        column(
+            col::OBSERVATION_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Held-out rows (launches on GPUs).",
+        ),
+        column(
+            col::PREDICTED_COUNT,
+            T::Int64,
+            false,
+            None,
+            V::NonNegative,
+            "Rows the method gave a time for.",
+        ),
+        column(
+            col::MEAN_ABS_ERROR_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::NonNegative,
+            "Mean of 100 |predicted - measured| / measured over the predicted rows.",
+        ),
+        column(
+            col::MEDIAN_ABS_ERROR_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::NonNegative,
+            "Median of the same.",
+        ),
+        column(
+            col::WITHIN_25_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::NonNegative,
+            "Share of the predicted rows within 25 % of the measurement.",
+        ),
+        column(
+            col::INTERVAL_COVERAGE_PCT,
+            T::Float64,
+            true,
+            Some("%"),
+            V::NonNegative,
+            "Share of the predicted rows whose measurement lies inside the 95 % interval.",
+        ),
+        column(
+            col::NOT_PREDICTED,
+            T::Utf8,
+            true,
+            None,
+            V::Any,
+            "Rows without a prediction, by reason (`no_source: 12; negative: 3`).",
+        ),
+    ],
+};
