@@ -366,6 +366,94 @@ pub fn check_dependencies(architecture: &str, packages: &[Package]) -> Result<Ve
     Ok(problems)
 }
 
+/// The modules of a crate's `dir` (relative to `root`): each `.rs` file's stem and each
+/// directory's name, without `lib` and `mod`.
+fn modules_in(root: &Path, dir: &str) -> Result<BTreeSet<String>> {
+    let path = root.join(dir);
+    let mut out = BTreeSet::new();
+    for entry in
+        std::fs::read_dir(&path).with_context(|| format!("cannot list {}", path.display()))?
+    {
+        let p = entry?.path();
+        let name = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+        match name {
+            Some(n) if p.is_dir() || p.extension().is_some_and(|e| e == "rs") => {
+                if n != "lib" && n != "mod" {
+                    out.insert(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// What no model family is: modules of the step and table families that shape tables without
+/// a model, or are helpers, each with why.
+pub const NOT_FAMILIES: &[(&str, &str)] = &[
+    (
+        "tables",
+        "steps that shape tables without a model (filter, concat)",
+    ),
+    ("figures", "helpers of the steps' summary figures"),
+    ("testing", "the steps' test helpers"),
+    (
+        "measurements",
+        "the tables sources produce, before any model",
+    ),
+    (
+        "traces",
+        "timelines, which the viewer draws for every family",
+    ),
+    ("fixtures", "the models' test fixtures"),
+];
+
+/// The model families line up: the modules of `yosoku-models`, of the pipeline's `steps/` and of
+/// `yosoku-tables`' `defs/` are one set of families (besides [`NOT_FAMILIES`]), and the models
+/// crate's `FAMILIES` lists it. Returns what does not match.
+pub fn check_families(root: &Path) -> Result<Vec<String>> {
+    let not: BTreeSet<&str> = NOT_FAMILIES.iter().map(|(m, _)| *m).collect();
+    let families = |dir: &str| -> Result<BTreeSet<String>> {
+        Ok(modules_in(root, dir)?
+            .into_iter()
+            .filter(|m| !not.contains(m.as_str()))
+            .collect())
+    };
+    let models = families("crates/core/models/src")?;
+    let lib = std::fs::read_to_string(root.join("crates/core/models/src/lib.rs"))?;
+    let listed: BTreeSet<String> = lib
+        .split_once("pub const FAMILIES: &[&str] = &[")
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .map(|(list, _)| {
+            list.split(',')
+                .map(|f| f.trim().trim_matches('"').to_owned())
+                .filter(|f| !f.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut problems = Vec::new();
+    for (what, dir) in [
+        (
+            "the pipeline's step modules",
+            "crates/core/pipeline/src/steps",
+        ),
+        ("the table definitions", "crates/core/tables/src/defs"),
+    ] {
+        let theirs = families(dir)?;
+        if theirs != models {
+            problems.push(format!(
+                "{what} ({dir}) are {theirs:?}; the models' families are {models:?}"
+            ));
+        }
+    }
+    if listed != models {
+        problems.push(format!(
+            "yosoku_models::FAMILIES lists {listed:?}; the crate's modules are {models:?}"
+        ));
+    }
+    Ok(problems)
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -378,6 +466,19 @@ mod tests {
 
     fn architecture() -> String {
         std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap()
+    }
+
+    /// `models/`, `steps/` and `defs/` list the same families, and a module of one the others
+    /// lack is named.
+    #[test]
+    fn the_models_steps_and_tables_list_the_same_families() {
+        let problems = check_families(root()).unwrap();
+        assert!(problems.is_empty(), "{problems:#?}");
+        let models = modules_in(root(), "crates/core/models/src").unwrap();
+        assert!(
+            models.contains("transfer") && models.contains("mpi"),
+            "{models:?}"
+        );
     }
 
     #[test]

@@ -107,9 +107,11 @@ fn without_test_modules(code: &str) -> String {
             rest = after;
             continue;
         }
-        let Some(open) = after.find('{') else {
-            rest = "";
-            break;
+        // `#[cfg(test)] mod tests;`: the module is a file of its own (left out by its name).
+        let semicolon = after.find(';').unwrap_or(after.len());
+        let Some(open) = after.find('{').filter(|&open| open < semicolon) else {
+            rest = &after[(semicolon + 1).min(after.len())..];
+            continue;
         };
         let mut depth = 0usize;
         let mut end = after.len();
@@ -287,14 +289,34 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// The module graph of the library at `src` (lib.rs and the files of its modules): for each
-/// module, the modules of the crate it names (through `use` or a path), test modules aside.
-/// A name the crate root re-exports (`pub use data::LoadedBundle`) counts as its module's.
-/// `main.rs` is another crate (the binary), and left out.
-pub fn module_graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+/// The modules `code` declares under `#[cfg(test)]` as files of their own (`mod tests;`).
+fn test_module_files(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        rest = rest[at + "#[cfg(test)]".len()..].trim_start();
+        let Some(after) = rest.strip_prefix("mod ") else {
+            continue;
+        };
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if after[name.len()..].trim_start().starts_with(';') {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The code of every module of the crate at `src` (comments, strings and test modules left
+/// out), by module path: lib.rs and the files of its modules, but not `main.rs` (another
+/// crate, the binary), nor the files of test modules (`#[cfg(test)] mod tests;`).
+fn crate_sources(src: &Path) -> Result<BTreeMap<String, String>> {
     let mut files = Vec::new();
     rust_files(src, &mut files)?;
     let mut sources = BTreeMap::new();
+    let mut tests = BTreeSet::new();
     for file in files {
         let relative = file.strip_prefix(src).unwrap_or(&file).to_path_buf();
         if relative == Path::new("main.rs") {
@@ -302,19 +324,38 @@ pub fn module_graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
         }
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("cannot read {}", file.display()))?;
-        sources.insert(
-            module_of(&relative),
-            without_test_modules(&code_only(&text)),
-        );
-    }
-    let modules: BTreeSet<String> = sources.keys().cloned().collect();
-    let join = |base: &str, name: &str| {
-        if base.is_empty() {
-            name.to_owned()
-        } else {
-            format!("{base}::{name}")
+        let code = code_only(&text);
+        let module = module_of(&relative);
+        for name in test_module_files(&code) {
+            tests.insert(join_module(&module, &name));
         }
-    };
+        sources.insert(module, without_test_modules(&code));
+    }
+    sources.retain(|m, _| {
+        !tests
+            .iter()
+            .any(|t| m == t || m.starts_with(&format!("{t}::")))
+    });
+    Ok(sources)
+}
+
+/// `base::name`, or `name` at the crate root.
+fn join_module(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{base}::{name}")
+    }
+}
+
+/// The module graph of the library at `src` (lib.rs and the files of its modules): for each
+/// module, the modules of the crate it names (through `use` or a path), test modules aside.
+/// A name the crate root re-exports (`pub use data::LoadedBundle`) counts as its module's.
+/// `main.rs` is another crate (the binary), and left out.
+pub fn module_graph(src: &Path) -> Result<BTreeMap<String, BTreeSet<String>>> {
+    let sources = crate_sources(src)?;
+    let modules: BTreeSet<String> = sources.keys().cloned().collect();
+    let join = join_module;
     // Names the crate root re-exports, with the module they come from.
     let mut reexports: BTreeMap<String, String> = BTreeMap::new();
     if let Some(root) = sources.get("") {
@@ -428,6 +469,82 @@ pub fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<Stri
 /// A cycle among the viewer's modules (`viewer/src`), if there is one.
 pub fn viewer_module_cycle(root: &Path) -> Result<Option<Vec<String>>> {
     Ok(find_cycle(&module_graph(&root.join("viewer/src"))?))
+}
+
+/// `graph` without the edges from a module to one of its ancestors: a module may use what the
+/// module above it defines (a family's shared types in its `mod.rs`, which re-exports the
+/// family's functions), so a child and its parent naming each other is no circle; two
+/// modules that are not one inside the other naming each other, directly or around a longer
+/// loop, is.
+pub fn without_ancestor_edges(
+    mut graph: BTreeMap<String, BTreeSet<String>>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    for (module, targets) in graph.iter_mut() {
+        targets.retain(|t| !t.is_empty() && !module.starts_with(&format!("{t}::")));
+    }
+    graph
+}
+
+/// The `src` directory of every crate of the workspace: `crates/<layer>/<crate>`, `plugins/*`,
+/// `viewer` and `xtask`.
+pub fn workspace_sources(root: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    for parent in ["crates/core", "crates/plugin", "crates/app", "plugins"] {
+        let dir = root.join(parent);
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?
+        {
+            let src = entry?.path().join("src");
+            if src.is_dir() {
+                out.push(src);
+            }
+        }
+    }
+    out.extend(["viewer", "xtask"].map(|c| root.join(c).join("src")));
+    out.sort();
+    Ok(out)
+}
+
+/// Every crate's circle of modules (after [`without_ancestor_edges`]): the crate's `src` and
+/// the modules around the circle, the first again at the end.
+pub fn module_cycles(root: &Path) -> Result<Vec<(String, Vec<String>)>> {
+    let mut out = Vec::new();
+    for src in workspace_sources(root)? {
+        if let Some(cycle) = find_cycle(&without_ancestor_edges(module_graph(&src)?)) {
+            let shown = src.strip_prefix(root).unwrap_or(&src).display().to_string();
+            out.push((shown, cycle));
+        }
+    }
+    Ok(out)
+}
+
+/// The private glob imports of a crate's own modules (`use super::*;`) outside test modules in
+/// the crates at `root`: a glob hides which modules a module uses, and so the circles
+/// [`module_cycles`] looks for. A `pub use family::*` re-export, and a glob of another crate
+/// (a prelude), are allowed.
+pub fn private_glob_imports(root: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for src in workspace_sources(root)? {
+        let sources = crate_sources(&src)?;
+        let internal = |path: &str| {
+            let first = path.split("::").next().unwrap_or("");
+            matches!(first, "crate" | "super" | "self")
+                || sources.keys().any(|m| m.split("::").next() == Some(first))
+        };
+        for (module, code) in &sources {
+            for statement in code.split(';') {
+                let statement = statement.trim();
+                if let Some(path) = statement.strip_prefix("use ")
+                    && path.ends_with('*')
+                    && internal(path)
+                {
+                    let shown = src.strip_prefix(root).unwrap_or(&src).display().to_string();
+                    out.push(format!("{shown}: {module}: {statement}"));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The most lines a function outside tests may take, from `fn` to its closing brace.
@@ -599,6 +716,90 @@ mod tests {
         assert_eq!(
             find_cycle(&graph),
             Some(vec!["a".into(), "b".into(), "a".into()])
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The rule holds in every crate of the workspace, and sees their modules at all.
+    #[test]
+    fn no_module_of_any_crate_imports_one_that_imports_it() {
+        let cycles = module_cycles(root()).unwrap();
+        assert!(
+            cycles.is_empty(),
+            "modules that import each other (one must give way: move what both need into a module of its own): {cycles:#?}"
+        );
+        let sources = workspace_sources(root()).unwrap();
+        assert!(sources.len() >= 20, "{sources:?}");
+        let models = module_graph(&root().join("crates/core/models/src")).unwrap();
+        assert!(
+            models["mpi::predict"].contains("mpi::tables"),
+            "{:#?}",
+            models["mpi::predict"]
+        );
+        let globs = private_glob_imports(root()).unwrap();
+        assert!(
+            globs.is_empty(),
+            "glob imports hide which modules a module uses; name what is used: {globs:#?}"
+        );
+    }
+
+    /// A child naming its parent is no circle; two siblings naming each other are, and so is a
+    /// loop through a third; a test module's file is left out, and so is a glob re-export.
+    #[test]
+    fn a_circle_of_siblings_is_found_and_a_parent_and_child_are_not_one() {
+        let dir = tempfile_dir("family");
+        let write = |file: &str, text: &str| {
+            let path = dir.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "lib.rs",
+            "pub mod fam;
+",
+        );
+        write(
+            "fam/mod.rs",
+            "mod a;
+mod b;
+#[cfg(test)]
+mod tests;
+pub use a::run;
+pub struct Spec;
+",
+        );
+        write(
+            "fam/a.rs",
+            "use super::Spec;
+use super::b::helper;
+",
+        );
+        write(
+            "fam/b.rs",
+            "use super::Spec;
+pub fn helper() {}
+",
+        );
+        write(
+            "fam/tests.rs",
+            "use super::*;
+use super::a::run;
+",
+        );
+        let graph = without_ancestor_edges(module_graph(&dir).unwrap());
+        assert!(!graph.contains_key("fam::tests"), "{graph:#?}");
+        assert_eq!(find_cycle(&graph), None, "{graph:#?}");
+        write(
+            "fam/b.rs",
+            "use super::Spec;
+use super::a::run;
+pub fn helper() {}
+",
+        );
+        let graph = without_ancestor_edges(module_graph(&dir).unwrap());
+        assert_eq!(
+            find_cycle(&graph),
+            Some(vec!["fam::a".into(), "fam::b".into(), "fam::a".into()])
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use error::HostError;
-pub use plugin::{CheckedConfig, Collection, InputRead, LoadedPlugin, Progress};
+pub use plugin::{CheckedConfig, Collection, LoadedPlugin};
+pub use sink::{InputRead, Progress};
 pub use yosoku_plugin_abi::descriptor::{
     CollectorInfo, CollectorKind, ConfigKey, ConfigProblem, ConfigType, PluginInfo, check_config,
 };

@@ -20,15 +20,8 @@ use yosoku_plugin_abi::{
 };
 
 use crate::HostError;
+use crate::sink::{InputRead, Progress};
 use crate::sink::{PushedTable, Sink};
-
-/// A file a collector reported it read completely (ABI version 2), with its size and SHA-256.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputRead {
-    pub path: PathBuf,
-    pub size_bytes: u64,
-    pub sha256_hex: String,
-}
 
 /// What one collector call produced: its tables, each read completely and checked, and the
 /// input files it reported reading.
@@ -94,14 +87,6 @@ impl CheckedConfig {
         self.values.insert(key.to_owned(), value);
         true
     }
-}
-
-/// Progress a collector reported: `done` of `total` (0 when unknown), with a message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    pub done: u64,
-    pub total: u64,
-    pub message: String,
 }
 
 /// A plugin library, loaded and initialised. Calls into it are serialised.

@@ -8,7 +8,23 @@ use yosoku_plugin_abi::{
     ArrowArrayStream, YOSOKU_ERROR, YOSOKU_OK, YosokuError, YosokuStatus, YosokuTableSink,
 };
 
-use crate::{InputRead, Progress};
+use std::path::PathBuf;
+
+/// A file a collector reported it read completely (ABI version 2), with its size and SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputRead {
+    pub path: PathBuf,
+    pub size_bytes: u64,
+    pub sha256_hex: String,
+}
+
+/// Progress a collector reported: `done` of `total` (0 when unknown), with a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+    pub message: String,
+}
 
 const _: () =
     assert!(std::mem::size_of::<FFI_ArrowArrayStream>() == std::mem::size_of::<ArrowArrayStream>());

@@ -48,6 +48,7 @@
 
 mod config;
 pub mod formats;
+mod guard;
 mod input;
 mod output;
 pub mod process;

@@ -9,8 +9,8 @@ use arrow_schema::{ArrowError, SchemaRef};
 use yosoku_plugin_abi::{ArrowArrayStream, YOSOKU_OK, YosokuError, YosokuTableSink};
 
 use crate::PluginError;
+use crate::guard::{catch, panic_message, poison, poisoned};
 use crate::input::InputRecord;
-use crate::runtime::{catch, panic_message, poison, poisoned};
 
 /// The host's sink for one `collect` call: push named tables, report progress.
 #[derive(Debug)]

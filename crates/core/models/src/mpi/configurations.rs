@@ -2,7 +2,20 @@
 //! different runs) and the best configuration among several reduced runs (rank counts,
 //! bindings).
 
-use super::*;
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+use yosoku_tables::report::{ReportCell, report_batch};
+use yosoku_tables::rows::{PredictionRow, predictions_batch};
+use yosoku_tables::{MPI_RANKS, col};
+
+use crate::{Input, ModelError};
+
+use super::input::{BlockRows, measured_run};
+use super::predict::predict_run;
+use super::rank::error_pct;
+use super::tables::rank_tables;
+use super::{MpiPrediction, MpiSpec};
 
 /// The earlier method: compute blocks from `compute` (a reduced run), communication blocks from
 /// `communication` (a run of the communication alone), each scaled to `spec.full_iterations`.

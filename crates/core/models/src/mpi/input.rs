@@ -2,7 +2,16 @@
 //! `mpi_blocks` table once, the measured full runs' totals, and the checks that runs to compare
 //! are of one configuration.
 
-use super::*;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use arrow_array::{Array, RecordBatch};
+use yosoku_tables::{MPI_BLOCKS, col};
+
+use crate::{Input, ModelError};
+
+use super::rank::RankPrediction;
 
 /// One execution of a block: 16 bytes, so that a reduced run of tens of millions of
 /// executions fits beside its table (the block's name is an index into [`RankRun::names`]).

@@ -30,27 +30,18 @@ mod polling;
 mod predict;
 #[cfg(test)]
 mod properties;
+mod rank;
 mod repeats;
 mod tables;
 #[cfg(test)]
 mod tests;
 mod warmup;
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
-use arrow_array::{Array, StringArray};
-use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch};
-use yosoku_tables::{MPI_BLOCK_PREDICTIONS, MPI_BLOCKS, MPI_RANKS, col};
+use arrow_array::RecordBatch;
 
-use crate::mpi::loops::{
-    Line, Occurrence, OccurrenceCount, RunSize, changepoint_warmup, full_iterations,
-    periodic_count, t975,
-};
-use crate::{Input, ModelError, median};
-use yosoku_tables::report::{ReportCell, report_batch};
-use yosoku_tables::rows::{PredictionRow, predictions_batch};
+use crate::mpi::loops::RunSize;
 
 /// How the warm-up iterations, excluded from the means, are chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -205,9 +196,3 @@ pub use polling::POLLING_FLAG;
 pub use predict::simplified;
 pub use repeats::{combined, repeat_totals, run_to_run_of};
 pub use warmup::pooled_warmups;
-
-use input::*;
-use polling::*;
-use predict::*;
-use tables::*;
-use warmup::*;

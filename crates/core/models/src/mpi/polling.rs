@@ -1,7 +1,9 @@
 //! Flags a repeating unit that looks like a polling loop (millions of iterations of a few
 //! microseconds), which simplified execution cannot extrapolate.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use super::rank::RankPrediction;
 
 /// The run row's flag when the repeating unit looks like a polling loop.
 pub const POLLING_FLAG: &str = "polling_loop?";

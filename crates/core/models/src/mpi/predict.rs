@@ -1,54 +1,20 @@
 //! The prediction itself: per rank and block, everything the reduced run measured plus the
 //! further iterations at a steady iteration's mean ([`simplified`], the paper's method).
 
-use super::*;
+use std::collections::{BTreeMap, HashMap};
 
-/// One block of one rank, predicted.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct BlockPrediction {
-    pub(super) block: String,
-    pub(super) compute: bool,
-    pub(super) in_loop: bool,
-    /// `setup`, `loop`, `periodic` or `teardown`.
-    pub(super) role: &'static str,
-    pub(super) period_iterations: Option<i64>,
-    pub(super) warmup_secs: f64,
-    pub(super) steady_executions: i64,
-    pub(super) mean_secs: Option<f64>,
-    pub(super) full_executions: f64,
-    pub(super) predicted_secs: f64,
-}
+use arrow_array::RecordBatch;
 
-/// A rank's prediction from one run's blocks.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct RankPrediction {
-    pub(super) device: String,
-    pub(super) iterations: usize,
-    /// Of the run predicted, and how they were derived from its steps.
-    pub(super) full_iterations: u64,
-    pub(super) size_note: Option<String>,
-    pub(super) warmup: usize,
-    pub(super) settled: bool,
-    /// Half-width of the 95 % prediction interval of the rank's total.
-    pub(super) interval_half_secs: f64,
-    /// Drift of the per-iteration cost: percent per 1,000 iterations, when significant.
-    pub(super) trend_pct_per_1000: Option<f64>,
-    pub(super) trend_extrapolated: bool,
-    pub(super) periodic_blocks: usize,
-    /// Everything the reduced run measured on this rank.
-    pub(super) reduced_secs: f64,
-    pub(super) blocks: Vec<BlockPrediction>,
-}
+use crate::ModelError;
 
-impl RankPrediction {
-    pub(super) fn secs(&self, compute: bool) -> f64 {
-        self.blocks
-            .iter()
-            .filter(|b| b.compute == compute)
-            .map(|b| b.predicted_secs)
-            .sum()
-    }
-}
+use super::input::{BlockRows, RankRows, RankRun, measured_run};
+use super::loops::{Occurrence, full_iterations, periodic_count};
+use super::rank::{BlockPrediction, RankPrediction};
+use super::tables::rank_tables;
+use super::warmup::{
+    LoopOccurrences, SteadyIterations, iteration_times, loop_times, warmup_iterations,
+};
+use super::{MpiPrediction, MpiSpec};
 
 pub(super) fn predict_rank(
     role: &str,
@@ -194,10 +160,6 @@ pub(super) fn per_iteration(executions: f64, iterations: f64) -> f64 {
     } else {
         raw
     }
-}
-
-pub(super) fn error_pct(predicted: f64, measured: Option<f64>) -> Option<f64> {
-    measured.map(|m| yosoku_tables::rows::error_pct(predicted, m))
 }
 
 /// Each rank of the run `run_id` of `rows` predicted, one rank's executions read at a time.

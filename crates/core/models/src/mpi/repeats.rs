@@ -1,7 +1,17 @@
 //! Several reduced runs of one configuration: each predicted (the run-to-run spread of the
 //! predictions is the interval) or combined into one prediction (every block's time averaged).
 
-use super::*;
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+
+use crate::ModelError;
+
+use super::input::{BlockRows, measured_run};
+use super::predict::predict_run;
+use super::rank::RankPrediction;
+use super::tables::rank_tables;
+use super::{MpiPrediction, MpiSpec, RunToRun};
 
 /// The predicted run time (its slowest rank's total) of each repeat of the reduced run, each
 /// predicted alone with `spec`: their spread is the run-to-run variation of a prediction.

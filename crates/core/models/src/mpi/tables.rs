@@ -1,7 +1,22 @@
 //! The output tables of a prediction: `mpi_ranks`, `mpi_block_predictions`, `predictions` and
 //! the report, one row per rank and block, measured beside predicted.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+};
+use yosoku_tables::MPI_BLOCK_PREDICTIONS;
+use yosoku_tables::report::{ReportCell, report_batch};
+use yosoku_tables::rows::{PredictionRow, predictions_batch};
+
+use crate::ModelError;
+
+use super::input::{MeasuredRun, check_same_configuration};
+use super::polling::{POLLING_FLAG, polling_loop};
+use super::rank::{BlockPrediction, RankPrediction, error_pct};
+use super::{MpiPrediction, MpiSpec};
 
 /// Per-rank compute and communication predictions from (possibly different) runs, compared
 /// with a measured full run, as tables.

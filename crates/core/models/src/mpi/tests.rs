@@ -1,9 +1,24 @@
 //! The MPI prediction's tests on small runs built by hand.
 
-use super::*;
-use yosoku_tables::MPI_RANKS;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray};
+use yosoku_tables::rows::PredictionRow;
+use yosoku_tables::{MPI_RANKS, col};
 
 use crate::fixtures::{mpi_blocks as blocks, mpi_blocks_with as blocks_with};
+use crate::mpi::loops::{RunSize, changepoint_warmup};
+
+use super::configurations::{best_configuration, separate_runs};
+use super::input::{BlockRows, measured_totals};
+use super::polling::POLLING_FLAG;
+use super::predict::{per_iteration, simplified};
+use super::repeats::{combined, repeat_totals, run_to_run_of};
+use super::warmup::{
+    LoopOccurrences, iteration_times, loop_times, pooled_warmups, warmup_iterations,
+};
+use super::{MpiPrediction, MpiSpec, RunToRun, Trend, Warmup};
 
 fn spec(n: u64, warmup: Warmup) -> MpiSpec {
     MpiSpec {

@@ -1,7 +1,15 @@
 //! The warm-up of a reduced run: per-iteration times, the change-point test that chooses how
 //! many iterations to exclude, pooled over repeats, and the steady iterations of a loop.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use arrow_array::RecordBatch;
+
+use crate::{ModelError, median};
+
+use super::input::{BlockRows, RankRun, no_iterations};
+use super::loops::{Line, Occurrence, OccurrenceCount, changepoint_warmup, t975};
+use super::{TREND_T, Trend, Warmup};
 
 /// Iterations of a rank: their count and the time of each.
 pub(super) fn iteration_times(

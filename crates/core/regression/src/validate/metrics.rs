@@ -1,6 +1,6 @@
 //! Error metrics of predictions against measurements, and rows too small to score.
 
-use super::*;
+use faer::MatRef;
 
 /// Error metrics of predictions against actual values.
 #[derive(Debug, Clone, PartialEq)]

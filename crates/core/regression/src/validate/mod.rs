@@ -3,9 +3,8 @@
 
 use std::sync::Arc;
 
-use faer::linalg::matmul::matmul;
-use faer::linalg::solvers::Solve;
-use faer::{Accum, Mat, MatRef};
+use faer::{Mat, MatRef};
+use holdout::{held_out_by, ranges_without_each, refit_without};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::{OlsOptions, RegressionError, ols};
@@ -19,9 +18,6 @@ mod tests;
 pub use holdout::{fold_labels, is_outside, training_ranges};
 pub use metrics::{Metrics, metrics, tiny_rows, tiny_rows_of_columns};
 pub use ridge::validate_standardized_ridge;
-
-use holdout::*;
-use ridge::*;
 
 /// How predictions are made out of sample.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,16 @@
 //! the fit redone inside every training set, by downdating centred sums, with the leave-one-out
 //! answers refined to the exact ones.
 
-use super::*;
+use std::sync::Arc;
+
+use faer::linalg::matmul::matmul;
+use faer::linalg::solvers::Solve;
+use faer::{Accum, Mat, MatRef};
+
+use crate::RegressionError;
+
+use super::holdout::{blocks_of, fold_labels, ranges_without_each, training_ranges_of_blocks};
+use super::{Held, Scheme, outside, ranges};
 
 /// A column whose variance over a training set is at most this fraction of its variance over
 /// all rows counts as constant there: the centred cross-products of a training set are the whole
@@ -642,58 +651,4 @@ pub(super) fn contiguous(m: MatRef<'_, f64>, j: usize) -> &[f64] {
         .try_as_col_major()
         .expect("an owned matrix's columns are contiguous")
         .as_slice()
-}
-
-/// The rows of each distinct label, labels in order of first appearance.
-pub(super) fn blocks_of(labels: &[String]) -> Vec<(String, Vec<usize>)> {
-    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut blocks: Vec<(String, Vec<usize>)> = Vec::new();
-    // Labels come in runs: a row labelled as the row before joins its block without a lookup.
-    let mut previous: Option<(&str, usize)> = None;
-    for (i, l) in labels.iter().enumerate() {
-        let b = match previous {
-            Some((p, b)) if p == l.as_str() => b,
-            _ => *index.entry(l.as_str()).or_insert_with(|| {
-                blocks.push((l.clone(), Vec::new()));
-                blocks.len() - 1
-            }),
-        };
-        blocks[b].1.push(i);
-        previous = Some((l.as_str(), b));
-    }
-    blocks
-}
-
-/// For blocks that partition the rows: each block's training ranges, the (min, max) of every
-/// column over the rows of all the other blocks. Min and max combine, so a block's training
-/// range is that of the blocks before it combined with that of the blocks after it: O(n p) in
-/// all, where one scan of the training rows per block was O(n p) per block (a third of a
-/// 251-group cross-validation's time).
-pub(super) fn training_ranges_of_blocks(
-    x: MatRef<'_, f64>,
-    blocks: &[(String, Vec<usize>)],
-) -> Vec<Vec<(f64, f64)>> {
-    let p = x.ncols();
-    let empty = (f64::INFINITY, f64::NEG_INFINITY);
-    let combine = |a: (f64, f64), b: (f64, f64)| (a.0.min(b.0), a.1.max(b.1));
-    let own: Vec<Vec<(f64, f64)>> = blocks.iter().map(|(_, rows)| ranges(x, rows)).collect();
-    let mut after = vec![vec![empty; p]; blocks.len() + 1];
-    for b in (0..blocks.len()).rev() {
-        after[b] = (0..p)
-            .map(|j| combine(own[b][j], after[b + 1][j]))
-            .collect();
-    }
-    let mut before = vec![empty; p];
-    let mut out = Vec::with_capacity(blocks.len());
-    for b in 0..blocks.len() {
-        out.push(
-            (0..p)
-                .map(|j| combine(before[j], after[b + 1][j]))
-                .collect(),
-        );
-        for j in 0..p {
-            before[j] = combine(before[j], own[b][j]);
-        }
-    }
-    out
 }

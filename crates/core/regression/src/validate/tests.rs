@@ -1,5 +1,7 @@
 //! Validation against refits done by hand and against numpy/statsmodels (tools/oracle).
 
+use super::holdout::{blocks_of, training_ranges_of_blocks};
+use super::ridge::LooRefinement;
 use super::*;
 
 #[test]

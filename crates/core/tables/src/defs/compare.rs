@@ -1,7 +1,10 @@
 //! The compare family: predictions (of every model, against measurements where there are any),
 //! the printed report, published reference values and the comparison with them.
 
-use super::*;
+use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::counters::MODEL_GROUP_OPT;
+use super::{DEVICE, MODEL, PHASE, PROGRAM, REPETITIONS, VARIANT, column, label};
 
 pub static PREDICTIONS: TableDef = TableDef {
     name: "predictions",

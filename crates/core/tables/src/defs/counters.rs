@@ -1,7 +1,9 @@
 //! The counters family: kernel throughputs, tracing overheads, fitted models (coefficients,
 //! summaries, the stepwise path) and their validation.
 
-use super::*;
+use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::{MODEL, VARIANT, column, label};
 
 pub(super) const MODEL_GROUP_OPT: ColumnDef = column(
     col::MODEL_GROUP,

@@ -1,7 +1,10 @@
 //! The CSX600 family: operation throughputs and counts, transfer counts, bandwidth curves,
 //! the cost breakdown and the double-buffering balance.
 
-use super::*;
+use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::measurements::{RATE_UNITS, WORK_UNITS};
+use super::{DEVICE, MODEL, PROGRAM, PROVENANCES, VARIANT, column, label};
 
 /// CSX600 execution units: the control unit (`mono`) and the 96-PE array (`poly`).
 pub const EXEC_UNITS: &[&str] = &["mono", "poly"];

@@ -1,7 +1,9 @@
 //! The tables sources produce: measured runs, their counters and the names they were mapped from,
 //! counters pivoted to one row per run, the devices, kernel timings and launches.
 
-use super::*;
+use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::{DEVICE, PHASE, PROGRAM, REPETITIONS, RUN_ID, VARIANT, column, label};
 
 /// What a counter measures; `time` and `rate` metrics are functions of the run time itself.
 pub const METRIC_KINDS: &[&str] = &["count", "config", "time", "rate", "ratio", "clock", "level"];

@@ -3,8 +3,7 @@
 //! steps) and two that no model owns: `measurements` (what sources produce) and `traces`
 //! (timelines). This module holds the columns several families share.
 
-use crate::col;
-use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V};
+use crate::{ColumnDef, ColumnType as T, ValueCheck as V, col};
 
 mod compare;
 mod counters;

@@ -1,6 +1,8 @@
 //! The MPI family: each rank's blocks, each rank's totals, and the blocks predicted.
 
-use super::*;
+use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::{DEVICE, MODEL, RUN_ID, column, label};
 
 /// Kinds of MPI block.
 pub const MPI_BLOCK_KINDS: &[&str] = &["compute", "communication"];

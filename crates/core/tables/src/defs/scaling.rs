@@ -1,6 +1,9 @@
 //! The scaling family: each call path's model, its measured points and its curve.
 
-use super::*;
+use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::counters::ADJUSTED_R2;
+use super::{DEVICE, PHASE, PROGRAM, REPETITIONS, VARIANT, column, label};
 
 pub static SCALING_MODELS: TableDef = TableDef {
     name: "scaling_models",

@@ -1,6 +1,8 @@
 //! Timelines: in-kernel trace records, their clocks' alignment, and `spans` (every timeline).
 
-use super::*;
+use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::{RUN_ID, column, label};
 
 /// Timers a kernel trace can be recorded with (docs/kernel-trace.md).
 pub const TRACE_TIMERS: &[&str] = &["clock64", "globaltimer"];

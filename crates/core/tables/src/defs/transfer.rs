@@ -1,6 +1,8 @@
 //! The transfer family: the held-out scores of every scheme and method.
 
-use super::*;
+use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
+
+use super::{MODEL, column, label};
 
 pub static TRANSFER_SCORES: TableDef = TableDef {
     name: "transfer_scores",
