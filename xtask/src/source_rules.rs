@@ -682,11 +682,7 @@ mod tests {
     #[test]
     fn the_module_graph_follows_uses_and_paths_and_finds_a_cycle() {
         let dir = tempfile_dir("module-graph");
-        let write = |file: &str, text: &str| {
-            let path = dir.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = |file: &str, text: &str| write_file(&dir, file, text);
         write(
             "lib.rs",
             "pub mod a;\npub mod b;\npub mod c;\npub use a::Thing;\n",
@@ -748,11 +744,7 @@ mod tests {
     #[test]
     fn a_circle_of_siblings_is_found_and_a_parent_and_child_are_not_one() {
         let dir = tempfile_dir("family");
-        let write = |file: &str, text: &str| {
-            let path = dir.join(file);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
+        let write = |file: &str, text: &str| write_file(&dir, file, text);
         write(
             "lib.rs",
             "pub mod fam;
@@ -802,6 +794,13 @@ pub fn helper() {}
             Some(vec!["fam::a".into(), "fam::b".into(), "fam::a".into()])
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Writes `text` to `file` under `dir`, making its directories.
+    fn write_file(dir: &Path, file: &str, text: &str) {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
 
     fn tempfile_dir(name: &str) -> std::path::PathBuf {
