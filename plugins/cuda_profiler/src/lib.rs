@@ -441,11 +441,7 @@ impl Collector for NcuRunCollector {
             "ncu_metrics",
             ConfigType::StringList,
             Some(
-                ncu_run::DEFAULT_METRICS
-                    .iter()
-                    .map(|m| (*m).to_owned())
-                    .collect::<Vec<_>>()
-                    .into(),
+                ncu_run::default_metrics().into(),
             ),
             "ncu metric names to collect (default: what the counter and device-prediction models read); `metrics` is, as for the other collectors, your own mapping files",
         ))

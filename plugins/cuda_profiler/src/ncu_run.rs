@@ -2,7 +2,7 @@
 //! measured, as `ncu` or `rocprof` users expect of a profiler (README.md, "Profiling a program").
 //!
 //! `ncu --csv --page raw --metrics <set> --log-file <dir>/ncu.csv <program> <args>`: the metric
-//! set is the one the counter models and the device-prediction models read ([`DEFAULT_METRICS`],
+//! set is the one the counter models and the device-prediction models read ([`DEFAULT_COUNTERS`],
 //! the `ncu_metrics` key changes it); `--kernel-name`, `--launch-skip`, `--launch-count` filter the
 //! launches. ncu's report goes to its log file and the program's own output to
 //! `program-output.txt`: they never mix. The command line is kept in `command.txt` and noted in
@@ -21,44 +21,78 @@ use std::time::Duration;
 
 use yosoku_plugin_sdk::process::{self, Finished, RunError};
 use yosoku_plugin_sdk::{Config, PluginError};
+use yosoku_tables::metrics as m;
 use yosoku_traces::spans::{Span, SpansBuilder, Timeline};
 
 /// What the counter models (docs/methods.md, sections 2 and 3) and the device-prediction models
-/// (section 6) read of a launch, by ncu's raw names; each maps to a canonical counter
-/// (crates/plugin/profiler_import/metrics.toml, checked by a test).
-pub const DEFAULT_METRICS: &[&str] = &[
-    "gpu__time_duration.sum",
-    "sm__cycles_elapsed.sum",
-    "sm__cycles_active.sum",
-    "sm__warps_active.sum",
-    "smsp__inst_executed.sum",
-    "smsp__inst_issued.sum",
-    "smsp__warps_launched.sum",
-    "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
-    "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
-    "dram__bytes_read.sum",
-    "dram__bytes_write.sum",
-    "lts__t_sectors_op_read.sum",
-    "lts__t_sectors_op_write.sum",
-    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "smsp__sass_inst_executed_op_shared_ld.sum",
-    "smsp__sass_inst_executed_op_shared_st.sum",
-    "smsp__inst_executed_op_branch.sum",
-    "launch__grid_size",
-    "launch__block_size",
-    "launch__grid_dim_x",
-    "launch__grid_dim_y",
-    "launch__block_dim_x",
-    "launch__block_dim_y",
-    "launch__registers_per_thread",
-    "launch__shared_mem_per_block_static",
+/// (section 6) read of a launch: each canonical counter of the registry
+/// (`yosoku_tables::metrics`) with the raw ncu metric collected for it, which
+/// crates/plugin/profiler_import/metrics.toml maps back to it (checked by a test).
+pub const DEFAULT_COUNTERS: &[(&str, &str)] = &[
+    (m::DURATION, "gpu__time_duration.sum"),
+    (m::ELAPSED_CYCLES_SM, "sm__cycles_elapsed.sum"),
+    (m::ACTIVE_CYCLES, "sm__cycles_active.sum"),
+    (m::ACTIVE_WARPS, "sm__warps_active.sum"),
+    (m::INST_EXECUTED, "smsp__inst_executed.sum"),
+    (m::INST_ISSUED, "smsp__inst_issued.sum"),
+    (m::WARPS_LAUNCHED, "smsp__warps_launched.sum"),
+    (
+        m::FLOP_COUNT_SP_ADD,
+        "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    ),
+    (
+        m::FLOP_COUNT_SP_MUL,
+        "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    ),
+    (
+        m::FLOP_COUNT_SP_FMA,
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    ),
+    (
+        m::FLOP_COUNT_DP_ADD,
+        "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    ),
+    (
+        m::FLOP_COUNT_DP_MUL,
+        "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    ),
+    (m::DRAM_READ_BYTES, "dram__bytes_read.sum"),
+    (m::DRAM_WRITE_BYTES, "dram__bytes_write.sum"),
+    (m::L2_READ_TRANSACTIONS, "lts__t_sectors_op_read.sum"),
+    (m::L2_WRITE_TRANSACTIONS, "lts__t_sectors_op_write.sum"),
+    (m::GLD_BYTES, "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum"),
+    (m::GST_BYTES, "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"),
+    (
+        m::GLD_REQUEST,
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    ),
+    (
+        m::GST_REQUEST,
+        "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    ),
+    (m::SHARED_LOAD, "smsp__sass_inst_executed_op_shared_ld.sum"),
+    (m::SHARED_STORE, "smsp__sass_inst_executed_op_shared_st.sum"),
+    (m::BRANCH, "smsp__inst_executed_op_branch.sum"),
+    (m::GRID_SIZE, "launch__grid_size"),
+    (m::BLOCK_SIZE, "launch__block_size"),
+    (m::GRID_X, "launch__grid_dim_x"),
+    (m::GRID_Y, "launch__grid_dim_y"),
+    (m::BLOCK_X, "launch__block_dim_x"),
+    (m::BLOCK_Y, "launch__block_dim_y"),
+    (m::REGISTERS_PER_THREAD, "launch__registers_per_thread"),
+    (
+        m::STATIC_SHARED_MEMORY,
+        "launch__shared_mem_per_block_static",
+    ),
 ];
+
+/// The ncu metrics collected unless `ncu_metrics` says otherwise: those of [`DEFAULT_COUNTERS`].
+pub fn default_metrics() -> Vec<String> {
+    DEFAULT_COUNTERS
+        .iter()
+        .map(|(_, ncu)| (*ncu).to_owned())
+        .collect()
+}
 
 /// ncu's report, beside the program's output.
 pub const NCU_LOG: &str = "ncu.csv";

@@ -20,6 +20,8 @@
 //! - [`display`]: any column's values as text (the CLI's tables, CSV export, golden files);
 //! - [`text`]: text columns in either encoding, plain or dictionary (`Text` to read,
 //!   `DictTextBuilder` to build);
+//! - [`metrics`]: the canonical metric names and kinds profiler imports map to (the tools'
+//!   own names for them stay with the importers);
 //! - [`is_valid_name`]: what may name a table or a namespace of tables.
 //!
 //! This is the leaf every other crate agrees on: it uses no crate of the workspace.
@@ -32,6 +34,7 @@ mod defs;
 pub mod display;
 mod figure;
 mod markdown;
+pub mod metrics;
 pub mod report;
 pub mod rows;
 pub mod text;

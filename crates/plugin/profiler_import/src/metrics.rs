@@ -398,9 +398,66 @@ pub fn user_file_error() -> Option<&'static str> {
     loaded().1.as_deref()
 }
 
+/// How a mapping file's `[[metric]]`s and the canonical registry (`yosoku_tables::metrics`)
+/// differ: a metric the registry lacks or gives another kind, a registry name the file lacks.
+/// The built-in `metrics.toml` and the registry must not differ (a test); a user's file may
+/// add names of its own.
+pub fn registry_differences(text: &str) -> Result<Vec<String>, String> {
+    let file = Mapping::parse(text)?;
+    let mut out = Vec::new();
+    for m in &file.metrics {
+        match yosoku_tables::metrics::find(&m.name) {
+            None => out.push(format!(
+                "metric `{}` ({}) is not in the registry (yosoku_tables::metrics::ALL)",
+                m.name, m.kind
+            )),
+            Some(r) if r.kind != m.kind => out.push(format!(
+                "metric `{}`: kind `{}` here, `{}` in the registry",
+                m.name, m.kind, r.kind
+            )),
+            Some(_) => {}
+        }
+    }
+    for r in yosoku_tables::metrics::ALL {
+        if !file.metrics.iter().any(|m| m.name == r.name) {
+            out.push(format!(
+                "the registry's metric `{}` has no [[metric]] here",
+                r.name
+            ));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The canonical names and kinds of `metrics.toml` are the registry's, one for one; a file
+    /// that changes a kind, adds a name or drops one differs, and says where.
+    #[test]
+    fn the_mapping_file_and_the_registry_agree() {
+        assert_eq!(
+            registry_differences(METRICS_TOML).unwrap(),
+            Vec::<String>::new()
+        );
+        let changed = METRICS_TOML
+            .replacen(
+                "[[metric]]\nname = \"duration\"\nkind = \"time\"",
+                "[[metric]]\nname = \"duration\"\nkind = \"count\"",
+                1,
+            )
+            .replacen("name = \"cpu_time\"", "name = \"host_time\"", 1);
+        assert_ne!(changed, METRICS_TOML);
+        assert_eq!(
+            registry_differences(&changed).unwrap(),
+            [
+                "metric `duration`: kind `count` here, `time` in the registry",
+                "metric `host_time` (time) is not in the registry (yosoku_tables::metrics::ALL)",
+                "the registry's metric `cpu_time` has no [[metric]] here",
+            ]
+        );
+    }
 
     #[test]
     fn the_mapping_file_is_valid() {

@@ -213,13 +213,19 @@ fn a_run_keeps_the_report_the_output_and_the_command_apart_and_imports() {
     );
 }
 
+/// Each default ncu metric maps back to the canonical counter it is collected for.
 #[test]
-fn every_default_metric_has_a_canonical_name() {
+fn every_default_metric_maps_to_its_canonical_counter() {
     let mapping = yosoku_profiler_import::metrics::mapping();
-    for m in DEFAULT_METRICS {
+    for (canonical, ncu) in DEFAULT_COUNTERS {
+        assert_eq!(
+            mapping.resolve("ncu", ncu).map(|c| c.name),
+            Some((*canonical).to_owned()),
+            "{ncu}"
+        );
         assert!(
-            mapping.resolve("ncu", m).is_some(),
-            "{m} is not in metrics.toml"
+            yosoku_tables::metrics::find(canonical).is_some(),
+            "{canonical}"
         );
     }
 }

@@ -16,41 +16,44 @@ use crate::ModelError;
 use crate::counters::Observations;
 use crate::median;
 
-/// The counters a [`Work`] is made of (nvprof's names, as the metric catalogue maps them).
+/// The counters a [`Work`] is made of: canonical metric names of the registry
+/// (`yosoku_tables::metrics`), under the names this module's code gives them.
 pub mod counter {
-    pub const WARP_INSTRUCTIONS: &str = "inst_executed";
+    use yosoku_tables::metrics as m;
+
+    pub const WARP_INSTRUCTIONS: &str = m::INST_EXECUTED;
     /// rocprof counts the wavefront instructions issued (`SQ_INSTS`), not executed.
-    pub const INSTRUCTIONS_ISSUED: &str = "inst_issued";
+    pub const INSTRUCTIONS_ISSUED: &str = m::INST_ISSUED;
     /// Threads of a warp or wavefront (64 on AMD's CDNA GPUs); 32 where not given.
-    pub const WARP_SIZE: &str = "warp_size";
+    pub const WARP_SIZE: &str = m::WARP_SIZE;
     /// rocprof gives the grid in threads.
-    pub const THREADS: &str = "threads";
-    pub const FLOPS_SP: &str = "flop_count_sp";
-    pub const FLOPS_DP: &str = "flop_count_dp";
-    pub const DRAM_READS: &str = "dram_read_transactions";
-    pub const DRAM_WRITES: &str = "dram_write_transactions";
+    pub const THREADS: &str = m::THREADS;
+    pub const FLOPS_SP: &str = m::FLOP_COUNT_SP;
+    pub const FLOPS_DP: &str = m::FLOP_COUNT_DP;
+    pub const DRAM_READS: &str = m::DRAM_READ_TRANSACTIONS;
+    pub const DRAM_WRITES: &str = m::DRAM_WRITE_TRANSACTIONS;
     /// Nsight Compute counts DRAM bytes (`dram__bytes_read.sum`), nvprof transactions.
-    pub const DRAM_READ_BYTES: &str = "dram_read_bytes";
-    pub const DRAM_WRITE_BYTES: &str = "dram_write_bytes";
+    pub const DRAM_READ_BYTES: &str = m::DRAM_READ_BYTES;
+    pub const DRAM_WRITE_BYTES: &str = m::DRAM_WRITE_BYTES;
     /// Nsight Compute gives the launch's blocks and threads per block as totals.
-    pub const GRID_SIZE: &str = "grid_size";
-    pub const BLOCK_SIZE: &str = "block_size";
-    pub const GRID_X: &str = "grid_x";
-    pub const GRID_Y: &str = "grid_y";
-    pub const BLOCK_X: &str = "block_x";
-    pub const BLOCK_Y: &str = "block_y";
-    pub const REGISTERS: &str = "registers_per_thread";
-    pub const SHARED_BYTES: &str = "static_shared_memory";
-    pub const L2_READS: &str = "l2_read_transactions";
-    pub const L2_WRITES: &str = "l2_write_transactions";
-    pub const SHARED_LOADS: &str = "shared_load_transactions";
-    pub const SHARED_STORES: &str = "shared_store_transactions";
-    pub const GLOBAL_LOADS: &str = "gld_transactions";
-    pub const GLOBAL_STORES: &str = "gst_transactions";
+    pub const GRID_SIZE: &str = m::GRID_SIZE;
+    pub const BLOCK_SIZE: &str = m::BLOCK_SIZE;
+    pub const GRID_X: &str = m::GRID_X;
+    pub const GRID_Y: &str = m::GRID_Y;
+    pub const BLOCK_X: &str = m::BLOCK_X;
+    pub const BLOCK_Y: &str = m::BLOCK_Y;
+    pub const REGISTERS: &str = m::REGISTERS_PER_THREAD;
+    pub const SHARED_BYTES: &str = m::STATIC_SHARED_MEMORY;
+    pub const L2_READS: &str = m::L2_READ_TRANSACTIONS;
+    pub const L2_WRITES: &str = m::L2_WRITE_TRANSACTIONS;
+    pub const SHARED_LOADS: &str = m::SHARED_LOAD_TRANSACTIONS;
+    pub const SHARED_STORES: &str = m::SHARED_STORE_TRANSACTIONS;
+    pub const GLOBAL_LOADS: &str = m::GLD_TRANSACTIONS;
+    pub const GLOBAL_STORES: &str = m::GST_TRANSACTIONS;
     /// Bytes a kernel loads and stores in global memory as its code says (the OpenCL suite's
     /// computed counters): DRAM traffic where no profiler counted it.
-    pub const GLOBAL_LOAD_BYTES: &str = "gld_bytes";
-    pub const GLOBAL_STORE_BYTES: &str = "gst_bytes";
+    pub const GLOBAL_LOAD_BYTES: &str = m::GLD_BYTES;
+    pub const GLOBAL_STORE_BYTES: &str = m::GST_BYTES;
     /// Every counter a [`super::Work`] reads.
     pub const ALL: &[&str] = &[
         WARP_INSTRUCTIONS,
@@ -82,12 +85,12 @@ pub mod counter {
     ];
     /// The counters of the seed's counter regression (Shimada et al., docs/methods.md section 1).
     pub const SEED: [&str; 6] = [
-        "gld_request",
-        "gst_request",
-        "cf_executed",
-        "inst_issued1",
-        "shared_load",
-        "l2_read_transactions",
+        m::GLD_REQUEST,
+        m::GST_REQUEST,
+        m::CF_EXECUTED,
+        m::INST_ISSUED1,
+        m::SHARED_LOAD,
+        m::L2_READ_TRANSACTIONS,
     ];
 }
 
