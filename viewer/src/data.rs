@@ -187,7 +187,7 @@ impl LoadedBundle {
     /// Reads a bundle directory (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn from_dir(dir: &std::path::Path) -> Result<Self, String> {
-        let bundle = yosoku_bundle::fs::read_bundle(dir).map_err(|e| e.to_string())?;
+        let bundle = crate::platform::read_bundle_dir(dir)?;
         let tables = bundle
             .tables
             .into_iter()

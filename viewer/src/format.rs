@@ -150,24 +150,6 @@ pub fn date_time(unix_secs: u64, utc_offset_secs: i32) -> String {
     }
 }
 
-/// This machine's (or browser's) offset from UTC at `unix_secs`, in seconds.
-pub fn local_offset_secs(unix_secs: u64) -> i32 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        // getTimezoneOffset is UTC minus local, in minutes.
-        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(unix_secs as f64 * 1e3));
-        (-date.get_timezone_offset() * 60.0) as i32
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use chrono::{Local, Offset, TimeZone};
-        i64::try_from(unix_secs)
-            .ok()
-            .and_then(|s| Local.timestamp_opt(s, 0).single())
-            .map_or(0, |t| t.offset().fix().local_minus_utc())
-    }
-}
-
 /// A hash as people read it: its first twelve characters and an ellipsis.
 pub fn short_hash(hash: &str) -> String {
     match hash.char_indices().nth(HASH_CHARS) {

@@ -43,27 +43,24 @@ impl OpenDialog {
         self.listed = Some(self.dir.clone());
         self.entries.clear();
         self.error = None;
-        let read = match std::fs::read_dir(&self.dir) {
-            Ok(r) => r,
+        let listed = match crate::platform::list_directory(&self.dir) {
+            Ok(l) => l,
             Err(e) => {
-                self.error = Some(format!("{}: {e}", self.dir.display()));
+                self.error = Some(e);
                 return;
             }
         };
-        for entry in read.filter_map(Result::ok) {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for (name, path, listed_kind) in listed {
             if name.starts_with('.') {
                 continue;
             }
-            let kind = if path.join("manifest.json").is_file() {
-                EntryKind::Bundle
-            } else if path.is_dir() {
-                EntryKind::Directory
-            } else if name.to_ascii_lowercase().ends_with(".zip") {
-                EntryKind::ZippedBundle
-            } else {
-                continue;
+            let kind = match listed_kind {
+                crate::platform::Listed::Bundle => EntryKind::Bundle,
+                crate::platform::Listed::Directory => EntryKind::Directory,
+                crate::platform::Listed::File if name.to_ascii_lowercase().ends_with(".zip") => {
+                    EntryKind::ZippedBundle
+                }
+                crate::platform::Listed::File => continue,
             };
             self.entries.push(Entry { name, path, kind });
         }

@@ -1,7 +1,7 @@
-//! Where the viewer runs: bytes from a file (desktop) or a URL (browser), files dropped on the
-//! window, and the page's memory. The data layer (`data`, `trace_store`) reads through here and
-//! knows nothing else of the platform; the two entry points, `main.rs` and `web`, sit above
-//! everything.
+//! Where the viewer runs: bytes from a file (desktop) or a URL (browser), a bundle directory
+//! (desktop), files dropped on the window, the page's memory and the local time zone. The data
+//! layer (`data`, `trace_store`) and the views read through here and know nothing else of the
+//! platform; the two entry points, `main.rs` and `web`, sit above everything.
 
 use std::sync::{Arc, Mutex};
 
@@ -46,6 +46,62 @@ pub async fn fetch(url: &str) -> Result<Vec<u8>, String> {
     .await
     .map_err(|e| format!("{url}: {e:?}"))?;
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// This machine's (or browser's) offset from UTC at `unix_secs`, in seconds.
+pub fn local_offset_secs(unix_secs: u64) -> i32 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        // getTimezoneOffset is UTC minus local, in minutes.
+        let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(unix_secs as f64 * 1e3));
+        (-date.get_timezone_offset() * 60.0) as i32
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use chrono::{Local, Offset, TimeZone};
+        i64::try_from(unix_secs)
+            .ok()
+            .and_then(|s| Local.timestamp_opt(s, 0).single())
+            .map_or(0, |t| t.offset().fix().local_minus_utc())
+    }
+}
+
+/// What a directory entry is, for the desktop's open dialog.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    /// A directory holding a `manifest.json`.
+    Bundle,
+    Directory,
+    File,
+}
+
+/// The entries of `dir` (desktop): name, path and what each is; the error names the directory.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn list_directory(
+    dir: &std::path::Path,
+) -> Result<Vec<(String, std::path::PathBuf, Listed)>, String> {
+    let read = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(read
+        .filter_map(Result::ok)
+        .map(|entry| {
+            let path = entry.path();
+            let kind = if path.join(yosoku_bundle::MANIFEST_FILE).is_file() {
+                Listed::Bundle
+            } else if path.is_dir() {
+                Listed::Directory
+            } else {
+                Listed::File
+            };
+            (entry.file_name().to_string_lossy().into_owned(), path, kind)
+        })
+        .collect())
+}
+
+/// A bundle directory read whole (desktop): its manifest and every table, checked.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_bundle_dir(dir: &std::path::Path) -> Result<yosoku_bundle::fs::Bundle, String> {
+    yosoku_bundle::fs::read_bundle(dir).map_err(|e| e.to_string())
 }
 
 /// What a drop on the window brought, once read.

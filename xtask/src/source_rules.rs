@@ -471,6 +471,62 @@ pub fn viewer_module_cycle(root: &Path) -> Result<Option<Vec<String>>> {
     Ok(find_cycle(&module_graph(&root.join("viewer/src"))?))
 }
 
+/// The views of the viewer (`views!` in `viewer/src/views/mod.rs`) that import another view,
+/// each with the one it imports: views share drawing helpers through `views::common` and
+/// `views::axes`, never through a sibling view.
+pub fn views_importing_views(root: &Path) -> Result<Vec<(String, String)>> {
+    let registry = std::fs::read_to_string(root.join("viewer/src/views/mod.rs"))?;
+    let list = registry
+        .split_once("views! {")
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .map(|(list, _)| list)
+        .unwrap_or_default();
+    let views: Vec<String> = list
+        .split(',')
+        .filter_map(|entry| entry.trim().split_once("::"))
+        .map(|(module, _)| format!("views::{}", module.trim()))
+        .collect();
+    let of = |module: &str| {
+        views
+            .iter()
+            .find(|v| module == v.as_str() || module.starts_with(&format!("{v}::")))
+            .cloned()
+    };
+    let mut out = Vec::new();
+    for (module, targets) in module_graph(&root.join("viewer/src"))? {
+        let Some(view) = of(&module) else { continue };
+        for target in targets {
+            if let Some(other) = of(&target)
+                && other != view
+            {
+                out.push((module.clone(), target));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// What only the viewer's `platform` module (and its entry points, `main.rs` and `web`) may
+/// name: files, the environment, the browser.
+pub const PLATFORM_PATHS: &[&str] = &["std::fs", "std::env", "js_sys", "web_sys", "wasm_bindgen"];
+
+/// The viewer's modules outside `platform`, `web` and `main.rs` that name one of
+/// [`PLATFORM_PATHS`] (tests aside), each with the path.
+pub fn platform_code_outside_platform(root: &Path) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (module, code) in crate_sources(&root.join("viewer/src"))? {
+        if module == "platform" || module == "web" {
+            continue;
+        }
+        for path in PLATFORM_PATHS {
+            if code.contains(path) {
+                out.push((module.clone(), (*path).to_owned()));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// `graph` without the edges from a module to one of its ancestors: a module may use what the
 /// module above it defines (a family's shared types in its `mod.rs`, which re-exports the
 /// family's functions), so a child and its parent naming each other is no circle; two
@@ -674,6 +730,26 @@ mod tests {
         );
         assert!(graph["trace_store"].contains("platform"), "{graph:#?}");
         assert!(graph["web"].contains("data"), "{graph:#?}");
+    }
+
+    /// Files, the environment and the browser are the platform module's.
+    #[test]
+    fn only_the_platform_module_touches_the_platform() {
+        let found = platform_code_outside_platform(root()).unwrap();
+        assert!(
+            found.is_empty(),
+            "platform code outside viewer/src/platform.rs: {found:#?}"
+        );
+    }
+
+    /// A view draws with the shared helpers, never with another view's.
+    #[test]
+    fn no_view_imports_another_view() {
+        let found = views_importing_views(root()).unwrap();
+        assert!(
+            found.is_empty(),
+            "views importing another view (move what they share to views::common): {found:#?}"
+        );
     }
 
     /// Paths are found in `use` trees and in code, relative ones resolved against the module,

@@ -1,4 +1,5 @@
-//! Widgets and helpers the views share.
+//! Widgets and helpers the views share: a view uses another's drawing only through here
+//! (a test keeps views from importing each other).
 
 /// A combo box over `options`, keeping `selected` valid (the first option when it is not one).
 pub(crate) fn pick(ui: &mut egui::Ui, label: &str, selected: &mut String, options: &[String]) {
@@ -41,4 +42,19 @@ pub(crate) fn has_scoreboard(bundle: &crate::data::LoadedBundle) -> bool {
         .manifest
         .as_ref()
         .is_some_and(|m| !m.scoreboard.is_empty())
+}
+
+/// A colour per kind, stable across frames.
+pub(crate) fn kind_colour(kind: usize) -> egui::Color32 {
+    const PALETTE: [egui::Color32; 8] = [
+        egui::Color32::from_rgb(66, 133, 244),
+        egui::Color32::from_rgb(234, 67, 53),
+        egui::Color32::from_rgb(251, 188, 5),
+        egui::Color32::from_rgb(52, 168, 83),
+        egui::Color32::from_rgb(171, 71, 188),
+        egui::Color32::from_rgb(0, 172, 193),
+        egui::Color32::from_rgb(255, 112, 67),
+        egui::Color32::from_rgb(158, 157, 36),
+    ];
+    PALETTE[kind % PALETTE.len()]
 }

@@ -49,7 +49,7 @@ fn provenance_ui(ui: &mut egui::Ui, bundle: &LoadedBundle) {
             ui.label("created");
             ui.label(format::date_time(
                 m.created_unix_secs,
-                format::local_offset_secs(m.created_unix_secs),
+                crate::platform::local_offset_secs(m.created_unix_secs),
             ))
             .on_hover_text(format!("{} s since 1970-01-01 UTC", m.created_unix_secs));
             ui.end_row();

@@ -182,7 +182,7 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                         .collect();
                     plot.bar_chart(
                         egui_plot::BarChart::new(format!("{name}: {kind}"), bars).color(
-                            super::gantt::timeline::kind_colour(k).gamma_multiply(if t == 0 {
+                            super::common::kind_colour(k).gamma_multiply(if t == 0 {
                                 1.0
                             } else {
                                 0.6

@@ -230,7 +230,7 @@ fn plot_ui(
         .y_axis_label("s")
         .show(ui, |plot| {
             for (k, s) in all_series.iter().enumerate() {
-                let c = super::gantt::timeline::kind_colour(k);
+                let c = super::common::kind_colour(k);
                 let label = if s.is_empty() { "model".to_owned() } else { s.clone() };
                 let rows: Vec<usize> = path
                     .curve_rows

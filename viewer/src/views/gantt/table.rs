@@ -4,7 +4,8 @@
 
 use yosoku_tables::col;
 
-use super::timeline::{State, kind_colour, paint_cells, pan_zoom};
+use super::timeline::{State, paint_cells, pan_zoom};
+use crate::views::common::kind_colour;
 use crate::data::{LoadedBundle, numbers, texts};
 use crate::format;
 use crate::gantt::{GanttData, PixelCell};

@@ -1,10 +1,11 @@
 //! What the Gantt of a table and the Gantt of a large trace share: the selections and the time
-//! span in view, the colour of each kind, the painting of a lane's pixel cells, and panning and
+//! span in view, the painting of a lane's pixel cells, and panning and
 //! zooming with the pointer.
 
 use serde::{Deserialize, Serialize};
 
 use crate::gantt::PixelCell;
+use crate::views::common::kind_colour;
 
 /// The Gantt's selections, for a table and for a large trace alike.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -23,21 +24,6 @@ pub struct State {
     pub trace_view: Option<(f64, f64)>,
     /// Lanes shown: those whose name contains this text.
     pub lane_filter: String,
-}
-
-/// A colour per kind, stable across frames.
-pub fn kind_colour(kind: usize) -> egui::Color32 {
-    const PALETTE: [egui::Color32; 8] = [
-        egui::Color32::from_rgb(66, 133, 244),
-        egui::Color32::from_rgb(234, 67, 53),
-        egui::Color32::from_rgb(251, 188, 5),
-        egui::Color32::from_rgb(52, 168, 83),
-        egui::Color32::from_rgb(171, 71, 188),
-        egui::Color32::from_rgb(0, 172, 193),
-        egui::Color32::from_rgb(255, 112, 67),
-        egui::Color32::from_rgb(158, 157, 36),
-    ];
-    PALETTE[kind % PALETTE.len()]
 }
 
 /// Paints one lane's pixel cells: one rectangle per run of pixels that show the same kind at

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use yosoku_traces::pyramid::{ChunkRows, Tile};
 
-use super::timeline::{State, kind_colour, pan_zoom};
+use super::timeline::{State, pan_zoom};
+use crate::views::common::kind_colour;
 use crate::gantt::PixelCell;
 use crate::trace_store::{LoadedTrace, Piece};
 
