@@ -368,6 +368,7 @@ pub fn check_dependencies(architecture: &str, packages: &[Package]) -> Result<Ve
 
 /// The modules of a crate's `dir` (relative to `root`): each `.rs` file's stem and each
 /// directory's name, without `lib` and `mod`.
+#[cfg(test)]
 fn modules_in(root: &Path, dir: &str) -> Result<BTreeSet<String>> {
     let path = root.join(dir);
     let mut out = BTreeSet::new();
@@ -390,6 +391,7 @@ fn modules_in(root: &Path, dir: &str) -> Result<BTreeSet<String>> {
 
 /// What no model family is: modules of the step and table families that shape tables without
 /// a model, or are helpers, each with why.
+#[cfg(test)]
 pub const NOT_FAMILIES: &[(&str, &str)] = &[
     (
         "tables",
@@ -411,6 +413,7 @@ pub const NOT_FAMILIES: &[(&str, &str)] = &[
 /// The model families line up: the modules of `yosoku-models`, of the pipeline's `steps/` and of
 /// `yosoku-tables`' `defs/` are one set of families (besides [`NOT_FAMILIES`]), and the models
 /// crate's `FAMILIES` lists it. Returns what does not match.
+#[cfg(test)]
 pub fn check_families(root: &Path) -> Result<Vec<String>> {
     let not: BTreeSet<&str> = NOT_FAMILIES.iter().map(|(m, _)| *m).collect();
     let families = |dir: &str| -> Result<BTreeSet<String>> {

@@ -119,6 +119,8 @@ cargo xtask <command>
                        then pipelines/mpi-scaling.toml on them
   mpi-intervals        how often the MPI predictions' 95 % intervals hold the full runs' mean, per
                        real-application set, from the bundles in results/ (cargo xtask demo first)
+  scaling-headline     mpi-scaling's main call path: its model, its held-out prediction, and how many
+                       of the bundle's models Extra-P gives the same terms (cargo xtask demo first)
   mpi-multinode        himeno_mpi on 2 hosts x 2 ranks through the mpi_timer plugin's run collector:
                        two network namespaces joined by a veth pair, Open MPI reaching the second
                        through a launch agent (as ssh on a cluster); then a hostfile naming an
@@ -202,6 +204,7 @@ fn run() -> Result<()> {
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("mpi-multinode") => mpi_multinode::run(&args[1..]),
         Some("mpi-intervals") => demo::mpi_intervals(),
+        Some("scaling-headline") => demo::scaling_headline(),
         Some("bench-mpi") => mpi::bench(),
         Some("bench-mpi-logs") => mpi_logs_bench::run(&args[1..]),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),

@@ -341,6 +341,37 @@ impl Style {
 
 /// The scoreboard of some bundles: one row per result reproduced from a paper, yosoku's figure
 /// beside the paper's, marked reproduced / missed by the pipeline's own criterion.
+/// How many results were reproduced, missed, and have no criterion, in one line.
+pub fn tally(rows: &[(String, ScoreRow)], style: Style) -> String {
+    let count = |v: Option<Verdict>| rows.iter().filter(|(_, r)| r.verdict == v).count();
+    let (reproduced, missed, open) = (
+        count(Some(Verdict::Reproduced)),
+        count(Some(Verdict::Missed)),
+        count(None),
+    );
+    format!(
+        "{} results: {reproduced} {} reproduced, {missed} {} missed, {open} {} with no criterion",
+        rows.len(),
+        style.mark(Some(Verdict::Reproduced), 1).trim(),
+        style.mark(Some(Verdict::Missed), 1).trim(),
+        style.mark(None, 1).trim(),
+    )
+}
+
+/// The headline rows: those the pipelines mark `headline`, and a bundle's first row where it
+/// marks none.
+pub fn headline_rows(rows: &[(String, ScoreRow)]) -> Vec<(String, ScoreRow)> {
+    rows.iter()
+        .enumerate()
+        .filter(|(i, (bundle, row))| {
+            row.headline
+                || (!rows.iter().any(|(b, r)| b == bundle && r.headline)
+                    && rows.iter().position(|(b, _)| b == bundle) == Some(*i))
+        })
+        .map(|(_, r)| r.clone())
+        .collect()
+}
+
 pub fn scoreboard(rows: &[(String, ScoreRow)], style: Style) -> String {
     if rows.is_empty() {
         return String::new();
@@ -396,6 +427,7 @@ mod tests {
             reference: None,
             criterion: String::new(),
             verdict,
+            headline: false,
         }
     }
 

@@ -76,6 +76,10 @@ enum Command {
     Scoreboard {
         /// Bundle directories, or directories of bundles [default: results].
         paths: Vec<PathBuf>,
+        /// Only the headline results (those the pipelines mark `headline`, else each bundle's
+        /// first), with the count of every result reproduced and missed: one screen.
+        #[arg(long)]
+        headline: bool,
     },
     /// Write a bundle's tables for other tools: Parquet or CSV (one file per table, into a
     /// directory), Chrome trace JSON (its spans), Extra-P's JSON input (its measured runs over
@@ -256,7 +260,7 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(code).unwrap_or(2));
         }
         Command::Report { bundle } => report(&bundle),
-        Command::Scoreboard { paths } => scoreboard(paths),
+        Command::Scoreboard { paths, headline } => scoreboard(paths, headline),
         Command::Export {
             bundle,
             format,
@@ -550,7 +554,7 @@ fn report(dir: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-fn scoreboard(paths: Vec<PathBuf>) -> Result<()> {
+fn scoreboard(paths: Vec<PathBuf>, headline: bool) -> Result<()> {
     let paths = if paths.is_empty() {
         vec![PathBuf::from(yosoku_runner::DEFAULT_RESULTS_DIR)]
     } else {
@@ -590,7 +594,33 @@ fn scoreboard(paths: Vec<PathBuf>) -> Result<()> {
         ))?;
         return Ok(());
     }
-    emit(&format::scoreboard(&rows, format::Style::for_stdout()))
+    let style = format::Style::for_stdout();
+    if headline {
+        emit(&format::scoreboard(&format::headline_rows(&rows), style))?;
+        // Where all of them are: the directories given, or the one holding the bundles given.
+        let mut wheres: Vec<String> = Vec::new();
+        for p in &paths {
+            let dir = if p.join(yosoku_bundle::MANIFEST_FILE).is_file() {
+                p.parent()
+                    .filter(|d| !d.as_os_str().is_empty())
+                    .unwrap_or(p)
+            } else {
+                p
+            };
+            let shown = dir.display().to_string();
+            if !wheres.contains(&shown) {
+                wheres.push(shown);
+            }
+        }
+        emit(&format!(
+            "\n{}\nall of them: yosoku scoreboard {}\n",
+            format::tally(&rows, style),
+            wheres.join(" ")
+        ))
+    } else {
+        emit(&format::scoreboard(&rows, style))?;
+        emit(&format!("\n{}\n", format::tally(&rows, style)))
+    }
 }
 
 fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {

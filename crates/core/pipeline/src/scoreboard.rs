@@ -73,6 +73,7 @@ pub fn score(spec: &PipelineSpec, figures: &[(&str, &Figure)]) -> Result<Vec<Sco
                 reference: figure.reference,
                 criterion,
                 verdict: verdict.map(|ok| if ok { Verdict::Reproduced } else { Verdict::Missed }),
+                headline: entry.headline,
             })
         })
         .collect()

@@ -136,6 +136,8 @@ pub struct ScoreSpec {
     pub within: Option<(f64, f64)>,
     /// Reproduced when yosoku's figure is within this many percent of its published value.
     pub tolerance_pct: Option<f64>,
+    /// One of the results the demo's one screen shows (`headline = true`).
+    pub headline: bool,
     /// Where the entry is in the file.
     pub location: Location,
     /// Where its `figure` key's value is.
@@ -153,6 +155,8 @@ struct ScoreMeta {
     within: Option<Spanned<Vec<f64>>>,
     #[serde(default)]
     tolerance_pct: Option<Spanned<f64>>,
+    #[serde(default)]
+    headline: bool,
 }
 
 /// Whether `name` can name a pipeline (and its bundle directory).
@@ -328,6 +332,7 @@ impl<'a> Parser<'a> {
             paper: meta.paper,
             within,
             tolerance_pct: meta.tolerance_pct.map(|t| t.into_inner()),
+            headline: meta.headline,
             location: self.index.location(value.span().start),
             figure_location: self.index.location(meta.figure.span().start),
         })

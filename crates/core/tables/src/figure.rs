@@ -74,4 +74,8 @@ pub struct ScoreRow {
     pub criterion: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// One of the pipeline's headline results, which `yosoku scoreboard --headline` (the demo's
+    /// last screen) shows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub headline: bool,
 }

@@ -509,7 +509,8 @@ mod tests {
         }
     }
 
-    /// docs/pipelines.md documents every registered kind in its stage's table, and nothing else.
+    /// docs/pipelines.md documents every registered kind in its stage's table, and nothing else,
+    /// and gives each a section of its own below (`### \`name\``).
     #[test]
     fn docs_pipelines_md_lists_every_step_kind() {
         let doc = include_str!("../../../../../docs/pipelines.md");
@@ -518,8 +519,11 @@ mod tests {
         for line in doc.lines() {
             if let Some(heading) = line.strip_prefix("### ") {
                 stage = Stage::ALL.into_iter().find(|s| s.name() == heading.trim());
-            } else if let (Some(s), Some(rest)) = (stage, line.strip_prefix("| `"))
-                && let Some((name, _)) = rest.split_once('`')
+            } else if let (Some(s), Some(rest)) = (
+                stage,
+                line.strip_prefix("| [`")
+                    .or_else(|| line.strip_prefix("| `")),
+            ) && let Some((name, _)) = rest.split_once('`')
             {
                 documented.push((s, name.to_owned()));
             }
@@ -535,6 +539,12 @@ mod tests {
             assert!(
                 registered.contains(d),
                 "docs/pipelines.md documents {d:?}, which is not registered"
+            );
+        }
+        for (_, name) in &registered {
+            assert!(
+                doc.contains(&format!("\n### `{name}`\n")),
+                "docs/pipelines.md has no section `### `{name}``"
             );
         }
     }
