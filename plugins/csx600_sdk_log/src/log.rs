@@ -58,6 +58,39 @@ pub struct Log {
     pub sections: Vec<Section>,
 }
 
+/// Why the first line that is not a comment is not the `@format` line.
+enum FormatLine {
+    /// Not this format at all: the refusal that lists what reads what.
+    Refused(PluginError),
+    /// A log of this format with a bad first line: what is wrong.
+    Other(String),
+}
+
+/// Checks the first line that is not a comment: `@format csx600-sdk-log <version>`.
+fn check_format_line(
+    path: &Path,
+    text: &str,
+    line: usize,
+    trimmed: &str,
+) -> Result<(), FormatLine> {
+    let expected = format!("@format {FORMAT_NAME} {FORMAT_VERSION}");
+    if trimmed.split_whitespace().collect::<Vec<_>>().join(" ") == expected {
+        return Ok(());
+    }
+    if !trimmed.starts_with(['@', '[']) {
+        return Err(FormatLine::Refused(yosoku_plugin_sdk::formats::refusal(
+            path,
+            Some(line),
+            text,
+            ("csx600_sdk_log", "microbench, profile"),
+            &format!("expected `{expected}` as the first line that is not a comment"),
+        )));
+    }
+    Err(FormatLine::Other(format!(
+        "expected `{expected}` as the first line that is not a comment, found `{trimmed}`"
+    )))
+}
+
 impl Log {
     pub fn read(path: &Path) -> Result<Self, PluginError> {
         let text = yosoku_plugin_sdk::read_input_to_string(path)?;
@@ -81,108 +114,21 @@ impl Log {
             let indent = raw.len() - raw.trim_start().len();
             let err = |column: usize, message: String| PluginError::at(path, line, column, message);
             if !saw_format {
-                let expected = format!("@format {FORMAT_NAME} {FORMAT_VERSION}");
-                if trimmed.split_whitespace().collect::<Vec<_>>().join(" ") != expected {
-                    if !trimmed.starts_with(['@', '[']) {
-                        return Err(yosoku_plugin_sdk::formats::refusal(
-                            path,
-                            Some(line),
-                            text,
-                            ("csx600_sdk_log", "microbench, profile"),
-                            &format!(
-                                "expected `{expected}` as the first line that is not a comment"
-                            ),
-                        ));
-                    }
-                    return Err(err(
-                        indent + 1,
-                        format!(
-                            "expected `{expected}` as the first line that is not a comment, found `{trimmed}`"
-                        ),
-                    ));
-                }
+                check_format_line(path, text, line, trimmed).map_err(|m| match m {
+                    FormatLine::Refused(e) => e,
+                    FormatLine::Other(message) => err(indent + 1, message),
+                })?;
                 saw_format = true;
-                continue;
-            }
-            if let Some(rest) = trimmed.strip_prefix('@') {
-                let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-                if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-                    return Err(err(
-                        indent + 1,
-                        format!("malformed directive `{trimmed}`: expected `@name value`"),
-                    ));
-                }
-                if name == "format" {
-                    return Err(err(indent + 1, "a second `@format` directive".into()));
-                }
-                if let Some(first) = log.directives.get(name) {
-                    return Err(err(
-                        indent + 1,
-                        format!(
-                            "directive `@{name}` is given twice (first on line {})",
-                            first.line
-                        ),
-                    ));
-                }
-                log.directives.insert(
-                    name.to_owned(),
-                    Directive {
-                        value: value.trim().to_owned(),
-                        line,
-                    },
-                );
+            } else if let Some(rest) = trimmed.strip_prefix('@') {
+                log.directive_line(rest, line)
+                    .map_err(|message| err(indent + 1, message))?;
             } else if let Some(rest) = trimmed.strip_prefix('[') {
-                let Some(name) = rest.strip_suffix(']') else {
-                    return Err(err(
-                        indent + 1,
-                        format!("malformed section header `{trimmed}`: expected `[name]`"),
-                    ));
-                };
-                let name = name.trim();
-                if let Some(first) = log.sections.iter().find(|s| s.name == name) {
-                    return Err(err(
-                        indent + 1,
-                        format!(
-                            "section [{name}] appears twice (first on line {})",
-                            first.line
-                        ),
-                    ));
-                }
-                log.sections.push(Section {
-                    name: name.to_owned(),
-                    line,
-                    header_line: 0,
-                    columns: Vec::new(),
-                    rows: Vec::new(),
-                });
+                log.section_line(rest, line)
+                    .map_err(|message| err(indent + 1, message))?;
             } else {
                 let fields = split_fields(raw).map_err(|(column, message)| err(column, message))?;
-                let Some(section) = log.sections.last_mut() else {
-                    return Err(err(
-                        indent + 1,
-                        "a row before any `[section]` header".into(),
-                    ));
-                };
-                if section.header_line == 0 {
-                    section.header_line = line;
-                    section.columns = fields;
-                } else if fields.len() != section.columns.len() {
-                    let names: Vec<&str> =
-                        section.columns.iter().map(|c| c.text.as_str()).collect();
-                    return Err(err(
-                        indent + 1,
-                        format!(
-                            "expected {} fields ({}) as in the header of [{}] on line {}, found {}",
-                            names.len(),
-                            names.join(" "),
-                            section.name,
-                            section.header_line,
-                            fields.len()
-                        ),
-                    ));
-                } else {
-                    section.rows.push(Row { line, fields });
-                }
+                log.row_line(fields, line)
+                    .map_err(|message| err(indent + 1, message))?;
             }
         }
         if !saw_format {
@@ -199,6 +145,82 @@ impl Log {
             ));
         }
         Ok(log)
+    }
+
+    /// A `@name value` line (`rest` without its `@`); the error says what is wrong with it.
+    fn directive_line(&mut self, rest: &str, line: usize) -> Result<(), String> {
+        let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            return Err(format!(
+                "malformed directive `@{}`: expected `@name value`",
+                rest.trim()
+            ));
+        }
+        if name == "format" {
+            return Err("a second `@format` directive".into());
+        }
+        if let Some(first) = self.directives.get(name) {
+            return Err(format!(
+                "directive `@{name}` is given twice (first on line {})",
+                first.line
+            ));
+        }
+        self.directives.insert(
+            name.to_owned(),
+            Directive {
+                value: value.trim().to_owned(),
+                line,
+            },
+        );
+        Ok(())
+    }
+
+    /// A `[name]` line (`rest` without its `[`), which starts a section.
+    fn section_line(&mut self, rest: &str, line: usize) -> Result<(), String> {
+        let Some(name) = rest.strip_suffix(']') else {
+            return Err(format!(
+                "malformed section header `[{rest}`: expected `[name]`"
+            ));
+        };
+        let name = name.trim();
+        if let Some(first) = self.sections.iter().find(|s| s.name == name) {
+            return Err(format!(
+                "section [{name}] appears twice (first on line {})",
+                first.line
+            ));
+        }
+        self.sections.push(Section {
+            name: name.to_owned(),
+            line,
+            header_line: 0,
+            columns: Vec::new(),
+            rows: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// A line of fields: the current section's column header, or one of its rows.
+    fn row_line(&mut self, fields: Vec<Field>, line: usize) -> Result<(), String> {
+        let Some(section) = self.sections.last_mut() else {
+            return Err("a row before any `[section]` header".into());
+        };
+        if section.header_line == 0 {
+            section.header_line = line;
+            section.columns = fields;
+        } else if fields.len() != section.columns.len() {
+            let names: Vec<&str> = section.columns.iter().map(|c| c.text.as_str()).collect();
+            return Err(format!(
+                "expected {} fields ({}) as in the header of [{}] on line {}, found {}",
+                names.len(),
+                names.join(" "),
+                section.name,
+                section.header_line,
+                fields.len()
+            ));
+        } else {
+            section.rows.push(Row { line, fields });
+        }
+        Ok(())
     }
 
     pub fn directive(&self, name: &str) -> Option<&Directive> {

@@ -91,6 +91,51 @@ struct FileColumns {
     block: Option<(usize, usize)>,
 }
 
+impl FileColumns {
+    /// The identity columns of a file's header; a header without them is refused, naming
+    /// the column.
+    fn of(
+        header: &Header,
+        path: &Path,
+        text: &str,
+        header_line: usize,
+    ) -> Result<Self, PluginError> {
+        let format = "a gpuperfpredict dataset file";
+        let required = |names: &[&str], name: &str| match header.find_any(names) {
+            Some(c) => Ok(c),
+            None => header.require(path, header_line, name, format),
+        };
+        Ok(Self {
+            index: header.find("").ok_or_else(|| {
+                refusal(
+                    path,
+                    Some(header_line),
+                    text,
+                    ("cuda_profiler", "gpuperfpredict"),
+                    "the header has no unnamed index column (R's export)",
+                )
+            })?,
+            size1: required(&["input.size.1", "Input.Size"], "input.size.1")?,
+            size2: header.find("input.size.2"),
+            duration: required(&["duration"], "duration")?,
+            name: required(&["name", "AppName"], "name")?,
+            gpu: header.require(path, header_line, "gpu_name", format)?,
+            // Only the Apps-Gpus layout (its `Input.Size`) has several launch configurations
+            // per size; a Rodinia file's launches of one size are told apart by their order.
+            block: header
+                .names
+                .iter()
+                .any(|h| h == "Input.Size")
+                .then(|| {
+                    header
+                        .find_any(&["Block.X"])
+                        .zip(header.find_any(&["Block.Y"]))
+                })
+                .flatten(),
+        })
+    }
+}
+
 /// One launch of a file, as read on a piece's thread.
 #[derive(Debug)]
 struct FileRow {
@@ -262,70 +307,8 @@ impl Dataset {
             return Err(PluginError::new(format!("{}: empty file", path.display())));
         };
         let header = Header::new(records.record());
-        let format = "a gpuperfpredict dataset file";
-        let columns = FileColumns {
-            index: header.find("").ok_or_else(|| {
-                refusal(
-                    path,
-                    Some(header_line),
-                    text,
-                    ("cuda_profiler", "gpuperfpredict"),
-                    "the header has no unnamed index column (R's export)",
-                )
-            })?,
-            size1: match header.find_any(&["input.size.1", "Input.Size"]) {
-                Some(c) => c,
-                None => header.require(path, header_line, "input.size.1", format)?,
-            },
-            size2: header.find("input.size.2"),
-            duration: match header.find_any(&["duration"]) {
-                Some(c) => c,
-                None => header.require(path, header_line, "duration", format)?,
-            },
-            name: match header.find_any(&["name", "AppName"]) {
-                Some(c) => c,
-                None => header.require(path, header_line, "name", format)?,
-            },
-            gpu: header.require(path, header_line, "gpu_name", format)?,
-            // Only the Apps-Gpus layout (its `Input.Size`) has several launch configurations per
-            // size; a Rodinia file's launches of one size are told apart by their order.
-            block: header
-                .names
-                .iter()
-                .any(|h| h == "Input.Size")
-                .then(|| {
-                    header
-                        .find_any(&["Block.X"])
-                        .zip(header.find_any(&["Block.Y"]))
-                })
-                .flatten(),
-        };
-        // Each counter column's name, place and unit conversion, resolved once per file.
-        let mut counters: Vec<(usize, u32, usize, Scale)> = Vec::new();
-        let mut taken = Vec::new();
-        for i in (0..header.names.len()).filter(|&i| !is_identity(&header.names[i])) {
-            let handle = self.tables.name(&header.names[i]);
-            let scale = self.tables.scale(handle, "");
-            let column = self.column(handle, &taken);
-            taken.push(column);
-            counters.push((i, handle, column, scale));
-        }
-        // One value per row and column: a name the header repeats would give a column two.
-        let mut seen: HashMap<u32, usize> = HashMap::new();
-        for &(i, handle, _, _) in &counters {
-            if let Some(first) = seen.insert(handle, i) {
-                return Err(PluginError::at_line(
-                    path,
-                    header_line,
-                    format!(
-                        "column `{}` appears twice in the header (columns {} and {})",
-                        header.names[i],
-                        first + 1,
-                        i + 1
-                    ),
-                ));
-            }
-        }
+        let columns = FileColumns::of(&header, path, text, header_line)?;
+        let counters = self.counter_columns(&header, path, header_line)?;
         let stem = path
             .file_name()
             .map(|n| {
@@ -365,8 +348,7 @@ impl Dataset {
                 lines_before[k + 1] - lines_before[k],
             )
         };
-        let pieces = read_pieces(path, bounds.len() - 1, read_piece);
-        for piece in pieces {
+        for piece in read_pieces(path, bounds.len() - 1, read_piece) {
             let piece = piece?;
             let start = self.rows.len();
             for row in piece.rows {
@@ -382,6 +364,42 @@ impl Dataset {
             }
         }
         Ok(())
+    }
+
+    /// Each counter column of a file's header: its place, its name's handle, the table column
+    /// it fills and its unit conversion, resolved once per file. A name the header repeats
+    /// would give a row two values of one counter: an error.
+    fn counter_columns(
+        &mut self,
+        header: &Header,
+        path: &Path,
+        header_line: usize,
+    ) -> Result<Vec<(usize, u32, usize, Scale)>, PluginError> {
+        let mut counters: Vec<(usize, u32, usize, Scale)> = Vec::new();
+        let mut taken = Vec::new();
+        for i in (0..header.names.len()).filter(|&i| !is_identity(&header.names[i])) {
+            let handle = self.tables.name(&header.names[i]);
+            let scale = self.tables.scale(handle, "");
+            let column = self.column(handle, &taken);
+            taken.push(column);
+            counters.push((i, handle, column, scale));
+        }
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        for &(i, handle, _, _) in &counters {
+            if let Some(first) = seen.insert(handle, i) {
+                return Err(PluginError::at_line(
+                    path,
+                    header_line,
+                    format!(
+                        "column `{}` appears twice in the header (columns {} and {})",
+                        header.names[i],
+                        first + 1,
+                        i + 1
+                    ),
+                ));
+            }
+        }
+        Ok(counters)
     }
 
     /// `runs`, `observations` and `metric_names`.

@@ -575,27 +575,29 @@ struct DetailsRows<'a> {
 }
 
 impl DetailsRows<'_> {
+    /// The error of a record that lacks field `i` (or whose field `i` is not UTF-8).
+    fn missing(&self, r: &impl Record, offset: usize, i: usize) -> PluginError {
+        PluginError::at_line(
+            self.path,
+            (self.line_of)(offset),
+            format!(
+                "expected {} fields as in the header, found {} (no column `{}`)",
+                self.header.names.len(),
+                r.len(),
+                self.header.names.get(i).map_or("?", String::as_str)
+            ),
+        )
+    }
+
     /// Reads one record, starting at byte `offset` of the page's rows.
     fn row(&mut self, r: &impl Record, offset: usize) -> Result<(), PluginError> {
-        let (path, header, cols) = (self.path, self.header, self.cols);
-        let missing = |i: usize| {
-            PluginError::at_line(
-                path,
-                (self.line_of)(offset),
-                format!(
-                    "expected {} fields as in the header, found {} (no column `{}`)",
-                    header.names.len(),
-                    r.len(),
-                    header.names.get(i).map_or("?", String::as_str)
-                ),
-            )
-        };
+        let (path, cols) = (self.path, self.cols);
+        let missing = |i: usize| self.missing(r, offset, i);
         // Rows are matched on their fields as written (`raw`: without the surrounding quotes,
-        // doubled quotes left doubled); only what becomes a string is unescaped (`bytes`).
-        // Fields are cut at ASCII delimiters of UTF-8 text, so they are UTF-8 too; the check
-        // stays for those that become strings.
+        // doubled quotes left doubled); only what becomes a string is unescaped. Fields are cut
+        // at ASCII delimiters of UTF-8 text, so they are UTF-8 too; the check stays for those
+        // that become strings.
         let raw = |i: usize| r.raw(i).ok_or_else(|| missing(i));
-        let bytes = |i: usize| r.unescaped(i).ok_or_else(|| missing(i));
         let metric = raw(cols.name)?;
         if metric.is_empty() {
             // A rule row: advice, not a measurement.
@@ -615,86 +617,19 @@ impl DetailsRows<'_> {
                 .unwrap_or(self.widest);
             return Err(missing(first_missing));
         }
-        let launch_id = raw(cols.id)?;
-        let run = match &self.last_run {
-            Some((id, run)) if id == launch_id => *run,
-            _ => {
-                let id = bytes(cols.id)?;
-                let id = as_str(&id, cols.id, &missing)?;
-                let run = match self.runs.get(id) {
-                    Some(&run) => run,
-                    None => {
-                        let text_of = |c: Option<usize>| {
-                            c.and_then(|c| r.unescaped(c))
-                                .and_then(|b| std::str::from_utf8(&b).ok().map(str::to_owned))
-                                .unwrap_or_default()
-                        };
-                        let run = self.out.tables.key(RunKey {
-                            run_id: id.to_owned(),
-                            device: String::new(),
-                            program: String::new(),
-                            variant: String::new(),
-                            kernel: None,
-                        });
-                        self.out.launches.push(LaunchSeen {
-                            id: id.to_owned(),
-                            kernel: as_str(&bytes(cols.kernel)?, cols.kernel, &missing)?.to_owned(),
-                            device: text_of(cols.device),
-                            cc: text_of(cols.cc),
-                            offset,
-                        });
-                        self.runs.insert(id.to_owned(), run);
-                        run
-                    }
-                };
-                self.last_run = Some((launch_id.to_vec(), run));
-                self.row_in_launch = 0;
-                run
-            }
-        };
+        let run = self.launch_run(r, offset)?;
         if parsed == Value::DeviceName {
             // The device's name, which may come after the launch's first values.
-            let name = bytes(cols.value)?;
-            self.out
-                .device_names
-                .push((run, as_str(&name, cols.value, &missing)?.to_owned()));
+            let name = r
+                .unescaped(cols.value)
+                .ok_or_else(|| self.missing(r, offset, cols.value))?;
+            let name = as_str(&name, cols.value, &|i| self.missing(r, offset, i))?.to_owned();
+            self.out.device_names.push((run, name));
             return Ok(());
         }
-        let section = raw(cols.section)?;
-        let unit = raw(cols.unit)?;
         let k = self.row_in_launch;
         self.row_in_launch += 1;
-        if !self
-            .slots
-            .get(k)
-            .is_some_and(|s| s.is(section, metric, unit))
-        {
-            let raw_name = &mut self.raw_name;
-            raw_name.clear();
-            raw_name.push_str(as_str(&bytes(cols.section)?, cols.section, &missing)?);
-            raw_name.push_str(" / ");
-            raw_name.push_str(as_str(&bytes(cols.name)?, cols.name, &missing)?);
-            let name = self.out.tables.name(raw_name);
-            let unit_text = bytes(cols.unit)?;
-            let (scale, unit_idx) = self
-                .out
-                .tables
-                .resolve(name, as_str(&unit_text, cols.unit, &missing)?);
-            let slot = MetricSlot {
-                section: section.to_vec(),
-                metric: metric.to_vec(),
-                unit: unit.to_vec(),
-                name,
-                scale,
-                unit_idx,
-                is_duration: *raw_name == DETAILS_DURATION,
-            };
-            // `k` is at most the number of slots: each row before it in the launch has one.
-            match self.slots.get_mut(k) {
-                Some(old) => *old = slot,
-                None => self.slots.push(slot),
-            }
-        }
+        self.metric_slot(r, offset, k)?;
         let slot = &self.slots[k];
         let Value::Number(parsed) = parsed else {
             self.out.tables.count_null(slot.name);
@@ -703,7 +638,12 @@ impl DetailsRows<'_> {
         if slot.is_duration
             && let Some(seconds) = normalise_text(
                 value,
-                as_str(&bytes(cols.unit)?, cols.unit, &missing)?,
+                as_str(
+                    &r.unescaped(cols.unit)
+                        .ok_or_else(|| self.missing(r, offset, cols.unit))?,
+                    cols.unit,
+                    &|i| self.missing(r, offset, i),
+                )?,
                 Prefixes::Decimal,
             )
         {
@@ -715,6 +655,101 @@ impl DetailsRows<'_> {
             self.out
                 .tables
                 .add_resolved(run, slot.name, converted, slot.unit_idx);
+        }
+        Ok(())
+    }
+
+    /// The run of the record's launch: the one of the rows before when the launch is theirs,
+    /// else the launch's run, made the first time its id is seen.
+    fn launch_run(&mut self, r: &impl Record, offset: usize) -> Result<u32, PluginError> {
+        let cols = self.cols;
+        let launch_id = r
+            .raw(cols.id)
+            .ok_or_else(|| self.missing(r, offset, cols.id))?;
+        if let Some((id, run)) = &self.last_run
+            && id == launch_id
+        {
+            return Ok(*run);
+        }
+        let id = r
+            .unescaped(cols.id)
+            .ok_or_else(|| self.missing(r, offset, cols.id))?;
+        let id = as_str(&id, cols.id, &|i| self.missing(r, offset, i))?;
+        let run = match self.runs.get(id) {
+            Some(&run) => run,
+            None => {
+                let text_of = |c: Option<usize>| {
+                    c.and_then(|c| r.unescaped(c))
+                        .and_then(|b| std::str::from_utf8(&b).ok().map(str::to_owned))
+                        .unwrap_or_default()
+                };
+                let kernel = r
+                    .unescaped(cols.kernel)
+                    .ok_or_else(|| self.missing(r, offset, cols.kernel))?;
+                let kernel = as_str(&kernel, cols.kernel, &|i| self.missing(r, offset, i))?;
+                let run = self.out.tables.key(RunKey {
+                    run_id: id.to_owned(),
+                    device: String::new(),
+                    program: String::new(),
+                    variant: String::new(),
+                    kernel: None,
+                });
+                self.out.launches.push(LaunchSeen {
+                    id: id.to_owned(),
+                    kernel: kernel.to_owned(),
+                    device: text_of(cols.device),
+                    cc: text_of(cols.cc),
+                    offset,
+                });
+                self.runs.insert(id.to_owned(), run);
+                run
+            }
+        };
+        self.last_run = Some((launch_id.to_vec(), run));
+        self.row_in_launch = 0;
+        Ok(run)
+    }
+
+    /// Makes slot `k` of the launch the record's metric: kept when the launch before had the
+    /// same metric in that row (the usual case: every launch lists the same metrics), else
+    /// named, its unit resolved, and put there.
+    fn metric_slot(&mut self, r: &impl Record, offset: usize, k: usize) -> Result<(), PluginError> {
+        let cols = self.cols;
+        let field = |i: usize| r.raw(i).ok_or_else(|| self.missing(r, offset, i));
+        let (section, metric, unit) = (field(cols.section)?, field(cols.name)?, field(cols.unit)?);
+        if self
+            .slots
+            .get(k)
+            .is_some_and(|s| s.is(section, metric, unit))
+        {
+            return Ok(());
+        }
+        let text = |i: usize| -> Result<String, PluginError> {
+            let b = r.unescaped(i).ok_or_else(|| self.missing(r, offset, i))?;
+            Ok(as_str(&b, i, &|j| self.missing(r, offset, j))?.to_owned())
+        };
+        let (section_text, name_text, unit_text) =
+            (text(cols.section)?, text(cols.name)?, text(cols.unit)?);
+        let raw_name = &mut self.raw_name;
+        raw_name.clear();
+        raw_name.push_str(&section_text);
+        raw_name.push_str(" / ");
+        raw_name.push_str(&name_text);
+        let name = self.out.tables.name(raw_name);
+        let (scale, unit_idx) = self.out.tables.resolve(name, &unit_text);
+        let slot = MetricSlot {
+            section: section.to_vec(),
+            metric: metric.to_vec(),
+            unit: unit.to_vec(),
+            name,
+            scale,
+            unit_idx,
+            is_duration: *raw_name == DETAILS_DURATION,
+        };
+        // `k` is at most the number of slots: each row before it in the launch has one.
+        match self.slots.get_mut(k) {
+            Some(old) => *old = slot,
+            None => self.slots.push(slot),
         }
         Ok(())
     }

@@ -195,6 +195,130 @@ fn scaling_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     plot_ui(ui, bundle, &step, &table.batch, path);
 }
 
+/// One call path's model along its first parameter, as the `scaling_curves` table holds it.
+struct Curves {
+    axis: Vec<Option<f64>>,
+    series: Vec<String>,
+    predicted: Vec<Option<f64>>,
+    low: Vec<Option<f64>>,
+    high: Vec<Option<f64>>,
+    extrapolated: Vec<String>,
+}
+
+impl Curves {
+    fn read(curves: &arrow_array::RecordBatch) -> Self {
+        let n = curves.num_rows();
+        Self {
+            axis: numbers(curves, col::AXIS_VALUE).unwrap_or_default(),
+            series: texts(curves, col::SERIES).unwrap_or_default(),
+            predicted: numbers(curves, col::PREDICTED_SECS).unwrap_or_default(),
+            low: numbers(curves, col::INTERVAL_LOW_SECS).unwrap_or_else(|| vec![None; n]),
+            high: numbers(curves, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]),
+            extrapolated: texts(curves, col::EXTRAPOLATED).unwrap_or_default(),
+        }
+    }
+
+    /// The curve of `rows` (one series): the model's line, its interval as a band (the upper
+    /// edge forward, the lower back), and the region beyond the largest fitted size shaded.
+    fn draw(&self, plot: &mut egui_plot::PlotUi<'_>, rows: &[usize], label: &str, c: egui::Color32) {
+        let at = |v: &[Option<f64>]| -> Vec<[f64; 2]> {
+            rows.iter()
+                .filter_map(|&i| Some([self.axis[i]?, v[i]?]))
+                .collect()
+        };
+        let line = at(&self.predicted);
+        // The curve first: the legend takes each series' colour from it.
+        plot.line(egui_plot::Line::new(label, line.clone()).color(c).width(1.5));
+        let mut band = at(&self.high);
+        band.extend(at(&self.low).into_iter().rev());
+        if band.len() > 2 {
+            plot.polygon(
+                egui_plot::Polygon::new(label, band.clone())
+                    .fill_color(c.gamma_multiply(0.15))
+                    .stroke(egui::Stroke::new(0.0, c)),
+            );
+        }
+        let Some(start) = rows
+            .iter()
+            .find(|&&i| self.extrapolated[i] == "true")
+            .and_then(|&i| self.axis[i])
+        else {
+            return;
+        };
+        let end = line.iter().map(|p| p[0]).fold(start, f64::max);
+        let (y0, y1) = line
+            .iter()
+            .chain(&band)
+            .map(|p| p[1])
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+                (a.min(y), b.max(y))
+            });
+        let grey = egui::Color32::from_gray(128);
+        if y0.is_finite() && y1.is_finite() {
+            plot.polygon(
+                egui_plot::Polygon::new(
+                    "extrapolated",
+                    vec![[start, y0], [end, y0], [end, y1], [start, y1]],
+                )
+                .fill_color(grey.gamma_multiply(0.12))
+                .stroke(egui::Stroke::new(0.0, grey)),
+            );
+        }
+        plot.vline(
+            egui_plot::VLine::new("extrapolated", start)
+                .color(grey)
+                .style(egui_plot::LineStyle::dashed_loose()),
+        );
+    }
+}
+
+/// The measured configurations of one series (`rows` of `scaling_points`): each one's spread of
+/// repetitions as a bar, the fitted ones as filled circles, the held-out one as a diamond.
+fn draw_points(
+    plot: &mut egui_plot::PlotUi<'_>,
+    points: &arrow_array::RecordBatch,
+    rows: &[usize],
+    label: &str,
+    c: egui::Color32,
+) {
+    let axis = numbers(points, col::AXIS_VALUE).unwrap_or_default();
+    let mean = numbers(points, col::MEASURED_SECS).unwrap_or_default();
+    let min = numbers(points, col::MIN_SECS).unwrap_or_default();
+    let max = numbers(points, col::MAX_SECS).unwrap_or_default();
+    let fitted = texts(points, col::FITTED).unwrap_or_default();
+    for &i in rows {
+        if let (Some(x), Some(lo), Some(hi)) = (axis[i], min[i], max[i]) {
+            plot.line(
+                egui_plot::Line::new(label, vec![[x, lo], [x, hi]])
+                    .color(c)
+                    .width(1.0),
+            );
+        }
+    }
+    for held in [true, false] {
+        let marks: Vec<[f64; 2]> = rows
+            .iter()
+            .filter(|&&i| (fitted[i] == "true") == held)
+            .filter_map(|&i| Some([axis[i]?, mean[i]?]))
+            .collect();
+        if marks.is_empty() {
+            continue;
+        }
+        let (name, shape) = if held {
+            (label.to_owned(), egui_plot::MarkerShape::Circle)
+        } else {
+            ("held out, predicted".to_owned(), egui_plot::MarkerShape::Diamond)
+        };
+        plot.points(
+            egui_plot::Points::new(name, marks)
+                .color(c)
+                .shape(shape)
+                .radius(if held { 3.0 } else { 5.0 })
+                .filled(held),
+        );
+    }
+}
+
 fn plot_ui(
     ui: &mut egui::Ui,
     bundle: &LoadedBundle,
@@ -202,18 +326,12 @@ fn plot_ui(
     curves: &arrow_array::RecordBatch,
     path: &CallPath,
 ) {
-    let n = curves.num_rows();
-    let axis = numbers(curves, col::AXIS_VALUE).unwrap_or_default();
-    let series = texts(curves, col::SERIES).unwrap_or_default();
-    let predicted = numbers(curves, col::PREDICTED_SECS).unwrap_or_default();
-    let low = numbers(curves, col::INTERVAL_LOW_SECS).unwrap_or_else(|| vec![None; n]);
-    let high = numbers(curves, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]);
-    let extrapolated = texts(curves, col::EXTRAPOLATED).unwrap_or_default();
+    let curves = Curves::read(curves);
     let all_series = super::common::distinct(
         &path
             .curve_rows
             .iter()
-            .map(|&i| series[i].clone())
+            .map(|&i| curves.series[i].clone())
             .collect::<Vec<_>>(),
     );
     let points = bundle.table(&format!("{step}.scaling_points"));
@@ -231,105 +349,23 @@ fn plot_ui(
         .show(ui, |plot| {
             for (k, s) in all_series.iter().enumerate() {
                 let c = super::common::kind_colour(k);
-                let label = if s.is_empty() { "model".to_owned() } else { s.clone() };
+                let label = if s.is_empty() { "model" } else { s.as_str() };
                 let rows: Vec<usize> = path
                     .curve_rows
                     .iter()
                     .copied()
-                    .filter(|&i| &series[i] == s)
+                    .filter(|&i| &curves.series[i] == s)
                     .collect();
-                let line: Vec<[f64; 2]> = rows
-                    .iter()
-                    .filter_map(|&i| Some([axis[i]?, predicted[i]?]))
-                    .collect();
-                // The curve first: the legend takes each series' colour from it.
-                plot.line(egui_plot::Line::new(label.clone(), line.clone()).color(c).width(1.5));
-                // The interval as a band: the upper edge forward, the lower edge back.
-                let mut band: Vec<[f64; 2]> = rows
-                    .iter()
-                    .filter_map(|&i| Some([axis[i]?, high[i]?]))
-                    .collect();
-                band.extend(rows.iter().rev().filter_map(|&i| Some([axis[i]?, low[i]?])));
-                if band.len() > 2 {
-                    plot.polygon(
-                        egui_plot::Polygon::new(label.clone(), band.clone())
-                            .fill_color(c.gamma_multiply(0.15))
-                            .stroke(egui::Stroke::new(0.0, c)),
-                    );
-                }
-                // Beyond the largest fitted size: shaded.
-                if let Some(start) = rows
-                    .iter()
-                    .find(|&&i| extrapolated[i] == "true")
-                    .and_then(|&i| axis[i])
-                {
-                    let end = line.iter().map(|p| p[0]).fold(start, f64::max);
-                    let ys = line.iter().chain(&band).map(|p| p[1]);
-                    let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
-                        (a.min(y), b.max(y))
-                    });
-                    if y0.is_finite() && y1.is_finite() {
-                        plot.polygon(
-                            egui_plot::Polygon::new(
-                                "extrapolated",
-                                vec![[start, y0], [end, y0], [end, y1], [start, y1]],
-                            )
-                            .fill_color(egui::Color32::from_gray(128).gamma_multiply(0.12))
-                            .stroke(egui::Stroke::new(0.0, egui::Color32::from_gray(128))),
-                        );
-                    }
-                    plot.vline(
-                        egui_plot::VLine::new("extrapolated", start)
-                            .color(egui::Color32::from_gray(128))
-                            .style(egui_plot::LineStyle::dashed_loose()),
-                    );
-                }
-                let Some(points) = points else {
-                    continue;
-                };
-                let b = &points.batch;
-                let p_series = texts(b, col::SERIES).unwrap_or_default();
-                let p_axis = numbers(b, col::AXIS_VALUE).unwrap_or_default();
-                let mean = numbers(b, col::MEASURED_SECS).unwrap_or_default();
-                let min = numbers(b, col::MIN_SECS).unwrap_or_default();
-                let max = numbers(b, col::MAX_SECS).unwrap_or_default();
-                let fitted = texts(b, col::FITTED).unwrap_or_default();
-                let mine: Vec<usize> = path
-                    .point_rows
-                    .iter()
-                    .copied()
-                    .filter(|&i| &p_series[i] == s)
-                    .collect();
-                for &i in &mine {
-                    if let (Some(x), Some(lo), Some(hi)) = (p_axis[i], min[i], max[i]) {
-                        plot.line(
-                            egui_plot::Line::new(label.clone(), vec![[x, lo], [x, hi]])
-                                .color(c)
-                                .width(1.0),
-                        );
-                    }
-                }
-                for held in [true, false] {
-                    let marks: Vec<[f64; 2]> = mine
+                curves.draw(plot, &rows, label, c);
+                if let Some(points) = points {
+                    let p_series = texts(&points.batch, col::SERIES).unwrap_or_default();
+                    let mine: Vec<usize> = path
+                        .point_rows
                         .iter()
-                        .filter(|&&i| (fitted[i] == "true") == held)
-                        .filter_map(|&i| Some([p_axis[i]?, mean[i]?]))
+                        .copied()
+                        .filter(|&i| &p_series[i] == s)
                         .collect();
-                    if marks.is_empty() {
-                        continue;
-                    }
-                    let (name, shape) = if held {
-                        (label.clone(), egui_plot::MarkerShape::Circle)
-                    } else {
-                        ("held out, predicted".to_owned(), egui_plot::MarkerShape::Diamond)
-                    };
-                    plot.points(
-                        egui_plot::Points::new(name, marks)
-                            .color(c)
-                            .shape(shape)
-                            .radius(if held { 3.0 } else { 5.0 })
-                            .filled(held),
-                    );
+                    draw_points(plot, &points.batch, &mine, label, c);
                 }
             }
         });

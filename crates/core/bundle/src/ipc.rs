@@ -456,21 +456,44 @@ fn check_message(
             format!("batch {index}'s body of {body_len} bytes runs past the file's {n}"),
         );
     }
-    let compressed = batch.compression().is_some();
-    let lz4 = batch
-        .compression()
-        .is_some_and(|c| c.codec() == arrow_ipc::CompressionType::LZ4_FRAME);
-    // Offsets are read as typed slices of the whole buffer: arrow-rs asserts (panics) that an
-    // offsets buffer holds whole offsets. Known for record batches of laid-out schemas.
-    let buffers: Vec<_> = batch.buffers().into_iter().flatten().collect();
+    let body = BatchBody {
+        bytes,
+        index,
+        body_start,
+        body_len,
+        compressed: batch.compression().is_some(),
+        lz4: batch
+            .compression()
+            .is_some_and(|c| c.codec() == arrow_ipc::CompressionType::LZ4_FRAME),
+        // Offsets are read as typed slices of the whole buffer: arrow-rs asserts (panics) that
+        // an offsets buffer holds whole offsets. Known for record batches of laid-out schemas.
+        widths: widths.filter(|_| message.header_as_record_batch().is_some()),
+    };
     // arrow-ipc reads the buffers in the schema's order until a column finds none left: each
     // one it reaches is checked (buffers after the schema's are not read).
-    let widths = widths.filter(|_| message.header_as_record_batch().is_some());
-    for (i, buffer) in buffers.iter().enumerate() {
-        let (Ok(at), Ok(len)) = (
-            usize::try_from(buffer.offset()),
-            usize::try_from(buffer.length()),
-        ) else {
+    for (i, buffer) in batch.buffers().into_iter().flatten().enumerate() {
+        body.check_buffer(i, buffer.offset(), buffer.length())?;
+    }
+    Ok(())
+}
+
+/// One batch's body, as its buffers are checked against it.
+struct BatchBody<'b> {
+    bytes: &'b [u8],
+    index: usize,
+    body_start: usize,
+    body_len: usize,
+    compressed: bool,
+    lz4: bool,
+    widths: Option<&'b [u8]>,
+}
+
+impl BatchBody<'_> {
+    /// Buffer `i`, `length` bytes at `offset` in the body: inside it, aligned, one LZ4 frame
+    /// when compressed so, whole offsets, and no more inflated bytes than a frame can give.
+    fn check_buffer(&self, i: usize, offset: i64, length: i64) -> Result<(), ArrowError> {
+        let (index, body_start, body_len) = (self.index, self.body_start, self.body_len);
+        let (Ok(at), Ok(len)) = (usize::try_from(offset), usize::try_from(length)) else {
             return damaged(
                 body_start,
                 format!("buffer {i} of batch {index} has a negative offset or length"),
@@ -494,53 +517,13 @@ fn check_message(
                 ),
             );
         }
-        // An LZ4 buffer holds one LZ4 frame and nothing after it (see `lz4_frame_len`): checked
-        // before anything inflates it, here or in arrow-ipc.
-        if lz4 && len >= 8 {
-            let p = body_start + at;
-            let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
-            if declared > 0 {
-                let frame = &bytes[p + 8..p + len];
-                match lz4_frame_len(frame) {
-                    Ok(end) if end == frame.len() => {}
-                    Ok(end) => {
-                        return damaged(
-                            p + 8 + end,
-                            format!(
-                                "buffer {i} of batch {index} holds {} bytes after its LZ4 frame (Arrow writes one frame a buffer)",
-                                frame.len() - end
-                            ),
-                        );
-                    }
-                    Err(why) => {
-                        return damaged(
-                            p + 8,
-                            format!("buffer {i} of batch {index} is not one LZ4 frame: {why}"),
-                        );
-                    }
-                }
-            }
+        if self.lz4 && len >= 8 {
+            self.check_lz4_frame(i, at, len)?;
         }
-        // Compressed: the length it inflates to (declared in its first 8 bytes; -1: stored).
-        let data_len = if !compressed || len == 0 {
-            Some(len)
-        } else if len < 8 {
-            None // not a compressed buffer; arrow-ipc reports it
-        } else {
-            let p = body_start + at;
-            let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
-            match u64::try_from(declared) {
-                Err(_) => Some(len - 8),
-                // An offsets buffer's true length is what its frame inflates to (arrow-ipc
-                // accepts less than declared); the declared length is bounded above.
-                Ok(declared) if widths.and_then(|w| w.get(i)).is_some_and(|&w| w > 0) => {
-                    inflated_len(&bytes[p + 8..p + len], declared)
-                }
-                Ok(declared) => usize::try_from(declared).ok(),
-            }
-        };
-        if let (Some(&width), Some(data_len)) = (widths.and_then(|w| w.get(i)), data_len)
-            && width > 0
+        if let (Some(&width), Some(data_len)) = (
+            self.widths.and_then(|w| w.get(i)),
+            self.data_len(i, at, len),
+        ) && width > 0
             && data_len % usize::from(width) != 0
         {
             return damaged(
@@ -550,24 +533,83 @@ fn check_message(
                 ),
             );
         }
-        if !compressed || len < 8 {
-            continue;
+        if self.compressed && len >= 8 {
+            self.check_declared_length(i, at, len)?;
         }
-        let p = body_start + at;
-        let declared = i64::from_le_bytes(bytes[p..p + 8].try_into().unwrap_or([0; 8]));
-        // -1: stored uncompressed.
+        Ok(())
+    }
+
+    /// The length a compressed buffer declares in its first 8 bytes (-1: stored as it is).
+    fn declared(&self, at: usize) -> i64 {
+        let p = self.body_start + at;
+        i64::from_le_bytes(self.bytes[p..p + 8].try_into().unwrap_or([0; 8]))
+    }
+
+    /// An LZ4 buffer holds one LZ4 frame and nothing after it (see `lz4_frame_len`): checked
+    /// before anything inflates it, here or in arrow-ipc.
+    fn check_lz4_frame(&self, i: usize, at: usize, len: usize) -> Result<(), ArrowError> {
+        if self.declared(at) <= 0 {
+            return Ok(());
+        }
+        let p = self.body_start + at;
+        let frame = &self.bytes[p + 8..p + len];
+        match lz4_frame_len(frame) {
+            Ok(end) if end == frame.len() => Ok(()),
+            Ok(end) => damaged(
+                p + 8 + end,
+                format!(
+                    "buffer {i} of batch {} holds {} bytes after its LZ4 frame (Arrow writes one frame a buffer)",
+                    self.index,
+                    frame.len() - end
+                ),
+            ),
+            Err(why) => damaged(
+                p + 8,
+                format!(
+                    "buffer {i} of batch {} is not one LZ4 frame: {why}",
+                    self.index
+                ),
+            ),
+        }
+    }
+
+    /// The length of a buffer's data: as stored, or, compressed, what it inflates to (an
+    /// offsets buffer's true length is what its frame inflates to: arrow-ipc accepts less than
+    /// declared, and the declared length is bounded above); none for a buffer too short to be
+    /// a compressed one (arrow-ipc reports it).
+    fn data_len(&self, i: usize, at: usize, len: usize) -> Option<usize> {
+        if !self.compressed || len == 0 {
+            return Some(len);
+        }
+        if len < 8 {
+            return None;
+        }
+        let p = self.body_start + at;
+        match u64::try_from(self.declared(at)) {
+            Err(_) => Some(len - 8),
+            Ok(declared) if self.widths.and_then(|w| w.get(i)).is_some_and(|&w| w > 0) => {
+                inflated_len(&self.bytes[p + 8..p + len], declared)
+            }
+            Ok(declared) => usize::try_from(declared).ok(),
+        }
+    }
+
+    /// No compressed buffer declares more bytes than an LZ4 frame of its size inflates to.
+    fn check_declared_length(&self, i: usize, at: usize, len: usize) -> Result<(), ArrowError> {
+        let declared = self.declared(at);
         let most = (len as u64 - 8) * LZ4_MAX_RATIO + LZ4_SLACK_BYTES;
         if declared > 0 && declared as u64 > most {
             return damaged(
-                p,
+                self.body_start + at,
                 format!(
-                    "buffer {i} of batch {index} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far",
+                    "buffer {i} of batch {} declares {declared} bytes uncompressed from {} compressed; no LZ4 frame inflates that far",
+                    self.index,
                     len - 8
                 ),
             );
         }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1057,6 +1057,36 @@ impl KernelFile {
             let at = e.span().map_or(0, |s| s.start);
             loc.at(at, format!("not a kernel file: {}", e.message()))
         })?;
+        let parsed = Parsed::read(&loc, path, &spec)?;
+        let mut configurations = Vec::new();
+        for variant in &parsed.variants {
+            for point in &parsed.points {
+                configurations.push(parsed.configuration(&loc, &spec, variant, point)?);
+            }
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            configurations,
+        })
+    }
+}
+
+/// A kernel file's source and formulas, read and checked once, before any configuration is
+/// resolved: the arguments, the NDRange, the work counters, the reference check, the variants
+/// (each checked against the kernel's signature) and the sizes swept.
+struct Parsed<'s> {
+    source: Arc<SourceFile>,
+    args: Vec<ArgFormula>,
+    global: Vec<Formula>,
+    local: Vec<Formula>,
+    work: BTreeMap<&'s str, Formula>,
+    reference: Option<ReferenceFormulas>,
+    variants: Vec<Variant>,
+    points: Vec<Vec<(String, u64)>>,
+}
+
+impl<'s> Parsed<'s> {
+    fn read(loc: &Located<'_>, path: &Path, spec: &'s FileSpec) -> Result<Self, PluginError> {
         let source_path = path
             .parent()
             .unwrap_or(Path::new("."))
@@ -1071,53 +1101,13 @@ impl KernelFile {
             .args
             .iter()
             .enumerate()
-            .map(|(i, a)| arg_formula(&loc, i, a))
+            .map(|(i, a)| arg_formula(loc, i, a))
             .collect::<Result<Vec<_>, _>>()?;
         let nd = spec.ndrange.get_ref();
-        let global = formulas(&loc, &nd.global, "ndrange.global")?;
-        let local = formulas(&loc, &nd.local, "ndrange.local")?;
-        let mut work = BTreeMap::new();
-        for (key, e) in &spec.work {
-            if !WORK_KEYS.contains(&key.as_str()) {
-                return Err(loc.span(
-                    &e.span(),
-                    format!(
-                        "work: no counter `{key}` (there are {})",
-                        WORK_KEYS.join(", ")
-                    ),
-                ));
-            }
-            work.insert(key.as_str(), Formula::new(&loc, e, format!("work.{key}"))?);
-        }
-        let reference = match &spec.check {
-            None => None,
-            Some(c) if c.get_ref().reference.get_ref() == "none" => None,
-            Some(c) => {
-                let c = c.get_ref();
-                check_signature(&loc, &source, &found, &c.reference, &args)?;
-                let global = c
-                    .global
-                    .as_ref()
-                    .map(|g| formulas(&loc, g, "check.global"))
-                    .transpose()?;
-                let local = c
-                    .local
-                    .as_ref()
-                    .map(|l| formulas(&loc, l, "check.local"))
-                    .transpose()?;
-                let tolerance = c.tolerance.unwrap_or(1e-5);
-                if !(tolerance >= 0.0 && tolerance.is_finite()) {
-                    return Err(loc.span(
-                        &c.reference.span(),
-                        "check.tolerance: expected a ratio >= 0",
-                    ));
-                }
-                Some((c.reference.get_ref().clone(), global, local, tolerance))
-            }
-        };
-        let variants = variants_of(&spec);
+        let reference = reference_formulas(loc, spec, &source, &found, &args)?;
+        let variants = variants_of(spec);
         for Variant { name, kernel, .. } in &variants {
-            check_signature(&loc, &source, &found, kernel, &args).map_err(|e| {
+            check_signature(loc, &source, &found, kernel, &args).map_err(|e| {
                 if spec.variants.is_empty() {
                     e
                 } else {
@@ -1125,79 +1115,146 @@ impl KernelFile {
                 }
             })?;
         }
-        let sizes = spec.sizes.get_ref();
-        let points = sweep(&loc, &spec.sizes)?;
-        let program = spec
-            .program
-            .clone()
-            .unwrap_or_else(|| spec.kernel.get_ref().clone());
-        let mut configurations = Vec::new();
-        for Variant {
-            name: variant,
-            kernel,
-            options,
-            values,
-        } in &variants
-        {
-            for point in &points {
-                let mut env_values: BTreeMap<String, f64> = values.clone();
-                for (k, v) in point {
-                    env_values.insert(k.clone(), *v as f64);
-                }
-                let mut shown: Vec<String> =
-                    point.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                if !spec.variants.is_empty() {
-                    shown.push(format!("variant {variant}"));
-                }
-                let env = Env {
-                    values: env_values,
-                    point: shown.join(", "),
-                };
-                let resolved = args
-                    .iter()
-                    .map(|a| resolve_argument(&loc, &env, a))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let (g, l) = ndrange(
-                    &loc,
-                    &env,
-                    &global,
-                    Some(&local),
-                    &nd.local.span(),
-                    "ndrange",
-                )?;
-                let (work_done, vector_width) = resolve_work(&loc, &env, &work)?;
-                let reference = reference
-                    .as_ref()
-                    .map(|r| {
-                        let span = spec.check.as_ref().map_or(0..0, |c| c.span());
-                        resolve_reference(&loc, &env, r, (&g, &global), &span)
-                    })
-                    .transpose()?;
-                configurations.push(Configuration {
-                    file: Arc::clone(&source),
-                    program: program.clone(),
-                    variant: variant.clone(),
-                    size_meaning: spec
-                        .size_meaning
-                        .clone()
-                        .unwrap_or_else(|| sizes.keys().cloned().collect::<Vec<_>>().join(", ")),
-                    kernel: kernel.get_ref().clone(),
-                    build_options: options.clone(),
-                    sizes: point.clone(),
-                    args: resolved,
-                    global: g,
-                    local: l.unwrap_or_default(),
-                    vector_width,
-                    work: work_done,
-                    reference,
-                });
-            }
-        }
         Ok(Self {
-            path: path.to_path_buf(),
-            configurations,
+            global: formulas(loc, &nd.global, "ndrange.global")?,
+            local: formulas(loc, &nd.local, "ndrange.local")?,
+            work: work_formulas(loc, spec)?,
+            points: sweep(loc, &spec.sizes)?,
+            source,
+            args,
+            reference,
+            variants,
         })
     }
+
+    /// One configuration: `variant` at the sizes of `point`, every formula evaluated.
+    fn configuration(
+        &self,
+        loc: &Located<'_>,
+        spec: &FileSpec,
+        variant: &Variant,
+        point: &[(String, u64)],
+    ) -> Result<Configuration, PluginError> {
+        let mut values = variant.values.clone();
+        for (k, v) in point {
+            values.insert(k.clone(), *v as f64);
+        }
+        let mut shown: Vec<String> = point.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if !spec.variants.is_empty() {
+            shown.push(format!("variant {}", variant.name));
+        }
+        let env = Env {
+            values,
+            point: shown.join(", "),
+        };
+        let args = self
+            .args
+            .iter()
+            .map(|a| resolve_argument(loc, &env, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let nd = spec.ndrange.get_ref();
+        let (global, local) = ndrange(
+            loc,
+            &env,
+            &self.global,
+            Some(&self.local),
+            &nd.local.span(),
+            "ndrange",
+        )?;
+        let (work, vector_width) = resolve_work(loc, &env, &self.work)?;
+        let reference = self
+            .reference
+            .as_ref()
+            .map(|r| {
+                let span = spec.check.as_ref().map_or(0..0, |c| c.span());
+                resolve_reference(loc, &env, r, (&global, &self.global), &span)
+            })
+            .transpose()?;
+        Ok(Configuration {
+            file: Arc::clone(&self.source),
+            program: spec
+                .program
+                .clone()
+                .unwrap_or_else(|| spec.kernel.get_ref().clone()),
+            variant: variant.name.clone(),
+            size_meaning: spec.size_meaning.clone().unwrap_or_else(|| {
+                let sizes = spec.sizes.get_ref();
+                sizes.keys().cloned().collect::<Vec<_>>().join(", ")
+            }),
+            kernel: variant.kernel.get_ref().clone(),
+            build_options: variant.options.clone(),
+            sizes: point.to_vec(),
+            args,
+            global,
+            local: local.unwrap_or_default(),
+            vector_width,
+            work,
+            reference,
+        })
+    }
+}
+
+/// The `work` formulas, each named by a counter the runner knows.
+fn work_formulas<'s>(
+    loc: &Located<'_>,
+    spec: &'s FileSpec,
+) -> Result<BTreeMap<&'s str, Formula>, PluginError> {
+    let mut work = BTreeMap::new();
+    for (key, e) in &spec.work {
+        if !WORK_KEYS.contains(&key.as_str()) {
+            return Err(loc.span(
+                &e.span(),
+                format!(
+                    "work: no counter `{key}` (there are {})",
+                    WORK_KEYS.join(", ")
+                ),
+            ));
+        }
+        work.insert(key.as_str(), Formula::new(loc, e, format!("work.{key}"))?);
+    }
+    Ok(work)
+}
+
+/// The reference kernel the outputs are checked against (`check`), its NDRange formulas and
+/// tolerance; none without a `check` or with `reference = "none"`.
+fn reference_formulas(
+    loc: &Located<'_>,
+    spec: &FileSpec,
+    source: &SourceFile,
+    found: &[signature::Signature],
+    args: &[ArgFormula],
+) -> Result<Option<ReferenceFormulas>, PluginError> {
+    let Some(c) = spec.check.as_ref() else {
+        return Ok(None);
+    };
+    let c = c.get_ref();
+    if c.reference.get_ref() == "none" {
+        return Ok(None);
+    }
+    check_signature(loc, source, found, &c.reference, args)?;
+    let global = c
+        .global
+        .as_ref()
+        .map(|g| formulas(loc, g, "check.global"))
+        .transpose()?;
+    let local = c
+        .local
+        .as_ref()
+        .map(|l| formulas(loc, l, "check.local"))
+        .transpose()?;
+    let tolerance = c.tolerance.unwrap_or(1e-5);
+    if !(tolerance >= 0.0 && tolerance.is_finite()) {
+        return Err(loc.span(
+            &c.reference.span(),
+            "check.tolerance: expected a ratio >= 0",
+        ));
+    }
+    Ok(Some((
+        c.reference.get_ref().clone(),
+        global,
+        local,
+        tolerance,
+    )))
 }
 
 /// Where a written buffer differs from the reference kernel's.

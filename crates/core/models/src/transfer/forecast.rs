@@ -75,29 +75,18 @@ struct Group {
     high: Vec<f64>,
 }
 
-/// Scores `forecast` (a `predictions` table without measurements: one row per model and
-/// forecast launch) against `measured` (`runs` of the same kernels on the forecast's device).
-/// Times are per launch (divided by their repetitions). Forecast rows are matched with runs of
-/// the same device, program (kernel), variant (input size) and phase; device names are compared
-/// by the catalogue's name of the device they name (`TitanX` is the `GeForce GTX TITAN X`).
-pub fn score_forecast(
+/// The forecast's rows grouped by (model, program, variant, phase), each time per launch,
+/// each device by its catalogue name (`canonical`).
+fn forecast_groups(
     forecast: &RecordBatch,
-    measured: &RecordBatch,
-    devices: &Catalogue,
-) -> Result<ForecastScore, ModelError> {
+    canonical: &dyn Fn(&str) -> String,
+) -> Result<BTreeMap<LaunchKey, Group>, ModelError> {
     let rows = read_predictions("forecast", forecast)?;
     if rows.is_empty() {
         return Err(ModelError::invalid(
             "input `forecast` has no rows: nothing was forecast",
         ));
     }
-    let canonical = |name: &str| {
-        devices
-            .find(name)
-            .map_or_else(|| name.to_owned(), |d| d.name.clone())
-    };
-    let runs = measured_medians(measured, &canonical)?;
-    // (model, program, variant, phase) -> the forecast's launches.
     let mut groups: BTreeMap<LaunchKey, Group> = BTreeMap::new();
     for p in &rows {
         if p.repetitions < 1 {
@@ -122,78 +111,117 @@ pub fn score_forecast(
             g.high.push(hi / per_launch);
         }
     }
-    let devices: Vec<&str> = {
-        let mut d: Vec<&str> = groups.values().map(|g| g.device.as_str()).collect();
-        d.sort_unstable();
-        d.dedup();
-        d
-    };
-    if !runs.is_empty() && !runs.keys().any(|(d, ..)| devices.contains(&d.as_str())) {
-        let mut measured_devices: Vec<&str> = runs.keys().map(|(d, ..)| d.as_str()).collect();
-        measured_devices.dedup();
-        return Err(ModelError::invalid(format!(
-            "the forecast is for {}, but the measured runs are of {}: score a forecast against measurements on the device it is for",
-            devices.join(", "),
-            measured_devices.join(", ")
-        )));
+    Ok(groups)
+}
+
+/// Measurements of other devices than the forecast's are an error: a forecast is scored on the
+/// device it is for.
+fn check_same_devices(
+    groups: &BTreeMap<LaunchKey, Group>,
+    runs: &BTreeMap<LaunchKey, f64>,
+) -> Result<(), ModelError> {
+    let mut devices: Vec<&str> = groups.values().map(|g| g.device.as_str()).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    if runs.is_empty() || runs.keys().any(|(d, ..)| devices.contains(&d.as_str())) {
+        return Ok(());
     }
+    let mut measured_devices: Vec<&str> = runs.keys().map(|(d, ..)| d.as_str()).collect();
+    measured_devices.dedup();
+    Err(ModelError::invalid(format!(
+        "the forecast is for {}, but the measured runs are of {}: score a forecast against measurements on the device it is for",
+        devices.join(", "),
+        measured_devices.join(", ")
+    )))
+}
+
+/// Each model's score so far, over every kernel and per kernel, with its signed errors.
+type Scores = BTreeMap<(String, Option<String>), (ModelScore, Vec<f64>)>;
+
+/// One scored (model, kernel, size): its `predictions` row, counted into `scores`.
+fn scored_row(
+    (model, program, variant, phase): LaunchKey,
+    mut g: Group,
+    measured: Option<f64>,
+    scores: &mut Scores,
+) -> PredictionRow {
+    let predicted = median(&mut g.predicted);
+    let interval = (!g.low.is_empty()).then(|| (median(&mut g.low), median(&mut g.high)));
+    let error_pct = measured.map(|m| error_pct(predicted, m));
+    let inside = match (measured, interval) {
+        (Some(m), Some((lo, hi))) => Some((lo..=hi).contains(&m)),
+        _ => None,
+    };
+    for kernel in [None, Some(program.clone())] {
+        let (score, errors) = scores
+            .entry((model.clone(), kernel.clone()))
+            .or_insert_with(|| (ModelScore::new(&model, kernel), Vec::new()));
+        score.pairs += 1;
+        if let Some(inside) = inside {
+            score.with_interval += 1;
+            score.inside_interval += usize::from(inside);
+        }
+        if let Some(e) = error_pct {
+            score.measured_pairs += 1;
+            errors.push(e);
+        }
+    }
+    let mut flags = Vec::new();
+    if measured.is_none() {
+        flags.push(FLAG_UNMEASURED);
+    }
+    if inside == Some(false) {
+        flags.push(FLAG_OUTSIDE_INTERVAL);
+    }
+    PredictionRow {
+        model,
+        device: g.device,
+        program,
+        variant,
+        phase,
+        repetitions: 1,
+        predicted_secs: predicted,
+        measured_secs: measured,
+        error_pct,
+        flags: (!flags.is_empty()).then(|| flags.join(",")),
+        run_id: None,
+        model_group: None,
+        validation: Some(VALIDATION_FORECAST.to_owned()),
+        held_out: None,
+        interval_secs: interval,
+    }
+}
+
+/// Scores `forecast` (a `predictions` table without measurements: one row per model and
+/// forecast launch) against `measured` (`runs` of the same kernels on the forecast's device).
+/// Times are per launch (divided by their repetitions). Forecast rows are matched with runs of
+/// the same device, program (kernel), variant (input size) and phase; device names are compared
+/// by the catalogue's name of the device they name (`TitanX` is the `GeForce GTX TITAN X`).
+pub fn score_forecast(
+    forecast: &RecordBatch,
+    measured: &RecordBatch,
+    devices: &Catalogue,
+) -> Result<ForecastScore, ModelError> {
+    let canonical = |name: &str| {
+        devices
+            .find(name)
+            .map_or_else(|| name.to_owned(), |d| d.name.clone())
+    };
+    let groups = forecast_groups(forecast, &canonical)?;
+    let runs = measured_medians(measured, &canonical)?;
+    check_same_devices(&groups, &runs)?;
+    let mut scores: Scores = BTreeMap::new();
     let mut out = Vec::new();
-    // (model, kernel or every kernel) -> the score and its signed errors.
-    let mut scores: BTreeMap<(String, Option<String>), (ModelScore, Vec<f64>)> = BTreeMap::new();
-    for ((model, program, variant, phase), mut g) in groups {
-        let predicted = median(&mut g.predicted);
-        let interval = (!g.low.is_empty()).then(|| (median(&mut g.low), median(&mut g.high)));
+    for (key, g) in groups {
         let measured = runs
             .get(&(
                 g.device.clone(),
-                program.clone(),
-                variant.clone(),
-                phase.clone(),
+                key.1.clone(),
+                key.2.clone(),
+                key.3.clone(),
             ))
             .copied();
-        let error_pct = measured.map(|m| error_pct(predicted, m));
-        let inside = match (measured, interval) {
-            (Some(m), Some((lo, hi))) => Some((lo..=hi).contains(&m)),
-            _ => None,
-        };
-        for kernel in [None, Some(program.clone())] {
-            let (score, errors) = scores
-                .entry((model.clone(), kernel.clone()))
-                .or_insert_with(|| (ModelScore::new(&model, kernel), Vec::new()));
-            score.pairs += 1;
-            if let Some(inside) = inside {
-                score.with_interval += 1;
-                score.inside_interval += usize::from(inside);
-            }
-            if let Some(e) = error_pct {
-                score.measured_pairs += 1;
-                errors.push(e);
-            }
-        }
-        let mut flags = Vec::new();
-        if measured.is_none() {
-            flags.push(FLAG_UNMEASURED);
-        }
-        if inside == Some(false) {
-            flags.push(FLAG_OUTSIDE_INTERVAL);
-        }
-        out.push(PredictionRow {
-            model,
-            device: g.device,
-            program,
-            variant,
-            phase,
-            repetitions: 1,
-            predicted_secs: predicted,
-            measured_secs: measured,
-            error_pct,
-            flags: (!flags.is_empty()).then(|| flags.join(",")),
-            run_id: None,
-            model_group: None,
-            validation: Some(VALIDATION_FORECAST.to_owned()),
-            held_out: None,
-            interval_secs: interval,
-        });
+        out.push(scored_row(key, g, measured, &mut scores));
     }
     let scores = scores
         .into_values()

@@ -259,6 +259,127 @@ pub enum TrainedTarget {
     LeaveOut,
 }
 
+/// `training` without its rows of `target`, when it has any and `trained_target` allows.
+fn training_without(
+    training: &Measurements,
+    target: &GpuSpec,
+    trained_target: TrainedTarget,
+) -> Result<Measurements, ModelError> {
+    let mut training = training.clone();
+    let Some(t) = training.gpus.iter().position(|g| g.name == target.name) else {
+        return Ok(training);
+    };
+    if trained_target == TrainedTarget::Refuse {
+        return Err(ModelError::TrainedOnTarget {
+            gpu: target.name.clone(),
+        });
+    }
+    training.cells.retain(|c| c.gpu != t);
+    training.by_launch = vec![Vec::new(); training.launches.len()];
+    for (i, c) in training.cells.iter().enumerate() {
+        training.by_launch[c.launch].push(i);
+    }
+    Ok(training)
+}
+
+/// What is said once for the question: a GPU of an architecture no training GPU has, launches
+/// wave scaling answers for want of an instruction count.
+fn question_notes(
+    training: &Measurements,
+    profile: &Measurements,
+    target: &GpuSpec,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let trained: Vec<&str> = training
+        .gpus
+        .iter()
+        .map(|g| g.architecture.as_str())
+        .collect();
+    let uncounted = profile
+        .cells
+        .iter()
+        .filter(|c| c.work.warp_instructions.is_nan())
+        .count();
+    for gpu in [&profile.gpus[0], target] {
+        if uncounted < profile.cells.len() && !trained.contains(&gpu.architecture.as_str()) {
+            notes.push(format!(
+                "{} is a {} GPU; no training GPU is: the model across architectures answers, and its interval is the held-out GPUs' across architectures",
+                gpu.name, gpu.architecture
+            ));
+        }
+    }
+    notes.dedup();
+    if uncounted > 0 {
+        notes.push(format!(
+            "{uncounted} launch(es) of the profile have no instruction count (an OpenCL run's computed counters, say): wave scaling answers them from their FLOPs and the bytes they move, with the interval of its errors between the training GPUs"
+        ));
+    }
+    notes
+}
+
+/// What answers each launch: the fitted model, the half-widths of its intervals (at the level
+/// asked and at [`WIDE_LEVEL`]) and of wave scaling's, and the training launches' neighbourhood.
+struct Answering<'a> {
+    training: &'a Measurements,
+    source: &'a GpuSpec,
+    target: &'a GpuSpec,
+    model: TransferModel,
+    widths: (f64, f64),
+    wave_widths: Option<(f64, f64)>,
+    neighbourhood: Neighbourhood,
+}
+
+impl Answering<'_> {
+    /// The answer for one launch of the profile; none where no model answers it.
+    fn answer(&self, profile: &Measurements, cell: &Cell) -> Option<Answer> {
+        let (source, target) = (self.source, self.target);
+        let one = [Source {
+            secs: cell.secs,
+            work: &cell.work,
+            gpu: source,
+        }];
+        let counted = !cell.work.warp_instructions.is_nan();
+        let (secs, model_name, (width, wide)) = if counted {
+            let (secs, within) = self.model.predict_from(target, &one)?;
+            let name = if within {
+                "within architecture"
+            } else {
+                "across architectures"
+            };
+            (secs, name, self.widths)
+        } else {
+            let widths = self.wave_widths?;
+            let secs = wave_scaling(cell.secs, &cell.work, source, target);
+            (secs, WAVE_SCALING, widths)
+        };
+        let warnings = self.neighbourhood.outside(&cell.work, source);
+        let pick = |(w, wide): (f64, f64)| if warnings.is_empty() { w } else { wide };
+        let h = pick((width, wide));
+        let wave = wave_scaling(cell.secs, &cell.work, source, target);
+        let wave_h = self.wave_widths.map_or(f64::NAN, pick);
+        Some(Answer {
+            row: cell.row,
+            kernel: profile.kernels[cell.kernel].clone(),
+            variant: profile.launches[cell.launch].1.clone(),
+            measured_secs: cell.secs,
+            predicted_secs: secs,
+            interval_secs: (secs * (-h).exp(), secs * h.exp()),
+            model: model_name,
+            on_profile_gpu: Bound::of(&cell.work, source),
+            on_target: Bound::of(&cell.work, target),
+            // Without instructions there is no signature to compare.
+            nearest: if counted {
+                self.neighbourhood.nearest(self.training, &cell.work, 3)
+            } else {
+                Vec::new()
+            },
+            warnings,
+            wave_scaling_secs: wave,
+            wave_scaling_interval_secs: (wave * (-wave_h).exp(), wave * wave_h.exp()),
+        })
+    }
+}
+
 /// Predicts every launch of `profile` (measured on one GPU) on `target`. `training` must not
 /// hold the target's times: a target among the training GPUs is refused or its rows left out,
 /// as `trained_target` says.
@@ -269,20 +390,7 @@ pub fn predict(
     level: f64,
     trained_target: TrainedTarget,
 ) -> Result<Prediction, ModelError> {
-    let trained_on_target = training.gpus.iter().position(|g| g.name == target.name);
-    let mut training = training.clone();
-    if let Some(t) = trained_on_target {
-        if trained_target == TrainedTarget::Refuse {
-            return Err(ModelError::TrainedOnTarget {
-                gpu: target.name.clone(),
-            });
-        }
-        training.cells.retain(|c| c.gpu != t);
-        training.by_launch = vec![Vec::new(); training.launches.len()];
-        for (i, c) in training.cells.iter().enumerate() {
-            training.by_launch[c.launch].push(i);
-        }
-    }
+    let training = training_without(training, target, trained_target)?;
     let profile_gpus: Vec<&str> = profile.gpus.iter().map(|g| g.name.as_str()).collect();
     let [profile_gpu] = profile_gpus.as_slice() else {
         return Err(ModelError::invalid(format!(
@@ -291,103 +399,34 @@ pub fn predict(
             profile_gpus.join(", ")
         )));
     };
-    let source_gpu = &profile.gpus[0];
+    let source = &profile.gpus[0];
     let model = TransferModel::fit(&training, &|_| true)?;
-    let same = source_gpu.architecture == target.architecture;
+    let same = source.architecture == target.architecture;
     let residuals = calibration_residuals(&training, same);
-    let mut notes = Vec::new();
-    let trained_architectures: Vec<&str> = training
-        .gpus
-        .iter()
-        .map(|g| g.architecture.as_str())
-        .collect();
-    let any_counted = profile
-        .cells
-        .iter()
-        .any(|c| !c.work.warp_instructions.is_nan());
-    for gpu in [source_gpu, target] {
-        if any_counted && !trained_architectures.contains(&gpu.architecture.as_str()) {
-            notes.push(format!(
-                "{} is a {} GPU; no training GPU is: the model across architectures answers, and its interval is the held-out GPUs' across architectures",
-                gpu.name, gpu.architecture
-            ));
-        }
-    }
-    notes.dedup();
-    let width = conformal_half_width(residuals.clone(), level);
-    let wide = conformal_half_width(residuals, WIDE_LEVEL);
-    let (Some(width), Some(wide)) = (width, wide) else {
+    let (Some(width), Some(wide)) = (
+        conformal_half_width(residuals.clone(), level),
+        conformal_half_width(residuals, WIDE_LEVEL),
+    ) else {
         return Err(ModelError::invalid(
             "too few held-out training rows to calibrate an interval".to_owned(),
         ));
     };
-    let neighbourhood = Neighbourhood::of(&training);
-    let uncounted = profile
+    let wave_residuals = wave_scaling_residuals(&training, same);
+    let answering = Answering {
+        training: &training,
+        source,
+        target,
+        model,
+        widths: (width, wide),
+        wave_widths: conformal_half_width(wave_residuals.clone(), level)
+            .zip(conformal_half_width(wave_residuals, WIDE_LEVEL)),
+        neighbourhood: Neighbourhood::of(&training),
+    };
+    let answers = profile
         .cells
         .iter()
-        .filter(|c| c.work.warp_instructions.is_nan())
-        .count();
-    let wave_residuals = wave_scaling_residuals(&training, same);
-    let wave_width = conformal_half_width(wave_residuals.clone(), level)
-        .zip(conformal_half_width(wave_residuals, WIDE_LEVEL));
-    if uncounted > 0 {
-        notes.push(format!(
-            "{uncounted} launch(es) of the profile have no instruction count (an OpenCL run's computed counters, say): wave scaling answers them from their FLOPs and the bytes they move, with the interval of its errors between the training GPUs"
-        ));
-    }
-    let mut answers = Vec::new();
-    for cell in &profile.cells {
-        let one = [Source {
-            secs: cell.secs,
-            work: &cell.work,
-            gpu: source_gpu,
-        }];
-        let counted = !cell.work.warp_instructions.is_nan();
-        let (secs, model_name, (width, wide)) = if counted {
-            let Some((secs, within)) = model.predict_from(target, &one) else {
-                continue;
-            };
-            let name = if within {
-                "within architecture"
-            } else {
-                "across architectures"
-            };
-            (secs, name, (width, wide))
-        } else {
-            let Some(widths) = wave_width else { continue };
-            let secs = wave_scaling(cell.secs, &cell.work, source_gpu, target);
-            (secs, WAVE_SCALING, widths)
-        };
-        let warnings = neighbourhood.outside(&cell.work, source_gpu);
-        let h = if warnings.is_empty() { width } else { wide };
-        let wave = wave_scaling(cell.secs, &cell.work, source_gpu, target);
-        let wave_h = wave_width.map_or(
-            f64::NAN,
-            |(w, wide)| {
-                if warnings.is_empty() { w } else { wide }
-            },
-        );
-        answers.push(Answer {
-            row: cell.row,
-            kernel: profile.kernels[cell.kernel].clone(),
-            variant: profile.launches[cell.launch].1.clone(),
-            measured_secs: cell.secs,
-            predicted_secs: secs,
-            interval_secs: (secs * (-h).exp(), secs * h.exp()),
-            model: model_name,
-            on_profile_gpu: Bound::of(&cell.work, source_gpu),
-            on_target: Bound::of(&cell.work, target),
-            // Without instructions there is no signature to compare.
-            nearest: if counted {
-                neighbourhood.nearest(&training, &cell.work, 3)
-            } else {
-                Vec::new()
-            },
-            warnings,
-            wave_scaling_secs: wave,
-            wave_scaling_interval_secs: (wave * (-wave_h).exp(), wave * wave_h.exp()),
-        });
-    }
+        .filter_map(|cell| answering.answer(profile, cell))
+        .collect();
     Ok(Prediction {
         profile_gpu: (*profile_gpu).to_owned(),
         target: target.name.clone(),
@@ -398,6 +437,6 @@ pub fn predict(
             .collect(),
         training_kernels: training.kernels.len(),
         answers,
-        notes,
+        notes: question_notes(&training, profile, target),
     })
 }
