@@ -378,10 +378,12 @@ fn modules_in(root: &Path, dir: &str) -> Result<BTreeSet<String>> {
         let p = entry?.path();
         let name = p.file_stem().map(|s| s.to_string_lossy().into_owned());
         match name {
-            Some(n) if p.is_dir() || p.extension().is_some_and(|e| e == "rs") => {
-                if n != "lib" && n != "mod" {
-                    out.insert(n);
-                }
+            Some(n)
+                if (p.is_dir() || p.extension().is_some_and(|e| e == "rs"))
+                    && n != "lib"
+                    && n != "mod" =>
+            {
+                out.insert(n);
             }
             _ => {}
         }

@@ -13,8 +13,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::{cargo, pipelines, repo_root, target_dir, yosoku_binary};
 
-/// Builds the CLI and every plugin (a plugin added with `new-plugin` included), not the viewer or
-/// xtask: a cold build of the viewer alone takes longer than everything else the demo needs.
+/// Builds the CLI and every plugin (a plugin added with `new-plugin` included), not the viewer,
+/// xtask or the ABI's example plugin (`dummy`, which only tests load): a cold build of the viewer
+/// alone takes longer than everything else the demo needs.
 /// Cargo's lines are summed up in one progress line on a terminal; they are printed in full only
 /// when the build fails.
 pub fn build_cli_and_plugins() -> Result<f64> {
@@ -27,6 +28,8 @@ pub fn build_cli_and_plugins() -> Result<f64> {
         "yosoku-viewer",
         "--exclude",
         "xtask",
+        "--exclude",
+        "yosoku-plugin-dummy",
     ]);
     cmd.stderr(Stdio::piped()).stdout(Stdio::null());
     let mut child = cmd.spawn().context("cannot run cargo")?;

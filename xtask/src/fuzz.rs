@@ -247,8 +247,9 @@ fn host_triple() -> Result<String> {
         .context("rustc -vV names no host")
 }
 
-/// Builds every target; returns the directory of the binaries.
-fn build(asan: bool) -> Result<PathBuf> {
+/// Builds every target with cargo's `profile` (`release` for campaigns, `brief` for the brief
+/// run); returns the directory of the binaries.
+fn build(asan: bool, profile: &str) -> Result<PathBuf> {
     // libfuzzer-sys compiles libFuzzer (C++) with the system's compiler.
     if Command::new("c++").arg("--version").output().is_err() {
         crate::system::apt_install(&["g++"])?;
@@ -279,7 +280,8 @@ fn build(asan: bool) -> Result<PathBuf> {
     cmd.current_dir(repo_root().join("fuzz"))
         .args([
             "build",
-            "--release",
+            "--profile",
+            profile,
             "--bins",
             "--locked",
             "--target",
@@ -295,7 +297,7 @@ fn build(asan: bool) -> Result<PathBuf> {
         "xtask: fuzz targets built in {}",
         crate::minutes_secs(started.elapsed())
     );
-    Ok(dir.join(triple).join("release"))
+    Ok(dir.join(triple).join(profile))
 }
 
 /// The seeds of `target`: the repository's real files, cut to [`SEED_MAX_BYTES`], gzip ones
@@ -416,7 +418,13 @@ struct Outcome {
 }
 
 fn run(targets: &[&Target], budget: Budget, jobs: usize, asan: bool) -> Result<()> {
-    let bin = build(asan)?;
+    // The brief run's inputs need no optimised build: its profile (fuzz/Cargo.toml) builds at
+    // opt-level 1, in about half the time (BENCHMARKS.md).
+    let profile = match budget {
+        Budget::Runs(_) => "brief",
+        Budget::Seconds(_) => "release",
+    };
+    let bin = build(asan, profile)?;
     let seeds: Vec<PathBuf> = targets.iter().map(|t| seed_dir(t)).collect::<Result<_>>()?;
     let next = AtomicUsize::new(0);
     let outcomes = Mutex::new(Vec::new());

@@ -11,7 +11,8 @@
 use std::time::{Duration, Instant};
 
 use yosoku_plugin_opencl::device::{Selector, choose};
-use yosoku_plugin_opencl::measure::{Settings, statistics};
+use yosoku_plugin_opencl::measure::Settings;
+use yosoku_plugin_opencl::record::statistics;
 use yosoku_plugin_opencl::suite::{self, SuiteKernel};
 use yosoku_plugin_opencl::{Job, RunConfig, run};
 
