@@ -82,6 +82,16 @@ pub struct PipelineRun {
 /// `yosoku run` (`--verbose`, `--quiet`). Fails, with the failing pipelines' output, when any
 /// fails; the others still run.
 pub fn run_pipelines(out: Option<&Path>, jobs: usize, extra: &[&str]) -> Result<Vec<PipelineRun>> {
+    run_pipelines_with(&yosoku_binary(), out, jobs, extra)
+}
+
+/// [`run_pipelines`] with the `yosoku` at `binary` (another build's, to compare).
+fn run_pipelines_with(
+    binary: &Path,
+    out: Option<&Path>,
+    jobs: usize,
+    extra: &[&str],
+) -> Result<Vec<PipelineRun>> {
     let files = pipelines()?;
     let logs = target_dir().join("demo-logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
@@ -96,7 +106,7 @@ pub fn run_pipelines(out: Option<&Path>, jobs: usize, extra: &[&str]) -> Result<
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(file) = files.get(i) else { break };
-                    let result = run_one(file, out, &logs, extra);
+                    let result = run_one(binary, file, out, &logs, extra);
                     let finished = done.fetch_add(1, Ordering::SeqCst) + 1;
                     if tty {
                         eprint!(
@@ -138,7 +148,13 @@ pub fn run_pipelines(out: Option<&Path>, jobs: usize, extra: &[&str]) -> Result<
     Ok(runs)
 }
 
-fn run_one(file: &Path, out: Option<&Path>, logs: &Path, extra: &[&str]) -> Result<PipelineRun> {
+fn run_one(
+    binary: &Path,
+    file: &Path,
+    out: Option<&Path>,
+    logs: &Path,
+    extra: &[&str],
+) -> Result<PipelineRun> {
     let relative = file.strip_prefix(repo_root()).unwrap_or(file);
     let name = file
         .file_stem()
@@ -149,7 +165,7 @@ fn run_one(file: &Path, out: Option<&Path>, logs: &Path, extra: &[&str]) -> Resu
     let open = |p: &Path| {
         std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))
     };
-    let mut cmd = Command::new(yosoku_binary());
+    let mut cmd = Command::new(binary);
     cmd.current_dir(repo_root()).arg("run").arg(relative);
     cmd.args(extra);
     if let Some(out) = out {
@@ -161,7 +177,7 @@ fn run_one(file: &Path, out: Option<&Path>, logs: &Path, extra: &[&str]) -> Resu
     let started = Instant::now();
     let child = cmd
         .spawn()
-        .with_context(|| format!("cannot run {}", yosoku_binary().display()))?;
+        .with_context(|| format!("cannot run {}", binary.display()))?;
     let (status, peak_rss_bytes) = wait_with_peak_rss(child)?;
     let wall_secs = started.elapsed().as_secs_f64();
     let output = format!(
@@ -572,6 +588,7 @@ pub(crate) fn scaling_headline() -> Result<()> {
 /// peak memory, and the median wall time of a whole round.
 pub fn bench(args: &[String]) -> Result<()> {
     let mut rounds = 5usize;
+    let mut against: Option<PathBuf> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -583,47 +600,86 @@ pub fn bench(args: &[String]) -> Result<()> {
                     .filter(|n| *n > 0)
                     .with_context(|| format!("--rounds {v}: expected a positive number"))?;
             }
+            "--against" => {
+                let dir = PathBuf::from(it.next().context("--against needs a target directory")?);
+                let other = dir
+                    .join("debug")
+                    .join(format!("yosoku{}", std::env::consts::EXE_SUFFIX));
+                if !other.is_file() {
+                    bail!("--against {}: no debug/yosoku there", dir.display());
+                }
+                against = Some(other);
+            }
             other => {
-                bail!("unknown option `{other}`; usage: cargo xtask bench-pipelines [--rounds N]")
+                bail!(
+                    "unknown option `{other}`; usage: cargo xtask bench-pipelines [--rounds N] [--against TARGET_DIR]"
+                )
             }
         }
     }
     build_cli_and_plugins()?;
     let out = target_dir().join("bench-pipelines");
     let jobs = jobs();
-    let mut walls = Vec::new();
-    let mut per: std::collections::BTreeMap<String, (Vec<f64>, u64)> = Default::default();
+    // This build's runs, and the other build's interleaved with them round by round, so that
+    // both meet the machine in the same state.
+    let mut builds = vec![(yosoku_binary(), Measured::default())];
+    if let Some(other) = against {
+        builds.push((other, Measured::default()));
+    }
     for round in 0..rounds {
-        let started = Instant::now();
-        let runs = run_pipelines(Some(&out), jobs, &["--quiet"])?;
-        let wall = started.elapsed().as_secs_f64();
-        eprintln!("round {}: {wall:.2} s", round + 1);
-        walls.push(wall);
+        for (binary, measured) in &mut builds {
+            let started = Instant::now();
+            let runs = run_pipelines_with(binary, Some(&out), jobs, &["--quiet"])?;
+            let wall = started.elapsed().as_secs_f64();
+            eprintln!("round {}, {}: {wall:.2} s", round + 1, binary.display());
+            measured.add(wall, runs);
+        }
+    }
+    for (binary, measured) in &builds {
+        println!("{}:", binary.display());
+        measured.print(jobs, rounds);
+    }
+    Ok(())
+}
+
+/// One build's rounds of [`bench`]: each round's wall time, and per pipeline its times and peak
+/// memory.
+#[derive(Default)]
+struct Measured {
+    walls: Vec<f64>,
+    per: std::collections::BTreeMap<String, (Vec<f64>, u64)>,
+}
+
+impl Measured {
+    fn add(&mut self, wall: f64, runs: Vec<PipelineRun>) {
+        self.walls.push(wall);
         for r in runs {
-            let e = per.entry(r.name).or_default();
+            let e = self.per.entry(r.name).or_default();
             e.0.push(r.wall_secs);
             e.1 = e.1.max(r.peak_rss_bytes);
         }
     }
-    println!(
-        "{:<28} {:>12} {:>14}",
-        "pipeline", "median s", "peak RSS MiB"
-    );
-    let mut sum = 0.0;
-    for (name, (times, rss)) in &per {
-        let m = median(times.clone());
-        sum += m;
+
+    fn print(&self, jobs: usize, rounds: usize) {
         println!(
-            "{name:<28} {m:>12.3} {:>14.1}",
-            *rss as f64 / (1024.0 * 1024.0)
+            "{:<28} {:>12} {:>14}",
+            "pipeline", "median s", "peak RSS MiB"
+        );
+        let mut sum = 0.0;
+        for (name, (times, rss)) in &self.per {
+            let m = median(times.clone());
+            sum += m;
+            println!(
+                "{name:<28} {m:>12.3} {:>14.1}",
+                *rss as f64 / (1024.0 * 1024.0)
+            );
+        }
+        println!(
+            "all {} pipelines, {jobs} at a time: median {:.2} s per round over {rounds} rounds (sum of medians {sum:.2} s)",
+            self.per.len(),
+            median(self.walls.clone())
         );
     }
-    println!(
-        "all {} pipelines, {jobs} at a time: median {:.2} s per round over {rounds} rounds (sum of medians {sum:.2} s)",
-        per.len(),
-        median(walls)
-    );
-    Ok(())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -61,9 +61,11 @@ cargo xtask <command>
   demo [--verbose]     build the CLI and the plugins, run every pipeline in pipelines/ (as many
                        at a time as there are cores), write results/, print the scoreboard of
                        the results reproduced from the papers (--verbose: every step's tables)
-  bench-pipelines [--rounds N]
+  bench-pipelines [--rounds N] [--against TARGET_DIR]
                        all bundled pipelines as the demo runs them, N rounds (default 5): each
-                       one's median time and peak memory, and a whole round's
+                       one's median time and peak memory, and a whole round's; --against runs
+                       another build's yosoku (TARGET_DIR/debug/yosoku) in the same rounds,
+                       interleaved, to compare two builds' settings
   web                  build the web viewer (WebAssembly) into dist/
   serve [DIR] [--port N]
                        build the web viewer and serve it with the bundles in DIR (default
