@@ -20,7 +20,7 @@ use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
 use crate::builder::{RunKey, Tables, is_null_cell};
-use crate::input::{Header, RecordReader, field, pieces_for, read_pieces, record_pieces};
+use crate::input::{Header, RecordReader, csv_stem, field, pieces_for, read_pieces, record_pieces};
 use crate::units::{Prefixes, Scale, parse_number};
 
 /// Columns that identify a launch rather than measure it (compared without regard to case): the
@@ -309,15 +309,7 @@ impl Dataset {
         let header = Header::new(records.record());
         let columns = FileColumns::of(&header, path, text, header_line)?;
         let counters = self.counter_columns(&header, path, header_line)?;
-        let stem = path
-            .file_name()
-            .map(|n| {
-                n.to_string_lossy()
-                    .trim_end_matches(".gz")
-                    .trim_end_matches(".csv")
-                    .to_owned()
-            })
-            .unwrap_or_default();
+        let stem = csv_stem(path);
         let (rows_start, lines_before_rows) = records.next_start();
         let rows = &text[rows_start.min(text.len())..];
         let bounds = record_pieces(rows, pieces.unwrap_or_else(|| pieces_for(rows.len())));

@@ -7,6 +7,7 @@
 //! | `nvprof` | `nvprof --csv` metric and event summaries, `--print-gpu-trace` |
 //! | `legacy` | CUDA_PROFILE / COMPUTE_PROFILE logs, versions 1.x and 2.0 |
 //! | `gpuperfpredict` | the gpuperfpredict dataset's R-exported CSV files, gzip or not |
+//! | `neusight` | NeuSight's measured kernel files (operator dimensions, grid, block, latency), gzip or not, with the work derived from the dimensions ([`neusight`]) |
 //! | `ncu_run` (runner) | runs a CUDA program under `ncu` (and `nsys`), then reads what they wrote ([`ncu_run`]) |
 //!
 //! Metric names are mapped to canonical ones by `metrics.toml` (crates/plugin/profiler_import); units
@@ -22,6 +23,7 @@ pub mod gpuperfpredict;
 pub mod legacy;
 pub mod ncu;
 pub mod ncu_run;
+pub mod neusight;
 pub mod nvprof;
 
 // What the importers share with the other profiler plugins.
@@ -44,7 +46,7 @@ impl Plugin for CudaProfiler {
     }
 
     fn description(&self) -> &'static str {
-        "NVIDIA profiler output: Nsight Compute, nvprof, legacy CUDA profiler logs, the gpuperfpredict dataset"
+        "NVIDIA profiler output: Nsight Compute, nvprof, legacy CUDA profiler logs, the gpuperfpredict and NeuSight datasets"
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
@@ -53,6 +55,7 @@ impl Plugin for CudaProfiler {
             Box::new(Nvprof),
             Box::new(Legacy),
             Box::new(GpuPerfPredict),
+            Box::new(NeuSight),
             Box::new(NcuRunCollector),
         ]
     }
@@ -409,6 +412,44 @@ impl Collector for GpuPerfPredict {
         let _metrics = metrics::scope(config)?;
         let paths = config.path_list("paths")?;
         let tables = read_gpuperfpredict_with(&paths, &mut |done, total, path| {
+            out.progress(done as u64, total as u64, &path.display().to_string());
+        })?;
+        push(out, tables)
+    }
+}
+
+/// Reads NeuSight kernel files into `runs`, `counters` and `metric_names`.
+pub fn read_neusight_with(
+    paths: &[impl AsRef<Path>],
+    progress: &mut dyn FnMut(usize, usize, &Path),
+) -> Result<Tables, PluginError> {
+    let mut tables = neusight::tables();
+    for (i, path) in paths.iter().enumerate() {
+        let path = path.as_ref();
+        progress(i, paths.len(), path);
+        let text = input::read_text(path)?;
+        neusight::read(path, &text, &mut tables)?;
+    }
+    tables.finish()
+}
+
+struct NeuSight;
+
+impl Collector for NeuSight {
+    fn info(&self) -> CollectorInfo {
+        CollectorInfo::importer(
+            "neusight",
+            "NeuSight's measured kernel files (.csv or .csv.gz): one run per operator shape and GPU, its grid and block and the FLOPs and bytes its dimensions imply as counters",
+        )
+        .key(ConfigKey::required("paths", ConfigType::PathList, "The files"))
+        .key(metrics::config_key())
+        .tables(TABLES)
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
+        let paths = config.path_list("paths")?;
+        let tables = read_neusight_with(&paths, &mut |done, total, path| {
             out.progress(done as u64, total as u64, &path.display().to_string());
         })?;
         push(out, tables)

@@ -35,6 +35,10 @@ pub const SPEC_FIELDS: &[(&str, &str)] = &[
         "registers_per_sm",
         "32-bit registers per SM (occupancy limit)",
     ),
+    (
+        "launch_latency_us",
+        "time of one launch of a tiny kernel, back to back (its source says whether the host's side is in it)",
+    ),
 ];
 
 /// What yosoku measured on a device itself: (key, what it is).
@@ -46,6 +50,10 @@ pub const MEASURED_FIELDS: &[(&str, &str)] = &[
     (
         "fp32_gflops",
         "the best single-precision rate of a kernel yosoku ran",
+    ),
+    (
+        "launch_latency_us",
+        "an empty kernel's launch time, back to back, as yosoku measured it",
     ),
 ];
 
@@ -240,6 +248,14 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../catalogue/amd-instinct-mi300x.toml"),
     ),
     (
+        "nvidia-a100-80gb-pcie.toml",
+        include_str!("../catalogue/nvidia-a100-80gb-pcie.toml"),
+    ),
+    (
+        "nvidia-a100-pcie-40gb.toml",
+        include_str!("../catalogue/nvidia-a100-pcie-40gb.toml"),
+    ),
+    (
         "nvidia-b200.toml",
         include_str!("../catalogue/nvidia-b200.toml"),
     ),
@@ -272,6 +288,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../catalogue/nvidia-h200-sxm.toml"),
     ),
     (
+        "nvidia-l4.toml",
+        include_str!("../catalogue/nvidia-l4.toml"),
+    ),
+    (
         "nvidia-quadro-k5200.toml",
         include_str!("../catalogue/nvidia-quadro-k5200.toml"),
     ),
@@ -284,8 +304,24 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../catalogue/nvidia-tesla-k40c.toml"),
     ),
     (
+        "nvidia-tesla-p100-pcie-16gb.toml",
+        include_str!("../catalogue/nvidia-tesla-p100-pcie-16gb.toml"),
+    ),
+    (
+        "nvidia-tesla-p4.toml",
+        include_str!("../catalogue/nvidia-tesla-p4.toml"),
+    ),
+    (
+        "nvidia-tesla-t4.toml",
+        include_str!("../catalogue/nvidia-tesla-t4.toml"),
+    ),
+    (
         "nvidia-tesla-v100-dgxs-32gb.toml",
         include_str!("../catalogue/nvidia-tesla-v100-dgxs-32gb.toml"),
+    ),
+    (
+        "nvidia-tesla-v100-pcie-32gb.toml",
+        include_str!("../catalogue/nvidia-tesla-v100-pcie-32gb.toml"),
     ),
     (
         "pocl-xeon-2vcpu.toml",

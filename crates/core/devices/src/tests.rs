@@ -107,3 +107,31 @@ fn a_device_twice_is_an_error_unless_a_users_file_replaces_it() {
     c.add(replacement, true).unwrap();
     assert_eq!(c.find("NVIDIA H200").unwrap().file, "mine.toml");
 }
+
+#[test]
+#[allow(clippy::disallowed_methods)] // the test keeps BUILT_IN in step with the directory
+fn every_catalogue_file_is_built_in_and_parses() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogue");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    on_disk.sort();
+    let built_in: Vec<String> = BUILT_IN.iter().map(|(f, _)| (*f).to_owned()).collect();
+    assert_eq!(built_in, on_disk, "BUILT_IN must list catalogue/*.toml");
+    let catalogue = Catalogue::built_in().unwrap();
+    // NeuSight's GPUs, by the names its files give them.
+    for name in [
+        "Tesla P4",
+        "Tesla P100-PCIE-16GB",
+        "Tesla T4",
+        "Tesla V100-PCIE-32GB",
+        "NVIDIA A100-PCIE-40GB",
+        "NVIDIA A100 80GB PCIe",
+        "NVIDIA L4",
+        "NVIDIA H100 80GB HBM3",
+    ] {
+        assert!(catalogue.find(name).is_some(), "{name}");
+    }
+}

@@ -468,6 +468,19 @@ pub fn field<'r>(
     })
 }
 
+/// A CSV file's name without `.csv` and `.gz` (`kernel-GTX-680.csv.gz` -> `kernel-GTX-680`): the
+/// run ids of dataset files begin with it.
+pub fn csv_stem(path: &Path) -> String {
+    path.file_name()
+        .map(|n| {
+            n.to_string_lossy()
+                .trim_end_matches(".gz")
+                .trim_end_matches(".csv")
+                .to_owned()
+        })
+        .unwrap_or_default()
+}
+
 /// The program name of a kernel signature: `matmul_tiled(const float *, ...)` -> `matmul_tiled`,
 /// `void k<1024>(float*)` -> `k<1024>`.
 pub fn kernel_program(kernel: &str) -> String {

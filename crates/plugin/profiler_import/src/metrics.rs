@@ -128,6 +128,7 @@ pub const TOOLS: &[&str] = &[
     "gpuperfpredict",
     "rocprof",
     "computed",
+    "neusight",
 ];
 
 /// Tools whose names are matched without regard to case (AMD's tools write `VGPR_Count`,
