@@ -10,8 +10,13 @@ use yosoku_devices::{Catalogue, Device, MEASURED_FIELDS, SPEC_FIELDS};
 pub use yosoku_runner::devices::DEVICES_VAR;
 
 /// The built-in catalogue with the user's files over it: those of `YOSOKU_DEVICES`, then `extra`.
+/// What looks wrong in the user's files goes to stderr, each line naming its file and field.
 pub fn catalogue(extra: &[PathBuf]) -> Result<Catalogue> {
-    Ok(yosoku_runner::devices::load_catalogue(extra)?)
+    let c = yosoku_runner::devices::load_catalogue(extra)?;
+    for w in c.warnings() {
+        eprintln!("warning: {w}");
+    }
+    Ok(c)
 }
 
 fn number(v: f64) -> String {

@@ -450,6 +450,13 @@ impl Observer for Bars {
     fn step_finished(&mut self, _stage: &str, _id: &str, _wall_secs: f64) {
         self.finish();
     }
+
+    fn warning(&mut self, message: &str) {
+        match &self.current {
+            Some(bar) => bar.suspend(|| eprintln!("warning: {message}")),
+            None => eprintln!("warning: {message}"),
+        }
+    }
 }
 
 impl Drop for Bars {

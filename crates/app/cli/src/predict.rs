@@ -134,6 +134,9 @@ fn render(a: &Answer) -> String {
     for f in figures {
         let _ = writeln!(out, "validation: {f}");
     }
+    for w in &a.device_warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     for note in &p.notes {
         let _ = writeln!(out, "note: {note}");
     }

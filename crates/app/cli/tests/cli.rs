@@ -570,6 +570,25 @@ fn devices_lists_the_catalogue_and_a_users_file_adds_a_device() {
         "{}",
         text(&out.stdout)
     );
+    // A value its architecture rules out is a warning naming the file and field.
+    let odd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        odd.path().join("odd.toml"),
+        "name = \"Odd H100\"\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"HOPPER\"\n[spec]\nsm_count = { value = 132, source = \"s\" }\nboost_clock_mhz = { value = 1980, source = \"s\" }\nfp32_peak_gflops = { value = 670000, source = \"s\" }\n[sources]\ns = \"a typo\"\n",
+    )
+    .unwrap();
+    let out = yosoku(&[
+        "devices",
+        "odd h100",
+        "--devices",
+        odd.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("odd.toml: spec.fp32_peak_gflops = 670000 disagrees with sm_count x FP32 lanes per SM x 2 x clock"),
+        "{}",
+        text(&out.stderr)
+    );
     // Unknown names get the closest; a broken file its line and column.
     let out = yosoku(&["devices", "H20"]);
     assert!(!out.status.success());

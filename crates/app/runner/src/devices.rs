@@ -63,7 +63,7 @@ pub fn load_catalogue(extra: &[PathBuf]) -> Result<Catalogue, DevicesError> {
             })?;
             let device = yosoku_devices::parse(&text, &file.display().to_string())?;
             let replaces_built_in = built_in.iter().any(|n| device.is_named(n));
-            c.add(device, replaces_built_in)?;
+            c.add_checked(device, replaces_built_in)?;
         }
     }
     Ok(c)

@@ -61,6 +61,9 @@ pub trait Observer {
     fn source_progress(&mut self, _source: &str, _progress: &Progress) {}
     fn step_started(&mut self, _stage: &str, _id: &str, _kind: &str) {}
     fn step_finished(&mut self, _stage: &str, _id: &str, _wall_secs: f64) {}
+    /// Something the user should know that does not stop the run (a device file's value that
+    /// looks wrong for its architecture).
+    fn warning(&mut self, _message: &str) {}
 }
 
 /// An observer that reports nothing.
@@ -358,7 +361,11 @@ impl Run<'_> {
         manifest: &mut ManifestBuilder,
     ) -> Result<(), RunError> {
         let devices = if self.spec.steps.iter().any(|s| s.value.step.uses_devices()) {
-            devices::load_catalogue(&self.options.device_files)?
+            let catalogue = devices::load_catalogue(&self.options.device_files)?;
+            for w in catalogue.warnings() {
+                observer.warning(w);
+            }
+            catalogue
         } else {
             yosoku_devices::Catalogue::default()
         };

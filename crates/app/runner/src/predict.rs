@@ -77,6 +77,8 @@ pub struct Answer {
     pub run_ids: Vec<String>,
     /// The files the answer rests on, hashed: the profile's and the model bundle's manifest.
     pub inputs: Vec<InputFile>,
+    /// What looks wrong in the user's device files, each naming its file and field.
+    pub device_warnings: Vec<String>,
 }
 
 /// The profile's launches as model rows, and the files they were read from.
@@ -340,6 +342,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
         training_table: model.table,
         run_ids,
         inputs,
+        device_warnings: catalogue.warnings().to_vec(),
     })
 }
 

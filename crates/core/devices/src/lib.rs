@@ -4,6 +4,8 @@
 //! file per device (`catalogue/*.toml`, compiled in; a user's own files add or replace devices
 //! with no rebuild). Free of file I/O: callers hand over the files' text.
 
+pub mod checks;
+
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
@@ -117,7 +119,7 @@ struct FileDef {
     aliases: Vec<String>,
     vendor: String,
     kind: Spanned<String>,
-    architecture: String,
+    architecture: Spanned<String>,
     compute_capability: Option<String>,
     year: Option<i64>,
     #[serde(default)]
@@ -157,6 +159,22 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
         let at = e.span().map_or(0, |s| s.start);
         error(at, e.message().trim().to_owned())
     })?;
+    // An architecture yosoku knows, spelled in another case, is that one.
+    let architecture = match checks::gpu_architecture(def.architecture.get_ref()) {
+        Some(known) => {
+            if def.kind.get_ref() == "cpu" {
+                return Err(error(
+                    def.kind.span().start,
+                    format!(
+                        "kind `cpu`, but architecture `{}` is a GPU architecture: expected kind = \"gpu\"",
+                        def.architecture.get_ref()
+                    ),
+                ));
+            }
+            known.name.to_owned()
+        }
+        None => def.architecture.get_ref().clone(),
+    };
     if !matches!(def.kind.get_ref().as_str(), "gpu" | "cpu") {
         return Err(error(
             def.kind.span().start,
@@ -214,6 +232,22 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
         Ok(out)
     };
     let spec = read(&def.spec, SPEC_FIELDS, "spec")?;
+    if let (Some(base), Some(boost)) = (spec.get("base_clock_mhz"), spec.get("boost_clock_mhz"))
+        && base.value > boost.value
+    {
+        let at = def
+            .spec
+            .iter()
+            .find(|(k, _)| k.get_ref() == "base_clock_mhz")
+            .map_or(0, |(_, v)| v.span().start);
+        return Err(error(
+            at,
+            format!(
+                "spec.base_clock_mhz = {} is above spec.boost_clock_mhz = {}: expected base <= boost",
+                base.value, boost.value
+            ),
+        ));
+    }
     let measured = read(&def.measured, MEASURED_FIELDS, "measured")?;
     if def.name.get_ref().trim().is_empty() {
         return Err(error(def.name.span().start, "the name is empty".to_owned()));
@@ -223,7 +257,7 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
         aliases: def.aliases,
         vendor: def.vendor,
         kind: def.kind.into_inner(),
-        architecture: def.architecture,
+        architecture,
         compute_capability: def.compute_capability,
         year: def.year,
         spec,
@@ -333,6 +367,8 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 #[derive(Debug, Clone, Default)]
 pub struct Catalogue {
     devices: Vec<Device>,
+    /// What looks wrong in the devices added from users' files ([`checks::warnings`]).
+    warnings: Vec<String>,
 }
 
 impl Catalogue {
@@ -348,6 +384,24 @@ impl Catalogue {
     /// Adds a device; one whose name or an alias another device has is an error, unless
     /// `replace` (a user's file replacing a built-in device of the same name).
     pub fn add(&mut self, device: Device, replace: bool) -> Result<(), CatalogueError> {
+        self.add_device(device, replace)
+    }
+
+    /// [`Catalogue::add`] for a device of a user's file: what looks wrong in its values for
+    /// its architecture is kept as a warning ([`Catalogue::warnings`]).
+    pub fn add_checked(&mut self, device: Device, replace: bool) -> Result<(), CatalogueError> {
+        let warnings = checks::warnings(&device, self);
+        self.add_device(device, replace)?;
+        self.warnings.extend(warnings);
+        Ok(())
+    }
+
+    /// What looks wrong in the values of the users' devices, each naming its file and field.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    fn add_device(&mut self, device: Device, replace: bool) -> Result<(), CatalogueError> {
         let names: Vec<&String> = std::iter::once(&device.name)
             .chain(&device.aliases)
             .collect();

@@ -135,3 +135,77 @@ fn every_catalogue_file_is_built_in_and_parses() {
         assert!(catalogue.find(name).is_some(), "{name}");
     }
 }
+
+/// A user's GPU file: the H100's values, with `extra` spec lines.
+fn user_gpu(architecture: &str, kind: &str, spec: &str) -> String {
+    format!(
+        "name = \"My GPU\"\nvendor = \"NVIDIA\"\nkind = \"{kind}\"\narchitecture = \"{architecture}\"\n[spec]\n{spec}\n[sources]\nme = \"my own notes\"\n"
+    )
+}
+
+#[test]
+fn no_built_in_device_draws_a_warning() {
+    let all = Catalogue::built_in().unwrap();
+    for d in all.devices() {
+        let mut others = Catalogue::default();
+        for o in all.devices().iter().filter(|o| o.name != d.name) {
+            others.add(o.clone(), false).unwrap();
+        }
+        assert_eq!(
+            checks::warnings(d, &others),
+            Vec::<String>::new(),
+            "{}",
+            d.name
+        );
+    }
+}
+
+#[test]
+fn a_users_values_outside_the_architecture_are_warned_about() {
+    let mut c = Catalogue::built_in().unwrap();
+    // 132 SMs x 128 lanes x 2 x 1,980 MHz is 66.9 TFLOP/s, not 6.7; 33,520 GB/s is 10x an H200's.
+    let spec = "sm_count = { value = 132, source = \"me\" }\nboost_clock_mhz = { value = 1980, source = \"me\" }\nfp32_peak_gflops = { value = 6700, source = \"me\" }\ndram_bandwidth_gb_per_sec = { value = 52000, source = \"me\" }";
+    let d = parse(&user_gpu("hopper", "gpu", spec), "mine.toml").unwrap();
+    // The architecture in another case is the known one.
+    assert_eq!(d.architecture, "Hopper");
+    c.add_checked(d, false).unwrap();
+    let w = c.warnings().join("\n");
+    assert!(
+        w.contains("mine.toml: spec.fp32_peak_gflops = 6700 disagrees with sm_count x FP32 lanes per SM x 2 x clock: Hopper SMs have 128 lanes, so expected about 66908 GFLOP/s"),
+        "{w}"
+    );
+    assert!(
+        w.contains("mine.toml: spec.dram_bandwidth_gb_per_sec = 52000 is over 10x outside the catalogue's Hopper GPUs (3352.3 to 4800 GB/s)"),
+        "{w}"
+    );
+    // Right values draw none.
+    let mut c = Catalogue::built_in().unwrap();
+    let good = spec.replace("6700", "67000").replace("52000", "3350");
+    c.add_checked(
+        parse(&user_gpu("Hopper", "gpu", &good), "mine.toml").unwrap(),
+        false,
+    )
+    .unwrap();
+    assert!(c.warnings().is_empty(), "{:?}", c.warnings());
+}
+
+#[test]
+fn impossible_values_are_errors() {
+    let e = parse(&user_gpu("Ampere", "cpu", ""), "mine.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("mine.toml:3:8: kind `cpu`, but architecture `Ampere` is a GPU architecture"),
+        "{e}"
+    );
+    let spec = "base_clock_mhz = { value = 1800, source = \"me\" }\nboost_clock_mhz = { value = 1410, source = \"me\" }";
+    let e = parse(&user_gpu("Ampere", "gpu", spec), "mine.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "mine.toml:6:18: spec.base_clock_mhz = 1800 is above spec.boost_clock_mhz = 1410"
+        ),
+        "{e}"
+    );
+}
