@@ -39,6 +39,7 @@ mod mpi_logs_bench;
 mod mpi_multinode;
 mod mpi_scaling;
 mod opencl;
+mod predict_bench;
 mod python;
 mod scaffold;
 #[cfg(test)]
@@ -128,6 +129,9 @@ cargo xtask <command>
                        through a launch agent (as ssh on a cluster); then a hostfile naming an
                        unreachable host must fail with no bundle. Needs root (test runs it where
                        it can make namespaces)
+  bench-predict [--launches N] [--runs N]
+                       `yosoku predict` (release) on a real ncu raw page's launches repeated to N
+                       (default 10,000): the whole command's wall time and peak memory per run
   bench-mpi-logs [--steps N] [--runs N]
                        MPI logs of millions of calls: our message-rate program (tools/mpi-message-rate)
                        on 2 ranks under the interposer (72,000 steps: 1 GB of logs), imported and
@@ -209,6 +213,7 @@ fn run() -> Result<()> {
         Some("scaling-headline") => demo::scaling_headline(),
         Some("bench-mpi") => mpi::bench(),
         Some("bench-mpi-logs") => mpi_logs_bench::run(&args[1..]),
+        Some("bench-predict") => predict_bench::run(&args[1..]),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("cuda-trace-check") => cuda_trace::check(),
         Some("bench-opencl") => opencl::bench(),

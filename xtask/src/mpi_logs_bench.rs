@@ -19,7 +19,7 @@ use crate::mpi::{INTERPOSER, MESSAGE_RATE, build_tools, median, mpi_env};
 use crate::{cargo, run_cmd, target_dir};
 
 /// Wall seconds and peak resident KiB of one child run.
-fn measured(cmd: &mut Command) -> Result<(f64, i64)> {
+pub(crate) fn measured(cmd: &mut Command) -> Result<(f64, i64)> {
     let started = Instant::now();
     let child = cmd.spawn().context("cannot start yosoku")?;
     let pid = child.id() as libc::pid_t;

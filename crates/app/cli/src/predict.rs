@@ -140,6 +140,13 @@ fn render(a: &Answer) -> String {
     for note in &p.notes {
         let _ = writeln!(out, "note: {note}");
     }
+    for d in &p.unanswered {
+        let _ = writeln!(
+            out,
+            "not answered: {}",
+            yosoku_runner::predict::unanswered_text(d)
+        );
+    }
     for (a, variant) in p.answers.iter().zip(labels) {
         let _ = writeln!(
             out,
@@ -168,7 +175,12 @@ fn render(a: &Answer) -> String {
         let nearest: Vec<String> = a
             .nearest
             .iter()
-            .map(|(k, d)| format!("{k} ({d:.1})"))
+            .map(|n| {
+                format!(
+                    "{} ({} on {}; distance {:.2})",
+                    n.kernel, n.variant, n.gpu, n.distance
+                )
+            })
             .collect();
         if nearest.is_empty() {
             let _ = writeln!(

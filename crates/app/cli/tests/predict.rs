@@ -10,13 +10,26 @@ use std::path::{Path, PathBuf};
 
 /// A model bundle over the Apps-Gpus files, validated on held-out GPUs only (quick).
 fn model(dir: &Path) -> PathBuf {
+    model_with(
+        dir,
+        &["leave_one_gpu_out", "leave_one_gpu_out_other_architectures"],
+    )
+}
+
+/// A model bundle over the Apps-Gpus files, validated under `schemes`.
+fn model_with(dir: &Path, schemes: &[&str]) -> PathBuf {
     let data = repo().join("pipelines/data/gpuperfpredict/apps");
     let pipeline = dir.join("model.toml");
     std::fs::write(
         &pipeline,
         format!(
-            "[pipeline]\nname = \"model\"\ndescription = \"test model\"\n\n[sources.gpp]\nplugin = \"cuda_profiler\"\ncollector = \"gpuperfpredict\"\nconfig = {{ paths = [\"{}/*.csv.gz\"] }}\n\n[[validate]]\nstep = \"gpu_transfer\"\nid = \"transfer\"\nobservations = \"gpp.observations\"\nschemes = [\"leave_one_gpu_out\", \"leave_one_gpu_out_other_architectures\"]\n",
-            data.display()
+            "[pipeline]\nname = \"model\"\ndescription = \"test model\"\n\n[sources.gpp]\nplugin = \"cuda_profiler\"\ncollector = \"gpuperfpredict\"\nconfig = {{ paths = [\"{}/*.csv.gz\"] }}\n\n[[validate]]\nstep = \"gpu_transfer\"\nid = \"transfer\"\nobservations = \"gpp.observations\"\nschemes = [{}]\n",
+            data.display(),
+            schemes
+                .iter()
+                .map(|s| format!("\"{s}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )
     .unwrap();
@@ -30,6 +43,72 @@ fn model(dir: &Path) -> PathBuf {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     bundle
+}
+
+/// A launch no model can answer is counted and explained per kernel, never dropped in silence;
+/// a kernel the training data lacks gets the unseen-kernel figures beside the unseen-GPU ones.
+#[test]
+fn launches_left_unanswered_are_said_and_an_unseen_kernel_gets_its_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = model_with(
+        dir.path(),
+        &[
+            "leave_one_gpu_out_other_architectures",
+            "leave_one_kernel_out",
+        ],
+    );
+    let real =
+        repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
+    let text_in = std::fs::read_to_string(&real).unwrap();
+    let lines: Vec<&str> = text_in.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("\"ID\"")).unwrap();
+    let names: Vec<&str> = lines[header].split("\",\"").collect();
+    let dram = names
+        .iter()
+        .position(|n| n.trim_matches('"') == "dram__bytes_read.sum")
+        .unwrap();
+    // The last launch's DRAM reads left empty, as a profile that did not collect them.
+    let mut fields: Vec<String> = lines[lines.len() - 1]
+        .split("\",\"")
+        .map(str::to_owned)
+        .collect();
+    fields[dram] = String::new();
+    let mut edited: Vec<String> = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| (*l).to_owned())
+        .collect();
+    edited.push(fields.join("\",\""));
+    let profile = dir.path().join("profile.csv");
+    std::fs::write(&profile, edited.join("\n") + "\n").unwrap();
+    let out = yosoku(&[
+        "predict",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--on",
+        "Tesla V100",
+        "--model",
+        bundle.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains(": 10 launch(es)"), "{stdout}");
+    assert!(
+        stdout.contains("not answered: matmul_tiled: 1 launch(es) not answered: no DRAM reads"),
+        "{stdout}"
+    );
+    // matmul_tiled is no training kernel: the figures of an unseen kernel come first.
+    let unseen = stdout
+        .find("leave_one_kernel_out, transfer_ridge: median |error|")
+        .unwrap_or(usize::MAX);
+    let gpu = stdout
+        .find("leave_one_gpu_out_other_architectures, transfer_ridge")
+        .unwrap_or(0);
+    assert!(unseen < gpu, "{stdout}");
+    // The nearest training kernels are named with their launch and GPU.
+    assert!(
+        stdout.contains(" on GeForce GTX") && stdout.contains("; distance "),
+        "{stdout}"
+    );
 }
 
 #[test]

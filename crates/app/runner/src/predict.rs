@@ -14,8 +14,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::RecordBatch;
 use serde_json::{Map, Value};
 use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, StepRecord};
+use yosoku_models::transfer::data::Dropped;
 use yosoku_models::transfer::predict::{Prediction, TrainedTarget, WAVE_SCALING, predict};
-use yosoku_models::transfer::report::quoted_scores;
+use yosoku_models::transfer::report::{question_schemes, quoted_scores};
 use yosoku_models::transfer::schemes::Method;
 use yosoku_models::transfer::{GpuSpec, MODEL_KIND, Measurements};
 use yosoku_tables::access::utf8;
@@ -261,6 +262,14 @@ fn model_tables(dir: &Path) -> Result<ModelTables> {
 /// The answers' labels: the variant, and the run where the profile holds a kernel's variant
 /// more than once (an OpenCL run's sizes).
 fn labels(p: &Prediction, run_ids: &[String]) -> Vec<String> {
+    // How often each (kernel, variant) occurs, counted once: comparing every answer with every
+    // other made 10,000 launches take seconds.
+    let mut occurrences: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    for a in &p.answers {
+        *occurrences
+            .entry((a.kernel.as_str(), a.variant.as_str()))
+            .or_insert(0) += 1;
+    }
     p.answers
         .iter()
         .enumerate()
@@ -270,18 +279,21 @@ fn labels(p: &Prediction, run_ids: &[String]) -> Vec<String> {
             } else {
                 a.variant.clone()
             };
-            let repeated = p
-                .answers
-                .iter()
-                .filter(|b| b.kernel == a.kernel && b.variant == a.variant)
-                .count()
-                > 1;
+            let repeated = occurrences[&(a.kernel.as_str(), a.variant.as_str())] > 1;
             match run_ids.get(a.row) {
                 Some(run) if repeated && !a.variant.is_empty() => format!("{variant}, run {run}"),
                 _ => variant,
             }
         })
         .collect()
+}
+
+/// One line of the launches no model answers: the kernel, how many, and why.
+pub fn unanswered_text(d: &Dropped) -> String {
+    format!(
+        "{}: {} launch(es) not answered: {}",
+        d.kernel, d.launches, d.why
+    )
 }
 
 /// Answers `q`, or says what is wrong with it.
@@ -307,13 +319,18 @@ pub fn answer(q: &Question) -> Result<Answer> {
         .with_context(|| format!("profile {}", q.profile_text()))?;
     let p = predict(&training, &measured, &target, q.level, q.trained_target)?;
     if p.answers.is_empty() {
+        let why: Vec<String> = p.unanswered.iter().map(unanswered_text).collect();
         bail!(
             "profile {}: no launch could be predicted ({})",
             q.profile_text(),
-            measured.left_out.join("; ")
+            why.join("; ")
         );
     }
     let same = measured.gpus[0].architecture == target.architecture;
+    let unseen_kernel = measured
+        .kernels
+        .iter()
+        .any(|k| !training.kernels.contains(k));
     let methods: Vec<Method> = [Method::Transfer, Method::WaveScaling]
         .into_iter()
         .filter(|m| {
@@ -336,7 +353,11 @@ pub fn answer(q: &Question) -> Result<Answer> {
     )?);
     Ok(Answer {
         labels: labels(&p, &run_ids),
-        validation: quoted_scores(&model.scores, same, &methods),
+        validation: quoted_scores(
+            &model.scores,
+            &question_schemes(same, unseen_kernel),
+            &methods,
+        ),
         prediction: p,
         model_name: model.name,
         training_table: model.table,

@@ -1468,7 +1468,7 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         let scores = transfer_scores(table(&bundle, &format!("{step}.transfer_scores")));
         assert_eq!(
             scores.len(),
-            4 + 3 + 3 + 2,
+            4 + 3 + 6 + 2,
             "{step}: every scheme's methods"
         );
         let get = |scheme: &str, method: &str| {
@@ -1493,6 +1493,13 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         let costs = get("leave_one_kernel_out", "counter_costs");
         let count = get("leave_one_kernel_out", "instruction_count");
         assert!(costs.2 < count.2, "{step}: {costs:?} vs {count:?}");
+        // A kernel the model never saw, measured on other GPUs (`yosoku predict` of one's own
+        // kernel): the learned model beats both scalings from those GPUs, on the mean.
+        let unseen = get("leave_one_kernel_out", "transfer_ridge");
+        for baseline in ["wave_scaling", "cores_clock_all_gpus"] {
+            let b = get("leave_one_kernel_out", baseline);
+            assert!(unseen.3 < b.3, "{step}: {unseen:?} vs {b:?}");
+        }
         // Intervals calibrated on held-out GPUs cover most held-out rows of a new GPU.
         assert!(learned.4 > 85.0, "{step}: {learned:?}");
     }

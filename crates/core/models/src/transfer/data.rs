@@ -209,6 +209,16 @@ pub struct Measurements {
     pub by_launch: Vec<Vec<usize>>,
     /// Rows and devices left out, and why, for the report.
     pub left_out: Vec<String>,
+    /// The launches left out for what their rows lack, per kernel and reason.
+    pub dropped: Vec<Dropped>,
+}
+
+/// Launches of one kernel left out for one reason (what their rows lack).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dropped {
+    pub kernel: String,
+    pub launches: usize,
+    pub why: &'static str,
 }
 
 /// A counter column, or `None` when the table lacks it.
@@ -219,6 +229,14 @@ fn column<'a>(obs: &Observations<'a>, name: &str) -> Option<&'a Float64Array> {
 fn value(column: Option<&Float64Array>, row: usize) -> Option<f64> {
     column.and_then(|c| c.is_valid(row).then(|| c.value(row)))
 }
+
+/// Why a launch has no [`Work`]: what its row lacks.
+const NO_BYTES: &str = "no DRAM reads (nor, with its FLOPs, the global bytes its code moves)";
+const NO_INSTRUCTIONS: &str = "no instruction count";
+const NO_INSTRUCTIONS_OR_FLOPS: &str = "no instruction count and no FLOP count";
+const NO_BLOCK: &str = "no block size";
+const NO_GRID: &str = "no grid size";
+const NO_TIME: &str = "no positive time";
 
 /// The counter columns a [`Work`] is read from (`None` where the table lacks one).
 struct WorkColumns<'a> {
@@ -334,10 +352,10 @@ impl<'a> WorkColumns<'a> {
         })
     }
 
-    /// The launch of `row`, or `None` without its instructions, DRAM reads or configuration.
+    /// The launch of `row`, or what it lacks of its instructions, DRAM reads or configuration.
     /// With `work_only`, a launch without instructions has them NaN, and without DRAM counters
     /// its global bytes stand in, where it has its FLOPs.
-    fn work(&self, row: usize, work_only: bool) -> Option<Work> {
+    fn work(&self, row: usize, work_only: bool) -> Result<Work, &'static str> {
         let sum = |[a, b]: [Option<&Float64Array>; 2]| {
             value(a, row).unwrap_or(0.0) + value(b, row).unwrap_or(0.0)
         };
@@ -346,9 +364,10 @@ impl<'a> WorkColumns<'a> {
             (Some(_), _) => sum(self.transactions) * DRAM_TRANSACTION_BYTES,
             (None, Some(read)) => read + value(self.bytes[1], row).unwrap_or(0.0),
             (None, None) if work_only && has_flops => {
-                value(self.global_bytes[0], row)? + value(self.global_bytes[1], row).unwrap_or(0.0)
+                value(self.global_bytes[0], row).ok_or(NO_BYTES)?
+                    + value(self.global_bytes[1], row).unwrap_or(0.0)
             }
-            (None, None) => return None,
+            (None, None) => return Err(NO_BYTES),
         };
         // A total (Nsight Compute's `launch__grid_size`), or x times y.
         let total = |[size, x, y]: [Option<&Float64Array>; 3]| match value(size, row) {
@@ -362,14 +381,15 @@ impl<'a> WorkColumns<'a> {
         let instructions = match value(self.inst, row).or_else(|| value(self.issued, row)) {
             Some(n) => n,
             None if work_only && has_flops => f64::NAN,
-            None => return None,
+            None if work_only => return Err(NO_INSTRUCTIONS_OR_FLOPS),
+            None => return Err(NO_INSTRUCTIONS),
         };
-        let threads_per_block = total(self.block)?;
+        let threads_per_block = total(self.block).ok_or(NO_BLOCK)?;
         let blocks = match total(self.grid) {
             Some(b) => b,
-            None => (value(self.threads, row)? / threads_per_block.max(1.0)).ceil(),
+            None => (value(self.threads, row).ok_or(NO_GRID)? / threads_per_block.max(1.0)).ceil(),
         };
-        Some(Work {
+        Ok(Work {
             warp_instructions: instructions * width / 32.0,
             flops: sum(self.flops),
             dram_bytes,
@@ -406,6 +426,37 @@ impl Measurements {
         Self::read(batch, catalogue, false, true)
     }
 
+    /// The GPU of a device name met for the first time: its catalogue entry added, or, where
+    /// the catalogue lacks it, an error naming the row (`describe`) or, with `skip_unknown`,
+    /// none (its rows left out, and said so).
+    fn add_gpu(
+        &mut self,
+        device: &str,
+        catalogue: &Catalogue,
+        skip_unknown: bool,
+        describe: impl Fn() -> String,
+    ) -> Result<Option<usize>, ModelError> {
+        match catalogue.find(device) {
+            Some(d) => {
+                let spec = GpuSpec::from_device(d).map_err(ModelError::invalid)?;
+                self.gpus.push(spec);
+                self.gpu_labels.push(device.to_owned());
+                Ok(Some(self.gpus.len() - 1))
+            }
+            None if skip_unknown => {
+                self.left_out.push(format!(
+                    "device `{device}`: not in the device catalogue, its rows left out"
+                ));
+                Ok(None)
+            }
+            None => Err(ModelError::invalid(format!(
+                "{}: device `{device}` is not in the device catalogue (closest: {}); add a catalogue file for it (`yosoku devices` lists them) or set `skip_unknown_devices = true`",
+                describe(),
+                catalogue.closest(device, 3).join(", ")
+            ))),
+        }
+    }
+
     fn read(
         batch: &RecordBatch,
         catalogue: &Catalogue,
@@ -422,12 +473,15 @@ impl Measurements {
             cells: Vec::new(),
             by_launch: Vec::new(),
             left_out: Vec::new(),
+            dropped: Vec::new(),
         };
         let mut gpu_of: HashMap<String, Option<usize>> = HashMap::new();
         let mut kernel_of: HashMap<String, usize> = HashMap::new();
         let mut launch_of: HashMap<(usize, String, usize), usize> = HashMap::new();
         let mut occurrences: HashMap<(usize, String, usize), usize> = HashMap::new();
         let (mut incomplete, mut unknown_rows) = (0usize, 0usize);
+        let mut dropped: std::collections::BTreeMap<(String, &'static str), usize> =
+            Default::default();
         for row in 0..obs.rows() {
             let (Some(device), Some(program), Some(variant)) = (
                 obs.device.get(row),
@@ -440,27 +494,7 @@ impl Measurements {
             let gpu = match gpu_of.get(device) {
                 Some(g) => *g,
                 None => {
-                    let g = match catalogue.find(device) {
-                        Some(d) => {
-                            let spec = GpuSpec::from_device(d).map_err(ModelError::invalid)?;
-                            m.gpus.push(spec);
-                            m.gpu_labels.push(device.to_owned());
-                            Some(m.gpus.len() - 1)
-                        }
-                        None if skip_unknown => {
-                            m.left_out.push(format!(
-                                "device `{device}`: not in the device catalogue, its rows left out"
-                            ));
-                            None
-                        }
-                        None => {
-                            return Err(ModelError::invalid(format!(
-                                "{}: device `{device}` is not in the device catalogue (closest: {}); add a catalogue file for it (`yosoku devices` lists them) or set `skip_unknown_devices = true`",
-                                obs.describe(row),
-                                catalogue.closest(device, 3).join(", ")
-                            )));
-                        }
-                    };
+                    let g = m.add_gpu(device, catalogue, skip_unknown, || obs.describe(row))?;
                     gpu_of.insert(device.to_owned(), g);
                     g
                 }
@@ -470,12 +504,20 @@ impl Measurements {
                 continue;
             };
             let secs = obs.measured.value(row);
-            let Some(work) = columns
-                .work(row, work_only)
-                .filter(|_| secs > 0.0 && secs.is_finite())
-            else {
-                incomplete += 1;
-                continue;
+            let work = columns.work(row, work_only).and_then(|w| {
+                if secs > 0.0 && secs.is_finite() {
+                    Ok(w)
+                } else {
+                    Err(NO_TIME)
+                }
+            });
+            let work = match work {
+                Ok(w) => w,
+                Err(why) => {
+                    incomplete += 1;
+                    *dropped.entry((program.to_owned(), why)).or_insert(0) += 1;
+                    continue;
+                }
             };
             let kernel = *kernel_of.entry(program.to_owned()).or_insert_with(|| {
                 m.kernels.push(program.to_owned());
@@ -511,6 +553,14 @@ impl Measurements {
                 "{incomplete} rows without a positive time, the instructions, the DRAM reads or the launch configuration"
             ));
         }
+        m.dropped = dropped
+            .into_iter()
+            .map(|((kernel, why), launches)| Dropped {
+                kernel,
+                launches,
+                why,
+            })
+            .collect();
         if m.cells.is_empty() {
             return Err(ModelError::invalid(format!(
                 "input `observations`: no launch to use ({})",

@@ -7,7 +7,7 @@
 //! architecture relation to the source (same, or different), and the level's quantile of those
 //! absolute log errors is the half-width.
 
-use super::data::{Cell, Measurements, Work};
+use super::data::{Cell, Dropped, Measurements, Work};
 use super::learned::{Source, TransferModel};
 use super::schemes::conformal_half_width;
 use super::{GpuSpec, device_features, wave_scaling};
@@ -61,15 +61,25 @@ pub struct Answer {
     pub model: &'static str,
     pub on_profile_gpu: Bound,
     pub on_target: Bound,
-    /// The training kernels nearest to this launch (by instructions, DRAM bytes, memory share
-    /// and block size), nearest first, with their distance.
-    pub nearest: Vec<(String, f64)>,
+    /// The training kernels nearest to this launch (by instructions, DRAM bytes, memory share,
+    /// block size and blocks), nearest first: each kernel's nearest launch.
+    pub nearest: Vec<Nearest>,
     /// What makes the answer less certain: said, with the wider interval.
     pub warnings: Vec<String>,
     /// Habitat's wave scaling of the same launch, beside the answer (the no-fit baseline), with
     /// the interval of its errors between the training GPUs.
     pub wave_scaling_secs: f64,
     pub wave_scaling_interval_secs: (f64, f64),
+}
+
+/// A training kernel near a launch of the profile: its launch nearest to it, and the distance
+/// (standardised: 1 is a typical spread of the training launches in one feature).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nearest {
+    pub kernel: String,
+    pub variant: String,
+    pub gpu: String,
+    pub distance: f64,
 }
 
 /// Everything `yosoku predict` prints.
@@ -83,6 +93,9 @@ pub struct Prediction {
     pub answers: Vec<Answer>,
     /// Said once for the whole question (an architecture no training GPU has, ...).
     pub notes: Vec<String>,
+    /// The profile's launches no model answers, per kernel and reason: what their rows lack,
+    /// or why no model gives them a time.
+    pub unanswered: Vec<Dropped>,
 }
 
 /// The interval level used where the launch lies outside what the model has seen.
@@ -155,21 +168,29 @@ fn single_source_residuals(
 }
 
 /// The kernel features the nearest-kernel search compares, standardised by `scale`.
-fn signature(work: &Work) -> [f64; 4] {
+fn signature(work: &Work) -> [f64; SIGNATURE] {
     let share = work.dram_bytes / (work.dram_bytes + 32.0 * work.warp_instructions).max(1.0);
     [
         (1.0 + work.warp_instructions).ln(),
         (1.0 + work.dram_bytes).ln(),
         share,
         work.threads_per_block.max(1.0).ln(),
+        work.blocks.max(1.0).ln(),
     ]
 }
 
-/// The training launches' signatures and their robust scales (median absolute deviations),
-/// with what `outside` compares against, computed once per question.
+/// Features of [`signature`].
+const SIGNATURE: usize = 5;
+
+/// The training launches' signatures, standardised by their robust scales (median absolute
+/// deviations), with what `outside` compares against, computed once per question.
 struct Neighbourhood {
-    signatures: Vec<[f64; 4]>,
-    scale: [f64; 4],
+    /// Per training kernel: its launches' standardised signatures and cells, sorted by the
+    /// first feature, so that a search stops where that feature alone is farther than the
+    /// nearest found (10,000 launches against 30,000 training cells, compared all with all,
+    /// took seconds).
+    by_kernel: Vec<Vec<([f64; SIGNATURE], usize)>>,
+    scale: [f64; SIGNATURE],
     /// The range of the training launches' roofline-plus-latency times on their own GPUs.
     roofline_range: (f64, f64),
     block_sizes: Vec<f64>,
@@ -177,13 +198,22 @@ struct Neighbourhood {
 
 impl Neighbourhood {
     fn of(training: &Measurements) -> Self {
-        let signatures: Vec<[f64; 4]> = training.cells.iter().map(|c| signature(&c.work)).collect();
-        let mut scale = [0.0f64; 4];
+        let signatures: Vec<[f64; SIGNATURE]> =
+            training.cells.iter().map(|c| signature(&c.work)).collect();
+        let mut scale = [0.0f64; SIGNATURE];
         for (j, s) in scale.iter_mut().enumerate() {
             let mut v: Vec<f64> = signatures.iter().map(|x| x[j]).collect();
             let m = median(&mut v);
             let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
             *s = median(&mut d).max(1e-3);
+        }
+        let mut by_kernel: Vec<Vec<([f64; SIGNATURE], usize)>> =
+            vec![Vec::new(); training.kernels.len()];
+        for (i, (c, sig)) in training.cells.iter().zip(&signatures).enumerate() {
+            by_kernel[c.kernel].push((std::array::from_fn(|j| sig[j] / scale[j]), i));
+        }
+        for cells in &mut by_kernel {
+            cells.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]).then(a.1.cmp(&b.1)));
         }
         let roofline_range = training
             .cells
@@ -200,31 +230,75 @@ impl Neighbourhood {
         block_sizes.sort_by(f64::total_cmp);
         block_sizes.dedup();
         Self {
-            signatures,
+            by_kernel,
             scale,
             roofline_range,
             block_sizes,
         }
     }
 
-    /// The `n` training kernels nearest to `work`, nearest first, with their distance.
-    fn nearest(&self, training: &Measurements, work: &Work, n: usize) -> Vec<(String, f64)> {
-        let me = signature(work);
-        let mut best: Vec<(String, f64)> = Vec::new();
-        for (c, s) in training.cells.iter().zip(&self.signatures) {
-            let d = (0..4)
-                .map(|j| ((s[j] - me[j]) / self.scale[j]).powi(2))
+    /// The nearest of one kernel's launches (sorted by the first feature) to `me`: its cell and
+    /// distance; the first in cell order among equally near ones.
+    fn nearest_of(
+        cells: &[([f64; SIGNATURE], usize)],
+        me: &[f64; SIGNATURE],
+    ) -> Option<(usize, f64)> {
+        let distance = |s: &[f64; SIGNATURE]| {
+            s.iter()
+                .zip(me)
+                .map(|(a, b)| (a - b) * (a - b))
                 .sum::<f64>()
-                .sqrt();
-            let name = &training.kernels[c.kernel];
-            match best.iter_mut().find(|(k, _)| k == name) {
-                Some((_, old)) => *old = old.min(d),
-                None => best.push((name.clone(), d)),
+                .sqrt()
+        };
+        let start = cells.partition_point(|(s, _)| s[0] < me[0]);
+        let mut best: Option<(usize, f64)> = None;
+        let better = |best: &Option<(usize, f64)>, cell: usize, d: f64| {
+            best.is_none_or(|(c, b)| d < b || (d == b && cell < c))
+        };
+        // Outward from the query's place, each side until its first feature alone is farther.
+        for (s, cell) in cells[start..].iter() {
+            if best.is_some_and(|(_, b)| s[0] - me[0] > b) {
+                break;
+            }
+            let d = distance(s);
+            if better(&best, *cell, d) {
+                best = Some((*cell, d));
             }
         }
-        best.sort_by(|a, b| a.1.total_cmp(&b.1));
-        best.truncate(n);
+        for (s, cell) in cells[..start].iter().rev() {
+            if best.is_some_and(|(_, b)| me[0] - s[0] > b) {
+                break;
+            }
+            let d = distance(s);
+            if better(&best, *cell, d) {
+                best = Some((*cell, d));
+            }
+        }
         best
+    }
+
+    /// The `n` training kernels nearest to `work`, nearest first: each kernel's nearest launch.
+    fn nearest(&self, training: &Measurements, work: &Work, n: usize) -> Vec<Nearest> {
+        let raw = signature(work);
+        let me: [f64; SIGNATURE] = std::array::from_fn(|j| raw[j] / self.scale[j]);
+        let mut best: Vec<(usize, f64)> = self
+            .by_kernel
+            .iter()
+            .filter_map(|cells| Self::nearest_of(cells, &me))
+            .collect();
+        best.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        best.truncate(n);
+        best.into_iter()
+            .map(|(i, distance)| {
+                let c = &training.cells[i];
+                Nearest {
+                    kernel: training.kernels[c.kernel].clone(),
+                    variant: training.launches[c.launch].1.clone(),
+                    gpu: training.gpus[c.gpu].name.clone(),
+                    distance,
+                }
+            })
+            .collect()
     }
 
     /// Why a launch lies outside what the model has seen, if it does.
@@ -330,8 +404,8 @@ struct Answering<'a> {
 }
 
 impl Answering<'_> {
-    /// The answer for one launch of the profile; none where no model answers it.
-    fn answer(&self, profile: &Measurements, cell: &Cell) -> Option<Answer> {
+    /// The answer for one launch of the profile, or why no model answers it.
+    fn answer(&self, profile: &Measurements, cell: &Cell) -> Result<Answer, &'static str> {
         let (source, target) = (self.source, self.target);
         let one = [Source {
             secs: cell.secs,
@@ -340,7 +414,11 @@ impl Answering<'_> {
         }];
         let counted = !cell.work.warp_instructions.is_nan();
         let (secs, model_name, (width, wide)) = if counted {
-            let (secs, within) = self.model.predict_from(target, &one)?;
+            let (secs, within) = self
+                .model
+                .predict_from(target, &one)
+                .filter(|(p, _)| p.is_finite() && *p > 0.0)
+                .ok_or("the transfer model gives it no finite time (a feature out of range)")?;
             let name = if within {
                 "within architecture"
             } else {
@@ -348,7 +426,9 @@ impl Answering<'_> {
             };
             (secs, name, self.widths)
         } else {
-            let widths = self.wave_widths?;
+            let widths = self.wave_widths.ok_or(
+                "no instruction count, and too few training launches to calibrate wave scaling's interval",
+            )?;
             let secs = wave_scaling(cell.secs, &cell.work, source, target);
             (secs, WAVE_SCALING, widths)
         };
@@ -357,7 +437,7 @@ impl Answering<'_> {
         let h = pick((width, wide));
         let wave = wave_scaling(cell.secs, &cell.work, source, target);
         let wave_h = self.wave_widths.map_or(f64::NAN, pick);
-        Some(Answer {
+        Ok(Answer {
             row: cell.row,
             kernel: profile.kernels[cell.kernel].clone(),
             variant: profile.launches[cell.launch].1.clone(),
@@ -422,11 +502,27 @@ pub fn predict(
             .zip(conformal_half_width(wave_residuals, WIDE_LEVEL)),
         neighbourhood: Neighbourhood::of(&training),
     };
-    let answers = profile
-        .cells
-        .iter()
-        .filter_map(|cell| answering.answer(profile, cell))
-        .collect();
+    let mut answers = Vec::with_capacity(profile.cells.len());
+    let mut unanswered = profile.dropped.clone();
+    for cell in &profile.cells {
+        match answering.answer(profile, cell) {
+            Ok(a) => answers.push(a),
+            Err(why) => {
+                let kernel = &profile.kernels[cell.kernel];
+                match unanswered
+                    .iter_mut()
+                    .find(|d| d.kernel == *kernel && d.why == why)
+                {
+                    Some(d) => d.launches += 1,
+                    None => unanswered.push(Dropped {
+                        kernel: kernel.clone(),
+                        launches: 1,
+                        why,
+                    }),
+                }
+            }
+        }
+    }
     Ok(Prediction {
         profile_gpu: (*profile_gpu).to_owned(),
         target: target.name.clone(),
@@ -438,5 +534,49 @@ pub fn predict(
         training_kernels: training.kernels.len(),
         answers,
         notes: question_notes(&training, profile, target),
+        unanswered,
     })
+}
+
+#[cfg(test)]
+mod nearest_tests {
+    use super::*;
+
+    #[test]
+    fn the_pruned_search_finds_what_comparing_all_finds() {
+        // Points of a deterministic generator, some repeated, in five features.
+        let mut x = 12345u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((x >> 33) % 1000) as f64 / 100.0
+        };
+        let mut cells: Vec<([f64; SIGNATURE], usize)> = (0..400)
+            .map(|i| (std::array::from_fn(|_| next()), i))
+            .collect();
+        let repeated = cells[7].0;
+        cells.push((repeated, 400));
+        cells.sort_by(|a, b| a.0[0].total_cmp(&b.0[0]).then(a.1.cmp(&b.1)));
+        for q in 0..200 {
+            let me: [f64; SIGNATURE] = if q == 0 {
+                repeated
+            } else {
+                std::array::from_fn(|_| next())
+            };
+            let brute = cells
+                .iter()
+                .map(|(s, c)| {
+                    let d = s
+                        .iter()
+                        .zip(&me)
+                        .map(|(a, b)| (a - b) * (a - b))
+                        .sum::<f64>()
+                        .sqrt();
+                    (*c, d)
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            assert_eq!(Neighbourhood::nearest_of(&cells, &me), brute, "query {q}");
+        }
+    }
 }

@@ -162,23 +162,32 @@ pub fn report(
     (cells, figures)
 }
 
+/// The schemes a `yosoku predict` question is an instance of: an unseen GPU of the profile GPU's
+/// architecture, or of another; and, where the profile holds a kernel the training data lacks,
+/// an unseen kernel measured on other GPUs.
+pub fn question_schemes(same_architecture: bool, unseen_kernel: bool) -> Vec<Scheme> {
+    let gpu = if same_architecture {
+        Scheme::LeaveOneGpuOut
+    } else {
+        Scheme::LeaveOneGpuOutOtherArchitectures
+    };
+    if unseen_kernel {
+        vec![Scheme::LeaveOneKernelOut, gpu]
+    } else {
+        vec![gpu]
+    }
+}
+
 /// The held-out figures that speak for one `yosoku predict` question, from each
-/// `transfer_scores` table (by name) of the model's bundle: of the scheme the question is an
-/// instance of (an unseen GPU of the profile GPU's architecture, or of another), for each method
-/// that answers it.
+/// `transfer_scores` table (by name) of the model's bundle: of each scheme the question is an
+/// instance of ([`question_schemes`]), for each method that answers it.
 pub fn quoted_scores(
     scores: &[(String, RecordBatch)],
-    same_architecture: bool,
+    schemes: &[Scheme],
     methods: &[Method],
 ) -> Vec<String> {
     use yosoku_tables::access::{float64, utf8};
     use yosoku_tables::col;
-    let scheme = if same_architecture {
-        Scheme::LeaveOneGpuOut
-    } else {
-        Scheme::LeaveOneGpuOutOtherArchitectures
-    }
-    .name();
     let mut out = Vec::new();
     for (name, batch) in scores {
         let (Ok(v), Ok(m), Ok(median), Ok(mean), Ok(coverage)) = (
@@ -190,7 +199,10 @@ pub fn quoted_scores(
         ) else {
             continue;
         };
-        for method in methods.iter().map(|m| m.name()) {
+        for (scheme, method) in schemes
+            .iter()
+            .flat_map(|s| methods.iter().map(move |m| (s.name(), m.name())))
+        {
             if let Some(row) =
                 (0..batch.num_rows()).find(|&i| v.value(i) == scheme && m.value(i) == method)
             {

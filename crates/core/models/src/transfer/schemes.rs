@@ -82,10 +82,16 @@ impl Scheme {
                 Method::WaveScaling,
                 Method::PeakAllGpus,
             ],
+            // The counter models answer a kernel never timed; the transfer model and the
+            // scalings one measured on other GPUs but not in the training data (`yosoku
+            // predict` of a kernel of one's own).
             Scheme::LeaveOneKernelOut => &[
                 Method::CounterCosts,
                 Method::InstructionCount,
                 Method::SeedCounters,
+                Method::Transfer,
+                Method::WaveScaling,
+                Method::PeakAllGpus,
             ],
             Scheme::LeaveOneKernelAndGpuOut => &[Method::CounterCosts, Method::InstructionCount],
         }
