@@ -480,6 +480,25 @@ fn remove_paths(paths: &[PathBuf]) -> Result<()> {
 }
 
 /// Runs a command, failing with its command line when it fails.
+/// A benchmark's `--name N` options, each a positive number, in place of their defaults in
+/// `values` (name, value); anything else is an error printing `usage`.
+fn positive_options(args: &[String], usage: &str, values: &mut [(&str, u64)]) -> Result<()> {
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next().context(usage.to_owned())?;
+        let slot = values
+            .iter_mut()
+            .find(|(name, _)| flag.strip_prefix("--") == Some(name))
+            .with_context(|| usage.to_owned())?;
+        slot.1 = value
+            .parse()
+            .ok()
+            .filter(|n| *n > 0)
+            .with_context(|| format!("{flag} {value}: expected a positive number; {usage}"))?;
+    }
+    Ok(())
+}
+
 fn run_cmd(cmd: &mut Command) -> Result<()> {
     let line = command_line(cmd);
     eprintln!("xtask: $ {line}");

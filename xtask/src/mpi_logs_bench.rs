@@ -49,16 +49,10 @@ fn logs_size(dir: &Path) -> u64 {
 
 pub fn run(args: &[String]) -> Result<()> {
     let usage = "usage: cargo xtask bench-mpi-logs [--steps N] [--runs N]";
-    let (mut steps, mut runs) = (72_000u64, 3usize);
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest.next().context(usage)?;
-        match flag.as_str() {
-            "--steps" => steps = value.parse().ok().filter(|n| *n > 0).context(usage)?,
-            "--runs" => runs = value.parse().ok().filter(|n| *n > 0).context(usage)?,
-            _ => bail!("{usage}"),
-        }
-    }
+    let mut values = [("steps", 72_000u64), ("runs", 3)];
+    crate::positive_options(args, usage, &mut values)?;
+    let [(_, steps), (_, runs)] = values;
+    let runs = runs as usize;
     let tools = build_tools()?;
     run_cmd(cargo().args([
         "build",

@@ -48,16 +48,9 @@ fn long_profile(text: &str, launches: usize) -> Result<String> {
 
 pub fn run(args: &[String]) -> Result<()> {
     let usage = "usage: cargo xtask bench-predict [--launches N] [--runs N]";
-    let (mut launches, mut runs) = (10_000usize, 5usize);
-    let mut rest = args.iter();
-    while let Some(flag) = rest.next() {
-        let value = rest.next().context(usage)?;
-        match flag.as_str() {
-            "--launches" => launches = value.parse().ok().filter(|n| *n > 0).context(usage)?,
-            "--runs" => runs = value.parse().ok().filter(|n| *n > 0).context(usage)?,
-            _ => bail!("{usage}"),
-        }
-    }
+    let mut values = [("launches", 10_000u64), ("runs", 5)];
+    crate::positive_options(args, usage, &mut values)?;
+    let [(_, launches), (_, runs)] = values.map(|(n, v)| (n, v as usize));
     run_cmd(cargo().args([
         "build",
         "--release",

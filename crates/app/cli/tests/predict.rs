@@ -45,6 +45,22 @@ fn model_with(dir: &Path, schemes: &[&str]) -> PathBuf {
     bundle
 }
 
+/// `yosoku predict` of `profile` on the V100 with the model `bundle`: its output, having
+/// succeeded.
+fn predict_on_v100(profile: &Path, bundle: &Path) -> String {
+    let out = yosoku(&[
+        "predict",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--on",
+        "Tesla V100",
+        "--model",
+        bundle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 /// A launch no model can answer is counted and explained per kernel, never dropped in silence;
 /// a kernel the training data lacks gets the unseen-kernel figures beside the unseen-GPU ones.
 #[test]
@@ -80,17 +96,7 @@ fn launches_left_unanswered_are_said_and_an_unseen_kernel_gets_its_figures() {
     edited.push(fields.join("\",\""));
     let profile = dir.path().join("profile.csv");
     std::fs::write(&profile, edited.join("\n") + "\n").unwrap();
-    let out = yosoku(&[
-        "predict",
-        "--profile",
-        profile.to_str().unwrap(),
-        "--on",
-        "Tesla V100",
-        "--model",
-        bundle.to_str().unwrap(),
-    ]);
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = predict_on_v100(&profile, &bundle);
     assert!(stdout.contains(": 10 launch(es)"), "{stdout}");
     assert!(
         stdout.contains("not answered: matmul_tiled: 1 launch(es) not answered: no DRAM reads"),
