@@ -139,7 +139,7 @@ enum Command {
     /// imports did not map. A TOML file of the same format named by YOSOKU_METRICS adds names.
     Metrics {
         /// Only metrics with a name of this tool (ncu, nvprof, legacy, gpuperfpredict, rocprof,
-        /// computed).
+        /// computed, neusight).
         #[arg(long)]
         tool: Option<String>,
         /// Only metrics of this kind (count, config, time, rate, ratio, clock, level).
