@@ -148,7 +148,12 @@ pub fn read(path: &Path, text: &str, tables: &mut Tables) -> Result<(), PluginEr
     };
     let header = Header::new(records.record());
     let columns = Columns::of(&header, path, header_line)?;
-    let stem = csv_stem(path);
+    // NeuSight names its train and test files alike (`train/bmm.csv`, `test/bmm.csv`): the
+    // directory keeps their run ids apart.
+    let stem = match path.parent().and_then(|d| d.file_name()) {
+        Some(dir) => format!("{}/{}", dir.to_string_lossy(), csv_stem(path)),
+        None => csv_stem(path),
+    };
     let mut rows = 0usize;
     while let Some(line) = records.read_next()? {
         let r = records.record();

@@ -1708,3 +1708,36 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
         "{formula}"
     );
 }
+
+/// NeuSight's split: the three unseen GPUs' launches, every method on the rows it answers, and
+/// the scalings from the training GPUs nearer than keeping the time.
+#[test]
+fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
+    let (_dir, bundle) = run("neusight-split.toml");
+    check_golden(&bundle);
+    let figure = |name: &str| step_figure(&bundle, "split", name);
+    for group in ["FC", "BMM", "EW", "Softmax", "LN", "every launch"] {
+        let at = |method: &str| figure(&format!("{group}, any duration, {method}: mean |error|"));
+        let (unchanged, wave) = (at("time_unchanged"), at("wave_scaling"));
+        assert!(wave < unchanged, "{group}: {wave} vs {unchanged}");
+        assert!(at("roofline").is_finite(), "{group}");
+    }
+    // The data's shortest unseen-GPU launches take over 20 us: no band under 10 us.
+    assert!(
+        !bundle
+            .manifest
+            .figures()
+            .any(|(_, f)| f.name.contains("under 10 us")),
+        "no launch under 10 us in NeuSight's data"
+    );
+    let report = yosoku_tables::report::read_report(table(&bundle, "split.report")).unwrap();
+    // The 1,040 linear shapes on each of the three unseen GPUs, every one with a roofline.
+    assert!(
+        report.iter().any(|c| c.row == "roofline"
+            && c.column == "FC (any duration)"
+            && c.text
+                .as_deref()
+                .is_some_and(|t| t.ends_with("(3120 of 3120)"))),
+        "{report:?}"
+    );
+}

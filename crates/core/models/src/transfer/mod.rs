@@ -4,7 +4,8 @@
 //! scalings (cores x clock, Habitat's wave scaling) and two learned models in log time.
 //!
 //! [`schemes`] validates them all out of sample (a GPU, a kernel, or both held out) with
-//! split-conformal intervals; [`report`] lays the results out as tables; [`predict`] answers
+//! split-conformal intervals; [`split`] scores the no-fit methods on a published study's fixed
+//! split of GPUs; [`report`] lays the results out as tables; [`predict`] answers
 //! one profile on one target GPU.
 
 pub mod data;
@@ -13,6 +14,7 @@ pub mod learned;
 pub mod predict;
 pub mod report;
 pub mod schemes;
+pub mod split;
 
 pub use data::{Cell, Measurements, Work};
 

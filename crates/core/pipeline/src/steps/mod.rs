@@ -64,6 +64,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     counters::OVERHEAD,
     mpi::SPANS_STEP,
     transfer::GPU_TRANSFER,
+    transfer::GPU_SPLIT,
     scaling::SCALING_MODEL,
 ];
 

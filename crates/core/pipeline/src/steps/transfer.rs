@@ -26,11 +26,35 @@ pub(crate) const GPU_TRANSFER: StepKind = StepKind::new::<TransferParams>(
     "held-out GPUs and kernels predicted from the device catalogue: learned transfer models beside wave scaling and cores x clock",
 );
 
+pub(crate) const GPU_SPLIT: StepKind = StepKind::new::<SplitParams>(
+    "gpu_split",
+    Stage::Validate,
+    "a published study's split of GPUs: each test GPU's launches by the methods that need no fit, errors by group and duration",
+);
+
 pub(crate) const FORECAST_SCORE: StepKind = StepKind::new::<ForecastScoreStep>(
     "forecast_score",
     Stage::Validate,
     "a forecast made before the measurement against it, per kernel and size",
 );
+/// The `published` figures of a step scored by mean |error|: (row, value), each with its value.
+fn mean_error_anchors(published: &[PublishedSpec]) -> Result<Vec<(String, f64)>, ParamError> {
+    published
+        .iter()
+        .map(|p| {
+            p.value.map(|v| (p.row.clone(), v)).ok_or_else(|| {
+                ParamError::new(
+                    "published",
+                    format!(
+                        "published figure `{}`: give its `value` (mean |error| in %)",
+                        p.row
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 fn default_level() -> f64 {
     0.95
 }
@@ -110,21 +134,7 @@ impl StepParams for TransferParams {
                 ));
             }
         };
-        let anchors = self
-            .published
-            .into_iter()
-            .map(|p| {
-                p.value.map(|v| (p.row.clone(), v)).ok_or_else(|| {
-                    ParamError::new(
-                        "published",
-                        format!(
-                            "published figure `{}`: give its `value` (mean |error| in %)",
-                            p.row
-                        ),
-                    )
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let anchors = mean_error_anchors(&self.published)?;
         Ok(Transfer {
             observations: self.observations,
             schemes,
@@ -182,6 +192,123 @@ impl Step for Transfer {
                 yosoku_models::transfer::MODEL_KIND,
                 &[&OBSERVATIONS, &TRANSFER_SCORES],
             ))
+    }
+}
+
+/// `gpu_split`: the launches of the `test` GPUs predicted from the `train` GPUs (docs/methods.md,
+/// section 6), errors by operator group and by measured duration.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SplitParams {
+    pub observations: TableRef,
+    pub train: Vec<String>,
+    pub test: Vec<String>,
+    /// Operator (program) -> its group; an operator not named is in `other_group`, or its own.
+    #[serde(default)]
+    pub groups: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub other_group: Option<String>,
+    /// Published figures shown beside (each with a `value`, the mean |error| in %).
+    #[serde(default)]
+    pub published: Vec<PublishedSpec>,
+}
+
+#[derive(Debug)]
+pub struct Split {
+    params: SplitParams,
+    anchors: Vec<(String, f64)>,
+}
+
+impl StepParams for SplitParams {
+    type Step = Split;
+    fn into_step(self) -> Result<Split, ParamError> {
+        for (key, list) in [("train", &self.train), ("test", &self.test)] {
+            if list.is_empty() {
+                return Err(ParamError::new(
+                    key,
+                    format!("`{key}`: name at least one GPU"),
+                ));
+            }
+        }
+        let anchors = mean_error_anchors(&self.published)?;
+        Ok(Split {
+            params: self,
+            anchors,
+        })
+    }
+}
+
+impl Step for Split {
+    fn inputs(&self) -> Vec<&TableRef> {
+        vec![&self.params.observations]
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&[&REPORT])
+    }
+
+    fn uses_devices(&self) -> bool {
+        true
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        use yosoku_models::transfer::split::{gpus_named, score_split};
+        let p = &self.params;
+        let m = Measurements::from_profile(cx.input(&p.observations)?, cx.devices)?;
+        let train = gpus_named(&m, &p.train, "training")?;
+        let test = gpus_named(&m, &p.test, "test")?;
+        let group_of = |program: &str| {
+            p.groups
+                .get(program)
+                .or(p.other_group.as_ref())
+                .cloned()
+                .unwrap_or_else(|| program.to_owned())
+        };
+        let scores = score_split(&m, &train, &test, &group_of)?;
+        let title = format!(
+            "{} predicted from {}: mean / median |error| %",
+            p.test.join(", "),
+            p.train.join(", ")
+        );
+        let mut cells = Vec::new();
+        let mut figures = Vec::new();
+        for s in &scores {
+            let column = format!("{} ({})", s.group, s.band);
+            cells.push(ReportCell::text(
+                &title,
+                s.method,
+                &column,
+                format!(
+                    "{:.1} / {:.1} ({} of {})",
+                    s.mean_abs_error_pct, s.median_abs_error_pct, s.answered, s.rows
+                ),
+            ));
+            if s.answered > 0 {
+                let name = format!("{}, {}, {}", s.group, s.band, s.method);
+                figures.push(Figure::new(
+                    format!("{name}: mean |error|"),
+                    s.mean_abs_error_pct,
+                    "%",
+                ));
+                figures.push(Figure::new(
+                    format!("{name}: median |error|"),
+                    s.median_abs_error_pct,
+                    "%",
+                ));
+            }
+        }
+        for (label, value) in &self.anchors {
+            cells.push(ReportCell::number(
+                &title,
+                format!("published: {label}"),
+                "mean |error| %",
+                *value,
+                "%",
+            ));
+        }
+        Ok(StepOutput::new()
+            .table(&REPORT, report_batch(&cells)?)
+            .figures(figures))
     }
 }
 

@@ -1,0 +1,175 @@
+//! A fixed split of GPUs, as a published study draws it (NeuSight's: train on P4, P100, T4, V100
+//! and A100-40GB, predict H100, L4 and A100-80GB): every launch of a test GPU predicted by each
+//! method that needs no fit, its error split by operator group and by the launch's measured
+//! duration (docs/methods.md, section 6).
+//!
+//! The methods, each on the same rows where it answers:
+//! - `roofline`: the work over the test GPU's datasheet peaks, max(FLOPs / FP32 peak, bytes /
+//!   bandwidth); it needs no other GPU;
+//! - `time_unchanged`, `cores_clock`, `wave_scaling`: the same launch (operator and dimensions)
+//!   measured on the training GPUs, its time kept, scaled by the FP32 peaks, or by Habitat's wave
+//!   scaling; the median over the training GPUs that measured it.
+
+use super::data::{Cell, Measurements};
+use super::{peak_scaling, wave_scaling};
+use crate::ModelError;
+use crate::median;
+
+/// The methods, in report order.
+pub const METHODS: [&str; 4] = ["roofline", "time_unchanged", "cores_clock", "wave_scaling"];
+
+/// The measured-duration bands errors are split by: (name, from, to) in seconds.
+pub const DURATION_BANDS: [(&str, f64, f64); 3] = [
+    ("under 10 us", 0.0, 1e-5),
+    ("10 to 100 us", 1e-5, 1e-4),
+    ("over 100 us", 1e-4, f64::INFINITY),
+];
+
+/// One method's errors on one group of launches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitScore {
+    /// An operator group, or `every launch`.
+    pub group: String,
+    /// A band of [`DURATION_BANDS`], or `any duration`.
+    pub band: String,
+    pub method: &'static str,
+    /// Test launches in the group and band, and those the method answered.
+    pub rows: usize,
+    pub answered: usize,
+    pub mean_abs_error_pct: f64,
+    pub median_abs_error_pct: f64,
+}
+
+/// Every test launch's prediction by each method (None where it has none).
+struct Predicted<'a> {
+    cell: &'a Cell,
+    group: String,
+    secs: [Option<f64>; 4],
+}
+
+/// The GPUs of `m` that `names` name (catalogue names or the data's own), or an error naming the
+/// one that is not there.
+pub fn gpus_named(
+    m: &Measurements,
+    names: &[String],
+    role: &str,
+) -> Result<Vec<usize>, ModelError> {
+    names
+        .iter()
+        .map(|n| {
+            (0..m.gpus.len())
+                .find(|&g| {
+                    m.gpus[g].name.eq_ignore_ascii_case(n)
+                        || m.gpu_labels[g].eq_ignore_ascii_case(n)
+                })
+                .ok_or_else(|| {
+                    ModelError::invalid(format!(
+                        "{role} GPU `{n}` has no launch in the input (it has: {})",
+                        m.gpu_labels.join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The scores of every method on the launches of the `test` GPUs, from the `train` GPUs, by the
+/// group `group_of` gives each kernel (operator), and by duration band.
+pub fn score_split(
+    m: &Measurements,
+    train: &[usize],
+    test: &[usize],
+    group_of: &dyn Fn(&str) -> String,
+) -> Result<Vec<SplitScore>, ModelError> {
+    if let Some(g) = test.iter().find(|g| train.contains(g)) {
+        return Err(ModelError::invalid(format!(
+            "GPU `{}` is both a training and a test GPU",
+            m.gpu_labels[*g]
+        )));
+    }
+    let predicted: Vec<Predicted<'_>> = m
+        .cells
+        .iter()
+        .filter(|c| test.contains(&c.gpu))
+        .map(|t| {
+            let target = &m.gpus[t.gpu];
+            let sources: Vec<&Cell> = m.by_launch[t.launch]
+                .iter()
+                .map(|&s| &m.cells[s])
+                .filter(|s| train.contains(&s.gpu))
+                .collect();
+            let over_sources = |f: &dyn Fn(&Cell) -> f64| {
+                let mut v: Vec<f64> = sources
+                    .iter()
+                    .map(|s| f(s))
+                    .filter(|x| x.is_finite())
+                    .collect();
+                (!v.is_empty()).then(|| median(&mut v))
+            };
+            let roofline = (t.work.flops / (target.fp32_peak_gflops * 1e9))
+                .max(t.work.dram_bytes / target.bandwidth_bytes_per_sec());
+            Predicted {
+                cell: t,
+                group: group_of(&m.kernels[t.kernel]),
+                secs: [
+                    (roofline > 0.0).then_some(roofline),
+                    over_sources(&|s| s.secs),
+                    over_sources(&|s| peak_scaling(s.secs, &m.gpus[s.gpu], target)),
+                    over_sources(&|s| wave_scaling(s.secs, &s.work, &m.gpus[s.gpu], target)),
+                ],
+            }
+        })
+        .collect();
+    if predicted.is_empty() {
+        return Err(ModelError::invalid(
+            "the test GPUs have no launch to predict".to_owned(),
+        ));
+    }
+    let mut groups: Vec<String> = predicted.iter().map(|p| p.group.clone()).collect();
+    groups.sort();
+    groups.dedup();
+    groups.push("every launch".to_owned());
+    let mut bands: Vec<(&str, f64, f64)> = DURATION_BANDS.to_vec();
+    bands.push(("any duration", 0.0, f64::INFINITY));
+    let mut out = Vec::new();
+    for group in &groups {
+        for &(band, from, to) in &bands {
+            let rows: Vec<&Predicted<'_>> = predicted
+                .iter()
+                .filter(|p| group == "every launch" || p.group == *group)
+                .filter(|p| p.cell.secs >= from && p.cell.secs < to)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            for (k, method) in METHODS.iter().enumerate() {
+                let mut errors: Vec<f64> = rows
+                    .iter()
+                    .filter_map(|p| {
+                        p.secs[k].map(|s| 100.0 * (s - p.cell.secs).abs() / p.cell.secs)
+                    })
+                    .collect();
+                let answered = errors.len();
+                let mean = if answered > 0 {
+                    errors.iter().sum::<f64>() / answered as f64
+                } else {
+                    f64::NAN
+                };
+                let median_pct = if answered > 0 {
+                    median(&mut errors)
+                } else {
+                    f64::NAN
+                };
+                out.push(SplitScore {
+                    group: group.clone(),
+                    band: band.to_owned(),
+                    method,
+                    rows: rows.len(),
+                    answered,
+                    mean_abs_error_pct: mean,
+                    median_abs_error_pct: median_pct,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
