@@ -1740,4 +1740,14 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
                 .is_some_and(|t| t.ends_with("(3120 of 3120)"))),
         "{report:?}"
     );
+    // Each of the eight left out in turn: the 974 linear shapes all eight measured, 7,792 rows.
+    let eight = yosoku_tables::report::read_report(table(&bundle, "eight.report")).unwrap();
+    assert!(
+        eight.iter().any(|c| c.row == "wave_scaling"
+            && c.column == "FC (any duration)"
+            && c.text
+                .as_deref()
+                .is_some_and(|t| t.ends_with("(7792 of 7792)"))),
+        "{eight:?}"
+    );
 }

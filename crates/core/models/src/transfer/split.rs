@@ -86,10 +86,43 @@ pub fn score_split(
             m.gpu_labels[*g]
         )));
     }
-    let predicted: Vec<Predicted<'_>> = m
-        .cells
+    summarise(predict(m, train, test, group_of, &|_| true))
+}
+
+/// Each of `gpus` in turn the test GPU and the others the training ones, the errors of all the
+/// folds together; with `shared_only`, only the launches measured on every one of `gpus` (the
+/// shapes a study measured on all its GPUs).
+pub fn score_leave_one_out(
+    m: &Measurements,
+    gpus: &[usize],
+    shared_only: bool,
+    group_of: &dyn Fn(&str) -> String,
+) -> Result<Vec<SplitScore>, ModelError> {
+    let shared = |c: &Cell| {
+        !shared_only
+            || gpus
+                .iter()
+                .all(|g| m.by_launch[c.launch].iter().any(|&s| m.cells[s].gpu == *g))
+    };
+    let mut predicted = Vec::new();
+    for &held in gpus {
+        let train: Vec<usize> = gpus.iter().copied().filter(|g| *g != held).collect();
+        predicted.extend(predict(m, &train, &[held], group_of, &shared));
+    }
+    summarise(predicted)
+}
+
+/// Every launch of the `test` GPUs that `keep` accepts, predicted by each method.
+fn predict<'a>(
+    m: &'a Measurements,
+    train: &[usize],
+    test: &[usize],
+    group_of: &dyn Fn(&str) -> String,
+    keep: &dyn Fn(&Cell) -> bool,
+) -> Vec<Predicted<'a>> {
+    m.cells
         .iter()
-        .filter(|c| test.contains(&c.gpu))
+        .filter(|c| test.contains(&c.gpu) && keep(c))
         .map(|t| {
             let target = &m.gpus[t.gpu];
             let sources: Vec<&Cell> = m.by_launch[t.launch]
@@ -118,7 +151,11 @@ pub fn score_split(
                 ],
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Each method's errors by group (and over every launch) and by duration band.
+fn summarise(predicted: Vec<Predicted<'_>>) -> Result<Vec<SplitScore>, ModelError> {
     if predicted.is_empty() {
         return Err(ModelError::invalid(
             "the test GPUs have no launch to predict".to_owned(),
@@ -142,34 +179,41 @@ pub fn score_split(
                 continue;
             }
             for (k, method) in METHODS.iter().enumerate() {
-                let mut errors: Vec<f64> = rows
-                    .iter()
-                    .filter_map(|p| {
-                        p.secs[k].map(|s| 100.0 * (s - p.cell.secs).abs() / p.cell.secs)
-                    })
-                    .collect();
-                let answered = errors.len();
-                let mean = if answered > 0 {
-                    errors.iter().sum::<f64>() / answered as f64
-                } else {
-                    f64::NAN
-                };
-                let median_pct = if answered > 0 {
-                    median(&mut errors)
-                } else {
-                    f64::NAN
-                };
-                out.push(SplitScore {
-                    group: group.clone(),
-                    band: band.to_owned(),
-                    method,
-                    rows: rows.len(),
-                    answered,
-                    mean_abs_error_pct: mean,
-                    median_abs_error_pct: median_pct,
-                });
+                out.push(score(&rows, k, method, group, band));
             }
         }
     }
     Ok(out)
+}
+
+/// Method `k`'s errors on `rows`.
+fn score(
+    rows: &[&Predicted<'_>],
+    k: usize,
+    method: &'static str,
+    group: &str,
+    band: &str,
+) -> SplitScore {
+    let mut errors: Vec<f64> = rows
+        .iter()
+        .filter_map(|p| p.secs[k].map(|s| 100.0 * (s - p.cell.secs).abs() / p.cell.secs))
+        .collect();
+    let answered = errors.len();
+    let (mean, median_pct) = if answered > 0 {
+        (
+            errors.iter().sum::<f64>() / answered as f64,
+            median(&mut errors),
+        )
+    } else {
+        (f64::NAN, f64::NAN)
+    };
+    SplitScore {
+        group: group.to_owned(),
+        band: band.to_owned(),
+        method,
+        rows: rows.len(),
+        answered,
+        mean_abs_error_pct: mean,
+        median_abs_error_pct: median_pct,
+    }
 }

@@ -201,8 +201,17 @@ impl Step for Transfer {
 #[serde(deny_unknown_fields)]
 pub struct SplitParams {
     pub observations: TableRef,
+    /// The training GPUs and the test GPUs of a fixed split ...
+    #[serde(default)]
     pub train: Vec<String>,
+    #[serde(default)]
     pub test: Vec<String>,
+    /// ... or GPUs each left out in turn, the others training.
+    #[serde(default)]
+    pub leave_one_out: Vec<String>,
+    /// With `leave_one_out`: only the launches measured on every one of its GPUs.
+    #[serde(default)]
+    pub shared_only: bool,
     /// Operator (program) -> its group; an operator not named is in `other_group`, or its own.
     #[serde(default)]
     pub groups: std::collections::BTreeMap<String, String>,
@@ -222,13 +231,37 @@ pub struct Split {
 impl StepParams for SplitParams {
     type Step = Split;
     fn into_step(self) -> Result<Split, ParamError> {
-        for (key, list) in [("train", &self.train), ("test", &self.test)] {
-            if list.is_empty() {
+        let fixed = !self.train.is_empty() || !self.test.is_empty();
+        match (fixed, self.leave_one_out.len()) {
+            (true, 0) => {
+                for (key, list) in [("train", &self.train), ("test", &self.test)] {
+                    if list.is_empty() {
+                        return Err(ParamError::new(
+                            key,
+                            format!("`{key}`: name at least one GPU"),
+                        ));
+                    }
+                }
+            }
+            (false, n) if n >= 2 => {}
+            (false, _) => {
                 return Err(ParamError::new(
-                    key,
-                    format!("`{key}`: name at least one GPU"),
+                    "leave_one_out",
+                    "give `train` and `test`, or at least two GPUs in `leave_one_out`",
                 ));
             }
+            (true, _) => {
+                return Err(ParamError::new(
+                    "leave_one_out",
+                    "give `train` and `test`, or `leave_one_out`, not both",
+                ));
+            }
+        }
+        if self.shared_only && self.leave_one_out.is_empty() {
+            return Err(ParamError::new(
+                "shared_only",
+                "`shared_only` goes with `leave_one_out`",
+            ));
         }
         let anchors = mean_error_anchors(&self.published)?;
         Ok(Split {
@@ -252,11 +285,9 @@ impl Step for Split {
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        use yosoku_models::transfer::split::{gpus_named, score_split};
+        use yosoku_models::transfer::split::{gpus_named, score_leave_one_out, score_split};
         let p = &self.params;
         let m = Measurements::from_profile(cx.input(&p.observations)?, cx.devices)?;
-        let train = gpus_named(&m, &p.train, "training")?;
-        let test = gpus_named(&m, &p.test, "test")?;
         let group_of = |program: &str| {
             p.groups
                 .get(program)
@@ -264,12 +295,31 @@ impl Step for Split {
                 .cloned()
                 .unwrap_or_else(|| program.to_owned())
         };
-        let scores = score_split(&m, &train, &test, &group_of)?;
-        let title = format!(
-            "{} predicted from {}: mean / median |error| %",
-            p.test.join(", "),
-            p.train.join(", ")
-        );
+        let (scores, title) = if p.leave_one_out.is_empty() {
+            let train = gpus_named(&m, &p.train, "training")?;
+            let test = gpus_named(&m, &p.test, "test")?;
+            let title = format!(
+                "{} predicted from {}: mean / median |error| %",
+                p.test.join(", "),
+                p.train.join(", ")
+            );
+            (score_split(&m, &train, &test, &group_of)?, title)
+        } else {
+            let gpus = gpus_named(&m, &p.leave_one_out, "left-out")?;
+            let title = format!(
+                "each of {} predicted from the others{}: mean / median |error| %",
+                p.leave_one_out.join(", "),
+                if p.shared_only {
+                    ", on the launches all of them measured"
+                } else {
+                    ""
+                }
+            );
+            (
+                score_leave_one_out(&m, &gpus, p.shared_only, &group_of)?,
+                title,
+            )
+        };
         let mut cells = Vec::new();
         let mut figures = Vec::new();
         for s in &scores {
