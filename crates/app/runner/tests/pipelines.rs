@@ -1751,3 +1751,40 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
         "{eight:?}"
     );
 }
+
+/// A split naming a GPU the input lacks, or one GPU on both sides, stops the run naming it.
+#[test]
+fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = repo().join("pipelines/data/neusight/test/ln.csv.gz");
+    for (split, expected) in [
+        (
+            "train = [\"Tesla T4\"]\ntest = [\"NVIDIA H200\"]",
+            "test GPU `NVIDIA H200` has no launch in the input",
+        ),
+        (
+            "train = [\"Tesla T4\"]\ntest = [\"T4\"]",
+            "GPU `Tesla T4` is both a training and a test GPU",
+        ),
+    ] {
+        let pipeline = dir.path().join("split.toml");
+        std::fs::write(
+            &pipeline,
+            format!(
+                "[pipeline]\nname = \"split\"\n\n[sources.k]\nplugin = \"cuda_profiler\"\ncollector = \"neusight\"\nconfig = {{ paths = [{:?}] }}\n\n[[normalize]]\nstep = \"pivot_counters\"\nid = \"obs\"\nruns = \"k.runs\"\ncounters = \"k.counters\"\n\n[[validate]]\nstep = \"gpu_split\"\nid = \"s\"\nobservations = \"obs.observations\"\n{split}\n",
+                data.display().to_string()
+            ),
+        )
+        .unwrap();
+        let options = RunOptions {
+            bundle_dir: Some(dir.path().join("bundle")),
+            ..RunOptions::default()
+        };
+        let e = run_pipeline(&pipeline, &options, &mut Quiet)
+            .err()
+            .unwrap_or_else(|| panic!("{split}: ran"))
+            .to_string();
+        assert!(e.contains(expected), "{e}");
+        assert!(!dir.path().join("bundle").exists(), "nothing written");
+    }
+}

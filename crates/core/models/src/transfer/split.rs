@@ -10,6 +10,8 @@
 //!   measured on the training GPUs, its time kept, scaled by the FP32 peaks, or by Habitat's wave
 //!   scaling; the median over the training GPUs that measured it.
 
+use yosoku_devices::Catalogue;
+
 use super::data::{Cell, Measurements};
 use super::{peak_scaling, wave_scaling};
 use crate::ModelError;
@@ -47,19 +49,21 @@ struct Predicted<'a> {
     secs: [Option<f64>; 4],
 }
 
-/// The GPUs of `m` that `names` name (catalogue names or the data's own), or an error naming the
-/// one that is not there.
+/// The GPUs of `m` that `names` name: a catalogue name or alias (`T4`), or the data's own name;
+/// an error names the one that has no launch in `m`.
 pub fn gpus_named(
     m: &Measurements,
+    catalogue: &Catalogue,
     names: &[String],
     role: &str,
 ) -> Result<Vec<usize>, ModelError> {
     names
         .iter()
         .map(|n| {
+            let listed = catalogue.find(n).map(|d| d.name.as_str());
             (0..m.gpus.len())
                 .find(|&g| {
-                    m.gpus[g].name.eq_ignore_ascii_case(n)
+                    Some(m.gpus[g].name.as_str()) == listed
                         || m.gpu_labels[g].eq_ignore_ascii_case(n)
                 })
                 .ok_or_else(|| {

@@ -296,8 +296,8 @@ impl Step for Split {
                 .unwrap_or_else(|| program.to_owned())
         };
         let (scores, title) = if p.leave_one_out.is_empty() {
-            let train = gpus_named(&m, &p.train, "training")?;
-            let test = gpus_named(&m, &p.test, "test")?;
+            let train = gpus_named(&m, cx.devices, &p.train, "training")?;
+            let test = gpus_named(&m, cx.devices, &p.test, "test")?;
             let title = format!(
                 "{} predicted from {}: mean / median |error| %",
                 p.test.join(", "),
@@ -305,7 +305,7 @@ impl Step for Split {
             );
             (score_split(&m, &train, &test, &group_of)?, title)
         } else {
-            let gpus = gpus_named(&m, &p.leave_one_out, "left-out")?;
+            let gpus = gpus_named(&m, cx.devices, &p.leave_one_out, "left-out")?;
             let title = format!(
                 "each of {} predicted from the others{}: mean / median |error| %",
                 p.leave_one_out.join(", "),
@@ -485,6 +485,40 @@ fn score_figures(s: &ModelScore) -> Vec<Figure> {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{observations, parse_error, run_error};
+
+    #[test]
+    fn a_split_is_fixed_or_leave_one_out_never_both_nor_neither() {
+        let step = "step = \"gpu_split\"\nid = \"s\"\nobservations = \"src.observations\"";
+        for (extra, expected) in [
+            (
+                "",
+                "give `train` and `test`, or at least two GPUs in `leave_one_out`",
+            ),
+            ("train = [\"A\"]", "`test`: name at least one GPU"),
+            (
+                "train = [\"A\"]\ntest = [\"B\"]\nleave_one_out = [\"A\", \"B\"]",
+                "give `train` and `test`, or `leave_one_out`, not both",
+            ),
+            (
+                "leave_one_out = [\"A\"]",
+                "at least two GPUs in `leave_one_out`",
+            ),
+            (
+                "train = [\"A\"]\ntest = [\"B\"]\nshared_only = true",
+                "`shared_only` goes with `leave_one_out`",
+            ),
+            (
+                "train = [\"A\"]\ntest = [\"B\"]\npublished = [{ row = \"x\" }]",
+                "published figure `x`: give its `value`",
+            ),
+        ] {
+            let e = parse_error("validate", &format!("{step}\n{extra}"));
+            assert!(
+                e.starts_with("p.toml:") && e.contains(expected),
+                "{extra}: {e}"
+            );
+        }
+    }
 
     #[test]
     fn bad_parameters_are_refused_at_their_key() {
