@@ -23,7 +23,7 @@ fn model_with(dir: &Path, schemes: &[&str]) -> PathBuf {
     std::fs::write(
         &pipeline,
         format!(
-            "[pipeline]\nname = \"model\"\ndescription = \"test model\"\n\n[sources.gpp]\nplugin = \"cuda_profiler\"\ncollector = \"gpuperfpredict\"\nconfig = {{ paths = [\"{}/*.csv.gz\"] }}\n\n[[validate]]\nstep = \"gpu_transfer\"\nid = \"transfer\"\nobservations = \"gpp.observations\"\nschemes = [{}]\n",
+            "[pipeline]\nname = \"model\"\ndescription = \"test model\"\n\n[sources.gpp]\nplugin = \"cuda_profiler\"\ncollector = \"gpuperfpredict\"\nconfig = {{ paths = [\"{}/*.csv.gz\"] }}\n\n[[fit]]\nstep = \"gpu_transfer_fit\"\nid = \"model\"\nobservations = \"gpp.observations\"\n\n[[validate]]\nstep = \"gpu_transfer\"\nid = \"transfer\"\nmodel = \"model\"\nschemes = [{}]\n",
             data.display(),
             schemes
                 .iter()

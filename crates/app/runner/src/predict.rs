@@ -223,7 +223,8 @@ struct ModelTables {
 }
 
 /// The bundle's transfer model (the one fitted on most launches, where it has several): its
-/// training launches, with every transfer model's held-out scores.
+/// training launches (a `gpu_transfer_fit` step's), with every held-out score of the bundle's
+/// `gpu_transfer` steps.
 fn model_tables(dir: &Path) -> Result<ModelTables> {
     let build_it = "build it with `yosoku run pipelines/gpu-transfer.toml`";
     let manifest = yosoku_bundle::fs::read_manifest(dir)
@@ -231,7 +232,11 @@ fn model_tables(dir: &Path) -> Result<ModelTables> {
     let rows = |name: &str| manifest.table(name).map_or(0, |t| t.rows);
     let model = manifest
         .models_of(MODEL_KIND)
-        .filter(|m| !m.tables.is_empty())
+        .filter(|m| {
+            m.tables
+                .first()
+                .is_some_and(|t| t.ends_with(&format!(".{}", yosoku_tables::OBSERVATIONS.name)))
+        })
         .max_by_key(|m| rows(&m.tables[0]))
         .ok_or_else(|| {
             anyhow!(
@@ -247,8 +252,8 @@ fn model_tables(dir: &Path) -> Result<ModelTables> {
     };
     let scores = manifest
         .models_of(MODEL_KIND)
-        .flat_map(|m| m.tables.iter().skip(1))
-        .filter(|t| t.ends_with(yosoku_tables::TRANSFER_SCORES.name))
+        .flat_map(|m| m.tables.iter())
+        .filter(|t| t.ends_with(&format!(".{}", yosoku_tables::TRANSFER_SCORES.name)))
         .map(|t| Ok((t.clone(), read(t)?)))
         .collect::<Result<Vec<_>>>()?;
     Ok(ModelTables {

@@ -314,7 +314,7 @@ fn a_validation_of_a_step_that_is_not_a_fit() {
     let case = Case::counters();
     case.edit("p.toml", "model = \"fit\"", "model = \"z\"");
     case.expect_error(
-        "p.toml:25:9: step `cv`: `model = \"z\"` should name an earlier `ols` or `stepwise` fit step; fit steps before it: fit",
+        "p.toml:25:9: step `cv`: `model = \"z\"` should name an earlier fit step; fit steps before it: fit",
     );
 }
 

@@ -1541,10 +1541,15 @@ plugin = "cuda_profiler"
 collector = "gpuperfpredict"
 config = {{ paths = ["{}/dotProd-*.csv.gz"] }}
 
+[[fit]]
+step = "gpu_transfer_fit"
+id = "m"
+observations = "apps.observations"
+
 [[validate]]
 step = "gpu_transfer"
 id = "t"
-observations = "apps.observations"
+model = "m"
 schemes = ["leave_one_gpu_out"]
 predictions = "all"
 "#,

@@ -22,4 +22,4 @@ pub use spec::{Located, Location, PipelineSpec, SourceSpec, SpecError};
 pub use steps::{
     Added, PipelineStep, STEP_KINDS, SavedModel, Stage, Step, StepError, StepKind, StepOutput,
 };
-pub use table_set::{DuplicateTable, ModelDefinition, TableSet};
+pub use table_set::{DefinedModel, DuplicateTable, ModelDefinition, TableSet};

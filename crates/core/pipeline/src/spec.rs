@@ -712,7 +712,7 @@ impl PipelineSpec {
                     return Err(self.error(
                         self.locate(&model.span()),
                         format!(
-                            "step `{id}`: `model = \"{name}\"` should name an earlier `ols` or `stepwise` fit step; fit steps before it: {}",
+                            "step `{id}`: `model = \"{name}\"` should name an earlier fit step; fit steps before it: {}",
                             if known.is_empty() {
                                 "none".to_owned()
                             } else {

@@ -10,7 +10,35 @@ use yosoku_models::counters::fit::ModelSpec;
 pub struct ModelDefinition {
     /// `<namespace>.<table>` of the `observations` the model is fitted on.
     pub observations: String,
-    pub spec: ModelSpec,
+    pub model: DefinedModel,
+}
+
+/// The model a fit step defines, by family.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefinedModel {
+    /// A counter model (`ols`, `stepwise`).
+    Counters(ModelSpec),
+    /// The transfer models (`gpu_transfer_fit`), fitted on the launches of devices in the
+    /// catalogue (the others left out, and said so, with `skip_unknown_devices`).
+    Transfer { skip_unknown_devices: bool },
+}
+
+impl ModelDefinition {
+    /// The counter model, where it is one.
+    pub fn counters(&self) -> Option<&ModelSpec> {
+        match &self.model {
+            DefinedModel::Counters(spec) => Some(spec),
+            DefinedModel::Transfer { .. } => None,
+        }
+    }
+
+    /// The step kinds that define a model of this family, for messages.
+    pub fn family(&self) -> &'static str {
+        match self.model {
+            DefinedModel::Counters(_) => "an `ols` or `stepwise` fit step",
+            DefinedModel::Transfer { .. } => "a `gpu_transfer_fit` step",
+        }
+    }
 }
 
 /// A table standardised (z-scored) over all its rows by a `zscore` step: the fit it feeds is

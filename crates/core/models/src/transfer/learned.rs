@@ -81,6 +81,14 @@ impl Ridge {
         })
     }
 
+    /// Each column's coefficient per unit of the column, and per standard deviation of it.
+    pub fn coefficients(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.coefficients
+            .iter()
+            .zip(&self.scale)
+            .map(|(b, s)| (b / s, *b))
+    }
+
     pub fn predict(&self, row: &[f64]) -> f64 {
         self.intercept
             + row

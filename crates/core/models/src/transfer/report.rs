@@ -1,14 +1,17 @@
-//! The tables of a transfer validation: `predictions` (held-out rows), `transfer_scores` (one row
-//! per scheme and method), the printed `report` and the figures.
+//! The tables of a transfer model and its validation: `transfer_coefficients` (the model fitted
+//! on every launch), `predictions` (held-out rows), `transfer_scores` (one row per scheme and
+//! method), the printed `report` and the figures.
 
 use std::sync::Arc;
 
 use arrow_array::{BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::{Prediction as Row, PredictionsBuilder, error_pct};
-use yosoku_tables::{Figure, TRANSFER_SCORES};
+use yosoku_tables::{Figure, TRANSFER_COEFFICIENTS, TRANSFER_SCORES};
 
+use super::DEVICE_FEATURES;
 use super::data::Measurements;
+use super::learned::TransferModel;
 use super::schemes::{Method, Scheme, Score, Validation};
 use crate::ModelError;
 
@@ -60,6 +63,41 @@ fn not_predicted(s: &Score) -> Option<String> {
             .collect::<Vec<_>>()
             .join("; ")
     })
+}
+
+/// The `transfer_coefficients` table: each of `model`'s ridges, a row per device feature.
+pub fn coefficients_batch(model: &TransferModel) -> Result<RecordBatch, ModelError> {
+    let ridges = [
+        ("within_architecture", model.within_architecture.as_ref()),
+        ("across_architectures", Some(&model.across_architectures)),
+    ];
+    let (mut names, mut terms, mut per_unit, mut per_sd) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (name, ridge) in ridges {
+        for (term, (unit, sd)) in DEVICE_FEATURES
+            .iter()
+            .zip(ridge.into_iter().flat_map(|r| r.coefficients()))
+        {
+            names.push(name);
+            terms.push(*term);
+            per_unit.push(unit);
+            per_sd.push(sd);
+        }
+    }
+    let batch = RecordBatch::try_new(
+        TRANSFER_COEFFICIENTS.schema(),
+        vec![
+            Arc::new(StringArray::from(names)),
+            Arc::new(StringArray::from(terms)),
+            Arc::new(Float64Array::from(per_unit)),
+            Arc::new(Float64Array::from(per_sd)),
+        ],
+    )
+    .map_err(|e| ModelError::invalid(format!("building `transfer_coefficients`: {e}")))?;
+    TRANSFER_COEFFICIENTS
+        .check(&batch)
+        .map_err(ModelError::built)?;
+    Ok(batch)
 }
 
 /// The `transfer_scores` table.

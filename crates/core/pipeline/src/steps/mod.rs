@@ -30,8 +30,8 @@ use yosoku_models::ModelError;
 use yosoku_tables::rows::RowsError;
 use yosoku_tables::{Figure, TableDef};
 
+pub use crate::table_set::{DefinedModel, ModelDefinition, Standardization};
 use crate::table_set::{DuplicateTable, TableSet};
-pub use crate::table_set::{ModelDefinition, Standardization};
 
 /// Every step kind, in the order docs/pipelines.md lists them. The one place a kind is named.
 pub static STEP_KINDS: &[StepKind] = &[
@@ -63,6 +63,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     counters::THROUGHPUT,
     counters::OVERHEAD,
     mpi::SPANS_STEP,
+    transfer::GPU_TRANSFER_FIT,
     transfer::GPU_TRANSFER,
     transfer::GPU_SPLIT,
     scaling::SCALING_MODEL,
@@ -342,6 +343,22 @@ impl<'a> StepContext<'a> {
             )));
         }
         Ok(filtered)
+    }
+
+    /// The model the fit step `reference` names, with the observations it was fitted on.
+    pub fn model_observations(
+        &self,
+        reference: &Spanned<String>,
+    ) -> Result<(&'a ModelDefinition, &'a RecordBatch), StepError> {
+        let model = self.model(reference)?;
+        let observations = self.tables.get(&model.observations).ok_or_else(|| {
+            StepError::Invalid(format!(
+                "the observations of model `{}` (`{}`) are gone",
+                reference.get_ref(),
+                model.observations
+            ))
+        })?;
+        Ok((model, observations))
     }
 
     /// The model the fit step `reference` names defined when it ran.

@@ -1,24 +1,38 @@
-//! The transfer family: `gpu_transfer`, a kernel's time on a GPU never timed, and of a kernel
-//! never timed, validated out of sample scheme by scheme beside the analytical baselines
-//! (docs/methods.md, section 6); and `forecast_score`, a forecast `yosoku predict` saved scored
+//! The transfer family: `gpu_transfer_fit`, the transfer models fitted on every launch of an
+//! `observations` table; `gpu_transfer`, a kernel's time on a GPU never timed, and of a kernel
+//! never timed, that model validated out of sample scheme by scheme beside the analytical
+//! baselines (docs/methods.md, section 6); `gpu_split`, a published study's split of GPUs; and
+//! `forecast_score`, a forecast `yosoku predict` saved scored
 //! against the runs measured after it.
 
 use serde::Deserialize;
+use toml::Spanned;
 use yosoku_models::ModelError;
 use yosoku_models::counters::Observations;
 use yosoku_models::transfer::Measurements;
 use yosoku_models::transfer::data::counter;
 use yosoku_models::transfer::forecast::ModelScore;
-use yosoku_models::transfer::report::{predictions_batch, report, scores_batch};
+use yosoku_models::transfer::learned::TransferModel;
+use yosoku_models::transfer::report::{
+    coefficients_batch, predictions_batch, report, scores_batch,
+};
 use yosoku_models::transfer::schemes::{Scheme, validate};
 use yosoku_tables::report::{ReportCell, report_batch};
-use yosoku_tables::{Figure, OBSERVATIONS, PREDICTIONS, REPORT, TRANSFER_SCORES};
+use yosoku_tables::{
+    Figure, OBSERVATIONS, PREDICTIONS, REPORT, TRANSFER_COEFFICIENTS, TRANSFER_SCORES,
+};
 
 use super::counters::PublishedSpec;
 use super::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    names,
+    DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
+    StepOutput, StepParams, TableRef, names,
 };
+
+pub(crate) const GPU_TRANSFER_FIT: StepKind = StepKind::new::<TransferFitParams>(
+    "gpu_transfer_fit",
+    Stage::Fit,
+    "the transfer models fitted on every launch: how a launch's time changes between GPUs with their catalogue rows",
+);
 
 pub(crate) const GPU_TRANSFER: StepKind = StepKind::new::<TransferParams>(
     "gpu_transfer",
@@ -63,20 +77,100 @@ fn default_predictions() -> String {
     "learned".to_owned()
 }
 
-/// `gpu_transfer`: every scheme named over one `observations` table.
+/// `gpu_transfer_fit`: the transfer models fitted on one `observations` table.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferFitParams {
+    pub observations: TableRef,
+    /// Leave out (and say so) the rows of devices the catalogue lacks, instead of failing.
+    #[serde(default)]
+    pub skip_unknown_devices: bool,
+}
+
+#[derive(Debug)]
+pub struct TransferFit {
+    observations: TableRef,
+    skip_unknown_devices: bool,
+}
+
+impl StepParams for TransferFitParams {
+    type Step = TransferFit;
+    fn into_step(self) -> Result<TransferFit, ParamError> {
+        Ok(TransferFit {
+            observations: self.observations,
+            skip_unknown_devices: self.skip_unknown_devices,
+        })
+    }
+}
+
+impl TransferFit {
+    fn definition(&self) -> ModelDefinition {
+        ModelDefinition {
+            observations: self.observations.get_ref().clone(),
+            model: DefinedModel::Transfer {
+                skip_unknown_devices: self.skip_unknown_devices,
+            },
+        }
+    }
+}
+
+impl Step for TransferFit {
+    fn inputs(&self) -> Vec<&TableRef> {
+        vec![&self.observations]
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&[&OBSERVATIONS, &TRANSFER_COEFFICIENTS])
+    }
+
+    fn model_definition(&self) -> Option<ModelDefinition> {
+        Some(self.definition())
+    }
+
+    fn uses_devices(&self) -> bool {
+        true
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let batch = cx.input(&self.observations)?;
+        let m = Measurements::from_observations(batch, cx.devices, self.skip_unknown_devices)?;
+        let model = TransferModel::fit(&m, &|_| true)?;
+        // The training launches, with only the columns the models read: what `yosoku predict`
+        // fits on, a few MB where the input has hundreds of counters.
+        let schema = batch.schema();
+        let keep: Vec<usize> = (0..schema.fields().len())
+            .filter(|&i| {
+                let name = schema.field(i).name().as_str();
+                OBSERVATIONS.fields().iter().any(|f| f.name() == name)
+                    || counter::ALL.contains(&name)
+            })
+            .collect();
+        let training = batch
+            .project(&keep)
+            .map_err(|e| StepError::Invalid(format!("the training launches: {e}")))?;
+        Ok(StepOutput::new()
+            .table(&OBSERVATIONS, training)
+            .table(&TRANSFER_COEFFICIENTS, coefficients_batch(&model)?)
+            .model(self.definition())
+            .saved_model(
+                yosoku_models::transfer::MODEL_KIND,
+                &[&OBSERVATIONS, &TRANSFER_COEFFICIENTS],
+            ))
+    }
+}
+
+/// `gpu_transfer`: every scheme named, refitting the model of a `gpu_transfer_fit` step.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TransferParams {
-    pub observations: TableRef,
+    /// The `gpu_transfer_fit` step whose model is validated.
+    pub model: Spanned<String>,
     /// Scheme names; all four when absent.
     #[serde(default)]
     pub schemes: Vec<String>,
     /// Coverage of the intervals.
     #[serde(default = "default_level")]
     pub level: f64,
-    /// Leave out (and say so) the rows of devices the catalogue lacks, instead of failing.
-    #[serde(default)]
-    pub skip_unknown_devices: bool,
     /// Which methods' held-out rows go into `predictions`: `learned` or `all`.
     #[serde(default = "default_predictions")]
     pub predictions: String,
@@ -90,10 +184,9 @@ pub struct TransferParams {
 
 #[derive(Debug)]
 pub struct Transfer {
-    observations: TableRef,
+    model: Spanned<String>,
     schemes: Vec<Scheme>,
     level: f64,
-    skip_unknown_devices: bool,
     all_methods: bool,
     forest: bool,
     anchors: Vec<(String, f64)>,
@@ -136,10 +229,9 @@ impl StepParams for TransferParams {
         };
         let anchors = mean_error_anchors(&self.published)?;
         Ok(Transfer {
-            observations: self.observations,
+            model: self.model,
             schemes,
             level: self.level,
-            skip_unknown_devices: self.skip_unknown_devices,
             all_methods,
             forest: self.forest,
             anchors,
@@ -149,11 +241,22 @@ impl StepParams for TransferParams {
 
 impl Step for Transfer {
     fn inputs(&self) -> Vec<&TableRef> {
-        vec![&self.observations]
+        // The model's table is checked through the model reference.
+        vec![]
     }
 
     fn outputs(&self) -> Vec<&str> {
-        names(&[&OBSERVATIONS, &PREDICTIONS, &TRANSFER_SCORES, &REPORT])
+        names(&[&PREDICTIONS, &TRANSFER_SCORES, &REPORT])
+    }
+
+    fn model_input(&self) -> Option<&Spanned<String>> {
+        Some(&self.model)
+    }
+
+    fn check_model(&self, model: &ModelDefinition) -> Result<(), ParamError> {
+        transfer_model(model)
+            .map(|_| ())
+            .map_err(|e| ParamError::new("model", e))
     }
 
     fn uses_devices(&self) -> bool {
@@ -161,37 +264,34 @@ impl Step for Transfer {
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        let batch = cx.input(&self.observations)?;
-        let m = Measurements::from_observations(batch, cx.devices, self.skip_unknown_devices)?;
+        let (model, batch) = cx.model_observations(&self.model)?;
+        let skip_unknown_devices = transfer_model(model).map_err(StepError::Invalid)?;
+        let m = Measurements::from_observations(batch, cx.devices, skip_unknown_devices)?;
         let v = validate(&m, &self.schemes, self.level, self.forest)?;
         let observations = Observations::new("observations", batch)?;
         let predictions = predictions_batch(&m, &observations, &v, self.all_methods)?;
         let scores = scores_batch(&v)?;
         let (cells, figures) = report(&m, &v, &self.anchors);
         let report = yosoku_tables::report::report_batch(&cells).map_err(ModelError::from)?;
-        // The training launches, with only the columns the models read: what `yosoku predict`
-        // fits on, a few MB where the input has hundreds of counters.
-        let schema = batch.schema();
-        let keep: Vec<usize> = (0..schema.fields().len())
-            .filter(|&i| {
-                let name = schema.field(i).name().as_str();
-                OBSERVATIONS.fields().iter().any(|f| f.name() == name)
-                    || counter::ALL.contains(&name)
-            })
-            .collect();
-        let training = batch
-            .project(&keep)
-            .map_err(|e| StepError::Invalid(format!("the training launches: {e}")))?;
         Ok(StepOutput::new()
-            .table(&OBSERVATIONS, training)
             .table(&PREDICTIONS, predictions)
             .table(&TRANSFER_SCORES, scores)
             .table(&REPORT, report)
             .figures(figures)
-            .saved_model(
-                yosoku_models::transfer::MODEL_KIND,
-                &[&OBSERVATIONS, &TRANSFER_SCORES],
-            ))
+            .saved_model(yosoku_models::transfer::MODEL_KIND, &[&TRANSFER_SCORES]))
+    }
+}
+
+/// Whether the transfer model `model` defines leaves unknown devices out, or what it is instead.
+fn transfer_model(model: &ModelDefinition) -> Result<bool, String> {
+    match model.model {
+        DefinedModel::Transfer {
+            skip_unknown_devices,
+        } => Ok(skip_unknown_devices),
+        DefinedModel::Counters(_) => Err(format!(
+            "names {}; `gpu_transfer` validates a `gpu_transfer_fit` step",
+            model.family()
+        )),
     }
 }
 
@@ -522,7 +622,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_refused_at_their_key() {
-        let step = "step = \"gpu_transfer\"\nid = \"t\"\nobservations = \"src.observations\"";
+        let step = "step = \"gpu_transfer\"\nid = \"t\"\nmodel = \"m\"";
         let e = parse_error(
             "validate",
             &format!("{step}\nschemes = [\"leave_one_out\"]"),
@@ -552,8 +652,37 @@ mod tests {
     }
 
     #[test]
+    fn a_model_of_another_family_is_refused_at_the_step() {
+        let transfer_fit =
+            "[[fit]]\nstep = \"gpu_transfer_fit\"\nid = \"m\"\nobservations = \"src.observations\"";
+        let ols = "[[fit]]\nstep = \"ols\"\nid = \"m\"\nobservations = \"src.observations\"\nfeatures = [\"x\"]";
+        let validate = "[[validate]]\nstep = \"gpu_transfer\"\nid = \"t\"\nmodel = \"m\"";
+        let cv = "[[validate]]\nstep = \"cross_validate\"\nid = \"t\"\nmodel = \"m\"";
+        for (fit, step, expected) in [
+            (
+                ols,
+                validate,
+                "names an `ols` or `stepwise` fit step; `gpu_transfer` validates a `gpu_transfer_fit` step",
+            ),
+            (
+                transfer_fit,
+                cv,
+                "names a `gpu_transfer_fit` step; cross-validation refits an `ols` or `stepwise` fit step",
+            ),
+        ] {
+            let text = super::super::testing::pipeline(&format!("{fit}\n\n{step}"));
+            let e = crate::PipelineSpec::parse("p.toml", &text)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("p.toml:") && e.contains("key `model`"), "{e}");
+            assert!(e.contains(expected), "{e}");
+        }
+    }
+
+    #[test]
     fn a_device_the_catalogue_lacks_or_missing_counters_stop_the_step() {
-        let steps = "[[validate]]\nstep = \"gpu_transfer\"\nid = \"t\"\nobservations = \"src.observations\"";
+        let steps = "[[fit]]\nstep = \"gpu_transfer_fit\"\nid = \"m\"\nobservations = \"src.observations\"\n\n[[validate]]\nstep = \"gpu_transfer\"\nid = \"t\"\nmodel = \"m\"";
         let counters: &[(&str, &[f64])] = &[
             ("inst_executed", &[1e6, 1e6]),
             ("dram_read_transactions", &[1e4, 1e4]),
@@ -562,7 +691,7 @@ mod tests {
         ];
         let obs = observations(&["GTX-680", "GeForce GTX 9800"], &[1e-3, 2e-3], counters);
         let e = run_error(steps, vec![("observations", obs)]);
-        assert!(e.contains("step `t` (gpu_transfer)"), "{e}");
+        assert!(e.contains("step `m` (gpu_transfer_fit)"), "{e}");
         assert!(
             e.contains("device `GeForce GTX 9800` is not in the device catalogue (closest:"),
             "{e}"

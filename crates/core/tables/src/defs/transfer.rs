@@ -1,4 +1,5 @@
-//! The transfer family: the held-out scores of every scheme and method.
+//! The transfer family: the fitted transfer model's coefficients and the held-out scores of every
+//! scheme and method.
 
 use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 
@@ -76,6 +77,37 @@ pub static TRANSFER_SCORES: TableDef = TableDef {
             None,
             V::Any,
             "Rows without a prediction, by reason (`no_source: 12; negative: 3`).",
+        ),
+    ],
+};
+
+pub static TRANSFER_COEFFICIENTS: TableDef = TableDef {
+    name: "transfer_coefficients",
+    doc: "The transfer model a `gpu_transfer_fit` step fitted on every training launch (docs/methods.md, section 6): per model (within architectures, across them) and device feature, how the log time of one launch changes between GPUs per unit of the feature.",
+    columns: &[
+        label(
+            col::MODEL,
+            "`within_architecture` (used where a GPU of the target's architecture measured the launch) or `across_architectures`.",
+        ),
+        label(
+            col::TERM,
+            "A device feature of the launch on a GPU (`ln_roofline_secs`, `ln_waves`, ...).",
+        ),
+        column(
+            col::ESTIMATE,
+            T::Float64,
+            false,
+            None,
+            V::Finite,
+            "The change of ln(seconds) per unit of the feature, within one launch.",
+        ),
+        column(
+            col::STANDARDISED_ESTIMATE,
+            T::Float64,
+            false,
+            None,
+            V::Finite,
+            "The same per standard deviation of the feature over the training launches: comparable across features.",
         ),
     ],
 };

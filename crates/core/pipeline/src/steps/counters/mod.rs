@@ -24,8 +24,8 @@ use yosoku_tables::{
 };
 
 use crate::steps::{
-    ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput,
-    StepParams, TableRef, names, non_negative,
+    DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
+    StepOutput, StepParams, TableRef, names, non_negative,
 };
 
 pub(crate) const OLS: StepKind = StepKind::new::<OlsParams>(
@@ -76,6 +76,16 @@ fn check_matrix(matrix: Option<&Matrix>, group_by: &[String]) -> Result<(), Para
     }
 }
 
+/// The counter model `model` defines, or what it is instead.
+fn counter_model(model: &ModelDefinition) -> Result<&ModelSpec, String> {
+    model.counters().ok_or_else(|| {
+        format!(
+            "names {}; cross-validation refits an `ols` or `stepwise` fit step",
+            model.family()
+        )
+    })
+}
+
 /// A fit step, `ols` or `stepwise`, with its model checked.
 #[derive(Debug)]
 pub struct Fit {
@@ -102,7 +112,7 @@ impl Fit {
     fn definition(&self) -> ModelDefinition {
         ModelDefinition {
             observations: self.observations.get_ref().clone(),
-            spec: self.spec.clone(),
+            model: DefinedModel::Counters(self.spec.clone()),
         }
     }
 }
@@ -416,21 +426,16 @@ impl Step for CrossValidate {
     }
 
     fn check_model(&self, model: &ModelDefinition) -> Result<(), ParamError> {
-        check_matrix(self.cv.matrix.as_ref(), &model.spec.group_by)
+        let spec = counter_model(model).map_err(|e| ParamError::new("model", e))?;
+        check_matrix(self.cv.matrix.as_ref(), &spec.group_by)
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        let model = cx.model(&self.model)?;
-        let observations = cx.tables.get(&model.observations).ok_or_else(|| {
-            StepError::Invalid(format!(
-                "the observations of model `{}` (`{}`) are gone",
-                self.model.get_ref(),
-                model.observations
-            ))
-        })?;
+        let (model, observations) = cx.model_observations(&self.model)?;
         let mut cv = self.cv.clone();
         cv.standardized = standardized(cx, &model.observations)?;
-        let validated = crossval::cross_validate(cx.id, observations, &model.spec, &cv)?;
+        let spec = counter_model(model).map_err(StepError::Invalid)?;
+        let validated = crossval::cross_validate(cx.id, observations, spec, &cv)?;
         let mut figures = Vec::new();
         let ranges = crossval::scheme_ranges(&validated.summary);
         // The question users ask most: does the model predict a program it has never seen?
@@ -543,7 +548,7 @@ mod tests {
         .unwrap();
         let definition = set.model("fit").unwrap();
         assert_eq!(definition.observations, "src.observations");
-        assert_eq!(definition.spec.group_by, ["device"]);
+        assert_eq!(definition.counters().unwrap().group_by, ["device"]);
         // Two models (devices) x two hold-out schemes, each over all its rows.
         let predictions = set.get("cv.predictions").unwrap();
         assert_eq!(predictions.num_rows(), 2 * 2 * 5);
