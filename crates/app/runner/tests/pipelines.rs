@@ -1468,7 +1468,7 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         let scores = transfer_scores(table(&bundle, &format!("{step}.transfer_scores")));
         assert_eq!(
             scores.len(),
-            4 + 3 + 6 + 2,
+            5 + 4 + 7 + 3,
             "{step}: every scheme's methods"
         );
         let get = |scheme: &str, method: &str| {
@@ -1742,7 +1742,19 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
             && c.column == "FC (any duration)"
             && c.text
                 .as_deref()
-                .is_some_and(|t| t.ends_with("(3120 of 3120)"))),
+                .is_some_and(|t| t.contains("(3120 of 3120; "))),
+        "{report:?}"
+    );
+    // The latency-aware model answers every launch, from its dimensions and grid alone, each
+    // with an interval.
+    assert!(
+        report.iter().any(|c| {
+            c.row == "utilisation"
+                && c.column == "FC (any duration)"
+                && c.text.as_deref().is_some_and(|t| {
+                    t.contains("(3120 of 3120; ") && t.ends_with("in the intervals)")
+                })
+        }),
         "{report:?}"
     );
     // Each of the eight left out in turn: the 974 linear shapes all eight measured, 7,792 rows.
@@ -1752,12 +1764,13 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
             && c.column == "FC (any duration)"
             && c.text
                 .as_deref()
-                .is_some_and(|t| t.ends_with("(7792 of 7792)"))),
+                .is_some_and(|t| t.contains("(7792 of 7792; "))),
         "{eight:?}"
     );
 }
 
-/// A split naming a GPU the input lacks, or one GPU on both sides, stops the run naming it.
+/// A split naming a GPU the input lacks, one GPU on both sides, or a profile's GPU that is not a
+/// training GPU stops the run naming it.
 #[test]
 fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -1770,6 +1783,10 @@ fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
         (
             "train = [\"Tesla T4\"]\ntest = [\"T4\"]",
             "GPU `Tesla T4` is both a training and a test GPU",
+        ),
+        (
+            "train = [\"Tesla T4\"]\ntest = [\"L4\"]\nprofile_from = \"Tesla P4\"",
+            "the profile's GPU `Tesla P4` is not a training GPU",
         ),
     ] {
         let pipeline = dir.path().join("split.toml");

@@ -36,6 +36,17 @@ impl Ridge {
     /// Fits `y` on the rows of `x` (row-major, `p` columns). Without `intercept` the columns
     /// are not centred (the caller has centred them).
     pub fn fit(x: &[f64], p: usize, y: &[f64], intercept: bool) -> Result<Self, ModelError> {
+        Self::fit_penalised(x, p, y, intercept, RIDGE_LAMBDA)
+    }
+
+    /// The same with the penalty `lambda` on the standardised coefficients.
+    pub fn fit_penalised(
+        x: &[f64],
+        p: usize,
+        y: &[f64],
+        intercept: bool,
+        lambda: f64,
+    ) -> Result<Self, ModelError> {
         let n = y.len();
         if n <= p + 1 {
             return Err(ModelError::invalid(format!(
@@ -63,7 +74,7 @@ impl Ridge {
             y,
             &OlsOptions {
                 intercept,
-                ridge: RIDGE_LAMBDA,
+                ridge: lambda,
                 leverage: false,
                 ..OlsOptions::default()
             },

@@ -4,7 +4,8 @@
 //! scalings (cores x clock, Habitat's wave scaling) and two learned models in log time.
 //!
 //! [`schemes`] validates them all out of sample (a GPU, a kernel, or both held out) with
-//! split-conformal intervals; [`split`] scores the no-fit methods on a published study's fixed
+//! split-conformal intervals; [`utilisation`] is the latency-aware model of waves and a learned
+//! utilisation under the roofline; [`split`] scores the methods on a published study's fixed
 //! split of GPUs; [`report`] lays the results out as tables; [`predict`] answers
 //! one profile on one target GPU.
 
@@ -15,6 +16,7 @@ pub mod predict;
 pub mod report;
 pub mod schemes;
 pub mod split;
+pub mod utilisation;
 
 pub use data::{Cell, Measurements, Work};
 
@@ -54,6 +56,9 @@ pub struct GpuSpec {
     pub dram_bandwidth_gb_per_sec: f64,
     pub l2_bytes: Option<f64>,
     pub occupancy: Option<OccupancyLimits>,
+    /// An empty kernel's launch time: yosoku's measurement where the catalogue has one, else
+    /// the catalogue's published figure.
+    pub launch_latency_secs: Option<f64>,
 }
 
 impl GpuSpec {
@@ -94,6 +99,12 @@ impl GpuSpec {
             dram_bandwidth_gb_per_sec: need("dram_bandwidth_gb_per_sec")?,
             l2_bytes: device.spec("l2_bytes"),
             occupancy,
+            launch_latency_secs: device
+                .measured
+                .get("launch_latency_us")
+                .map(|m| m.value)
+                .or_else(|| device.spec("launch_latency_us"))
+                .map(|us| us * 1e-6),
         })
     }
 

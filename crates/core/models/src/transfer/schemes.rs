@@ -22,6 +22,7 @@ use yosoku_regression::{OlsOptions, ols};
 
 use super::data::{Cell, Measurements};
 use super::learned::{CostModel, TransferModel};
+use super::utilisation::UtilisationModel;
 use super::{peak_scaling, wave_scaling};
 use crate::ModelError;
 use crate::median;
@@ -72,6 +73,7 @@ impl Scheme {
             Scheme::LeaveOneGpuOut => &[
                 Method::Transfer,
                 Method::TransferForest,
+                Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakSameArchitecture,
                 Method::PeakAllGpus,
@@ -79,6 +81,7 @@ impl Scheme {
             Scheme::LeaveOneGpuOutOtherArchitectures => &[
                 Method::Transfer,
                 Method::TransferForest,
+                Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakAllGpus,
             ],
@@ -90,10 +93,15 @@ impl Scheme {
                 Method::InstructionCount,
                 Method::SeedCounters,
                 Method::Transfer,
+                Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakAllGpus,
             ],
-            Scheme::LeaveOneKernelAndGpuOut => &[Method::CounterCosts, Method::InstructionCount],
+            Scheme::LeaveOneKernelAndGpuOut => &[
+                Method::CounterCosts,
+                Method::UtilisationFromCounters,
+                Method::InstructionCount,
+            ],
         }
     }
 
@@ -112,6 +120,11 @@ pub enum Method {
     /// Non-negative costs per counted event (learned::CostModel); on a GPU never timed, its
     /// times on the measured GPUs carried over by the transfer model.
     CounterCosts,
+    /// The latency-aware model of waves and utilisation (utilisation::UtilisationModel)
+    /// scaling each measured GPU's time, their median.
+    Utilisation,
+    /// The same model from the launch's counters alone, no time of it measured anywhere.
+    UtilisationFromCounters,
     /// Habitat's wave scaling from each measured GPU, their median.
     WaveScaling,
     /// Cores x clock scaling from each measured GPU of the target's architecture, their median.
@@ -130,6 +143,8 @@ impl Method {
             Method::Transfer => "transfer_ridge",
             Method::TransferForest => "transfer_forest",
             Method::CounterCosts => "counter_costs",
+            Method::Utilisation => "utilisation_scaled",
+            Method::UtilisationFromCounters => "utilisation",
             Method::WaveScaling => "wave_scaling",
             Method::PeakSameArchitecture => "cores_clock_same_architecture",
             Method::PeakAllGpus => "cores_clock_all_gpus",
@@ -142,7 +157,11 @@ impl Method {
     pub fn is_learned(self) -> bool {
         matches!(
             self,
-            Method::Transfer | Method::TransferForest | Method::CounterCosts
+            Method::Transfer
+                | Method::TransferForest
+                | Method::CounterCosts
+                | Method::Utilisation
+                | Method::UtilisationFromCounters
         )
     }
 }
@@ -299,6 +318,32 @@ fn seed_fits(
         .collect()
 }
 
+/// The latency-aware model's predictions of a fold's targets: scaled from each source's time
+/// (their median), or from the target's own counters.
+fn utilisation_predictions<'a>(
+    m: &'a Measurements,
+    method: Method,
+    model: &UtilisationModel,
+    fold: &Fold,
+    sources: &dyn Fn(&Cell) -> Vec<&'a Cell>,
+) -> Vec<Option<f64>> {
+    fold.targets
+        .iter()
+        .map(|&t| {
+            let t = &m.cells[t];
+            let target = &m.gpus[t.gpu];
+            if method == Method::UtilisationFromCounters {
+                return model.secs(&t.work, target, "");
+            }
+            let mut v: Vec<f64> = sources(t)
+                .into_iter()
+                .filter_map(|s| model.scaled(s.secs, &s.work, &m.gpus[s.gpu], target, ""))
+                .collect();
+            (!v.is_empty()).then(|| median(&mut v))
+        })
+        .collect()
+}
+
 fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -> FoldPredictions {
     let train = |c: &Cell| fold.trains(c);
     // Sources: the same launch measured on GPUs the fold does not hold out.
@@ -362,6 +407,13 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                     .clone()
                     .map(|t| costs.predict(&t.work, t.gpu))
                     .collect()
+            }
+        }
+        Method::Utilisation | Method::UtilisationFromCounters => {
+            // One group: the kernels of these tables are applications, not operator families.
+            match UtilisationModel::fit(m, &train, &|_| String::new()) {
+                Ok(model) => utilisation_predictions(m, method, &model, fold, &sources),
+                Err(e) => return failed(e),
             }
         }
         Method::WaveScaling => from_sources(&|s, t| {

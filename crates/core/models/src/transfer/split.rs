@@ -1,24 +1,38 @@
 //! A fixed split of GPUs, as a published study draws it (NeuSight's: train on P4, P100, T4, V100
-//! and A100-40GB, predict H100, L4 and A100-80GB): every launch of a test GPU predicted by each
-//! method that needs no fit, its error split by operator group and by the launch's measured
-//! duration (docs/methods.md, section 6).
+//! and A100-40GB, predict H100, L4 and A100-80GB): every launch of a test GPU predicted by the
+//! latency-aware model fitted on the training GPUs and by each method that needs no fit, with
+//! split-conformal intervals calibrated on the training GPUs alone, its error split by operator
+//! group and by the launch's measured duration (docs/methods.md, section 6).
 //!
 //! The methods, each on the same rows where it answers:
 //! - `roofline`: the work over the test GPU's datasheet peaks, max(FLOPs / FP32 peak, bytes /
 //!   bandwidth); it needs no other GPU;
 //! - `time_unchanged`, `cores_clock`, `wave_scaling`: the same launch (operator and dimensions)
 //!   measured on the training GPUs, its time kept, scaled by the FP32 peaks, or by Habitat's wave
-//!   scaling; the median over the training GPUs that measured it.
+//!   scaling; the median over the training GPUs that measured it;
+//! - `utilisation`: the latency-aware model of [`super::utilisation`], fitted on every launch of
+//!   the training GPUs, from the launch's work and grid alone (no time of it measured anywhere);
+//! - `utilisation_scaled`: the same model scaling the launch's times on the training GPUs (the
+//!   median over them).
 
 use yosoku_devices::Catalogue;
 
 use super::data::{Cell, Measurements};
+use super::schemes::conformal_half_width;
+use super::utilisation::UtilisationModel;
 use super::{peak_scaling, wave_scaling};
 use crate::ModelError;
 use crate::median;
 
 /// The methods, in report order.
-pub const METHODS: [&str; 4] = ["roofline", "time_unchanged", "cores_clock", "wave_scaling"];
+pub const METHODS: [&str; 6] = [
+    "roofline",
+    "time_unchanged",
+    "cores_clock",
+    "wave_scaling",
+    "utilisation",
+    "utilisation_scaled",
+];
 
 /// The measured-duration bands errors are split by: (name, from, to) in seconds.
 pub const DURATION_BANDS: [(&str, f64, f64); 3] = [
@@ -40,13 +54,27 @@ pub struct SplitScore {
     pub answered: usize,
     pub mean_abs_error_pct: f64,
     pub median_abs_error_pct: f64,
+    /// Share of the answered launches inside the method's interval (NaN without intervals).
+    pub coverage_pct: f64,
 }
 
-/// Every test launch's prediction by each method (None where it has none).
+/// How a split is scored beyond its GPUs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitOptions {
+    /// The coverage of the intervals (0.95).
+    pub level: f64,
+    /// The one training GPU whose times the methods that start from a measured time read (a
+    /// user with one GPU's profile); every training GPU where `None`.
+    pub profile_from: Option<usize>,
+}
+
+/// Every test launch's prediction by each method (None where it has none), and the half-width
+/// of its interval in log time.
 struct Predicted<'a> {
     cell: &'a Cell,
     group: String,
-    secs: [Option<f64>; 4],
+    secs: [Option<f64>; METHODS.len()],
+    half_width: [Option<f64>; METHODS.len()],
 }
 
 /// The GPUs of `m` that `names` name: a catalogue name or alias (`T4`), or the data's own name;
@@ -83,6 +111,7 @@ pub fn score_split(
     train: &[usize],
     test: &[usize],
     group_of: &dyn Fn(&str) -> String,
+    options: SplitOptions,
 ) -> Result<Vec<SplitScore>, ModelError> {
     if let Some(g) = test.iter().find(|g| train.contains(g)) {
         return Err(ModelError::invalid(format!(
@@ -90,7 +119,13 @@ pub fn score_split(
             m.gpu_labels[*g]
         )));
     }
-    summarise(predict(m, train, test, group_of, &|_| true))
+    if let Some(g) = options.profile_from.filter(|g| !train.contains(g)) {
+        return Err(ModelError::invalid(format!(
+            "the profile's GPU `{}` is not a training GPU",
+            m.gpu_labels[g]
+        )));
+    }
+    summarise(predict(m, train, test, group_of, &|_| true, options)?)
 }
 
 /// Each of `gpus` in turn the test GPU and the others the training ones, the errors of all the
@@ -101,7 +136,12 @@ pub fn score_leave_one_out(
     gpus: &[usize],
     shared_only: bool,
     group_of: &dyn Fn(&str) -> String,
+    level: f64,
 ) -> Result<Vec<SplitScore>, ModelError> {
+    let options = SplitOptions {
+        level,
+        profile_from: None,
+    };
     let shared = |c: &Cell| {
         !shared_only
             || gpus
@@ -111,20 +151,66 @@ pub fn score_leave_one_out(
     let mut predicted = Vec::new();
     for &held in gpus {
         let train: Vec<usize> = gpus.iter().copied().filter(|g| *g != held).collect();
-        predicted.extend(predict(m, &train, &[held], group_of, &shared));
+        predicted.extend(predict(m, &train, &[held], group_of, &shared, options)?);
     }
     summarise(predicted)
 }
 
-/// Every launch of the `test` GPUs that `keep` accepts, predicted by each method.
+/// Every launch of the `test` GPUs that `keep` accepts, predicted by each method with its
+/// interval: each method's split-conformal half-width per group, from the training GPUs alone
+/// (each left out in turn, predicted from the others).
 fn predict<'a>(
     m: &'a Measurements,
     train: &[usize],
     test: &[usize],
     group_of: &dyn Fn(&str) -> String,
     keep: &dyn Fn(&Cell) -> bool,
-) -> Vec<Predicted<'a>> {
-    m.cells
+    options: SplitOptions,
+) -> Result<Vec<Predicted<'a>>, ModelError> {
+    let mut predicted = predict_points(m, train, test, group_of, keep, options.profile_from)?;
+    let mut residuals: Vec<(String, [Vec<f64>; METHODS.len()])> = Vec::new();
+    if train.len() >= 2 {
+        for &held in train {
+            let inner: Vec<usize> = train.iter().copied().filter(|g| *g != held).collect();
+            for p in predict_points(m, &inner, &[held], group_of, &|_| true, None)? {
+                let at = match residuals.iter().position(|(g, _)| *g == p.group) {
+                    Some(i) => i,
+                    None => {
+                        residuals.push((p.group.clone(), Default::default()));
+                        residuals.len() - 1
+                    }
+                };
+                for (k, secs) in p.secs.iter().enumerate() {
+                    if let Some(s) = secs.filter(|s| *s > 0.0) {
+                        residuals[at].1[k].push((s / p.cell.secs).ln().abs());
+                    }
+                }
+            }
+        }
+    }
+    for p in &mut predicted {
+        if let Some((_, r)) = residuals.iter().find(|(g, _)| *g == p.group) {
+            for (width, residuals) in p.half_width.iter_mut().zip(r) {
+                *width = conformal_half_width(residuals.clone(), options.level);
+            }
+        }
+    }
+    Ok(predicted)
+}
+
+/// Every launch of the `test` GPUs that `keep` accepts, predicted by each method, the learned
+/// ones fitted on the `train` GPUs' launches; the methods that start from a measured time read
+/// `profile_from`'s alone where it is given.
+fn predict_points<'a>(
+    m: &'a Measurements,
+    train: &[usize],
+    test: &[usize],
+    group_of: &dyn Fn(&str) -> String,
+    keep: &dyn Fn(&Cell) -> bool,
+    profile_from: Option<usize>,
+) -> Result<Vec<Predicted<'a>>, ModelError> {
+    let model = UtilisationModel::fit(m, &|c| train.contains(&c.gpu), group_of)?;
+    Ok(m.cells
         .iter()
         .filter(|c| test.contains(&c.gpu) && keep(c))
         .map(|t| {
@@ -132,7 +218,7 @@ fn predict<'a>(
             let sources: Vec<&Cell> = m.by_launch[t.launch]
                 .iter()
                 .map(|&s| &m.cells[s])
-                .filter(|s| train.contains(&s.gpu))
+                .filter(|s| train.contains(&s.gpu) && profile_from.is_none_or(|g| s.gpu == g))
                 .collect();
             let over_sources = |f: &dyn Fn(&Cell) -> f64| {
                 let mut v: Vec<f64> = sources
@@ -144,18 +230,26 @@ fn predict<'a>(
             };
             let roofline = (t.work.flops / (target.fp32_peak_gflops * 1e9))
                 .max(t.work.dram_bytes / target.bandwidth_bytes_per_sec());
+            let group = group_of(&m.kernels[t.kernel]);
             Predicted {
                 cell: t,
-                group: group_of(&m.kernels[t.kernel]),
                 secs: [
                     (roofline > 0.0).then_some(roofline),
                     over_sources(&|s| s.secs),
                     over_sources(&|s| peak_scaling(s.secs, &m.gpus[s.gpu], target)),
                     over_sources(&|s| wave_scaling(s.secs, &s.work, &m.gpus[s.gpu], target)),
+                    model.secs(&t.work, target, &group),
+                    over_sources(&|s| {
+                        model
+                            .scaled(s.secs, &s.work, &m.gpus[s.gpu], target, &group)
+                            .unwrap_or(f64::NAN)
+                    }),
                 ],
+                group,
+                half_width: [None; METHODS.len()],
             }
         })
-        .collect()
+        .collect())
 }
 
 /// Each method's errors by group (and over every launch) and by duration band.
@@ -202,6 +296,18 @@ fn score(
         .iter()
         .filter_map(|p| p.secs[k].map(|s| 100.0 * (s - p.cell.secs).abs() / p.cell.secs))
         .collect();
+    let inside: Vec<bool> = rows
+        .iter()
+        .filter_map(|p| match (p.secs[k], p.half_width[k]) {
+            (Some(s), Some(h)) => Some((s / p.cell.secs).ln().abs() <= h),
+            _ => None,
+        })
+        .collect();
+    let coverage_pct = if inside.is_empty() {
+        f64::NAN
+    } else {
+        100.0 * inside.iter().filter(|i| **i).count() as f64 / inside.len() as f64
+    };
     let answered = errors.len();
     let (mean, median_pct) = if answered > 0 {
         (
@@ -219,5 +325,6 @@ fn score(
         answered,
         mean_abs_error_pct: mean,
         median_abs_error_pct: median_pct,
+        coverage_pct,
     }
 }

@@ -21,6 +21,7 @@ fn gpu(name: &str, architecture: &str, sms: f64, clock: f64, gflops: f64, bw: f6
             registers_per_sm: 65536.0,
             shared_memory_per_sm_bytes: 98304.0,
         }),
+        launch_latency_secs: None,
     }
 }
 
@@ -290,4 +291,61 @@ fn predict_says_when_a_launch_is_unlike_the_training_ones_and_widens_its_interva
     )
     .unwrap();
     assert!(!r.training_gpus.contains(&"GeForce GTX 980".to_owned()));
+}
+
+#[test]
+fn the_utilisation_model_predicts_a_gpu_it_never_saw_and_never_beats_the_roofline() {
+    use super::utilisation::{UtilisationModel, latency_secs, waves_roofline};
+    let batch = synthetic(&GPUS, 4);
+    let catalogue = Catalogue::built_in().unwrap();
+    let m = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    let held = 2;
+    let model = UtilisationModel::fit(&m, &|c| c.gpu != held, &|_| "all".to_owned()).unwrap();
+    let mut errors = Vec::new();
+    let mut unchanged = Vec::new();
+    for t in m.cells.iter().filter(|c| c.gpu == held) {
+        let gpu = &m.gpus[t.gpu];
+        let p = model.secs(&t.work, gpu, "all").unwrap();
+        let (roof, _) = waves_roofline(&t.work, gpu).unwrap();
+        assert!(p >= latency_secs(gpu) + roof, "{p} below the roofline");
+        errors.push((p / t.secs - 1.0).abs());
+        let source = m.by_launch[t.launch]
+            .iter()
+            .map(|&c| &m.cells[c])
+            .find(|c| c.gpu != held)
+            .unwrap();
+        unchanged.push((source.secs / t.secs - 1.0).abs());
+        let scaled = model
+            .scaled(source.secs, &source.work, &m.gpus[source.gpu], gpu, "all")
+            .unwrap();
+        assert!(scaled > latency_secs(gpu));
+    }
+    let (e, u) = (crate::median(&mut errors), crate::median(&mut unchanged));
+    assert!(
+        e < 0.15 && e < u,
+        "median |error| {e} against time unchanged {u}"
+    );
+    // A time not above the source's latency says nothing of the work: no answer.
+    let c = &m.cells[0];
+    assert_eq!(
+        model.scaled(1e-6, &c.work, &m.gpus[c.gpu], &m.gpus[held], "all"),
+        None
+    );
+}
+
+#[test]
+fn a_measured_launch_latency_comes_before_the_published_one() {
+    let catalogue = Catalogue::built_in().unwrap();
+    let mut h200 = catalogue.find("H200").unwrap().clone();
+    let published = GpuSpec::from_device(&h200).unwrap().launch_latency_secs;
+    assert!((published.unwrap() - 2.4e-6).abs() < 1e-12);
+    h200.measured.insert(
+        "launch_latency_us".to_owned(),
+        yosoku_devices::Sourced {
+            value: 3.1,
+            source: "calibration".to_owned(),
+        },
+    );
+    let measured = GpuSpec::from_device(&h200).unwrap().launch_latency_secs;
+    assert!((measured.unwrap() - 3.1e-6).abs() < 1e-12);
 }

@@ -43,7 +43,7 @@ pub(crate) const GPU_TRANSFER: StepKind = StepKind::new::<TransferParams>(
 pub(crate) const GPU_SPLIT: StepKind = StepKind::new::<SplitParams>(
     "gpu_split",
     Stage::Validate,
-    "a published study's split of GPUs: each test GPU's launches by the methods that need no fit, errors by group and duration",
+    "a published study's split of GPUs: each test GPU's launches by the latency-aware model and the methods that need no fit, errors by group and duration",
 );
 
 pub(crate) const FORECAST_SCORE: StepKind = StepKind::new::<ForecastScoreStep>(
@@ -317,6 +317,13 @@ pub struct SplitParams {
     pub groups: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     pub other_group: Option<String>,
+    /// With `train` and `test`: the one training GPU whose measured times the methods that
+    /// start from one read (a user with one GPU's profile).
+    #[serde(default)]
+    pub profile_from: Option<String>,
+    /// Coverage of the intervals.
+    #[serde(default = "default_level")]
+    pub level: f64,
     /// Published figures shown beside (each with a `value`, the mean |error| in %).
     #[serde(default)]
     pub published: Vec<PublishedSpec>,
@@ -363,6 +370,18 @@ impl StepParams for SplitParams {
                 "`shared_only` goes with `leave_one_out`",
             ));
         }
+        if self.profile_from.is_some() && !fixed {
+            return Err(ParamError::new(
+                "profile_from",
+                "`profile_from` goes with `train` and `test`",
+            ));
+        }
+        if !(0.5..1.0).contains(&self.level) {
+            return Err(ParamError::new(
+                "level",
+                format!("level {}: expected a number in [0.5, 1)", self.level),
+            ));
+        }
         let anchors = mean_error_anchors(&self.published)?;
         Ok(Split {
             params: self,
@@ -385,7 +404,9 @@ impl Step for Split {
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        use yosoku_models::transfer::split::{gpus_named, score_leave_one_out, score_split};
+        use yosoku_models::transfer::split::{
+            SplitOptions, gpus_named, score_leave_one_out, score_split,
+        };
         let p = &self.params;
         let m = Measurements::from_profile(cx.input(&p.observations)?, cx.devices)?;
         let group_of = |program: &str| {
@@ -398,16 +419,30 @@ impl Step for Split {
         let (scores, title) = if p.leave_one_out.is_empty() {
             let train = gpus_named(&m, cx.devices, &p.train, "training")?;
             let test = gpus_named(&m, cx.devices, &p.test, "test")?;
+            let profile_from = match &p.profile_from {
+                Some(name) => {
+                    Some(gpus_named(&m, cx.devices, std::slice::from_ref(name), "profile")?[0])
+                }
+                None => None,
+            };
             let title = format!(
-                "{} predicted from {}: mean / median |error| %",
+                "{} predicted from {}{}: mean / median |error| % (launches answered; share in the intervals)",
                 p.test.join(", "),
-                p.train.join(", ")
+                p.train.join(", "),
+                p.profile_from
+                    .as_ref()
+                    .map(|g| format!(", times measured on {g} alone"))
+                    .unwrap_or_default()
             );
-            (score_split(&m, &train, &test, &group_of)?, title)
+            let options = SplitOptions {
+                level: p.level,
+                profile_from,
+            };
+            (score_split(&m, &train, &test, &group_of, options)?, title)
         } else {
             let gpus = gpus_named(&m, cx.devices, &p.leave_one_out, "left-out")?;
             let title = format!(
-                "each of {} predicted from the others{}: mean / median |error| %",
+                "each of {} predicted from the others{}: mean / median |error| % (launches answered; share in the intervals)",
                 p.leave_one_out.join(", "),
                 if p.shared_only {
                     ", on the launches all of them measured"
@@ -416,7 +451,7 @@ impl Step for Split {
                 }
             );
             (
-                score_leave_one_out(&m, &gpus, p.shared_only, &group_of)?,
+                score_leave_one_out(&m, &gpus, p.shared_only, &group_of, p.level)?,
                 title,
             )
         };
@@ -429,8 +464,16 @@ impl Step for Split {
                 s.method,
                 &column,
                 format!(
-                    "{:.1} / {:.1} ({} of {})",
-                    s.mean_abs_error_pct, s.median_abs_error_pct, s.answered, s.rows
+                    "{:.1} / {:.1} ({} of {}; {})",
+                    s.mean_abs_error_pct,
+                    s.median_abs_error_pct,
+                    s.answered,
+                    s.rows,
+                    if s.coverage_pct.is_finite() {
+                        format!("{:.0} % in the intervals", s.coverage_pct)
+                    } else {
+                        "no intervals".to_owned()
+                    }
                 ),
             ));
             if s.answered > 0 {
@@ -445,6 +488,13 @@ impl Step for Split {
                     s.median_abs_error_pct,
                     "%",
                 ));
+                if s.coverage_pct.is_finite() {
+                    figures.push(Figure::new(
+                        format!("{name}: interval coverage"),
+                        s.coverage_pct,
+                        "%",
+                    ));
+                }
             }
         }
         for (label, value) in &self.anchors {
@@ -606,6 +656,14 @@ mod tests {
             (
                 "train = [\"A\"]\ntest = [\"B\"]\nshared_only = true",
                 "`shared_only` goes with `leave_one_out`",
+            ),
+            (
+                "leave_one_out = [\"A\", \"B\"]\nprofile_from = \"A\"",
+                "`profile_from` goes with `train` and `test`",
+            ),
+            (
+                "train = [\"A\"]\ntest = [\"B\"]\nlevel = 1.0",
+                "level 1: expected a number in [0.5, 1)",
             ),
             (
                 "train = [\"A\"]\ntest = [\"B\"]\npublished = [{ row = \"x\" }]",
