@@ -162,6 +162,32 @@ fn render(a: &Answer) -> String {
             secs(a.interval_secs.1),
             a.model
         );
+        let beside = [
+            (
+                "wave scaling",
+                a.wave_scaling_secs,
+                a.wave_scaling_interval_secs,
+            ),
+            (
+                "latency-aware model",
+                a.utilisation_secs,
+                a.utilisation_interval_secs,
+            ),
+        ];
+        let beside: Vec<String> = beside
+            .iter()
+            .filter(|(_, v, _)| v.is_finite())
+            .map(|(name, v, (low, high))| {
+                if low.is_finite() {
+                    format!("{name} {} ({} .. {})", secs(*v), secs(*low), secs(*high))
+                } else {
+                    format!("{name} {}", secs(*v))
+                }
+            })
+            .collect();
+        if !beside.is_empty() && a.model != yosoku_models::transfer::predict::WAVE_SCALING {
+            let _ = writeln!(out, "  beside: {}", beside.join("; "));
+        }
         for b in [&a.on_profile_gpu, &a.on_target] {
             let _ = writeln!(
                 out,

@@ -158,6 +158,11 @@ fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
         "{stdout}"
     );
     assert!(stdout.contains("nearest training kernels: "), "{stdout}");
+    // The no-fit baseline and the latency-aware model beside the answer, each with its interval.
+    assert!(
+        stdout.contains("  beside: wave scaling ") && stdout.contains("; latency-aware model "),
+        "{stdout}"
+    );
     // Every predicted time lies inside its interval, and a bigger matrix takes longer.
     let predicted: Vec<(f64, f64, f64)> = stdout
         .lines()
@@ -496,7 +501,7 @@ fn an_opencl_run_without_instruction_counts_is_answered_by_wave_scaling_and_chec
 /// collector reads several), `--save` writing a bundle with the model's answer and wave
 /// scaling's for every launch, no measured time, the inputs hashed in its manifest.
 #[test]
-fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
+fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model_beside() {
     let dir = tempfile::tempdir().unwrap();
     let bundle = model(dir.path());
     let data = repo().join("pipelines/data/gpuperfpredict");
@@ -527,8 +532,8 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
     let p = forecast.table("forecast.predictions").unwrap();
     assert_eq!(
         p.num_rows(),
-        2 * 114,
-        "the model's answer and wave scaling's per launch"
+        3 * 114,
+        "the model's answer, wave scaling's and the latency-aware model's per launch"
     );
     let col = |name: &str| {
         let a = p.column_by_name(name).unwrap();
@@ -540,6 +545,7 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_beside() {
     let models = col("model");
     assert_eq!(models[0], "transfer_ridge (across architectures)");
     assert_eq!(models[1], "wave_scaling");
+    assert_eq!(models[2], "utilisation_scaled");
     assert!(col("validation").iter().all(|v| v == "forecast"));
     assert!(col("held_out").iter().all(|v| v == "NVIDIA H100 80GB HBM3"));
     assert_eq!(
@@ -706,8 +712,9 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
     let rows =
         yosoku_tables::rows::read_predictions("p", result.table("score.predictions").unwrap())
             .unwrap();
-    // 57 sizes of two kernels, by the transfer model and by wave scaling; all measured.
-    assert_eq!(rows.len(), 2 * 2 * 57);
+    // 57 sizes of two kernels, by the transfer model, wave scaling and the latency-aware
+    // model; all measured.
+    assert_eq!(rows.len(), 3 * 2 * 57);
     assert!(rows.iter().all(|r| r.measured_secs.is_some()), "{rows:?}");
     // One launch per size: the measured median is the TITAN X's duration of that launch.
     let r = rows

@@ -378,8 +378,8 @@ const FORECAST_VALIDATION: &str = "forecast";
 /// The table a forecast bundle holds.
 pub const FORECAST_TABLE: &str = "forecast.predictions";
 
-/// The `forecast.predictions` rows: one per launch and model (the answer, and wave scaling
-/// beside), no measured time (the target has none yet).
+/// The `forecast.predictions` rows: one per launch and model (the answer, and wave scaling and
+/// the latency-aware model beside), no measured time (the target has none yet).
 fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
     let p = &a.prediction;
     let mut rows = Vec::new();
@@ -414,6 +414,13 @@ fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
                 wave,
                 answer.wave_scaling_secs,
                 answer.wave_scaling_interval_secs,
+            ));
+        }
+        if answer.utilisation_secs.is_finite() {
+            rows.push(row(
+                Method::Utilisation.name().to_owned(),
+                answer.utilisation_secs,
+                answer.utilisation_interval_secs,
             ));
         }
     }

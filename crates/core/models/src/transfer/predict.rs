@@ -10,6 +10,7 @@
 use super::data::{Cell, Dropped, Measurements, Work};
 use super::learned::{Source, TransferModel};
 use super::schemes::conformal_half_width;
+use super::utilisation::UtilisationModel;
 use super::{GpuSpec, device_features, wave_scaling};
 use crate::ModelError;
 use crate::median;
@@ -70,6 +71,10 @@ pub struct Answer {
     /// the interval of its errors between the training GPUs.
     pub wave_scaling_secs: f64,
     pub wave_scaling_interval_secs: (f64, f64),
+    /// The latency-aware model's scaling of the same launch (NaN where it gives none), with the
+    /// interval of its errors between the training GPUs.
+    pub utilisation_secs: f64,
+    pub utilisation_interval_secs: (f64, f64),
 }
 
 /// A training kernel near a launch of the profile: its launch nearest to it, and the distance
@@ -115,6 +120,24 @@ fn wave_scaling_residuals(training: &Measurements, same_architecture: bool) -> V
             })
         })
         .collect()
+}
+
+/// The absolute log errors of the latency-aware model between the training GPUs, each held
+/// out of the model's fit in turn and scaled from each other GPU of the architecture relation
+/// asked.
+fn utilisation_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+    let gpus: Vec<usize> = (0..training.gpus.len()).collect();
+    super::schemes::map_folds(&gpus, |&held| {
+        let Ok(model) =
+            UtilisationModel::fit(training, &|c: &Cell| c.gpu != held, &|_| String::new())
+        else {
+            return Vec::new();
+        };
+        single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
+            model.scaled(source.secs, &source.work, gpu, target, "")
+        })
+    })
+    .concat()
 }
 
 fn calibration_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
@@ -400,6 +423,7 @@ struct Answering<'a> {
     model: TransferModel,
     widths: (f64, f64),
     wave_widths: Option<(f64, f64)>,
+    utilisation: Option<(UtilisationModel, (f64, f64))>,
     neighbourhood: Neighbourhood,
 }
 
@@ -437,6 +461,14 @@ impl Answering<'_> {
         let h = pick((width, wide));
         let wave = wave_scaling(cell.secs, &cell.work, source, target);
         let wave_h = self.wave_widths.map_or(f64::NAN, pick);
+        let (utilisation, utilisation_h) = self
+            .utilisation
+            .as_ref()
+            .and_then(|(model, widths)| {
+                let secs = model.scaled(cell.secs, &cell.work, source, target, "")?;
+                Some((secs, pick(*widths)))
+            })
+            .unwrap_or((f64::NAN, f64::NAN));
         Ok(Answer {
             row: cell.row,
             kernel: profile.kernels[cell.kernel].clone(),
@@ -456,6 +488,11 @@ impl Answering<'_> {
             warnings,
             wave_scaling_secs: wave,
             wave_scaling_interval_secs: (wave * (-wave_h).exp(), wave * wave_h.exp()),
+            utilisation_secs: utilisation,
+            utilisation_interval_secs: (
+                utilisation * (-utilisation_h).exp(),
+                utilisation * utilisation_h.exp(),
+            ),
         })
     }
 }
@@ -492,6 +529,13 @@ pub fn predict(
         ));
     };
     let wave_residuals = wave_scaling_residuals(&training, same);
+    let utilisation_residuals = utilisation_residuals(&training, same);
+    let utilisation = UtilisationModel::fit(&training, &|_| true, &|_| String::new())
+        .ok()
+        .zip(
+            conformal_half_width(utilisation_residuals.clone(), level)
+                .zip(conformal_half_width(utilisation_residuals, WIDE_LEVEL)),
+        );
     let answering = Answering {
         training: &training,
         source,
@@ -500,6 +544,7 @@ pub fn predict(
         widths: (width, wide),
         wave_widths: conformal_half_width(wave_residuals.clone(), level)
             .zip(conformal_half_width(wave_residuals, WIDE_LEVEL)),
+        utilisation,
         neighbourhood: Neighbourhood::of(&training),
     };
     let mut answers = Vec::with_capacity(profile.cells.len());
