@@ -9,6 +9,17 @@ use yosoku_plugin_host::LoadedPlugin;
 use yosoku_tables::report::{ReportCell, tables as report_tables};
 use yosoku_tables::{Figure, ScoreRow, UNIT_METADATA_KEY, Verdict};
 
+/// Seconds in s, ms or us, whichever suits.
+pub fn secs(v: f64) -> String {
+    if v >= 1.0 {
+        format!("{v:.3} s")
+    } else if v >= 1e-3 {
+        format!("{:.3} ms", v * 1e3)
+    } else {
+        format!("{:.1} us", v * 1e6)
+    }
+}
+
 /// A number with its unit, at a precision that suits its size.
 pub fn value(value: f64, unit: &str) -> String {
     let number = if unit == "%" {

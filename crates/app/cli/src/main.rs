@@ -11,6 +11,7 @@
 //! glibc's allocator is told to keep freed memory for reuse (`mallopt`): the importers allocate and
 //! free large buffers piece by piece.
 
+mod calibrate;
 mod devices;
 mod export;
 mod format;
@@ -130,6 +131,10 @@ enum Command {
     /// another GPU of the device catalogue, with an interval, the validation figures of the
     /// model and why (the roofline on both GPUs, the nearest training kernels).
     Predict(predict::Args),
+    /// A short microbenchmark sweep on an OpenCL device you can reach (copy bandwidth, a matrix
+    /// multiply, an empty kernel's launch latency, a sweep over work-groups), written as a
+    /// device file with what it measured, for `--devices` (well under a minute).
+    Calibrate(calibrate::Args),
     /// Extra-P's experiment files (text, JSON Lines, JSON) modelled by yosoku's PMNF search, as
     /// `extrap` models them: each call path's model with its SMAPE, adjusted R^2 and RSS
     /// (--json: one JSON line per model, to compare with Extra-P's).
@@ -270,6 +275,7 @@ fn main() -> ExitCode {
         Command::Plugins { plugin_path } => plugins(plugin_path),
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
         Command::Predict(question) => predict::run(&question).and_then(|text| emit(&text)),
+        Command::Calibrate(args) => calibrate::run(&args).and_then(|text| emit(&text)),
         Command::Scaling(request) => scaling::run(&request).and_then(|text| emit(&text)),
         Command::Devices { name, devices } => {
             devices::list(name.as_deref(), &devices).and_then(|text| emit(&text))

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::format::secs;
 use anyhow::{Context, Result};
 use yosoku_models::ModelError;
 use yosoku_models::transfer::predict::TrainedTarget;
@@ -105,16 +106,6 @@ pub fn run(args: &Args) -> Result<String> {
         save_forecast(dir, &q, &a).with_context(|| format!("--save {}", dir.display()))?;
     }
     Ok(render(&a))
-}
-
-fn secs(v: f64) -> String {
-    if v >= 1.0 {
-        format!("{v:.3} s")
-    } else if v >= 1e-3 {
-        format!("{:.3} ms", v * 1e3)
-    } else {
-        format!("{:.1} us", v * 1e6)
-    }
 }
 
 fn render(a: &Answer) -> String {

@@ -7,6 +7,7 @@
 //! ([`RunError`]). [`trace_import`] turns a kernel trace of any size into a bundle with its
 //! level-of-detail pyramid, in three streamed passes.
 
+pub mod calibrate;
 pub mod devices;
 pub mod export;
 pub mod predict;

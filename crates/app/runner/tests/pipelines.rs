@@ -1788,6 +1788,10 @@ fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
             "train = [\"Tesla T4\"]\ntest = [\"L4\"]\nprofile_from = \"Tesla P4\"",
             "the profile's GPU `Tesla P4` is not a training GPU",
         ),
+        (
+            "train = [\"Tesla T4\"]\ntest = [\"L4\"]\npeaks = \"measured\"",
+            "has no measured FP32 rate and bandwidth in the catalogue (`yosoku calibrate` on it writes them)",
+        ),
     ] {
         let pipeline = dir.path().join("split.toml");
         std::fs::write(
@@ -1809,4 +1813,54 @@ fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
         assert!(e.contains(expected), "{e}");
         assert!(!dir.path().join("bundle").exists(), "nothing written");
     }
+}
+
+/// The OpenCL suite's GPUs predicted from each other with the datasheet's peaks and with the
+/// measured ones: the calibration moves the latency-aware model closer on both; POCL, which has
+/// no datasheet, is predicted only with its calibration.
+#[test]
+fn a_calibration_moves_the_latency_aware_model_closer_on_both_gpus() {
+    let (_dir, bundle) = run("opencl-calibration.toml");
+    check_golden(&bundle);
+    let figure = |id: &str| {
+        bundle
+            .manifest
+            .figures()
+            .find(|(step, f)| {
+                *step == id
+                    && f.name == "every launch, any duration, utilisation_scaled: median |error|"
+            })
+            .map(|(_, f)| f.value)
+            .unwrap_or_else(|| panic!("{id}: no figure"))
+    };
+    for gpu in ["h200", "h100"] {
+        let (datasheet, calibrated) = (
+            figure(&format!("{gpu}_datasheet")),
+            figure(&format!("{gpu}_calibrated")),
+        );
+        assert!(calibrated < datasheet, "{gpu}: {calibrated} vs {datasheet}");
+    }
+    // Without a calibration POCL's CPU has no peak to predict from.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("pipelines/opencl-calibration.toml"))
+        .unwrap()
+        .replace(
+            "data/opencl",
+            &repo().join("pipelines/data/opencl").display().to_string(),
+        );
+    let cut = text.find("[[validate]]").unwrap();
+    let pipeline = format!(
+        "{}[[validate]]\nstep = \"gpu_split\"\nid = \"pocl\"\nobservations = \"all_obs.observations\"\ntrain = [\"H100\"]\ntest = [\"POCL Xeon 2 vCPU\"]\n",
+        &text[..cut]
+    );
+    std::fs::write(dir.path().join("p.toml"), pipeline).unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("bundle")),
+        ..RunOptions::default()
+    };
+    let e = run_pipeline(&dir.path().join("p.toml"), &options, &mut Quiet)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("the catalogue has no `fp32_peak_gflops`"), "{e}");
 }

@@ -5,6 +5,7 @@
 //! with no rebuild). Free of file I/O: callers hand over the files' text.
 
 pub mod checks;
+mod write;
 
 use std::collections::BTreeMap;
 
@@ -57,6 +58,10 @@ pub const MEASURED_FIELDS: &[(&str, &str)] = &[
         "launch_latency_us",
         "an empty kernel's launch time, back to back, as yosoku measured it",
     ),
+    (
+        "wave_work_groups",
+        "work-groups of a compute-bound kernel that run at once (one wave), from a sweep over work-groups",
+    ),
 ];
 
 /// A value and the source (a key of the file's `[sources]`) it comes from.
@@ -91,6 +96,32 @@ impl Device {
     /// A specification value, if the catalogue has it.
     pub fn spec(&self, key: &str) -> Option<f64> {
         self.spec.get(key).map(|s| s.value)
+    }
+
+    /// The measured fields that stand in for the datasheet peaks: (measured, spec).
+    pub const MEASURED_PEAKS: [(&'static str, &'static str); 2] = [
+        ("fp32_gflops", "fp32_peak_gflops"),
+        ("dram_bandwidth_gb_per_sec", "dram_bandwidth_gb_per_sec"),
+    ];
+
+    /// Whether yosoku measured both the FP32 rate and the bandwidth of this device.
+    pub fn has_measured_peaks(&self) -> bool {
+        Self::MEASURED_PEAKS
+            .iter()
+            .all(|(m, _)| self.measured.contains_key(*m))
+    }
+
+    /// The device with its FP32 peak and bandwidth replaced by what yosoku measured (a
+    /// calibration's matrix multiply and copy): the rates a real kernel reached, which models
+    /// then scale from as they would from the datasheet's. Unchanged without both measurements.
+    pub fn with_measured_peaks(&self) -> Device {
+        let mut d = self.clone();
+        if self.has_measured_peaks() {
+            for (m, spec) in Self::MEASURED_PEAKS {
+                d.spec.insert(spec.to_owned(), self.measured[m].clone());
+            }
+        }
+        d
     }
 
     /// Whether `name` names this device: its name or an alias, without regard to case.
@@ -430,6 +461,20 @@ impl Catalogue {
 
     pub fn devices(&self) -> &[Device] {
         &self.devices
+    }
+
+    /// The catalogue with each device's datasheet peaks replaced by what yosoku measured on it
+    /// ([`Device::with_measured_peaks`]); devices without measurements are kept as they are, to
+    /// be refused where they are used ([`Device::has_measured_peaks`]).
+    pub fn with_measured_peaks(&self) -> Catalogue {
+        Catalogue {
+            devices: self
+                .devices
+                .iter()
+                .map(Device::with_measured_peaks)
+                .collect(),
+            warnings: self.warnings.clone(),
+        }
     }
 
     /// The device `name` names (its name or an alias, without regard to case).

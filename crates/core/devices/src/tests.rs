@@ -209,3 +209,28 @@ fn impossible_values_are_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn every_built_in_device_written_as_a_file_reads_back_the_same() {
+    for (file, text) in BUILT_IN {
+        let device = parse(text, file).unwrap();
+        let written = device.to_toml("written back\nby a test");
+        assert!(written.starts_with("# written back\n# by a test\n"));
+        let again = parse(&written, file).unwrap_or_else(|e| panic!("{e}\n{written}"));
+        assert_eq!(again, device, "{file}:\n{written}");
+    }
+    // Quotes, backslashes and keys that need quoting survive.
+    let mut device = parse(BUILT_IN[0].1, BUILT_IN[0].0).unwrap();
+    device.name = "a \"quoted\" \\ name".to_owned();
+    device
+        .sources
+        .insert("a source with spaces".to_owned(), "x\ty".to_owned());
+    device.measured.insert(
+        "launch_latency_us".to_owned(),
+        Sourced {
+            value: 1.0 / 3.0,
+            source: "a source with spaces".to_owned(),
+        },
+    );
+    assert_eq!(parse(&device.to_toml(""), BUILT_IN[0].0).unwrap(), device);
+}

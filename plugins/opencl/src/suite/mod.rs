@@ -8,11 +8,13 @@
 //! in [`SUITE`] (README.md, "Adding a kernel").
 
 mod copy;
+mod empty;
 mod matmul;
 mod nbody;
 mod reduce;
 mod sobel;
 mod transpose;
+mod waves;
 
 use std::collections::BTreeMap;
 
@@ -164,9 +166,17 @@ pub static SUITE: &[&dyn SuiteKernel] = &[
     &nbody::Nbody,
 ];
 
-/// The program called `name`.
+/// The calibration's own kernels (`yosoku calibrate`): an almost empty launch and a sweep over
+/// work-groups. Run when named in `kernels`, never as part of `all`.
+pub static CALIBRATION: &[&dyn SuiteKernel] = &[&empty::Empty, &waves::Waves];
+
+/// The program called `name`, of the suite or of the calibration.
 pub fn find(name: &str) -> Option<&'static dyn SuiteKernel> {
-    SUITE.iter().copied().find(|k| k.program() == name)
+    SUITE
+        .iter()
+        .chain(CALIBRATION)
+        .copied()
+        .find(|k| k.program() == name)
 }
 
 /// Deterministic inputs in [-1, 1): xorshift64 from `seed`.
@@ -233,7 +243,7 @@ mod tests {
     /// and rejects an output with one element changed: the check can fail.
     #[test]
     fn every_check_accepts_the_reference_and_refuses_a_changed_element() {
-        for k in SUITE {
+        for k in SUITE.iter().chain(CALIBRATION) {
             for variant in k.variants() {
                 let size = k.sizes(Preset::Quick)[0];
                 let plan = k.plan(variant, size, 64);
@@ -283,6 +293,19 @@ mod tests {
                 nbody::reference(&plan.inputs[0])
                     .iter()
                     .map(|v| *v as f32)
+                    .collect(),
+            ],
+            "empty" => vec![vec![1.0]],
+            // The loop itself, in f32 as the device runs it (the check uses the closed form).
+            "waves" => vec![
+                (0..plan.global[0])
+                    .map(|i| {
+                        let mut x = (i % 1024) as f32 * 0.000_976_562_5;
+                        for _ in 0..waves::ITERATIONS {
+                            x = x.mul_add(0.999, 0.001);
+                        }
+                        x
+                    })
                     .collect(),
             ],
             other => panic!("no reference for {other}"),

@@ -324,9 +324,16 @@ pub struct SplitParams {
     /// Coverage of the intervals.
     #[serde(default = "default_level")]
     pub level: f64,
+    /// The GPUs' peaks: `datasheet`, or `measured` (a calibration's rates, every GPU's).
+    #[serde(default = "default_peaks")]
+    pub peaks: String,
     /// Published figures shown beside (each with a `value`, the mean |error| in %).
     #[serde(default)]
     pub published: Vec<PublishedSpec>,
+}
+
+fn default_peaks() -> String {
+    "datasheet".to_owned()
 }
 
 #[derive(Debug)]
@@ -382,6 +389,15 @@ impl StepParams for SplitParams {
                 format!("level {}: expected a number in [0.5, 1)", self.level),
             ));
         }
+        if !matches!(self.peaks.as_str(), "datasheet" | "measured") {
+            return Err(ParamError::new(
+                "peaks",
+                format!(
+                    "`peaks = \"{}\"`: expected `datasheet` or `measured`",
+                    self.peaks
+                ),
+            ));
+        }
         let anchors = mean_error_anchors(&self.published)?;
         Ok(Split {
             params: self,
@@ -408,7 +424,26 @@ impl Step for Split {
             SplitOptions, gpus_named, score_leave_one_out, score_split,
         };
         let p = &self.params;
-        let m = Measurements::from_profile(cx.input(&p.observations)?, cx.devices)?;
+        let measured_peaks;
+        let devices = if p.peaks == "measured" {
+            measured_peaks = cx.devices.with_measured_peaks();
+            &measured_peaks
+        } else {
+            cx.devices
+        };
+        let m = Measurements::from_profile(cx.input(&p.observations)?, devices)?;
+        if p.peaks == "measured"
+            && let Some(g) = m.gpus.iter().find(|g| {
+                devices
+                    .find(&g.name)
+                    .is_none_or(|d| !d.has_measured_peaks())
+            })
+        {
+            return Err(StepError::Invalid(format!(
+                "`peaks = \"measured\"`: `{}` has no measured FP32 rate and bandwidth in the catalogue (`yosoku calibrate` on it writes them)",
+                g.name
+            )));
+        }
         let group_of = |program: &str| {
             p.groups
                 .get(program)
@@ -664,6 +699,10 @@ mod tests {
             (
                 "train = [\"A\"]\ntest = [\"B\"]\nlevel = 1.0",
                 "level 1: expected a number in [0.5, 1)",
+            ),
+            (
+                "train = [\"A\"]\ntest = [\"B\"]\npeaks = \"best\"",
+                "`peaks = \"best\"`: expected `datasheet` or `measured`",
             ),
             (
                 "train = [\"A\"]\ntest = [\"B\"]\npublished = [{ row = \"x\" }]",

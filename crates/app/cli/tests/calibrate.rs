@@ -1,0 +1,101 @@
+//! `yosoku calibrate` on the real OpenCL CPU device (POCL): the sweep measured, the device file
+//! written and read back by `yosoku devices`, and a bad question refused with nothing written.
+
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap is a failed test
+
+mod common;
+use common::{text, yosoku};
+
+#[test]
+fn a_calibration_on_pocl_writes_a_device_file_the_catalogue_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pocl.toml");
+    let started = std::time::Instant::now();
+    let out = yosoku(&[
+        "calibrate",
+        "--device-type",
+        "cpu",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for line in [
+        "  bandwidth ",
+        "  FP32 ",
+        "  launch latency ",
+        "  wave sweep ",
+        "wrote ",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    // Well under a minute, even on two vCPUs in a debug build (a check of the sweep's size,
+    // not a benchmark).
+    assert!(started.elapsed().as_secs() < 60, "{stdout}");
+    let device =
+        yosoku_devices::parse(&std::fs::read_to_string(&file).unwrap(), "pocl.toml").unwrap();
+    for key in [
+        "dram_bandwidth_gb_per_sec",
+        "fp32_gflops",
+        "launch_latency_us",
+    ] {
+        let v = &device.measured[key];
+        assert!(v.value > 0.0 && v.source == "calibration", "{key}: {v:?}");
+    }
+    assert!(device.sources["calibration"].contains("yosoku calibrate"));
+    // POCL's device is in the catalogue: its entry, with the calibration's measurements.
+    assert_eq!(
+        device.name,
+        "pthread-skylake-avx512-Intel(R) Xeon(R) Processor"
+    );
+    let shown = yosoku(&[
+        "devices",
+        "--devices",
+        file.to_str().unwrap(),
+        "POCL Xeon 2 vCPU",
+    ]);
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    assert!(
+        text(&shown.stdout).contains("calibration"),
+        "{}",
+        text(&shown.stdout)
+    );
+}
+
+#[test]
+fn a_calibration_of_no_device_or_an_unknown_name_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("d.toml");
+    let out = yosoku(&[
+        "calibrate",
+        "--device-type",
+        "accelerator",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("selects no device"), "{stderr}");
+    assert!(!file.exists());
+    let out = yosoku(&[
+        "calibrate",
+        "--device-type",
+        "cpu",
+        "--name",
+        "GeForce GTX 9800",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no device `GeForce GTX 9800` in the catalogue; the closest:"),
+        "{stderr}"
+    );
+    assert!(!file.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no temporary file left"
+    );
+}
