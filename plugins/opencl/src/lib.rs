@@ -520,7 +520,7 @@ impl Collector for Run {
             "kernels",
             ConfigType::StringList,
             None,
-            "Programs of the suite (`copy`, `matmul`, `transpose`, `sobel`, `reduce`, `nbody`), `program/variant`, or `all` (the default, unless kernel_files are given)",
+            "Programs of the suite (`copy`, `matmul`, `transpose`, `sobel`, `reduce`, `nbody`), `program/variant`, or `all` (the default, unless kernel_files are given); the calibration's `empty` and `waves` run only when named",
         ))
         .key(ConfigKey::optional(
             "kernel_files",
