@@ -197,7 +197,63 @@ pub fn report(
     for note in &m.left_out {
         cells.push(ReportCell::text(&title, "left out", "not predicted", note));
     }
+    by_duration(m, v, &mut cells, &mut figures);
     (cells, figures)
+}
+
+/// Each scheme's and method's errors by the launch's measured duration (the bands of
+/// [`super::split::DURATION_BANDS`]): a second printed table, and figures
+/// `<scheme>.<method>, <band>: median |error|`.
+fn by_duration(
+    m: &Measurements,
+    v: &Validation,
+    cells: &mut Vec<ReportCell>,
+    figures: &mut Vec<Figure>,
+) {
+    let title =
+        "Held-out GPUs and kernels by measured duration: median / mean |error| % (launches)";
+    let mut errors: std::collections::HashMap<(Scheme, Method), [Vec<f64>; 3]> = Default::default();
+    for p in &v.predictions {
+        let (Some(secs), measured) = (p.secs, m.cells[p.cell].secs) else {
+            continue;
+        };
+        let Some(band) = super::split::DURATION_BANDS
+            .iter()
+            .position(|(_, from, to)| measured >= *from && measured < *to)
+        else {
+            continue;
+        };
+        errors.entry((p.scheme, p.method)).or_default()[band]
+            .push(100.0 * (secs - measured).abs() / measured);
+    }
+    for s in &v.scores {
+        let Some(bands) = errors.get_mut(&(s.scheme, s.method)) else {
+            continue;
+        };
+        let row = format!("{} / {}", s.scheme.name(), s.method.name());
+        for ((band, ..), e) in super::split::DURATION_BANDS.iter().zip(bands.iter_mut()) {
+            if e.is_empty() {
+                continue;
+            }
+            let mean = e.iter().sum::<f64>() / e.len() as f64;
+            let median = crate::median(e);
+            cells.push(ReportCell::text(
+                title,
+                &row,
+                *band,
+                format!("{median:.1} / {mean:.1} ({})", e.len()),
+            ));
+            figures.push(Figure::new(
+                format!(
+                    "{}.{}, {band}: median |error|",
+                    s.scheme.name(),
+                    s.method.name()
+                ),
+                median,
+                "%",
+            ));
+        }
+    }
 }
 
 /// The schemes a `yosoku predict` question is an instance of: an unseen GPU of the profile GPU's
