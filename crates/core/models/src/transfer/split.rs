@@ -188,11 +188,17 @@ fn predict<'a>(
             }
         }
     }
+    // Each group's half-widths, once (not once per launch: each is a sort of its residuals).
+    let widths: Vec<(String, [Option<f64>; METHODS.len()])> = residuals
+        .into_iter()
+        .map(|(group, r)| {
+            let w = r.map(|residuals| conformal_half_width(residuals, options.level));
+            (group, w)
+        })
+        .collect();
     for p in &mut predicted {
-        if let Some((_, r)) = residuals.iter().find(|(g, _)| *g == p.group) {
-            for (width, residuals) in p.half_width.iter_mut().zip(r) {
-                *width = conformal_half_width(residuals.clone(), options.level);
-            }
+        if let Some((_, w)) = widths.iter().find(|(g, _)| *g == p.group) {
+            p.half_width = *w;
         }
     }
     Ok(predicted)
