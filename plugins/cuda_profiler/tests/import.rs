@@ -699,6 +699,19 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
             error(legacy, "method,gputime\nk,1\n"),
             "bad.csv: not a format yosoku reads (cuda_profiler/legacy: no `# CUDA_PROFILE_LOG_VERSION` line)",
         ),
+        // An empty file is called empty, with what the collector reads.
+        (
+            error(ncu, ""),
+            "bad.csv: empty file (0 bytes); expected `ncu --csv` output (details or raw page)",
+        ),
+        (
+            error(nvprof, "\n\n"),
+            "bad.csv: empty file (only blank lines, 2 bytes); expected `nvprof --csv` output",
+        ),
+        (
+            error(legacy, ""),
+            "bad.csv: empty file (0 bytes); expected a legacy CUDA profiler log",
+        ),
         (
             error(
                 legacy,

@@ -112,6 +112,13 @@ impl Frame {
     }
 
     fn csv(path: &Path, bytes: &[u8], delimiter: u8) -> Result<Self, PluginError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(PluginError::new(format!(
+                "{}: empty file ({} bytes); expected a header line naming the columns, then a row per run",
+                path.display(),
+                bytes.len()
+            )));
+        }
         yosoku_plugin_sdk::check_whole_lines(path, bytes)?;
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)

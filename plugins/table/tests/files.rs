@@ -95,6 +95,13 @@ fn bad_csv_cells_and_headers_are_named_by_line_and_column() {
         ),
         "{e}"
     );
+    // An empty file is called empty.
+    let p = write(dir.path(), "empty.csv", "");
+    let e = err(&[p], &mapping());
+    assert!(
+        e.contains("empty.csv: empty file (0 bytes); expected a header line naming the columns"),
+        "{e}"
+    );
     // A duplicate header.
     let p = write(dir.path(), "d.csv", "time,n,time\n1,2,3\n");
     let e = err(&[p], &mapping());

@@ -132,6 +132,22 @@ pub fn refusal(
     (plugin, collector): (&str, &str),
     reason: &str,
 ) -> PluginError {
+    // An empty file is called empty, whatever the collector would have looked for first.
+    if text.trim().is_empty() {
+        let expected = FORMATS
+            .iter()
+            .find(|f| (f.plugin, f.collector) == (plugin, collector))
+            .map_or_else(
+                || format!("collector `{plugin}`/`{collector}`'s format"),
+                |f| f.what.to_owned(),
+            );
+        let what = if text.is_empty() {
+            "empty file (0 bytes)".to_owned()
+        } else {
+            format!("empty file (only blank lines, {} bytes)", text.len())
+        };
+        return PluginError::new(format!("{}: {what}; expected {expected}", path.display()));
+    }
     let head = text.get(..text.len().min(4096)).unwrap_or(text);
     let place = match line {
         Some(l) => format!("{}:{l}", path.display()),
@@ -164,6 +180,20 @@ pub fn refusal(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_file_is_called_empty_with_what_was_expected() {
+        let path = Path::new("p.csv");
+        for (text, said) in [("", "0 bytes"), ("\n  \r\n", "only blank lines, 5 bytes")] {
+            let e = refusal(path, Some(1), text, ("cuda_profiler", "ncu"), "no header").to_string();
+            assert!(
+                e.ends_with(&format!(
+                    "p.csv: empty file ({said}); expected `ncu --csv` output (details or raw page)"
+                )),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn each_format_is_recognised_by_its_beginning_and_nothing_else_is() {
