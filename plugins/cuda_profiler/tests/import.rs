@@ -691,6 +691,14 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
             ),
             "bad.csv:3: column `Avg` of `ipc`: expected a number, found `high`",
         ),
+        // The same with CRLF line ends, after nvprof's banner: the same line.
+        (
+            error(
+                nvprof,
+                "==1== NVPROF is profiling process 1\r\n==1== Profiling result:\r\n\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\",\"Max\",\"Avg\"\r\n\"K40\",\"k\",1,\"ipc\",\"IPC\",1,1,1\r\n\"K40\",\"k\",1,\"ipc2\",\"IPC\",1,1,high\r\n",
+            ),
+            "bad.csv:5: column `Avg` of `ipc2`: expected a number, found `high`",
+        ),
         (
             error(nvprof, "x,y\n"),
             "bad.csv:1: not a format yosoku reads (cuda_profiler/nvprof: expected a header with",
@@ -698,6 +706,15 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
         (
             error(legacy, "method,gputime\nk,1\n"),
             "bad.csv: not a format yosoku reads (cuda_profiler/legacy: no `# CUDA_PROFILE_LOG_VERSION` line)",
+        ),
+        // A UTF-8 byte-order mark before the version line is no reason to refuse a log: it is
+        // read (and refused here only for its cut record, at its line).
+        (
+            error(
+                legacy,
+                "\u{feff}# CUDA_PROFILE_LOG_VERSION 1.6\n# CUDA_DEVICE 0 G\nmethod=[ k ] gputime=[ 1.0 \n",
+            ),
+            "bad.csv:3:14: `gputime=[` is not closed by `]`",
         ),
         // An empty file is called empty, with what the collector reads.
         (

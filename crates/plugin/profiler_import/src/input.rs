@@ -5,7 +5,8 @@ use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
 
-/// Reads a text file, decompressing it when it is gzip (by its magic bytes, whatever its name).
+/// Reads a text file, decompressing it when it is gzip (by its magic bytes, whatever its name),
+/// without a byte-order mark at its start.
 pub fn read_text(path: &Path) -> Result<String, PluginError> {
     // Hashed while read: the host records the file without reading it again.
     let bytes = yosoku_plugin_sdk::read_input(path)?;
@@ -14,7 +15,18 @@ pub fn read_text(path: &Path) -> Result<String, PluginError> {
     } else {
         bytes
     };
-    String::from_utf8(bytes).map_err(|e| not_utf8(path, e.utf8_error()))
+    let mut text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e.utf8_error()))?;
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
+    Ok(text)
+}
+
+/// The UTF-8 byte-order mark some tools (Windows ones) write first: not part of the text.
+const BOM: char = '\u{feff}';
+
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix(BOM).unwrap_or(text)
 }
 
 /// [`read_text`] for large files: `use_text` reads the text while another thread hashes the
@@ -26,9 +38,9 @@ pub fn with_text<T>(
     yosoku_plugin_sdk::with_input(path, |bytes| {
         if is_gzip(bytes) {
             let text = gunzip(path, bytes)?;
-            use_text(utf8_in_pieces(path, &text)?)
+            use_text(without_bom(utf8_in_pieces(path, &text)?))
         } else {
-            use_text(utf8_in_pieces(path, bytes)?)
+            use_text(without_bom(utf8_in_pieces(path, bytes)?))
         }
     })
 }
@@ -263,6 +275,7 @@ pub fn csv_records(
         .from_reader(text.as_bytes())
         .into_records();
     let bytes = text.as_bytes();
+    let mut lines = LineCount::default();
     let mut last: Option<(usize, usize)> = None;
     let mut done = false;
     std::iter::from_fn(move || {
@@ -271,14 +284,15 @@ pub fn csv_records(
         }
         match records.next() {
             Some(Ok(record)) => {
-                let (line, byte) = record
-                    .position()
-                    .map_or((0, 0), |p| (p.line() as usize, p.byte() as usize));
+                let byte = record.position().map_or(0, |p| p.byte() as usize);
+                let line = lines.line_at(bytes, byte);
                 last = Some((byte, line));
                 Some(Ok((line, record)))
             }
             Some(Err(e)) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
+                let line = e
+                    .position()
+                    .map_or(0, |p| lines.line_at(bytes, p.byte() as usize));
                 done = true;
                 Some(Err(PluginError::at_line(
                     &path,
@@ -295,6 +309,37 @@ pub fn csv_records(
     })
 }
 
+/// The 1-based line of a byte offset, counted forward from the last offset asked (offsets are
+/// asked in increasing order). The CSV reader's own line numbers count a CRLF file's lines
+/// short (`a\r\nb\r\nc` gives lines 1, 1, 2), and its record offsets may point at the line
+/// end before the record: lines are counted here from the newlines before the record's first
+/// byte that is not a line end.
+#[derive(Debug, Clone, Copy, Default)]
+struct LineCount {
+    byte: usize,
+    newlines: usize,
+}
+
+impl LineCount {
+    fn line_at(&mut self, text: &[u8], byte: usize) -> usize {
+        // With CRLF ends the reader can place a record's start on the `\n` of the line before.
+        let mut byte = byte.min(text.len());
+        while byte < text.len() && matches!(text[byte], b'\r' | b'\n') {
+            byte += 1;
+        }
+        if byte >= self.byte {
+            self.newlines += text[self.byte..byte]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+        } else {
+            self.newlines = text[..byte].iter().filter(|&&b| b == b'\n').count();
+        }
+        self.byte = byte;
+        self.newlines + 1
+    }
+}
+
 /// CSV records of `text` read into one record reused from row to row ([`csv_records`] allocates
 /// a record per row, which is most of the time of a large file's rows).
 pub struct RecordReader<'a> {
@@ -306,6 +351,7 @@ pub struct RecordReader<'a> {
     text: &'a [u8],
     /// Where the last record read starts: (byte, line).
     last: Option<(usize, usize)>,
+    lines: LineCount,
 }
 
 impl std::fmt::Debug for RecordReader<'_> {
@@ -334,14 +380,16 @@ impl<'a> RecordReader<'a> {
             lines_before,
             text: text.as_bytes(),
             last: None,
+            lines: LineCount::default(),
         }
     }
 
     /// Where the next record starts: its byte offset in the text and the number of lines
     /// before it.
     pub fn next_start(&self) -> (usize, usize) {
-        let p = self.reader.position();
-        (p.byte() as usize, self.lines_before + p.line() as usize - 1)
+        let byte = self.reader.position().byte() as usize;
+        let mut lines = self.lines;
+        (byte, self.lines_before + lines.line_at(self.text, byte) - 1)
     }
 
     /// Reads the next record; its 1-based line, or `None` at the end.
@@ -356,13 +404,15 @@ impl<'a> RecordReader<'a> {
                 None => Ok(None),
             },
             Ok(true) => {
-                let p = self.record.position();
-                let line = self.lines_before + p.map_or(0, |p| p.line() as usize);
-                self.last = Some((p.map_or(0, |p| p.byte() as usize), line));
+                let byte = self.record.position().map_or(0, |p| p.byte() as usize);
+                let line = self.lines_before + self.lines.line_at(self.text, byte);
+                self.last = Some((byte, line));
                 Ok(Some(line))
             }
             Err(e) => {
-                let line = self.lines_before + e.position().map_or(0, |p| p.line() as usize);
+                let line = self.lines_before
+                    + e.position()
+                        .map_or(0, |p| self.lines.line_at(self.text, p.byte() as usize));
                 Err(PluginError::at_line(
                     self.path,
                     line,
@@ -490,6 +540,24 @@ pub fn kernel_program(kernel: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A CRLF file's records are on the lines an LF file's are (the CSV reader alone counts
+    /// `a\r\nb\r\nc` as lines 1, 1, 2).
+    #[test]
+    fn crlf_records_are_numbered_by_their_lines() {
+        for text in ["a,b\r\nc,d\r\n\r\ne,f\r\n", "a,b\nc,d\n\ne,f\n"] {
+            let lines: Vec<usize> = csv_records(Path::new("p"), text)
+                .map(|r| r.unwrap().0)
+                .collect();
+            assert_eq!(lines, [1, 2, 4], "{text:?}");
+            let mut r = RecordReader::after_lines(Path::new("p"), text, 10);
+            let mut read = Vec::new();
+            while let Some(l) = r.read_next().unwrap() {
+                read.push(l);
+            }
+            assert_eq!(read, [11, 12, 14], "{text:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -177,16 +177,21 @@ impl Read for InputReader {
     }
 }
 
-/// Reads the whole file at `path` as UTF-8 text, hashing it on the way. A byte sequence that is
-/// not UTF-8 is an error naming the file and the byte offset.
+/// Reads the whole file at `path` as UTF-8 text, hashing it on the way (the bytes as they are).
+/// A byte sequence that is not UTF-8 is an error naming the file and the byte offset. A UTF-8
+/// byte-order mark at its start (Windows tools write one) is not part of the text.
 pub fn read_input_to_string(path: &Path) -> Result<String, PluginError> {
-    String::from_utf8(read_input(path)?).map_err(|e| {
+    let mut text = String::from_utf8(read_input(path)?).map_err(|e| {
         PluginError::new(format!(
             "{}: not UTF-8 text (invalid byte at offset {})",
             path.display(),
             e.utf8_error().valid_up_to()
         ))
-    })
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
 }
 
 /// Checks that `text`, the contents of `path` in a format of lines, ends its last line with a
@@ -233,6 +238,9 @@ mod tests {
             e.ends_with("abc.txt: not UTF-8 text (invalid byte at offset 1)"),
             "{e}"
         );
+        // A byte-order mark is not text; the hash is of the bytes as they are.
+        std::fs::write(&path, "\u{feff}abc").unwrap();
+        assert_eq!(read_input_to_string(&path).unwrap(), "abc");
         let e = read_input(&dir.join("missing")).unwrap_err().to_string();
         assert!(e.contains("missing"), "{e}");
 
