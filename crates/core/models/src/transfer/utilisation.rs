@@ -39,8 +39,8 @@ pub const UTILISATION_FEATURES: [&str; 9] = [
 ];
 
 /// The ridge penalty on the standardised features: chosen from 0.1, 1 and 10 by leaving each
-/// of NeuSight's five training GPUs out in turn (docs/methods.md, section 6), never on a test
-/// GPU.
+/// of NeuSight's five training GPUs out in turn, in an exploration before this model was built
+/// (docs/methods.md, section 6), never on a test GPU.
 pub const UTILISATION_LAMBDA: f64 = 10.0;
 
 /// Observed utilisations are kept inside (0, 1) by this margin before the logit.
