@@ -279,6 +279,16 @@ impl Preamble {
                         format!("ncu reported an error: {line}"),
                     ));
                 }
+                // ncu ran and found nothing to profile: no table follows.
+                if rest.starts_with("WARNING==") && rest.contains("No kernels were profiled") {
+                    return Err(PluginError::at_line(
+                        path,
+                        out.lines + 1,
+                        format!(
+                            "ncu profiled no kernel (`{line}`): the program launched none on a GPU ncu can see, its filters (--kernel-name, --launch-skip, --launch-count) matched none, or the GPU's counters are restricted to administrators"
+                        ),
+                    ));
+                }
             } else if line.starts_with("\"ID\",") || line.starts_with("ID,") {
                 return Ok(out);
             } else if !line.trim().is_empty() {

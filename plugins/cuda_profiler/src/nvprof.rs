@@ -39,6 +39,7 @@ fn device_name(text: &str) -> String {
 
 pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginError> {
     yosoku_plugin_sdk::check_whole_lines(path, text)?;
+    not_a_table(path, text)?;
     let before = preamble(text);
     let (csv_start, skipped) = (before.bytes, before.lines);
     let (after_bytes, after_lines) = if before.found_header {
@@ -70,6 +71,41 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     };
     tables.note_program_output(path, before.program_lines, after_lines);
     Ok(tables)
+}
+
+/// The two outputs of nvprof that hold no CSV table, each refused with what to do: its text
+/// summary (a run without `--csv`: a `Type  Time(%)` header and `GPU activities:` rows) and a
+/// run that profiled no kernel (its `No kernels were profiled.` warning).
+fn not_a_table(path: &Path, text: &str) -> Result<(), PluginError> {
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        // `Type  Time(%) ...` since CUDA 9, `Time(%)      Time     Calls ...` before.
+        if trimmed.starts_with("Type  Time(%)")
+            || trimmed.starts_with("Time(%) ")
+            || trimmed.starts_with("GPU activities:")
+        {
+            return Err(PluginError::at_line(
+                path,
+                i + 1,
+                "nvprof's text summary, not its CSV: rerun nvprof with --csv (and --print-gpu-trace, --metrics or --events for launches and counters)",
+            ));
+        }
+        if line.starts_with("==") && line.contains("No kernels were profiled") {
+            return Err(PluginError::at_line(
+                path,
+                i + 1,
+                format!(
+                    "nvprof profiled no kernel (`{}`): the program launched none on a GPU nvprof can see",
+                    line.trim()
+                ),
+            ));
+        }
+        // The table's header: what follows is CSV.
+        if is_header(line) {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The lines before an `nvprof --csv` table: the profiler's (`==PID== ...`, blank lines) and,

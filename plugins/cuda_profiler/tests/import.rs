@@ -716,6 +716,29 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
             ),
             "bad.csv:3:14: `gputime=[` is not closed by `]`",
         ),
+        // An ncu log that profiled nothing says so (ncu's own warning line).
+        (
+            error(
+                ncu,
+                "==PROF== Connected to process 4242 (/tmp/app)\nhello\n==PROF== Disconnected from process 4242\n==WARNING== No kernels were profiled.\n",
+            ),
+            "bad.csv:4: ncu profiled no kernel (`==WARNING== No kernels were profiled.`)",
+        ),
+        // nvprof's text summary (run without --csv) and an nvprof run that profiled nothing.
+        (
+            error(
+                nvprof,
+                "==4242== NVPROF is profiling process 4242, command: ./app\n==4242== Profiling application: ./app\n==4242== Profiling result:\n            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n GPU activities:  100.00%  2.1440us         1  2.1440us  2.1440us  2.1440us  add(int, float*, float*)\n",
+            ),
+            "bad.csv:4: nvprof's text summary, not its CSV: rerun nvprof with --csv",
+        ),
+        (
+            error(
+                nvprof,
+                "==4242== NVPROF is profiling process 4242, command: ./app\n==4242== Profiling application: ./app\n==4242== Warning: No kernels were profiled.\n",
+            ),
+            "bad.csv:3: nvprof profiled no kernel",
+        ),
         // An empty file is called empty, with what the collector reads.
         (
             error(ncu, ""),
