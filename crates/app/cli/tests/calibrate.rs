@@ -98,4 +98,17 @@ fn a_calibration_of_no_device_or_an_unknown_name_writes_nothing() {
         0,
         "no temporary file left"
     );
+    // A file that cannot be written (its directory does not exist) is an error naming it.
+    let nowhere = dir.path().join("no/such/dir/d.toml");
+    let out = yosoku(&[
+        "calibrate",
+        "--device-type",
+        "cpu",
+        "--out",
+        nowhere.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no/such/dir"), "{stderr}");
+    assert!(!dir.path().join("no").exists());
 }

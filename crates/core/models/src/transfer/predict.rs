@@ -122,40 +122,52 @@ fn wave_scaling_residuals(training: &Measurements, same_architecture: bool) -> V
         .collect()
 }
 
-/// The absolute log errors of the latency-aware model between the training GPUs, each held
-/// out of the model's fit in turn and scaled from each other GPU of the architecture relation
+/// The absolute log errors of a model between the training GPUs: each GPU held out of `fit` in
+/// turn, its launches predicted by `predict` from each other GPU of the architecture relation
 /// asked.
-fn utilisation_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+fn held_out_residuals<M>(
+    training: &Measurements,
+    same_architecture: bool,
+    fit: impl Fn(usize) -> Option<M> + Sync + Send,
+    predict: impl Fn(&M, &Cell, &GpuSpec, &GpuSpec) -> Option<f64> + Sync + Send,
+) -> Vec<f64> {
     let gpus: Vec<usize> = (0..training.gpus.len()).collect();
     super::schemes::map_folds(&gpus, |&held| {
-        let Ok(model) =
-            UtilisationModel::fit(training, &|c: &Cell| c.gpu != held, &|_| String::new())
-        else {
+        let Some(model) = fit(held) else {
             return Vec::new();
         };
         single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
-            model.scaled(source.secs, &source.work, gpu, target, "")
+            predict(&model, source, gpu, target)
         })
     })
     .concat()
 }
 
+/// [`held_out_residuals`] of the latency-aware model, scaling the source's time.
+fn utilisation_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+    held_out_residuals(
+        training,
+        same_architecture,
+        |held| UtilisationModel::fit(training, &|c: &Cell| c.gpu != held, &|_| String::new()).ok(),
+        |model, source, gpu, target| model.scaled(source.secs, &source.work, gpu, target, ""),
+    )
+}
+
+/// [`held_out_residuals`] of the transfer model, from one source at a time.
 fn calibration_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
-    let gpus: Vec<usize> = (0..training.gpus.len()).collect();
-    super::schemes::map_folds(&gpus, |&held| {
-        let Ok(model) = TransferModel::fit(training, &|c: &Cell| c.gpu != held) else {
-            return Vec::new();
-        };
-        single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
+    held_out_residuals(
+        training,
+        same_architecture,
+        |held| TransferModel::fit(training, &|c: &Cell| c.gpu != held).ok(),
+        |model, source, gpu, target| {
             let one = [Source {
                 secs: source.secs,
                 work: &source.work,
                 gpu,
             }];
             model.predict_from(target, &one).map(|(p, _)| p)
-        })
-    })
-    .concat()
+        },
+    )
 }
 
 /// A method's prediction of a launch on a target GPU from one source cell on another GPU.
