@@ -20,7 +20,9 @@ use yosoku_plugin_sdk::PluginError;
 use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
 use crate::builder::{RunKey, Tables, is_null_cell};
-use crate::input::{Header, RecordReader, csv_stem, field, pieces_for, read_pieces, record_pieces};
+use crate::input::{
+    Header, RecordReader, csv_stem, field, pieces_for, read_pieces, record_pieces, text_field,
+};
 use crate::units::{Prefixes, Scale, parse_number};
 
 /// Columns that identify a launch rather than measure it (compared without regard to case): the
@@ -241,7 +243,7 @@ impl FileReader<'_> {
             out.rows.push(FileRow {
                 key: RunKey {
                     run_id: format!("{stem}:{}", field(path, line, r, cols.index, header)?),
-                    device: field(path, line, r, cols.gpu, header)?.to_owned(),
+                    device: text_field(path, line, r, cols.gpu, header)?.to_owned(),
                     program: field(path, line, r, cols.name, header)?.to_owned(),
                     variant,
                     kernel: None,

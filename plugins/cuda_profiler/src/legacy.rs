@@ -25,6 +25,7 @@
 //! `memcpy*` and the older `memcopy*`, in the `transfer` phase) and every other numeric field a
 //! counter.
 
+use std::collections::HashMap;
 use std::path::Path;
 use yosoku_plugin_sdk::formats::refusal;
 
@@ -102,6 +103,7 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
             path.display()
         ))
     })?;
+    check_fixed_decimals(path, &calls)?;
     let mut tables = Tables::new("legacy", Prefixes::Decimal);
     let mut text_cells = TextCells::default();
     for call in calls {
@@ -140,7 +142,11 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
                 // Microseconds to seconds in one correctly rounded step.
                 gputime = parse_scaled(value, -6);
             }
-            tables.add_value(run, i, number, "");
+            // Converted from the text (the mapping's unit, `us` for the times), in one
+            // correctly rounded step as `gputime` above: 0.832 us is 8.32e-7 s in both tables.
+            if !tables.add_text(run, i, value, "") {
+                tables.add_value(run, i, number, "");
+            }
         }
         let Some(secs) = gputime else {
             return Err(PluginError::at_line(
@@ -161,6 +167,63 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
     // A field that is a number in some calls and text in another was cut or overwritten.
     text_cells.check(path, &tables, |_| false)?;
     Ok(tables)
+}
+
+/// The profiler writes its times and ratios with a fixed number of decimals (`%.3f`: `4.800`,
+/// `1220.000`, `1.000`). A value of a field written so in every other call with fewer or more
+/// decimals was cut (`1220.000` cut to `1`, then a line end) or overwritten: an error at its
+/// line. A field with one value in the file is held to the profiler's format (three decimals for
+/// `gputime`, `cputime` and `occupancy`, [`FIXED_THREE`]). Fields of integers (counters) have no
+/// decimals to compare.
+const FIXED_THREE: &[&str] = &["gputime", "cputime", "occupancy"];
+
+fn check_fixed_decimals(path: &Path, calls: &[Call]) -> Result<(), PluginError> {
+    let decimals = |v: &str| v.trim().split_once('.').map(|(_, d)| d.len());
+    let mut written: HashMap<&str, HashMap<Option<usize>, usize>> = HashMap::new();
+    for call in calls {
+        for (name, value) in &call.fields {
+            if parse_number(value).is_some() {
+                *written
+                    .entry(name.as_str())
+                    .or_default()
+                    .entry(decimals(value))
+                    .or_default() += 1;
+            }
+        }
+    }
+    for call in calls {
+        for (name, value) in &call.fields {
+            let Some(counts) = written.get(name.as_str()) else {
+                continue;
+            };
+            let here = decimals(value);
+            // The way all the field's other values are written, when there is one.
+            let others: Vec<_> = counts
+                .iter()
+                .filter(|&(&d, &n)| n > usize::from(d == here))
+                .collect();
+            // With no other value to compare, the profiler's own format: `%.3f` for the times
+            // and the occupancy.
+            let fixed = match others[..] {
+                [(&Some(fixed), _)] => Some(fixed),
+                [] if FIXED_THREE.contains(&name.as_str()) => Some(3),
+                _ => None,
+            };
+            if parse_number(value).is_some()
+                && let Some(fixed) = fixed
+                && here != Some(fixed)
+            {
+                return Err(PluginError::at_line(
+                    path,
+                    call.line,
+                    format!(
+                        "`{name}` is `{value}`, where every other call writes it with {fixed} decimals: cut short or overwritten?"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A memory copy: `memcpyHtoD`, `memcpyDtoHasync`, and `memcopy` in older logs.
@@ -246,12 +309,26 @@ fn key_value_calls(path: &Path, text: &str) -> Result<Vec<Call>, PluginError> {
             fields,
         });
     }
+    // Each call lists its times: a call without one another call has was cut after its last
+    // `]` (`... gputime=[ 4.800 ]` of `... gputime=[ 4.800 ] cputime=[ 9.000 ]`).
+    for time in ["gputime", "cputime"] {
+        let has = |c: &Call| c.fields.iter().any(|(k, _)| k == time);
+        if calls.iter().any(has)
+            && let Some(call) = calls.iter().find(|c| !has(c))
+        {
+            return Err(PluginError::at_line(
+                path,
+                call.line,
+                format!("the call has no `{time}=[ ... ]`, which the other calls have: cut short?"),
+            ));
+        }
+    }
     Ok(calls)
 }
 
-/// A CSV header line, then one line per call. A memory copy's row may stop after its last
-/// field (`memcpyHtoD,0.800,7.000` under a header of more columns); any other short row is an
-/// error.
+/// A CSV header line, then one line per call. A memory copy's row may stop after its times
+/// (`memcpyHtoD,0.800,7.000` under a header of more columns); any other short row, and a copy's
+/// row without its `cputime`, is an error.
 fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, PluginError> {
     let body: String = text
         .lines()
@@ -270,7 +347,12 @@ fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, 
     let header = Header::new(&header);
     let format = "a CUDA profiler log (CSV)";
     let method = header.require(path, header_line, "method", format)?;
-    header.require(path, header_line, "gputime", format)?;
+    let gputime = header.require(path, header_line, "gputime", format)?;
+    // A copy's short row still has its times: up to `cputime` (else `gputime`). A shorter one
+    // was cut (`memcpyHtoD,1266.048,1779.000` cut to `memcpyHtoD,126`), not written so.
+    let copy_width = header.find("cputime").unwrap_or(gputime).max(gputime) + 1;
+    // The line and width of each copy's row.
+    let mut copy_rows: Vec<(usize, usize)> = Vec::new();
     let mut calls = Vec::new();
     for record in records {
         let (line, r) = record?;
@@ -279,7 +361,10 @@ fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, 
             continue;
         }
         let method_name = field(path, line, &r, method, &header)?.to_owned();
-        if !(is_transfer(&method_name) && r.len() < header.names.len()) {
+        if is_transfer(&method_name) {
+            copy_rows.push((line, r.len()));
+        }
+        if !(is_transfer(&method_name) && r.len() >= copy_width && r.len() < header.names.len()) {
             header.check_width(path, line, &r)?;
         }
         let fields = header
@@ -294,6 +379,20 @@ fn csv_calls(path: &Path, text: &str, header_index: usize) -> Result<Vec<Call>, 
             method: method_name,
             fields,
         });
+    }
+    // A log writes its copies' rows one way: all short, or all as wide as the header. A short
+    // one among wide ones was cut (`memcpyHtoD,612.480,1` of `memcpyHtoD,612.480,1220.000,,,`).
+    let full = header.names.len();
+    if copy_rows.iter().any(|&(_, width)| width == full)
+        && let Some(&(line, width)) = copy_rows.iter().find(|&&(_, width)| width < full)
+    {
+        return Err(PluginError::at_line(
+            path,
+            line,
+            format!(
+                "a copy's row of {width} fields among copies' rows of {full} (as in the header): cut short?"
+            ),
+        ));
     }
     Ok(calls)
 }

@@ -75,6 +75,9 @@ fn details_value(
 const RAW_DURATION: &str = "gpu__time_duration.sum";
 const DETAILS_DURATION: &str = "GPU Speed Of Light Throughput / Duration";
 
+/// The section of a details page holding the metrics named with `--metrics`.
+const METRICS_SECTION: &str = "Command line profiler metrics";
+
 /// Identity columns that precede the metrics on both pages.
 const IDENTITY: &[&str] = &[
     "ID",
@@ -410,8 +413,13 @@ fn details(
         tables.append_counters(piece.tables, &runs);
     }
     launches.check_all_labelled()?;
+    // One time per launch: a page with both the Speed Of Light section and `--metrics
+    // gpu__time_duration.sum` gives it twice (the same value, in other units).
+    let mut timed = std::collections::HashSet::new();
     for (run, seconds) in durations {
-        tables.add_run(run, None, "kernel", seconds);
+        if timed.insert(run) {
+            tables.add_run(run, None, "kernel", seconds);
+        }
     }
     Ok(tables)
 }
@@ -742,8 +750,12 @@ impl DetailsRows<'_> {
             (text(cols.section)?, text(cols.name)?, text(cols.unit)?);
         let raw_name = &mut self.raw_name;
         raw_name.clear();
-        raw_name.push_str(&section_text);
-        raw_name.push_str(" / ");
+        // `ncu --metrics a,b,c` puts the metrics asked for in a section of their own: their
+        // names are the raw page's (`gpu__time_duration.sum`), not a section's labels.
+        if section_text != METRICS_SECTION {
+            raw_name.push_str(&section_text);
+            raw_name.push_str(" / ");
+        }
         raw_name.push_str(&name_text);
         let name = self.out.tables.name(raw_name);
         let (scale, unit_idx) = self.out.tables.resolve(name, &unit_text);
@@ -754,7 +766,7 @@ impl DetailsRows<'_> {
             name,
             scale,
             unit_idx,
-            is_duration: *raw_name == DETAILS_DURATION,
+            is_duration: *raw_name == DETAILS_DURATION || *raw_name == RAW_DURATION,
         };
         // `k` is at most the number of slots: each row before it in the launch has one.
         match self.slots.get_mut(k) {
@@ -852,7 +864,16 @@ fn raw(
         }
     }
     launches.check_all_labelled()?;
-    text_cells.check(path, &tables, is_quantity)?;
+    // A column the units row gives a unit (`%`, `register/thread`) holds a quantity in every
+    // launch, a page of one launch included.
+    let with_unit: std::collections::HashSet<&str> = metric_columns
+        .iter()
+        .filter(|&&(c, _)| units.get(c).is_some_and(|u| !u.trim().is_empty()))
+        .map(|&(c, _)| header.names[c].as_str())
+        .collect();
+    text_cells.check(path, &tables, |raw| {
+        is_quantity(raw) || with_unit.contains(raw)
+    })?;
     Ok(tables)
 }
 
@@ -913,13 +934,23 @@ fn device_row(
 }
 
 /// Whether a raw-page metric is a quantity by its name: a hardware counter with a roll-up or a
-/// ratio (`sm__cycles_elapsed.avg`, `dram__bytes_read.sum.per_second`), which is a number in
-/// every launch. Launch and device attributes (`launch__func_cache_config`,
-/// `device__attribute_display_name`) may be text.
+/// ratio (`sm__cycles_elapsed.avg`, `dram__bytes_read.sum.per_second`), or a launch attribute
+/// that is a size, a count or a dimension, which is a number in every launch. Other launch and
+/// device attributes (`launch__func_cache_config`, `device__attribute_display_name`) may be
+/// text.
 fn is_quantity(raw: &str) -> bool {
-    raw.split_once("__").is_some_and(|(unit, counter)| {
+    let counter = raw.split_once("__").is_some_and(|(unit, counter)| {
         unit != "launch" && unit != "device" && counter.contains('.')
-    })
+    });
+    // Launch attributes that are sizes, counts and dimensions by their names
+    // (`launch__grid_size`, `launch__barrier_count`, `launch__block_dim_x`); the text ones are
+    // policies and modes (`launch__func_cache_config`, `launch__tpc_enabled`).
+    let launch_number = raw.strip_prefix("launch__").is_some_and(|a| {
+        ["_size", "_count", "_dim_x", "_dim_y", "_dim_z"]
+            .iter()
+            .any(|s| a.ends_with(s))
+    });
+    counter || launch_number
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use yosoku_plugin_sdk::formats::refusal;
 use yosoku_plugin_sdk::PluginError;
 
 use crate::builder::{RunKey, Tables, TextCells};
-use crate::input::{self, Header, csv_records, field, kernel_program};
+use crate::input::{self, Header, csv_records, field, kernel_program, text_field};
 use crate::units::{Prefixes, normalise_text, split_inline_unit};
 
 /// How to label the rows of a file.
@@ -165,6 +165,9 @@ fn summary(
     let kernel = header.require(path, header_line, "Kernel", format)?;
     let name = header.require(path, header_line, name_column, format)?;
     let avg = header.require(path, header_line, "Avg", format)?;
+    let (min, max) = (header.find("Min"), header.find("Max"));
+    // Whether each metric's values carry a unit (`%`, `GB/s`).
+    let mut has_unit: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
     let mut tables = Tables::new("nvprof", Prefixes::Binary);
     let mut runs: BTreeMap<(String, String), u32> = BTreeMap::new();
     for record in records {
@@ -202,6 +205,26 @@ fn summary(
                 format!("column `Avg` of `{metric}`: expected a number, found `{text}`"),
             )
         })?;
+        // A unit written beside the row's other values, or the metric's in another row, and
+        // missing here: the value was cut (`69.190984%` to `69.19`, then a line end).
+        let with_unit = [min, max]
+            .into_iter()
+            .flatten()
+            .filter_map(|c| r.get(c))
+            .filter_map(split_inline_unit)
+            .any(|(_, u)| !u.is_empty())
+            || has_unit.get(metric).copied().unwrap_or(false);
+        if unit.is_empty() && with_unit {
+            return Err(PluginError::at(
+                path,
+                line,
+                avg + 1,
+                format!(
+                    "column `Avg` of `{metric}` is `{text}`, without the unit its other values carry: cut short?"
+                ),
+            ));
+        }
+        has_unit.insert(metric.to_owned(), !unit.is_empty());
         tables.add_counter(run, metric, value, &unit);
     }
     Ok(tables)
@@ -364,7 +387,7 @@ impl TraceColumns<'_> {
         let prefix: Vec<String> = (0..self.start)
             .map(|i| format!("{}={}", self.prefix_names[i], r.get(i).unwrap_or("")))
             .collect();
-        let name_text = field(path, line, r, self.name, header)?;
+        let name_text = text_field(path, line, r, self.name, header)?;
         let transfer = name_text.starts_with('[');
         let run = tables.key(RunKey {
             run_id: format!("line{line}"),

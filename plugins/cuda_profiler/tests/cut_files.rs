@@ -28,7 +28,10 @@ fn check(name: &str, contents: &[u8], import: impl Fn(&Path) -> Result<Tables, S
     })
     .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(outcome.refused > 0, "{name}: {outcome:?}");
-    assert_eq!(outcome.refused + outcome.imported, 200, "{name}");
+    assert!(
+        outcome.refused + outcome.imported >= 399,
+        "{name}: {outcome:?}"
+    );
 }
 
 #[test]
@@ -38,6 +41,7 @@ fn ncu_pages_cut_short_never_import_a_changed_value() {
         "ncu/ncu_raw_sweep_matmul_tiled_h100.csv",
         "ncu/ncu_details_matmul_naive_h100.csv",
         "public/nsightful_copy_blocked_details_cc75.csv",
+        "formats/ncu_metrics_details_copy_float4_h100.csv",
     ] {
         let contents = std::fs::read(data(file)).unwrap();
         check("capture.csv", &contents, |p| {

@@ -176,6 +176,50 @@ fn ncu_raw_page_sweep_recorded_on_an_h100() {
     );
 }
 
+#[test]
+fn an_ncu_metrics_details_page_reads_as_the_raw_page_of_the_same_launches() {
+    // `ncu --csv --metrics a,b,c` (details page): the metrics asked for, in the section
+    // "Command line profiler metrics", named as on the raw page. The example holds the raw
+    // sweep's 13 metrics of its six launches (formats/README.md).
+    let details = read_ncu(
+        &data("formats/ncu_metrics_details_copy_float4_h100.csv"),
+        &ncu::Labels::default(),
+    )
+    .unwrap();
+    let raw = read_ncu(
+        &data("ncu/ncu_raw_sweep_copy_float4_h100.csv"),
+        &ncu::Labels::default(),
+    )
+    .unwrap();
+    // Each launch has a run, timed by its `gpu__time_duration.sum`, as on the raw page.
+    let runs = table(&details, "runs");
+    assert_eq!(runs.num_rows(), 6);
+    assert_eq!(
+        floats(runs, "measured_secs"),
+        floats(table(&raw, "runs"), "measured_secs")
+    );
+    // Every name maps, and the kernel's time is a time, not a count a fit would take as a
+    // feature of itself.
+    let names = table(&details, "metric_names");
+    let mapped = names.column_by_name("mapped").unwrap().as_boolean();
+    assert_eq!(mapped.true_count(), names.num_rows());
+    for run in ["0", "5"] {
+        for metric in [
+            "duration",
+            "dram_read_bytes",
+            "inst_executed",
+            "registers_per_thread",
+        ] {
+            assert_eq!(
+                counter(&details, run, metric),
+                counter(&raw, run, metric),
+                "{metric} of launch {run}"
+            );
+        }
+    }
+    assert_eq!(counter(&details, "0", "duration").2, "time");
+}
+
 /// Reports of the Rodinia measurement on an H200 (pipelines/data/gpu-measured): one per size.
 fn measured(kernel: &str, size: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -515,6 +559,31 @@ fn legacy_profiler_logs_version_2_and_1() {
 /// The layouts real legacy logs have (tests/data/formats/README.md says which real logs): the
 /// `key=[ value ]` layout under version 2.0 after a field list, CSV rows of memory copies that
 /// stop early, and version 1.4's field list and `memcopy`.
+#[test]
+fn legacy_times_are_the_seconds_the_text_says_in_both_tables() {
+    // 0.013 us and 0.019 us: times 1e-6 in floating point each is one unit in the last place
+    // off the decimal (1.3000000000000001e-8). Both `runs` and the `duration` counter hold the
+    // double nearest the decimal.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cuda_profile_0.log");
+    std::fs::write(
+        &path,
+        "# CUDA_PROFILE_LOG_VERSION 2.0\n# CUDA_DEVICE 0 Tesla C2050\nmethod,gputime,cputime,occupancy\n_Z1kv,0.013,5.000,1.000\n_Z1kv,0.019,5.000,1.000\n",
+    )
+    .unwrap();
+    let tables = read_legacy(&path, &legacy::Labels::default()).unwrap();
+    let exact = ["1.3e-8".parse::<f64>().unwrap(), "1.9e-8".parse().unwrap()];
+    assert_eq!(floats(table(&tables, "runs"), "measured_secs"), exact);
+    assert_eq!(counter(&tables, "line4", "duration").0, exact[0]);
+    assert_eq!(counter(&tables, "line5", "duration").0, exact[1]);
+    assert_eq!(counter(&tables, "line4", "cpu_time").0, 5e-6);
+    assert_ne!(
+        0.013 * 1e-6,
+        exact[0],
+        "the value shows the rounding it is about"
+    );
+}
+
 #[test]
 fn legacy_logs_as_real_profilers_wrote_them() {
     let labels = legacy::Labels::default();

@@ -85,11 +85,11 @@ fn rank_files(dir: &Path) -> Result<Vec<(i32, PathBuf)>, PluginError> {
     Ok(files)
 }
 
-/// A rank's log, parsed as it is read (gunzipped first for `.gz`), hashed on the way either way:
-/// its text is never held whole.
+/// A rank's log, parsed as it is read (inflated first when gzip-compressed, told by its first
+/// bytes), hashed on the way either way: its text is never held whole.
 fn read_log(path: &Path) -> Result<RankLog, PluginError> {
     let mut input = yosoku_plugin_sdk::open_input(path)?;
-    let log = if path.extension().is_some_and(|e| e == "gz") {
+    let log = if input.is_gzip() {
         let not_gzip = |e: std::io::Error| {
             PluginError::new(format!(
                 "{}: not a gzip-compressed UTF-8 log ({e})",
@@ -98,7 +98,7 @@ fn read_log(path: &Path) -> Result<RankLog, PluginError> {
         };
         log::parse_from(
             path,
-            &mut flate2::read::GzDecoder::new(&mut input),
+            &mut flate2::read::MultiGzDecoder::new(&mut input),
             &not_gzip,
         )?
     } else {

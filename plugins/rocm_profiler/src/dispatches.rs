@@ -55,7 +55,10 @@ pub struct ProfileFile {
     pub dispatches: Vec<Dispatch>,
 }
 
-const ID: &[&str] = &["Dispatch_ID", "Dispatch_Id", "Index"];
+/// The dispatch's identifier, the first of these the header has: rocprofv3's kernel trace
+/// before it wrote `Dispatch_Id` (rocprofiler-sdk before 1.1) numbers dispatches only by their
+/// `Correlation_Id`.
+const ID: &[&str] = &["Dispatch_ID", "Dispatch_Id", "Index", "Correlation_Id"];
 const KERNEL: &[&str] = &["Kernel_Name", "KernelName"];
 const GPU: &[&str] = &["GPU_ID", "gpu-id", "Agent_Id"];
 const START: &[&str] = &["Start_Timestamp", "BeginNs"];
@@ -88,6 +91,9 @@ const IGNORED: &[&str] = &[
     "Kernel_Id",
     "DispatchNs",
     "CompleteNs",
+    // rocprof v1's `EndNs - BeginNs`, which give the dispatch's time: not a counter (a
+    // timestamps-only results.csv is a trace, paired with its counter file).
+    "DurationNs",
     "XCC_Index",
     "fbar",
 ];
@@ -100,6 +106,10 @@ const LAUNCH: &[&str] = &[
     "LDS_Block_Size",
     "Scratch_Per_Workitem",
     "Scratch_Size",
+    // rocprofv3's kernel trace before rocprofiler-sdk 1.1: LDS per workgroup, scratch per
+    // work-item (`LDS_Block_Size` and `Scratch_Size` since).
+    "Group_Segment_Size",
+    "Private_Segment_Size",
     "Arch_VGPR",
     "VGPR_Count",
     "Accum_VGPR",
@@ -186,8 +196,59 @@ fn role(name: &str) -> Role {
     }
 }
 
+/// What rocprofv3 writes beside its kernel trace and counters, by the end of its file name
+/// (`<pid>_memory_copy_trace.csv`): none holds kernel dispatches.
+const ROCPROFV3_OTHER: &[(&str, &str)] = &[
+    ("_memory_copy_trace.csv", "memory copy trace"),
+    ("_memory_allocation_trace.csv", "memory allocation trace"),
+    ("_scratch_memory_trace.csv", "scratch memory trace"),
+    ("_hip_api_trace.csv", "HIP API trace"),
+    ("_hsa_api_trace.csv", "HSA API trace"),
+    ("_marker_api_trace.csv", "marker (ROCTx) trace"),
+    ("_rccl_api_trace.csv", "RCCL API trace"),
+    ("_kernel_stats.csv", "kernel statistics"),
+    ("_hip_api_stats.csv", "HIP API statistics"),
+    ("_hsa_api_stats.csv", "HSA API statistics"),
+    ("_memory_copy_stats.csv", "memory copy statistics"),
+    ("_domain_stats.csv", "domain statistics"),
+    ("_agent_info.csv", "agent information"),
+];
+
+/// The kind of a rocprofv3 table that holds no kernel dispatch, by its name, else by its
+/// header: copies (`Direction`), API calls (`Domain` and `Function`), statistics (`Calls` and
+/// `TotalDurationNs`), agents (`Agent_Type`).
+fn other_rocprofv3_table(path: &Path, header: &str) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    if let Some((_, kind)) = ROCPROFV3_OTHER.iter().find(|(end, _)| name.ends_with(end)) {
+        return Some(kind);
+    }
+    let has = |c: &str| header.contains(&format!("\"{c}\""));
+    if has("Direction") && has("Source_Agent_Id") {
+        Some("memory copy trace")
+    } else if has("Domain") && has("Function") {
+        Some("API trace")
+    } else if has("Calls") && has("TotalDurationNs") {
+        Some("statistics")
+    } else if has("Agent_Type") {
+        Some("agent information")
+    } else {
+        None
+    }
+}
+
 /// Reads one file of any of the layouts, recognised by its header.
 pub fn read(path: &Path, text: &str, channels: bool) -> Result<ProfileFile, PluginError> {
+    // Recognised before anything else is checked: such a file is not cut, it is another table.
+    let first_line = text.lines().next().unwrap_or("");
+    if let Some(kind) = other_rocprofv3_table(path, first_line) {
+        return Err(PluginError::at_line(
+            path,
+            1,
+            format!(
+                "a rocprofv3 {kind} table, not kernels: name the run's directory (its *_kernel_trace.csv and *_counter_collection.csv are read) or those files in `paths`"
+            ),
+        ));
+    }
     yosoku_plugin_sdk::check_whole_lines(path, text)?;
     let mut records = csv_records(path, text);
     let (header_line, header) = match records.next() {

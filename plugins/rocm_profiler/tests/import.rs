@@ -314,6 +314,90 @@ fn rocprof_v1_results_layout() {
     assert_eq!((fetched.0, fetched.1.as_str()), (65536.0 * 1024.0, "bytes"));
 }
 
+#[test]
+fn a_rocprofv3_kernel_trace_of_before_dispatch_ids_reads_by_its_correlation_ids() {
+    // rocprofiler-sdk before 1.1: no `Dispatch_Id`, `Private_Segment_Size` and
+    // `Group_Segment_Size` (tests/data/README.md).
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/rocprofv3-before-1.1/199_kernel_trace.csv");
+    let tables = read_paths(&[path], &Labels::default()).unwrap();
+    assert_eq!(table(&tables, "runs").num_rows(), 1);
+    // 671599825328 - 671599758568 ns.
+    assert_eq!(seconds(&tables, "rocprofv3-before-1.1:0"), 66_760e-9);
+    for (metric, value) in [
+        ("scratch_per_thread", 0.0),
+        ("static_shared_memory", 0.0),
+        ("threads", 1024.0 * 1024.0),
+        ("block_size", 16.0),
+    ] {
+        assert_eq!(
+            counter(&tables, "rocprofv3-before-1.1:0", metric).map(|c| c.0),
+            Some(value),
+            "{metric}"
+        );
+    }
+}
+
+#[test]
+fn a_timestamps_only_results_file_is_paired_with_its_counter_file() {
+    // rocprof v1: `--timestamp on` wrote results.csv (times and their `DurationNs`), `-i
+    // pmc.txt` the counters of a second run; given together, each dispatch takes its time
+    // from one and its counters from the other.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rocprof-v1");
+    let tables = read_paths(
+        &[dir.join("results.csv"), dir.join("counters.csv")],
+        &Labels::default(),
+    )
+    .unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(runs.num_rows(), 2);
+    assert_eq!(floats(runs, "measured_secs"), [24_320e-9, 23_360e-9]);
+    assert!(strings(runs, "parameters")[0].contains("time_from=results.csv"));
+    assert_eq!(
+        counter(&tables, "rocprof-v1:0", "warps_launched").map(|c| c.0),
+        Some(16_384.0)
+    );
+    // `DurationNs` is the time, not a counter.
+    assert!(!strings(table(&tables, "metric_names"), "raw_name").contains(&"DurationNs".into()));
+}
+
+#[test]
+fn rocprofv3_tables_of_copies_api_calls_and_statistics_are_named_not_read_as_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, kind) in [
+        (
+            "9_memory_copy_trace.csv",
+            "\"Kind\",\"Direction\",\"Stream_Id\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",0,\"Agent 0\",\"Agent 1\",1,100,200\n",
+            "memory copy trace",
+        ),
+        (
+            "9_hip_api_stats.csv",
+            "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n\"hipMemcpy\",2,5000,2500.0,99.0,2000,3000,707.1\n",
+            "HIP API statistics",
+        ),
+        (
+            "9_hsa_api_trace.csv",
+            "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n\"HSA_CORE_API\",\"hsa_init\",1,1,1,100,200",
+            "HSA API trace",
+        ),
+        // Renamed: told by the header.
+        (
+            "copies.csv",
+            "\"Kind\",\"Direction\",\"Stream_Id\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n",
+            "memory copy trace",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let e = error(&[path]);
+        assert!(
+            e.contains(&format!("a rocprofv3 {kind} table, not kernels"))
+                && !e.contains("cut short"),
+            "{name}: {e}"
+        );
+    }
+}
+
 /// A copy of a real workload directory with `edit` applied to one of its files.
 fn edited(file: &str, edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -21,9 +21,11 @@ pub struct ExtrapCollector;
 
 /// Reads one file by its extension: `.jsonl` JSON Lines, `.json` JSON, else the text format.
 fn read(path: &Path) -> Result<Experiment, PluginError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| PluginError::new(format!("{}: cannot read: {e}", path.display())))?;
-    let format = match Format::of(&path.to_string_lossy()) {
+    // Through the SDK: hashed into the bundle's inputs, inflated when gzip-compressed (its
+    // format then told by the name without `.gz`).
+    let text = yosoku_plugin_sdk::read_input_to_string(path)?;
+    let name = path.to_string_lossy();
+    let format = match Format::of(name.strip_suffix(".gz").unwrap_or(&name)) {
         // A saved experiment is a zip: its `experiment.json` extracted is read as JSON input.
         Format::Saved => {
             return Err(PluginError::new(format!(
@@ -187,7 +189,10 @@ pub fn import_extrap(
                     .collect();
                 let parameters = parameters.join(";");
                 for (k, v) in p.values.iter().enumerate() {
-                    let secs = v * mul / div;
+                    // In one rounding where the unit is a power of ten.
+                    let secs = super::power_of_ten(mul, div)
+                        .and_then(|k| crate::frame::shift_decimal(&format!("{v:e}"), k))
+                        .unwrap_or(v * mul / div);
                     if !(secs > 0.0 && secs.is_finite()) {
                         return Err(PluginError::new(format!(
                             "{}: call path `{}`, metric `{metric}`, point {parameters}: value {v} is not a positive time",

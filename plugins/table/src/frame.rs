@@ -1,7 +1,6 @@
 //! A file's columns, read from CSV, Parquet or Arrow IPC, with where each row came from (the
 //! CSV line, the Parquet/IPC row) for errors.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray as _;
@@ -85,19 +84,8 @@ impl Frame {
                 path.display()
             ))
         })?;
-        let bytes = read_input(path)?;
-        let gz = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-        let bytes = if gz {
-            let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..])
-                .read_to_end(&mut out)
-                .map_err(|e| PluginError::new(format!("{}: gunzip: {e}", path.display())))?;
-            out
-        } else {
-            bytes
-        };
+        // Gzip-compressed files are told by their first bytes, whatever their names.
+        let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, read_input(path)?)?;
         Self::from_bytes(path, format, bytes)
     }
 
@@ -308,6 +296,31 @@ impl Frame {
         }
     }
 
+    /// Column `c` as numbers times 10^`exp10`, each in one correctly rounded step: the
+    /// decimal exponent is moved in the number's text (as written, or as the shortest text
+    /// that reads back as the stored double), so `0.832` us is the double nearest 8.32e-7 s,
+    /// not 0.832 rounded and then divided by 10^6 (8.319999999999999e-7).
+    pub fn numbers_scaled(&self, c: usize, exp10: i32) -> Result<Vec<Option<f64>>, PluginError> {
+        let numbers = self.numbers(c)?;
+        if exp10 == 0 {
+            return Ok(numbers);
+        }
+        Ok(match &self.columns[c] {
+            Column::Text(v) => v
+                .iter()
+                .zip(numbers)
+                .map(|(s, n)| {
+                    let exact = s.as_deref().and_then(|s| shift_decimal(s, exp10));
+                    exact.or(n.map(|n| n * 10f64.powi(exp10)))
+                })
+                .collect(),
+            _ => numbers
+                .into_iter()
+                .map(|n| n.map(|n| shift_decimal(&format!("{n:e}"), exp10).unwrap_or(n)))
+                .collect(),
+        })
+    }
+
     /// Column `c` as text (numbers as Rust writes them; an empty cell is an empty string).
     pub fn texts(&self, c: usize) -> Result<Vec<String>, PluginError> {
         match &self.columns[c] {
@@ -349,6 +362,17 @@ fn check_names(path: &Path, names: &[String]) -> Result<(), PluginError> {
 /// A number as people write them in CSV files: `12`, `-3.5e-4`, `nan` is not one.
 fn parse_number(s: &str) -> Option<f64> {
     s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The number `s` (a decimal, with or without an exponent) times 10^`exp10`, parsed once: the
+/// exponent is added to the text's (Rust's parser rounds correctly).
+pub fn shift_decimal(s: &str, exp10: i32) -> Option<f64> {
+    let s = s.trim();
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    parse_number(&format!("{mantissa}e{}", exponent.checked_add(exp10)?))
 }
 
 fn ordinal(n: usize) -> String {

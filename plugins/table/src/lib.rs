@@ -169,6 +169,31 @@ impl Mapping {
     }
 }
 
+/// Column `time` in seconds (its values times `mul / div`), each > 0: from the text in one
+/// rounding where the unit is a power of ten (ms, us, ns).
+fn seconds_of(frame: &Frame, time: usize, mul: f64, div: f64) -> Result<Vec<f64>, PluginError> {
+    let times = frame.numbers(time)?;
+    let scaled = match power_of_ten(mul, div) {
+        Some(k) => frame.numbers_scaled(time, k)?,
+        None => times.iter().map(|t| t.map(|t| t * mul / div)).collect(),
+    };
+    let mut secs = Vec::with_capacity(frame.rows);
+    for (r, (t, s)) in times.iter().zip(scaled).enumerate() {
+        let t = t.ok_or_else(|| frame.error_at(r, time, "is empty; every run needs a time"))?;
+        if t.is_nan() || t <= 0.0 {
+            return Err(frame.error_at(r, time, &format!("is {t}: a measured time must be > 0")));
+        }
+        secs.push(s.unwrap_or(t * mul / div));
+    }
+    Ok(secs)
+}
+
+/// The power of ten `mul / div` is, when it is one (us: -6), else `None` (min).
+fn power_of_ten(mul: f64, div: f64) -> Option<i32> {
+    let k = (mul / div).log10().round() as i32;
+    (mul == 1.0 && div == 10f64.powi(-k)).then_some(k)
+}
+
 fn unit_factor(unit: &str) -> Option<(f64, f64)> {
     TIME_UNITS
         .iter()
@@ -308,15 +333,7 @@ fn add_frame(
         .flatten()
         .collect();
 
-    let times = frame.numbers(time)?;
-    let mut secs = Vec::with_capacity(frame.rows);
-    for (r, t) in times.iter().enumerate() {
-        let t = t.ok_or_else(|| frame.error_at(r, time, "is empty; every run needs a time"))?;
-        if t.is_nan() || t <= 0.0 {
-            return Err(frame.error_at(r, time, &format!("is {t}: a measured time must be > 0")));
-        }
-        secs.push(t * mul / div);
-    }
+    let secs = seconds_of(frame, time, mul, div)?;
     let texts = |c: Option<usize>, default: &str| -> Result<Vec<String>, PluginError> {
         match c {
             Some(c) => frame.texts(c),

@@ -70,6 +70,39 @@ fn a_csv_with_canonical_names_needs_no_mapping() {
 }
 
 #[test]
+fn times_in_a_decimal_unit_become_the_seconds_the_text_says() {
+    // 0.013 us times 1e-6 in floating point is 1.3000000000000001e-8; 0.019 / 1e6 is one unit
+    // off as well. The seconds are the doubles nearest the decimals 1.3e-8 and 1.9e-8, as
+    // a parse of those texts gives, in CSV and in Parquet-like numeric columns alike.
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "us.csv",
+        "device,program,duration_us\ngpu,a,0.013\ngpu,b,0.019\ngpu,c,4.8e-1\n",
+    );
+    let imported = import(&[p], &mapping()).unwrap();
+    let secs = table(&imported.tables, "runs")
+        .column_by_name("measured_secs")
+        .unwrap()
+        .as_primitive::<Float64Type>()
+        .values()
+        .to_vec();
+    assert_eq!(
+        secs,
+        vec![
+            "1.3e-8".parse::<f64>().unwrap(),
+            "1.9e-8".parse::<f64>().unwrap(),
+            "4.8e-7".parse::<f64>().unwrap()
+        ]
+    );
+    assert_ne!(
+        0.013 * 1e-6,
+        1.3e-8,
+        "the value shows the rounding it is about"
+    );
+}
+
+#[test]
 fn bad_csv_cells_and_headers_are_named_by_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     // An empty time.

@@ -136,7 +136,7 @@ fn concat(name: &str, batches: &[RecordBatch]) -> Result<Option<RecordBatch>, Pl
 }
 
 /// Reads `input` through `read`, inflated first when it starts with gzip's magic bytes (a
-/// `.yktrace.gz` file; detected by content, not by name).
+/// `.yktrace.gz` or `.json.gz` file; detected by content, not by name).
 fn read_maybe_gzip<T>(
     input: &mut impl Read,
     read: impl FnOnce(&mut dyn Read) -> Result<T, TraceError>,
@@ -204,7 +204,8 @@ pub fn read_chrome_traces(
         // document tree: events become spans one by one.
         let on_disk = std::fs::metadata(path).map(|m| m.len()).unwrap_or(u64::MAX);
         let imported = if on_disk <= WHOLE_JSON_BYTES {
-            let bytes = read_input(path)?;
+            // Gzip-compressed as PyTorch users share them (`.json.gz`), told by content.
+            let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, read_input(path)?)?;
             chrome::import_slice(&bytes, id).map_err(|e| {
                 refused_or_located(path, e, "chrome_trace", |h| {
                     h.starts_with(b"{") || h.starts_with(b"[")
@@ -212,7 +213,8 @@ pub fn read_chrome_traces(
             })?
         } else {
             let mut input = open_input(path)?;
-            let imported = chrome::import_reader(&mut input, id).map_err(|e| located(path, e))?;
+            let imported = read_maybe_gzip(&mut input, |r| chrome::import_reader(r, id))
+                .map_err(|e| located(path, e))?;
             input.finish();
             imported
         };

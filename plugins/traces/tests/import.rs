@@ -28,6 +28,110 @@ fn the_kineto_trace_becomes_canonical_spans() {
     assert_eq!(run.value(0), "kineto_gpu_metrics_input");
 }
 
+/// The whole nanoseconds a JSON number's text of microseconds says, by decimal arithmetic on
+/// its digits (Kineto writes `1712195495519689.047`: integer µs, then three decimals).
+fn exact_ns(text: &str) -> i64 {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let frac = format!("{frac:0<3}");
+    whole.parse::<i64>().unwrap() * 1000 + frac[..3].parse::<i64>().unwrap()
+}
+
+/// Every `"ts": <number>` of a Chrome trace's text, of the `X` events, in file order.
+fn complete_event_starts(json: &str) -> Vec<String> {
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    // The texts, read off the file (serde_json's Value would round them through an f64).
+    let mut texts = json.split("\"ts\":").skip(1).map(|rest| {
+        rest.trim_start()
+            .split(|c: char| c != '.' && !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .to_owned()
+    });
+    let events = value["traceEvents"].as_array().unwrap();
+    let mut starts = Vec::new();
+    for e in events {
+        if e.get("ts").is_some() {
+            let text = texts.next().unwrap();
+            if e["ph"] == "X" {
+                starts.push(text);
+            }
+        }
+    }
+    starts
+}
+
+#[test]
+fn a_gzipped_kineto_trace_reads_with_its_times_to_the_nanosecond() {
+    // A real trace, gzip-compressed as shared (SOURCES.md), then the same events as a trace of
+    // today's PyTorch writes them: Unix microseconds with three decimals (19 digits, past an
+    // f64's 15.9: through one, a start moves by up to 0.25 µs).
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/chrome-trace/hta_mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+    let json = std::io::read_to_string(flate2::read::GzDecoder::new(
+        std::fs::File::open(&path).unwrap(),
+    ))
+    .unwrap();
+    // Shifted to 2024-04-04 in Unix µs, digit for digit: `4203669604595.407` becomes
+    // `1712195495519689.047`-like text.
+    let shift_us: i64 = 1_712_195_495_000_000 - 4_203_669_604_000;
+    let mut unix = String::new();
+    let mut rest = json.as_str();
+    while let Some(at) = rest.find("\"ts\":") {
+        let (before, after) = rest.split_at(at + 5);
+        unix.push_str(before);
+        let number_start = after.len() - after.trim_start().len();
+        unix.push_str(&after[..number_start]);
+        let after = &after[number_start..];
+        let end = after
+            .find(|c: char| c != '.' && !c.is_ascii_digit())
+            .unwrap();
+        let (whole, frac) = after[..end].split_once('.').unwrap_or((&after[..end], ""));
+        let whole = whole.parse::<i64>().unwrap() + shift_us;
+        unix.push_str(&if frac.is_empty() {
+            whole.to_string()
+        } else {
+            format!("{whole}.{frac}")
+        });
+        rest = &after[end..];
+    }
+    unix.push_str(rest);
+    let dir = tempfile::tempdir().unwrap();
+    let unix_path = dir.path().join("unix.json");
+    std::fs::write(&unix_path, &unix).unwrap();
+
+    for (file, json) in [(path, json.as_str()), (unix_path, unix.as_str())] {
+        let (spans, _) = read_chrome_traces(std::slice::from_ref(&file), None).unwrap();
+        let starts = access::int64(&spans, col::START_NS).unwrap();
+        let mut read: Vec<i64> = (0..spans.num_rows()).map(|i| starts.value(i)).collect();
+        let mut expected: Vec<i64> = complete_event_starts(json)
+            .iter()
+            .map(|t| exact_ns(t))
+            .collect();
+        read.sort_unstable();
+        expected.sort_unstable();
+        // Every complete event's start is among the spans', exactly.
+        let mut spare = read.clone();
+        for e in &expected {
+            let i = spare
+                .iter()
+                .position(|r| r == e)
+                .unwrap_or_else(|| panic!("{}: no span starts at {e} ns", file.display()));
+            spare.swap_remove(i);
+        }
+        assert_eq!(expected.len(), 113, "{}", file.display());
+    }
+    // Through an f64 (the reader before), most of the Unix-time starts move.
+    let moved = complete_event_starts(&unix)
+        .iter()
+        .filter(|t| {
+            let us: f64 = t.parse().unwrap();
+            let whole = us.trunc();
+            (whole as i64) * 1000 + ((us - whole) * 1000.0).round() as i64 != exact_ns(t)
+        })
+        .count();
+    assert!(moved > 50, "{moved} of 113 starts move through an f64");
+}
+
 fn write_trace(dir: &Path, name: &str, backwards: bool) -> PathBuf {
     let header = Header::new("test GPU", Timer::Clock64, 2, 1_000_000, 0);
     let mut records = Vec::new();

@@ -186,6 +186,27 @@ pub fn headline_table(manifest: &Manifest) -> String {
     out
 }
 
+/// Which of the importers found read gzip-compressed files (`GZIP_READERS`), one line.
+pub fn gzip_readers(discovery: &yosoku_plugin_host::Discovery) -> String {
+    let found: Vec<String> = yosoku_plugin_host::GZIP_READERS
+        .iter()
+        .filter(|(plugin, collector)| {
+            discovery
+                .plugins
+                .get(*plugin)
+                .is_some_and(|p| p.info().collectors.iter().any(|c| c.name == *collector))
+        })
+        .map(|(plugin, collector)| format!("{plugin}/{collector}"))
+        .collect();
+    if found.is_empty() {
+        return String::new();
+    }
+    format!(
+        "gzip-compressed files (told by their first bytes, whatever their names) are read by: {}\n",
+        found.join(", ")
+    )
+}
+
 pub fn plugin_listing(plugin: &LoadedPlugin) -> String {
     let info = plugin.info();
     let mut out = format!(

@@ -645,6 +645,7 @@ fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {
     for plugin in discovery.plugins.values() {
         emit(&format::plugin_listing(plugin))?;
     }
+    emit(&format::gzip_readers(&discovery))?;
     let dirs: Vec<String> = host
         .search_path()
         .iter()

@@ -183,6 +183,17 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 10_240e-9),
     },
     Entry {
+        file: "plugins/cuda_profiler/tests/data/formats/ncu_metrics_details_copy_float4_h100.csv",
+        origin: Origin::Example,
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        rows: ("runs", 6),
+        names: Some((13, 0, 0)),
+        // "Command line profiler metrics","gpu__time_duration.sum","ns","4,960" (line 5).
+        value: ("runs", "measured_secs", 0, 4_960e-9),
+    },
+    Entry {
         file: "pipelines/data/cuda-trace/h200-run2/ncu_raw_srad.csv",
         origin: Origin::Ours,
         plugin: "cuda_profiler",
@@ -292,31 +303,131 @@ const CORPUS: &[Entry] = &[
         // timestamps.csv: EndNs - BeginNs.
         value: ("runs", "measured_secs", 0, 24_320e-9),
     },
+    Entry {
+        file: "pipelines/data/chrome-trace/hta_mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+        origin: Origin::Public,
+        plugin: "traces",
+        collector: "chrome_trace",
+        config: "{ paths = [\"{path}\"] }",
+        // Its 220 events but the 60 metadata ones.
+        rows: ("spans", 160),
+        names: None,
+        // Its first event: `MseLossBackward0`'s evaluation, "dur": 340.024 (µs).
+        value: ("spans", "duration_ns", 0, 340_024.0),
+    },
+    Entry {
+        file: "pipelines/data/csx600/sdk250-op-throughput.csx600.log",
+        origin: Origin::Example,
+        plugin: "csx600_sdk_log",
+        collector: "microbench",
+        config: "{ path = \"{path}\" }",
+        rows: ("csx600_op_throughputs", 42),
+        names: None,
+        // Line 13: poly, vector, float add, 8.351 Gops.
+        value: (
+            "csx600_op_throughputs",
+            "throughput_ops_per_sec",
+            0,
+            8.351e9,
+        ),
+    },
+    Entry {
+        file: "pipelines/data/csx600/himeno-profile.csx600.log",
+        origin: Origin::Example,
+        plugin: "csx600_sdk_log",
+        collector: "profile",
+        config: "{ path = \"{path}\" }",
+        rows: ("csx600_transfer_counts", 10),
+        names: None,
+        // Line 20: S, mono_to_poly, 186 transfers of 640 bytes.
+        value: ("csx600_transfer_counts", "transfer_count", 0, 186.0),
+    },
+    Entry {
+        file: "pipelines/data/neusight/test/elem.csv.gz",
+        origin: Origin::Public,
+        plugin: "cuda_profiler",
+        collector: "neusight",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 4558),
+        names: Some((11, 0, 0)),
+        // Line 2: `add`, Latency 0.7671167969703674 (milliseconds).
+        value: ("runs", "measured_secs", 0, 0.767_116_796_970_367_4e-3),
+    },
+    Entry {
+        file: "pipelines/data/own-table/gtx680-rodinia.csv",
+        origin: Origin::Public,
+        plugin: "table",
+        collector: "file",
+        config: "{ paths = [\"{path}\"], device = \"gpu\", program = \"kernel\" }",
+        rows: ("runs", 2629),
+        names: None,
+        // Line 2: time_ms 0.046208.
+        value: ("runs", "measured_secs", 0, 0.046_208e-3),
+    },
+    Entry {
+        file: "crates/core/regression/tests/data/extrap/jsonlines/band_matrix_2p.jsonl",
+        origin: Origin::Public,
+        plugin: "table",
+        collector: "extrap",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 70),
+        names: None,
+        // Line 1: x = 40, y = 3, value 504.63767808259195 (seconds).
+        value: ("runs", "measured_secs", 0, 504.637_678_082_591_95),
+    },
+    Entry {
+        file: "pipelines/data/cuda-trace/h100/matmul_shared_thread_globaltimer.yktrace.gz",
+        origin: Origin::Ours,
+        plugin: "traces",
+        collector: "kernel_trace",
+        config: "{ paths = [\"{path}\"] }",
+        // 196,608 records: 6,144 threads of 32 points, 31 spans each.
+        rows: ("spans", 6_144 * 31),
+        names: None,
+        // Records 0 and 1 (block 0, thread 0, points 0 and 1): timestamps ...554112768 and
+        // ...554115744 ns.
+        value: ("spans", "duration_ns", 0, 2_976.0),
+    },
 ];
 
 /// The tables of importing `e`.
 fn import(e: &Entry) -> (tempfile::TempDir, Bundle) {
+    import_from(e, &repo().join(e.file))
+}
+
+/// The tables of importing `e`'s file (or directory) as it is at `path`.
+fn import_from(e: &Entry, path: &Path) -> (tempfile::TempDir, Bundle) {
     let dir = tempfile::tempdir().unwrap();
-    let path = repo().join(e.file);
-    let config = e.config.replace("{path}", &path.display().to_string());
-    let pipeline = dir.path().join("corpus.toml");
+    let bundle = import_source(dir.path(), e.plugin, e.collector, e.config, path)
+        .unwrap_or_else(|err| panic!("{}: {err}", e.file));
+    (dir, bundle)
+}
+
+/// Runs a pipeline of one source (`config`, `{path}` standing for `path`) in `dir`, and reads
+/// the bundle it writes there.
+fn import_source(
+    dir: &Path,
+    plugin: &str,
+    collector: &str,
+    config: &str,
+    path: &Path,
+) -> Result<Bundle, String> {
+    let config = config.replace("{path}", &path.display().to_string());
+    let pipeline = dir.join("corpus.toml");
     std::fs::write(
         &pipeline,
         format!(
-            "[pipeline]\nname = \"corpus\"\n\n[sources.file]\nplugin = \"{}\"\ncollector = \"{}\"\nconfig = {config}\n",
-            e.plugin, e.collector
+            "[pipeline]\nname = \"corpus\"\n\n[sources.file]\nplugin = \"{plugin}\"\ncollector = \"{collector}\"\nconfig = {config}\n"
         ),
     )
     .unwrap();
     let options = RunOptions {
-        bundle_dir: Some(dir.path().join("bundle")),
+        bundle_dir: Some(dir.join("bundle")),
         plugin_path: vec![],
         ..RunOptions::default()
     };
-    let outcome = run_pipeline(&pipeline, &options, &mut Quiet)
-        .unwrap_or_else(|err| panic!("{}: {err}", e.file));
-    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
-    (dir, bundle)
+    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).map_err(|e| e.to_string())?;
+    Ok(read_bundle(&outcome.bundle_dir).unwrap())
 }
 
 fn table<'a>(bundle: &'a Bundle, name: &str) -> Option<&'a RecordBatch> {
@@ -418,4 +529,435 @@ fn every_file_of_the_corpus_imports_with_its_rows_names_and_a_value_right() {
     }
     println!("{report}");
     assert!(failures.is_empty(), "{}\n{report}", failures.join("\n"));
+}
+
+/// `bytes` gzip-compressed when they are plain, inflated when they are gzip.
+fn other_way(bytes: &[u8]) -> Vec<u8> {
+    use std::io::{Read as _, Write as _};
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .unwrap();
+        out
+    } else {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    }
+}
+
+#[test]
+fn every_importer_reads_its_corpus_files_gzip_compressed_and_plain_alike() {
+    // Each file (each file of a directory) compressed when plain and inflated when compressed,
+    // under its own name: the importer tells by the content. Rows, names and the checked value
+    // are those of the file as it is.
+    let mut readers: Vec<(&str, &str)> = Vec::new();
+    for e in CORPUS {
+        let (_keep, bundle) = import(e);
+        let scratch = tempfile::tempdir().unwrap();
+        let source = repo().join(e.file);
+        let copy = scratch.path().join(source.file_name().unwrap());
+        if source.is_dir() {
+            std::fs::create_dir(&copy).unwrap();
+            for entry in std::fs::read_dir(&source).unwrap() {
+                let from = entry.unwrap().path();
+                let to = copy.join(from.file_name().unwrap());
+                std::fs::write(to, other_way(&std::fs::read(&from).unwrap())).unwrap();
+            }
+        } else {
+            std::fs::write(&copy, other_way(&std::fs::read(&source).unwrap())).unwrap();
+        }
+        let (_keep_other, other) = import_from(e, &copy);
+        let (rows_table, _) = e.rows;
+        let rows = |b: &Bundle| table(b, rows_table).map(RecordBatch::num_rows);
+        assert_eq!(rows(&other), rows(&bundle), "{}", e.file);
+        let names = |b: &Bundle| table(b, "metric_names").map(name_counts);
+        assert_eq!(names(&other), names(&bundle), "{}", e.file);
+        let (t, column, row, _) = e.value;
+        let value = |b: &Bundle| table(b, t).map(|b| number(b, column, row));
+        assert_eq!(value(&other), value(&bundle), "{}", e.file);
+        readers.push((e.plugin, e.collector));
+    }
+    readers.sort_unstable();
+    readers.dedup();
+    // `yosoku plugins` names these as reading gzip: each is shown to here.
+    assert_eq!(readers, yosoku_plugin_host::GZIP_READERS);
+}
+
+/// What an input of a defect class must give.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    /// Refused, the error saying this.
+    Refused(&'static str),
+    /// Imported, with this value (compared exactly) at (table, column, row).
+    Value(&'static str, &'static str, usize, f64),
+    /// Imported, with this integer at (table, column, row).
+    Integer(&'static str, &'static str, usize, i64),
+}
+
+/// One case of a class of defect issue 54 lists: a real file (or one written exactly as its tool
+/// writes it, its source in the README beside it), edited as a user's file came to be.
+struct Defect {
+    /// The issue's class, and what the input is.
+    class: &'static str,
+    /// The file or directory the case starts from; `None`: the input is `edit`'s alone.
+    base: Option<&'static str>,
+    /// The file of a directory `edit` applies to (`""`: the file itself).
+    edited: &'static str,
+    /// The input's name when `base` is `None`.
+    name: &'static str,
+    plugin: &'static str,
+    collector: &'static str,
+    config: &'static str,
+    edit: fn(&[u8]) -> Vec<u8>,
+    expect: Expect,
+}
+
+fn unchanged(b: &[u8]) -> Vec<u8> {
+    b.to_vec()
+}
+
+/// The text with the value of column `column` of its first launch row replaced by `value` (an
+/// ncu raw page: every field quoted; the header, a units row, then the launches).
+fn ncu_raw_cell(b: &[u8], column: &str, value: &str) -> Vec<u8> {
+    let text = String::from_utf8(b.to_vec()).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let header = lines.iter().position(|l| l.starts_with("\"ID\"")).unwrap();
+    let fields = |l: &str| -> Vec<String> {
+        l.trim_matches('"')
+            .split("\",\"")
+            .map(str::to_owned)
+            .collect()
+    };
+    let at = fields(&lines[header])
+        .iter()
+        .position(|f| f == column)
+        .unwrap();
+    let mut row = fields(&lines[header + 2]);
+    row[at] = value.to_owned();
+    lines[header + 2] = format!("\"{}\"", row.join("\",\""));
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+/// The text cut after the last occurrence of `at`, then a newline (a file cut short inside its
+/// last line, whose writer or a later tool ended the line).
+fn cut_after(b: &[u8], at: &str) -> Vec<u8> {
+    let text = String::from_utf8(b.to_vec()).unwrap();
+    let end = text.rfind(at).unwrap() + at.len();
+    format!("{}\n", &text[..end]).into_bytes()
+}
+
+const DEFECTS: &[Defect] = &[
+    Defect {
+        class: "1: an `ncu --csv --metrics` details page (section \"Command line profiler metrics\")",
+        base: Some(
+            "plugins/cuda_profiler/tests/data/formats/ncu_metrics_details_copy_float4_h100.csv",
+        ),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        edit: unchanged,
+        expect: Expect::Value("runs", "measured_secs", 0, 4_960e-9),
+    },
+    Defect {
+        class: "2: an omniperf 1.x workload, its sysinfo.csv without a final newline",
+        base: Some("plugins/rocm_profiler/tests/data/omniperf-2022"),
+        edited: "sysinfo.csv",
+        name: "",
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        edit: unchanged,
+        expect: Expect::Value("runs", "measured_secs", 0, 24_320e-9),
+    },
+    Defect {
+        class: "3: a gzip-compressed Kineto trace (.json.gz)",
+        base: Some("pipelines/data/chrome-trace/hta_mi250_minitoy_train_ROCm6_2_kineto.json.gz"),
+        edited: "",
+        name: "",
+        plugin: "traces",
+        collector: "chrome_trace",
+        config: "{ paths = [\"{path}\"] }",
+        edit: unchanged,
+        expect: Expect::Integer("spans", "duration_ns", 0, 340_024),
+    },
+    Defect {
+        class: "4: Kineto starts in Unix µs with three decimals",
+        base: Some("pipelines/data/chrome-trace/kineto_gpu_metrics_input.json"),
+        edited: "",
+        name: "",
+        plugin: "traces",
+        collector: "chrome_trace",
+        config: "{ paths = [\"{path}\"] }",
+        // Its first event's start, 1621401187223197 µs, written as today's PyTorch writes
+        // starts: with three decimals.
+        edit: |b| {
+            String::from_utf8(b.to_vec())
+                .unwrap()
+                .replacen(
+                    "\"ts\": 1621401187223197",
+                    "\"ts\": 1621401187223197.047",
+                    1,
+                )
+                .into_bytes()
+        },
+        expect: Expect::Integer("spans", "start_ns", 0, 1_621_401_187_223_197_047),
+    },
+    Defect {
+        class: "5: a `%` value cut short, then a newline (nvprof --metrics)",
+        base: Some("plugins/cuda_profiler/tests/data/formats/nvprof_metrics.csv"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "nvprof",
+        config: "{ path = \"{path}\" }",
+        edit: |b| cut_after(b, "12.500000%,12.5"),
+        expect: Expect::Refused("without the unit its other values carry"),
+    },
+    Defect {
+        class: "5: a legacy copy's row cut inside its gputime, then a newline",
+        base: Some("plugins/cuda_profiler/tests/data/formats/legacy_v2.log"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "legacy",
+        config: "{ path = \"{path}\" }",
+        edit: |b| cut_after(b, "memcpyDtoH,59"),
+        expect: Expect::Refused("expected 9 fields as in the header, found 2"),
+    },
+    Defect {
+        class: "5: a legacy copy's row cut inside its cputime, then a newline",
+        base: Some("plugins/cuda_profiler/tests/data/formats/legacy_v2.log"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "legacy",
+        config: "{ path = \"{path}\" }",
+        edit: |b| cut_after(b, "memcpyDtoH,598.112,13"),
+        expect: Expect::Refused("cut short"),
+    },
+    Defect {
+        class: "6: text in `launch__registers_per_thread` of a one-launch ncu raw page",
+        base: Some("plugins/cuda_profiler/tests/data/ncu/ncu_raw_copy_float4_h100.csv"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        edit: |b| ncu_raw_cell(b, "launch__registers_per_thread", "1x"),
+        expect: Expect::Refused("`launch__registers_per_thread`: expected a number"),
+    },
+    Defect {
+        class: "6: text in `launch__grid_size` of a one-launch ncu raw page",
+        base: Some("plugins/cuda_profiler/tests/data/ncu/ncu_raw_copy_float4_h100.csv"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        edit: |b| ncu_raw_cell(b, "launch__grid_size", "16,38"),
+        expect: Expect::Refused("`launch__grid_size`: expected a number"),
+    },
+    Defect {
+        class: "6: text in a `%` column of a one-launch ncu raw page",
+        base: Some("plugins/cuda_profiler/tests/data/ncu/ncu_raw_copy_float4_h100.csv"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        edit: |b| ncu_raw_cell(b, "launch__occupancy_cluster_pct", "0%x"),
+        expect: Expect::Refused("`launch__occupancy_cluster_pct`: expected a number"),
+    },
+    Defect {
+        class: "7: a legacy 2.0 duration of 0.013 µs (one unit off through a float product)",
+        base: Some("plugins/cuda_profiler/tests/data/formats/legacy_v2.log"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "legacy",
+        config: "{ path = \"{path}\" }",
+        edit: |b| {
+            String::from_utf8(b.to_vec())
+                .unwrap()
+                .replacen("memcpyHtoD,612.480", "memcpyHtoD,0.013", 1)
+                .into_bytes()
+        },
+        expect: Expect::Value("runs", "measured_secs", 0, 1.3e-8),
+    },
+    Defect {
+        class: "8: an nvprof GPU trace with CRLF line ends",
+        base: Some(
+            "plugins/cuda_profiler/tests/data/public/gpuperfpredict_matMul_gpu_sharedmem-traces_K40_prefixed.csv",
+        ),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "nvprof",
+        config: "{ path = \"{path}\" }",
+        edit: |b| {
+            String::from_utf8(b.to_vec())
+                .unwrap()
+                .replace('\n', "\r\n")
+                .into_bytes()
+        },
+        expect: Expect::Value("runs", "measured_secs", 0, 28_321e-9),
+    },
+    Defect {
+        class: "8: a legacy log with a UTF-8 byte-order mark",
+        base: Some("plugins/cuda_profiler/tests/data/formats/legacy_v2.log"),
+        edited: "",
+        name: "",
+        plugin: "cuda_profiler",
+        collector: "legacy",
+        config: "{ path = \"{path}\" }",
+        edit: |b| [&[0xEF, 0xBB, 0xBF][..], b].concat(),
+        expect: Expect::Value("runs", "measured_secs", 0, 612.48e-6),
+    },
+    Defect {
+        class: "9: an ncu log that profiled no kernel",
+        base: None,
+        edited: "",
+        name: "ncu.csv",
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        edit: |_| {
+            b"==PROF== Connected to process 4242 (/work/app)\n==PROF== Disconnected from process 4242\n==WARNING== No kernels were profiled.\n"
+                .to_vec()
+        },
+        expect: Expect::Refused("ncu profiled no kernel"),
+    },
+    Defect {
+        class: "9: nvprof's text summary (run without --csv)",
+        base: None,
+        edited: "",
+        name: "nvprof.txt",
+        plugin: "cuda_profiler",
+        collector: "nvprof",
+        config: "{ path = \"{path}\" }",
+        edit: |_| {
+            b"==4242== NVPROF is profiling process 4242, command: ./app\n==4242== Profiling application: ./app\n==4242== Profiling result:\n            Type  Time(%)      Time     Calls       Avg       Min       Max  Name\n GPU activities:  100.00%  1.2800us         1  1.2800us  1.2800us  1.2800us  kernel(void)\n"
+                .to_vec()
+        },
+        expect: Expect::Refused("rerun nvprof with --csv"),
+    },
+    Defect {
+        class: "9: an empty file",
+        base: None,
+        edited: "",
+        name: "ncu.csv",
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        edit: |_| Vec::new(),
+        expect: Expect::Refused("empty"),
+    },
+    Defect {
+        class: "9: a rocprofv3 memory copy trace",
+        base: None,
+        edited: "",
+        name: "4242_memory_copy_trace.csv",
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        edit: |_| {
+            b"\"Kind\",\"Direction\",\"Stream_Id\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n\"MEMORY_COPY\",\"MEMORY_COPY_HOST_TO_DEVICE\",0,\"Agent 0\",\"Agent 1\",1,100,200\n"
+                .to_vec()
+        },
+        expect: Expect::Refused("a rocprofv3 memory copy trace table, not kernels"),
+    },
+    Defect {
+        class: "9: a rocprofv3 kernel trace with `Private_Segment_Size` and `Group_Segment_Size`",
+        base: Some("plugins/rocm_profiler/tests/data/rocprofv3-before-1.1"),
+        edited: "199_kernel_trace.csv",
+        name: "",
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        edit: unchanged,
+        expect: Expect::Value("runs", "measured_secs", 0, 66_760e-9),
+    },
+    Defect {
+        class: "9: rocprof v1's timestamps-only results.csv given with its counter file",
+        base: Some("plugins/rocm_profiler/tests/data/rocprof-v1"),
+        edited: "results.csv",
+        name: "",
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}/results.csv\", \"{path}/counters.csv\"] }",
+        edit: unchanged,
+        expect: Expect::Value("runs", "measured_secs", 1, 23_360e-9),
+    },
+];
+
+/// The input of `d`, written under `dir`: the base file edited, or the base directory with its
+/// file `edited` edited, or `edit`'s text alone.
+fn defect_input(d: &Defect, dir: &Path) -> PathBuf {
+    match d.base {
+        None => {
+            let path = dir.join(d.name);
+            std::fs::write(&path, (d.edit)(&[])).unwrap();
+            path
+        }
+        Some(base) => {
+            let base = repo().join(base);
+            let path = dir.join(base.file_name().unwrap());
+            if base.is_dir() {
+                std::fs::create_dir(&path).unwrap();
+                for entry in std::fs::read_dir(&base).unwrap() {
+                    let from = entry.unwrap().path();
+                    let name = from.file_name().unwrap();
+                    let bytes = std::fs::read(&from).unwrap();
+                    let bytes = if name == d.edited {
+                        (d.edit)(&bytes)
+                    } else {
+                        bytes
+                    };
+                    std::fs::write(path.join(name), bytes).unwrap();
+                }
+            } else {
+                std::fs::write(&path, (d.edit)(&std::fs::read(&base).unwrap())).unwrap();
+            }
+            path
+        }
+    }
+}
+
+#[test]
+fn every_defect_class_of_issue_54_is_read_right_or_refused_with_its_words() {
+    let mut report = String::from("| defect class | outcome |\n|---|---|\n");
+    let mut failures = Vec::new();
+    for d in DEFECTS {
+        let dir = tempfile::tempdir().unwrap();
+        let input = defect_input(d, dir.path());
+        let outcome = import_source(dir.path(), d.plugin, d.collector, d.config, &input);
+        let (line, wrong) = match (outcome, d.expect) {
+            (Err(e), Expect::Refused(words)) => (format!("refused: {e}"), !e.contains(words)),
+            (Err(e), _) => (format!("wrongly refused: {e}"), true),
+            (Ok(_), Expect::Refused(words)) => {
+                (format!("imported, not refused with `{words}`"), true)
+            }
+            (Ok(bundle), Expect::Value(t, column, row, expected)) => {
+                let got = table(&bundle, t).map_or(f64::NAN, |b| number(b, column, row));
+                (format!("{t}.{column}[{row}] = {got:e}"), got != expected)
+            }
+            (Ok(bundle), Expect::Integer(t, column, row, expected)) => {
+                let got = table(&bundle, t).map(|b| int64(b, column).unwrap().value(row));
+                (
+                    format!("{t}.{column}[{row}] = {got:?}"),
+                    got != Some(expected),
+                )
+            }
+        };
+        report.push_str(&format!("| {} | {} |\n", d.class, line.replace('\n', " ")));
+        if wrong {
+            failures.push(format!("{}: {line} (expected {:?})", d.class, d.expect));
+        }
+    }
+    println!("{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

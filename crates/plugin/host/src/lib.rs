@@ -29,6 +29,28 @@ pub use yosoku_plugin_abi::descriptor::{
     CollectorInfo, CollectorKind, ConfigKey, ConfigProblem, ConfigType, PluginInfo, check_config,
 };
 
+/// The importers of the plugins shipped with yosoku, as (plugin, collector): each reads its
+/// files gzip-compressed as well as plain, told by their first bytes whatever their names (the
+/// SDK's `read_input_to_string` and `inflate_if_gzip`). `yosoku plugins` names them; the
+/// corpus test (crates/app/runner/tests/corpus.rs) imports a real file of each both ways.
+pub const GZIP_READERS: &[(&str, &str)] = &[
+    ("csx600_sdk_log", "microbench"),
+    ("csx600_sdk_log", "profile"),
+    ("cuda_profiler", "gpuperfpredict"),
+    ("cuda_profiler", "legacy"),
+    ("cuda_profiler", "ncu"),
+    ("cuda_profiler", "neusight"),
+    ("cuda_profiler", "nvprof"),
+    ("mpi_timer", "logs"),
+    ("mpi_timer", "tau_profile"),
+    ("opencl", "logs"),
+    ("rocm_profiler", "rocprof"),
+    ("table", "extrap"),
+    ("table", "file"),
+    ("traces", "chrome_trace"),
+    ("traces", "kernel_trace"),
+];
+
 /// Environment variable holding extra plugin directories or library files (`:`-separated on
 /// Unix, `;` on Windows), searched before the default locations.
 pub const PLUGIN_PATH_ENV: &str = "YOSOKU_PLUGIN_PATH";

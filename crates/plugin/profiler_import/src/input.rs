@@ -1,6 +1,5 @@
 //! Reading profiler files: plain or gzip-compressed text, CSV records with their line numbers.
 
-use std::io::Read;
 use std::path::Path;
 
 use yosoku_plugin_sdk::PluginError;
@@ -10,11 +9,7 @@ use yosoku_plugin_sdk::PluginError;
 pub fn read_text(path: &Path) -> Result<String, PluginError> {
     // Hashed while read: the host records the file without reading it again.
     let bytes = yosoku_plugin_sdk::read_input(path)?;
-    let bytes = if is_gzip(&bytes) {
-        gunzip(path, &bytes)?
-    } else {
-        bytes
-    };
+    let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, bytes)?;
     let mut text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e.utf8_error()))?;
     if text.starts_with(BOM) {
         text.drain(..BOM.len_utf8());
@@ -36,8 +31,8 @@ pub fn with_text<T>(
     use_text: impl FnOnce(&str) -> Result<T, PluginError>,
 ) -> Result<T, PluginError> {
     yosoku_plugin_sdk::with_input(path, |bytes| {
-        if is_gzip(bytes) {
-            let text = gunzip(path, bytes)?;
+        if yosoku_plugin_sdk::is_gzip(bytes) {
+            let text = yosoku_plugin_sdk::inflate(path, bytes)?;
             use_text(without_bom(utf8_in_pieces(path, &text)?))
         } else {
             use_text(without_bom(utf8_in_pieces(path, bytes)?))
@@ -91,18 +86,6 @@ fn utf8_in_pieces<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, PluginErr
     }
     // SAFETY: every piece is UTF-8 and each starts at a character boundary, so the whole is.
     Ok(unsafe { std::str::from_utf8_unchecked(bytes) })
-}
-
-fn is_gzip(bytes: &[u8]) -> bool {
-    bytes.starts_with(&[0x1f, 0x8b])
-}
-
-fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, PluginError> {
-    let mut out = Vec::with_capacity(bytes.len() * 6);
-    flate2::read::MultiGzDecoder::new(bytes)
-        .read_to_end(&mut out)
-        .map_err(|e| PluginError::new(format!("{}: not a valid gzip file: {e}", path.display())))?;
-    Ok(out)
 }
 
 fn not_utf8(path: &Path, e: std::str::Utf8Error) -> PluginError {
@@ -273,7 +256,8 @@ pub fn csv_records(
         .has_headers(false)
         .flexible(true)
         .from_reader(text.as_bytes())
-        .into_records();
+        .into_records()
+        .peekable();
     let bytes = text.as_bytes();
     let mut lines = LineCount::default();
     let mut last: Option<(usize, usize)> = None;
@@ -287,6 +271,14 @@ pub fn csv_records(
                 let byte = record.position().map_or(0, |p| p.byte() as usize);
                 let line = lines.line_at(bytes, byte);
                 last = Some((byte, line));
+                // The last record is checked before it is handed out: a reader would otherwise
+                // see its cut field (`"` and a line end) before the error.
+                if records.peek().is_none()
+                    && let Some(e) = unclosed_quote(&path, bytes, byte, line)
+                {
+                    done = true;
+                    return Some(Err(e));
+                }
                 Some(Ok((line, record)))
             }
             Some(Err(e)) => {
@@ -516,6 +508,31 @@ pub fn field<'r>(
             ),
         )
     })
+}
+
+/// The field at `index` of a record, which must hold text: empty, it is an error naming the line
+/// and the column (a name or a device the tool always writes, lost to a cut: `"7",` then a line
+/// end for `"7","[CUDA memcpy HtoD]"`).
+pub fn text_field<'r>(
+    path: &Path,
+    line: usize,
+    record: &'r csv::StringRecord,
+    index: usize,
+    header: &Header,
+) -> Result<&'r str, PluginError> {
+    let text = field(path, line, record, index, header)?;
+    if text.trim().is_empty() {
+        return Err(PluginError::at(
+            path,
+            line,
+            index + 1,
+            format!(
+                "column `{}` is empty; the tool writes it in every row: cut short?",
+                header.names.get(index).map_or("?", String::as_str)
+            ),
+        ));
+    }
+    Ok(text)
 }
 
 /// A CSV file's name without `.csv` and `.gz` (`kernel-GTX-680.csv.gz` -> `kernel-GTX-680`): the

@@ -147,6 +147,13 @@ pub fn open_input(path: &Path) -> Result<InputReader, PluginError> {
 }
 
 impl InputReader {
+    /// Whether the file begins as a gzip stream does ([`is_gzip`]), looked at without
+    /// consuming anything.
+    pub fn is_gzip(&mut self) -> bool {
+        use std::io::BufRead as _;
+        self.file.fill_buf().is_ok_and(is_gzip)
+    }
+
     /// The file's size on disk (for progress), if it can be read.
     pub fn len_on_disk(&self) -> Option<u64> {
         self.file.get_ref().metadata().ok().map(|m| m.len())
@@ -177,11 +184,45 @@ impl Read for InputReader {
     }
 }
 
-/// Reads the whole file at `path` as UTF-8 text, hashing it on the way (the bytes as they are).
-/// A byte sequence that is not UTF-8 is an error naming the file and the byte offset. A UTF-8
-/// byte-order mark at its start (Windows tools write one) is not part of the text.
+/// Whether `bytes` begin as a gzip stream does (its magic bytes `1f 8b`).
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// `bytes` inflated when they are a gzip stream (one or several members, as `gzip` and
+/// `cat a.gz b.gz` write), else as they are; `path` names the file in an error. Files are
+/// told by their first bytes, not by their names: `trace.json.gz` renamed `trace.json` reads.
+pub fn inflate_if_gzip(path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, PluginError> {
+    if is_gzip(&bytes) {
+        inflate(path, &bytes)
+    } else {
+        Ok(bytes)
+    }
+}
+
+/// The gzip stream `bytes` inflated (all its members); `path` names the file in an error.
+pub fn inflate(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, PluginError> {
+    // The last member's trailer gives its size mod 2^32 (the whole, for the usual one member):
+    // the output is allocated once.
+    let trailer = bytes
+        .len()
+        .checked_sub(4)
+        .and_then(|at| bytes[at..].try_into().ok())
+        .map_or(0, |b: [u8; 4]| u32::from_le_bytes(b) as usize);
+    let capacity = trailer.max(bytes.len().saturating_mul(4)).min(1 << 32);
+    let mut out = Vec::with_capacity(capacity);
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .map_err(|e| PluginError::new(format!("{}: not a valid gzip file: {e}", path.display())))?;
+    Ok(out)
+}
+
+/// Reads the whole file at `path` as UTF-8 text, hashing it on the way (the bytes as they are
+/// on disk), inflated first when it is gzip-compressed ([`inflate_if_gzip`]). A byte sequence
+/// that is not UTF-8 is an error naming the file and the byte offset. A UTF-8 byte-order mark
+/// at its start (Windows tools write one) is not part of the text.
 pub fn read_input_to_string(path: &Path) -> Result<String, PluginError> {
-    let mut text = String::from_utf8(read_input(path)?).map_err(|e| {
+    let mut text = String::from_utf8(inflate_if_gzip(path, read_input(path)?)?).map_err(|e| {
         PluginError::new(format!(
             "{}: not UTF-8 text (invalid byte at offset {})",
             path.display(),

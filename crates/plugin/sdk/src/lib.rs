@@ -60,7 +60,8 @@ use std::path::Path;
 
 pub use config::Config;
 pub use input::{
-    InputReader, check_whole_lines, open_input, read_input, read_input_to_string, with_input,
+    InputReader, check_whole_lines, inflate, inflate_if_gzip, is_gzip, open_input, read_input,
+    read_input_to_string, with_input,
 };
 pub use output::Output;
 pub use yosoku_plugin_abi as abi;

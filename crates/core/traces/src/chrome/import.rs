@@ -10,7 +10,6 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::us_to_ns;
 use crate::TraceError;
 use crate::spans::{Event, Span, SpansBuilder, Timeline};
 
@@ -137,58 +136,79 @@ impl<'de> Deserialize<'de> for Id {
     }
 }
 
-/// A time in µs as written: integers are kept exact (a Unix time in µs has 16 digits, and in ns
-/// it is past what an f64 holds), fractions as f64.
+/// A time in µs as written, held as whole nanoseconds read off the number's decimal text: a
+/// Kineto start (`1712195495519689.047`, Unix µs with three decimals) has 19 significant
+/// digits, more than an f64 holds (through one it moved by up to 0.25 µs). Digits past the
+/// nanosecond are rounded, half away from zero.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Micros {
-    Int(i64),
-    Float(f64),
+struct Micros {
+    ns: i64,
 }
 
 impl Micros {
     fn ns(self) -> i64 {
-        match self {
-            Micros::Int(us) => us.saturating_mul(1000),
-            Micros::Float(us) => us_to_ns(us),
-        }
+        self.ns
     }
 
     fn is_finite(self) -> bool {
-        match self {
-            Micros::Int(_) => true,
-            Micros::Float(f) => f.is_finite(),
-        }
+        true
     }
 
     fn is_negative(self) -> bool {
-        match self {
-            Micros::Int(i) => i < 0,
-            Micros::Float(f) => f < 0.0,
+        self.ns < 0
+    }
+
+    /// The nanoseconds of a JSON number's text (`-12.5e3`): `None` when it is not one, or is
+    /// past ±2^63 ns (292 years).
+    fn from_text(text: &str) -> Option<Self> {
+        let (negative, rest) = match text.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, text),
+        };
+        let (number, exponent) = match rest.find(['e', 'E']) {
+            Some(i) => (&rest[..i], rest[i + 1..].parse::<i32>().ok()?),
+            None => (rest, 0),
+        };
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        let digits = || whole.bytes().chain(fraction.bytes());
+        if whole.is_empty() || !digits().all(|b| b.is_ascii_digit()) {
+            return None;
         }
+        // value = digits x 10^(exponent - fraction digits) µs = digits x 10^shift ns.
+        let shift = i64::from(exponent) - fraction.len() as i64 + 3;
+        let mut mantissa: i128 = 0;
+        let mut dropped = 0i64;
+        for b in digits() {
+            // Digits past what i128 holds are below the nanosecond for any time i64 holds.
+            if mantissa < i128::MAX / 100 {
+                mantissa = mantissa * 10 + i128::from(b - b'0');
+            } else {
+                dropped += 1;
+            }
+        }
+        let shift = shift + dropped;
+        let ns = if shift >= 0 {
+            mantissa.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?
+        } else {
+            let divisor = 10i128
+                .checked_pow(u32::try_from(-shift).ok()?)
+                .unwrap_or(i128::MAX);
+            (mantissa + divisor / 2) / divisor
+        };
+        let ns = i64::try_from(if negative { -ns } else { ns }).ok()?;
+        Some(Micros { ns })
     }
 }
 
 impl<'de> Deserialize<'de> for Micros {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Micros;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a time in microseconds (a number)")
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Micros, E> {
-                Ok(Micros::Int(v))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Micros, E> {
-                i64::try_from(v)
-                    .map(Micros::Int)
-                    .map_err(|_| E::custom(format!("{v} µs is out of range")))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Micros, E> {
-                Ok(Micros::Float(v))
-            }
-        }
-        d.deserialize_any(V)
+        let raw = Box::<RawValue>::deserialize(d)?;
+        let text = raw.get();
+        Micros::from_text(text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "expected a time in microseconds (a number within ±292 years), found `{text}`"
+            ))
+        })
     }
 }
 
@@ -407,7 +427,7 @@ impl State {
 
     /// A complete (`X`) event's duration; a negative one is flagged and counted, and left 0.
     fn complete(&mut self, row: &mut Pending, dur: Option<Micros>) {
-        let dur = dur.unwrap_or(Micros::Int(0));
+        let dur = dur.unwrap_or(Micros { ns: 0 });
         if dur.is_negative() || !dur.is_finite() {
             row.flag = Some("negative_duration");
             self.negative += 1;
@@ -640,5 +660,25 @@ impl<'de> Visitor<'de> for EventsSeed<'_> {
             self.0.add(event).map_err(serde::de::Error::custom)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn times_convert_from_their_decimal_text_exactly() {
+        let ns = |t: &str| super::Micros::from_text(t).map(|m| m.ns);
+        // A Kineto start: Unix µs with three decimals, 19 digits (an f64 gives ...519_689_047
+        // rounded to a multiple of 256 ns).
+        assert_eq!(ns("1712195495519689.047"), Some(1_712_195_495_519_689_047));
+        assert_eq!(ns("1621401187223005"), Some(1_621_401_187_223_005_000));
+        assert_eq!(ns("1.5"), Some(1_500));
+        assert_eq!(ns("-2.25"), Some(-2_250));
+        assert_eq!(ns("0.0004"), Some(0));
+        assert_eq!(ns("0.0005"), Some(1));
+        assert_eq!(ns("1.5e3"), Some(1_500_000));
+        assert_eq!(ns("15E-1"), Some(1_500));
+        assert_eq!(ns("1e400"), None);
+        assert_eq!(ns("\"7\""), None);
     }
 }
