@@ -24,6 +24,7 @@ pub mod legacy;
 pub mod ncu;
 pub mod ncu_run;
 pub mod neusight;
+pub mod nsys;
 pub mod nvprof;
 
 // What the importers share with the other profiler plugins.
@@ -46,7 +47,7 @@ impl Plugin for CudaProfiler {
     }
 
     fn description(&self) -> &'static str {
-        "NVIDIA profiler output: Nsight Compute, nvprof, legacy CUDA profiler logs, the gpuperfpredict and NeuSight datasets"
+        "NVIDIA profiler output: Nsight Compute, Nsight Systems' statistics, nvprof, legacy CUDA profiler logs, the gpuperfpredict and NeuSight datasets"
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
@@ -56,6 +57,7 @@ impl Plugin for CudaProfiler {
             Box::new(Legacy),
             Box::new(GpuPerfPredict),
             Box::new(NeuSight),
+            Box::new(Nsys),
             Box::new(NcuRunCollector),
         ]
     }
@@ -362,6 +364,48 @@ impl Collector for Nvprof {
     }
 }
 
+/// Reads Nsight Systems' statistics exports of one profiled run.
+pub fn read_nsys(paths: &[PathBuf], labels: &nsys::Labels) -> Result<Tables, PluginError> {
+    let texts = paths
+        .iter()
+        .map(|p| input::read_text(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let files: Vec<(&Path, &str)> = paths
+        .iter()
+        .map(PathBuf::as_path)
+        .zip(texts.iter().map(String::as_str))
+        .collect();
+    nsys::read(&files, labels)?.finish()
+}
+
+struct Nsys;
+
+impl Collector for Nsys {
+    fn info(&self) -> CollectorInfo {
+        label_keys(CollectorInfo::importer(
+            "nsys",
+            "Nsight Systems statistics (`nsys stats --format csv`: cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, cuda_gpu_trace): kernels, copies and CUDA calls as runs (count and total time; each instance's average, median, minimum, maximum and spread as counters), the GPU trace as spans",
+        ))
+        .key(ConfigKey::required(
+            "paths",
+            ConfigType::PathList,
+            "The CSV files of one run's reports (`nsys stats --output <prefix>` writes <prefix>_<report>.csv), or what nsys printed (several reports in one file)",
+        ))
+        .key(ConfigKey::optional("variant", ConfigType::String, None, "Variant for every run"))
+        .tables(&["runs", "counters", "metric_names", "spans"])
+    }
+
+    fn collect(&self, config: &Config, out: &mut Output<'_>) -> Result<(), PluginError> {
+        let _metrics = metrics::scope(config)?;
+        let labels = nsys::Labels {
+            device: config.opt_string("device")?,
+            program: config.opt_string("program")?,
+            variant: config.opt_string("variant")?,
+        };
+        push(out, read_nsys(&config.path_list("paths")?, &labels)?)
+    }
+}
+
 struct Legacy;
 
 impl Collector for Legacy {
@@ -595,7 +639,7 @@ impl Collector for NcuRunCollector {
                 );
                 tables.push((
                     "spans".to_owned(),
-                    ncu_run::read_gpu_trace(trace, &text, &timeline)?,
+                    nsys::read_gpu_trace(trace, &text, &timeline)?,
                 ));
             }
             let mut notes = notes;

@@ -8,7 +8,7 @@
 //! `program-output.txt`: they never mix. The command line is kept in `command.txt` and noted in
 //! the bundle's manifest. With `nsys` there (or `nsys_trace = "yes"`), a second run under
 //! `nsys profile --trace=cuda` gives the kernels' timeline (`nsys stats --report
-//! cuda_gpu_trace`) as `spans`.
+//! cuda_gpu_trace`, read by [`crate::nsys::read_gpu_trace`]) as `spans`.
 //!
 //! Failures, each one error and no tables: ncu or nsys missing (where it looked), the program
 //! failing (its last lines), no launch matching the filter, ncu refused the counters
@@ -22,7 +22,6 @@ use std::time::Duration;
 use yosoku_plugin_sdk::process::{self, Finished, RunError};
 use yosoku_plugin_sdk::{Config, PluginError};
 use yosoku_tables::metrics as m;
-use yosoku_traces::spans::{Span, SpansBuilder, Timeline};
 
 /// What the counter models (docs/methods.md, sections 2 and 3) and the device-prediction models
 /// (section 6) read of a launch: each canonical counter of the registry
@@ -534,99 +533,6 @@ fn trace_file(dir: &Path) -> Result<PathBuf, PluginError> {
             dir.display()
         ))
     })
-}
-
-/// `nsys stats --report cuda_gpu_trace --format csv` as `spans`: one per kernel, copy or set,
-/// on a lane per device and stream. Lines before the header (nsys's notices) are skipped.
-pub fn read_gpu_trace(
-    path: &Path,
-    text: &str,
-    timeline: &str,
-) -> Result<arrow_array::RecordBatch, PluginError> {
-    let header_line = text
-        .lines()
-        .position(|l| l.starts_with("Start (ns),") || l.starts_with("\"Start (ns)\","))
-        .ok_or_else(|| {
-            PluginError::new(format!(
-                "{}: not an nsys cuda_gpu_trace CSV (no header starting `Start (ns)`)",
-                path.display()
-            ))
-        })?;
-    let body: String = text
-        .lines()
-        .skip(header_line)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(false)
-        .from_reader(body.as_bytes());
-    let header = reader
-        .headers()
-        .map_err(|e| PluginError::at_line(path, header_line + 1, e))?
-        .clone();
-    let column = |name: &str| {
-        header.iter().position(|h| h == name).ok_or_else(|| {
-            PluginError::at_line(
-                path,
-                header_line + 1,
-                format!("no column `{name}` in the cuda_gpu_trace header"),
-            )
-        })
-    };
-    let (start, duration, name) = (
-        column("Start (ns)")?,
-        column("Duration (ns)")?,
-        column("Name")?,
-    );
-    let (device, stream) = (column("Device").ok(), column("Strm").ok());
-    let mut spans = SpansBuilder::new();
-    for (i, record) in reader.records().enumerate() {
-        let line = header_line + 2 + i;
-        let r = record.map_err(|e| PluginError::at_line(path, line, e))?;
-        let number = |c: usize, what: &str| {
-            r.get(c)
-                .and_then(|v| v.trim().parse::<i64>().ok())
-                .ok_or_else(|| {
-                    PluginError::at_line(
-                        path,
-                        line,
-                        format!(
-                            "column `{what}`: expected whole nanoseconds, found `{}`",
-                            r.get(c).unwrap_or("")
-                        ),
-                    )
-                })
-        };
-        let kernel = r.get(name).unwrap_or("");
-        let category = if kernel.starts_with("[CUDA memcpy") {
-            "memcpy"
-        } else if kernel.starts_with("[CUDA memset") {
-            "memset"
-        } else {
-            "kernel"
-        };
-        let device = device.and_then(|d| r.get(d)).unwrap_or("GPU");
-        let lane = match stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
-            Some(s) => format!("{device} / stream {s}"),
-            None => device.to_owned(),
-        };
-        spans.push(&Span {
-            source_row: Some(line as i64),
-            ..Span::interval(
-                timeline,
-                Timeline::Measured,
-                &lane,
-                "stream",
-                kernel,
-                category,
-                number(start, "Start (ns)")?,
-                number(duration, "Duration (ns)")?,
-            )
-        });
-    }
-    spans
-        .finish()
-        .map_err(|e| PluginError::new(format!("{}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -93,3 +93,24 @@ fn a_gpuperfpredict_file_cut_short_never_imports_a_changed_value() {
         |p| read_gpuperfpredict(&[p]).map_err(|e| e.to_string()),
     );
 }
+
+#[test]
+fn nsys_reports_cut_short_never_import_a_changed_value() {
+    for file in [
+        "nsys/run_cuda_gpu_kern_sum.csv",
+        "nsys/run_cuda_gpu_trace.csv",
+        "nsys/nsys_stats_stdout.txt",
+    ] {
+        let contents = std::fs::read(data(file)).unwrap();
+        // The summaries name no GPU: the device is given, as a user gives it.
+        let labels = yosoku_plugin_cuda_profiler::nsys::Labels {
+            device: Some("H100".into()),
+            ..Default::default()
+        };
+        let name = Path::new(file).file_name().unwrap().to_str().unwrap();
+        check(name, &contents, |p| {
+            yosoku_plugin_cuda_profiler::read_nsys(&[p.to_path_buf()], &labels)
+                .map_err(|e| e.to_string())
+        });
+    }
+}

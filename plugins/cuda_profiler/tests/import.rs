@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Float64Type;
+use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use yosoku_plugin_cuda_profiler::{
-    Tables, legacy, ncu, nvprof, path_variant, read_gpuperfpredict, read_legacy, read_ncu,
-    read_ncu_files, read_nvprof,
+    Tables, legacy, ncu, nsys, nvprof, path_variant, read_gpuperfpredict, read_legacy, read_ncu,
+    read_ncu_files, read_nsys, read_nvprof,
 };
 
 fn data(path: &str) -> PathBuf {
@@ -218,6 +218,108 @@ fn an_ncu_metrics_details_page_reads_as_the_raw_page_of_the_same_launches() {
         }
     }
     assert_eq!(counter(&details, "0", "duration").2, "time");
+}
+
+#[test]
+fn nsys_statistics_read_as_runs_with_their_instances_and_the_trace_as_spans() {
+    let dir = data("nsys");
+    let reports: Vec<PathBuf> = [
+        "cuda_gpu_kern_sum",
+        "cuda_gpu_mem_time_sum",
+        "cuda_api_sum",
+        "cuda_gpu_trace",
+    ]
+    .iter()
+    .map(|r| dir.join(format!("run_{r}.csv")))
+    .collect();
+    let tables = read_nsys(&reports, &nsys::Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    // 2 kernels, 3 memory operations, 6 CUDA calls.
+    assert_eq!(runs.num_rows(), 11);
+    assert_eq!(
+        &strings(runs, "program")[..2],
+        ["copy<float4>", "copy<float>"]
+    );
+    assert_eq!(strings(runs, "device")[0], "NVIDIA H100 80GB HBM3");
+    let reps = runs
+        .column_by_name("repetitions")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    assert_eq!(reps.value(0), 3);
+    // Total Time (ns) 22656 of the three instances, in seconds, exactly.
+    assert_eq!(floats(runs, "measured_secs")[0], 22_656e-9);
+    assert_eq!(
+        strings(runs, "phase"),
+        [
+            "kernel", "kernel", "transfer", "transfer", "transfer", "api", "api", "api", "api",
+            "api", "api"
+        ]
+    );
+    // Each instance's statistics as counters in seconds, kind `time` (no fit takes them as a
+    // feature of the time they are).
+    let run0 = &strings(runs, "run_id")[0];
+    assert_eq!(
+        counter(&tables, run0, "Med (ns)"),
+        (6_816e-9, "s".into(), "time".into())
+    );
+    assert_eq!(counter(&tables, run0, "Min (ns)").0, 4_960e-9);
+    // The trace: every kernel, copy and set a span.
+    assert_eq!(table(&tables, "spans").num_rows(), 9);
+
+    // What nsys printed, several reports in one text: the same tables.
+    let printed = read_nsys(
+        &[dir.join("nsys_stats_stdout.txt")],
+        &nsys::Labels::default(),
+    )
+    .unwrap();
+    for name in ["runs", "counters", "spans"] {
+        let (a, b) = (table(&tables, name), table(&printed, name));
+        assert_eq!(a.num_rows(), b.num_rows(), "{name}");
+        for column in ["measured_secs", "value", "duration_ns"] {
+            if a.column_by_name(column).is_some() {
+                assert_eq!(
+                    a.column_by_name(column),
+                    b.column_by_name(column),
+                    "{name}.{column}"
+                );
+            }
+        }
+    }
+
+    // The trace alone: one run per launch, copy and set.
+    let trace = read_nsys(&reports[3..], &nsys::Labels::default()).unwrap();
+    let runs = table(&trace, "runs");
+    assert_eq!(runs.num_rows(), 9);
+    assert_eq!(floats(runs, "measured_secs")[3], 4_960e-9);
+
+    // The summaries alone name no GPU: said, with the key that does.
+    let e = read_nsys(&reports[..1], &nsys::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("set config key `device`"), "{e}");
+    let labelled = nsys::Labels {
+        device: Some("H100".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        table(&read_nsys(&reports[..1], &labelled).unwrap(), "runs").num_rows(),
+        2
+    );
+}
+
+#[test]
+fn nsys_reports_of_other_kinds_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run_osrt_sum.csv");
+    std::fs::write(
+        &path,
+        "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n90.0,1000,2,500.0,500.0,400,600,141.4,poll\n",
+    )
+    .unwrap();
+    let e = read_nsys(&[path], &nsys::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("an nsys `osrt_sum` report"), "{e}");
 }
 
 /// Reports of the Rodinia measurement on an H200 (pipelines/data/gpu-measured): one per size.

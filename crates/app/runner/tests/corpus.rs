@@ -316,6 +316,18 @@ const CORPUS: &[Entry] = &[
         value: ("spans", "duration_ns", 0, 340_024.0),
     },
     Entry {
+        file: "plugins/cuda_profiler/tests/data/nsys/nsys_stats_stdout.txt",
+        origin: Origin::Example,
+        plugin: "cuda_profiler",
+        collector: "nsys",
+        config: "{ paths = [\"{path}\"] }",
+        // 2 kernels, 3 memory operations, 6 CUDA calls.
+        rows: ("runs", 11),
+        names: Some((0, 5, 0)),
+        // ` ** CUDA GPU Kernel Summary`, its first row: Total Time (ns) 22656.
+        value: ("runs", "measured_secs", 0, 22_656e-9),
+    },
+    Entry {
         file: "pipelines/data/csx600/sdk250-op-throughput.csx600.log",
         origin: Origin::Example,
         plugin: "csx600_sdk_log",

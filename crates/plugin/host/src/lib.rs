@@ -40,6 +40,7 @@ pub const GZIP_READERS: &[(&str, &str)] = &[
     ("cuda_profiler", "legacy"),
     ("cuda_profiler", "ncu"),
     ("cuda_profiler", "neusight"),
+    ("cuda_profiler", "nsys"),
     ("cuda_profiler", "nvprof"),
     ("mpi_timer", "logs"),
     ("mpi_timer", "tau_profile"),

@@ -178,7 +178,8 @@ pub struct Tables {
     index: HashMap<String, u32>,
     keys: Vec<RunKey>,
     units: Vec<String>,
-    runs: Vec<(u32, Option<String>, &'static str, f64)>,
+    /// (run, parameters, phase, seconds of all repetitions, repetitions).
+    runs: Vec<(u32, Option<String>, &'static str, f64, i64)>,
     /// Whether to emit the long-form `counters` table (wide importers keep their own values).
     long_form: bool,
     counter_run: Vec<u32>,
@@ -304,8 +305,26 @@ impl Tables {
         phase: &'static str,
         seconds: f64,
     ) {
-        self.runs
-            .push((run, parameters.map(str::to_owned), phase, seconds));
+        self.add_repeated_run(run, parameters, phase, seconds, 1);
+    }
+
+    /// A run of `repetitions` executions that took `seconds` together (a profiler's summary:
+    /// a kernel's instances and their total time).
+    pub fn add_repeated_run(
+        &mut self,
+        run: u32,
+        parameters: Option<&str>,
+        phase: &'static str,
+        seconds: f64,
+        repetitions: i64,
+    ) {
+        self.runs.push((
+            run,
+            parameters.map(str::to_owned),
+            phase,
+            seconds,
+            repetitions,
+        ));
     }
 
     fn name_index(&mut self, raw: &str) -> u32 {
@@ -520,13 +539,12 @@ impl Tables {
         let offset = self.keys.len() as u32;
         let runs: Vec<u32> = (0..part.keys.len() as u32).map(|r| r + offset).collect();
         self.keys.append(&mut part.keys);
-        self.runs.extend(
-            std::mem::take(&mut part.runs)
-                .into_iter()
-                .map(|(run, parameters, phase, seconds)| {
-                    (run + offset, parameters, phase, seconds)
-                }),
-        );
+        self.runs
+            .extend(std::mem::take(&mut part.runs).into_iter().map(
+                |(run, parameters, phase, seconds, repetitions)| {
+                    (run + offset, parameters, phase, seconds, repetitions)
+                },
+            ));
         self.notes.append(&mut part.notes);
         self.append_counters(part, &runs);
         Ok(())
@@ -586,7 +604,9 @@ impl Tables {
                         .collect::<StringArray>(),
                 ),
                 Arc::new(StringArray::from_iter_values(self.runs.iter().map(|r| r.2))),
-                Arc::new(arrow_array::Int64Array::from(vec![1i64; self.runs.len()])),
+                Arc::new(arrow_array::Int64Array::from_iter_values(
+                    self.runs.iter().map(|r| r.4),
+                )),
                 Arc::new(arrow_array::Float64Array::from_iter_values(
                     self.runs.iter().map(|r| r.3),
                 )),

@@ -129,6 +129,7 @@ pub const TOOLS: &[&str] = &[
     "rocprof",
     "computed",
     "neusight",
+    "nsys",
 ];
 
 /// Tools whose names are matched without regard to case (AMD's tools write `VGPR_Count`,
@@ -606,11 +607,11 @@ kind = "none"
                 .unwrap_err()
                 .contains("unknown kind `speed`")
         );
-        let bad = "[[rule]]\ntool = \"nsys\"\npattern = \"*\"\nkind = \"count\"\n";
+        let bad = "[[rule]]\ntool = \"vtune\"\npattern = \"*\"\nkind = \"count\"\n";
         assert!(
             m.add(bad, "bad.toml")
                 .unwrap_err()
-                .contains("unknown tool `nsys`")
+                .contains("unknown tool `vtune`")
         );
         let bad = "[[metric]]\nname = \"x\"\n";
         assert!(m.add(bad, "bad.toml").unwrap_err().contains("line 1"));

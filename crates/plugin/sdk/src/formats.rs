@@ -44,6 +44,12 @@ pub const FORMATS: &[Format] = &[
     },
     Format {
         plugin: "cuda_profiler",
+        collector: "nsys",
+        what: "`nsys stats --format csv` reports (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, cuda_gpu_trace)",
+        looks_like: |h| h.contains("Total Time (ns)") || h.contains("Start (ns),Duration (ns)"),
+    },
+    Format {
+        plugin: "cuda_profiler",
         collector: "legacy",
         what: "a legacy CUDA profiler log (CUDA_PROFILE, COMPUTE_PROFILE)",
         looks_like: |h| h.contains("CUDA_PROFILE_LOG_VERSION") || h.contains("method=["),

@@ -24,7 +24,14 @@ pub use traces::*;
 pub use transfer::*;
 
 /// Phases a measured or predicted time can cover.
-pub const PHASES: &[&str] = &["total", "compute", "transfer", "communication", "kernel"];
+pub const PHASES: &[&str] = &[
+    "total",
+    "compute",
+    "transfer",
+    "communication",
+    "kernel",
+    "api",
+];
 
 /// Whether a number was measured or is an illustration standing in for a measurement.
 pub const PROVENANCES: &[&str] = &["measured", "illustrative"];
