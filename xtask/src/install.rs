@@ -2,7 +2,8 @@
 //! into `<prefix>/bin`, the plugins into `<prefix>/lib/yosoku/plugins` (where the CLI looks,
 //! relative to itself), the web viewer's files into `<prefix>/share/yosoku/web` (what
 //! `yosoku serve` serves) and the bundled pipelines with their data into
-//! `<prefix>/share/yosoku/pipelines`. `check` (a stage of `cargo xtask test`) installs into a
+//! `<prefix>/share/yosoku/pipelines`, and the MPI timer interposer (built with `mpicc` when there
+//! is one) into `<prefix>/lib/yosoku`. `check` (a stage of `cargo xtask test`) installs into a
 //! temporary prefix and uses it from a directory outside the repository.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -77,6 +78,8 @@ fn copy_tree(from: &Path, to: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<usi
 pub struct Installed {
     pub binary: PathBuf,
     pub plugins: Vec<PathBuf>,
+    /// The MPI timer interposer, when an MPI C compiler was there to build it.
+    pub interposer: Option<PathBuf>,
     pub web: PathBuf,
     pub pipelines: PathBuf,
 }
@@ -117,6 +120,7 @@ pub fn install_built(prefix: &Path, profile: &str, dist: &Path, build: bool) -> 
         copy_file(&built.join(&file), &to)?;
         plugins.push(to);
     }
+    let interposer = install_interposer(&prefix.join("lib/yosoku"))?;
     let web = share.join("web");
     copy_tree(dist, &web, &|_| false)?;
     let pipelines = share.join("pipelines");
@@ -125,9 +129,43 @@ pub fn install_built(prefix: &Path, profile: &str, dist: &Path, build: bool) -> 
     Ok(Installed {
         binary,
         plugins,
+        interposer,
         web,
         pipelines,
     })
+}
+
+/// Whether an MPI C compiler runs here.
+fn has_mpicc() -> bool {
+    Command::new("mpicc")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Builds the MPI timer interposer into `dir` with `mpicc` (through a temporary file, renamed),
+/// for the `run` collector to find there; `None` when there is no MPI C compiler (said).
+fn install_interposer(dir: &Path) -> Result<Option<PathBuf>> {
+    if !has_mpicc() {
+        eprintln!(
+            "xtask: no MPI C compiler (mpicc) here: the MPI timer interposer is not installed, and the mpi_timer plugin's `run` collector needs `interposer` set (install Open MPI, e.g. Debian's openmpi-bin and libopenmpi-dev, and install again)"
+        );
+        return Ok(None);
+    }
+    let to = dir.join(crate::mpi::INTERPOSER);
+    let tmp = dir.join(format!(".{}.tmp", crate::mpi::INTERPOSER));
+    run_cmd(
+        Command::new("mpicc")
+            .args(["-O2", "-Wall", "-shared", "-fPIC", "-o"])
+            .arg(&tmp)
+            .arg(repo_root().join("plugins/mpi_timer/interposer/yosoku_mpi_timer.c"))
+            .arg("-ldl"),
+    )?;
+    std::fs::rename(&tmp, &to)
+        .with_context(|| format!("cannot move {} to {}", tmp.display(), to.display()))?;
+    Ok(Some(to))
 }
 
 /// `cargo xtask install [--prefix DIR] [--profile NAME]` (default `~/.local`, `release`).
@@ -150,19 +188,65 @@ pub fn command(args: &[String]) -> Result<()> {
     let dist = web::build(web::WebBuild::Release)?;
     let installed = install_built(&prefix, &profile, &dist, true)?;
     println!(
-        "installed into {}:\n  {}\n  {} plugins in {}\n  the web viewer in {}\n  the pipelines in {}\n\n\
+        "installed into {}:\n  {}\n  {} plugins in {}\n  the MPI timer interposer: {}\n  the web viewer in {}\n  the pipelines in {}\n\n\
          Try it outside the repository:\n  {} run {}/csx600-montecarlo.toml\n  {} serve results\n\
          (add {}/bin to PATH to type `yosoku`)",
         prefix.display(),
         installed.binary.display(),
         installed.plugins.len(),
         prefix.join("lib/yosoku/plugins").display(),
+        installed.interposer.as_ref().map_or_else(
+            || "not installed (no mpicc here)".to_owned(),
+            |p| p.display().to_string()
+        ),
         installed.web.display(),
         installed.pipelines.display(),
         installed.binary.display(),
         installed.pipelines.display(),
         installed.binary.display(),
         prefix.display(),
+    );
+    Ok(())
+}
+
+/// Runs an MPI program (himeno_mpi, 2 ranks) through the installed yosoku's `run` collector from
+/// outside the repository, no `interposer` given: the installed one is found beside yosoku.
+fn mpi_run_without_interposer_path(
+    installed: &Installed,
+    work: &Path,
+    yosoku: &dyn Fn(&[&str]) -> Command,
+) -> Result<()> {
+    let Some(interposer) = &installed.interposer else {
+        eprintln!("xtask: no MPI C compiler: the installed yosoku's MPI run is not checked");
+        return Ok(());
+    };
+    let himeno = crate::mpi::tools_dir().join(crate::mpi::HIMENO);
+    if !himeno.is_file() {
+        crate::mpi::build_tools()?;
+    }
+    let pipeline = work.join("mpi-installed.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"mpi-installed\"\n\n[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\nconfig = {{ program = {:?}, args = [\"65\", \"33\", \"33\", \"10\"], ranks = 2, binding = \"none\", oversubscribe = true, timeout_secs = 120 }}\n",
+            himeno.display().to_string()
+        ),
+    )?;
+    run_cmd(crate::mpi::mpi_env(&mut yosoku(&[
+        "run",
+        &pipeline.to_string_lossy(),
+        "-o",
+        "results/mpi",
+        "-q",
+    ])))?;
+    let manifest = std::fs::read_to_string(work.join("results/mpi/manifest.json"))
+        .context("the installed yosoku's MPI run wrote no bundle")?;
+    if !manifest.contains("run.mpi_blocks") {
+        bail!("the installed yosoku's MPI run has no `run.mpi_blocks` table:\n{manifest:.400}");
+    }
+    eprintln!(
+        "xtask: the installed yosoku ran himeno_mpi on 2 ranks with the interposer it installed ({}), no path given",
+        interposer.display()
     );
     Ok(())
 }
@@ -228,6 +312,7 @@ fn check_in(prefix: &Path, work: &Path, dist: &Path, build: bool) -> Result<()> 
             work.display()
         );
     }
+    mpi_run_without_interposer_path(&installed, work, &yosoku)?;
     let listed = yosoku(&["plugins"]).output()?;
     let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
     if !listed.contains(&prefix.join("lib/yosoku/plugins").display().to_string()) {

@@ -608,6 +608,47 @@ fn parameters_of(config: &Config) -> Result<Option<String>, PluginError> {
     Ok(Some(text))
 }
 
+/// The interposer's file name.
+pub const INTERPOSER: &str = "libyosoku_mpi_timer.so";
+
+/// Where the interposer is looked for when `interposer` is not given, relative to the running
+/// `yosoku`: where `cargo xtask install` puts it (`<prefix>/bin/yosoku`,
+/// `<prefix>/lib/yosoku/libyosoku_mpi_timer.so`), then where `cargo xtask mpi-tools` builds it
+/// in a cargo target directory (`target/debug/yosoku`, `target/mpi/`).
+pub fn interposer_candidates(executable: &Path) -> Vec<PathBuf> {
+    let Some(bin) = executable.parent() else {
+        return Vec::new();
+    };
+    let Some(above) = bin.parent() else {
+        return Vec::new();
+    };
+    vec![
+        above.join("lib/yosoku").join(INTERPOSER),
+        above.join("mpi").join(INTERPOSER),
+    ]
+}
+
+/// The installed interposer ([`interposer_candidates`] of the running executable), or an error
+/// naming where it was looked for and how to get one.
+fn default_interposer() -> Result<PathBuf, PluginError> {
+    let exe = std::env::current_exe().map_err(|e| {
+        PluginError::new(format!(
+            "interposer: cannot tell where yosoku runs from: {e}"
+        ))
+    })?;
+    let candidates = interposer_candidates(&exe);
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+        PluginError::new(format!(
+            "interposer: none given and none installed (looked for {}): install yosoku with `cargo xtask install` where an MPI C compiler (mpicc) is present, build it with `cargo xtask mpi-tools`, or set `interposer`",
+            candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })
+}
+
 /// The launch a `run` collector's configuration asks for, its counts checked.
 fn launch_of(config: &Config) -> Result<launch::Launch, PluginError> {
     let positive = |key: &str| -> Result<u64, PluginError> {
@@ -626,7 +667,10 @@ fn launch_of(config: &Config) -> Result<launch::Launch, PluginError> {
         binding: config.string("binding")?,
         parameters: parameters_of(config)?,
         oversubscribe: config.boolean("oversubscribe")?,
-        interposer: config.path("interposer")?,
+        interposer: match config.opt_path("interposer")? {
+            Some(path) => path,
+            None => default_interposer()?,
+        },
         mpirun_args: config.string_list("mpirun_args")?,
         timeout: std::time::Duration::from_secs(positive("timeout_secs")?),
     })
@@ -675,10 +719,11 @@ impl Collector for RunMpi {
             Some(false.into()),
             "Allow more ranks than cores (mpirun --oversubscribe)",
         ))
-        .key(ConfigKey::required(
+        .key(ConfigKey::optional(
             "interposer",
             ConfigType::Path,
-            "libyosoku_mpi_timer.so, built from plugins/mpi_timer/interposer (cargo xtask mpi-tools)",
+            None,
+            "libyosoku_mpi_timer.so, built from plugins/mpi_timer/interposer. Default: the one installed beside yosoku (`cargo xtask install`: <prefix>/lib/yosoku/), else the one `cargo xtask mpi-tools` built in yosoku's cargo target directory (target/mpi/)",
         ))
         .key(ConfigKey::optional(
             "mpirun",

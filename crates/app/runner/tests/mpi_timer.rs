@@ -305,3 +305,31 @@ fn bad_collector_settings_are_named_before_anything_runs() {
     ));
     assert!(e.contains("holds 2 runs (one per subdirectory)"), "{e}");
 }
+
+#[test]
+fn a_run_without_an_interposer_looks_for_the_installed_one_and_says_where() {
+    // This test's executable is no installed yosoku: nothing is beside it, and the error says
+    // where it looked and how to get one.
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        "[pipeline]\nname = \"p\"\n\n[sources.run]\nplugin = \"mpi_timer\"\ncollector = \"run\"\n\
+         config = { program = \"/bin/true\", ranks = 2 }\n",
+    )
+    .unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("out")),
+        ..RunOptions::default()
+    };
+    let e = run_pipeline(&pipeline, &options, &mut Quiet)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("interposer: none given and none installed")
+            && e.contains("lib/yosoku/libyosoku_mpi_timer.so")
+            && e.contains("cargo xtask install"),
+        "{e}"
+    );
+    assert!(!dir.path().join("out").exists());
+}

@@ -67,6 +67,11 @@ impl Config {
         self.string(key).map(PathBuf::from)
     }
 
+    /// An optional path; the host has made it absolute.
+    pub fn opt_path(&self, key: &str) -> Result<Option<PathBuf>, PluginError> {
+        Ok(self.opt_string(key)?.map(PathBuf::from))
+    }
+
     pub fn integer(&self, key: &str) -> Result<i64, PluginError> {
         let v = self.required(key)?;
         v.as_i64().ok_or_else(|| self.wrong_type(key, "integer", v))
