@@ -2,7 +2,10 @@
 """Peer runs for BENCHMARKS.md, on the same data and sizes as yosoku's benchmarks.
 
     python3 tools/bench/peers.py            # needs numpy, statsmodels, polars
-    python3 tools/bench/peers.py --import   # the CSV import peers only (numpy, polars)
+    python3 tools/bench/peers.py --import   # the CSV import peers only (polars; the venv
+                                            # `cargo xtask test` makes, target/python, has it)
+    POLARS_MAX_THREADS=1 taskset -c 0 target/python/bin/python tools/bench/peers.py --import
+                                            # on one core, as the one-core import table
 
 - OLS + exact leave-one-out, n = 10,000, p = 200: statsmodels OLS (pinv) plus its influence
   diagnostics' hat-matrix diagonal, and statsmodels OLS alone.
@@ -20,7 +23,10 @@ import pathlib
 import statistics
 import time
 
-import numpy as np
+try:  # The import peers need polars alone; the regression peers numpy too.
+    import numpy as np
+except ModuleNotFoundError:
+    np = None
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -143,7 +149,7 @@ if __name__ == "__main__":
     if "--import" in sys.argv:
         # The import table only (polars; `cargo xtask test`'s venv target/python has it).
         import polars
-        print(f"polars {polars.__version__}")
+        print(f"polars {polars.__version__}, {polars.thread_pool_size()} thread(s)")
         import_peers()
         sys.exit(0)
     import polars, statsmodels
