@@ -8,6 +8,7 @@
 //! counter, named by its canonical metric with the unit and kind in the field metadata, plus
 //! `runs` (the durations) and `metric_names`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -21,7 +22,7 @@ use yosoku_tables::{KIND_METADATA_KEY, OBSERVATIONS, UNIT_METADATA_KEY};
 
 use crate::builder::{RunKey, Tables, is_null_cell};
 use crate::input::{
-    Header, RecordReader, csv_stem, field, pieces_for, read_pieces, record_pieces, text_field,
+    Header, RecordReader, check_quotes_closed, csv_stem, pieces_for, read_pieces, record_pieces,
 };
 use crate::units::{Prefixes, Scale, parse_number};
 
@@ -138,6 +139,35 @@ impl FileColumns {
     }
 }
 
+/// Field `column` of a record as text.
+fn cell<'r>(r: &'r simd_csv::ZeroCopyByteRecord<'_>, column: usize) -> Cow<'r, str> {
+    match r.unescape(column).unwrap_or_default() {
+        // SAFETY: the record is of a text checked as UTF-8, and a field cut from it at ASCII
+        // separators and quotes is UTF-8 too.
+        Cow::Borrowed(b) => Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) }),
+        Cow::Owned(b) => Cow::Owned(String::from_utf8_lossy(&b).into_owned()),
+    }
+}
+
+/// What a counter cell holds: a number, no value (`Some(None)`: `NA`, empty, `n/a`) or
+/// nothing a counter holds (`None`). Most cells are numbers: parsed first, the words for no
+/// value looked for after.
+fn cell_number(text: &str) -> Option<Option<f64>> {
+    if let Some(v) = parse_number(text) {
+        return Some(Some(v));
+    }
+    if text == "NA" || is_null_cell(text) {
+        return Some(None);
+    }
+    // nvprof's utilisation levels (`Low (3)`), as the Apps-Gpus files keep them: the level in
+    // parentheses.
+    let (word, rest) = text.split_once(" (")?;
+    let n = rest.strip_suffix(')')?;
+    (!word.is_empty() && word.chars().all(|c| c.is_ascii_alphabetic()))
+        .then(|| parse_number(n).map(Some))
+        .flatten()
+}
+
 /// One launch of a file, as read on a piece's thread.
 #[derive(Debug)]
 struct FileRow {
@@ -180,36 +210,57 @@ impl FileReader<'_> {
             counters,
             stem,
         } = *self;
-        // One record reused from row to row (a record allocated per row was a third of the
-        // time of reading the dataset's largest file).
-        let mut records = RecordReader::after_lines(path, piece, lines_before);
+        let bytes = piece.as_bytes();
+        // A record's line, counted only for an error (counting every record's lines was 5 % of
+        // the reading): the line breaks before its first byte that is not a line end (with CRLF
+        // ends a record may be placed on the line end before it).
+        let line_of = |offset: usize| {
+            let mut at = offset.min(bytes.len());
+            while at < bytes.len() && matches!(bytes[at], b'\r' | b'\n') {
+                at += 1;
+            }
+            lines_before + 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count()
+        };
+        // Records split by `simd-csv` (SIMD search for separators, no record copied, fields
+        // unescaped only when quoted); the piece is UTF-8 and fields are cut at ASCII bytes.
+        let mut reader = simd_csv::ZeroCopyReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .buffer_capacity(128 << 10)
+            .from_reader(bytes);
         let mut out = FilePiece {
             rows: Vec::with_capacity(lines),
             values: (0..counters.len())
                 .map(|_| Vec::with_capacity(lines))
                 .collect(),
         };
-        while let Some(line) = records.read_next()? {
-            let r = records.record();
-            header.check_width(path, line, r)?;
+        loop {
+            let offset = reader.position() as usize;
+            let record = reader.read_byte_record().map_err(|e| {
+                PluginError::at_line(path, line_of(offset), format!("malformed CSV: {e}"))
+            })?;
+            let Some(r) = record else { break };
+            if r.len() == 1 && r.get(0).is_some_and(<[u8]>::is_empty) {
+                continue;
+            }
+            if r.len() != header.names.len() {
+                return Err(PluginError::at_line(
+                    path,
+                    line_of(offset),
+                    format!(
+                        "expected {} fields as in the header, found {}",
+                        header.names.len(),
+                        r.len()
+                    ),
+                ));
+            }
+            let text = |column: usize| cell(&r, column);
             let number = |column: usize| -> Result<Option<f64>, PluginError> {
-                let text = field(path, line, r, column, header)?;
-                if text == "NA" || is_null_cell(text) {
-                    return Ok(None);
-                }
-                // nvprof's utilisation levels (`Low (3)`), as the Apps-Gpus files keep them:
-                // the level in parentheses.
-                let level = || {
-                    let (word, rest) = text.split_once(" (")?;
-                    let n = rest.strip_suffix(')')?;
-                    (!word.is_empty() && word.chars().all(|c| c.is_ascii_alphabetic()))
-                        .then(|| parse_number(n))
-                        .flatten()
-                };
-                parse_number(text).or_else(level).map(Some).ok_or_else(|| {
+                let text = text(column);
+                cell_number(&text).ok_or_else(|| {
                     PluginError::at_line(
                         path,
-                        line,
+                        line_of(offset),
                         format!(
                             "column `{}`: expected a number or NA, found `{text}`",
                             header.names[column]
@@ -217,34 +268,43 @@ impl FileReader<'_> {
                     )
                 })
             };
-            let s1 = field(path, line, r, cols.size1, header)?;
-            let s2 = cols
-                .size2
-                .map(|c| field(path, line, r, c, header))
-                .transpose()?
-                .unwrap_or("0");
+            let s1 = text(cols.size1);
+            let s2 = cols.size2.map_or(Cow::Borrowed("0"), &text);
             let mut variant = if s2 == "0" {
-                s1.to_owned()
+                s1.clone().into_owned()
             } else {
                 format!("{s1}x{s2}")
             };
             let mut parameters = format!("input.size.1={s1};input.size.2={s2}");
             if let Some((bx, by)) = cols.block {
-                let (bx, by) = (
-                    field(path, line, r, bx, header)?,
-                    field(path, line, r, by, header)?,
-                );
+                let (bx, by) = (text(bx), text(by));
                 variant.push_str(&format!("/{bx}x{by}"));
                 parameters.push_str(&format!(";block={bx}x{by}"));
             }
             let seconds = number(cols.duration)?.filter(|s| *s > 0.0).ok_or_else(|| {
-                PluginError::at_line(path, line, "column `duration`: expected a time > 0")
+                PluginError::at_line(
+                    path,
+                    line_of(offset),
+                    "column `duration`: expected a time > 0",
+                )
             })?;
+            let device = text(cols.gpu);
+            if device.trim().is_empty() {
+                return Err(PluginError::at(
+                    path,
+                    line_of(offset),
+                    cols.gpu + 1,
+                    format!(
+                        "column `{}` is empty; the tool writes it in every row: cut short?",
+                        header.names[cols.gpu]
+                    ),
+                ));
+            }
             out.rows.push(FileRow {
                 key: RunKey {
-                    run_id: format!("{stem}:{}", field(path, line, r, cols.index, header)?),
-                    device: text_field(path, line, r, cols.gpu, header)?.to_owned(),
-                    program: field(path, line, r, cols.name, header)?.to_owned(),
+                    run_id: format!("{stem}:{}", text(cols.index)),
+                    device: device.into_owned(),
+                    program: text(cols.name).into_owned(),
                     variant,
                     kernel: None,
                 },
@@ -333,6 +393,17 @@ impl Dataset {
                 .count();
         }
         lines_before.push(lines);
+        // A file that ends inside a quoted field (a name cut short) is refused at the line the
+        // field opens on, before any piece is read.
+        check_quotes_closed(path, rows, &bounds, |offset| {
+            let k = bounds.partition_point(|&b| b <= offset).saturating_sub(1);
+            lines_before[k]
+                + 1
+                + rows.as_bytes()[bounds[k]..offset.min(rows.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+        })?;
         // (A piece has about as many rows as line breaks: room for them is made once.)
         let read_piece = |k: usize| {
             let piece = &rows[bounds[k]..bounds[k + 1]];
