@@ -113,7 +113,10 @@ pub fn check_file(bytes: &[u8]) -> Result<(), ArrowError> {
     if let Some(schema) = footer.schema() {
         check_schema(&schema)?;
     }
-    let widths = footer.schema().and_then(|schema| offset_widths(&schema));
+    let layouts = footer
+        .schema()
+        .map(|schema| Layouts::of(&schema))
+        .unwrap_or_default();
     let blocks = footer
         .recordBatches()
         .into_iter()
@@ -180,7 +183,7 @@ pub fn check_file(bytes: &[u8]) -> Result<(), ArrowError> {
                 &message,
                 offset + meta_len,
                 body_len,
-                widths.as_deref(),
+                &layouts,
             )?;
         }
     }
@@ -198,7 +201,7 @@ pub fn check_stream(bytes: &[u8]) -> Result<(), ArrowError> {
             .get(p..p + 4)
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
-    let mut widths = None;
+    let mut layouts = Layouts::default();
     for index in 0.. {
         // A continuation marker and a length, or (older writers) the length alone.
         let (meta_len, meta_start) = match word(at) {
@@ -243,7 +246,7 @@ pub fn check_stream(bytes: &[u8]) -> Result<(), ArrowError> {
         };
         if let Some(schema) = message.header_as_schema() {
             check_schema(&schema)?;
-            widths = offset_widths(&schema);
+            layouts = Layouts::of(&schema);
         }
         check_message(
             bytes,
@@ -251,7 +254,7 @@ pub fn check_stream(bytes: &[u8]) -> Result<(), ArrowError> {
             &message,
             meta_end,
             body_end - meta_end,
-            widths.as_deref(),
+            &layouts,
         )?;
         at = body_end;
     }
@@ -375,57 +378,101 @@ fn check_schema(schema: &arrow_ipc::Schema<'_>) -> Result<(), ArrowError> {
     schema.fields().into_iter().flatten().try_for_each(walk)
 }
 
+/// The offsets widths of the buffers of a schema's batches ([`field_widths`]): of its record
+/// batches, and of each dictionary's batch (by dictionary id: one column of the values' type).
+#[derive(Debug, Clone, Default)]
+struct Layouts {
+    batch: Option<Vec<u8>>,
+    dictionaries: Vec<(i64, Vec<u8>)>,
+}
+
+impl Layouts {
+    fn of(schema: &arrow_ipc::Schema<'_>) -> Self {
+        let dictionaries = schema
+            .fields()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| {
+                let id = f.dictionary()?.id();
+                let mut out = Vec::new();
+                field_widths(f, &mut out, true)?;
+                Some((id, out))
+            })
+            .collect();
+        Self {
+            batch: offset_widths(schema),
+            dictionaries,
+        }
+    }
+
+    /// The widths of a record batch's buffers, or of dictionary `id`'s batch.
+    fn of_message(&self, message: &arrow_ipc::Message<'_>) -> Option<&[u8]> {
+        if message.header_as_record_batch().is_some() {
+            return self.batch.as_deref();
+        }
+        let id = message.header_as_dictionary_batch()?.id();
+        self.dictionaries
+            .iter()
+            .find(|(d, _)| *d == id)
+            .map(|(_, w)| w.as_slice())
+    }
+}
+
+/// Field `f`'s buffers' offsets widths (4 or 8 bytes, 0 for another buffer) appended to `out`,
+/// its children's after its own; `None` for a type whose buffers this does not lay out
+/// (dictionaries, unless `values` asks for a dictionary's values; views, run ends...).
+fn field_widths(f: arrow_ipc::Field<'_>, out: &mut Vec<u8>, values: bool) -> Option<()> {
+    use arrow_ipc::Type;
+    if f.dictionary().is_some() && !values {
+        return None;
+    }
+    let children = |out: &mut Vec<u8>| -> Option<()> {
+        for child in f.children().into_iter().flatten() {
+            field_widths(child, out, false)?;
+        }
+        Some(())
+    };
+    match f.type_type() {
+        Type::Null => {}
+        Type::Bool
+        | Type::Int
+        | Type::FloatingPoint
+        | Type::Decimal
+        | Type::Date
+        | Type::Time
+        | Type::Timestamp
+        | Type::Interval
+        | Type::Duration
+        | Type::FixedSizeBinary => out.extend([0, 0]),
+        Type::Utf8 | Type::Binary => out.extend([0, 4, 0]),
+        Type::LargeUtf8 | Type::LargeBinary => out.extend([0, 8, 0]),
+        Type::List | Type::Map => {
+            out.extend([0, 4]);
+            children(out)?;
+        }
+        Type::LargeList => {
+            out.extend([0, 8]);
+            children(out)?;
+        }
+        Type::Struct_ | Type::FixedSizeList => {
+            out.push(0);
+            children(out)?;
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
 /// For each buffer of a record batch of `schema`, in order: the width of the offsets it holds
 /// (4 or 8 bytes), or 0 for any other buffer, up to the first column of a type whose buffers
 /// this does not lay out (dictionaries, views, run ends...): from there on arrow-ipc checks.
 fn offset_widths(schema: &arrow_ipc::Schema<'_>) -> Option<Vec<u8>> {
-    fn field(f: arrow_ipc::Field<'_>, out: &mut Vec<u8>) -> Option<()> {
-        use arrow_ipc::Type;
-        if f.dictionary().is_some() {
-            return None;
-        }
-        let children = |out: &mut Vec<u8>| -> Option<()> {
-            for child in f.children().into_iter().flatten() {
-                field(child, out)?;
-            }
-            Some(())
-        };
-        match f.type_type() {
-            Type::Null => {}
-            Type::Bool
-            | Type::Int
-            | Type::FloatingPoint
-            | Type::Decimal
-            | Type::Date
-            | Type::Time
-            | Type::Timestamp
-            | Type::Interval
-            | Type::Duration
-            | Type::FixedSizeBinary => out.extend([0, 0]),
-            Type::Utf8 | Type::Binary => out.extend([0, 4, 0]),
-            Type::LargeUtf8 | Type::LargeBinary => out.extend([0, 8, 0]),
-            Type::List | Type::Map => {
-                out.extend([0, 4]);
-                children(out)?;
-            }
-            Type::LargeList => {
-                out.extend([0, 8]);
-                children(out)?;
-            }
-            Type::Struct_ | Type::FixedSizeList => {
-                out.push(0);
-                children(out)?;
-            }
-            _ => return None,
-        }
-        Some(())
-    }
     // arrow-ipc reads the columns in order: the buffers of the columns before the first one not
     // laid out here are still known.
     let mut out = Vec::new();
     for f in schema.fields().into_iter().flatten() {
         let known = out.len();
-        if field(f, &mut out).is_none() {
+        if field_widths(f, &mut out, false).is_none() {
             out.truncate(known);
             break;
         }
@@ -434,14 +481,14 @@ fn offset_widths(schema: &arrow_ipc::Schema<'_>) -> Option<Vec<u8>> {
 }
 
 /// The buffers of one record or dictionary batch, whose body of `body_len` bytes starts at
-/// `body_start`; `widths` the offsets widths of a record batch's buffers ([`offset_widths`]).
+/// `body_start`; `layouts` the offsets widths of the schema's batches' buffers ([`Layouts`]).
 fn check_message(
     bytes: &[u8],
     index: usize,
     message: &arrow_ipc::Message<'_>,
     body_start: usize,
     body_len: usize,
-    widths: Option<&[u8]>,
+    layouts: &Layouts,
 ) -> Result<(), ArrowError> {
     let n = bytes.len();
     let Some(batch) = message
@@ -466,8 +513,10 @@ fn check_message(
             .compression()
             .is_some_and(|c| c.codec() == arrow_ipc::CompressionType::LZ4_FRAME),
         // Offsets are read as typed slices of the whole buffer: arrow-rs asserts (panics) that
-        // an offsets buffer holds whole offsets. Known for record batches of laid-out schemas.
-        widths: widths.filter(|_| message.header_as_record_batch().is_some()),
+        // an offsets buffer holds whole offsets. Known for record batches of laid-out schemas
+        // and for the batches of their dictionaries (a dictionary's offsets buffer of a part of
+        // an offset was found by the fresh-clone CI's brief fuzz run, 2026-11-29).
+        widths: layouts.of_message(message),
     };
     // arrow-ipc reads the buffers in the schema's order until a column finds none left: each
     // one it reaches is checked (buffers after the schema's are not read).
@@ -746,6 +795,21 @@ mod tests {
             include_bytes!("../../../../fuzz/regressions/bundle_ipc/buffer-outside-its-body");
         let error = decode(bytes).unwrap_err().to_string();
         assert!(error.contains("lies outside its"), "{error}");
+    }
+
+    /// Found by the fresh-clone CI's `cargo xtask fuzz --brief` (2026-11-29): a dictionary
+    /// batch whose string values' offsets buffer is not a whole number of offsets made arrow-rs's
+    /// validation assert (a panic); the record batches' buffers were checked, the dictionaries'
+    /// were not.
+    #[test]
+    fn a_dictionarys_offsets_of_partial_offsets_are_an_error_not_a_panic() {
+        let bytes =
+            include_bytes!("../../../../fuzz/regressions/bundle_ipc/dictionary-offsets-not-whole");
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(
+            error.contains("offsets but is") && error.contains("a damaged file"),
+            "{error}"
+        );
     }
 
     /// The 2.6 KB file `cargo xtask fuzz --target bundle_ipc` found whose footer claims a block
