@@ -48,8 +48,22 @@ fn plugins_lists_collectors_and_their_config_keys() {
         "dummy 0.1.0",
         "  time_command [runner]: ",
         "    repetitions (integer, default 3): How many times to run it",
+        "  nsys [importer]: ",
     ] {
         assert!(stdout.contains(expected), "lacks {expected:?} in\n{stdout}");
+    }
+    // The importers that read gzip-compressed files, named once after the listing.
+    let gzip = stdout
+        .lines()
+        .find(|l| l.starts_with("gzip-compressed files"))
+        .unwrap_or_else(|| panic!("no gzip line in\n{stdout}"));
+    for importer in [
+        "cuda_profiler/ncu",
+        "cuda_profiler/nsys",
+        "traces/chrome_trace",
+        "table/file",
+    ] {
+        assert!(gzip.contains(importer), "{importer} not in {gzip}");
     }
 }
 
