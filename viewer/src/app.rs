@@ -143,9 +143,26 @@ impl ViewerApp {
         }
     }
 
-    pub fn add_bundle(&mut self, bundle: LoadedBundle) {
+    /// Opens `bundle` and shows it. The same bundle opened again (its origin and name) replaces
+    /// the one open; another of the same name (a zip dropped beside the served directory) is
+    /// kept beside it as `<name> (2)`, said in the status line.
+    pub fn add_bundle(&mut self, mut bundle: LoadedBundle) {
         let name = bundle.name();
-        self.bundles.retain(|b| b.name() != name);
+        self.bundles
+            .retain(|b| !(b.name() == name && b.origin == bundle.origin));
+        if self.bundles.iter().any(|b| b.name() == name) {
+            let taken = |n: &str| self.bundles.iter().any(|b| b.name() == n);
+            let alias = (2..)
+                .map(|k| format!("{name} ({k})"))
+                .find(|n| !taken(n))
+                .unwrap_or_default();
+            self.errors.push(format!(
+                "a bundle named `{name}` is open already: the one from {} is shown as `{alias}`",
+                bundle.origin
+            ));
+            bundle.alias = Some(alias);
+        }
+        let name = bundle.name();
         self.state.bundle = Some(name);
         self.bundles.push(bundle);
         self.forget_bundle();
@@ -407,6 +424,33 @@ mod tests {
         );
         let app = ViewerApp::new(Vec::new(), old);
         assert_eq!(app.view_state::<Validation>().unwrap().by, "");
+    }
+
+    /// A bundle of a name already open, from elsewhere (a zip dropped beside the served one), is
+    /// kept beside it under `<name> (2)` and said; the same bundle opened again replaces itself.
+    #[test]
+    fn a_bundle_of_a_name_already_open_is_kept_beside_it() {
+        let bundle = |origin: &str| crate::data::LoadedBundle {
+            origin: origin.into(),
+            alias: None,
+            manifest: None,
+            tables: Vec::new(),
+            traces: Vec::new(),
+        };
+        let mut app = ViewerApp::new(Vec::new(), ViewState::default());
+        app.add_bundle(bundle("served/mc"));
+        app.add_bundle(bundle("dropped/mc"));
+        let names: Vec<String> = app.bundles.iter().map(|b| b.name()).collect();
+        assert_eq!(names, ["mc", "mc (2)"]);
+        assert_eq!(app.state.bundle.as_deref(), Some("mc (2)"));
+        assert!(
+            app.errors[0].contains("is shown as `mc (2)`"),
+            "{:?}",
+            app.errors
+        );
+        // Opened again from where it was: replaced, not doubled.
+        app.add_bundle(bundle("served/mc"));
+        assert_eq!(app.bundles.len(), 2);
     }
 
     /// A fragment naming no view leaves the view shown as it was.

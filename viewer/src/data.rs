@@ -10,6 +10,8 @@ use yosoku_bundle::{Manifest, ipc};
 pub struct LoadedBundle {
     /// Where it came from: a directory, a URL, or "dropped files".
     pub origin: String,
+    /// The name it is shown under when another open bundle has its own (`x (2)`).
+    pub alias: Option<String>,
     /// The manifest, when the bundle had one (files dropped alone have none).
     pub manifest: Option<Manifest>,
     /// `<namespace>.<table>`, its canonical kind (from the manifest), the batch.
@@ -25,9 +27,34 @@ pub struct LoadedTable {
     pub batch: RecordBatch,
 }
 
+/// Why a dropped file that is not an Arrow IPC file (no `ARROW1` at its start) cannot be
+/// opened, and what to do with it.
+fn not_a_table(name: &str, bytes: &[u8]) -> String {
+    let what = if bytes.starts_with(b"PAR1") {
+        "a Parquet file"
+    } else if bytes.starts_with(&[0x1f, 0x8b]) {
+        "a gzip-compressed file"
+    } else if bytes.is_empty() {
+        "an empty file"
+    } else if std::str::from_utf8(&bytes[..bytes.len().min(4096)]).is_ok() {
+        "a text file (CSV, TSV, JSON, a profiler's output)"
+    } else {
+        "not an Arrow IPC file (it does not begin with ARROW1)"
+    };
+    format!(
+        "{name}: {what}, not a table of a result bundle. The viewer opens bundles: a bundle's \
+         .arrow files, or the bundle zipped. Import your file first with `yosoku run` (the table \
+         plugin reads CSV, TSV, Parquet and Arrow, gzip-compressed too: docs/your-own-data.md; \
+         `yosoku plugins` lists the profilers' importers), then open the bundle it writes"
+    )
+}
+
 impl LoadedBundle {
     /// The bundle's name: its pipeline's, else the origin's last path segment.
     pub fn name(&self) -> String {
+        if let Some(alias) = &self.alias {
+            return alias.clone();
+        }
         match &self.manifest {
             Some(m) => m.pipeline.name.clone(),
             None => self
@@ -71,6 +98,7 @@ impl LoadedBundle {
         }
         Ok(Self {
             origin: origin.to_owned(),
+            alias: None,
             manifest: Some(manifest),
             tables,
             traces,
@@ -95,6 +123,9 @@ impl LoadedBundle {
                     "{name}: drop a zipped bundle on its own, not with other files"
                 ));
             }
+            if !bytes.starts_with(b"ARROW1") {
+                return Err(not_a_table(name, bytes));
+            }
             let batch = ipc::decode(bytes).map_err(|e| format!("{name}: {e}"))?;
             let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
             let table = base.strip_suffix(".arrow").unwrap_or(base).to_owned();
@@ -107,6 +138,7 @@ impl LoadedBundle {
         }
         Ok(Self {
             origin: origin.to_owned(),
+            alias: None,
             manifest: None,
             tables,
             traces: Vec::new(),
@@ -216,6 +248,7 @@ impl LoadedBundle {
         }
         Ok(Self {
             origin: dir.display().to_string(),
+            alias: None,
             manifest: Some(bundle.manifest),
             tables,
             traces,
@@ -292,6 +325,7 @@ pub fn synthetic_gantt(records: usize) -> LoadedBundle {
     .expect("columns of equal length");
     LoadedBundle {
         origin: format!("synthetic-{records}-records"),
+        alias: None,
         manifest: None,
         tables: vec![LoadedTable {
             name: "synthetic.gantt_records".into(),
@@ -415,6 +449,25 @@ mod tests {
         let e = LoadedBundle::from_files("drop", &[("x.runs.arrow".into(), b"garbage".to_vec())])
             .unwrap_err();
         assert!(e.starts_with("x.runs.arrow: "), "{e}");
+        // A CSV dropped as users do: named for what it is, and where it goes instead (it was
+        // arrow-ipc's "Arrow file does not contain correct footer").
+        let e = LoadedBundle::from_files(
+            "drop",
+            &[(
+                "runs.csv".into(),
+                b"device,program,time_ms\ngpu,a,1.5\n".to_vec(),
+            )],
+        )
+        .unwrap_err();
+        assert!(
+            e.starts_with("runs.csv: a text file")
+                && e.contains("yosoku run")
+                && !e.contains("footer"),
+            "{e}"
+        );
+        let e = LoadedBundle::from_files("drop", &[("t.parquet".into(), b"PAR1....".to_vec())])
+            .unwrap_err();
+        assert!(e.starts_with("t.parquet: a Parquet file"), "{e}");
     }
 
     /// Zips `dir` in memory with the entries under `prefix`.

@@ -360,6 +360,7 @@ fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
     });
     let bundle = LoadedBundle {
         origin: "spans".into(),
+        alias: None,
         manifest: None,
         tables: vec![yosoku_viewer::data::LoadedTable {
             name: "timeline.spans".into(),
