@@ -308,6 +308,44 @@ fn nsys_statistics_read_as_runs_with_their_instances_and_the_trace_as_spans() {
 }
 
 #[test]
+fn nsys_summaries_with_broken_cells_are_refused_at_their_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let header =
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n";
+    for (row, expected) in [
+        (
+            "63.0,22656,three,7552.0,6816.0,4960,10880,3027.8,k\n",
+            ":2:3: `Instances`: expected a count",
+        ),
+        (
+            "63.0,-5,3,7552.0,6816.0,4960,10880,3027.8,k\n",
+            ":2:2: `Total Time (ns)`: expected a time",
+        ),
+        (
+            "63.0,22656,3,7552.0,6816.0,x,10880,3027.8,k\n",
+            ":2:6: `Min (ns)`: expected a time in ns",
+        ),
+        (
+            "63.0,22656,3,7552.0,6816.0,4960,10880,3027.8\n",
+            ":2: expected 9 fields as in the header, found 8",
+        ),
+        (
+            "63.0,13312,2,6656.0,6656.0,5120,8192,2172.2,[CUDA memcpy Host\n",
+            ":2:9: the name `[CUDA memcpy Host` is not whole",
+        ),
+    ] {
+        let path = dir.path().join("run_cuda_gpu_kern_sum.csv");
+        std::fs::write(&path, format!("{header}{row}")).unwrap();
+        let labels = nsys::Labels {
+            device: Some("H100".into()),
+            ..Default::default()
+        };
+        let e = read_nsys(&[path], &labels).unwrap_err().to_string();
+        assert!(e.contains(expected), "{row:?}: {e}");
+    }
+}
+
+#[test]
 fn nsys_reports_of_other_kinds_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run_osrt_sum.csv");
