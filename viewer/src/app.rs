@@ -1,5 +1,3 @@
-//! The application: the open bundles, the tab shown, and the state that survives a reload.
-
 //! The application: the open bundles, the view shown, and the state that survives a reload.
 
 use std::collections::BTreeMap;
@@ -92,9 +90,24 @@ pub struct ViewerApp {
     /// The desktop's directory browser.
     #[cfg(not(target_arch = "wasm32"))]
     pub open_dialog: crate::open_dialog::OpenDialog,
+    /// Tables asked for because a view needs their rows, and those that arrived.
+    pub loads: crate::loading::TableLoads,
+    /// While the bundles a server lists are being read (web): how many have arrived, of how
+    /// many listed (0 until the list itself has arrived); none once all have.
+    pub arriving: Option<(usize, usize)>,
+    /// The memory the rows of the bundles not shown may take
+    /// ([`TABLE_MEMORY_BUDGET_BYTES`] unless changed).
+    pub table_memory_budget_bytes: usize,
+    /// Bundle names, the one shown most recently last: whose rows are dropped first when the
+    /// rows of the bundles not shown exceed the budget.
+    recently_shown: Vec<String>,
     /// Each view's state and cache, in the order of `views::VIEWS`.
     slots: Vec<Box<dyn ViewSlot>>,
 }
+
+/// The memory the rows of the bundles not shown may take before the least recently shown are
+/// dropped (to be read again when shown again).
+pub const TABLE_MEMORY_BUDGET_BYTES: usize = 64 << 20;
 
 impl Default for ViewerApp {
     fn default() -> Self {
@@ -127,6 +140,10 @@ impl ViewerApp {
             frame_cpu_secs: None,
             #[cfg(not(target_arch = "wasm32"))]
             open_dialog: crate::open_dialog::OpenDialog::default(),
+            loads: crate::loading::TableLoads::default(),
+            arriving: None,
+            table_memory_budget_bytes: TABLE_MEMORY_BUDGET_BYTES,
+            recently_shown: Vec::new(),
             slots,
         }
     }
@@ -163,10 +180,96 @@ impl ViewerApp {
             bundle.alias = Some(alias);
         }
         let name = bundle.name();
-        self.state.bundle = Some(name);
         self.bundles.push(bundle);
+        self.select_bundle(name);
         self.forget_bundle();
         self.status = format!("loaded {} bundles", self.bundles.len());
+    }
+
+    /// Adds a bundle a server lists, without showing it: the bundles keep the order of `order`
+    /// (the server's list), others after them.
+    pub fn insert_listed(&mut self, bundle: LoadedBundle, order: &[String]) {
+        self.bundles.push(bundle);
+        let rank = |b: &LoadedBundle| {
+            let name = b.name();
+            order.iter().position(|n| *n == name).unwrap_or(order.len())
+        };
+        self.bundles.sort_by_key(rank);
+    }
+
+    /// Shows the bundle named `name`: each view keeps its selections on the bundle shown until
+    /// now for when it comes back, and takes up those made on `name` before.
+    pub fn select_bundle(&mut self, name: String) {
+        let from = self.current().map(LoadedBundle::name);
+        match from {
+            Some(from) if from != name => {
+                for slot in &mut self.slots {
+                    slot.switch_bundle(&from, &name);
+                }
+            }
+            Some(_) => {}
+            None => self.forget_bundle(),
+        }
+        self.state.bundle = Some(name);
+    }
+
+    /// Hands the tables that arrived to their bundles, and keeps the rows of the bundles not
+    /// shown within the budget.
+    fn take_loaded(&mut self) {
+        let shown = self.current().map(|b| b.origin.clone());
+        let mut changed_shown = false;
+        for arrived in self.loads.take() {
+            let Some(bundle) = self.bundles.iter_mut().find(|b| b.origin == arrived.origin) else {
+                continue;
+            };
+            let filled = arrived
+                .batch
+                .and_then(|batch| bundle.fill(&arrived.file, batch));
+            if let Err(e) = filled {
+                // Said once, and not asked for again: the view shows the table without rows.
+                bundle.give_up(&arrived.file);
+                self.errors.push(e);
+            }
+            changed_shown |= shown.as_deref() == Some(arrived.origin.as_str());
+        }
+        if changed_shown {
+            self.forget_bundle();
+        }
+        let Some(shown) = self.current().map(LoadedBundle::name) else {
+            return;
+        };
+        if self.recently_shown.last() != Some(&shown) {
+            self.recently_shown.retain(|n| *n != shown);
+            self.recently_shown.push(shown.clone());
+        }
+        let mut others: usize = self
+            .bundles
+            .iter()
+            .filter(|b| b.name() != shown)
+            .map(LoadedBundle::memory_bytes)
+            .sum();
+        for name in &self.recently_shown {
+            if others <= self.table_memory_budget_bytes {
+                break;
+            }
+            if let Some(b) = self
+                .bundles
+                .iter_mut()
+                .find(|b| b.name() == *name && *name != shown)
+            {
+                others = others.saturating_sub(b.unload());
+            }
+        }
+    }
+
+    /// Whether the view shown waits for rows of the bundle shown, and asks for them.
+    fn rows_awaited(&self) -> Option<usize> {
+        let bundle = self.current()?;
+        if !VIEWS[self.shown_slot()].reads_rows() || bundle.is_loaded() {
+            return None;
+        }
+        self.loads.ask(&bundle.origin, &bundle.pending_files());
+        Some(bundle.pending_files().len())
     }
 
     pub fn current(&self) -> Option<&LoadedBundle> {
@@ -224,6 +327,8 @@ impl ViewerApp {
             egui::Theme::Light
         });
         self.hitboxes.clear();
+        self.loads.wake(ui.ctx());
+        self.take_loaded();
         egui::Panel::top("tabs").show(ui, |ui| {
             ui.horizontal_wrapped(|ui| {
                 ui.strong("yosoku");
@@ -261,6 +366,16 @@ impl ViewerApp {
                 }
                 ui.separator();
             }
+            if let Some((arrived, listed)) = self.arriving {
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(if listed == 0 {
+                        "Reading the list of bundles".to_owned()
+                    } else {
+                        format!("Reading the bundles' manifests: {arrived} of {listed}")
+                    });
+                });
+            }
             let Some(index) = self.current_index() else {
                 ui.heading("No bundle open");
                 ui.label(
@@ -270,6 +385,19 @@ impl ViewerApp {
                 );
                 return;
             };
+            if let Some(waiting) = self.rows_awaited() {
+                let bundle = &self.bundles[index];
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!(
+                        "Reading the tables of {}: {} of {} to go",
+                        bundle.name(),
+                        waiting,
+                        bundle.tables.len()
+                    ));
+                });
+                return;
+            }
             let shown = self.shown_slot();
             let mut cx = Context {
                 bundle: &self.bundles[index],
@@ -278,9 +406,13 @@ impl ViewerApp {
                 hitboxes: &mut self.hitboxes,
                 jump: None,
             };
-            self.slots[shown].ui(ui, &mut cx);
+            // Widgets' memory (a plot's zoom, a table's scroll) belongs to the bundle and view.
+            let id = (cx.bundle.name(), self.state.tab.clone());
+            ui.push_id(id, |ui| self.slots[shown].ui(ui, &mut cx));
             jump = cx.jump;
         });
+        self.hitboxes
+            .extend(crate::view::take_published_hitboxes(ui.ctx()));
         if let Some(jump) = jump {
             self.follow(jump);
         }
@@ -289,10 +421,7 @@ impl ViewerApp {
     /// Shows the view `view` (a slug) on the bundle named `bundle` (what a click on both would
     /// do).
     pub fn open(&mut self, bundle: String, view: &str) {
-        if self.state.bundle.as_deref() != Some(bundle.as_str()) {
-            self.forget_bundle();
-        }
-        self.state.bundle = Some(bundle);
+        self.select_bundle(bundle);
         view.clone_into(&mut self.state.tab);
     }
 
@@ -308,16 +437,27 @@ impl ViewerApp {
     /// One line for the page's status element and the browser test: the bundle count, the
     /// bundle and view shown, and what the view holds.
     pub fn status_line(&self) -> String {
+        if let Some((arrived, listed)) = self.arriving {
+            return format!("loading; manifests={arrived}/{listed}");
+        }
+        let rows_bytes: usize = self.bundles.iter().map(LoadedBundle::memory_bytes).sum();
         let mut s = format!(
-            "started; bundles={}; bundle={}; tab={}",
+            "started; bundles={}; rows_mb={:.1}; bundle={}; tab={}",
             self.bundles.len(),
+            rows_bytes as f64 / f64::from(1 << 20),
             self.current().map(LoadedBundle::name).unwrap_or_default(),
             self.state.tab
         );
-        s.push_str(&self.slots[self.shown_slot()].status(&StatusContext {
-            bundles: &self.bundles,
-            frame_cpu_secs: self.frame_cpu_secs,
-        }));
+        let awaited = self
+            .current()
+            .filter(|b| VIEWS[self.shown_slot()].reads_rows() && !b.is_loaded());
+        match awaited {
+            Some(b) => s.push_str(&format!("; loading_tables={}", b.pending_files().len())),
+            None => s.push_str(&self.slots[self.shown_slot()].status(&StatusContext {
+                bundles: &self.bundles,
+                frame_cpu_secs: self.frame_cpu_secs,
+            })),
+        }
         if !self.errors.is_empty() {
             s.push_str(&format!("; errors={}", self.errors.len()));
         }
@@ -341,7 +481,7 @@ impl ViewerApp {
     fn bundle_list(&mut self, ui: &mut egui::Ui) {
         ui.heading("Bundles");
         let current = self.current().map(LoadedBundle::name);
-        let mut clicked = false;
+        let mut clicked = None;
         for b in &self.bundles {
             let name = b.name();
             let r = ui
@@ -349,12 +489,11 @@ impl ViewerApp {
                 .on_hover_text(&b.origin);
             self.hitboxes.push((format!("bundle:{name}"), r.rect));
             if r.clicked() {
-                self.state.bundle = Some(name);
-                clicked = true;
+                clicked = Some(name);
             }
         }
-        if clicked {
-            self.forget_bundle();
+        if let Some(name) = clicked {
+            self.select_bundle(name);
         }
         #[cfg(not(target_arch = "wasm32"))]
         {

@@ -24,7 +24,28 @@ pub struct LoadedBundle {
 pub struct LoadedTable {
     pub name: String,
     pub kind: Option<String>,
+    /// The rows; while [`LoadedTable::pending`], none: only the columns the manifest names,
+    /// which is all a view needs to say whether it draws the table.
     pub batch: RecordBatch,
+    /// The file (relative to the bundle) the rows are still to be read from; none once read.
+    pub pending: Option<String>,
+}
+
+impl LoadedTable {
+    /// A table whose rows are read.
+    pub fn loaded(name: impl Into<String>, kind: Option<String>, batch: RecordBatch) -> Self {
+        Self {
+            name: name.into(),
+            kind,
+            batch,
+            pending: None,
+        }
+    }
+}
+
+/// The table in `bytes`, an Arrow IPC file read from `file` of the bundle at `origin`.
+pub fn decode_table(origin: &str, file: &str, bytes: &[u8]) -> Result<RecordBatch, String> {
+    ipc::decode(bytes).map_err(|e| format!("{origin}/{file}: {e}"))
 }
 
 /// Why a dropped file that is not an Arrow IPC file (no `ARROW1` at its start) cannot be
@@ -71,20 +92,177 @@ impl LoadedBundle {
     pub fn from_manifest(
         origin: &str,
         manifest_json: &str,
+        read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<Self, String> {
+        Self::decode(origin, manifest_json, read, false)
+    }
+
+    /// A bundle of which only the manifest is read (and the index of each large trace): each
+    /// table's columns come from the manifest and its rows are read when a view needs them
+    /// ([`LoadedBundle::pending_files`], [`LoadedBundle::fill`]). A table the manifest gives no
+    /// columns for (a bundle written before they were recorded) is read as well, so that every
+    /// view knows what it draws.
+    pub fn from_manifest_lazily(
+        origin: &str,
+        manifest_json: &str,
+        read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<Self, String> {
+        Self::decode(origin, manifest_json, read, true)
+    }
+
+    /// The files [`LoadedBundle::from_manifest_lazily`] reads at once: the tables the manifest
+    /// gives no columns for and the index of each large trace.
+    pub fn files_read_first(manifest: &Manifest) -> Vec<String> {
+        let tables = manifest.tables.iter().filter(|t| t.schema().is_none());
+        tables
+            .map(|t| t.file.clone())
+            .chain(
+                manifest
+                    .traces
+                    .iter()
+                    .map(|t| format!("{}/index.json", t.dir)),
+            )
+            .collect()
+    }
+
+    fn decode(
+        origin: &str,
+        manifest_json: &str,
         mut read: impl FnMut(&str) -> Result<Vec<u8>, String>,
+        lazily: bool,
     ) -> Result<Self, String> {
         let manifest = Manifest::from_json(manifest_json)
             .map_err(|e| format!("{origin}/manifest.json: {e}"))?;
         let mut tables = Vec::with_capacity(manifest.tables.len());
         for t in &manifest.tables {
-            let bytes = read(&t.file)?;
-            let batch = ipc::decode(&bytes).map_err(|e| format!("{origin}/{}: {e}", t.file))?;
-            tables.push(LoadedTable {
-                name: t.name.clone(),
-                kind: t.kind.clone(),
-                batch,
-            });
+            let table = match t.schema().filter(|_| lazily) {
+                Some(schema) => LoadedTable {
+                    name: t.name.clone(),
+                    kind: t.kind.clone(),
+                    batch: RecordBatch::new_empty(std::sync::Arc::new(schema)),
+                    pending: Some(t.file.clone()),
+                },
+                None => {
+                    let bytes = read(&t.file)?;
+                    let batch =
+                        ipc::decode(&bytes).map_err(|e| format!("{origin}/{}: {e}", t.file))?;
+                    LoadedTable::loaded(&t.name, t.kind.clone(), batch)
+                }
+            };
+            tables.push(table);
         }
+        let traces = Self::traces_of(origin, &manifest, &mut read)?;
+        Ok(Self {
+            origin: origin.to_owned(),
+            alias: None,
+            manifest: Some(manifest),
+            tables,
+            traces,
+        })
+    }
+
+    /// The files of the tables whose rows are not read yet.
+    pub fn pending_files(&self) -> Vec<String> {
+        self.tables
+            .iter()
+            .filter_map(|t| t.pending.clone())
+            .collect()
+    }
+
+    /// Whether every table's rows are read.
+    pub fn is_loaded(&self) -> bool {
+        self.tables.iter().all(|t| t.pending.is_none())
+    }
+
+    /// Gives the table read from `file` its rows, decoded by [`decode_table`]: refused, naming
+    /// the file, when its columns are not the ones the manifest gives.
+    pub fn fill(&mut self, file: &str, batch: RecordBatch) -> Result<(), String> {
+        let origin = &self.origin;
+        let Some(table) = self
+            .tables
+            .iter_mut()
+            .find(|t| t.pending.as_deref() == Some(file))
+        else {
+            return Ok(());
+        };
+        let columns = |schema: &arrow_schema::Schema| -> Vec<(String, DataType)> {
+            schema
+                .fields()
+                .iter()
+                .map(|f| (f.name().clone(), f.data_type().clone()))
+                .collect()
+        };
+        let (given, read) = (
+            columns(table.batch.schema_ref()),
+            columns(batch.schema_ref()),
+        );
+        if given != read {
+            let names = |c: &[(String, DataType)]| {
+                c.iter()
+                    .map(|(n, t)| format!("{n} ({t})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(format!(
+                "{origin}/{file}: its columns are {}, the manifest gives {}",
+                names(&read),
+                names(&given)
+            ));
+        }
+        table.batch = batch;
+        table.pending = None;
+        Ok(())
+    }
+
+    /// Stops waiting for the rows of `file`, which could not be read: the table stays without
+    /// rows (the error is the app's to say).
+    pub fn give_up(&mut self, file: &str) {
+        for t in &mut self.tables {
+            if t.pending.as_deref() == Some(file) {
+                t.pending = None;
+            }
+        }
+    }
+
+    /// Drops the rows of every table that can be read again (those of a manifest read lazily),
+    /// keeping their columns; returns the bytes of memory freed.
+    pub fn unload(&mut self) -> usize {
+        let Some(manifest) = &self.manifest else {
+            return 0;
+        };
+        let mut freed = 0;
+        for table in &mut self.tables {
+            if table.pending.is_some() {
+                continue;
+            }
+            let Some(record) = manifest.tables.iter().find(|r| r.name == table.name) else {
+                continue;
+            };
+            if record.schema().is_none() {
+                continue;
+            }
+            freed += table.batch.get_array_memory_size();
+            table.batch = RecordBatch::new_empty(table.batch.schema());
+            table.pending = Some(record.file.clone());
+        }
+        freed
+    }
+
+    /// The memory the tables' rows take.
+    pub fn memory_bytes(&self) -> usize {
+        self.tables
+            .iter()
+            .map(|t| t.batch.get_array_memory_size())
+            .sum()
+    }
+
+    /// The index of each large trace the manifest lists; its tiles are read when a view needs
+    /// them.
+    fn traces_of(
+        origin: &str,
+        manifest: &Manifest,
+        read: &mut impl FnMut(&str) -> Result<Vec<u8>, String>,
+    ) -> Result<Vec<crate::trace_store::LoadedTrace>, String> {
         let mut traces = Vec::with_capacity(manifest.traces.len());
         for t in &manifest.traces {
             let file = format!("{}/index.json", t.dir);
@@ -96,13 +274,7 @@ impl LoadedBundle {
                 &format!("{origin}/{}", t.dir),
             ));
         }
-        Ok(Self {
-            origin: origin.to_owned(),
-            alias: None,
-            manifest: Some(manifest),
-            tables,
-            traces,
-        })
+        Ok(traces)
     }
 
     /// Decodes loose `.arrow` files (dropped without their manifest). The table name is the
@@ -130,11 +302,7 @@ impl LoadedBundle {
             let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
             let table = base.strip_suffix(".arrow").unwrap_or(base).to_owned();
             let kind = table.rsplit('.').next().map(str::to_owned);
-            tables.push(LoadedTable {
-                name: table,
-                kind,
-                batch,
-            });
+            tables.push(LoadedTable::loaded(table, kind, batch));
         }
         Ok(Self {
             origin: origin.to_owned(),
@@ -223,15 +391,14 @@ impl LoadedBundle {
         let tables = bundle
             .tables
             .into_iter()
-            .map(|(name, batch)| LoadedTable {
-                kind: bundle
+            .map(|(name, batch)| {
+                let kind = bundle
                     .manifest
                     .tables
                     .iter()
                     .find(|t| t.name == name)
-                    .and_then(|t| t.kind.clone()),
-                name,
-                batch,
+                    .and_then(|t| t.kind.clone());
+                LoadedTable::loaded(name, kind, batch)
             })
             .collect();
         let mut traces = Vec::new();
@@ -327,11 +494,7 @@ pub fn synthetic_gantt(records: usize) -> LoadedBundle {
         origin: format!("synthetic-{records}-records"),
         alias: None,
         manifest: None,
-        tables: vec![LoadedTable {
-            name: "synthetic.gantt_records".into(),
-            kind: None,
-            batch,
-        }],
+        tables: vec![LoadedTable::loaded("synthetic.gantt_records", None, batch)],
         traces: Vec::new(),
     }
 }
@@ -526,5 +689,57 @@ mod tests {
         assert!(crate::views::gantt::table::time_columns(&t.batch).is_some());
         // 16 records a lane (1000 / 64, rounded up): the last is in lane 62.
         assert_eq!(texts(&t.batch, "rank").unwrap()[999], "62");
+    }
+
+    /// A manifest read alone gives every table's columns exactly as its file has them (names
+    /// and types, dictionaries included), so views choose tables before any is read; each file
+    /// then fills its table. A manifest without columns (an older bundle) has its tables read at
+    /// once; a file whose columns are not the manifest's is refused, naming it.
+    #[test]
+    fn a_manifest_alone_gives_the_columns_the_files_have() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bundles");
+        for name in ["k40-bpnn", "csx600-montecarlo", "extrap-two-parameter"] {
+            let dir = dir.join(name);
+            let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+            let read = |f: &str| crate::platform::read_file(&dir.join(f));
+            let mut lazy =
+                LoadedBundle::from_manifest_lazily(name, &text, |f| panic!("{f} read")).unwrap();
+            assert!(!lazy.is_loaded());
+            for file in lazy.pending_files() {
+                let batch = decode_table(name, &file, &read(&file).unwrap()).unwrap();
+                lazy.fill(&file, batch).unwrap();
+            }
+            let eager = LoadedBundle::from_manifest(name, &text, read).unwrap();
+            assert!(lazy.is_loaded());
+            for (a, b) in lazy.tables.iter().zip(&eager.tables) {
+                assert_eq!((&a.name, &a.batch), (&b.name, &b.batch));
+            }
+            // Dropped and read again.
+            assert!(lazy.unload() > 0);
+            assert_eq!(lazy.pending_files().len(), eager.tables.len());
+
+            let mut old: Manifest = Manifest::from_json(&text).unwrap();
+            for t in &mut old.tables {
+                t.columns.clear();
+            }
+            let first = LoadedBundle::files_read_first(&old);
+            assert_eq!(first.len(), old.tables.len());
+            let older = LoadedBundle::from_manifest_lazily(name, &old.to_json(), read).unwrap();
+            assert!(older.is_loaded());
+        }
+        let text = std::fs::read_to_string(dir.join("k40-bpnn/manifest.json")).unwrap();
+        let mut lazy = LoadedBundle::from_manifest_lazily("b", &text, |f| panic!("{f}")).unwrap();
+        let [first, second, ..] = &lazy.pending_files()[..] else {
+            panic!("two tables")
+        };
+        let (first, second) = (first.clone(), second.clone());
+        let bytes = crate::platform::read_file(&dir.join("k40-bpnn").join(&second)).unwrap();
+        let other = decode_table("b", &second, &bytes).unwrap();
+        let e = lazy.fill(&first, other).unwrap_err();
+        assert!(
+            e.starts_with(&format!("b/{first}: its columns are "))
+                && e.contains("the manifest gives"),
+            "{e}"
+        );
     }
 }

@@ -8,7 +8,7 @@
 //! - [`platform`]: bytes from a file (desktop) or a URL (browser), dropped files;
 //! - [`format`] (one number format), [`gantt`] (records binned per lane and pixel);
 //! - [`trace_store`] (large traces read piece by piece), [`data`] (bundles as the viewer holds
-//!   them);
+//!   them), [`loading`] (their tables read when a view needs them);
 //! - [`view`]: what a view is; [`views`]: the views and their registry, `views::VIEWS`;
 //! - [`app`]: the open bundles, the view shown, the state that survives a reload; [`host`]: the
 //!   eframe app around it (drops, paths, saving); [`open_dialog`] (desktop);
@@ -22,6 +22,7 @@ pub mod data;
 pub mod format;
 pub mod gantt;
 pub mod host;
+pub mod loading;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod open_dialog;
 pub mod platform;

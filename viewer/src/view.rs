@@ -7,6 +7,7 @@
 //! made for every view by [`Registered`] and [`Slot`].
 
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use arrow_array::RecordBatch;
@@ -30,6 +31,10 @@ pub trait View: 'static {
     /// What the view derives from the bundle shown and keeps between frames; dropped when
     /// another bundle is shown.
     type Cache: Default + 'static;
+
+    /// Whether the view draws rows of the bundle's tables: the app reads them before it shows
+    /// the view (the home and the provenance view need only the manifest).
+    const READS_ROWS: bool = true;
 
     /// The columns a table needs for the view to draw it (none: the view draws no table, unless
     /// it says otherwise in [`View::draws`]).
@@ -118,6 +123,28 @@ pub struct StatusContext<'a> {
     pub frame_cpu_secs: Option<f32>,
 }
 
+/// The egui memory key of the rectangles widgets inside views publish this frame.
+const PUBLISHED_HITBOXES: &str = "yosoku-published-hitboxes";
+
+/// Says where a widget inside a view was drawn (`pick:<label>`, `pick:<label>=<option>`,
+/// `plot:<name>`), for the browser test to click: the app adds it to its hitboxes.
+pub fn publish_hitbox(ui: &egui::Ui, key: String, rect: egui::Rect) {
+    ui.ctx().data_mut(|d| {
+        d.get_temp_mut_or_default::<Vec<(String, egui::Rect)>>(egui::Id::unique(
+            PUBLISHED_HITBOXES,
+        ))
+        .push((key, rect));
+    });
+}
+
+/// The rectangles published this frame by [`publish_hitbox`], taken.
+pub fn take_published_hitboxes(ctx: &egui::Context) -> Vec<(String, egui::Rect)> {
+    ctx.data_mut(|d| {
+        d.remove_temp::<Vec<(String, egui::Rect)>>(egui::Id::unique(PUBLISHED_HITBOXES))
+            .unwrap_or_default()
+    })
+}
+
 /// A view to open: on a bundle, optionally on one of its tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Jump {
@@ -132,6 +159,7 @@ pub trait ViewKind: Sync + std::fmt::Debug {
     fn slug(&self) -> &'static str;
     fn label(&self) -> &'static str;
     fn explains(&self) -> Explains;
+    fn reads_rows(&self) -> bool;
     fn draws(&self, batch: &RecordBatch) -> bool;
     fn has_content(&self, bundle: &LoadedBundle) -> bool;
     /// A fresh state and cache of the view, for one app.
@@ -146,8 +174,11 @@ pub trait ViewSlot: std::fmt::Debug {
     fn status(&self, cx: &StatusContext<'_>) -> String;
     /// Opens the view on `table` (a home link).
     fn open_on(&mut self, table: &str);
-    /// Drops what was derived from the bundle shown (another one is about to be).
+    /// Drops what was derived from the bundle shown (its tables changed).
     fn forget_bundle(&mut self);
+    /// Another bundle is shown: the selections made on `from` are kept for it, those made on
+    /// `to` before (else the defaults) come back, and the cache is dropped.
+    fn switch_bundle(&mut self, from: &str, to: &str);
     /// The state as the app saves it.
     fn save(&self) -> serde_json::Value;
     /// Restores a saved state; one that no longer reads (an older version's) is left at the
@@ -183,6 +214,10 @@ impl<V: View> ViewKind for Registered<V> {
         V::EXPLAINS
     }
 
+    fn reads_rows(&self) -> bool {
+        V::READS_ROWS
+    }
+
     fn draws(&self, batch: &RecordBatch) -> bool {
         V::draws(batch)
     }
@@ -195,14 +230,27 @@ impl<V: View> ViewKind for Registered<V> {
         Box::new(Slot::<V> {
             state: V::State::default(),
             cache: V::Cache::default(),
+            other_bundles: BTreeMap::new(),
         })
     }
 }
 
 /// View `V`'s state and cache.
 pub struct Slot<V: View> {
+    /// The selections on the bundle shown.
     pub state: V::State,
     pub cache: V::Cache,
+    /// The selections made on the other bundles, by name: a filter or a table chosen on one
+    /// bundle never empties the view of another.
+    pub other_bundles: BTreeMap<String, V::State>,
+}
+
+/// A slot's state as the app saves it: the bundle shown's, and the others' by name.
+#[derive(Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Saved<K: Ord, S> {
+    shown: S,
+    other_bundles: BTreeMap<K, S>,
 }
 
 impl<V: View> std::fmt::Debug for Slot<V> {
@@ -235,12 +283,30 @@ impl<V: View> ViewSlot for Slot<V> {
         self.cache = V::Cache::default();
     }
 
+    fn switch_bundle(&mut self, from: &str, to: &str) {
+        let mine = self.other_bundles.remove(to).unwrap_or_default();
+        let left = std::mem::replace(&mut self.state, mine);
+        self.other_bundles.insert(from.to_owned(), left);
+        self.cache = V::Cache::default();
+    }
+
     fn save(&self) -> serde_json::Value {
-        serde_json::to_value(&self.state).unwrap_or(serde_json::Value::Null)
+        serde_json::to_value(Saved {
+            shown: &self.state,
+            other_bundles: self.other_bundles.iter().collect(),
+        })
+        .unwrap_or(serde_json::Value::Null)
     }
 
     fn restore(&mut self, saved: &serde_json::Value) {
-        self.state = V::State::deserialize(saved).unwrap_or_default();
+        // An older version saved the one state the view had.
+        match Saved::<String, V::State>::deserialize(saved) {
+            Ok(s) => {
+                self.state = s.shown;
+                self.other_bundles = s.other_bundles;
+            }
+            Err(_) => self.state = V::State::deserialize(saved).unwrap_or_default(),
+        }
     }
 
     fn as_any(&self) -> &dyn Any {

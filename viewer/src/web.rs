@@ -1,6 +1,9 @@
 //! The browser's entry point: fetch the bundles the server lists, start the app on the canvas,
 //! keep the view in the URL fragment, mirror a status line into the DOM for tests.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use wasm_bindgen::JsCast as _;
 use wasm_bindgen::prelude::*;
 
@@ -18,75 +21,93 @@ pub fn set_status(text: &str) {
     }
 }
 
-/// Every bundle named in `bundles/index.json` (a JSON list of directory names).
-async fn fetch_bundles() -> (Vec<LoadedBundle>, Vec<String>) {
-    let mut errors = Vec::new();
-    let index = match fetch("bundles/index.json").await {
-        Ok(b) => b,
-        Err(e) => return (Vec::new(), vec![e]),
-    };
-    let names: Vec<String> = match serde_json::from_slice(&index) {
-        Ok(n) => n,
-        Err(e) => return (Vec::new(), vec![format!("bundles/index.json: {e}")]),
-    };
-    let mut bundles = Vec::new();
-    for name in names {
-        let base = format!("bundles/{name}");
-        let manifest = match fetch(&format!("{base}/manifest.json")).await {
-            Ok(m) => String::from_utf8_lossy(&m).into_owned(),
-            Err(e) => {
-                errors.push(e);
-                continue;
-            }
-        };
-        let Ok(parsed) = yosoku_bundle::Manifest::from_json(&manifest) else {
-            errors.push(format!(
-                "{base}/manifest.json: not a yosoku bundle manifest"
-            ));
-            continue;
-        };
-        let mut files = std::collections::HashMap::new();
-        let mut failed = None;
-        for t in &parsed.tables {
-            match fetch(&format!("{base}/{}", t.file)).await {
-                Ok(b) => {
-                    files.insert(t.file.clone(), b);
-                }
-                Err(e) => failed = Some(e),
-            }
-        }
-        // A large trace's index; its tiles and chunks are fetched when a view needs them.
-        for t in &parsed.traces {
-            let file = format!("{}/index.json", t.dir);
-            match fetch(&format!("{base}/{file}")).await {
-                Ok(b) => {
-                    files.insert(file, b);
-                }
-                Err(e) => failed = Some(e),
-            }
-        }
-        if let Some(e) = failed {
-            errors.push(e);
-            continue;
-        }
-        match LoadedBundle::from_manifest(&base, &manifest, |f| {
-            files
-                .remove(f)
-                .ok_or_else(|| format!("{base}/{f}: missing"))
-        }) {
-            Ok(b) => bundles.push(b),
-            Err(e) => errors.push(e),
-        }
-    }
-    (bundles, errors)
+/// The bundles the server lists, as their manifests arrive: filled by the fetches, taken by the
+/// app at each frame.
+#[derive(Default)]
+struct Arrivals {
+    /// The names `bundles/index.json` lists, once it has arrived.
+    listed: Option<Vec<String>>,
+    /// How many of them have arrived or failed.
+    done: usize,
+    bundles: Vec<LoadedBundle>,
+    errors: Vec<String>,
+    /// Told to draw a frame when something arrives.
+    repaint: Option<egui::Context>,
 }
 
-/// Starts the app on the `#yosoku_canvas` canvas.
+type Shared = Rc<RefCell<Arrivals>>;
+
+fn arrived(shared: &Shared, result: Result<Option<LoadedBundle>, String>) {
+    let mut a = shared.borrow_mut();
+    match result {
+        Ok(Some(b)) => a.bundles.push(b),
+        Ok(None) => {}
+        Err(e) => a.errors.push(e),
+    }
+    a.done += 1;
+    if let Some(ctx) = &a.repaint {
+        ctx.request_repaint();
+    }
+}
+
+/// Reads `bundles/index.json` (a JSON list of directory names), then each bundle's manifest at
+/// once (and the few files a manifest alone does not describe); tables are read when a view
+/// needs them.
+async fn fetch_index(shared: Shared) {
+    let names = match fetch("bundles/index.json").await.and_then(|index| {
+        serde_json::from_slice::<Vec<String>>(&index)
+            .map_err(|e| format!("bundles/index.json: {e}"))
+    }) {
+        Ok(names) => names,
+        Err(e) => {
+            let mut a = shared.borrow_mut();
+            a.errors.push(e);
+            a.listed = Some(Vec::new());
+            return;
+        }
+    };
+    shared.borrow_mut().listed = Some(names.clone());
+    for name in names {
+        let shared = shared.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = fetch_manifest(&format!("bundles/{name}")).await;
+            arrived(&shared, result.map(Some));
+        });
+    }
+}
+
+/// One bundle, of which only the manifest is read.
+async fn fetch_manifest(base: &str) -> Result<LoadedBundle, String> {
+    let bytes = fetch(&format!("{base}/manifest.json")).await?;
+    let manifest = String::from_utf8_lossy(&bytes).into_owned();
+    let parsed = yosoku_bundle::Manifest::from_json(&manifest)
+        .map_err(|e| format!("{base}/manifest.json: {e}"))?;
+    let mut files = std::collections::HashMap::new();
+    for file in LoadedBundle::files_read_first(&parsed) {
+        let bytes = fetch(&format!("{base}/{file}")).await?;
+        files.insert(file, bytes);
+    }
+    LoadedBundle::from_manifest_lazily(base, &manifest, |f| {
+        files
+            .remove(f)
+            .ok_or_else(|| format!("{base}/{f}: missing"))
+    })
+}
+
+/// Milliseconds since the page began to load (the Performance API's origin).
+fn page_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Starts the app on the `#yosoku_canvas` canvas at once; the bundles join it as their
+/// manifests arrive.
 pub fn start() {
     console_panic_hook();
     wasm_bindgen_futures::spawn_local(async {
         set_status("loading bundles");
-        let (mut bundles, errors) = fetch_bundles().await;
+        let shared = Shared::default();
         let fragment = web_sys::window()
             .and_then(|w| w.location().hash().ok())
             .unwrap_or_default();
@@ -98,8 +119,12 @@ pub fn start() {
             .and_then(|n| n.parse::<usize>().ok())
         {
             set_status(&format!("building {n} synthetic records"));
-            bundles.push(crate::data::synthetic_gantt(n));
+            shared
+                .borrow_mut()
+                .bundles
+                .push(crate::data::synthetic_gantt(n));
         }
+        wasm_bindgen_futures::spawn_local(fetch_index(shared.clone()));
         let Some(canvas) = document()
             .and_then(|d| d.get_element_by_id("yosoku_canvas"))
             .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
@@ -112,13 +137,15 @@ pub fn start() {
                 canvas,
                 eframe::WebOptions::default(),
                 Box::new(move |cc| {
-                    let mut app = EframeApp::new(cc, bundles);
+                    shared.borrow_mut().repaint = Some(cc.egui_ctx.clone());
+                    let mut app = EframeApp::new(cc, Vec::new());
                     if !fragment.is_empty() {
                         app.app.state.apply_fragment(&fragment);
                     }
-                    app.app.errors = errors;
+                    app.app.arriving = Some((0, 0));
                     Ok(Box::new(WebApp {
                         app,
+                        arrivals: shared,
                         published: Published::default(),
                     }))
                 }),
@@ -140,7 +167,37 @@ fn console_panic_hook() {
 /// The app in the page: the eframe host, and what the page was last told of it.
 struct WebApp {
     app: EframeApp,
+    arrivals: Shared,
     published: Published,
+}
+
+impl WebApp {
+    /// Adds the bundles that arrived since the last frame, in the server's order.
+    fn take_arrivals(&mut self) {
+        let mut a = self.arrivals.borrow_mut();
+        let listed = a.listed.clone().unwrap_or_default();
+        for bundle in std::mem::take(&mut a.bundles) {
+            self.app.app.insert_listed(bundle, &listed);
+        }
+        self.app.app.errors.append(&mut a.errors);
+        let before = self.app.app.arriving;
+        self.app.app.arriving = match &a.listed {
+            Some(names) if a.done >= names.len() => None,
+            Some(names) => Some((a.done, names.len())),
+            None => Some((0, 0)),
+        };
+        if before.is_some() && self.app.app.arriving.is_none() {
+            set_timing("data-bundles-ms");
+        }
+    }
+}
+
+/// Writes the milliseconds since the page began to load into `#status[name]` (the browser test
+/// and `cargo xtask bench-web` read them).
+fn set_timing(name: &str) {
+    if let Some(el) = document().and_then(|d| d.get_element_by_id("status")) {
+        let _ = el.set_attribute(name, &format!("{:.0}", page_ms()));
+    }
 }
 
 /// The URL fragment, the status line and the hitboxes as the page last showed them.
@@ -153,7 +210,11 @@ struct Published {
 
 impl eframe::App for WebApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        self.take_arrivals();
         eframe::App::ui(&mut self.app, ui, frame);
+        if self.published.status.is_empty() {
+            set_timing("data-first-frame-ms");
+        }
         publish(&self.app.app, &mut self.published);
     }
 

@@ -174,7 +174,7 @@ fn home_shows_each_result_beside_the_paper_and_explains_it() {
     shows(&h, "reproduced");
     shows(&h, "no criterion");
     // The k40 bundle has no scoreboard: its headline figures, percentages to one decimal.
-    shows(&h, "loo(selection fixed): mean |error|, best model");
+    shows(&h, "loo: mean |error|, best model");
     let rows = yosoku_viewer::views::home::rows(&fixture("k40-bpnn"));
     let percent = rows.iter().find(|r| r.unit == "%").unwrap();
     let text = percent.value_text();
@@ -362,11 +362,11 @@ fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
         origin: "spans".into(),
         alias: None,
         manifest: None,
-        tables: vec![yosoku_viewer::data::LoadedTable {
-            name: "timeline.spans".into(),
-            kind: Some("spans".into()),
-            batch: b.finish().unwrap(),
-        }],
+        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
+            "timeline.spans",
+            Some("spans".into()),
+            b.finish().unwrap(),
+        )],
         traces: Vec::new(),
     };
     let mut h = harness(vec![bundle], "gantt");
@@ -485,4 +485,85 @@ fn the_scaling_view_plots_each_call_path_with_its_model_and_extrapolation() {
     );
     let h = harness(vec![fixture("csx600-montecarlo")], "scaling");
     shows(&h, "no table with scaling curves");
+}
+
+/// A fixture read as the web page reads a served bundle: the manifest at once (it gives every
+/// table's columns), each table's rows when a view needs them.
+fn lazy_fixture(name: &str) -> LoadedBundle {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bundles")
+        .join(name);
+    let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+    LoadedBundle::from_manifest_lazily(&dir.display().to_string(), &manifest, |f| {
+        panic!("{f} read before a view needed it")
+    })
+    .unwrap()
+}
+
+/// Item 1 and 2 of the viewer's first-frame work: the home draws from the manifests alone; a
+/// view that draws rows has its bundle's tables read first (saying so meanwhile); a bundle's
+/// selections stay with it, so a filter set on one never empties another's view; the rows of
+/// bundles not shown are dropped beyond the memory budget and read again when shown again.
+#[test]
+fn tables_are_read_when_a_view_needs_them_and_selections_stay_with_their_bundle() {
+    let mut h = harness(
+        vec![
+            lazy_fixture("k40-bpnn"),
+            lazy_fixture("extrap-two-parameter"),
+        ],
+        "home",
+    );
+    assert!(h.state().bundles.iter().all(|b| !b.is_loaded()));
+    let status = h.state().status_line();
+    assert!(status.contains("home_rows="), "{status}");
+    // The validation view: its bundle's tables are read, then drawn.
+    h.state_mut().open("k40-bpnn".into(), "validation");
+    h.step();
+    let status = h.state().status_line();
+    assert!(status.contains("loading_tables="), "{status}");
+    h.run();
+    assert!(h.state().bundles[0].is_loaded());
+    assert!(
+        !h.state().bundles[1].is_loaded(),
+        "only the bundle shown is read"
+    );
+    let status = h.state().status_line();
+    assert!(status.contains("points=77"), "{status}");
+    // A table and hold-out chosen here stay here.
+    let chosen = h.state_mut().view_state_mut::<Validation>().unwrap();
+    chosen.table = "stepwise_cv.predictions".into();
+    chosen.validation = "kfold(5)".into();
+    h.run();
+    // Another bundle with a budget of nothing for the rest: its view opens on its own defaults
+    // and draws its points; the first bundle's rows are dropped.
+    h.state_mut().table_memory_budget_bytes = 0;
+    h.state_mut()
+        .open("extrap-two-parameter".into(), "validation");
+    h.run();
+    let validation = h.state().view_state::<Validation>().unwrap().clone();
+    assert_eq!(validation.table, "scaling.predictions");
+    assert_ne!(validation.validation, "kfold(5)");
+    let status = h.state().status_line();
+    assert!(
+        status.contains("points=") && !status.contains("points=0"),
+        "{status}"
+    );
+    assert!(
+        !h.state().bundles[0].is_loaded(),
+        "rows over budget dropped"
+    );
+    // Back: read again, with the hold-out chosen before.
+    h.state_mut().open("k40-bpnn".into(), "validation");
+    h.run();
+    assert!(h.state().bundles[0].is_loaded());
+    let validation = h.state().view_state::<Validation>().unwrap();
+    assert_eq!(
+        (validation.table.as_str(), validation.validation.as_str()),
+        ("stepwise_cv.predictions", "kfold(5)")
+    );
+    assert!(
+        h.state().status_line().contains("points=77"),
+        "{}",
+        h.state().status_line()
+    );
 }

@@ -1,20 +1,26 @@
 //! Widgets and helpers the views share: a view uses another's drawing only through here
 //! (a test keeps views from importing each other).
 
-/// A combo box over `options`, keeping `selected` valid (the first option when it is not one).
+/// A combo box over `options` with its label to its left, keeping `selected` valid (the first
+/// option when it is not one).
 pub(crate) fn pick(ui: &mut egui::Ui, label: &str, selected: &mut String, options: &[String]) {
     if !options.contains(selected)
         && let Some(first) = options.first()
     {
         selected.clone_from(first);
     }
-    egui::ComboBox::from_label(label)
+    let shown = ui.label(label);
+    let combo = egui::ComboBox::from_id_salt(shown.id)
         .selected_text(selected.as_str())
         .show_ui(ui, |ui| {
             for o in options {
-                ui.selectable_value(selected, o.clone(), o);
+                let r = ui.selectable_value(selected, o.clone(), o);
+                crate::view::publish_hitbox(ui, format!("pick:{label}={o}"), r.rect);
             }
-        });
+        })
+        .response
+        .labelled_by(shown.id);
+    crate::view::publish_hitbox(ui, format!("pick:{label}"), combo.rect);
 }
 
 /// Distinct values in first-seen order.

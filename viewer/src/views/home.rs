@@ -14,6 +14,7 @@ use crate::view::{Context, Explains, Jump, StatusContext, View, ViewKind};
 pub struct Home;
 
 impl View for Home {
+    const READS_ROWS: bool = false;
     const SLUG: &'static str = "home";
     const LABEL: &'static str = "Home";
     type State = ();

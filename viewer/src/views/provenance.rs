@@ -10,6 +10,7 @@ use crate::view::{Context, View};
 pub struct Bundles;
 
 impl View for Bundles {
+    const READS_ROWS: bool = false;
     const SLUG: &'static str = "bundles";
     const LABEL: &'static str = "Bundles";
     type State = ();

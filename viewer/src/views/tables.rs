@@ -247,7 +247,11 @@ fn rows_ui(
     let schema = batch.schema();
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let mut clicked: Option<String> = None;
-    egui::ScrollArea::both().auto_shrink(false).show_rows(
+    // Each table scrolls on its own: another one opens at its first row.
+    egui::ScrollArea::both()
+        .id_salt(("rows", &state.table))
+        .auto_shrink(false)
+        .show_rows(
         ui,
         row_height,
         cache.rows.len() + 1,

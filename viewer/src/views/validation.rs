@@ -33,6 +33,8 @@ pub struct Cache {
     labels: Vec<String>,
     /// Rows whose prediction or measurement cannot go on a log axis.
     off_axis: usize,
+    /// How many of `points` the scatter's bounds held when last drawn (a zoom crops them).
+    in_view: std::cell::Cell<usize>,
     /// (log10 measured, log10 low, log10 high) of at most [`MAX_WHISKERS`] rows with an
     /// interval, evenly spread over the selection.
     whiskers: Vec<[f64; 3]>,
@@ -87,8 +89,9 @@ impl View for Validation {
     fn status(_: &StatusContext<'_>, state: &State, cache: &Option<Cache>) -> String {
         cache.as_ref().map_or_else(String::new, |c| {
             format!(
-                "; points={}; {}={}",
+                "; points={}; points_in_view={}; {}={}",
                 c.point_count(),
+                c.in_view.get(),
                 state.by,
                 c.groups.len()
             )
@@ -135,11 +138,17 @@ fn predictions_ui(
             .filter(|g| !g.is_empty()),
     );
     ui.horizontal(|ui| {
+        // A selection this table does not offer is dropped, not kept as a filter that leaves
+        // nothing.
         if validations.len() > 1 || validations.first().is_some_and(|v| !v.is_empty()) {
             super::common::pick(ui, "hold-out", &mut state.validation, &validations);
+        } else {
+            state.validation.clear();
         }
         if groups.len() > 1 {
             super::common::pick(ui, "model group", &mut state.group, &groups);
+        } else {
+            ALL.clone_into(&mut state.group);
         }
         let breakdowns: Vec<String> = BREAKDOWNS
             .iter()
@@ -159,6 +168,31 @@ fn predictions_ui(
     let Some(cache) = cached.as_ref() else {
         return;
     };
+    if cache.points.is_empty() && cache.off_axis == 0 && n > 0 {
+        let mut reset = false;
+        ui.horizontal(|ui| {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "The selection (hold-out {}, model group {}) leaves none of the table's {} \
+                     rows.",
+                    state.validation,
+                    state.group,
+                    format::count(n as u64)
+                ),
+            );
+            reset = ui.button("Reset the selection").clicked();
+        });
+        if reset {
+            validations
+                .first()
+                .cloned()
+                .unwrap_or_default()
+                .clone_into(&mut state.validation);
+            ALL.clone_into(&mut state.group);
+        }
+        return;
+    }
     ui.label(format!(
         "{} predictions{}",
         format::count(cache.points.len() as u64),
@@ -171,11 +205,14 @@ fn predictions_ui(
             String::new()
         }
     ));
-    ui.columns(2, |columns| {
-        scatter_ui(&mut columns[0], cache);
-        ratio_bars_ui(&mut columns[1], cache, &state.by);
+    // Zoom and scroll belong to the table shown.
+    ui.push_id(&state.table, |ui| {
+        ui.columns(2, |columns| {
+            scatter_ui(&mut columns[0], cache);
+            ratio_bars_ui(&mut columns[1], cache, &state.by);
+        });
+        errors_ui(ui, cache, &state.by);
     });
-    errors_ui(ui, cache, &state.by);
 }
 
 /// Predicted against measured on log axes, with the y = x line; hovering a point names it.
@@ -190,7 +227,7 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
     let pow10 = |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
         crate::format::secs(10f64.powf(mark.value))
     };
-    egui_plot::Plot::new("predicted_vs_measured")
+    let shown = egui_plot::Plot::new("predicted_vs_measured")
         .height(360.0)
         .data_aspect(1.0)
         .x_axis_label("measured (log)")
@@ -220,6 +257,15 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
             }
             plot.points(egui_plot::Points::new("predictions", cache.points.clone()).radius(2.0));
         });
+    let bounds = shown.transform.bounds();
+    let (min, max) = (bounds.min(), bounds.max());
+    let inside = |p: &&[f64; 2]| (min[0]..=max[0]).contains(&p[0]) && (min[1]..=max[1]).contains(&p[1]);
+    cache.in_view.set(cache.points.iter().filter(inside).count());
+    crate::view::publish_hitbox(
+        ui,
+        "plot:predicted_vs_measured".to_owned(),
+        shown.response.rect,
+    );
 }
 
 /// The mean predicted / measured of each value of the breakdown column `by`, as bars.
@@ -364,6 +410,7 @@ fn compute(
         points,
         labels,
         off_axis,
+        in_view: std::cell::Cell::new(0),
         whiskers,
         groups,
     }

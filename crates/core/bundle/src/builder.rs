@@ -8,8 +8,8 @@ use sha2::{Digest, Sha256};
 use yosoku_tables::ScoreRow;
 
 use crate::manifest::{
-    FORMAT, FORMAT_VERSION, InputFile, Manifest, ModelRecord, PipelineRecord, PluginRecord,
-    StageRecord, StepRecord, TableRecord, TraceRecord,
+    ColumnRecord, FORMAT, FORMAT_VERSION, InputFile, Manifest, ModelRecord, PipelineRecord,
+    PluginRecord, StageRecord, StepRecord, TableRecord, TraceRecord,
 };
 use crate::{TABLES_DIR, table_file_name};
 
@@ -115,13 +115,18 @@ impl ManifestBuilder {
     /// canonical kind (by the part of its name after the namespace) and its rows.
     pub(crate) fn tables(&mut self, tables: &[(String, RecordBatch)]) -> &mut Self {
         for (name, batch) in tables {
-            self.table(name, batch.num_rows() as u64);
+            self.table(name, batch.num_rows() as u64, batch.schema_ref());
         }
         self
     }
 
-    /// One table of the bundle, `<namespace>.<table>`, of `rows` rows.
-    pub(crate) fn table(&mut self, name: &str, rows: u64) -> &mut Self {
+    /// One table of the bundle, `<namespace>.<table>`, of `rows` rows and columns `schema`.
+    pub(crate) fn table(
+        &mut self,
+        name: &str,
+        rows: u64,
+        schema: &arrow_schema::Schema,
+    ) -> &mut Self {
         self.manifest.tables.push(TableRecord {
             name: name.to_owned(),
             file: format!("{TABLES_DIR}/{}", table_file_name(name)),
@@ -130,6 +135,11 @@ impl ManifestBuilder {
                 .and_then(|(_, t)| yosoku_tables::table(t))
                 .map(|t| t.name.to_owned()),
             rows,
+            columns: schema
+                .fields()
+                .iter()
+                .map(|f| ColumnRecord::of(f))
+                .collect(),
         });
         self
     }
@@ -168,14 +178,16 @@ impl ManifestBuilder {
 
 #[cfg(test)]
 mod tests {
+    use arrow_schema::Schema;
+
     use super::*;
 
     #[test]
     fn tables_are_named_by_file_and_kind_and_plugins_recorded_once() {
         let mut b = ManifestBuilder::new("p", "d");
         b.spec_text("p.toml", b"abc")
-            .table("src.runs", 3)
-            .table("fit.anything", 1);
+            .table("src.runs", 3, &Schema::empty())
+            .table("fit.anything", 1, &Schema::empty());
         let plugin = PluginRecord {
             name: "x".into(),
             version: "1".into(),
@@ -196,5 +208,30 @@ mod tests {
         // A manifest without models reads back, and one with them round-trips.
         assert_eq!(Manifest::from_json(&m.to_json()).unwrap(), m);
         assert!(!m.to_json().contains("\"models\""));
+    }
+
+    /// A table's columns in the manifest read back as the schema they were written from, for
+    /// the types bundles hold (dictionaries, lists, timestamps included).
+    #[test]
+    fn the_manifest_gives_each_table_s_schema() {
+        use arrow_schema::{DataType, Field, TimeUnit};
+        let dictionary = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let schema = Schema::new(vec![
+            Field::new("program", dictionary, false),
+            Field::new("measured_secs", DataType::Float64, true),
+            Field::new("rank", DataType::Int64, false),
+            Field::new("ok", DataType::Boolean, true),
+            Field::new("values", DataType::new_list(DataType::Float64, true), true),
+            Field::new("at", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
+            Field::new("label", DataType::LargeUtf8, true),
+        ]);
+        let mut b = ManifestBuilder::new("p", "d");
+        b.table("src.runs", 0, &schema);
+        let m = Manifest::from_json(&b.build(1).to_json()).unwrap();
+        assert_eq!(m.tables[0].schema().unwrap(), schema);
+        // Written before columns were recorded: no schema, not a wrong one.
+        let mut old = m.tables[0].clone();
+        old.columns.clear();
+        assert_eq!(old.schema(), None);
     }
 }

@@ -27,8 +27,8 @@ pub mod manifest;
 
 pub use builder::{ManifestBuilder, sha256_hex};
 pub use manifest::{
-    InputFile, Manifest, ManifestError, ModelRecord, PipelineRecord, PluginRecord, StageRecord,
-    StepRecord, TableRecord, TraceRecord,
+    ColumnRecord, InputFile, Manifest, ManifestError, ModelRecord, PipelineRecord, PluginRecord,
+    StageRecord, StepRecord, TableRecord, TraceRecord,
 };
 
 /// The name of the manifest file in a bundle.

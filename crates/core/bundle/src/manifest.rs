@@ -128,6 +128,51 @@ pub struct TableRecord {
     /// The canonical table it is (docs/tables.md), if any.
     pub kind: Option<String>,
     pub rows: u64,
+    /// Its columns, as the file's schema has them: what a reader that has not fetched the file
+    /// (the web viewer) knows of it. Absent in bundles written before December 2026.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<ColumnRecord>,
+}
+
+/// One column of a table: its name and its Arrow type as arrow-rs writes it (`Float64`, `Utf8`,
+/// `Dictionary(Int32, Utf8)`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnRecord {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub data_type: String,
+    pub nullable: bool,
+}
+
+impl ColumnRecord {
+    /// The column of `field`.
+    pub fn of(field: &arrow_schema::Field) -> Self {
+        Self {
+            name: field.name().clone(),
+            data_type: field.data_type().to_string(),
+            nullable: field.is_nullable(),
+        }
+    }
+}
+
+impl TableRecord {
+    /// The table's schema as the manifest gives it: none when it gives no columns (an older
+    /// bundle) or a type this arrow-rs cannot read back.
+    pub fn schema(&self) -> Option<arrow_schema::Schema> {
+        if self.columns.is_empty() {
+            return None;
+        }
+        let fields = self
+            .columns
+            .iter()
+            .map(|c| {
+                let data_type = c.data_type.parse::<arrow_schema::DataType>().ok()?;
+                Some(arrow_schema::Field::new(&c.name, data_type, c.nullable))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(arrow_schema::Schema::new(fields))
+    }
 }
 
 /// A model a step fitted, named so that a command can use it later without knowing the pipeline
