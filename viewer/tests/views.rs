@@ -567,3 +567,63 @@ fn tables_are_read_when_a_view_needs_them_and_selections_stay_with_their_bundle(
         h.state().status_line()
     );
 }
+
+/// Runs kept apart: an MPI source of two repeated runs draws each run's ranks as a lane group of
+/// its own in the Gantt, and the per-rank bars show the mean of the runs with their spread,
+/// never the sum.
+#[test]
+fn repeated_runs_are_kept_apart_in_the_gantt_and_averaged_in_the_bars() {
+    let (mut run, mut rank, mut kind, mut start, mut duration) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for (r, secs) in [("run-1", 1.0), ("run-2", 3.0)] {
+        for k in 0..2 {
+            run.push(r);
+            rank.push(k);
+            kind.push("compute");
+            start.push(0.0);
+            duration.push(secs);
+        }
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("run_id", DataType::Utf8, false),
+        Field::new("rank", DataType::Int32, false),
+        Field::new("kind", DataType::Utf8, false),
+        Field::new("start_secs", DataType::Float64, true),
+        Field::new("duration_secs", DataType::Float64, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(StringArray::from(run)),
+            Arc::new(Int32Array::from(rank)),
+            Arc::new(StringArray::from(kind)),
+            Arc::new(Float64Array::from(start)),
+            Arc::new(Float64Array::from(duration)),
+        ],
+    )
+    .unwrap();
+    let bundle = LoadedBundle {
+        origin: "runs".into(),
+        alias: None,
+        manifest: None,
+        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
+            "full.mpi_blocks",
+            Some("mpi_blocks".into()),
+            batch,
+        )],
+        traces: Vec::new(),
+    };
+    let mut h = harness(vec![bundle.clone()], "gantt");
+    h.run();
+    let status = h.state().status_line();
+    // Two ranks in each of two runs: four lanes, not two.
+    assert!(status.contains("records=4; lanes=4"), "{status}");
+    let mut h = harness(vec![bundle], "ranks");
+    h.run();
+    // The mean of 1 s and 3 s, with the least and most: not 4 s.
+    shows(&h, "2 s (1 s to 3 s)");
+    shows(&h, "the mean of its 2 runs");
+    h.state_mut().view_state_mut::<RankBars>().unwrap().run = "run-2".into();
+    h.run();
+    shows(&h, "3 s");
+}

@@ -15,7 +15,12 @@ use crate::view::{Context, Explains, View};
 pub struct State {
     pub table: String,
     pub compare: String,
+    /// The run shown, or [`ALL_RUNS`]: the mean over the runs.
+    pub run: String,
 }
+
+/// The run picker's choice for the mean over every run of the table.
+pub const ALL_RUNS: &str = "mean of the runs";
 
 const MEASURED: &[&str] = &[col::RANK, col::KIND, col::DURATION_SECS];
 const PREDICTED: &[&str] = &[col::RANK, col::KIND, col::PREDICTED_SECS];
@@ -45,30 +50,83 @@ impl View for RankBars {
     }
 }
 
-/// Seconds per rank and kind: (rank, [(kind, secs)]), ranks ascending.
-pub type RankSeconds = Vec<(i64, Vec<(String, f64)>)>;
+/// The time of one kind of block on one rank: the mean over the runs shown, and the least and
+/// most of them (equal with one run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KindSeconds {
+    pub kind: String,
+    pub mean_secs: f64,
+    pub min_secs: f64,
+    pub max_secs: f64,
+}
 
-/// Sums the blocks of each rank by kind.
-pub fn per_rank(batch: &arrow_array::RecordBatch) -> RankSeconds {
+/// Seconds per rank and kind, ranks ascending: blocks summed within each run (`run_id`), then
+/// the mean over the runs, never their sum.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PerRank {
+    /// The runs the table holds (one empty name for a table without `run_id`).
+    pub runs: Vec<String>,
+    /// The runs the figures are over: all of them, or the one chosen.
+    pub shown_runs: usize,
+    pub ranks: Vec<(i64, Vec<KindSeconds>)>,
+}
+
+impl PerRank {
+    /// The time of `kind` on `rank`.
+    pub fn get(&self, rank: i64, kind: &str) -> Option<&KindSeconds> {
+        let (_, kinds) = self.ranks.iter().find(|(r, _)| *r == rank)?;
+        kinds.iter().find(|k| k.kind == kind)
+    }
+}
+
+/// What each rank spent per kind of block in `batch`: in run `run`, or over all its runs when
+/// `run` is none of them (the mean, with the least and most).
+pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
     let (Some(rank), Some(kind), Some(secs)) = (
         numbers(batch, col::RANK),
         texts(batch, col::KIND),
         numbers(batch, col::DURATION_SECS).or_else(|| numbers(batch, col::PREDICTED_SECS)),
     ) else {
-        return Vec::new();
+        return PerRank::default();
     };
-    let mut out: std::collections::BTreeMap<i64, Vec<(String, f64)>> = Default::default();
+    let run_of = texts(batch, col::RUN_ID).unwrap_or_else(|| vec![String::new(); rank.len()]);
+    let runs = super::common::distinct(&run_of);
+    let one = runs.iter().any(|r| r == run);
+    // (rank, kind) -> seconds in each run.
+    let mut sums: std::collections::BTreeMap<(i64, String), std::collections::BTreeMap<&str, f64>> =
+        Default::default();
     for i in 0..rank.len() {
         let (Some(r), Some(s)) = (rank[i], secs[i]) else {
             continue;
         };
-        let entry = out.entry(r as i64).or_default();
-        match entry.iter_mut().find(|(k, _)| *k == kind[i]) {
-            Some(slot) => slot.1 += s,
-            None => entry.push((kind[i].clone(), s)),
+        if one && run_of[i] != run {
+            continue;
+        }
+        *sums
+            .entry((r as i64, kind[i].clone()))
+            .or_default()
+            .entry(run_of[i].as_str())
+            .or_default() += s;
+    }
+    let mut ranks: Vec<(i64, Vec<KindSeconds>)> = Vec::new();
+    for ((r, k), per_run) in sums {
+        let values: Vec<f64> = per_run.values().copied().collect();
+        let time = KindSeconds {
+            kind: k,
+            mean_secs: values.iter().sum::<f64>() / values.len() as f64,
+            min_secs: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max_secs: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        };
+        match ranks.last_mut() {
+            Some((last, kinds)) if *last == r => kinds.push(time),
+            _ => ranks.push((r, vec![time])),
         }
     }
-    out.into_iter().collect()
+    PerRank {
+        shown_runs: if one { 1 } else { runs.len() },
+        runs,
+        ranks,
+    }
 }
 
 /// What a prediction found of one rank's loop: seconds per block role (`setup`, `loop`,
@@ -139,40 +197,81 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
     let mut compare = vec![NONE.to_owned()];
     compare.extend(names.iter().cloned());
+    let runs: Vec<String> = bundle
+        .table(&state.table)
+        .and_then(|t| texts(&t.batch, col::RUN_ID))
+        .map(|r| super::common::distinct(&r))
+        .unwrap_or_default();
     ui.horizontal(|ui| {
         super::common::pick(ui, "table", &mut state.table, &names);
         super::common::pick(ui, "beside", &mut state.compare, &compare);
+        if runs.len() > 1 {
+            let mut choices = vec![ALL_RUNS.to_owned()];
+            choices.extend(runs.iter().cloned());
+            super::common::pick(ui, "run", &mut state.run, &choices);
+        }
     });
-    let mut shown: Vec<(&str, RankSeconds)> = Vec::new();
+    let mut shown: Vec<(&str, PerRank)> = Vec::new();
     for name in [&state.table, &state.compare] {
         if let Some(t) = bundle.table(name)
             && !shown.iter().any(|(n, _)| *n == t.name)
         {
-            shown.push((&t.name, per_rank(&t.batch)));
+            // The run chosen is one of the first table's; the other is shown whole.
+            let run = if shown.is_empty() { state.run.as_str() } else { ALL_RUNS };
+            shown.push((&t.name, per_rank(&t.batch, run)));
         }
     }
     let kinds: Vec<String> = super::common::distinct(
         &shown
             .iter()
-            .flat_map(|(_, r)| r.iter().flat_map(|(_, k)| k.iter().map(|(k, _)| k.clone())))
+            .flat_map(|(_, r)| r.ranks.iter().flat_map(|(_, k)| k.iter().map(|k| k.kind.clone())))
             .collect::<Vec<_>>(),
     );
+    for (name, per) in &shown {
+        if per.shown_runs > 1 {
+            ui.label(format!(
+                "{name}: the mean of its {} runs; the whisker spans the least and most total of a \
+                 rank over them",
+                per.shown_runs
+            ));
+        }
+    }
+    plot_ui(ui, &shown, &kinds);
+    table_ui(ui, &shown, &kinds);
+    if let Some(t) = bundle.table(&state.table) {
+        loop_ui(ui, &loop_structure(&t.batch));
+    }
+}
+
+/// Each table's ranks as stacked bars by kind, side by side, with the spread of the runs' totals
+/// as a whisker; integer rank ticks.
+fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
     let width = 0.8 / shown.len().max(1) as f64;
+    let whisker = ui.visuals().strong_text_color();
     egui_plot::Plot::new("per_rank")
         .height(320.0)
         .x_axis_label("rank")
         .y_axis_label("seconds")
+        .x_grid_spacer(egui_plot::uniform_grid_spacer(|_| [1.0, 5.0, 10.0]))
+        .x_axis_formatter(|mark, _| {
+            if mark.value.fract() == 0.0 && mark.value >= 0.0 {
+                format!("{}", mark.value as i64)
+            } else {
+                String::new()
+            }
+        })
         .legend(egui_plot::Legend::default())
         .show(ui, |plot| {
-            for (t, (name, ranks)) in shown.iter().enumerate() {
+            for (t, (name, per)) in shown.iter().enumerate() {
                 let offset = (t as f64 - (shown.len() as f64 - 1.0) / 2.0) * width;
-                let mut below: Vec<f64> = vec![0.0; ranks.len()];
+                let mut below: Vec<f64> = vec![0.0; per.ranks.len()];
                 for (k, kind) in kinds.iter().enumerate() {
-                    let bars: Vec<egui_plot::Bar> = ranks
+                    let bars: Vec<egui_plot::Bar> = per
+                        .ranks
                         .iter()
                         .enumerate()
                         .map(|(i, (rank, parts))| {
-                            let s = parts.iter().find(|(x, _)| x == kind).map_or(0.0, |p| p.1);
+                            let s = parts.iter().find(|p| p.kind == *kind).map_or(0.0, |p| p.mean_secs);
                             let bar = egui_plot::Bar::new(*rank as f64 + offset, s)
                                 .width(width * 0.9)
                                 .base_offset(below[i]);
@@ -190,44 +289,58 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
                         ),
                     );
                 }
+                if per.shown_runs > 1 {
+                    for (rank, parts) in &per.ranks {
+                        let (lo, hi) = parts.iter().fold((0.0, 0.0), |(lo, hi), p| {
+                            (lo + p.min_secs, hi + p.max_secs)
+                        });
+                        let x = *rank as f64 + offset;
+                        plot.line(
+                            egui_plot::Line::new(format!("{name}: spread of the runs"), vec![[x, lo], [x, hi]])
+                                .color(whisker)
+                                .width(1.5),
+                        );
+                    }
+                }
             }
         });
+}
+
+/// The seconds of every rank and kind; with several runs, the mean and the least to most.
+fn table_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
     egui::Grid::new("rank_table").striped(true).show(ui, |ui| {
         ui.strong("rank");
-        for (name, _) in &shown {
-            for k in &kinds {
+        for (name, _) in shown {
+            for k in kinds {
                 ui.strong(format!("{name}: {k}"));
             }
         }
         ui.end_row();
         let ranks: Vec<i64> = shown
             .first()
-            .map(|(_, r)| r.iter().map(|(x, _)| *x).collect())
+            .map(|(_, r)| r.ranks.iter().map(|(x, _)| *x).collect())
             .unwrap_or_default();
         for rank in ranks {
             ui.label(rank.to_string());
-            for (_, r) in &shown {
-                let parts = r
-                    .iter()
-                    .find(|(x, _)| *x == rank)
-                    .map(|(_, p)| p.as_slice())
-                    .unwrap_or(&[]);
-                for k in &kinds {
-                    ui.label(
-                        parts
-                            .iter()
-                            .find(|(x, _)| x == k)
-                            .map(|p| format::secs(p.1))
-                            .unwrap_or_default(),
-                    );
+            for (_, per) in shown {
+                for k in kinds {
+                    ui.label(per.get(rank, k).map_or_else(String::new, |t| {
+                        if per.shown_runs > 1 {
+                            format!(
+                                "{} ({} to {})",
+                                format::secs(t.mean_secs),
+                                format::secs(t.min_secs),
+                                format::secs(t.max_secs)
+                            )
+                        } else {
+                            format::secs(t.mean_secs)
+                        }
+                    }));
                 }
             }
             ui.end_row();
         }
     });
-    if let Some(t) = bundle.table(&state.table) {
-        loop_ui(ui, &loop_structure(&t.batch));
-    }
 }
 
 /// The loop each rank's prediction found: time by block role, and the blocks that run every
@@ -271,7 +384,10 @@ fn loop_ui(ui: &mut egui::Ui, ranks: &[RankLoop]) {
 mod tests {
     use std::sync::Arc;
 
-    use arrow_array::{BooleanArray, Float64Array, Int32Array, Int64Array, StringArray};
+    use arrow_array::{
+        BooleanArray, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    };
+    use arrow_schema::{DataType, Field, Schema};
     use yosoku_tables::MPI_BLOCK_PREDICTIONS;
 
     use super::*;
@@ -296,24 +412,48 @@ mod tests {
                 Arc::new(Float64Array::from(vec![5.0, 2.5, 10.0])),
             ])
             .unwrap();
-        assert_eq!(
-            per_rank(&batch),
-            vec![
-                (
-                    0,
-                    vec![
-                        ("compute".to_owned(), 5.0),
-                        ("communication".to_owned(), 2.5)
-                    ]
-                ),
-                (1, vec![("compute".to_owned(), 10.0)]),
-            ]
-        );
+        let summed = per_rank(&batch, ALL_RUNS);
+        let secs = |rank, kind| summed.get(rank, kind).map(|t| t.mean_secs);
+        assert_eq!(summed.ranks.len(), 2);
+        assert_eq!(secs(0, "compute"), Some(5.0));
+        assert_eq!(secs(0, "communication"), Some(2.5));
+        assert_eq!(secs(1, "compute"), Some(10.0));
         let found = loop_structure(&batch);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].periodic, vec![("b".to_owned(), 20)]);
         assert_eq!(found[0].roles[1], ("loop".to_owned(), 5.0));
         assert_eq!(found[0].roles[2], ("periodic".to_owned(), 2.5));
         assert_eq!(found[1].roles[0], ("setup".to_owned(), 10.0));
+    }
+
+    /// Two runs of one rank: the bars show their mean with the least and most, never their sum;
+    /// one run chosen shows that run's.
+    #[test]
+    fn runs_are_averaged_not_summed() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new(col::RUN_ID, DataType::Utf8, false),
+            Field::new(col::RANK, DataType::Int32, false),
+            Field::new(col::KIND, DataType::Utf8, false),
+            Field::new(col::DURATION_SECS, DataType::Float64, false),
+        ]));
+        let batch = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(StringArray::from(vec!["a", "a", "b", "b"])),
+                Arc::new(Int32Array::from(vec![0, 0, 0, 1])),
+                Arc::new(StringArray::from(vec!["compute"; 4])),
+                Arc::new(Float64Array::from(vec![1.0, 1.0, 4.0, 0.5])),
+            ],
+        )
+        .unwrap();
+        let all = per_rank(&batch, ALL_RUNS);
+        assert_eq!((all.runs.len(), all.shown_runs), (2, 2));
+        let t = all.get(0, "compute").unwrap();
+        assert_eq!((t.mean_secs, t.min_secs, t.max_secs), (3.0, 2.0, 4.0));
+        // Rank 1 ran in one run only: its mean is over that run.
+        assert_eq!(all.get(1, "compute").unwrap().mean_secs, 0.5);
+        let b = per_rank(&batch, "b");
+        assert_eq!(b.shown_runs, 1);
+        assert_eq!(b.get(0, "compute").unwrap().mean_secs, 4.0);
     }
 }

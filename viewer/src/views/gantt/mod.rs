@@ -6,6 +6,8 @@ pub mod table;
 pub mod timeline;
 pub mod trace;
 
+use yosoku_tables::col;
+
 use crate::data::LoadedBundle;
 use crate::trace_store::LoadedTrace;
 use crate::view::{Context, Explains, StatusContext, View};
@@ -45,9 +47,25 @@ impl View for Gantt {
         Some(&mut state.table)
     }
 
-    /// The Gantt opens on what the picker offers first (a large trace, else the first table):
-    /// a headline result's table is one link away on the home.
-    fn pick_default(_: &LoadedBundle, _: &mut State) {}
+    /// The Gantt opens on a timeline that puts measured and predicted side by side (a `spans`
+    /// table with a `timeline` column, as an MPI prediction writes) when the bundle has one,
+    /// else on what the picker offers first (a large trace, else the first table): a headline
+    /// result's table is one link away on the home.
+    fn pick_default(bundle: &LoadedBundle, state: &mut State) {
+        let chosen = |name: &str| {
+            bundle.tables.iter().any(|t| t.name == name)
+                || trace_names(bundle).iter().any(|t| t == name)
+        };
+        if chosen(&state.table) || !bundle.traces.is_empty() {
+            return;
+        }
+        if let Some(t) = bundle.tables.iter().find(|t| {
+            Self::draws(&t.batch)
+                && crate::data::has_columns(&t.batch, &[col::TIMELINE, col::RUN_ID, col::EVENT])
+        }) {
+            state.table.clone_from(&t.name);
+        }
+    }
 
     fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, cache: &mut Cache) {
         if let Some(trace) = chosen_trace(ui, cx.bundle, state) {

@@ -131,6 +131,15 @@ fn records(
             }
         }
     }
+    // Runs kept apart: with several runs in the table (an MPI source of repeated runs), each
+    // run's lanes are a group of their own, never drawn over another run's.
+    else if let Some(run) = texts(batch, col::RUN_ID)
+        && crate::views::common::distinct(&run).len() > 1
+    {
+        for (lane, run) in lanes.iter_mut().zip(&run) {
+            *lane = format!("{run}: {lane}");
+        }
+    }
     let lanes: Vec<String> = lanes.into_iter().map(|l| format!("{prefix}{l}")).collect();
     let kinds = texts(batch, colour).unwrap_or_else(|| vec![String::new(); batch.num_rows()]);
     Some((lanes, start, end, kinds))
@@ -344,9 +353,32 @@ fn chart_with(
         format::secs(t1 - origin),
         format::secs(data.t_max - origin)
     ));
-    let label_width = 110.0;
     let size = ui.available_size().max(egui::vec2(200.0, 100.0));
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
+    // The lanes the filter lets through, in order.
+    let filter = state.lane_filter.trim().to_lowercase();
+    let shown: Vec<usize> = (0..data.lanes.len())
+        .filter(|&l| filter.is_empty() || data.lanes[l].to_lowercase().contains(&filter))
+        .collect();
+    cache.shown_lanes = shown.len();
+    let lanes_height = rect.height() - crate::views::axes::AXIS_BAND_PX;
+    let row = (lanes_height / shown.len().max(1) as f32).clamp(1.0, 24.0);
+    let text = ui.visuals().text_color();
+    let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
+    let measure = |name: &str| {
+        ui.painter()
+            .layout_no_wrap(name.to_owned(), font.clone(), text)
+            .size()
+            .x
+    };
+    // The label column is as wide as the widest label drawn, up to 40 % of the chart; a label
+    // longer than that is cut with `…` and shown whole on hover.
+    let drawn = ((lanes_height / row).ceil() as usize).min(shown.len());
+    let widest = shown[..drawn]
+        .iter()
+        .map(|&l| measure(&data.lanes[l]))
+        .fold(0.0, f32::max);
+    let label_width = (widest + 8.0).clamp(60.0, rect.width() * 0.4);
     let plot = egui::Rect::from_min_max(
         rect.min + egui::vec2(label_width, crate::views::axes::AXIS_BAND_PX),
         rect.max,
@@ -367,15 +399,6 @@ fn chart_with(
         &crate::views::axes::lane_title(&state.lane),
         response.hover_pos().map(|p| p.x),
     );
-    // The lanes the filter lets through, in order.
-    let filter = state.lane_filter.trim().to_lowercase();
-    let shown: Vec<usize> = (0..data.lanes.len())
-        .filter(|&l| filter.is_empty() || data.lanes[l].to_lowercase().contains(&filter))
-        .collect();
-    cache.shown_lanes = shown.len();
-    let row = (plot.height() / shown.len().max(1) as f32).clamp(1.0, 24.0);
-    let text = ui.visuals().text_color();
-    let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
     for (position, &lane) in shown.iter().enumerate() {
         let name = &data.lanes[lane];
         let y = plot.top() + position as f32 * row;
@@ -386,13 +409,23 @@ fn chart_with(
             painter.text(
                 egui::pos2(rect.left() + 2.0, y + row / 2.0),
                 egui::Align2::LEFT_CENTER,
-                name,
+                crate::views::axes::fit(name, label_width - 6.0, measure),
                 font.clone(),
                 text,
             );
         }
         data.lane_cells(lane, t0, t1, pixels, &mut cache.cells);
         paint_cells(&painter, &cache.cells, plot.left(), y, row);
+    }
+    // A label, whole, under the pointer in the label column.
+    if let Some(pos) = response.hover_pos()
+        && pos.x < plot.left()
+        && pos.y >= plot.top()
+        && let Some(&lane) = shown.get(((pos.y - plot.top()) / row) as usize)
+    {
+        response
+            .clone()
+            .on_hover_text_at_pointer(data.lanes[lane].clone());
     }
     if let Some(pos) = response.hover_pos()
         && plot.contains(pos)
