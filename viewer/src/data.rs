@@ -443,6 +443,16 @@ impl LoadedBundle {
         steps
     }
 
+    /// The tables step `step` read, as its manifest record lists them.
+    pub fn step_inputs(&self, step: &str) -> Vec<String> {
+        self.manifest
+            .iter()
+            .flat_map(|m| m.stages.iter().flat_map(|s| s.steps.iter()))
+            .filter(|s| s.id == step)
+            .flat_map(|s| s.inputs.iter().cloned())
+            .collect()
+    }
+
     /// The tables step `step` wrote (`<step>.<table>`).
     pub fn step_tables<'a>(&'a self, step: &'a str) -> impl Iterator<Item = &'a LoadedTable> + 'a {
         self.tables.iter().filter(move |t| {

@@ -476,6 +476,8 @@ fn the_scaling_view_plots_each_call_path_with_its_model_and_extrapolation() {
     shows(&h, "unknown / reg /  / total");
     shows(&h, "2.004104e-1 * x^(2) * log2(y)^(1)");
     shows(&h, "at 1.5 x the largest size");
+    // The held-out configuration's error, in words under the plot's title.
+    shows(&h, "Held out of the fit, x=60;y=5: measured ");
     assert!(
         h.state()
             .status_line()

@@ -50,7 +50,8 @@ pub(crate) fn has_scoreboard(bundle: &crate::data::LoadedBundle) -> bool {
         .is_some_and(|m| !m.scoreboard.is_empty())
 }
 
-/// A colour per kind, stable across frames.
+/// A colour per kind, stable across frames: eight distinct ones, then hues spaced by the golden
+/// angle at two lightnesses, so that 30 and more names stay apart.
 pub(crate) fn kind_colour(kind: usize) -> egui::Color32 {
     const PALETTE: [egui::Color32; 8] = [
         egui::Color32::from_rgb(66, 133, 244),
@@ -62,5 +63,26 @@ pub(crate) fn kind_colour(kind: usize) -> egui::Color32 {
         egui::Color32::from_rgb(255, 112, 67),
         egui::Color32::from_rgb(158, 157, 36),
     ];
-    PALETTE[kind % PALETTE.len()]
+    if let Some(c) = PALETTE.get(kind) {
+        return *c;
+    }
+    let hue = (kind as f32 * 0.618_034).fract();
+    let value = if (kind / PALETTE.len()).is_multiple_of(2) {
+        0.9
+    } else {
+        0.65
+    };
+    egui::ecolor::Hsva::new(hue, 0.7, value, 1.0).into()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The kernel trace colours 31 names: each gets its own colour.
+    #[test]
+    fn forty_kinds_get_forty_colours() {
+        let mut colours: Vec<[u8; 4]> = (0..40).map(|k| super::kind_colour(k).to_array()).collect();
+        colours.sort_unstable();
+        colours.dedup();
+        assert_eq!(colours.len(), 40);
+    }
 }

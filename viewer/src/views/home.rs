@@ -173,7 +173,7 @@ pub fn explain(bundle: &LoadedBundle, step: &str, views: &[&'static dyn ViewKind
     for _ in 0..4 {
         let read: Vec<String> = frontier
             .iter()
-            .flat_map(|s| step_inputs(bundle, s))
+            .flat_map(|s| bundle.step_inputs(s))
             .collect();
         let tables: Vec<_> = bundle
             .tables
@@ -202,17 +202,6 @@ pub fn explain(bundle: &LoadedBundle, step: &str, views: &[&'static dyn ViewKind
             .map_or(Home::SLUG, |v| v.slug()),
         table: own.first().map(|t| t.name.clone()),
     }
-}
-
-/// The tables a step read, as its manifest record lists them.
-fn step_inputs(bundle: &LoadedBundle, step: &str) -> Vec<String> {
-    bundle
-        .manifest
-        .iter()
-        .flat_map(|m| m.stages.iter().flat_map(|s| s.steps.iter()))
-        .filter(|s| s.id == step)
-        .flat_map(|s| s.inputs.iter().cloned())
-        .collect()
 }
 
 /// The first of `ranked` (in rank order) that draws one of `tables`.

@@ -197,6 +197,9 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
     let mut compare = vec![NONE.to_owned()];
     compare.extend(names.iter().cloned());
+    if state.compare.is_empty() {
+        state.compare = measured_beside(bundle, &state.table).unwrap_or_else(|| NONE.to_owned());
+    }
     let runs: Vec<String> = bundle
         .table(&state.table)
         .and_then(|t| texts(&t.batch, col::RUN_ID))
@@ -241,6 +244,32 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     if let Some(t) = bundle.table(&state.table) {
         loop_ui(ui, &loop_structure(&t.batch));
     }
+}
+
+/// The measured run to put beside a prediction at first: of the measured tables the step that
+/// wrote `table` read, the one with the most rows (the full run, not the reduced ones).
+fn measured_beside(bundle: &LoadedBundle, table: &str) -> Option<String> {
+    let t = bundle.table(table)?;
+    if crate::data::has_columns(&t.batch, MEASURED) {
+        return None;
+    }
+    let step = table.rsplit_once('.')?.0;
+    let rows = |name: &str| {
+        bundle
+            .manifest
+            .as_ref()
+            .and_then(|m| m.tables.iter().find(|r| r.name == name))
+            .map_or(0, |r| r.rows)
+    };
+    bundle
+        .step_inputs(step)
+        .into_iter()
+        .filter(|n| {
+            bundle
+                .table(n)
+                .is_some_and(|t| crate::data::has_columns(&t.batch, MEASURED))
+        })
+        .max_by_key(|n| rows(n))
 }
 
 /// Each table's ranks as stacked bars by kind, side by side, with the spread of the runs' totals

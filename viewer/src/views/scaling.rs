@@ -230,7 +230,9 @@ impl Curves {
         // The curve first: the legend takes each series' colour from it.
         plot.line(egui_plot::Line::new(label, line.clone()).color(c).width(1.5));
         let mut band = at(&self.high);
-        band.extend(at(&self.low).into_iter().rev());
+        // A time is never below 0: the band's lower edge stops there.
+        let low: Vec<Option<f64>> = self.low.iter().map(|v| v.map(|v| v.max(0.0))).collect();
+        band.extend(at(&low).into_iter().rev());
         if band.len() > 2 {
             plot.polygon(
                 egui_plot::Polygon::new(label, band.clone())
@@ -304,17 +306,69 @@ fn draw_points(
         if marks.is_empty() {
             continue;
         }
-        let (name, shape) = if held {
-            (label.to_owned(), egui_plot::MarkerShape::Circle)
+        let (name, shape, colour) = if held {
+            (label.to_owned(), egui_plot::MarkerShape::Circle, c)
         } else {
-            ("held out, predicted".to_owned(), egui_plot::MarkerShape::Diamond)
+            // A colour of its own: "held out" is not a series.
+            ("held out, predicted".to_owned(), egui_plot::MarkerShape::Diamond, HELD_OUT)
         };
         plot.points(
             egui_plot::Points::new(name, marks)
-                .color(c)
+                .color(colour)
                 .shape(shape)
                 .radius(if held { 3.0 } else { 5.0 })
                 .filled(held),
+        );
+    }
+}
+
+/// The held-out configuration's mark: no series takes this colour.
+const HELD_OUT: egui::Color32 = egui::Color32::from_rgb(230, 0, 230);
+
+/// The held-out configuration of the call path `path` in the step's `predictions`: what was measured,
+/// what the model fitted without them predicted, and the error, in words.
+fn held_out_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, step: &str, path: &str) {
+    let Some(table) = bundle.table(&format!("{step}.predictions")) else {
+        return;
+    };
+    let b = &table.batch;
+    let (Some(held), Some(p), Some(m), Some(e)) = (
+        texts(b, col::HELD_OUT),
+        numbers(b, col::PREDICTED_SECS),
+        numbers(b, col::MEASURED_SECS),
+        numbers(b, col::ERROR_PCT),
+    ) else {
+        return;
+    };
+    let n = b.num_rows();
+    let low = numbers(b, col::INTERVAL_LOW_SECS).unwrap_or_else(|| vec![None; n]);
+    let high = numbers(b, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]);
+    let names = path_names(b);
+    // `held_out` names the configuration left out of the fit (null when none was).
+    for i in (0..n).filter(|&i| !held[i].is_empty() && names[i] == path) {
+        let (Some(p), Some(m), Some(e)) = (p[i], m[i], e[i]) else {
+            continue;
+        };
+        let interval = low[i]
+            .zip(high[i])
+            .map(|(lo, hi)| {
+                let inside = if (lo..=hi).contains(&m) { "holds" } else { "misses" };
+                format!(
+                    " (95 %: {} to {}, which {inside} the measurement)",
+                    format::secs(lo),
+                    format::secs(hi)
+                )
+            })
+            .unwrap_or_default();
+        ui.colored_label(
+            HELD_OUT,
+            format!(
+                "Held out of the fit, {}: measured {}, predicted {}{interval}: error {:+.1} %",
+                held[i],
+                format::secs(m),
+                format::secs(p),
+                e
+            ),
         );
     }
 }
@@ -341,11 +395,28 @@ fn plot_ui(
         .and_then(|p| p.first().cloned())
         .map(|p| p.split(',').next().unwrap_or_default().to_owned())
         .unwrap_or_default();
+    held_out_ui(ui, bundle, step, &path.name);
+    let x_label = if axis_name.is_empty() {
+        "the model's first parameter".to_owned()
+    } else {
+        format!("{axis_name} (the model's first parameter; the series are the others' values)")
+    };
     egui_plot::Plot::new("scaling_plot")
         .height(360.0)
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
-        .x_axis_label(axis_name)
-        .y_axis_label("s")
+        .x_axis_label(x_label)
+        .y_axis_label("time (s)")
+        .label_formatter(|pos| {
+            let (name, at) = match pos {
+                egui_plot::HoverPosition::NearDataPoint {
+                    plot_name,
+                    position,
+                    ..
+                } => (*plot_name, position),
+                egui_plot::HoverPosition::Elsewhere { position } => ("", position),
+            };
+            Some(format!("{name}\n{:.4}, {}", at.x, format::secs(at.y)))
+        })
         .show(ui, |plot| {
             for (k, s) in all_series.iter().enumerate() {
                 let c = super::common::kind_colour(k);

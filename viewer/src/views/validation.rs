@@ -31,6 +31,9 @@ pub struct Cache {
     /// (log10 measured, log10 predicted) of the rows with both positive.
     points: Vec<[f64; 2]>,
     labels: Vec<String>,
+    /// The points of each device, in first-seen order: its name and the indices of its points
+    /// (one colour per device in the scatter, a legend entry that hides or shows it).
+    devices: Vec<(String, Vec<usize>)>,
     /// Rows whose prediction or measurement cannot go on a log axis.
     off_axis: usize,
     /// How many of `points` the scatter's bounds held when last drawn (a zoom crops them).
@@ -215,7 +218,19 @@ fn predictions_ui(
     });
 }
 
-/// Predicted against measured on log axes, with the y = x line; hovering a point names it.
+/// The text of a log10 axis mark: the time at every decade, and at the finer marks too when the
+/// axis spans less than two decades (else one label, or none, would show).
+fn decade_label(mark: egui_plot::GridMark, range: &std::ops::RangeInclusive<f64>) -> String {
+    let decade = (mark.value - mark.value.round()).abs() < 1e-9;
+    if decade || range.end() - range.start() < 2.0 {
+        crate::format::secs(10f64.powf(mark.value))
+    } else {
+        String::new()
+    }
+}
+
+/// Predicted against measured on log axes, with the y = x line, one colour per device (its
+/// legend entry hides or shows it); hovering a point names it.
 fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
     let (lo, hi) = cache
         .points
@@ -224,27 +239,34 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
             (lo.min(p[0]).min(p[1]), hi.max(p[0]).max(p[1]))
         });
     let labels = &cache.labels;
-    let pow10 = |mark: egui_plot::GridMark, _: &std::ops::RangeInclusive<f64>| {
-        crate::format::secs(10f64.powf(mark.value))
-    };
+    let devices = &cache.devices;
     let shown = egui_plot::Plot::new("predicted_vs_measured")
         .height(360.0)
         .data_aspect(1.0)
         .x_axis_label("measured (log)")
         .y_axis_label("predicted (log)")
-        .x_axis_formatter(pow10)
-        .y_axis_formatter(pow10)
+        .x_axis_formatter(decade_label)
+        .y_axis_formatter(decade_label)
         .x_grid_spacer(egui_plot::log_grid_spacer(10))
         .y_grid_spacer(egui_plot::log_grid_spacer(10))
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
         .label_formatter(move |pos| match pos {
             egui_plot::HoverPosition::NearDataPoint {
-                index, position, ..
-            } => Some(format!(
-                "{}\nmeasured {}\npredicted {}",
-                labels.get(*index).map(String::as_str).unwrap_or(""),
-                crate::format::secs(10f64.powf(position.x)),
-                crate::format::secs(10f64.powf(position.y)),
-            )),
+                plot_name,
+                index,
+                position,
+            } => {
+                let row = devices
+                    .iter()
+                    .find(|(d, _)| device_series(d) == *plot_name)
+                    .and_then(|(_, at)| at.get(*index));
+                Some(format!(
+                    "{}\nmeasured {}\npredicted {}",
+                    row.and_then(|r| labels.get(*r)).map(String::as_str).unwrap_or(""),
+                    crate::format::secs(10f64.powf(position.x)),
+                    crate::format::secs(10f64.powf(position.y)),
+                ))
+            }
             egui_plot::HoverPosition::Elsewhere { .. } => None,
         })
         .show(ui, |plot| {
@@ -255,7 +277,14 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
                 let bar = egui_plot::Line::new("95 % interval", vec![[w[0], w[1]], [w[0], w[2]]]);
                 plot.line(bar.width(1.0));
             }
-            plot.points(egui_plot::Points::new("predictions", cache.points.clone()).radius(2.0));
+            for (k, (device, at)) in devices.iter().enumerate() {
+                let points: Vec<[f64; 2]> = at.iter().map(|&i| cache.points[i]).collect();
+                plot.points(
+                    egui_plot::Points::new(device_series(device), points)
+                        .radius(2.0)
+                        .color(super::common::kind_colour(k)),
+                );
+            }
         });
     let bounds = shown.transform.bounds();
     let (min, max) = (bounds.min(), bounds.max());
@@ -268,15 +297,26 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
     );
 }
 
-/// The mean predicted / measured of each value of the breakdown column `by`, as bars.
+/// A device's name as its series in the scatter (a series needs a name to be in the legend).
+fn device_series(device: &str) -> String {
+    if device.is_empty() {
+        "predictions".to_owned()
+    } else {
+        device.to_owned()
+    }
+}
+
+/// The mean predicted / measured of each value of the breakdown column `by`, as bars that start
+/// at 1 (a perfect prediction): over-predictions rise from it, under-predictions hang below.
 fn ratio_bars_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
     let bars: Vec<egui_plot::Bar> = cache
         .groups
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            egui_plot::Bar::new(i as f64, p.mean_ratio)
-                .name(&p.name)
+            egui_plot::Bar::new(i as f64, p.mean_ratio - 1.0)
+                .base_offset(1.0)
+                .name(format!("{}: {:.3}", p.name, p.mean_ratio))
                 .width(0.7)
         })
         .collect();
@@ -347,6 +387,7 @@ fn compute(
     let high = numbers(batch, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]);
     let (mut points, mut labels, mut off_axis) = (Vec::new(), Vec::new(), 0);
     let mut whiskers = Vec::new();
+    let mut devices: Vec<(String, Vec<usize>)> = Vec::new();
     let key = texts(batch, &state.by).unwrap_or_else(|| program.clone());
     let mut per_key: Vec<Breakdown> = Vec::new();
     for i in 0..n {
@@ -360,6 +401,10 @@ fn compute(
         };
         let interval = low[i].zip(high[i]);
         if p > 0.0 && m > 0.0 && p.is_finite() {
+            match devices.iter_mut().find(|(d, _)| *d == device[i]) {
+                Some((_, at)) => at.push(points.len()),
+                None => devices.push((device[i].clone(), vec![points.len()])),
+            }
             points.push([m.log10(), p.log10()]);
             labels.push(format!("{} / {} / {}", device[i], program[i], variant[i]));
             if let Some((lo, hi)) = interval.filter(|(lo, hi)| *lo > 0.0 && hi.is_finite()) {
@@ -409,9 +454,30 @@ fn compute(
         key: state.clone(),
         points,
         labels,
+        devices,
         off_axis,
         in_view: std::cell::Cell::new(0),
         whiskers,
         groups,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log axis labels every decade; across less than two decades, its finer marks too.
+    #[test]
+    fn log_axes_label_every_decade() {
+        let mark = |value: f64| egui_plot::GridMark {
+            value,
+            step_size: 0.1,
+        };
+        let wide = -4.0..=0.0;
+        assert_eq!(decade_label(mark(0.0), &wide), "1 s");
+        assert_eq!(decade_label(mark(-3.0), &wide), "1 ms");
+        assert_eq!(decade_label(mark(-2.7), &wide), "");
+        let narrow = -2.9..=-2.0;
+        assert_ne!(decade_label(mark(-2.7), &narrow), "");
     }
 }
