@@ -72,6 +72,14 @@ async function click(page, key) {
   throw new Error(`the app drew no button ${key}`);
 }
 
+/** Clicks "Open..." and chooses `files` in the browser's file picker. */
+async function pickFiles(page, files) {
+  const chooser = page.waitForEvent("filechooser", { timeout: TIMEOUT_MS });
+  await click(page, "button:open");
+  await (await chooser).setFiles(files);
+  log(`picked ${files.map((f) => path.basename(f)).join(", ")}`);
+}
+
 /** Opens the combo box `key` (`pick:<label>`) and picks its last option. */
 async function clickLast(page, key) {
   await click(page, key);
@@ -264,6 +272,19 @@ try {
   if (Number(field(s, "bundles")) !== bundleCount + 1) problems.push(`the drop did not add a bundle: ${s}`);
   if (Number(field(s, "lanes")) < 1) problems.push(`no lanes in the Gantt view: ${s}`);
   await screenshot(page, "web-3-gantt");
+
+  // 4b. The "Open..." button: the browser's file picker. A CSV is named for what it is (an
+  // error, no bundle); a table file of a bundle opens as a bundle of its own.
+  const csv = path.join(outDir, "picked.csv");
+  fs.writeFileSync(csv, "device,program,time_ms\ngpu,a,1.5\n");
+  const arrow = path.join(outDir, "bundles", "csx600-montecarlo", "tables", "measured.predictions.arrow");
+  const before = await status(page);
+  await pickFiles(page, [csv]);
+  s = await waitStatus(page, "the picked CSV refused", (t) => Number(field(t, "errors") ?? 0) > Number(field(before, "errors") ?? 0));
+  if (Number(field(s, "bundles")) !== bundleCount + 1) problems.push(`a picked CSV changed the bundles: ${s}`);
+  await pickFiles(page, [arrow]);
+  s = await waitStatus(page, "the picked table", (t) => Number(field(t, "bundles")) === bundleCount + 2);
+  await screenshot(page, "web-9-picked-files");
 
   // 5. A measured in-kernel trace (the H100 matrix multiply of pipelines/cuda-trace-gantt.toml):
   // its spans as Gantt lanes, per SM and per block.

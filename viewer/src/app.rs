@@ -81,6 +81,9 @@ pub struct ViewerApp {
     pub open_requests: Vec<String>,
     /// The text of the "open" field (desktop).
     pub open_path: String,
+    /// Whether the "Open..." button asked for the browser's file picker this frame (the host
+    /// shows it).
+    pub pick_files: bool,
     /// Where the tab and bundle buttons were drawn this frame (`tab:<slug>`, `bundle:<name>`),
     /// in points: egui widgets are not DOM nodes, so the web page publishes these for the
     /// browser test to click.
@@ -136,6 +139,7 @@ impl ViewerApp {
             errors: Vec::new(),
             open_requests: Vec::new(),
             open_path: String::new(),
+            pick_files: false,
             hitboxes: Vec::new(),
             frame_cpu_secs: None,
             #[cfg(not(target_arch = "wasm32"))]
@@ -519,6 +523,15 @@ impl ViewerApp {
             if let Some(chosen) = self.open_dialog.show(ui.ctx()) {
                 self.open_requests.push(chosen.display().to_string());
             }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            ui.separator();
+            let open = ui
+                .button("Open...")
+                .on_hover_text("A zipped bundle, or a bundle's .arrow files");
+            self.hitboxes.push(("button:open".to_owned(), open.rect));
+            self.pick_files |= open.clicked();
         }
         ui.separator();
         ui.small("Drop a bundle directory, .arrow files or a zipped bundle here.");

@@ -56,6 +56,9 @@ impl EframeApp {
 impl eframe::App for EframeApp {
     fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
         self.app.frame_cpu_secs = frame.info().cpu_usage;
+        if std::mem::take(&mut self.app.pick_files) {
+            platform::pick_files(&self.dropped, ui.ctx());
+        }
         self.take_drops(ui.ctx());
         #[cfg(not(target_arch = "wasm32"))]
         for path in std::mem::take(&mut self.app.open_requests) {

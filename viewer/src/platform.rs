@@ -238,6 +238,62 @@ pub fn read_dropped(files: Vec<egui::DroppedFileHandle>, inbox: &Inbox) {
     }
 }
 
+/// Shows the browser's file picker (several files may be chosen: a zipped bundle, or a bundle's
+/// `.arrow` files); what the user chooses arrives in `inbox` as a drop would. Nothing on the
+/// desktop, which has its own field and directory browser.
+pub fn pick_files(inbox: &Inbox, ctx: &egui::Context) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        use wasm_bindgen::JsCast as _;
+        use wasm_bindgen::closure::Closure;
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let Ok(input) = document
+            .create_element("input")
+            .map(|e| e.unchecked_into::<web_sys::HtmlInputElement>())
+        else {
+            return;
+        };
+        input.set_type("file");
+        input.set_multiple(true);
+        input.set_accept(".zip,.arrow,.csv,.parquet");
+        let chosen = input.clone();
+        let inbox = inbox.clone();
+        let ctx = ctx.clone();
+        let on_change = Closure::once_into_js(move || {
+            let Some(list) = chosen.files() else {
+                return;
+            };
+            let files: Vec<web_sys::File> =
+                (0..list.length()).filter_map(|i| list.get(i)).collect();
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut read = Vec::new();
+                for f in files {
+                    let name = f.name();
+                    match wasm_bindgen_futures::JsFuture::from(f.array_buffer()).await {
+                        Ok(buffer) => read.push((name, js_sys::Uint8Array::new(&buffer).to_vec())),
+                        Err(e) => {
+                            inbox.put(Dropped::Error(format!(
+                                "{name}: cannot read the file: {e:?}"
+                            )));
+                            return;
+                        }
+                    }
+                }
+                if !read.is_empty() {
+                    inbox.put(Dropped::Files(read));
+                }
+                ctx.request_repaint();
+            });
+        });
+        input.set_onchange(Some(on_change.unchecked_ref()));
+        input.click();
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = (inbox, ctx);
+}
+
 /// The WebAssembly memory of the page, in MiB (0 on the desktop).
 pub fn wasm_memory_mb() -> usize {
     #[cfg(target_arch = "wasm32")]

@@ -273,9 +273,10 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
             if lo.is_finite() {
                 plot.line(egui_plot::Line::new("y = x", vec![[lo, lo], [hi, hi]]).width(1.0));
             }
+            let grey = egui::Color32::from_gray(150).gamma_multiply(0.6);
             for w in &cache.whiskers {
                 let bar = egui_plot::Line::new("95 % interval", vec![[w[0], w[1]], [w[0], w[2]]]);
-                plot.line(bar.width(1.0));
+                plot.line(bar.width(1.0).color(grey));
             }
             for (k, (device, at)) in devices.iter().enumerate() {
                 let points: Vec<[f64; 2]> = at.iter().map(|&i| cache.points[i]).collect();
