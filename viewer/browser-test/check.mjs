@@ -203,6 +203,7 @@ try {
     ["cost", "csx600-montecarlo"],
     ["ranks", "mpi-cp2k"],
     ["throughput", "opencl-vector-width"],
+    ["scores", "gpu-transfer"],
     ["scaling", "mpi-scaling"],
   ]) {
     await click(page, `bundle:${bundle}`);

@@ -629,3 +629,46 @@ fn repeated_runs_are_kept_apart_in_the_gantt_and_averaged_in_the_bars() {
     h.run();
     shows(&h, "3 s");
 }
+
+/// The transfer scores: each scheme's methods as bars of the score chosen, learned and
+/// baselines apart, the best named. A synthetic `transfer_scores` table (not a measurement).
+#[test]
+fn the_transfer_scores_bar_each_method_per_scheme_and_name_the_best() {
+    use arrow_array::BooleanArray;
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("validation", DataType::Utf8, false),
+        Field::new("model", DataType::Utf8, false),
+        Field::new("learned", DataType::Boolean, false),
+        Field::new("median_abs_error_pct", DataType::Float64, true),
+        Field::new("within_25_pct", DataType::Float64, true),
+        Field::new("interval_coverage_pct", DataType::Float64, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(StringArray::from(vec!["gpu_out", "gpu_out", "kernel_out"])),
+            Arc::new(StringArray::from(vec!["ridge", "cores_clock", "ridge"])),
+            Arc::new(BooleanArray::from(vec![true, false, true])),
+            Arc::new(Float64Array::from(vec![8.6, 24.8, 12.2])),
+            Arc::new(Float64Array::from(vec![85.2, 50.5, 73.9])),
+            Arc::new(Float64Array::from(vec![93.6, 91.6, 86.5])),
+        ],
+    )
+    .unwrap();
+    let bundle = LoadedBundle {
+        origin: "scores".into(),
+        alias: None,
+        manifest: None,
+        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
+            "all.transfer_scores",
+            Some("transfer_scores".into()),
+            batch,
+        )],
+        traces: Vec::new(),
+    };
+    let h = harness(vec![bundle], "scores");
+    let status = h.state().status_line();
+    assert!(status.contains("schemes=2; bars=3"), "{status}");
+    shows(&h, "gpu_out");
+    shows(&h, "best: ridge (learned), 8.6");
+}

@@ -26,6 +26,7 @@ views! {
     tables::Tables,
     model::Model,
     validation::Validation,
+    scores::Scores,
     cost::CostBreakdown,
     gantt::Gantt,
     ranks::RankBars,
