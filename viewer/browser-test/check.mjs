@@ -72,6 +72,28 @@ async function click(page, key) {
   throw new Error(`the app drew no button ${key}`);
 }
 
+/** The primitive each view is for, as its status line's `drawn=` counts it. */
+const DRAWS = {
+  tables: "rows",
+  model: "points",
+  cost: "bars",
+  ranks: "bars",
+  throughput: "bars",
+  scores: "bars",
+  scaling: "curves",
+};
+
+/** How many `kind` primitives the status line says were drawn (`drawn=bars:3,points:10`). */
+function drawn(status, kind) {
+  const counts = Object.fromEntries(
+    (field(status, "drawn") ?? "")
+      .split(",")
+      .filter((p) => p.includes(":"))
+      .map((p) => p.split(":")),
+  );
+  return Number(counts[kind] ?? 0);
+}
+
 /** Clicks "Open..." and chooses `files` in the browser's file picker. */
 async function pickFiles(page, files) {
   const chooser = page.waitForEvent("filechooser", { timeout: TIMEOUT_MS });
@@ -209,7 +231,15 @@ try {
     await click(page, `bundle:${bundle}`);
     await waitStatus(page, `bundle ${bundle}`, (t) => field(t, "bundle") === bundle);
     await click(page, `tab:${tab}`);
-    await waitStatus(page, `the ${tab} view`, (t) => field(t, "tab") === tab && !field(t, "loading_tables"));
+    s = await waitStatus(page, `the ${tab} view`, (t) => field(t, "tab") === tab && !field(t, "loading_tables"));
+    // What the view is for is drawn: its bars, points, curves or rows (the status line's count).
+    const wanted = DRAWS[tab];
+    if (wanted) {
+      s = await waitStatus(page, `the ${tab} view's ${wanted}`, (t) => drawn(t, wanted) > 0).catch((e) => {
+        problems.push(`the ${tab} view on ${bundle} drew no ${wanted}: ${e.message}`);
+        return s;
+      });
+    }
     await screenshot(page, `web-view-${tab}`);
   }
 

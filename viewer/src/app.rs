@@ -101,6 +101,8 @@ pub struct ViewerApp {
     /// The memory the rows of the bundles not shown may take
     /// ([`TABLE_MEMORY_BUDGET_BYTES`] unless changed).
     pub table_memory_budget_bytes: usize,
+    /// What the view shown drew in the last frame (`view::count_drawn`).
+    pub drawn: std::collections::BTreeMap<&'static str, usize>,
     /// Bundle names, the one shown most recently last: whose rows are dropped first when the
     /// rows of the bundles not shown exceed the budget.
     recently_shown: Vec<String>,
@@ -147,6 +149,7 @@ impl ViewerApp {
             loads: crate::loading::TableLoads::default(),
             arriving: None,
             table_memory_budget_bytes: TABLE_MEMORY_BUDGET_BYTES,
+            drawn: std::collections::BTreeMap::new(),
             recently_shown: Vec::new(),
             slots,
         }
@@ -417,6 +420,7 @@ impl ViewerApp {
         });
         self.hitboxes
             .extend(crate::view::take_published_hitboxes(ui.ctx()));
+        self.drawn = crate::view::take_drawn(ui.ctx());
         if let Some(jump) = jump {
             self.follow(jump);
         }
@@ -461,6 +465,10 @@ impl ViewerApp {
                 bundles: &self.bundles,
                 frame_cpu_secs: self.frame_cpu_secs,
             })),
+        }
+        if !self.drawn.is_empty() {
+            let drawn: Vec<String> = self.drawn.iter().map(|(k, n)| format!("{k}:{n}")).collect();
+            s.push_str(&format!("; drawn={}", drawn.join(",")));
         }
         if !self.errors.is_empty() {
             s.push_str(&format!("; errors={}", self.errors.len()));

@@ -134,6 +134,16 @@ mod tour {
                     .step_by(7)
                     .map(|p| p.to_array())
                     .collect();
+                // A view of rows that drew none of its bars, points, curves or rows fails too.
+                let drawn: usize = self.app.app.drawn.values().sum();
+                if view.reads_rows() && drawn == 0 {
+                    eprintln!(
+                        "yosoku-viewer: the {} view drew none of what it is for (status: {})",
+                        view.label(),
+                        self.app.app.status_line()
+                    );
+                    std::process::exit(1);
+                }
                 if colours.len() < MIN_COLOURS {
                     eprintln!(
                         "yosoku-viewer: the {} view drew a flat window ({} colours)",

@@ -145,6 +145,28 @@ pub fn take_published_hitboxes(ctx: &egui::Context) -> Vec<(String, egui::Rect)>
     })
 }
 
+/// The egui memory key of what views drew this frame.
+const DRAWN: &str = "yosoku-drawn";
+
+/// Counts `n` primitives of a kind (`points`, `bars`, `lines`, `rows`) a view drew this frame:
+/// the status line says them (`drawn=bars:12,points:300`), and the browser test and the desktop
+/// tour check that each view drew what it is for.
+pub fn count_drawn(ui: &egui::Ui, what: &'static str, n: usize) {
+    ui.ctx().data_mut(|d| {
+        *d.get_temp_mut_or_default::<BTreeMap<&'static str, usize>>(egui::Id::unique(DRAWN))
+            .entry(what)
+            .or_default() += n;
+    });
+}
+
+/// What [`count_drawn`] counted this frame, taken.
+pub fn take_drawn(ctx: &egui::Context) -> BTreeMap<&'static str, usize> {
+    ctx.data_mut(|d| {
+        d.remove_temp::<BTreeMap<&'static str, usize>>(egui::Id::unique(DRAWN))
+            .unwrap_or_default()
+    })
+}
+
 /// A view to open: on a bundle, optionally on one of its tables.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Jump {

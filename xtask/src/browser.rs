@@ -70,8 +70,9 @@ pub fn test_built(dist: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Views the desktop tour saves, one PNG each (`yosoku-viewer --screenshots`).
-const DESKTOP_VIEWS: usize = 10;
+/// Views the desktop tour saves, one PNG each (`yosoku-viewer --screenshots`): every view of
+/// `viewer/src/views/mod.rs`.
+const DESKTOP_VIEWS: usize = 11;
 
 /// The desktop app under Xvfb (apt `xvfb` and `xauth`, installed when missing) on the same
 /// bundles: every view in turn, on a bundle it has something to draw for, saved as

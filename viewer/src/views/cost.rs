@@ -120,6 +120,7 @@ fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             })
             .collect();
         let names: Vec<String> = rows.iter().map(|&i| component[i].clone()).collect();
+        crate::view::count_drawn(ui, "bars", bars.len());
         super::axes::category_plot(ui, "cost_bars", &names, 360.0)
             .height(260.0)
             .width(360.0)

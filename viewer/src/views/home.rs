@@ -25,6 +25,7 @@ impl View for Home {
     }
 
     fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, _: &mut (), _: &mut ()) {
+        crate::view::count_drawn(ui, "rows", tally(cx.bundles).0);
         if let Some(jump) = home_ui(ui, cx.bundles, cx.views, cx.hitboxes) {
             cx.jump = Some(jump);
         }

@@ -260,6 +260,7 @@ fn selection_path_ui(ui: &mut egui::Ui, b: &arrow_array::RecordBatch, group: &st
             .iter()
             .filter_map(|&i| Some([step[i]?, adj[i]?]))
             .collect();
+        crate::view::count_drawn(ui, "points", points.len());
         egui_plot::Plot::new("adjusted_r2_by_step")
             .height(220.0)
             .width(360.0)

@@ -277,6 +277,8 @@ fn measured_beside(bundle: &LoadedBundle, table: &str) -> Option<String> {
 fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
     let width = 0.8 / shown.len().max(1) as f64;
     let whisker = ui.visuals().strong_text_color();
+    let bars: usize = shown.iter().map(|(_, p)| p.ranks.len() * kinds.len()).sum();
+    crate::view::count_drawn(ui, "bars", bars);
     egui_plot::Plot::new("per_rank")
         .height(320.0)
         .x_axis_label("rank")

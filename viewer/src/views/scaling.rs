@@ -381,6 +381,8 @@ fn plot_ui(
     path: &CallPath,
 ) {
     let curves = Curves::read(curves);
+    crate::view::count_drawn(ui, "curves", path.curve_rows.len());
+    crate::view::count_drawn(ui, "points", path.point_rows.len());
     let all_series = super::common::distinct(
         &path
             .curve_rows

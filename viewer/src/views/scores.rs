@@ -163,6 +163,7 @@ fn scheme_ui(
                 .fill(if *is_learned { learned } else { baseline })
         })
         .collect();
+    crate::view::count_drawn(ui, "bars", bars.len());
     super::axes::category_plot(ui, &format!("scores:{scheme}"), &models, width)
         .height(220.0)
         .width(width)

@@ -256,6 +256,7 @@ fn rows_ui(
         row_height,
         cache.rows.len() + 1,
         |ui, range| {
+            crate::view::count_drawn(ui, "rows", range.len());
             egui::Grid::new("rows").striped(true).show(ui, |ui| {
                 for field in schema.fields() {
                     let arrow = match (&state.sort_column, state.descending) {

@@ -145,6 +145,7 @@ fn candidates_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             })
             .collect();
         let labels: Vec<String> = rows.iter().map(|&i| candidate[i].clone()).collect();
+        crate::view::count_drawn(ui, "bars", bars.len());
         super::axes::category_plot(ui, "throughput_bars", &labels, 460.0)
             .height(280.0)
             .width(460.0)

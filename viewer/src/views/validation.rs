@@ -291,6 +291,7 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
     let (min, max) = (bounds.min(), bounds.max());
     let inside = |p: &&[f64; 2]| (min[0]..=max[0]).contains(&p[0]) && (min[1]..=max[1]).contains(&p[1]);
     cache.in_view.set(cache.points.iter().filter(inside).count());
+    crate::view::count_drawn(ui, "points", cache.in_view.get());
     crate::view::publish_hitbox(
         ui,
         "plot:predicted_vs_measured".to_owned(),
@@ -322,6 +323,7 @@ fn ratio_bars_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
         })
         .collect();
     let names: Vec<String> = cache.groups.iter().map(|p| p.name.clone()).collect();
+    crate::view::count_drawn(ui, "bars", bars.len());
     let width = ui.available_width();
     super::axes::category_plot(ui, "ratio_per_group", &names, width)
         .height(360.0)

@@ -361,6 +361,7 @@ fn chart_with(
         .filter(|&l| filter.is_empty() || data.lanes[l].to_lowercase().contains(&filter))
         .collect();
     cache.shown_lanes = shown.len();
+    crate::view::count_drawn(ui, "lanes", shown.len());
     let lanes_height = rect.height() - crate::views::axes::AXIS_BAND_PX;
     let row = (lanes_height / shown.len().max(1) as f32).clamp(1.0, 24.0);
     let text = ui.visuals().text_color();

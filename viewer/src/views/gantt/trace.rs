@@ -262,6 +262,7 @@ pub fn ui(ui: &mut egui::Ui, trace: &LoadedTrace, state: &mut State) -> TraceFra
     header_ui(ui, trace, state);
     let (t0, t1) = state.trace_view.unwrap_or((t_min, t_max));
     let lanes = shown_lanes(trace, &state.lane_filter);
+    crate::view::count_drawn(ui, "lanes", lanes.len());
     let size = ui.available_size().max(egui::vec2(200.0, 100.0));
     let label_width = 90.0;
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::click_and_drag());
