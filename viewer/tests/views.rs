@@ -672,3 +672,54 @@ fn the_transfer_scores_bar_each_method_per_scheme_and_name_the_best() {
     shows(&h, "gpu_out");
     shows(&h, "best: ridge (learned), 8.6");
 }
+
+/// Forecasts (predicted, not measured yet) are drawn over their size with their intervals, not
+/// as an empty scatter; errors split by the measured time's decade. Synthetic forecasts (not a
+/// measurement) and the real K40 fixture.
+#[test]
+fn forecasts_are_drawn_over_their_size_and_errors_split_by_duration() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("program", DataType::Utf8, false),
+        Field::new("variant", DataType::Utf8, false),
+        Field::new("device", DataType::Utf8, false),
+        Field::new("predicted_secs", DataType::Float64, true),
+        Field::new("measured_secs", DataType::Float64, true),
+        Field::new("interval_low_secs", DataType::Float64, true),
+        Field::new("interval_high_secs", DataType::Float64, true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(StringArray::from(vec!["lud", "lud", "hotspot"])),
+            Arc::new(StringArray::from(vec!["64x64", "128x128", "512"])),
+            Arc::new(StringArray::from(vec!["NVIDIA H200"; 3])),
+            Arc::new(Float64Array::from(vec![4e-6, 9e-6, 2e-5])),
+            Arc::new(Float64Array::from(vec![None, None, None])),
+            Arc::new(Float64Array::from(vec![2e-6, 5e-6, 1e-5])),
+            Arc::new(Float64Array::from(vec![8e-6, 2e-5, 4e-5])),
+        ],
+    )
+    .unwrap();
+    let bundle = LoadedBundle {
+        origin: "forecast".into(),
+        alias: None,
+        manifest: None,
+        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
+            "forecast.predictions",
+            Some("predictions".into()),
+            batch,
+        )],
+        traces: Vec::new(),
+    };
+    let h = harness(vec![bundle], "validation");
+    let status = h.state().status_line();
+    assert!(status.contains("points=0; points_in_view=0; forecasts=3"), "{status}");
+    assert!(status.contains("forecasts:3"), "{status}");
+    shows(&h, "3 forecasts without a measurement yet");
+
+    let mut h = harness(vec![fixture("k40-bpnn")], "validation");
+    h.state_mut().view_state_mut::<Validation>().unwrap().by = "measured duration".into();
+    h.run();
+    shows(&h, "Errors per measured duration");
+    shows(&h, "µs to ");
+}

@@ -38,9 +38,18 @@ pub struct Cache {
     off_axis: usize,
     /// How many of `points` the scatter's bounds held when last drawn (a zoom crops them).
     in_view: std::cell::Cell<usize>,
-    /// (log10 measured, log10 low, log10 high) of at most [`MAX_WHISKERS`] rows with an
-    /// interval, evenly spread over the selection.
+    /// (log10 measured, log10 low, log10 high) of every row with an interval: the scatter draws
+    /// at most [`MAX_WHISKERS`] of those in view, evenly spread, at any zoom.
     whiskers: Vec<[f64; 3]>,
+    /// The scatter's bounds in the last frame (min x, min y, max x, max y), to pick the whiskers
+    /// in view.
+    last_bounds: std::cell::Cell<Option<[f64; 4]>>,
+    /// Rows predicted with no measurement yet (a forecast): (program index, size, log10
+    /// predicted, log10 low, log10 high), low and high equal to predicted without an interval.
+    forecasts: Vec<(usize, f64, [f64; 3])>,
+    /// The programs of `forecasts`, and what their x axis is.
+    forecast_programs: Vec<String>,
+    forecast_axis: &'static str,
     /// Per value of the breakdown column: rows, mean predicted/measured, mean, median and max
     /// |error| %.
     pub groups: Vec<GroupErrors>,
@@ -62,7 +71,32 @@ pub struct GroupErrors {
 const MAX_WHISKERS: usize = 400;
 
 /// The columns errors can be broken down by, when the table has them.
-const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT];
+const BREAKDOWNS: &[&str] = &[col::PROGRAM, col::DEVICE, col::VARIANT, BY_DURATION];
+
+/// The breakdown by the measured time's decade (`< 10 µs`, `10 µs to 100 µs`, ...): where errors
+/// of short kernels differ from long ones.
+const BY_DURATION: &str = "measured duration";
+
+/// The decade of `secs` as a breakdown's name, and its order.
+fn duration_decade(secs: f64) -> (i32, String) {
+    let k = secs.log10().floor() as i32;
+    let (lo, hi) = (10f64.powi(k), 10f64.powi(k + 1));
+    (
+        k,
+        format!("{} to {}", crate::format::secs(lo), crate::format::secs(hi)),
+    )
+}
+
+/// A variant's size: the product of the numbers in it (`256x768` is 196,608, `8192` is 8,192);
+/// none when it holds none.
+fn variant_size(variant: &str) -> Option<f64> {
+    let numbers: Vec<f64> = variant
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| p.parse::<f64>().ok())
+        .collect();
+    (!numbers.is_empty()).then(|| numbers.iter().product())
+}
 
 /// The validation view.
 #[derive(Debug)]
@@ -92,9 +126,10 @@ impl View for Validation {
     fn status(_: &StatusContext<'_>, state: &State, cache: &Option<Cache>) -> String {
         cache.as_ref().map_or_else(String::new, |c| {
             format!(
-                "; points={}; points_in_view={}; {}={}",
+                "; points={}; points_in_view={}; forecasts={}; {}={}",
                 c.point_count(),
                 c.in_view.get(),
+                c.forecasts.len(),
                 state.by,
                 c.groups.len()
             )
@@ -155,7 +190,7 @@ fn predictions_ui(
         }
         let breakdowns: Vec<String> = BREAKDOWNS
             .iter()
-            .filter(|c| crate::data::has_columns(batch, &[c]))
+            .filter(|c| **c == BY_DURATION || crate::data::has_columns(batch, &[c]))
             .map(|c| (*c).to_owned())
             .collect();
         if !breakdowns.contains(&state.by) {
@@ -171,7 +206,7 @@ fn predictions_ui(
     let Some(cache) = cached.as_ref() else {
         return;
     };
-    if cache.points.is_empty() && cache.off_axis == 0 && n > 0 {
+    if cache.points.is_empty() && cache.off_axis == 0 && cache.forecasts.is_empty() && n > 0 {
         let mut reset = false;
         ui.horizontal(|ui| {
             ui.colored_label(
@@ -196,25 +231,34 @@ fn predictions_ui(
         }
         return;
     }
-    ui.label(format!(
-        "{} predictions{}",
-        format::count(cache.points.len() as u64),
-        if cache.off_axis > 0 {
+    // Rows with a measurement; a table of forecasts only has its own picture, which counts them.
+    let measured_any = !cache.points.is_empty() || cache.off_axis > 0;
+    if measured_any {
+        let off_axis = if cache.off_axis > 0 {
             format!(
                 " ({} more with a non-positive value, off the log axes)",
                 format::count(cache.off_axis as u64)
             )
         } else {
             String::new()
-        }
-    ));
+        };
+        ui.label(format!(
+            "{} predictions{off_axis}",
+            format::count(cache.points.len() as u64)
+        ));
+    }
     // Zoom and scroll belong to the table shown.
     ui.push_id(&state.table, |ui| {
-        ui.columns(2, |columns| {
-            scatter_ui(&mut columns[0], cache);
-            ratio_bars_ui(&mut columns[1], cache, &state.by);
-        });
-        errors_ui(ui, cache, &state.by);
+        if measured_any {
+            ui.columns(2, |columns| {
+                scatter_ui(&mut columns[0], cache);
+                ratio_bars_ui(&mut columns[1], cache, &state.by);
+            });
+            errors_ui(ui, cache, &state.by);
+        }
+        if !cache.forecasts.is_empty() {
+            forecasts_ui(ui, cache);
+        }
     });
 }
 
@@ -274,7 +318,7 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
                 plot.line(egui_plot::Line::new("y = x", vec![[lo, lo], [hi, hi]]).width(1.0));
             }
             let grey = egui::Color32::from_gray(150).gamma_multiply(0.6);
-            for w in &cache.whiskers {
+            for w in whiskers_in_view(cache) {
                 let bar = egui_plot::Line::new("95 % interval", vec![[w[0], w[1]], [w[0], w[2]]]);
                 plot.line(bar.width(1.0).color(grey));
             }
@@ -289,6 +333,7 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
         });
     let bounds = shown.transform.bounds();
     let (min, max) = (bounds.min(), bounds.max());
+    cache.last_bounds.set(Some([min[0], min[1], max[0], max[1]]));
     let inside = |p: &&[f64; 2]| (min[0]..=max[0]).contains(&p[0]) && (min[1]..=max[1]).contains(&p[1]);
     cache.in_view.set(cache.points.iter().filter(inside).count());
     crate::view::count_drawn(ui, "points", cache.in_view.get());
@@ -297,6 +342,73 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
         "plot:predicted_vs_measured".to_owned(),
         shown.response.rect,
     );
+}
+
+/// The whiskers of the rows in the scatter's last bounds (all, before the first frame), at
+/// most [`MAX_WHISKERS`] evenly spread: a zoom shows the intervals of the points it shows.
+fn whiskers_in_view(cache: &Cache) -> Vec<[f64; 3]> {
+    let inside: Vec<[f64; 3]> = match cache.last_bounds.get() {
+        Some([x0, y0, x1, y1]) => cache
+            .whiskers
+            .iter()
+            .filter(|w| (x0..=x1).contains(&w[0]) && w[2] >= y0 && w[1] <= y1)
+            .copied()
+            .collect(),
+        None => cache.whiskers.clone(),
+    };
+    let step = inside.len().div_ceil(MAX_WHISKERS).max(1);
+    inside.into_iter().step_by(step).collect()
+}
+
+/// Forecasts (rows predicted, not measured yet) over their size, one colour per program, each
+/// with its 95 % interval as a whisker; log axes.
+fn forecasts_ui(ui: &mut egui::Ui, cache: &Cache) {
+    ui.heading(format!(
+        "{} forecasts without a measurement yet",
+        format::count(cache.forecasts.len() as u64)
+    ));
+    crate::view::count_drawn(ui, "forecasts", cache.forecasts.len());
+    let log_x = cache.forecasts.iter().all(|(_, x, _)| *x > 0.0);
+    let x_of = move |x: f64| if log_x { x.log10() } else { x };
+    egui_plot::Plot::new("forecasts")
+        .height(320.0)
+        .x_axis_label(if log_x {
+            format!("{} (log)", cache.forecast_axis)
+        } else {
+            cache.forecast_axis.to_owned()
+        })
+        .y_axis_label("predicted (log)")
+        .y_axis_formatter(decade_label)
+        .y_grid_spacer(egui_plot::log_grid_spacer(10))
+        .x_axis_formatter(move |mark, _| {
+            if log_x {
+                format::number(10f64.powf(mark.value))
+            } else {
+                format::number(mark.value)
+            }
+        })
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
+        .show(ui, |plot| {
+            let grey = egui::Color32::from_gray(150).gamma_multiply(0.6);
+            let step = cache.forecasts.len().div_ceil(MAX_WHISKERS).max(1);
+            for (_, x, [_, lo, hi]) in cache.forecasts.iter().step_by(step) {
+                let x = x_of(*x);
+                plot.line(egui_plot::Line::new("95 % interval", vec![[x, *lo], [x, *hi]]).color(grey));
+            }
+            for (k, name) in cache.forecast_programs.iter().enumerate() {
+                let points: Vec<[f64; 2]> = cache
+                    .forecasts
+                    .iter()
+                    .filter(|(p, ..)| *p == k)
+                    .map(|(_, x, [p, ..])| [x_of(*x), *p])
+                    .collect();
+                plot.points(
+                    egui_plot::Points::new(name.as_str(), points)
+                        .radius(2.0)
+                        .color(super::common::kind_colour(k)),
+                );
+            }
+        });
 }
 
 /// A device's name as its series in the scatter (a series needs a name to be in the legend).
@@ -391,7 +503,12 @@ fn compute(
     let (mut points, mut labels, mut off_axis) = (Vec::new(), Vec::new(), 0);
     let mut whiskers = Vec::new();
     let mut devices: Vec<(String, Vec<usize>)> = Vec::new();
+    let by_duration = state.by == BY_DURATION;
     let key = texts(batch, &state.by).unwrap_or_else(|| program.clone());
+    let mut decades: Vec<(i32, String)> = Vec::new();
+    let (mut forecasts, mut forecast_programs) = (Vec::new(), Vec::<String>::new());
+    let sizes: Vec<Option<f64>> = variant.iter().map(|v| variant_size(v)).collect();
+    let sized = sizes.iter().all(Option::is_some);
     let mut per_key: Vec<Breakdown> = Vec::new();
     for i in 0..n {
         if (!state.validation.is_empty() && validation[i] != state.validation)
@@ -400,6 +517,18 @@ fn compute(
             continue;
         }
         let (Some(p), Some(m)) = (predicted[i], measured[i]) else {
+            if let Some(p) = predicted[i].filter(|p| *p > 0.0 && measured[i].is_none()) {
+                let at = match forecast_programs.iter().position(|x| *x == program[i]) {
+                    Some(at) => at,
+                    None => {
+                        forecast_programs.push(program[i].clone());
+                        forecast_programs.len() - 1
+                    }
+                };
+                let size = if sized { sizes[i].unwrap_or(0.0) } else { forecasts.len() as f64 };
+                let (lo, hi) = low[i].zip(high[i]).filter(|(lo, _)| *lo > 0.0).unwrap_or((p, p));
+                forecasts.push((at, size, [p.log10(), lo.log10(), hi.log10()]));
+            }
             continue;
         };
         let interval = low[i].zip(high[i]);
@@ -416,10 +545,19 @@ fn compute(
         } else {
             off_axis += 1;
         }
-        let slot = match per_key.iter().position(|(name, ..)| *name == key[i]) {
+        let name = if by_duration {
+            let (k, name) = duration_decade(m);
+            if !decades.iter().any(|(d, _)| *d == k) {
+                decades.push((k, name.clone()));
+            }
+            name
+        } else {
+            key[i].clone()
+        };
+        let slot = match per_key.iter().position(|(n, ..)| *n == name) {
             Some(s) => s,
             None => {
-                per_key.push((key[i].clone(), Vec::new(), Vec::new(), (0, 0)));
+                per_key.push((name, Vec::new(), Vec::new(), (0, 0)));
                 per_key.len() - 1
             }
         };
@@ -430,8 +568,9 @@ fn compute(
             per_key[slot].3.1 += usize::from(lo <= m && m <= hi);
         }
     }
-    let step = whiskers.len().div_ceil(MAX_WHISKERS).max(1);
-    let whiskers: Vec<[f64; 3]> = whiskers.into_iter().step_by(step).collect();
+    // Decades from the shortest up.
+    decades.sort_unstable();
+    per_key.sort_by_key(|(name, ..)| decades.iter().position(|(_, d)| d == name));
     let groups = per_key
         .into_iter()
         .map(|(name, ratios, mut errors, (with, inside))| {
@@ -461,6 +600,14 @@ fn compute(
         off_axis,
         in_view: std::cell::Cell::new(0),
         whiskers,
+        last_bounds: std::cell::Cell::new(None),
+        forecasts,
+        forecast_programs,
+        forecast_axis: if sized {
+            "size (the numbers of the variant multiplied)"
+        } else {
+            "forecast (order in the table)"
+        },
         groups,
     }
 }
@@ -470,6 +617,15 @@ mod tests {
     use super::*;
 
     /// A log axis labels every decade; across less than two decades, its finer marks too.
+    /// A variant's size is the product of its numbers; a duration's decade names its bounds.
+    #[test]
+    fn sizes_and_decades() {
+        assert_eq!(variant_size("256x768"), Some(196_608.0));
+        assert_eq!(variant_size("8192"), Some(8192.0));
+        assert_eq!(variant_size("large"), None);
+        assert_eq!(duration_decade(4.2e-6), (-6, "1 µs to 10 µs".to_owned()));
+    }
+
     #[test]
     fn log_axes_label_every_decade() {
         let mark = |value: f64| egui_plot::GridMark {

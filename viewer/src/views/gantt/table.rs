@@ -372,14 +372,12 @@ fn chart_with(
             .size()
             .x
     };
-    // The label column is as wide as the widest label drawn, up to 40 % of the chart; a label
-    // longer than that is cut with `…` and shown whole on hover.
     let drawn = ((lanes_height / row).ceil() as usize).min(shown.len());
-    let widest = shown[..drawn]
-        .iter()
-        .map(|&l| measure(&data.lanes[l]))
-        .fold(0.0, f32::max);
-    let label_width = (widest + 8.0).clamp(60.0, rect.width() * 0.4);
+    let label_width = label_column_px(
+        shown[..drawn].iter().map(|&l| data.lanes[l].as_str()),
+        measure,
+        rect.width(),
+    );
     let plot = egui::Rect::from_min_max(
         rect.min + egui::vec2(label_width, crate::views::axes::AXIS_BAND_PX),
         rect.max,
@@ -448,6 +446,17 @@ fn chart_with(
             ));
         }
     }
+}
+
+/// The label column is as wide as the widest label drawn, up to 40 % of the chart; a label
+/// longer than that is cut with `…` and shown whole on hover.
+fn label_column_px<'a>(
+    labels: impl Iterator<Item = &'a str>,
+    measure: impl Fn(&str) -> f32,
+    chart_px: f32,
+) -> f32 {
+    let widest = labels.map(measure).fold(0.0, f32::max);
+    (widest + 8.0).clamp(60.0, chart_px * 0.4)
 }
 
 impl Cache {
