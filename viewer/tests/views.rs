@@ -713,7 +713,10 @@ fn forecasts_are_drawn_over_their_size_and_errors_split_by_duration() {
     };
     let h = harness(vec![bundle], "validation");
     let status = h.state().status_line();
-    assert!(status.contains("points=0; points_in_view=0; forecasts=3"), "{status}");
+    assert!(
+        status.contains("points=0; points_in_view=0; forecasts=3"),
+        "{status}"
+    );
     assert!(status.contains("forecasts:3"), "{status}");
     shows(&h, "3 forecasts without a measurement yet");
 

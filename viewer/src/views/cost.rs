@@ -121,11 +121,14 @@ fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             .collect();
         let names: Vec<String> = rows.iter().map(|&i| component[i].clone()).collect();
         crate::view::count_drawn(ui, "bars", bars.len());
-        super::axes::category_plot(ui, "cost_bars", &names, 360.0)
-            .height(260.0)
-            .width(360.0)
+        // The chart takes the room beside the table, so that the components' names fit.
+        let width = (ui.available_width() - 8.0).max(360.0);
+        super::axes::category_plot(ui, "cost_bars", &names, width)
+            .height(320.0)
+            .width(width)
             .x_axis_label("component")
-            .y_axis_label("predicted s per execution")
+            .y_axis_label("predicted per execution")
+            .y_axis_formatter(|mark, _| format::secs(mark.value))
             .show(ui, |plot| {
                 plot.bar_chart(egui_plot::BarChart::new("components", bars))
             });
