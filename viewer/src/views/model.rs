@@ -210,6 +210,7 @@ fn coefficients_ui(ui: &mut egui::Ui, b: &arrow_array::RecordBatch, group: &str)
                     }
                     ui.end_row();
                     for i in (0..term.len()).filter(|&i| g.get(i).is_some_and(|x| x == group)) {
+                        crate::view::count_drawn(ui, "terms", 1);
                         ui.label(&term[i]);
                         ui.label(show(estimate.get(i)));
                         if let Some(z) = &standardised {

@@ -365,7 +365,7 @@ fn chart_with(
     let lanes_height = rect.height() - crate::views::axes::AXIS_BAND_PX;
     let row = (lanes_height / shown.len().max(1) as f32).clamp(1.0, 24.0);
     let text = ui.visuals().text_color();
-    let font = egui::FontId::proportional((row - 2.0).clamp(6.0, 12.0));
+    let (every, font) = lane_labels(row);
     let measure = |name: &str| {
         ui.painter()
             .layout_no_wrap(name.to_owned(), font.clone(), text)
@@ -404,7 +404,7 @@ fn chart_with(
         if y > plot.bottom() {
             break;
         }
-        if row >= 6.0 {
+        if position % every == 0 {
             painter.text(
                 egui::pos2(rect.left() + 2.0, y + row / 2.0),
                 egui::Align2::LEFT_CENTER,
@@ -445,6 +445,17 @@ fn chart_with(
                 crate::views::axes::time_at(t - origin, span / pixels as f64)
             ));
         }
+    }
+}
+
+/// Which lanes are labelled, and in what font, for lanes `row_px` high: each in a font that fits
+/// it, or, where lanes are too thin for a label each (744 block lanes), one every `every`
+/// lanes, 12 px apart.
+fn lane_labels(row_px: f32) -> (usize, egui::FontId) {
+    if row_px >= 6.0 {
+        (1, egui::FontId::proportional((row_px - 2.0).clamp(6.0, 12.0)))
+    } else {
+        ((12.0 / row_px).ceil() as usize, egui::FontId::proportional(10.0))
     }
 }
 
