@@ -75,7 +75,7 @@ async function click(page, key) {
 /** The primitive each view is for, as its status line's `drawn=` counts it. */
 const DRAWS = {
   tables: "rows",
-  model: "terms",
+  model: "models",
   cost: "bars",
   ranks: "bars",
   throughput: "bars",

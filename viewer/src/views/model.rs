@@ -106,6 +106,7 @@ fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     let group = &groups[row];
 
     ui.heading(format!("{} — {}", state.model, state.group));
+    crate::view::count_drawn(ui, "models", 1);
     summary_ui(ui, batch, row);
     flags_ui(ui, bundle, &state.model, group);
     let prefix = format!("{}.", state.model);
