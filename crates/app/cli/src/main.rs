@@ -276,7 +276,7 @@ fn main() -> ExitCode {
         Command::Inspect { path, table, rows } => inspect(path, table, rows),
         Command::Predict(question) => predict::run(&question).and_then(|text| emit(&text)),
         Command::Calibrate(args) => calibrate::run(&args).and_then(|text| emit(&text)),
-        Command::Scaling(request) => scaling::run(&request).and_then(|text| emit(&text)),
+        Command::Scaling(request) => scaling::print(&request, emit),
         Command::Devices { name, devices } => {
             devices::list(name.as_deref(), &devices).and_then(|text| emit(&text))
         }

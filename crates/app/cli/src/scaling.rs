@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use yosoku_regression::pmnf::{Aggregate, PmnfOptions};
 
 /// What `yosoku scaling` is asked.
@@ -29,8 +29,35 @@ pub struct Request {
     negative_exponents: bool,
 }
 
+/// What `yosoku scaling` printed, and the files it could not model (each error names its file):
+/// the models of the good files are printed all the same, and the command then fails.
+pub struct Outcome {
+    pub text: String,
+    pub failed: Vec<anyhow::Error>,
+}
+
+/// Runs `request`, prints (with `emit`) the models of the files that could be read, then fails
+/// naming each file that could not, if any.
+pub fn print(request: &Request, emit: impl Fn(&str) -> Result<()>) -> Result<()> {
+    let outcome = run(request);
+    emit(&outcome.text)?;
+    match outcome.failed.as_slice() {
+        [] => Ok(()),
+        [one] => bail!("{one:#}"),
+        many => {
+            let each: Vec<String> = many.iter().map(|e| format!("  {e:#}")).collect();
+            bail!(
+                "{} of {} files could not be modelled:\n{}",
+                many.len(),
+                request.files.len(),
+                each.join("\n")
+            )
+        }
+    }
+}
+
 /// The models of every file, as text or JSON lines.
-pub fn run(request: &Request) -> Result<String> {
+pub fn run(request: &Request) -> Outcome {
     let options = PmnfOptions {
         aggregate: if request.median {
             Aggregate::Median
@@ -41,7 +68,15 @@ pub fn run(request: &Request) -> Result<String> {
         ..PmnfOptions::default()
     };
     let mut out = String::new();
-    for file_models in yosoku_runner::scaling::model_files(&request.files, &options)? {
+    let mut failed = Vec::new();
+    for file_models in yosoku_runner::scaling::model_files(&request.files, &options) {
+        let file_models = match file_models {
+            Ok(m) => m,
+            Err(e) => {
+                failed.push(e);
+                continue;
+            }
+        };
         let (file, names) = (&file_models.file, &file_models.parameters);
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         if !request.json {
@@ -115,5 +150,5 @@ pub fn run(request: &Request) -> Result<String> {
             }
         }
     }
-    Ok(out)
+    Outcome { text: out, failed }
 }

@@ -531,6 +531,32 @@ fn export_writes_extrap_json_of_runs_over_their_parameters() {
             assert!(t > 0.0 && t < 1.0, "{t}");
         }
     }
+    // Issue 56, item 6: `-o` into a directory that is missing makes it; one that cannot be made
+    // (a file of its name is there) is named, never a temporary file.
+    let export_to = |path: &Path| {
+        yosoku(&[
+            "export",
+            bundle.to_str().unwrap(),
+            "--format",
+            "extrap",
+            "-o",
+            path.to_str().unwrap(),
+        ])
+    };
+    let deeper = dir.path().join("made/here/x.json");
+    let out = export_to(&deeper);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.path().join("made/here/x-1.json").is_file());
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = export_to(&file.join("x.json"));
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("cannot create the directory {}", file.display()))
+            && !stderr.contains("x.json"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -666,11 +692,36 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         text_file.to_str().unwrap(),
         bad.to_str().unwrap(),
     ]);
+    // Issue 56, item 6: the good file's models are printed all the same, the bad one is named,
+    // and the command fails.
     assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("two_parameter_1.txt (parameters: x, y)"),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(
         text(&out.stderr).contains("notes.extra-p: not an experiment Extra-P saved"),
         "{}",
         text(&out.stderr)
     );
+    let twice = dir.path().join("twice.txt");
+    std::fs::write(&twice, "PARAMETER x\nPOINTS (1) (2)\nPOINTS (1)\n").unwrap();
+    let out = yosoku(&[
+        "scaling",
+        bad.to_str().unwrap(),
+        twice.to_str().unwrap(),
+        text_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("2 of 3 files could not be modelled"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("twice.txt:3: point [1.0] given twice: at line 2 and here"),
+        "{stderr}"
+    );
+    assert!(text(&out.stdout).contains("two_parameter_1.txt"));
 }

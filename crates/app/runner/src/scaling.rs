@@ -1,7 +1,7 @@
 //! `yosoku scaling FILE...`: Extra-P's experiment files modelled by yosoku's PMNF search
 //! (docs/methods.md, section 7), as `extrap` models them: one model per call path and metric.
-//! Every file is read (its format by its name, `yosoku_regression::pmnf::extrap::Format`)
-//! before any is modelled, so that a bad file stops the command before any output.
+//! Each file is read (its format by its name, `yosoku_regression::pmnf::extrap::Format`) and
+//! modelled on its own: a bad file is reported, and the good ones beside it still modelled.
 
 use std::path::{Path, PathBuf};
 
@@ -66,27 +66,27 @@ pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
     extrap::parse(format, &text, median).map_err(|e| anyhow!("{shown}:{}: {}", e.line, e.message))
 }
 
-/// Every call path of every file modelled with `options`.
-pub fn model_files(files: &[PathBuf], options: &PmnfOptions) -> Result<Vec<FileModels>> {
+/// Every call path of every file modelled with `options`: per file, in the order given, its
+/// models or why it could not be read.
+pub fn model_files(files: &[PathBuf], options: &PmnfOptions) -> Vec<Result<FileModels>> {
     let median = options.aggregate == yosoku_regression::pmnf::Aggregate::Median;
-    let experiments = files
+    files
         .iter()
-        .map(|f| read_experiment(f, median).map(|e| (f, e)))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(experiments
-        .into_iter()
-        .map(|(file, e)| FileModels {
-            file: file.clone(),
-            models: e
-                .series
-                .into_iter()
-                .map(|s| SeriesModel {
-                    model: fit(&s.points, options),
-                    callpath: s.callpath,
-                    metric: s.metric,
-                })
-                .collect(),
-            parameters: e.parameters,
+        .map(|file| {
+            let e = read_experiment(file, median)?;
+            Ok(FileModels {
+                file: file.clone(),
+                models: e
+                    .series
+                    .into_iter()
+                    .map(|s| SeriesModel {
+                        model: fit(&s.points, options),
+                        callpath: s.callpath,
+                        metric: s.metric,
+                    })
+                    .collect(),
+                parameters: e.parameters,
+            })
         })
-        .collect())
+        .collect()
 }

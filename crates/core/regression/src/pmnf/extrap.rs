@@ -134,6 +134,19 @@ pub struct InputError {
     pub message: String,
 }
 
+/// The last line of `text` (1 for an empty file): where an error about something missing points.
+fn end_line(text: &str) -> usize {
+    text.lines().count().max(1)
+}
+
+/// The line of the first occurrence of `needle` in `text` (1-based), else the last line.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.find(needle).map_or_else(
+        || end_line(text),
+        |at| text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')),
+    )
+}
+
 fn error(line: usize, message: impl Into<String>) -> InputError {
     InputError {
         line,
@@ -204,6 +217,8 @@ fn points_line(value: &str, parameters: usize, line: usize) -> Result<Vec<Vec<f6
 pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
     let mut e = Experiment::default();
     let mut coordinates: Vec<Vec<f64>> = Vec::new();
+    // The line each coordinate was given on: a point given twice is refused, naming both.
+    let mut coordinate_lines: Vec<usize> = Vec::new();
     let (mut callpath, mut metric) = (String::new(), String::new());
     let mut next = 0usize;
     for (i, raw) in text.lines().enumerate() {
@@ -232,7 +247,18 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
                             ),
                         ));
                     }
+                    if let Some(k) = coordinates.iter().position(|x| *x == c) {
+                        return Err(error(
+                            line,
+                            format!(
+                                "point {c:?} given twice: at line {} and here (its repetitions \
+                                 belong on its DATA line)",
+                                coordinate_lines[k]
+                            ),
+                        ));
+                    }
                     coordinates.push(c);
+                    coordinate_lines.push(line);
                 }
             }
             "REGION" => {
@@ -273,22 +299,23 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
             }
         }
     }
-    check(&e, coordinates.len())?;
+    check(&e, coordinates.len(), end_line(text))?;
     Ok(e)
 }
 
-/// Every series measured at every coordinate, as Extra-P requires.
-fn check(e: &Experiment, coordinates: usize) -> Result<(), InputError> {
+/// Every series measured at every coordinate, as Extra-P requires; what is missing is reported
+/// at the file's last line, `end`.
+fn check(e: &Experiment, coordinates: usize, end: usize) -> Result<(), InputError> {
     if e.parameters.is_empty() {
-        return Err(error(0, "no PARAMETER"));
+        return Err(error(end, "no PARAMETER line in the file"));
     }
     if e.series.is_empty() {
-        return Err(error(0, "no measurements"));
+        return Err(error(end, "no DATA line in the file"));
     }
     for s in &e.series {
         if s.points.len() != coordinates {
             return Err(error(
-                0,
+                end,
                 format!(
                     "region `{}`, metric `{}`: {} measured points of the {coordinates} POINTS",
                     s.callpath,
@@ -353,7 +380,7 @@ pub fn parse_jsonl(text: &str) -> Result<Experiment, InputError> {
         }
     }
     if e.series.is_empty() {
-        return Err(error(0, "no measurements"));
+        return Err(error(end_line(text), "no measurement in the file"));
     }
     Ok(e)
 }
@@ -361,8 +388,8 @@ pub fn parse_jsonl(text: &str) -> Result<Experiment, InputError> {
 /// Reads Extra-P's JSON format (its current one, not the legacy one with ids): each measurement
 /// a `point` and its `values`.
 pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
-    parse_json_with(text, "point", &|m, what| {
-        numbers(&m["values"], &format!("{what}: `values`"))
+    parse_json_with(text, "point", &|m, what, line| {
+        numbers(&m["values"], &format!("{what}: `values`"), line)
     })
 }
 
@@ -373,16 +400,16 @@ pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
 /// Extra-P writes them) are not part of its name.
 pub fn parse_extra_p(text: &str, median: bool) -> Result<Experiment, InputError> {
     let key = if median { "median" } else { "mean" };
-    parse_json_with(text, "coordinate", &|m, what| {
-        numbers(&m[key], &format!("{what}: `{key}`"))
+    parse_json_with(text, "coordinate", &|m, what, line| {
+        numbers(&m[key], &format!("{what}: `{key}`"), line)
     })
 }
 
-/// A JSON number, or a list of them, as a list.
-fn numbers(x: &serde_json::Value, what: &str) -> Result<Vec<f64>, InputError> {
+/// A JSON number, or a list of them, as a list; an error names `line`.
+fn numbers(x: &serde_json::Value, what: &str, line: usize) -> Result<Vec<f64>, InputError> {
     let one = |v: &serde_json::Value| {
         v.as_f64()
-            .ok_or_else(|| error(0, format!("{what}: not a number")))
+            .ok_or_else(|| error(line, format!("{what}: not a number")))
     };
     match x {
         serde_json::Value::Array(a) => a.iter().map(one).collect(),
@@ -391,7 +418,7 @@ fn numbers(x: &serde_json::Value, what: &str) -> Result<Vec<f64>, InputError> {
 }
 
 /// What one measurement of a JSON experiment holds besides its coordinate.
-type ValuesOf<'a> = dyn Fn(&serde_json::Value, &str) -> Result<Vec<f64>, InputError> + 'a;
+type ValuesOf<'a> = dyn Fn(&serde_json::Value, &str, usize) -> Result<Vec<f64>, InputError> + 'a;
 
 /// Extra-P's JSON experiments: `parameters`, and `measurements` by call path and metric, each a
 /// list of measurements with their coordinate under `coordinate_key`.
@@ -406,26 +433,34 @@ fn parse_json_with(
     let parameters: Vec<String> = v
         .get("parameters")
         .and_then(|p| p.as_array())
-        .ok_or_else(|| error(0, "no `parameters` list"))?
+        .ok_or_else(|| error(end_line(text), "no `parameters` list in the file"))?
         .iter()
         .map(|p| {
-            p.as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| error(0, "a parameter name is not text"))
+            p.as_str().map(str::to_owned).ok_or_else(|| {
+                error(
+                    line_of(text, "\"parameters\""),
+                    "a parameter name is not text",
+                )
+            })
         })
         .collect::<Result<_, _>>()?;
     let measurements = v
         .get("measurements")
         .and_then(|m| m.as_object())
-        .ok_or_else(|| error(0, "no `measurements` object"))?;
+        .ok_or_else(|| error(end_line(text), "no `measurements` object in the file"))?;
     let mut e = Experiment {
         parameters,
         series: Vec::new(),
     };
     for (callpath, metrics) in measurements {
+        // serde_json keeps no positions: an error names the line the call path's key is on.
+        let line = line_of(
+            text,
+            &serde_json::Value::from(callpath.as_str()).to_string(),
+        );
         let metrics = metrics.as_object().ok_or_else(|| {
             error(
-                0,
+                line,
                 format!("call path `{callpath}`: not an object of metrics"),
             )
         })?;
@@ -433,14 +468,17 @@ fn parse_json_with(
             let what = format!("call path `{callpath}`, metric `{metric}`");
             let list = list
                 .as_array()
-                .ok_or_else(|| error(0, format!("{what}: not a list of measurements")))?;
+                .ok_or_else(|| error(line, format!("{what}: not a list of measurements")))?;
             let mut points = Vec::new();
             for m in list {
-                let coordinate =
-                    numbers(&m[coordinate_key], &format!("{what}: a `{coordinate_key}`"))?;
+                let coordinate = numbers(
+                    &m[coordinate_key],
+                    &format!("{what}: a `{coordinate_key}`"),
+                    line,
+                )?;
                 if coordinate.len() != e.parameters.len() {
                     return Err(error(
-                        0,
+                        line,
                         format!(
                             "{what}: a point of {} values for {} parameters",
                             coordinate.len(),
@@ -448,7 +486,16 @@ fn parse_json_with(
                         ),
                     ));
                 }
-                let values = values_of(m, &what)?;
+                let values = values_of(m, &what, line)?;
+                if points.iter().any(|p: &Point| p.coordinate == coordinate) {
+                    return Err(error(
+                        line,
+                        format!(
+                            "{what}: point {coordinate:?} given twice (its repetitions belong \
+                             in one measurement's values)"
+                        ),
+                    ));
+                }
                 points.push(Point { coordinate, values });
             }
             let callpath = match coordinate_key {
@@ -486,6 +533,47 @@ mod tests {
         let e =
             parse_extra_p(&text.replace(r#""mean": 5.5"#, r#""mean": "x""#), false).unwrap_err();
         assert!(e.to_string().contains("`mean`: not a number"), "{e}");
+    }
+
+    /// Issue 56, item 6: a point given twice is refused naming both lines (text) or the call
+    /// path's line (JSON), never modelled twice; what is missing is reported at the file's last
+    /// line, never at line 0. JSON Lines gather a coordinate's lines as its repetitions.
+    #[test]
+    fn duplicate_points_and_missing_parts_name_real_lines() {
+        let text = |t: &str| parse_text(t).unwrap_err().to_string();
+        assert_eq!(
+            text("PARAMETER x\nPOINTS (1) (2)\nPOINTS (1)\n"),
+            "line 3: point [1.0] given twice: at line 2 and here (its repetitions belong on its \
+             DATA line)"
+        );
+        assert_eq!(text(""), "line 1: no PARAMETER line in the file");
+        assert_eq!(
+            text("PARAMETER x\nPOINTS (1) (2)\nREGION r\nMETRIC t\n"),
+            "line 4: no DATA line in the file"
+        );
+        assert!(
+            text("PARAMETER x\nPOINTS (1) (2)\nREGION r\nDATA 1\n\n")
+                .starts_with("line 5: region `r`"),
+        );
+        let json = "{\n \"parameters\": [\"x\"],\n \"measurements\": {\n  \"main\": {\"time\": [\n   {\"point\": [1], \"values\": [1]},\n   {\"point\": [1], \"values\": [2]}]}}}\n";
+        let e = parse_json(json).unwrap_err().to_string();
+        assert!(
+            e.starts_with("line 4: call path `main`, metric `time`: point [1.0] given twice"),
+            "{e}"
+        );
+        let e = parse_json("{\"parameters\": [\"x\"]}\n\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "line 2: no `measurements` object in the file");
+        assert_eq!(
+            parse_jsonl("\n").unwrap_err().to_string(),
+            "line 1: no measurement in the file"
+        );
+        let repeated = parse_jsonl(
+            "{\"params\": {\"x\": 1}, \"value\": 1}\n{\"params\": {\"x\": 1}, \"value\": 2}\n",
+        )
+        .unwrap();
+        assert_eq!(repeated.series[0].points[0].values, [1.0, 2.0]);
     }
 
     #[test]
