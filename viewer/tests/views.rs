@@ -478,6 +478,11 @@ fn the_scaling_view_plots_each_call_path_with_its_model_and_extrapolation() {
     shows(&h, "at 1.5 x the largest size");
     // The held-out configuration's error, in words under the plot's title.
     shows(&h, "Held out of the fit, x=60;y=5: measured ");
+    // The pipeline's words for its parameters, above the plot (and on its axis).
+    shows(
+        &h,
+        "Parameters: x: the first parameter of Extra-P's test experiment; y: its second",
+    );
     assert!(
         h.state()
             .status_line()

@@ -322,6 +322,26 @@ fn draw_points(
     }
 }
 
+/// What each parameter of step `step` is, as its report says (a `scaling_model` step's
+/// `meanings`): (parameter, meaning), none when the pipeline gave none.
+fn parameter_meanings(bundle: &LoadedBundle, step: &str) -> Vec<(String, String)> {
+    let Some(report) = bundle.table(&format!("{step}.report")) else {
+        return Vec::new();
+    };
+    let b = &report.batch;
+    let (Some(title), Some(row), Some(text)) = (
+        texts(b, col::TITLE),
+        texts(b, col::ROW_LABEL),
+        texts(b, col::TEXT),
+    ) else {
+        return Vec::new();
+    };
+    (0..title.len())
+        .filter(|&i| title[i] == yosoku_tables::report::PARAMETER_MEANINGS_TITLE)
+        .map(|i| (row[i].clone(), text[i].clone()))
+        .collect()
+}
+
 /// The held-out configuration's mark: no series takes this colour.
 const HELD_OUT: egui::Color32 = egui::Color32::from_rgb(230, 0, 230);
 
@@ -398,11 +418,18 @@ fn plot_ui(
         .map(|p| p.split(',').next().unwrap_or_default().to_owned())
         .unwrap_or_default();
     held_out_ui(ui, bundle, step, &path.name);
-    let x_label = if axis_name.is_empty() {
-        "the model's first parameter".to_owned()
-    } else {
-        format!("{axis_name} (the model's first parameter; the series are the others' values)")
+    let meanings = parameter_meanings(bundle, step);
+    let x_label = match meanings.iter().find(|(p, _)| *p == axis_name) {
+        Some((_, meaning)) => format!("{axis_name}: {meaning}"),
+        None if axis_name.is_empty() => "the model's first parameter".to_owned(),
+        None => {
+            format!("{axis_name} (the model's first parameter; the series are the others' values)")
+        }
     };
+    if !meanings.is_empty() {
+        let said: Vec<String> = meanings.iter().map(|(p, m)| format!("{p}: {m}")).collect();
+        ui.label(format!("Parameters: {}", said.join("; ")));
+    }
     egui_plot::Plot::new("scaling_plot")
         .height(360.0)
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))

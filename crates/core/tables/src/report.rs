@@ -9,6 +9,10 @@ use crate::access::opt_f64;
 use crate::rows::{Input, RowsError, table_error};
 use crate::{REPORT, col};
 
+/// The title of a report's grid of what each parameter of a model is (row: the parameter, column
+/// `meaning`, text): a `scaling_model` step writes it from its `meanings`, the viewer shows it.
+pub const PARAMETER_MEANINGS_TITLE: &str = "Parameters";
+
 /// One cell: a number or a text at (row, column) of a titled table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReportCell {

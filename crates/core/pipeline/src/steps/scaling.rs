@@ -53,12 +53,17 @@ pub struct ScalingParams {
     /// parameter grows, as a rank count under strong scaling.
     #[serde(default)]
     pub negative_exponents: bool,
+    /// What each parameter is, in words (`n = "grid points per side"`): written into the
+    /// report, where `yosoku report` and the viewer's Scaling view show it beside the models.
+    #[serde(default)]
+    pub meanings: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
 pub struct ScalingModel {
     runs: TableRef,
     spec: ScalingSpec,
+    meanings: std::collections::BTreeMap<String, String>,
 }
 
 impl StepParams for ScalingParams {
@@ -90,7 +95,21 @@ impl StepParams for ScalingParams {
                 format!("level {}: expected a number in [0.5, 1)", self.level),
             ));
         }
+        if let Some(unknown) = self
+            .meanings
+            .keys()
+            .find(|k| !self.parameters.is_empty() && !self.parameters.contains(k))
+        {
+            return Err(ParamError::new(
+                "meanings",
+                format!(
+                    "`{unknown}` is not one of the parameters modelled ({})",
+                    self.parameters.join(", ")
+                ),
+            ));
+        }
         Ok(ScalingModel {
+            meanings: self.meanings,
             runs: self.runs,
             spec: ScalingSpec {
                 parameters: self.parameters,
@@ -123,7 +142,16 @@ impl Step for ScalingModel {
         let s = scaling_models(batch, &self.spec)?;
         let predictions =
             yosoku_tables::rows::predictions_batch(&s.predictions).map_err(ModelError::from)?;
-        let report = yosoku_tables::report::report_batch(&s.report).map_err(ModelError::from)?;
+        let mut cells = s.report;
+        cells.extend(self.meanings.iter().map(|(name, meaning)| {
+            yosoku_tables::report::ReportCell::text(
+                yosoku_tables::report::PARAMETER_MEANINGS_TITLE,
+                name,
+                "meaning",
+                meaning,
+            )
+        }));
+        let report = yosoku_tables::report::report_batch(&cells).map_err(ModelError::from)?;
         Ok(StepOutput::new()
             .table(&SCALING_MODELS, s.models)
             .table(&SCALING_POINTS, s.points)
@@ -179,8 +207,22 @@ mod tests {
                 secs.extend([2.0 + 3.0 * n, 1.0 + n * n / 100.0]);
             }
         }
+        let step = format!("{STEP}meanings = {{ n = \"the problem's size\" }}\n");
         let (set, figures) =
-            run_steps_with_figures(STEP, vec![("runs", runs(&params, &secs))]).unwrap();
+            run_steps_with_figures(&step, vec![("runs", runs(&params, &secs))]).unwrap();
+        // The meaning given is in the report, where the viewer and `yosoku report` show it.
+        let report = set.get("s.report").unwrap();
+        let titles = utf8(report, "title").unwrap();
+        let last = report.num_rows() - 1;
+        assert_eq!(
+            titles.value(last),
+            yosoku_tables::report::PARAMETER_MEANINGS_TITLE
+        );
+        assert_eq!(utf8(report, "row_label").unwrap().value(last), "n");
+        assert_eq!(
+            utf8(report, "text").unwrap().value(last),
+            "the problem's size"
+        );
         let models = set.get("s.scaling_models").unwrap();
         let formula = utf8(models, "formula").unwrap();
         assert!(
@@ -215,8 +257,14 @@ mod tests {
         assert!(e.contains("expected `largest` or `none`"), "{e}");
         let e = parse_error("validate", &format!("{BODY}level = 1.5"));
         assert!(e.contains("level 1.5"), "{e}");
-        let e = parse_error("validate", &format!("{BODY}level = 1.5"));
-        assert!(e.contains("level 1.5"), "{e}");
+        let e = parse_error(
+            "validate",
+            &format!("{BODY}parameters = [\"n\"]\nmeanings = {{ p = \"ranks\" }}"),
+        );
+        assert!(
+            e.contains("`p` is not one of the parameters modelled (n)"),
+            "{e}"
+        );
         let e = run_error(
             STEP,
             vec![("runs", runs(&[Some("size=big"), None], &[1.0, 2.0]))],
