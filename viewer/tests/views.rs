@@ -123,6 +123,21 @@ fn the_zipped_mpi_fixture_is_current_and_reads_back() {
     }
 }
 
+/// A bundle of one table built in a test (no manifest): `origin`, the table `name` of `kind`.
+fn one_table(origin: &str, name: &str, kind: &str, batch: RecordBatch) -> LoadedBundle {
+    LoadedBundle {
+        origin: origin.into(),
+        alias: None,
+        manifest: None,
+        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
+            name,
+            Some(kind.into()),
+            batch,
+        )],
+        traces: Vec::new(),
+    }
+}
+
 fn shows(h: &Harness<'_, ViewerApp>, text: &str) {
     assert!(
         h.query_all_by_label_contains(text).next().is_some(),
@@ -358,17 +373,7 @@ fn a_spans_table_shows_measured_and_predicted_timelines_on_their_own_lanes() {
             0,
         )
     });
-    let bundle = LoadedBundle {
-        origin: "spans".into(),
-        alias: None,
-        manifest: None,
-        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
-            "timeline.spans",
-            Some("spans".into()),
-            b.finish().unwrap(),
-        )],
-        traces: Vec::new(),
-    };
+    let bundle = one_table("spans", "timeline.spans", "spans", b.finish().unwrap());
     let mut h = harness(vec![bundle], "gantt");
     let status = h.state().status_line();
     // 12 intervals on 4 lanes (run (measured): rank 0, ...); the instant is neither drawn nor
@@ -609,17 +614,7 @@ fn repeated_runs_are_kept_apart_in_the_gantt_and_averaged_in_the_bars() {
         ],
     )
     .unwrap();
-    let bundle = LoadedBundle {
-        origin: "runs".into(),
-        alias: None,
-        manifest: None,
-        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
-            "full.mpi_blocks",
-            Some("mpi_blocks".into()),
-            batch,
-        )],
-        traces: Vec::new(),
-    };
+    let bundle = one_table("runs", "full.mpi_blocks", "mpi_blocks", batch);
     let mut h = harness(vec![bundle.clone()], "gantt");
     h.run();
     let status = h.state().status_line();
@@ -660,17 +655,7 @@ fn the_transfer_scores_bar_each_method_per_scheme_and_name_the_best() {
         ],
     )
     .unwrap();
-    let bundle = LoadedBundle {
-        origin: "scores".into(),
-        alias: None,
-        manifest: None,
-        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
-            "all.transfer_scores",
-            Some("transfer_scores".into()),
-            batch,
-        )],
-        traces: Vec::new(),
-    };
+    let bundle = one_table("scores", "all.transfer_scores", "transfer_scores", batch);
     let h = harness(vec![bundle], "scores");
     let status = h.state().status_line();
     assert!(status.contains("schemes=2; bars=3"), "{status}");
@@ -705,17 +690,7 @@ fn forecasts_are_drawn_over_their_size_and_errors_split_by_duration() {
         ],
     )
     .unwrap();
-    let bundle = LoadedBundle {
-        origin: "forecast".into(),
-        alias: None,
-        manifest: None,
-        tables: vec![yosoku_viewer::data::LoadedTable::loaded(
-            "forecast.predictions",
-            Some("predictions".into()),
-            batch,
-        )],
-        traces: Vec::new(),
-    };
+    let bundle = one_table("forecast", "forecast.predictions", "predictions", batch);
     let h = harness(vec![bundle], "validation");
     let status = h.state().status_line();
     assert!(
