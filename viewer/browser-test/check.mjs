@@ -240,6 +240,10 @@ try {
         return s;
       });
     }
+    // Nothing outside the plot area: at a plot's own bounds every point and bar end is inside.
+    if (drawn(s, "outside") > 0) {
+      problems.push(`the ${tab} view on ${bundle} drew ${drawn(s, "outside")} points outside its plot: ${s}`);
+    }
     await screenshot(page, `web-view-${tab}`);
   }
 

@@ -144,6 +144,15 @@ mod tour {
                     );
                     std::process::exit(1);
                 }
+                // Nothing outside the plot area: a plot at its own bounds shows all it drew.
+                if let Some(n) = self.app.app.drawn.get("outside") {
+                    eprintln!(
+                        "yosoku-viewer: the {} view drew {n} points outside its plot (status: {})",
+                        view.label(),
+                        self.app.app.status_line()
+                    );
+                    std::process::exit(1);
+                }
                 if colours.len() < MIN_COLOURS {
                     eprintln!(
                         "yosoku-viewer: the {} view drew a flat window ({} colours)",

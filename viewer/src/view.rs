@@ -159,6 +159,43 @@ pub fn count_drawn(ui: &egui::Ui, what: &'static str, n: usize) {
     });
 }
 
+/// Counts the points of a plot (`id_salt` as given to `egui_plot::Plot::new`) that fell outside
+/// the area it showed (`outside` among the status line's `drawn=`), while the plot shows its own
+/// bounds: a user's zoom or pan moves points out on purpose, a plot's first view must not. The
+/// browser test and the desktop tour assert that no view drew any there.
+pub fn count_outside(
+    ui: &egui::Ui,
+    id_salt: &str,
+    shown: &egui_plot::PlotBounds,
+    points: impl IntoIterator<Item = [f64; 2]>,
+) {
+    let id = ui.make_persistent_id(egui::IdSalt::new(id_salt));
+    let own_bounds = egui_plot::PlotMemory::load(ui.ctx(), id)
+        .is_none_or(|m| m.auto_bounds.x && m.auto_bounds.y);
+    if !own_bounds {
+        return;
+    }
+    let (min, max) = (shown.min(), shown.max());
+    let outside = points
+        .into_iter()
+        .filter(|p| p.iter().all(|v| v.is_finite()))
+        .filter(|p| !(min[0]..=max[0]).contains(&p[0]) || !(min[1]..=max[1]).contains(&p[1]))
+        .count();
+    if outside > 0 {
+        count_drawn(ui, "outside", outside);
+    }
+}
+
+/// Both ends of each bar (vertical bars), for [`count_outside`].
+pub fn bar_ends(bars: &[egui_plot::Bar]) -> Vec<[f64; 2]> {
+    bars.iter()
+        .flat_map(|b| {
+            let base = b.base_offset.unwrap_or(0.0);
+            [[b.argument, base], [b.argument, base + b.value]]
+        })
+        .collect()
+}
+
 /// What [`count_drawn`] counted this frame, taken.
 pub fn take_drawn(ctx: &egui::Context) -> BTreeMap<&'static str, usize> {
     ctx.data_mut(|d| {
@@ -353,5 +390,52 @@ pub fn headline_table(bundle: &LoadedBundle, selected: &mut String, drawn: &[&Lo
             .map(|t| t.name.clone())
     }) {
         *selected = name;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One frame of a plot of (0, 0) and (1, 1), with `counted` given to [`count_outside`]:
+    /// what the frame counted as drawn outside.
+    fn outside_in_a_frame(ctx: &egui::Context, own_bounds: bool, counted: &[[f64; 2]]) -> usize {
+        let mut outside = 0;
+        // egui may run a frame in several passes: the last one counts.
+        let _ = ctx.run_ui(egui::RawInput::default(), |ui| {
+            let mut plot = egui_plot::Plot::new("p").width(200.0).height(200.0);
+            if !own_bounds {
+                plot = plot.auto_bounds(false).include_x(0.0).include_x(0.5);
+            }
+            let shown = plot.show(ui, |p| {
+                p.points(egui_plot::Points::new("data", vec![[0.0, 0.0], [1.0, 1.0]]));
+            });
+            count_outside(ui, "p", shown.transform.bounds(), counted.iter().copied());
+            outside = take_drawn(ui.ctx()).get("outside").copied().unwrap_or(0);
+        });
+        outside
+    }
+
+    #[test]
+    fn points_outside_a_plot_are_counted_while_it_shows_its_own_bounds() {
+        let drawn = [[0.0, 0.0], [1.0, 1.0]];
+        let stray = [[0.0, 0.0], [1.0, 1.0], [5.0, 0.5], [0.5, f64::NAN]];
+        assert_eq!(
+            outside_in_a_frame(&egui::Context::default(), true, &drawn),
+            0
+        );
+        // A point the plot did not take into its bounds is outside; one without a value is not
+        // drawn at all.
+        assert_eq!(
+            outside_in_a_frame(&egui::Context::default(), true, &stray),
+            1
+        );
+        // Bounds set by someone else (a user's zoom): what falls outside is meant to.
+        assert_eq!(
+            outside_in_a_frame(&egui::Context::default(), false, &stray),
+            0
+        );
+        let bars = [egui_plot::Bar::new(2.0, -0.5).base_offset(1.0)];
+        assert_eq!(bar_ends(&bars), [[2.0, 1.0], [2.0, 0.5]]);
     }
 }

@@ -706,3 +706,27 @@ fn forecasts_are_drawn_over_their_size_and_errors_split_by_duration() {
     shows(&h, "Errors per measured duration");
     shows(&h, "µs to ");
 }
+
+/// Nothing outside the plot area: every plotting view, on a bundle it has data for, shows all
+/// of its points and bar ends at the plot's own bounds (`outside` is never among `drawn=`), and
+/// draws what it is for.
+#[test]
+fn every_plot_shows_all_it_draws_at_its_own_bounds() {
+    for (tab, bundle, wanted) in [
+        ("validation", fixture("k40-bpnn"), "points"),
+        ("model", fixture("k40-bpnn"), "points"),
+        ("cost", fixture("csx600-montecarlo"), "bars"),
+        ("ranks", mpi_bundle(), "bars"),
+        ("throughput", throughput_bundle(), "bars"),
+        ("scaling", fixture("extrap-two-parameter"), "points"),
+    ] {
+        let h = harness(vec![bundle], tab);
+        let status = h.state().status_line();
+        let drawn = status
+            .split("; ")
+            .find_map(|f| f.strip_prefix("drawn="))
+            .unwrap_or_default();
+        assert!(drawn.contains(&format!("{wanted}:")), "{tab}: {status}");
+        assert!(!drawn.contains("outside"), "{tab}: {status}");
+    }
+}

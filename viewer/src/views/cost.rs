@@ -121,9 +121,10 @@ fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             .collect();
         let names: Vec<String> = rows.iter().map(|&i| component[i].clone()).collect();
         crate::view::count_drawn(ui, "bars", bars.len());
+        let ends = crate::view::bar_ends(&bars);
         // The chart takes the room beside the table, so that the components' names fit.
         let width = (ui.available_width() - 8.0).max(360.0);
-        super::axes::category_plot(ui, "cost_bars", &names, width)
+        let shown = super::axes::category_plot(ui, "cost_bars", &names, width)
             .height(320.0)
             .width(width)
             .x_axis_label("component")
@@ -132,6 +133,7 @@ fn breakdown_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             .show(ui, |plot| {
                 plot.bar_chart(egui_plot::BarChart::new("components", bars))
             });
+        crate::view::count_outside(ui, "cost_bars", shown.transform.bounds(), ends);
     });
 
     // The same program's predictions beside its measurements, from any table that has both.

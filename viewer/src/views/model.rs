@@ -263,15 +263,16 @@ fn selection_path_ui(ui: &mut egui::Ui, b: &arrow_array::RecordBatch, group: &st
             .filter_map(|&i| Some([step[i]?, adj[i]?]))
             .collect();
         crate::view::count_drawn(ui, "points", points.len());
-        egui_plot::Plot::new("adjusted_r2_by_step")
+        let shown = egui_plot::Plot::new("adjusted_r2_by_step")
             .height(220.0)
             .width(360.0)
             .x_axis_label("step")
             .y_axis_label("adjusted R²")
             .show(ui, |plot| {
                 plot.line(egui_plot::Line::new("adjusted R²", points.clone()));
-                plot.points(egui_plot::Points::new("steps", points).radius(3.0));
+                plot.points(egui_plot::Points::new("steps", points.clone()).radius(3.0));
             });
+        crate::view::count_outside(ui, "adjusted_r2_by_step", shown.transform.bounds(), points);
     });
 }
 

@@ -279,7 +279,7 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
     let whisker = ui.visuals().strong_text_color();
     let bars: usize = shown.iter().map(|(_, p)| p.ranks.len() * kinds.len()).sum();
     crate::view::count_drawn(ui, "bars", bars);
-    egui_plot::Plot::new("per_rank")
+    let plotted = egui_plot::Plot::new("per_rank")
         .height(320.0)
         .x_axis_label("rank")
         .y_axis_label("seconds")
@@ -293,6 +293,7 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
         })
         .legend(egui_plot::Legend::default())
         .show(ui, |plot| {
+            let mut drawn = Vec::new();
             for (t, (name, per)) in shown.iter().enumerate() {
                 let offset = (t as f64 - (shown.len() as f64 - 1.0) / 2.0) * width;
                 let mut below: Vec<f64> = vec![0.0; per.ranks.len()];
@@ -307,6 +308,7 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
                                 .width(width * 0.9)
                                 .base_offset(below[i]);
                             below[i] += s;
+                            drawn.push([*rank as f64 + offset, below[i]]);
                             bar
                         })
                         .collect();
@@ -326,6 +328,7 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
                             (lo + p.min_secs, hi + p.max_secs)
                         });
                         let x = *rank as f64 + offset;
+                        drawn.extend([[x, lo], [x, hi]]);
                         plot.line(
                             egui_plot::Line::new(format!("{name}: spread of the runs"), vec![[x, lo], [x, hi]])
                                 .color(whisker)
@@ -334,7 +337,10 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
                     }
                 }
             }
+            drawn
         });
+    let bounds = plotted.transform.bounds();
+    crate::view::count_outside(ui, "per_rank", bounds, plotted.inner);
 }
 
 /// The seconds of every rank and kind; with several runs, the mean and the least to most.

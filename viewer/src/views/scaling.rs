@@ -220,7 +220,15 @@ impl Curves {
 
     /// The curve of `rows` (one series): the model's line, its interval as a band (the upper
     /// edge forward, the lower back), and the region beyond the largest fitted size shaded.
-    fn draw(&self, plot: &mut egui_plot::PlotUi<'_>, rows: &[usize], label: &str, c: egui::Color32) {
+    /// Draws the curve of `rows` with its band and extrapolated region; returns the curve's
+    /// points.
+    fn draw(
+        &self,
+        plot: &mut egui_plot::PlotUi<'_>,
+        rows: &[usize],
+        label: &str,
+        c: egui::Color32,
+    ) -> Vec<[f64; 2]> {
         let at = |v: &[Option<f64>]| -> Vec<[f64; 2]> {
             rows.iter()
                 .filter_map(|&i| Some([self.axis[i]?, v[i]?]))
@@ -245,7 +253,7 @@ impl Curves {
             .find(|&&i| self.extrapolated[i] == "true")
             .and_then(|&i| self.axis[i])
         else {
-            return;
+            return line;
         };
         let end = line.iter().map(|p| p[0]).fold(start, f64::max);
         let (y0, y1) = line
@@ -271,6 +279,7 @@ impl Curves {
                 .color(grey)
                 .style(egui_plot::LineStyle::dashed_loose()),
         );
+        line
     }
 }
 
@@ -282,14 +291,16 @@ fn draw_points(
     rows: &[usize],
     label: &str,
     c: egui::Color32,
-) {
+) -> Vec<[f64; 2]> {
     let axis = numbers(points, col::AXIS_VALUE).unwrap_or_default();
     let mean = numbers(points, col::MEASURED_SECS).unwrap_or_default();
     let min = numbers(points, col::MIN_SECS).unwrap_or_default();
     let max = numbers(points, col::MAX_SECS).unwrap_or_default();
     let fitted = texts(points, col::FITTED).unwrap_or_default();
+    let mut drawn = Vec::new();
     for &i in rows {
         if let (Some(x), Some(lo), Some(hi)) = (axis[i], min[i], max[i]) {
+            drawn.extend([[x, lo], [x, hi]]);
             plot.line(
                 egui_plot::Line::new(label, vec![[x, lo], [x, hi]])
                     .color(c)
@@ -306,6 +317,7 @@ fn draw_points(
         if marks.is_empty() {
             continue;
         }
+        drawn.extend(&marks);
         let (name, shape, colour) = if held {
             (label.to_owned(), egui_plot::MarkerShape::Circle, c)
         } else {
@@ -320,6 +332,7 @@ fn draw_points(
                 .filled(held),
         );
     }
+    drawn
 }
 
 /// What each parameter of step `step` is, as its report says (a `scaling_model` step's
@@ -430,7 +443,7 @@ fn plot_ui(
         let said: Vec<String> = meanings.iter().map(|(p, m)| format!("{p}: {m}")).collect();
         ui.label(format!("Parameters: {}", said.join("; ")));
     }
-    egui_plot::Plot::new("scaling_plot")
+    let shown = egui_plot::Plot::new("scaling_plot")
         .height(360.0)
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
         .x_axis_label(x_label)
@@ -447,6 +460,7 @@ fn plot_ui(
             Some(format!("{name}\n{:.4}, {}", at.x, format::secs(at.y)))
         })
         .show(ui, |plot| {
+            let mut drawn = Vec::new();
             for (k, s) in all_series.iter().enumerate() {
                 let c = super::common::kind_colour(k);
                 let label = if s.is_empty() { "model" } else { s.as_str() };
@@ -456,7 +470,7 @@ fn plot_ui(
                     .copied()
                     .filter(|&i| &curves.series[i] == s)
                     .collect();
-                curves.draw(plot, &rows, label, c);
+                drawn.extend(curves.draw(plot, &rows, label, c));
                 if let Some(points) = points {
                     let p_series = texts(&points.batch, col::SERIES).unwrap_or_default();
                     let mine: Vec<usize> = path
@@ -465,10 +479,12 @@ fn plot_ui(
                         .copied()
                         .filter(|&i| &p_series[i] == s)
                         .collect();
-                    draw_points(plot, &points.batch, &mine, label, c);
+                    drawn.extend(draw_points(plot, &points.batch, &mine, label, c));
                 }
             }
+            drawn
         });
+    crate::view::count_outside(ui, "scaling_plot", shown.transform.bounds(), shown.inner);
     ui.label(
         "Bars: the repetitions' spread; hollow diamonds: held out of the fit and predicted; band: the 95 % prediction interval; shaded, right of the dashed line: beyond the largest size fitted (extrapolated).",
     );

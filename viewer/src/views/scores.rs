@@ -164,7 +164,9 @@ fn scheme_ui(
         })
         .collect();
     crate::view::count_drawn(ui, "bars", bars.len());
-    super::axes::category_plot(ui, &format!("scores:{scheme}"), &models, width)
+    let ends = crate::view::bar_ends(&bars);
+    let id_salt = format!("scores:{scheme}");
+    let shown = super::axes::category_plot(ui, &id_salt, &models, width)
         .height(220.0)
         .width(width)
         .y_axis_label(label)
@@ -172,6 +174,7 @@ fn scheme_ui(
         .show(ui, |plot| {
             plot.bar_chart(egui_plot::BarChart::new(label, bars));
         });
+    crate::view::count_outside(ui, &id_salt, shown.transform.bounds(), ends);
     let best = rows.iter().max_by(|a, b| {
         let order = a.2.total_cmp(&b.2);
         if lower_better { order.reverse() } else { order }

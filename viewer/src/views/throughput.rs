@@ -146,7 +146,8 @@ fn candidates_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             .collect();
         let labels: Vec<String> = rows.iter().map(|&i| candidate[i].clone()).collect();
         crate::view::count_drawn(ui, "bars", bars.len());
-        super::axes::category_plot(ui, "throughput_bars", &labels, 460.0)
+        let ends = crate::view::bar_ends(&bars);
+        let shown = super::axes::category_plot(ui, "throughput_bars", &labels, 460.0)
             .height(280.0)
             .width(460.0)
             .x_axis_label("candidate")
@@ -154,5 +155,6 @@ fn candidates_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             .show(ui, |plot| {
                 plot.bar_chart(egui_plot::BarChart::new("rate", bars))
             });
+        crate::view::count_outside(ui, "throughput_bars", shown.transform.bounds(), ends);
     });
 }

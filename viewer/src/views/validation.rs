@@ -337,6 +337,7 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
     let inside = |p: &&[f64; 2]| (min[0]..=max[0]).contains(&p[0]) && (min[1]..=max[1]).contains(&p[1]);
     cache.in_view.set(cache.points.iter().filter(inside).count());
     crate::view::count_drawn(ui, "points", cache.in_view.get());
+    crate::view::count_outside(ui, "predicted_vs_measured", bounds, cache.points.iter().copied());
     crate::view::publish_hitbox(
         ui,
         "plot:predicted_vs_measured".to_owned(),
@@ -370,7 +371,7 @@ fn forecasts_ui(ui: &mut egui::Ui, cache: &Cache) {
     crate::view::count_drawn(ui, "forecasts", cache.forecasts.len());
     let log_x = cache.forecasts.iter().all(|(_, x, _)| *x > 0.0);
     let x_of = move |x: f64| if log_x { x.log10() } else { x };
-    egui_plot::Plot::new("forecasts")
+    let shown = egui_plot::Plot::new("forecasts")
         .height(320.0)
         .x_axis_label(if log_x {
             format!("{} (log)", cache.forecast_axis)
@@ -409,6 +410,8 @@ fn forecasts_ui(ui: &mut egui::Ui, cache: &Cache) {
                 );
             }
         });
+    let drawn = cache.forecasts.iter().map(|(_, x, [p, ..])| [x_of(*x), *p]);
+    crate::view::count_outside(ui, "forecasts", shown.transform.bounds(), drawn);
 }
 
 /// A device's name as its series in the scatter (a series needs a name to be in the legend).
@@ -436,8 +439,9 @@ fn ratio_bars_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
         .collect();
     let names: Vec<String> = cache.groups.iter().map(|p| p.name.clone()).collect();
     crate::view::count_drawn(ui, "bars", bars.len());
+    let ends = crate::view::bar_ends(&bars);
     let width = ui.available_width();
-    super::axes::category_plot(ui, "ratio_per_group", &names, width)
+    let shown = super::axes::category_plot(ui, "ratio_per_group", &names, width)
         .height(360.0)
         .x_axis_label(by)
         .y_axis_label("mean predicted / measured")
@@ -445,6 +449,7 @@ fn ratio_bars_ui(ui: &mut egui::Ui, cache: &Cache, by: &str) {
             plot.bar_chart(egui_plot::BarChart::new("predicted / measured", bars));
             plot.hline(egui_plot::HLine::new("1.0", 1.0).width(1.0));
         });
+    crate::view::count_outside(ui, "ratio_per_group", shown.transform.bounds(), ends);
 }
 
 /// The errors of each value of the breakdown column `by`.
