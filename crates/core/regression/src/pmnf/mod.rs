@@ -23,6 +23,8 @@
 use faer::Mat;
 
 pub mod extrap;
+pub mod robust;
+pub mod synthetic;
 
 /// A compound term of one parameter: x^(numerator / denominator) * log2(x)^log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -279,6 +281,14 @@ struct IntervalBasis {
     covariance: Vec<f64>,
     sigma2: f64,
     df: usize,
+    /// A robust fit's noise model: `sigma2` is the relative variance of one repetition,
+    /// `covariance` the weighted fit's unscaled one, and a new measurement is the mean of this
+    /// many repetitions (`robust`).
+    relative_repetitions: Option<f64>,
+    /// Models beside a robust fit's (weight, constant, terms): the term sets its criterion
+    /// supports (Akaike weights) and those its bootstrap chose (weight 1). The larger of their
+    /// weighted spreads at `x` is the uncertainty of the choice itself, added to the interval.
+    ensembles: Vec<Vec<(f64, f64, Vec<Term>)>>,
 }
 
 impl PmnfModel {
@@ -306,8 +316,18 @@ impl PmnfModel {
             return None;
         }
         let t = crate::t_quantile(b.df as f64, 0.5 + level / 2.0)?;
-        let half = t * (b.sigma2 * (1.0 + quad)).sqrt();
         let y = self.evaluate(x);
+        let half = match b.relative_repetitions {
+            Some(r) => {
+                let spread = b
+                    .ensembles
+                    .iter()
+                    .map(|models| weighted_spread(models, x))
+                    .fold(0.0, f64::max);
+                t * (b.sigma2 * y * y / r + (b.sigma2 * quad).max(spread)).sqrt()
+            }
+            None => t * (b.sigma2 * (1.0 + quad)).sqrt(),
+        };
         Some((y - half, y + half))
     }
 
@@ -337,6 +357,21 @@ pub enum PmnfError {
         "parameter {parameter}: {found} distinct values; a model needs at least {MINIMUM_POINTS} (Extra-P recommends 5)"
     )]
     TooFewPoints { parameter: usize, found: usize },
+}
+
+/// The weighted variance of `models`' (weight, constant, terms) predictions at `x`.
+fn weighted_spread(models: &[(f64, f64, Vec<Term>)], x: &[f64]) -> f64 {
+    let at: Vec<(f64, f64)> = models
+        .iter()
+        .map(|(w, c, terms)| (*w, c + terms.iter().map(|t| t.evaluate(x)).sum::<f64>()))
+        .filter(|(_, v)| v.is_finite())
+        .collect();
+    let total: f64 = at.iter().map(|(w, _)| w).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let m = at.iter().map(|(w, v)| w * v).sum::<f64>() / total;
+    at.iter().map(|(w, v)| w * (v - m) * (v - m)).sum::<f64>() / total
 }
 
 /// The design row of `terms` at `x`: 1, then each term's basis.
@@ -640,6 +675,8 @@ fn finish(
             _ => rss_in / df as f64,
         },
         df,
+        relative_repetitions: None,
+        ensembles: Vec::new(),
     };
     PmnfModel {
         constant,
@@ -657,17 +694,7 @@ fn finish(
 pub fn fit(points: &[Point], options: &PmnfOptions) -> Result<PmnfModel, PmnfError> {
     let reduced = reduce(points, options.aggregate)?;
     let dims = reduced[0].0.len();
-    for p in 0..dims {
-        let mut values: Vec<f64> = reduced.iter().map(|(x, _)| x[p]).collect();
-        values.sort_by(f64::total_cmp);
-        values.dedup();
-        if values.len() < MINIMUM_POINTS {
-            return Err(PmnfError::TooFewPoints {
-                parameter: p,
-                found: values.len(),
-            });
-        }
-    }
+    enough_values(reduced.iter().map(|(x, _)| x.as_slice()), dims)?;
     let ys: Vec<f64> = reduced.iter().map(|(_, y)| *y).collect();
     let m = mean(&ys);
     let tss: f64 = ys.iter().map(|y| (y - m) * (y - m)).sum();
@@ -688,6 +715,25 @@ pub fn fit(points: &[Point], options: &PmnfOptions) -> Result<PmnfModel, PmnfErr
         });
     }
     Ok(multi(&reduced, dims, options, tss))
+}
+
+/// Every parameter must take at least [`MINIMUM_POINTS`] distinct values over `coordinates`.
+fn enough_values<'a>(
+    coordinates: impl Iterator<Item = &'a [f64]> + Clone,
+    dims: usize,
+) -> Result<(), PmnfError> {
+    for p in 0..dims {
+        let mut values: Vec<f64> = coordinates.clone().map(|x| x[p]).collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        if values.len() < MINIMUM_POINTS {
+            return Err(PmnfError::TooFewPoints {
+                parameter: p,
+                found: values.len(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// For each parameter, the points along the longest lines of measurements in its direction,

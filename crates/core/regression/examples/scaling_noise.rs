@@ -1,0 +1,379 @@
+//! The noise benchmark of the scaling models (`cargo xtask bench-scaling`; BENCHMARKS.md,
+//! "Scaling models under noise"): synthetic experiments with known laws
+//! (`yosoku_regression::pmnf::synthetic`), modelled by yosoku's Extra-P-compatible search, by its
+//! robust search and, from the files this writes, by Extra-P itself.
+//!
+//! ```text
+//! scaling_noise write DIR [--laws N] [--seed S]     the experiments as Extra-P text files
+//! scaling_noise score DIR [--laws N] [--seed S] [--extrap FILE.jsonl]...
+//! ```
+//!
+//! `score` regenerates the same experiments from the seed, models them both ways, reads each
+//! `--extrap` file (tools/extrap/models.py's output on DIR's files, one per Extra-P option set,
+//! named by its file name) and prints, per search: the laws whose terms it recovered, by noise
+//! level and by family, its held-out configuration's median |error|, and how often the 95 %
+//! interval held the held-out mean (yosoku's searches).
+
+// The benchmark's harness writes and reads its files; the crate itself does no I/O.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use yosoku_regression::pmnf::synthetic::{self, Experiment, FAMILIES, NOISE_LEVELS};
+use yosoku_regression::pmnf::{self, Exponents, PmnfModel, PmnfOptions, Term};
+
+type Shape = Vec<Vec<(usize, Exponents)>>;
+
+/// What one search made of one experiment.
+#[derive(Debug, Clone)]
+struct Outcome {
+    shape: Shape,
+    recovered: Option<bool>,
+    held_out_error_pct: f64,
+    covered: Option<bool>,
+}
+
+fn file_name(i: usize) -> String {
+    format!("law-{i:04}.txt")
+}
+
+/// The experiment in Extra-P's text format.
+fn extrap_text(e: &Experiment) -> String {
+    let mut out = String::new();
+    let names = ["x", "y", "z"];
+    for name in names.iter().take(e.points[0].coordinate.len()) {
+        let _ = writeln!(out, "PARAMETER {name}");
+    }
+    let points: Vec<String> = e
+        .points
+        .iter()
+        .map(|p| {
+            let c: Vec<String> = p.coordinate.iter().map(|v| v.to_string()).collect();
+            format!("( {} )", c.join(" "))
+        })
+        .collect();
+    let _ = writeln!(out, "POINTS {}", points.join(" "));
+    let _ = writeln!(out, "REGION law");
+    let _ = writeln!(out, "METRIC time");
+    for p in &e.points {
+        let v: Vec<String> = p.values.iter().map(|v| format!("{v:e}")).collect();
+        let _ = writeln!(out, "DATA {}", v.join(" "));
+    }
+    out
+}
+
+fn outcome(e: &Experiment, model: &PmnfModel, shape: &Shape) -> Outcome {
+    let x = &e.held_out.coordinate;
+    let measured = e.held_out.values.iter().sum::<f64>() / e.held_out.values.len() as f64;
+    let predicted = model.evaluate(x);
+    Outcome {
+        shape: shape.clone(),
+        recovered: e.shape().map(|truth| truth == *shape),
+        held_out_error_pct: 100.0 * (predicted - measured).abs() / measured.abs(),
+        covered: model
+            .interval(x, 0.95)
+            .map(|(lo, hi)| (lo..=hi).contains(&measured)),
+    }
+}
+
+/// An Extra-P model line: its terms and its value at `x`.
+fn extrap_outcome(e: &Experiment, line: &serde_json::Value) -> Option<Outcome> {
+    let constant = line.get("constant")?.as_f64()?;
+    let mut terms = Vec::new();
+    for t in line.get("terms")?.as_array()? {
+        let coefficient = t.get("coefficient")?.as_f64()?;
+        let mut factors = Vec::new();
+        for f in t.get("factors")?.as_array()? {
+            let f: Vec<i64> = f.as_array()?.iter().filter_map(|v| v.as_i64()).collect();
+            let [p, n, d, l] = f[..] else { return None };
+            factors.push((p as usize, Exponents::new(n as i32, d as i32, l as i32)));
+        }
+        terms.push(Term {
+            coefficient,
+            factors,
+        });
+    }
+    let x = &e.held_out.coordinate;
+    let predicted = constant + terms.iter().map(|t| t.evaluate(x)).sum::<f64>();
+    let measured = e.held_out.values.iter().sum::<f64>() / e.held_out.values.len() as f64;
+    let shape = synthetic::shape(&terms);
+    Some(Outcome {
+        recovered: e.shape().map(|truth| truth == shape),
+        shape,
+        held_out_error_pct: 100.0 * (predicted - measured).abs() / measured.abs(),
+        covered: None,
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn report(laws: &[Experiment], searches: &[(String, Vec<Option<Outcome>>)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "laws: {}", laws.len());
+    let header: Vec<&str> = searches.iter().map(|(n, _)| n.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "\nterms recovered, by noise (laws whose terms a PMNF search can build):"
+    );
+    let _ = writeln!(out, "| noise | laws | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(header.len()));
+    // One row: the laws `pick` takes, and how many of them each search recovered.
+    let row = |label: String, pick: &dyn Fn(&Experiment) -> bool| {
+        let total = laws.iter().filter(|e| pick(e)).count();
+        let cells: Vec<String> = searches
+            .iter()
+            .map(|(_, s)| {
+                let recovered = laws
+                    .iter()
+                    .zip(s)
+                    .filter(|(e, _)| pick(e))
+                    .filter(|(_, o)| o.as_ref().and_then(|o| o.recovered) == Some(true))
+                    .count();
+                recovered.to_string()
+            })
+            .collect();
+        format!("| {label} | {total} | {} |\n", cells.join(" | "))
+    };
+    for noise in NOISE_LEVELS {
+        let label = format!("{:.0} %", noise * 100.0);
+        out.push_str(&row(label, &|e| e.noise == noise && e.shape().is_some()));
+    }
+    let _ = writeln!(out, "\nterms recovered, by family (all noise levels):");
+    let _ = writeln!(out, "| family | laws | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(header.len()));
+    for &family in FAMILIES
+        .iter()
+        .filter(|f| **f != synthetic::Family::OffGrid)
+    {
+        out.push_str(&row(family.name().to_owned(), &|e| e.family == family));
+    }
+    let _ = writeln!(
+        out,
+        "\nheld-out configuration (one doubling past the largest), median |error| by noise:"
+    );
+    let _ = writeln!(out, "| noise | {} |", header.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(header.len()));
+    for noise in NOISE_LEVELS {
+        let cells: Vec<String> = searches
+            .iter()
+            .map(|(_, s)| {
+                let errors: Vec<f64> = laws
+                    .iter()
+                    .zip(s)
+                    .filter(|(e, _)| e.noise == noise)
+                    .filter_map(|(_, o)| o.as_ref().map(|o| o.held_out_error_pct))
+                    .collect();
+                format!("{:.1} %", median(errors))
+            })
+            .collect();
+        let _ = writeln!(out, "| {:.0} % | {} |", noise * 100.0, cells.join(" | "));
+    }
+    let _ = writeln!(out, "\n95 % intervals holding the held-out mean:");
+    for (name, s) in searches {
+        let held: Vec<bool> = s.iter().flatten().filter_map(|o| o.covered).collect();
+        if held.is_empty() {
+            continue;
+        }
+        // The share of held-out means inside the interval, of the laws `pick` takes.
+        let share = |pick: &dyn Fn(&Experiment) -> bool| {
+            let h: Vec<bool> = laws
+                .iter()
+                .zip(s)
+                .filter(|(e, _)| pick(e))
+                .filter_map(|(_, o)| o.as_ref().and_then(|o| o.covered))
+                .collect();
+            100.0 * h.iter().filter(|c| **c).count() as f64 / h.len().max(1) as f64
+        };
+        let by_noise: Vec<String> = NOISE_LEVELS
+            .iter()
+            .map(|&noise| {
+                format!(
+                    "{:.0} %: {:.1} %",
+                    noise * 100.0,
+                    share(&|e| e.noise == noise)
+                )
+            })
+            .collect();
+        let by_family: Vec<String> = FAMILIES
+            .iter()
+            .map(|&f| format!("{}: {:.1} %", f.name(), share(&|e| e.family == f)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- {name}: {:.1} % of {} ({})",
+            100.0 * held.iter().filter(|c| **c).count() as f64 / held.len() as f64,
+            held.len(),
+            by_noise.join(", ")
+        );
+        let _ = writeln!(out, "  by family: {}", by_family.join(", "));
+    }
+    out
+}
+
+/// How often two searches chose the same terms.
+fn agreement(a: &[Option<Outcome>], b: &[Option<Outcome>]) -> (usize, usize) {
+    let both: Vec<(&Outcome, &Outcome)> = a
+        .iter()
+        .zip(b)
+        .filter_map(|(a, b)| Some((a.as_ref()?, b.as_ref()?)))
+        .collect();
+    (
+        both.iter().filter(|(a, b)| a.shape == b.shape).count(),
+        both.len(),
+    )
+}
+
+struct Args {
+    command: String,
+    dir: PathBuf,
+    laws: usize,
+    seed: u64,
+    extrap: Vec<PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Args, String> {
+    let usage = "usage: scaling_noise write|score DIR [--laws N] [--seed S] [--extrap FILE]...";
+    let (Some(command), Some(dir)) = (args.first(), args.get(1)) else {
+        return Err(usage.to_owned());
+    };
+    let mut parsed = Args {
+        command: command.clone(),
+        dir: PathBuf::from(dir),
+        laws: 300,
+        seed: 56,
+        extrap: Vec::new(),
+    };
+    let mut rest = args[2..].iter();
+    while let Some(flag) = rest.next() {
+        let value = rest
+            .next()
+            .ok_or(format!("{flag} needs a value; {usage}"))?;
+        let number = || {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{flag} {value}: not a number"))
+        };
+        match flag.as_str() {
+            "--laws" => parsed.laws = number()? as usize,
+            "--seed" => parsed.seed = number()?,
+            "--extrap" => parsed.extrap.push(PathBuf::from(value)),
+            _ => return Err(format!("unknown option {flag}; {usage}")),
+        }
+    }
+    Ok(parsed)
+}
+
+fn extrap_lines(path: &Path) -> Result<BTreeMap<String, serde_json::Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+        let file = v.get("file").and_then(|f| f.as_str()).unwrap_or_default();
+        let name = Path::new(file)
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned());
+        out.insert(name.unwrap_or_default(), v);
+    }
+    Ok(out)
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let laws = synthetic::benchmark(args.seed, args.laws);
+    match args.command.as_str() {
+        "write" => {
+            std::fs::create_dir_all(&args.dir)
+                .map_err(|e| format!("{}: {e}", args.dir.display()))?;
+            for (i, e) in laws.iter().enumerate() {
+                let path = args.dir.join(file_name(i));
+                std::fs::write(&path, extrap_text(e))
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            println!(
+                "{} experiments written to {}",
+                laws.len(),
+                args.dir.display()
+            );
+            Ok(())
+        }
+        "score" => {
+            let options = PmnfOptions::default();
+            let negative = PmnfOptions {
+                allow_negative_exponents: true,
+                ..options
+            };
+            let mut searches: Vec<(String, Vec<Option<Outcome>>)> = Vec::new();
+            for (name, opts) in [
+                ("yosoku (Extra-P's search)", options),
+                ("yosoku, negative exponents", negative),
+            ] {
+                let outcomes = laws
+                    .iter()
+                    .map(|e| {
+                        let m = pmnf::fit(&e.points, &opts).ok()?;
+                        Some(outcome(e, &m, &synthetic::shape(&m.terms)))
+                    })
+                    .collect();
+                searches.push((name.to_owned(), outcomes));
+            }
+            for path in &args.extrap {
+                let lines = extrap_lines(path)?;
+                let name = path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let outcomes = laws
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| extrap_outcome(e, lines.get(&file_name(i))?))
+                    .collect();
+                searches.push((name, outcomes));
+            }
+            let robust = laws
+                .iter()
+                .map(|e| {
+                    let m = pmnf::robust::fit_robust(&e.points, &options).ok()?.model;
+                    Some(outcome(e, &m, &synthetic::shape(&m.terms)))
+                })
+                .collect();
+            searches.push(("yosoku robust".to_owned(), robust));
+            print!("{}", report(&laws, &searches));
+            // Extra-P's own runs against yosoku's search with the same options.
+            for (name, outcomes) in &searches {
+                let twin = match name.as_str() {
+                    n if n.ends_with("negative-exponents") => 1,
+                    n if n.starts_with("extrap") => 0,
+                    _ => continue,
+                };
+                let (same, of) = agreement(outcomes, &searches[twin].1);
+                println!(
+                    "{name} and {}: the same terms in {same} of {of} laws",
+                    searches[twin].0
+                );
+            }
+            Ok(())
+        }
+        other => Err(format!("unknown command {other}: write or score")),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) = parse(&args).and_then(|a| run(&a)) {
+        eprintln!("scaling_noise: {e}");
+        std::process::exit(2);
+    }
+}

@@ -1,0 +1,520 @@
+//! Noise-resilient PMNF modelling (docs/methods.md, section 7, "robust search"): the same
+//! hypotheses as Extra-P's search and more, chosen with what the repetitions say about the noise.
+//!
+//! - **Noise from the repetitions.** Each point's repetitions give its relative spread; pooled
+//!   over the points, the variance of one repetition relative to its point's mean, `s^2` (with
+//!   `sum (r_i - 1)` degrees of freedom). Run-to-run noise in HPC is close to proportional to the
+//!   time, so a point of 10 s is trusted as much, relatively, as one of 10 ms.
+//! - **Weighted fits.** Every term set is fitted to the points' means by least squares weighted
+//!   by `r_i / y_i^2`, the inverse of each mean's variance under that noise, instead of
+//!   Extra-P's unweighted fit, where the largest values decide alone.
+//! - **One criterion for every shape.** A term set scores `chi^2 + 2k` (`chi^2`: its weighted
+//!   residual sum over `s^2`; `k`: its coefficients), Akaike's criterion with the noise known
+//!   from the repetitions; without repetitions, the small-sample AICc of the weighted residuals.
+//!   The smallest score wins. Extra-P scores one parameter by leave-one-out SMAPE of unweighted
+//!   fits, and several by in-sample SMAPE.
+//! - **A wider search.** Negative exponents are always hypotheses (a time that falls with the
+//!   ranks). With several parameters, each parameter's three best single hypotheses (on the
+//!   lines of measurements in its direction, as Extra-P selects points) are combined: alone,
+//!   multiplied, added, and a product plus further terms of either parameter
+//!   (`c0 + c1 f(x) g(y) + c2 h(y)`), which Extra-P's combinations cannot build.
+//! - **Intervals from the same noise model**: a new mean of `r` repetitions at `x` varies by
+//!   `sigma^2 (f(x)^2 / r + x' C x)`, `C` the weighted fit's covariance and `sigma^2` the larger
+//!   of `s^2` and the fit's own weighted residual variance (a law outside the search space shows
+//!   there).
+
+use super::synthetic::SplitMix;
+use super::{
+    Exponents, IntervalBasis, PmnfError, PmnfModel, PmnfOptions, Point, Term, combinations, cost,
+    design_row, enough_values, hypotheses, inverse_gram, lines, lstsq, mean, reduce,
+    terms_with_unit,
+};
+
+/// Term sets whose score is within this of the best's keep a say in the interval: their Akaike
+/// weight `exp(-delta / 2)` is at least 5 % of the best's (Burnham and Anderson's multi-model
+/// inference).
+pub const SUPPORT_WITHIN: f64 = 6.0;
+
+/// Resamples of the bootstrap behind a robust model's interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 48;
+
+/// The bootstrap's seed: the same points give the same interval.
+const BOOTSTRAP_SEED: u64 = 0x5CA1_AB1E;
+
+/// Most term sets kept beside the best.
+const MOST_SUPPORTED: usize = 64;
+
+/// The single hypotheses of each parameter that the multi-parameter shapes combine.
+pub const CANDIDATES_PER_PARAMETER: usize = 3;
+
+/// A model chosen by the robust search, with what it learned of the noise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RobustFit {
+    pub model: PmnfModel,
+    /// The pooled relative standard deviation of one repetition, in percent; `None` where no
+    /// point was measured twice.
+    pub noise_pct: Option<f64>,
+    /// Term sets scored.
+    pub compared: usize,
+}
+
+/// The points as the robust search sees them: means, weights and the pooled noise.
+#[derive(Debug, Clone)]
+struct Weighted {
+    x: Vec<Vec<f64>>,
+    y: Vec<f64>,
+    /// `r_i / y_i^2`.
+    w: Vec<f64>,
+    /// Relative variance of one repetition and its degrees of freedom.
+    noise: Option<(f64, usize)>,
+    /// Mean repetitions per point.
+    repetitions: f64,
+}
+
+/// What a search chose: the term sets within [`SUPPORT_WITHIN`] of the best, best first.
+#[derive(Debug, Clone)]
+struct Selection {
+    scored: Vec<Scored>,
+    compared: usize,
+}
+
+/// A term set fitted and scored.
+#[derive(Debug, Clone)]
+struct Scored {
+    score: f64,
+    constant: f64,
+    terms: Vec<Term>,
+    weighted_rss: f64,
+}
+
+impl Weighted {
+    fn new(points: &[Point]) -> Result<Self, PmnfError> {
+        let reduced = reduce(points, super::Aggregate::Mean)?;
+        let (mut sum, mut df) = (0.0, 0usize);
+        for (p, (_, m)) in points.iter().zip(&reduced) {
+            if p.values.len() > 1 && *m != 0.0 {
+                sum += p.values.iter().map(|v| (v / m - 1.0).powi(2)).sum::<f64>();
+                df += p.values.len() - 1;
+            }
+        }
+        let noise = (df > 0 && sum > 0.0).then(|| (sum / df as f64, df));
+        let w = points
+            .iter()
+            .zip(&reduced)
+            .map(|(p, (_, m))| relative_weight(p.values.len() as f64, *m, &reduced))
+            .collect();
+        Ok(Self {
+            x: reduced.iter().map(|(x, _)| x.clone()).collect(),
+            y: reduced.iter().map(|(_, y)| *y).collect(),
+            w,
+            noise,
+            repetitions: mean(
+                &points
+                    .iter()
+                    .map(|p| p.values.len() as f64)
+                    .collect::<Vec<_>>(),
+            ),
+        })
+    }
+
+    /// The same noise over other points (a parameter's lines), each of `repetitions`.
+    fn with_points(&self, points: &[(f64, f64)], parameters: usize, p: usize) -> Self {
+        let reduced: Vec<(Vec<f64>, f64)> = points
+            .iter()
+            .map(|&(x, y)| {
+                let mut c = vec![1.0; parameters];
+                c[p] = x;
+                (c, y)
+            })
+            .collect();
+        Self {
+            w: reduced
+                .iter()
+                .map(|(_, y)| relative_weight(self.repetitions, *y, &reduced))
+                .collect(),
+            x: reduced.iter().map(|(x, _)| x.clone()).collect(),
+            y: reduced.iter().map(|(_, y)| *y).collect(),
+            noise: self.noise,
+            repetitions: self.repetitions,
+        }
+    }
+
+    /// `terms` (bases) fitted by weighted least squares and scored; `None` where the fit fails
+    /// or gives a term no weight.
+    fn score(&self, terms: Vec<Term>) -> Option<Scored> {
+        let n = self.y.len();
+        let k = 1 + terms.len();
+        let rows = self.weighted_rows(&terms);
+        let ys: Vec<f64> = self
+            .y
+            .iter()
+            .zip(&self.w)
+            .map(|(y, w)| y * w.sqrt())
+            .collect();
+        let c = lstsq(&rows, &ys)?;
+        if c.iter().skip(1).any(|c| *c == 0.0 || !c.is_finite()) {
+            return None;
+        }
+        let mut terms = terms;
+        for (t, c) in terms.iter_mut().zip(&c[1..]) {
+            t.coefficient = *c;
+        }
+        let weighted_rss: f64 = self
+            .x
+            .iter()
+            .zip(&self.y)
+            .zip(&self.w)
+            .map(|((x, y), w)| {
+                let f = c[0] + terms.iter().map(|t| t.evaluate(x)).sum::<f64>();
+                w * (y - f) * (y - f)
+            })
+            .sum();
+        let kf = k as f64;
+        let score = match self.noise {
+            Some((s2, _)) => weighted_rss / s2 + (n as f64).ln().max(2.0) * kf,
+            None if n > k + 1 => {
+                let nf = n as f64;
+                nf * (weighted_rss / nf).max(f64::MIN_POSITIVE).ln()
+                    + 2.0 * kf
+                    + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
+            }
+            None => return None,
+        };
+        score.is_finite().then_some(Scored {
+            score,
+            constant: c[0],
+            terms,
+            weighted_rss,
+        })
+    }
+
+    /// The best of `candidates` (the constant model first: ties keep the simpler), and every
+    /// term set whose score is within [`SUPPORT_WITHIN`] of it, best first.
+    fn best(&self, candidates: impl IntoIterator<Item = Vec<Term>>) -> Selection {
+        let mut scored = vec![self.constant_model()];
+        let mut compared = 1;
+        for terms in candidates {
+            compared += 1;
+            scored.extend(self.score(terms));
+        }
+        // Stable: of equal scores, the earlier (simpler) stays first.
+        scored.sort_by(|a, b| a.score.total_cmp(&b.score));
+        let least = scored[0].score;
+        scored.retain(|s| s.score <= least + SUPPORT_WITHIN);
+        scored.truncate(MOST_SUPPORTED);
+        Selection { scored, compared }
+    }
+
+    /// The design of `terms` (bases) at the points, each row times the square root of its
+    /// weight.
+    fn weighted_rows(&self, terms: &[Term]) -> Vec<Vec<f64>> {
+        let unit = terms_with_unit(terms);
+        self.x
+            .iter()
+            .zip(&self.w)
+            .map(|(x, w)| {
+                design_row(&unit, x)
+                    .into_iter()
+                    .map(|v| v * w.sqrt())
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn constant_model(&self) -> Scored {
+        self.score(Vec::new()).unwrap_or(Scored {
+            score: f64::INFINITY,
+            constant: mean(&self.y),
+            terms: Vec::new(),
+            weighted_rss: f64::NAN,
+        })
+    }
+}
+
+/// `r / y^2`, the inverse relative variance of a mean of `r` repetitions; a point whose mean is
+/// 0 takes the weight of the mean magnitude of all.
+fn relative_weight(r: f64, y: f64, all: &[(Vec<f64>, f64)]) -> f64 {
+    let scale = if y != 0.0 {
+        y.abs()
+    } else {
+        mean(&all.iter().map(|(_, y)| y.abs()).collect::<Vec<_>>()).max(f64::MIN_POSITIVE)
+    };
+    r / (scale * scale)
+}
+
+fn single_terms(p: usize, exponents: impl IntoIterator<Item = Exponents>) -> Vec<Vec<Term>> {
+    exponents
+        .into_iter()
+        .map(|e| {
+            vec![Term {
+                coefficient: 1.0,
+                factors: vec![(p, e)],
+            }]
+        })
+        .collect()
+}
+
+/// Fits the PMNF model of `points` with the robust search (see the module's notes); `options`'
+/// log-term switch applies, negative exponents are always on.
+pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, PmnfError> {
+    let data = Weighted::new(points)?;
+    enough_values(data.x.iter().map(Vec::as_slice), data.x[0].len())?;
+    let options = PmnfOptions {
+        allow_negative_exponents: true,
+        ..*options
+    };
+    let Selection {
+        mut scored,
+        compared,
+    } = select(&data, &options);
+    // Akaike weights of the term sets kept: how far their predictions spread is the
+    // uncertainty of the choice itself (an alias of the chosen exponent that fits as well).
+    let least = scored[0].score;
+    let ensemble: Vec<(f64, f64, Vec<Term>)> = scored
+        .iter()
+        .map(|s| {
+            (
+                (-(s.score - least) / 2.0).exp(),
+                s.constant,
+                s.terms.clone(),
+            )
+        })
+        .collect();
+    // The bootstrap: each point's repetitions drawn again with replacement and the search run
+    // again; the spread of what it chooses is the choice's uncertainty under noise like this.
+    let mut rng = SplitMix::new(BOOTSTRAP_SEED);
+    let resampled: Vec<(f64, f64, Vec<Term>)> = if data.noise.is_some() {
+        (0..BOOTSTRAP_RESAMPLES)
+            .filter_map(|_| {
+                let drawn: Vec<Point> = points
+                    .iter()
+                    .map(|p| Point {
+                        coordinate: p.coordinate.clone(),
+                        values: (0..p.values.len())
+                            .map(|_| p.values[rng.range(0, p.values.len() - 1)])
+                            .collect(),
+                    })
+                    .collect();
+                let again = Weighted::new(&drawn).ok()?;
+                let chosen = select(&again, &options).scored.swap_remove(0);
+                chosen
+                    .score
+                    .is_finite()
+                    .then_some((1.0, chosen.constant, chosen.terms))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut model = finish_robust(&data, scored.swap_remove(0));
+    model.interval.ensembles = vec![ensemble, resampled];
+    Ok(RobustFit {
+        model,
+        noise_pct: data.noise.map(|(s2, _)| 100.0 * s2.sqrt()),
+        compared,
+    })
+}
+
+/// The term sets for `data` the criterion supports, best first, and how many were scored.
+fn select(data: &Weighted, options: &PmnfOptions) -> Selection {
+    let dims = data.x[0].len();
+    let axis_hypotheses = |xs: &[f64]| -> Vec<Exponents> { hypotheses(xs, options).collect() };
+    if dims == 1 {
+        let xs: Vec<f64> = data.x.iter().map(|x| x[0]).collect();
+        return data.best(single_terms(0, axis_hypotheses(&xs)));
+    }
+    let reduced: Vec<(Vec<f64>, f64)> =
+        data.x.iter().cloned().zip(data.y.iter().copied()).collect();
+    // A parameter's hypotheses ranked on a line of points in its direction.
+    let ranked = |p: usize, line: &[(f64, f64)], most: usize| -> Vec<Exponents> {
+        let xs: Vec<f64> = line.iter().map(|(x, _)| *x).collect();
+        let on_line = data.with_points(line, dims, p);
+        let mut ranked: Vec<(f64, Exponents)> = axis_hypotheses(&xs)
+            .into_iter()
+            .filter_map(|e| {
+                on_line
+                    .score(single_terms(p, [e]).remove(0))
+                    .map(|s| (s.score, e))
+            })
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
+        ranked.into_iter().take(most).map(|(_, e)| e).collect()
+    };
+    let per_parameter: Vec<Vec<Exponents>> = lines(&reduced, dims)
+        .iter()
+        .enumerate()
+        .map(|(p, line)| ranked(p, line, CANDIDATES_PER_PARAMETER))
+        .collect();
+    data.best(shapes(&per_parameter))
+}
+
+/// The term sets of several parameters from each one's candidates: each alone, and for two
+/// parameters every product `f(x) g(y)`, sum `f(x) + g(y)`, and product plus one or two further
+/// terms of either parameter; for three or more, Extra-P's combinations of the best of each.
+fn shapes(candidates: &[Vec<Exponents>]) -> Vec<Vec<Term>> {
+    let term = |factors: Vec<(usize, Exponents)>| Term {
+        coefficient: 1.0,
+        factors,
+    };
+    let mut out: Vec<Vec<Term>> = Vec::new();
+    for (p, c) in candidates.iter().enumerate() {
+        out.extend(single_terms(p, c.iter().copied()));
+    }
+    if let [xs, ys] = candidates {
+        let (more_x, more_y) = (xs, ys);
+        for &f in xs {
+            for &g in ys {
+                let product = || term(vec![(0, f), (1, g)]);
+                out.push(vec![product()]);
+                out.push(vec![term(vec![(0, f)]), term(vec![(1, g)])]);
+                for &f2 in more_x {
+                    out.push(vec![product(), term(vec![(0, f2)])]);
+                }
+                for &g2 in more_y {
+                    out.push(vec![product(), term(vec![(1, g2)])]);
+                    for &f2 in more_x {
+                        out.push(vec![product(), term(vec![(0, f2)]), term(vec![(1, g2)])]);
+                    }
+                }
+            }
+        }
+    } else {
+        let firsts: Vec<(usize, Exponents)> = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(p, c)| c.first().map(|&e| (p, e)))
+            .collect();
+        out.extend(
+            combinations(&firsts)
+                .into_iter()
+                .map(|combination| combination.into_iter().map(term).collect()),
+        );
+    }
+    out
+}
+
+/// The chosen term set as a model: in-sample costs, and the interval of the relative noise.
+fn finish_robust(data: &Weighted, best: Scored) -> PmnfModel {
+    let points: Vec<(Vec<f64>, f64)> = data.x.iter().cloned().zip(data.y.iter().copied()).collect();
+    let (rss, smape) = cost(&points, best.constant, &best.terms);
+    let n = points.len();
+    let k = 1 + best.terms.len();
+    let m = mean(&data.y);
+    let tss: f64 = data.y.iter().map(|y| (y - m) * (y - m)).sum();
+    let parameters: usize = best.terms.iter().map(|t| t.factors.len()).sum();
+    let adjusted_r2 = if best.terms.is_empty() {
+        1.0
+    } else {
+        1.0 - (rss / tss) * (n as f64 - 1.0) / (n as f64 - parameters as f64 - 1.0)
+    };
+    let rows = data.weighted_rows(&best.terms);
+    let residual = (n > k).then(|| (best.weighted_rss / (n - k) as f64, n - k));
+    let (sigma2, df) = match (data.noise, residual) {
+        (Some(noise), Some(fit)) => {
+            if noise.0 >= fit.0 {
+                noise
+            } else {
+                fit
+            }
+        }
+        (Some(noise), None) => noise,
+        (None, Some(fit)) => fit,
+        (None, None) => (f64::NAN, 0),
+    };
+    PmnfModel {
+        constant: best.constant,
+        terms: best.terms,
+        rss,
+        smape,
+        adjusted_r2,
+        cross_validated: false,
+        points: n,
+        interval: IntervalBasis {
+            covariance: inverse_gram(&rows).unwrap_or_else(|| vec![f64::NAN; k * k]),
+            sigma2,
+            df,
+            relative_repetitions: Some(data.repetitions),
+            ensembles: Vec::new(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pmnf::synthetic::{self, benchmark};
+
+    #[test]
+    fn noise_is_read_from_the_repetitions_and_a_clean_law_is_found() {
+        // 2 + 0.5 x^2, each point measured 4 times at +-2 % and +-1 % around its value.
+        let points: Vec<Point> = [4.0, 8.0, 16.0, 32.0, 64.0]
+            .iter()
+            .map(|&x: &f64| {
+                let y = 2.0 + 0.5 * x * x;
+                Point {
+                    coordinate: vec![x],
+                    values: vec![y * 1.02, y * 0.98, y * 1.01, y * 0.99],
+                }
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert_eq!(
+            synthetic::shape(&fit.model.terms),
+            vec![vec![(0, Exponents::new(2, 1, 0))]]
+        );
+        // sqrt((4 + 4 + 1 + 1) / 3) % per repetition.
+        let noise = fit.noise_pct.unwrap();
+        assert!((noise - (10.0f64 / 3.0).sqrt()).abs() < 1e-9, "{noise}");
+        // The interval widens away from the points, relative to the value.
+        let width = |x: f64| {
+            let (lo, hi) = fit.model.interval(&[x], 0.95).unwrap();
+            (hi - lo) / fit.model.evaluate(&[x])
+        };
+        assert!(
+            width(256.0) > width(32.0),
+            "{} {}",
+            width(256.0),
+            width(32.0)
+        );
+        // Without repetitions there is no noise to read, and still a model.
+        let single: Vec<Point> = points
+            .iter()
+            .map(|p| Point {
+                coordinate: p.coordinate.clone(),
+                values: vec![p.values[0]],
+            })
+            .collect();
+        let fit = fit_robust(&single, &PmnfOptions::default()).unwrap();
+        assert!(fit.noise_pct.is_none());
+        assert!(!fit.model.terms.is_empty());
+    }
+
+    /// On a slice of the benchmark's laws (`cargo xtask bench-scaling` runs 300 beside
+    /// Extra-P), the robust search recovers at least twice as many laws' terms as the
+    /// Extra-P-compatible one, and its intervals hold most held-out means.
+    #[test]
+    fn the_robust_search_recovers_more_laws_than_extrap_s_under_noise() {
+        let laws = benchmark(56, 36);
+        let (mut default, mut robust, mut held) = (0, 0, 0);
+        for e in &laws {
+            let truth = e.shape();
+            let d = crate::pmnf::fit(&e.points, &PmnfOptions::default()).unwrap();
+            let r = fit_robust(&e.points, &PmnfOptions::default())
+                .unwrap()
+                .model;
+            default += usize::from(truth.as_ref() == Some(&synthetic::shape(&d.terms)));
+            robust += usize::from(truth.as_ref() == Some(&synthetic::shape(&r.terms)));
+            let x = &e.held_out.coordinate;
+            let measured = mean(&e.held_out.values);
+            held += usize::from(
+                r.interval(x, 0.95)
+                    .is_some_and(|(lo, hi)| (lo..=hi).contains(&measured)),
+            );
+        }
+        assert!(
+            robust >= 2 * default,
+            "robust {robust}, Extra-P's search {default}"
+        );
+        assert!(held * 10 >= laws.len() * 7, "held {held} of {}", laws.len());
+    }
+}

@@ -1,0 +1,291 @@
+//! The synthetic scaling experiments of the noise benchmark (`cargo xtask bench-scaling`,
+//! docs/methods.md section 7): laws with known terms, measured with noise, from a fixed seed.
+//! Test data, never a measurement.
+//!
+//! Each law is `c0 + sum c_k * term_k`; its family says whether its terms lie in Extra-P's
+//! search space (one parameter; two, multiplied or added), only in yosoku's robust search
+//! (negative exponents; a product plus another term of the second parameter), or outside both
+//! (an exponent off Extra-P's grid; two terms of one parameter). The parameter values are
+//! doubling series (4 to 6 values from 2, 4 or 8), every combination measured 3 to 7 times,
+//! each repetition the law's value times `1 + u`, `u` uniform in `[-noise, +noise]`. The held-out
+//! configuration is one doubling past the largest value of every parameter.
+
+use super::{DEFAULT_EXPONENTS, Exponents, NEGATIVE_EXPONENTS, Point, Term};
+
+/// The families of laws, in the order the benchmark cycles through them.
+pub const FAMILIES: [Family; 6] = [
+    Family::OneParameter,
+    Family::Negative,
+    Family::Product,
+    Family::Sum,
+    Family::ProductPlusTerm,
+    Family::OffGrid,
+];
+
+/// What kind of law an experiment measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// `c0 + c1 * f(x)`, f one of Extra-P's 42 default hypotheses.
+    OneParameter,
+    /// `c0 + c1 * x^(-a)`, a falling time (Extra-P finds it only with negative exponents on).
+    Negative,
+    /// `c0 + c1 * f(x) * g(y)`.
+    Product,
+    /// `c0 + c1 * f(x) + c2 * g(y)`.
+    Sum,
+    /// `c0 + c1 * f(x) * g(y) + c2 * h(y)`, h not g: a shape Extra-P's combinations cannot build.
+    ProductPlusTerm,
+    /// `c0 + c1 * x^a`, a off every grid (0.6, 1.15, 1.85), or `c0 + c1 * x + c2 * x^2`: outside
+    /// every search space; judged by its held-out error only.
+    OffGrid,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::OneParameter => "one parameter",
+            Family::Negative => "negative exponent",
+            Family::Product => "product of two",
+            Family::Sum => "sum of two",
+            Family::ProductPlusTerm => "product plus a term",
+            Family::OffGrid => "off the grid",
+        }
+    }
+
+    pub fn parameters(self) -> usize {
+        match self {
+            Family::OneParameter | Family::Negative | Family::OffGrid => 1,
+            _ => 2,
+        }
+    }
+
+    /// Whether Extra-P's default search can build the law's terms.
+    pub fn in_extrap_space(self) -> bool {
+        matches!(self, Family::OneParameter | Family::Product | Family::Sum)
+    }
+}
+
+/// One synthetic experiment: the law, its measurements and its held-out configuration.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub family: Family,
+    pub constant: f64,
+    /// The law's terms, coefficients set (of an off-grid exponent: one term without factors,
+    /// its coefficient `c1`).
+    pub terms: Vec<Term>,
+    /// The exponent of an off-grid law (`c0 + c1 * x^a`).
+    pub off_grid_exponent: Option<f64>,
+    /// Relative noise of one repetition: `u` uniform in `[-noise, +noise]`.
+    pub noise: f64,
+    pub points: Vec<Point>,
+    /// One doubling past the largest value of every parameter, measured as often as the rest.
+    pub held_out: Point,
+}
+
+impl Experiment {
+    /// The law's value at `x`.
+    pub fn truth(&self, x: &[f64]) -> f64 {
+        if let Some(a) = self.off_grid_exponent {
+            return self.constant + self.terms[0].coefficient * x[0].powf(a);
+        }
+        self.constant + self.terms.iter().map(|t| t.evaluate(x)).sum::<f64>()
+    }
+
+    /// The law's terms as a search finds them (each term's factors, sorted), `None` where no
+    /// PMNF model writes the law (off the grid).
+    pub fn shape(&self) -> Option<Vec<Vec<(usize, Exponents)>>> {
+        (self.family != Family::OffGrid).then(|| shape(&self.terms))
+    }
+}
+
+/// Terms as a set of factor lists, for comparing what a search chose with a law.
+pub fn shape(terms: &[Term]) -> Vec<Vec<(usize, Exponents)>> {
+    let mut out: Vec<Vec<(usize, Exponents)>> = terms
+        .iter()
+        .map(|t| {
+            let mut f = t.factors.clone();
+            f.sort_by_key(|(p, e)| (*p, e.numerator * 1000 / e.denominator, e.log));
+            f
+        })
+        .collect();
+    out.sort_by_key(|f| format!("{f:?}"));
+    out
+}
+
+/// SplitMix64: a documented, seedable stream of uniform numbers (Steele et al., OOPSLA '14).
+#[derive(Debug, Clone)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
+    }
+
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.range(0, items.len() - 1)]
+    }
+}
+
+/// The noise levels the benchmark cycles through, as fractions.
+pub const NOISE_LEVELS: [f64; 5] = [0.01, 0.03, 0.05, 0.10, 0.15];
+
+/// `laws` experiments from `seed`: the families in turn, each family through the noise levels
+/// in turn, so that every (family, noise) pair is measured about equally often.
+pub fn benchmark(seed: u64, laws: usize) -> Vec<Experiment> {
+    let mut rng = SplitMix::new(seed);
+    (0..laws)
+        .map(|i| {
+            let family = FAMILIES[i % FAMILIES.len()];
+            let noise = NOISE_LEVELS[(i / FAMILIES.len()) % NOISE_LEVELS.len()];
+            experiment(&mut rng, family, noise)
+        })
+        .collect()
+}
+
+/// A doubling series of 4 to 6 values from 2, 4 or 8, and the value one doubling past it.
+fn series(rng: &mut SplitMix) -> (Vec<f64>, f64) {
+    let start = rng.pick(&[2.0, 4.0, 8.0]);
+    let n = rng.range(4, 6);
+    let values: Vec<f64> = (0..n).map(|k| start * 2f64.powi(k as i32)).collect();
+    let next = values[n - 1] * 2.0;
+    (values, next)
+}
+
+/// A coefficient that makes `basis` reach `share` times the constant at its largest over the
+/// measured `grid` (the term matters somewhere, as in real experiments).
+fn coefficient(basis: impl Fn(&[f64]) -> f64, grid: &[Vec<f64>], constant: f64, share: f64) -> f64 {
+    let largest = grid.iter().map(|x| basis(x).abs()).fold(0.0, f64::max);
+    if largest > 0.0 {
+        share * constant / largest
+    } else {
+        0.0
+    }
+}
+
+fn experiment(rng: &mut SplitMix, family: Family, noise: f64) -> Experiment {
+    let dims = family.parameters();
+    let axes: Vec<(Vec<f64>, f64)> = (0..dims).map(|_| series(rng)).collect();
+    let mut grid: Vec<Vec<f64>> = vec![Vec::new()];
+    for (values, _) in &axes {
+        grid = grid
+            .iter()
+            .flat_map(|x| {
+                values.iter().map(move |&v| {
+                    let mut x = x.clone();
+                    x.push(v);
+                    x
+                })
+            })
+            .collect();
+    }
+    let constant = 10f64.powf(rng.unit() * 2.0 - 1.0);
+    let factor = |p: usize, e: Exponents| vec![(p, e)];
+    let mut off_grid_exponent = None;
+    let shapes: Vec<Vec<(usize, Exponents)>> = match family {
+        Family::OneParameter => vec![factor(0, rng.pick(&DEFAULT_EXPONENTS))],
+        Family::Negative => vec![factor(0, rng.pick(&NEGATIVE_EXPONENTS))],
+        Family::Product => vec![vec![
+            (0, rng.pick(&DEFAULT_EXPONENTS)),
+            (1, rng.pick(&DEFAULT_EXPONENTS)),
+        ]],
+        Family::Sum => vec![
+            factor(0, rng.pick(&DEFAULT_EXPONENTS)),
+            factor(1, rng.pick(&DEFAULT_EXPONENTS)),
+        ],
+        Family::ProductPlusTerm => {
+            let g = rng.pick(&DEFAULT_EXPONENTS);
+            let h = loop {
+                let h = rng.pick(&DEFAULT_EXPONENTS);
+                if h != g {
+                    break h;
+                }
+            };
+            vec![
+                vec![(0, rng.pick(&DEFAULT_EXPONENTS)), (1, g)],
+                factor(1, h),
+            ]
+        }
+        Family::OffGrid => {
+            if rng.unit() < 0.5 {
+                off_grid_exponent = Some(rng.pick(&[0.6, 1.15, 1.85]));
+                vec![Vec::new()]
+            } else {
+                vec![
+                    factor(0, Exponents::new(1, 1, 0)),
+                    factor(0, Exponents::new(2, 1, 0)),
+                ]
+            }
+        }
+    };
+    let terms: Vec<Term> = shapes
+        .into_iter()
+        .map(|factors| {
+            let unit = Term {
+                coefficient: 1.0,
+                factors,
+            };
+            let basis = |x: &[f64]| match off_grid_exponent {
+                Some(a) => x[0].powf(a),
+                None => unit.evaluate(x),
+            };
+            let share = 10f64.powf(rng.unit() * 1.3);
+            let coefficient = coefficient(basis, &grid, constant, share);
+            Term {
+                coefficient,
+                ..unit
+            }
+        })
+        .collect();
+    let mut law = Experiment {
+        family,
+        constant,
+        terms,
+        off_grid_exponent,
+        noise,
+        points: Vec::new(),
+        held_out: Point {
+            coordinate: Vec::new(),
+            values: Vec::new(),
+        },
+    };
+    let repetitions = rng.range(3, 7);
+    let mut measure = |x: &[f64]| -> Vec<f64> {
+        let y = law.truth(x);
+        (0..repetitions)
+            .map(|_| y * (1.0 + noise * (2.0 * rng.unit() - 1.0)))
+            .collect()
+    };
+    let points: Vec<Point> = grid
+        .iter()
+        .map(|x| Point {
+            coordinate: x.clone(),
+            values: measure(x),
+        })
+        .collect();
+    let next: Vec<f64> = axes.iter().map(|(_, n)| *n).collect();
+    let held_out = Point {
+        values: measure(&next),
+        coordinate: next,
+    };
+    law.points = points;
+    law.held_out = held_out;
+    law
+}
