@@ -42,6 +42,7 @@ mod opencl;
 mod predict_bench;
 mod python;
 mod scaffold;
+mod scaling_bench;
 #[cfg(test)]
 mod source_rules;
 mod system;
@@ -132,6 +133,10 @@ cargo xtask <command>
   bench-predict [--launches N] [--runs N]
                        `yosoku predict` (release) on a real ncu raw page's launches repeated to N
                        (default 10,000): the whole command's wall time and peak memory per run
+  bench-scaling [--laws N] [--seed S]
+                       scaling models under noise: synthetic laws (default 300, seed 56) modelled by
+                       Extra-P (default options; negative exponents) and by yosoku's Extra-P search
+                       and robust search; terms recovered, held-out error, interval coverage
   bench-mpi-logs [--steps N] [--runs N]
                        MPI logs of millions of calls: our message-rate program (tools/mpi-message-rate)
                        on 2 ranks under the interposer (72,000 steps: 1 GB of logs), imported and
@@ -214,6 +219,7 @@ fn run() -> Result<()> {
         Some("bench-mpi") => mpi::bench(),
         Some("bench-mpi-logs") => mpi_logs_bench::run(&args[1..]),
         Some("bench-predict") => predict_bench::run(&args[1..]),
+        Some("bench-scaling") => scaling_bench::run(&args[1..]),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("cuda-trace-check") => cuda_trace::check(),
         Some("bench-opencl") => opencl::bench(),

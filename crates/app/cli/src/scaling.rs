@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use yosoku_regression::pmnf::{Aggregate, PmnfOptions};
+use yosoku_regression::pmnf::robust::RobustFit;
+use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Term};
 
 /// What `yosoku scaling` is asked.
 #[derive(Debug, clap::Args)]
@@ -27,6 +28,12 @@ pub struct Request {
     /// Also try negative exponents (Extra-P's allow_negative_exponents).
     #[arg(long)]
     negative_exponents: bool,
+    /// Also model each call path with the noise-resilient search (weighted by the repetitions'
+    /// noise, one criterion for every shape, negative exponents and products plus terms; its
+    /// 95 % interval carries the choice's uncertainty), printed under the Extra-P-compatible
+    /// model, or as `robust` in each JSON line.
+    #[arg(long)]
+    robust: bool,
 }
 
 /// What `yosoku scaling` printed, and the files it could not model (each error names its file):
@@ -69,7 +76,8 @@ pub fn run(request: &Request) -> Outcome {
     };
     let mut out = String::new();
     let mut failed = Vec::new();
-    for file_models in yosoku_runner::scaling::model_files(&request.files, &options) {
+    for file_models in yosoku_runner::scaling::model_files(&request.files, &options, request.robust)
+    {
         let file_models = match file_models {
             Ok(m) => m,
             Err(e) => {
@@ -86,36 +94,27 @@ pub fn run(request: &Request) -> Outcome {
             let model = &s.model;
             match (&model, request.json) {
                 (Ok(m), true) => {
-                    let terms: Vec<serde_json::Value> = m
-                        .terms
-                        .iter()
-                        .map(|t| {
-                            let mut factors: Vec<[i64; 4]> = t
-                                .factors
-                                .iter()
-                                .map(|(p, e)| {
-                                    [
-                                        *p as i64,
-                                        i64::from(e.numerator),
-                                        i64::from(e.denominator),
-                                        i64::from(e.log),
-                                    ]
-                                })
-                                .collect();
-                            factors.sort_unstable();
-                            serde_json::json!({ "coefficient": t.coefficient, "factors": factors })
-                        })
-                        .collect();
-                    let line = serde_json::json!({
+                    let mut line = serde_json::json!({
                         "file": file.display().to_string(),
                         "callpath": s.callpath,
                         "metric": s.metric,
                         "constant": m.constant,
-                        "terms": terms,
+                        "terms": terms_json(&m.terms),
                         "smape": m.smape,
                         "rss": m.rss,
                         "ar2": m.adjusted_r2,
                     });
+                    if let Some(robust) = &s.robust {
+                        line["robust"] = match robust {
+                            Ok(r) => serde_json::json!({
+                                "constant": r.model.constant,
+                                "terms": terms_json(&r.model.terms),
+                                "smape": r.model.smape,
+                                "noise_pct": r.noise_pct,
+                            }),
+                            Err(e) => serde_json::json!({ "error": e.to_string() }),
+                        };
+                    }
                     let _ = writeln!(out, "{line}");
                 }
                 (Err(e), true) => {
@@ -143,6 +142,9 @@ pub fn run(request: &Request) -> Outcome {
                             ""
                         }
                     );
+                    if let Some(robust) = &s.robust {
+                        let _ = writeln!(out, "{}", robust_text(robust, m, &names));
+                    }
                 }
                 (Err(e), false) => {
                     let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
@@ -151,4 +153,59 @@ pub fn run(request: &Request) -> Outcome {
         }
     }
     Outcome { text: out, failed }
+}
+
+/// A model's terms as `tools/extrap/models.py` writes Extra-P's: coefficient and factors
+/// `[parameter, numerator, denominator, log]`.
+fn terms_json(terms: &[Term]) -> Vec<serde_json::Value> {
+    terms
+        .iter()
+        .map(|t| {
+            let mut factors: Vec<[i64; 4]> = t
+                .factors
+                .iter()
+                .map(|(p, e)| {
+                    [
+                        *p as i64,
+                        i64::from(e.numerator),
+                        i64::from(e.denominator),
+                        i64::from(e.log),
+                    ]
+                })
+                .collect();
+            factors.sort_unstable();
+            serde_json::json!({ "coefficient": t.coefficient, "factors": factors })
+        })
+        .collect()
+}
+
+/// The robust search's model under the Extra-P-compatible one (`extrap`): its formula, the
+/// noise the repetitions showed, and whether it chose other terms.
+fn robust_text(
+    robust: &Result<RobustFit, yosoku_regression::pmnf::PmnfError>,
+    extrap: &PmnfModel,
+    names: &[&str],
+) -> String {
+    let r = match robust {
+        Ok(r) => r,
+        Err(e) => return format!("    robust: not modelled: {e}"),
+    };
+    let shape = |terms: &[Term]| {
+        let mut s: Vec<String> = terms.iter().map(|t| format!("{:?}", t.factors)).collect();
+        s.sort();
+        s
+    };
+    let noise = r.noise_pct.map_or("no repetitions".to_owned(), |n| {
+        format!("repetitions vary by {n:.2} %")
+    });
+    let verdict = if shape(&r.model.terms) == shape(&extrap.terms) {
+        "the same terms"
+    } else {
+        "other terms than Extra-P's search"
+    };
+    format!(
+        "    robust: {}\n      {noise}; {verdict}; SMAPE {:.3} %",
+        r.model.to_extrap(names),
+        r.model.smape
+    )
 }

@@ -665,6 +665,20 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{}",
         text(&out.stdout)
     );
+    // --robust: the noise-resilient model under each Extra-P-compatible one, unchanged.
+    let out = yosoku(&["scaling", "--robust", text_file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(
+        printed.contains("1.374208e0 + 6.698080e0 * log2(y)^(1)"),
+        "{printed}"
+    );
+    assert!(printed.contains("    robust: "), "{printed}");
+    assert!(printed.contains("repetitions vary by 1.10 %"), "{printed}");
+    let out = yosoku(&["scaling", "--robust", "--json", text_file.to_str().unwrap()]);
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert!(line["robust"]["noise_pct"].as_f64().is_some(), "{line}");
+    assert!(line["robust"]["terms"].as_array().is_some(), "{line}");
     let saved = data.join("comparison/lulesh_with_tags.extra-p");
     let out = yosoku(&["scaling", "--json", saved.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
+use yosoku_regression::pmnf::robust::{RobustFit, fit_robust};
 use yosoku_regression::pmnf::{PmnfError, PmnfModel, PmnfOptions, fit};
 
 /// The models of one file.
@@ -24,6 +25,8 @@ pub struct SeriesModel {
     pub callpath: String,
     pub metric: String,
     pub model: Result<PmnfModel, PmnfError>,
+    /// The robust search's model (docs/methods.md, section 7), when asked for.
+    pub robust: Option<Result<RobustFit, PmnfError>>,
 }
 
 /// The text of a saved experiment's `experiment.json` (a `.extra-p` file is a zip of it).
@@ -66,9 +69,13 @@ pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
     extrap::parse(format, &text, median).map_err(|e| anyhow!("{shown}:{}: {}", e.line, e.message))
 }
 
-/// Every call path of every file modelled with `options`: per file, in the order given, its
-/// models or why it could not be read.
-pub fn model_files(files: &[PathBuf], options: &PmnfOptions) -> Vec<Result<FileModels>> {
+/// Every call path of every file modelled with `options` (and, with `robust`, by the robust
+/// search too): per file, in the order given, its models or why it could not be read.
+pub fn model_files(
+    files: &[PathBuf],
+    options: &PmnfOptions,
+    robust: bool,
+) -> Vec<Result<FileModels>> {
     let median = options.aggregate == yosoku_regression::pmnf::Aggregate::Median;
     files
         .iter()
@@ -81,6 +88,7 @@ pub fn model_files(files: &[PathBuf], options: &PmnfOptions) -> Vec<Result<FileM
                     .into_iter()
                     .map(|s| SeriesModel {
                         model: fit(&s.points, options),
+                        robust: robust.then(|| fit_robust(&s.points, options)),
                         callpath: s.callpath,
                         metric: s.metric,
                     })

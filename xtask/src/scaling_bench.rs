@@ -1,0 +1,87 @@
+//! `cargo xtask bench-scaling [--laws N] [--seed S]`: the scaling models under noise (issue 56,
+//! item 1; BENCHMARKS.md, "Scaling models under noise"). The synthetic experiments of
+//! `yosoku_regression::pmnf::synthetic` (default 300 laws, seed 56) are written as Extra-P text
+//! files, modelled by Extra-P 4.2.5 twice (its default options, then with negative exponents:
+//! tools/extrap/models.py, in the venv `ensure_extrap_python` installs) and scored beside
+//! yosoku's Extra-P-compatible search and its robust search by the regression crate's
+//! `scaling_noise` example, which prints the tables.
+
+use std::fs::File;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::{cargo, repo_root, run_cmd, target_dir};
+
+pub fn run(args: &[String]) -> Result<()> {
+    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S]";
+    let mut values = [("laws", 300u64), ("seed", 56)];
+    crate::positive_options(args, usage, &mut values)?;
+    let [(_, laws), (_, seed)] = values;
+    let python = crate::python::ensure_extrap_python()?;
+    run_cmd(cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "yosoku-regression",
+        "--example",
+        "scaling_noise",
+    ]))?;
+    let example = target_dir().join("release/examples/scaling_noise");
+    let dir = target_dir().join("bench-scaling");
+    let laws_dir = dir.join("laws");
+    if laws_dir.exists() {
+        std::fs::remove_dir_all(&laws_dir)
+            .with_context(|| format!("cannot empty {}", laws_dir.display()))?;
+    }
+    let (laws, seed) = (laws.to_string(), seed.to_string());
+    let options = ["--laws", laws.as_str(), "--seed", seed.as_str()];
+    run_cmd(
+        Command::new(&example)
+            .arg("write")
+            .arg(&laws_dir)
+            .args(options),
+    )?;
+    let mut files: Vec<_> = std::fs::read_dir(&laws_dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    let script = repo_root().join("tools/extrap/models.py");
+    let mut extrap_runs = Vec::new();
+    for (name, flags) in [
+        ("extrap-default", &[][..]),
+        ("extrap-negative-exponents", &["--negative-exponents"][..]),
+    ] {
+        let out = dir.join(format!("{name}.jsonl"));
+        let started = Instant::now();
+        let status = Command::new(&python)
+            .arg(&script)
+            .args(flags)
+            .args(&files)
+            .stdout(File::create(&out).with_context(|| format!("cannot write {}", out.display()))?)
+            // Extra-P warns on every 4-point parameter; its models are what counts.
+            .stderr(Stdio::null())
+            .status()
+            .context("cannot run Extra-P")?;
+        anyhow::ensure!(status.success(), "Extra-P ({name}) failed: {status}");
+        eprintln!(
+            "xtask: Extra-P ({name}) modelled {} files in {:.1} s",
+            files.len(),
+            started.elapsed().as_secs_f64()
+        );
+        extrap_runs.push(out);
+    }
+    let mut score = Command::new(&example);
+    score.arg("score").arg(&laws_dir).args(options);
+    for out in &extrap_runs {
+        score.arg("--extrap").arg(out);
+    }
+    let started = Instant::now();
+    run_cmd(&mut score)?;
+    eprintln!(
+        "xtask: yosoku modelled and scored them three ways in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
