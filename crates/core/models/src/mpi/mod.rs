@@ -69,6 +69,17 @@ pub enum Trend {
 /// A drift is reported when the slope's t statistic exceeds this.
 const TREND_T: f64 = 3.0;
 
+/// The reduced run shows a steady state for the full run when the drift of the per-iteration
+/// cost its steady iterations cannot exclude (95 %) stays within this fraction by the full run's
+/// extra iterations; otherwise the prediction says so first, and its interval carries that
+/// drift (docs/methods.md, section 3).
+pub const STEADY_TOLERANCE: f64 = 0.05;
+
+/// The drift of the per-iteration cost a prediction allows, per doubling from the reduced run's
+/// iterations to the full run's, where its steady iterations cannot narrow it: a prior, not a
+/// fit (as [`DEFAULT_RUN_TO_RUN_PCT`] is). Iterations that vary little over many show less.
+pub const DRIFT_PRIOR_PER_DOUBLING: f64 = 0.10;
+
 /// What every MPI prediction needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MpiSpec {

@@ -94,6 +94,8 @@ pub(super) fn predict_rank(
         interval_half_secs: steady.interval_half_secs,
         trend_pct_per_1000: steady.trend_pct_per_1000,
         trend_extrapolated: steady.extrapolate,
+        drift_bound: steady.drift_bound,
+        drift_half_secs: steady.drift_half_secs,
         periodic_blocks,
         reduced_secs: run.executions().map(|e| e.duration_secs).sum(),
         blocks,

@@ -32,6 +32,10 @@ pub(super) struct RankPrediction {
     /// Drift of the per-iteration cost: percent per 1,000 iterations, when significant.
     pub(super) trend_pct_per_1000: Option<f64>,
     pub(super) trend_extrapolated: bool,
+    /// The stationarity test's drift bound (see `SteadyIterations`), relative.
+    pub(super) drift_bound: f64,
+    /// The 95 % half-width the drift the reduced run cannot exclude adds to the rank's total.
+    pub(super) drift_half_secs: f64,
     pub(super) periodic_blocks: usize,
     /// Everything the reduced run measured on this rank.
     pub(super) reduced_secs: f64,

@@ -166,6 +166,9 @@ pub(super) fn mean_rank(all: &[&RankPrediction]) -> RankPrediction {
         .sum::<f64>()
         .sqrt()
         / k;
+    // Repeats of one length cannot show a drift beyond it: the mean of theirs, not less.
+    out.drift_half_secs = all.iter().map(|p| p.drift_half_secs).sum::<f64>() / k;
+    out.drift_bound = all.iter().map(|p| p.drift_bound).sum::<f64>() / k;
     out.reduced_secs = all.iter().map(|p| p.reduced_secs).sum::<f64>() / k;
     for b in &mut out.blocks {
         let same = |p: &&RankPrediction| {

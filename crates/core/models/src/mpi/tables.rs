@@ -56,6 +56,9 @@ pub(super) fn rank_tables(
                 device: c.device.clone(),
                 flags,
                 half,
+                drift_bound: c.drift_bound,
+                trend_extrapolated: c.trend_extrapolated,
+                iterations: c.iterations,
                 full_iterations: c.full_iterations,
             });
         }
@@ -97,6 +100,11 @@ pub(super) struct Slowest {
     pub(super) flags: Option<String>,
     /// The 95 % interval's half-width.
     pub(super) half: f64,
+    /// The stationarity test of the rank's reduced run (its compute run's).
+    pub(super) drift_bound: f64,
+    /// Whether its drift was extrapolated (`trend = "linear"`).
+    pub(super) trend_extrapolated: bool,
+    pub(super) iterations: usize,
     pub(super) full_iterations: u64,
 }
 
@@ -137,11 +145,42 @@ pub(super) fn rank_flags(c: &RankPrediction, m: &RankPrediction) -> Vec<String> 
         if p.periodic_blocks > 0 {
             flags.push(format!("periodic_blocks={}", p.periodic_blocks));
         }
+        if !p.trend_extrapolated && p.drift_bound > super::STEADY_TOLERANCE {
+            flags.push(format!(
+                "unsteady=+-{:.0}%",
+                100.0 * p.drift_bound.min(99.99)
+            ));
+        }
     }
     flags
 }
 
 impl RankTables<'_> {
+    /// The 95 % half-width of a rank's total: its reduced run's own noise and the run-to-run
+    /// variation (the repeats' spread alone where it holds that noise), and in quadrature the
+    /// drift the stationarity test cannot exclude.
+    fn half_width(&self, c: &RankPrediction, m: &RankPrediction, total: f64) -> f64 {
+        let within = if std::ptr::eq(c, m) {
+            c.interval_half_secs
+        } else {
+            c.interval_half_secs.hypot(m.interval_half_secs)
+        };
+        let run_to_run = self.spec.run_to_run.relative_half(self.combined) * total;
+        let half = if self.spec.run_to_run.holds_within_run() {
+            run_to_run
+        } else {
+            within.hypot(run_to_run)
+        };
+        // A drift beyond the reduced run's iterations is in neither its noise nor its repeats'
+        // spread: it is added whatever the run-to-run variation.
+        let drift = if std::ptr::eq(c, m) {
+            c.drift_half_secs
+        } else {
+            c.drift_half_secs.hypot(m.drift_half_secs)
+        };
+        half.hypot(drift)
+    }
+
     /// Rank `rank`'s rows (compute, communication, total) and cells, from its compute run `c`
     /// and communication run `m` (the same run or not), beside its measured (compute,
     /// communication) seconds. Returns its total, flags and interval half-width.
@@ -154,17 +193,7 @@ impl RankTables<'_> {
     ) -> (f64, Option<String>, f64) {
         let (compute_secs, comm_secs) = (c.secs(true), m.secs(false));
         let total = compute_secs + comm_secs;
-        let within = if std::ptr::eq(c, m) {
-            c.interval_half_secs
-        } else {
-            c.interval_half_secs.hypot(m.interval_half_secs)
-        };
-        let run_to_run = self.spec.run_to_run.relative_half(self.combined) * total;
-        let half = if self.spec.run_to_run.holds_within_run() {
-            run_to_run
-        } else {
-            within.hypot(run_to_run)
-        };
+        let half = self.half_width(c, m, total);
         let flags: Option<String> = crate::join_flags(&rank_flags(c, m));
         let variant = format!("rank {rank}");
         // A phase the full run spent no time in (a rank without communication) has no
@@ -331,6 +360,13 @@ impl RankTables<'_> {
             ..PredictionRow::default()
         });
         let (title, run_label) = (&self.title, "run (slowest rank)");
+        // Words first: whether the prediction rests on a steady state the reduced run showed.
+        self.cells.push(ReportCell::text(
+            title,
+            run_label,
+            "steady state",
+            steady_state_words(slowest),
+        ));
         if let Some((n, mean, lo, hi)) = spread
             && n > 1
         {
@@ -387,6 +423,32 @@ impl RankTables<'_> {
             self.cells
                 .push(ReportCell::text(title, run_label, "paper", p.clone()));
         }
+    }
+}
+
+/// The stationarity test of the slowest rank in words: a warning first where the reduced run
+/// does not show a steady state that lasts the full run.
+fn steady_state_words(slowest: &Slowest) -> String {
+    let (k, full) = (slowest.iterations, slowest.full_iterations);
+    let bound = 100.0 * slowest.drift_bound;
+    if slowest.trend_extrapolated {
+        return format!(
+            "a drift found in the {k} measured iterations is extrapolated to {full} (trend = \"linear\"); its line's uncertainty is in the interval"
+        );
+    }
+    if !bound.is_finite() {
+        return format!(
+            "WARNING: not shown. The {k} measured iterations cannot tell how the cost per iteration moves over {full}; the prediction assumes it stays as measured"
+        );
+    }
+    if slowest.drift_bound <= super::STEADY_TOLERANCE {
+        format!(
+            "shown: over the {full} iterations the cost per iteration drifts by at most +-{bound:.1} % (95 %) from the {k} measured"
+        )
+    } else {
+        format!(
+            "WARNING: not shown. The {k} measured iterations allow the cost per iteration to drift by up to +-{bound:.0} % (95 %) by the full run's {full}; the prediction assumes it does not, and its interval carries that drift. Measure a longer reduced run, or two lengths, to show it"
+        )
     }
 }
 

@@ -546,7 +546,13 @@ fn repeats_give_the_run_to_run_variation_and_combine_into_their_mean() {
     with_repeats.run_to_run = run_to_run_of(&repeat_totals(&s, &noisy_refs).unwrap(), None);
     let (half, predicted) = half_of(&with_repeats);
     let expected = with_repeats.run_to_run.relative_half(1) * predicted;
-    assert!((half - expected).abs() < 1e-9, "{half} {expected}");
+    // Beside them, only the drift 40 noisy iterations cannot exclude over 400 (the
+    // stationarity test, capped at 10 % per doubling): repeats of one length cannot show it.
+    let drift = 360.0 * 0.12 * 0.10 * 10f64.log2();
+    assert!(
+        (half - expected.hypot(drift)).abs() < 1e-6 * half,
+        "{half} {expected} {drift}"
+    );
     let mut prior = s.clone();
     prior.run_to_run = RunToRun::Floor {
         pct: 5.0,
@@ -616,7 +622,21 @@ fn noisy_iterations_give_an_interval_and_a_drift_is_flagged_or_extrapolated() {
     );
     // 360 more iterations with sd 0.1 s: at least sqrt(360) x 0.1 x 1.96 = 3.7 s each side.
     assert!(hi - run.predicted_secs > 3.7, "{run:?}");
-    assert!(run.flags.is_none(), "{run:?}");
+    // No trend; but 40 iterations this noisy cannot show that the cost stays within 5 % over
+    // 400: the stationarity test says so, first, and the interval carries the drift they allow
+    // (slope 95 % interval +-0.0028 s per iteration, 200 iterations on: +-55 %), at most the
+    // prior's 10 % per doubling (log2(10) doublings: +-33 %).
+    let flags = run.flags.as_deref().unwrap();
+    assert!(
+        flags.contains("unsteady=+-33%") && !flags.contains("trend"),
+        "{run:?}"
+    );
+    let words = report_text(&out.report, "steady state");
+    assert!(
+        words.starts_with("WARNING: not shown. The 40 measured"),
+        "{words}"
+    );
+    assert!(hi - run.predicted_secs > 0.3 * 360.0, "{run:?}");
     let rising: Vec<(f64, f64)> = (0..40)
         .map(|i| {
             (
@@ -650,6 +670,46 @@ fn noisy_iterations_give_an_interval_and_a_drift_is_flagged_or_extrapolated() {
     let (lo, hi) = linear.interval_secs.unwrap();
     assert!(lo < 1199.5 && 1199.5 < hi, "{linear:?}");
     assert!((flat.predicted_secs - 1199.5).abs() > 100.0, "{flat:?}");
+}
+
+/// The stationarity test: the same noise over more iterations shows a steady state for a short
+/// extrapolation and not for a long one; the interval grows with the extrapolation factor where
+/// steady state is not shown, and faster than the iterations' own noise alone would make it.
+#[test]
+fn the_interval_grows_with_the_extrapolation_where_steady_state_is_not_shown() {
+    let noisy = |n: usize| -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|i| (if i % 2 == 0 { 0.98 } else { 1.02 }, 0.0))
+            .collect()
+    };
+    let run = |measured: usize, full: u64| {
+        let out = simplified(
+            &spec(full, Warmup::Iterations(0)),
+            &blocks("r", &[(0, noisy(measured))]),
+            None,
+        )
+        .unwrap();
+        let row = predictions(&out)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        let (lo, hi) = row.interval_secs.unwrap();
+        let words = report_text(&out.report, "steady state");
+        ((hi - lo) / 2.0 / row.predicted_secs, words)
+    };
+    // 200 iterations of +-2 % for 400: the drift they allow by then stays within 5 %.
+    let (short, words) = run(200, 400);
+    assert!(
+        words.starts_with("shown: over the 400 iterations"),
+        "{words}"
+    );
+    // The same 200 for 4,000 and 40,000: not shown, and the relative interval grows with the
+    // factor (the iterations' own noise alone would shrink it as 1 / sqrt(extra)).
+    let (long, words) = run(200, 4_000);
+    assert!(words.starts_with("WARNING: not shown."), "{words}");
+    let (longer, _) = run(200, 40_000);
+    assert!(short < long && long < longer, "{short} {long} {longer}");
+    assert!(longer > 5.0 * long, "{long} {longer}");
 }
 
 #[test]

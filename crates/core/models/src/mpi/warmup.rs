@@ -9,7 +9,7 @@ use crate::{ModelError, median};
 
 use super::input::{BlockRows, RankRun, no_iterations};
 use super::loops::{Line, Occurrence, OccurrenceCount, changepoint_warmup, t975};
-use super::{TREND_T, Trend, Warmup};
+use super::{DRIFT_PRIOR_PER_DOUBLING, TREND_T, Trend, Warmup};
 
 /// Iterations of a rank: their count and the time of each.
 pub(super) fn iteration_times(
@@ -155,7 +155,8 @@ impl LoopOccurrences {
 
 /// What the steady iterations say of the full run's extra ones: the line through their times
 /// (a drift, extrapolated under `Trend::Linear`), the cost of an extra iteration relative to a
-/// steady one, and the 95 % interval of the extra iterations' total.
+/// steady one, the 95 % interval of the extra iterations' total, and whether they show a steady
+/// state that lasts (the stationarity test, docs/methods.md section 3).
 pub(super) struct SteadyIterations {
     /// Iterations the full run makes beyond the reduced one.
     pub(super) extra: f64,
@@ -164,6 +165,15 @@ pub(super) struct SteadyIterations {
     pub(super) extrapolate: bool,
     pub(super) trend_pct_per_1000: Option<f64>,
     pub(super) interval_half_secs: f64,
+    /// The stationarity test: how far, relative to a steady iteration, the cost of the full
+    /// run's extra iterations may have drifted on average without the steady iterations
+    /// showing it (their slope's 95 % interval carried to the extra iterations' mean index),
+    /// at most [`DRIFT_PRIOR_PER_DOUBLING`] per doubling of the iterations.
+    pub(super) drift_bound: f64,
+    /// The 95 % half-width that drift adds to the extra iterations' total (0 when the line is
+    /// extrapolated: its own interval holds it). It grows with the extrapolation: full over
+    /// reduced iterations.
+    pub(super) drift_half_secs: f64,
 }
 
 impl SteadyIterations {
@@ -201,12 +211,37 @@ impl SteadyIterations {
         };
         let interval_half_secs = t975(line.n.saturating_sub(1).max(1))
             * (extra * extra * mean_variance.max(spread / n) + extra * spread).sqrt();
+        // The stationarity test: the slope the steady iterations cannot exclude (95 %), carried
+        // from their mean index to the extra iterations' mean index, relative to a steady
+        // iteration; and what it adds to the extra iterations' total.
+        let reach = if extra == 0.0 {
+            0.0
+        } else if line.sxx > 0.0 {
+            let slope_se = (line.variance / line.sxx).sqrt();
+            t975(line.n.saturating_sub(2).max(1)) * slope_se * (extra_mean_x - line.mean_x)
+        } else {
+            f64::INFINITY
+        };
+        // What the data cannot exclude, but no more than the prior allows for the factor.
+        let prior = DRIFT_PRIOR_PER_DOUBLING * (full as f64 / k.max(1) as f64).log2().max(0.0);
+        let drift_bound = if steady_mean > 0.0 {
+            ((line.slope.abs() * (extra_mean_x - line.mean_x) + reach) / steady_mean).min(prior)
+        } else {
+            prior
+        };
+        let drift_half_secs = if extrapolate || steady_mean <= 0.0 {
+            0.0
+        } else {
+            extra * drift_bound * steady_mean
+        };
         Self {
             extra,
             factor,
             extrapolate,
             trend_pct_per_1000,
             interval_half_secs,
+            drift_bound,
+            drift_half_secs,
         }
     }
 }
