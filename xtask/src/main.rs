@@ -35,6 +35,7 @@ mod fuzz;
 mod install;
 mod mpi;
 mod mpi_apps;
+mod mpi_drift;
 mod mpi_logs_bench;
 mod mpi_multinode;
 mod mpi_scaling;
@@ -121,6 +122,11 @@ cargo xtask <command>
                        ranks (oversubscribed past the cores), N times each (default 3), logs
                        gzipped into DIR (default target/mpi-experiment/scaling/data/mpi-scaling),
                        then pipelines/mpi-scaling.toml on them
+  mpi-experiment drift [--repeats N] [--into DIR]
+                       a program whose cost per step drifts (tools/mpi-drift) on 2 ranks: reduced
+                       runs of 100 and 200 steps and full runs of 1,000, N times each (default 3),
+                       logs gzipped into DIR (default target/mpi-experiment/drift/data/mpi-drift),
+                       then pipelines/mpi-drift.toml on them
   mpi-intervals        how often the MPI predictions' 95 % intervals hold the full runs' mean, per
                        real-application set, from the bundles in results/ (cargo xtask demo first)
   scaling-headline     mpi-scaling's main call path: its model, its held-out prediction, and how many
@@ -208,6 +214,9 @@ fn run() -> Result<()> {
         Some("mpi-tools") => mpi::build_tools().map(|dir| println!("{}", dir.display())),
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "apps") => {
             mpi_apps::experiment(&args[2..])
+        }
+        Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "drift") => {
+            mpi_drift::experiment(&args[2..])
         }
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "scaling") => {
             mpi_scaling::experiment(&args[2..])

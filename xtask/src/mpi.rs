@@ -20,6 +20,8 @@ pub const INTERPOSER: &str = "libyosoku_mpi_timer.so";
 pub const HIMENO: &str = "himeno_mpi";
 /// The message-rate program of the large-log benchmark in [`tools_dir`].
 pub const MESSAGE_RATE: &str = "message_rate";
+/// The particle code whose cost per step drifts (tools/mpi-drift) in [`tools_dir`].
+pub const DRIFT: &str = "drift_md";
 /// The per-call overhead benchmark in [`tools_dir`].
 const CALL_OVERHEAD: &str = "call_overhead";
 /// The programs that call every wrapped MPI function (C) and each family of them (Fortran
@@ -143,6 +145,13 @@ pub fn build_tools() -> Result<PathBuf> {
             .args(["-O2", "-Wall", "-o"])
             .arg(out.join(MESSAGE_RATE))
             .arg(root.join("tools/mpi-message-rate/message_rate.c")),
+    )?;
+    run_cmd(
+        Command::new("mpicc")
+            .args(["-O2", "-Wall", "-o"])
+            .arg(out.join(DRIFT))
+            .arg(root.join("tools/mpi-drift/drift_md.c"))
+            .arg("-lm"),
     )?;
     run_cmd(
         Command::new("mpicc")

@@ -297,20 +297,50 @@ pub(crate) fn gzip_logs(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `environment.txt` beside an application's logs: what ran, where, when.
-fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
-    let output = |program: &str, args: &[&str]| {
-        Command::new(program)
-            .args(args)
-            .output()
-            .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-            .unwrap_or_default()
-    };
-    let cpu = output(
+/// What `program args` printed, trimmed; empty where it could not run.
+pub(crate) fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// This machine's CPU model, as /proc/cpuinfo names it.
+pub(crate) fn cpu_model() -> String {
+    command_output(
         "sh",
         &["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
-    );
+    )
+    .trim()
+    .to_owned()
+}
+
+/// Runs `pipelines/<name>` on new measurements: its `"<prefix>` data paths pointed into `data`,
+/// the bundle written to `work/results/<name without .toml>`.
+pub(crate) fn run_on_new_data(name: &str, prefix: &str, data: &Path, work: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(repo_root().join("pipelines").join(name))?;
+    let text = text.replace(&format!("\"{prefix}"), &format!("\"{}/", data.display()));
+    let file = work.join(name);
+    std::fs::write(&file, text)?;
+    println!("\n== {name} on the new measurements");
+    run_cmd(
+        Command::new(crate::yosoku_binary())
+            .arg("run")
+            .arg(&file)
+            .arg("-o")
+            .arg(
+                work.join("results")
+                    .join(Path::new(name).with_extension("")),
+            ),
+    )
+}
+
+/// `environment.txt` beside an application's logs: what ran, where, when.
+fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
+    let output = crate::mpi_apps::command_output;
+    let cpu = crate::mpi_apps::cpu_model();
     let text = format!(
         "application: {} ({} {})\nopen mpi: {}\nranks: {RANKS}, --bind-to core, OMP_NUM_THREADS=1\nsteps: reduced {}, full {}; {repeats} repeats of each, alternating\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment apps --repeats {repeats}\n",
         app.program,

@@ -9,7 +9,6 @@
 //! pipelines/mpi-scaling.toml runs on them.
 
 use std::path::Path;
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -126,19 +125,7 @@ pub fn experiment(args: &[String]) -> Result<()> {
         }
         write_environment(&dir, p, repeats)?;
     }
-    let name = "mpi-scaling.toml";
-    let text = std::fs::read_to_string(repo_root().join("pipelines").join(name))?;
-    let text = text.replace("\"data/mpi-scaling/", &format!("\"{}/", data.display()));
-    let file = work.join(name);
-    std::fs::write(&file, text)?;
-    println!("\n== {name} on the new measurements");
-    run_cmd(
-        Command::new(crate::yosoku_binary())
-            .arg("run")
-            .arg(&file)
-            .arg("-o")
-            .arg(work.join("results/mpi-scaling")),
-    )?;
+    crate::mpi_apps::run_on_new_data("mpi-scaling.toml", "data/mpi-scaling/", &data, &work)?;
     println!("\nlogs: {}", data.display());
     Ok(())
 }
@@ -178,18 +165,8 @@ fn measure(
 
 /// `environment.txt` beside a program's logs: what ran, where, when.
 fn write_environment(dir: &Path, p: &Program, repeats: u32) -> Result<()> {
-    let output = |program: &str, args: &[&str]| {
-        Command::new(program)
-            .args(args)
-            .output()
-            .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-            .unwrap_or_default()
-    };
-    let cpu = output(
-        "sh",
-        &["-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
-    );
+    let output = crate::mpi_apps::command_output;
+    let cpu = crate::mpi_apps::cpu_model();
     let version = match p.package {
         Some(package) => format!(
             "{package} {}",

@@ -1050,6 +1050,53 @@ fn real_applications_are_predicted_better_than_naive_scaling_with_stable_warmups
     }
 }
 
+/// Issue 56, item 5: a program whose cost per step drifts (tools/mpi-drift, measured by `cargo
+/// xtask mpi-experiment drift`). From one reduced length the report's first word on the run is
+/// the warning that no steady state is shown, and the flags say how far it may drift; two lengths
+/// extrapolate the line through both runs' steps, nearer the measured run than the naive scaling
+/// of the longer reduced run in most repeats (the measured figures are in docs/results.md).
+#[test]
+fn a_drifting_run_is_warned_of_and_two_lengths_extrapolate_the_drift() {
+    let (_dir, bundle) = run("mpi-drift.toml");
+    check_golden(&bundle);
+    let words = |step: &str| {
+        let report = table(&bundle, &format!("{step}.report"));
+        let row = utf8(report, col::ROW_LABEL).unwrap();
+        let column = utf8(report, col::COLUMN_LABEL).unwrap();
+        let text = utf8(report, col::TEXT).unwrap();
+        (0..report.num_rows())
+            .find(|&i| row.value(i) == "run (slowest rank)" && column.value(i) == "steady state")
+            .map(|i| text.value(i).to_owned())
+            .unwrap_or_default()
+    };
+    for step in ["from_100", "from_200"] {
+        let w = words(step);
+        assert!(w.starts_with("WARNING: not shown."), "{step}: {w}");
+        let batch = table(&bundle, &format!("{step}.predictions"));
+        let rows = yosoku_tables::rows::read_predictions("p", batch).unwrap();
+        let run = rows.iter().find(|p| &*p.variant == "run").unwrap();
+        assert!(
+            run.flags
+                .as_deref()
+                .is_some_and(|f| f.contains("unsteady=+-")),
+            "{step}: {run:?}"
+        );
+    }
+    let mut nearer = 0;
+    for repeat in 1..=3 {
+        let step = format!("two_lengths_{repeat}");
+        assert!(words(&step).contains("two lengths"), "{step}");
+        let rows = mpi_predictions(table(&bundle, &format!("{step}.predictions")));
+        let error = run_error(&rows, "run");
+        let naive = run_error(&rows, "run (naive scaling)");
+        nearer += usize::from(error.abs() < naive.abs());
+    }
+    assert!(
+        nearer >= 2,
+        "two lengths nearer than naive scaling in {nearer} of 3"
+    );
+}
+
 /// The figure `name` of step `id`.
 fn step_figure(bundle: &Bundle, id: &str, name: &str) -> f64 {
     bundle

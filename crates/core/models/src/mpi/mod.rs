@@ -64,6 +64,9 @@ pub enum Trend {
     Flag,
     /// Extrapolate the straight line through the steady iterations' times to the full run's.
     Linear,
+    /// Two lengths: the line through two runs' iterations, extrapolated whether or not its
+    /// slope is significant (the user measured two lengths to learn the drift).
+    TwoLengths,
 }
 
 /// A drift is reported when the slope's t statistic exceeds this.
@@ -96,6 +99,10 @@ pub struct MpiSpec {
     pub published: Option<String>,
     /// The run-to-run variation the interval carries beside the reduced run's own noise.
     pub run_to_run: RunToRun,
+    /// Two lengths: each rank's per-iteration times of a shorter reduced run
+    /// ([`shorter_run_times`]), pooled iteration by iteration with the reduced run's (the longer),
+    /// whose line in the iteration index is then extrapolated, whatever `trend` says.
+    pub shorter: BTreeMap<i32, Vec<f64>>,
 }
 
 /// The 95 % half-width, in percent of the prediction, that a prediction's interval carries for
@@ -206,4 +213,4 @@ pub use configurations::{best_configuration, separate_runs};
 pub use polling::POLLING_FLAG;
 pub use predict::simplified;
 pub use repeats::{combined, repeat_totals, run_to_run_of};
-pub use warmup::pooled_warmups;
+pub use warmup::{pooled_warmups, shorter_run_times};

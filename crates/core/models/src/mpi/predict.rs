@@ -45,7 +45,7 @@ pub(super) fn predict_rank(
         Some(&w) => (w.min(k - 1), true),
         None => warmup_iterations(&times, spec.warmup).map_err(at)?,
     };
-    let steady = SteadyIterations::of(&times, w, full, spec.trend);
+    let steady = steady_iterations(&times, w, full, spec, rank).map_err(at)?;
     let (order, mut acc) = block_sums(run, w, &occurrences);
     let steady_iterations = (k - w) as f64;
     let mut periodic_blocks = 0;
@@ -100,6 +100,43 @@ pub(super) fn predict_rank(
         reduced_secs: run.executions().map(|e| e.duration_secs).sum(),
         blocks,
     })
+}
+
+/// What the steady iterations say of the extra ones: of this run alone, or, with two lengths,
+/// of the shorter run's iterations averaged into this one's where both ran them, the line
+/// through them extrapolated.
+fn steady_iterations(
+    times: &[f64],
+    w: usize,
+    full: u64,
+    spec: &MpiSpec,
+    rank: i32,
+) -> Result<SteadyIterations, String> {
+    if spec.shorter.is_empty() {
+        return Ok(SteadyIterations::of(times, w, full, spec.trend));
+    }
+    let shorter = spec.shorter.get(&rank).ok_or_else(|| {
+        "the shorter run has no such rank: two lengths of one configuration have the same ranks"
+            .to_owned()
+    })?;
+    if shorter.len() >= times.len() {
+        return Err(format!(
+            "the shorter run has {} iterations, the reduced run {}: two lengths need the reduced run to be the longer",
+            shorter.len(),
+            times.len()
+        ));
+    }
+    let pooled: Vec<f64> = times
+        .iter()
+        .enumerate()
+        .map(|(i, t)| shorter.get(i).map_or(*t, |s| (t + s) / 2.0))
+        .collect();
+    Ok(SteadyIterations::of(
+        &pooled,
+        w,
+        full,
+        super::Trend::TwoLengths,
+    ))
 }
 
 /// Each block's executions summed, blocks in order of first execution: steady executions (loop
@@ -194,7 +231,9 @@ pub fn simplified(
     let measured = measured_run(measured)?;
     rank_tables(
         spec,
-        if spec.pooled_warmup.is_empty() {
+        if !spec.shorter.is_empty() {
+            "compute and communication from the same reduced run, its cost per iteration a line through its iterations and a shorter run's (two lengths)"
+        } else if spec.pooled_warmup.is_empty() {
             "compute and communication from the same reduced run"
         } else {
             "compute and communication from the same reduced run, the warm-up chosen once on the pooled per-iteration times of its repeats"

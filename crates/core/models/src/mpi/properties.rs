@@ -49,6 +49,7 @@ fn predictions(ranks: &Ranks, iterations: u64, warmup: usize) -> Vec<f64> {
         trend: Trend::Flag,
         published: None,
         run_to_run: RunToRun::Off,
+        shorter: Default::default(),
     };
     let out =
         simplified(&spec, &mpi_blocks("reduced", ranks), None).unwrap_or_else(|e| panic!("{e}"));

@@ -433,7 +433,7 @@ fn steady_state_words(slowest: &Slowest) -> String {
     let bound = 100.0 * slowest.drift_bound;
     if slowest.trend_extrapolated {
         return format!(
-            "a drift found in the {k} measured iterations is extrapolated to {full} (trend = \"linear\"); its line's uncertainty is in the interval"
+            "a drift found in the {k} measured iterations is extrapolated to {full} (trend = \"linear\", or two lengths); its line's uncertainty is in the interval"
         );
     }
     if !bound.is_finite() {

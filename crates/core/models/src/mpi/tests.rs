@@ -29,6 +29,7 @@ fn spec(n: u64, warmup: Warmup) -> MpiSpec {
         trend: Trend::Flag,
         published: None,
         run_to_run: RunToRun::Off,
+        shorter: BTreeMap::new(),
     }
 }
 
@@ -710,6 +711,81 @@ fn the_interval_grows_with_the_extrapolation_where_steady_state_is_not_shown() {
     let (longer, _) = run(200, 40_000);
     assert!(short < long && long < longer, "{short} {long} {longer}");
     assert!(longer > 5.0 * long, "{long} {longer}");
+}
+
+/// Two lengths: a run of 40 iterations and one of 80 whose cost per iteration rises give the
+/// line through both, extrapolated to 400 with its uncertainty, where the longer run alone under
+/// the flat mean falls short; a "shorter" run that is not shorter is refused.
+#[test]
+fn two_lengths_extrapolate_the_cost_per_iteration_through_both_runs() {
+    let rising = |n: usize, wobble: f64| -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|i| {
+                (
+                    1.0 + 0.01 * i as f64 + if i % 2 == 0 { wobble } else { -wobble },
+                    0.0,
+                )
+            })
+            .collect()
+    };
+    let shorter = blocks("s", &[(0, rising(40, 0.02))]);
+    let longer = blocks("l", &[(0, rising(80, 0.03))]);
+    let run_of = |s: &MpiSpec| {
+        let out = simplified(s, &longer, None).unwrap();
+        let row = predictions(&out)
+            .into_iter()
+            .find(|p| p.variant == "run")
+            .unwrap();
+        (row, report_text(&out.report, "steady state"))
+    };
+    let mut two = spec(400, Warmup::Iterations(0));
+    two.shorter = super::shorter_run_times(&shorter).unwrap();
+    let (row, words) = run_of(&two);
+    // 400 iterations of 1 + 0.01 i: 1,198 s, and 1.5 s of setup and teardown.
+    assert!((row.predicted_secs - 1199.5).abs() < 5.0, "{row:?}");
+    let (lo, hi) = row.interval_secs.unwrap();
+    assert!(lo < 1199.5 && 1199.5 < hi, "{row:?}");
+    assert!(
+        row.flags.as_deref().unwrap().contains("extrapolated"),
+        "{row:?}"
+    );
+    assert!(words.contains("two lengths"), "{words}");
+    let (flat, _) = run_of(&spec(400, Warmup::Iterations(0)));
+    assert!(flat.predicted_secs < 1100.0, "{flat:?}");
+    // A cost that quickens (1 + 1e-4 i^2): the line falls short, and the parabola through the
+    // steps, its curvature significant, widens the interval to hold the run: 400 iterations
+    // cost 400 + 1e-4 x 399 x 400 x 799 / 6 = 2,525.3 s, and 1.5 s of setup and teardown.
+    let quickening = |n: usize, wobble: f64| -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|i| {
+                let i = i as f64;
+                (
+                    1.0 + 1e-4 * i * i + if i % 2.0 == 0.0 { wobble } else { -wobble },
+                    0.0,
+                )
+            })
+            .collect()
+    };
+    let mut bent = spec(400, Warmup::Iterations(0));
+    bent.shorter = super::shorter_run_times(&blocks("s", &[(0, quickening(40, 0.002))])).unwrap();
+    let out = simplified(&bent, &blocks("l", &[(0, quickening(80, 0.003))]), None).unwrap();
+    let row = predictions(&out)
+        .into_iter()
+        .find(|p| p.variant == "run")
+        .unwrap();
+    let (lo, hi) = row.interval_secs.unwrap();
+    assert!(row.predicted_secs < 2000.0, "the line falls short: {row:?}");
+    assert!(lo < 2526.8 && 2526.8 < hi, "{row:?}");
+    // The longer given as the shorter: refused, naming both lengths.
+    let mut swapped = spec(400, Warmup::Iterations(0));
+    swapped.shorter = super::shorter_run_times(&longer).unwrap();
+    let e = simplified(&swapped, &shorter, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("shorter run has 80 iterations, the reduced run 40"),
+        "{e}"
+    );
 }
 
 #[test]

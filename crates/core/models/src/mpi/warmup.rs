@@ -123,6 +123,24 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
         .collect())
 }
 
+/// Each rank's per-iteration times (periodic blocks aside) of a shorter reduced run (an
+/// `mpi_blocks` table of one run), for the two-length prediction: pooled with the longer run's,
+/// iteration by iteration, they give the cost per iteration as a line in the iteration index
+/// (docs/methods.md, section 3).
+pub fn shorter_run_times(shorter: &RecordBatch) -> Result<BTreeMap<i32, Vec<f64>>, ModelError> {
+    let rows = BlockRows::new("shorter", shorter)?;
+    let (id, ranks) = rows.single_run()?;
+    ranks
+        .iter()
+        .map(|(rank, stretches)| {
+            let run = rows.rank_run(stretches);
+            let k = iteration_times("shorter", id, *rank, &run)?.len();
+            let occurrences = LoopOccurrences::of(&run, k);
+            Ok((*rank, loop_times(&run, k, &occurrences)))
+        })
+        .collect()
+}
+
 /// Which iterations each loop block ran in, and so which blocks are periodic (every k-th
 /// iteration); both by [`Execution::block`].
 pub(super) struct LoopOccurrences {
@@ -176,6 +194,43 @@ pub(super) struct SteadyIterations {
     pub(super) drift_half_secs: f64,
 }
 
+/// The mean cost of iterations `k..full` under the parabola through `times` (iterations
+/// `first..`, least squares) and its curvature's t statistic, where that is significant
+/// (|t| > 2); `None` where it is not, or too few iterations to tell.
+fn bend_beyond(first: usize, times: &[f64], k: usize, full: u64) -> Option<(f64, f64)> {
+    let n = times.len();
+    if n < 8 || full as usize <= k {
+        return None;
+    }
+    // The index centred and scaled to -1..1: x and x^2 stay apart in a well-conditioned design.
+    let centre = first as f64 + (n as f64 - 1.0) / 2.0;
+    let half = ((n as f64 - 1.0) / 2.0).max(1.0);
+    let u = |x: f64| (x - centre) / half;
+    let design = faer::Mat::from_fn(n, 2, |j, c| u((first + j) as f64).powi(c as i32 + 1));
+    let fit = yosoku_regression::ols(
+        design.as_ref(),
+        times,
+        &yosoku_regression::OlsOptions::default(),
+    )
+    .ok()?;
+    let (linear, curvature) = (*fit.coefficients.first()?, *fit.coefficients.get(1)?);
+    let t = *fit.t_values.get(1)?;
+    // A NaN t (no residual freedom) is no evidence of a bend either.
+    if t.abs().partial_cmp(&2.0) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    // The parabola's mean over the extra iterations (at most 4,096 of them, evenly spread).
+    let step = ((full as usize - k) / 4096).max(1);
+    let at: Vec<f64> = (k..full as usize)
+        .step_by(step)
+        .map(|x| {
+            let v = u(x as f64);
+            fit.intercept + linear * v + curvature * v * v
+        })
+        .collect();
+    Some((at.iter().sum::<f64>() / at.len() as f64, t))
+}
+
 impl SteadyIterations {
     /// From the per-iteration `times` of a reduced run whose warm-up is the first `w`, for a
     /// full run of `full` iterations.
@@ -187,8 +242,9 @@ impl SteadyIterations {
         let extra = (full - k as u64) as f64;
         let extra_mean_x = (k as f64 + full as f64 - 1.0) / 2.0;
         let drifting = line.slope_t().abs() > TREND_T && steady_mean > 0.0;
-        let trend_pct_per_1000 = drifting.then(|| 100.0 * line.slope * 1000.0 / steady_mean);
-        let extrapolate = drifting && trend == Trend::Linear;
+        let trend_pct_per_1000 = (drifting || (trend == Trend::TwoLengths && steady_mean > 0.0))
+            .then(|| 100.0 * line.slope * 1000.0 / steady_mean);
+        let extrapolate = (drifting && trend == Trend::Linear) || trend == Trend::TwoLengths;
         let factor = if extrapolate && steady_mean > 0.0 {
             (line.at(extra_mean_x) / steady_mean).max(0.0)
         } else {
@@ -229,10 +285,24 @@ impl SteadyIterations {
         } else {
             prior
         };
-        let drift_half_secs = if extrapolate || steady_mean <= 0.0 {
-            0.0
+        // An extrapolated line assumes the drift keeps its rate: where the steady iterations
+        // bend (a parabola's curvature with |t| > 2), the parabola's mean over the extra
+        // iterations differs from the line's; the interval adds that difference's 95 % bound
+        // (it scales with the curvature: its standard error is the difference over |t|).
+        let bend_secs = if extrapolate {
+            bend_beyond(w, &times[w..], k, full)
+                .map(|(b, t)| (b - line.at(extra_mean_x)) * (1.0 + t975(k) / t.abs()))
         } else {
-            extra * drift_bound * steady_mean
+            None
+        };
+        let drift_half_secs = match bend_secs {
+            Some(bend) => extra * bend.abs(),
+            None if extrapolate || steady_mean <= 0.0 => 0.0,
+            None => extra * drift_bound * steady_mean,
+        };
+        let drift_bound = match bend_secs {
+            Some(bend) if steady_mean > 0.0 => bend.abs() / steady_mean,
+            _ => drift_bound,
         };
         Self {
             extra,

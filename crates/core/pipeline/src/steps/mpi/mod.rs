@@ -162,6 +162,7 @@ impl Settings {
                 pct: DEFAULT_RUN_TO_RUN_PCT,
                 user: false,
             },
+            shorter: Default::default(),
         }
     }
 }
@@ -242,6 +243,10 @@ pub struct SimplifiedParams {
     /// from `reduced` alone.
     #[serde(default)]
     pub combine_repeats: bool,
+    /// Two lengths: `mpi_blocks` of a shorter reduced run of the same configuration. Its
+    /// per-iteration times are averaged into `reduced`'s (the longer) iteration by iteration and
+    /// the cost per iteration is extrapolated as the line through them, with its uncertainty.
+    pub shorter: Option<TableRef>,
 }
 
 impl SettingKeys {
@@ -273,6 +278,7 @@ pub struct Simplified {
     measured: Option<TableRef>,
     repeats: Vec<TableRef>,
     run_to_run_pct: Option<f64>,
+    shorter: Option<TableRef>,
     settings: Settings,
 }
 
@@ -301,6 +307,12 @@ impl StepParams for SimplifiedParams {
                 format!("run_to_run_pct = {p}: expected a percentage >= 0"),
             ));
         }
+        if self.shorter.is_some() && self.combine_repeats {
+            return Err(ParamError::new(
+                "shorter",
+                "`shorter` pairs with the one `reduced` run (two lengths), not with `combine_repeats`",
+            ));
+        }
         let reduced = match (self.combine_repeats, self.reduced) {
             (true, _) if self.repeats.is_empty() => {
                 return Err(ParamError::new(
@@ -326,6 +338,7 @@ impl StepParams for SimplifiedParams {
         Ok(Simplified {
             repeats: self.repeats,
             run_to_run_pct: self.run_to_run_pct,
+            shorter: self.shorter,
             settings: Settings::new(SettingKeys::of(
                 self.full_iterations,
                 (self.reduced_steps, self.full_steps),
@@ -342,11 +355,15 @@ impl StepParams for SimplifiedParams {
 
 impl Step for Simplified {
     fn inputs(&self) -> Vec<&TableRef> {
-        [self.reduced.as_ref(), self.measured.as_ref()]
-            .into_iter()
-            .flatten()
-            .chain(&self.repeats)
-            .collect()
+        [
+            self.reduced.as_ref(),
+            self.measured.as_ref(),
+            self.shorter.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(&self.repeats)
+        .collect()
     }
 
     fn outputs(&self) -> Vec<&str> {
@@ -355,6 +372,9 @@ impl Step for Simplified {
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let mut spec = self.settings.spec(cx.id);
+        if let Some(shorter) = &self.shorter {
+            spec.shorter = mpi::shorter_run_times(cx.input(shorter)?)?;
+        }
         let repeats = self
             .repeats
             .iter()
