@@ -4,7 +4,10 @@
 //! files, modelled by Extra-P 4.2.5 twice (its default options, then with negative exponents:
 //! tools/extrap/models.py, in the venv `ensure_extrap_python` installs) and scored beside
 //! yosoku's Extra-P-compatible search and its robust search by the regression crate's
-//! `scaling_noise` example, which prints the tables.
+//! `scaling_noise` example, which prints the tables. Then the next run to measure (`yosoku
+//! scaling --suggest`) on the first `--suggest-laws` of them (default 120): following the
+//! suggestions from each law's first 3 values per parameter, against measuring its whole grid
+//! and against adding its cheapest configurations first.
 
 use std::fs::File;
 use std::process::{Command, Stdio};
@@ -15,10 +18,10 @@ use anyhow::{Context, Result};
 use crate::{cargo, repo_root, run_cmd, target_dir};
 
 pub fn run(args: &[String]) -> Result<()> {
-    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S]";
-    let mut values = [("laws", 300u64), ("seed", 56)];
+    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--suggest-laws N]";
+    let mut values = [("laws", 300u64), ("seed", 56), ("suggest-laws", 120)];
     crate::positive_options(args, usage, &mut values)?;
-    let [(_, laws), (_, seed)] = values;
+    let [(_, laws), (_, seed), (_, suggest_laws)] = values;
     let python = crate::python::ensure_extrap_python()?;
     run_cmd(cargo().args([
         "build",
@@ -81,6 +84,18 @@ pub fn run(args: &[String]) -> Result<()> {
     run_cmd(&mut score)?;
     eprintln!(
         "xtask: yosoku modelled and scored them three ways in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    let suggest_laws = suggest_laws.to_string();
+    run_cmd(Command::new(&example).arg("suggest").arg(&laws_dir).args([
+        "--laws",
+        suggest_laws.as_str(),
+        "--seed",
+        seed.as_str(),
+    ]))?;
+    eprintln!(
+        "xtask: the next run to measure, three ways on {suggest_laws} laws, in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -34,6 +34,41 @@ pub struct Request {
     /// model, or as `robust` in each JSON line.
     #[arg(long)]
     robust: bool,
+    /// The next runs to measure, instead of the models: per call path, the configurations
+    /// (each parameter's measured values and one doubling past the largest, not measured yet)
+    /// that most narrow the robust model's prediction at --target per unit of cost, best first.
+    #[arg(long, requires = "target")]
+    suggest: bool,
+    /// The configuration to predict, every parameter by name: `p=1024,n=4096`.
+    #[arg(long, value_parser = parse_target, requires = "suggest")]
+    target: Option<Target>,
+    /// The parameter that counts processes (ranks): a run's cost is then its time times that
+    /// value (core-seconds), not its time alone.
+    #[arg(long, requires = "suggest")]
+    cost_parameter: Option<String>,
+}
+
+/// A configuration to predict: each parameter's name and value.
+#[derive(Debug, Clone)]
+pub struct Target(Vec<(String, f64)>);
+
+/// `p=1024,n=4096`: each parameter's name and value.
+fn parse_target(text: &str) -> Result<Target, String> {
+    text.split(',')
+        .map(|part| {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("`{part}`: expected name=value, as in p=1024,n=4096"))?;
+            let v: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| format!("`{part}`: `{value}` is not a number"))?;
+            Ok((name.trim().to_owned(), v))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(Target)
 }
 
 /// What `yosoku scaling` printed, and the files it could not model (each error names its file):
@@ -63,6 +98,75 @@ pub fn print(request: &Request, emit: impl Fn(&str) -> Result<()>) -> Result<()>
     }
 }
 
+/// The next runs to measure for every call path of every file, as text.
+fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)]) -> Outcome {
+    let mut out = String::new();
+    let mut failed = Vec::new();
+    let at: Vec<String> = target.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let at = at.join(", ");
+    let files = yosoku_runner::scaling::suggest_files(
+        &request.files,
+        options,
+        target,
+        request.cost_parameter.as_deref(),
+    );
+    let unit = if request.cost_parameter.is_some() {
+        "core-s"
+    } else {
+        "s"
+    };
+    for file in files {
+        let file = match file {
+            Ok(f) => f,
+            Err(e) => {
+                failed.push(e);
+                continue;
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{} (parameters: {})",
+            file.file.display(),
+            file.parameters.join(", ")
+        );
+        for s in &file.series {
+            let found = match &s.suggestions {
+                Ok(found) => found,
+                Err(e) => {
+                    let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
+                    continue;
+                }
+            };
+            let half = |variance: f64| 1.96 * variance.max(0.0).sqrt();
+            let _ = writeln!(
+                out,
+                "  {} / {}: at {at} the robust model predicts {} +- {} (about 95 %)\n    measure next, the most narrowing per {unit} of runs first:",
+                s.callpath,
+                s.metric,
+                crate::format::secs(found.predicted),
+                crate::format::secs(half(found.variance_now)),
+            );
+            for (i, c) in found.ranked.iter().take(5).enumerate() {
+                let config: Vec<String> = file
+                    .parameters
+                    .iter()
+                    .zip(&c.coordinate)
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "      {}. {}: +- {} at the target; the runs take {}",
+                    i + 1,
+                    config.join(", "),
+                    crate::format::secs(half(c.variance_after)),
+                    crate::format::value(c.cost, unit),
+                );
+            }
+        }
+    }
+    Outcome { text: out, failed }
+}
+
 /// The models of every file, as text or JSON lines.
 pub fn run(request: &Request) -> Outcome {
     let options = PmnfOptions {
@@ -74,6 +178,9 @@ pub fn run(request: &Request) -> Outcome {
         allow_negative_exponents: request.negative_exponents,
         ..PmnfOptions::default()
     };
+    if let (true, Some(Target(target))) = (request.suggest, &request.target) {
+        return suggestions(request, &options, target);
+    }
     let mut out = String::new();
     let mut failed = Vec::new();
     for file_models in yosoku_runner::scaling::model_files(&request.files, &options, request.robust)

@@ -679,6 +679,50 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert!(line["robust"]["noise_pct"].as_f64().is_some(), "{line}");
     assert!(line["robust"]["terms"].as_array().is_some(), "{line}");
+    // --suggest: the next runs to measure for a prediction at x=100, y=10, y counting the
+    // processes; a target that leaves a parameter out, or names another, is refused by name.
+    let out = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "x=100,y=10",
+        "--cost-parameter",
+        "y",
+        text_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(
+        printed.contains("at x=100, y=10 the robust model predicts"),
+        "{printed}"
+    );
+    assert!(printed.contains("      1. x="), "{printed}");
+    assert!(printed.contains(" core-s"), "{printed}");
+    let out = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "x=100",
+        text_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--target gives no value of the parameter `y` (expected x, y)"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "z=1,y=2",
+        text_file.to_str().unwrap(),
+    ]);
+    assert!(
+        text(&out.stderr).contains("--target names `z`"),
+        "{}",
+        text(&out.stderr)
+    );
     let saved = data.join("comparison/lulesh_with_tags.extra-p");
     let out = yosoku(&["scaling", "--json", saved.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
 use yosoku_regression::pmnf::robust::{RobustFit, fit_robust};
+use yosoku_regression::pmnf::suggest::{Suggestions, candidates, suggest};
 use yosoku_regression::pmnf::{PmnfError, PmnfModel, PmnfOptions, fit};
 
 /// The models of one file.
@@ -89,6 +90,95 @@ pub fn model_files(
                     .map(|s| SeriesModel {
                         model: fit(&s.points, options),
                         robust: robust.then(|| fit_robust(&s.points, options)),
+                        callpath: s.callpath,
+                        metric: s.metric,
+                    })
+                    .collect(),
+                parameters: e.parameters,
+            })
+        })
+        .collect()
+}
+
+/// The next runs to measure for one call path (`yosoku scaling --suggest`).
+#[derive(Debug)]
+pub struct SeriesSuggestions {
+    pub callpath: String,
+    pub metric: String,
+    pub suggestions: Result<Suggestions, PmnfError>,
+}
+
+/// What `--suggest` found in one file: its parameters and, per call path, the ranked runs.
+#[derive(Debug)]
+pub struct FileSuggestions {
+    pub file: PathBuf,
+    pub parameters: Vec<String>,
+    pub series: Vec<SeriesSuggestions>,
+}
+
+/// Every call path of every file: the runs that would most narrow the prediction at `target`
+/// (each parameter's value by name, as `p=1024,n=4096` names them), per unit of cost (the
+/// parameter `cost_parameter` counting processes, if given). A file whose parameters differ from
+/// the target's names is an error naming both.
+pub fn suggest_files(
+    files: &[PathBuf],
+    options: &PmnfOptions,
+    target: &[(String, f64)],
+    cost_parameter: Option<&str>,
+) -> Vec<Result<FileSuggestions>> {
+    let median = options.aggregate == yosoku_regression::pmnf::Aggregate::Median;
+    files
+        .iter()
+        .map(|file| {
+            let e = read_experiment(file, median)?;
+            let at = |name: &str| e.parameters.iter().position(|p| p == name);
+            let mut coordinate = vec![f64::NAN; e.parameters.len()];
+            for (name, value) in target {
+                let p = at(name).ok_or_else(|| {
+                    anyhow!(
+                        "{}: --target names `{name}`, but the file's parameters are {}",
+                        file.display(),
+                        e.parameters.join(", ")
+                    )
+                })?;
+                coordinate[p] = *value;
+            }
+            if let Some(missing) = e
+                .parameters
+                .iter()
+                .zip(&coordinate)
+                .find(|(_, v)| v.is_nan())
+            {
+                anyhow::bail!(
+                    "{}: --target gives no value of the parameter `{}` (expected {})",
+                    file.display(),
+                    missing.0,
+                    e.parameters.join(", ")
+                );
+            }
+            let processes = match cost_parameter {
+                Some(name) => Some(at(name).ok_or_else(|| {
+                    anyhow!(
+                        "{}: --cost-parameter `{name}` is not a parameter of the file ({})",
+                        file.display(),
+                        e.parameters.join(", ")
+                    )
+                })?),
+                None => None,
+            };
+            Ok(FileSuggestions {
+                file: file.clone(),
+                series: e
+                    .series
+                    .into_iter()
+                    .map(|s| SeriesSuggestions {
+                        suggestions: suggest(
+                            &s.points,
+                            options,
+                            &coordinate,
+                            &candidates(&s.points, &coordinate),
+                            processes,
+                        ),
                         callpath: s.callpath,
                         metric: s.metric,
                     })

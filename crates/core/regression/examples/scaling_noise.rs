@@ -6,6 +6,7 @@
 //! ```text
 //! scaling_noise write DIR [--laws N] [--seed S]     the experiments as Extra-P text files
 //! scaling_noise score DIR [--laws N] [--seed S] [--extrap FILE.jsonl]...
+//! scaling_noise suggest DIR [--laws N] [--seed S]    the next run to measure, against a full grid
 //! ```
 //!
 //! `score` regenerates the same experiments from the seed, models them both ways, reads each
@@ -291,6 +292,149 @@ fn extrap_lines(path: &Path) -> Result<BTreeMap<String, serde_json::Value>, Stri
     Ok(out)
 }
 
+/// How the next configuration to measure is chosen in [`suggest_benchmark`].
+#[derive(Clone, Copy, PartialEq)]
+enum Strategy {
+    /// `yosoku scaling --suggest`'s first suggestion among the grid's configurations.
+    Suggested,
+    /// The cheapest grid configuration not measured yet (a user's plain choice).
+    CheapestFirst,
+}
+
+/// From the grid's first 3 values of every parameter, configurations of the law's grid are
+/// measured one at a time (as often as the rest, with the law's noise), chosen by `strategy`,
+/// until the prediction of the held-out configuration is within `goal` %: the cost then and the
+/// configurations added, or `None` when 40 did not get there.
+fn follow(
+    e: &Experiment,
+    strategy: Strategy,
+    goal: f64,
+    rng: &mut synthetic::SplitMix,
+) -> Option<(f64, usize)> {
+    let options = PmnfOptions::default();
+    let dims = e.points[0].coordinate.len();
+    let reps = e.points[0].values.len();
+    let target = &e.held_out.coordinate;
+    let truth = e.truth(target);
+    let firsts: Vec<Vec<f64>> = (0..dims)
+        .map(|d| {
+            let mut v: Vec<f64> = e.points.iter().map(|p| p.coordinate[d]).collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v.truncate(3);
+            v
+        })
+        .collect();
+    let mut points: Vec<pmnf::Point> = e
+        .points
+        .iter()
+        .filter(|p| (0..dims).all(|d| firsts[d].contains(&p.coordinate[d])))
+        .cloned()
+        .collect();
+    let mut cost: f64 = points.iter().map(|p| cost_of(e, &p.coordinate)).sum();
+    let grid: Vec<Vec<f64>> = e.points.iter().map(|p| p.coordinate.clone()).collect();
+    for added in 0..=40 {
+        let m = pmnf::robust::fit_robust(&points, &options).ok()?.model;
+        if 100.0 * (m.evaluate(target) - truth).abs() / truth <= goal {
+            return Some((cost, added));
+        }
+        let next = match strategy {
+            Strategy::Suggested => {
+                // Configurations not measured yet: a repeat narrows the noise, not the choice
+                // of terms.
+                let fresh: Vec<Vec<f64>> = grid
+                    .iter()
+                    .filter(|c| !points.iter().any(|p| p.coordinate == **c))
+                    .cloned()
+                    .collect();
+                let s = pmnf::suggest::suggest(
+                    &points,
+                    &options,
+                    target,
+                    &fresh,
+                    (dims == 2).then_some(1),
+                )
+                .ok()?;
+                s.ranked.first()?.coordinate.clone()
+            }
+            Strategy::CheapestFirst => grid
+                .iter()
+                .filter(|c| !points.iter().any(|p| p.coordinate == **c))
+                .min_by(|a, b| cost_of(e, a).total_cmp(&cost_of(e, b)))?
+                .clone(),
+        };
+        let y = e.truth(&next);
+        let values: Vec<f64> = (0..reps)
+            .map(|_| y * (1.0 + e.noise * (2.0 * rng.unit() - 1.0)))
+            .collect();
+        cost += cost_of(e, &next);
+        match points.iter_mut().find(|p| p.coordinate == next) {
+            Some(p) => p.values.extend(values),
+            None => points.push(pmnf::Point {
+                coordinate: next,
+                values,
+            }),
+        }
+    }
+    None
+}
+
+/// The time of a configuration's repetitions, times its last parameter's value for two
+/// parameters (as ranks: core-seconds).
+fn cost_of(e: &Experiment, x: &[f64]) -> f64 {
+    let reps = e.points[0].values.len() as f64;
+    e.truth(x) * reps * if x.len() == 2 { x[1] } else { 1.0 }
+}
+
+/// What following `yosoku scaling --suggest` costs, against measuring the law's whole grid and
+/// against adding the cheapest configurations first: the goal is the full grid's own error at
+/// the held-out configuration, or 10 %, whichever is larger.
+fn suggest_benchmark(laws: &[Experiment], seed: u64) -> String {
+    let options = PmnfOptions::default();
+    let mut rng = synthetic::SplitMix::new(seed ^ 0x5EED);
+    let mut out = String::new();
+    // Per law: the full grid's cost, and (cost, configurations added) of each strategy.
+    type Reached = Option<(f64, usize)>;
+    let mut rows: Vec<(f64, Reached, Reached)> = Vec::new();
+    for e in laws {
+        let target = &e.held_out.coordinate;
+        let truth = e.truth(target);
+        let Ok(full) = pmnf::robust::fit_robust(&e.points, &options) else {
+            continue;
+        };
+        let goal = (100.0 * (full.model.evaluate(target) - truth).abs() / truth).max(10.0);
+        let grid_cost: f64 = e.points.iter().map(|p| cost_of(e, &p.coordinate)).sum();
+        let suggested = follow(e, Strategy::Suggested, goal, &mut rng);
+        let cheapest = follow(e, Strategy::CheapestFirst, goal, &mut rng);
+        rows.push((grid_cost, suggested, cheapest));
+    }
+    let n = rows.len();
+    for (name, pick) in [
+        ("following the suggestions", 0usize),
+        ("cheapest configuration first", 1),
+    ] {
+        let got: Vec<(f64, f64, usize)> = rows
+            .iter()
+            .filter_map(|(grid, s, c)| {
+                let r = if pick == 0 { s } else { c };
+                r.map(|(cost, added)| (cost / grid, cost, added))
+            })
+            .collect();
+        let ratios: Vec<f64> = got.iter().map(|g| g.0).collect();
+        let needed: Vec<f64> = got.iter().filter(|g| g.2 > 0).map(|g| g.0).collect();
+        let _ = writeln!(
+            out,
+            "- {name}: {} of {n} laws reached the goal, {} for less than the full grid; median cost {:.1} % of the full grid's ({} laws needed runs beyond the first 3 values: median {:.1} %)",
+            got.len(),
+            ratios.iter().filter(|r| **r < 1.0).count(),
+            100.0 * median(ratios.clone()),
+            needed.len(),
+            100.0 * median(needed),
+        );
+    }
+    out
+}
+
 fn run(args: &Args) -> Result<(), String> {
     let laws = synthetic::benchmark(args.seed, args.laws);
     match args.command.as_str() {
@@ -366,7 +510,11 @@ fn run(args: &Args) -> Result<(), String> {
             }
             Ok(())
         }
-        other => Err(format!("unknown command {other}: write or score")),
+        "suggest" => {
+            print!("{}", suggest_benchmark(&laws, args.seed));
+            Ok(())
+        }
+        other => Err(format!("unknown command {other}: write, score or suggest")),
     }
 }
 

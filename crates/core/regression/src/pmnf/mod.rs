@@ -24,6 +24,7 @@ use faer::Mat;
 
 pub mod extrap;
 pub mod robust;
+pub mod suggest;
 pub mod synthetic;
 
 /// A compound term of one parameter: x^(numerator / denominator) * log2(x)^log.

@@ -60,7 +60,7 @@ pub struct RobustFit {
 
 /// The points as the robust search sees them: means, weights and the pooled noise.
 #[derive(Debug, Clone)]
-struct Weighted {
+pub(super) struct Weighted {
     x: Vec<Vec<f64>>,
     y: Vec<f64>,
     /// `r_i / y_i^2`.
@@ -88,7 +88,7 @@ struct Scored {
 }
 
 impl Weighted {
-    fn new(points: &[Point]) -> Result<Self, PmnfError> {
+    pub(super) fn new(points: &[Point]) -> Result<Self, PmnfError> {
         let reduced = reduce(points, super::Aggregate::Mean)?;
         let (mut sum, mut df) = (0.0, 0usize);
         for (p, (_, m)) in points.iter().zip(&reduced) {
@@ -207,7 +207,7 @@ impl Weighted {
 
     /// The design of `terms` (bases) at the points, each row times the square root of its
     /// weight.
-    fn weighted_rows(&self, terms: &[Term]) -> Vec<Vec<f64>> {
+    pub(super) fn weighted_rows(&self, terms: &[Term]) -> Vec<Vec<f64>> {
         let unit = terms_with_unit(terms);
         self.x
             .iter()

@@ -1,0 +1,256 @@
+//! The next measurement to make (`yosoku scaling --suggest`, docs/methods.md section 7): of the
+//! configurations one could measure next, the one that most reduces the uncertainty of the
+//! prediction asked for, per unit of cost.
+//!
+//! The uncertainty is the robust model's at the target: the variance of its fit there, averaged
+//! over the term sets its criterion supports (Akaike weights), plus their spread there (the doubt
+//! about which terms are right). A candidate configuration measured with the usual repetitions
+//! would
+//! - shrink each term set's variance at the target (a rank-one update of its weighted fit:
+//!   `q - (r' A^-1 c)^2 w / (1 + w c' A^-1 c)`), and
+//! - tell the term sets apart as far as they disagree there beyond the noise of a new mean:
+//!   their spread at the target shrinks by `D / (D + s^2)`, `D` their spread at the candidate,
+//!   `s^2` the new mean's noise.
+//!
+//! The cost of a candidate is the model's time for its repetitions, times the value of a
+//! parameter that counts processes (`cost_parameter`: core-seconds) where one is named. The
+//! candidates are the combinations of each parameter's measured values and one doubling past its
+//! largest that were not measured yet (a repeat narrows the noise, not the choice of terms: on
+//! the benchmark, suggestions that may repeat a configuration reached the goal less often); the
+//! target itself is one too (measuring it answers the question, at its cost).
+
+use super::robust::{RobustFit, Weighted, fit_robust};
+use super::{PmnfError, PmnfOptions, Point, Term, design_row, inverse_gram, terms_with_unit};
+
+/// One configuration that could be measured next.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub coordinate: Vec<f64>,
+    /// Seconds (or core-seconds) of its repetitions, as the model predicts them.
+    pub cost: f64,
+    /// The target's prediction variance once it is measured.
+    pub variance_after: f64,
+}
+
+impl Candidate {
+    /// Variance removed per unit of cost.
+    pub fn gain_per_cost(&self, variance_now: f64) -> f64 {
+        (variance_now - self.variance_after).max(0.0) / self.cost.max(f64::MIN_POSITIVE)
+    }
+}
+
+/// What `suggest` found: the model, the target's prediction and its variance now, and every
+/// candidate, the best first.
+#[derive(Debug, Clone)]
+pub struct Suggestions {
+    pub fit: RobustFit,
+    pub target: Vec<f64>,
+    pub predicted: f64,
+    pub variance_now: f64,
+    pub ranked: Vec<Candidate>,
+}
+
+/// One supported term set: its Akaike weight, unit terms, coefficients' prediction, and the
+/// inverse of its weighted normal matrix.
+struct Supported {
+    weight: f64,
+    unit: Vec<Term>,
+    constant: f64,
+    terms: Vec<Term>,
+    inverse: Vec<f64>,
+}
+
+impl Supported {
+    fn at(&self, x: &[f64]) -> f64 {
+        self.constant + self.terms.iter().map(|t| t.evaluate(x)).sum::<f64>()
+    }
+
+    /// `a' A^-1 b` for design rows `a`, `b`.
+    fn quad(&self, a: &[f64], b: &[f64]) -> f64 {
+        let k = a.len();
+        (0..k)
+            .map(|i| {
+                (0..k)
+                    .map(|j| a[i] * self.inverse[i * k + j] * b[j])
+                    .sum::<f64>()
+            })
+            .sum()
+    }
+}
+
+/// The candidates: every combination of each parameter's measured values and one doubling past
+/// its largest not measured yet, and the target.
+pub fn candidates(points: &[Point], target: &[f64]) -> Vec<Vec<f64>> {
+    let dims = target.len();
+    let axes: Vec<Vec<f64>> = (0..dims)
+        .map(|d| {
+            let mut v: Vec<f64> = points.iter().map(|p| p.coordinate[d]).collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            if let Some(&largest) = v.last() {
+                v.push(2.0 * largest);
+            }
+            v
+        })
+        .collect();
+    let mut out: Vec<Vec<f64>> = vec![Vec::new()];
+    for axis in &axes {
+        out = out
+            .iter()
+            .flat_map(|x| {
+                axis.iter().map(move |&v| {
+                    let mut x = x.clone();
+                    x.push(v);
+                    x
+                })
+            })
+            .collect();
+    }
+    out.retain(|c| !points.iter().any(|p| p.coordinate == *c));
+    if !out.iter().any(|c| c == target) {
+        out.push(target.to_vec());
+    }
+    out
+}
+
+/// Ranks `candidates` (see the module's notes) for the prediction at `target`; `cost_parameter`
+/// names the parameter that counts processes, if any.
+pub fn suggest(
+    points: &[Point],
+    options: &PmnfOptions,
+    target: &[f64],
+    candidates: &[Vec<f64>],
+    cost_parameter: Option<usize>,
+) -> Result<Suggestions, PmnfError> {
+    let fit = fit_robust(points, options)?;
+    let data = Weighted::new(points)?;
+    let basis = &fit.model.interval;
+    let sigma2 = basis.sigma2;
+    let repetitions = basis.relative_repetitions.unwrap_or(1.0);
+    let ensemble = basis.ensembles.first().cloned().unwrap_or_default();
+    let total: f64 = ensemble.iter().map(|(w, ..)| w).sum();
+    let supported: Vec<Supported> = ensemble
+        .into_iter()
+        .filter_map(|(weight, constant, terms)| {
+            let unit = terms_with_unit(&terms);
+            let inverse = inverse_gram(&data.weighted_rows(&terms))?;
+            Some(Supported {
+                weight: weight / total,
+                unit,
+                constant,
+                terms,
+                inverse,
+            })
+        })
+        .collect();
+    let weighted =
+        |f: &dyn Fn(&Supported) -> f64| supported.iter().map(|s| s.weight * f(s)).sum::<f64>();
+    let mean_at = |x: &[f64]| weighted(&|s| s.at(x));
+    let spread_at = |x: &[f64]| {
+        let m = mean_at(x);
+        weighted(&|s| (s.at(x) - m).powi(2))
+    };
+    let rows_at =
+        |x: &[f64]| -> Vec<Vec<f64>> { supported.iter().map(|s| design_row(&s.unit, x)).collect() };
+    let target_rows = rows_at(target);
+    let fit_variance: Vec<f64> = supported
+        .iter()
+        .zip(&target_rows)
+        .map(|(s, r)| sigma2 * s.quad(r, r))
+        .collect();
+    let spread_target = spread_at(target);
+    let variance_now = supported
+        .iter()
+        .zip(&fit_variance)
+        .map(|(s, v)| s.weight * v)
+        .sum::<f64>()
+        + spread_target;
+    let mut ranked: Vec<Candidate> = candidates
+        .iter()
+        .filter_map(|c| {
+            let predicted = mean_at(c);
+            if !(predicted.is_finite() && predicted > 0.0) {
+                return None;
+            }
+            // A new mean of `repetitions` runs: its weight and its noise.
+            let w = repetitions / (predicted * predicted);
+            let noise = sigma2 * predicted * predicted / repetitions;
+            let rows = rows_at(c);
+            let fit_after: f64 = supported
+                .iter()
+                .zip(&target_rows)
+                .zip(&rows)
+                .zip(&fit_variance)
+                .map(|(((s, t), r), v)| {
+                    let (a, b) = (s.quad(t, r), s.quad(r, r));
+                    s.weight * (v - sigma2 * a * a * w / (1.0 + w * b)).max(0.0)
+                })
+                .sum();
+            let d = spread_at(c);
+            let spread_after = if d + noise > 0.0 {
+                spread_target * noise / (d + noise)
+            } else {
+                spread_target
+            };
+            let processes = cost_parameter
+                .and_then(|p| c.get(p))
+                .copied()
+                .unwrap_or(1.0);
+            Some(Candidate {
+                coordinate: c.clone(),
+                cost: predicted * repetitions * processes,
+                variance_after: fit_after + spread_after,
+            })
+        })
+        .collect();
+    ranked.sort_by(|a, b| {
+        b.gain_per_cost(variance_now)
+            .total_cmp(&a.gain_per_cost(variance_now))
+    });
+    Ok(Suggestions {
+        predicted: fit.model.evaluate(target),
+        fit,
+        target: target.to_vec(),
+        variance_now,
+        ranked,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16 (3 repetitions at +-2 %) for a prediction at 128:
+    /// the next run is one doubling past the largest (the range toward the target), its cost the
+    /// model's time, and it narrows the prediction; measured configurations are not offered
+    /// again, the target is.
+    #[test]
+    fn the_next_run_extends_the_range_toward_the_target() {
+        let points: Vec<Point> = [2.0, 4.0, 8.0, 16.0]
+            .iter()
+            .map(|&x: &f64| {
+                let y = 2.0 + 0.5 * x * x;
+                Point {
+                    coordinate: vec![x],
+                    values: vec![y * 1.02, y * 0.98, y],
+                }
+            })
+            .collect();
+        let target = [128.0];
+        let offered = candidates(&points, &target);
+        assert_eq!(offered, vec![vec![32.0], vec![128.0]]);
+        let found = suggest(&points, &PmnfOptions::default(), &target, &offered, None).unwrap();
+        let best = &found.ranked[0];
+        assert_eq!(best.coordinate, vec![32.0]);
+        assert!(best.variance_after < found.variance_now, "{found:?}");
+        // Three runs of about 2 + 0.5 x 32^2 = 514 s.
+        assert!(
+            (best.cost - 3.0 * 514.0).abs() < 0.05 * 3.0 * 514.0,
+            "{best:?}"
+        );
+        // Core-seconds: the first parameter counts the processes.
+        let by_cores =
+            suggest(&points, &PmnfOptions::default(), &target, &offered, Some(0)).unwrap();
+        assert!((by_cores.ranked[0].cost / best.cost - 32.0).abs() < 1e-6);
+    }
+}
