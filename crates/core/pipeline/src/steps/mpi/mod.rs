@@ -612,6 +612,15 @@ mod tests {
 
     #[test]
     fn settings_are_checked_when_the_file_is_parsed() {
+        // Two lengths pair with one reduced run, not with repeats combined.
+        let e = parse_error(
+            "fit",
+            "step = \"mpi_simplified\"\nid = \"p\"\nrepeats = [\"a.blocks\", \"b.blocks\"]\ncombine_repeats = true\nshorter = \"s.blocks\"\nfull_iterations = 400",
+        );
+        assert!(
+            e.contains("key `shorter`: `shorter` pairs with the one `reduced` run"),
+            "{e}"
+        );
         let e = parse_error(
             "fit",
             "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 400\nwarmup_tolerance = -0.1",
