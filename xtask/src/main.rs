@@ -39,6 +39,7 @@ mod mpi_drift;
 mod mpi_logs_bench;
 mod mpi_multinode;
 mod mpi_scaling;
+mod mpi_steps_ranks;
 mod opencl;
 mod predict_bench;
 mod python;
@@ -127,6 +128,12 @@ cargo xtask <command>
                        runs of 100 and 200 steps and full runs of 1,000, N times each (default 3),
                        logs gzipped into DIR (default target/mpi-experiment/drift/data/mpi-drift),
                        then pipelines/mpi-drift.toml on them
+  mpi-experiment steps-ranks [--repeats N] [--into DIR] [--only himeno|meep] [--ranks 1,2,4,8]
+                       [--target-ranks 16]
+                       one MPI run over steps and ranks, never oversubscribed: short runs over five
+                       sizes on each rank count (default: one rank per core) and the run to predict
+                       (a larger size, 10-20x the steps, --target-ranks), N times each (default 3),
+                       logs gzipped into DIR, then pipelines/mpi-steps-and-ranks.toml on them
   mpi-intervals        how often the MPI predictions' 95 % intervals hold the full runs' mean, per
                        real-application set, from the bundles in results/ (cargo xtask demo first)
   scaling-headline     mpi-scaling's main call path: its model, its held-out prediction, and how many
@@ -221,6 +228,9 @@ fn run() -> Result<()> {
         }
         Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "scaling") => {
             mpi_scaling::experiment(&args[2..])
+        }
+        Some("mpi-experiment") if args.get(1).is_some_and(|a| a == "steps-ranks") => {
+            mpi_steps_ranks::experiment(&args[2..])
         }
         Some("mpi-experiment") => mpi::experiment(&args[1..]),
         Some("mpi-multinode") => mpi_multinode::run(&args[1..]),

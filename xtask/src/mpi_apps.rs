@@ -320,8 +320,27 @@ pub(crate) fn cpu_model() -> String {
 /// Runs `pipelines/<name>` on new measurements: its `"<prefix>` data paths pointed into `data`,
 /// the bundle written to `work/results/<name without .toml>`.
 pub(crate) fn run_on_new_data(name: &str, prefix: &str, data: &Path, work: &Path) -> Result<()> {
-    let text = std::fs::read_to_string(repo_root().join("pipelines").join(name))?;
+    run_on_new_data_in(
+        &repo_root().join("pipelines").join(name),
+        prefix,
+        data,
+        work,
+    )
+}
+
+/// [`run_on_new_data`] with the pipeline file `pipeline` (its name kept).
+pub(crate) fn run_on_new_data_in(
+    pipeline: &Path,
+    prefix: &str,
+    data: &Path,
+    work: &Path,
+) -> Result<()> {
+    let text = std::fs::read_to_string(pipeline)?;
     let text = text.replace(&format!("\"{prefix}"), &format!("\"{}/", data.display()));
+    let name = pipeline
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("pipeline.toml");
     let file = work.join(name);
     std::fs::write(&file, text)?;
     println!("\n== {name} on the new measurements");

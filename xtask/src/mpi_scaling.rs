@@ -18,16 +18,18 @@ use crate::system::apt_install;
 use crate::{repo_root, run_cmd, target_dir};
 
 /// One program of the experiment.
-struct Program {
+pub(crate) struct Program {
     /// Its directory under the data directory.
-    name: &'static str,
+    pub(crate) name: &'static str,
     /// The Debian package that installs it (none: built by `cargo xtask mpi-tools`).
-    package: Option<&'static str>,
+    pub(crate) package: Option<&'static str>,
     /// The size parameter's name and its values, smallest first.
-    parameter: &'static str,
-    sizes: &'static [u32],
-    /// The program's arguments for a run of `size` (`input`: tools/mpi-apps/).
-    args: fn(size: u32) -> Vec<String>,
+    pub(crate) parameter: &'static str,
+    pub(crate) sizes: &'static [u32],
+    /// Its main-loop iterations or time steps in this experiment.
+    pub(crate) steps: u32,
+    /// The program's arguments for a run of `size` and `steps` (`input`: tools/mpi-apps/).
+    pub(crate) args: fn(size: u32, steps: u32) -> Vec<String>,
 }
 
 /// Rank counts of every size.
@@ -37,19 +39,20 @@ const RANKS: [u32; 3] = [1, 2, 4];
 const HIMENO_ITERATIONS: u32 = 60;
 const MEEP_STEPS: u32 = 300;
 
-const PROGRAMS: &[Program] = &[
+pub(crate) const PROGRAMS: &[Program] = &[
     Program {
         name: "himeno",
         package: None,
         // The grid is (2n - 1) x n x n, Himeno's shape (S: n = 33, M: n = 65).
         parameter: "n",
         sizes: &[33, 49, 65, 81, 97],
-        args: |n| {
+        steps: HIMENO_ITERATIONS,
+        args: |n, iterations| {
             vec![
                 (2 * n - 1).to_string(),
                 n.to_string(),
                 n.to_string(),
-                HIMENO_ITERATIONS.to_string(),
+                iterations.to_string(),
             ]
         },
     },
@@ -59,10 +62,11 @@ const PROGRAMS: &[Program] = &[
         // Pixels per unit length of the 16 x 16 cell: res^2 grid points.
         parameter: "res",
         sizes: &[20, 30, 40, 50, 60],
-        args: |res| {
+        steps: MEEP_STEPS,
+        args: |res, steps| {
             vec![
                 format!("res={res}"),
-                format!("steps={MEEP_STEPS}"),
+                format!("steps={steps}"),
                 repo_root()
                     .join("tools/mpi-apps/waveguide.ctl")
                     .display()
@@ -88,15 +92,7 @@ pub fn experiment(args: &[String]) -> Result<()> {
     if programs.is_empty() {
         bail!("--only: no program `{}`; {usage}", only.unwrap_or_default());
     }
-    let tools = build_tools()?;
-    let missing: Vec<&str> = programs
-        .iter()
-        .filter_map(|p| p.package.filter(|_| !on_path(p.name)))
-        .collect();
-    if !missing.is_empty() {
-        apt_install(&missing)?;
-    }
-    run_cmd(crate::cargo().args(["build", "-p", "yosoku-cli", "-p", "yosoku-plugin-mpi-timer"]))?;
+    let tools = prepare(&programs)?;
     let work = target_dir().join("mpi-experiment/scaling");
     let data = into.unwrap_or_else(|| work.join("data/mpi-scaling"));
     let data = if data.is_absolute() {
@@ -110,16 +106,20 @@ pub fn experiment(args: &[String]) -> Result<()> {
             std::fs::remove_dir_all(&dir)
                 .with_context(|| format!("cannot remove {}", dir.display()))?;
         }
-        let program = match p.package {
-            None => tools.join(HIMENO).display().to_string(),
-            Some(_) => which(p.name)?,
-        };
+        let program = program_path(p, &tools)?;
         // Repeat by repeat, every configuration once in each, so that a drift of the machine
         // over the experiment touches all of them alike.
         for repeat in 1..=repeats {
             for &size in p.sizes {
                 for ranks in RANKS {
-                    measure(&work, &tools, p, &program, &dir, (size, ranks, repeat))?;
+                    let logs = dir.join(format!("{}{size}-{ranks}ranks-{repeat}", p.parameter));
+                    let run = Run {
+                        size,
+                        steps: p.steps,
+                        ranks,
+                        repeat,
+                    };
+                    measure(&work, &tools, (p, &program), &run, &logs)?;
                 }
             }
         }
@@ -130,50 +130,89 @@ pub fn experiment(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// One run of `p` at (size, ranks, repeat), its logs gzipped into `dir`.
-fn measure(
+/// What `p` is: its Debian package's version, or how ours was built.
+pub(crate) fn program_version(p: &Program) -> String {
+    match p.package {
+        Some(package) => format!(
+            "{package} {}",
+            crate::mpi_apps::command_output("dpkg-query", &["-W", "-f", "${Version}", package])
+        ),
+        None => "tools/himeno-mpi/himeno_mpi.c, mpicc -O3".to_owned(),
+    }
+}
+
+/// Where `p` is: ours in `tools`, a Debian package's on the path.
+pub(crate) fn program_path(p: &Program, tools: &Path) -> Result<String> {
+    match p.package {
+        None => Ok(tools.join(HIMENO).display().to_string()),
+        Some(_) => which(p.name),
+    }
+}
+
+/// Installs what `programs` need from Debian and builds the CLI and the MPI timer plugin.
+pub(crate) fn prepare(programs: &[&Program]) -> Result<std::path::PathBuf> {
+    let tools = build_tools()?;
+    let missing: Vec<&str> = programs
+        .iter()
+        .filter_map(|p| p.package.filter(|_| !on_path(p.name)))
+        .collect();
+    if !missing.is_empty() {
+        apt_install(&missing)?;
+    }
+    run_cmd(crate::cargo().args(["build", "-p", "yosoku-cli", "-p", "yosoku-plugin-mpi-timer"]))?;
+    Ok(tools)
+}
+
+/// One run of a program.
+pub(crate) struct Run {
+    pub(crate) size: u32,
+    pub(crate) steps: u32,
+    pub(crate) ranks: u32,
+    pub(crate) repeat: u32,
+}
+
+/// One run of `p` (the program's path beside it), its logs gzipped into `logs`.
+pub(crate) fn measure(
     work: &Path,
     tools: &Path,
-    p: &Program,
-    program: &str,
-    dir: &Path,
-    (size, ranks, repeat): (u32, u32, u32),
+    (p, program): (&Program, &str),
+    run: &Run,
+    logs: &Path,
 ) -> Result<()> {
+    let Run {
+        size,
+        steps,
+        ranks,
+        repeat,
+    } = *run;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let binding = if ranks > cores {
         "core:overload-allowed"
     } else {
         "core"
     };
-    let logs = dir.join(format!("{}{size}-{ranks}ranks-{repeat}", p.parameter));
     println!(
-        "\n== {} {}={size} on {ranks} ranks (--bind-to {binding}), repeat {repeat}",
+        "\n== {} {}={size}, {steps} steps on {ranks} ranks (--bind-to {binding}), repeat {repeat}",
         p.name, p.parameter
     );
     run_measurement(
         work,
         &format!(
             "program = {program:?}, args = {:?}, ranks = {ranks}, binding = {binding:?}, oversubscribe = true, interposer = {:?}, log_dir = {:?}, parameters = \"{}={size}\", mpirun_args = [\"-x\", \"OMP_NUM_THREADS=1\"], timeout_secs = 900",
-            (p.args)(size),
+            (p.args)(size, steps),
             tools.join(INTERPOSER).display().to_string(),
             logs.display().to_string(),
             p.parameter,
         ),
     )?;
-    gzip_logs(&logs)
+    gzip_logs(logs)
 }
 
 /// `environment.txt` beside a program's logs: what ran, where, when.
 fn write_environment(dir: &Path, p: &Program, repeats: u32) -> Result<()> {
     let output = crate::mpi_apps::command_output;
     let cpu = crate::mpi_apps::cpu_model();
-    let version = match p.package {
-        Some(package) => format!(
-            "{package} {}",
-            output("dpkg-query", &["-W", "-f", "${Version}", package])
-        ),
-        None => "tools/himeno-mpi/himeno_mpi.c, mpicc -O3".to_owned(),
-    };
+    let version = program_version(p);
     let sizes: Vec<String> = p.sizes.iter().map(u32::to_string).collect();
     let text = format!(
         "program: {} ({version})\nopen mpi: {}\nparameters: {} = {}; ranks = 1, 2, 4 (runs of more ranks than the {} cores: --oversubscribe, --bind-to core:overload-allowed); OMP_NUM_THREADS=1\nrepeats: {repeats} of each configuration, repeat by repeat\nfixed: himeno_mpi {HIMENO_ITERATIONS} iterations, meep {MEEP_STEPS} time steps\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment scaling --repeats {repeats}\n",

@@ -358,8 +358,30 @@ fn parameter_meanings(bundle: &LoadedBundle, step: &str) -> Vec<(String, String)
 /// The held-out configuration's mark: no series takes this colour.
 const HELD_OUT: egui::Color32 = egui::Color32::from_rgb(230, 0, 230);
 
+/// Whether the prediction row named `row` (`device / program / variant / phase`) is of the
+/// call path `path`: the same, or, for a prediction beyond every run measured
+/// (`mpi_steps_and_ranks`), the whole of which `path` models a part (`variant, per step` or
+/// `variant, once`).
+fn predicts(row: &str, beyond: bool, path: &str) -> bool {
+    if row == path {
+        return true;
+    }
+    let Some((head, phase)) = row.rsplit_once(" / ") else {
+        return false;
+    };
+    beyond
+        && path
+            .strip_prefix(head)
+            .and_then(|rest| rest.strip_prefix(", "))
+            .is_some_and(|rest| {
+                (rest.starts_with("per ") || rest.starts_with("once"))
+                    && rest.ends_with(&format!(" / {phase}"))
+            })
+}
+
 /// The held-out configuration of the call path `path` in the step's `predictions`: what was measured,
-/// what the model fitted without them predicted, and the error, in words.
+/// what the model fitted without them predicted, and the error, in words; for a step that
+/// predicts beyond every run measured, that prediction beside each of its parts' models.
 fn held_out_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, step: &str, path: &str) {
     let Some(table) = bundle.table(&format!("{step}.predictions")) else {
         return;
@@ -377,8 +399,10 @@ fn held_out_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, step: &str, path: &str)
     let low = numbers(b, col::INTERVAL_LOW_SECS).unwrap_or_else(|| vec![None; n]);
     let high = numbers(b, col::INTERVAL_HIGH_SECS).unwrap_or_else(|| vec![None; n]);
     let names = path_names(b);
+    let validation = texts(b, col::VALIDATION).unwrap_or_else(|| vec![String::new(); n]);
+    let beyond = |i: usize| validation[i] == yosoku_tables::rows::BEYOND_MEASURED;
     // `held_out` names the configuration left out of the fit (null when none was).
-    for i in (0..n).filter(|&i| !held[i].is_empty() && names[i] == path) {
+    for i in (0..n).filter(|&i| !held[i].is_empty() && predicts(&names[i], beyond(i), path)) {
         let (Some(p), Some(m), Some(e)) = (p[i], m[i], e[i]) else {
             continue;
         };
@@ -393,10 +417,15 @@ fn held_out_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, step: &str, path: &str)
                 )
             })
             .unwrap_or_default();
+        let what = if beyond(i) {
+            "Predicted beyond every run measured (once + steps x per step)"
+        } else {
+            "Held out of the fit"
+        };
         ui.colored_label(
             HELD_OUT,
             format!(
-                "Held out of the fit, {}: measured {}, predicted {}{interval}: error {:+.1} %",
+                "{what}, {}: measured {}, predicted {}{interval}: error {:+.1} %",
                 held[i],
                 format::secs(m),
                 format::secs(p),
@@ -488,4 +517,30 @@ fn plot_ui(
     ui.label(
         "Bars: the repetitions' spread; hollow diamonds: held out of the fit and predicted; band: the 95 % prediction interval; shaded, right of the dashed line: beyond the largest size fitted (extrapolated).",
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::predicts;
+
+    /// A prediction beyond every run measured shows under the models of its parts, and only
+    /// there; a held-out prediction under its own call path.
+    #[test]
+    fn a_prediction_is_shown_beside_its_own_call_path_or_its_parts() {
+        let whole = "vm / himeno_mpi / whole run / total";
+        assert!(predicts(whole, false, whole));
+        for part in ["whole run, per step", "whole run, once"] {
+            let path = format!("vm / himeno_mpi / {part} / total");
+            assert!(predicts(whole, true, &path), "{part}");
+            assert!(!predicts(whole, false, &path), "{part}: held out");
+        }
+        for other in [
+            "vm / himeno_mpi / whole run, short run as measured / total",
+            "vm / himeno_mpi / whole run, per step / compute",
+            "vm / meep / whole run, per step / total",
+            "vm / himeno_mpi / whole runner, per step / total",
+        ] {
+            assert!(!predicts(whole, true, other), "{other}");
+        }
+    }
 }

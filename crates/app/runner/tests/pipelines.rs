@@ -1911,3 +1911,70 @@ fn a_calibration_moves_the_latency_aware_model_closer_on_both_gpus() {
         .to_string();
     assert!(e.contains("the catalogue has no `fp32_peak_gflops`"), "{e}");
 }
+
+/// Issue 56, item 4: one MPI run predicted at a larger input and 10-20x the steps of any run
+/// measured, from short runs over five sizes (`cargo xtask mpi-experiment steps-ranks`, 2 ranks
+/// on 2 cores: never oversubscribed). Each prediction is of the mean of three measured target
+/// runs, its interval carrying both models' uncertainty and the drift the short runs cannot
+/// exclude; its parts' models are the step's scaling models (what the Scaling view shows).
+#[test]
+fn a_run_at_a_larger_input_and_more_steps_is_predicted_from_short_runs() {
+    let (_dir, bundle) = run("mpi-steps-and-ranks.toml");
+    check_golden(&bundle);
+    for (step, target, parameter) in [
+        ("himeno_forecast", "n=129;ranks=2;steps=400", "n"),
+        ("meep_forecast", "ranks=2;res=80;steps=500", "res"),
+    ] {
+        let batch = table(&bundle, &format!("{step}.predictions"));
+        let rows = yosoku_tables::rows::read_predictions("p", batch).unwrap();
+        let whole = rows.iter().find(|p| &*p.variant == "whole run").unwrap();
+        assert_eq!(whole.held_out.as_deref(), Some(target), "{step}");
+        assert_eq!(
+            whole.repetitions, 3,
+            "{step}: the mean of three measured runs"
+        );
+        let error = whole.error_pct.unwrap();
+        assert!(error.abs() < 25.0, "{step}: {whole:?}");
+        // (Whether the interval holds the measured mean is in docs/results.md: himeno's does,
+        // meep's misses by 0.5 % of the run.)
+        let (lo, hi) = whole.interval_secs.unwrap();
+        assert!(
+            lo < whole.predicted_secs && whole.predicted_secs < hi,
+            "{step}"
+        );
+        // The baseline beside it, the short runs' whole time modelled and scaled by the steps,
+        // counts their setup once per short run's worth of steps: further off.
+        let naive = rows.iter().find(|p| p.variant.contains("naive")).unwrap();
+        assert!(
+            naive.error_pct.unwrap().abs() > error.abs(),
+            "{step}: {naive:?}"
+        );
+        // The parts: the whole run's cost per step and once, modelled over the size alone.
+        let models = table(&bundle, &format!("{step}.scaling_models"));
+        let variants = utf8(models, col::VARIANT).unwrap();
+        for part in ["whole run, per step", "whole run, once"] {
+            assert!(
+                (0..models.num_rows()).any(|i| variants.value(i) == part),
+                "{step}: no model of {part}"
+            );
+        }
+        // The report says how, over which parameter, and warns first where the short runs
+        // show no steady state for a run this long (the flag on every prediction).
+        let report = table(&bundle, &format!("{step}.report"));
+        let (title, row) = (
+            utf8(report, col::TITLE).unwrap(),
+            utf8(report, col::ROW_LABEL).unwrap(),
+        );
+        let text = utf8(report, col::TEXT).unwrap();
+        let how = (0..report.num_rows())
+            .find(|&i| row.value(i) == "how")
+            .unwrap_or_else(|| panic!("{step}: no `how`"));
+        assert!(
+            title
+                .value(how)
+                .ends_with(&format!("from short runs over {parameter}"))
+        );
+        let unsteady = whole.flags.as_deref() == Some("unsteady");
+        assert_eq!(text.value(how).starts_with("Warning:"), unsteady, "{step}");
+    }
+}

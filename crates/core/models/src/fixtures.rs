@@ -212,3 +212,31 @@ pub fn mpi_blocks_rebuilt(
         ])
         .unwrap()
 }
+
+/// An `mpi_ranks` row: (run, rank, ranks, parameters, wall seconds).
+pub type RankRow<'a> = (&'a str, i32, i32, Option<&'a str>, f64);
+
+/// `mpi_ranks` of runs of `/opt/bin/solver`, one row per rank.
+pub fn mpi_ranks(rows: &[RankRow<'_>]) -> RecordBatch {
+    let s = |f: &dyn Fn(&RankRow<'_>) -> String| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    yosoku_tables::MPI_RANKS
+        .batch(vec![
+            s(&|r| r.0.to_owned()),
+            s(&|_| "node".to_owned()),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))),
+            Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.2))),
+            s(&|_| "/opt/bin/solver 65 33 33 40".to_owned()),
+            Arc::new(rows.iter().map(|_| Some("core")).collect::<StringArray>()),
+            Arc::new(rows.iter().map(|r| r.3).collect::<StringArray>()),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
+            Arc::new(Int64Array::from_iter_values(rows.iter().map(|_| 1))),
+            s(&|_| "complete".to_owned()),
+            Arc::new(rows.iter().map(|_| Some(4)).collect::<Int64Array>()),
+            Arc::new(rows.iter().map(|_| Some(1)).collect::<Int32Array>()),
+            s(&|_| "repeating_unit".to_owned()),
+            s(&|_| "MPI_Allreduce@a+0x1".to_owned()),
+        ])
+        .unwrap()
+}

@@ -157,6 +157,11 @@ pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, RowsError> 
 }
 
 /// The signed relative error of the `error_pct` columns: 100 x (predicted - measured) / measured.
+/// The `validation` of a prediction of a configuration and a length beyond every run measured
+/// (`mpi_steps_and_ranks`): the models of its parts (`<call path>, per step`, `<call path>,
+/// once`) are in the same step's scaling tables.
+pub const BEYOND_MEASURED: &str = "beyond_measured";
+
 pub fn error_pct(predicted: f64, measured: f64) -> f64 {
     100.0 * (predicted - measured) / measured
 }

@@ -61,17 +61,18 @@ pub struct CallPathSpec {
 }
 
 /// One run as `mpi_ranks` describes it.
-struct RunInfo {
-    device: String,
-    program: String,
-    parameters: String,
+pub(super) struct RunInfo {
+    pub(super) device: String,
+    pub(super) program: String,
+    /// Its `parameters`, with its rank count among them.
+    pub(super) parameters: String,
     ranks: usize,
     /// Wall seconds per rank, by rank.
-    wall_secs: Vec<f64>,
+    pub(super) wall_secs: Vec<f64>,
 }
 
 /// The runs of `mpi_ranks`, in order of first appearance.
-fn read_runs(batch: &RecordBatch) -> Result<Vec<(String, RunInfo)>, ModelError> {
+pub(super) fn read_runs(batch: &RecordBatch) -> Result<Vec<(String, RunInfo)>, ModelError> {
     let input = Input::new("ranks", &MPI_RANKS, batch)?;
     let (run_id, device, command) = (
         input.utf8(col::RUN_ID)?,
@@ -276,12 +277,10 @@ mod tests {
     use arrow_array::Int32Array;
 
     use super::*;
+    use crate::fixtures::mpi_ranks as ranks;
 
     /// An `mpi_blocks` row: (run, rank, block, kind, seconds).
     type BlockRow<'a> = (&'a str, i32, &'a str, &'a str, f64);
-    /// An `mpi_ranks` row: (run, rank, ranks, parameters, wall seconds).
-    type RankRow<'a> = (&'a str, i32, i32, Option<&'a str>, f64);
-
     fn blocks(rows: &[BlockRow<'_>]) -> RecordBatch {
         let s = |f: &dyn Fn(&BlockRow<'_>) -> String| -> ArrayRef {
             Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
@@ -297,30 +296,6 @@ mod tests {
                 Arc::new(rows.iter().map(|_| Some(0)).collect::<Int64Array>()),
                 Arc::new(rows.iter().map(|_| Some(0.0)).collect::<Float64Array>()),
                 Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
-            ])
-            .unwrap()
-    }
-
-    fn ranks(rows: &[RankRow<'_>]) -> RecordBatch {
-        let s = |f: &dyn Fn(&RankRow<'_>) -> String| -> ArrayRef {
-            Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
-        };
-        MPI_RANKS
-            .batch(vec![
-                s(&|r| r.0.to_owned()),
-                s(&|_| "node".to_owned()),
-                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.1))),
-                Arc::new(Int32Array::from_iter_values(rows.iter().map(|r| r.2))),
-                s(&|_| "/opt/bin/solver 65 33 33 40".to_owned()),
-                Arc::new(rows.iter().map(|_| Some("core")).collect::<StringArray>()),
-                Arc::new(rows.iter().map(|r| r.3).collect::<StringArray>()),
-                Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
-                Arc::new(Int64Array::from_iter_values(rows.iter().map(|_| 1))),
-                s(&|_| "complete".to_owned()),
-                Arc::new(rows.iter().map(|_| Some(4)).collect::<Int64Array>()),
-                Arc::new(rows.iter().map(|_| Some(1)).collect::<Int32Array>()),
-                s(&|_| "repeating_unit".to_owned()),
-                s(&|_| "MPI_Allreduce@a+0x1".to_owned()),
             ])
             .unwrap()
     }

@@ -32,6 +32,7 @@ mod predict;
 mod properties;
 mod rank;
 mod repeats;
+mod steps_and_ranks;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -213,4 +214,8 @@ pub use configurations::{best_configuration, separate_runs};
 pub use polling::POLLING_FLAG;
 pub use predict::simplified;
 pub use repeats::{combined, repeat_totals, run_to_run_of};
+pub use steps_and_ranks::{
+    NAIVE as STEPS_AND_RANKS_NAIVE, StepsAndRanks, StepsAndRanksSpec, once_variant,
+    per_step_variant, steps_and_ranks,
+};
 pub use warmup::{pooled_warmups, shorter_run_times};

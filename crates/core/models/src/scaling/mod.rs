@@ -59,6 +59,10 @@ pub struct Scaling {
     pub predictions: Vec<PredictionRow>,
     pub report: Vec<ReportCell>,
     pub figures: Vec<Figure>,
+    /// The parameters modelled over, in the order of every model's coordinates.
+    pub parameters: Vec<String>,
+    /// Every call path's fitted model: `device, program, variant, phase` and the model.
+    pub fits: Vec<([String; 4], yosoku_regression::pmnf::PmnfModel)>,
 }
 
 /// Fits every call path of `runs` (a `runs` table) as `spec` says.
@@ -134,7 +138,10 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     }
     let models = models_batch(&names, &rows)?;
     let (report, figures) = summary(&names, &rows, &predictions, &skipped, spec.level);
+    let fits = rows.into_iter().map(|r| (r.key, r.model)).collect();
     Ok(Scaling {
+        parameters: names,
+        fits,
         models,
         points: points_batch(&point_rows)?,
         curves: curves_batch(&curve_rows)?,

@@ -67,6 +67,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     transfer::GPU_TRANSFER,
     transfer::GPU_SPLIT,
     scaling::SCALING_MODEL,
+    mpi::STEPS_AND_RANKS,
 ];
 
 /// The three stages, run in this order.

@@ -19,11 +19,11 @@ pub(crate) const SCALING_MODEL: StepKind = StepKind::new::<ScalingParams>(
     "each call path's time over its runs' numeric parameters (Extra-P's PMNF search), the largest configuration held out and predicted",
 );
 
-fn default_level() -> f64 {
+pub(crate) fn default_level() -> f64 {
     0.95
 }
 
-fn default_aggregate() -> String {
+pub(crate) fn default_aggregate() -> String {
     "mean".to_owned()
 }
 
@@ -69,16 +69,6 @@ pub struct ScalingModel {
 impl StepParams for ScalingParams {
     type Step = ScalingModel;
     fn into_step(self) -> Result<ScalingModel, ParamError> {
-        let aggregate = match self.aggregate.as_str() {
-            "mean" => Aggregate::Mean,
-            "median" => Aggregate::Median,
-            other => {
-                return Err(ParamError::new(
-                    "aggregate",
-                    format!("`aggregate = \"{other}\"`: expected `mean` or `median`"),
-                ));
-            }
-        };
         let hold_out_largest = match self.hold_out.as_str() {
             "largest" => true,
             "none" => false,
@@ -89,37 +79,92 @@ impl StepParams for ScalingParams {
                 ));
             }
         };
-        if !(0.5..1.0).contains(&self.level) {
-            return Err(ParamError::new(
-                "level",
-                format!("level {}: expected a number in [0.5, 1)", self.level),
-            ));
-        }
-        if let Some(unknown) = self
-            .meanings
-            .keys()
-            .find(|k| !self.parameters.is_empty() && !self.parameters.contains(k))
-        {
-            return Err(ParamError::new(
-                "meanings",
-                format!(
-                    "`{unknown}` is not one of the parameters modelled ({})",
-                    self.parameters.join(", ")
-                ),
-            ));
-        }
+        let spec = scaling_spec(
+            self.parameters,
+            &self.aggregate,
+            self.level,
+            self.negative_exponents,
+            &self.meanings,
+        )?;
         Ok(ScalingModel {
             meanings: self.meanings,
             runs: self.runs,
             spec: ScalingSpec {
-                parameters: self.parameters,
-                aggregate,
                 hold_out_largest,
-                level: self.level,
-                allow_negative_exponents: self.negative_exponents,
+                ..spec
             },
         })
     }
+}
+
+/// What every step that fits scaling models writes: the models, the points and curves the
+/// Scaling view plots, the predictions and the report.
+pub(crate) const SCALING_TABLES: [&yosoku_tables::TableDef; 5] = [
+    &SCALING_MODELS,
+    &SCALING_POINTS,
+    &SCALING_CURVES,
+    &PREDICTIONS,
+    &REPORT,
+];
+
+/// The PMNF search's keys checked (`aggregate`, `level`, `meanings` naming parameters
+/// modelled): every step that fits scaling models has them.
+pub(crate) fn scaling_spec(
+    parameters: Vec<String>,
+    aggregate: &str,
+    level: f64,
+    negative_exponents: bool,
+    meanings: &std::collections::BTreeMap<String, String>,
+) -> Result<ScalingSpec, ParamError> {
+    let aggregate = match aggregate {
+        "mean" => Aggregate::Mean,
+        "median" => Aggregate::Median,
+        other => {
+            return Err(ParamError::new(
+                "aggregate",
+                format!("`aggregate = \"{other}\"`: expected `mean` or `median`"),
+            ));
+        }
+    };
+    if !(0.5..1.0).contains(&level) {
+        return Err(ParamError::new(
+            "level",
+            format!("level {level}: expected a number in [0.5, 1)"),
+        ));
+    }
+    if let Some(unknown) = meanings
+        .keys()
+        .find(|k| !parameters.is_empty() && !parameters.contains(k))
+    {
+        return Err(ParamError::new(
+            "meanings",
+            format!(
+                "`{unknown}` is not one of the parameters modelled ({})",
+                parameters.join(", ")
+            ),
+        ));
+    }
+    Ok(ScalingSpec {
+        parameters,
+        aggregate,
+        hold_out_largest: false,
+        level,
+        allow_negative_exponents: negative_exponents,
+    })
+}
+
+/// The report's cells of what each parameter is, in words (`meanings`).
+pub(crate) fn meaning_cells(
+    meanings: &std::collections::BTreeMap<String, String>,
+) -> impl Iterator<Item = yosoku_tables::report::ReportCell> + '_ {
+    meanings.iter().map(|(name, meaning)| {
+        yosoku_tables::report::ReportCell::text(
+            yosoku_tables::report::PARAMETER_MEANINGS_TITLE,
+            name,
+            "meaning",
+            meaning,
+        )
+    })
 }
 
 impl Step for ScalingModel {
@@ -128,13 +173,7 @@ impl Step for ScalingModel {
     }
 
     fn outputs(&self) -> Vec<&str> {
-        names(&[
-            &SCALING_MODELS,
-            &SCALING_POINTS,
-            &SCALING_CURVES,
-            &PREDICTIONS,
-            &REPORT,
-        ])
+        names(&SCALING_TABLES)
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
@@ -143,14 +182,7 @@ impl Step for ScalingModel {
         let predictions =
             yosoku_tables::rows::predictions_batch(&s.predictions).map_err(ModelError::from)?;
         let mut cells = s.report;
-        cells.extend(self.meanings.iter().map(|(name, meaning)| {
-            yosoku_tables::report::ReportCell::text(
-                yosoku_tables::report::PARAMETER_MEANINGS_TITLE,
-                name,
-                "meaning",
-                meaning,
-            )
-        }));
+        cells.extend(meaning_cells(&self.meanings));
         let report = yosoku_tables::report::report_batch(&cells).map_err(ModelError::from)?;
         Ok(StepOutput::new()
             .table(&SCALING_MODELS, s.models)

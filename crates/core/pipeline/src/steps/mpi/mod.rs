@@ -3,9 +3,11 @@
 
 mod call_paths;
 mod spans;
+mod steps_and_ranks;
 
 pub(crate) use call_paths::MPI_CALL_PATHS;
 pub(crate) use spans::SPANS_STEP;
+pub(crate) use steps_and_ranks::STEPS_AND_RANKS;
 
 use arrow_array::RecordBatch;
 use serde::Deserialize;
