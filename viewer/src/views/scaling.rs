@@ -237,17 +237,27 @@ impl Curves {
         let line = at(&self.predicted);
         // The curve first: the legend takes each series' colour from it.
         plot.line(egui_plot::Line::new(label, line.clone()).color(c).width(1.5));
-        let mut band = at(&self.high);
-        // A time is never below 0: the band's lower edge stops there.
-        let low: Vec<Option<f64>> = self.low.iter().map(|v| v.map(|v| v.max(0.0))).collect();
-        band.extend(at(&low).into_iter().rev());
-        if band.len() > 2 {
+        // The band: (x, low, high) where both edges are known; a time is never below 0, so the
+        // lower edge stops there.
+        let edges: Vec<[f64; 3]> = rows
+            .iter()
+            .filter_map(|&i| {
+                Some([self.axis[i]?, self.low[i]?.max(0.0), self.high[i]?])
+            })
+            .collect();
+        // One quadrilateral per step along the axis: egui fills a polygon as if it were convex,
+        // and the band around a curve is not (one polygon of it spills over the curve's bend).
+        for quad in band_quads(&edges) {
             plot.polygon(
-                egui_plot::Polygon::new(label, band.clone())
+                egui_plot::Polygon::new(label, quad.to_vec())
                     .fill_color(c.gamma_multiply(0.15))
                     .stroke(egui::Stroke::new(0.0, c)),
             );
         }
+        let band: Vec<[f64; 2]> = edges
+            .iter()
+            .flat_map(|&[x, lo, hi]| [[x, lo], [x, hi]])
+            .collect();
         let Some(start) = rows
             .iter()
             .find(|&&i| self.extrapolated[i] == "true")
@@ -281,6 +291,18 @@ impl Curves {
         );
         line
     }
+}
+
+/// A band of `(x, low, high)` edges, in order along x, as quadrilaterals between neighbours:
+/// each one convex (two vertical sides, low below high), so egui fills it as drawn.
+fn band_quads(edges: &[[f64; 3]]) -> Vec<[[f64; 2]; 4]> {
+    edges
+        .windows(2)
+        .map(|pair| {
+            let ([x0, lo0, hi0], [x1, lo1, hi1]) = (pair[0], pair[1]);
+            [[x0, lo0], [x0, hi0], [x1, hi1], [x1, lo1]]
+        })
+        .collect()
 }
 
 /// The measured configurations of one series (`rows` of `scaling_points`): each one's spread of
@@ -369,6 +391,14 @@ fn predicts(row: &str, beyond: bool, path: &str) -> bool {
     let Some((head, phase)) = row.rsplit_once(" / ") else {
         return false;
     };
+    // The whole run's prediction is the step's answer: said above every one of its plots.
+    if let Some((program, variant)) = head.rsplit_once(" / ")
+        && beyond
+        && variant == yosoku_tables::rows::WHOLE_RUN
+        && path.starts_with(&format!("{program} / "))
+    {
+        return true;
+    }
     beyond
         && path
             .strip_prefix(head)
@@ -521,7 +551,32 @@ fn plot_ui(
 
 #[cfg(test)]
 mod tests {
-    use super::predicts;
+    use super::{band_quads, predicts};
+
+    /// The band around a curve that bends (here x^2 +- 10 %) is one convex piece per step: a
+    /// single polygon of it is not convex, and egui would fill it across the bend.
+    #[test]
+    fn the_interval_band_is_drawn_in_convex_pieces() {
+        let edges: Vec<[f64; 3]> = (1..=20)
+            .map(|i| {
+                let x = f64::from(i);
+                [x, 0.9 * x * x, 1.1 * x * x]
+            })
+            .collect();
+        let quads = band_quads(&edges);
+        assert_eq!(quads.len(), 19);
+        for q in &quads {
+            // Counter-clockwise or clockwise, every turn the same way: convex.
+            let turns: Vec<f64> = (0..4)
+                .map(|k| {
+                    let (a, b, c) = (q[k], q[(k + 1) % 4], q[(k + 2) % 4]);
+                    (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+                })
+                .collect();
+            assert!(turns.iter().all(|t| *t < 0.0) || turns.iter().all(|t| *t > 0.0), "{q:?}");
+        }
+        assert!(band_quads(&edges[..1]).is_empty());
+    }
 
     /// A prediction beyond every run measured shows under the models of its parts, and only
     /// there; a held-out prediction under its own call path.
@@ -534,13 +589,18 @@ mod tests {
             assert!(predicts(whole, true, &path), "{part}");
             assert!(!predicts(whole, false, &path), "{part}: held out");
         }
+        // The whole run's prediction stands above every plot of its program's parts.
+        let part = "vm / himeno_mpi / MPI_Allreduce@himeno_mpi+0x1794, per step / communication";
+        assert!(predicts(whole, true, part));
+        let allreduce = "vm / himeno_mpi / MPI_Allreduce@himeno_mpi+0x1794 / communication";
+        assert!(predicts(allreduce, true, part));
         for other in [
-            "vm / himeno_mpi / whole run, short run as measured / total",
-            "vm / himeno_mpi / whole run, per step / compute",
+            "vm / himeno_mpi / MPI_Sendrecv, per step / compute",
             "vm / meep / whole run, per step / total",
-            "vm / himeno_mpi / whole runner, per step / total",
         ] {
-            assert!(!predicts(whole, true, other), "{other}");
+            assert!(!predicts(allreduce, true, other), "{other}");
         }
+        assert!(!predicts(whole, true, "vm / meep / whole run, per step / total"));
+        assert!(!predicts(whole, false, part));
     }
 }

@@ -157,6 +157,10 @@ pub fn cost_breakdown_batch(rows: &[CostRow]) -> Result<RecordBatch, RowsError> 
 }
 
 /// The signed relative error of the `error_pct` columns: 100 x (predicted - measured) / measured.
+/// The call path (`variant`) that stands for a whole MPI run: its slowest rank's wall time, phase
+/// `total` (`mpi_call_paths`, `mpi_steps_and_ranks`).
+pub const WHOLE_RUN: &str = "whole run";
+
 /// The `validation` of a prediction of a configuration and a length beyond every run measured
 /// (`mpi_steps_and_ranks`): the models of its parts (`<call path>, per step`, `<call path>,
 /// once`) are in the same step's scaling tables.

@@ -17,7 +17,7 @@ use crate::{Input, ModelError};
 
 /// The call path that stands for the whole run (its slowest rank's wall time, or as
 /// [`OverRanks`] says), phase `total`.
-pub const WHOLE_RUN: &str = "whole run";
+pub use yosoku_tables::rows::WHOLE_RUN;
 /// The parameter that holds a run's rank count.
 pub const RANKS_PARAMETER: &str = "ranks";
 
