@@ -703,6 +703,7 @@ mod tests {
                 hold_out_largest: false,
                 level: 0.95,
                 allow_negative_exponents: false,
+                search: Default::default(),
             },
             target: target.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
             min_share: 0.0,

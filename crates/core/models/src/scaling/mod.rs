@@ -15,6 +15,7 @@ mod report;
 mod tables;
 
 use arrow_array::RecordBatch;
+use yosoku_regression::pmnf::robust::fit_robust;
 use yosoku_regression::pmnf::{Aggregate, PmnfOptions, fit};
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
@@ -46,6 +47,20 @@ pub struct ScalingSpec {
     pub level: f64,
     /// Also try negative exponents (Extra-P's `allow_negative_exponents`).
     pub allow_negative_exponents: bool,
+    /// Which search chooses the terms.
+    pub search: Search,
+}
+
+/// The search that chooses each call path's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Search {
+    /// Extra-P's (the default): its hypotheses, its selection; the same terms as Extra-P 4.2.5.
+    #[default]
+    Extrap,
+    /// The robust search (`yosoku_regression::pmnf::robust`, docs/methods.md, section 7): the
+    /// repetitions' noise weighs the fit and the choice, negative exponents always, sums and
+    /// products over parameters; its interval carries the choice's own doubt.
+    Robust,
 }
 
 /// The step's results.
@@ -84,7 +99,11 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         } else {
             None
         };
-        let model = match fit(&points, &options) {
+        let fitted = match spec.search {
+            Search::Extrap => fit(&points, &options),
+            Search::Robust => fit_robust(&points, &options).map(|r| r.model),
+        };
+        let model = match fitted {
             Ok(m) => m,
             Err(e) => {
                 skipped.push(format!("{label}: {e}"));
@@ -137,7 +156,13 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         )));
     }
     let models = models_batch(&names, &rows)?;
-    let (report, figures) = summary(&names, &rows, &predictions, &skipped, spec.level);
+    let (report, figures) = summary(
+        &names,
+        &rows,
+        &predictions,
+        &skipped,
+        (spec.level, spec.search),
+    );
     let fits = rows.into_iter().map(|r| (r.key, r.model)).collect();
     Ok(Scaling {
         parameters: names,

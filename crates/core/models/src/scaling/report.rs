@@ -16,11 +16,15 @@ pub(super) fn summary(
     rows: &[ModelRow],
     predictions: &[PredictionRow],
     skipped: &[String],
-    level: f64,
+    (level, search): (f64, super::Search),
 ) -> (Vec<ReportCell>, Vec<Figure>) {
     let title = format!(
-        "Scaling models over {} (Extra-P's PMNF search): {} call paths",
+        "Scaling models over {} ({}): {} call paths",
         names.join(", "),
+        match search {
+            super::Search::Extrap => "Extra-P's PMNF search",
+            super::Search::Robust => "the robust PMNF search",
+        },
         rows.len()
     );
     let mut cells = Vec::new();

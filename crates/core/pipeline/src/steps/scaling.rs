@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 use yosoku_models::ModelError;
-use yosoku_models::scaling::{ScalingSpec, scaling_models};
+use yosoku_models::scaling::{ScalingSpec, Search, scaling_models};
 use yosoku_regression::pmnf::Aggregate;
 use yosoku_tables::{PREDICTIONS, REPORT, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS};
 
@@ -57,6 +57,15 @@ pub struct ScalingParams {
     /// report, where `yosoku report` and the viewer's Scaling view show it beside the models.
     #[serde(default)]
     pub meanings: std::collections::BTreeMap<String, String>,
+    /// `extrap` (default: Extra-P's search, the same terms as Extra-P) or `robust` (the
+    /// noise-resilient search: weighted by the repetitions' noise, negative exponents always,
+    /// sums and products over parameters).
+    #[serde(default = "default_search")]
+    pub search: String,
+}
+
+fn default_search() -> String {
+    "extrap".to_owned()
 }
 
 #[derive(Debug)]
@@ -86,11 +95,24 @@ impl StepParams for ScalingParams {
             self.negative_exponents,
             &self.meanings,
         )?;
+        let search = match self.search.as_str() {
+            "extrap" => Search::Extrap,
+            "robust" => Search::Robust,
+            other => {
+                return Err(ParamError::new(
+                    "search",
+                    format!(
+                        "`search = \"{other}\"`: expected `extrap` (Extra-P's search) or `robust`"
+                    ),
+                ));
+            }
+        };
         Ok(ScalingModel {
             meanings: self.meanings,
             runs: self.runs,
             spec: ScalingSpec {
                 hold_out_largest,
+                search,
                 ..spec
             },
         })
@@ -150,6 +172,7 @@ pub(crate) fn scaling_spec(
         hold_out_largest: false,
         level,
         allow_negative_exponents: negative_exponents,
+        search: Search::Extrap,
     })
 }
 
@@ -281,8 +304,52 @@ mod tests {
         );
     }
 
+    /// `search = "robust"`: a time that falls as n grows (1 + 8 / n, three repetitions 1 % apart)
+    /// is found with its negative exponent, which Extra-P's search tries only when asked; the
+    /// report names the search.
+    #[test]
+    fn the_robust_search_is_a_choice_of_the_step() {
+        let (mut params, mut secs) = (Vec::new(), Vec::new());
+        let texts: Vec<String> = (1..=6).map(|n| format!("n={}", 1 << n)).collect();
+        for (i, t) in texts.iter().enumerate() {
+            let n = f64::from(1 << (i + 1));
+            for noise in [0.99, 1.0, 1.01] {
+                params.extend([Some(t.as_str()), Some(t.as_str())]);
+                secs.extend([(1.0 + 8.0 / n) * noise, (2.0 + n) * noise]);
+            }
+        }
+        let formulas = |search: &str| {
+            let step = format!("{STEP}hold_out = \"none\"\nsearch = \"{search}\"\n");
+            let (set, _) =
+                run_steps_with_figures(&step, vec![("runs", runs(&params, &secs))]).unwrap();
+            let title = utf8(set.get("s.report").unwrap(), "title")
+                .unwrap()
+                .value(0)
+                .to_owned();
+            let models = set.get("s.scaling_models").unwrap();
+            let formula = utf8(models, "formula").unwrap();
+            (
+                title,
+                formula.value(0).to_owned(),
+                formula.value(1).to_owned(),
+            )
+        };
+        let (title, falling, rising) = formulas("robust");
+        assert!(title.contains("(the robust PMNF search)"), "{title}");
+        assert!(falling.ends_with("* n^(-1)"), "{falling}");
+        assert!(rising.ends_with("* n^(1)"), "{rising}");
+        let (title, falling, _) = formulas("extrap");
+        assert!(title.contains("(Extra-P's PMNF search)"), "{title}");
+        assert!(!falling.contains("^(-"), "{falling}");
+    }
+
     #[test]
     fn bad_parameters_and_runs_without_a_numeric_parameter_are_refused() {
+        let e = parse_error("validate", &format!("{BODY}search = \"bayes\""));
+        assert!(
+            e.contains("key `search`: `search = \"bayes\"`: expected `extrap`"),
+            "{e}"
+        );
         let e = parse_error("validate", &format!("{BODY}aggregate = \"max\""));
         assert!(e.contains("expected `mean` or `median`"), "{e}");
         let e = parse_error("validate", &format!("{BODY}hold_out = \"smallest\""));
