@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_regression::pmnf::robust::RobustFit;
-use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Term};
+use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Term, term_shape};
 
 /// What `yosoku scaling` is asked.
 #[derive(Debug, clap::Args)]
@@ -297,15 +297,10 @@ fn robust_text(
         Ok(r) => r,
         Err(e) => return format!("    robust: not modelled: {e}"),
     };
-    let shape = |terms: &[Term]| {
-        let mut s: Vec<String> = terms.iter().map(|t| format!("{:?}", t.factors)).collect();
-        s.sort();
-        s
-    };
     let noise = r.noise_pct.map_or("no repetitions".to_owned(), |n| {
         format!("repetitions vary by {n:.2} %")
     });
-    let verdict = if shape(&r.model.terms) == shape(&extrap.terms) {
+    let verdict = if term_shape(&r.model.terms) == term_shape(&extrap.terms) {
         "the same terms"
     } else {
         "other terms than Extra-P's search"

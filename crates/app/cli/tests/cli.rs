@@ -723,6 +723,24 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{}",
         text(&out.stderr)
     );
+    // A cost parameter that is not one of the file's is refused by name, before any ranking.
+    let out = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "x=100,y=10",
+        "--cost-parameter",
+        "ranks",
+        text_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("--cost-parameter `ranks` is not a parameter of the file (x, y)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).is_empty(), "{}", text(&out.stdout));
     let saved = data.join("comparison/lulesh_with_tags.extra-p");
     let out = yosoku(&["scaling", "--json", saved.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));

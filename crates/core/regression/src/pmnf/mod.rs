@@ -197,6 +197,47 @@ pub const MINIMUM_TERM_CONTRIBUTION: f64 = 0.0005;
 /// A leave-one-out fit's constant below this share of the smallest value is taken as 0.
 pub const CLEAN_CONSTANT_EPSILON: f64 = 0.0005;
 
+/// Every combination of one value from each of `axes`, the first axis varying slowest.
+pub fn cartesian(axes: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut out: Vec<Vec<f64>> = vec![Vec::new()];
+    for axis in axes {
+        out = out
+            .iter()
+            .flat_map(|x| {
+                axis.iter().map(move |&v| {
+                    let mut x = x.clone();
+                    x.push(v);
+                    x
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// A model's terms as a set of factor lists, whatever their coefficients and order: two models
+/// with equal shapes chose the same terms.
+pub fn term_shape(terms: &[Term]) -> Vec<Vec<(usize, Exponents)>> {
+    let key = |f: &[(usize, Exponents)]| -> Vec<(usize, i64, i32)> {
+        f.iter()
+            .map(|(p, e)| {
+                let scaled = i64::from(e.numerator) * 1000 / i64::from(e.denominator);
+                (*p, scaled, e.log)
+            })
+            .collect()
+    };
+    let mut out: Vec<Vec<(usize, Exponents)>> = terms
+        .iter()
+        .map(|t| {
+            let mut f = t.factors.clone();
+            f.sort_by_key(|factor| key(std::slice::from_ref(factor)));
+            f
+        })
+        .collect();
+    out.sort_by_key(|f| key(f));
+    out
+}
+
 /// Fewest measurement points a parameter needs (Extra-P warns below 5 and fits from 3 up).
 pub const MINIMUM_POINTS: usize = 3;
 

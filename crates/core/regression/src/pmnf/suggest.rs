@@ -93,19 +93,7 @@ pub fn candidates(points: &[Point], target: &[f64]) -> Vec<Vec<f64>> {
             v
         })
         .collect();
-    let mut out: Vec<Vec<f64>> = vec![Vec::new()];
-    for axis in &axes {
-        out = out
-            .iter()
-            .flat_map(|x| {
-                axis.iter().map(move |&v| {
-                    let mut x = x.clone();
-                    x.push(v);
-                    x
-                })
-            })
-            .collect();
-    }
+    let mut out = super::cartesian(&axes);
     out.retain(|c| !points.iter().any(|p| p.coordinate == *c));
     if !out.iter().any(|c| c == target) {
         out.push(target.to_vec());
@@ -146,10 +134,11 @@ pub fn suggest(
     let weighted =
         |f: &dyn Fn(&Supported) -> f64| supported.iter().map(|s| s.weight * f(s)).sum::<f64>();
     let mean_at = |x: &[f64]| weighted(&|s| s.at(x));
-    let spread_at = |x: &[f64]| {
-        let m = mean_at(x);
-        weighted(&|s| (s.at(x) - m).powi(2))
-    };
+    let members: Vec<(f64, f64, Vec<Term>)> = supported
+        .iter()
+        .map(|s| (s.weight, s.constant, s.terms.clone()))
+        .collect();
+    let spread_at = |x: &[f64]| super::weighted_spread(&members, x);
     let rows_at =
         |x: &[f64]| -> Vec<Vec<f64>> { supported.iter().map(|s| design_row(&s.unit, x)).collect() };
     let target_rows = rows_at(target);

@@ -99,18 +99,7 @@ impl Experiment {
 }
 
 /// Terms as a set of factor lists, for comparing what a search chose with a law.
-pub fn shape(terms: &[Term]) -> Vec<Vec<(usize, Exponents)>> {
-    let mut out: Vec<Vec<(usize, Exponents)>> = terms
-        .iter()
-        .map(|t| {
-            let mut f = t.factors.clone();
-            f.sort_by_key(|(p, e)| (*p, e.numerator * 1000 / e.denominator, e.log));
-            f
-        })
-        .collect();
-    out.sort_by_key(|f| format!("{f:?}"));
-    out
-}
+pub use super::term_shape as shape;
 
 /// SplitMix64: a documented, seedable stream of uniform numbers (Steele et al., OOPSLA '14).
 #[derive(Debug, Clone)]
@@ -183,19 +172,8 @@ fn coefficient(basis: impl Fn(&[f64]) -> f64, grid: &[Vec<f64>], constant: f64, 
 fn experiment(rng: &mut SplitMix, family: Family, noise: f64) -> Experiment {
     let dims = family.parameters();
     let axes: Vec<(Vec<f64>, f64)> = (0..dims).map(|_| series(rng)).collect();
-    let mut grid: Vec<Vec<f64>> = vec![Vec::new()];
-    for (values, _) in &axes {
-        grid = grid
-            .iter()
-            .flat_map(|x| {
-                values.iter().map(move |&v| {
-                    let mut x = x.clone();
-                    x.push(v);
-                    x
-                })
-            })
-            .collect();
-    }
+    let values: Vec<Vec<f64>> = axes.iter().map(|(v, _)| v.clone()).collect();
+    let grid = super::cartesian(&values);
     let constant = 10f64.powf(rng.unit() * 2.0 - 1.0);
     let factor = |p: usize, e: Exponents| vec![(p, e)];
     let mut off_grid_exponent = None;
