@@ -192,3 +192,44 @@ fn write_environment(
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On 16 cores the bundled pipeline models the rank axis too and predicts 16 ranks; on 2 it
+    /// stays at 2 ranks, the size alone modelled; a rank count past the cores is refused.
+    #[test]
+    fn the_pipeline_follows_the_rank_counts_and_never_oversubscribes() {
+        let on16 = pipeline_for(&[1, 2, 4, 8], 16).unwrap();
+        assert!(on16.contains("target = { n = 129, ranks = 16 }"), "{on16}");
+        assert!(on16.contains("target = { res = 80, ranks = 16 }"), "{on16}");
+        assert!(on16.contains("parameters = [\"n\", \"ranks\"]"), "{on16}");
+        assert!(on16.contains("parameters = [\"res\", \"ranks\"]"), "{on16}");
+        let on2 = pipeline_for(&[2], 2).unwrap();
+        assert!(on2.contains("parameters = [\"n\"]\n"), "{on2}");
+        assert!(on2.contains("target = { n = 129, ranks = 2 }"), "{on2}");
+        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let (ranks, target, rest) = rank_args(
+            &args(&[
+                "--ranks",
+                "1,2,4,8",
+                "--target-ranks",
+                "16",
+                "--repeats",
+                "2",
+            ]),
+            16,
+        )
+        .unwrap();
+        assert_eq!(
+            (ranks, target, rest),
+            (vec![1, 2, 4, 8], 16, args(&["--repeats", "2"]))
+        );
+        let e = rank_args(&args(&["--target-ranks", "4"]), 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("rank count `4`: expected 1 to 2"), "{e}");
+        assert_eq!(rank_args(&[], 2).unwrap().0, vec![2]);
+    }
+}
