@@ -146,11 +146,12 @@ cargo xtask <command>
   bench-predict [--launches N] [--runs N]
                        `yosoku predict` (release) on a real ncu raw page's launches repeated to N
                        (default 10,000): the whole command's wall time and peak memory per run
-  bench-scaling [--laws N] [--seed S] [--suggest-laws N]
+  bench-scaling [--laws N] [--seed S] [--suggest-laws N] [--advisor-laws N]
                        scaling models under noise: synthetic laws (default 300, seed 56) modelled by
                        Extra-P (default options; negative exponents) and by yosoku's Extra-P search
                        and robust search; terms recovered, held-out error, interval coverage; then
-                       the next run to measure (--suggest) on the first 120 against a full grid
+                       the next run to measure (--suggest) on the first 120 against a full grid,
+                       and on the first 12 beside Extra-P's measurement point advisor (GPR)
   bench-mpi-logs [--steps N] [--runs N]
                        MPI logs of millions of calls: our message-rate program (tools/mpi-message-rate)
                        on 2 ranks under the interposer (72,000 steps: 1 GB of logs), imported and

@@ -7,7 +7,10 @@
 //! `scaling_noise` example, which prints the tables. Then the next run to measure (`yosoku
 //! scaling --suggest`) on the first `--suggest-laws` of them (default 120): following the
 //! suggestions from each law's first 3 values per parameter, against measuring its whole grid
-//! and against adding its cheapest configurations first.
+//! and against adding its cheapest configurations first; and, on the first `--advisor-laws` of
+//! them (default 12: it takes about 10 s a request), against following Extra-P 4.2.5's own
+//! measurement point advisor (its Gaussian-process strategy once its lines are complete;
+//! tools/extrap/advise.py).
 
 use std::fs::File;
 use std::process::{Command, Stdio};
@@ -18,10 +21,15 @@ use anyhow::{Context, Result};
 use crate::{cargo, repo_root, run_cmd, target_dir};
 
 pub fn run(args: &[String]) -> Result<()> {
-    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--suggest-laws N]";
-    let mut values = [("laws", 300u64), ("seed", 56), ("suggest-laws", 120)];
+    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--suggest-laws N] [--advisor-laws N]";
+    let mut values = [
+        ("laws", 300u64),
+        ("seed", 56),
+        ("suggest-laws", 120),
+        ("advisor-laws", 12),
+    ];
     crate::positive_options(args, usage, &mut values)?;
-    let [(_, laws), (_, seed), (_, suggest_laws)] = values;
+    let [(_, laws), (_, seed), (_, suggest_laws), (_, advisor_laws)] = values;
     let python = crate::python::ensure_extrap_python()?;
     run_cmd(cargo().args([
         "build",
@@ -88,14 +96,17 @@ pub fn run(args: &[String]) -> Result<()> {
     );
     let started = Instant::now();
     let suggest_laws = suggest_laws.to_string();
-    run_cmd(Command::new(&example).arg("suggest").arg(&laws_dir).args([
-        "--laws",
-        suggest_laws.as_str(),
-        "--seed",
-        seed.as_str(),
-    ]))?;
+    run_cmd(
+        Command::new(&example)
+            .arg("suggest")
+            .arg(&laws_dir)
+            .args(["--laws", suggest_laws.as_str(), "--seed", seed.as_str()])
+            .arg("--advisor")
+            .arg(&python)
+            .args(["--advisor-laws", advisor_laws.to_string().as_str()]),
+    )?;
     eprintln!(
-        "xtask: the next run to measure, three ways on {suggest_laws} laws, in {:.1} s",
+        "xtask: the next run to measure, four ways on {suggest_laws} laws, in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -6,7 +6,8 @@
 //! ```text
 //! scaling_noise write DIR [--laws N] [--seed S]     the experiments as Extra-P text files
 //! scaling_noise score DIR [--laws N] [--seed S] [--extrap FILE.jsonl]...
-//! scaling_noise suggest DIR [--laws N] [--seed S]    the next run to measure, against a full grid
+//! scaling_noise suggest DIR [--laws N] [--seed S] [--advisor PYTHON [--advisor-laws N]]
+//!                                                   the next run to measure, against a full grid
 //! ```
 //!
 //! `score` regenerates the same experiments from the seed, models them both ways, reads each
@@ -41,14 +42,13 @@ fn file_name(i: usize) -> String {
 }
 
 /// The experiment in Extra-P's text format.
-fn extrap_text(e: &Experiment) -> String {
+fn extrap_text(measured: &[pmnf::Point]) -> String {
     let mut out = String::new();
     let names = ["x", "y", "z"];
-    for name in names.iter().take(e.points[0].coordinate.len()) {
+    for name in names.iter().take(measured[0].coordinate.len()) {
         let _ = writeln!(out, "PARAMETER {name}");
     }
-    let points: Vec<String> = e
-        .points
+    let points: Vec<String> = measured
         .iter()
         .map(|p| {
             let c: Vec<String> = p.coordinate.iter().map(|v| v.to_string()).collect();
@@ -58,7 +58,7 @@ fn extrap_text(e: &Experiment) -> String {
     let _ = writeln!(out, "POINTS {}", points.join(" "));
     let _ = writeln!(out, "REGION law");
     let _ = writeln!(out, "METRIC time");
-    for p in &e.points {
+    for p in measured {
         let v: Vec<String> = p.values.iter().map(|v| format!("{v:e}")).collect();
         let _ = writeln!(out, "DATA {}", v.join(" "));
     }
@@ -243,10 +243,14 @@ struct Args {
     laws: usize,
     seed: u64,
     extrap: Vec<PathBuf>,
+    /// A Python with Extra-P: `suggest` follows its measurement point advisor too, on the first
+    /// `advisor_laws` laws.
+    advisor: Option<PathBuf>,
+    advisor_laws: usize,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let usage = "usage: scaling_noise write|score DIR [--laws N] [--seed S] [--extrap FILE]...";
+    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
     let (Some(command), Some(dir)) = (args.first(), args.get(1)) else {
         return Err(usage.to_owned());
     };
@@ -256,6 +260,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
         laws: 300,
         seed: 56,
         extrap: Vec::new(),
+        advisor: None,
+        advisor_laws: 12,
     };
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
@@ -271,6 +277,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--laws" => parsed.laws = number()? as usize,
             "--seed" => parsed.seed = number()?,
             "--extrap" => parsed.extrap.push(PathBuf::from(value)),
+            "--advisor" => parsed.advisor = Some(PathBuf::from(value)),
+            "--advisor-laws" => parsed.advisor_laws = number()? as usize,
             _ => return Err(format!("unknown option {flag}; {usage}")),
         }
     }
@@ -299,6 +307,72 @@ enum Strategy {
     Suggested,
     /// The cheapest grid configuration not measured yet (a user's plain choice).
     CheapestFirst,
+    /// Extra-P's measurement point advisor (tools/extrap/advise.py): its first suggestion not
+    /// measured yet, on the grid or off it (it extends each parameter's series).
+    Advisor,
+}
+
+/// Extra-P's measurement point advisor in a Python process of its own, asked one experiment at
+/// a time (tools/extrap/advise.py).
+struct Advisor {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    file: PathBuf,
+    /// Requests answered in each of its modes (`base`, `add`, `gpr`), and refused.
+    modes: BTreeMap<String, usize>,
+}
+
+impl Advisor {
+    fn start(python: &Path, dir: &Path) -> Result<Self, String> {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tools/extrap/advise.py");
+        let mut child = std::process::Command::new(python)
+            .arg(&script)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", python.display()))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err("the advisor's pipes".to_owned());
+        };
+        Ok(Self {
+            child,
+            stdin,
+            stdout: std::io::BufReader::new(stdout),
+            file: dir.join("advisor-request.txt"),
+            modes: BTreeMap::new(),
+        })
+    }
+
+    /// Its first suggestion for `points` that is not among them.
+    fn next(&mut self, points: &[pmnf::Point]) -> Option<Vec<f64>> {
+        use std::io::{BufRead, Write};
+        std::fs::write(&self.file, extrap_text(points)).ok()?;
+        let request = serde_json::json!({ "file": self.file });
+        writeln!(self.stdin, "{request}").ok()?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).ok()?;
+        let answer: serde_json::Value = serde_json::from_str(&line).ok()?;
+        let mode = answer["mode"].as_str().unwrap_or("refused").to_owned();
+        *self.modes.entry(mode).or_default() += 1;
+        answer["points"]
+            .as_array()?
+            .iter()
+            .filter_map(|p| {
+                p.as_array()?
+                    .iter()
+                    .map(|v| v.as_f64())
+                    .collect::<Option<Vec<f64>>>()
+            })
+            .find(|c| !points.iter().any(|p| p.coordinate == *c))
+    }
+}
+
+impl Drop for Advisor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// From the grid's first 3 values of every parameter, configurations of the law's grid are
@@ -310,7 +384,9 @@ fn follow(
     strategy: Strategy,
     goal: f64,
     rng: &mut synthetic::SplitMix,
+    advisor: Option<&mut Advisor>,
 ) -> Option<(f64, usize)> {
+    let mut advisor = advisor;
     let options = PmnfOptions::default();
     let dims = e.points[0].coordinate.len();
     let reps = e.points[0].values.len();
@@ -362,6 +438,7 @@ fn follow(
                 .filter(|c| !points.iter().any(|p| p.coordinate == **c))
                 .min_by(|a, b| cost_of(e, a).total_cmp(&cost_of(e, b)))?
                 .clone(),
+            Strategy::Advisor => advisor.as_deref_mut()?.next(&points)?,
         };
         let y = e.truth(&next);
         let values: Vec<f64> = (0..reps)
@@ -386,17 +463,28 @@ fn cost_of(e: &Experiment, x: &[f64]) -> f64 {
     e.truth(x) * reps * if x.len() == 2 { x[1] } else { 1.0 }
 }
 
-/// What following `yosoku scaling --suggest` costs, against measuring the law's whole grid and
-/// against adding the cheapest configurations first: the goal is the full grid's own error at
-/// the held-out configuration, or 10 %, whichever is larger.
-fn suggest_benchmark(laws: &[Experiment], seed: u64) -> String {
+/// What following `yosoku scaling --suggest` costs, against measuring the law's whole grid,
+/// against adding the cheapest configurations first and, given `advisor` (a Python with Extra-P,
+/// the directory for its requests, and how many of the laws it is asked about: it takes seconds
+/// a request), against following Extra-P's measurement point advisor: the goal is the full
+/// grid's own error at the held-out configuration, or 10 %, whichever is larger; every
+/// strategy's choices are judged by the same robust model.
+fn suggest_benchmark(
+    laws: &[Experiment],
+    seed: u64,
+    advisor: Option<(&Path, &Path, usize)>,
+) -> Result<String, String> {
     let options = PmnfOptions::default();
     let mut rng = synthetic::SplitMix::new(seed ^ 0x5EED);
-    let mut out = String::new();
-    // Per law: the full grid's cost, and (cost, configurations added) of each strategy.
-    type Reached = Option<(f64, usize)>;
-    let mut rows: Vec<(f64, Reached, Reached)> = Vec::new();
-    for e in laws {
+    // The advisor's runs draw their noise from a stream of their own: the other strategies' draws
+    // are the same with it or without.
+    let mut advisor_rng = synthetic::SplitMix::new(seed ^ 0xAD71);
+    let advisor_laws = advisor.map_or(0, |a| a.2);
+    let mut advisor = advisor
+        .map(|(python, dir, _)| Advisor::start(python, dir))
+        .transpose()?;
+    let mut rows: Vec<SuggestRow> = Vec::new();
+    for (i, e) in laws.iter().enumerate() {
         let target = &e.held_out.coordinate;
         let truth = e.truth(target);
         let Ok(full) = pmnf::robust::fit_robust(&e.points, &options) else {
@@ -404,35 +492,77 @@ fn suggest_benchmark(laws: &[Experiment], seed: u64) -> String {
         };
         let goal = (100.0 * (full.model.evaluate(target) - truth).abs() / truth).max(10.0);
         let grid_cost: f64 = e.points.iter().map(|p| cost_of(e, &p.coordinate)).sum();
-        let suggested = follow(e, Strategy::Suggested, goal, &mut rng);
-        let cheapest = follow(e, Strategy::CheapestFirst, goal, &mut rng);
-        rows.push((grid_cost, suggested, cheapest));
+        let suggested = follow(e, Strategy::Suggested, goal, &mut rng, None);
+        let cheapest = follow(e, Strategy::CheapestFirst, goal, &mut rng, None);
+        let advised = advisor
+            .as_mut()
+            .filter(|_| i < advisor_laws)
+            .map(|a| follow(e, Strategy::Advisor, goal, &mut advisor_rng, Some(a)));
+        rows.push((grid_cost, [suggested, cheapest], advised));
     }
-    let n = rows.len();
-    for (name, pick) in [
-        ("following the suggestions", 0usize),
-        ("cheapest configuration first", 1),
-    ] {
-        let got: Vec<(f64, f64, usize)> = rows
-            .iter()
-            .filter_map(|(grid, s, c)| {
-                let r = if pick == 0 { s } else { c };
-                r.map(|(cost, added)| (cost / grid, cost, added))
-            })
-            .collect();
-        let ratios: Vec<f64> = got.iter().map(|g| g.0).collect();
-        let needed: Vec<f64> = got.iter().filter(|g| g.2 > 0).map(|g| g.0).collect();
+    let mut out = String::new();
+    for (pick, name) in ["following the suggestions", "cheapest configuration first"]
+        .iter()
+        .enumerate()
+    {
+        let reached: Vec<Reached> = rows.iter().map(|r| r.1[pick]).collect();
+        let _ = writeln!(out, "- {name}: {}", reached_summary(&rows, &reached));
+    }
+    if let Some(a) = &advisor {
+        let asked: Vec<SuggestRow> = rows.iter().filter(|r| r.2.is_some()).cloned().collect();
+        let modes: Vec<String> = a.modes.iter().map(|(m, k)| format!("{m} {k}")).collect();
         let _ = writeln!(
             out,
-            "- {name}: {} of {n} laws reached the goal, {} for less than the full grid; median cost {:.1} % of the full grid's ({} laws needed runs beyond the first 3 values: median {:.1} %)",
-            got.len(),
-            ratios.iter().filter(|r| **r < 1.0).count(),
-            100.0 * median(ratios.clone()),
-            needed.len(),
-            100.0 * median(needed),
+            "On the first {} laws, side by side with Extra-P 4.2.5's measurement point advisor (its requests by mode: {}):",
+            asked.len(),
+            modes.join(", ")
         );
+        let columns: [(&str, Vec<Reached>); 3] = [
+            (
+                "following the suggestions",
+                asked.iter().map(|r| r.1[0]).collect(),
+            ),
+            (
+                "cheapest configuration first",
+                asked.iter().map(|r| r.1[1]).collect(),
+            ),
+            (
+                "following Extra-P's advisor",
+                asked.iter().map(|r| r.2.flatten()).collect(),
+            ),
+        ];
+        for (name, reached) in &columns {
+            let _ = writeln!(out, "  - {name}: {}", reached_summary(&asked, reached));
+        }
     }
-    out
+    Ok(out)
+}
+
+/// (cost, configurations added) when a strategy reached the goal.
+type Reached = Option<(f64, usize)>;
+/// Per law: the full grid's cost, what the suggestions and cheapest-first reached, and what
+/// Extra-P's advisor reached where it was asked.
+type SuggestRow = (f64, [Reached; 2], Option<Reached>);
+
+/// How many of `rows`' laws a strategy's `reached` got to the goal, how many for less than the
+/// full grid, and at what cost.
+fn reached_summary(rows: &[SuggestRow], reached: &[Reached]) -> String {
+    let got: Vec<(f64, usize)> = rows
+        .iter()
+        .zip(reached)
+        .filter_map(|(row, r)| r.map(|(cost, added)| (cost / row.0, added)))
+        .collect();
+    let ratios: Vec<f64> = got.iter().map(|g| g.0).collect();
+    let needed: Vec<f64> = got.iter().filter(|g| g.1 > 0).map(|g| g.0).collect();
+    format!(
+        "{} of {} laws reached the goal, {} for less than the full grid; median cost {:.1} % of the full grid's ({} laws needed runs beyond the first 3 values: median {:.1} %)",
+        got.len(),
+        rows.len(),
+        ratios.iter().filter(|r| **r < 1.0).count(),
+        100.0 * median(ratios.clone()),
+        needed.len(),
+        100.0 * median(needed),
+    )
 }
 
 fn run(args: &Args) -> Result<(), String> {
@@ -443,7 +573,7 @@ fn run(args: &Args) -> Result<(), String> {
                 .map_err(|e| format!("{}: {e}", args.dir.display()))?;
             for (i, e) in laws.iter().enumerate() {
                 let path = args.dir.join(file_name(i));
-                std::fs::write(&path, extrap_text(e))
+                std::fs::write(&path, extrap_text(&e.points))
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
             println!(
@@ -511,7 +641,11 @@ fn run(args: &Args) -> Result<(), String> {
             Ok(())
         }
         "suggest" => {
-            print!("{}", suggest_benchmark(&laws, args.seed));
+            let advisor = args
+                .advisor
+                .as_deref()
+                .map(|python| (python, args.dir.as_path(), args.advisor_laws));
+            print!("{}", suggest_benchmark(&laws, args.seed, advisor)?);
             Ok(())
         }
         other => Err(format!("unknown command {other}: write, score or suggest")),
