@@ -9,8 +9,9 @@ use yosoku_traces::kernel_trace::{self, Header, LaneBy, Record, Timer};
 use yosoku_viewer::views::gantt::Gantt;
 use yosoku_viewer::{LoadedBundle, ViewState, ViewerApp};
 
-/// 8 SMs, 256 blocks of 64 threads, 8 points a thread: 131,072 synthetic records.
-fn synthetic_bundle(dir: &std::path::Path) -> LoadedBundle {
+/// 8 SMs, 256 blocks of 64 threads (block b on SM b % 8), 8 points a thread: 131,072 synthetic
+/// records, written to `dir/k.yktrace`.
+fn synthetic_trace(dir: &std::path::Path) -> std::path::PathBuf {
     let mut header = Header::new("test GPU", Timer::Clock64, 8, 1_000_000, 0);
     header.synthetic = true;
     let mut records = Vec::new();
@@ -33,6 +34,12 @@ fn synthetic_bundle(dir: &std::path::Path) -> LoadedBundle {
     let mut out = std::fs::File::create(&file).unwrap();
     kernel_trace::write(&header, &records, &mut out).unwrap();
     drop(out);
+    file
+}
+
+/// [`synthetic_trace`] imported with a lane per SM.
+fn synthetic_bundle(dir: &std::path::Path) -> LoadedBundle {
+    let file = synthetic_trace(dir);
     let bundle = dir.join("bundle");
     let r = yosoku_runner::trace_import::import_kernel_trace(&file, &bundle, LaneBy::Sm).unwrap();
     assert_eq!((r.records, r.spans, r.lanes), (131_072, 256 * 64 * 7, 8));
@@ -94,4 +101,23 @@ fn a_pyramid_trace_opens_on_its_overview_and_zooms_down_to_single_records() {
     let s = h.state().status_line();
     assert_eq!(status_field(&s, "lanes"), "1", "{s}");
     assert_eq!(status_field(&s, "trace_mode"), "pyramid", "{s}");
+}
+
+/// A lane per block: 256 lanes, grouped by the SM each block ran on (SM 0's 32 blocks first, in
+/// block order), so that a Gantt of many blocks reads SM by SM and each label says where.
+#[test]
+fn block_lanes_come_grouped_by_the_sm_they_ran_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = synthetic_trace(dir.path());
+    let bundle = dir.path().join("blocks");
+    let r =
+        yosoku_runner::trace_import::import_kernel_trace(&file, &bundle, LaneBy::Block).unwrap();
+    assert_eq!(r.lanes, 256);
+    let bundle = LoadedBundle::from_dir(&bundle).unwrap();
+    let lanes = &bundle.traces[0].index.lanes;
+    assert_eq!(lanes[0], "SM 0 / block 0");
+    assert_eq!(lanes[1], "SM 0 / block 8");
+    assert!(lanes[..32].iter().all(|l| l.starts_with("SM 0 / block ")));
+    assert_eq!(lanes[32], "SM 1 / block 1");
+    assert_eq!(lanes[255], "SM 7 / block 255");
 }

@@ -181,7 +181,7 @@ fn kernel_traces_become_records_alignment_and_spans() {
     let spans = &tables[2].1;
     assert_eq!(spans.num_rows(), 2 * 32);
     let lane = access::utf8(spans, col::LANE).unwrap();
-    assert_eq!(lane.value(0), "block 0");
+    assert_eq!(lane.value(0), "SM 0 / block 0");
 }
 
 #[test]

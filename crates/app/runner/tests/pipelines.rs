@@ -1178,6 +1178,13 @@ fn a_measured_kernel_trace_draws_per_sm_and_per_block() {
     assert_eq!(lanes("per_sm.spans").len(), 6);
     assert_eq!(lanes("per_block.spans").len(), 744);
     assert_eq!(lanes("per_thread.spans").len(), 24);
+    // Each block's lane names the SM it ran on first (`SM 3 / block 17`), one of the six: the
+    // viewer, sorting lanes by name, shows one SM's blocks together.
+    let sms = lanes("per_sm.spans");
+    for lane in lanes("per_block.spans") {
+        let sm = lane.split(" / ").next().unwrap_or_default();
+        assert!(sms.contains(sm), "{lane}");
+    }
     assert_eq!(
         table(&bundle, "per_thread.trace_records").num_rows(),
         24 * 256 * 32

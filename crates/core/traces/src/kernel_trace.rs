@@ -487,6 +487,12 @@ pub fn read(mut input: impl Read, chunk_bytes: usize) -> Result<KernelTrace, Tra
     reader.finish()
 }
 
+/// A block's lane, named by its SM first: sorted by name (the viewer sorts lanes naturally), the
+/// blocks of one SM are neighbours, and a label says where the block ran.
+fn block_lane(sm: u32, block: u32) -> String {
+    format!("SM {sm} / block {block}")
+}
+
 /// What a lane of the spans of a kernel trace is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LaneBy {
@@ -531,7 +537,8 @@ pub struct AlignmentScan {
     timer: Timer,
     clock_khz: u32,
     sms: BTreeMap<u32, (u64, u64, u64)>,
-    blocks: std::collections::BTreeSet<u32>,
+    /// Each block and the SM of its first record (a block runs on one SM).
+    blocks: BTreeMap<u32, u32>,
     last_key: Option<u64>,
     grouped: bool,
     records: u64,
@@ -543,7 +550,7 @@ impl AlignmentScan {
             timer: header.timer,
             clock_khz: header.clock_khz,
             sms: BTreeMap::new(),
-            blocks: std::collections::BTreeSet::new(),
+            blocks: BTreeMap::new(),
             last_key: None,
             grouped: true,
             records: 0,
@@ -571,7 +578,7 @@ impl AlignmentScan {
                 self.grouped = false;
             }
             if self.last_key != Some(key) {
-                self.blocks.insert(r.block[i]);
+                self.blocks.entry(r.block[i]).or_insert(sm);
             }
             self.last_key = Some(key);
         }
@@ -628,7 +635,8 @@ impl AlignmentScan {
             offsets,
             sparse,
             sms,
-            blocks: self.blocks.into_iter().collect(),
+            blocks: self.blocks.keys().copied().collect(),
+            block_sms: self.blocks.into_values().collect(),
             grouped: self.grouped,
             records: self.records,
             t_min_ns,
@@ -661,6 +669,8 @@ pub struct Alignment {
     pub sms: BTreeMap<u32, SmAlignment>,
     /// Block ids, sorted.
     pub blocks: Vec<u32>,
+    /// The SM each block of `blocks` ran on (its first record's).
+    pub block_sms: Vec<u32>,
     pub grouped: bool,
     pub records: u64,
     pub t_min_ns: i64,
@@ -687,6 +697,8 @@ pub struct SpanStream<'a> {
     lanes: LaneBy,
     /// Lane of each SM or block id (dense: ids are small).
     lane_of: Vec<u32>,
+    /// The lanes' names, in lane order.
+    lane_names: Vec<String>,
     /// The previous record of the current thread (files grouped by thread)...
     previous: Option<(u64, Prev)>,
     /// ... or of every thread.
@@ -712,9 +724,22 @@ const DENSE_POINTS: u32 = 256;
 impl<'a> SpanStream<'a> {
     /// Lanes by SM or by block; a lane per thread would give a pyramid millions of lanes tall.
     pub fn new(align: &'a Alignment, lanes: LaneBy) -> Result<Self, TraceError> {
-        let ids: Vec<u32> = match lanes {
-            LaneBy::Sm => align.sms.keys().copied().collect(),
-            LaneBy::Block => align.blocks.clone(),
+        // Blocks ordered by the SM they ran on, then by id: one SM's blocks are neighbours.
+        let (ids, names): (Vec<u32>, Vec<String>) = match lanes {
+            LaneBy::Sm => align.sms.keys().map(|&s| (s, format!("SM {s}"))).unzip(),
+            LaneBy::Block => {
+                let mut pairs: Vec<(u32, u32)> = align
+                    .block_sms
+                    .iter()
+                    .copied()
+                    .zip(align.blocks.iter().copied())
+                    .collect();
+                pairs.sort_unstable();
+                pairs
+                    .into_iter()
+                    .map(|(sm, b)| (b, block_lane(sm, b)))
+                    .unzip()
+            }
             LaneBy::Thread => {
                 return Err(TraceError::format(
                     "lanes",
@@ -722,7 +747,7 @@ impl<'a> SpanStream<'a> {
                 ));
             }
         };
-        let mut lane_of = vec![0u32; ids.last().map_or(0, |&m| m as usize + 1)];
+        let mut lane_of = vec![0u32; ids.iter().max().map_or(0, |&m| m as usize + 1)];
         for (i, &id) in ids.iter().enumerate() {
             lane_of[id as usize] = i as u32;
         }
@@ -730,6 +755,7 @@ impl<'a> SpanStream<'a> {
             align,
             lanes,
             lane_of,
+            lane_names: names,
             previous: None,
             last: FastMap::default(),
             dense_kinds: vec![u16::MAX; (DENSE_POINTS * DENSE_POINTS) as usize],
@@ -742,15 +768,7 @@ impl<'a> SpanStream<'a> {
 
     /// The lane names, in lane order.
     pub fn lane_names(&self) -> Vec<String> {
-        match self.lanes {
-            LaneBy::Sm => self.align.sms.keys().map(|s| format!("SM {s}")).collect(),
-            _ => self
-                .align
-                .blocks
-                .iter()
-                .map(|b| format!("block {b}"))
-                .collect(),
-        }
+        self.lane_names.clone()
     }
 
     /// The kinds (point pairs), in order of first appearance (the same in every pass).
@@ -875,8 +893,12 @@ impl KernelTrace {
             };
             let lane = lane_names.entry(lane_key).or_insert_with(|| match lanes {
                 LaneBy::Sm => format!("SM {}", r.sm[a]),
-                LaneBy::Block => format!("block {}", r.block[a]),
-                LaneBy::Thread => format!("block {} / thread {}", r.block[a], r.thread[a]),
+                LaneBy::Block => block_lane(r.sm[a], r.block[a]),
+                LaneBy::Thread => format!(
+                    "{} / thread {}",
+                    block_lane(r.sm[a], r.block[a]),
+                    r.thread[a]
+                ),
             });
             let name = span_names
                 .entry((r.point[a], r.point[b]))

@@ -141,7 +141,7 @@ fn cycles_are_converted_with_the_recorded_clock() {
     assert_eq!(ns.value(1), 67);
     assert_eq!(ns.value(2), 133);
     let lane = access::utf8(&t.spans, col::LANE).unwrap();
-    assert_eq!(lane.value(0), "block 0 / thread 0");
+    assert_eq!(lane.value(0), "SM 0 / block 0 / thread 0");
 }
 
 #[test]
