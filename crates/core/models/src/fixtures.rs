@@ -216,8 +216,13 @@ pub fn mpi_blocks_rebuilt(
 /// An `mpi_ranks` row: (run, rank, ranks, parameters, wall seconds).
 pub type RankRow<'a> = (&'a str, i32, i32, Option<&'a str>, f64);
 
-/// `mpi_ranks` of runs of `/opt/bin/solver`, one row per rank.
+/// `mpi_ranks` of runs of `/opt/bin/solver`, one row per rank, 4 iterations each.
 pub fn mpi_ranks(rows: &[RankRow<'_>]) -> RecordBatch {
+    mpi_ranks_iterations(rows, 4)
+}
+
+/// [`mpi_ranks`] with `iterations` main-loop iterations on every rank.
+pub fn mpi_ranks_iterations(rows: &[RankRow<'_>], iterations: i64) -> RecordBatch {
     let s = |f: &dyn Fn(&RankRow<'_>) -> String| -> ArrayRef {
         Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
     };
@@ -233,7 +238,11 @@ pub fn mpi_ranks(rows: &[RankRow<'_>]) -> RecordBatch {
             Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| r.4))),
             Arc::new(Int64Array::from_iter_values(rows.iter().map(|_| 1))),
             s(&|_| "complete".to_owned()),
-            Arc::new(rows.iter().map(|_| Some(4)).collect::<Int64Array>()),
+            Arc::new(
+                rows.iter()
+                    .map(|_| Some(iterations))
+                    .collect::<Int64Array>(),
+            ),
             Arc::new(rows.iter().map(|_| Some(1)).collect::<Int32Array>()),
             s(&|_| "repeating_unit".to_owned()),
             s(&|_| "MPI_Allreduce@a+0x1".to_owned()),

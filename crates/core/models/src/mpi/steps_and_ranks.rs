@@ -22,6 +22,7 @@ use super::input::BlockRows;
 use super::loops::RunSize;
 use super::predict::predict_rank;
 use super::{MpiSpec, STEADY_TOLERANCE};
+use crate::Input;
 use crate::ModelError;
 use crate::scaling::{Scaling, ScalingSpec, numeric_parameters, scaling_models};
 
@@ -107,6 +108,7 @@ fn split_runs<'a>(
 ) -> Result<(Vec<RunSplit<'a>>, Lengths), ModelError> {
     let mut out = Vec::new();
     let (mut unit, mut full_units, mut reduced_units) = ("step", 0.0, 0.0);
+    let mut full_iterations = 0;
     for (id, ranks) in &rows.ranks {
         let info = infos
             .iter()
@@ -129,6 +131,7 @@ fn split_runs<'a>(
                 )));
             }
             (unit, full_units, reduced_units) = (u, full, reduced);
+            full_iterations = full_iterations.max(p.full_iterations);
             let mut measured: BTreeMap<&str, f64> = BTreeMap::new();
             for e in run.executions() {
                 *measured.entry(run.name(e.block())).or_default() += e.duration_secs;
@@ -196,6 +199,7 @@ fn split_runs<'a>(
             unit,
             reduced: reduced_units,
             full: full_units,
+            full_iterations,
         },
     ))
 }
@@ -206,6 +210,9 @@ struct Lengths {
     unit: &'static str,
     reduced: f64,
     full: f64,
+    /// The main-loop iterations of the run predicted (the last short run's largest over its
+    /// ranks), which a measured run of the target makes too.
+    full_iterations: u64,
 }
 
 /// The call paths whose share of the predicted time over all runs is at least `min_share`,
@@ -339,6 +346,34 @@ fn model_estimate(model: &PmnfModel, x: &[f64], level: f64) -> Estimate {
     }
 }
 
+/// Every parameter named takes at least the values a PMNF model needs over the short runs:
+/// said once for the parameter, not once for every call path that could not be modelled.
+fn enough_values(runs: &[RunSplit<'_>], parameters: &[String]) -> Result<(), ModelError> {
+    for p in parameters {
+        let mut values: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| {
+                numeric_parameters(&r.info.parameters)
+                    .into_iter()
+                    .find(|(k, _)| k == p)
+                    .map(|(_, v)| v)
+            })
+            .collect();
+        values.sort_by(f64::total_cmp);
+        values.dedup();
+        let needed = yosoku_regression::pmnf::MINIMUM_POINTS;
+        if values.len() < needed {
+            let listed: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+            return Err(ModelError::invalid(format!(
+                "the short runs hold {} value(s) of `{p}` ({}); its models need at least {needed}: measure short runs at more values of `{p}`, or leave it out of `parameters`",
+                values.len(),
+                listed.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The target's coordinate in the order of `parameters`; a value the target gives for a
 /// parameter not modelled must be every short run's (a rank count held fixed, say).
 fn target_coordinate(
@@ -385,12 +420,18 @@ fn measured_means(
     blocks: &RecordBatch,
     ranks: &RecordBatch,
     target: &[(String, f64)],
+    full_iterations: u64,
 ) -> Result<BTreeMap<String, (f64, usize)>, ModelError> {
     let spec = CallPathSpec {
         over_ranks: OverRanks::Max,
         min_share: 0.0,
     };
-    let runs = call_path_runs(blocks, ranks, &spec)?;
+    let runs = call_path_runs(blocks, ranks, &spec).map_err(|e| {
+        ModelError::invalid(format!(
+            "the measured runs (measured_blocks, measured_ranks): {e}"
+        ))
+    })?;
+    check_measured_length(ranks, full_iterations)?;
     for (id, info) in read_runs(ranks)? {
         let given = numeric_parameters(&info.parameters);
         let differs = target.iter().find(|(k, v)| {
@@ -476,6 +517,28 @@ impl Target<'_> {
     }
 }
 
+/// Each measured run made the iterations of the run predicted (within 2 %: a repeating unit
+/// found in a long log can differ by an iteration or two); a run of another length is not the
+/// run predicted.
+fn check_measured_length(ranks: &RecordBatch, full_iterations: u64) -> Result<(), ModelError> {
+    let input = Input::new("measured_ranks", &yosoku_tables::MPI_RANKS, ranks)?;
+    let (run_id, iterations) = (
+        input.utf8(yosoku_tables::col::RUN_ID)?,
+        input.int64(yosoku_tables::col::ITERATIONS)?,
+    );
+    let expected = full_iterations as f64;
+    for r in (0..input.rows()).filter(|&r| arrow_array::Array::is_valid(iterations, r)) {
+        let made = iterations.value(r) as f64;
+        if (made - expected).abs() > (0.02 * expected).max(1.0) {
+            return Err(ModelError::invalid(format!(
+                "measured: run `{}` made {made} main-loop iterations, the run predicted {expected}: the measured runs are of the target's length",
+                run_id.value(r)
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Predicts the run at `spec.target` and `spec.mpi.size`'s full length from the short runs of
 /// `blocks` / `ranks` (an `mpi_blocks` and `mpi_ranks` table of several runs), compared with the
 /// mean of the measured runs of the target in `measured` (`mpi_blocks`, `mpi_ranks`) when given.
@@ -491,6 +554,7 @@ pub fn steps_and_ranks(
     let infos = read_runs(ranks)?;
     let (runs, lengths) = split_runs(&rows, &infos, &spec.mpi)?;
     let unit = lengths.unit;
+    enough_values(&runs, &spec.scaling.parameters)?;
     let kept = kept_paths(&runs, spec.min_share);
     let (series, secs, unmodelled) = series_rows(&runs, &kept, unit);
     let scaling = scaling_models(
@@ -521,7 +585,7 @@ pub fn steps_and_ranks(
         drift: crate::median(&mut drifts),
         unsteady: !unsteady.is_empty(),
         measured: measured
-            .map(|(b, r)| measured_means(b, r, &spec.target))
+            .map(|(b, r)| measured_means(b, r, &spec.target, lengths.full_iterations))
             .transpose()?,
         device: &runs[0].info.device,
         program: &runs[0].info.program,
@@ -648,7 +712,7 @@ mod tests {
     use yosoku_regression::pmnf::Aggregate;
 
     use super::*;
-    use crate::fixtures::{RankRow, mpi_blocks, mpi_ranks};
+    use crate::fixtures::{RankRow, mpi_blocks, mpi_ranks_iterations};
     use crate::mpi::{RunToRun, Trend, Warmup};
 
     /// Per iteration, rank-independent compute `0.01 n^2` and communication
@@ -679,7 +743,7 @@ mod tests {
                 rank_rows.push((&ids[i], k, r, Some(&params[i]), wall));
             }
         }
-        ranks.push(mpi_ranks(&rank_rows));
+        ranks.push(mpi_ranks_iterations(&rank_rows, iterations as i64));
         let cat =
             |b: &[RecordBatch]| arrow_select::concat::concat_batches(&b[0].schema(), b).unwrap();
         (cat(&blocks), cat(&ranks))
@@ -795,6 +859,33 @@ mod tests {
             e.contains("run `n8-8ranks` is at n=8;ranks=8, not at the target's n=16"),
             "{e}"
         );
+        // Measured runs of another length are not the run predicted.
+        let (m_blocks, m_ranks) = runs(&[(16.0, 8)], 50);
+        let e = steps_and_ranks(
+            &spec(&[("n", 16.0), ("ranks", 8.0)], 100),
+            &blocks,
+            &ranks,
+            Some((&m_blocks, &m_ranks)),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("run `n16-8ranks` made 50 main-loop iterations, the run predicted 100"),
+            "{e}"
+        );
+        // Measured blocks with the short runs' ranks: the measured tables are named.
+        let e = steps_and_ranks(
+            &spec(&[("n", 16.0), ("ranks", 8.0)], 100),
+            &blocks,
+            &ranks,
+            Some((&m_blocks, &ranks)),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("the measured runs (measured_blocks, measured_ranks): blocks: run `n16-8ranks` is not in the ranks table"),
+            "{e}"
+        );
         // The run predicted must be longer than the short runs.
         let e = steps_and_ranks(
             &spec(&[("n", 16.0), ("ranks", 8.0)], 10),
@@ -805,5 +896,19 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("not longer than the short run"), "{e}");
+        // Two sizes: said once for the parameter, not per call path.
+        let (blocks, ranks) = runs(&[(2.0, 1), (4.0, 1), (2.0, 2), (4.0, 2)], 10);
+        let e = steps_and_ranks(
+            &spec(&[("n", 16.0), ("ranks", 2.0)], 100),
+            &blocks,
+            &ranks,
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("the short runs hold 2 value(s) of `n` (2, 4); its models need at least 3"),
+            "{e}"
+        );
     }
 }
