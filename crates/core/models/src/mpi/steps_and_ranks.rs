@@ -835,77 +835,56 @@ mod tests {
         assert!(out.scaling.models.num_rows() >= 4);
     }
 
+    /// The error of predicting `target` at `full` iterations from the short runs `short`, the
+    /// measured runs `measured` beside.
+    fn error(
+        target: &[(&str, f64)],
+        full: u64,
+        short: &(RecordBatch, RecordBatch),
+        measured: Option<(&RecordBatch, &RecordBatch)>,
+    ) -> String {
+        steps_and_ranks(&spec(target, full), &short.0, &short.1, measured)
+            .unwrap_err()
+            .to_string()
+    }
+
     #[test]
     fn a_target_off_the_models_and_a_measured_run_elsewhere_are_named() {
-        let (blocks, ranks) = runs(&grid(), 10);
-        let e = |target: &[(&str, f64)]| {
-            steps_and_ranks(&spec(target, 100), &blocks, &ranks, None)
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(e(&[("n", 16.0)]).contains("no value for `ranks`"));
-        let e3 = e(&[("n", 16.0), ("ranks", 8.0), ("p", 1.0)]);
-        assert!(e3.contains("`p` is not a parameter modelled (n, ranks), and the short run `n2-1ranks` (n=2;ranks=1) is not at p=1"), "{e3}");
+        let short = runs(&grid(), 10);
+        let target = [("n", 16.0), ("ranks", 8.0)];
+        assert!(error(&[("n", 16.0)], 100, &short, None).contains("no value for `ranks`"));
+        let e = error(
+            &[("n", 16.0), ("ranks", 8.0), ("p", 1.0)],
+            100,
+            &short,
+            None,
+        );
+        assert!(e.contains("`p` is not a parameter modelled (n, ranks), and the short run `n2-1ranks` (n=2;ranks=1) is not at p=1"), "{e}");
         let (m_blocks, m_ranks) = runs(&[(8.0, 8)], 100);
-        let e = steps_and_ranks(
-            &spec(&[("n", 16.0), ("ranks", 8.0)], 100),
-            &blocks,
-            &ranks,
-            Some((&m_blocks, &m_ranks)),
-        )
-        .unwrap_err()
-        .to_string();
+        let e = error(&target, 100, &short, Some((&m_blocks, &m_ranks)));
         assert!(
             e.contains("run `n8-8ranks` is at n=8;ranks=8, not at the target's n=16"),
             "{e}"
         );
         // Measured runs of another length are not the run predicted.
         let (m_blocks, m_ranks) = runs(&[(16.0, 8)], 50);
-        let e = steps_and_ranks(
-            &spec(&[("n", 16.0), ("ranks", 8.0)], 100),
-            &blocks,
-            &ranks,
-            Some((&m_blocks, &m_ranks)),
-        )
-        .unwrap_err()
-        .to_string();
+        let e = error(&target, 100, &short, Some((&m_blocks, &m_ranks)));
         assert!(
             e.contains("run `n16-8ranks` made 50 main-loop iterations, the run predicted 100"),
             "{e}"
         );
         // Measured blocks with the short runs' ranks: the measured tables are named.
-        let e = steps_and_ranks(
-            &spec(&[("n", 16.0), ("ranks", 8.0)], 100),
-            &blocks,
-            &ranks,
-            Some((&m_blocks, &ranks)),
-        )
-        .unwrap_err()
-        .to_string();
+        let e = error(&target, 100, &short, Some((&m_blocks, &short.1)));
         assert!(
             e.contains("the measured runs (measured_blocks, measured_ranks): blocks: run `n16-8ranks` is not in the ranks table"),
             "{e}"
         );
         // The run predicted must be longer than the short runs.
-        let e = steps_and_ranks(
-            &spec(&[("n", 16.0), ("ranks", 8.0)], 10),
-            &blocks,
-            &ranks,
-            None,
-        )
-        .unwrap_err()
-        .to_string();
+        let e = error(&target, 10, &short, None);
         assert!(e.contains("not longer than the short run"), "{e}");
         // Two sizes: said once for the parameter, not per call path.
-        let (blocks, ranks) = runs(&[(2.0, 1), (4.0, 1), (2.0, 2), (4.0, 2)], 10);
-        let e = steps_and_ranks(
-            &spec(&[("n", 16.0), ("ranks", 2.0)], 100),
-            &blocks,
-            &ranks,
-            None,
-        )
-        .unwrap_err()
-        .to_string();
+        let two = runs(&[(2.0, 1), (4.0, 1), (2.0, 2), (4.0, 2)], 10);
+        let e = error(&[("n", 16.0), ("ranks", 2.0)], 100, &two, None);
         assert!(
             e.contains("the short runs hold 2 value(s) of `n` (2, 4); its models need at least 3"),
             "{e}"
