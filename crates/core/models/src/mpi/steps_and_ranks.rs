@@ -477,6 +477,30 @@ struct Target<'a> {
 }
 
 impl Target<'_> {
+    /// The baseline's row: the short runs' whole time at the target (`short`), times the
+    /// lengths' ratio; its figures into `report` where it was measured.
+    fn naive_row(&self, short: Estimate, report: &mut Vec<ReportCell>) -> PredictionRow {
+        let ratio = self.lengths.full / self.lengths.reduced;
+        let naive = (short.secs * ratio, short.half_secs.map(|h| h * ratio));
+        let group = format!("the short runs' time (PMNF) x {ratio}");
+        let mut row = self.row((WHOLE_RUN, "total"), naive, group, &mut Vec::new());
+        row.variant = NAIVE.to_owned();
+        if let (Some(m), Some(e)) = (row.measured_secs, row.error_pct) {
+            let title = &self.title;
+            let predicted = row.predicted_secs;
+            report.push(ReportCell::number(
+                title,
+                NAIVE,
+                "predicted",
+                predicted,
+                "s",
+            ));
+            report.push(ReportCell::number(title, NAIVE, "measured", m, "s"));
+            report.push(ReportCell::number(title, NAIVE, "error", e, "%"));
+        }
+        row
+    }
+
     /// A prediction row of `path` (of kind `kind`), its report cells into `report`.
     fn row(
         &self,
@@ -641,24 +665,7 @@ pub fn steps_and_ranks(
         predictions.push(target.row((&path, kind), (predicted, half), group, &mut report));
     }
     if let Some(short) = estimate(&as_measured_variant()) {
-        let ratio = target.lengths.full / target.lengths.reduced;
-        let naive = (short.secs * ratio, short.half_secs.map(|h| h * ratio));
-        let group = format!("the short runs' time (PMNF) x {ratio}");
-        let mut row = target.row((WHOLE_RUN, "total"), naive, group, &mut Vec::new());
-        row.variant = NAIVE.to_owned();
-        if let (Some(m), Some(e)) = (row.measured_secs, row.error_pct) {
-            let title = &target.title;
-            report.push(ReportCell::number(
-                title,
-                NAIVE,
-                "predicted",
-                row.predicted_secs,
-                "s",
-            ));
-            report.push(ReportCell::number(title, NAIVE, "measured", m, "s"));
-            report.push(ReportCell::number(title, NAIVE, "error", e, "%"));
-        }
-        predictions.push(row);
+        predictions.push(target.naive_row(short, &mut report));
     }
     report.insert(
         0,
