@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, RecordBatch};
 use yosoku_bundle::fs::{Bundle, read_bundle};
 use yosoku_runner::{Quiet, RunOptions, run_pipeline};
 use yosoku_tables::access::{float64, int64, utf8};
@@ -1444,8 +1444,12 @@ fn gpu_forecast_scores_the_forecast_made_before_the_h200_was_measured() {
             );
         }
     }
-    // What `yosoku report` prints: per model, every kernel then each kernel, four columns.
-    assert_eq!(table(&bundle, "h200.report").num_rows(), 2 * 6 * 4);
+    // What `yosoku report` prints: per model, every kernel, its two bands of measured
+    // durations (under 10 us, 10 to 100 us) and each kernel, four columns.
+    assert_eq!(
+        table(&bundle, "h200.report").num_rows(),
+        2 * (1 + 2 + 5) * 4
+    );
     let scored = table(&bundle, "h200.predictions");
     let (program, flags) = (
         utf8(scored, col::PROGRAM).unwrap(),
@@ -1492,6 +1496,64 @@ fn gpu_forecast_scores_the_forecast_made_before_the_h200_was_measured() {
         })
         .unwrap();
     assert!(n > 0 && predicted.value(row) == median, "{n} launches");
+}
+
+/// The second forecast (issue 53, item 6): every described launch on both Hopper GPUs by both
+/// methods, no measured time, the latency-aware model never below the target's latency plus the
+/// roofline; the committed bundle reads back whole, with the same launches.
+#[test]
+fn the_second_forecast_is_made_from_the_work_alone_and_its_committed_bundle_reads_back() {
+    let (_dir, bundle) = run("gpu-forecast-second.toml");
+    check_golden(&bundle);
+    let rows = |batch: &RecordBatch| {
+        let (model, device, program, variant) = (
+            utf8(batch, col::MODEL).unwrap(),
+            utf8(batch, col::DEVICE).unwrap(),
+            utf8(batch, col::PROGRAM).unwrap(),
+            utf8(batch, col::VARIANT).unwrap(),
+        );
+        let (secs, measured) = (
+            float64(batch, col::PREDICTED_SECS).unwrap(),
+            float64(batch, col::MEASURED_SECS).unwrap(),
+        );
+        (0..batch.num_rows())
+            .map(|i| {
+                assert!(measured.is_null(i), "a forecast has no measured time");
+                (
+                    model.value(i).to_owned(),
+                    device.value(i).to_owned(),
+                    format!("{} {}", program.value(i), variant.value(i)),
+                    secs.value(i),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let made = rows(table(&bundle, "second.predictions"));
+    // 21 launches (6 kernels at 3-4 sizes) x 2 GPUs x 2 methods.
+    assert_eq!(made.len(), 21 * 2 * 2);
+    for (model, device, launch, secs) in &made {
+        if model == "utilisation" {
+            let roofline = made
+                .iter()
+                .find(|r| r.0 == "roofline" && r.1 == *device && r.2 == *launch)
+                .unwrap();
+            assert!(
+                *secs > roofline.3 && *secs >= 2.4e-6,
+                "{launch} on {device}: {secs}"
+            );
+        }
+    }
+    let committed = read_bundle(&repo().join("pipelines/data/gpu-forecast/second")).unwrap();
+    let kept = rows(table(&committed, "second.predictions"));
+    let launches = |r: &[(String, String, String, f64)]| {
+        let mut v: Vec<String> = r
+            .iter()
+            .map(|x| format!("{} {} {}", x.0, x.1, x.2))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(launches(&kept), launches(&made));
 }
 
 /// `transfer_scores` rows: (scheme, method) -> (median, mean, coverage) in %.

@@ -25,6 +25,10 @@ pub struct ModelScore {
     pub model: String,
     /// The kernel (program) the score is of; `None`: every kernel of the forecast.
     pub kernel: Option<String>,
+    /// The band of measured durations the score is of (one of
+    /// [`DURATION_BANDS`](super::split::DURATION_BANDS), every kernel's sizes measured in it);
+    /// `None`: every duration.
+    pub band: Option<&'static str>,
     /// The pairs the forecast has, and how many of them were measured.
     pub pairs: usize,
     pub measured_pairs: usize,
@@ -48,10 +52,11 @@ pub struct ForecastScore {
 }
 
 impl ModelScore {
-    fn new(model: &str, kernel: Option<String>) -> Self {
+    fn new(model: &str, kernel: Option<String>, band: Option<&'static str>) -> Self {
         Self {
             model: model.to_owned(),
             kernel,
+            band,
             pairs: 0,
             measured_pairs: 0,
             median_abs_error_pct: None,
@@ -135,8 +140,17 @@ fn check_same_devices(
     )))
 }
 
-/// Each model's score so far, over every kernel and per kernel, with its signed errors.
-type Scores = BTreeMap<(String, Option<String>), (ModelScore, Vec<f64>)>;
+/// Each model's score so far, over every kernel, per kernel and per band of measured durations,
+/// with its signed errors.
+type Scores = BTreeMap<(String, Option<String>, Option<&'static str>), (ModelScore, Vec<f64>)>;
+
+/// The band of [`DURATION_BANDS`](super::split::DURATION_BANDS) a measured time lies in.
+fn duration_band(secs: f64) -> Option<&'static str> {
+    super::split::DURATION_BANDS
+        .iter()
+        .find(|(_, from, to)| secs >= *from && secs < *to)
+        .map(|(name, ..)| *name)
+}
 
 /// One scored (model, kernel, size): its `predictions` row, counted into `scores`.
 fn scored_row(
@@ -152,10 +166,14 @@ fn scored_row(
         (Some(m), Some((lo, hi))) => Some((lo..=hi).contains(&m)),
         _ => None,
     };
-    for kernel in [None, Some(program.clone())] {
+    let mut scopes = vec![(None, None), (Some(program.clone()), None)];
+    if let Some(band) = measured.and_then(duration_band) {
+        scopes.push((None, Some(band)));
+    }
+    for (kernel, band) in scopes {
         let (score, errors) = scores
-            .entry((model.clone(), kernel.clone()))
-            .or_insert_with(|| (ModelScore::new(&model, kernel), Vec::new()));
+            .entry((model.clone(), kernel.clone(), band))
+            .or_insert_with(|| (ModelScore::new(&model, kernel, band), Vec::new()));
         score.pairs += 1;
         if let Some(inside) = inside {
             score.with_interval += 1;
@@ -344,14 +362,30 @@ mod tests {
                 .unwrap()
         };
         let transfer = score("transfer", None);
-        // Over every kernel, then per kernel: one kernel here, so the same score.
+        // Over every kernel, over the band of the measured durations (1.5 s: over 100 us), then
+        // per kernel: one kernel here, so the same score.
+        let over = Some("over 100 us");
         assert_eq!(
             s.scores
                 .iter()
-                .map(|x| x.kernel.as_deref())
+                .map(|x| (x.kernel.as_deref(), x.band))
                 .collect::<Vec<_>>(),
-            [None, Some("p"), None, Some("p")]
+            [
+                (None, None),
+                (None, over),
+                (Some("p"), None),
+                (None, None),
+                (None, over),
+                (Some("p"), None)
+            ]
         );
+        let band = s.scores.iter().find(|x| x.band.is_some()).unwrap();
+        assert_eq!(
+            (band.measured_pairs, band.median_abs_error_pct),
+            (1, transfer.median_abs_error_pct)
+        );
+        assert_eq!(duration_band(4e-6), Some("under 10 us"));
+        assert_eq!(duration_band(1e-5), Some("10 to 100 us"));
         assert_eq!(
             score("transfer", Some("p")).median_abs_error_pct,
             transfer.median_abs_error_pct

@@ -17,6 +17,7 @@ pub mod report;
 pub mod schemes;
 pub mod split;
 pub mod utilisation;
+pub mod work_forecast;
 
 pub use data::{Cell, Measurements, Work};
 

@@ -104,6 +104,12 @@ fn the_conformal_width_is_the_right_order_statistic_or_none() {
 /// Launches of `kernels` kernels on the first `gpus` built-in GeForce/Tesla GPUs, timed by a
 /// known law: compute time + memory time at efficiencies that depend on the kernel, plus 5 us.
 fn synthetic(gpus: &[&str], kernels: usize) -> arrow_array::RecordBatch {
+    synthetic_counted(gpus, kernels, "inst_executed")
+}
+
+/// [`synthetic`] with its work counted as `count`: `inst_executed` (warp instructions) or
+/// `flop_count_sp` (the same work as FLOPs, 32 a warp instruction: no instruction count).
+fn synthetic_counted(gpus: &[&str], kernels: usize, count: &str) -> arrow_array::RecordBatch {
     let catalogue = Catalogue::built_in().unwrap();
     let mut ids = Vec::new();
     let (mut secs, mut inst, mut reads, mut gx, mut bx) =
@@ -136,7 +142,15 @@ fn synthetic(gpus: &[&str], kernels: usize) -> arrow_array::RecordBatch {
         &ids,
         &secs,
         &[
-            ("inst_executed", "count", inst),
+            (
+                count,
+                "count",
+                if count == "flop_count_sp" {
+                    inst.iter().map(|w| w * 32.0).collect()
+                } else {
+                    inst
+                },
+            ),
             ("dram_read_transactions", "count", reads),
             ("grid_x", "config", gx),
             ("block_x", "config", bx),
@@ -348,4 +362,84 @@ fn a_measured_launch_latency_comes_before_the_published_one() {
     );
     let measured = GpuSpec::from_device(&h200).unwrap().launch_latency_secs;
     assert!((measured.unwrap() - 3.1e-6).abs() < 1e-12);
+}
+
+/// Kernels of a law the model has seen, described by their work alone, forecast on a GPU it was
+/// not fitted on: near their times, mostly inside their intervals, the roofline below them; a
+/// training GPU as the target and too few groups are refused.
+#[test]
+fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
+    use super::work_forecast::{WORK_METHODS, WorkLaunch, forecast_work};
+    // Training launches counted as the forecast's are described: FLOPs, no instructions.
+    let batch = synthetic_counted(&GPUS, 4, "flop_count_sp");
+    let catalogue = Catalogue::built_in().unwrap();
+    let m = Measurements::from_profile(&batch, &catalogue).unwrap();
+    let held = 4;
+    let train: Vec<usize> = (0..m.gpus.len()).filter(|g| *g != held).collect();
+    let group_of = |k: &str| k.to_owned();
+    // Every launch of the held-out GPU, as its work describes it.
+    let cells: Vec<_> = m.cells.iter().filter(|c| c.gpu == held).collect();
+    let launches: Vec<WorkLaunch> = cells
+        .iter()
+        .map(|c| WorkLaunch {
+            program: m.kernels[c.kernel].clone(),
+            variant: m.launches[c.launch].1.clone(),
+            blocks: c.work.blocks,
+            threads_per_block: c.work.threads_per_block,
+            flops: c.work.flops,
+            dram_bytes: c.work.dram_bytes,
+        })
+        .collect();
+    let target = m.gpus[held].clone();
+    let f = forecast_work(
+        &m,
+        &train,
+        std::slice::from_ref(&target),
+        &launches,
+        &group_of,
+        0.95,
+    )
+    .unwrap();
+    assert_eq!(f.forecasts.len(), WORK_METHODS.len() * launches.len());
+    assert_eq!(f.groups.len(), 4);
+    let (mut errors, mut inside) = (Vec::new(), 0);
+    for x in &f.forecasts {
+        let measured = cells[x.launch].secs;
+        if x.method == "roofline" {
+            assert!(
+                x.secs < measured,
+                "roofline {} above the time {measured}",
+                x.secs
+            );
+            continue;
+        }
+        errors.push((x.secs / measured - 1.0).abs());
+        let (lo, hi) = x.interval_secs.unwrap();
+        inside += usize::from(lo <= measured && measured <= hi);
+    }
+    let e = crate::median(&mut errors);
+    assert!(e < 0.1, "median |error| {e}");
+    assert!(
+        inside * 10 >= launches.len() * 9,
+        "{inside} of {} inside",
+        launches.len()
+    );
+    assert!(f.stated[0].median_abs_error_pct.is_finite() && f.stated[0].launches > 0);
+    // A training GPU is no target.
+    let e = forecast_work(&m, &train, &[m.gpus[0].clone()], &launches, &group_of, 0.95)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is a training GPU"), "{e}");
+    // One group cannot be left out with another kept.
+    let e = forecast_work(
+        &m,
+        &train,
+        &[target],
+        &launches,
+        &|_| "all".to_owned(),
+        0.95,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("at least two of each"), "{e}");
 }

@@ -66,6 +66,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     transfer::GPU_TRANSFER_FIT,
     transfer::GPU_TRANSFER,
     transfer::GPU_SPLIT,
+    transfer::WORK_FORECAST,
     scaling::SCALING_MODEL,
     mpi::STEPS_AND_RANKS,
 ];

@@ -1,9 +1,9 @@
 //! The transfer family: `gpu_transfer_fit`, the transfer models fitted on every launch of an
 //! `observations` table; `gpu_transfer`, a kernel's time on a GPU never timed, and of a kernel
 //! never timed, that model validated out of sample scheme by scheme beside the analytical
-//! baselines (docs/methods.md, section 6); `gpu_split`, a published study's split of GPUs; and
-//! `forecast_score`, a forecast `yosoku predict` saved scored
-//! against the runs measured after it.
+//! baselines (docs/methods.md, section 6); `gpu_split`, a published study's split of GPUs;
+//! `work_forecast` (its own file), kernels described by their work alone forecast before any
+//! measurement; and `forecast_score`, a saved forecast scored against the runs measured after it.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -21,6 +21,10 @@ use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::{
     Figure, OBSERVATIONS, PREDICTIONS, REPORT, TRANSFER_COEFFICIENTS, TRANSFER_SCORES,
 };
+
+mod work_forecast;
+
+pub(crate) use work_forecast::WORK_FORECAST;
 
 use super::counters::PublishedSpec;
 use super::{
@@ -69,8 +73,22 @@ fn mean_error_anchors(published: &[PublishedSpec]) -> Result<Vec<(String, f64)>,
         .collect()
 }
 
-fn default_level() -> f64 {
+pub(super) fn default_level() -> f64 {
     0.95
+}
+
+/// Operator (program) -> its group: the one `groups` names, else `other_group`, else its own.
+pub(super) fn group_function<'a>(
+    groups: &'a std::collections::BTreeMap<String, String>,
+    other_group: Option<&'a String>,
+) -> impl Fn(&str) -> String + 'a {
+    move |program: &str| {
+        groups
+            .get(program)
+            .or(other_group)
+            .cloned()
+            .unwrap_or_else(|| program.to_owned())
+    }
 }
 
 fn default_predictions() -> String {
@@ -444,13 +462,7 @@ impl Step for Split {
                 g.name
             )));
         }
-        let group_of = |program: &str| {
-            p.groups
-                .get(program)
-                .or(p.other_group.as_ref())
-                .cloned()
-                .unwrap_or_else(|| program.to_owned())
-        };
+        let group_of = group_function(&p.groups, p.other_group.as_ref());
         let (scores, title) = if p.leave_one_out.is_empty() {
             let train = gpus_named(&m, cx.devices, &p.train, "training")?;
             let test = gpus_named(&m, cx.devices, &p.test, "test")?;
@@ -599,7 +611,15 @@ fn score_report(scores: &[ModelScore]) -> Vec<ReportCell> {
     let mut cells = Vec::new();
     for s in scores {
         let title = format!("{}: the forecast against the measurement", s.model);
-        let row = s.kernel.as_deref().unwrap_or("every kernel");
+        let band_row;
+        let row = match (&s.kernel, s.band) {
+            (Some(k), _) => k.as_str(),
+            (None, Some(band)) => {
+                band_row = format!("every kernel, measured {band}");
+                band_row.as_str()
+            }
+            (None, None) => "every kernel",
+        };
         let share = (s.with_interval > 0)
             .then(|| 100.0 * s.inside_interval as f64 / s.with_interval as f64);
         for (column, value, unit) in [
@@ -624,11 +644,12 @@ fn score_report(scores: &[ModelScore]) -> Vec<ReportCell> {
 /// as headlines; per kernel, the median |error|, the median signed error and the coverage.
 fn score_figures(s: &ModelScore) -> Vec<Figure> {
     let mut figures = Vec::new();
-    let m = match &s.kernel {
-        None => s.model.clone(),
-        Some(k) => format!("{} / {k}", s.model),
+    let m = match (&s.kernel, s.band) {
+        (Some(k), _) => format!("{} / {k}", s.model),
+        (None, Some(band)) => format!("{}, measured {band}", s.model),
+        (None, None) => s.model.clone(),
     };
-    let every = s.kernel.is_none();
+    let every = s.kernel.is_none() && s.band.is_none();
     let headline = |f: Figure| if every { f.headline() } else { f };
     if let Some(e) = s.median_abs_error_pct {
         figures.push(headline(Figure::new(

@@ -1,0 +1,231 @@
+//! A forecast from a kernel's work alone (docs/methods.md, section 6): launches described by
+//! their grid, block, FLOPs and DRAM bytes (derived from the kernel's code and input size, as
+//! NeuSight derives its operators' from their dimensions), none of them measured on any GPU,
+//! their times on GPUs of the catalogue by the latency-aware model fitted on other kernels'
+//! launches, with the roofline of the datasheet beside.
+//!
+//! The interval is split-conformal and answers the question asked: a kernel the model has never
+//! seen on a GPU it was not fitted on. Each training GPU and each operator group are left out
+//! together in turn; the model fitted on the rest predicts the left-out group's launches on the
+//! left-out GPU with its pooled (all-group) ridge, as the forecast kernels are predicted; the
+//! level's quantile of those absolute log errors is the half-width. The same residuals give the
+//! accuracy the forecast states of itself before any measurement.
+
+use super::GpuSpec;
+use super::data::{Cell, Measurements, Work};
+use super::schemes::conformal_half_width;
+use super::utilisation::UtilisationModel;
+use crate::{ModelError, median};
+use yosoku_tables::rows::error_pct;
+
+/// The methods of a forecast from work, in report order.
+pub const WORK_METHODS: [&str; 2] = ["utilisation", "roofline"];
+
+/// The group name no training group has: the pooled ridge answers it.
+const UNSEEN_GROUP: &str = "";
+
+/// One launch to forecast: a kernel at an input size, and its work.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkLaunch {
+    /// The kernel's name (as a profiler names it: the measurement is matched on it).
+    pub program: String,
+    /// The input size.
+    pub variant: String,
+    pub blocks: f64,
+    pub threads_per_block: f64,
+    pub flops: f64,
+    pub dram_bytes: f64,
+}
+
+impl WorkLaunch {
+    /// The launch as the models read it: no instruction count, no counters beyond its work.
+    pub fn work(&self) -> Work {
+        Work {
+            warp_instructions: f64::NAN,
+            flops: self.flops,
+            dram_bytes: self.dram_bytes,
+            blocks: self.blocks,
+            threads_per_block: self.threads_per_block,
+            registers_per_thread: 0.0,
+            shared_bytes_per_block: 0.0,
+            l2_transactions: 0.0,
+            shared_transactions: 0.0,
+            global_loads: 0.0,
+            global_stores: 0.0,
+            seed: [f64::NAN; 6],
+        }
+    }
+}
+
+/// One forecast: a launch on a target by one method, with its interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkForecast {
+    pub launch: usize,
+    pub target: String,
+    pub method: &'static str,
+    pub secs: f64,
+    pub interval_secs: Option<(f64, f64)>,
+}
+
+/// What a method's held-out errors on the training GPUs say of it: each GPU and operator group
+/// left out together, as the forecast's kernels and GPUs are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatedAccuracy {
+    pub method: &'static str,
+    pub launches: usize,
+    pub median_abs_error_pct: f64,
+    /// The half-width of the intervals in log time (None with too few residuals).
+    pub half_width: Option<f64>,
+}
+
+/// The forecasts of every launch on every target, and each method's stated accuracy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkForecasts {
+    pub forecasts: Vec<WorkForecast>,
+    pub stated: Vec<StatedAccuracy>,
+    /// The operator groups and training GPUs the residuals left out in turn.
+    pub groups: Vec<String>,
+}
+
+/// The roofline of the datasheet: max(FLOPs / FP32 peak, bytes / bandwidth).
+fn roofline_secs(work: &Work, gpu: &GpuSpec) -> Option<f64> {
+    let secs = (work.flops.max(0.0) / (gpu.fp32_peak_gflops * 1e9))
+        .max(work.dram_bytes.max(0.0) / gpu.bandwidth_bytes_per_sec());
+    (secs > 0.0 && secs.is_finite()).then_some(secs)
+}
+
+/// Each method's errors on the training GPUs, each (GPU, group) pair left out of the fit in turn
+/// and predicted with the pooled ridge: (absolute log error, signed error in %) per launch.
+fn held_out_residuals(
+    m: &Measurements,
+    train: &[usize],
+    groups: &[String],
+    group_of: &(dyn Fn(&str) -> String + Sync),
+) -> [Vec<(f64, f64)>; WORK_METHODS.len()] {
+    let group_of_cell = |c: &Cell| group_of(&m.kernels[c.kernel]);
+    let folds: Vec<(usize, &String)> = train
+        .iter()
+        .flat_map(|&g| groups.iter().map(move |group| (g, group)))
+        .collect();
+    let per_fold = super::schemes::map_folds(&folds, |&(held_gpu, held_group)| {
+        let mut out: [Vec<(f64, f64)>; WORK_METHODS.len()] = Default::default();
+        let fitted = UtilisationModel::fit(
+            m,
+            &|c: &Cell| {
+                c.gpu != held_gpu && train.contains(&c.gpu) && group_of_cell(c) != *held_group
+            },
+            group_of,
+        );
+        let Ok(model) = fitted else {
+            return out;
+        };
+        let gpu = &m.gpus[held_gpu];
+        for c in m
+            .cells
+            .iter()
+            .filter(|c| c.gpu == held_gpu && group_of_cell(c) == *held_group)
+        {
+            let predicted = [
+                model.secs(&c.work, gpu, UNSEEN_GROUP),
+                roofline_secs(&c.work, gpu),
+            ];
+            for (k, p) in predicted.iter().enumerate() {
+                if let Some(p) = p.filter(|p| *p > 0.0) {
+                    out[k].push(((p / c.secs).ln().abs(), error_pct(p, c.secs)));
+                }
+            }
+        }
+        out
+    });
+    let mut pooled: [Vec<(f64, f64)>; WORK_METHODS.len()] = Default::default();
+    for fold in per_fold {
+        for (k, r) in fold.into_iter().enumerate() {
+            pooled[k].extend(r);
+        }
+    }
+    pooled
+}
+
+/// Forecasts `launches` on `targets` from the model fitted on the `train` GPUs' launches of
+/// `m`, with `level` intervals from the (GPU, group)-out residuals.
+pub fn forecast_work(
+    m: &Measurements,
+    train: &[usize],
+    targets: &[GpuSpec],
+    launches: &[WorkLaunch],
+    group_of: &(dyn Fn(&str) -> String + Sync),
+    level: f64,
+) -> Result<WorkForecasts, ModelError> {
+    if launches.is_empty() {
+        return Err(ModelError::invalid("no launch to forecast"));
+    }
+    if let Some(t) = targets
+        .iter()
+        .find(|t| train.iter().any(|&g| m.gpus[g].name == t.name))
+    {
+        return Err(ModelError::invalid(format!(
+            "target `{}` is a training GPU: a forecast is for a GPU the model was not fitted on",
+            t.name
+        )));
+    }
+    let mut groups: Vec<String> = m
+        .cells
+        .iter()
+        .filter(|c| train.contains(&c.gpu))
+        .map(|c| group_of(&m.kernels[c.kernel]))
+        .collect();
+    groups.sort();
+    groups.dedup();
+    if groups.len() < 2 || train.len() < 2 {
+        return Err(ModelError::invalid(format!(
+            "the interval leaves a training GPU and an operator group out together: it needs at least two of each (the training launches have {} GPU(s) and {} group(s))",
+            train.len(),
+            groups.len()
+        )));
+    }
+    let model = UtilisationModel::fit(m, &|c| train.contains(&c.gpu), group_of)?;
+    let residuals = held_out_residuals(m, train, &groups, group_of);
+    let stated: Vec<StatedAccuracy> = WORK_METHODS
+        .iter()
+        .zip(residuals)
+        .map(|(method, r)| {
+            let mut pct: Vec<f64> = r.iter().map(|(_, e)| e.abs()).collect();
+            let logs: Vec<f64> = r.iter().map(|(l, _)| *l).collect();
+            StatedAccuracy {
+                method,
+                launches: r.len(),
+                median_abs_error_pct: if pct.is_empty() {
+                    f64::NAN
+                } else {
+                    median(&mut pct)
+                },
+                half_width: conformal_half_width(logs, level),
+            }
+        })
+        .collect();
+    let mut forecasts = Vec::new();
+    for target in targets {
+        for (i, l) in launches.iter().enumerate() {
+            let work = l.work();
+            let secs = [
+                model.secs(&work, target, UNSEEN_GROUP),
+                roofline_secs(&work, target),
+            ];
+            for (k, s) in secs.into_iter().enumerate() {
+                let Some(s) = s else { continue };
+                forecasts.push(WorkForecast {
+                    launch: i,
+                    target: target.name.clone(),
+                    method: WORK_METHODS[k],
+                    secs: s,
+                    interval_secs: stated[k].half_width.map(|h| (s * (-h).exp(), s * h.exp())),
+                });
+            }
+        }
+    }
+    Ok(WorkForecasts {
+        forecasts,
+        stated,
+        groups,
+    })
+}
