@@ -35,6 +35,8 @@ struct Outcome {
     recovered: Option<bool>,
     held_out_error_pct: f64,
     covered: Option<bool>,
+    /// The interval's half-width at the held-out point, in % of the prediction.
+    half_width_pct: Option<f64>,
 }
 
 fn file_name(i: usize) -> String {
@@ -69,13 +71,13 @@ fn outcome(e: &Experiment, model: &PmnfModel, shape: &Shape) -> Outcome {
     let x = &e.held_out.coordinate;
     let measured = e.held_out.values.iter().sum::<f64>() / e.held_out.values.len() as f64;
     let predicted = model.evaluate(x);
+    let interval = model.interval(x, 0.95);
     Outcome {
         shape: shape.clone(),
         recovered: e.shape().map(|truth| truth == *shape),
         held_out_error_pct: 100.0 * (predicted - measured).abs() / measured.abs(),
-        covered: model
-            .interval(x, 0.95)
-            .map(|(lo, hi)| (lo..=hi).contains(&measured)),
+        covered: interval.map(|(lo, hi)| (lo..=hi).contains(&measured)),
+        half_width_pct: interval.map(|(lo, hi)| 100.0 * (hi - lo) / 2.0 / predicted.abs()),
     }
 }
 
@@ -105,6 +107,7 @@ fn extrap_outcome(e: &Experiment, line: &serde_json::Value) -> Option<Outcome> {
         shape,
         held_out_error_pct: 100.0 * (predicted - measured).abs() / measured.abs(),
         covered: None,
+        half_width_pct: None,
     })
 }
 
@@ -220,6 +223,18 @@ fn report(laws: &[Experiment], searches: &[(String, Vec<Option<Outcome>>)]) -> S
             by_noise.join(", ")
         );
         let _ = writeln!(out, "  by family: {}", by_family.join(", "));
+        let widths: Vec<f64> = s
+            .iter()
+            .flatten()
+            .filter_map(|o| o.half_width_pct)
+            .collect();
+        if !widths.is_empty() {
+            let _ = writeln!(
+                out,
+                "  median half-width: {:.1} % of the prediction",
+                median(widths)
+            );
+        }
     }
     out
 }

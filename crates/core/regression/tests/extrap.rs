@@ -132,7 +132,8 @@ fn extrap_s_examples_of_bad_input_are_refused_at_their_line() {
 /// parameter's largest value, or else the largest first parameter) held out, both searches fitted
 /// to the rest (series that keep at least 4 values of every parameter). Printed per series; the robust search's median held-out error is asserted no
 /// worse than 1.25 times the Extra-P-compatible search's, and its 95 % interval must hold the
-/// held-out mean in at least 80 % of the series (both measured in `--nocapture`'s table).
+/// held-out mean in 90-98 % of the series (issue 56's target; both measured in `--nocapture`'s
+/// table).
 #[test]
 fn the_robust_search_predicts_held_out_points_of_extrap_s_experiments_as_well() {
     use yosoku_regression::pmnf::robust::fit_robust;
@@ -223,5 +224,8 @@ fn the_robust_search_predicts_held_out_points_of_extrap_s_experiments_as_well() 
         "{n} series: median held-out |error| {d:.2} % (Extra-P's search), {r:.2} % (robust); the same terms in {same}; robust intervals held {held} of {n}"
     );
     assert!(r <= 1.25 * d, "robust {r:.2} % against {d:.2} %");
-    assert!(held * 5 >= n * 4, "intervals held {held} of {n}");
+    assert!(
+        held * 100 >= n * 90 && held * 100 <= n * 98,
+        "intervals held {held} of {n}"
+    );
 }

@@ -21,7 +21,8 @@
 //! - **Intervals from the same noise model**: a new mean of `r` repetitions at `x` varies by
 //!   `sigma^2 (f(x)^2 / r + x' C x)`, `C` the weighted fit's covariance and `sigma^2` the larger
 //!   of `s^2` and the fit's own weighted residual variance (a law outside the search space shows
-//!   there).
+//!   there), and `x' C x` at least the spread at `x` of the models the criterion supports, of the
+//!   bootstrap's, and of the check beyond the points ([`outer_check`]): the doubt about the terms.
 
 use super::synthetic::SplitMix;
 use super::{
@@ -306,13 +307,57 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
     } else {
         Vec::new()
     };
+    let outer = outer_check(points, &options, &scored[0]);
     let mut model = finish_robust(&data, scored.swap_remove(0));
-    model.interval.ensembles = vec![ensemble, resampled];
+    model.interval.ensembles = vec![ensemble, resampled, outer];
     Ok(RobustFit {
         model,
         noise_pct: data.noise.map(|(s2, _)| 100.0 * s2.sqrt()),
         compared,
     })
+}
+
+/// The check of the shape beyond the points: the search run again without every point where a
+/// parameter is at its largest value, its model beside the chosen one (weight 1 each). Where the
+/// chosen shape is not the law's (a law off every hypothesis, at noise too low for the criterion
+/// to object), the two part as the prediction moves away from the points, and their spread at `x`
+/// enters the interval; for a law the search builds they agree. Empty where the inner points
+/// leave a parameter fewer than [`MINIMUM_POINTS`](super::MINIMUM_POINTS) values.
+fn outer_check(
+    points: &[Point],
+    options: &PmnfOptions,
+    best: &Scored,
+) -> Vec<(f64, f64, Vec<Term>)> {
+    let dims = points.first().map_or(0, |p| p.coordinate.len());
+    let largest: Vec<f64> = (0..dims)
+        .map(|d| {
+            points
+                .iter()
+                .map(|p| p.coordinate[d])
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+        .collect();
+    let inner: Vec<Point> = points
+        .iter()
+        .filter(|p| p.coordinate.iter().zip(&largest).all(|(x, l)| x < l))
+        .cloned()
+        .collect();
+    if inner.is_empty()
+        || enough_values(inner.iter().map(|p| p.coordinate.as_slice()), dims).is_err()
+    {
+        return Vec::new();
+    }
+    let Ok(data) = Weighted::new(&inner) else {
+        return Vec::new();
+    };
+    let chosen = select(&data, options).scored.swap_remove(0);
+    if !chosen.score.is_finite() {
+        return Vec::new();
+    }
+    vec![
+        (1.0, best.constant, best.terms.clone()),
+        (1.0, chosen.constant, chosen.terms),
+    ]
 }
 
 /// The term sets for `data` the criterion supports, best first, and how many were scored.
@@ -491,7 +536,7 @@ mod tests {
 
     /// On a slice of the benchmark's laws (`cargo xtask bench-scaling` runs 300 beside
     /// Extra-P), the robust search recovers at least twice as many laws' terms as the
-    /// Extra-P-compatible one, and its intervals hold most held-out means.
+    /// Extra-P-compatible one, and its intervals hold at least 90 % of the held-out means.
     #[test]
     fn the_robust_search_recovers_more_laws_than_extrap_s_under_noise() {
         let laws = benchmark(56, 36);
@@ -515,6 +560,6 @@ mod tests {
             robust >= 2 * default,
             "robust {robust}, Extra-P's search {default}"
         );
-        assert!(held * 10 >= laws.len() * 7, "held {held} of {}", laws.len());
+        assert!(held * 10 >= laws.len() * 9, "held {held} of {}", laws.len());
     }
 }
