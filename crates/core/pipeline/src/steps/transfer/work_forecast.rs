@@ -254,7 +254,7 @@ impl Step for WorkForecastStep {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::testing::parse_error;
+    use super::super::super::testing::{observations, parse_error, run_error};
 
     /// Every refusal of the step's keys names the key and what was expected.
     #[test]
@@ -298,5 +298,40 @@ mod tests {
                 "{extra}: {e}"
             );
         }
+    }
+
+    /// At run time: a target the catalogue lacks names the closest entries; a training GPU with
+    /// no launch in the table names the GPUs it has.
+    #[test]
+    fn an_unknown_target_or_training_gpu_stops_the_step() {
+        let counters: &[(&str, &[f64])] = &[
+            ("flop_count_sp", &[1e6, 1e6]),
+            ("gld_bytes", &[1e5, 1e5]),
+            ("grid_size", &[64.0, 64.0]),
+            ("block_size", &[256.0, 256.0]),
+        ];
+        let launch = "{ program = \"k\", variant = \"1\", blocks = 4, threads_per_block = 32, flops = 10, dram_bytes = 64 }";
+        let step = |train: &str, on: &str| {
+            format!(
+                "[[validate]]\nstep = \"work_forecast\"\nid = \"f\"\nobservations = \"src.observations\"\ntrain = [{train}]\non = [{on}]\nlaunches = [{launch}]"
+            )
+        };
+        let obs = || observations(&["Tesla T4", "Tesla P4"], &[1e-4, 2e-4], counters);
+        let e = run_error(
+            &step("\"T4\", \"P4\"", "\"H1000\""),
+            vec![("observations", obs())],
+        );
+        assert!(
+            e.contains("`on`: `H1000` is not in the device catalogue (closest:"),
+            "{e}"
+        );
+        let e = run_error(
+            &step("\"T4\", \"L4\"", "\"H100\""),
+            vec![("observations", obs())],
+        );
+        assert!(
+            e.contains("training GPU `L4` has no launch in the input"),
+            "{e}"
+        );
     }
 }
