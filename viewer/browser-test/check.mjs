@@ -24,6 +24,12 @@ const bundleCount = Number(bundleCountText);
 const TIMEOUT_MS = 90_000;
 /** The first frame after the page load, at most (issue 55: within 2 s on a 2-core machine). */
 const FIRST_FRAME_LIMIT_MS = 2_000;
+/**
+ * A frame of a view already drawn, at most: egui calls a press and release a click only when
+ * they are under 0.8 s apart by the frames' clocks, so a view whose every frame takes near that
+ * long loses clicks (the per-rank bars once summed a million-row table every frame).
+ */
+const STEADY_FRAME_LIMIT_MS = 300;
 
 const problems = [];
 const steps = [];
@@ -70,6 +76,34 @@ async function click(page, key) {
     await page.waitForTimeout(100);
   }
   throw new Error(`the app drew no button ${key}`);
+}
+
+/** Waits for the frames a pointer move asks for (eframe draws in the animation frame). */
+async function framesAfterMove(page, x, y) {
+  await page.mouse.move(x, y);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.waitForTimeout(50);
+}
+
+/**
+ * The CPU time of a frame of the view shown once it is drawn (`frame_ms=`: eframe's time of the
+ * frame before the one the status line was written in): two pointer moves over the bundle list's
+ * foot, where nothing has a tooltip, each drawing a frame.
+ */
+async function steadyFrameMs(page) {
+  await framesAfterMove(page, 10, 890);
+  await framesAfterMove(page, 12, 888);
+  return Number(field(await status(page), "frame_ms"));
+}
+
+/** Fails the test when a frame of the view shown takes longer than the limit. */
+async function checkFrame(page, view, bundle) {
+  const frameMs = await steadyFrameMs(page);
+  log(`the ${view} view on ${bundle}: a frame takes ${frameMs} ms`);
+  steps.push({ view, bundle, frame_ms: frameMs });
+  if (!(frameMs <= STEADY_FRAME_LIMIT_MS)) {
+    problems.push(`a frame of the ${view} view on ${bundle} takes ${frameMs} ms (limit ${STEADY_FRAME_LIMIT_MS} ms)`);
+  }
 }
 
 /** The primitive each view is for, as its status line's `drawn=` counts it. */
@@ -207,6 +241,7 @@ try {
   if (!(Number(field(s, "home_rows")) > 0)) problems.push(`the home view lists no results: ${s}`);
   if (!(Number(field(s, "reproduced")) > 0)) problems.push(`no result on the home view reproduces its paper: ${s}`);
   await screenshot(page, "web-1-home");
+  await checkFrame(page, "home", "every bundle");
   // A result's step is a link to the view that explains it.
   await click(page, `home:${validationBundle}:0`);
   s = await waitStatus(
@@ -245,6 +280,7 @@ try {
       problems.push(`the ${tab} view on ${bundle} drew ${drawn(s, "outside")} points outside its plot: ${s}`);
     }
     await screenshot(page, `web-view-${tab}`);
+    await checkFrame(page, tab, bundle);
   }
 
   // 2. Validation of a counter model: predicted vs measured for every program.
@@ -254,6 +290,7 @@ try {
   s = await waitStatus(page, "the validation view", (t) => Number(field(t, "points")) > 0);
   if (!(Number(field(s, "program")) > 0)) problems.push(`no programs in the validation view: ${s}`);
   await screenshot(page, "web-2-validation");
+  await checkFrame(page, "validation", validationBundle);
 
   // 2b. Selections and zoom belong to their bundle: a model group chosen and a box zoom made on
   // the cross-GPU transfer leave the forecast's view whole; back on the transfer, its zoom is

@@ -463,8 +463,13 @@ impl ViewerApp {
             Some(b) => s.push_str(&format!("; loading_tables={}", b.pending_files().len())),
             None => s.push_str(&self.slots[self.shown_slot()].status(&StatusContext {
                 bundles: &self.bundles,
-                frame_cpu_secs: self.frame_cpu_secs,
             })),
+        }
+        // Every view's frame time: a view that derives its figures from the rows every frame
+        // shows here (and a frame near a second long loses clicks: egui's click is a press and
+        // release under 0.8 s apart by the frames' clocks).
+        if let Some(secs) = self.frame_cpu_secs {
+            s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));
         }
         if !self.drawn.is_empty() {
             let drawn: Vec<String> = self.drawn.iter().map(|(k, n)| format!("{k}:{n}")).collect();

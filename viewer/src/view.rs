@@ -119,8 +119,6 @@ pub struct Context<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct StatusContext<'a> {
     pub bundles: &'a [LoadedBundle],
-    /// The CPU time of the previous frame as the host measured it (eframe; none in tests).
-    pub frame_cpu_secs: Option<f32>,
 }
 
 /// The egui memory key of the rectangles widgets inside views publish this frame.

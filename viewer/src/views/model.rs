@@ -27,8 +27,7 @@ impl View for Model {
     /// A model summary.
     const NEEDS: &'static [&'static str] = SUMMARY_COLUMNS;
     type State = State;
-    type Cache = ();
-
+    type Cache = Option<Flagged>;
 
     /// The view shows a model (the namespace of its summary), not a table: on its first look at
     /// a bundle, the model of the pipeline's headline result.
@@ -41,9 +40,19 @@ impl View for Model {
         }
     }
 
-    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
-        model_ui(ui, cx.bundle, state);
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, cache: &mut Option<Flagged>) {
+        model_ui(ui, cx.bundle, state, cache);
     }
+}
+
+/// The flags of the model and group shown, counted once per choice: the counts read every row
+/// of the bundle's predictions (a million in some), too many to read every frame.
+#[derive(Debug, Default)]
+pub struct Flagged {
+    /// The (model, group) counted.
+    chosen: (String, String),
+    /// A line per table of predictions with flags: the table, then each flag with its count.
+    lines: Vec<String>,
 }
 
 /// The models of a bundle: the namespaces of its model summaries.
@@ -72,7 +81,12 @@ fn headline_model(bundle: &LoadedBundle, models: &[String]) -> Option<String> {
     })
 }
 
-fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+fn model_ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    state: &mut State,
+    cache: &mut Option<Flagged>,
+) {
     let summaries: Vec<_> = bundle.tables_with(SUMMARY_COLUMNS).collect();
     if summaries.is_empty() {
         super::common::nothing_to_show(
@@ -108,7 +122,17 @@ fn model_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     ui.heading(format!("{} — {}", state.model, state.group));
     crate::view::count_drawn(ui, "models", 1);
     summary_ui(ui, batch, row);
-    flags_ui(ui, bundle, &state.model, group);
+    let chosen = (state.model.clone(), group.clone());
+    let flagged = match cache.take() {
+        Some(f) if f.chosen == chosen => cache.insert(f),
+        _ => cache.insert(Flagged {
+            lines: flag_lines(bundle, &chosen.0, &chosen.1),
+            chosen,
+        }),
+    };
+    for line in &flagged.lines {
+        ui.colored_label(ui.visuals().warn_fg_color, line);
+    }
     let prefix = format!("{}.", state.model);
     if let Some(coefficients) = bundle.tables.iter().find(|t| {
         t.name.starts_with(&prefix)
@@ -151,8 +175,9 @@ fn summary_ui(ui: &mut egui::Ui, batch: &arrow_array::RecordBatch, row: usize) {
 }
 
 /// Problems the validation found in the predictions of `model` (its group `group`), counted by
-/// flag, for each table of predictions the bundle has.
-fn flags_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, model: &str, group: &str) {
+/// flag, a line for each table of predictions the bundle has.
+fn flag_lines(bundle: &LoadedBundle, model: &str, group: &str) -> Vec<String> {
+    let mut lines = Vec::new();
     for t in bundle.tables_with(&[col::MODEL, col::FLAGS, col::PREDICTED_SECS]) {
         let (Some(models), Some(flags)) =
             (texts(&t.batch, col::MODEL), texts(&t.batch, col::FLAGS))
@@ -171,12 +196,10 @@ fn flags_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, model: &str, group: &str) 
         }
         if !counts.is_empty() {
             let list: Vec<String> = counts.iter().map(|(f, n)| format!("{f}: {n}")).collect();
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("{}: flagged predictions — {}", t.name, list.join(", ")),
-            );
+            lines.push(format!("{}: flagged predictions — {}", t.name, list.join(", ")));
         }
     }
+    lines
 }
 
 /// The coefficients of the model's group `group`: estimates, standardised estimates (when the

@@ -35,7 +35,7 @@ impl View for RankBars {
     const LABEL: &'static str = "Per-rank bars";
     const EXPLAINS: Explains = Explains::Rank(1);
     type State = State;
-    type Cache = ();
+    type Cache = Option<Derived>;
 
     fn draws(batch: &arrow_array::RecordBatch) -> bool {
         crate::data::has_columns(batch, MEASURED) || crate::data::has_columns(batch, PREDICTED)
@@ -45,8 +45,63 @@ impl View for RankBars {
         Some(&mut state.table)
     }
 
-    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, _: &mut ()) {
-        bars_ui(ui, cx.bundle, state);
+    fn ui(ui: &mut egui::Ui, cx: &mut Context<'_>, state: &mut State, cache: &mut Option<Derived>) {
+        bars_ui(ui, cx.bundle, state, cache);
+    }
+}
+
+/// What the view draws, derived from the rows once per choice of tables and run: a bundle's
+/// block tables run to millions of rows, and summing them every frame made each frame take long
+/// enough (a second and more in the browser) that a click's press and release fell in frames too
+/// far apart for egui to call it a click.
+#[derive(Debug, Default)]
+pub struct Derived {
+    /// The choice it was derived for: (table, beside, run).
+    chosen: (String, String, String),
+    /// The runs of the table chosen.
+    runs: Vec<String>,
+    /// Each table shown with its seconds per rank and kind.
+    shown: Vec<(String, PerRank)>,
+    /// The kinds of block of the tables shown.
+    kinds: Vec<String>,
+    /// The loop structure of the table chosen (a prediction's).
+    loops: Vec<RankLoop>,
+}
+
+impl Derived {
+    fn new(bundle: &LoadedBundle, state: &State) -> Self {
+        let chosen = bundle.table(&state.table);
+        let runs = chosen
+            .and_then(|t| texts(&t.batch, col::RUN_ID))
+            .map(|r| super::common::distinct(&r))
+            .unwrap_or_default();
+        let mut shown: Vec<(String, PerRank)> = Vec::new();
+        for name in [&state.table, &state.compare] {
+            if let Some(t) = bundle.table(name)
+                && !shown.iter().any(|(n, _)| *n == t.name)
+            {
+                // The run chosen is one of the first table's; the other is shown whole.
+                let run = if shown.is_empty() { state.run.as_str() } else { ALL_RUNS };
+                shown.push((t.name.clone(), per_rank(&t.batch, run)));
+            }
+        }
+        let kinds = super::common::distinct(
+            &shown
+                .iter()
+                .flat_map(|(_, r)| r.ranks.iter().flat_map(|(_, k)| k.iter().map(|k| k.kind.clone())))
+                .collect::<Vec<_>>(),
+        );
+        Derived {
+            chosen: Self::choice(state),
+            runs,
+            shown,
+            kinds,
+            loops: chosen.map(|t| loop_structure(&t.batch)).unwrap_or_default(),
+        }
+    }
+
+    fn choice(state: &State) -> (String, String, String) {
+        (state.table.clone(), state.compare.clone(), state.run.clone())
     }
 }
 
@@ -93,7 +148,7 @@ pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
     let runs = super::common::distinct(&run_of);
     let one = runs.iter().any(|r| r == run);
     // (rank, kind) -> seconds in each run.
-    let mut sums: std::collections::BTreeMap<(i64, String), std::collections::BTreeMap<&str, f64>> =
+    let mut sums: std::collections::BTreeMap<(i64, &str), std::collections::BTreeMap<&str, f64>> =
         Default::default();
     for i in 0..rank.len() {
         let (Some(r), Some(s)) = (rank[i], secs[i]) else {
@@ -103,7 +158,7 @@ pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
             continue;
         }
         *sums
-            .entry((r as i64, kind[i].clone()))
+            .entry((r as i64, kind[i].as_str()))
             .or_default()
             .entry(run_of[i].as_str())
             .or_default() += s;
@@ -112,7 +167,7 @@ pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
     for ((r, k), per_run) in sums {
         let values: Vec<f64> = per_run.values().copied().collect();
         let time = KindSeconds {
-            kind: k,
+            kind: k.to_owned(),
             mean_secs: values.iter().sum::<f64>() / values.len() as f64,
             min_secs: values.iter().copied().fold(f64::INFINITY, f64::min),
             max_secs: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
@@ -179,7 +234,12 @@ pub fn loop_structure(batch: &arrow_array::RecordBatch) -> Vec<RankLoop> {
     out
 }
 
-fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
+fn bars_ui(
+    ui: &mut egui::Ui,
+    bundle: &LoadedBundle,
+    state: &mut State,
+    cache: &mut Option<Derived>,
+) {
     let mut tables: Vec<_> = bundle.tables_with(MEASURED).collect();
     for t in bundle.tables_with(PREDICTED) {
         if !tables.iter().any(|m| m.name == t.name) {
@@ -200,36 +260,20 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
     if state.compare.is_empty() {
         state.compare = measured_beside(bundle, &state.table).unwrap_or_else(|| NONE.to_owned());
     }
-    let runs: Vec<String> = bundle
-        .table(&state.table)
-        .and_then(|t| texts(&t.batch, col::RUN_ID))
-        .map(|r| super::common::distinct(&r))
-        .unwrap_or_default();
+    let derived = match cache.take() {
+        Some(d) if d.chosen == Derived::choice(state) => cache.insert(d),
+        _ => cache.insert(Derived::new(bundle, state)),
+    };
     ui.horizontal(|ui| {
         super::common::pick(ui, "table", &mut state.table, &names);
         super::common::pick(ui, "beside", &mut state.compare, &compare);
-        if runs.len() > 1 {
+        if derived.runs.len() > 1 {
             let mut choices = vec![ALL_RUNS.to_owned()];
-            choices.extend(runs.iter().cloned());
+            choices.extend(derived.runs.iter().cloned());
             super::common::pick(ui, "run", &mut state.run, &choices);
         }
     });
-    let mut shown: Vec<(&str, PerRank)> = Vec::new();
-    for name in [&state.table, &state.compare] {
-        if let Some(t) = bundle.table(name)
-            && !shown.iter().any(|(n, _)| *n == t.name)
-        {
-            // The run chosen is one of the first table's; the other is shown whole.
-            let run = if shown.is_empty() { state.run.as_str() } else { ALL_RUNS };
-            shown.push((&t.name, per_rank(&t.batch, run)));
-        }
-    }
-    let kinds: Vec<String> = super::common::distinct(
-        &shown
-            .iter()
-            .flat_map(|(_, r)| r.ranks.iter().flat_map(|(_, k)| k.iter().map(|k| k.kind.clone())))
-            .collect::<Vec<_>>(),
-    );
+    let shown: Vec<(&str, &PerRank)> = derived.shown.iter().map(|(n, p)| (n.as_str(), p)).collect();
     for (name, per) in &shown {
         if per.shown_runs > 1 {
             ui.label(format!(
@@ -239,11 +283,9 @@ fn bars_ui(ui: &mut egui::Ui, bundle: &LoadedBundle, state: &mut State) {
             ));
         }
     }
-    plot_ui(ui, &shown, &kinds);
-    table_ui(ui, &shown, &kinds);
-    if let Some(t) = bundle.table(&state.table) {
-        loop_ui(ui, &loop_structure(&t.batch));
-    }
+    plot_ui(ui, &shown, &derived.kinds);
+    table_ui(ui, &shown, &derived.kinds);
+    loop_ui(ui, &derived.loops);
 }
 
 /// The measured run to put beside a prediction at first: of the measured tables the step that
@@ -274,7 +316,7 @@ fn measured_beside(bundle: &LoadedBundle, table: &str) -> Option<String> {
 
 /// Each table's ranks as stacked bars by kind, side by side, with the spread of the runs' totals
 /// as a whisker; integer rank ticks.
-fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
+fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, &PerRank)], kinds: &[String]) {
     let width = 0.8 / shown.len().max(1) as f64;
     let whisker = ui.visuals().strong_text_color();
     let bars: usize = shown.iter().map(|(_, p)| p.ranks.len() * kinds.len()).sum();
@@ -344,7 +386,7 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
 }
 
 /// The seconds of every rank and kind; with several runs, the mean and the least to most.
-fn table_ui(ui: &mut egui::Ui, shown: &[(&str, PerRank)], kinds: &[String]) {
+fn table_ui(ui: &mut egui::Ui, shown: &[(&str, &PerRank)], kinds: &[String]) {
     egui::Grid::new("rank_table").striped(true).show(ui, |ui| {
         ui.strong("rank");
         for (name, _) in shown {

@@ -82,8 +82,8 @@ impl View for Gantt {
         );
     }
 
-    fn status(cx: &StatusContext<'_>, _: &State, cache: &Cache) -> String {
-        let mut s = if let Some(f) = &cache.trace_frame {
+    fn status(_: &StatusContext<'_>, _: &State, cache: &Cache) -> String {
+        if let Some(f) = &cache.trace_frame {
             f.status()
         } else if let Some(c) = &cache.table {
             format!(
@@ -93,12 +93,8 @@ impl View for Gantt {
                 c.shown_lanes
             )
         } else {
-            return String::new();
-        };
-        if let Some(secs) = cx.frame_cpu_secs {
-            s.push_str(&format!("; frame_ms={:.2}", secs * 1e3));
+            String::new()
         }
-        s
     }
 }
 
