@@ -14,6 +14,7 @@ pub enum ExportFormat {
     Csv,
     ChromeTrace,
     Extrap,
+    Bundle,
 }
 
 impl From<ExportFormat> for yosoku_runner::export::ExportFormat {
@@ -24,6 +25,7 @@ impl From<ExportFormat> for yosoku_runner::export::ExportFormat {
             ExportFormat::Csv => F::Csv,
             ExportFormat::ChromeTrace => F::ChromeTrace,
             ExportFormat::Extrap => F::Extrap,
+            ExportFormat::Bundle => F::Bundle,
         }
     }
 }
@@ -62,6 +64,22 @@ pub fn said(exported: &Exported) -> String {
             summary.threads,
             file.display()
         ),
+        Exported::Bundle {
+            dir,
+            tables,
+            traces,
+        } => {
+            let mut out = format!(
+                "wrote a bundle of {} table(s) into {}: {}",
+                tables.len(),
+                dir.display(),
+                tables.join(", ")
+            );
+            if *traces > 0 {
+                let _ = write!(out, "\nnot kept: the bundle's {traces} trace pyramid(s)");
+            }
+            out
+        }
         Exported::Extrap { files, left_out } => {
             let mut out = match files.as_slice() {
                 [(one, _)] => format!("wrote {}", one.display()),

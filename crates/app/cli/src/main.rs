@@ -84,7 +84,8 @@ enum Command {
     },
     /// Write a bundle's tables for other tools: Parquet or CSV (one file per table, into a
     /// directory), Chrome trace JSON (its spans), Extra-P's JSON input (its measured runs over
-    /// their parameters).
+    /// their parameters), or a bundle of some of its tables (to commit or share a result
+    /// without its inputs).
     Export {
         /// A bundle directory.
         bundle: PathBuf,
@@ -94,8 +95,9 @@ enum Command {
         /// takes].
         #[arg(long)]
         table: Vec<String>,
-        /// The directory (parquet, csv) or file (chrome-trace, extrap) to write; written whole
-        /// or not at all. Extra-P wants the call paths of one experiment measured at the same
+        /// The directory (parquet, csv, bundle) or file (chrome-trace, extrap) to write;
+        /// written whole or not at all. A bundle keeps the run's manifest, its table list cut to
+        /// the tables written, and no trace pyramid. Extra-P wants the call paths of one experiment measured at the same
         /// points: where they differ, `extrap` writes `<stem>-1.json`, `<stem>-2.json`, ...
         #[arg(short = 'o', long = "output", value_name = "PATH")]
         output: PathBuf,

@@ -464,12 +464,9 @@ fn trace_import_writes_a_bundle_or_nothing() {
     assert!(text(&out.stderr).contains("event 0: a complete event (`X`) needs `dur`"));
 }
 
-/// Extra-P's JSON input from measured runs over a parameter: the OpenCL record's kernels over
-/// their size `n`, one call path per program and variant, values in seconds.
-#[test]
-fn export_writes_extrap_json_of_runs_over_their_parameters() {
-    let dir = tempfile::tempdir().unwrap();
-    let bundle = dir.path().join("vw");
+/// The `opencl-vector-width` pipeline run quietly into `<dir>/vw` (its path returned).
+fn vector_width_bundle(dir: &Path) -> std::path::PathBuf {
+    let bundle = dir.join("vw");
     let pipeline = repo().join("pipelines/opencl-vector-width.toml");
     let out = yosoku(&[
         "run",
@@ -484,6 +481,84 @@ fn export_writes_extrap_json_of_runs_over_their_parameters() {
         "--quiet printed: {}",
         text(&out.stdout)
     );
+    bundle
+}
+
+/// Part of a bundle as a bundle of its own: the tables chosen under the run's manifest, read
+/// back by every command that reads bundles; a name the bundle lacks, a directory that is not a
+/// bundle and the bundle itself are refused, and nothing is written.
+#[test]
+fn export_writes_the_tables_chosen_as_a_bundle_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = vector_width_bundle(dir.path());
+    let part = dir.path().join("part");
+    let export = |output: &Path, tables: &[&str]| {
+        let mut args = vec!["export", bundle.to_str().unwrap(), "--format", "bundle"];
+        for t in tables {
+            args.extend(["--table", t]);
+        }
+        args.extend(["-o", output.to_str().unwrap()]);
+        yosoku(&args)
+    };
+    let out = export(&part, &["width.report", "width.throughputs"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).trim(),
+        format!(
+            "wrote a bundle of 2 table(s) into {}: width.throughputs, width.report",
+            part.display()
+        )
+    );
+    let report = yosoku(&["report", part.to_str().unwrap()]);
+    assert!(report.status.success(), "{}", text(&report.stderr));
+    assert!(text(&report.stdout).contains("NVIDIA H200 copy: best variant float4"));
+    let inspect = text(&yosoku(&["inspect", part.to_str().unwrap()]).stdout);
+    assert!(
+        inspect.contains("width.report:") && !inspect.contains("cl.runs:"),
+        "{inspect}"
+    );
+    // The same tables, cell for cell, as the whole bundle's.
+    let whole = yosoku_bundle::fs::read_bundle(&bundle).unwrap();
+    let kept = yosoku_bundle::fs::read_bundle(&part).unwrap();
+    assert_eq!(kept.table("width.report"), whole.table("width.report"));
+    assert_eq!(kept.manifest.stages, whole.manifest.stages);
+
+    let missing = export(&dir.path().join("other"), &["width.nothing"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr).contains("no table `width.nothing`; the bundle has: cl.runs"));
+    assert!(!dir.path().join("other").exists());
+    let plain = dir.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::write(plain.join("notes.txt"), "mine").unwrap();
+    let refused = export(&plain, &["width.report"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        text(&refused.stderr).contains("is not a yosoku bundle"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(plain.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let itself = export(&bundle, &["width.report"]);
+    assert_eq!(itself.status.code(), Some(1));
+    assert!(text(&itself.stderr).contains("is the bundle read"));
+    assert_eq!(
+        yosoku_bundle::fs::read_bundle(&bundle)
+            .unwrap()
+            .tables
+            .len(),
+        whole.tables.len()
+    );
+}
+
+/// Extra-P's JSON input from measured runs over a parameter: the OpenCL record's kernels over
+/// their size `n`, one call path per program and variant, values in seconds.
+#[test]
+fn export_writes_extrap_json_of_runs_over_their_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = vector_width_bundle(dir.path());
     let json = dir.path().join("extrap.json");
     let out = yosoku(&[
         "export",

@@ -1,7 +1,8 @@
 //! `yosoku export` and `yosoku trace export` / `check`: a bundle's tables for other tools —
 //! Parquet and CSV (every table), Chrome trace JSON (its `spans`), Extra-P's JSON input (its
-//! measured runs over their parameters, `yosoku_models::scaling::extrap`) — each written whole
-//! or not at all: beside its place first, then renamed into it.
+//! measured runs over their parameters, `yosoku_models::scaling::extrap`) — or some of them as a
+//! bundle of their own (to commit or share a run's result without its inputs), each written
+//! whole or not at all: beside its place first, then renamed into it.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,8 @@ pub enum ExportFormat {
     ChromeTrace,
     /// Extra-P's JSON input, one file per experiment.
     Extrap,
+    /// A bundle of the tables chosen, under the bundle's manifest (its table list cut to them).
+    Bundle,
 }
 
 /// What an export wrote.
@@ -48,6 +51,12 @@ pub enum Exported {
         files: Vec<(PathBuf, Vec<String>)>,
         left_out: Vec<String>,
     },
+    /// A bundle of the `tables` named into `dir`; `traces` trace pyramids not kept.
+    Bundle {
+        dir: PathBuf,
+        tables: Vec<String>,
+        traces: usize,
+    },
 }
 
 /// Exports the tables of `bundle` named in `tables` (else every one the format takes) to
@@ -60,6 +69,27 @@ pub fn export(
 ) -> Result<Exported> {
     match format {
         ExportFormat::ChromeTrace => chrome_trace(bundle, tables, output),
+        ExportFormat::Bundle => {
+            let read = yosoku_bundle::fs::read_bundle(bundle)?;
+            let kept: Vec<String> = chosen(&read, tables, |_| true)
+                .with_context(|| bundle.display().to_string())?
+                .iter()
+                .map(|(n, _)| n.clone())
+                .collect();
+            if output.canonicalize().ok() == bundle.canonicalize().ok() {
+                bail!(
+                    "{} is the bundle read; name another directory",
+                    output.display()
+                );
+            }
+            let written = yosoku_bundle::fs::write_kept(output, &read, &kept)
+                .with_context(|| format!("writing {}", output.display()))?;
+            Ok(Exported::Bundle {
+                dir: output.to_owned(),
+                tables: written.tables.iter().map(|t| t.name.clone()).collect(),
+                traces: read.manifest.traces.len(),
+            })
+        }
         ExportFormat::Extrap => {
             let read = yosoku_bundle::fs::read_bundle(bundle)?;
             if output.is_dir() {

@@ -193,6 +193,25 @@ fn write_manifest_and_tables(
     })
 }
 
+/// Writes part of `bundle` to `dir` as a bundle of its own: the tables named in `keep` (each
+/// must be there), under the bundle's own manifest with its table list cut to them and without
+/// its trace pyramids (their records dropped). The steps still list every table they made: the
+/// manifest says what the run was, its table list what this directory holds. Written as
+/// [`write`] writes: whole or not at all, refusing a directory that is not a bundle.
+pub fn write_kept(dir: &Path, bundle: &Bundle, keep: &[String]) -> Result<Manifest, BundleError> {
+    let mut manifest = bundle.manifest.clone();
+    manifest.tables.retain(|t| keep.contains(&t.name));
+    manifest.traces.clear();
+    let tables: Vec<(String, RecordBatch)> = bundle
+        .tables
+        .iter()
+        .filter(|(n, _)| keep.contains(n))
+        .cloned()
+        .collect();
+    write_manifest_and_tables(dir, &manifest, &tables, |_| Ok(()))?;
+    Ok(manifest)
+}
+
 /// The size and SHA-256 of a file, read once in blocks.
 pub fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
     use sha2::Digest as _;
@@ -277,6 +296,39 @@ mod tests {
         let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
         let batch = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(values))]).unwrap();
         vec![("s.t".to_owned(), batch)]
+    }
+
+    #[test]
+    fn a_kept_part_reads_back_with_only_its_tables() {
+        let root = tempfile::tempdir().unwrap();
+        let whole = root.path().join("whole");
+        let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
+        let batch = |v: Vec<i64>| {
+            RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from(v))]).unwrap()
+        };
+        let tables = vec![
+            ("a.t".to_owned(), batch(vec![1])),
+            ("b.t".to_owned(), batch(vec![2, 3])),
+            ("c.t".to_owned(), batch(vec![4])),
+        ];
+        write_bundle(&whole, manifest("three"), &tables).unwrap();
+        let read = read_bundle(&whole).unwrap();
+        let part = root.path().join("part");
+        let kept = write_kept(&part, &read, &["c.t".to_owned(), "a.t".to_owned()]).unwrap();
+        let back = read_bundle(&part).unwrap();
+        assert_eq!(back.manifest, kept);
+        assert_eq!(back.manifest.pipeline, read.manifest.pipeline);
+        assert_eq!(
+            back.manifest.created_unix_secs,
+            read.manifest.created_unix_secs
+        );
+        // The manifest's order, not the order asked for.
+        assert_eq!(back.tables, vec![tables[0].clone(), tables[2].clone()]);
+        let files: Vec<String> = std::fs::read_dir(part.join(TABLES_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(files.len(), 2, "{files:?}");
     }
 
     #[test]
