@@ -242,6 +242,14 @@ try {
   if (!(Number(field(s, "reproduced")) > 0)) problems.push(`no result on the home view reproduces its paper: ${s}`);
   await screenshot(page, "web-1-home");
   await checkFrame(page, "home", "every bundle");
+  // The grid fits the window: long result and paper texts wrap, so no result's link is pushed
+  // off its right edge.
+  {
+    const boxes = JSON.parse((await page.getAttribute("#status", "data-hitboxes")) ?? "{}");
+    const width = page.viewportSize().width;
+    const cut = Object.entries(boxes).filter(([k, [x, , w]]) => k.startsWith("home:") && x + w > width);
+    if (cut.length > 0) problems.push(`${cut.length} of the home's links end past the window's right edge, the first ${cut[0][0]}`);
+  }
   // A result's step is a link to the view that explains it.
   await click(page, `home:${validationBundle}:0`);
   s = await waitStatus(

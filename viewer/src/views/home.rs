@@ -229,6 +229,7 @@ fn home_ui(
     hitboxes: &mut Vec<(String, egui::Rect)>,
 ) -> Option<Jump> {
     let mut jump = None;
+    let widths = text_widths(ui);
     // Both ways: on a narrow window the grid scrolls sideways rather than losing its right
     // columns.
     egui::ScrollArea::both().show(ui, |ui| {
@@ -276,7 +277,7 @@ fn home_ui(
                         continue;
                     }
                     for (i, row) in rows.iter().enumerate() {
-                        let at = RowAt { bundle, name: &name, i, views };
+                        let at = RowAt { bundle, name: &name, i, views, widths };
                         if let Some(j) = row_ui(ui, &at, row, (good, bad), hitboxes) {
                             jump = Some(j);
                         }
@@ -294,6 +295,26 @@ struct RowAt<'a> {
     name: &'a str,
     i: usize,
     views: &'a [&'static dyn ViewKind],
+    /// The widths the result and the paper's text wrap at.
+    widths: [f32; 2],
+}
+
+/// The widths the result and paper columns wrap their text at, so that the grid, links
+/// included, fits the panel: what the other columns leave (about 34 body-text heights: the
+/// verdict, the two figures, the difference and the step's link), shared 55:45, and never
+/// under 12 heights each (a narrower panel scrolls sideways).
+fn text_widths(ui: &egui::Ui) -> [f32; 2] {
+    let em = ui.text_style_height(&egui::TextStyle::Body);
+    let free = (ui.available_width() - 34.0 * em).max(24.0 * em);
+    [0.55 * free, 0.45 * free]
+}
+
+/// `text` in a grid cell, wrapped at `width`.
+fn wrapped(ui: &mut egui::Ui, text: &str, width: f32) {
+    ui.scope(|ui| {
+        ui.set_max_width(width);
+        ui.add(egui::Label::new(text).wrap());
+    });
 }
 
 /// One result's row of the home grid; the jump when its link is clicked.
@@ -320,10 +341,10 @@ fn row_ui(
     })
     .response
     .on_hover_text(criterion);
-    ui.label(&row.result);
+    wrapped(ui, &row.result, at.widths[0]);
     ui.strong(row.value_text())
         .on_hover_text(format!("{} {}", row.value, row.unit));
-    ui.label(&row.paper);
+    wrapped(ui, &row.paper, at.widths[1]);
     ui.label(row.difference_text());
     // The step it comes from, as the link to the view that explains it (found when hovered or
     // clicked, not every frame).
