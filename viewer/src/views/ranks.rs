@@ -124,6 +124,9 @@ pub struct PerRank {
     /// The runs the figures are over: all of them, or the one chosen.
     pub shown_runs: usize,
     pub ranks: Vec<(i64, Vec<KindSeconds>)>,
+    /// Whether the seconds are a prediction's (`predicted_secs`), not measured
+    /// (`duration_secs`).
+    pub predicted: bool,
 }
 
 impl PerRank {
@@ -181,6 +184,7 @@ pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
         shown_runs: if one { 1 } else { runs.len() },
         runs,
         ranks,
+        predicted: numbers(batch, col::DURATION_SECS).is_none(),
     }
 }
 
@@ -314,13 +318,46 @@ fn measured_beside(bundle: &LoadedBundle, table: &str) -> Option<String> {
         .max_by_key(|n| rows(n))
 }
 
+/// What names each table's bars over them: "measured" and "predicted" when one table is each,
+/// else the tables' namespaces (`full`, `repeat_1`).
+fn bar_labels(shown: &[(&str, &PerRank)]) -> Vec<String> {
+    let both_kinds = shown.iter().any(|(_, p)| p.predicted) && shown.iter().any(|(_, p)| !p.predicted);
+    shown
+        .iter()
+        .map(|(name, per)| match (both_kinds, per.predicted) {
+            (true, true) => "predicted".to_owned(),
+            (true, false) => "measured".to_owned(),
+            (false, _) => name.split('.').next().unwrap_or(name).to_owned(),
+        })
+        .collect()
+}
+
+/// Bars with a label over each at most (more would overlap): a label names whose bar it is.
+const LABELLED_BARS: usize = 16;
+
 /// Each table's ranks as stacked bars by kind, side by side, with the spread of the runs' totals
-/// as a whisker; integer rank ticks.
+/// as a whisker and, for a few ranks, the table's label over its bars; integer rank ticks. The
+/// y range leaves the legend's share of the plot free over the tallest bar.
 fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, &PerRank)], kinds: &[String]) {
     let width = 0.8 / shown.len().max(1) as f64;
     let whisker = ui.visuals().strong_text_color();
     let bars: usize = shown.iter().map(|(_, p)| p.ranks.len() * kinds.len()).sum();
     crate::view::count_drawn(ui, "bars", bars);
+    let labels = bar_labels(shown);
+    let label_bars = shown.iter().map(|(_, p)| p.ranks.len()).sum::<usize>() <= LABELLED_BARS;
+    let tallest = shown
+        .iter()
+        .flat_map(|(_, p)| {
+            p.ranks.iter().map(|(_, parts)| {
+                let total = |f: fn(&KindSeconds) -> f64| parts.iter().map(f).sum::<f64>();
+                total(|k| k.mean_secs).max(total(|k| k.max_secs))
+            })
+        })
+        .fold(0.0_f64, f64::max);
+    // The legend lists a row per table and kind (and a whisker per table with several runs), at
+    // about 18 points a row in a plot of 320.
+    let legend_rows = shown.len() * kinds.len() + shown.iter().filter(|(_, p)| p.shown_runs > 1).count();
+    let legend_share = ((legend_rows as f64 * 18.0 + 16.0) / 290.0).min(0.6);
     let plotted = egui_plot::Plot::new("per_rank")
         .height(320.0)
         .x_axis_label("rank")
@@ -334,10 +371,25 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, &PerRank)], kinds: &[String]) {
             }
         })
         .legend(egui_plot::Legend::default())
+        .include_y(0.0)
+        .include_y(tallest / (1.0 - legend_share))
         .show(ui, |plot| {
             let mut drawn = Vec::new();
             for (t, (name, per)) in shown.iter().enumerate() {
                 let offset = (t as f64 - (shown.len() as f64 - 1.0) / 2.0) * width;
+                if label_bars {
+                    for (rank, parts) in &per.ranks {
+                        let top = parts.iter().map(|p| p.max_secs.max(p.mean_secs)).sum::<f64>();
+                        plot.text(
+                            egui_plot::Text::new(
+                                "",
+                                egui_plot::PlotPoint::new(*rank as f64 + offset, top),
+                                egui::RichText::new(labels[t].as_str()).text_style(egui::TextStyle::Body),
+                            )
+                            .anchor(egui::Align2::CENTER_BOTTOM),
+                        );
+                    }
+                }
                 let mut below: Vec<f64> = vec![0.0; per.ranks.len()];
                 for (k, kind) in kinds.iter().enumerate() {
                     let bars: Vec<egui_plot::Bar> = per
@@ -503,6 +555,25 @@ mod tests {
         assert_eq!(found[0].roles[1], ("loop".to_owned(), 5.0));
         assert_eq!(found[0].roles[2], ("periodic".to_owned(), 2.5));
         assert_eq!(found[1].roles[0], ("setup".to_owned(), 10.0));
+    }
+
+    /// The bars say whose they are: "measured" and "predicted" beside each other, else the
+    /// tables' namespaces.
+    #[test]
+    fn bars_are_labelled_by_what_they_show() {
+        let measured = PerRank::default();
+        let predicted = PerRank {
+            predicted: true,
+            ..PerRank::default()
+        };
+        assert_eq!(
+            bar_labels(&[("repeat_1.mpi_block_predictions", &predicted), ("full.mpi_blocks", &measured)]),
+            ["predicted", "measured"]
+        );
+        assert_eq!(
+            bar_labels(&[("full.mpi_blocks", &measured), ("reduced_1.mpi_blocks", &measured)]),
+            ["full", "reduced_1"]
+        );
     }
 
     /// Two runs of one rank: the bars show their mean with the least and most, never their sum;
