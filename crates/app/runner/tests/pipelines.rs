@@ -1883,6 +1883,26 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
                 .is_some_and(|t| t.contains("(7792 of 7792; "))),
         "{eight:?}"
     );
+    // Which GPU the errors come from: each one's 974 launches on its own, the eight together
+    // the 7,792; the split's three unseen GPUs likewise.
+    let per_gpu: Vec<&str> = eight
+        .iter()
+        .filter(|c| c.row == "utilisation" && c.column.starts_with("every launch on "))
+        .filter_map(|c| c.text.as_deref())
+        .collect();
+    assert_eq!(per_gpu.len(), 8, "{eight:?}");
+    assert!(
+        per_gpu.iter().all(|t| t.contains("(974 of 974; ")),
+        "{per_gpu:?}"
+    );
+    for gpu in [
+        "NVIDIA H100 80GB HBM3",
+        "NVIDIA L4",
+        "NVIDIA A100 80GB PCIe",
+    ] {
+        let name = format!("every launch on {gpu}, any duration, utilisation: median |error|");
+        assert!(figure(&name).is_finite(), "{name}");
+    }
 }
 
 /// A split naming a GPU the input lacks, one GPU on both sides, or a profile's GPU that is not a

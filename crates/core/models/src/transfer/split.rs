@@ -44,7 +44,8 @@ pub const DURATION_BANDS: [(&str, f64, f64); 3] = [
 /// One method's errors on one group of launches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SplitScore {
-    /// An operator group, or `every launch`.
+    /// An operator group, `every launch`, or, where several GPUs are predicted, `every launch on
+    /// <GPU>` (one test GPU's launches: which of them the errors come from).
     pub group: String,
     /// A band of [`DURATION_BANDS`], or `any duration`.
     pub band: String,
@@ -125,7 +126,7 @@ pub fn score_split(
             m.gpu_labels[g]
         )));
     }
-    summarise(predict(m, train, test, group_of, &|_| true, options)?)
+    summarise(m, predict(m, train, test, group_of, &|_| true, options)?)
 }
 
 /// Each of `gpus` in turn the test GPU and the others the training ones, the errors of all the
@@ -153,7 +154,7 @@ pub fn score_leave_one_out(
         let train: Vec<usize> = gpus.iter().copied().filter(|g| *g != held).collect();
         predicted.extend(predict(m, &train, &[held], group_of, &shared, options)?);
     }
-    summarise(predicted)
+    summarise(m, predicted)
 }
 
 /// Every launch of the `test` GPUs that `keep` accepts, predicted by each method with its
@@ -258,8 +259,12 @@ fn predict_points<'a>(
         .collect())
 }
 
-/// Each method's errors by group (and over every launch) and by duration band.
-fn summarise(predicted: Vec<Predicted<'_>>) -> Result<Vec<SplitScore>, ModelError> {
+/// Each method's errors by group (and over every launch) and by duration band; where the launches
+/// are of several GPUs, over each GPU's launches too (any duration).
+fn summarise(
+    m: &Measurements,
+    predicted: Vec<Predicted<'_>>,
+) -> Result<Vec<SplitScore>, ModelError> {
     if predicted.is_empty() {
         return Err(ModelError::invalid(
             "the test GPUs have no launch to predict".to_owned(),
@@ -284,6 +289,18 @@ fn summarise(predicted: Vec<Predicted<'_>>) -> Result<Vec<SplitScore>, ModelErro
             }
             for (k, method) in METHODS.iter().enumerate() {
                 out.push(score(&rows, k, method, group, band));
+            }
+        }
+    }
+    let mut gpus: Vec<usize> = predicted.iter().map(|p| p.cell.gpu).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    if gpus.len() > 1 {
+        for g in gpus {
+            let rows: Vec<&Predicted<'_>> = predicted.iter().filter(|p| p.cell.gpu == g).collect();
+            let group = format!("every launch on {}", m.gpu_labels[g]);
+            for (k, method) in METHODS.iter().enumerate() {
+                out.push(score(&rows, k, method, &group, "any duration"));
             }
         }
     }
