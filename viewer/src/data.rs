@@ -564,6 +564,74 @@ pub fn texts(batch: &RecordBatch, column: &str) -> Option<Vec<String>> {
     )
 }
 
+/// A column's text as codes into its distinct values (in the order rows first show them), read
+/// without a string per row: a dictionary column through its keys, a plain one interned. For a
+/// view that groups a million rows by a text column ([`texts`] makes a string of every cell).
+pub fn text_codes(batch: &RecordBatch, column: &str) -> Option<(Vec<String>, Vec<u32>)> {
+    use arrow_array::cast::AsArray;
+    let array = batch.column_by_name(column)?;
+    let n = array.len();
+    let mut index: std::collections::HashMap<String, u32> = Default::default();
+    let mut values: Vec<String> = Vec::new();
+    let mut code = |text: &str| -> u32 {
+        if let Some(&c) = index.get(text) {
+            return c;
+        }
+        let c = values.len() as u32;
+        values.push(text.to_owned());
+        index.insert(text.to_owned(), c);
+        c
+    };
+    let codes: Vec<u32> = if let Some(dict) = array.as_any_dictionary_opt() {
+        let dictionary = dict.values();
+        let of_value: Vec<u32> = (0..dictionary.len())
+            .map(|v| code(&cell_text(dictionary.as_ref(), v)))
+            .collect();
+        let keys = dict.normalized_keys();
+        (0..n)
+            .map(|i| {
+                if array.is_null(i) {
+                    code("")
+                } else {
+                    of_value[keys[i]]
+                }
+            })
+            .collect()
+    } else {
+        match array.data_type() {
+            DataType::Utf8 => {
+                let a = array.as_string::<i32>();
+                (0..n)
+                    .map(|i| code(if a.is_null(i) { "" } else { a.value(i) }))
+                    .collect()
+            }
+            DataType::LargeUtf8 => {
+                let a = array.as_string::<i64>();
+                (0..n)
+                    .map(|i| code(if a.is_null(i) { "" } else { a.value(i) }))
+                    .collect()
+            }
+            _ => (0..n)
+                .map(|i| code(&cell_text(array.as_ref(), i)))
+                .collect(),
+        }
+    };
+    // Renumbered in the order the rows first show the values (a dictionary's own order may
+    // differ, and a value it holds no row uses is left out).
+    let mut renumber: Vec<Option<u32>> = vec![None; values.len()];
+    let mut shown: Vec<String> = Vec::new();
+    let codes = codes
+        .into_iter()
+        .map(|c| {
+            *renumber[c as usize].get_or_insert_with(|| {
+                shown.push(values[c as usize].clone());
+                (shown.len() - 1) as u32
+            })
+        })
+        .collect();
+    Some((shown, codes))
+}
+
 pub fn is_numeric(data_type: &DataType) -> bool {
     matches!(
         data_type,
@@ -608,6 +676,36 @@ pub fn cell_text(array: &dyn Array, row: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Codes give each row its value as [`texts`] does, in the order rows first show the values,
+    /// for a dictionary column (values in another order, one unused, a null row) and a plain one.
+    #[test]
+    fn text_codes_agree_with_texts() {
+        use std::sync::Arc;
+
+        use arrow_array::types::Int8Type;
+        use arrow_array::{DictionaryArray, Int8Array, StringArray};
+        use arrow_schema::{Field, Schema};
+        let dictionary = DictionaryArray::<Int8Type>::try_new(
+            Int8Array::from(vec![Some(2), Some(0), None, Some(2), Some(0)]),
+            Arc::new(StringArray::from(vec!["b", "unused", "a"])),
+        )
+        .unwrap();
+        let plain = StringArray::from(vec![Some("x"), Some("y"), Some("x"), None, Some("y")]);
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("d", dictionary.data_type().clone(), true),
+            Field::new("p", DataType::Utf8, true),
+        ]));
+        let batch =
+            RecordBatch::try_new(schema, vec![Arc::new(dictionary), Arc::new(plain)]).unwrap();
+        for (column, values) in [("d", vec!["a", "b", ""]), ("p", vec!["x", "y", ""])] {
+            let (got, codes) = text_codes(&batch, column).unwrap();
+            assert_eq!(got, values, "{column}");
+            let rows: Vec<String> = codes.iter().map(|c| got[*c as usize].clone()).collect();
+            assert_eq!(rows, texts(&batch, column).unwrap(), "{column}");
+        }
+        assert!(text_codes(&batch, "missing").is_none());
+    }
 
     #[test]
     fn broken_bundles_are_errors_that_name_the_file() {

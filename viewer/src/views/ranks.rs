@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use yosoku_tables::col;
 
-use crate::data::{LoadedBundle, numbers, texts};
+use crate::data::{LoadedBundle, numbers, text_codes, texts};
 use crate::format;
 use crate::view::{Context, Explains, View};
 
@@ -72,8 +72,8 @@ impl Derived {
     fn new(bundle: &LoadedBundle, state: &State) -> Self {
         let chosen = bundle.table(&state.table);
         let runs = chosen
-            .and_then(|t| texts(&t.batch, col::RUN_ID))
-            .map(|r| super::common::distinct(&r))
+            .and_then(|t| text_codes(&t.batch, col::RUN_ID))
+            .map(|(runs, _)| runs)
             .unwrap_or_default();
         let mut shown: Vec<(String, PerRank)> = Vec::new();
         for name in [&state.table, &state.compare] {
@@ -140,35 +140,43 @@ impl PerRank {
 /// What each rank spent per kind of block in `batch`: in run `run`, or over all its runs when
 /// `run` is none of them (the mean, with the least and most).
 pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
-    let (Some(rank), Some(kind), Some(secs)) = (
+    let measured = numbers(batch, col::DURATION_SECS);
+    let predicted = measured.is_none();
+    let (Some(rank), Some((kinds, kind)), Some(secs)) = (
         numbers(batch, col::RANK),
-        texts(batch, col::KIND),
-        numbers(batch, col::DURATION_SECS).or_else(|| numbers(batch, col::PREDICTED_SECS)),
+        text_codes(batch, col::KIND),
+        measured.or_else(|| numbers(batch, col::PREDICTED_SECS)),
     ) else {
         return PerRank::default();
     };
-    let run_of = texts(batch, col::RUN_ID).unwrap_or_else(|| vec![String::new(); rank.len()]);
-    let runs = super::common::distinct(&run_of);
-    let one = runs.iter().any(|r| r == run);
+    // Codes, not a string per row: a measured run's blocks are millions of rows.
+    let (runs, run_of) =
+        text_codes(batch, col::RUN_ID).unwrap_or_else(|| (vec![String::new()], vec![0; rank.len()]));
+    let chosen = runs.iter().position(|r| r == run).map(|c| c as u32);
     // (rank, kind) -> seconds in each run.
-    let mut sums: std::collections::BTreeMap<(i64, &str), std::collections::BTreeMap<&str, f64>> =
+    let mut sums: std::collections::HashMap<(i64, u32), std::collections::BTreeMap<u32, f64>> =
         Default::default();
     for i in 0..rank.len() {
         let (Some(r), Some(s)) = (rank[i], secs[i]) else {
             continue;
         };
-        if one && run_of[i] != run {
+        if chosen.is_some_and(|c| run_of[i] != c) {
             continue;
         }
         *sums
-            .entry((r as i64, kind[i].as_str()))
+            .entry((r as i64, kind[i]))
             .or_default()
-            .entry(run_of[i].as_str())
+            .entry(run_of[i])
             .or_default() += s;
     }
+    // Ranks ascending, kinds by name within each.
+    let mut sorted: Vec<((i64, &str), Vec<f64>)> = sums
+        .into_iter()
+        .map(|((r, k), per_run)| ((r, kinds[k as usize].as_str()), per_run.into_values().collect()))
+        .collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
     let mut ranks: Vec<(i64, Vec<KindSeconds>)> = Vec::new();
-    for ((r, k), per_run) in sums {
-        let values: Vec<f64> = per_run.values().copied().collect();
+    for ((r, k), values) in sorted {
         let time = KindSeconds {
             kind: k.to_owned(),
             mean_secs: values.iter().sum::<f64>() / values.len() as f64,
@@ -181,10 +189,10 @@ pub fn per_rank(batch: &arrow_array::RecordBatch, run: &str) -> PerRank {
         }
     }
     PerRank {
-        shown_runs: if one { 1 } else { runs.len() },
+        shown_runs: if chosen.is_some() { 1 } else { runs.len() },
         runs,
         ranks,
-        predicted: numbers(batch, col::DURATION_SECS).is_none(),
+        predicted,
     }
 }
 
@@ -355,9 +363,11 @@ fn plot_ui(ui: &mut egui::Ui, shown: &[(&str, &PerRank)], kinds: &[String]) {
         })
         .fold(0.0_f64, f64::max);
     // The legend lists a row per table and kind (and a whisker per table with several runs), at
-    // about 18 points a row in a plot of 320.
-    let legend_rows = shown.len() * kinds.len() + shown.iter().filter(|(_, p)| p.shown_runs > 1).count();
-    let legend_share = ((legend_rows as f64 * 18.0 + 16.0) / 290.0).min(0.6);
+    // about 18 points a row, over a plot area of about 270 of the plot's 320; the bars' labels
+    // and the legend's margins want about 40 more.
+    let legend_rows =
+        shown.len() * kinds.len() + shown.iter().filter(|(_, p)| p.shown_runs > 1).count();
+    let legend_share = ((legend_rows as f64 * 18.0 + 40.0) / 270.0).min(0.6);
     let plotted = egui_plot::Plot::new("per_rank")
         .height(320.0)
         .x_axis_label("rank")
