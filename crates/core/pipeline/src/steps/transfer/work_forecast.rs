@@ -317,21 +317,20 @@ mod tests {
             )
         };
         let obs = || observations(&["Tesla T4", "Tesla P4"], &[1e-4, 2e-4], counters);
-        let e = run_error(
-            &step("\"T4\", \"P4\"", "\"H1000\""),
-            vec![("observations", obs())],
-        );
-        assert!(
-            e.contains("`on`: `H1000` is not in the device catalogue (closest:"),
-            "{e}"
-        );
-        let e = run_error(
-            &step("\"T4\", \"L4\"", "\"H100\""),
-            vec![("observations", obs())],
-        );
-        assert!(
-            e.contains("training GPU `L4` has no launch in the input"),
-            "{e}"
-        );
+        for (train, on, expected) in [
+            (
+                "\"T4\", \"P4\"",
+                "\"H1000\"",
+                "`on`: `H1000` is not in the device catalogue (closest:",
+            ),
+            (
+                "\"T4\", \"L4\"",
+                "\"H100\"",
+                "training GPU `L4` has no launch in the input",
+            ),
+        ] {
+            let e = run_error(&step(train, on), vec![("observations", obs())]);
+            assert!(e.contains(expected), "{e}");
+        }
     }
 }
