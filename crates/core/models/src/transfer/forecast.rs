@@ -80,11 +80,13 @@ struct Group {
     high: Vec<f64>,
 }
 
-/// The forecast's rows grouped by (model, program, variant, phase), each time per launch,
-/// each device by its catalogue name (`canonical`).
+/// The forecast's rows of one device grouped by (model, program, variant, phase), each time per
+/// launch, each device by its catalogue name (`canonical`). The device is `device`, or the one
+/// device the forecast is for; a forecast of several devices must be told which.
 fn forecast_groups(
     forecast: &RecordBatch,
     canonical: &dyn Fn(&str) -> String,
+    device: Option<&str>,
 ) -> Result<BTreeMap<LaunchKey, Group>, ModelError> {
     let rows = read_predictions("forecast", forecast)?;
     if rows.is_empty() {
@@ -92,8 +94,27 @@ fn forecast_groups(
             "input `forecast` has no rows: nothing was forecast",
         ));
     }
+    let mut forecast_devices: Vec<String> = rows.iter().map(|p| canonical(&p.device)).collect();
+    forecast_devices.sort_unstable();
+    forecast_devices.dedup();
+    let scored = match device {
+        Some(d) if forecast_devices.contains(&canonical(d)) => canonical(d),
+        Some(d) => {
+            return Err(ModelError::invalid(format!(
+                "`device = \"{d}\"`: the forecast has no launch on it; it is for {}",
+                forecast_devices.join(", ")
+            )));
+        }
+        None if forecast_devices.len() == 1 => forecast_devices.remove(0),
+        None => {
+            return Err(ModelError::invalid(format!(
+                "the forecast is for {}: name the device that was measured (`device = \"...\"`)",
+                forecast_devices.join(", ")
+            )));
+        }
+    };
     let mut groups: BTreeMap<LaunchKey, Group> = BTreeMap::new();
-    for p in &rows {
+    for p in rows.iter().filter(|p| canonical(&p.device) == scored) {
         if p.repetitions < 1 {
             return Err(ModelError::invalid(format!(
                 "input `forecast`: the row for {} {} has {} repetitions",
@@ -215,17 +236,19 @@ fn scored_row(
 /// Times are per launch (divided by their repetitions). Forecast rows are matched with runs of
 /// the same device, program (kernel), variant (input size) and phase; device names are compared
 /// by the catalogue's name of the device they name (`TitanX` is the `GeForce GTX TITAN X`).
+/// A forecast of several devices is scored on `device` alone (which it must then name).
 pub fn score_forecast(
     forecast: &RecordBatch,
     measured: &RecordBatch,
     devices: &Catalogue,
+    device: Option<&str>,
 ) -> Result<ForecastScore, ModelError> {
     let canonical = |name: &str| {
         devices
             .find(name)
             .map_or_else(|| name.to_owned(), |d| d.name.clone())
     };
-    let groups = forecast_groups(forecast, &canonical)?;
+    let groups = forecast_groups(forecast, &canonical, device)?;
     let runs = measured_medians(measured, &canonical)?;
     check_same_devices(&groups, &runs)?;
     let mut scores: Scores = BTreeMap::new();
@@ -340,7 +363,7 @@ mod tests {
             ("H100", "64", "kernel", 2, 3.0),
             ("H100", "64", "kernel", 1, 1.6),
         ]);
-        let s = score_forecast(&forecast, &measured, &Catalogue::default()).unwrap();
+        let s = score_forecast(&forecast, &measured, &Catalogue::default(), None).unwrap();
         let rows = read_predictions("p", &s.predictions).unwrap();
         let at = |model: &str, variant: &str| {
             rows.iter()
@@ -411,7 +434,7 @@ mod tests {
         let forecast = predictions_batch(&[forecast_row("t", "64", 1.0, (0.5, 2.0))]).unwrap();
         let measured = runs(&[("H200", "64", "kernel", 1, 1.0)]);
         let none = Catalogue::default();
-        let e = score_forecast(&forecast, &measured, &none)
+        let e = score_forecast(&forecast, &measured, &none, None)
             .unwrap_err()
             .to_string();
         assert!(
@@ -424,12 +447,51 @@ mod tests {
         titan.device = "GeForce GTX TITAN X".into();
         let forecast = predictions_batch(&[titan]).unwrap();
         let measured = runs(&[("TitanX", "64", "kernel", 1, 1.5)]);
-        let s = score_forecast(&forecast, &measured, &catalogue).unwrap();
+        let s = score_forecast(&forecast, &measured, &catalogue, None).unwrap();
         assert_eq!(s.scores[0].measured_pairs, 1);
         let empty = predictions_batch(&[]).unwrap();
-        let e = score_forecast(&empty, &measured, &none)
+        let e = score_forecast(&empty, &measured, &none, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("nothing was forecast"), "{e}");
+    }
+
+    /// A forecast of two devices is scored on the one named, the other's rows left out; with
+    /// none named, or one it has no launch on, it is refused, naming its devices.
+    #[test]
+    fn a_forecast_of_two_devices_is_scored_on_the_one_named() {
+        let mut h200 = forecast_row("t", "64", 4.0, (2.0, 8.0));
+        h200.device = "H200".into();
+        let forecast = predictions_batch(&[
+            forecast_row("t", "64", 1.0, (0.5, 2.0)),
+            forecast_row("t", "128", 2.0, (1.0, 4.0)),
+            h200,
+        ])
+        .unwrap();
+        let measured = runs(&[("H200", "64", "kernel", 1, 2.0)]);
+        let none = Catalogue::default();
+        let s = score_forecast(&forecast, &measured, &none, Some("H200")).unwrap();
+        let rows = read_predictions("p", &s.predictions).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (rows[0].device.as_str(), rows[0].error_pct),
+            ("H200", Some(100.0))
+        );
+        let e = score_forecast(&forecast, &measured, &none, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the forecast is for H100, H200: name the device that was measured"),
+            "{e}"
+        );
+        let e = score_forecast(&forecast, &measured, &none, Some("A100"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "`device = \"A100\"`: the forecast has no launch on it; it is for H100, H200"
+            ),
+            "{e}"
+        );
     }
 }

@@ -567,6 +567,10 @@ pub struct ForecastScoreStep {
     pub forecast: TableRef,
     /// A `runs` table: the kernels measured on the forecast's device.
     pub measured: TableRef,
+    /// The device measured, where the forecast is of several (its other devices' rows are
+    /// left out of the score).
+    #[serde(default)]
+    pub device: Option<String>,
 }
 
 impl StepParams for ForecastScoreStep {
@@ -594,6 +598,7 @@ impl Step for ForecastScoreStep {
             cx.input(&self.forecast)?,
             cx.input(&self.measured)?,
             cx.devices,
+            self.device.as_deref(),
         )?;
         let mut figures = Vec::new();
         for s in &scored.scores {
