@@ -134,6 +134,9 @@ cargo xtask <command>
                        sizes on each rank count (default: one rank per core) and the run to predict
                        (a larger size, 10-20x the steps, --target-ranks), N times each (default 3),
                        logs gzipped into DIR, then pipelines/mpi-steps-and-ranks.toml on them
+  mpi-experiment scaling|steps-ranks ... --prebuilt
+                       the same with the tools in target/mpi and target/debug/yosoku as they are,
+                       building and installing nothing (tools/gpu-machine/session.sh)
   mpi-intervals        how often the MPI predictions' 95 % intervals hold the full runs' mean, per
                        real-application set, from the bundles in results/ (cargo xtask demo first)
   scaling-headline     mpi-scaling's main call path: its model, its held-out prediction, and how many

@@ -108,18 +108,28 @@ pub(crate) struct ExperimentArgs {
     pub into: Option<PathBuf>,
     /// One program only.
     pub only: Option<String>,
+    /// Use the MPI tools in target/mpi and the `yosoku` in target/debug as they are: build and
+    /// install nothing (a machine with no cargo, compiler or package manager, such as the GPU
+    /// machine: tools/gpu-machine/session.sh).
+    pub prebuilt: bool,
 }
 
 impl ExperimentArgs {
-    /// `[--repeats N] [--into DIR] [--only NAME]`; `usage` is the error for anything else.
+    /// `[--repeats N] [--into DIR] [--only NAME] [--prebuilt]`; `usage` is the error for anything
+    /// else.
     pub(crate) fn parse(args: &[String], usage: &str) -> Result<Self> {
         let mut parsed = Self {
             repeats: 3,
             into: None,
             only: None,
+            prebuilt: false,
         };
         let mut rest = args.iter();
         while let Some(flag) = rest.next() {
+            if flag == "--prebuilt" {
+                parsed.prebuilt = true;
+                continue;
+            }
             let value = rest.next().with_context(|| usage.to_owned())?;
             match flag.as_str() {
                 "--repeats" => {
@@ -146,7 +156,13 @@ pub fn experiment(args: &[String]) -> Result<()> {
         repeats,
         into,
         only,
+        prebuilt,
     } = ExperimentArgs::parse(args, usage)?;
+    if prebuilt {
+        bail!(
+            "--prebuilt: the applications come from Debian; only `scaling` and `steps-ranks` run prebuilt"
+        );
+    }
     let apps: Vec<&App> = APPS
         .iter()
         .filter(|a| only.as_deref().is_none_or(|o| o == a.name))

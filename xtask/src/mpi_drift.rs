@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::mpi::{DRIFT, INTERPOSER, build_tools, run_measurement};
 use crate::mpi_apps::{ExperimentArgs, command_output, cpu_model, gzip_logs, run_on_new_data};
@@ -22,7 +22,15 @@ const RUNS: [(&str, u32); 3] = [("reduced-100", 100), ("reduced-200", 200), ("fu
 
 pub fn experiment(args: &[String]) -> Result<()> {
     let usage = "usage: cargo xtask mpi-experiment drift [--repeats N] [--into DIR]";
-    let ExperimentArgs { repeats, into, .. } = ExperimentArgs::parse(args, usage)?;
+    let ExperimentArgs {
+        repeats,
+        into,
+        prebuilt,
+        ..
+    } = ExperimentArgs::parse(args, usage)?;
+    if prebuilt {
+        bail!("--prebuilt: only `scaling` and `steps-ranks` run prebuilt");
+    }
     let tools = build_tools()?;
     run_cmd(crate::cargo().args(["build", "-p", "yosoku-cli", "-p", "yosoku-plugin-mpi-timer"]))?;
     let work = target_dir().join("mpi-experiment/drift");

@@ -78,12 +78,12 @@ pub(crate) const PROGRAMS: &[Program] = &[
 
 /// `cargo xtask mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep]`.
 pub fn experiment(args: &[String]) -> Result<()> {
-    let usage =
-        "usage: cargo xtask mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep]";
+    let usage = "usage: cargo xtask mpi-experiment scaling [--repeats N] [--into DIR] [--only himeno|meep] [--prebuilt]";
     let ExperimentArgs {
         repeats,
         into,
         only,
+        prebuilt,
     } = ExperimentArgs::parse(args, usage)?;
     let programs: Vec<&Program> = PROGRAMS
         .iter()
@@ -92,7 +92,7 @@ pub fn experiment(args: &[String]) -> Result<()> {
     if programs.is_empty() {
         bail!("--only: no program `{}`; {usage}", only.unwrap_or_default());
     }
-    let tools = prepare(&programs)?;
+    let tools = prepare(&programs, prebuilt)?;
     let work = target_dir().join("mpi-experiment/scaling");
     let data = into.unwrap_or_else(|| work.join("data/mpi-scaling"));
     let data = if data.is_absolute() {
@@ -149,8 +149,12 @@ pub(crate) fn program_path(p: &Program, tools: &Path) -> Result<String> {
     }
 }
 
-/// Installs what `programs` need from Debian and builds the CLI and the MPI timer plugin.
-pub(crate) fn prepare(programs: &[&Program]) -> Result<std::path::PathBuf> {
+/// Installs what `programs` need from Debian and builds the CLI and the MPI timer plugin; with
+/// `prebuilt`, checks that they are there instead.
+pub(crate) fn prepare(programs: &[&Program], prebuilt: bool) -> Result<std::path::PathBuf> {
+    if prebuilt {
+        return prebuilt_tools(programs);
+    }
     let tools = build_tools()?;
     let missing: Vec<&str> = programs
         .iter()
@@ -161,6 +165,58 @@ pub(crate) fn prepare(programs: &[&Program]) -> Result<std::path::PathBuf> {
     }
     run_cmd(crate::cargo().args(["build", "-p", "yosoku-cli", "-p", "yosoku-plugin-mpi-timer"]))?;
     Ok(tools)
+}
+
+/// [`prepare`] on a machine where nothing is built: the tools, the CLI and its MPI timer plugin,
+/// `mpirun` and the programs must be there already.
+fn prebuilt_tools(programs: &[&Program]) -> Result<std::path::PathBuf> {
+    let tools = crate::mpi::tools_dir();
+    let cli = crate::yosoku_binary();
+    let plugin = cli.with_file_name(format!(
+        "{}yosoku_plugin_mpi_timer{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let needed = [tools.join(INTERPOSER), tools.join(HIMENO), cli, plugin];
+    let absent: Vec<String> = needed
+        .iter()
+        .filter(|p| !p.is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !absent.is_empty() {
+        bail!(
+            "--prebuilt: {} missing (build them with `cargo xtask mpi-tools` and `cargo build -p yosoku-cli -p yosoku-plugin-mpi-timer`)",
+            absent.join(", ")
+        );
+    }
+    for program in ["mpirun"].into_iter().chain(
+        programs
+            .iter()
+            .filter(|p| p.package.is_some())
+            .map(|p| p.name),
+    ) {
+        which(program).context("--prebuilt installs nothing")?;
+    }
+    Ok(tools)
+}
+
+/// The Open MPI that runs the experiment: Debian's package version, else what `mpirun` says.
+pub(crate) fn open_mpi_version() -> String {
+    let output = crate::mpi_apps::command_output;
+    let version = output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]);
+    if !version.is_empty() {
+        return version;
+    }
+    output("mpirun", &["--version"])
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The xtask command this process runs, as typed after `cargo xtask`.
+pub(crate) fn xtask_command() -> String {
+    std::env::args().skip(1).collect::<Vec<_>>().join(" ")
 }
 
 /// One run of a program.
@@ -215,15 +271,16 @@ fn write_environment(dir: &Path, p: &Program, repeats: u32) -> Result<()> {
     let version = program_version(p);
     let sizes: Vec<String> = p.sizes.iter().map(u32::to_string).collect();
     let text = format!(
-        "program: {} ({version})\nopen mpi: {}\nparameters: {} = {}; ranks = 1, 2, 4 (runs of more ranks than the {} cores: --oversubscribe, --bind-to core:overload-allowed); OMP_NUM_THREADS=1\nrepeats: {repeats} of each configuration, repeat by repeat\nfixed: himeno_mpi {HIMENO_ITERATIONS} iterations, meep {MEEP_STEPS} time steps\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment scaling --repeats {repeats}\n",
+        "program: {} ({version})\nopen mpi: {}\nparameters: {} = {}; ranks = 1, 2, 4 (runs of more ranks than the {} cores: --oversubscribe, --bind-to core:overload-allowed); OMP_NUM_THREADS=1\nrepeats: {repeats} of each configuration, repeat by repeat\nfixed: himeno_mpi {HIMENO_ITERATIONS} iterations, meep {MEEP_STEPS} time steps\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask {}\n",
         p.name,
-        output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]),
+        open_mpi_version(),
         p.parameter,
         sizes.join(", "),
         output("nproc", &[]),
         output("nproc", &[]),
         cpu.trim(),
         output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
+        xtask_command(),
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())

@@ -40,7 +40,7 @@ const PLANS: [Plan; 2] = [
     },
 ];
 
-const USAGE: &str = "usage: cargo xtask mpi-experiment steps-ranks [--repeats N] [--into DIR] [--only himeno|meep] [--ranks 1,2,4,8] [--target-ranks 16]";
+const USAGE: &str = "usage: cargo xtask mpi-experiment steps-ranks [--repeats N] [--into DIR] [--only himeno|meep] [--ranks 1,2,4,8] [--target-ranks 16] [--prebuilt]";
 
 /// The rank counts: `--ranks` and `--target-ranks` taken out of `args`, the rest returned.
 fn rank_args(args: &[String], cores: u32) -> Result<(Vec<u32>, u32, Vec<String>)> {
@@ -89,7 +89,10 @@ pub fn experiment(args: &[String]) -> Result<()> {
             parsed.only.unwrap_or_default()
         );
     }
-    let tools = prepare(&chosen.iter().map(|(p, _)| *p).collect::<Vec<_>>())?;
+    let tools = prepare(
+        &chosen.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+        parsed.prebuilt,
+    )?;
     let work = target_dir().join("mpi-experiment/steps-ranks");
     let data = parsed
         .into
@@ -174,9 +177,9 @@ fn write_environment(
     let ranks: Vec<String> = ranks.iter().map(u32::to_string).collect();
     let version = crate::mpi_scaling::program_version(p);
     let text = format!(
-        "program: {} ({version})\nopen mpi: {}\nshort runs: {} = {}, {} steps, ranks {} (--bind-to core, never more ranks than cores)\ntarget: {} = {}, {} steps, {target_ranks} ranks\nrepeats: {repeats} of each, repeat by repeat; OMP_NUM_THREADS=1\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment steps-ranks --repeats {repeats} --ranks {} --target-ranks {target_ranks}\n",
+        "program: {} ({version})\nopen mpi: {}\nshort runs: {} = {}, {} steps, ranks {} (--bind-to core, never more ranks than cores)\ntarget: {} = {}, {} steps, {target_ranks} ranks\nrepeats: {repeats} of each, repeat by repeat; OMP_NUM_THREADS=1\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask {}\n",
         p.name,
-        output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]),
+        crate::mpi_scaling::open_mpi_version(),
         p.parameter,
         sizes.join(", "),
         plan.short_steps,
@@ -187,7 +190,7 @@ fn write_environment(
         output("nproc", &[]),
         crate::mpi_apps::cpu_model().trim(),
         output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
-        ranks.join(","),
+        crate::mpi_scaling::xtask_command(),
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())
