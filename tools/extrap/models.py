@@ -1,7 +1,7 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py [--negative-exponents] FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
+Usage: python models.py [--negative-exponents] [--hold-out-largest] FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
 `yosoku export --format extrap` writes it; *.extra-p: an experiment Extra-P saved; anything else:
 Extra-P's text format)
 
@@ -10,7 +10,10 @@ modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on t
 does; `--negative-exponents` sets its single-parameter modeler's `allow_negative_exponents`
 option (what `yosoku scaling --negative-exponents` and `negative_exponents = true` do). One line per (call path, metric): the constant, each term's coefficient and factors
 (parameter index, exponent numerator, denominator, log exponent), SMAPE, RSS and adjusted R^2,
-and the seconds Extra-P took for the file."""
+and the seconds Extra-P took for the file. `--hold-out-largest` leaves the largest point (the
+largest value of every parameter, as `scaling_model` holds it out) out of each experiment before
+modelling, and adds the model's prediction there and the mean of its measurements beside it
+(`held_out`: coordinate, predicted, measured, error in percent)."""
 
 import json
 import math
@@ -52,9 +55,29 @@ def terms(function):
     return out
 
 
+def hold_out_largest(experiment):
+    """Removes the point largest in every parameter from `experiment`; returns it and, per (call
+    path, metric), the mean of its measurements (None where the experiment has no such point)."""
+    largest = tuple(max(c.as_tuple()[i] for c in experiment.coordinates)
+                    for i in range(len(experiment.parameters)))
+    held = [c for c in experiment.coordinates if c.as_tuple() == largest]
+    if not held:
+        return None, {}
+    measured = {}
+    for key, ms in experiment.measurements.items():
+        kept = [m for m in ms if m.coordinate.as_tuple() != largest]
+        for m in ms:
+            if m.coordinate.as_tuple() == largest:
+                measured[key] = m.mean
+        experiment.measurements[key] = kept
+    experiment.coordinates = [c for c in experiment.coordinates if c.as_tuple() != largest]
+    return largest, measured
+
+
 args = sys.argv[1:]
 negative = "--negative-exponents" in args
-args = [a for a in args if a != "--negative-exponents"]
+hold_out = "--hold-out-largest" in args
+args = [a for a in args if a not in ("--negative-exponents", "--hold-out-largest")]
 
 for path in args:
     started = time.perf_counter()
@@ -66,6 +89,7 @@ for path in args:
         experiment = JsonFileReader().read_experiment(path)
     else:
         experiment = TextFileReader().read_experiment(path)
+    largest, held_measured = hold_out_largest(experiment) if hold_out else (None, {})
     generator = ModelGenerator(experiment)
     if negative:
         # The multi-parameter modeler models each parameter with its single-parameter one; an
@@ -76,6 +100,12 @@ for path in args:
     seconds = time.perf_counter() - started
     for (callpath, metric), model in generator.models.items():
         h = model.hypothesis
+        held = None
+        if (callpath, metric) in held_measured:
+            predicted = float(h.function.evaluate(list(largest)))
+            measured = held_measured[(callpath, metric)]
+            held = {"coordinate": list(largest), "predicted": predicted, "measured": measured,
+                    "error_pct": finite(100 * (predicted - measured) / measured)}
         print(json.dumps({
             "file": path,
             "callpath": callpath.name,
@@ -86,4 +116,5 @@ for path in args:
             "rss": finite(h.RSS),
             "ar2": finite(h.AR2),
             "seconds": seconds,
+            **({"held_out": held} if hold_out else {}),
         }))

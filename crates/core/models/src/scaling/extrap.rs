@@ -75,11 +75,33 @@ fn runs_of(name: &str, batch: &RecordBatch) -> Result<Vec<Run>, ModelError> {
         .collect())
 }
 
-/// Every run of `runs` (`<namespace>.runs` tables, by name) as Extra-P experiments.
+/// Every run of `runs` (`<namespace>.runs` tables, by name) as Extra-P experiments. A call path
+/// that two tables both measure (one program measured on two machines, say) is two call paths,
+/// each named after its table's namespace (`himeno16_paths->himeno_mpi->...`): their runs are
+/// separate experiments, never one call path's repetitions.
 pub fn experiments(runs: &[(&str, &RecordBatch)]) -> Result<ExtrapExport, ModelError> {
-    let mut all = Vec::new();
+    let mut tables = Vec::new();
     for (name, batch) in runs {
-        all.extend(runs_of(name, batch)?);
+        tables.push((*name, runs_of(name, batch)?));
+    }
+    let mut measured_by: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
+    for (name, table) in &tables {
+        for r in table {
+            measured_by
+                .entry((r.callpath.clone(), r.metric.clone()))
+                .or_default()
+                .insert(name);
+        }
+    }
+    let mut all = Vec::new();
+    for (name, table) in tables {
+        let namespace = name.rsplit_once('.').map_or(name, |(n, _)| n);
+        for mut r in table {
+            if measured_by[&(r.callpath.clone(), r.metric.clone())].len() > 1 {
+                r.callpath = format!("{namespace}->{}", r.callpath);
+            }
+            all.push(r);
+        }
     }
     let mut by_path: BTreeMap<(&str, &str), Vec<&Run>> = BTreeMap::new();
     for r in &all {
