@@ -241,19 +241,27 @@ static void site_name(const void *address, char *out, size_t len) {
     }
 }
 
-static void write_command(FILE *f) {
+/* The command line, read when MPI_Init returns: a program may rewrite its own argv later
+ * (meep's argument parser cuts the first letter of each `name=value`), and /proc/self/cmdline
+ * shows the memory as it is when read. */
+static char command_line[4096];
+static size_t command_len;
+
+static void read_command(void) {
     FILE *cmd = fopen("/proc/self/cmdline", "rb");
+    if (!cmd) return;
+    command_len = fread(command_line, 1, sizeof command_line - 1, cmd);
+    fclose(cmd);
+    command_line[command_len] = '\0';
+}
+
+static void write_command(FILE *f) {
     fputs("# command", f);
-    if (cmd) {
-        char buf[4096];
-        size_t n = fread(buf, 1, sizeof buf - 1, cmd);
-        fclose(cmd);
-        buf[n] = '\0';
-        for (size_t i = 0; i < n;) {
-            fputc(' ', f);
-            for (const char *p = buf + i; *p; p++) fputc(*p == '\n' || *p == '\t' ? ' ' : *p, f);
-            i += strlen(buf + i) + 1;
-        }
+    for (size_t i = 0; i < command_len;) {
+        fputc(' ', f);
+        for (const char *p = command_line + i; *p; p++)
+            fputc(*p == '\n' || *p == '\t' ? ' ' : *p, f);
+        i += strlen(command_line + i) + 1;
     }
     fputc('\n', f);
 }
@@ -342,6 +350,7 @@ static void started(void) {
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     atexit(at_exit);
     init_end_ns = now_ns();
+    read_command();
 }
 
 int MPI_Init(int *argc, char ***argv) {

@@ -98,6 +98,17 @@ fn wrapped_calls() -> BTreeSet<String> {
 fn every_wrapped_c_call_is_logged_once_per_call_with_its_bytes() {
     let Some(tools) = tools() else { return };
     let logs = run(&tools, "families");
+    // The command line as started (the program overwrites its argument before MPI_Finalize):
+    // the program, then the scratch directory.
+    for log in &logs {
+        let words: Vec<&str> = log.command.split(' ').collect();
+        assert!(words[0].ends_with("/families"), "{}", log.command);
+        assert!(
+            words.len() == 2 && words[1].contains('/') && !words[1].starts_with("xxx"),
+            "{}",
+            log.command
+        );
+    }
     let calls = calls(&logs);
     let seen: BTreeSet<String> = calls.keys().cloned().collect();
     let wrapped = wrapped_calls();
