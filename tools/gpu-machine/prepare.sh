@@ -55,5 +55,35 @@ done < "$files" | sort -u | grep -v 'libc\.so\|libm\.so\|libgcc_s\|libstdc++' |
   done >> "$files"
 sort -u "$files" -o "$files"
 tar -czPf "$out/openmpi-runtime.tgz" -T "$files"
+
+# meep (Debian's meep-openmpi, installed here if missing) for the MPI experiments' second program,
+# with MEEP=1: its own files at their paths, and the libraries it loads but glibc's, the C++
+# runtime's and Open MPI's (the machine's own Open MPI runs it) under /opt/yosoku-meep/lib, which
+# only meep's wrapper puts on the library path (session.sh).
+if [ "${MEEP:-0}" = 1 ]; then
+  command -v meep > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q meep-openmpi
+  stage=$(mktemp -d)
+  mkdir -p "$stage/opt/yosoku-meep/lib"
+  # meep's libraries, and those of guile's extensions (readline), which guile loads by name.
+  extensions=$(dpkg -L guile-3.0-libs | grep '/extensions/.*\.so$')
+  # shellcheck disable=SC2086
+  for f in /usr/bin/meep $extensions; do ldd "$f"; done | awk '/=>/ {print $3}' | sort -u | while read -r lib; do
+    case $(basename "$lib") in
+      libc.so* | libm.so* | libdl.so* | libpthread.so* | libresolv.so* | librt.so* | libcrypt.so* | \
+        libgcc_s* | libstdc++* | libmpi* | libopen-pal* | libopen-rte* | libhwloc* | libevent* | \
+        libpmix* | libz.so*) ;;
+      *) cp -L "$lib" "$stage/opt/yosoku-meep/lib/" ;;
+    esac
+  done
+  dpkg -L guile-3.0-libs libctl7 meep-openmpi libmeep-openmpi30 | while read -r f; do
+    [ -f "$f" ] || continue
+    case $f in /usr/share/man/* | /usr/share/doc/* | /usr/share/lintian/*) continue ;; esac
+    case $f in */guile/3.0/extensions/*) ;; *.so*) continue ;; esac
+    echo "$f"
+  done > "$files"
+  tar -cf - -T "$files" 2> /dev/null | tar -xf - -C "$stage"
+  tar -czf "$out/meep-runtime.tgz" -C "$stage" .
+  rm -rf "$stage"
+fi
 rm -f "$files"
 du -sh target/rodinia target/mpi "$out" "$out"/*

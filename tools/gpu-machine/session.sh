@@ -3,11 +3,12 @@
 # 15 minutes, start included): first the GPU work, then what needs the machine's 16 CPU cores.
 #   1. the second GPU forecast's measurement (tools/gpu-forecast/second/run.sh), packed into
 #      $OUT/second.tgz after each kernel;
-#   2. `cargo xtask mpi-experiment steps-ranks --only himeno --ranks 1,2,4,8 --target-ranks 16`
+#   2. for each program of PROGRAMS (default himeno; meep needs MEEP=1 in prepare.sh):
+#      `cargo xtask mpi-experiment steps-ranks --only <program> --ranks 1,2,4,8 --target-ranks 16`
 #      (issue 56, item 4: short runs on 1-8 ranks, the run to predict on 16, never
-#      oversubscribed), logs into $OUT/steps-ranks.tgz;
-#   3. `cargo xtask mpi-experiment scaling --only himeno` (1, 2, 4 ranks, not oversubscribed on
-#      16 cores), logs into $OUT/scaling.tgz.
+#      oversubscribed), logs into $OUT/steps-ranks-<program>.tgz;
+#   3. and `cargo xtask mpi-experiment scaling --only <program>` (1, 2, 4 ranks, not
+#      oversubscribed on 16 cores), logs into $OUT/scaling-<program>.tgz.
 # The machine has no cargo, no package manager and no Open MPI, so everything is built on the
 # development machine and carried (tools/gpu-machine/README.md says how):
 #   target/rodinia             the Rodinia CUDA sources (tools/gpu-forecast/README.md)
@@ -16,6 +17,8 @@
 #                              built-in.txt, the repository's path where it was built
 #   target/gpu-machine/openmpi-runtime.tgz  Debian's Open MPI 4.1.4 runtime and the libraries it
 #                              loads, unpacked at their own paths without replacing any file
+#                              (optional: the machine has Open MPI 4.1.6 of its own)
+#   target/gpu-machine/meep-runtime.tgz     Debian's meep-openmpi and what it loads (MEEP=1)
 #   target/mpi                 the MPI timer interposer and himeno_mpi (`cargo xtask mpi-tools`)
 # Each part runs under its own time limit; a part that fails is reported and the next one runs.
 # SKIP_GPU=1 or SKIP_MPI=1 leaves a part out.
@@ -51,11 +54,23 @@ fi
 
 if [ "${SKIP_MPI:-0}" != 1 ]; then
   log "Open MPI: unpacking the carried runtime"
-  tar -xzf target/gpu-machine/openmpi-runtime.tgz -C / --skip-old-files
-  ldconfig
+  if [ -f target/gpu-machine/openmpi-runtime.tgz ]; then
+    tar -xzf target/gpu-machine/openmpi-runtime.tgz -C / --skip-old-files
+    ldconfig
+  fi
   mkdir -p /opt/yosoku-mpi/bin
-  ln -sf /usr/bin/orterun /opt/yosoku-mpi/bin/mpirun
+  command -v mpirun > /dev/null || ln -sf /usr/bin/orterun /opt/yosoku-mpi/bin/mpirun
   export PATH=/opt/yosoku-mpi/bin:$PATH
+  programs=${PROGRAMS:-himeno}
+  if [ -f target/gpu-machine/meep-runtime.tgz ]; then
+    # meep's files at their own paths; the libraries it needs beyond the machine's only on its
+    # own library path, through a wrapper found first on the PATH.
+    tar -xzf target/gpu-machine/meep-runtime.tgz -C / --skip-old-files
+    printf '#!/bin/sh\nLD_LIBRARY_PATH=/opt/yosoku-meep/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec /usr/bin/meep "$@"\n' \
+      > /opt/yosoku-mpi/bin/meep
+    chmod +x /opt/yosoku-mpi/bin/meep
+    meep res=10 steps=5 tools/mpi-apps/waveguide.ctl 2>&1 | tail -2
+  fi
   # Shared memory between ranks of one host, as on the development machine; no network fabrics.
   export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
   # The xtask binary reads the repository at the path it was built in, and targets under it.
@@ -69,20 +84,23 @@ if [ "${SKIP_MPI:-0}" != 1 ]; then
   cp target/gpu-machine/bin/* target/debug/
   mpirun --version | head -1
   nproc
+  for program in $programs; do
   for part in steps-ranks scaling; do
     case $part in
-      steps-ranks) args=(steps-ranks --only himeno --ranks 1,2,4,8 --target-ranks 16) secs=${STEPS_RANKS_SECS:-200} ;;
-      scaling) args=(scaling --only himeno) secs=${SCALING_SECS:-120} ;;
+      steps-ranks) args=(steps-ranks --only "$program" --ranks 1,2,4,8 --target-ranks 16) secs=${STEPS_RANKS_SECS:-200} ;;
+      scaling) args=(scaling --only "$program") secs=${SCALING_SECS:-120} ;;
     esac
     log "mpi-experiment ${args[*]}"
     timeout "$secs" target/gpu-machine/xtask mpi-experiment "${args[@]}" --prebuilt \
-      --into "/tmp/$part/data" > "$out/$part.log" 2>&1
+      --into "/tmp/$part/data" > "$out/$part-$program.log" 2>&1
     rc=$?
-    grep -v '^== \|^$' "$out/$part.log" | tail -25
+    grep -v '^== \|^$\|^xtask: \$\|^measure: wrote' "$out/$part-$program.log" | tail -25
     [ "$rc" = 0 ] || { status=1; log "$part: exit $rc"; }
     results=target/mpi-experiment/$part/results
-    [ -d "/tmp/$part/data" ] && tar -czf "$out/$part.tgz" -C "/tmp/$part" data \
+    [ -d "/tmp/$part/data" ] && tar -czf "$out/$part-$program.tgz" -C "/tmp/$part" data \
       $( [ -d "$results" ] && echo "-C $root/target/mpi-experiment/$part results")
+    rm -rf "/tmp/$part/data" "$results"
+  done
   done
 fi
 log "done (status $status)"

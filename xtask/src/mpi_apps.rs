@@ -333,8 +333,10 @@ pub(crate) fn cpu_model() -> String {
     .to_owned()
 }
 
-/// Runs `pipelines/<name>` on new measurements: its `"<prefix>` data paths pointed into `data`,
-/// the bundle written to `work/results/<name without .toml>`.
+/// Runs `pipelines/<name>` on new measurements: its `"<prefix>` data paths pointed into `data`
+/// where `data` holds their directory, the others at the repository's committed data (an
+/// experiment of one program, `--only`, beside the rest as committed), the bundle written to
+/// `work/results/<name without .toml>`.
 pub(crate) fn run_on_new_data(name: &str, prefix: &str, data: &Path, work: &Path) -> Result<()> {
     run_on_new_data_in(
         &repo_root().join("pipelines").join(name),
@@ -352,7 +354,13 @@ pub(crate) fn run_on_new_data_in(
     work: &Path,
 ) -> Result<()> {
     let text = std::fs::read_to_string(pipeline)?;
-    let text = text.replace(&format!("\"{prefix}"), &format!("\"{}/", data.display()));
+    let (text, committed) = point_data_at(&text, prefix, data, &repo_root().join("pipelines"));
+    if !committed.is_empty() {
+        println!(
+            "(not measured here, read as committed: {})",
+            committed.join(", ")
+        );
+    }
     let name = pipeline
         .file_name()
         .and_then(|n| n.to_str())
@@ -370,6 +378,32 @@ pub(crate) fn run_on_new_data_in(
                     .join(Path::new(name).with_extension("")),
             ),
     )
+}
+
+/// `text` (a pipeline file) with each `"<prefix><dir>...` path pointed into `data` where `data`
+/// holds `<dir>`, else into `pipelines` (the committed data; the pipeline file moves, so both
+/// absolute); and the directories left as committed.
+fn point_data_at(text: &str, prefix: &str, data: &Path, pipelines: &Path) -> (String, Vec<String>) {
+    let quoted = format!("\"{prefix}");
+    let mut out = String::with_capacity(text.len());
+    let mut committed = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&quoted) {
+        out.push_str(&rest[..=at]);
+        let path = &rest[at + quoted.len()..];
+        let dir = path.split(['/', '"']).next().unwrap_or_default();
+        if data.join(dir).exists() {
+            out.push_str(&format!("{}/", data.display()));
+        } else {
+            out.push_str(&format!("{}/{prefix}", pipelines.display()));
+            if !committed.iter().any(|c| c == dir) {
+                committed.push(dir.to_owned());
+            }
+        }
+        rest = path;
+    }
+    out.push_str(rest);
+    (out, committed)
 }
 
 /// `environment.txt` beside an application's logs: what ran, where, when.
@@ -395,6 +429,24 @@ fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The directories measured are read from the new data, the others as committed.
+    #[test]
+    fn new_data_replaces_only_what_was_measured() {
+        let data = std::env::temp_dir().join(format!("yosoku-xtask-{}", std::process::id()));
+        std::fs::create_dir_all(data.join("himeno")).unwrap();
+        let text = "a = { dir = \"data/x/himeno/short\" }\nb = { dir = \"data/x/meep\" }\n";
+        let (out, committed) = point_data_at(text, "data/x/", data.as_path(), Path::new("/repo/p"));
+        assert_eq!(
+            out,
+            format!(
+                "a = {{ dir = \"{}/himeno/short\" }}\nb = {{ dir = \"/repo/p/data/x/meep\" }}\n",
+                data.as_path().display()
+            )
+        );
+        assert_eq!(committed, ["meep"]);
+        std::fs::remove_dir_all(&data).unwrap();
+    }
 
     /// Fewer repeats measured than the committed pipelines read: their sources, steps and
     /// entries in the pooled warm-up's list go; with one repeat, the pooling goes.

@@ -1787,6 +1787,7 @@ fn mpi_scaling_models_every_call_path_over_size_and_ranks_and_predicts_the_large
         ("himeno_scaling", "n=97;ranks=4", "himeno_paths"),
         ("himeno_16_cores", "n=97;ranks=4", "himeno16_paths"),
         ("meep_scaling", "res=60;ranks=4", "meep_paths"),
+        ("meep_16_cores", "res=60;ranks=4", "meep16_paths"),
     ] {
         let models = table(&bundle, &format!("{step}.scaling_models"));
         let predictions = table(&bundle, &format!("{step}.predictions"));
