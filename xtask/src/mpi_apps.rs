@@ -323,6 +323,25 @@ pub(crate) fn command_output(program: &str, args: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// The Open MPI that runs the experiment: Debian's package version, else what `mpirun` says.
+pub(crate) fn open_mpi_version() -> String {
+    let output = command_output;
+    let version = output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]);
+    if !version.is_empty() {
+        return version;
+    }
+    output("mpirun", &["--version"])
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The xtask command this process runs, as typed after `cargo xtask`.
+pub(crate) fn xtask_command() -> String {
+    std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+}
+
 /// This machine's CPU model, as /proc/cpuinfo names it.
 pub(crate) fn cpu_model() -> String {
     command_output(
@@ -411,16 +430,17 @@ fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
     let output = crate::mpi_apps::command_output;
     let cpu = crate::mpi_apps::cpu_model();
     let text = format!(
-        "application: {} ({} {})\nopen mpi: {}\nranks: {RANKS}, --bind-to core, OMP_NUM_THREADS=1\nsteps: reduced {}, full {}; {repeats} repeats of each, alternating\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment apps --repeats {repeats}\n",
+        "application: {} ({} {})\nopen mpi: {}\nranks: {RANKS}, --bind-to core, OMP_NUM_THREADS=1\nsteps: reduced {}, full {}; {repeats} repeats of each, alternating\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask {}\n",
         app.program,
         app.package,
         output("dpkg-query", &["-W", "-f", "${Version}", app.package]),
-        output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]),
+        open_mpi_version(),
         app.reduced_steps,
         app.full_steps,
         output("nproc", &[]),
         cpu.trim(),
         output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
+        xtask_command(),
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())
@@ -429,6 +449,33 @@ fn write_environment(dir: &Path, app: &App, repeats: u32) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--prebuilt` is a flag among the value options; the experiments that need what Debian
+    /// installs, or tools it does not check, refuse it before doing anything.
+    #[test]
+    fn prebuilt_is_a_flag_and_only_two_experiments_take_it() {
+        let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let parsed = ExperimentArgs::parse(
+            &args(&["--prebuilt", "--repeats", "2", "--only", "meep"]),
+            "u",
+        )
+        .unwrap();
+        assert!(parsed.prebuilt);
+        assert_eq!((parsed.repeats, parsed.only.as_deref()), (2, Some("meep")));
+        assert!(!ExperimentArgs::parse(&[], "u").unwrap().prebuilt);
+        let e = experiment(&args(&["--prebuilt"])).unwrap_err().to_string();
+        assert!(
+            e.contains("only `scaling` and `steps-ranks` run prebuilt"),
+            "{e}"
+        );
+        let e = crate::mpi_drift::experiment(&args(&["--prebuilt"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("only `scaling` and `steps-ranks` run prebuilt"),
+            "{e}"
+        );
+    }
 
     /// The directories measured are read from the new data, the others as committed.
     #[test]

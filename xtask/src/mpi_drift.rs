@@ -73,11 +73,12 @@ pub fn experiment(args: &[String]) -> Result<()> {
 /// `environment.txt` beside the logs: what ran, where, when.
 fn write_environment(dir: &Path, repeats: u32) -> Result<()> {
     let text = format!(
-        "program: tools/mpi-drift/drift_md.c (mpicc -O2)\nopen mpi: {}\nranks: {RANKS}, --bind-to core\nsteps: reduced 100 and 200, full 1000; {repeats} repeats of each, alternating\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask mpi-experiment drift --repeats {repeats}\n",
-        command_output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]),
+        "program: tools/mpi-drift/drift_md.c (mpicc -O2)\nopen mpi: {}\nranks: {RANKS}, --bind-to core\nsteps: reduced 100 and 200, full 1000; {repeats} repeats of each, alternating\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask {}\n",
+        crate::mpi_apps::open_mpi_version(),
         command_output("nproc", &[]),
         cpu_model(),
         command_output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
+        crate::mpi_apps::xtask_command(),
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())

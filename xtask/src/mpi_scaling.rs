@@ -171,24 +171,7 @@ pub(crate) fn prepare(programs: &[&Program], prebuilt: bool) -> Result<std::path
 /// `mpirun` and the programs must be there already.
 fn prebuilt_tools(programs: &[&Program]) -> Result<std::path::PathBuf> {
     let tools = crate::mpi::tools_dir();
-    let cli = crate::yosoku_binary();
-    let plugin = cli.with_file_name(format!(
-        "{}yosoku_plugin_mpi_timer{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    let needed = [tools.join(INTERPOSER), tools.join(HIMENO), cli, plugin];
-    let absent: Vec<String> = needed
-        .iter()
-        .filter(|p| !p.is_file())
-        .map(|p| p.display().to_string())
-        .collect();
-    if !absent.is_empty() {
-        bail!(
-            "--prebuilt: {} missing (build them with `cargo xtask mpi-tools` and `cargo build -p yosoku-cli -p yosoku-plugin-mpi-timer`)",
-            absent.join(", ")
-        );
-    }
+    check_prebuilt(&tools, &crate::yosoku_binary())?;
     for program in ["mpirun"].into_iter().chain(
         programs
             .iter()
@@ -200,23 +183,32 @@ fn prebuilt_tools(programs: &[&Program]) -> Result<std::path::PathBuf> {
     Ok(tools)
 }
 
-/// The Open MPI that runs the experiment: Debian's package version, else what `mpirun` says.
-pub(crate) fn open_mpi_version() -> String {
-    let output = crate::mpi_apps::command_output;
-    let version = output("dpkg-query", &["-W", "-f", "${Version}", "openmpi-bin"]);
-    if !version.is_empty() {
-        return version;
+/// The interposer and himeno_mpi in `tools`, and `cli` with its MPI timer plugin beside it; an
+/// error naming each one missing and how to build it.
+fn check_prebuilt(tools: &Path, cli: &Path) -> Result<()> {
+    let plugin = cli.with_file_name(format!(
+        "{}yosoku_plugin_mpi_timer{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let needed = [
+        tools.join(INTERPOSER),
+        tools.join(HIMENO),
+        cli.to_owned(),
+        plugin,
+    ];
+    let absent: Vec<String> = needed
+        .iter()
+        .filter(|p| !p.is_file())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !absent.is_empty() {
+        bail!(
+            "--prebuilt: {} missing (build them with `cargo xtask mpi-tools` and `cargo build -p yosoku-cli -p yosoku-plugin-mpi-timer`)",
+            absent.join(", ")
+        );
     }
-    output("mpirun", &["--version"])
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// The xtask command this process runs, as typed after `cargo xtask`.
-pub(crate) fn xtask_command() -> String {
-    std::env::args().skip(1).collect::<Vec<_>>().join(" ")
+    Ok(())
 }
 
 /// One run of a program.
@@ -273,15 +265,53 @@ fn write_environment(dir: &Path, p: &Program, repeats: u32) -> Result<()> {
     let text = format!(
         "program: {} ({version})\nopen mpi: {}\nparameters: {} = {}; ranks = 1, 2, 4 (runs of more ranks than the {} cores: --oversubscribe, --bind-to core:overload-allowed); OMP_NUM_THREADS=1\nrepeats: {repeats} of each configuration, repeat by repeat\nfixed: himeno_mpi {HIMENO_ITERATIONS} iterations, meep {MEEP_STEPS} time steps\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask {}\n",
         p.name,
-        open_mpi_version(),
+        crate::mpi_apps::open_mpi_version(),
         p.parameter,
         sizes.join(", "),
         output("nproc", &[]),
         output("nproc", &[]),
         cpu.trim(),
         output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
-        xtask_command(),
+        crate::mpi_apps::xtask_command(),
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--prebuilt` builds nothing: what is missing is named, with how to build it; all there,
+    /// it passes.
+    #[test]
+    fn prebuilt_names_what_is_missing() {
+        let dir = std::env::temp_dir().join(format!("yosoku-prebuilt-{}", std::process::id()));
+        let (tools, bin) = (dir.join("mpi"), dir.join("debug"));
+        std::fs::create_dir_all(&tools).unwrap();
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(tools.join(INTERPOSER), "").unwrap();
+        let cli = bin.join("yosoku");
+        let e = check_prebuilt(&tools, &cli).unwrap_err().to_string();
+        assert!(e.starts_with("--prebuilt: "), "{e}");
+        assert!(
+            e.contains(HIMENO) && e.contains("yosoku_plugin_mpi_timer"),
+            "{e}"
+        );
+        assert!(!e.contains(INTERPOSER), "{e}");
+        assert!(e.contains("cargo xtask mpi-tools"), "{e}");
+        std::fs::write(tools.join(HIMENO), "").unwrap();
+        std::fs::write(&cli, "").unwrap();
+        std::fs::write(
+            bin.join(format!(
+                "{}yosoku_plugin_mpi_timer{}",
+                std::env::consts::DLL_PREFIX,
+                std::env::consts::DLL_SUFFIX
+            )),
+            "",
+        )
+        .unwrap();
+        check_prebuilt(&tools, &cli).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -179,7 +179,7 @@ fn write_environment(
     let text = format!(
         "program: {} ({version})\nopen mpi: {}\nshort runs: {} = {}, {} steps, ranks {} (--bind-to core, never more ranks than cores)\ntarget: {} = {}, {} steps, {target_ranks} ranks\nrepeats: {repeats} of each, repeat by repeat; OMP_NUM_THREADS=1\nmachine: {} vCPUs, {}\nmeasured: {}\ncommand: cargo xtask {}\n",
         p.name,
-        crate::mpi_scaling::open_mpi_version(),
+        crate::mpi_apps::open_mpi_version(),
         p.parameter,
         sizes.join(", "),
         plan.short_steps,
@@ -190,7 +190,7 @@ fn write_environment(
         output("nproc", &[]),
         crate::mpi_apps::cpu_model().trim(),
         output("date", &["-u", "+%Y-%m-%dT%H:%MZ"]),
-        crate::mpi_scaling::xtask_command(),
+        crate::mpi_apps::xtask_command(),
     );
     std::fs::write(dir.join("environment.txt"), text)?;
     Ok(())

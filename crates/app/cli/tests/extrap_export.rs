@@ -93,4 +93,82 @@ fn extrap_loads_every_export_and_models_it_as_yosoku_does() {
     c.print(mpi.len());
     assert!(c.total >= 10, "{} models", c.total);
     c.assert_agrees();
+    held_out_like_extrap(&python, &mpi, &dir.path().join("mpi-scaling"));
+}
+
+/// Extra-P holding out each experiment's largest point and predicting it from the others (what
+/// `cargo xtask scaling-headline` prints) gives the prediction each of mpi-scaling's default
+/// `scaling_model` steps gives for the same call path, and the same measured mean.
+fn held_out_like_extrap(python: &str, files: &[PathBuf], bundle: &Path) {
+    let out = std::process::Command::new(python)
+        .arg(repo().join("tools/extrap/models.py"))
+        .args(["--negative-exponents", "--hold-out-largest"])
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let read = yosoku_bundle::fs::read_bundle(bundle).unwrap();
+    // Each runs table's namespace, the program its call paths begin with, and the step that
+    // models them.
+    let steps = [
+        ("himeno_paths", "himeno_mpi", "himeno_scaling"),
+        ("himeno16_paths", "himeno_mpi", "himeno_16_cores"),
+        ("meep_paths", "meep", "meep_scaling"),
+        ("meep16_paths", "meep", "meep_16_cores"),
+    ];
+    let ours: Vec<(&str, &str, yosoku_tables::rows::PredictionRow)> = steps
+        .iter()
+        .flat_map(|(_, program, step)| {
+            let batch = read
+                .table(&format!("{step}.predictions"))
+                .unwrap_or_else(|| panic!("no {step}.predictions"));
+            yosoku_tables::rows::read_predictions("p", batch)
+                .unwrap()
+                .into_iter()
+                .map(move |r| (*program, *step, r))
+        })
+        .collect();
+    let mut matched = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let callpath = v["callpath"].as_str().unwrap();
+        // A call path two tables share carries its table's namespace; one only a single table
+        // measured is found by its program.
+        let (step, rest) = match steps
+            .iter()
+            .find(|(ns, ..)| callpath.starts_with(&format!("{ns}->")))
+        {
+            Some((ns, _, step)) => (Some(*step), &callpath[ns.len() + 2..]),
+            None => (None, callpath),
+        };
+        let (program, variant) = rest.split_once("->").unwrap();
+        let candidates: Vec<_> = ours
+            .iter()
+            .filter(|(p, s, r)| {
+                *p == program && step.is_none_or(|x| x == *s) && &*r.variant == variant
+            })
+            .collect();
+        // Extra-P also fits call paths of two rank counts, which yosoku refuses.
+        let Some((_, s, r)) = candidates.first() else {
+            continue;
+        };
+        assert_eq!(candidates.len(), 1, "{callpath}");
+        let held = &v["held_out"];
+        let (theirs, measured) = (
+            held["predicted"].as_f64().unwrap(),
+            held["measured"].as_f64().unwrap(),
+        );
+        assert!(
+            (theirs - r.predicted_secs).abs() <= 1e-6 * r.predicted_secs.abs(),
+            "{s} {callpath}: Extra-P {theirs}, yosoku {}",
+            r.predicted_secs
+        );
+        assert!(
+            (measured - r.measured_secs.unwrap()).abs() <= 1e-9,
+            "{callpath}"
+        );
+        matched += 1;
+    }
+    // Every call path yosoku models has Extra-P's prediction beside it.
+    assert_eq!(matched, ours.len(), "{matched} of {} matched", ours.len());
 }
