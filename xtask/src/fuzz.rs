@@ -89,6 +89,7 @@ const TARGETS: &[Target] = &[
         pick: None,
         seeds: &[
             ("pipelines/data/rocprof", ".csv"),
+            ("pipelines/data/rocprof", ".json"),
             ("plugins/rocm_profiler/tests/data", ".csv"),
         ],
     },

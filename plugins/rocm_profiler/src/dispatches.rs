@@ -31,7 +31,8 @@ pub enum FileKind {
 /// One kernel dispatch as a file wrote it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dispatch {
-    /// The 1-based line of the dispatch's (first) row.
+    /// The 1-based line of the dispatch's (first) row; in rocprofv3's JSON, the record's 1-based
+    /// place in its list.
     pub line: usize,
     /// The dispatch identifier as written (`Dispatch_ID`, `Index`, `Dispatch_Id`).
     pub id: String,
@@ -39,12 +40,117 @@ pub struct Dispatch {
     pub gpu: Option<String>,
     /// The kernel name as written.
     pub kernel: String,
-    pub start_ns: Option<u64>,
-    pub end_ns: Option<u64>,
+    /// When it ran, the sums over its passes; `None` for a file without timestamps.
+    pub timing: Option<Timing>,
+    /// The device's name, where the file names it (rocprofv3's JSON agents).
+    pub device: Option<String>,
     /// Launch configuration and counters: (raw name, value text, 1-based column).
     pub values: Vec<(String, String, usize)>,
     /// Identity columns kept as text for the run's parameters: (lower-case name, value).
     pub text: Vec<(String, String)>,
+}
+
+/// A timestamp in billionths of a nanosecond: rocprof-compute writes the mean of its passes'
+/// timestamps (`1248227792617386.5`), which whole nanoseconds cannot hold.
+pub type FineTime = u128;
+
+/// Billionths of a nanosecond per nanosecond.
+pub const FINE_PER_NS: FineTime = 1_000_000_000;
+
+/// A dispatch's start and end, summed over the passes that timed it (one pass: its own
+/// timestamps). rocprof-compute runs a program once per pass of counters, so a dispatch of a
+/// multi-pass file was timed once in each; its time is the mean of the passes' durations, as
+/// rocprof-compute takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    pub start_sum: FineTime,
+    pub end_sum: FineTime,
+    pub passes: u32,
+}
+
+impl Timing {
+    pub fn once(start: FineTime, end: FineTime) -> Self {
+        Timing {
+            start_sum: start,
+            end_sum: end,
+            passes: 1,
+        }
+    }
+
+    /// Adds a further pass's timestamps.
+    pub fn add(&mut self, other: Timing) {
+        self.start_sum += other.start_sum;
+        self.end_sum += other.end_sum;
+        self.passes += other.passes;
+    }
+
+    /// Whether every pass ended after it started (the sums alone cannot say).
+    pub fn ends_after_start(&self) -> bool {
+        self.end_sum > self.start_sum
+    }
+
+    /// The mean duration in seconds. Whole nanoseconds over one pass are divided as they always
+    /// were (`ns / 1e9`), so the value is the one the integer timestamps give.
+    pub fn duration_secs(&self) -> f64 {
+        let fine = self.end_sum.saturating_sub(self.start_sum);
+        let passes = FineTime::from(self.passes.max(1));
+        if fine.is_multiple_of(FINE_PER_NS * passes) {
+            (fine / (FINE_PER_NS * passes)) as f64 / 1e9
+        } else {
+            fine as f64 / (1e18 * passes as f64)
+        }
+    }
+
+    /// The mean start, in whole nanoseconds (rounded down).
+    pub fn start_ns(&self) -> u64 {
+        let mean = self.start_sum / FineTime::from(self.passes.max(1)) / FINE_PER_NS;
+        u64::try_from(mean).unwrap_or(u64::MAX)
+    }
+
+    /// The mean duration, in whole nanoseconds (rounded to the nearest).
+    pub fn duration_ns(&self) -> u64 {
+        let fine = self.end_sum.saturating_sub(self.start_sum);
+        let per_pass = fine / FineTime::from(self.passes.max(1));
+        u64::try_from((per_pass + FINE_PER_NS / 2) / FINE_PER_NS).unwrap_or(u64::MAX)
+    }
+
+    /// The start and end as written, for messages: whole nanoseconds when they are.
+    pub fn describe(&self) -> (String, String) {
+        let show = |fine: FineTime| {
+            let passes = FineTime::from(self.passes.max(1));
+            let mean = fine / passes;
+            if mean.is_multiple_of(FINE_PER_NS) && fine.is_multiple_of(passes) {
+                format!("{}", mean / FINE_PER_NS)
+            } else {
+                format!("{:.3}", fine as f64 / passes as f64 / 1e9)
+            }
+        };
+        (show(self.start_sum), show(self.end_sum))
+    }
+}
+
+/// Parses a timestamp in nanoseconds: a non-negative integer, or a decimal of up to nine places
+/// (rocprof-compute's mean over passes), exactly.
+pub fn parse_fine_time(text: &str) -> Option<FineTime> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty()
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || frac.len() > 9
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || (text.contains('.') && frac.is_empty())
+    {
+        return None;
+    }
+    let whole: FineTime = whole.parse().ok()?;
+    let mut fraction: FineTime = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
+    for _ in frac.len()..9 {
+        fraction *= 10;
+    }
+    whole.checked_mul(FINE_PER_NS)?.checked_add(fraction)
 }
 
 /// One profiler file, read.
@@ -137,10 +243,12 @@ const DIMENSIONS: &[(&str, [&str; 3])] = &[
     ("Grid_Size", ["Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"]),
 ];
 
-/// Whether `name` is `base_<n>` for a base in `bases` (a merged file's repeated column).
+/// Whether `name` is `base_<n>` for a base in `bases` (a merged file's repeated column), without
+/// regard to case: rocprof-compute 3 repeats `Kernel_ID` as `Kernel_ID_1`, ... where older files
+/// wrote `Kernel_Id`.
 fn is_repeat_of(name: &str, bases: &[&str]) -> bool {
     name.rsplit_once('_').is_some_and(|(base, n)| {
-        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && bases.contains(&base)
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && is_one_of(base, bases)
     })
 }
 
@@ -159,6 +267,11 @@ enum Role {
     Counter,
     /// A per-channel counter (`TCC_HIT[3]`), skipped unless asked for.
     Channel,
+}
+
+/// Whether `name` is a launch-configuration column (the same in every pass of a dispatch).
+pub fn is_launch_column(name: &str) -> bool {
+    role(name) == Role::Launch
 }
 
 /// Whether `name` is one of `names`, without regard to case: AMD's tools spell the same column
@@ -307,14 +420,14 @@ fn timestamp(
     header: &Header,
     column: usize,
     text: &str,
-) -> Result<u64, PluginError> {
-    text.trim().parse::<u64>().map_err(|_| {
+) -> Result<FineTime, PluginError> {
+    parse_fine_time(text.trim()).ok_or_else(|| {
         PluginError::at(
             path,
             line,
             column + 1,
             format!(
-                "column `{}`: expected a timestamp in nanoseconds (a non-negative integer), found `{text}`",
+                "column `{}`: expected a timestamp in nanoseconds (a non-negative integer, or a decimal of up to nine places), found `{text}`",
                 header.names[column]
             ),
         )
@@ -431,12 +544,12 @@ fn read_wide(
             }
             values.push(((*total).to_owned(), product.to_string(), columns[0] + 1));
         }
-        let (start_ns, end_ns) = match (start, end) {
-            (Some(s), Some(e)) => (
-                Some(timestamp(path, line, header, s, get(s)?)?),
-                Some(timestamp(path, line, header, e, get(e)?)?),
-            ),
-            _ => (None, None),
+        let timing = match (start, end) {
+            (Some(s), Some(e)) => Some(Timing::once(
+                timestamp(path, line, header, s, get(s)?)?,
+                timestamp(path, line, header, e, get(e)?)?,
+            )),
+            _ => None,
         };
         let mut text = Vec::new();
         for (i, name) in header.names.iter().enumerate() {
@@ -452,8 +565,8 @@ fn read_wide(
                 .map(|g| get(g).map(|s| s.trim().to_owned()))
                 .transpose()?,
             kernel: get(kernel)?.trim().to_owned(),
-            start_ns,
-            end_ns,
+            timing,
+            device: None,
             values,
         });
     }
@@ -501,6 +614,9 @@ fn read_long(
     let mut dispatches: Vec<Dispatch> = Vec::new();
     let mut index: HashMap<(Option<String>, String), usize> = HashMap::new();
     let mut counter_line: HashMap<(usize, String), usize> = HashMap::new();
+    // The passes that timed each dispatch: rocprof-compute's long `pmc_perf.csv` holds every
+    // pass's rows of a dispatch, each pass with its own timestamps.
+    let mut passes: Vec<Vec<(FineTime, FineTime)>> = Vec::new();
     for r in records {
         let (line, record) = r?;
         if record.iter().all(|f| f.trim().is_empty()) {
@@ -513,16 +629,30 @@ fn read_long(
                 .transpose()?,
             get(id)?.trim().to_owned(),
         );
+        let times = match (start, end) {
+            (Some(s), Some(e)) => Some((
+                timestamp(path, line, header, s, get(s)?)?,
+                timestamp(path, line, header, e, get(e)?)?,
+            )),
+            _ => None,
+        };
+        let kernel_name = get(kernel)?.trim();
         let d = match index.get(&key) {
-            Some(&d) => d,
+            Some(&d) => {
+                if dispatches[d].kernel != kernel_name {
+                    return Err(PluginError::at(
+                        path,
+                        line,
+                        kernel + 1,
+                        format!(
+                            "dispatch {} is `{}` at line {} but `{kernel_name}` here: were two runs' files concatenated?",
+                            dispatches[d].id, dispatches[d].kernel, dispatches[d].line
+                        ),
+                    ));
+                }
+                d
+            }
             None => {
-                let (start_ns, end_ns) = match (start, end) {
-                    (Some(s), Some(e)) => (
-                        Some(timestamp(path, line, header, s, get(s)?)?),
-                        Some(timestamp(path, line, header, e, get(e)?)?),
-                    ),
-                    _ => (None, None),
-                };
                 let mut values = Vec::new();
                 for &c in &launch {
                     values.push((header.names[c].clone(), get(c)?.trim().to_owned(), c + 1));
@@ -531,16 +661,33 @@ fn read_long(
                     line,
                     id: key.1.clone(),
                     gpu: key.0.clone(),
-                    kernel: get(kernel)?.trim().to_owned(),
-                    start_ns,
-                    end_ns,
+                    kernel: kernel_name.to_owned(),
+                    timing: None,
+                    device: None,
                     values,
                     text: Vec::new(),
                 });
+                passes.push(Vec::new());
                 index.insert(key, dispatches.len() - 1);
                 dispatches.len() - 1
             }
         };
+        if let Some(t) = times
+            && !passes[d].contains(&t)
+        {
+            if t.1 <= t.0 {
+                let (start, end) = Timing::once(t.0, t.1).describe();
+                return Err(PluginError::at_line(
+                    path,
+                    line,
+                    format!(
+                        "dispatch {} ends at {end} ns, not after its start at {start} ns",
+                        dispatches[d].id
+                    ),
+                ));
+            }
+            passes[d].push(t);
+        }
         let counter = get(name)?.trim().to_owned();
         if let Some(first) = counter_line.insert((d, counter.clone()), line) {
             return Err(PluginError::at_line(
@@ -554,6 +701,15 @@ fn read_long(
         }
         let text = get(value)?.trim().to_owned();
         dispatches[d].values.push((counter, text, value + 1));
+    }
+    for (d, timed) in dispatches.iter_mut().zip(passes) {
+        for (s, e) in timed {
+            let pass = Timing::once(s, e);
+            match &mut d.timing {
+                Some(t) => t.add(pass),
+                None => d.timing = Some(pass),
+            }
+        }
     }
     Ok(ProfileFile {
         path: path.to_owned(),
@@ -584,11 +740,45 @@ mod tests {
         assert_eq!(role("wave_size_3"), Role::Ignored);
         assert_eq!(role("Correlation_ID_12"), Role::Ignored);
         assert_eq!(role("XCC_Index_5"), Role::Ignored);
+        // rocprof-compute 3's merged passes repeat `Kernel_ID` in its own case.
+        assert_eq!(role("Kernel_ID_12"), Role::Ignored);
         assert_eq!(role("SQC_DCACHE_REQ_READ_16"), Role::Counter);
         assert_eq!(role("TCC_HIT[3]"), Role::Channel);
         assert_eq!(role("Grid_Size"), Role::Launch);
         assert_eq!(role("Grid_Size_X"), Role::Dimension);
         assert_eq!(role("BeginNs"), Role::Start);
+    }
+
+    #[test]
+    fn timestamps_are_read_exactly_whole_or_decimal() {
+        assert_eq!(
+            parse_fine_time("1986623975868304"),
+            Some(1_986_623_975_868_304 * FINE_PER_NS)
+        );
+        // rocprof-compute 3.0's mean over its passes.
+        assert_eq!(
+            parse_fine_time("1248227792617386.5"),
+            Some(1_248_227_792_617_386 * FINE_PER_NS + 500_000_000)
+        );
+        for bad in ["", "1.", ".5", "-1", "1e9", "1.0000000001", "12a", " 1"] {
+            assert_eq!(parse_fine_time(bad), None, "{bad:?}");
+        }
+        let t = Timing::once(
+            parse_fine_time("1248227792617386.5").unwrap(),
+            parse_fine_time("1248227792635836.75").unwrap(),
+        );
+        assert_eq!(t.duration_ns(), 18_450);
+        assert!((t.duration_secs() - 18_450.25e-9).abs() < 1e-21);
+        // Whole nanoseconds give the value they always gave.
+        let whole = Timing::once(100 * FINE_PER_NS, 24_420 * FINE_PER_NS);
+        assert_eq!(whole.duration_secs(), 24_320.0 / 1e9);
+        // Three passes: the mean of their durations.
+        let mut three = Timing::once(0, 10 * FINE_PER_NS);
+        three.add(Timing::once(100 * FINE_PER_NS, 112 * FINE_PER_NS));
+        three.add(Timing::once(200 * FINE_PER_NS, 214 * FINE_PER_NS));
+        assert_eq!(three.passes, 3);
+        assert_eq!(three.duration_ns(), 12);
+        assert_eq!(three.duration_secs(), 12.0 / 1e9);
     }
 
     #[test]

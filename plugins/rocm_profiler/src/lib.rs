@@ -1,6 +1,7 @@
 //! `rocm_profiler`: imports what AMD's profilers write — rocprof (v1 `results.csv`, v2),
-//! omniperf / rocprof-compute workloads (`pmc_perf.csv`, `timestamps.csv`, `sysinfo.csv`) and
-//! rocprofv3 CSV output (`*_counter_collection.csv`, `*_kernel_trace.csv`) — as the canonical
+//! omniperf / rocprof-compute workloads (`pmc_perf.csv`, `timestamps.csv`, `sysinfo.csv`, and
+//! rocprof-compute 3's per-pass `results_pmc_perf_<n>.csv`) and rocprofv3 output
+//! (`*_counter_collection.csv`, `*_kernel_trace.csv`, `*_results.json`) — as the canonical
 //! `runs`, `counters`, `metric_names` and `devices` tables (README.md).
 //!
 //! Counter names are mapped onto the same canonical, vendor-neutral names as NVIDIA's
@@ -10,6 +11,7 @@
 //! Omniperf workloads also give the `devices` rows of their `sysinfo.csv`.
 
 pub mod dispatches;
+pub mod rocprofv3_json;
 pub mod sysinfo;
 
 use std::collections::{BTreeMap, HashMap};
@@ -36,7 +38,7 @@ impl Plugin for RocmProfiler {
     }
 
     fn description(&self) -> &'static str {
-        "AMD ROCm profiler output: rocprof, omniperf workloads, rocprofv3 CSV (counters, kernel times, devices)"
+        "AMD ROCm profiler output: rocprof, omniperf / rocprof-compute workloads, rocprofv3 CSV and JSON (counters, kernel times, devices)"
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
@@ -63,42 +65,182 @@ struct Workload {
     counters: Option<ProfileFile>,
     trace: Option<ProfileFile>,
     sysinfo: Option<sysinfo::SysInfo>,
+    /// The GPUs rocprofv3's JSON describes.
+    devices: Vec<DeviceRow>,
+    /// Pass files merged into `counters` after its first (rocprof-compute 3's
+    /// `results_pmc_perf_<n>.csv`), and the counters two passes both measured: (dispatch,
+    /// name) -> (sum, passes).
+    passes: Vec<PathBuf>,
+    repeated: HashMap<(usize, String), (f64, u32)>,
 }
 
-/// File names read from a directory given in `paths`.
+/// File names read from a directory given in `paths` (each also gzip-compressed, `.gz`, as
+/// rocprof-compute 3 can write them).
 const DIRECTORY_FILES: &[&str] = &["pmc_perf.csv", "timestamps.csv", "sysinfo.csv"];
 const DIRECTORY_SUFFIXES: &[&str] = &["_counter_collection.csv", "_kernel_trace.csv"];
+/// rocprofv3's JSON output: read instead of the CSV files of the same output name beside it.
+const JSON_SUFFIX: &str = "_results.json";
 
-/// The files `paths` name: files as given, directories by the names omniperf and rocprofv3 write.
+/// The name without a final `.gz`.
+fn without_gz(name: &str) -> &str {
+    name.strip_suffix(".gz").unwrap_or(name)
+}
+
+/// Whether `path` is one pass of a rocprof-compute workload: `pmc_perf_<n>.csv` (3.0, beside the
+/// merged `pmc_perf.csv`) or `results_pmc_perf_<n>.csv` (3.x, with no merged file).
+fn is_pass_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let name = without_gz(name);
+    let stem = name.strip_suffix(".csv").unwrap_or("");
+    let n = stem
+        .strip_prefix("results_pmc_perf_")
+        .or_else(|| stem.strip_prefix("pmc_perf_"));
+    n.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The files of a directory named in `paths`, by the names omniperf, rocprof-compute and
+/// rocprofv3 write.
+fn directory_files(path: &Path) -> Result<Vec<PathBuf>, PluginError> {
+    let names: Vec<String> = std::fs::read_dir(path)
+        .map_err(|e| PluginError::io(path, &e))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let has_merged = names.iter().any(|n| without_gz(n) == "pmc_perf.csv");
+    let json_outputs: Vec<&str> = names
+        .iter()
+        .filter_map(|n| without_gz(n).strip_suffix(JSON_SUFFIX))
+        .collect();
+    let mut found: Vec<PathBuf> = names
+        .iter()
+        .filter(|n| {
+            let n = without_gz(n);
+            let csv_of_json = DIRECTORY_SUFFIXES.iter().any(|s| {
+                n.strip_suffix(s)
+                    .is_some_and(|output| json_outputs.contains(&output))
+            });
+            DIRECTORY_FILES.contains(&n)
+                || n.ends_with(JSON_SUFFIX)
+                || (DIRECTORY_SUFFIXES.iter().any(|s| n.ends_with(s)) && !csv_of_json)
+                || (!has_merged && is_pass_file(Path::new(n)))
+        })
+        .map(|n| path.join(n))
+        .collect();
+    if found.is_empty() {
+        return Err(PluginError::new(format!(
+            "{}: no rocprof files in this directory (expected {}, rocprof-compute's results_pmc_perf_<n>.csv, or rocprofv3's *{}, *{JSON_SUFFIX})",
+            path.display(),
+            DIRECTORY_FILES.join(", "),
+            DIRECTORY_SUFFIXES.join(", *")
+        )));
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The files `paths` name: files as given, directories by the names the tools write.
 fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, PluginError> {
     let mut files = Vec::new();
     for path in paths {
-        if !path.is_dir() {
+        if path.is_dir() {
+            files.extend(directory_files(path)?);
+        } else {
             files.push(path.clone());
-            continue;
         }
-        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(|e| PluginError::io(path, &e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    DIRECTORY_FILES.contains(&n)
-                        || DIRECTORY_SUFFIXES.iter().any(|s| n.ends_with(s))
-                })
-            })
-            .collect();
-        if found.is_empty() {
-            return Err(PluginError::new(format!(
-                "{}: no rocprof files in this directory (expected {} or rocprofv3's *{})",
-                path.display(),
-                DIRECTORY_FILES.join(", "),
-                DIRECTORY_SUFFIXES.join(", *")
-            )));
-        }
-        found.sort();
-        files.extend(found);
     }
     Ok(files)
+}
+
+/// Merges one more pass of a rocprof-compute workload into the passes read so far: the same
+/// dispatches, further counters, and one more timing of each dispatch.
+fn merge_pass(workload: &mut Workload, pass: ProfileFile) -> Result<(), PluginError> {
+    let Some(first) = workload.counters.as_mut() else {
+        workload.counters = Some(pass);
+        return Ok(());
+    };
+    if pass.dispatches.len() != first.dispatches.len() {
+        return Err(PluginError::new(format!(
+            "{}: {} dispatches, but the pass {} has {}: not passes of one run (import them from separate directories)",
+            pass.path.display(),
+            pass.dispatches.len(),
+            first.path.display(),
+            first.dispatches.len()
+        )));
+    }
+    for d in pass.dispatches {
+        let Some(i) = first
+            .dispatches
+            .iter()
+            .position(|e| e.id == d.id && e.gpu == d.gpu)
+        else {
+            return Err(PluginError::at_line(
+                &pass.path,
+                d.line,
+                format!(
+                    "dispatch {} is not in the pass {}: not passes of one run",
+                    d.id,
+                    first.path.display()
+                ),
+            ));
+        };
+        let e = &mut first.dispatches[i];
+        if e.kernel != d.kernel {
+            return Err(PluginError::at_line(
+                &pass.path,
+                d.line,
+                format!(
+                    "dispatch {} is `{}` here but `{}` in the pass {}: not passes of one run",
+                    d.id,
+                    d.kernel,
+                    e.kernel,
+                    first.path.display()
+                ),
+            ));
+        }
+        if let (Some(t), Some(more)) = (e.timing.as_mut(), d.timing) {
+            t.add(more);
+        }
+        for (name, text, column) in d.values {
+            let Some((_, seen, _)) = e.values.iter().find(|(n, _, _)| *n == name) else {
+                e.values.push((name, text, column));
+                continue;
+            };
+            if *seen == text {
+                continue;
+            }
+            let number = |t: &str| t.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+            let (Some(a), Some(b)) = (number(seen), number(&text)) else {
+                return Err(PluginError::at(
+                    &pass.path,
+                    d.line,
+                    column,
+                    format!(
+                        "`{name}` of dispatch {}: expected a number, found `{text}`",
+                        d.id
+                    ),
+                ));
+            };
+            if dispatches::is_launch_column(&name) {
+                return Err(PluginError::at(
+                    &pass.path,
+                    d.line,
+                    column,
+                    format!(
+                        "dispatch {} has `{name}` {text} here but {seen} in the pass {}: not passes of one run",
+                        d.id,
+                        first.path.display()
+                    ),
+                ));
+            }
+            // A counter two passes both measured: the mean of the passes.
+            let entry = workload.repeated.entry((i, name)).or_insert((a, 1));
+            entry.0 += b;
+            entry.1 += 1;
+        }
+    }
+    workload.passes.push(pass.path);
+    Ok(())
 }
 
 fn is_sysinfo(path: &Path, text: &str) -> bool {
@@ -128,31 +270,28 @@ pub fn read_paths(
             workload.sysinfo = Some(sysinfo::read(&file, &text)?);
             continue;
         }
-        let parsed = dispatches::read(&file, &text, labels.channels)?;
-        let slot = match parsed.kind {
-            FileKind::Counters => &mut workload.counters,
-            FileKind::Trace => &mut workload.trace,
+        let parsed = if rocprofv3_json::is_rocprofv3_json(&text) {
+            let run = rocprofv3_json::read(&file, &text)?;
+            workload.devices.extend(run.devices);
+            run.files
+        } else {
+            vec![dispatches::read(&file, &text, labels.channels)?]
         };
-        if let Some(other) = slot {
-            return Err(PluginError::new(format!(
-                "{}: a second {} file in {} (the first: {}); one run's files per directory: name one of them in `paths`, or put each run in its own directory",
-                file.display(),
-                match parsed.kind {
-                    FileKind::Counters => "counter",
-                    FileKind::Trace => "kernel-trace",
-                },
-                dir.display(),
-                other.path.display()
-            )));
+        for parsed in parsed {
+            add_file(workload, &dir, &file, parsed)?;
         }
-        *slot = Some(parsed);
     }
+    finish_passes(&mut workloads);
     let mut tables = Tables::new("rocprof", Prefixes::Binary);
     let mut devices: Vec<DeviceRow> = Vec::new();
     for workload in workloads.values() {
         add_workload(&mut tables, workload, labels)?;
-        if let Some(info) = &workload.sysinfo {
-            let mut row = info.device_row();
+        let rows = workload
+            .sysinfo
+            .iter()
+            .map(sysinfo::SysInfo::device_row)
+            .chain(workload.devices.iter().cloned());
+        for mut row in rows {
             if let Some(d) = &labels.device {
                 row.device = d.clone();
             }
@@ -166,7 +305,7 @@ pub fn read_paths(
         .all(|w| w.counters.is_none() && w.trace.is_none())
     {
         return Err(PluginError::new(
-            "no dispatch file among `paths` (only sysinfo.csv): expected pmc_perf.csv, timestamps.csv, a rocprof results file or rocprofv3 CSV files",
+            "no dispatch file among `paths` (only sysinfo.csv): expected pmc_perf.csv, timestamps.csv, a rocprof results file or rocprofv3 CSV or JSON files",
         ));
     }
     let mut out = tables.finish()?;
@@ -174,6 +313,61 @@ pub fn read_paths(
         out.push(("devices".to_owned(), devices_batch(&devices)?));
     }
     Ok(out)
+}
+
+/// The counters two passes both measured, set to their mean.
+fn finish_passes(workloads: &mut BTreeMap<PathBuf, Workload>) {
+    for w in workloads.values_mut() {
+        let Some(counters) = w.counters.as_mut() else {
+            continue;
+        };
+        for ((i, name), (sum, n)) in w.repeated.drain() {
+            if let Some(v) = counters.dispatches[i]
+                .values
+                .iter_mut()
+                .find(|(v, _, _)| *v == name)
+            {
+                v.1 = format!("{:?}", sum / f64::from(n));
+            }
+        }
+    }
+}
+
+/// Puts a file read into its directory's workload: its counter file or its trace, or one more
+/// pass of its counters.
+fn add_file(
+    workload: &mut Workload,
+    dir: &Path,
+    file: &Path,
+    parsed: ProfileFile,
+) -> Result<(), PluginError> {
+    if parsed.kind == FileKind::Counters
+        && is_pass_file(&parsed.path)
+        && workload
+            .counters
+            .as_ref()
+            .is_some_and(|first| is_pass_file(&first.path))
+    {
+        return merge_pass(workload, parsed);
+    }
+    let slot = match parsed.kind {
+        FileKind::Counters => &mut workload.counters,
+        FileKind::Trace => &mut workload.trace,
+    };
+    if let Some(other) = slot {
+        return Err(PluginError::new(format!(
+            "{}: a second {} file in {} (the first: {}); one run's files per directory: name one of them in `paths`, or put each run in its own directory",
+            file.display(),
+            match parsed.kind {
+                FileKind::Counters => "counter",
+                FileKind::Trace => "kernel-trace",
+            },
+            dir.display(),
+            other.path.display()
+        )));
+    }
+    *slot = Some(parsed);
+    Ok(())
 }
 
 /// The dispatches of a trace matched to those of a counter file of the same run: the k-th
@@ -220,12 +414,21 @@ fn add_workload(tables: &mut Tables, w: &Workload, labels: &Labels) -> Result<()
         (None, Some(t)) => (t, t.dispatches.iter().collect()),
         (None, None) => return Ok(()),
     };
-    // Where the times come from: the trace when there is one.
+    // Where the times come from: the trace when there is one; else the counter file, or every
+    // pass of it.
     let time_file = w.trace.as_ref().map_or(&file.path, |t| &t.path);
-    let time_file_name = time_file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut time_file_name = file_name(time_file);
+    if w.trace.is_none() {
+        for pass in &w.passes {
+            time_file_name.push('+');
+            time_file_name.push_str(&file_name(pass));
+        }
+    }
     let device = labels
         .device
         .clone()
@@ -237,16 +440,20 @@ fn add_workload(tables: &mut Tables, w: &Workload, labels: &Labels) -> Result<()
             .unwrap_or_else(|| program_of(&d.kernel));
         let run = tables.key(RunKey {
             run_id: format!("{}:{}", w.name, d.id),
-            device: device.clone().unwrap_or_else(|| match &d.gpu {
-                Some(g) => format!("AMD GPU {g}"),
-                None => "AMD GPU".to_owned(),
-            }),
+            device: device
+                .clone()
+                .or_else(|| d.device.clone())
+                .unwrap_or_else(|| match &d.gpu {
+                    Some(g) => format!("AMD GPU {g}"),
+                    None => "AMD GPU".to_owned(),
+                }),
             program,
             variant: labels.variant.clone().unwrap_or_default(),
             kernel: Some(d.kernel.clone()),
         });
-        if let (Some(start), Some(end)) = (timed.start_ns, timed.end_ns) {
-            if end <= start {
+        if let Some(timing) = timed.timing {
+            if !timing.ends_after_start() {
+                let (start, end) = timing.describe();
                 return Err(PluginError::at_line(
                     time_file,
                     timed.line,
@@ -257,12 +464,16 @@ fn add_workload(tables: &mut Tables, w: &Workload, labels: &Labels) -> Result<()
                 ));
             }
             let mut parameters = format!("dispatch={};time_from={time_file_name}", d.id);
+            if timing.passes > 1 {
+                // Timed once per pass of counters: the run's time is their mean.
+                parameters.push_str(&format!(";passes={}", timing.passes));
+            }
             for (name, value) in d.text.iter().chain(&timed.text) {
                 if !parameters.contains(&format!(";{name}=")) {
                     parameters.push_str(&format!(";{name}={}", value.replace([';', '='], ",")));
                 }
             }
-            tables.add_run(run, Some(&parameters), "kernel", (end - start) as f64 / 1e9);
+            tables.add_run(run, Some(&parameters), "kernel", timing.duration_secs());
             // The dispatch on the workload's timeline, one lane per GPU.
             let lane = tables.run_key(run).device.clone();
             let lane = match &timed.gpu {
@@ -278,8 +489,8 @@ fn add_workload(tables: &mut Tables, w: &Workload, labels: &Labels) -> Result<()
                     "gpu",
                     &d.kernel,
                     "kernel",
-                    i64::try_from(start).unwrap_or(i64::MAX),
-                    i64::try_from(end - start).unwrap_or(i64::MAX),
+                    i64::try_from(timing.start_ns()).unwrap_or(i64::MAX),
+                    i64::try_from(timing.duration_ns()).unwrap_or(i64::MAX),
                 )
             });
         }
@@ -304,12 +515,12 @@ impl Collector for Rocprof {
     fn info(&self) -> CollectorInfo {
         CollectorInfo::importer(
             "rocprof",
-            "AMD profiler CSV files: omniperf workload directories (pmc_perf.csv, timestamps.csv, sysinfo.csv), rocprof results files, rocprofv3 counter_collection/kernel_trace files; one run's files per directory",
+            "AMD profiler files: omniperf / rocprof-compute workload directories (pmc_perf.csv, timestamps.csv, sysinfo.csv, results_pmc_perf_<n>.csv passes), rocprof results files, rocprofv3 counter_collection/kernel_trace CSV and results JSON; one run's files per directory",
         )
         .key(ConfigKey::required(
             "paths",
             ConfigType::PathList,
-            "Files, or directories holding pmc_perf.csv / timestamps.csv / sysinfo.csv / *_counter_collection.csv / *_kernel_trace.csv",
+            "Files, or directories holding pmc_perf.csv / timestamps.csv / sysinfo.csv / results_pmc_perf_<n>.csv / *_counter_collection.csv / *_kernel_trace.csv / *_results.json (each may be .gz)",
         ))
         .key(ConfigKey::optional(
             "device",

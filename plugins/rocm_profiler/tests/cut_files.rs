@@ -53,3 +53,23 @@ fn a_rocpd_export_and_a_2022_workload_cut_short_never_import_a_changed_value() {
         check(&files, cut, &|d| vec![d.to_path_buf()]);
     }
 }
+
+#[test]
+fn rocprof_compute_3_workloads_and_rocprofv3_json_cut_short_never_import_a_changed_value() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/rocprof");
+    // 3.0's merged file, whose timestamps end in decimals.
+    let files = files_in(&data.join("vcopy_MI350")).unwrap();
+    check(&files, "pmc_perf.csv", &|d| vec![d.to_path_buf()]);
+    // A pass of a 3.x workload, merged with the other.
+    let files = files_in(&data.join("kernel_RDNA35_KRACKAN2")).unwrap();
+    for cut in ["results_pmc_perf_5.csv", "results_pmc_perf_6.csv"] {
+        check(&files, cut, &|d| vec![d.to_path_buf()]);
+    }
+    // rocprofv3's JSON.
+    let file = "ps_file_results.json";
+    let files = vec![(
+        file.to_owned(),
+        std::fs::read(data.join("vcopy_pc_sampling_MI300A_A1").join(file)).unwrap(),
+    )];
+    check(&files, file, &|d| vec![d.join(file)]);
+}

@@ -569,3 +569,338 @@ fn an_omniperf_workload_of_2022_reads_its_old_sysinfo() {
     );
     assert!(strings(devices, "platform")[0].contains("ROCm 5.2.0"));
 }
+
+/// A counter's raw names in `metric_names`.
+fn raw_names(tables: &Tables) -> Vec<String> {
+    strings(table(tables, "metric_names"), "raw_name")
+}
+
+#[test]
+fn rocprof_compute_3_workloads_of_2025_and_2026() {
+    // 3.0 (March 2025, MI350): the passes merged into one wide pmc_perf.csv whose timestamps are
+    // the passes' means, written with a decimal (`1248227793203453.2`).
+    let t = read_paths(&[workloads().join("vcopy_MI350")], &Labels::default()).unwrap();
+    assert_eq!(table(&t, "runs").num_rows(), 3);
+    assert_eq!(strings(table(&t, "runs"), "device"), ["MI350"; 3]);
+    // Line 3: End_Timestamp - Start_Timestamp = 1248227793220373.0 - 1248227793203453.2 ns,
+    // exactly (through an f64 it is 16919.75).
+    assert_eq!(seconds(&t, "vcopy_MI350:1"), 16_919.8e-9);
+    assert_eq!(
+        counter(&t, "vcopy_MI350:1", "warps_launched").unwrap().0,
+        16_384.0
+    );
+    // The merged file repeats `Kernel_ID` once per pass (`Kernel_ID_1` ... `Kernel_ID_12`):
+    // identity, never a counter.
+    assert!(
+        !raw_names(&t)
+            .iter()
+            .any(|n| n.to_ascii_lowercase().starts_with("kernel_id")),
+        "{:?}",
+        raw_names(&t)
+    );
+    // 3.x with rocpd (July 2025, MI300X): a long pmc_perf.csv, gzip-compressed here, holding each
+    // of the 12 passes' rows of a dispatch with that pass's timestamps: the time is their mean.
+    let t = read_paths(
+        &[workloads().join("vcopy_MI300X_A1_rocpd")],
+        &Labels::default(),
+    )
+    .unwrap();
+    let runs = table(&t, "runs");
+    assert_eq!(runs.num_rows(), 3);
+    assert!(strings(runs, "parameters")[0].contains("passes=12"));
+    // The 12 distinct (start, end) pairs of dispatch 1 add up to 97,505 ns.
+    assert!((seconds(&t, "vcopy_MI300X_A1_rocpd:1") - 97_505e-9 / 12.0).abs() < 1e-18);
+    assert!((seconds(&t, "vcopy_MI300X_A1_rocpd:2") - 75_074e-9 / 12.0).abs() < 1e-18);
+    assert_eq!(
+        counter(&t, "vcopy_MI300X_A1_rocpd:1", "warps_launched")
+            .unwrap()
+            .0,
+        16_384.0
+    );
+    assert_eq!(
+        counter(&t, "vcopy_MI300X_A1_rocpd:1", "l2_hits").unwrap().0,
+        68_496.0
+    );
+    // 3.x (June 2026, RDNA 3.5): one long results_pmc_perf_<n>.csv per pass and no merged file:
+    // the passes are merged, each dispatch timed in both.
+    let t = read_paths(
+        &[workloads().join("kernel_RDNA35_KRACKAN2")],
+        &Labels::default(),
+    )
+    .unwrap();
+    let runs = table(&t, "runs");
+    assert_eq!(runs.num_rows(), 3);
+    assert_eq!(
+        strings(runs, "parameters")[0],
+        "dispatch=0;time_from=results_pmc_perf_5.csv+results_pmc_perf_6.csv;passes=2"
+    );
+    // (10982435675125 - 10982435441506 + 10985096084649 - 10985095844016) / 2 ns.
+    assert_eq!(seconds(&t, "kernel_RDNA35_KRACKAN2:0"), 237_126e-9);
+    // A counter of each pass, and the launch columns once.
+    let names = raw_names(&t);
+    for name in [
+        "CPC_ME1_STALL_WAIT_ON_MEM_READ",
+        "CPC_ME1_STALL_WAIT_ON_MEM_WRITE",
+        "Grid_Size",
+    ] {
+        assert_eq!(names.iter().filter(|n| *n == name).count(), 1, "{name}");
+    }
+    let c = table(&t, "counters");
+    assert_eq!(c.num_rows(), 3 * (10 + 7 + 7));
+    assert_eq!(strings(table(&t, "devices"), "device"), ["RDNA35_KRACKAN2"]);
+}
+
+#[test]
+fn passes_of_different_runs_are_refused_and_a_counter_of_two_passes_is_their_mean() {
+    let source = workloads().join("kernel_RDNA35_KRACKAN2");
+    let copy = |edit: &dyn Fn(&str) -> String| {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        for name in [
+            "sysinfo.csv",
+            "results_pmc_perf_5.csv",
+            "results_pmc_perf_6.csv",
+        ] {
+            let text = std::fs::read_to_string(source.join(name)).unwrap();
+            let text = if name == "results_pmc_perf_6.csv" {
+                edit(&text)
+            } else {
+                text
+            };
+            std::fs::write(run.join(name), text).unwrap();
+        }
+        (dir, run)
+    };
+    // A pass without the third dispatch.
+    let (_d, run) = copy(&|t| {
+        t.lines()
+            .filter(|l| !l.starts_with("1,000000a7-9da4-7da4-8fa7-5616fc3869ec,3,2,"))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    });
+    let e = error(&[run]);
+    assert!(
+        e.contains("2 dispatches, but the pass") && e.contains("has 3"),
+        "{e}"
+    );
+    // A pass of another grid size.
+    let (_d, run) = copy(&|t| t.replacen(",1048576,256,", ",2097152,256,", 1));
+    let e = error(&[run]);
+    assert!(
+        e.contains("results_pmc_perf_6.csv:2:")
+            && e.contains("`Grid_Size` 2097152 here but 1048576"),
+        "{e}"
+    );
+    // A pass of another kernel.
+    let (_d, run) = copy(&|t| t.replace("\"vecCopy(", "\"vecAdd("));
+    let e = error(&[run]);
+    assert!(e.contains("not passes of one run"), "{e}");
+    // Both passes measured GL2C_WRITE_sum: the run takes their mean.
+    let (_d, run) = copy(&|t| {
+        t.replacen(
+            "CPC_ME1_STALL_WAIT_ON_MEM_WRITE,0.0",
+            "GL2C_WRITE_sum,131074.0",
+            1,
+        )
+    });
+    let t = read_paths(&[run], &Labels::default()).unwrap();
+    let c = table(&t, "counters");
+    let (ids, raw, values) = (
+        strings(c, "run_id"),
+        strings(c, "raw_name"),
+        floats(c, "value"),
+    );
+    let of = |id: &str| {
+        (0..c.num_rows())
+            .filter(|&i| ids[i] == id && raw[i] == "GL2C_WRITE_sum")
+            .map(|i| values[i])
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(of("run:0"), [131_073.0]);
+    assert_eq!(of("run:1"), [131_072.0]);
+}
+
+/// The runs and counters of a rocprofv3 output, without what tells the files apart (the
+/// `time_from` parameter and the device, which only the JSON names).
+/// (run, parameters, seconds) of each run and (run, metric, value's bits) of each counter.
+type RunsAndCounters = (Vec<(String, String, f64)>, Vec<(String, String, u64)>);
+
+fn runs_and_counters(t: &Tables) -> RunsAndCounters {
+    let runs = table(t, "runs");
+    let params: Vec<String> = strings(runs, "parameters")
+        .iter()
+        .map(|p| {
+            p.split(';')
+                .filter(|kv| !kv.starts_with("time_from="))
+                .collect::<Vec<_>>()
+                .join(";")
+        })
+        .collect();
+    let r = strings(runs, "run_id")
+        .into_iter()
+        .zip(params)
+        .zip(floats(runs, "measured_secs"))
+        .map(|((id, p), s)| (id, p, s))
+        .collect();
+    let c = table(t, "counters");
+    let mut counters: Vec<(String, String, u64)> = strings(c, "run_id")
+        .into_iter()
+        .zip(strings(c, "metric"))
+        .zip(floats(c, "value"))
+        .map(|((id, m), v)| (id, m, v.to_bits()))
+        .collect();
+    counters.sort();
+    (r, counters)
+}
+
+#[test]
+fn rocprofv3_json_reads_as_the_csv_of_the_same_run() {
+    let dir = workloads().join("vcopy_pc_sampling_MI300A_A1");
+    let json = read_paths(&[dir.join("ps_file_results.json")], &Labels::default()).unwrap();
+    let csv = read_paths(&[dir.join("ps_file_kernel_trace.csv")], &Labels::default()).unwrap();
+    assert_eq!(runs_and_counters(&json), runs_and_counters(&csv));
+    assert_eq!(table(&json, "runs").num_rows(), 3);
+    // `buffer_records.kernel_dispatch[0]`: 1986623975876596 - 1986623975868304 ns.
+    assert_eq!(seconds(&json, "vcopy_pc_sampling_MI300A_A1:1"), 8_292e-9);
+    // The JSON names the GPU and describes it.
+    assert_eq!(
+        strings(table(&json, "runs"), "device"),
+        ["AMD Instinct MI300X"; 3]
+    );
+    let devices = table(&json, "devices");
+    assert_eq!(strings(devices, "device"), ["AMD Instinct MI300X"]);
+    let int = |c: &str| {
+        devices
+            .column_by_name(c)
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .value(0)
+    };
+    assert_eq!(int("compute_units"), 304);
+    assert_eq!(int("l2_cache_bytes"), 4096 * 1024);
+    assert_eq!(int("global_memory_bytes"), 206_141_652_992);
+    // The directory holds both outputs of the run: the JSON is read, the CSV beside it not
+    // (no "second kernel-trace file").
+    let both = read_paths(&[dir], &Labels::default()).unwrap();
+    assert!(
+        strings(table(&both, "runs"), "parameters")[0].contains("time_from=ps_file_results.json")
+    );
+    assert_eq!(runs_and_counters(&both), runs_and_counters(&json));
+}
+
+/// The real JSON with `edit` applied, written to a file of its own.
+fn json_edited(edit: &dyn Fn(&str) -> String) -> (tempfile::TempDir, PathBuf) {
+    let text = std::fs::read_to_string(
+        workloads().join("vcopy_pc_sampling_MI300A_A1/ps_file_results.json"),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("edited")).unwrap();
+    let path = dir.path().join("edited/edited_results.json");
+    std::fs::write(&path, edit(&text)).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn rocprofv3_json_counters_are_summed_over_dimensions_as_its_csv_writes_them() {
+    // The real run had no counters. This edit adds, as rocprofiler-sdk serialises them, one
+    // counter record for the first dispatch: SQ_WAVES over two dimension instances.
+    let (_d, path) = json_edited(&|t| {
+        t.replacen(
+            "\"counters\":[]",
+            "\"counters\":[{\"agent_id\":{\"handle\":32602},\"id\":{\"handle\":7},\"is_constant\":0,\"is_derived\":0,\"name\":\"SQ_WAVES\",\"description\":\"\",\"block\":\"SQ\",\"expression\":\"\",\"dimensions\":[],\"instances\":[]}]",
+            1,
+        )
+        .replacen(
+            "\"callback_records\":{\"counter_collection\":[]}",
+            "\"callback_records\":{\"counter_collection\":[{\"thread_id\":281643,\"dispatch_data\":{\"size\":0,\"correlation_id\":{\"internal\":1,\"external\":0},\"start_timestamp\":1986623975868304,\"end_timestamp\":1986623975876596,\"dispatch_info\":{\"size\":72,\"agent_id\":{\"handle\":32602},\"queue_id\":{\"handle\":2},\"kernel_id\":12,\"dispatch_id\":1,\"private_segment_size\":0,\"group_segment_size\":0,\"workgroup_size\":{\"x\":256,\"y\":1,\"z\":1},\"grid_size\":{\"x\":1048576,\"y\":1,\"z\":1}}},\"records\":[{\"counter_id\":{\"handle\":7},\"value\":8192.0},{\"counter_id\":{\"handle\":7},\"value\":8192.0}],\"stream_id\":{\"handle\":0}}]}",
+            1,
+        )
+    });
+    let t = read_paths(&[path], &Labels::default()).unwrap();
+    // The counter record's dispatch is the run, timed by the kernel trace of the same run.
+    assert_eq!(table(&t, "runs").num_rows(), 1);
+    assert_eq!(seconds(&t, "edited:1"), 8_292e-9);
+    assert_eq!(
+        counter(&t, "edited:1", "warps_launched").unwrap().0,
+        16_384.0
+    );
+    assert_eq!(counter(&t, "edited:1", "threads").unwrap().0, 1_048_576.0);
+}
+
+#[test]
+fn broken_rocprofv3_json_is_refused_with_where_and_what() {
+    /// What is broken, the edit that breaks it, and what the error must say.
+    type Case<'a> = (&'a str, &'a dyn Fn(&str) -> String, &'a str);
+    let cases: &[Case] = &[
+        (
+            "cut short",
+            &|t| t[..t.len() / 2].to_owned(),
+            "edited_results.json:1:",
+        ),
+        (
+            "cut short (the message)",
+            &|t| t[..t.len() / 2].to_owned(),
+            "cut short",
+        ),
+        (
+            "a kernel no symbol names",
+            &|t| {
+                t.replace(
+                    "\"kernel_id\":12,\"dispatch_id\":2",
+                    "\"kernel_id\":99,\"dispatch_id\":2",
+                )
+            },
+            "record buffer_records.kernel_dispatch[1]: kernel_id 99 is not among the 13 kernel_symbols",
+        ),
+        (
+            "an end before its start",
+            &|t| {
+                t.replace(
+                    "\"end_timestamp\":1986623975936443",
+                    "\"end_timestamp\":1986623975930955",
+                )
+            },
+            "record buffer_records.kernel_dispatch[2]: dispatch 3 ends at 1986623975930955 ns, not after its start",
+        ),
+        (
+            "text for a timestamp",
+            &|t| {
+                t.replace(
+                    "\"start_timestamp\":1986623975909003",
+                    "\"start_timestamp\":\"soon\"",
+                )
+            },
+            "invalid type: string \"soon\", expected u64",
+        ),
+        (
+            "no dispatch and no counter",
+            &|t| {
+                let start =
+                    t.find("\"kernel_dispatch\":[").unwrap() + "\"kernel_dispatch\":[".len();
+                let end = t.find("],\"hip_api\"").unwrap();
+                format!("{}{}", &t[..start], &t[end..])
+            },
+            "no kernel dispatch and no counter record",
+        ),
+        (
+            "a dispatch given twice",
+            &|t| t.replace("\"dispatch_id\":2,", "\"dispatch_id\":1,"),
+            "record buffer_records.kernel_dispatch[1]: dispatch 1 of Agent 2 appears again (first at buffer_records.kernel_dispatch[0])",
+        ),
+        (
+            "no process",
+            &|_| "{\"rocprofiler-sdk-tool\":[]}\n".to_owned(),
+            "no profiled process in `rocprofiler-sdk-tool`",
+        ),
+    ];
+    for (what, edit, expected) in cases {
+        let (_d, path) = json_edited(edit);
+        let e = error(&[path]);
+        assert!(
+            e.contains("edited_results.json") && e.contains(expected),
+            "{what}: {e}"
+        );
+    }
+}

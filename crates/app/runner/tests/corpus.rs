@@ -127,6 +127,64 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 16_160e-9),
     },
     Entry {
+        file: "pipelines/data/rocprof/vcopy_MI350",
+        origin: Origin::Public,
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 3),
+        names: Some((25, 234, 19)),
+        // rocprof-compute 3.0, pmc_perf.csv line 2: End_Timestamp - Start_Timestamp, the means of
+        // the passes: 1248227792639148.5 - 1248227792617386.5 ns.
+        value: ("runs", "measured_secs", 0, 21_762e-9),
+    },
+    Entry {
+        file: "pipelines/data/rocprof/vcopy_MI300X_A1_rocpd",
+        origin: Origin::Public,
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 3),
+        names: Some((24, 1992, 19)),
+        // rocprof-compute 3.x (rocpd), the long pmc_perf.csv: dispatch 1's Grid_Size (line 2),
+        // the first counter row.
+        value: ("counters", "value", 0, 1_048_576.0),
+    },
+    Entry {
+        file: "pipelines/data/rocprof/kernel_RDNA35_KRACKAN2",
+        origin: Origin::Public,
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 3),
+        names: Some((7, 17, 6)),
+        // rocprof-compute 3.x, two passes: the mean of dispatch 0's durations,
+        // (233619 + 240633) / 2 ns.
+        value: ("runs", "measured_secs", 0, 237_126e-9),
+    },
+    Entry {
+        file: "pipelines/data/rocprof/vcopy_pc_sampling_MI300A_A1/ps_file_results.json",
+        origin: Origin::Public,
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 3),
+        names: Some((7, 0, 0)),
+        // rocprofv3 JSON, buffer_records.kernel_dispatch[0]: 1986623975876596 - 1986623975868304 ns.
+        value: ("runs", "measured_secs", 0, 8_292e-9),
+    },
+    Entry {
+        file: "pipelines/data/rocprof/vcopy_pc_sampling_MI300A_A1/ps_file_kernel_trace.csv",
+        origin: Origin::Public,
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 3),
+        names: Some((7, 0, 0)),
+        // The same run's kernel trace CSV, line 2.
+        value: ("runs", "measured_secs", 0, 8_292e-9),
+    },
+    Entry {
         file: "pipelines/data/tau-cpi-mpi",
         origin: Origin::Public,
         plugin: "mpi_timer",
