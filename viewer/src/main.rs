@@ -117,6 +117,20 @@ mod tour {
     }
 
     impl eframe::App for Tour {
+        /// The tour pictures each view as it opens: the pointer, wherever the X server left it
+        /// (Xvfb: the middle of the screen, often over a plot), would draw its crosshair and a
+        /// hover label into the picture.
+        fn raw_input_hook(&mut self, _ctx: &egui::Context, raw_input: &mut egui::RawInput) {
+            raw_input.events.retain(|e| {
+                !matches!(
+                    e,
+                    egui::Event::PointerMoved(_)
+                        | egui::Event::PointerButton { .. }
+                        | egui::Event::MouseWheel { .. }
+                )
+            });
+        }
+
         fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
             eframe::App::ui(&mut self.app, ui, frame);
             let ctx = ui.ctx().clone();

@@ -209,6 +209,67 @@ impl CategoryAxis {
     }
 }
 
+/// The smallest grid spacing egui_plot draws, in points (`Plot::grid_spacing`'s default, which no
+/// plot here changes): a grid input's `base_step_size` is the data step it spans.
+const GRID_SPACING_MIN_PX: f64 = 8.0;
+
+/// The grid of a log10 axis whose labels show at every decade where they fit, else at every k-th
+/// (k the first of 1, 2, 3, 5, 10 that leaves `label_room_px` between labels), never at none:
+/// egui_plot paints a mark's label only when its step spans the label, so on a plot ten decades
+/// wide, decades of single steps would all go unlabelled. Within a decade the marks stand at
+/// 2, 3, ..., 9 times its power: 2 and 5 as steps that may carry a label (`log_mark_label`), the
+/// others as faint lines, so that a zoom into less than two decades reads `1 ms, 2 ms, 5 ms`.
+pub fn log_decades_spacer(
+    label_room_px: f64,
+) -> impl Fn(egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    move |input: egui_plot::GridInput| {
+        let ((lo, hi), base_step) = (input.bounds, input.base_step_size);
+        let mut marks = Vec::new();
+        if base_step <= 0.0
+            || !base_step.is_finite()
+            || !(lo.is_finite() && hi.is_finite())
+            || hi - lo > 400.0
+        {
+            return marks;
+        }
+        let px_per_decade = GRID_SPACING_MIN_PX / base_step;
+        let every = [1i64, 2, 3, 5, 10]
+            .into_iter()
+            .find(|&k| k as f64 * px_per_decade >= label_room_px)
+            .unwrap_or(10);
+        for decade in (lo.floor() as i64)..=(hi.ceil() as i64) {
+            let step = if decade.rem_euclid(every) == 0 {
+                every
+            } else {
+                1
+            };
+            let mut push = |value: f64, step_size: f64| {
+                if (lo..=hi).contains(&value) {
+                    marks.push(egui_plot::GridMark { value, step_size });
+                }
+            };
+            push(decade as f64, step as f64);
+            for m in 2..=9 {
+                let labelled = m == 2 || m == 5;
+                push(
+                    decade as f64 + f64::from(m).log10(),
+                    if labelled { 0.3 } else { 0.05 },
+                );
+            }
+        }
+        marks
+    }
+}
+
+/// Whether a mark of `log_decades_spacer` is one that may carry a label: a decade, or 2 or 5
+/// times one.
+pub fn log_mark_is_labelled(value: f64) -> bool {
+    let frac = value - value.floor();
+    [0.0, 1.0, 2f64.log10(), 5f64.log10()]
+        .iter()
+        .any(|f| (frac - f).abs() < 1e-9)
+}
+
 /// `name`, or as much of it as fits in `room` px with `…` after it (at least its first letter).
 pub fn fit(name: &str, room: f32, measure: impl Fn(&str) -> f32) -> String {
     if measure(name) <= room {
@@ -251,6 +312,49 @@ pub fn category_plot(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crowded_log_axis_labels_every_kth_decade_and_never_none() {
+        let marks = |px_per_decade: f64| {
+            log_decades_spacer(64.0)(egui_plot::GridInput {
+                bounds: (-10.2, 0.3),
+                base_step_size: GRID_SPACING_MIN_PX / px_per_decade,
+            })
+        };
+        let decades = |m: &[egui_plot::GridMark], step: f64| -> Vec<i64> {
+            m.iter()
+                .filter(|g| g.step_size == step)
+                .map(|g| g.value as i64)
+                .collect()
+        };
+        // 100 px a decade: every decade a step of its own, room for its label.
+        let roomy = marks(100.0);
+        assert_eq!(decades(&roomy, 1.0), (-10..=0).collect::<Vec<_>>());
+        // 44 px a decade (the validation scatter's ten decades): every second decade spans a
+        // label; the others keep their grid line.
+        let crowded = marks(44.0);
+        assert_eq!(decades(&crowded, 2.0), [-10, -8, -6, -4, -2, 0]);
+        assert_eq!(decades(&crowded, 1.0), [-9, -7, -5, -3, -1]);
+        // 10 px a decade: every tenth decade still labelled.
+        assert_eq!(decades(&marks(10.0), 10.0), [-10, 0]);
+        // Within a decade: 2 and 5 as label steps, 3, 4, 6, 7, 8, 9 as faint lines, all in bounds.
+        let within = log_decades_spacer(64.0)(egui_plot::GridInput {
+            bounds: (-3.0, -2.0),
+            base_step_size: GRID_SPACING_MIN_PX / 500.0,
+        });
+        let at = |step: f64| -> Vec<String> {
+            within
+                .iter()
+                .filter(|g| g.step_size == step)
+                .map(|g| format!("{:.0}", 10f64.powf(g.value + 3.0)))
+                .collect()
+        };
+        assert_eq!(at(0.3), ["2", "5"]);
+        assert_eq!(at(0.05), ["3", "4", "6", "7", "8", "9"]);
+        assert_eq!(at(1.0), ["1", "10"]);
+        assert!(log_mark_is_labelled(-3.0) && log_mark_is_labelled(-3.0 + 2f64.log10()));
+        assert!(!log_mark_is_labelled(-3.0 + 3f64.log10()));
+    }
 
     #[test]
     fn ticks_follow_the_zoom_at_1_2_5_steps_in_one_unit() {

@@ -262,11 +262,16 @@ fn predictions_ui(
     });
 }
 
-/// The text of a log10 axis mark: the time at every decade, and at the finer marks too when the
-/// axis spans less than two decades (else one label, or none, would show).
+/// Room a time label takes on a log axis (`100 ms` and a margin across; a line of text up).
+const X_LABEL_ROOM_PX: f64 = 64.0;
+const Y_LABEL_ROOM_PX: f64 = 32.0;
+
+/// The text of a log10 axis mark: the time at every decade, and, across less than two decades,
+/// at 2 and 5 times one too (else one label, or none, would show); the other marks are lines.
 fn decade_label(mark: egui_plot::GridMark, range: &std::ops::RangeInclusive<f64>) -> String {
     let decade = (mark.value - mark.value.round()).abs() < 1e-9;
-    if decade || range.end() - range.start() < 2.0 {
+    let narrow = range.end() - range.start() < 2.0;
+    if decade || (narrow && super::axes::log_mark_is_labelled(mark.value)) {
         crate::format::secs(10f64.powf(mark.value))
     } else {
         String::new()
@@ -291,8 +296,8 @@ fn scatter_ui(ui: &mut egui::Ui, cache: &Cache) {
         .y_axis_label("predicted (log)")
         .x_axis_formatter(decade_label)
         .y_axis_formatter(decade_label)
-        .x_grid_spacer(egui_plot::log_grid_spacer(10))
-        .y_grid_spacer(egui_plot::log_grid_spacer(10))
+        .x_grid_spacer(super::axes::log_decades_spacer(X_LABEL_ROOM_PX))
+        .y_grid_spacer(super::axes::log_decades_spacer(Y_LABEL_ROOM_PX))
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
         .label_formatter(move |pos| match pos {
             egui_plot::HoverPosition::NearDataPoint {
@@ -380,7 +385,7 @@ fn forecasts_ui(ui: &mut egui::Ui, cache: &Cache) {
         })
         .y_axis_label("predicted (log)")
         .y_axis_formatter(decade_label)
-        .y_grid_spacer(egui_plot::log_grid_spacer(10))
+        .y_grid_spacer(super::axes::log_decades_spacer(Y_LABEL_ROOM_PX))
         .x_axis_formatter(move |mark, _| {
             if log_x {
                 format::number(10f64.powf(mark.value))
@@ -641,7 +646,11 @@ mod tests {
         assert_eq!(decade_label(mark(0.0), &wide), "1 s");
         assert_eq!(decade_label(mark(-3.0), &wide), "1 ms");
         assert_eq!(decade_label(mark(-2.7), &wide), "");
-        let narrow = -2.9..=-2.0;
-        assert_ne!(decade_label(mark(-2.7), &narrow), "");
+        // Across less than two decades, 2 and 5 times a decade too, and nothing odder.
+        let narrow = -3.1..=-2.0;
+        assert_eq!(decade_label(mark(-3.0 + 2f64.log10()), &narrow), "2 ms");
+        assert_eq!(decade_label(mark(-3.0 + 5f64.log10()), &narrow), "5 ms");
+        assert_eq!(decade_label(mark(-3.0 + 3f64.log10()), &narrow), "");
+        assert_eq!(decade_label(mark(-2.9), &narrow), "");
     }
 }
