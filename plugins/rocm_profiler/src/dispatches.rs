@@ -578,6 +578,30 @@ fn read_wide(
     })
 }
 
+/// Records a row's (start, end) as one more pass of its dispatch, unless a row of that pass came
+/// before: the passes of a dispatch are its distinct (start, end) pairs.
+fn add_pass(
+    path: &Path,
+    line: usize,
+    id: &str,
+    passes: &mut Vec<(FineTime, FineTime)>,
+    (start, end): (FineTime, FineTime),
+) -> Result<(), PluginError> {
+    if passes.contains(&(start, end)) {
+        return Ok(());
+    }
+    if end <= start {
+        let (start, end) = Timing::once(start, end).describe();
+        return Err(PluginError::at_line(
+            path,
+            line,
+            format!("dispatch {id} ends at {end} ns, not after its start at {start} ns"),
+        ));
+    }
+    passes.push((start, end));
+    Ok(())
+}
+
 /// rocprofv3's `counter_collection.csv`: one row per counter of a dispatch.
 fn read_long(
     path: &Path,
@@ -672,21 +696,8 @@ fn read_long(
                 dispatches.len() - 1
             }
         };
-        if let Some(t) = times
-            && !passes[d].contains(&t)
-        {
-            if t.1 <= t.0 {
-                let (start, end) = Timing::once(t.0, t.1).describe();
-                return Err(PluginError::at_line(
-                    path,
-                    line,
-                    format!(
-                        "dispatch {} ends at {end} ns, not after its start at {start} ns",
-                        dispatches[d].id
-                    ),
-                ));
-            }
-            passes[d].push(t);
+        if let Some(t) = times {
+            add_pass(path, line, &dispatches[d].id, &mut passes[d], t)?;
         }
         let counter = get(name)?.trim().to_owned();
         if let Some(first) = counter_line.insert((d, counter.clone()), line) {
@@ -703,13 +714,13 @@ fn read_long(
         dispatches[d].values.push((counter, text, value + 1));
     }
     for (d, timed) in dispatches.iter_mut().zip(passes) {
-        for (s, e) in timed {
-            let pass = Timing::once(s, e);
-            match &mut d.timing {
-                Some(t) => t.add(pass),
-                None => d.timing = Some(pass),
-            }
-        }
+        d.timing = timed
+            .into_iter()
+            .map(|(s, e)| Timing::once(s, e))
+            .reduce(|mut sum, pass| {
+                sum.add(pass);
+                sum
+            });
     }
     Ok(ProfileFile {
         path: path.to_owned(),
