@@ -949,7 +949,7 @@ fn opencl_local_memory_models_validate_both_variants_two_ways() {
 }
 
 #[test]
-fn rocprof_amd_gpus_reads_three_gpus_into_one_table() {
+fn rocprof_amd_gpus_reads_four_gpus_of_two_tool_generations_into_one_table() {
     let (_dir, bundle) = run("rocprof-amd-gpus.toml");
     check_golden(&bundle);
     let obs = table(&bundle, "per_gpu.observations");
@@ -959,17 +959,20 @@ fn rocprof_amd_gpus_reads_three_gpus_into_one_table() {
             .iter()
             .flatten()
             .collect::<Vec<_>>(),
-        ["MI100", "MI200", "MI300X_A1"]
+        ["MI100", "MI200", "MI300X_A1", "MI350"]
     );
-    // The same kernel and size on all three: the MI300X's mean of 16.16, 13.68 and 14.16 us.
+    // The same kernel and size on all four: the MI300X's mean of 16.16, 13.68 and 14.16 us; the
+    // MI350's (rocprof-compute 3.0, its passes' mean timestamps with decimals) of 21.762, 16.9198
+    // and 16.864 us.
     let secs = float64(obs, col::MEASURED_SECS).unwrap();
     assert!((secs.value(2) - (16_160e-9 + 13_680e-9 + 14_160e-9) / 3.0).abs() < 1e-15);
+    assert!((secs.value(3) - (21_762e-9 + 16_919.8e-9 + 16_864e-9) / 3.0).abs() < 1e-15);
     let best = best_candidates(table(&bundle, "speed.throughputs"));
     assert_eq!(
         best,
         [("program=vecCopy".to_owned(), "MI300X_A1".to_owned())]
     );
-    assert!(table(&bundle, "amd.devices").num_rows() == 3);
+    assert!(table(&bundle, "amd.devices").num_rows() == 4);
 }
 
 /// The report's numbers of one row: column label -> value.
