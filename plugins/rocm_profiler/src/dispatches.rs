@@ -435,25 +435,35 @@ fn timestamp(
 }
 
 /// Checks that no two dispatches share an identifier on one GPU.
-fn check_unique(path: &Path, dispatches: &[Dispatch]) -> Result<(), PluginError> {
+/// The first dispatch that repeats an earlier one's identifier on one GPU: (its index, the
+/// earlier one's).
+pub fn first_repeat(dispatches: &[Dispatch]) -> Option<(usize, usize)> {
     let mut seen: HashMap<(&Option<String>, &str), usize> = HashMap::new();
-    for d in dispatches {
-        if let Some(first) = seen.insert((&d.gpu, d.id.as_str()), d.line) {
-            return Err(PluginError::at_line(
-                path,
-                d.line,
-                format!(
-                    "dispatch {} {}appears again (first at line {first}): one row per dispatch expected; were two runs' files concatenated?",
-                    d.id,
-                    d.gpu
-                        .as_deref()
-                        .map(|g| format!("of GPU {g} "))
-                        .unwrap_or_default()
-                ),
-            ));
-        }
-    }
-    Ok(())
+    dispatches.iter().enumerate().find_map(|(i, d)| {
+        seen.insert((&d.gpu, d.id.as_str()), i)
+            .map(|first| (i, first))
+    })
+}
+
+/// Checks that no two rows of a file are one dispatch of one GPU.
+fn check_unique(path: &Path, dispatches: &[Dispatch]) -> Result<(), PluginError> {
+    let Some((i, first)) = first_repeat(dispatches) else {
+        return Ok(());
+    };
+    let d = &dispatches[i];
+    Err(PluginError::at_line(
+        path,
+        d.line,
+        format!(
+            "dispatch {} {}appears again (first at line {}): one row per dispatch expected; were two runs' files concatenated?",
+            d.id,
+            d.gpu
+                .as_deref()
+                .map(|g| format!("of GPU {g} "))
+                .unwrap_or_default(),
+            dispatches[first].line
+        ),
+    ))
 }
 
 fn read_wide(

@@ -321,22 +321,20 @@ fn dispatch(
 
 /// Checks that no two records of a list are one dispatch of one GPU.
 fn check_unique(path: &Path, list: &str, dispatches: &[Dispatch]) -> Result<(), PluginError> {
-    let mut seen: HashMap<(&Option<String>, &str), usize> = HashMap::new();
-    for (i, d) in dispatches.iter().enumerate() {
-        if let Some(first) = seen.insert((&d.gpu, d.id.as_str()), i) {
-            return Err(at(
-                path,
-                list,
-                i,
-                format!(
-                    "dispatch {} of {} appears again (first at {list}[{first}]): one record per dispatch expected",
-                    d.id,
-                    d.gpu.as_deref().unwrap_or("its GPU")
-                ),
-            ));
-        }
-    }
-    Ok(())
+    let Some((i, first)) = crate::dispatches::first_repeat(dispatches) else {
+        return Ok(());
+    };
+    let d = &dispatches[i];
+    Err(at(
+        path,
+        list,
+        i,
+        format!(
+            "dispatch {} of {} appears again (first at {list}[{first}]): one record per dispatch expected",
+            d.id,
+            d.gpu.as_deref().unwrap_or("its GPU")
+        ),
+    ))
 }
 
 /// Reads a rocprofv3 JSON document.

@@ -904,3 +904,50 @@ fn broken_rocprofv3_json_is_refused_with_where_and_what() {
         );
     }
 }
+
+#[test]
+fn broken_long_files_and_decimal_timestamps_are_refused_at_their_line() {
+    let pass = workloads().join("kernel_RDNA35_KRACKAN2/results_pmc_perf_5.csv");
+    let text = std::fs::read_to_string(&pass).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        path
+    };
+    // Dispatch 0's third row names another kernel.
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[3] = lines[3].replace("\"vecCopy(", "\"vecAdd(");
+    let e = error(&[write("kernel.csv", lines.join("\n") + "\n")]);
+    assert!(
+        e.contains("kernel.csv:4:12:")
+            && e.contains("dispatch 0 is `vecCopy(")
+            && e.contains("concatenated"),
+        "{e}"
+    );
+    // A pass of dispatch 1 that ends before it starts.
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[11] = lines[11].replace(",10982436039560,", ",10982435800000,");
+    let e = error(&[write("ends.csv", lines.join("\n") + "\n")]);
+    assert!(
+        e.contains("ends.csv:12:")
+            && e.contains(
+                "dispatch 1 ends at 10982435800000 ns, not after its start at 10982435810750 ns"
+            ),
+        "{e}"
+    );
+    // Timestamps with a decimal point and no digits after it, or more than nine places.
+    for (name, bad) in [
+        ("point.csv", "10982435441506."),
+        ("places.csv", "10982435441506.1234567891"),
+    ] {
+        let body = text.replacen("10982435441506,", &format!("{bad},"), 1);
+        let e = error(&[write(name, body)]);
+        assert!(
+            e.contains(&format!("{name}:2:13:"))
+                && e.contains("expected a timestamp in nanoseconds")
+                && e.contains(bad),
+            "{e}"
+        );
+    }
+}
