@@ -410,6 +410,10 @@ pub const NOT_FAMILIES: &[(&str, &str)] = &[
         "timelines, which the viewer draws for every family",
     ),
     ("fixtures", "the models' test fixtures"),
+    (
+        "model",
+        "what a model is in every family: the `Model` trait",
+    ),
 ];
 
 /// The model families line up: the modules of `yosoku-models`, of the pipeline's `steps/` and of

@@ -603,6 +603,48 @@ pub fn private_glob_imports(root: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Where code outside tests finds a bundle's model by a table name's ending or by a name
+/// written into the code, under `root` (every crate's `src`): in a module that reads a manifest's
+/// models (`models_of(`, `.models`), an `ends_with(` or `strip_suffix(`; anywhere, a `.model(`
+/// given a literal. A model is found by its kind and its record's fields (`training`, `scores`,
+/// `fitted`), never by what its tables happen to be called.
+pub fn model_lookups_by_name(root: &Path) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for src in workspace_sources(root)? {
+        let mut sources = crate_sources(&src)?;
+        let main = src.join("main.rs");
+        if main.is_file() {
+            let text = std::fs::read_to_string(&main)
+                .with_context(|| format!("cannot read {}", main.display()))?;
+            sources.insert("main".to_owned(), without_test_modules(&code_only(&text)));
+        }
+        let shown = src.strip_prefix(root).unwrap_or(&src).display().to_string();
+        out.extend(
+            sources
+                .iter()
+                .flat_map(|(module, code)| {
+                    model_lookups_in(code).into_iter().map(move |l| (module, l))
+                })
+                .map(|(module, line)| format!("{shown}: {module}: line {line}")),
+        );
+    }
+    Ok(out)
+}
+
+/// The lines (from 1) of `code` (comments and strings blanked) that find a model by name.
+fn model_lookups_in(code: &str) -> Vec<usize> {
+    let reads_models = code.contains("models_of(") || code.contains(".models");
+    code.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let by_suffix =
+                reads_models && (line.contains("ends_with(") || line.contains("strip_suffix("));
+            by_suffix || line.contains(".model(\"")
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 /// The most lines a function outside tests may take, from `fn` to its closing brace.
 pub const MAX_FUNCTION_LINES: usize = 130;
 
@@ -813,6 +855,26 @@ mod tests {
             globs.is_empty(),
             "glob imports hide which modules a module uses; name what is used: {globs:#?}"
         );
+    }
+
+    /// No code finds a model by a table name's ending or a written name; the rule finds the way
+    /// `yosoku predict` found its model and scores before models had fields.
+    #[test]
+    fn models_are_found_by_kind_and_field_never_by_a_name() {
+        let found = model_lookups_by_name(root()).unwrap();
+        assert!(
+            found.is_empty(),
+            "find a model by `models_of(KIND)` and its record's fields: {found:#?}"
+        );
+        let before = code_only(
+            "fn model_tables(manifest: &Manifest) {\n    let model = manifest\n        .models_of(MODEL_KIND)\n        .filter(|m| m.tables[0].ends_with(&format!(\".{}\", OBSERVATIONS.name)));\n    let scores = manifest.models_of(MODEL_KIND).flat_map(|m| m.tables.iter());\n}\nfn by_name(b: &Manifest) { b.model(\"apps_model\"); }\n",
+        );
+        assert_eq!(model_lookups_in(&before), [4, 7]);
+        // A table found by its ending, in code that reads no models, is no model lookup.
+        let tables = code_only(
+            "fn spans(names: &[String]) { names.iter().filter(|n| n.ends_with(\".spans\")); }\n",
+        );
+        assert!(model_lookups_in(&tables).is_empty());
     }
 
     /// A child naming its parent is no circle; two siblings naming each other are, and so is a

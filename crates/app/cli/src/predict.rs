@@ -43,9 +43,14 @@ pub struct Args {
     /// Coverage of the interval, in [0.5, 1).
     #[arg(long, default_value_t = 0.95, value_parser = level)]
     pub level: f64,
-    /// Allow a target the model was trained on, leaving its rows out of the fit.
+    /// Allow a target the model was trained on: the model is fitted again without its rows
+    /// (the saved one has seen its times), the one case `predict` fits.
     #[arg(long)]
     pub refit_without_target: bool,
+    /// Refuse the model where a GPU it was trained on is not in the catalogue, instead of
+    /// leaving that GPU's launches out of the nearest training kernels (the default).
+    #[arg(long)]
+    pub refuse_unknown_devices: bool,
     /// Extra plugin directory or library, searched first (repeatable).
     #[arg(long = "plugin-path", value_name = "PATH")]
     pub plugin_path: Vec<PathBuf>,
@@ -81,6 +86,7 @@ impl Args {
             } else {
                 TrainedTarget::Refuse
             },
+            skip_unknown_devices: !self.refuse_unknown_devices,
             plugin_path: self.plugin_path.clone(),
         }
     }

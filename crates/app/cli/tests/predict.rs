@@ -310,6 +310,33 @@ fn bad_questions_are_refused_with_what_was_wrong() {
     ]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("build it with `yosoku run pipelines/gpu-transfer.toml`"));
+
+    // The saved model is one record with named fields: its training table and that file's hash,
+    // its options, its fitted parameters' file, and the scores of the step that validated it.
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("manifest.json")).unwrap())
+            .unwrap();
+    let models = manifest["models"].as_array().unwrap();
+    assert_eq!(models.len(), 1, "{models:?}");
+    let record = &models[0];
+    assert_eq!(record["kind"], "gpu_transfer");
+    assert_eq!(record["training"]["table"], "model.observations");
+    assert_eq!(record["options"]["skip_unknown_devices"], false);
+    assert_eq!(record["fitted"]["file"], "models/model.json");
+    assert_eq!(
+        record["scores"],
+        serde_json::json!(["transfer.transfer_scores"])
+    );
+    // A training table changed after the fit: the model is refused, naming it and the table.
+    let training = bundle.join("tables/model.observations.arrow");
+    let coefficients = std::fs::read(bundle.join("tables/model.transfer_coefficients.arrow"));
+    std::fs::write(&training, coefficients.unwrap()).unwrap();
+    let e = ask("Tesla V100", &profile, &[]);
+    assert!(
+        e.contains("model `model`: its training table `model.observations`")
+            && e.contains("changed after the fit; run the pipeline again"),
+        "{e}"
+    );
 }
 
 /// The numbers of a `predicted on` line: (predicted, interval low, interval high), in the unit

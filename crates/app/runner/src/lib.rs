@@ -20,7 +20,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use yosoku_bundle::{
-    InputFile, Manifest, ManifestBuilder, ModelRecord, PluginRecord, StageRecord, StepRecord,
+    HashedTable, InputFile, Manifest, ManifestBuilder, ModelRecord, PluginRecord, StageRecord,
+    StepRecord,
 };
 use yosoku_pipeline::spec::IsolateSpec;
 use yosoku_pipeline::{
@@ -386,11 +387,26 @@ impl Run<'_> {
                     .add_output(output, tables)
                     .map_err(|e| self.error(step.location, e.to_string()))?;
                 if let Some(saved) = added.saved_model {
-                    manifest.model(ModelRecord {
-                        name: id.to_owned(),
-                        kind: saved.kind.to_owned(),
-                        tables: saved.tables,
-                    });
+                    manifest.model(
+                        ModelRecord {
+                            name: id.to_owned(),
+                            kind: saved.kind.to_owned(),
+                            training: Some(HashedTable {
+                                table: saved.training.name().to_owned(),
+                                sha256: String::new(),
+                            }),
+                            tables: saved.tables,
+                            options: saved.options,
+                            fitted: None,
+                            scores: Vec::new(),
+                        },
+                        saved.fitted_json.map(String::into_bytes),
+                    );
+                }
+                if let Some((model, table)) = &added.scores {
+                    // A validation step names a model of its own run (checked when parsed); one
+                    // that saves none (a counter fit) keeps its scores in its tables alone.
+                    manifest.model_scores(model, table);
                 }
                 records.push(StepRecord {
                     id: id.to_owned(),

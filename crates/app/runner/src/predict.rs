@@ -1,8 +1,9 @@
 //! `yosoku predict`: a profile of kernels on one GPU, their times on another GPU of the device
 //! catalogue, with an interval and why (docs/methods.md, section 6).
 //!
-//! The model is the bundle's named transfer model (its manifest's `models`, kind
-//! [`yosoku_models::transfer::MODEL_KIND`]), fitted at each call on its training launches. The
+//! The model is the bundle's saved transfer model (its manifest's `models`, kind
+//! [`GpuTransfer::KIND`]): its fitted parameters read back, never fitted again to answer, and
+//! refused where its training table changed since the fit. The
 //! profile is imported through the plugin host as a pipeline's source is, checked and hashed
 //! ([`crate::sources::import`]), or read from a bundle's source. [`save_forecast`] writes the
 //! answer as a bundle, to be scored against a measurement taken later.
@@ -13,12 +14,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::RecordBatch;
 use serde_json::{Map, Value};
-use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, StepRecord};
+use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, ModelRecord, StepRecord};
+use yosoku_models::Model;
 use yosoku_models::transfer::data::Dropped;
-use yosoku_models::transfer::predict::{Prediction, TrainedTarget, WAVE_SCALING, predict};
+use yosoku_models::transfer::predict::{
+    GpuTransfer, Prediction, TrainedTarget, TransferOptions, TransferQuestion, TransferTraining,
+    WAVE_SCALING,
+};
 use yosoku_models::transfer::report::{question_schemes, quoted_scores};
 use yosoku_models::transfer::schemes::Method;
-use yosoku_models::transfer::{GpuSpec, MODEL_KIND, Measurements};
+use yosoku_models::transfer::{GpuSpec, Measurements};
 use yosoku_tables::access::utf8;
 use yosoku_tables::col;
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
@@ -47,6 +52,9 @@ pub struct Question {
     pub level: f64,
     /// What to do when the target is one of the model's training GPUs.
     pub trained_target: TrainedTarget,
+    /// Leave out of the nearest-kernel search the training launches of GPUs the catalogue no
+    /// longer has, instead of refusing the model (the fitted parameters do not need them).
+    pub skip_unknown_devices: bool,
     /// Extra plugin directories or libraries, searched first.
     pub plugin_path: Vec<PathBuf>,
 }
@@ -213,55 +221,81 @@ fn bundle_source(dir: &Path, source: Option<&str>) -> Result<Vec<(String, Record
 }
 
 /// What `yosoku predict` reads of a model bundle.
-struct ModelTables {
+struct SavedTransfer {
     /// The model's name and its training table's.
     name: String,
     table: String,
     training: RecordBatch,
-    /// Every transfer model's `transfer_scores`, by table name.
+    fitted: GpuTransfer,
+    options: TransferOptions,
+    /// The held-out scores of the validation steps that named the model, by table name.
     scores: Vec<(String, RecordBatch)>,
 }
 
-/// The bundle's transfer model (the one fitted on most launches, where it has several): its
-/// training launches (a `gpu_transfer_fit` step's), with every held-out score of the bundle's
-/// `gpu_transfer` steps.
-fn model_tables(dir: &Path) -> Result<ModelTables> {
+/// The bundle's transfer model (the one fitted on most launches, where it has several), as it
+/// was saved: its training launches, checked against their hash, its fitted parameters, and the
+/// held-out scores of the `gpu_transfer` steps that named it.
+fn saved_model(dir: &Path) -> Result<SavedTransfer> {
     let build_it = "build it with `yosoku run pipelines/gpu-transfer.toml`";
     let manifest = yosoku_bundle::fs::read_manifest(dir)
         .with_context(|| format!("{}: no model bundle there; {build_it}", dir.display()))?;
-    let rows = |name: &str| manifest.table(name).map_or(0, |t| t.rows);
-    let model = manifest
-        .models_of(MODEL_KIND)
-        .filter(|m| {
-            m.tables
-                .first()
-                .is_some_and(|t| t.ends_with(&format!(".{}", yosoku_tables::OBSERVATIONS.name)))
-        })
-        .max_by_key(|m| rows(&m.tables[0]))
+    let rows = |m: &ModelRecord| {
+        m.training
+            .as_ref()
+            .and_then(|t| manifest.table(&t.table))
+            .map_or(0, |t| t.rows)
+    };
+    let record = manifest
+        .models_of(GpuTransfer::KIND)
+        .max_by_key(|m| rows(m))
         .ok_or_else(|| {
             anyhow!(
-                "{}: the bundle has no `{MODEL_KIND}` model; {build_it}",
-                dir.display()
+                "{}: the bundle has no `{}` model; {build_it}",
+                dir.display(),
+                GpuTransfer::KIND
             )
         })?;
-    let read = |name: &str| -> Result<RecordBatch> {
-        let record = manifest
-            .table(name)
-            .ok_or_else(|| anyhow!("{}: the model's table `{name}` is missing", dir.display()))?;
-        Ok(yosoku_bundle::fs::read_table_file(&dir.join(&record.file))?)
-    };
-    let scores = manifest
-        .models_of(MODEL_KIND)
-        .flat_map(|m| m.tables.iter())
-        .filter(|t| t.ends_with(&format!(".{}", yosoku_tables::TRANSFER_SCORES.name)))
-        .map(|t| Ok((t.clone(), read(t)?)))
+    let files = yosoku_bundle::fs::read_model(dir, &manifest, record)?;
+    let fitted_json = files.fitted_json.ok_or_else(|| {
+        anyhow!(
+            "{}: model `{}` has no saved parameters: it was saved by a yosoku older than December 2026; {build_it}",
+            dir.display(),
+            record.name
+        )
+    })?;
+    let context = || format!("{}: model `{}`", dir.display(), record.name);
+    let fitted = GpuTransfer::from_json(&fitted_json).with_context(context)?;
+    let options = GpuTransfer::options_from_record(&record.options).with_context(context)?;
+    let scores = record
+        .scores
+        .iter()
+        .map(|name| {
+            let table = manifest.table(name).ok_or_else(|| {
+                anyhow!("{}: the model's scores `{name}` are missing", dir.display())
+            })?;
+            Ok((
+                name.clone(),
+                yosoku_bundle::fs::read_table_file(&dir.join(&table.file))?,
+            ))
+        })
         .collect::<Result<Vec<_>>>()?;
-    Ok(ModelTables {
-        name: model.name.clone(),
-        table: model.tables[0].clone(),
-        training: read(&model.tables[0])?,
+    Ok(SavedTransfer {
+        name: record.name.clone(),
+        table: files_table(record),
+        training: files.training,
+        fitted,
+        options,
         scores,
     })
+}
+
+/// The training table's name of a record [`yosoku_bundle::fs::read_model`] accepted.
+fn files_table(record: &ModelRecord) -> String {
+    record
+        .training
+        .as_ref()
+        .map(|t| t.table.clone())
+        .unwrap_or_default()
 }
 
 /// The answers' labels: the variant, and the run where the profile holds a kernel's variant
@@ -316,13 +350,30 @@ pub fn answer(q: &Question) -> Result<Answer> {
         )
     })?;
     let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
-    let model = model_tables(&q.model)?;
-    let training = Measurements::from_observations(&model.training, &catalogue, true)
-        .with_context(|| format!("{}: table `{}`", q.model.display(), model.table))?;
+    let model = saved_model(&q.model)?;
+    // The training launches as the fit read them, but for devices the user's catalogue now
+    // lacks: those are left out of the neighbours unless the user asks for a refusal.
+    let reading = TransferOptions {
+        skip_unknown_devices: model.options.skip_unknown_devices || q.skip_unknown_devices,
+    };
+    let training = GpuTransfer::training_measurements(
+        TransferTraining {
+            observations: &model.training,
+            devices: &catalogue,
+        },
+        &reading,
+    )
+    .with_context(|| format!("{}: table `{}`", q.model.display(), model.table))?;
     let profile = import_profile(q)?;
     let measured = Measurements::from_profile(&profile.launches, &catalogue)
         .with_context(|| format!("profile {}", q.profile_text()))?;
-    let p = predict(&training, &measured, &target, q.level, q.trained_target)?;
+    let p = model.fitted.predict(TransferQuestion {
+        training: &training,
+        profile: &measured,
+        target: &target,
+        level: q.level,
+        trained_target: q.trained_target,
+    })?;
     if p.answers.is_empty() {
         let why: Vec<String> = p.unanswered.iter().map(unanswered_text).collect();
         bail!(

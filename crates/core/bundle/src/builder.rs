@@ -8,10 +8,10 @@ use sha2::{Digest, Sha256};
 use yosoku_tables::ScoreRow;
 
 use crate::manifest::{
-    ColumnRecord, FORMAT, FORMAT_VERSION, InputFile, Manifest, ModelRecord, PipelineRecord,
-    PluginRecord, StageRecord, StepRecord, TableRecord, TraceRecord,
+    ColumnRecord, FORMAT, FORMAT_VERSION, HashedFile, InputFile, Manifest, ModelRecord,
+    PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord, TraceRecord,
 };
-use crate::{TABLES_DIR, table_file_name};
+use crate::{MODELS_DIR, TABLES_DIR, table_file_name};
 
 /// The SHA-256 of `bytes` as lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -33,6 +33,9 @@ pub(crate) fn hex(digest: &[u8]) -> String {
 #[derive(Debug, Clone)]
 pub struct ManifestBuilder {
     manifest: Manifest,
+    /// Files of the bundle beside its tables (the fitted models' parameters): path relative to
+    /// the bundle, and bytes.
+    files: Vec<(String, Vec<u8>)>,
 }
 
 impl ManifestBuilder {
@@ -60,6 +63,7 @@ impl ManifestBuilder {
                 traces: Vec::new(),
                 scoreboard: Vec::new(),
             },
+            files: Vec::new(),
         }
     }
 
@@ -144,10 +148,33 @@ impl ManifestBuilder {
         self
     }
 
-    /// A model a step fitted, for commands that use it later (`yosoku predict`).
-    pub fn model(&mut self, model: ModelRecord) -> &mut Self {
+    /// A model a fit step fitted, for commands that use it later (`yosoku predict`), with its
+    /// fitted parameters as its family saves them (JSON), written as `models/<name>.json` and
+    /// hashed here. Its training table's hash is filled in when [`crate::fs::write`] writes the
+    /// table.
+    pub fn model(&mut self, mut model: ModelRecord, fitted_json: Option<Vec<u8>>) -> &mut Self {
+        if let Some(bytes) = fitted_json {
+            let file = format!("{MODELS_DIR}/{}.json", model.name);
+            model.fitted = Some(HashedFile {
+                file: file.clone(),
+                sha256: sha256_hex(&bytes),
+            });
+            self.files.push((file, bytes));
+        }
         self.manifest.models.push(model);
         self
+    }
+
+    /// Records `table` as held-out scores of the model called `model` (a validation step that
+    /// named it). False where no model of that name was recorded.
+    pub fn model_scores(&mut self, model: &str, table: &str) -> bool {
+        match self.manifest.models.iter_mut().find(|m| m.name == model) {
+            Some(m) => {
+                m.scores.push(table.to_owned());
+                true
+            }
+            None => false,
+        }
     }
 
     /// A trace stored as a level-of-detail pyramid.
@@ -169,10 +196,18 @@ impl ManifestBuilder {
 
     /// The manifest, made at `created_unix_secs`.
     pub fn build(self, created_unix_secs: u64) -> Manifest {
-        Manifest {
-            created_unix_secs,
-            ..self.manifest
-        }
+        self.build_with_files(created_unix_secs).0
+    }
+
+    /// The manifest, made at `created_unix_secs`, and the files to write beside its tables.
+    pub fn build_with_files(self, created_unix_secs: u64) -> (Manifest, Vec<(String, Vec<u8>)>) {
+        (
+            Manifest {
+                created_unix_secs,
+                ..self.manifest
+            },
+            self.files,
+        )
     }
 }
 

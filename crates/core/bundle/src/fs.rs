@@ -12,7 +12,7 @@ use arrow_array::RecordBatch;
 
 use crate::builder::hex;
 use crate::{
-    BundleError, InputFile, MANIFEST_FILE, Manifest, ManifestBuilder, TABLES_DIR, ipc,
+    BundleError, InputFile, MANIFEST_FILE, Manifest, ManifestBuilder, ModelRecord, TABLES_DIR, ipc,
     table_file_name,
 };
 
@@ -22,6 +22,8 @@ pub struct Bundle {
     pub manifest: Manifest,
     /// Tables in manifest order.
     pub tables: Vec<(String, RecordBatch)>,
+    /// Its fitted models' files (path relative to the bundle, bytes), in manifest order.
+    pub model_files: Vec<(String, Vec<u8>)>,
 }
 
 impl Bundle {
@@ -73,10 +75,34 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BundleError> {
     file.sync_all().map_err(|e| BundleError::io(path, e))
 }
 
+/// A writer that hashes what passes through it.
+struct Hashing<W> {
+    inner: W,
+    hasher: sha2::Sha256,
+}
+
+impl<W: std::io::Write> std::io::Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha2::Digest as _;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Writes `batch` to `path` as an Arrow IPC file, encoded as it is written, and syncs it.
-fn write_table(path: &Path, batch: &RecordBatch) -> Result<(), BundleError> {
+/// Returns the SHA-256 of the file's bytes.
+fn write_table(path: &Path, batch: &RecordBatch) -> Result<String, BundleError> {
+    use sha2::Digest as _;
     let file = std::fs::File::create(path).map_err(|e| BundleError::io(path, e))?;
-    let mut sink = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut sink = Hashing {
+        inner: std::io::BufWriter::with_capacity(1 << 20, file),
+        hasher: sha2::Sha256::new(),
+    };
     ipc::encode_to(&mut sink, batch).map_err(|source| match source {
         // The file system's refusal (a full disk), not the table's.
         arrow_schema::ArrowError::IoError(_, e) => BundleError::io(path, e),
@@ -85,22 +111,44 @@ fn write_table(path: &Path, batch: &RecordBatch) -> Result<(), BundleError> {
             source,
         },
     })?;
+    let sha256 = hex(&sink.hasher.finalize());
     let file = sink
+        .inner
         .into_inner()
         .map_err(|e| BundleError::io(path, e.into_error()))?;
-    file.sync_all().map_err(|e| BundleError::io(path, e))
+    file.sync_all().map_err(|e| BundleError::io(path, e))?;
+    Ok(sha256)
 }
 
+/// Writes the tables, the model files and, last, the manifest into `tmp`, each model's training
+/// table's hash filled into the manifest as its file is written.
 fn fill(
     tmp: &Path,
-    manifest: &Manifest,
+    manifest: &mut Manifest,
     tables: &[(String, RecordBatch)],
+    files: &[(String, Vec<u8>)],
 ) -> Result<(), BundleError> {
     let tables_dir = tmp.join(TABLES_DIR);
     std::fs::create_dir_all(&tables_dir).map_err(|e| BundleError::io(&tables_dir, e))?;
     for (name, batch) in tables {
         let path = tables_dir.join(table_file_name(name));
-        write_table(&path, batch)?;
+        let sha256 = write_table(&path, batch)?;
+        for training in manifest
+            .models
+            .iter_mut()
+            .filter_map(|m| m.training.as_mut())
+        {
+            if training.table == *name {
+                training.sha256.clone_from(&sha256);
+            }
+        }
+    }
+    for (file, bytes) in files {
+        let path = tmp.join(file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| BundleError::io(parent, e))?;
+        }
+        write_file(&path, bytes)?;
     }
     write_file(&tmp.join(MANIFEST_FILE), manifest.to_json().as_bytes())
 }
@@ -159,15 +207,16 @@ pub fn write_with(
     extra: impl FnOnce(&Path) -> Result<(), BundleError>,
 ) -> Result<Manifest, BundleError> {
     builder.tables(tables);
-    let manifest = builder.build(unix_now());
-    write_manifest_and_tables(dir, &manifest, tables, extra)?;
+    let (mut manifest, files) = builder.build_with_files(unix_now());
+    write_manifest_and_tables(dir, &mut manifest, tables, &files, extra)?;
     Ok(manifest)
 }
 
 fn write_manifest_and_tables(
     dir: &Path,
-    manifest: &Manifest,
+    manifest: &mut Manifest,
     tables: &[(String, RecordBatch)],
+    files: &[(String, Vec<u8>)],
     extra: impl FnOnce(&Path) -> Result<(), BundleError>,
 ) -> Result<(), BundleError> {
     if dir.exists() && !dir.join(MANIFEST_FILE).is_file() {
@@ -181,7 +230,7 @@ fn write_manifest_and_tables(
     remove_leftovers(dir);
     let tmp = hidden_sibling(dir, &format!("tmp-{}", std::process::id()))?;
     let _ = std::fs::remove_dir_all(&tmp);
-    let result = fill(&tmp, manifest, tables)
+    let result = fill(&tmp, manifest, tables, files)
         .and_then(|()| extra(&tmp))
         .and_then(|()| swap_in(&tmp, dir));
     result.map_err(|cause| {
@@ -196,19 +245,37 @@ fn write_manifest_and_tables(
 /// Writes part of `bundle` to `dir` as a bundle of its own: the tables named in `keep` (each
 /// must be there), under the bundle's own manifest with its table list cut to them and without
 /// its trace pyramids (their records dropped). The steps still list every table they made: the
-/// manifest says what the run was, its table list what this directory holds. Written as
-/// [`write`] writes: whole or not at all, refusing a directory that is not a bundle.
+/// manifest says what the run was, its table list what this directory holds. A model is kept,
+/// with its file, where every table it is made of is kept. Written as [`write`] writes: whole
+/// or not at all, refusing a directory that is not a bundle.
 pub fn write_kept(dir: &Path, bundle: &Bundle, keep: &[String]) -> Result<Manifest, BundleError> {
     let mut manifest = bundle.manifest.clone();
     manifest.tables.retain(|t| keep.contains(&t.name));
     manifest.traces.clear();
+    manifest
+        .models
+        .retain(|m| m.tables.iter().all(|t| keep.contains(t)));
+    for m in &mut manifest.models {
+        m.scores.retain(|t| keep.contains(t));
+    }
+    let files: Vec<(String, Vec<u8>)> = bundle
+        .model_files
+        .iter()
+        .filter(|(file, _)| {
+            manifest
+                .models
+                .iter()
+                .any(|m| m.fitted.as_ref().is_some_and(|f| f.file == *file))
+        })
+        .cloned()
+        .collect();
     let tables: Vec<(String, RecordBatch)> = bundle
         .tables
         .iter()
         .filter(|(n, _)| keep.contains(n))
         .cloned()
         .collect();
-    write_manifest_and_tables(dir, &manifest, &tables, |_| Ok(()))?;
+    write_manifest_and_tables(dir, &mut manifest, &tables, &files, |_| Ok(()))?;
     Ok(manifest)
 }
 
@@ -266,7 +333,90 @@ pub fn read_bundle(dir: &Path) -> Result<Bundle, BundleError> {
         .iter()
         .map(|t| Ok((t.name.clone(), read_table_file(&dir.join(&t.file))?)))
         .collect::<Result<_, BundleError>>()?;
-    Ok(Bundle { manifest, tables })
+    let model_files = manifest
+        .models
+        .iter()
+        .filter_map(|m| m.fitted.as_ref())
+        .map(|f| {
+            let path = dir.join(&f.file);
+            let bytes = std::fs::read(&path).map_err(|e| BundleError::io(&path, e))?;
+            Ok((f.file.clone(), bytes))
+        })
+        .collect::<Result<_, BundleError>>()?;
+    Ok(Bundle {
+        manifest,
+        tables,
+        model_files,
+    })
+}
+
+/// A saved model read back: its training table and its fitted parameters (JSON), each checked
+/// against the hash the manifest recorded when the model was saved.
+#[derive(Debug, Clone)]
+pub struct SavedModelFiles {
+    pub training: RecordBatch,
+    pub fitted_json: Option<String>,
+}
+
+/// Reads the model `record` of the bundle in `dir`: refused where it was saved before models
+/// recorded their training table, or where its training table or its file no longer has the
+/// hash recorded when it was fitted (the bundle was changed since).
+pub fn read_model(
+    dir: &Path,
+    manifest: &Manifest,
+    record: &ModelRecord,
+) -> Result<SavedModelFiles, BundleError> {
+    let changed = |what: String| BundleError::ModelChanged {
+        dir: dir.display().to_string(),
+        model: record.name.clone(),
+        what,
+    };
+    let training = record.training.as_ref().ok_or_else(|| {
+        changed("it records no training table: it was saved by a yosoku older than December 2026; run its pipeline again".to_owned())
+    })?;
+    let table = manifest.table(&training.table).ok_or_else(|| {
+        changed(format!(
+            "its training table `{}` is not in the bundle",
+            training.table
+        ))
+    })?;
+    // A file's bytes, or why they are not what the model was saved with.
+    let read_hashed = |file: &str, sha256: &str, what: String| {
+        let path = dir.join(file);
+        let bytes = std::fs::read(&path).map_err(|e| BundleError::io(&path, e))?;
+        let found = crate::sha256_hex(&bytes);
+        if found != sha256 {
+            return Err(changed(format!(
+                "{what} ({}) has SHA-256 {found}, not the {sha256} it had when the model was fitted: it changed after the fit; run the pipeline again",
+                path.display()
+            )));
+        }
+        Ok((path, bytes))
+    };
+    let (path, bytes) = read_hashed(
+        &table.file,
+        &training.sha256,
+        format!("its training table `{}`", training.table),
+    )?;
+    let batch = ipc::decode(&bytes).map_err(|source| BundleError::Arrow {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let fitted_json = match &record.fitted {
+        None => None,
+        Some(f) => {
+            let (path, bytes) =
+                read_hashed(&f.file, &f.sha256, "its fitted parameters".to_owned())?;
+            Some(
+                String::from_utf8(bytes)
+                    .map_err(|_| changed(format!("{} is not UTF-8 text", path.display())))?,
+            )
+        }
+    };
+    Ok(SavedModelFiles {
+        training: batch,
+        fitted_json,
+    })
 }
 
 #[cfg(test)]
@@ -296,6 +446,78 @@ mod tests {
         let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, false)]));
         let batch = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from(values))]).unwrap();
         vec![("s.t".to_owned(), batch)]
+    }
+
+    /// A model saved with its training table's hash and its fitted file reads back; a change to
+    /// either afterwards is refused with the model, the file and what changed; a kept part
+    /// keeps the model only with its tables.
+    #[test]
+    fn a_saved_model_reads_back_and_a_changed_table_or_file_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("b");
+        let mut tables = table(vec![1, 2, 3]);
+        tables.push(("s.other".to_owned(), table(vec![9]).remove(0).1));
+        let mut b = manifest("m");
+        b.model(
+            ModelRecord {
+                name: "fit".into(),
+                kind: "k".into(),
+                tables: vec!["s.t".into()],
+                training: Some(crate::HashedTable {
+                    table: "s.t".into(),
+                    sha256: String::new(),
+                }),
+                options: serde_json::Map::new(),
+                fitted: None,
+                scores: Vec::new(),
+            },
+            Some(b"{\"a\": 1}".to_vec()),
+        );
+        assert!(b.model_scores("fit", "s.other"));
+        assert!(!b.model_scores("nothing", "s.other"));
+        let written = write(&dir, b, &tables).unwrap();
+        let record = &written.models[0];
+        let hashed = record.training.as_ref().unwrap();
+        let (_, file_hash) = hash_file(&dir.join(TABLES_DIR).join("s.t.arrow")).unwrap();
+        assert_eq!(hashed.sha256, file_hash);
+        assert_eq!(record.scores, ["s.other"]);
+        let back = read_manifest(&dir).unwrap();
+        assert_eq!(back, written);
+        let saved = read_model(&dir, &back, &back.models[0]).unwrap();
+        assert_eq!(saved.training, tables[0].1);
+        assert_eq!(saved.fitted_json.as_deref(), Some("{\"a\": 1}"));
+
+        // The kept part without the training table has no model; with it, the model and file.
+        let bundle = read_bundle(&dir).unwrap();
+        let part = root.path().join("part");
+        let kept = write_kept(&part, &bundle, &["s.other".to_owned()]).unwrap();
+        assert!(kept.models.is_empty());
+        let kept = write_kept(&part, &bundle, &["s.t".to_owned()]).unwrap();
+        assert!(kept.models[0].scores.is_empty());
+        read_model(&part, &kept, &kept.models[0]).unwrap();
+
+        std::fs::write(dir.join("models/fit.json"), "{\"a\": 2}").unwrap();
+        let e = read_model(&dir, &back, &back.models[0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("model `fit`: its fitted parameters") && e.contains("models/fit.json"),
+            "{e}"
+        );
+        let other = crate::ipc::encode(&table(vec![1, 2, 4])[0].1).unwrap();
+        std::fs::write(dir.join(TABLES_DIR).join("s.t.arrow"), other).unwrap();
+        let e = read_model(&dir, &back, &back.models[0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("model `fit`: its training table `s.t`")
+                && e.contains("changed after the fit"),
+            "{e}"
+        );
+        let mut old = back.models[0].clone();
+        old.training = None;
+        let e = read_model(&dir, &back, &old).unwrap_err().to_string();
+        assert!(e.contains("older than December 2026"), "{e}");
     }
 
     #[test]

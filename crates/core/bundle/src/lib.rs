@@ -27,14 +27,16 @@ pub mod manifest;
 
 pub use builder::{ManifestBuilder, sha256_hex};
 pub use manifest::{
-    ColumnRecord, InputFile, Manifest, ManifestError, ModelRecord, PipelineRecord, PluginRecord,
-    StageRecord, StepRecord, TableRecord, TraceRecord,
+    ColumnRecord, HashedFile, HashedTable, InputFile, Manifest, ManifestError, ModelRecord,
+    PipelineRecord, PluginRecord, StageRecord, StepRecord, TableRecord, TraceRecord,
 };
 
 /// The name of the manifest file in a bundle.
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// The directory of the table files in a bundle.
 pub const TABLES_DIR: &str = "tables";
+/// The directory of the fitted models' files in a bundle (`<model name>.json`).
+pub const MODELS_DIR: &str = "models";
 /// The extension of table files.
 pub const TABLE_EXTENSION: &str = "arrow";
 
@@ -62,6 +64,14 @@ pub enum BundleError {
         "refusing to replace {path}: it exists and is not a yosoku bundle (it has no {MANIFEST_FILE})"
     )]
     NotABundle { path: String },
+    /// A saved model cannot be used as saved: its bundle changed since it was fitted, or it was
+    /// saved before models recorded what they were fitted on.
+    #[error("{dir}: model `{model}`: {what}")]
+    ModelChanged {
+        dir: String,
+        model: String,
+        what: String,
+    },
     /// Writing a new bundle failed (a full disk, a lost permission): what is at `dir` is as it
     /// was before, and the half-written copy is removed.
     #[error("{cause}; {dir} is as it was before")]

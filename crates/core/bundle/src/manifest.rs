@@ -175,8 +175,11 @@ impl TableRecord {
     }
 }
 
-/// A model a step fitted, named so that a command can use it later without knowing the pipeline
-/// that fitted it.
+/// A model a step of the fit stage fitted, as every family saves it: what it is, the table it
+/// was fitted on (with that file's hash, so that a model whose table changed is refused), the
+/// options it was fitted with, its fitted parameters (a file of its own), the tables that
+/// describe it and the held-out scores of the validation steps that named it. A command uses the
+/// model later from these fields alone, without knowing the pipeline that fitted it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelRecord {
@@ -185,14 +188,52 @@ pub struct ModelRecord {
     /// What the model is (`gpu_transfer`, `counter_regression`, `scaling`): what a command looks
     /// models up by.
     pub kind: String,
-    /// The tables it is made of (`<namespace>.<table>`), the one it is fitted on first.
+    /// The tables it is made of (`<namespace>.<table>`): its training table first, then those
+    /// that describe it (coefficients).
     pub tables: Vec<String>,
+    /// The table it was fitted on and the SHA-256 of that table's file. Absent in bundles
+    /// written before December 2026.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<HashedTable>,
+    /// The options it was fitted with, by name, as the step was given them (defaults filled in).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// Its fitted parameters as its family saves them (coefficients, calibrations), a JSON file
+    /// of the bundle (`models/<name>.json`) with its SHA-256; absent for a family whose tables
+    /// are its saved form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitted: Option<HashedFile>,
+    /// The held-out scores of the validation steps that named it (`<namespace>.<table>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scores: Vec<String>,
+}
+
+/// A table of the bundle and the SHA-256 of its file as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HashedTable {
+    /// `<namespace>.<table>`.
+    pub table: String,
+    pub sha256: String,
+}
+
+/// A file of the bundle (relative to it) and its SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HashedFile {
+    pub file: String,
+    pub sha256: String,
 }
 
 impl Manifest {
     /// The models of `kind`, in the order the steps fitted them.
     pub fn models_of(&self, kind: &str) -> impl Iterator<Item = &ModelRecord> {
         self.models.iter().filter(move |m| m.kind == kind)
+    }
+
+    /// The model called `name` (the id of the step that fitted it).
+    pub fn model(&self, name: &str) -> Option<&ModelRecord> {
+        self.models.iter().find(|m| m.name == name)
     }
 
     /// The record of the table `name`.

@@ -21,16 +21,21 @@
 //!   forecasts scored against later measurements.
 //!
 //! Each family is a set of functions a pipeline step calls; the step registry (`yosoku-pipeline`)
-//! decides which parameters reach them and checks them before anything runs.
+//! decides which parameters reach them and checks them before anything runs. A model a command
+//! uses later is one object of its family implementing [`model::Model`]: fitted in the fit
+//! stage, saved in the bundle with named fields, answering from what was saved.
 
 pub mod compare;
 pub mod counters;
 pub mod csx600;
 #[cfg(test)]
 mod fixtures;
+pub mod model;
 pub mod mpi;
 pub mod scaling;
 pub mod transfer;
+
+pub use model::Model;
 
 /// The model families, as modules of this crate: the step families of `yosoku-pipeline` match
 /// them one to one (a test there compares the two).

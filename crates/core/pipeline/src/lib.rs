@@ -21,5 +21,6 @@ pub use run::{StepFailure, run_step};
 pub use spec::{Located, Location, PipelineSpec, SourceSpec, SpecError};
 pub use steps::{
     Added, PipelineStep, STEP_KINDS, SavedModel, Stage, Step, StepError, StepKind, StepOutput,
+    TrainingTable,
 };
 pub use table_set::{DefinedModel, DuplicateTable, ModelDefinition, TableSet};

@@ -24,7 +24,7 @@ pub const RIDGE_LAMBDA: f64 = 1.0;
 pub const LAUNCHES_PER_KERNEL: usize = 96;
 
 /// A ridge regression on standardised columns.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Ridge {
     mean: Vec<f64>,
     scale: Vec<f64>,
@@ -190,7 +190,7 @@ fn launches_on_two_gpus(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Vec<
 /// The fixed-effects transfer model (the module docs), twice: fitted within architectures (used
 /// where a GPU of the target's architecture measured the launch) and across them (where none
 /// did).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TransferModel {
     pub within_architecture: Option<Ridge>,
     pub across_architectures: Ridge,

@@ -1,19 +1,24 @@
 //! One question: a profile of kernels measured on one GPU, their times on another GPU named
 //! from the catalogue, with an interval, and why (`yosoku predict`).
 //!
-//! The transfer model is fitted on a training table (the `gpu-transfer` pipeline's bundle). The
-//! interval is split-conformal: each training GPU in turn is held out of the fit and predicted
-//! from one other training GPU at a time -- one source, as the question has -- of the target's
+//! The family's model, [`GpuTransfer`], is fitted once on a training table (a `gpu_transfer_fit`
+//! step) and saved; a question is answered from it ([`Model::predict`]). The interval is
+//! split-conformal: each training GPU in turn is held out of the fit and predicted from one
+//! other training GPU at a time -- one source, as the question has -- of the target's
 //! architecture relation to the source (same, or different), and the level's quantile of those
-//! absolute log errors is the half-width.
+//! absolute log errors is the half-width. The fit keeps those errors for both relations, so that
+//! any level and any pair of GPUs is answered without fitting again.
+
+use serde::{Deserialize, Serialize};
+use yosoku_devices::Catalogue;
 
 use super::data::{Cell, Dropped, Measurements, Work};
 use super::learned::{Source, TransferModel};
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
 use super::{GpuSpec, device_features, wave_scaling};
-use crate::ModelError;
-use crate::median;
+use crate::model::Model;
+use crate::{ModelError, median};
 
 /// Which resource bounds a launch on one GPU, by the roofline of its datasheet.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,54 +115,111 @@ pub const WIDE_LEVEL: f64 = 0.99;
 /// and bytes, no training.
 pub const WAVE_SCALING: &str = "wave scaling (no instruction count)";
 
+/// The absolute log errors of a method between the training GPUs, within an architecture and
+/// across architectures: what the intervals of the answers are calibrated on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ByRelation {
+    /// A source of the target's architecture.
+    pub same_architecture: Vec<f64>,
+    /// A source of another architecture.
+    pub across_architectures: Vec<f64>,
+}
+
+impl ByRelation {
+    /// The errors of the relation asked.
+    pub fn of(&self, same_architecture: bool) -> &[f64] {
+        if same_architecture {
+            &self.same_architecture
+        } else {
+            &self.across_architectures
+        }
+    }
+
+    fn push(&mut self, same_architecture: bool, residuals: Vec<f64>) {
+        if same_architecture {
+            self.same_architecture.extend(residuals);
+        } else {
+            self.across_architectures.extend(residuals);
+        }
+    }
+
+    /// Each list finite and sorted: what a quantile reads, and the same saved however the folds
+    /// ran.
+    fn sorted(mut self) -> Self {
+        for v in [&mut self.same_architecture, &mut self.across_architectures] {
+            v.retain(|r| r.is_finite());
+            v.sort_by(f64::total_cmp);
+        }
+        self
+    }
+
+    /// The half-widths at `level` and at [`WIDE_LEVEL`] of the relation asked.
+    fn widths(&self, same_architecture: bool, level: f64) -> Option<(f64, f64)> {
+        let r = self.of(same_architecture);
+        conformal_half_width(r.to_vec(), level).zip(conformal_half_width(r.to_vec(), WIDE_LEVEL))
+    }
+}
+
 /// The absolute log errors of wave scaling between the training GPUs: each GPU's launches (a
-/// few hundred) scaled from each other GPU of the architecture relation asked.
-fn wave_scaling_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
-    (0..training.gpus.len())
-        .flat_map(|held| {
-            single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
-                Some(wave_scaling(source.secs, &source.work, gpu, target))
-            })
-        })
-        .collect()
+/// few hundred) scaled from each other GPU, by architecture relation.
+fn wave_scaling_residuals(training: &Measurements) -> ByRelation {
+    let mut out = ByRelation::default();
+    for held in 0..training.gpus.len() {
+        for same in [true, false] {
+            out.push(
+                same,
+                single_source_residuals(training, held, same, &|source, gpu, target| {
+                    Some(wave_scaling(source.secs, &source.work, gpu, target))
+                }),
+            );
+        }
+    }
+    out.sorted()
 }
 
 /// The absolute log errors of a model between the training GPUs: each GPU held out of `fit` in
-/// turn, its launches predicted by `predict` from each other GPU of the architecture relation
-/// asked.
+/// turn (one fit per GPU), its launches predicted by `predict` from each other GPU, by
+/// architecture relation.
 fn held_out_residuals<M>(
     training: &Measurements,
-    same_architecture: bool,
     fit: impl Fn(usize) -> Option<M> + Sync + Send,
     predict: impl Fn(&M, &Cell, &GpuSpec, &GpuSpec) -> Option<f64> + Sync + Send,
-) -> Vec<f64> {
+) -> ByRelation {
     let gpus: Vec<usize> = (0..training.gpus.len()).collect();
-    super::schemes::map_folds(&gpus, |&held| {
+    let folds = super::schemes::map_folds(&gpus, |&held| {
         let Some(model) = fit(held) else {
             return Vec::new();
         };
-        single_source_residuals(training, held, same_architecture, &|source, gpu, target| {
-            predict(&model, source, gpu, target)
-        })
-    })
-    .concat()
+        [true, false]
+            .into_iter()
+            .map(|same| {
+                let r = single_source_residuals(training, held, same, &|source, gpu, target| {
+                    predict(&model, source, gpu, target)
+                });
+                (same, r)
+            })
+            .collect()
+    });
+    let mut out = ByRelation::default();
+    for (same, r) in folds.into_iter().flatten() {
+        out.push(same, r);
+    }
+    out.sorted()
 }
 
 /// [`held_out_residuals`] of the latency-aware model, scaling the source's time.
-fn utilisation_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+fn utilisation_residuals(training: &Measurements) -> ByRelation {
     held_out_residuals(
         training,
-        same_architecture,
         |held| UtilisationModel::fit(training, &|c: &Cell| c.gpu != held, &|_| String::new()).ok(),
         |model, source, gpu, target| model.scaled(source.secs, &source.work, gpu, target, ""),
     )
 }
 
 /// [`held_out_residuals`] of the transfer model, from one source at a time.
-fn calibration_residuals(training: &Measurements, same_architecture: bool) -> Vec<f64> {
+fn calibration_residuals(training: &Measurements) -> ByRelation {
     held_out_residuals(
         training,
-        same_architecture,
         |held| TransferModel::fit(training, &|c: &Cell| c.gpu != held).ok(),
         |model, source, gpu, target| {
             let one = [Source {
@@ -509,9 +571,189 @@ impl Answering<'_> {
     }
 }
 
-/// Predicts every launch of `profile` (measured on one GPU) on `target`. `training` must not
-/// hold the target's times: a target among the training GPUs is refused or its rows left out,
-/// as `trained_target` says.
+/// The options of a transfer model: the user's, saved with it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransferOptions {
+    /// Leave out (and say so) the training rows of devices the catalogue lacks, instead of
+    /// refusing the table.
+    pub skip_unknown_devices: bool,
+}
+
+/// What a transfer model is fitted on: an `observations` table of launches on several GPUs, and
+/// the catalogue that says what each GPU is.
+#[derive(Debug, Clone, Copy)]
+pub struct TransferTraining<'a> {
+    pub observations: &'a arrow_array::RecordBatch,
+    pub devices: &'a Catalogue,
+}
+
+/// A question to a transfer model: a profile of launches on one GPU, and the target GPU.
+#[derive(Debug, Clone, Copy)]
+pub struct TransferQuestion<'a> {
+    /// The model's training launches, read as they were for the fit (with its options): the
+    /// nearest training kernels and what lies outside them are found among them.
+    pub training: &'a Measurements,
+    pub profile: &'a Measurements,
+    pub target: &'a GpuSpec,
+    /// Coverage of the intervals, in [0.5, 1).
+    pub level: f64,
+    pub trained_target: TrainedTarget,
+}
+
+/// The transfer family's model (`gpu_transfer`): the fixed-effects transfer model and the
+/// latency-aware model fitted on every training launch, and the held-out errors of those two
+/// and of wave scaling between the training GPUs, which calibrate the intervals of an answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuTransfer {
+    /// The catalogue names of the GPUs it was fitted on.
+    pub training_gpus: Vec<String>,
+    pub transfer: TransferModel,
+    /// None where the training launches do not fit it.
+    pub utilisation: Option<UtilisationModel>,
+    pub transfer_errors: ByRelation,
+    pub wave_scaling_errors: ByRelation,
+    pub utilisation_errors: ByRelation,
+}
+
+impl GpuTransfer {
+    /// Fits on every launch of `training` (read with the model's options).
+    pub fn fit_measurements(training: &Measurements) -> Result<Self, ModelError> {
+        Ok(Self {
+            training_gpus: (0..training.gpus.len())
+                .filter(|&g| training.cells.iter().any(|c| c.gpu == g))
+                .map(|g| training.gpus[g].name.clone())
+                .collect(),
+            transfer: TransferModel::fit(training, &|_| true)?,
+            utilisation: UtilisationModel::fit(training, &|_| true, &|_| String::new()).ok(),
+            transfer_errors: calibration_residuals(training),
+            wave_scaling_errors: wave_scaling_residuals(training),
+            utilisation_errors: utilisation_residuals(training),
+        })
+    }
+
+    /// The training launches of `observations`, read as a fit with `options` reads them.
+    pub fn training_measurements(
+        training: TransferTraining<'_>,
+        options: &TransferOptions,
+    ) -> Result<Measurements, ModelError> {
+        Measurements::from_observations(
+            training.observations,
+            training.devices,
+            options.skip_unknown_devices,
+        )
+    }
+}
+
+impl Model for GpuTransfer {
+    const KIND: &'static str = super::MODEL_KIND;
+    type Options = TransferOptions;
+    type Training<'a> = TransferTraining<'a>;
+    type Question<'a> = TransferQuestion<'a>;
+    type Answer = Prediction;
+
+    fn fit(training: TransferTraining<'_>, options: &TransferOptions) -> Result<Self, ModelError> {
+        Self::fit_measurements(&Self::training_measurements(training, options)?)
+    }
+
+    /// Predicts every launch of the profile (measured on one GPU) on the target. A target among
+    /// the training GPUs is refused, or (asked to leave it out) answered by a model fitted
+    /// again without its rows: the saved one has seen its times.
+    fn predict(&self, q: TransferQuestion<'_>) -> Result<Prediction, ModelError> {
+        let profile = q.profile;
+        let profile_gpus: Vec<&str> = profile.gpus.iter().map(|g| g.name.as_str()).collect();
+        let [profile_gpu] = profile_gpus.as_slice() else {
+            return Err(ModelError::invalid(format!(
+                "the profile holds launches of {} GPUs ({}): give a profile of one",
+                profile_gpus.len(),
+                profile_gpus.join(", ")
+            )));
+        };
+        let trained_on_target = self.training_gpus.contains(&q.target.name);
+        let training = training_without(q.training, q.target, q.trained_target)?;
+        let refitted;
+        let model = if trained_on_target {
+            refitted = Self::fit_measurements(&training)?;
+            &refitted
+        } else {
+            self
+        };
+        model.answer(&training, profile, profile_gpu, q.target, q.level)
+    }
+}
+
+impl GpuTransfer {
+    /// Every launch of `profile` answered on `target`, with `training` (the launches the model
+    /// was fitted on) for the nearest kernels and what lies outside them.
+    fn answer(
+        &self,
+        training: &Measurements,
+        profile: &Measurements,
+        profile_gpu: &str,
+        target: &GpuSpec,
+        level: f64,
+    ) -> Result<Prediction, ModelError> {
+        let source = &profile.gpus[0];
+        let same = source.architecture == target.architecture;
+        let widths = self.transfer_errors.widths(same, level).ok_or_else(|| {
+            ModelError::invalid(
+                "too few held-out training rows to calibrate an interval".to_owned(),
+            )
+        })?;
+        let utilisation = self
+            .utilisation
+            .clone()
+            .zip(self.utilisation_errors.widths(same, level));
+        let answering = Answering {
+            training,
+            source,
+            target,
+            model: self.transfer.clone(),
+            widths,
+            wave_widths: self.wave_scaling_errors.widths(same, level),
+            utilisation,
+            neighbourhood: Neighbourhood::of(training),
+        };
+        let mut answers = Vec::with_capacity(profile.cells.len());
+        let mut unanswered = profile.dropped.clone();
+        for cell in &profile.cells {
+            match answering.answer(profile, cell) {
+                Ok(a) => answers.push(a),
+                Err(why) => {
+                    let kernel = &profile.kernels[cell.kernel];
+                    match unanswered
+                        .iter_mut()
+                        .find(|d| d.kernel == *kernel && d.why == why)
+                    {
+                        Some(d) => d.launches += 1,
+                        None => unanswered.push(Dropped {
+                            kernel: kernel.clone(),
+                            launches: 1,
+                            why,
+                        }),
+                    }
+                }
+            }
+        }
+        Ok(Prediction {
+            profile_gpu: profile_gpu.to_owned(),
+            target: target.name.clone(),
+            level,
+            training_gpus: (0..training.gpus.len())
+                .filter(|&g| training.cells.iter().any(|c| c.gpu == g))
+                .map(|g| training.gpus[g].name.clone())
+                .collect(),
+            training_kernels: training.kernels.len(),
+            answers,
+            notes: question_notes(training, profile, target),
+            unanswered,
+        })
+    }
+}
+
+/// Predicts every launch of `profile` (measured on one GPU) on `target` with a model fitted on
+/// `training` here: the model and its answer in one call, for tests and studies (a command
+/// answers from a saved [`GpuTransfer`]).
 pub fn predict(
     training: &Measurements,
     profile: &Measurements,
@@ -519,79 +761,14 @@ pub fn predict(
     level: f64,
     trained_target: TrainedTarget,
 ) -> Result<Prediction, ModelError> {
-    let training = training_without(training, target, trained_target)?;
-    let profile_gpus: Vec<&str> = profile.gpus.iter().map(|g| g.name.as_str()).collect();
-    let [profile_gpu] = profile_gpus.as_slice() else {
-        return Err(ModelError::invalid(format!(
-            "the profile holds launches of {} GPUs ({}): give a profile of one",
-            profile_gpus.len(),
-            profile_gpus.join(", ")
-        )));
-    };
-    let source = &profile.gpus[0];
-    let model = TransferModel::fit(&training, &|_| true)?;
-    let same = source.architecture == target.architecture;
-    let residuals = calibration_residuals(&training, same);
-    let (Some(width), Some(wide)) = (
-        conformal_half_width(residuals.clone(), level),
-        conformal_half_width(residuals, WIDE_LEVEL),
-    ) else {
-        return Err(ModelError::invalid(
-            "too few held-out training rows to calibrate an interval".to_owned(),
-        ));
-    };
-    let wave_residuals = wave_scaling_residuals(&training, same);
-    let utilisation_residuals = utilisation_residuals(&training, same);
-    let utilisation = UtilisationModel::fit(&training, &|_| true, &|_| String::new())
-        .ok()
-        .zip(
-            conformal_half_width(utilisation_residuals.clone(), level)
-                .zip(conformal_half_width(utilisation_residuals, WIDE_LEVEL)),
-        );
-    let answering = Answering {
-        training: &training,
-        source,
+    let fitted =
+        GpuTransfer::fit_measurements(&training_without(training, target, trained_target)?)?;
+    fitted.predict(TransferQuestion {
+        training,
+        profile,
         target,
-        model,
-        widths: (width, wide),
-        wave_widths: conformal_half_width(wave_residuals.clone(), level)
-            .zip(conformal_half_width(wave_residuals, WIDE_LEVEL)),
-        utilisation,
-        neighbourhood: Neighbourhood::of(&training),
-    };
-    let mut answers = Vec::with_capacity(profile.cells.len());
-    let mut unanswered = profile.dropped.clone();
-    for cell in &profile.cells {
-        match answering.answer(profile, cell) {
-            Ok(a) => answers.push(a),
-            Err(why) => {
-                let kernel = &profile.kernels[cell.kernel];
-                match unanswered
-                    .iter_mut()
-                    .find(|d| d.kernel == *kernel && d.why == why)
-                {
-                    Some(d) => d.launches += 1,
-                    None => unanswered.push(Dropped {
-                        kernel: kernel.clone(),
-                        launches: 1,
-                        why,
-                    }),
-                }
-            }
-        }
-    }
-    Ok(Prediction {
-        profile_gpu: (*profile_gpu).to_owned(),
-        target: target.name.clone(),
         level,
-        training_gpus: (0..training.gpus.len())
-            .filter(|&g| training.cells.iter().any(|c| c.gpu == g))
-            .map(|g| training.gpus[g].name.clone())
-            .collect(),
-        training_kernels: training.kernels.len(),
-        answers,
-        notes: question_notes(&training, profile, target),
-        unanswered,
+        trained_target,
     })
 }
 

@@ -443,3 +443,84 @@ fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
     .to_string();
     assert!(e.contains("at least two of each"), "{e}");
 }
+
+/// The transfer family's model saved and read back answers exactly as the model fitted; a
+/// target among its training GPUs is refused, or answered by a model fitted without it as the
+/// call that fits and answers at once does.
+#[test]
+fn a_saved_transfer_model_answers_as_the_fitted_one() {
+    use super::predict::{
+        GpuTransfer, TrainedTarget, TransferOptions, TransferQuestion, TransferTraining,
+    };
+    use crate::model::Model;
+    let catalogue = Catalogue::built_in().unwrap();
+    let batch = synthetic(&GPUS[1..], 4);
+    let options = TransferOptions::default();
+    let fitted = GpuTransfer::fit(
+        TransferTraining {
+            observations: &batch,
+            devices: &catalogue,
+        },
+        &options,
+    )
+    .unwrap();
+    let json = fitted.to_json().unwrap();
+    let saved = GpuTransfer::from_json(&json).unwrap();
+    assert_eq!(saved, fitted);
+    let record = GpuTransfer::options_record(&options).unwrap();
+    assert_eq!(
+        record["skip_unknown_devices"],
+        serde_json::Value::Bool(false)
+    );
+    assert_eq!(GpuTransfer::options_from_record(&record).unwrap(), options);
+    // Every calibration list is sorted and finite, for both relations.
+    for errors in [
+        &saved.transfer_errors,
+        &saved.wave_scaling_errors,
+        &saved.utilisation_errors,
+    ] {
+        for list in [errors.of(true), errors.of(false)] {
+            assert!(list.windows(2).all(|w| w[0] <= w[1]) && list.iter().all(|r| r.is_finite()));
+        }
+    }
+
+    let training = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    let profile =
+        Measurements::from_observations(&synthetic(&["GTX-680"], 1), &catalogue, false).unwrap();
+    for (target, trained_target) in [
+        ("Tesla V100", TrainedTarget::Refuse),
+        ("GTX-980", TrainedTarget::LeaveOut),
+    ] {
+        let target = GpuSpec::from_device(catalogue.find(target).unwrap()).unwrap();
+        let question = TransferQuestion {
+            training: &training,
+            profile: &profile,
+            target: &target,
+            level: 0.9,
+            trained_target,
+        };
+        let at_once =
+            super::predict::predict(&training, &profile, &target, 0.9, trained_target).unwrap();
+        assert_eq!(saved.predict(question).unwrap(), at_once);
+    }
+    let trained = GpuSpec::from_device(catalogue.find("GTX-980").unwrap()).unwrap();
+    let e = saved
+        .predict(TransferQuestion {
+            training: &training,
+            profile: &profile,
+            target: &trained,
+            level: 0.9,
+            trained_target: TrainedTarget::Refuse,
+        })
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("is one of the model's training GPUs"),
+        "{e}"
+    );
+    let e = GpuTransfer::from_json("{\"training_gpus\": []}").unwrap_err();
+    assert!(
+        e.to_string().contains("the saved gpu_transfer model"),
+        "{e}"
+    );
+}

@@ -97,7 +97,7 @@ pub fn waves_roofline(
 }
 
 /// The logistic utilisation model, one ridge per group and one over all.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct UtilisationModel {
     groups: Vec<(String, Ridge)>,
     all: Ridge,

@@ -385,16 +385,55 @@ pub struct StepOutput {
     pub standardization: Option<Standardization>,
     /// The model the step fitted, to be recorded in the bundle for commands that use it later.
     pub saved_model: Option<SavedModel>,
+    /// Its table of held-out scores of the model it names (`model = "<id>"`): recorded in that
+    /// model's `scores`.
+    pub scores: Option<String>,
 }
 
-/// A model a step fitted, as the bundle's manifest records it: what it is, and the tables it is
-/// made of (the one it is fitted on first).
+/// A model a step fitted, as the bundle's manifest records it: what it is, what it was fitted
+/// on and with which options, its fitted parameters as its family saves them, and the tables
+/// that describe it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedModel {
-    /// What the model is (`yosoku_models::transfer::MODEL_KIND`, ...).
+    /// What the model is (`yosoku_models::transfer::GpuTransfer::KIND`, ...).
     pub kind: &'static str,
-    /// Its tables: `<table>` in a [`StepOutput`], `<namespace>.<table>` once added.
+    /// Its training table: one of the step's own (`<table>` in a [`StepOutput`]) or one it read
+    /// (`<namespace>.<table>`); always `<namespace>.<table>` once added.
+    pub training: TrainingTable,
+    /// The tables that describe it (coefficients): `<table>` in a [`StepOutput`],
+    /// `<namespace>.<table>` once added.
     pub tables: Vec<String>,
+    /// The options it was fitted with, by name.
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// Its fitted parameters as JSON (`Model::to_json`), where its family saves them apart
+    /// from its tables.
+    pub fitted_json: Option<String>,
+}
+
+/// Which table a saved model was fitted on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TrainingTable {
+    /// A table the step made, by its name in the step's namespace.
+    Own(String),
+    /// A table the step read, `<namespace>.<table>`.
+    Input(String),
+}
+
+impl TrainingTable {
+    /// The table's name as written: `<table>` for [`TrainingTable::Own`] before the step's
+    /// output is added, `<namespace>.<table>` after.
+    pub fn name(&self) -> &str {
+        match self {
+            TrainingTable::Own(t) | TrainingTable::Input(t) => t,
+        }
+    }
+
+    fn full_name(&self, id: &str) -> String {
+        match self {
+            TrainingTable::Own(t) => format!("{id}.{t}"),
+            TrainingTable::Input(t) => t.clone(),
+        }
+    }
 }
 
 /// What [`PipelineStep::add_output`] added to the run's tables.
@@ -404,6 +443,8 @@ pub struct Added {
     pub tables: Vec<String>,
     /// The model the step fitted, its tables named in full.
     pub saved_model: Option<SavedModel>,
+    /// Held-out scores of the model the step names: (the model's name, the table in full).
+    pub scores: Option<(String, String)>,
 }
 
 impl StepOutput {
@@ -438,12 +479,40 @@ impl StepOutput {
         self
     }
 
-    /// Records the step's tables `tables` as a model of `kind` in the bundle.
-    pub fn saved_model(mut self, kind: &'static str, tables: &[&TableDef]) -> Self {
+    /// Records the model the step fitted in the bundle: a model of `kind` fitted on `training`,
+    /// described by the step's tables `tables`.
+    pub fn saved_model(
+        mut self,
+        kind: &'static str,
+        training: TrainingTable,
+        tables: &[&TableDef],
+    ) -> Self {
         self.saved_model = Some(SavedModel {
             kind,
+            training,
             tables: tables.iter().map(|t| t.name.to_owned()).collect(),
+            options: serde_json::Map::new(),
+            fitted_json: None,
         });
+        self
+    }
+
+    /// The options and the fitted parameters of the model recorded by [`StepOutput::saved_model`].
+    pub fn saved_parameters(
+        mut self,
+        options: serde_json::Map<String, serde_json::Value>,
+        fitted_json: String,
+    ) -> Self {
+        if let Some(m) = &mut self.saved_model {
+            m.options = options;
+            m.fitted_json = Some(fitted_json);
+        }
+        self
+    }
+
+    /// Records the step's table `def` as held-out scores of the model the step names.
+    pub fn scores(mut self, def: &TableDef) -> Self {
+        self.scores = Some(def.name.to_owned());
         self
     }
 }
@@ -484,16 +553,20 @@ impl PipelineStep {
             tables.insert_model(&self.id, model);
         }
         let saved_model = output.saved_model.map(|m| SavedModel {
-            kind: m.kind,
-            tables: m
-                .tables
-                .iter()
-                .map(|t| format!("{}.{t}", self.id))
+            training: TrainingTable::Input(m.training.full_name(&self.id)),
+            tables: std::iter::once(m.training.full_name(&self.id))
+                .chain(m.tables.iter().map(|t| format!("{}.{t}", self.id)))
                 .collect(),
+            ..m
+        });
+        let scores = output.scores.and_then(|t| {
+            let model = self.step.model_input()?.get_ref().clone();
+            Some((model, format!("{}.{t}", self.id)))
         });
         Ok(Added {
             tables: names,
             saved_model,
+            scores,
         })
     }
 }

@@ -10,7 +10,7 @@ use yosoku_tables::{PREDICTIONS, REPORT, SCALING_CURVES, SCALING_MODELS, SCALING
 
 use super::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    names,
+    TrainingTable, names,
 };
 
 pub(crate) const SCALING_MODEL: StepKind = StepKind::new::<ScalingParams>(
@@ -214,7 +214,11 @@ impl Step for ScalingModel {
             .table(&PREDICTIONS, predictions)
             .table(&REPORT, report)
             .figures(s.figures)
-            .saved_model(yosoku_models::scaling::MODEL_KIND, &[&SCALING_MODELS]))
+            .saved_model(
+                yosoku_models::scaling::MODEL_KIND,
+                TrainingTable::Input(self.runs.get_ref().clone()),
+                &[&SCALING_MODELS],
+            ))
     }
 }
 

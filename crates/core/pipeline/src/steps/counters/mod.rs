@@ -25,7 +25,7 @@ use yosoku_tables::{
 
 use crate::steps::{
     DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
-    StepOutput, StepParams, TableRef, names, non_negative,
+    StepOutput, StepParams, TableRef, TrainingTable, names, non_negative,
 };
 
 pub(crate) const OLS: StepKind = StepKind::new::<OlsParams>(
@@ -163,6 +163,7 @@ impl Step for Fit {
             .model(self.definition())
             .saved_model(
                 yosoku_models::counters::MODEL_KIND,
+                TrainingTable::Input(self.observations.get_ref().clone()),
                 &[&MODEL_COEFFICIENTS, &MODEL_SUMMARY],
             ))
     }

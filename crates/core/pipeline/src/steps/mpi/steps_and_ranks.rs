@@ -16,7 +16,7 @@ use crate::steps::scaling::{
 };
 use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    names,
+    TrainingTable, names,
 };
 
 pub(crate) const STEPS_AND_RANKS: StepKind = StepKind::new::<StepsAndRanksParams>(
@@ -191,7 +191,11 @@ impl Step for StepsAndRanks {
             .table(&PREDICTIONS, predictions)
             .table(&REPORT, report)
             .figures(figures)
-            .saved_model(yosoku_models::scaling::MODEL_KIND, &[&SCALING_MODELS]))
+            .saved_model(
+                yosoku_models::scaling::MODEL_KIND,
+                TrainingTable::Input(self.blocks.get_ref().clone()),
+                &[&SCALING_MODELS],
+            ))
     }
 }
 

@@ -7,12 +7,13 @@
 
 use serde::Deserialize;
 use toml::Spanned;
+use yosoku_models::Model;
 use yosoku_models::ModelError;
 use yosoku_models::counters::Observations;
 use yosoku_models::transfer::Measurements;
 use yosoku_models::transfer::data::counter;
 use yosoku_models::transfer::forecast::ModelScore;
-use yosoku_models::transfer::learned::TransferModel;
+use yosoku_models::transfer::predict::{GpuTransfer, TransferOptions, TransferTraining};
 use yosoku_models::transfer::report::{
     coefficients_batch, predictions_batch, report, scores_batch,
 };
@@ -29,7 +30,7 @@ pub(crate) use work_forecast::WORK_FORECAST;
 use super::counters::PublishedSpec;
 use super::{
     DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
-    StepOutput, StepParams, TableRef, names,
+    StepOutput, StepParams, TableRef, TrainingTable, names,
 };
 
 pub(crate) const GPU_TRANSFER_FIT: StepKind = StepKind::new::<TransferFitParams>(
@@ -151,8 +152,17 @@ impl Step for TransferFit {
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let batch = cx.input(&self.observations)?;
-        let m = Measurements::from_observations(batch, cx.devices, self.skip_unknown_devices)?;
-        let model = TransferModel::fit(&m, &|_| true)?;
+        let options = TransferOptions {
+            skip_unknown_devices: self.skip_unknown_devices,
+        };
+        let m = GpuTransfer::training_measurements(
+            TransferTraining {
+                observations: batch,
+                devices: cx.devices,
+            },
+            &options,
+        )?;
+        let model = GpuTransfer::fit_measurements(&m)?;
         // The training launches, with only the columns the models read: what `yosoku predict`
         // fits on, a few MB where the input has hundreds of counters.
         let schema = batch.schema();
@@ -168,12 +178,14 @@ impl Step for TransferFit {
             .map_err(|e| StepError::Invalid(format!("the training launches: {e}")))?;
         Ok(StepOutput::new()
             .table(&OBSERVATIONS, training)
-            .table(&TRANSFER_COEFFICIENTS, coefficients_batch(&model)?)
+            .table(&TRANSFER_COEFFICIENTS, coefficients_batch(&model.transfer)?)
             .model(self.definition())
             .saved_model(
-                yosoku_models::transfer::MODEL_KIND,
-                &[&OBSERVATIONS, &TRANSFER_COEFFICIENTS],
-            ))
+                GpuTransfer::KIND,
+                TrainingTable::Own(OBSERVATIONS.name.to_owned()),
+                &[&TRANSFER_COEFFICIENTS],
+            )
+            .saved_parameters(GpuTransfer::options_record(&options)?, model.to_json()?))
     }
 }
 
@@ -296,7 +308,7 @@ impl Step for Transfer {
             .table(&TRANSFER_SCORES, scores)
             .table(&REPORT, report)
             .figures(figures)
-            .saved_model(yosoku_models::transfer::MODEL_KIND, &[&TRANSFER_SCORES]))
+            .scores(&TRANSFER_SCORES))
     }
 }
 
