@@ -1,12 +1,12 @@
 #![no_main]
 
+// The helpers as `crate::yosoku_fuzz`, as the target files expect them.
+extern crate yosoku_fuzz;
+
 use libfuzzer_sys::fuzz_target;
 
-use yosoku_fuzz::{input, tables_or_located, text};
-use yosoku_plugin_cuda_profiler::gpuperfpredict::Dataset;
+#[path = "../src/targets/cuda.rs"]
+#[allow(dead_code)] // the file's other targets are other binaries
+mod targets;
 
-fuzz_target!(|data: &[u8]| {
-    let Some(text) = text(data) else { return };
-    let mut dataset = Dataset::new();
-    tables_or_located(dataset.read(input(), text).and_then(|()| dataset.finish()));
-});
+fuzz_target!(|data: &[u8]| targets::gpuperfpredict(data));

@@ -1,11 +1,12 @@
 #![no_main]
 
+// The helpers as `crate::yosoku_fuzz`, as the target files expect them.
+extern crate yosoku_fuzz;
+
 use libfuzzer_sys::fuzz_target;
 
-use yosoku_fuzz::{input, tables_or_located, text};
-use yosoku_plugin_cuda_profiler::nvprof;
+#[path = "../src/targets/cuda.rs"]
+#[allow(dead_code)] // the file's other targets are other binaries
+mod targets;
 
-fuzz_target!(|data: &[u8]| {
-    let Some(text) = text(data) else { return };
-    tables_or_located(nvprof::read(input(), text, &nvprof::Labels::default()).and_then(|t| t.finish()));
-});
+fuzz_target!(|data: &[u8]| targets::nvprof(data));

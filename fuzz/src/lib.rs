@@ -2,10 +2,15 @@
 //! tables that pass their check; a read that fails says which file and where in it (a line, a
 //! line and column, a byte offset or a record).
 
+pub mod seeds;
+
 use std::fmt::Display;
 use std::path::Path;
 
 use arrow_array::RecordBatch;
+
+/// A fuzz target: its name and what it runs on one input.
+pub type Target = (&'static str, fn(&[u8]));
 
 /// The name every target gives its input; an error must name it.
 pub const INPUT: &str = "fuzz-input";
@@ -53,7 +58,9 @@ pub fn check_located(message: &str) {
     }
     // A key is the place in a JSON document whose structure is fine but a value is not.
     // A column (by name or position) is a place in a table file, as a line is in a text.
-    let places = ["line ", "byte ", "offset ", "record ", "row ", "key `", "column"];
+    let places = [
+        "line ", "byte ", "offset ", "record ", "row ", "key `", "column",
+    ];
     if !places.iter().any(|p| rest.contains(p)) && !is_whole_file(rest) {
         panic!("the error names no line, column, byte offset or record: {message}");
     }

@@ -16,9 +16,6 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::{repo_root, target_dir};
 
-/// Seeds are cut to this many bytes (at a line end where there is one): libFuzzer mutates small
-/// inputs many times faster, and the readers' paths are all reached within a few lines.
-const SEED_MAX_BYTES: usize = 16 * 1024;
 /// Inputs per target in `cargo xtask test` (a few seconds each on a 2-vCPU VM).
 const BRIEF_RUNS: u64 = 10_000;
 
@@ -30,15 +27,18 @@ enum Budget {
     Runs(u64),
 }
 
-/// A fuzz target and where its seeds are: (directory, file-name suffix), searched recursively.
+// Where each target's seeds are, and how they are cut: shared with the replay test.
+#[path = "../../fuzz/src/seeds.rs"]
+mod seeds;
+
+use seeds::SEED_MAX_BYTES;
+
+/// A fuzz target (its seeds are in [`seeds::SEEDS`], by name).
 struct Target {
     name: &'static str,
-    seeds: &'static [(&'static str, &'static str)],
     /// Part of `cargo xtask test`'s brief run: the targets with no open finding (RELIABILITY.md
     /// lists the others' findings; each joins once they are fixed).
     brief: bool,
-    /// For targets whose input's first byte picks what the rest is: that byte for a seed file.
-    pick: Option<fn(&Path) -> u8>,
     /// libFuzzer's limit on one input: an input slower than this is a finding.
     timeout_secs: u32,
 }
@@ -48,107 +48,67 @@ const TARGETS: &[Target] = &[
         name: "ncu",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[
-            ("plugins/cuda_profiler/tests/data/ncu", ".csv"),
-            (
-                "plugins/cuda_profiler/tests/data/public",
-                "_details_cc75.csv",
-            ),
-        ],
     },
     Target {
         name: "nvprof",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("plugins/cuda_profiler/tests/data/formats", ".csv")],
     },
     Target {
         name: "cuda_legacy",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("plugins/cuda_profiler/tests/data/formats", ".log")],
     },
     Target {
         name: "gpuperfpredict",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[
-            ("plugins/cuda_profiler/tests/data/public", ".csv"),
-            ("plugins/cuda_profiler/tests/data/public", ".csv.gz"),
-            ("pipelines/data/gpuperfpredict", "GTX-680.csv.gz"),
-        ],
     },
     Target {
         name: "rocprof",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[
-            ("pipelines/data/rocprof", ".csv"),
-            ("pipelines/data/rocprof", ".json"),
-            ("plugins/rocm_profiler/tests/data", ".csv"),
-        ],
     },
     Target {
         name: "csx600_log",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("pipelines/data/csx600", ".log")],
     },
     Target {
         name: "mpi_timer_log",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("pipelines/data/mpi/reduced", ".tsv")],
     },
     Target {
         name: "tau_profile",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("pipelines/data/tau-cpi-mpi", ".0")],
     },
     Target {
         name: "chrome_trace",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("pipelines/data/chrome-trace", ".json")],
     },
     Target {
         name: "kernel_trace",
         brief: true,
         timeout_secs: 10,
-        pick: None,
         // A small synthetic trace is written into the seeds (see `seed_dir`).
-        seeds: &[],
     },
     Target {
         name: "pipeline_spec",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("pipelines", ".toml")],
     },
     Target {
         name: "bundle_manifest",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("viewer/tests/fixtures/bundles", "manifest.json")],
     },
     Target {
         name: "bundle_ipc",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        seeds: &[("viewer/tests/fixtures/bundles", ".arrow")],
     },
     Target {
         name: "table_file",
@@ -156,25 +116,11 @@ const TARGETS: &[Target] = &[
         // The `parquet` crate's Thrift decoder spends seconds on some tiny damaged files (an
         // open finding in RELIABILITY.md): above 10 s under coverage instrumentation.
         timeout_secs: 60,
-        // The format: 0 CSV, 1 TSV, 2 Parquet, 3 Arrow IPC.
-        pick: Some(|path| match path.extension().and_then(|e| e.to_str()) {
-            Some("tsv") => 1,
-            Some("parquet") => 2,
-            Some("arrow") => 3,
-            _ => 0,
-        }),
-        seeds: &[
-            ("pipelines/data/own-table", ".csv"),
-            ("viewer/tests/fixtures/bundles/k40-bpnn", "runs.arrow"),
-        ],
     },
     Target {
         name: "pyramid_chunk",
         brief: true,
         timeout_secs: 10,
-        pick: None,
-        // A chunk and a tile of a small synthetic pyramid are written into the seeds.
-        seeds: &[],
     },
 ];
 
@@ -312,13 +258,15 @@ fn seed_dir(target: &Target) -> Result<PathBuf> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let root = repo_root();
     let mut n = 0;
-    for (sub, suffix) in target.seeds {
+    let listed =
+        seeds::of(target.name).with_context(|| format!("no seeds listed for `{}`", target.name))?;
+    for (sub, suffix) in listed.files {
         let mut files = Vec::new();
         find_files(&root.join(sub), suffix, &mut files)?;
         files.sort();
         for file in files {
             let mut bytes = read_seed(&file)?;
-            if let Some(pick) = target.pick {
+            if let Some(pick) = listed.pick {
                 bytes.insert(0, pick(&file));
             }
             n += 1;
@@ -400,12 +348,7 @@ fn read_seed(path: &Path) -> Result<Vec<u8>> {
         file.take(limit).read_to_end(&mut bytes)
     };
     read.with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() > SEED_MAX_BYTES {
-        bytes.truncate(SEED_MAX_BYTES);
-        if let Some(end) = bytes.iter().rposition(|&b| b == b'\n') {
-            bytes.truncate(end + 1);
-        }
-    }
+    seeds::cut(&mut bytes);
     Ok(bytes)
 }
 
@@ -536,4 +479,18 @@ fn run_target(bin: &Path, target: &Target, seeds: &Path, budget: Budget) -> Outc
         outcome.failure = Some(format!("{e:#}"));
     }
     outcome
+}
+
+#[cfg(test)]
+mod seed_tests {
+    use super::*;
+
+    /// Every target xtask fuzzes has its seed list, and the list names no other target.
+    #[test]
+    fn every_target_has_its_seed_list() {
+        for t in TARGETS {
+            assert!(seeds::of(t.name).is_some(), "`{}` has no seed list", t.name);
+        }
+        assert_eq!(TARGETS.len(), seeds::SEEDS.len());
+    }
 }

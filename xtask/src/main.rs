@@ -5,7 +5,8 @@
 //! - `test` is everything CI runs: the format check; one build of every target of the workspace
 //!   with clippy's driver (one build lints and tests); one wasm32 build (`web-test` profile) of the
 //!   web viewer and the I/O-free crates; Open MPI's tools, POCL and the Python interop packages
-//!   (installed when missing); the tests; a brief fuzz run; the PTX check of the trace header; the
+//!   (installed when missing); the tests (every fuzz target's seeds and regressions replayed among
+//!   them); the PTX check of the trace header; the
 //!   `new-plugin` scaffold check; the headless-Chromium test of the web viewer and the desktop
 //!   viewer's screenshot tour under Xvfb. It ends with each stage's wall time.
 //! - `web`, `serve` (127.0.0.1 only), `browser-test`, `bench-web`: the web build (wasm-bindgen
@@ -91,7 +92,7 @@ cargo xtask <command>
                        with `yosoku trace import` (passes, GB/s, peak memory)
   test                 everything CI runs: fmt check, clippy -D warnings, wasm32 build of the
                        web viewer and the I/O-free crates, all tests (a real OpenCL run on POCL
-                       among them), a few seconds of fuzzing per reader, the new-plugin
+                       among them, every fuzz target's seeds and regressions replayed), the new-plugin
                        scaffold check, the trace header compiled to PTX (cuda-trace-check), and
                        the viewer as a person sees it (browser-test below); ends with the wall
                        time of each stage
@@ -104,7 +105,8 @@ cargo xtask <command>
                        seeded with the repository's real files: N seconds a target (default 60),
                        N targets at a time (default: one per core); --asan adds AddressSanitizer
                        (nightly); a crash leaves its input in target/fuzz/artifacts/<target>/;
-                       --brief: what `test` runs (fixed inputs of the targets without findings)
+                       --brief: 10,000 inputs a target from a fixed seed (before changing a
+                       reader; `test` replays the seeds and regressions without instrumentation)
   mpi-tools            build the MPI timer interposer and himeno_mpi with mpicc into
                        target/mpi/ (installs Open MPI if missing)
   mpi-experiment [--into DIR]
@@ -728,9 +730,9 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
         place_plugins(&built.plugins)?;
         mpi_multinode::check()
     })?;
-    // Every reader fuzzed briefly (RELIABILITY.md; campaigns by hand with `cargo xtask fuzz`).
-    stages.run("brief fuzz run (instrumented build included)", fuzz::brief)?;
-    remove_on_ci("the instrumented fuzz build", &[target_dir().join("fuzz")])?;
+    // The fuzz targets' seeds and regressions were replayed by the workspace's tests
+    // (crates/app/runner/tests/fuzz_replay_*.rs); mutating them needs libFuzzer's instrumented
+    // build of its own, minutes on CI, and is `cargo xtask fuzz` (RELIABILITY.md).
     // The in-kernel trace header and its programs, compiled to PTX (no GPU here).
     stages.run("PTX check", cuda_trace::check)?;
     // The CLI the workspace tests above ran (cargo builds a package's binaries for its tests).

@@ -1,0 +1,95 @@
+//! The fuzz targets of the readers of the core crates: bundles, pipeline files, traces: what each runs on one input, and
+//! asserts beyond "no panic". One file per plugin, so that a binary links one plugin: each
+//! plugin exports the same C entry point. Included by the targets' binaries
+//! (`fuzz_targets/`) and by the replay test (`crates/app/runner/tests/fuzz_replay_core.rs`),
+//! each of which has the helpers of `fuzz/src/lib.rs` as `crate::yosoku_fuzz`.
+
+use yosoku_bundle::{Manifest, ipc};
+use yosoku_pipeline::PipelineSpec;
+use yosoku_traces::chrome;
+use yosoku_traces::kernel_trace::{self as trace_file, LaneBy};
+use yosoku_traces::pyramid::{ChunkRows, TILE_BINS, Tile};
+
+use crate::yosoku_fuzz::{INPUT, check_located, check_tables, text};
+
+/// The targets of this file, by name.
+pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
+    ("bundle_ipc", bundle_ipc),
+    ("bundle_manifest", bundle_manifest),
+    ("chrome_trace", chrome_trace),
+    ("kernel_trace", kernel_trace),
+    ("pipeline_spec", pipeline_spec),
+    ("pyramid_chunk", pyramid_chunk),
+];
+
+/// A bundle table file as the viewer and `yosoku report` decode it: no panic, and a batch that
+/// decodes encodes to a file that decodes to the same batch.
+pub fn bundle_ipc(data: &[u8]) {
+    if let Ok(batch) = ipc::decode(data) {
+        let bytes = ipc::encode(&batch).expect("a decoded batch encodes");
+        let again = ipc::decode(&bytes).expect("an encoded batch decodes");
+        assert_eq!(
+            batch, again,
+            "the batch changed in an encode-decode round trip"
+        );
+    }
+}
+
+/// The reader prefixes the manifest path; the parse error must say where in it.
+pub fn bundle_manifest(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    if let Err(e) = Manifest::from_json(text) {
+        check_located(&format!("{INPUT}: {e}"));
+    }
+}
+
+/// As the traces plugin reads a file that fits in memory: the error is prefixed with the path.
+pub fn chrome_trace(data: &[u8]) {
+    match chrome::import_slice(data, "fuzz") {
+        Ok(imported) => check_tables([("spans", &imported.spans)]),
+        Err(e) => check_located(&format!("{INPUT}: {e}")),
+    }
+}
+
+/// Read in small chunks, so records straddle chunk ends.
+pub fn kernel_trace(data: &[u8]) {
+    let tables = trace_file::read(data, 64).and_then(|t| t.tables("fuzz", LaneBy::Sm));
+    match tables {
+        Ok(t) => check_tables([
+            ("trace_records", &t.records),
+            ("trace_alignment", &t.alignment),
+            ("spans", &t.spans),
+        ]),
+        Err(e) => check_located(&format!("{INPUT}: {e}")),
+    }
+}
+
+pub fn pipeline_spec(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    if let Err(e) = PipelineSpec::parse(INPUT, text) {
+        check_located(&e.to_string());
+    }
+}
+
+/// A trace pyramid's chunk or tile file as the viewer reads it from a bundle (the first byte
+/// picks which): no panic, no allocation beyond what the bytes can hold; a chunk that decodes
+/// encodes and decodes to the same rows, a tile that decodes has its bins.
+pub fn pyramid_chunk(data: &[u8]) {
+    let Some((&pick, bytes)) = data.split_first() else {
+        return;
+    };
+    if pick % 2 == 0 {
+        if let Ok(rows) = ChunkRows::decode(bytes) {
+            let n = rows.len();
+            let again = rows.encode_sorted().expect("decoded rows encode");
+            let back = ChunkRows::decode(&again).expect("encoded rows decode");
+            assert_eq!(back.len(), n, "a chunk's rows changed in a round trip");
+        }
+    } else {
+        let lanes = usize::from(pick >> 1).max(1);
+        if let Ok(tile) = Tile::decode(bytes, lanes, TILE_BINS) {
+            assert_eq!(tile.occupancy.len(), lanes * TILE_BINS);
+            assert_eq!(tile.kind.len(), lanes * TILE_BINS);
+        }
+    }
+}
