@@ -147,7 +147,7 @@ pub fn list_directory(
         .filter_map(Result::ok)
         .map(|entry| {
             let path = entry.path();
-            let kind = if path.join(yosoku_bundle::MANIFEST_FILE).is_file() {
+            let kind = if yosoku_bundle::fs::is_bundle(&path) {
                 Listed::Bundle
             } else if path.is_dir() {
                 Listed::Directory

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use yosoku_devices::{Catalogue, Device, MEASURED_FIELDS, SPEC_FIELDS};
+use yosoku_runner::devices::{Catalogue, Device, MEASURED_FIELDS, SPEC_FIELDS};
 
 pub use yosoku_runner::devices::DEVICES_VAR;
 

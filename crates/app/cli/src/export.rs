@@ -5,29 +5,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Result;
-use yosoku_runner::export::Exported;
+use yosoku_runner::export::{ExportFormat, Exported};
 
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    Parquet,
-    Csv,
-    ChromeTrace,
-    Extrap,
-    Bundle,
-}
-
-impl From<ExportFormat> for yosoku_runner::export::ExportFormat {
-    fn from(f: ExportFormat) -> Self {
-        use yosoku_runner::export::ExportFormat as F;
-        match f {
-            ExportFormat::Parquet => F::Parquet,
-            ExportFormat::Csv => F::Csv,
-            ExportFormat::ChromeTrace => F::ChromeTrace,
-            ExportFormat::Extrap => F::Extrap,
-            ExportFormat::Bundle => F::Bundle,
-        }
-    }
+/// `--format`: one of the runner's export formats, by name (clap lists them in the help).
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = ExportFormat> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(ExportFormat::names())
+        .try_map(|name| name.parse::<ExportFormat>())
 }
 
 /// Exports `bundle` and says what was written.
@@ -37,7 +21,7 @@ pub fn export(
     tables: &[String],
     output: &Path,
 ) -> Result<String> {
-    let exported = yosoku_runner::export::export(bundle, format.into(), tables, output)?;
+    let exported = yosoku_runner::export::export(bundle, format, tables, output)?;
     Ok(said(&exported))
 }
 

@@ -4,8 +4,8 @@ use std::fmt::Write;
 
 use anyhow::Result;
 use arrow_array::RecordBatch;
-use yosoku_bundle::Manifest;
-use yosoku_plugin_host::LoadedPlugin;
+use yosoku_runner::bundles::Manifest;
+use yosoku_runner::plugins::{Discovery, GZIP_READERS, LoadedPlugin};
 use yosoku_tables::report::{ReportCell, tables as report_tables};
 use yosoku_tables::{Figure, ScoreRow, UNIT_METADATA_KEY, Verdict};
 
@@ -187,8 +187,8 @@ pub fn headline_table(manifest: &Manifest) -> String {
 }
 
 /// Which of the importers found read gzip-compressed files (`GZIP_READERS`), one line.
-pub fn gzip_readers(discovery: &yosoku_plugin_host::Discovery) -> String {
-    let found: Vec<String> = yosoku_plugin_host::GZIP_READERS
+pub fn gzip_readers(discovery: &Discovery) -> String {
+    let found: Vec<String> = GZIP_READERS
         .iter()
         .filter(|(plugin, collector)| {
             discovery

@@ -24,10 +24,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use yosoku_plugin_host::{PluginHost, Progress};
+use yosoku_runner::bundles::Inspected;
+use yosoku_runner::plugins::Progress;
 use yosoku_runner::{Observer, RunOptions, run_pipeline};
 
 /// Predict how long a program runs on another device or configuration, and why.
@@ -89,8 +90,8 @@ enum Command {
     Export {
         /// A bundle directory.
         bundle: PathBuf,
-        #[arg(long, value_enum)]
-        format: export::ExportFormat,
+        #[arg(long, value_parser = export::format_parser())]
+        format: yosoku_runner::export::ExportFormat,
         /// Only this table (`<namespace>.<table>`; repeatable) [default: every one the format
         /// takes].
         #[arg(long)]
@@ -262,8 +263,11 @@ fn main() -> ExitCode {
             collector,
             memory_limit_bytes,
         } => {
-            let code =
-                yosoku_plugin_host::isolated::serve(&library, &collector, memory_limit_bytes);
+            let code = yosoku_runner::plugins::serve_isolated_collection(
+                &library,
+                &collector,
+                memory_limit_bytes,
+            );
             return ExitCode::from(u8::try_from(code).unwrap_or(2));
         }
         Command::Report { bundle } => report(&bundle),
@@ -290,7 +294,7 @@ fn main() -> ExitCode {
             name,
         } => match unmapped {
             Some(bundle) => metrics::unmapped(&bundle),
-            None => metrics::list(&metrics::Filter { tool, kind, name }),
+            None => metrics::list(&yosoku_runner::metrics::Filter { tool, kind, name }),
         }
         .and_then(|text| emit(&text)),
         Command::Trace { action } => match action {
@@ -303,7 +307,7 @@ fn main() -> ExitCode {
                 file,
                 output,
                 lanes,
-            } => match yosoku_traces::kernel_trace::LaneBy::parse(&lanes) {
+            } => match yosoku_runner::trace_import::LaneBy::parse(&lanes) {
                 Some(l) => trace::import(&file, &output, l).and_then(|m| emit(&format!("{m}\n"))),
                 None => Err(anyhow::anyhow!("--lanes {lanes}: expected `sm` or `block`")),
             },
@@ -510,7 +514,7 @@ fn run(
             emit(&format::report(cells))?;
         }
     }
-    let rows = scoreboard_rows(&outcome.bundle_dir, m);
+    let rows = yosoku_runner::bundles::scoreboard_rows(&outcome.bundle_dir, m);
     if !rows.is_empty() {
         emit("\n")?;
         emit(&format::scoreboard(&rows, format::Style::for_stdout()))?;
@@ -524,25 +528,9 @@ fn run(
     Ok(())
 }
 
-/// The scoreboard rows of one bundle, each with the bundle's name.
-fn scoreboard_rows(
-    dir: &std::path::Path,
-    manifest: &yosoku_bundle::Manifest,
-) -> Vec<(String, yosoku_tables::ScoreRow)> {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| manifest.pipeline.name.clone());
-    manifest
-        .scoreboard
-        .iter()
-        .map(|r| (name.clone(), r.clone()))
-        .collect()
-}
-
 fn report(dir: &std::path::Path) -> Result<()> {
-    let bundle = yosoku_bundle::fs::read_bundle(dir)?;
-    let m = &bundle.manifest;
+    let report = yosoku_runner::bundles::report(dir)?;
+    let m = &report.manifest;
     emit(&format!(
         "{} ({}): {}\n",
         m.pipeline.name,
@@ -551,105 +539,55 @@ fn report(dir: &std::path::Path) -> Result<()> {
     ))?;
     emit(&format::notes(m))?;
     emit(&format::headline_table(m))?;
-    for (name, batch) in &bundle.tables {
-        if name
-            .split_once('.')
-            .is_some_and(|(_, t)| t == yosoku_tables::REPORT.name)
-        {
-            let cells = yosoku_tables::report::read_report(batch)
-                .with_context(|| format!("{}: table `{name}`", dir.display()))?;
-            emit(&format::report(&cells))?;
-        }
+    for (_, cells) in &report.reports {
+        emit(&format::report(cells))?;
     }
-    let rows = scoreboard_rows(dir, m);
-    if !rows.is_empty() {
+    if !report.scoreboard.is_empty() {
         emit("\n")?;
-        emit(&format::scoreboard(&rows, format::Style::for_stdout()))?;
+        emit(&format::scoreboard(
+            &report.scoreboard,
+            format::Style::for_stdout(),
+        ))?;
     }
     Ok(())
 }
 
 fn scoreboard(paths: Vec<PathBuf>, headline: bool) -> Result<()> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(yosoku_runner::DEFAULT_RESULTS_DIR)]
-    } else {
-        paths
-    };
-    let mut rows = Vec::new();
-    let mut bundles = 0;
-    for path in &paths {
-        let dirs = if path.join(yosoku_bundle::MANIFEST_FILE).is_file() {
-            vec![path.clone()]
-        } else {
-            let mut dirs: Vec<PathBuf> = std::fs::read_dir(path)
-                .with_context(|| {
-                    format!(
-                        "{}: neither a bundle nor a directory of bundles",
-                        path.display()
-                    )
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.join(yosoku_bundle::MANIFEST_FILE).is_file())
-                .collect();
-            dirs.sort();
-            if dirs.is_empty() {
-                bail!("{}: no bundle in it (no */manifest.json)", path.display());
-            }
-            dirs
-        };
-        for dir in dirs {
-            let manifest = yosoku_bundle::fs::read_manifest(&dir)?;
-            rows.extend(scoreboard_rows(&dir, &manifest));
-            bundles += 1;
-        }
-    }
+    let board = yosoku_runner::bundles::scoreboard(&paths)?;
+    let rows = &board.rows;
     if rows.is_empty() {
         emit(&format!(
-            "no scoreboard rows in {bundles} bundle(s): their pipelines have no [[scoreboard]] entries\n"
+            "no scoreboard rows in {} bundle(s): their pipelines have no [[scoreboard]] entries\n",
+            board.bundles
         ))?;
         return Ok(());
     }
     let style = format::Style::for_stdout();
     if headline {
-        emit(&format::scoreboard(&format::headline_rows(&rows), style))?;
-        // Where all of them are: the directories given, or the one holding the bundles given.
-        let mut wheres: Vec<String> = Vec::new();
-        for p in &paths {
-            let dir = if p.join(yosoku_bundle::MANIFEST_FILE).is_file() {
-                p.parent()
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .unwrap_or(p)
-            } else {
-                p
-            };
-            let shown = dir.display().to_string();
-            if !wheres.contains(&shown) {
-                wheres.push(shown);
-            }
-        }
+        emit(&format::scoreboard(&format::headline_rows(rows), style))?;
         emit(&format!(
             "\n{}\nall of them: yosoku scoreboard {}\n",
-            format::tally(&rows, style),
-            wheres.join(" ")
+            format::tally(rows, style),
+            board.directories.join(" ")
         ))
     } else {
-        emit(&format::scoreboard(&rows, style))?;
-        emit(&format!("\n{}\n", format::tally(&rows, style)))
+        emit(&format::scoreboard(rows, style))?;
+        emit(&format!("\n{}\n", format::tally(rows, style)))
     }
 }
 
 fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {
-    let host = PluginHost::new(PluginHost::default_search_path(&plugin_path));
-    let discovery = host.discover();
+    let listing = yosoku_runner::plugins::list(&plugin_path);
+    let discovery = &listing.discovery;
     if discovery.plugins.is_empty() {
         emit("no plugins found\n")?;
     }
     for plugin in discovery.plugins.values() {
         emit(&format::plugin_listing(plugin))?;
     }
-    emit(&format::gzip_readers(&discovery))?;
-    let dirs: Vec<String> = host
-        .search_path()
+    emit(&format::gzip_readers(discovery))?;
+    let dirs: Vec<String> = listing
+        .search_path
         .iter()
         .map(|p| p.display().to_string())
         .collect();
@@ -661,44 +599,16 @@ fn plugins(plugin_path: Vec<PathBuf>) -> Result<()> {
 }
 
 fn inspect(path: PathBuf, table: Option<String>, rows: usize) -> Result<()> {
-    if path.is_dir() {
-        let bundle = yosoku_bundle::fs::read_bundle(&path)?;
-        if table.is_none() {
-            emit(&format::manifest_summary(&bundle.manifest))?;
-        }
-        let mut shown = 0;
-        for (name, batch) in &bundle.tables {
-            if table.as_ref().is_some_and(|t| t != name) {
-                continue;
+    match yosoku_runner::bundles::inspect(&path, table.as_deref())? {
+        Inspected::Bundle { manifest, tables } => {
+            if table.is_none() {
+                emit(&format::manifest_summary(&manifest))?;
             }
-            emit(&format::table(name, batch, rows)?)?;
-            shown += 1;
+            for (name, batch) in &tables {
+                emit(&format::table(name, batch, rows)?)?;
+            }
+            Ok(())
         }
-        if let Some(t) = table
-            && shown == 0
-        {
-            let names: Vec<&str> = bundle.tables.iter().map(|(n, _)| n.as_str()).collect();
-            bail!(
-                "{} has no table `{t}`; it has: {}",
-                path.display(),
-                names.join(", ")
-            );
-        }
-        Ok(())
-    } else {
-        if table.is_some() {
-            bail!(
-                "--table applies to bundle directories; {} is a file",
-                path.display()
-            );
-        }
-        let batch = yosoku_bundle::fs::read_table_file(&path)
-            .with_context(|| format!("cannot inspect {}", path.display()))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        emit(&format::table(&name, &batch, rows)?)?;
-        Ok(())
+        Inspected::File { name, batch } => emit(&format::table(&name, &batch, rows)?),
     }
 }

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use crate::format::secs;
 use anyhow::{Context, Result};
-use yosoku_models::ModelError;
-use yosoku_models::transfer::predict::TrainedTarget;
-use yosoku_runner::predict::{Answer, Question, answer, save_forecast};
+use yosoku_runner::predict::{
+    Answer, ModelError, Question, TrainedTarget, WAVE_SCALING, WIDE_LEVEL, answer, save_forecast,
+};
 
 /// What `yosoku predict` was asked: its command-line arguments.
 #[derive(Debug, clap::Args)]
@@ -182,7 +182,7 @@ fn render(a: &Answer) -> String {
                 }
             })
             .collect();
-        if !beside.is_empty() && a.model != yosoku_models::transfer::predict::WAVE_SCALING {
+        if !beside.is_empty() && a.model != WAVE_SCALING {
             let _ = writeln!(out, "  beside: {}", beside.join("; "));
         }
         for b in [&a.on_profile_gpu, &a.on_target] {
@@ -217,7 +217,7 @@ fn render(a: &Answer) -> String {
             let _ = writeln!(
                 out,
                 "  outside what the model has seen: {w}; the interval is the {:.0} % one",
-                yosoku_models::transfer::predict::WIDE_LEVEL * 100.0
+                WIDE_LEVEL * 100.0
             );
         }
     }

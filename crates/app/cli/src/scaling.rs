@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use yosoku_regression::pmnf::robust::RobustFit;
-use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Term, term_shape};
+use yosoku_runner::scaling::{
+    Aggregate, PmnfError, PmnfModel, PmnfOptions, RobustFit, Term, term_shape,
+};
 
 /// What `yosoku scaling` is asked.
 #[derive(Debug, clap::Args)]
@@ -289,7 +290,7 @@ fn terms_json(terms: &[Term]) -> Vec<serde_json::Value> {
 /// The robust search's model under the Extra-P-compatible one (`extrap`): its formula, the
 /// noise the repetitions showed, and whether it chose other terms.
 fn robust_text(
-    robust: &Result<RobustFit, yosoku_regression::pmnf::PmnfError>,
+    robust: &Result<RobustFit, PmnfError>,
     extrap: &PmnfModel,
     names: &[&str],
 ) -> String {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::Result;
-use yosoku_traces::kernel_trace::LaneBy;
+use yosoku_runner::trace_import::LaneBy;
 
 /// Writes the `spans` tables of a bundle (all of them, or those named) as one Chrome trace.
 pub fn export(bundle: &Path, tables: &[String], output: &Path) -> Result<String> {

@@ -31,6 +31,43 @@ pub enum ExportFormat {
     Bundle,
 }
 
+impl ExportFormat {
+    pub const ALL: [ExportFormat; 5] = [
+        ExportFormat::Parquet,
+        ExportFormat::Csv,
+        ExportFormat::ChromeTrace,
+        ExportFormat::Extrap,
+        ExportFormat::Bundle,
+    ];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Parquet => "parquet",
+            ExportFormat::Csv => "csv",
+            ExportFormat::ChromeTrace => "chrome-trace",
+            ExportFormat::Extrap => "extrap",
+            ExportFormat::Bundle => "bundle",
+        }
+    }
+
+    /// The names `--format` takes, in [`ExportFormat::ALL`]'s order.
+    pub fn names() -> [&'static str; 5] {
+        Self::ALL.map(Self::name)
+    }
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("expected one of {}", Self::names().join(", ")))
+    }
+}
+
 /// What an export wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exported {

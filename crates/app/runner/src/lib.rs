@@ -7,9 +7,12 @@
 //! ([`RunError`]). [`trace_import`] turns a kernel trace of any size into a bundle with its
 //! level-of-detail pyramid, in three streamed passes.
 
+pub mod bundles;
 pub mod calibrate;
 pub mod devices;
 pub mod export;
+pub mod metrics;
+pub mod plugins;
 pub mod predict;
 pub mod scaling;
 pub mod sources;

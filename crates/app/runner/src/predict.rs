@@ -16,11 +16,13 @@ use arrow_array::RecordBatch;
 use serde_json::{Map, Value};
 use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, ModelRecord, StepRecord};
 use yosoku_models::Model;
+pub use yosoku_models::ModelError;
 use yosoku_models::transfer::data::Dropped;
+pub use yosoku_models::transfer::predict::WIDE_LEVEL;
 use yosoku_models::transfer::predict::{
-    GpuTransfer, Prediction, TrainedTarget, TransferOptions, TransferQuestion, TransferTraining,
-    WAVE_SCALING,
+    GpuTransfer, TransferOptions, TransferQuestion, TransferTraining,
 };
+pub use yosoku_models::transfer::predict::{Prediction, TrainedTarget, WAVE_SCALING};
 use yosoku_models::transfer::report::{question_schemes, quoted_scores};
 use yosoku_models::transfer::schemes::Method;
 use yosoku_models::transfer::{GpuSpec, Measurements};
@@ -99,7 +101,7 @@ struct Profile {
 /// The profile's launches: a bundle's source, or imported by the named collector.
 fn import_profile(q: &Question) -> Result<Profile> {
     if let [one] = q.profile.as_slice()
-        && one.join(yosoku_bundle::MANIFEST_FILE).is_file()
+        && yosoku_bundle::fs::is_bundle(one)
     {
         let tables = bundle_source(one, q.source.as_deref())?;
         let launches =

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
-use yosoku_regression::pmnf::robust::{RobustFit, fit_robust};
+use yosoku_regression::pmnf::fit;
+pub use yosoku_regression::pmnf::robust::RobustFit;
+use yosoku_regression::pmnf::robust::fit_robust;
 use yosoku_regression::pmnf::suggest::{Suggestions, candidates, suggest};
-use yosoku_regression::pmnf::{PmnfError, PmnfModel, PmnfOptions, fit};
+pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 
 /// The models of one file.
 #[derive(Debug)]

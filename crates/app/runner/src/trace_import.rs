@@ -9,8 +9,9 @@ use std::path::Path;
 
 use yosoku_bundle::{InputFile, ManifestBuilder, StepRecord, TraceRecord};
 use yosoku_tables::Figure;
+pub use yosoku_traces::kernel_trace::LaneBy;
 use yosoku_traces::kernel_trace::{
-    Alignment, AlignmentScan, Columns, Header, LaneBy, Reader, SpanStream, alignment_batch,
+    Alignment, AlignmentScan, Columns, Header, Reader, SpanStream, alignment_batch,
 };
 use yosoku_traces::pyramid::{
     ChunkInfo, ChunkRows, PyramidBuilder, PyramidIndex, PyramidRecord, TILE_BINS, bucket_of,

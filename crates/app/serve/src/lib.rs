@@ -159,7 +159,7 @@ impl Roots {
 fn bundle_names(dir: &Path) -> std::io::Result<Vec<String>> {
     let mut names: Vec<String> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("manifest.json").is_file())
+        .filter(|e| yosoku_bundle::fs::is_bundle(&e.path()))
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !n.starts_with('.'))
         .collect();

@@ -219,7 +219,7 @@ fn write_manifest_and_tables(
     files: &[(String, Vec<u8>)],
     extra: impl FnOnce(&Path) -> Result<(), BundleError>,
 ) -> Result<(), BundleError> {
-    if dir.exists() && !dir.join(MANIFEST_FILE).is_file() {
+    if dir.exists() && !is_bundle(dir) {
         return Err(BundleError::NotABundle {
             path: dir.display().to_string(),
         });
@@ -304,6 +304,13 @@ pub fn hashed_input(
         sha256,
         size_bytes,
     })
+}
+
+/// Whether `dir` holds a bundle: it has a manifest file (whether that reads is for
+/// [`read_manifest`] to say). What every command and the server ask before reading or replacing
+/// a directory as a bundle.
+pub fn is_bundle(dir: &Path) -> bool {
+    dir.join(MANIFEST_FILE).is_file()
 }
 
 /// Reads the manifest of the bundle in `dir`.

@@ -24,8 +24,10 @@ pub const WORK_METHODS: [&str; 2] = ["utilisation", "roofline"];
 /// The group name no training group has: the pooled ridge answers it.
 const UNSEEN_GROUP: &str = "";
 
-/// One launch to forecast: a kernel at an input size, and its work.
-#[derive(Debug, Clone, PartialEq)]
+/// One launch to forecast: a kernel at an input size, and its work; as a pipeline file's
+/// `launches` give it (`work_forecast`), unknown keys refused.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct WorkLaunch {
     /// The kernel's name (as a profiler names it: the measurement is matched on it).
     pub program: String,

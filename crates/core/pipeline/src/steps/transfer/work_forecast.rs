@@ -28,20 +28,6 @@ pub(crate) const WORK_FORECAST: StepKind = StepKind::new::<WorkForecastParams>(
 pub const VALIDATION_WORK_FORECAST: &str =
     "forecast from the kernel's work alone, before any measurement";
 
-/// One launch to forecast, as the pipeline file gives it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LaunchSpec {
-    /// The kernel's name, as the profiler of the later measurement names it.
-    pub program: String,
-    /// The input size.
-    pub variant: String,
-    pub blocks: f64,
-    pub threads_per_block: f64,
-    pub flops: f64,
-    pub dram_bytes: f64,
-}
-
 /// `work_forecast`'s keys.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -60,7 +46,7 @@ pub struct WorkForecastParams {
     #[serde(default = "default_level")]
     pub level: f64,
     /// The launches forecast.
-    pub launches: Vec<LaunchSpec>,
+    pub launches: Vec<WorkLaunch>,
 }
 
 #[derive(Debug)]
@@ -157,20 +143,9 @@ impl Step for WorkForecastStep {
                         .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-        let launches: Vec<WorkLaunch> = p
-            .launches
-            .iter()
-            .map(|l| WorkLaunch {
-                program: l.program.clone(),
-                variant: l.variant.clone(),
-                blocks: l.blocks,
-                threads_per_block: l.threads_per_block,
-                flops: l.flops,
-                dram_bytes: l.dram_bytes,
-            })
-            .collect();
+        let launches = &p.launches;
         let group_of = group_function(&p.groups, p.other_group.as_ref());
-        let result = forecast_work(&m, &train, &targets, &launches, &group_of, p.level)?;
+        let result = forecast_work(&m, &train, &targets, launches, &group_of, p.level)?;
         let rows: Vec<PredictionRow> = result
             .forecasts
             .iter()
