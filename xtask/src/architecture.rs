@@ -414,6 +414,14 @@ pub const NOT_FAMILIES: &[(&str, &str)] = &[
         "model",
         "what a model is in every family: the `Model` trait",
     ),
+    (
+        "step",
+        "what a step is: the `Step` trait and what a step sees and hands on",
+    ),
+    (
+        "registry",
+        "the registry of step kinds, which names every family",
+    ),
 ];
 
 /// The model families line up: the modules of `yosoku-models`, of the pipeline's `steps/` and of
