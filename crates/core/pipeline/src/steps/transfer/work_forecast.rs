@@ -16,7 +16,7 @@ use super::super::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
-use super::{default_level, group_function};
+use super::shared::{default_level, group_function};
 
 pub(crate) const WORK_FORECAST: StepKind = StepKind::new::<WorkForecastParams>(
     "work_forecast",
