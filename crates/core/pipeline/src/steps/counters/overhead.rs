@@ -6,7 +6,7 @@ use serde::Deserialize;
 use yosoku_models::counters::overhead::{OverheadSpec, overhead};
 use yosoku_tables::{OVERHEADS, REPORT};
 
-use super::{PublishedSpec, published};
+use super::published::{PublishedSpec, published};
 use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use yosoku_models::counters::throughput::{ThroughputSpec, throughput};
 use yosoku_tables::{REPORT, THROUGHPUTS};
 
-use super::{PublishedSpec, published};
+use super::published::{PublishedSpec, published};
 use crate::steps::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,

@@ -1,4 +1,3 @@
-
 use super::super::testing::{observations, parse_error, run_error};
 
 #[test]

@@ -1,0 +1,156 @@
+//! What `ols` and `stepwise` share: the fit step over an `observations` table, one model per
+//! group, its model checked and defined, and its figures.
+
+use serde::Deserialize;
+use yosoku_models::counters::fit::{self, GroupFit, Method, ModelSpec, R2_BELOW_FLAG};
+use yosoku_models::counters::report::Matrix;
+use yosoku_tables::report::report_batch;
+use yosoku_tables::{
+    Figure, MODEL_COEFFICIENTS, MODEL_SUMMARY, PREDICTIONS, REPORT, SELECTION_PATH,
+};
+
+use crate::steps::{
+    DefinedModel, ModelDefinition, ParamError, Step, StepContext, StepError, StepOutput, TableRef,
+    TrainingTable, names,
+};
+
+/// Rows and columns of a matrix report.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixSpec {
+    pub rows: String,
+    pub columns: String,
+}
+
+impl MatrixSpec {
+    pub(super) fn matrix(&self) -> Matrix {
+        Matrix {
+            rows: self.rows.clone(),
+            columns: self.columns.clone(),
+        }
+    }
+}
+
+/// A matrix lays out statistics over two of the model's `group_by` columns.
+pub(super) fn check_matrix(matrix: Option<&Matrix>, group_by: &[String]) -> Result<(), ParamError> {
+    match matrix {
+        Some(m) => m
+            .positions(group_by)
+            .map(|_| ())
+            .map_err(|e| ParamError::new("matrix", e.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// The counter model `model` defines, or what it is instead.
+pub(super) fn counter_model(model: &ModelDefinition) -> Result<&ModelSpec, String> {
+    model.counters().ok_or_else(|| {
+        format!(
+            "names {}; cross-validation refits an `ols` or `stepwise` fit step",
+            model.family()
+        )
+    })
+}
+
+/// A fit step, `ols` or `stepwise`, with its model checked.
+#[derive(Debug)]
+pub struct Fit {
+    observations: TableRef,
+    spec: ModelSpec,
+    matrix: Option<Matrix>,
+}
+
+impl Fit {
+    pub(super) fn new(
+        observations: TableRef,
+        spec: ModelSpec,
+        matrix: Option<&MatrixSpec>,
+    ) -> Result<Self, ParamError> {
+        let matrix = matrix.map(MatrixSpec::matrix);
+        check_matrix(matrix.as_ref(), &spec.group_by)?;
+        Ok(Self {
+            observations,
+            spec,
+            matrix,
+        })
+    }
+
+    fn definition(&self) -> ModelDefinition {
+        ModelDefinition {
+            observations: self.observations.get_ref().clone(),
+            model: DefinedModel::Counters(self.spec.clone()),
+        }
+    }
+}
+
+impl Step for Fit {
+    fn inputs(&self) -> Vec<&TableRef> {
+        vec![&self.observations]
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        match self.spec.method {
+            Method::Ols { .. } => {
+                names(&[&MODEL_COEFFICIENTS, &MODEL_SUMMARY, &PREDICTIONS, &REPORT])
+            }
+            Method::Stepwise(_) => names(&[
+                &MODEL_COEFFICIENTS,
+                &MODEL_SUMMARY,
+                &SELECTION_PATH,
+                &PREDICTIONS,
+                &REPORT,
+            ]),
+        }
+    }
+
+    fn model_definition(&self) -> Option<ModelDefinition> {
+        Some(self.definition())
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let fit::Fitted {
+            groups: fits,
+            predictions,
+        } = fit::fit(cx.id, cx.input(&self.observations)?, &self.spec)?;
+        let report = fit::fit_report(cx.id, &self.spec, &fits, self.matrix.as_ref())?;
+        let mut out = StepOutput::new()
+            .table(&MODEL_COEFFICIENTS, fit::coefficients_batch(cx.id, &fits)?)
+            .table(
+                &MODEL_SUMMARY,
+                fit::summary_batch(cx.id, &self.spec, &fits)?,
+            );
+        if matches!(self.spec.method, Method::Stepwise(_)) {
+            out = out.table(&SELECTION_PATH, fit::path_batch(cx.id, &fits)?);
+        }
+        Ok(out
+            .table(&PREDICTIONS, predictions)
+            .table(&REPORT, report_batch(&report)?)
+            .figures(fit_figures(&fits))
+            .model(self.definition())
+            .saved_model(
+                yosoku_models::counters::MODEL_KIND,
+                TrainingTable::Input(self.observations.get_ref().clone()),
+                &[&MODEL_COEFFICIENTS, &MODEL_SUMMARY],
+            ))
+    }
+}
+
+/// Per model R^2 and adjusted R^2 (not headline), and how many models fall below 0.8.
+pub(super) fn fit_figures(fits: &[GroupFit]) -> Vec<Figure> {
+    let mut figures = vec![Figure::new("models fitted", fits.len() as f64, "").headline()];
+    let weak = fits
+        .iter()
+        .filter(|f| f.flags.iter().any(|x| x == R2_BELOW_FLAG))
+        .count();
+    figures.push(Figure::new("models with adjusted R² < 0.8", weak as f64, "").headline());
+    for f in fits {
+        let who = if f.group.is_empty() {
+            "model"
+        } else {
+            &f.group
+        };
+        figures.push(Figure::new(format!("{who}: R²"), f.r2, ""));
+        figures.push(Figure::new(format!("{who}: adjusted R²"), f.adj_r2, ""));
+    }
+    figures
+}
