@@ -1,4 +1,3 @@
-
 use crate::steps::testing::{
     observations, observations_of, parse_error, run_error, run_steps, run_steps_with_figures,
 };

@@ -10,7 +10,7 @@ use yosoku_models::ModelError;
 use yosoku_models::mpi::{StepsAndRanksSpec, steps_and_ranks};
 use yosoku_tables::{PREDICTIONS, REPORT, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS};
 
-use super::{SettingKeys, Settings, TrendParam, mpi_figures};
+use super::shared::{SettingKeys, Settings, TrendParam, mpi_figures};
 use crate::steps::scaling::{
     SCALING_TABLES, default_aggregate, default_level, meaning_cells, scaling_spec,
 };

@@ -1,0 +1,185 @@
+//! `mpi_simplified`: per-rank prediction of a full MPI run from a reduced run (Chida et al.).
+
+use serde::Deserialize;
+use yosoku_models::mpi::{self, RunToRun};
+
+use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, TrendParam, prediction_output};
+use crate::steps::{
+    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    names,
+};
+
+pub(crate) const SIMPLIFIED: StepKind = StepKind::new::<SimplifiedParams>(
+    "mpi_simplified",
+    Stage::Fit,
+    "per-rank prediction of a full MPI run from a reduced run (Chida et al.)",
+);
+
+/// `mpi_simplified`: per-rank prediction of a full MPI run from a reduced run's blocks, compute
+/// and communication from the same run (Chida et al.).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimplifiedParams {
+    /// `mpi_blocks` of the reduced run.
+    pub reduced: Option<TableRef>,
+    /// `mpi_blocks` of the full run, to compare with.
+    pub measured: Option<TableRef>,
+    /// Main-loop iterations of the run to predict (or give the steps).
+    pub full_iterations: Option<u64>,
+    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
+    pub reduced_steps: Option<u64>,
+    /// Steps of the run to predict.
+    pub full_steps: Option<u64>,
+    /// Warm-up iterations to exclude; without it, found by a change-point test.
+    pub warmup_iterations: Option<usize>,
+    /// The older threshold method instead: leading iterations further than this fraction from
+    /// the steady time are warm-up.
+    pub warmup_tolerance: Option<f64>,
+    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
+    pub trend: Option<TrendParam>,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+    /// `mpi_blocks` of repeats of the reduced run (this one among them, or not; the older
+    /// spelling `warmup_from` is read too): the warm-up of each rank is chosen once on their
+    /// pooled per-iteration times, the same for every repeat, and the spread of their
+    /// predictions is the interval's run-to-run variation.
+    #[serde(default, alias = "warmup_from")]
+    pub repeats: Vec<TableRef>,
+    /// The interval's run-to-run variation as a 95 % half-width in percent of the prediction:
+    /// without `repeats`, instead of the default (DEFAULT_RUN_TO_RUN_PCT); with them, a floor.
+    pub run_to_run_pct: Option<f64>,
+    /// Predict from all `repeats` together (every block's time averaged over them) instead of
+    /// from `reduced` alone.
+    #[serde(default)]
+    pub combine_repeats: bool,
+    /// Two lengths: `mpi_blocks` of a shorter reduced run of the same configuration. Its
+    /// per-iteration times are averaged into `reduced`'s (the longer) iteration by iteration and
+    /// the cost per iteration is extrapolated as the line through them, with its uncertainty.
+    pub shorter: Option<TableRef>,
+}
+
+/// An `mpi_simplified` step.
+#[derive(Debug)]
+pub struct Simplified {
+    /// None when the repeats are combined.
+    reduced: Option<TableRef>,
+    measured: Option<TableRef>,
+    repeats: Vec<TableRef>,
+    run_to_run_pct: Option<f64>,
+    shorter: Option<TableRef>,
+    settings: Settings,
+}
+
+impl StepParams for SimplifiedParams {
+    type Step = Simplified;
+    fn into_step(self) -> Result<Simplified, ParamError> {
+        if !self.repeats.is_empty()
+            && (self.warmup_iterations.is_some() || self.warmup_tolerance.is_some())
+        {
+            return Err(ParamError::new(
+                "repeats",
+                "give `repeats` (the warm-up chosen on repeats) or `warmup_iterations` / `warmup_tolerance`, not both",
+            ));
+        }
+        if self.repeats.len() == 1 {
+            return Err(ParamError::new(
+                "repeats",
+                "`repeats` names one run: repeats are two or more runs of the reduced input",
+            ));
+        }
+        if let Some(p) = self.run_to_run_pct
+            && !(p.is_finite() && p >= 0.0)
+        {
+            return Err(ParamError::new(
+                "run_to_run_pct",
+                format!("run_to_run_pct = {p}: expected a percentage >= 0"),
+            ));
+        }
+        if self.shorter.is_some() && self.combine_repeats {
+            return Err(ParamError::new(
+                "shorter",
+                "`shorter` pairs with the one `reduced` run (two lengths), not with `combine_repeats`",
+            ));
+        }
+        let reduced = match (self.combine_repeats, self.reduced) {
+            (true, _) if self.repeats.is_empty() => {
+                return Err(ParamError::new(
+                    "combine_repeats",
+                    "`combine_repeats` combines the runs of `repeats`: name two or more",
+                ));
+            }
+            (true, Some(_)) => {
+                return Err(ParamError::new(
+                    "reduced",
+                    "with `combine_repeats`, the prediction is from every run of `repeats`: leave `reduced` out",
+                ));
+            }
+            (true, None) => None,
+            (false, Some(r)) => Some(r),
+            (false, None) => {
+                return Err(ParamError::new(
+                    "reduced",
+                    "missing `reduced`: the `mpi_blocks` of the reduced run to predict from (or `combine_repeats = true` with `repeats`)",
+                ));
+            }
+        };
+        Ok(Simplified {
+            repeats: self.repeats,
+            run_to_run_pct: self.run_to_run_pct,
+            shorter: self.shorter,
+            settings: Settings::new(SettingKeys::of(
+                self.full_iterations,
+                (self.reduced_steps, self.full_steps),
+                self.warmup_iterations,
+                self.warmup_tolerance,
+                self.trend,
+                self.published,
+            ))?,
+            reduced,
+            measured: self.measured,
+        })
+    }
+}
+
+impl Step for Simplified {
+    fn inputs(&self) -> Vec<&TableRef> {
+        [
+            self.reduced.as_ref(),
+            self.measured.as_ref(),
+            self.shorter.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .chain(&self.repeats)
+        .collect()
+    }
+
+    fn outputs(&self) -> Vec<&str> {
+        names(&PREDICTION_TABLES)
+    }
+
+    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let mut spec = self.settings.spec(cx.id);
+        if let Some(shorter) = &self.shorter {
+            spec.shorter = mpi::shorter_run_times(cx.input(shorter)?)?;
+        }
+        let repeats = self
+            .repeats
+            .iter()
+            .map(|t| cx.input(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !repeats.is_empty() {
+            spec.pooled_warmup = mpi::pooled_warmups(&repeats)?;
+            let totals = mpi::repeat_totals(&spec, &repeats)?;
+            spec.run_to_run = mpi::run_to_run_of(&totals, self.run_to_run_pct);
+        } else if let Some(pct) = self.run_to_run_pct {
+            spec.run_to_run = RunToRun::Floor { pct, user: true };
+        }
+        let measured = cx.optional_input(self.measured.as_ref())?;
+        let p = match &self.reduced {
+            Some(reduced) => mpi::simplified(&spec, cx.input(reduced)?, measured)?,
+            None => mpi::combined(&spec, &repeats, measured)?,
+        };
+        Ok(prediction_output(p)?)
+    }
+}

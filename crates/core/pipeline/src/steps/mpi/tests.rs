@@ -1,0 +1,144 @@
+
+use arrow_array::RecordBatch;
+use yosoku_tables::MPI_BLOCKS;
+
+use crate::steps::testing::{f, i32s, i64s, opt_f, parse_error, run_steps, s};
+
+/// One rank, one compute block per iteration of `secs` seconds, over `iterations`
+/// iterations.
+fn blocks(run: &str, iterations: i64, secs: f64) -> RecordBatch {
+    let n = iterations as usize;
+    let its: Vec<Option<i64>> = (0..iterations).map(Some).collect();
+    let starts: Vec<Option<f64>> = (0..n).map(|i| Some(i as f64 * secs)).collect();
+    MPI_BLOCKS
+        .batch(vec![
+            s(&vec![run; n]),
+            s(&vec!["host"; n]),
+            i32s(&vec![0; n]),
+            s(&vec!["loop"; n]),
+            s(&vec!["compute"; n]),
+            s(&vec!["main.c:10"; n]),
+            i64s(&its),
+            opt_f(&starts),
+            f(&vec![secs; n]),
+        ])
+        .unwrap()
+}
+
+#[test]
+fn a_reduced_run_predicts_the_full_one() {
+    let set = run_steps(
+            "[[fit]]\nstep = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.reduced\"\nmeasured = \"src.full\"\nfull_iterations = 100\nwarmup_iterations = 0",
+            vec![("reduced", blocks("r", 10, 0.5)), ("full", blocks("f", 100, 0.5))],
+        )
+        .unwrap();
+    let predictions =
+        yosoku_tables::rows::read_predictions("p", set.get("p.predictions").unwrap()).unwrap();
+    let run = predictions
+        .iter()
+        .find(|p| &*p.variant == "run" && &*p.phase == "total")
+        .unwrap();
+    assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
+    assert!(run.error_pct.unwrap().abs() < 1e-9, "{run:?}");
+}
+
+#[test]
+fn settings_are_checked_when_the_file_is_parsed() {
+    // Two lengths pair with one reduced run, not with repeats combined.
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nrepeats = [\"a.blocks\", \"b.blocks\"]\ncombine_repeats = true\nshorter = \"s.blocks\"\nfull_iterations = 400",
+    );
+    assert!(
+        e.contains("key `shorter`: `shorter` pairs with the one `reduced` run"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 400\nwarmup_tolerance = -0.1",
+    );
+    assert!(
+        e.starts_with(
+            "p.toml:9:20: key `warmup_tolerance`: warmup_tolerance = -0.1: expected a fraction >= 0"
+        ),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_best_configuration\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_ranks = \"src.ranks\"\nfull_iterations = 0",
+    );
+    assert!(
+        e.starts_with("p.toml:9:19: key `full_iterations`: `full_iterations` must be at least 1"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_steps = 100",
+    );
+    assert!(
+        e.contains("key `reduced_steps`: `reduced_steps` needs `full_steps`"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_steps = 100\nfull_steps = 10",
+    );
+    assert!(
+        e.contains("full_steps = 10 is fewer than reduced_steps = 100"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"",
+    );
+    assert!(
+        e.contains("the size of the run to predict is missing"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 4\nwarmup_iterations = 1\nwarmup_tolerance = 0.1",
+    );
+    assert!(e.contains("not both"), "{e}");
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 4\ntrend = \"cubic\"",
+    );
+    assert!(e.contains("trend"), "{e}");
+}
+
+#[test]
+fn the_run_to_predict_is_sized_in_steps() {
+    // 10 iterations in 5 steps: 2 per step, 100 for 50.
+    let set = run_steps(
+            "[[fit]]\nstep = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.reduced\"\nreduced_steps = 5\nfull_steps = 50\nwarmup_iterations = 0",
+            vec![("reduced", blocks("r", 10, 0.5)), ("full", blocks("f", 100, 0.5))],
+        )
+        .unwrap();
+    let predictions =
+        yosoku_tables::rows::read_predictions("p", set.get("p.predictions").unwrap()).unwrap();
+    let run = predictions.iter().find(|p| &*p.variant == "run").unwrap();
+    assert_eq!(run.repetitions, 100);
+    assert!((run.predicted_secs - 50.0).abs() < 1e-9, "{run:?}");
+}
+
+#[test]
+fn a_pooled_warmup_needs_two_repeats_and_no_fixed_warmup() {
+    let body = "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.a\"\nfull_iterations = 4\n";
+    let e = parse_error(
+        "fit",
+        &format!("{body}warmup_from = [\"src.a\", \"src.b\"]\nwarmup_iterations = 1"),
+    );
+    assert!(e.contains("give `repeats`"), "{e}");
+    let e = parse_error("fit", &format!("{body}repeats = [\"src.a\"]"));
+    assert!(e.contains("`repeats` names one run"), "{e}");
+    let e = parse_error("fit", &format!("{body}run_to_run_pct = -1"));
+    assert!(e.contains("expected a percentage >= 0"), "{e}");
+    let e = parse_error("fit", &format!("{body}combine_repeats = true"));
+    assert!(e.contains("combines the runs of `repeats`"), "{e}");
+    let e = parse_error(
+        "fit",
+        &format!("{body}combine_repeats = true\nrepeats = [\"src.a\", \"src.b\"]"),
+    );
+    assert!(e.contains("leave `reduced` out"), "{e}");
+}
