@@ -422,6 +422,7 @@ pub const NOT_FAMILIES: &[(&str, &str)] = &[
         "registry",
         "the registry of step kinds, which names every family",
     ),
+    ("columns", "the columns several families' tables share"),
 ];
 
 /// The model families line up: the modules of `yosoku-models`, of the pipeline's `steps/` and of

@@ -527,16 +527,17 @@ pub fn platform_code_outside_platform(root: &Path) -> Result<Vec<(String, String
     Ok(out)
 }
 
-/// `graph` without the edges from a module to one of its ancestors: a module may use what the
-/// module above it defines (a family's shared types in its `mod.rs`, which re-exports the
-/// family's functions), so a child and its parent naming each other is no circle; two
-/// modules that are not one inside the other naming each other, directly or around a longer
-/// loop, is.
-pub fn without_ancestor_edges(
+/// `graph` without the edges to the crate root: every module may use what `lib.rs` defines (the
+/// crate's error type, the helpers all its families share), and the root declares and
+/// re-exports every module, so a circle through the root is no circle. Any other circle is one,
+/// a child and its parent naming each other included: a family's `mod.rs` declares and
+/// re-exports, and what its modules share is a module of its own (`steps/step.rs`,
+/// `transfer/gpu.rs`, `mpi/spec.rs`).
+pub fn without_root_edges(
     mut graph: BTreeMap<String, BTreeSet<String>>,
 ) -> BTreeMap<String, BTreeSet<String>> {
-    for (module, targets) in graph.iter_mut() {
-        targets.retain(|t| !t.is_empty() && !module.starts_with(&format!("{t}::")));
+    for targets in graph.values_mut() {
+        targets.retain(|t| !t.is_empty());
     }
     graph
 }
@@ -561,12 +562,12 @@ pub fn workspace_sources(root: &Path) -> Result<Vec<std::path::PathBuf>> {
     Ok(out)
 }
 
-/// Every crate's circle of modules (after [`without_ancestor_edges`]): the crate's `src` and
+/// Every crate's circle of modules (after [`without_root_edges`]): the crate's `src` and
 /// the modules around the circle, the first again at the end.
 pub fn module_cycles(root: &Path) -> Result<Vec<(String, Vec<String>)>> {
     let mut out = Vec::new();
     for src in workspace_sources(root)? {
-        if let Some(cycle) = find_cycle(&without_ancestor_edges(module_graph(&src)?)) {
+        if let Some(cycle) = find_cycle(&without_root_edges(module_graph(&src)?)) {
             let shown = src.strip_prefix(root).unwrap_or(&src).display().to_string();
             out.push((shown, cycle));
         }
@@ -877,56 +878,45 @@ mod tests {
         assert!(model_lookups_in(&tables).is_empty());
     }
 
-    /// A child naming its parent is no circle; two siblings naming each other are, and so is a
-    /// loop through a third; a test module's file is left out, and so is a glob re-export.
+    /// A parent and a child naming each other are a circle (a family's `mod.rs` re-exporting
+    /// a module that uses what the `mod.rs` defines), and so are two siblings, directly or
+    /// around a third; what the family's modules share in a module of its own is none. A test
+    /// module's file is left out, and so are the crate root's edges.
     #[test]
-    fn a_circle_of_siblings_is_found_and_a_parent_and_child_are_not_one() {
+    fn a_circle_of_a_parent_and_child_or_of_siblings_is_found() {
         let dir = tempfile_dir("family");
         let write = |file: &str, text: &str| write_file(&dir, file, text);
-        write(
-            "lib.rs",
-            "pub mod fam;
-",
-        );
+        write("lib.rs", "pub mod fam;\npub struct Error;\n");
         write(
             "fam/mod.rs",
-            "mod a;
-mod b;
-#[cfg(test)]
-mod tests;
-pub use a::run;
-pub struct Spec;
-",
+            "mod a;\nmod b;\n#[cfg(test)]\nmod tests;\npub use a::run;\npub struct Spec;\n",
         );
         write(
             "fam/a.rs",
-            "use super::Spec;
-use super::b::helper;
-",
+            "use super::Spec;\nuse crate::Error;\npub fn run() {}\n",
         );
-        write(
-            "fam/b.rs",
-            "use super::Spec;
-pub fn helper() {}
-",
-        );
-        write(
-            "fam/tests.rs",
-            "use super::*;
-use super::a::run;
-",
-        );
-        let graph = without_ancestor_edges(module_graph(&dir).unwrap());
+        write("fam/b.rs", "pub fn helper() {}\n");
+        write("fam/tests.rs", "use super::*;\nuse super::a::run;\n");
+        let graph = without_root_edges(module_graph(&dir).unwrap());
         assert!(!graph.contains_key("fam::tests"), "{graph:#?}");
-        assert_eq!(find_cycle(&graph), None, "{graph:#?}");
-        write(
-            "fam/b.rs",
-            "use super::Spec;
-use super::a::run;
-pub fn helper() {}
-",
+        assert_eq!(
+            find_cycle(&graph),
+            Some(vec!["fam".into(), "fam::a".into(), "fam".into()])
         );
-        let graph = without_ancestor_edges(module_graph(&dir).unwrap());
+        // What the modules share in a module of their own: no circle.
+        write(
+            "fam/mod.rs",
+            "mod a;\nmod b;\nmod spec;\n#[cfg(test)]\nmod tests;\npub use a::run;\npub use spec::Spec;\n",
+        );
+        write("fam/spec.rs", "pub struct Spec;\n");
+        write(
+            "fam/a.rs",
+            "use super::spec::Spec;\nuse super::b::helper;\nuse crate::Error;\npub fn run() {}\n",
+        );
+        let graph = without_root_edges(module_graph(&dir).unwrap());
+        assert_eq!(find_cycle(&graph), None, "{graph:#?}");
+        write("fam/b.rs", "use super::a::run;\npub fn helper() {}\n");
+        let graph = without_root_edges(module_graph(&dir).unwrap());
         assert_eq!(
             find_cycle(&graph),
             Some(vec!["fam::a".into(), "fam::b".into(), "fam::a".into()])

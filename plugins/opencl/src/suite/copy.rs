@@ -1,6 +1,8 @@
 //! `copy`: an array of `n` floats copied at vector width 1, 2, 4, 8 or 16 (kernels/copy.cl).
 
-use super::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of, pseudo_random};
+use super::kernel::{
+    Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of, pseudo_random,
+};
 
 pub struct Copy;
 

@@ -1,7 +1,7 @@
 //! `empty`: one work-group that stores one float (kernels/empty.cl), the launch latency of
 //! the calibration. Its size is the work-items launched.
 
-use super::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of};
+use super::kernel::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of};
 
 pub struct Empty;
 

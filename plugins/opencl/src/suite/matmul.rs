@@ -1,7 +1,7 @@
 //! `matmul`: C = A B for n x n matrices, without (`global`) and with (`local`) tiles in local
 //! memory (kernels/matmul.cl).
 
-use super::{
+use super::kernel::{
     Arg, Mismatch, Plan, Preset, SuiteKernel, TILE, Work, compare, multiple_of, pseudo_random,
 };
 

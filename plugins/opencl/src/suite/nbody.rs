@@ -1,7 +1,9 @@
 //! `nbody`: the accelerations of n bodies from all pairs, without (`global`) and with (`local`)
 //! tiles of bodies in local memory (kernels/nbody.cl).
 
-use super::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of, pseudo_random};
+use super::kernel::{
+    Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of, pseudo_random,
+};
 
 pub struct Nbody;
 

@@ -1,7 +1,9 @@
 //! `reduce`: partial sums of n floats, one per work-group, by a tree in global memory (`global`)
 //! or in local memory (`local`) (kernels/reduce.cl).
 
-use super::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of, pseudo_random};
+use super::kernel::{
+    Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare, multiple_of, pseudo_random,
+};
 
 pub struct Reduce;
 

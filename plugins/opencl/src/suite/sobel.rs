@@ -1,7 +1,7 @@
 //! `sobel`: the Sobel edge magnitude of an n x n image, without (`global`) and with (`local`) the
 //! tile and its halo in local memory (kernels/sobel.cl).
 
-use super::{
+use super::kernel::{
     Arg, Mismatch, Plan, Preset, SuiteKernel, TILE, Work, compare, multiple_of, pseudo_random,
 };
 

@@ -1,7 +1,7 @@
 //! `transpose`: an n x n matrix transposed, without (`global`) and with (`local`) a tile in local
 //! memory (kernels/transpose.cl).
 
-use super::{
+use super::kernel::{
     Arg, Mismatch, Plan, Preset, SuiteKernel, TILE, Work, compare, multiple_of, pseudo_random,
 };
 

@@ -1,7 +1,7 @@
 //! `waves`: work-groups of a fixed amount of arithmetic each (kernels/waves.cl), the wave sweep
 //! of the calibration. Its size is the number of work-groups.
 
-use super::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare};
+use super::kernel::{Arg, Mismatch, Plan, Preset, SuiteKernel, Work, compare};
 
 pub struct Waves;
 

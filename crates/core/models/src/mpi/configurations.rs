@@ -14,8 +14,8 @@ use crate::{Input, ModelError};
 use super::input::{BlockRows, measured_run};
 use super::predict::predict_run;
 use super::rank::error_pct;
+use super::spec::{MpiPrediction, MpiSpec};
 use super::tables::rank_tables;
-use super::{MpiPrediction, MpiSpec};
 
 /// The earlier method: compute blocks from `compute` (a reduced run), communication blocks from
 /// `communication` (a run of the communication alone), each scaled to `spec.full_iterations`.

@@ -10,11 +10,11 @@ use crate::ModelError;
 use super::input::{BlockRows, RankRows, RankRun, measured_run};
 use super::loops::{Occurrence, full_iterations, periodic_count};
 use super::rank::{BlockPrediction, RankPrediction};
+use super::spec::{MpiPrediction, MpiSpec};
 use super::tables::rank_tables;
 use super::warmup::{
     LoopOccurrences, SteadyIterations, iteration_times, loop_times, warmup_iterations,
 };
-use super::{MpiPrediction, MpiSpec};
 
 pub(super) fn predict_rank(
     role: &str,
@@ -135,7 +135,7 @@ fn steady_iterations(
         &pooled,
         w,
         full,
-        super::Trend::TwoLengths,
+        super::spec::Trend::TwoLengths,
     ))
 }
 

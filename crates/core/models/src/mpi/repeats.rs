@@ -10,8 +10,8 @@ use crate::ModelError;
 use super::input::{BlockRows, measured_run};
 use super::predict::predict_run;
 use super::rank::RankPrediction;
+use super::spec::{MpiPrediction, MpiSpec, RunToRun};
 use super::tables::rank_tables;
-use super::{MpiPrediction, MpiSpec, RunToRun};
 
 /// The predicted run time (its slowest rank's total) of each repeat of the reduced run, each
 /// predicted alone with `spec`: their spread is the run-to-run variation of a prediction.

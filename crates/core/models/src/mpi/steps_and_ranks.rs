@@ -21,7 +21,7 @@ use super::call_paths::{CallPathSpec, OverRanks, RunInfo, WHOLE_RUN, call_path_r
 use super::input::BlockRows;
 use super::loops::RunSize;
 use super::predict::predict_rank;
-use super::{MpiSpec, STEADY_TOLERANCE};
+use super::spec::{MpiSpec, STEADY_TOLERANCE};
 use crate::Input;
 use crate::ModelError;
 use crate::scaling::{Scaling, ScalingSpec, numeric_parameters, scaling_models};

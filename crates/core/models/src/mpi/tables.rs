@@ -16,7 +16,7 @@ use crate::ModelError;
 use super::input::{MeasuredRun, check_same_configuration};
 use super::polling::{POLLING_FLAG, polling_loop};
 use super::rank::{BlockPrediction, RankPrediction, error_pct};
-use super::{MpiPrediction, MpiSpec};
+use super::spec::{MpiPrediction, MpiSpec};
 
 /// Per-rank compute and communication predictions from (possibly different) runs, compared
 /// with a measured full run, as tables.
@@ -145,7 +145,7 @@ pub(super) fn rank_flags(c: &RankPrediction, m: &RankPrediction) -> Vec<String> 
         if p.periodic_blocks > 0 {
             flags.push(format!("periodic_blocks={}", p.periodic_blocks));
         }
-        if !p.trend_extrapolated && p.drift_bound > super::STEADY_TOLERANCE {
+        if !p.trend_extrapolated && p.drift_bound > super::spec::STEADY_TOLERANCE {
             flags.push(format!(
                 "unsteady=+-{:.0}%",
                 100.0 * p.drift_bound.min(99.99)
@@ -441,7 +441,7 @@ fn steady_state_words(slowest: &Slowest) -> String {
             "WARNING: not shown. The {k} measured iterations cannot tell how the cost per iteration moves over {full}; the prediction assumes it stays as measured"
         );
     }
-    if slowest.drift_bound <= super::STEADY_TOLERANCE {
+    if slowest.drift_bound <= super::spec::STEADY_TOLERANCE {
         format!(
             "shown: over the {full} iterations the cost per iteration drifts by at most +-{bound:.1} % (95 %) from the {k} measured"
         )

@@ -9,7 +9,7 @@ use crate::{ModelError, median};
 
 use super::input::{BlockRows, RankRun, no_iterations};
 use super::loops::{Line, Occurrence, OccurrenceCount, changepoint_warmup, t975};
-use super::{DRIFT_PRIOR_PER_DOUBLING, TREND_T, Trend, Warmup};
+use super::spec::{DRIFT_PRIOR_PER_DOUBLING, TREND_T, Trend, Warmup};
 
 /// Iterations of a rank: their count and the time of each.
 pub(super) fn iteration_times(

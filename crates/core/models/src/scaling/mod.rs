@@ -12,16 +12,18 @@
 pub mod extrap;
 pub mod input;
 mod report;
+mod spec;
 mod tables;
 
 use arrow_array::RecordBatch;
 use yosoku_regression::pmnf::robust::fit_robust;
-use yosoku_regression::pmnf::{Aggregate, PmnfOptions, fit};
+use yosoku_regression::pmnf::{PmnfOptions, fit};
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::PredictionRow;
 
 pub use input::{drop_restated, numeric_parameters};
+pub use spec::{ScalingSpec, Search};
 
 use crate::ModelError;
 use input::series;
@@ -32,36 +34,6 @@ use tables::{
 
 /// The kind of model a `scaling_model` step records in its bundle: each call path's PMNF model.
 pub const MODEL_KIND: &str = "scaling";
-
-/// What `scaling_model` is asked.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScalingSpec {
-    /// The parameters to model over; empty: every parameter that is a number in every run and
-    /// varies within some call path.
-    pub parameters: Vec<String>,
-    pub aggregate: Aggregate,
-    /// Hold each call path's largest configuration (the last in parameter order) out of the fit
-    /// and predict it.
-    pub hold_out_largest: bool,
-    /// Coverage of the prediction intervals.
-    pub level: f64,
-    /// Also try negative exponents (Extra-P's `allow_negative_exponents`).
-    pub allow_negative_exponents: bool,
-    /// Which search chooses the terms.
-    pub search: Search,
-}
-
-/// The search that chooses each call path's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Search {
-    /// Extra-P's (the default): its hypotheses, its selection; the same terms as Extra-P 4.2.5.
-    #[default]
-    Extrap,
-    /// The robust search (`yosoku_regression::pmnf::robust`, docs/methods.md, section 7): the
-    /// repetitions' noise weighs the fit and the choice, negative exponents always, sums and
-    /// products over parameters; its interval carries the choice's own doubt.
-    Robust,
-}
 
 /// The step's results.
 #[derive(Debug)]

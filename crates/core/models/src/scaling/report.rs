@@ -4,6 +4,7 @@ use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::PredictionRow;
 
+use super::spec::Search;
 use super::tables::ModelRow;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -16,14 +17,14 @@ pub(super) fn summary(
     rows: &[ModelRow],
     predictions: &[PredictionRow],
     skipped: &[String],
-    (level, search): (f64, super::Search),
+    (level, search): (f64, Search),
 ) -> (Vec<ReportCell>, Vec<Figure>) {
     let title = format!(
         "Scaling models over {} ({}): {} call paths",
         names.join(", "),
         match search {
-            super::Search::Extrap => "Extra-P's PMNF search",
-            super::Search::Robust => "the robust PMNF search",
+            Search::Extrap => "Extra-P's PMNF search",
+            Search::Robust => "the robust PMNF search",
         },
         rows.len()
     );

@@ -12,7 +12,7 @@ use faer::Mat;
 use yosoku_regression::{OlsOptions, ols};
 
 use super::data::{Cell, Measurements, Work};
-use super::{DEVICE_FEATURES, GpuSpec, device_features};
+use super::gpu::{DEVICE_FEATURES, GpuSpec, device_features};
 use crate::ModelError;
 
 /// The ridge penalty on standardised features: small beside the thousands of rows, it only

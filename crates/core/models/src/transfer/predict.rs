@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use yosoku_devices::Catalogue;
 
 use super::data::{Cell, Dropped, Measurements, Work};
+use super::gpu::{GpuSpec, device_features, wave_scaling};
 use super::learned::{Source, TransferModel};
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
-use super::{GpuSpec, device_features, wave_scaling};
 use crate::model::Model;
 use crate::{ModelError, median};
 

@@ -9,8 +9,8 @@ use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::{Prediction as Row, PredictionsBuilder, error_pct};
 use yosoku_tables::{Figure, TRANSFER_COEFFICIENTS, TRANSFER_SCORES};
 
-use super::DEVICE_FEATURES;
 use super::data::Measurements;
+use super::gpu::DEVICE_FEATURES;
 use super::learned::TransferModel;
 use super::schemes::{Method, Scheme, Score, Validation};
 use crate::ModelError;

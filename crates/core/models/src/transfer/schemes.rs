@@ -21,9 +21,9 @@ use faer::Mat;
 use yosoku_regression::{OlsOptions, ols};
 
 use super::data::{Cell, Measurements};
+use super::gpu::{peak_scaling, wave_scaling};
 use super::learned::{CostModel, TransferModel};
 use super::utilisation::UtilisationModel;
-use super::{peak_scaling, wave_scaling};
 use crate::ModelError;
 use crate::median;
 

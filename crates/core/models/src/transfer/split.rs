@@ -18,9 +18,9 @@
 use yosoku_devices::Catalogue;
 
 use super::data::{Cell, Measurements};
+use super::gpu::{peak_scaling, wave_scaling};
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
-use super::{peak_scaling, wave_scaling};
 use crate::ModelError;
 use crate::median;
 

@@ -21,8 +21,8 @@
 //! cancels ([`scaling_latencies`]: a latency the catalogue lacks is taken as the other GPU's).
 
 use super::data::{Cell, Measurements, Work};
+use super::gpu::{DRAM_TRANSACTION_BYTES, GpuSpec, LAUNCH_LATENCY_SECS};
 use super::learned::Ridge;
-use super::{DRAM_TRANSACTION_BYTES, GpuSpec, LAUNCH_LATENCY_SECS};
 use crate::ModelError;
 
 /// The names of the utilisation features, in order.

@@ -11,8 +11,8 @@
 //! level's quantile of those absolute log errors is the half-width. The same residuals give the
 //! accuracy the forecast states of itself before any measurement.
 
-use super::GpuSpec;
 use super::data::{Cell, Measurements, Work};
+use super::gpu::GpuSpec;
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
 use crate::{ModelError, median};

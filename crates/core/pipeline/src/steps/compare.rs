@@ -10,7 +10,7 @@ use yosoku_tables::{
 };
 
 use super::figures::{name_of, output};
-use super::{
+use super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names, table_part,
 };

@@ -11,7 +11,7 @@ use yosoku_tables::{
 };
 
 use super::figures::{name_of, output, prediction_figures};
-use super::{
+use super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

@@ -27,4 +27,3 @@ pub use step::{
     Standardization, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     TrainingTable, table_part,
 };
-pub(crate) use step::{names, non_negative};

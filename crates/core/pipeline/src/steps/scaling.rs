@@ -8,7 +8,7 @@ use yosoku_models::scaling::{ScalingSpec, Search, scaling_models};
 use yosoku_regression::pmnf::Aggregate;
 use yosoku_tables::{PREDICTIONS, REPORT, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS};
 
-use super::{
+use super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     TrainingTable, names,
 };

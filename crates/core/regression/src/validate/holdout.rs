@@ -11,7 +11,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::{OlsOptions, RegressionError, ols};
 
-use super::{Held, Interval, outside, permutation, ranges, rows_of, stable_pivot};
+use super::scheme::{Held, Interval, outside, permutation, ranges, rows_of, stable_pivot};
 
 /// Predictions (and 95 % intervals) for rows `test` from the fit without them, computed from the
 /// fit on all rows: y_G - (I - H_GG)^-1 e_G. `None` when I - H_GG is (nearly) singular.

@@ -11,7 +11,7 @@ use faer::{Accum, Mat, MatRef};
 use crate::RegressionError;
 
 use super::holdout::{blocks_of, fold_labels, ranges_without_each, training_ranges_of_blocks};
-use super::{Held, Scheme, outside, ranges};
+use super::scheme::{Held, Scheme, outside, ranges};
 
 /// A column whose variance over a training set is at most this fraction of its variance over
 /// all rows counts as constant there: the centred cross-products of a training set are the whole

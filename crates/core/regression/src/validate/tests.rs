@@ -2,6 +2,9 @@
 
 use super::holdout::{blocks_of, training_ranges_of_blocks};
 use super::ridge::LooRefinement;
+use faer::Mat;
+
+use super::scheme::rows_of;
 use super::*;
 
 #[test]

@@ -3,8 +3,8 @@
 
 use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 
+use super::columns::{DEVICE, MODEL, PHASE, PROGRAM, REPETITIONS, VARIANT, column, label};
 use super::counters::MODEL_GROUP_OPT;
-use super::{DEVICE, MODEL, PHASE, PROGRAM, REPETITIONS, VARIANT, column, label};
 
 pub static PREDICTIONS: TableDef = TableDef {
     name: "predictions",

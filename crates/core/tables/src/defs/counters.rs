@@ -3,7 +3,7 @@
 
 use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V, col};
 
-use super::{MODEL, VARIANT, column, label};
+use super::columns::{MODEL, VARIANT, column, label};
 
 pub(super) const MODEL_GROUP_OPT: ColumnDef = column(
     col::MODEL_GROUP,

@@ -3,8 +3,8 @@
 
 use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V, col};
 
+use super::columns::{DEVICE, MODEL, PROGRAM, PROVENANCES, VARIANT, column, label};
 use super::measurements::{RATE_UNITS, WORK_UNITS};
-use super::{DEVICE, MODEL, PROGRAM, PROVENANCES, VARIANT, column, label};
 
 /// CSX600 execution units: the control unit (`mono`) and the 96-PE array (`poly`).
 pub const EXEC_UNITS: &[&str] = &["mono", "poly"];

@@ -3,7 +3,7 @@
 
 use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 
-use super::{DEVICE, PHASE, PROGRAM, REPETITIONS, RUN_ID, VARIANT, column, label};
+use super::columns::{DEVICE, PHASE, PROGRAM, REPETITIONS, RUN_ID, VARIANT, column, label};
 
 /// What a counter measures; `time` and `rate` metrics are functions of the run time itself.
 pub const METRIC_KINDS: &[&str] = &["count", "config", "time", "rate", "ratio", "clock", "level"];

@@ -1,10 +1,9 @@
 //! The definitions of the canonical tables, one module per model family (`compare`,
 //! `counters`, `csx600`, `mpi`, `scaling`, `transfer`, as in `yosoku-models` and the pipeline's
 //! steps) and two that no model owns: `measurements` (what sources produce) and `traces`
-//! (timelines). This module holds the columns several families share.
+//! (timelines). `columns` holds the columns several families share.
 
-use crate::{ColumnDef, ColumnType as T, ValueCheck as V, col};
-
+mod columns;
 mod compare;
 mod counters;
 mod csx600;
@@ -14,6 +13,7 @@ mod scaling;
 mod traces;
 mod transfer;
 
+pub use columns::{PHASES, PROVENANCES};
 pub use compare::*;
 pub use counters::*;
 pub use csx600::*;
@@ -22,78 +22,3 @@ pub use mpi::*;
 pub use scaling::*;
 pub use traces::*;
 pub use transfer::*;
-
-/// Phases a measured or predicted time can cover.
-pub const PHASES: &[&str] = &[
-    "total",
-    "compute",
-    "transfer",
-    "communication",
-    "kernel",
-    "api",
-];
-
-/// Whether a number was measured or is an illustration standing in for a measurement.
-pub const PROVENANCES: &[&str] = &["measured", "illustrative"];
-
-const fn column(
-    name: &'static str,
-    ty: T,
-    nullable: bool,
-    unit: Option<&'static str>,
-    check: V,
-    doc: &'static str,
-) -> ColumnDef {
-    ColumnDef {
-        name,
-        ty,
-        nullable,
-        unit,
-        check,
-        doc,
-    }
-}
-
-const fn label(name: &'static str, doc: &'static str) -> ColumnDef {
-    column(name, T::Utf8, false, None, V::Any, doc)
-}
-
-const RUN_ID: ColumnDef = label(
-    col::RUN_ID,
-    "Identifies one measured run within its source; rows of different tables with the same `run_id` come from the same run.",
-);
-
-const DEVICE: ColumnDef = label(
-    col::DEVICE,
-    "The processor the row is about (a GPU model, a CPU, a CSX600, an MPI node).",
-);
-
-const PROGRAM: ColumnDef = label(col::PROGRAM, "The benchmark or kernel.");
-
-const VARIANT: ColumnDef = label(
-    col::VARIANT,
-    "The version of the program (input size, loop count, optimisation); empty when there is one.",
-);
-
-const MODEL: ColumnDef = label(
-    col::MODEL,
-    "The model (pipeline step id) that made the row.",
-);
-
-const PHASE: ColumnDef = column(
-    col::PHASE,
-    T::Utf8,
-    false,
-    None,
-    V::OneOf(PHASES),
-    "Which part of the run a time covers.",
-);
-
-const REPETITIONS: ColumnDef = column(
-    col::REPETITIONS,
-    T::Int64,
-    false,
-    None,
-    V::Positive,
-    "How many executions of the profiled unit (a loop iteration, a kernel launch, the whole program) the time covers.",
-);

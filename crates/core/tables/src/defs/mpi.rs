@@ -2,7 +2,7 @@
 
 use crate::{ColumnDef, ColumnType as T, TableDef, ValueCheck as V, col};
 
-use super::{DEVICE, MODEL, RUN_ID, column, label};
+use super::columns::{DEVICE, MODEL, RUN_ID, column, label};
 
 /// Kinds of MPI block.
 pub const MPI_BLOCK_KINDS: &[&str] = &["compute", "communication"];

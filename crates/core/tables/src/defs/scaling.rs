@@ -2,8 +2,8 @@
 
 use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 
+use super::columns::{DEVICE, PHASE, PROGRAM, REPETITIONS, VARIANT, column, label};
 use super::counters::ADJUSTED_R2;
-use super::{DEVICE, PHASE, PROGRAM, REPETITIONS, VARIANT, column, label};
 
 pub static SCALING_MODELS: TableDef = TableDef {
     name: "scaling_models",

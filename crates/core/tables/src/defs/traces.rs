@@ -2,7 +2,7 @@
 
 use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 
-use super::{RUN_ID, column, label};
+use super::columns::{RUN_ID, column, label};
 
 /// Timers a kernel trace can be recorded with (docs/kernel-trace.md).
 pub const TRACE_TIMERS: &[&str] = &["clock64", "globaltimer"];

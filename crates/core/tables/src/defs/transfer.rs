@@ -3,7 +3,7 @@
 
 use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 
-use super::{MODEL, column, label};
+use super::columns::{MODEL, column, label};
 
 pub static TRANSFER_SCORES: TableDef = TableDef {
     name: "transfer_scores",

@@ -8,7 +8,7 @@ use yosoku_tables::{Figure, PREDICTIONS, REPORT, VALIDATION_SUMMARY};
 
 use super::fit::{MatrixSpec, check_matrix, counter_model};
 use super::published::{PublishedSpec, published};
-use crate::steps::{
+use crate::steps::step::{
     ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput,
     StepParams, TableRef, names, non_negative,
 };

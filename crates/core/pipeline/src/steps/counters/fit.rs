@@ -9,7 +9,7 @@ use yosoku_tables::{
     Figure, MODEL_COEFFICIENTS, MODEL_SUMMARY, PREDICTIONS, REPORT, SELECTION_PATH,
 };
 
-use crate::steps::{
+use crate::steps::step::{
     DefinedModel, ModelDefinition, ParamError, Step, StepContext, StepError, StepOutput, TableRef,
     TrainingTable, names,
 };

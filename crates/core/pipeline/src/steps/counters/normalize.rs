@@ -7,7 +7,7 @@ use serde::Deserialize;
 use yosoku_models::counters::normalize;
 use yosoku_tables::{Figure, METRIC_KINDS, OBSERVATIONS};
 
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Standardization, Step, StepContext, StepError, StepKind, StepOutput,
     StepParams, TableRef, names,
 };

@@ -5,7 +5,7 @@ use yosoku_models::counters::FeatureChoice;
 use yosoku_models::counters::fit::{Method, ModelSpec};
 
 use super::fit::{Fit, MatrixSpec};
-use crate::steps::{ParamError, Stage, StepKind, StepParams, TableRef, non_negative};
+use crate::steps::step::{ParamError, Stage, StepKind, StepParams, TableRef, non_negative};
 
 pub(crate) const OLS: StepKind = StepKind::new::<OlsParams>(
     "ols",

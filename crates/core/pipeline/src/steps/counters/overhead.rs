@@ -7,7 +7,7 @@ use yosoku_models::counters::overhead::{OverheadSpec, overhead};
 use yosoku_tables::{OVERHEADS, REPORT};
 
 use super::published::{PublishedSpec, published};
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

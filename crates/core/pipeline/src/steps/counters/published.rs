@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use yosoku_models::counters::report::Published;
 
-use crate::steps::ParamError;
+use crate::steps::step::ParamError;
 
 /// A published figure printed beside the computed ones.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -7,7 +7,7 @@ use yosoku_models::counters::fit::{Method, ModelSpec};
 use yosoku_regression::stepwise::{Direction, StepwiseOptions};
 
 use super::fit::{Fit, MatrixSpec};
-use crate::steps::{ParamError, Stage, StepKind, StepParams, TableRef};
+use crate::steps::step::{ParamError, Stage, StepKind, StepParams, TableRef};
 
 pub(crate) const STEPWISE: StepKind = StepKind::new::<StepwiseParams>(
     "stepwise",

@@ -6,7 +6,7 @@ use yosoku_models::counters::throughput::{ThroughputSpec, throughput};
 use yosoku_tables::{REPORT, THROUGHPUTS};
 
 use super::published::{PublishedSpec, published};
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

@@ -6,7 +6,7 @@ use yosoku_models::mpi::{self};
 use yosoku_tables::{PREDICTIONS, REPORT};
 
 use super::shared::{SettingKeys, Settings, TrendParam, mpi_figures};
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use yosoku_models::mpi::call_paths::{CallPathSpec, OverRanks, call_path_runs};
 use yosoku_tables::{Figure, RUNS};
 
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

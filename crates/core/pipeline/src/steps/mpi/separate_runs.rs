@@ -4,7 +4,7 @@ use serde::Deserialize;
 use yosoku_models::mpi::{self};
 
 use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, TrendParam, prediction_output};
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

@@ -8,7 +8,7 @@ use yosoku_models::mpi::{DEFAULT_RUN_TO_RUN_PCT, MpiPrediction, MpiSpec, RunToRu
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{Figure, MPI_BLOCK_PREDICTIONS, PREDICTIONS, REPORT};
 
-use crate::steps::{ParamError, StepOutput};
+use crate::steps::step::{ParamError, StepOutput};
 
 /// How the run to predict is sized, the warm-up chosen and a drift treated: the keys every MPI
 /// prediction step has (flattened into each step's parameters by hand: serde's `flatten` does

@@ -6,7 +6,7 @@ use yosoku_tables::{Figure, SPANS};
 use yosoku_traces::mpi;
 use yosoku_traces::spans::extents;
 
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names, table_part,
 };

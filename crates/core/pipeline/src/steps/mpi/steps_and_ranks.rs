@@ -14,7 +14,7 @@ use super::shared::{SettingKeys, Settings, TrendParam, mpi_figures};
 use crate::steps::scaling::{
     SCALING_TABLES, default_aggregate, default_level, meaning_cells, scaling_spec,
 };
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     TrainingTable, names,
 };

@@ -1,4 +1,3 @@
-
 use arrow_array::RecordBatch;
 use yosoku_tables::MPI_BLOCKS;
 

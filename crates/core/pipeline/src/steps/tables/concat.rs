@@ -5,7 +5,7 @@ use arrow_array::RecordBatch;
 use serde::Deserialize;
 use yosoku_tables::Figure;
 
-use crate::steps::{
+use crate::steps::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     table_part,
 };

@@ -8,7 +8,7 @@ use yosoku_models::transfer::predict::{GpuTransfer, TransferOptions, TransferTra
 use yosoku_models::transfer::report::coefficients_batch;
 use yosoku_tables::{OBSERVATIONS, TRANSFER_COEFFICIENTS};
 
-use super::super::{
+use super::super::step::{
     DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
     StepOutput, StepParams, TableRef, TrainingTable, names,
 };

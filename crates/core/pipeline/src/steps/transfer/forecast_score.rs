@@ -5,7 +5,7 @@ use yosoku_models::transfer::forecast::ModelScore;
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::{Figure, PREDICTIONS, REPORT};
 
-use super::super::{
+use super::super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };

@@ -12,7 +12,7 @@ use yosoku_models::transfer::schemes::{Scheme, validate};
 use yosoku_tables::{PREDICTIONS, REPORT, TRANSFER_SCORES};
 
 use super::super::counters::PublishedSpec;
-use super::super::{
+use super::super::step::{
     DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
     StepOutput, StepParams, TableRef, names,
 };

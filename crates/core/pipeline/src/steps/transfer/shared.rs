@@ -1,8 +1,8 @@
 //! What the transfer family's step kinds share: their `published` figures, the default
 //! interval level and the grouping of operators.
 
-use super::super::ParamError;
 use super::super::counters::PublishedSpec;
+use super::super::step::ParamError;
 
 /// The `published` figures of a step scored by mean |error|: (row, value), each with its value.
 pub(super) fn mean_error_anchors(

@@ -7,7 +7,7 @@ use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::{Figure, REPORT};
 
 use super::super::counters::PublishedSpec;
-use super::super::{
+use super::super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
