@@ -23,7 +23,7 @@ mod step;
 
 pub use registry::{STEP_KINDS, step_kind};
 pub use step::{
-    Added, DefinedModel, ModelDefinition, ParamError, ParamsError, PipelineStep, SavedModel, Stage,
-    Standardization, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    TrainingTable, table_part,
+    Added, DefinedModel, GroupedParams, KeyGroup, ModelDefinition, ParamError, ParamsError,
+    PipelineStep, SavedModel, Stage, Standardization, Step, StepContext, StepError, StepKind,
+    StepOutput, StepParams, TableRef, TrainingTable, table_part,
 };

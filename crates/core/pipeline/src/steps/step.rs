@@ -10,7 +10,7 @@ use std::ops::Range;
 use arrow_array::RecordBatch;
 use serde::de::DeserializeOwned;
 use toml::Spanned;
-use toml::de::{DeValue, ValueDeserializer};
+use toml::de::{DeTable, DeValue, ValueDeserializer};
 use yosoku_devices::Catalogue;
 use yosoku_models::ModelError;
 use yosoku_tables::rows::RowsError;
@@ -106,6 +106,21 @@ pub trait Step: fmt::Debug + Send + Sync {
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError>;
 }
 
+/// Keys several step kinds share, read once as one typed group beside each kind's own keys
+/// ([`GroupedParams`]). The group's keys are taken out of a step's table first; the kind's own
+/// parameters (`deny_unknown_fields`) then refuse any other key at its line and column.
+pub trait KeyGroup: DeserializeOwned {
+    /// The keys of the group.
+    const KEYS: &'static [&'static str];
+}
+
+/// The parameters of a step kind whose table holds a [`KeyGroup`] beside its own keys.
+pub trait GroupedParams: DeserializeOwned {
+    type Group: KeyGroup;
+    type Step: Step + 'static;
+    fn into_step(self, group: Self::Group) -> Result<Self::Step, ParamError>;
+}
+
 /// Why a step's parameters were refused: serde's error (unknown key, wrong type, with the span
 /// of the value) or a check of [`StepParams::into_step`]. The parser turns either into a
 /// `file:line:column` error.
@@ -150,6 +165,20 @@ impl StepKind {
         }
     }
 
+    /// A kind whose parameters are `P`, with the keys of `P::Group` beside its own.
+    pub const fn grouped<P: GroupedParams + 'static>(
+        name: &'static str,
+        stage: Stage,
+        summary: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            stage,
+            summary,
+            parse: parse_grouped::<P>,
+        }
+    }
+
     /// Reads and checks the parameters of a step of this kind: its table without `step` and
     /// `id`.
     pub fn parse(&self, params: Spanned<DeValue<'_>>) -> Result<Box<dyn Step>, ParamsError> {
@@ -162,6 +191,37 @@ fn parse_step<P: StepParams + 'static>(
 ) -> Result<Box<dyn Step>, ParamsError> {
     let parsed = P::deserialize(ValueDeserializer::from(params)).map_err(ParamsError::Toml)?;
     let step = parsed.into_step().map_err(ParamsError::Param)?;
+    Ok(Box::new(step))
+}
+
+/// [`parse_step`] of a kind with a key group: the group's keys read as `P::Group`, the others
+/// as `P`, each value with its own span (an error points at the key's line and column).
+fn parse_grouped<P: GroupedParams + 'static>(
+    params: Spanned<DeValue<'_>>,
+) -> Result<Box<dyn Step>, ParamsError> {
+    let span = params.span();
+    let (own, group) = match params.into_inner() {
+        DeValue::Table(table) => {
+            let (mut own, mut group) = (DeTable::new(), DeTable::new());
+            for (key, value) in table {
+                if <P::Group as KeyGroup>::KEYS.contains(&key.get_ref().as_ref()) {
+                    group.insert(key, value);
+                } else {
+                    own.insert(key, value);
+                }
+            }
+            (DeValue::Table(own), DeValue::Table(group))
+        }
+        // Not a table: the kind's own parameters say what was expected.
+        other => (other, DeValue::Table(DeTable::new())),
+    };
+    let parsed = P::deserialize(ValueDeserializer::from(Spanned::new(span.clone(), own)))
+        .map_err(ParamsError::Toml)?;
+    let group = <P::Group as serde::Deserialize>::deserialize(ValueDeserializer::from(
+        Spanned::new(span, group),
+    ))
+    .map_err(ParamsError::Toml)?;
+    let step = parsed.into_step(group).map_err(ParamsError::Param)?;
     Ok(Box::new(step))
 }
 

@@ -5,13 +5,13 @@ use serde::Deserialize;
 use yosoku_models::mpi::{self};
 use yosoku_tables::{PREDICTIONS, REPORT};
 
-use super::shared::{SettingKeys, Settings, TrendParam, mpi_figures};
+use super::shared::{SettingKeys, Settings, mpi_figures};
 use crate::steps::step::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    GroupedParams, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, TableRef,
     names,
 };
 
-pub(crate) const BEST_CONFIGURATION: StepKind = StepKind::new::<BestConfigurationParams>(
+pub(crate) const BEST_CONFIGURATION: StepKind = StepKind::grouped::<BestConfigurationParams>(
     "mpi_best_configuration",
     Stage::Fit,
     "candidate configurations predicted from one reduced run each, and ranked",
@@ -28,21 +28,6 @@ pub struct BestConfigurationParams {
     pub reduced_ranks: TableRef,
     /// `mpi_ranks` of measured full runs of the candidates, to rank beside the predictions.
     pub measured_ranks: Option<TableRef>,
-    /// Main-loop iterations of the run to predict (or give the steps).
-    pub full_iterations: Option<u64>,
-    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
-    pub reduced_steps: Option<u64>,
-    /// Steps of the run to predict.
-    pub full_steps: Option<u64>,
-    /// Warm-up iterations to exclude; without it, found by a change-point test.
-    pub warmup_iterations: Option<usize>,
-    /// The older threshold method instead: leading iterations further than this fraction from
-    /// the steady time are warm-up.
-    pub warmup_tolerance: Option<f64>,
-    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
-    pub trend: Option<TrendParam>,
-    /// The paper's figure for this setting, printed beside ours.
-    pub published: Option<String>,
 }
 
 /// An `mpi_best_configuration` step.
@@ -54,18 +39,12 @@ pub struct BestConfiguration {
     settings: Settings,
 }
 
-impl StepParams for BestConfigurationParams {
+impl GroupedParams for BestConfigurationParams {
+    type Group = SettingKeys;
     type Step = BestConfiguration;
-    fn into_step(self) -> Result<BestConfiguration, ParamError> {
+    fn into_step(self, keys: SettingKeys) -> Result<BestConfiguration, ParamError> {
         Ok(BestConfiguration {
-            settings: Settings::new(SettingKeys::of(
-                self.full_iterations,
-                (self.reduced_steps, self.full_steps),
-                self.warmup_iterations,
-                self.warmup_tolerance,
-                self.trend,
-                self.published,
-            ))?,
+            settings: Settings::new(keys)?,
             reduced: self.reduced,
             reduced_ranks: self.reduced_ranks,
             measured_ranks: self.measured_ranks,

@@ -3,13 +3,13 @@
 use serde::Deserialize;
 use yosoku_models::mpi::{self};
 
-use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, TrendParam, prediction_output};
+use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, prediction_output};
 use crate::steps::step::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    GroupedParams, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, TableRef,
     names,
 };
 
-pub(crate) const SEPARATE_RUNS: StepKind = StepKind::new::<SeparateRunsParams>(
+pub(crate) const SEPARATE_RUNS: StepKind = StepKind::grouped::<SeparateRunsParams>(
     "mpi_separate_runs",
     Stage::Fit,
     "the earlier method: compute and communication from separate runs",
@@ -25,21 +25,6 @@ pub struct SeparateRunsParams {
     /// `mpi_blocks` of the communication-only run.
     pub communication: TableRef,
     pub measured: Option<TableRef>,
-    /// Main-loop iterations of the run to predict (or give the steps).
-    pub full_iterations: Option<u64>,
-    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
-    pub reduced_steps: Option<u64>,
-    /// Steps of the run to predict.
-    pub full_steps: Option<u64>,
-    /// Warm-up iterations to exclude; without it, found by a change-point test.
-    pub warmup_iterations: Option<usize>,
-    /// The older threshold method instead: leading iterations further than this fraction from
-    /// the steady time are warm-up.
-    pub warmup_tolerance: Option<f64>,
-    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
-    pub trend: Option<TrendParam>,
-    /// The paper's figure for this setting, printed beside ours.
-    pub published: Option<String>,
 }
 
 /// An `mpi_separate_runs` step.
@@ -51,18 +36,12 @@ pub struct SeparateRuns {
     settings: Settings,
 }
 
-impl StepParams for SeparateRunsParams {
+impl GroupedParams for SeparateRunsParams {
+    type Group = SettingKeys;
     type Step = SeparateRuns;
-    fn into_step(self) -> Result<SeparateRuns, ParamError> {
+    fn into_step(self, keys: SettingKeys) -> Result<SeparateRuns, ParamError> {
         Ok(SeparateRuns {
-            settings: Settings::new(SettingKeys::of(
-                self.full_iterations,
-                (self.reduced_steps, self.full_steps),
-                self.warmup_iterations,
-                self.warmup_tolerance,
-                self.trend,
-                self.published,
-            ))?,
+            settings: Settings::new(keys)?,
             compute: self.compute,
             communication: self.communication,
             measured: self.measured,

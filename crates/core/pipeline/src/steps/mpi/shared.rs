@@ -8,11 +8,11 @@ use yosoku_models::mpi::{DEFAULT_RUN_TO_RUN_PCT, MpiPrediction, MpiSpec, RunToRu
 use yosoku_tables::rows::{RowsError, read_predictions};
 use yosoku_tables::{Figure, MPI_BLOCK_PREDICTIONS, PREDICTIONS, REPORT};
 
-use crate::steps::step::{ParamError, StepOutput};
+use crate::steps::step::{KeyGroup, ParamError, StepOutput};
 
 /// How the run to predict is sized, the warm-up chosen and a drift treated: the keys every MPI
-/// prediction step has (flattened into each step's parameters by hand: serde's `flatten` does
-/// not work with `deny_unknown_fields`).
+/// prediction step has, read once as [`SettingKeys`] beside each step's own keys
+/// (`StepKind::grouped`: serde's `flatten` does not work with `deny_unknown_fields`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     size: RunSize,
@@ -21,15 +21,38 @@ pub struct Settings {
     published: Option<String>,
 }
 
-/// The raw keys of [`Settings`].
-pub(super) struct SettingKeys {
-    full_iterations: Option<u64>,
-    reduced_steps: Option<u64>,
-    full_steps: Option<u64>,
-    warmup_iterations: Option<usize>,
-    warmup_tolerance: Option<f64>,
-    trend: Option<TrendParam>,
-    published: Option<String>,
+/// The keys of [`Settings`], as a step's table gives them: read once for every MPI prediction
+/// step (`StepKind::grouped`), each refused at its line and column when its value is not one.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingKeys {
+    /// Main-loop iterations of the run to predict (or give the steps).
+    pub full_iterations: Option<u64>,
+    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
+    pub reduced_steps: Option<u64>,
+    /// Steps of the run to predict.
+    pub full_steps: Option<u64>,
+    /// Warm-up iterations to exclude; without it, found by a change-point test.
+    pub warmup_iterations: Option<usize>,
+    /// The older threshold method instead: leading iterations further than this fraction from
+    /// the steady time are warm-up.
+    pub warmup_tolerance: Option<f64>,
+    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
+    pub trend: Option<TrendParam>,
+    /// The paper's figure for this setting, printed beside ours.
+    pub published: Option<String>,
+}
+
+impl KeyGroup for SettingKeys {
+    const KEYS: &'static [&'static str] = &[
+        "full_iterations",
+        "reduced_steps",
+        "full_steps",
+        "warmup_iterations",
+        "warmup_tolerance",
+        "trend",
+        "published",
+    ];
 }
 
 /// `trend`: what to do with a per-iteration cost that drifts over the reduced run.
@@ -177,25 +200,4 @@ pub(super) fn prediction_output(p: MpiPrediction) -> Result<StepOutput, RowsErro
         .table(&MPI_BLOCK_PREDICTIONS, p.block_predictions)
         .table(&REPORT, p.report)
         .figures(figures))
-}
-
-impl SettingKeys {
-    pub(super) fn of(
-        full_iterations: Option<u64>,
-        (reduced_steps, full_steps): (Option<u64>, Option<u64>),
-        warmup_iterations: Option<usize>,
-        warmup_tolerance: Option<f64>,
-        trend: Option<TrendParam>,
-        published: Option<String>,
-    ) -> Self {
-        Self {
-            full_iterations,
-            reduced_steps,
-            full_steps,
-            warmup_iterations,
-            warmup_tolerance,
-            trend,
-            published,
-        }
-    }
 }

@@ -3,13 +3,13 @@
 use serde::Deserialize;
 use yosoku_models::mpi::{self, RunToRun};
 
-use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, TrendParam, prediction_output};
+use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, prediction_output};
 use crate::steps::step::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    GroupedParams, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, TableRef,
     names,
 };
 
-pub(crate) const SIMPLIFIED: StepKind = StepKind::new::<SimplifiedParams>(
+pub(crate) const SIMPLIFIED: StepKind = StepKind::grouped::<SimplifiedParams>(
     "mpi_simplified",
     Stage::Fit,
     "per-rank prediction of a full MPI run from a reduced run (Chida et al.)",
@@ -24,21 +24,6 @@ pub struct SimplifiedParams {
     pub reduced: Option<TableRef>,
     /// `mpi_blocks` of the full run, to compare with.
     pub measured: Option<TableRef>,
-    /// Main-loop iterations of the run to predict (or give the steps).
-    pub full_iterations: Option<u64>,
-    /// Steps (time steps, SCF cycles, ...: the program's own units) of the reduced run.
-    pub reduced_steps: Option<u64>,
-    /// Steps of the run to predict.
-    pub full_steps: Option<u64>,
-    /// Warm-up iterations to exclude; without it, found by a change-point test.
-    pub warmup_iterations: Option<usize>,
-    /// The older threshold method instead: leading iterations further than this fraction from
-    /// the steady time are warm-up.
-    pub warmup_tolerance: Option<f64>,
-    /// `flag` (default) or `linear`: a drifting per-iteration cost is flagged, or extrapolated.
-    pub trend: Option<TrendParam>,
-    /// The paper's figure for this setting, printed beside ours.
-    pub published: Option<String>,
     /// `mpi_blocks` of repeats of the reduced run (this one among them, or not; the older
     /// spelling `warmup_from` is read too): the warm-up of each rank is chosen once on their
     /// pooled per-iteration times, the same for every repeat, and the spread of their
@@ -70,11 +55,12 @@ pub struct Simplified {
     settings: Settings,
 }
 
-impl StepParams for SimplifiedParams {
+impl GroupedParams for SimplifiedParams {
+    type Group = SettingKeys;
     type Step = Simplified;
-    fn into_step(self) -> Result<Simplified, ParamError> {
+    fn into_step(self, keys: SettingKeys) -> Result<Simplified, ParamError> {
         if !self.repeats.is_empty()
-            && (self.warmup_iterations.is_some() || self.warmup_tolerance.is_some())
+            && (keys.warmup_iterations.is_some() || keys.warmup_tolerance.is_some())
         {
             return Err(ParamError::new(
                 "repeats",
@@ -127,14 +113,7 @@ impl StepParams for SimplifiedParams {
             repeats: self.repeats,
             run_to_run_pct: self.run_to_run_pct,
             shorter: self.shorter,
-            settings: Settings::new(SettingKeys::of(
-                self.full_iterations,
-                (self.reduced_steps, self.full_steps),
-                self.warmup_iterations,
-                self.warmup_tolerance,
-                self.trend,
-                self.published,
-            ))?,
+            settings: Settings::new(keys)?,
             reduced,
             measured: self.measured,
         })

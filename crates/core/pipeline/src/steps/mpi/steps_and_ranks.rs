@@ -10,16 +10,16 @@ use yosoku_models::ModelError;
 use yosoku_models::mpi::{StepsAndRanksSpec, steps_and_ranks};
 use yosoku_tables::{PREDICTIONS, REPORT, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS};
 
-use super::shared::{SettingKeys, Settings, TrendParam, mpi_figures};
+use super::shared::{SettingKeys, Settings, mpi_figures};
 use crate::steps::scaling::{
     SCALING_TABLES, default_aggregate, default_level, meaning_cells, scaling_spec,
 };
 use crate::steps::step::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
+    GroupedParams, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, TableRef,
     TrainingTable, names,
 };
 
-pub(crate) const STEPS_AND_RANKS: StepKind = StepKind::new::<StepsAndRanksParams>(
+pub(crate) const STEPS_AND_RANKS: StepKind = StepKind::grouped::<StepsAndRanksParams>(
     "mpi_steps_and_ranks",
     Stage::Validate,
     "one MPI run at more ranks, a larger input and more steps than measured: short runs split per call path into a cost per step and once (simplified execution), both modelled over the configurations (PMNF)",
@@ -43,13 +43,6 @@ pub struct StepsAndRanksParams {
     /// The configuration to predict: a value for every parameter modelled
     /// (`target = { n = 129, ranks = 2 }`).
     pub target: BTreeMap<String, f64>,
-    /// The length: the short runs' and the run to predict's, as `mpi_simplified` takes it.
-    pub full_iterations: Option<u64>,
-    pub reduced_steps: Option<u64>,
-    pub full_steps: Option<u64>,
-    pub warmup_iterations: Option<usize>,
-    pub warmup_tolerance: Option<f64>,
-    pub trend: Option<TrendParam>,
     /// The parameters to model over; every numeric one that varies when absent.
     #[serde(default)]
     pub parameters: Vec<String>,
@@ -76,9 +69,10 @@ pub struct StepsAndRanks {
     meanings: BTreeMap<String, String>,
 }
 
-impl StepParams for StepsAndRanksParams {
+impl GroupedParams for StepsAndRanksParams {
+    type Group = SettingKeys;
     type Step = StepsAndRanks;
-    fn into_step(self) -> Result<StepsAndRanks, ParamError> {
+    fn into_step(self, keys: SettingKeys) -> Result<StepsAndRanks, ParamError> {
         let measured = match (self.measured_blocks, self.measured_ranks) {
             (Some(b), Some(r)) => Some((b, r)),
             (None, None) => None,
@@ -116,14 +110,13 @@ impl StepParams for StepsAndRanksParams {
                 ),
             ));
         }
-        let settings = Settings::new(SettingKeys::of(
-            self.full_iterations,
-            (self.reduced_steps, self.full_steps),
-            self.warmup_iterations,
-            self.warmup_tolerance,
-            self.trend,
-            None,
-        ))?;
+        if keys.published.is_some() {
+            return Err(ParamError::new(
+                "published",
+                "`mpi_steps_and_ranks` takes no `published` figure (its scoreboard rows name the paper's)",
+            ));
+        }
+        let settings = Settings::new(keys)?;
         let scaling = scaling_spec(
             self.parameters,
             &self.aggregate,

@@ -141,3 +141,32 @@ fn a_pooled_warmup_needs_two_repeats_and_no_fixed_warmup() {
     );
     assert!(e.contains("leave `reduced` out"), "{e}");
 }
+
+/// The keys the MPI prediction steps share are read once as one group (`SettingKeys`) beside
+/// each step's own: a value of the wrong type in either, and a key of neither, are refused at
+/// their line and column; `mpi_steps_and_ranks` refuses the group's `published`.
+#[test]
+fn shared_and_own_keys_are_refused_at_their_line_and_column() {
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = \"many\"",
+    );
+    assert!(e.starts_with("p.toml:8:19:"), "{e}");
+    assert!(e.contains("many"), "{e}");
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_separate_runs\"\nid = \"p\"\ncompute = \"src.blocks\"\ncommunication = \"src.blocks\"\nfull_iterations = 10\nwarmup_iteration = 2",
+    );
+    assert!(e.starts_with("p.toml:10:1:"), "{e}");
+    assert!(e.contains("warmup_iteration"), "{e}");
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_best_configuration\"\nid = \"p\"\nreduced = \"src.blocks\"\nreduced_ranks = \"src.ranks\"\nfull_iterations = 10\ntrend = \"sideways\"",
+    );
+    assert!(e.starts_with("p.toml:10:9:"), "{e}");
+    let e = parse_error(
+        "validate",
+        "step = \"mpi_steps_and_ranks\"\nid = \"p\"\nblocks = \"src.blocks\"\nranks = \"src.ranks\"\ntarget = { n = 129, ranks = 2 }\nreduced_steps = 20\nfull_steps = 400\npublished = \"x\"",
+    );
+    assert!(e.contains("key `published`"), "{e}");
+}

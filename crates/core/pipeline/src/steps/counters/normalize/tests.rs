@@ -1,4 +1,3 @@
-
 use crate::steps::testing::{observations, parse_error, run_steps};
 
 #[test]
