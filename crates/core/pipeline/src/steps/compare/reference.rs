@@ -1,92 +1,24 @@
-//! The compare family: predictions validated against measurements (`compare_measured`) and
-//! results against published figures (`compare_reference`).
+//! `compare_reference`: computed figures against published ones.
 
 use arrow_array::RecordBatch;
 use serde::Deserialize;
-use yosoku_models::compare::{compare_measured, compare_reference};
-use yosoku_tables::rows::{RowsError, read_predictions};
+use yosoku_models::compare::compare_reference;
+use yosoku_tables::rows::RowsError;
 use yosoku_tables::{
     COST_BREAKDOWN, DOUBLE_BUFFER_BALANCE, Figure, PREDICTIONS, REFERENCE_COMPARISON, TableDef, col,
 };
 
-use super::figures::{name_of, output};
-use super::step::{
+use super::super::figures::{name_of, output};
+use super::super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names, table_part,
 };
 
-pub(crate) const COMPARE_MEASURED: StepKind = StepKind::new::<CompareMeasured>(
-    "compare_measured",
-    Stage::Validate,
-    "predictions against measured runs",
-);
 pub(crate) const COMPARE_REFERENCE: StepKind = StepKind::new::<CompareReferenceParams>(
     "compare_reference",
     Stage::Validate,
     "computed figures against published ones",
 );
-
-/// `compare_measured`: predictions against measured runs.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CompareMeasured {
-    pub predictions: TableRef,
-    /// A `runs` table.
-    pub measured: TableRef,
-}
-
-impl StepParams for CompareMeasured {
-    type Step = Self;
-    fn into_step(self) -> Result<Self, ParamError> {
-        Ok(self)
-    }
-}
-
-impl Step for CompareMeasured {
-    fn inputs(&self) -> Vec<&TableRef> {
-        vec![&self.predictions, &self.measured]
-    }
-
-    fn outputs(&self) -> Vec<&str> {
-        names(&[&PREDICTIONS])
-    }
-
-    fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        let compared = compare_measured(cx.input(&self.predictions)?, cx.input(&self.measured)?)?;
-        let figures = measured_figures(&compared)?;
-        Ok(StepOutput::new()
-            .table(&PREDICTIONS, compared)
-            .figures(figures))
-    }
-}
-
-fn measured_figures(compared: &RecordBatch) -> Result<Vec<Figure>, RowsError> {
-    let rows = read_predictions("predictions", compared)?;
-    let mut figures = Vec::new();
-    let mut errors = Vec::new();
-    for p in &rows {
-        let who = format!("{} {}", name_of(&p.program, &p.variant), p.phase);
-        // Flags (an illustrative input, a negative time) travel with the figures they qualify.
-        let flags = p
-            .flags
-            .as_ref()
-            .map(|f| format!(" [{f}]"))
-            .unwrap_or_default();
-        figures.push(
-            Figure::new(format!("{who}: predicted{flags}"), p.predicted_secs, "s").headline(),
-        );
-        if let (Some(m), Some(e)) = (p.measured_secs, p.error_pct) {
-            figures.push(Figure::new(format!("{who}: measured"), m, "s").headline());
-            figures.push(Figure::new(format!("{who}: error{flags}"), e, "%").headline());
-            errors.push(e.abs());
-        }
-    }
-    if !errors.is_empty() {
-        let mean = errors.iter().sum::<f64>() / errors.len() as f64;
-        figures.push(Figure::new("mean |error|", mean, "%").headline());
-    }
-    Ok(figures)
-}
 
 /// `compare_reference`: computed figures against published ones.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -233,39 +165,4 @@ fn reference_figures(table: &TableDef, compared: &RecordBatch) -> Result<Vec<Fig
     figures
         .push(Figure::new("references without a computed figure", unmatched as f64, "").headline());
     Ok(figures)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::testing::parse_error;
-
-    #[test]
-    fn the_label_column_is_known_when_the_file_is_parsed() {
-        let e = parse_error(
-            "validate",
-            "step = \"compare_reference\"\nid = \"r\"\ncomputed = \"fit.model_summary\"\nreference = \"src.reference_values\"",
-        );
-        assert_eq!(
-            e,
-            "p.toml:7:12: key `computed`: name the column that labels the rows of `model_summary` with `label_column`"
-        );
-        let e = parse_error(
-            "validate",
-            "step = \"compare_reference\"\nid = \"r\"\ncomputed = \"fit.runs\"\nreference = \"src.reference_values\"\nlabel_column = \"phaze\"",
-        );
-        assert!(
-            e.starts_with(
-                "p.toml:9:16: key `label_column`: `runs` has no column `phaze`; its columns: "
-            ),
-            "{e}"
-        );
-        let e = parse_error(
-            "validate",
-            "step = \"compare_reference\"\nid = \"r\"\ncomputed = \"fit.totals\"\nreference = \"src.reference_values\"",
-        );
-        assert_eq!(
-            e,
-            "p.toml:7:12: key `computed`: `computed` must be a canonical table, `totals` is not one"
-        );
-    }
 }
