@@ -156,7 +156,8 @@ impl Step for CrossValidate {
                 crossval::summary_batch(cx.id, &validated.summary)?,
             )
             .table(&REPORT, report_batch(&validated.report)?)
-            .figures(figures))
+            .figures(figures)
+            .scores(&VALIDATION_SUMMARY))
     }
 }
 
