@@ -283,21 +283,12 @@ fn saved_model(dir: &Path) -> Result<SavedTransfer> {
         .collect::<Result<Vec<_>>>()?;
     Ok(SavedTransfer {
         name: record.name.clone(),
-        table: files_table(record),
+        table: files.training_table,
         training: files.training,
         fitted,
         options,
         scores,
     })
-}
-
-/// The training table's name of a record [`yosoku_bundle::fs::read_model`] accepted.
-fn files_table(record: &ModelRecord) -> String {
-    record
-        .training
-        .as_ref()
-        .map(|t| t.table.clone())
-        .unwrap_or_default()
 }
 
 /// The answers' labels: the variant, and the run where the profile holds a kernel's variant

@@ -361,6 +361,8 @@ pub fn read_bundle(dir: &Path) -> Result<Bundle, BundleError> {
 /// against the hash the manifest recorded when the model was saved.
 #[derive(Debug, Clone)]
 pub struct SavedModelFiles {
+    /// The training table's name (`<namespace>.<table>`) and its rows.
+    pub training_table: String,
     pub training: RecordBatch,
     pub fitted_json: Option<String>,
 }
@@ -421,6 +423,7 @@ pub fn read_model(
         }
     };
     Ok(SavedModelFiles {
+        training_table: training.table.clone(),
         training: batch,
         fitted_json,
     })
