@@ -47,10 +47,6 @@ pub struct Args {
     /// (the saved one has seen its times), the one case `predict` fits.
     #[arg(long)]
     pub refit_without_target: bool,
-    /// Refuse the model where a GPU it was trained on is not in the catalogue, instead of
-    /// leaving that GPU's launches out of the nearest training kernels (the default).
-    #[arg(long)]
-    pub refuse_unknown_devices: bool,
     /// Extra plugin directory or library, searched first (repeatable).
     #[arg(long = "plugin-path", value_name = "PATH")]
     pub plugin_path: Vec<PathBuf>,
@@ -86,7 +82,6 @@ impl Args {
             } else {
                 TrainedTarget::Refuse
             },
-            skip_unknown_devices: !self.refuse_unknown_devices,
             plugin_path: self.plugin_path.clone(),
         }
     }

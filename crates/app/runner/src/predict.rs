@@ -54,9 +54,6 @@ pub struct Question {
     pub level: f64,
     /// What to do when the target is one of the model's training GPUs.
     pub trained_target: TrainedTarget,
-    /// Leave out of the nearest-kernel search the training launches of GPUs the catalogue no
-    /// longer has, instead of refusing the model (the fitted parameters do not need them).
-    pub skip_unknown_devices: bool,
     /// Extra plugin directories or libraries, searched first.
     pub plugin_path: Vec<PathBuf>,
 }
@@ -229,7 +226,6 @@ struct SavedTransfer {
     table: String,
     training: RecordBatch,
     fitted: GpuTransfer,
-    options: TransferOptions,
     /// The held-out scores of the validation steps that named the model, by table name.
     scores: Vec<(String, RecordBatch)>,
 }
@@ -267,7 +263,6 @@ fn saved_model(dir: &Path) -> Result<SavedTransfer> {
     })?;
     let context = || format!("{}: model `{}`", dir.display(), record.name);
     let fitted = GpuTransfer::from_json(&fitted_json).with_context(context)?;
-    let options = GpuTransfer::options_from_record(&record.options).with_context(context)?;
     let scores = record
         .scores
         .iter()
@@ -286,7 +281,6 @@ fn saved_model(dir: &Path) -> Result<SavedTransfer> {
         table: files.training_table,
         training: files.training,
         fitted,
-        options,
         scores,
     })
 }
@@ -344,10 +338,11 @@ pub fn answer(q: &Question) -> Result<Answer> {
     })?;
     let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
     let model = saved_model(&q.model)?;
-    // The training launches as the fit read them, but for devices the user's catalogue now
-    // lacks: those are left out of the neighbours unless the user asks for a refusal.
+    // The training launches, for the nearest kernels and what lies outside them. A training
+    // GPU the user's catalogue now lacks (its device file not given here) is left out of that
+    // search, never a refusal: the fitted parameters, which answer, do not need it.
     let reading = TransferOptions {
-        skip_unknown_devices: model.options.skip_unknown_devices || q.skip_unknown_devices,
+        skip_unknown_devices: true,
     };
     let training = GpuTransfer::training_measurements(
         TransferTraining {

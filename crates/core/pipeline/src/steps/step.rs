@@ -157,12 +157,7 @@ impl StepKind {
         stage: Stage,
         summary: &'static str,
     ) -> Self {
-        Self {
-            name,
-            stage,
-            summary,
-            parse: parse_step::<P>,
-        }
+        Self::with_parser(name, stage, summary, parse_step::<P>)
     }
 
     /// A kind whose parameters are `P`, with the keys of `P::Group` beside its own.
@@ -171,11 +166,20 @@ impl StepKind {
         stage: Stage,
         summary: &'static str,
     ) -> Self {
+        Self::with_parser(name, stage, summary, parse_grouped::<P>)
+    }
+
+    const fn with_parser(
+        name: &'static str,
+        stage: Stage,
+        summary: &'static str,
+        parse: ParseFn,
+    ) -> Self {
         Self {
             name,
             stage,
             summary,
-            parse: parse_grouped::<P>,
+            parse,
         }
     }
 
