@@ -876,3 +876,30 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     );
     assert!(text(&out.stdout).contains("two_parameter_1.txt"));
 }
+
+/// `--format` takes the runner's export formats by name, and a name it lacks is refused with
+/// every name it takes, before anything is read or written.
+#[test]
+fn an_unknown_export_format_is_refused_with_the_formats_it_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = yosoku(&[
+        "export",
+        dir.path().to_str().unwrap(),
+        "--format",
+        "arrow",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("invalid value 'arrow' for '--format <FORMAT>'"),
+        "{e}"
+    );
+    assert!(
+        e.contains("parquet, csv, chrome-trace, extrap, bundle"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}
