@@ -11,7 +11,9 @@
 # (tools/gpu-forecast/second/launches.py). Writes $OUT/<kernel>/<size>/ (ncu_run's log_dir:
 # ncu.csv, command.txt, program-output.txt), $OUT/environment.txt, $OUT/failed.txt and
 # $OUT/calibration.toml; PACK (optional) is a .tar.gz of $OUT rewritten after each kernel.
-# DRY_RUN=1 builds and runs nothing and prints the pipelines it would run.
+# DRY_RUN=1 builds and runs nothing and prints the pipelines it would run. NCU_METRICS (comma
+# separated) replaces the four metrics collected (tools/gpu-machine/cuda-campaign.sh adds DRAM and
+# L2 bytes, instructions and cycles); OPENCL_CALIBRATION=0 leaves `yosoku calibrate` out.
 set -euo pipefail
 src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
 out=${OUT:?}
@@ -19,6 +21,8 @@ work=${WORK:-/tmp/gpu-forecast-second}
 launches=${LAUNCHES:-5}
 dry=${DRY_RUN:-0}
 arch=${ARCH:-sm_90}
+metrics=${NCU_METRICS:-gpu__time_duration.sum,sm__cycles_elapsed.sum,launch__grid_size,launch__block_size}
+metrics_toml=$(echo "$metrics" | sed 's/[^,][^,]*/"&"/g; s/,/, /g')
 mkdir -p "$out" "$work"
 
 # The sizes of launches.py (chosen with the forecast; the two must agree).
@@ -86,7 +90,7 @@ description = "A Rodinia kernel under ncu_run (tools/gpu-forecast/second/run.sh)
 [sources.s]
 plugin = "cuda_profiler"
 collector = "ncu_run"
-config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = 1, launch_count = $launches, clock_control = "none", ncu_metrics = ["gpu__time_duration.sum", "sm__cycles_elapsed.sum", "launch__grid_size", "launch__block_size"], nsys_trace = "no", timeout_secs = 300, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
+config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = 1, launch_count = $launches, clock_control = "none", ncu_metrics = [$metrics_toml], nsys_trace = "no", timeout_secs = 300, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
 EOF
 }
 
@@ -126,7 +130,9 @@ build
 for nx in $hotspot3d_nx; do hotspot3d_inputs "$nx"; done
 : > "$out/failed.txt"
 # The empty-kernel launch latency (and the copy and matrix-multiply rates) of this GPU.
-if [ -f "$bin/libyosoku_plugin_opencl.so" ]; then
+if [ "${OPENCL_CALIBRATION:-1}" = 0 ]; then
+  echo "OPENCL_CALIBRATION=0: no OpenCL calibration" > "$out/calibration.txt"
+elif [ -f "$bin/libyosoku_plugin_opencl.so" ]; then
   "$bin/yosoku" calibrate --plugin-path "$bin" --device-type gpu --out "$out/calibration.toml" \
     > "$out/calibration.txt" 2>&1 || echo "calibrate" >> "$out/failed.txt"
 else

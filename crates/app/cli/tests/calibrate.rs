@@ -112,3 +112,74 @@ fn a_calibration_of_no_device_or_an_unknown_name_writes_nothing() {
     assert!(stderr.contains("no/such/dir"), "{stderr}");
     assert!(!dir.path().join("no").exists());
 }
+
+#[test]
+fn a_cuda_calibration_without_a_driver_says_what_is_missing_and_writes_nothing() {
+    // CI and the development machine have no NVIDIA driver; a machine with one calibrates for
+    // real instead (tools/gpu-machine/cuda-campaign.sh), and there is nothing to refuse.
+    if std::path::Path::new("/dev/nvidiactl").exists() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gpu.toml");
+    let out = yosoku(&[
+        "calibrate",
+        "--backend",
+        "cuda",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("plugin `cuda`, collector `calibrate` failed: no CUDA driver on this machine (libcuda.so.1 not found"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // A bad number of samples is refused before anything is loaded.
+    let out = yosoku(&[
+        "calibrate",
+        "--backend",
+        "cuda",
+        "--repeats",
+        "0",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("repeats: expected 1 to 1000, found 0"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_h200_calibration_is_a_catalogue_file_with_every_cuda_measurement() {
+    // The device file `yosoku calibrate --backend cuda` wrote on an H200
+    // (pipelines/data/gpu-calibration/SOURCES.md).
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../pipelines/data/gpu-calibration/h200-cuda/calibration.toml"
+    );
+    let device = yosoku_devices::parse(&std::fs::read_to_string(path).unwrap(), path).unwrap();
+    assert_eq!(device.name, "NVIDIA H200");
+    for key in [
+        "dram_bandwidth_gb_per_sec",
+        "dram_read_gb_per_sec",
+        "dram_write_gb_per_sec",
+        "block_bandwidth_gb_per_sec",
+        "l2_bandwidth_gb_per_sec",
+        "fp32_gflops",
+        "launch_latency_us",
+        "graph_launch_us",
+        "kernel_floor_us",
+        "empty_kernel_us",
+        "wave_work_groups",
+    ] {
+        assert!(device.measured.contains_key(key), "{key}");
+    }
+    // One wave of 256-thread blocks: 8 an SM (2048 threads an SM) on 132 SMs.
+    assert_eq!(device.measured["wave_work_groups"].value, 1056.0);
+}

@@ -62,6 +62,34 @@ pub const MEASURED_FIELDS: &[(&str, &str)] = &[
         "wave_work_groups",
         "work-groups of a compute-bound kernel that run at once (one wave), from a sweep over work-groups",
     ),
+    (
+        "graph_launch_us",
+        "an empty kernel's launch time, back to back in a CUDA graph (the GPU's own cost, no host in it)",
+    ),
+    (
+        "kernel_floor_us",
+        "an empty kernel's own time on the device: between two events queued on the GPU less the two events' own, the host's submission not in it (what ncu's gpu__time_duration sees of a kernel that does nothing)",
+    ),
+    (
+        "empty_kernel_us",
+        "one empty kernel's device time, alone between two events",
+    ),
+    (
+        "dram_read_gb_per_sec",
+        "a large read's bytes per second (L2 emptied first)",
+    ),
+    (
+        "dram_write_gb_per_sec",
+        "a large write's bytes per second (L2 emptied first)",
+    ),
+    (
+        "block_bandwidth_gb_per_sec",
+        "the read + write bytes per second one block of 256 threads reaches: the latency-bound small grid",
+    ),
+    (
+        "l2_bandwidth_gb_per_sec",
+        "bytes per second read from L2 (a buffer an eighth of L2, past L1)",
+    ),
 ];
 
 /// A value and the source (a key of the file's `[sources]`) it comes from.

@@ -8,7 +8,8 @@
 //! - [`input`]: profiler files as text (gzip or not) and CSV records with their line numbers;
 //! - [`quoted`]: the fast path for CSV lines whose every field is quoted (as ncu writes them);
 //! - [`builder`]: the `runs`, `counters` and `metric_names` tables of one imported file;
-//! - [`devices`]: the `devices` table (what a driver or profiler says about a device).
+//! - [`devices`]: the `devices` table (what a driver or profiler says about a device);
+//! - [`timings`]: launch times summarised (median, extremes, spread).
 //!
 //! Large texts are checked as UTF-8 once and cut into quote-safe pieces of whole records
 //! (`input::record_pieces`), read on all cores and merged in file order (`input::read_pieces`); lines
@@ -20,4 +21,5 @@ pub mod devices;
 pub mod input;
 pub mod metrics;
 pub mod quoted;
+pub mod timings;
 pub mod units;
