@@ -59,8 +59,9 @@ cal=$?
 [ "$dry" = 1 ] || cat "$out/calibrate.txt"
 # Twice more: how much the calibration moves from one run to the next.
 for i in 2 3; do
-  run 90 "$bin/yosoku" calibrate --backend cuda --plugin-path "$bin" --out "/tmp/calibration-$i.toml" \
-    > "/tmp/calibrate-$i.txt" 2>&1
+  # Through sh, so that the output goes to the file and `run`'s own line to the log.
+  run 90 sh -c '"$0" calibrate --backend cuda --plugin-path "$1" --out "$2" > "$3" 2>&1' \
+    "$bin/yosoku" "$bin" "/tmp/calibration-$i.toml" "/tmp/calibrate-$i.txt"
   [ "$dry" = 1 ] || grep -h "launch \|floor\|DRAM\|L2 \|FP32\|one wave" "/tmp/calibrate-$i.txt"
 done
 if [ "$cal" != 0 ] && [ "${KEEP_GOING:-0}" != 1 ]; then

@@ -66,3 +66,20 @@ extern "C" __global__ void yk_spin(long long cycles, float *out) {
   while (now - start < cycles) now = clock64();
   if (now == 0) out[0] = 1.f;
 }
+
+// `steps` phases one after another, each reading a neighbour's value from shared memory and
+// writing its own, then a barrier (two buffers in turn, so one barrier a phase is enough): the
+// cost of a barrier-separated step inside a launch, as nw's and pathfinder's loops take them.
+extern "C" __global__ void yk_steps(int steps, float *out) {
+  __shared__ float a[1024], b[1024];
+  int t = threadIdx.x, n = blockDim.x;
+  a[t] = t;
+  b[t] = t;
+  __syncthreads();
+  for (int i = 0; i < steps; ++i) {
+    if (i & 1) a[t] = b[(t + 1) % n] + 1.f;
+    else b[t] = a[(t + 1) % n] + 1.f;
+    __syncthreads();
+  }
+  if (a[t] + b[t] == -1.f) out[0] = a[t];
+}

@@ -189,6 +189,7 @@ fn prepare(
         Kernel::L2Read,
         Kernel::Fma,
         Kernel::Spin,
+        Kernel::Steps,
     ];
     let functions = kernels
         .into_iter()
@@ -271,6 +272,9 @@ impl Bench {
             }
             Kernel::Spin => {
                 b.arg(&cycles).arg(&self.out);
+            }
+            Kernel::Steps => {
+                b.arg(&repeat).arg(&self.out);
             }
         }
         // SAFETY: every argument matches the kernel's signature in kernels.cu, and no launch

@@ -21,6 +21,11 @@
 //!   up to many waves.
 //! - `l2-read`: an eighth of L2 read [`L2_PASSES`] times, past L1.
 //! - `fma`: eight independent FMA chains a thread, four waves of 256-thread blocks: the FP32 rate.
+//! - `empty-blocks`: [`MANY_BLOCKS`] blocks of 32 and of 256 threads doing nothing: how fast the
+//!   GPU starts blocks, what bounds a grid of many short blocks.
+//! - `barrier-steps`: one block of 256 threads taking 0 and [`BARRIER_STEPS`] steps, each a
+//!   shared-memory read and write and a barrier: the cost of one step of a loop of
+//!   barrier-separated phases inside a launch.
 //! - `waves`: 256-thread blocks that each wait [`SPIN_CYCLES`] of the SM clock, one to twelve
 //!   an SM: a block's time does not depend on what else runs, so where the time steps up, one
 //!   wave (the blocks resident at once) ended.
@@ -33,6 +38,10 @@ pub const MAX_BYTES: u64 = 1 << 30;
 pub const GRAPH_LAUNCHES: u64 = 100;
 /// SM clock cycles the kernel that queues a sample's launches waits (50 us at 2 GHz).
 pub const QUEUE_CYCLES: u64 = 100_000;
+/// Blocks of the `empty-blocks` launches.
+pub const MANY_BLOCKS: u64 = 1 << 20;
+/// Barrier-separated steps of the longer `barrier-steps` launch (the shorter has none).
+pub const BARRIER_STEPS: u64 = 4096;
 /// SM clock cycles each thread of `waves` waits.
 pub const SPIN_CYCLES: u64 = 20_000;
 /// Bytes moved (read + written) by every grid of `copy-grid`.
@@ -62,6 +71,7 @@ pub enum Kernel {
     L2Read,
     Fma,
     Spin,
+    Steps,
 }
 
 impl Kernel {
@@ -75,6 +85,7 @@ impl Kernel {
             Kernel::L2Read => "yk_l2_read",
             Kernel::Fma => "yk_fma",
             Kernel::Spin => "yk_spin",
+            Kernel::Steps => "yk_steps",
         }
     }
 }
@@ -93,7 +104,8 @@ pub struct Launch {
     pub bytes: u64,
     /// FLOPs one launch does.
     pub flops: u64,
-    /// `l2-read`'s passes, `fma`'s chain length, `waves`' cycles; 0 where unused.
+    /// `l2-read`'s passes, `fma`'s chain length, `waves`' cycles, `barrier-steps`' steps; 0
+    /// where unused.
     pub repeat: u64,
     /// Launches between the two events of one sample (1 but for the back-to-back tests, 0 for
     /// `no-launch`).
@@ -111,11 +123,12 @@ impl Launch {
     /// `key=value;...` for the `kernel_timings` parameters column.
     pub fn parameters(&self) -> String {
         format!(
-            "bytes={};blocks={};threads={};flops={};launches_per_sample={};graph={};queued={};cold_l2={}",
+            "bytes={};blocks={};threads={};flops={};repeat={};launches_per_sample={};graph={};queued={};cold_l2={}",
             self.bytes,
             self.blocks,
             self.threads,
             self.flops,
+            self.repeat,
             self.launches_per_sample,
             self.graph,
             self.queued,
@@ -259,6 +272,22 @@ pub fn plan(gpu: &Gpu) -> Vec<Launch> {
         cold_l2: false,
     };
     out.push(fma("fma", 32 * sms, 256));
+    for threads in [32, 256] {
+        out.push(Launch {
+            blocks: MANY_BLOCKS,
+            threads,
+            queued: true,
+            ..one_warp("empty-blocks", Kernel::Empty, 0)
+        });
+    }
+    for steps in [0, BARRIER_STEPS] {
+        out.push(Launch {
+            threads: 256,
+            repeat: steps,
+            queued: true,
+            ..one_warp("barrier-steps", Kernel::Steps, steps)
+        });
+    }
     for k in 1..=12 {
         out.push(Launch {
             test: "waves",
@@ -346,6 +375,8 @@ mod tests {
             "copy-grid",
             "l2-read",
             "fma",
+            "empty-blocks",
+            "barrier-steps",
             "waves",
         ] {
             assert!(p.iter().any(|l| l.test == test), "{test}");

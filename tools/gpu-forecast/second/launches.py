@@ -4,6 +4,7 @@
 `launches` of pipelines/gpu-forecast-second.toml's `work_forecast` step.
 
     python3 tools/gpu-forecast/second/launches.py > /tmp/launches.toml
+    python3 tools/gpu-forecast/second/launches.py --code-fields   # pipelines/gpu-physics.toml
 
 One launch per kernel and input size: the middle one of the five the measurement profiles
 (tools/gpu-forecast/second/run.sh: ncu skips each kernel's first launch and profiles the next
@@ -16,6 +17,22 @@ five). Conventions, the same for every kernel (docs/methods.md, section 6):
   where consecutive threads touch elements a row apart (a column of a row-major matrix), each
   element is a 32-byte sector of its own.
 - `blocks`, `threads_per_block`: the launch configuration the host code computes.
+
+With `--code-fields`, the optional fields of the physics model (docs/methods.md, section 6,
+"Physics first"), also read off the kernels' code, written down here on 2026-12-04 before the
+physics model was first scored on these launches (issue 69; not blind: their times on the H200
+had been measured and published on 2026-11-30, pipelines/data/gpu-measured/SOURCES.md):
+
+- `dependent_steps`: the barrier-separated phases a block runs one after another (each
+  `__syncthreads()` ends one; a kernel without barriers has 1).
+- `dram_round_trips`: the reads of global memory a thread waits for one after another: reads in
+  different barrier-separated phases, or in iterations of a loop that stores through a pointer
+  the loop's next loads may alias (no `__restrict__`), so the compiler keeps them in order;
+  independent reads issued together count once.
+- `moved_bytes`: not given for any of these kernels. Gaussian's Fan2 touches 16 contiguous bytes
+  a row per block of 4 x 4 threads, half a 32-byte sector; the block that reads the other half
+  is n/4 blocks later in launch order, resident at the same time for every n here (32 blocks of
+  16 threads an SM, 132 SMs), so DRAM moves each sector once: the distinct bytes.
 """
 
 import math
@@ -42,17 +59,23 @@ def gaussian(n):
     rows = n - 1 - t  # the rows below the pivot
     # Fan1: m[i][t] = a[i][t] / a[t][t] for the rows below: a column read and a column
     # written (a sector each), the pivot once; one division each.
+    # No barrier; its reads (the column and the pivot) are issued together: one round trip.
     yield dict(program="Fan1", variant=str(n), blocks=math.ceil(n / 512),
-               threads_per_block=512, flops=rows, dram_bytes=SECTOR * (2 * rows + 1))
+               threads_per_block=512, flops=rows, dram_bytes=SECTOR * (2 * rows + 1),
+               dependent_steps=1, dram_round_trips=1)
     # Fan2: a[i][j] -= m[i][t] * a[t][j] over the rows below and the columns from t (a multiply
     # and a subtract each), and b[i] -= m[i][t] * b[t] once a row. Reads and writes the
     # submatrix, reads the multipliers' column (a sector each) and the pivot row, reads and
     # writes b's rows and reads b[t].
     cols = n - t
     area = rows * cols
+    # No barrier; the multiplier, the pivot row's element and the element itself are read
+    # together: one round trip (b's update, by the threads of column 0, reads after its store
+    # of a, which it may alias: a second).
     yield dict(program="Fan2", variant=str(n), blocks=math.ceil(n / 4) ** 2,
                threads_per_block=16, flops=2 * area + 2 * rows,
-               dram_bytes=4 * area * 2 + SECTOR * rows + 4 * cols + 4 * 2 * rows + 4)
+               dram_bytes=4 * area * 2 + SECTOR * rows + 4 * cols + 4 * 2 * rows + 4,
+               dependent_steps=1, dram_round_trips=2)
 
 
 def nw(n):
@@ -63,11 +86,16 @@ def nw(n):
     the tile's scores (16 rows of 64 bytes). Integer work only."""
     width = n // 16
     per_block = 16 * 64 + 16 * 4 + 16 * SECTOR + SECTOR + 16 * 64
+    # needle_kernel.cu: the reference tile (and the corner) read, barrier; the left column
+    # read, barrier; the top row read, barrier; then 16 diagonals and 15 more, a barrier each:
+    # 3 + 31 phases, the first three each waiting on its reads.
+    steps, round_trips = 3 + 16 + 15, 3
     # Launch k (from 0) of the first kernel has k+1 blocks; of the second, width-1-k.
     for program, blocks in [("needle_cuda_shared_1", MIDDLE + 1),
                             ("needle_cuda_shared_2", width - 1 - MIDDLE)]:
         yield dict(program=program, variant=str(n), blocks=blocks, threads_per_block=16,
-                   flops=0, dram_bytes=per_block * blocks)
+                   flops=0, dram_bytes=per_block * blocks, dependent_steps=steps,
+                   dram_round_trips=round_trips)
 
 
 def pathfinder(cols):
@@ -77,9 +105,13 @@ def pathfinder(cols):
     Integer work only."""
     t = MIDDLE * PYRAMID
     steps = min(PYRAMID, PATHFINDER_ROWS - 1 - t)
+    # The source row read, barrier; then each of the `steps` iterations reads its row of the
+    # wall and ends in a barrier, and all but the last a second one: 1 + 2 * steps - 1 phases,
+    # 1 + steps reads waited for one after another.
     yield dict(program="dynproc_kernel", variant=str(cols),
                blocks=math.ceil(cols / (256 - 2 * PYRAMID)), threads_per_block=256, flops=0,
-               dram_bytes=4 * cols * (steps + 2))
+               dram_bytes=4 * cols * (steps + 2), dependent_steps=2 * steps,
+               dram_round_trips=1 + steps)
 
 
 def hotspot3d(nx):
@@ -88,9 +120,11 @@ def hotspot3d(nx):
     temperature and the power, writes the new temperature (floats; the neighbours' reads are the
     same elements)."""
     points = nx * nx * HOTSPOT3D_NZ
+    # No barrier; each of the nz layers' reads follows the store of the layer before through
+    # tOut, which may alias tIn (no __restrict__): nz round trips a thread.
     yield dict(program="hotspotOpt1", variant=f"{nx}x{HOTSPOT3D_NZ}",
                blocks=(nx // 64) * (nx // 4), threads_per_block=256, flops=17 * points,
-               dram_bytes=3 * 4 * points)
+               dram_bytes=3 * 4 * points, dependent_steps=1, dram_round_trips=HOTSPOT3D_NZ)
 
 
 def launches():
@@ -105,13 +139,16 @@ def launches():
 
 
 def main():
+    code_fields = "--code-fields" in sys.argv[1:]
     out = sys.stdout
     out.write("launches = [\n")
     for l in launches():
+        extra = (", dependent_steps = {dependent_steps}, dram_round_trips = {dram_round_trips}"
+                 .format(**l) if code_fields else "")
         out.write(
             '  {{ program = "{program}", variant = "{variant}", blocks = {blocks}, '
             "threads_per_block = {threads_per_block}, flops = {flops}, "
-            "dram_bytes = {dram_bytes} }},\n".format(**l))
+            "dram_bytes = {dram_bytes}".format(**l) + extra + " },\n")
     out.write("]\n")
 
 

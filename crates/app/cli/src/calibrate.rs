@@ -198,6 +198,22 @@ fn cuda_text(out: &mut String, m: &CudaMeasured) {
         "  FP32             {:.0} GFLOP/s (FMA chains)",
         m.fp32_gflops
     );
+    let _ = writeln!(
+        out,
+        "  barrier step     {:.3} us (a shared-memory read and write and a barrier, 256 threads)",
+        m.barrier_step_us
+    );
+    let blocks: Vec<String> = m
+        .many_blocks
+        .iter()
+        .map(|(t, b, s)| format!("{b} of {t} threads: {}", secs(*s)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  block starts     {:.0} blocks a microsecond ({})",
+        m.block_rate_per_us(),
+        blocks.join(", ")
+    );
     let waves: Vec<String> = m
         .waves
         .iter()

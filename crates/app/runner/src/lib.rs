@@ -366,7 +366,12 @@ impl Run<'_> {
         manifest: &mut ManifestBuilder,
     ) -> Result<(), RunError> {
         let devices = if self.spec.steps.iter().any(|s| s.value.step.uses_devices()) {
-            let catalogue = devices::load_catalogue(&self.options.device_files)?;
+            // The pipeline's own device files first, the command line's over them.
+            let files: Vec<PathBuf> = (self.spec.device_files.iter())
+                .map(|f| self.base.join(f))
+                .chain(self.options.device_files.iter().cloned())
+                .collect();
+            let catalogue = devices::load_catalogue(&files)?;
             for w in catalogue.warnings() {
                 observer.warning(w);
             }

@@ -2136,3 +2136,43 @@ fn a_run_at_a_larger_input_and_more_steps_is_predicted_from_short_runs() {
     let formulas = utf8(models, col::FORMULA).unwrap();
     assert!((0..models.num_rows()).any(|i| formulas.value(i).contains("ranks")));
 }
+
+#[test]
+fn the_physics_model_times_the_second_forecast_from_the_h200_calibration() {
+    let (_dir, bundle) = run("gpu-physics.toml");
+    check_golden(&bundle);
+    // Every one of the three H200 measurements: the physics model within the 25 %, and
+    // better than the launch floor plus bytes over bandwidth and the roofline on the same
+    // launches.
+    for step in ["h200", "h200_again", "h200_counters"] {
+        let f = |model: &str| step_figure(&bundle, step, &format!("{model}: median |error|"));
+        let physics = f("physics");
+        assert!(physics <= 25.0, "{step}: {physics}");
+        assert!(physics < f("floor_plus_bytes"), "{step}");
+        assert!(physics < f("roofline"), "{step}");
+        let short = step_figure(
+            &bundle,
+            step,
+            "physics, measured under 10 us: median |error|",
+        );
+        assert!(short <= 25.0, "{step}: under 10 us {short}");
+    }
+    // The fields read off the code are worth something: without them the same model is worse.
+    assert!(
+        step_figure(&bundle, "h200", "physics: median |error|")
+            < step_figure(&bundle, "h200_work_alone", "physics: median |error|")
+    );
+    // What each launch's time is made of: gaussian's Fan2 at n = 4096 (a million blocks of 16
+    // threads) is bound by the rate the GPU starts blocks, as the calibration measured it.
+    let report = table(&bundle, "physics.report");
+    let (row, column, text) = (
+        utf8(report, col::ROW_LABEL).unwrap(),
+        utf8(report, col::COLUMN_LABEL).unwrap(),
+        utf8(report, col::TEXT).unwrap(),
+    );
+    let bound = (0..report.num_rows())
+        .find(|&i| row.value(i) == "Fan2 4096" && column.value(i) == "bound by")
+        .map(|i| text.value(i))
+        .unwrap();
+    assert_eq!(bound, "block starts");
+}

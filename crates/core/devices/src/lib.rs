@@ -87,6 +87,14 @@ pub const MEASURED_FIELDS: &[(&str, &str)] = &[
         "the read + write bytes per second one block of 256 threads reaches: the latency-bound small grid",
     ),
     (
+        "block_rate_per_us",
+        "blocks of 256 threads the GPU starts a microsecond (a launch of a million empty blocks)",
+    ),
+    (
+        "barrier_step_us",
+        "one step of a loop of barrier-separated phases inside a launch (a shared-memory read and write and a barrier)",
+    ),
+    (
         "l2_bandwidth_gb_per_sec",
         "bytes per second read from L2 (a buffer an eighth of L2, past L1)",
     ),

@@ -104,6 +104,9 @@ pub struct PipelineSpec {
     pub description: String,
     /// Extra plugin directories, relative to the pipeline file.
     pub plugin_path: Vec<String>,
+    /// Device files (a calibration's, a user's GPU) over the built-in catalogue, relative to the
+    /// pipeline file; the command line's `--devices` files come over them.
+    pub device_files: Vec<String>,
     pub sources: Vec<SourceSpec>,
     pub steps: Vec<Located<PipelineStep>>,
     /// The results this pipeline reproduces from a paper (`[[scoreboard]]`), in file order.
@@ -120,6 +123,8 @@ struct Meta {
     description: String,
     #[serde(default)]
     plugin_path: Vec<String>,
+    #[serde(default)]
+    device_files: Vec<String>,
 }
 
 /// A `[[scoreboard]]` entry: one result the pipeline reproduces from a paper.
@@ -641,6 +646,7 @@ impl PipelineSpec {
             name: meta.name.into_inner(),
             description: meta.description,
             plugin_path: meta.plugin_path,
+            device_files: meta.device_files,
             sources,
             steps,
             scoreboard,

@@ -17,7 +17,11 @@
 //!   OpenCL calibration's is.
 //! - The small grid: `copy-grid`'s one block, its read + written bytes per second
 //!   (`block_bandwidth_gb_per_sec`), and the fewest blocks that reach 90 % of the best copy.
-//! - L2's bytes per second, the FP32 FMA rate, and one wave from the FMA sweep over blocks.
+//! - L2's bytes per second, the FP32 FMA rate, one wave from the sweep of waiting blocks, and
+//!   the blocks the GPU starts a second (`block_rate_per_us`: the `empty-blocks` launch of
+//!   256-thread blocks, its blocks over its time less the kernel floor), and
+//!   one barrier-separated step (`barrier_step_us`: the difference of `barrier-steps` at 4,096
+//!   steps and at none, over 4,096).
 
 use std::path::PathBuf;
 
@@ -80,6 +84,10 @@ pub struct CudaMeasured {
     pub grid: Vec<CurvePoint>,
     pub l2_gb_per_sec: f64,
     pub fp32_gflops: f64,
+    /// One barrier-separated step inside a launch.
+    pub barrier_step_us: f64,
+    /// `empty-blocks`: (threads a block, blocks, median seconds).
+    pub many_blocks: Vec<(u64, u64, f64)>,
     /// `waves`: (blocks, median seconds).
     pub waves: Vec<(u64, f64)>,
     pub wave_blocks: Option<u64>,
@@ -116,6 +124,17 @@ impl CudaMeasured {
             .find(|p| p.x == 1)
             .map_or(f64::NAN, CurvePoint::gb_per_sec)
     }
+    /// Blocks of 256 threads (or the most threads measured) the GPU starts a microsecond: the
+    /// `empty-blocks` launch's blocks over its time less the kernel floor.
+    pub fn block_rate_per_us(&self) -> f64 {
+        self.many_blocks
+            .iter()
+            .max_by_key(|b| (b.0 == 256, b.0))
+            .map_or(f64::NAN, |&(_, blocks, secs)| {
+                blocks as f64 / (secs * 1e6 - self.kernel_floor_us()).max(1e-9)
+            })
+    }
+
     /// The fewest blocks of the grid sweep whose copy reaches `share` of the best copy.
     pub fn blocks_to_reach(&self, share: f64) -> Option<u64> {
         let target = share * best(&self.grid).max(self.copy_gb_per_sec());
@@ -134,6 +153,8 @@ impl CudaMeasured {
             ("block_bandwidth_gb_per_sec", self.block_gb_per_sec()),
             ("l2_bandwidth_gb_per_sec", self.l2_gb_per_sec),
             ("fp32_gflops", self.fp32_gflops),
+            ("barrier_step_us", self.barrier_step_us),
+            ("block_rate_per_us", self.block_rate_per_us()),
             ("launch_latency_us", self.launch_latency_us),
             ("graph_launch_us", self.graph_launch_us),
             ("kernel_floor_us", self.kernel_floor_us()),
@@ -155,7 +176,7 @@ impl CudaMeasured {
             )
         };
         format!(
-            "`yosoku calibrate --backend cuda` on `{}` ({}), kernels compiled by NVRTC, each configuration the median of {} samples timed by CUDA events after 2 warm-ups: an empty kernel alone (empty_kernel_us), 1000 back to back (launch_latency_us) and 100 replayed from a CUDA graph (graph_launch_us), one queued on the GPU behind a waiting kernel and two events queued alone (kernel_floor_us: the first less the second, no host submission in it; every test below is queued so); float4 read, write and copy over {} with L2 emptied (a read of twice its bytes) before each launch (best read + written bytes per second; dram_bandwidth_gb_per_sec is the copy's); the copy of {} bytes by 1 to {} blocks of 256 threads (block_bandwidth_gb_per_sec: 1 block); reads of an eighth of L2, past L1; eight FMA chains a thread (16 FLOPs an iteration); blocks of 256 threads waiting a fixed number of SM clock cycles, {} to {} blocks (one wave: the most before the time steps up by 25 %)",
+            "`yosoku calibrate --backend cuda` on `{}` ({}), kernels compiled by NVRTC, each configuration the median of {} samples timed by CUDA events after 2 warm-ups: an empty kernel alone (empty_kernel_us), 1000 back to back (launch_latency_us) and 100 replayed from a CUDA graph (graph_launch_us), one queued on the GPU behind a waiting kernel and two events queued alone (kernel_floor_us: the first less the second, no host submission in it; every test below is queued so); float4 read, write and copy over {} with L2 emptied (a read of twice its bytes) before each launch (best read + written bytes per second; dram_bandwidth_gb_per_sec is the copy's); the copy of {} bytes by 1 to {} blocks of 256 threads (block_bandwidth_gb_per_sec: 1 block); reads of an eighth of L2, past L1; eight FMA chains a thread (16 FLOPs an iteration); 1048576 empty blocks of 32 and 256 threads (block_rate_per_us: the 256-thread launch's blocks over its time less kernel_floor_us); one block of 256 threads taking 0 and 4096 steps of a shared-memory read, write and barrier (barrier_step_us: the difference over 4096); blocks of 256 threads waiting a fixed number of SM clock cycles, {} to {} blocks (one wave: the most before the time steps up by 25 %)",
             d.name,
             d.description,
             self.repeats,
@@ -206,6 +227,16 @@ pub fn measured(rows: &[TimingRow], repeats: u32) -> Result<CudaMeasured> {
     let empty = one("empty")?;
     let l2 = one("l2-read")?;
     let fma = one("fma")?;
+    let steps: Vec<(u64, f64)> = of("barrier-steps")
+        .map(|r| Ok((param(r, "repeat")?, r.median_secs)))
+        .collect::<Result<_>>()?;
+    let barrier_step_us = match (
+        steps.iter().find(|s| s.0 == 0),
+        steps.iter().max_by_key(|s| s.0),
+    ) {
+        (Some(none), Some(most)) if most.0 > 0 => (most.1 - none.1) / most.0 as f64 * 1e6,
+        _ => bail!("the calibration has no `barrier-steps` timings at 0 and more steps"),
+    };
     let waves: Vec<(u64, f64)> = of("waves")
         .map(|r| Ok((param(r, "blocks")?, r.median_secs)))
         .collect::<Result<_>>()?;
@@ -226,6 +257,10 @@ pub fn measured(rows: &[TimingRow], repeats: u32) -> Result<CudaMeasured> {
         grid: curve("copy-grid", "blocks")?,
         l2_gb_per_sec: param(l2, "bytes")? as f64 / l2.median_secs / 1e9,
         fp32_gflops: param(fma, "flops")? as f64 / fma.median_secs / 1e9,
+        barrier_step_us,
+        many_blocks: of("empty-blocks")
+            .map(|r| Ok((param(r, "threads")?, param(r, "blocks")?, r.median_secs)))
+            .collect::<Result<_>>()?,
         wave_blocks: super::opencl::wave_work_groups(&waves),
         waves,
         repeats,
@@ -299,6 +334,22 @@ mod tests {
             row("empty-queued", p(0, 1, 0), 1.7e-6),
             row("l2-read", p(1 << 30, 1056, 0), (1u64 << 30) as f64 / 10e12),
             row("fma", p(0, 4224, 60_000_000_000), 1e-3),
+            row("empty-blocks", "blocks=1048576;threads=32".into(), 200e-6),
+            row(
+                "empty-blocks",
+                "blocks=1048576;threads=256".into(),
+                1.5e-6 + 1048576.0 / 2000.0 * 1e-6,
+            ),
+            row(
+                "barrier-steps",
+                "blocks=1;threads=256;repeat=0".into(),
+                3e-6,
+            ),
+            row(
+                "barrier-steps",
+                "blocks=1;threads=256;repeat=4096".into(),
+                3e-6 + 4096.0 * 40e-9,
+            ),
         ];
         for k in 1..=12u64 {
             let blocks = 66 * k;
@@ -347,8 +398,18 @@ mod tests {
         assert!((m.l2_gb_per_sec - 10_000.0).abs() < 1e-6);
         assert!((m.fp32_gflops - 60_000.0).abs() < 1e-6);
         assert_eq!(m.wave_blocks, Some(264));
+        assert!(
+            (m.barrier_step_us - 0.04).abs() < 1e-9,
+            "{}",
+            m.barrier_step_us
+        );
+        assert!(
+            (m.block_rate_per_us() - 2000.0).abs() < 1e-6,
+            "{}",
+            m.block_rate_per_us()
+        );
         let entries = m.entries();
-        assert_eq!(entries.len(), 11);
+        assert_eq!(entries.len(), 13);
         for (key, _) in &entries {
             assert!(
                 yosoku_devices::MEASURED_FIELDS

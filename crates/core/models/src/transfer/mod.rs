@@ -13,6 +13,7 @@ pub mod data;
 pub mod forecast;
 pub mod gpu;
 pub mod learned;
+pub mod physics;
 pub mod predict;
 pub mod report;
 pub mod schemes;

@@ -388,6 +388,9 @@ fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
             threads_per_block: c.work.threads_per_block,
             flops: c.work.flops,
             dram_bytes: c.work.dram_bytes,
+            moved_bytes: None,
+            dependent_steps: None,
+            dram_round_trips: None,
         })
         .collect();
     let target = m.gpus[held].clone();

@@ -37,9 +37,34 @@ pub struct WorkLaunch {
     pub threads_per_block: f64,
     pub flops: f64,
     pub dram_bytes: f64,
+    /// Bytes actually moved where they differ from the distinct `dram_bytes` (uncoalesced
+    /// access: each scattered element a 32-byte sector); the physics model reads it.
+    #[serde(default)]
+    pub moved_bytes: Option<f64>,
+    /// Barrier-separated phases run one after another inside the launch (a loop with
+    /// `__syncthreads()`, as in nw or pathfinder); the physics model reads it.
+    #[serde(default)]
+    pub dependent_steps: Option<f64>,
+    /// DRAM reads each thread waits for one after another (reads separated by barriers, or
+    /// after a store they may alias); the physics model reads it.
+    #[serde(default)]
+    pub dram_round_trips: Option<f64>,
 }
 
 impl WorkLaunch {
+    /// The launch as the physics model reads it, its optional fields included.
+    pub fn kernel_work(&self) -> super::physics::KernelWork {
+        super::physics::KernelWork {
+            blocks: self.blocks,
+            threads_per_block: self.threads_per_block,
+            flops: self.flops,
+            dram_bytes: self.dram_bytes,
+            moved_bytes: self.moved_bytes,
+            dependent_steps: self.dependent_steps.unwrap_or(1.0),
+            dram_round_trips: self.dram_round_trips,
+        }
+    }
+
     /// The launch as the models read it: no instruction count, no counters beyond its work.
     pub fn work(&self) -> Work {
         Work {

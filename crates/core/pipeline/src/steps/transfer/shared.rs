@@ -1,8 +1,58 @@
 //! What the transfer family's step kinds share: their `published` figures, the default
-//! interval level and the grouping of operators.
+//! interval level, the grouping of operators and the check of launches described by their work.
+
+use yosoku_models::transfer::work_forecast::WorkLaunch;
 
 use super::super::counters::PublishedSpec;
 use super::super::step::ParamError;
+
+/// `launches`, checked: at least one; every count and amount a finite number at least its least
+/// (blocks and threads 1, work 0, dependent steps 1); some work in each.
+pub(super) fn check_launches(launches: &[WorkLaunch]) -> Result<(), ParamError> {
+    if launches.is_empty() {
+        return Err(ParamError::new(
+            "launches",
+            "`launches`: describe at least one launch",
+        ));
+    }
+    for (i, l) in launches.iter().enumerate() {
+        let fields = [
+            ("blocks", Some(l.blocks), 1.0),
+            ("threads_per_block", Some(l.threads_per_block), 1.0),
+            ("flops", Some(l.flops), 0.0),
+            ("dram_bytes", Some(l.dram_bytes), 0.0),
+            ("moved_bytes", l.moved_bytes, 0.0),
+            ("dependent_steps", l.dependent_steps, 1.0),
+            ("dram_round_trips", l.dram_round_trips, 1.0),
+        ];
+        for (name, value, least) in fields {
+            let Some(value) = value else { continue };
+            if !value.is_finite() || value < least {
+                return Err(ParamError::new(
+                    "launches",
+                    format!(
+                        "launch {} ({} {}): `{name}` is {value}; expected a number >= {least}",
+                        i + 1,
+                        l.program,
+                        l.variant
+                    ),
+                ));
+            }
+        }
+        if l.flops == 0.0 && l.dram_bytes == 0.0 {
+            return Err(ParamError::new(
+                "launches",
+                format!(
+                    "launch {} ({} {}): no FLOPs and no DRAM bytes: a launch that does no work has no roofline",
+                    i + 1,
+                    l.program,
+                    l.variant
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// The `published` figures of a step scored by mean |error|: (row, value), each with its value.
 pub(super) fn mean_error_anchors(

@@ -16,7 +16,7 @@ use super::super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
-use super::shared::{default_level, group_function};
+use super::shared::{check_launches, default_level, group_function};
 
 pub(crate) const WORK_FORECAST: StepKind = StepKind::new::<WorkForecastParams>(
     "work_forecast",
@@ -65,50 +65,13 @@ impl StepParams for WorkForecastParams {
                 ));
             }
         }
-        if self.launches.is_empty() {
-            return Err(ParamError::new(
-                "launches",
-                "`launches`: describe at least one launch",
-            ));
-        }
         if !(0.5..1.0).contains(&self.level) {
             return Err(ParamError::new(
                 "level",
                 format!("level {}: expected a number in [0.5, 1)", self.level),
             ));
         }
-        for (i, l) in self.launches.iter().enumerate() {
-            let fields = [
-                ("blocks", l.blocks, 1.0),
-                ("threads_per_block", l.threads_per_block, 1.0),
-                ("flops", l.flops, 0.0),
-                ("dram_bytes", l.dram_bytes, 0.0),
-            ];
-            for (name, value, least) in fields {
-                if !value.is_finite() || value < least {
-                    return Err(ParamError::new(
-                        "launches",
-                        format!(
-                            "launch {} ({} {}): `{name}` is {value}; expected a number >= {least}",
-                            i + 1,
-                            l.program,
-                            l.variant
-                        ),
-                    ));
-                }
-            }
-            if l.flops == 0.0 && l.dram_bytes == 0.0 {
-                return Err(ParamError::new(
-                    "launches",
-                    format!(
-                        "launch {} ({} {}): no FLOPs and no DRAM bytes: a launch that does no work has no roofline",
-                        i + 1,
-                        l.program,
-                        l.variant
-                    ),
-                ));
-            }
-        }
+        check_launches(&self.launches)?;
         Ok(WorkForecastStep { params: self })
     }
 }
