@@ -30,6 +30,8 @@
 use serde::{Deserialize, Serialize};
 use yosoku_devices::Device;
 
+use super::gpu::{GpuSpec, LAUNCH_LATENCY_SECS};
+use super::work::Work;
 use crate::ModelError;
 use crate::model::Model;
 
@@ -131,6 +133,47 @@ impl GpuRates {
             barrier_step_secs: DEFAULT_BARRIER_STEP_SECS,
             block_rate_per_sec: None,
         })
+    }
+}
+
+impl GpuRates {
+    /// The rates of a GPU known by its catalogue row alone (as the transfer models read it):
+    /// the datasheet's peaks, its launch latency (measured or published; else
+    /// [`LAUNCH_LATENCY_SECS`]), its occupancy limits, and the fixed defaults.
+    pub fn from_spec(gpu: &GpuSpec) -> Self {
+        Self {
+            device: gpu.name.clone(),
+            source: RateSource::Catalogue,
+            floor_secs: gpu.launch_latency_secs.unwrap_or(LAUNCH_LATENCY_SECS),
+            dram_latency_secs: DEFAULT_DRAM_LATENCY_SECS,
+            bandwidth_bytes_per_sec: gpu.bandwidth_bytes_per_sec(),
+            fp32_flops_per_sec: gpu.fp32_peak_gflops * 1e9,
+            sm_count: gpu.sm_count,
+            threads_per_sm: gpu
+                .occupancy
+                .map_or(DEFAULT_THREADS_PER_SM, |o| o.max_threads_per_sm),
+            blocks_per_sm: gpu
+                .occupancy
+                .map_or(DEFAULT_BLOCKS_PER_SM, |o| o.max_blocks_per_sm),
+            barrier_step_secs: DEFAULT_BARRIER_STEP_SECS,
+            block_rate_per_sec: None,
+        }
+    }
+}
+
+impl KernelWork {
+    /// A measured launch's work as the transfer models read it, with none of the optional
+    /// fields (nothing read off its code).
+    pub fn from_work(work: &Work) -> Self {
+        Self {
+            blocks: work.blocks,
+            threads_per_block: work.threads_per_block,
+            flops: work.flops,
+            dram_bytes: work.dram_bytes,
+            moved_bytes: None,
+            dependent_steps: 1.0,
+            dram_round_trips: None,
+        }
     }
 }
 

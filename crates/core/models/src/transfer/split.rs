@@ -13,25 +13,31 @@
 //! - `utilisation`: the latency-aware model of [`super::utilisation`], fitted on every launch of
 //!   the training GPUs, from the launch's work and grid alone (no time of it measured anywhere);
 //! - `utilisation_scaled`: the same model scaling the launch's times on the training GPUs (the
-//!   median over them).
+//!   median over them);
+//! - `physics`: the physics model of [`super::physics`] over the test GPU's catalogue rates
+//!   (nothing fitted, no time of the launch read); `floor_plus_bytes`: its baseline, the launch
+//!   latency plus the bytes over the bandwidth.
 
 use yosoku_devices::Catalogue;
 
 use super::data::{Cell, Measurements};
 use super::gpu::{peak_scaling, wave_scaling};
+use super::physics::{GpuRates, KernelWork, floor_plus_bytes_secs, physics_time};
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
 use crate::ModelError;
 use crate::median;
 
 /// The methods, in report order.
-pub const METHODS: [&str; 6] = [
+pub const METHODS: [&str; 8] = [
     "roofline",
     "time_unchanged",
     "cores_clock",
     "wave_scaling",
     "utilisation",
     "utilisation_scaled",
+    "physics",
+    "floor_plus_bytes",
 ];
 
 /// The measured-duration bands errors are split by: (name, from, to) in seconds.
@@ -238,6 +244,8 @@ fn predict_points<'a>(
             let roofline = (t.work.flops / (target.fp32_peak_gflops * 1e9))
                 .max(t.work.dram_bytes / target.bandwidth_bytes_per_sec());
             let group = group_of(&m.kernels[t.kernel]);
+            let rates = GpuRates::from_spec(target);
+            let work = KernelWork::from_work(&t.work);
             Predicted {
                 cell: t,
                 secs: [
@@ -251,6 +259,8 @@ fn predict_points<'a>(
                             .scaled(s.secs, &s.work, &m.gpus[s.gpu], target, &group)
                             .unwrap_or(f64::NAN)
                     }),
+                    Some(physics_time(&work, &rates).secs),
+                    Some(floor_plus_bytes_secs(&work, &rates)),
                 ],
                 group,
                 half_width: [None; METHODS.len()],
