@@ -2013,10 +2013,10 @@ fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
 fn a_calibration_moves_the_latency_aware_model_closer_on_both_gpus() {
     let (_dir, bundle) = run("opencl-calibration.toml");
     check_golden(&bundle);
-    // Not `physics_never_worse_than_floor_plus_bytes`: on the opencl suite's matmul (H200 from
-    // the H100, datasheet peaks) the physics model alone is 1.5 points worse (69.3 against
-    // 67.9 %): a naive matrix multiply is far from the FP32 peak, which only a learned
-    // correction would know (issue 69, item 2; docs/results.md).
+    // Not `physics_never_worse_than_floor_plus_bytes`: on the opencl suite it fails (the H200's
+    // matmul from the H100, datasheet peaks: 69.3 against 67.9 %; from the calibrated rates
+    // 94.2 against 67.0 %; nbody 158 against 91 %), and one training GPU leaves the learned
+    // correction no GPU to be chosen on (issue 69, item 2; docs/results.md).
     let figure = |id: &str| {
         bundle
             .manifest
@@ -2183,15 +2183,16 @@ fn the_physics_model_times_the_second_forecast_from_the_h200_calibration() {
 }
 
 /// Issue 69's floor: on every held-out scheme of a bundle's `gpu_split` steps (each group, any
-/// duration), the physics model's median |error| is no worse than the launch floor plus the bytes
-/// over the bandwidth, beyond a point of noise.
+/// duration), the physics model's median |error|, with and without its learned correction, is no
+/// worse than the launch floor plus the bytes over the bandwidth, beyond a point of noise.
 fn physics_never_worse_than_floor_plus_bytes(bundle: &Bundle) {
     let mut compared = 0;
     for (step, f) in bundle.manifest.figures() {
-        let Some(group) = f
-            .name
-            .strip_suffix(", any duration, physics: median |error|")
-        else {
+        let Some((group, method)) = ["physics", "physics_corrected"].iter().find_map(|m| {
+            f.name
+                .strip_suffix(&format!(", any duration, {m}: median |error|"))
+                .map(|g| (g, m))
+        }) else {
             continue;
         };
         let baseline = step_figure(
@@ -2201,7 +2202,7 @@ fn physics_never_worse_than_floor_plus_bytes(bundle: &Bundle) {
         );
         assert!(
             f.value <= baseline + 1.0,
-            "{step}, {group}: physics {} against floor + bytes {baseline}",
+            "{step}, {group}: {method} {} against floor + bytes {baseline}",
             f.value
         );
         compared += 1;

@@ -16,10 +16,13 @@
 //!   median over them);
 //! - `physics`: the physics model of [`super::physics`] over the test GPU's catalogue rates
 //!   (nothing fitted, no time of the launch read); `floor_plus_bytes`: its baseline, the launch
-//!   latency plus the bytes over the bandwidth.
+//!   latency plus the bytes over the bandwidth; `physics_corrected`: the physics model with the
+//!   learned correction of [`super::correction`], fitted on the training GPUs' launches and kept
+//!   per group only where it helps there.
 
 use yosoku_devices::Catalogue;
 
+use super::correction::PhysicsCorrection;
 use super::data::{Cell, Measurements};
 use super::gpu::{peak_scaling, wave_scaling};
 use super::physics::{GpuRates, KernelWork, floor_plus_bytes_secs, physics_time};
@@ -29,7 +32,7 @@ use crate::ModelError;
 use crate::median;
 
 /// The methods, in report order.
-pub const METHODS: [&str; 8] = [
+pub const METHODS: [&str; 9] = [
     "roofline",
     "time_unchanged",
     "cores_clock",
@@ -38,6 +41,7 @@ pub const METHODS: [&str; 8] = [
     "utilisation_scaled",
     "physics",
     "floor_plus_bytes",
+    "physics_corrected",
 ];
 
 /// The measured-duration bands errors are split by: (name, from, to) in seconds.
@@ -223,6 +227,7 @@ fn predict_points<'a>(
     profile_from: Option<usize>,
 ) -> Result<Vec<Predicted<'a>>, ModelError> {
     let model = UtilisationModel::fit(m, &|c| train.contains(&c.gpu), group_of)?;
+    let correction = PhysicsCorrection::fit(m, &|c| train.contains(&c.gpu), group_of)?;
     Ok(m.cells
         .iter()
         .filter(|c| test.contains(&c.gpu) && keep(c))
@@ -261,6 +266,7 @@ fn predict_points<'a>(
                     }),
                     Some(physics_time(&work, &rates).secs),
                     Some(floor_plus_bytes_secs(&work, &rates)),
+                    correction.secs(&t.work, target, &group),
                 ],
                 group,
                 half_width: [None; METHODS.len()],
