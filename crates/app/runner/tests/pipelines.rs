@@ -1605,12 +1605,32 @@ fn transfer_scores(batch: &RecordBatch) -> Vec<(String, String, f64, f64, f64)> 
 #[test]
 fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
     let (_dir, bundle) = run("gpu-transfer.toml");
+    // Issue 69's floor on gpuperfpredict's data, every scheme of both steps: the physics model
+    // (from the launch's profiles, nothing fitted) no worse than the floor plus bytes.
+    for step in ["apps", "all"] {
+        for scheme in [
+            "leave_one_gpu_out",
+            "leave_one_gpu_out_other_architectures",
+            "leave_one_kernel_out",
+            "leave_one_kernel_and_gpu_out",
+        ] {
+            let f = |method: &str| {
+                step_figure(&bundle, step, &format!("{scheme}.{method}: median |error|"))
+            };
+            let (physics, baseline) = (f("physics"), f("floor_plus_bytes"));
+            assert!(
+                physics <= baseline + 1.0,
+                "{step}, {scheme}: physics {physics} against floor + bytes {baseline}"
+            );
+        }
+    }
     check_golden(&bundle);
     for step in ["apps", "all"] {
         let scores = transfer_scores(table(&bundle, &format!("{step}.transfer_scores")));
         assert_eq!(
             scores.len(),
-            5 + 4 + 7 + 3,
+            // Each scheme's methods, physics and floor_plus_bytes among them.
+            (5 + 2) + (4 + 2) + (7 + 2) + (3 + 2),
             "{step}: every scheme's methods"
         );
         let get = |scheme: &str, method: &str| {

@@ -23,6 +23,7 @@ use yosoku_regression::{OlsOptions, ols};
 use super::data::{Cell, Measurements};
 use super::gpu::{peak_scaling, wave_scaling};
 use super::learned::{CostModel, TransferModel};
+use super::physics::{GpuRates, KernelWork, floor_plus_bytes_secs, physics_time};
 use super::utilisation::UtilisationModel;
 use crate::ModelError;
 use crate::median;
@@ -77,6 +78,8 @@ impl Scheme {
                 Method::WaveScaling,
                 Method::PeakSameArchitecture,
                 Method::PeakAllGpus,
+                Method::Physics,
+                Method::FloorPlusBytes,
             ],
             Scheme::LeaveOneGpuOutOtherArchitectures => &[
                 Method::Transfer,
@@ -84,6 +87,8 @@ impl Scheme {
                 Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakAllGpus,
+                Method::Physics,
+                Method::FloorPlusBytes,
             ],
             // The counter models answer a kernel never timed; the transfer model and the
             // scalings one measured on other GPUs but not in the training data (`yosoku
@@ -96,11 +101,15 @@ impl Scheme {
                 Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakAllGpus,
+                Method::Physics,
+                Method::FloorPlusBytes,
             ],
             Scheme::LeaveOneKernelAndGpuOut => &[
                 Method::CounterCosts,
                 Method::UtilisationFromCounters,
                 Method::InstructionCount,
+                Method::Physics,
+                Method::FloorPlusBytes,
             ],
         }
     }
@@ -135,6 +144,12 @@ pub enum Method {
     InstructionCount,
     /// The seed's linear regression on six counters, one per GPU (Shimada et al.).
     SeedCounters,
+    /// The physics model over the target's catalogue rates (physics::physics_time), nothing
+    /// fitted: from the launch's profile on the target where the scheme has one (a kernel held
+    /// out), else from its profiles on the measured GPUs, their median.
+    Physics,
+    /// Its baseline: the launch floor plus the bytes over the bandwidth, from the same profiles.
+    FloorPlusBytes,
 }
 
 impl Method {
@@ -150,6 +165,8 @@ impl Method {
             Method::PeakAllGpus => "cores_clock_all_gpus",
             Method::InstructionCount => "instruction_count",
             Method::SeedCounters => "seed_counter_regression",
+            Method::Physics => "physics",
+            Method::FloorPlusBytes => "floor_plus_bytes",
         }
     }
 
@@ -447,6 +464,24 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                         secs.is_finite().then_some(secs)
                     })
                     .collect()
+            }
+        }
+        Method::Physics | Method::FloorPlusBytes => {
+            let secs = |work: &super::work::Work, target: &Cell| {
+                let (work, rates) = (
+                    KernelWork::from_work(work),
+                    GpuRates::from_spec(&m.gpus[target.gpu]),
+                );
+                let s = match method {
+                    Method::Physics => physics_time(&work, &rates).secs,
+                    _ => floor_plus_bytes_secs(&work, &rates),
+                };
+                (s.is_finite() && s > 0.0).then_some(s)
+            };
+            if scheme.holds_gpus() {
+                from_sources(&|s, t| secs(&s.work, t))
+            } else {
+                targets.clone().map(|t| secs(&t.work, t)).collect()
             }
         }
         Method::SeedCounters => {
