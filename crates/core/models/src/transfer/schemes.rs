@@ -361,6 +361,45 @@ fn utilisation_predictions<'a>(
         .collect()
 }
 
+/// The physics model's time (or its floor-plus-bytes baseline, by `method`) of `work` on the
+/// GPU of `target`, from the catalogue's rates.
+fn physics_secs(
+    m: &Measurements,
+    method: Method,
+    work: &super::work::Work,
+    target: &Cell,
+) -> Option<f64> {
+    let (work, rates) = (
+        KernelWork::from_work(work),
+        GpuRates::from_spec(&m.gpus[target.gpu]),
+    );
+    let s = match method {
+        Method::Physics => physics_time(&work, &rates).secs,
+        _ => floor_plus_bytes_secs(&work, &rates),
+    };
+    (s.is_finite() && s > 0.0).then_some(s)
+}
+
+/// The seed's counter regression (one per GPU, fitted on the cells `train` accepts) on
+/// `targets`, where their counters are all known.
+fn seed_predictions<'a>(
+    m: &Measurements,
+    train: &dyn Fn(&Cell) -> bool,
+    targets: impl Iterator<Item = &'a Cell>,
+) -> Vec<Option<f64>> {
+    let fits = seed_fits(m, train);
+    targets
+        .map(|t| {
+            let fit = fits[t.gpu].as_ref()?;
+            t.work
+                .seed
+                .iter()
+                .all(|v| !v.is_nan())
+                .then(|| fit.predict(&t.work.seed))
+        })
+        .collect()
+}
+
 fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -> FoldPredictions {
     let train = |c: &Cell| fold.trains(c);
     // Sources: the same launch measured on GPUs the fold does not hold out.
@@ -467,37 +506,15 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
             }
         }
         Method::Physics | Method::FloorPlusBytes => {
-            let secs = |work: &super::work::Work, target: &Cell| {
-                let (work, rates) = (
-                    KernelWork::from_work(work),
-                    GpuRates::from_spec(&m.gpus[target.gpu]),
-                );
-                let s = match method {
-                    Method::Physics => physics_time(&work, &rates).secs,
-                    _ => floor_plus_bytes_secs(&work, &rates),
-                };
-                (s.is_finite() && s > 0.0).then_some(s)
-            };
+            let secs =
+                |work: &super::work::Work, target: &Cell| physics_secs(m, method, work, target);
             if scheme.holds_gpus() {
                 from_sources(&|s, t| secs(&s.work, t))
             } else {
                 targets.clone().map(|t| secs(&t.work, t)).collect()
             }
         }
-        Method::SeedCounters => {
-            let fits = seed_fits(m, &train);
-            targets
-                .clone()
-                .map(|t| {
-                    let fit = fits[t.gpu].as_ref()?;
-                    t.work
-                        .seed
-                        .iter()
-                        .all(|v| !v.is_nan())
-                        .then(|| fit.predict(&t.work.seed))
-                })
-                .collect()
-        }
+        Method::SeedCounters => seed_predictions(m, &train, targets),
     };
     FoldPredictions {
         secs,
