@@ -183,3 +183,42 @@ fn the_h200_calibration_is_a_catalogue_file_with_every_cuda_measurement() {
     // One wave of 256-thread blocks: 8 an SM (2048 threads an SM) on 132 SMs.
     assert_eq!(device.measured["wave_work_groups"].value, 1056.0);
 }
+
+#[test]
+fn a_pipeline_naming_a_missing_device_file_is_refused_with_its_path() {
+    // `device_files` (a calibration the pipeline reads) resolved against the pipeline's folder;
+    // a file that is not there is an error naming it, and no bundle is written.
+    let dir = tempfile::tempdir().unwrap();
+    let pipeline = dir.path().join("p.toml");
+    std::fs::write(
+        &pipeline,
+        r#"[pipeline]
+name = "p"
+device_files = ["no-such-calibration.toml"]
+
+[sources.d]
+plugin = "dummy"
+collector = "synthetic"
+config = { device = "H200", programs = ["k"] }
+
+[[validate]]
+step = "physics_forecast"
+id = "f"
+on = ["H200"]
+launches = [{ program = "k", variant = "1", blocks = 4, threads_per_block = 32, flops = 10, dram_bytes = 64 }]
+"#,
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = yosoku(&[
+        "run",
+        pipeline.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no-such-calibration.toml"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!out_dir.exists());
+}
