@@ -357,8 +357,8 @@ fn draw_points(
     drawn
 }
 
-/// What each parameter of step `step` is, as its report says (a `scaling_model` step's
-/// `meanings`): (parameter, meaning), none when the pipeline gave none.
+/// What each parameter of step `step` is, as its report says (the `meanings` of the
+/// `scaling_fit` step it validates): (parameter, meaning), none when the pipeline gave none.
 fn parameter_meanings(bundle: &LoadedBundle, step: &str) -> Vec<(String, String)> {
     let Some(report) = bundle.table(&format!("{step}.report")) else {
         return Vec::new();

@@ -1869,8 +1869,9 @@ fn mpi_scaling_models_every_call_path_over_size_and_ranks_and_predicts_the_large
 }
 
 /// One of Extra-P's own test experiments imported by the `table` plugin's `extrap` collector
-/// and modelled by the `scaling_model` step: Extra-P 4.2.5's model of the same file (its terms
-/// and coefficients, from `tools/extrap/models.py`), to the 7 digits the formula shows.
+/// and fitted by the `scaling_fit` step: Extra-P 4.2.5's model of the same file (its terms
+/// and coefficients, from `tools/extrap/models.py`), to the 7 digits the formula shows. The
+/// bundle records it as a `scaling` model whose saved form answers as the fitted one.
 #[test]
 fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     let dir = tempfile::tempdir().unwrap();
@@ -1879,7 +1880,7 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     std::fs::write(
         &pipeline,
         format!(
-            "[pipeline]\nname = \"extrap-file\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[validate]]\nstep = \"scaling_model\"\nid = \"m\"\nruns = \"x.runs\"\nhold_out = \"none\"\n",
+            "[pipeline]\nname = \"extrap-file\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"x.runs\"\n",
             file.display()
         ),
     )
@@ -1901,6 +1902,52 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     assert!(
         formula.contains("4.384166e-2 * x^(3/2) * log2(x)^(2) * log2(y)^(1)"),
         "{formula}"
+    );
+    saved_scaling_model_answers_as_fitted(&outcome.bundle_dir, &bundle);
+}
+
+/// The `scaling` model recorded by the fit step `m`: found by its kind, fitted on `x.runs`, and
+/// its saved form answering with Extra-P's model (1.374208312529971 + 6.698080399962684 *
+/// log2(y) + 0.043841655290305426 * x^(3/2) * log2(x)^2 * log2(y), at x = 4, y = 8).
+fn saved_scaling_model_answers_as_fitted(dir: &Path, bundle: &Bundle) {
+    use yosoku_models::Model;
+    use yosoku_models::scaling::{PmnfScaling, ScalingQuestion};
+    let mut records = bundle.manifest.models_of(PmnfScaling::KIND);
+    let record = records.next().expect("a scaling model is recorded");
+    assert!(records.next().is_none());
+    assert_eq!(record.name, "m");
+    assert_eq!(record.training.as_ref().unwrap().table, "x.runs");
+    let files = yosoku_bundle::fs::read_model(dir, &bundle.manifest, record).unwrap();
+    let model = PmnfScaling::from_json(files.fitted_json.as_deref().unwrap()).unwrap();
+    assert_eq!(model.parameters, ["x", "y"]);
+    let path = &model.call_paths[0];
+    let call_path = [
+        path.device.as_str(),
+        path.program.as_str(),
+        path.variant.as_str(),
+        path.phase.as_str(),
+    ];
+    let at = [("y".to_owned(), 8.0), ("x".to_owned(), 4.0)];
+    let answer = model
+        .predict(ScalingQuestion { call_path, at: &at })
+        .unwrap();
+    let extrap =
+        1.374208312529971 + 6.698080399962684 * 3.0 + 0.043841655290305426 * 8.0 * 4.0 * 3.0;
+    assert!(
+        (answer.predicted_secs - extrap).abs() < 1e-9 * extrap,
+        "{} against Extra-P's {extrap}",
+        answer.predicted_secs
+    );
+    let e = model
+        .predict(ScalingQuestion {
+            call_path,
+            at: &at[..1],
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no value for parameter `x` (the model is over x, y)"),
+        "{e}"
     );
 }
 

@@ -2,13 +2,15 @@
 
 use arrow_array::RecordBatch;
 use yosoku_models::counters::fit::ModelSpec;
+use yosoku_models::scaling::ScalingSpec;
 
 /// What a fit step defines for the validation steps that refit it: the table it fits on and
 /// the model. Known when the file is parsed, and handed to validation steps as the fit step's
 /// output when it runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelDefinition {
-    /// `<namespace>.<table>` of the `observations` the model is fitted on.
+    /// `<namespace>.<table>` of the table the model is fitted on (`observations`, or `runs` for
+    /// a scaling model).
     pub observations: String,
     pub model: DefinedModel,
 }
@@ -21,6 +23,12 @@ pub enum DefinedModel {
     /// The transfer models (`gpu_transfer_fit`), fitted on the launches of devices in the
     /// catalogue (the others left out, and said so, with `skip_unknown_devices`).
     Transfer { skip_unknown_devices: bool },
+    /// The scaling models (`scaling_fit`): every call path of a `runs` table in PMNF, with
+    /// what each parameter is, in words.
+    Scaling {
+        spec: ScalingSpec,
+        meanings: std::collections::BTreeMap<String, String>,
+    },
 }
 
 impl ModelDefinition {
@@ -28,7 +36,7 @@ impl ModelDefinition {
     pub fn counters(&self) -> Option<&ModelSpec> {
         match &self.model {
             DefinedModel::Counters(spec) => Some(spec),
-            DefinedModel::Transfer { .. } => None,
+            DefinedModel::Transfer { .. } | DefinedModel::Scaling { .. } => None,
         }
     }
 
@@ -37,6 +45,7 @@ impl ModelDefinition {
         match self.model {
             DefinedModel::Counters(_) => "an `ols` or `stepwise` fit step",
             DefinedModel::Transfer { .. } => "a `gpu_transfer_fit` step",
+            DefinedModel::Scaling { .. } => "a `scaling_fit` step",
         }
     }
 }

@@ -48,7 +48,7 @@ pub use spec::{
     STEADY_TOLERANCE, Trend, Warmup,
 };
 pub use steps_and_ranks::{
-    NAIVE as STEPS_AND_RANKS_NAIVE, StepsAndRanks, StepsAndRanksSpec, once_variant,
-    per_step_variant, steps_and_ranks,
+    NAIVE as STEPS_AND_RANKS_NAIVE, STEPS_AND_RANKS_KIND, StepsAndRanks, StepsAndRanksSpec,
+    once_variant, per_step_variant, steps_and_ranks,
 };
 pub use warmup::{pooled_warmups, shorter_run_times};

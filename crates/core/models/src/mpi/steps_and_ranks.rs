@@ -26,6 +26,11 @@ use crate::Input;
 use crate::ModelError;
 use crate::scaling::{Scaling, ScalingSpec, numeric_parameters, scaling_models};
 
+/// The kind the bundle records an `mpi_steps_and_ranks` step's models as: the per-step and once
+/// PMNF models of one prediction's parts, described by their tables (no saved form apart; no
+/// command answers from them), and never a `scaling` model, which is `scaling_fit`'s.
+pub const STEPS_AND_RANKS_KIND: &str = "mpi_steps_and_ranks";
+
 /// What `mpi_steps_and_ranks` is asked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepsAndRanksSpec {

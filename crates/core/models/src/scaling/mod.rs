@@ -10,140 +10,14 @@
 //! Extra-P's experiments (`yosoku export --format extrap`).
 
 pub mod extrap;
+mod fitting;
 pub mod input;
+mod model;
 mod report;
 mod spec;
 mod tables;
 
-use arrow_array::RecordBatch;
-use yosoku_regression::pmnf::robust::fit_robust;
-use yosoku_regression::pmnf::{PmnfOptions, fit};
-use yosoku_tables::Figure;
-use yosoku_tables::report::ReportCell;
-use yosoku_tables::rows::PredictionRow;
-
+pub use fitting::{Scaling, scaling_models};
 pub use input::{drop_restated, numeric_parameters};
+pub use model::{CallPathModel, MODEL_KIND, PmnfScaling, ScalingAnswer, ScalingQuestion};
 pub use spec::{ScalingSpec, Search};
-
-use crate::ModelError;
-use input::series;
-use report::summary;
-use tables::{
-    ModelRow, PlotInput, configuration, curves_batch, models_batch, plot_rows, points_batch,
-};
-
-/// The kind of model a `scaling_model` step records in its bundle: each call path's PMNF model.
-pub const MODEL_KIND: &str = "scaling";
-
-/// The step's results.
-#[derive(Debug)]
-pub struct Scaling {
-    pub models: RecordBatch,
-    /// Every call path's measured configurations, placed for a plot (`scaling_points`).
-    pub points: RecordBatch,
-    /// Every call path's model along its first parameter (`scaling_curves`).
-    pub curves: RecordBatch,
-    pub predictions: Vec<PredictionRow>,
-    pub report: Vec<ReportCell>,
-    pub figures: Vec<Figure>,
-    /// The parameters modelled over, in the order of every model's coordinates.
-    pub parameters: Vec<String>,
-    /// Every call path's fitted model: `device, program, variant, phase` and the model.
-    pub fits: Vec<([String; 4], yosoku_regression::pmnf::PmnfModel)>,
-}
-
-/// Fits every call path of `runs` (a `runs` table) as `spec` says.
-pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling, ModelError> {
-    let (names, all) = series(runs, &spec.parameters)?;
-    let options = PmnfOptions {
-        aggregate: spec.aggregate,
-        allow_negative_exponents: spec.allow_negative_exponents,
-        ..PmnfOptions::default()
-    };
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let (mut rows, mut predictions, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut point_rows, mut curve_rows) = (Vec::new(), Vec::new());
-    for s in all {
-        let label = s.key[..3].join(" / ");
-        let mut points = s.points;
-        let held = if spec.hold_out_largest {
-            points.pop()
-        } else {
-            None
-        };
-        let fitted = match spec.search {
-            Search::Extrap => fit(&points, &options),
-            Search::Robust => fit_robust(&points, &options).map(|r| r.model),
-        };
-        let model = match fitted {
-            Ok(m) => m,
-            Err(e) => {
-                skipped.push(format!("{label}: {e}"));
-                continue;
-            }
-        };
-        let parameter_names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let formula = model.to_extrap(&parameter_names);
-        let plot = PlotInput {
-            names: &names,
-            key: &s.key,
-            fitted: &points,
-            held: held.as_ref(),
-            model: &model,
-            level: spec.level,
-        };
-        plot_rows(&plot, &mut point_rows, &mut curve_rows);
-        if let Some(h) = &held {
-            let predicted = model.evaluate(&h.coordinate);
-            let measured = mean(&h.values);
-            predictions.push(PredictionRow {
-                model: "pmnf".to_owned(),
-                device: s.key[0].clone(),
-                program: s.key[1].clone(),
-                variant: s.key[2].clone(),
-                phase: s.key[3].clone(),
-                repetitions: 1,
-                predicted_secs: predicted,
-                measured_secs: Some(measured),
-                error_pct: Some((predicted - measured) / measured * 100.0),
-                flags: (predicted <= 0.0).then(|| "negative".to_owned()),
-                run_id: None,
-                model_group: Some(formula.clone()),
-                validation: Some("largest_held_out".to_owned()),
-                held_out: Some(configuration(&names, &h.coordinate)),
-                interval_secs: model.interval(&h.coordinate, spec.level),
-            });
-        }
-        rows.push(ModelRow {
-            key: s.key,
-            formula,
-            model,
-            held_out: held.map(|h| configuration(&names, &h.coordinate)),
-        });
-    }
-    if rows.is_empty() {
-        return Err(ModelError::invalid(format!(
-            "no call path could be modelled: {}",
-            skipped.join("; ")
-        )));
-    }
-    let models = models_batch(&names, &rows)?;
-    let (report, figures) = summary(
-        &names,
-        &rows,
-        &predictions,
-        &skipped,
-        (spec.level, spec.search),
-    );
-    let fits = rows.into_iter().map(|r| (r.key, r.model)).collect();
-    Ok(Scaling {
-        parameters: names,
-        fits,
-        models,
-        points: points_batch(&point_rows)?,
-        curves: curves_batch(&curve_rows)?,
-        predictions,
-        report,
-        figures,
-    })
-}

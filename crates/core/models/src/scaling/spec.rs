@@ -1,10 +1,12 @@
 //! What a scaling model is asked: the parameters, the aggregate of repetitions, the hold-out,
 //! the interval level and the search that chooses the terms.
 
+use serde::{Deserialize, Serialize};
 use yosoku_regression::pmnf::Aggregate;
 
-/// What `scaling_model` is asked.
-#[derive(Debug, Clone, PartialEq)]
+/// What a scaling model is fitted with (`scaling_fit`'s keys; the options its saved form
+/// records), and whether the largest configuration is held out (`scaling_model`'s validation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScalingSpec {
     /// The parameters to model over; empty: every parameter that is a number in every run and
     /// varies within some call path.
@@ -22,7 +24,8 @@ pub struct ScalingSpec {
 }
 
 /// The search that chooses each call path's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Search {
     /// Extra-P's (the default): its hypotheses, its selection; the same terms as Extra-P 4.2.5.
     #[default]

@@ -39,6 +39,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     transfer::GPU_SPLIT,
     transfer::WORK_FORECAST,
     transfer::PHYSICS_FORECAST,
+    scaling::SCALING_FIT,
     scaling::SCALING_MODEL,
     mpi::STEPS_AND_RANKS,
 ];

@@ -21,14 +21,16 @@
 //! selected) and a prediction interval from its final least-squares fit. No I/O.
 
 use faer::Mat;
+use serde::{Deserialize, Serialize};
 
 pub mod extrap;
 pub mod robust;
+pub mod saved;
 pub mod suggest;
 pub mod synthetic;
 
 /// A compound term of one parameter: x^(numerator / denominator) * log2(x)^log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Exponents {
     pub numerator: i32,
     pub denominator: i32,
@@ -242,7 +244,8 @@ pub fn term_shape(terms: &[Term]) -> Vec<Vec<(usize, Exponents)>> {
 pub const MINIMUM_POINTS: usize = 3;
 
 /// How repetitions of one measurement point are reduced to its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Aggregate {
     #[default]
     Mean,
@@ -278,7 +281,7 @@ impl Default for PmnfOptions {
 }
 
 /// A term of a model: its coefficient times one compound term per parameter it involves.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Term {
     pub coefficient: f64,
     /// (parameter index, its compound term), in parameter order.
@@ -298,16 +301,20 @@ impl Term {
     }
 }
 
-/// A fitted PMNF model.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted PMNF model; its saved form (serde) has every field by name, the interval's basis
+/// included, so that a model read back answers exactly as the fitted one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PmnfModel {
     pub constant: f64,
     pub terms: Vec<Term>,
     /// Residual sum of squares: leave-one-out for a model of one parameter chosen by
     /// cross-validation, in-sample otherwise.
+    #[serde(with = "saved::number")]
     pub rss: f64,
     /// Symmetric mean absolute percentage error, in percent, measured as `rss` is.
+    #[serde(with = "saved::number")]
     pub smape: f64,
+    #[serde(with = "saved::number")]
     pub adjusted_r2: f64,
     /// Whether `rss` and `smape` are leave-one-out.
     pub cross_validated: bool,
@@ -318,9 +325,11 @@ pub struct PmnfModel {
 
 /// What a prediction interval needs of the final least-squares fit: sigma^2 (X'X)^-1 and the
 /// residual degrees of freedom (sigma^2 from the leave-one-out errors where those are larger).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct IntervalBasis {
+    #[serde(with = "saved::numbers")]
     covariance: Vec<f64>,
+    #[serde(with = "saved::number")]
     sigma2: f64,
     df: usize,
     /// A robust fit's noise model: `sigma2` is the relative variance of one repetition,

@@ -1,5 +1,5 @@
 //! `mpi_call_paths`: MPI runs as `runs` rows per call path (each block's time over the ranks,
-//! with the run's parameters and rank count), what `scaling_model` models.
+//! with the run's parameters and rank count), what `scaling_fit` models.
 
 use serde::Deserialize;
 use yosoku_models::mpi::call_paths::{CallPathSpec, OverRanks, call_path_runs};
@@ -13,7 +13,7 @@ use crate::steps::step::{
 pub(crate) const MPI_CALL_PATHS: StepKind = StepKind::new::<CallPathParams>(
     "mpi_call_paths",
     Stage::Normalize,
-    "MPI runs as `runs` rows per call path (each block's time over the ranks, with the run's parameters and rank count), for scaling_model",
+    "MPI runs as `runs` rows per call path (each block's time over the ranks, with the run's parameters and rank count), for scaling_fit",
 );
 
 fn default_over_ranks() -> String {

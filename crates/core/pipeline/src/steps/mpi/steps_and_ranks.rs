@@ -185,7 +185,7 @@ impl Step for StepsAndRanks {
             .table(&REPORT, report)
             .figures(figures)
             .saved_model(
-                yosoku_models::scaling::MODEL_KIND,
+                yosoku_models::mpi::STEPS_AND_RANKS_KIND,
                 TrainingTable::Input(self.blocks.get_ref().clone()),
                 &[&SCALING_MODELS],
             ))
