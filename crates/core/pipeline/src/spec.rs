@@ -515,9 +515,10 @@ impl<'a> Parser<'a> {
             .collect();
         let params = Spanned::new(value.span(), DeValue::Table(params));
         let step = kind.parse(params.clone()).map_err(|e| match e {
-            ParamsError::Toml(e) => {
-                with_step_and_id(self.toml_error(&e, params.get_ref().as_table()))
-            }
+            ParamsError::Toml(e) => with_step_and_id(
+                self.toml_error(&e, params.get_ref().as_table()),
+                kind.group_keys,
+            ),
             ParamsError::Param(e) => self.param_error(&params, &e),
         })?;
         // Locate the step by its `step` key: the table itself starts at its `[[...]]` header.
@@ -543,14 +544,25 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The parser reads `step` and `id` itself, so serde's list of a step's fields lacks them: put
-/// them back, so that a misspelt key is answered with every key the table may have.
-fn with_step_and_id(mut e: SpecError) -> SpecError {
+/// The parser reads `step` and `id` itself, and a kind's key group apart from its own keys, so
+/// serde's list of a step's fields lacks them: put them back, so that a misspelt key is answered
+/// with every key the table may have.
+fn with_step_and_id(mut e: SpecError, group_keys: &[&str]) -> SpecError {
     if e.message.starts_with("unknown field") {
+        let read_apart: String = ["step", "id"]
+            .iter()
+            .chain(group_keys)
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let (some, none) = (
+            format!("expected one of {read_apart}, `"),
+            format!("expected one of {read_apart}"),
+        );
         for (from, to) in [
-            ("expected one of `", "expected one of `step`, `id`, `"),
-            ("expected `", "expected one of `step`, `id`, `"),
-            ("there are no fields", "expected one of `step`, `id`"),
+            ("expected one of `", &some),
+            ("expected `", &some),
+            ("there are no fields", &none),
         ] {
             if e.message.contains(from) {
                 e.message = e.message.replacen(from, to, 1);

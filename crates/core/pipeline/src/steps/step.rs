@@ -138,6 +138,9 @@ pub struct StepKind {
     pub name: &'static str,
     pub stage: Stage,
     pub summary: &'static str,
+    /// The keys of its [`KeyGroup`], read beside its own (none for a kind without one): named
+    /// with its own when a key is misspelt.
+    pub group_keys: &'static [&'static str],
     parse: ParseFn,
 }
 
@@ -157,7 +160,7 @@ impl StepKind {
         stage: Stage,
         summary: &'static str,
     ) -> Self {
-        Self::with_parser(name, stage, summary, parse_step::<P>)
+        Self::with_parser(name, stage, summary, &[], parse_step::<P>)
     }
 
     /// A kind whose parameters are `P`, with the keys of `P::Group` beside its own.
@@ -166,19 +169,27 @@ impl StepKind {
         stage: Stage,
         summary: &'static str,
     ) -> Self {
-        Self::with_parser(name, stage, summary, parse_grouped::<P>)
+        Self::with_parser(
+            name,
+            stage,
+            summary,
+            <P::Group as KeyGroup>::KEYS,
+            parse_grouped::<P>,
+        )
     }
 
     const fn with_parser(
         name: &'static str,
         stage: Stage,
         summary: &'static str,
+        group_keys: &'static [&'static str],
         parse: ParseFn,
     ) -> Self {
         Self {
             name,
             stage,
             summary,
+            group_keys,
             parse,
         }
     }

@@ -2,6 +2,7 @@
 //! group, its model checked and defined, and its figures.
 
 use serde::Deserialize;
+use yosoku_models::counters::FeatureChoice;
 use yosoku_models::counters::fit::{self, GroupFit, Method, ModelSpec, R2_BELOW_FLAG};
 use yosoku_models::counters::report::Matrix;
 use yosoku_tables::report::report_batch;
@@ -10,9 +11,62 @@ use yosoku_tables::{
 };
 
 use crate::steps::step::{
-    DefinedModel, ModelDefinition, ParamError, Step, StepContext, StepError, StepOutput, TableRef,
-    TrainingTable, names,
+    DefinedModel, KeyGroup, ModelDefinition, ParamError, Step, StepContext, StepError, StepOutput,
+    TableRef, TrainingTable, names,
 };
+
+/// The keys every counter fit step (`ols`, `stepwise`) has, read once as a group beside each
+/// kind's own (`StepKind::grouped`): the table, which features (docs/pipelines.md, "Which
+/// features a fit uses"), the groups, the logarithms and the matrix report. Each is refused at
+/// its line and column when its value is not one.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FitKeys {
+    pub observations: TableRef,
+    pub features: Option<Vec<String>>,
+    #[serde(default)]
+    pub kinds: Vec<String>,
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    #[serde(default)]
+    pub group_by: Vec<String>,
+    #[serde(default)]
+    pub log_target: bool,
+    #[serde(default)]
+    pub log_features: bool,
+    pub matrix: Option<MatrixSpec>,
+}
+
+impl KeyGroup for FitKeys {
+    const KEYS: &'static [&'static str] = &[
+        "observations",
+        "features",
+        "kinds",
+        "exclude",
+        "group_by",
+        "log_target",
+        "log_features",
+        "matrix",
+    ];
+}
+
+impl FitKeys {
+    /// The fit step of these keys fitting by `method`.
+    pub(super) fn into_fit(self, method: Method) -> Result<Fit, ParamError> {
+        let spec = ModelSpec {
+            choice: FeatureChoice {
+                features: self.features,
+                kinds: self.kinds,
+                exclude: self.exclude,
+            },
+            group_by: self.group_by,
+            log_target: self.log_target,
+            log_features: self.log_features,
+            method,
+        };
+        Fit::new(self.observations, spec, self.matrix.as_ref())
+    }
+}
 
 /// Rows and columns of a matrix report.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

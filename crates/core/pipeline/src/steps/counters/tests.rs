@@ -192,3 +192,41 @@ fn the_summary_says_whether_unseen_programs_are_predicted() {
     let unlike = observations_of(&rows, &secs, &[("inst", &inst), ("gld", &gld)]);
     assert!(verdict(unlike).starts_with("cannot predict unseen programs"));
 }
+
+/// `ols` and `stepwise` read their shared keys as one group (`FitKeys`) beside their own: a bad
+/// value of either is refused at its line and column, and a misspelt key is answered with every
+/// key the step may have, shared and own.
+#[test]
+fn shared_and_own_fit_keys_are_refused_at_their_line_and_column() {
+    use crate::steps::testing::parse_error;
+    let e = parse_error(
+        "fit",
+        "step = \"ols\"\nid = \"o\"\nobservations = \"src.observations\"\nlog_target = \"yes\"",
+    );
+    assert!(e.starts_with("p.toml:8:14:"), "{e}");
+    assert!(e.contains("yes"), "{e}");
+    let e = parse_error(
+        "fit",
+        "step = \"ols\"\nid = \"o\"\nobservations = \"src.observations\"\nfeature = [\"x\"]",
+    );
+    assert!(
+        e.starts_with("p.toml:8:1: unknown field `feature`, expected one of `step`, `id`, `observations`, `features`, `kinds`, `exclude`, `group_by`, `log_target`, `log_features`, `matrix`, `ridge`"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"stepwise\"\nid = \"s\"\nobservations = \"src.observations\"\nmatrix = { rows = \"device\" }",
+    );
+    assert!(e.starts_with("p.toml:8:"), "{e}");
+    assert!(e.contains("missing field `columns`"), "{e}");
+    let e = parse_error(
+        "fit",
+        "step = \"stepwise\"\nid = \"s\"\nobservations = \"src.observations\"\nridge = 1.0",
+    );
+    assert!(
+        e.contains("unknown field `ridge`") && e.contains("`matrix`, `direction`"),
+        "{e}"
+    );
+    let e = parse_error("fit", "step = \"ols\"\nid = \"o\"\nridge = 1.0");
+    assert!(e.contains("missing field `observations`"), "{e}");
+}
