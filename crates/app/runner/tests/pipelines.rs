@@ -2127,6 +2127,52 @@ fn a_calibration_moves_the_latency_aware_model_closer_on_both_gpus() {
     assert!(e.contains("the catalogue has no `fp32_peak_gflops`"), "{e}");
 }
 
+/// The parts' models of `mpi-steps-and-ranks`: each fitted by its fit step (kind
+/// `mpi_steps_and_ranks`, trained on the short runs' blocks), scored by the step that asks it at
+/// its target, and saved in a scaling model's form that holds every part the fit's table lists.
+fn parts_models_are_saved_by_the_fit_steps(dir: &Path, bundle: &Bundle) {
+    use yosoku_models::Model;
+    use yosoku_models::scaling::PmnfScaling;
+    let records: Vec<_> = bundle
+        .manifest
+        .models_of(yosoku_models::mpi::STEPS_AND_RANKS_KIND)
+        .collect();
+    assert_eq!(records.len(), 3);
+    for record in records {
+        let step = record.name.strip_suffix("_fit").unwrap();
+        let short = if step == "himeno_16_cores" {
+            "himeno16"
+        } else {
+            step.split('_').next().unwrap()
+        };
+        assert_eq!(
+            record.training.as_ref().unwrap().table,
+            format!("{short}_short.mpi_blocks")
+        );
+        assert_eq!(record.scores, [format!("{step}.predictions")]);
+        let files = yosoku_bundle::fs::read_model(dir, &bundle.manifest, record).unwrap();
+        let saved = PmnfScaling::from_json(files.fitted_json.as_deref().unwrap()).unwrap();
+        let fitted = table(bundle, &format!("{}.scaling_models", record.name));
+        let variants = utf8(fitted, col::VARIANT).unwrap();
+        let formulas = utf8(fitted, col::FORMULA).unwrap();
+        assert_eq!(saved.call_paths.len(), fitted.num_rows());
+        for (i, path) in saved.call_paths.iter().enumerate() {
+            assert_eq!(path.variant, variants.value(i));
+            assert_eq!(path.formula, formulas.value(i));
+        }
+        // Nothing of the short runs is held out: the step that asks the model fits the same.
+        let asked = utf8(
+            table(bundle, &format!("{step}.scaling_models")),
+            col::FORMULA,
+        )
+        .unwrap();
+        assert_eq!(asked.len(), formulas.len());
+        for i in 0..asked.len() {
+            assert_eq!(asked.value(i), formulas.value(i));
+        }
+    }
+}
+
 /// Issue 56, item 4: one MPI run predicted at a larger input and 10-20x the steps of any run
 /// measured, from short runs over five sizes (`cargo xtask mpi-experiment steps-ranks`, 2 ranks
 /// on 2 cores: never oversubscribed). Each prediction is of the mean of three measured target
@@ -2134,8 +2180,9 @@ fn a_calibration_moves_the_latency_aware_model_closer_on_both_gpus() {
 /// exclude; its parts' models are the step's scaling models (what the Scaling view shows).
 #[test]
 fn a_run_at_a_larger_input_and_more_steps_is_predicted_from_short_runs() {
-    let (_dir, bundle) = run("mpi-steps-and-ranks.toml");
+    let (dir, bundle) = run("mpi-steps-and-ranks.toml");
     check_golden(&bundle);
+    parts_models_are_saved_by_the_fit_steps(&dir.path().join("bundle"), &bundle);
     for (step, target, parameter) in [
         ("himeno_forecast", "n=129;ranks=2;steps=400", "n"),
         ("meep_forecast", "ranks=2;res=80;steps=500", "res"),

@@ -2,6 +2,7 @@
 
 use arrow_array::RecordBatch;
 use yosoku_models::counters::fit::ModelSpec;
+use yosoku_models::mpi::StepsAndRanksSpec;
 use yosoku_models::scaling::ScalingSpec;
 
 /// What a fit step defines for the validation steps that refit it: the table it fits on and
@@ -29,6 +30,14 @@ pub enum DefinedModel {
         spec: ScalingSpec,
         meanings: std::collections::BTreeMap<String, String>,
     },
+    /// The parts' models of short MPI runs (`mpi_steps_and_ranks_fit`): fitted on their
+    /// `mpi_blocks` (the definition's table) and `mpi_ranks` (`ranks`, `<namespace>.<table>`),
+    /// with no target yet (`spec.target` empty).
+    StepsAndRanks {
+        spec: StepsAndRanksSpec,
+        ranks: String,
+        meanings: std::collections::BTreeMap<String, String>,
+    },
 }
 
 impl ModelDefinition {
@@ -36,7 +45,9 @@ impl ModelDefinition {
     pub fn counters(&self) -> Option<&ModelSpec> {
         match &self.model {
             DefinedModel::Counters(spec) => Some(spec),
-            DefinedModel::Transfer { .. } | DefinedModel::Scaling { .. } => None,
+            DefinedModel::Transfer { .. }
+            | DefinedModel::Scaling { .. }
+            | DefinedModel::StepsAndRanks { .. } => None,
         }
     }
 
@@ -46,6 +57,7 @@ impl ModelDefinition {
             DefinedModel::Counters(_) => "an `ols` or `stepwise` fit step",
             DefinedModel::Transfer { .. } => "a `gpu_transfer_fit` step",
             DefinedModel::Scaling { .. } => "a `scaling_fit` step",
+            DefinedModel::StepsAndRanks { .. } => "an `mpi_steps_and_ranks_fit` step",
         }
     }
 }

@@ -49,6 +49,6 @@ pub use spec::{
 };
 pub use steps_and_ranks::{
     NAIVE as STEPS_AND_RANKS_NAIVE, STEPS_AND_RANKS_KIND, StepsAndRanks, StepsAndRanksSpec,
-    once_variant, per_step_variant, steps_and_ranks,
+    once_variant, part_models, per_step_variant, steps_and_ranks,
 };
 pub use warmup::{pooled_warmups, shorter_run_times};

@@ -26,9 +26,9 @@ use crate::Input;
 use crate::ModelError;
 use crate::scaling::{Scaling, ScalingSpec, numeric_parameters, scaling_models};
 
-/// The kind the bundle records an `mpi_steps_and_ranks` step's models as: the per-step and once
-/// PMNF models of one prediction's parts, described by their tables (no saved form apart; no
-/// command answers from them), and never a `scaling` model, which is `scaling_fit`'s.
+/// The kind the bundle records an `mpi_steps_and_ranks_fit` step's model as: the per-step and
+/// once PMNF models of a run's parts ([`part_models`]), saved in a scaling model's form
+/// (`scaling::PmnfScaling`) but never of kind `scaling`, which is `scaling_fit`'s.
 pub const STEPS_AND_RANKS_KIND: &str = "mpi_steps_and_ranks";
 
 /// What `mpi_steps_and_ranks` is asked.
@@ -40,7 +40,8 @@ pub struct StepsAndRanksSpec {
     /// The PMNF search over the configurations (`hold_out_largest` is not used: the run
     /// predicted is beyond every one measured).
     pub scaling: ScalingSpec,
-    /// The configuration to predict: a value for every parameter modelled.
+    /// The configuration to predict: a value for every parameter modelled (empty in the fit
+    /// step's definition; the validation step gives it).
     pub target: Vec<(String, f64)>,
     /// Keep a call path only if its share of the predicted time over all short runs is at least
     /// this (0..1).
@@ -568,6 +569,56 @@ fn check_measured_length(ranks: &RecordBatch, full_iterations: u64) -> Result<()
     Ok(())
 }
 
+/// The short runs split per call path, and the PMNF models of their parts.
+struct Parts<'a> {
+    runs: Vec<RunSplit<'a>>,
+    lengths: Lengths,
+    kept: Vec<(String, &'static str)>,
+    /// The parts no PMNF model can take (a zero or negative value in some run): their values.
+    unmodelled: BTreeMap<String, Vec<f64>>,
+    scaling: Scaling,
+}
+
+/// Every short run split at the target's length per call path into its cost per step and once,
+/// and both modelled over the runs' configurations (`spec.target` is not read).
+fn fit_parts<'a>(
+    spec: &StepsAndRanksSpec,
+    rows: &'a BlockRows<'a>,
+    infos: &'a [(String, RunInfo)],
+) -> Result<Parts<'a>, ModelError> {
+    let (runs, lengths) = split_runs(rows, infos, &spec.mpi)?;
+    enough_values(&runs, &spec.scaling.parameters)?;
+    let kept = kept_paths(&runs, spec.min_share);
+    let (series, secs, unmodelled) = series_rows(&runs, &kept, lengths.unit);
+    let scaling = scaling_models(
+        &runs_batch(&series, &secs)?,
+        &ScalingSpec {
+            hold_out_largest: false,
+            ..spec.scaling.clone()
+        },
+    )?;
+    Ok(Parts {
+        runs,
+        lengths,
+        kept,
+        unmodelled,
+        scaling,
+    })
+}
+
+/// The PMNF models of the parts of the short runs of `blocks` / `ranks` (each call path's cost
+/// per step and once, and the whole run's as measured), fitted as [`steps_and_ranks`] fits them
+/// before it predicts: what an `mpi_steps_and_ranks_fit` step saves (`spec.target` is not read).
+pub fn part_models(
+    spec: &StepsAndRanksSpec,
+    blocks: &RecordBatch,
+    ranks: &RecordBatch,
+) -> Result<Scaling, ModelError> {
+    let rows = BlockRows::new("blocks", blocks)?;
+    let infos = read_runs(ranks)?;
+    Ok(fit_parts(spec, &rows, &infos)?.scaling)
+}
+
 /// Predicts the run at `spec.target` and `spec.mpi.size`'s full length from the short runs of
 /// `blocks` / `ranks` (an `mpi_blocks` and `mpi_ranks` table of several runs), compared with the
 /// mean of the measured runs of the target in `measured` (`mpi_blocks`, `mpi_ranks`) when given.
@@ -581,18 +632,14 @@ pub fn steps_and_ranks(
 ) -> Result<StepsAndRanks, ModelError> {
     let rows = BlockRows::new("blocks", blocks)?;
     let infos = read_runs(ranks)?;
-    let (runs, lengths) = split_runs(&rows, &infos, &spec.mpi)?;
+    let Parts {
+        runs,
+        lengths,
+        kept,
+        unmodelled,
+        scaling,
+    } = fit_parts(spec, &rows, &infos)?;
     let unit = lengths.unit;
-    enough_values(&runs, &spec.scaling.parameters)?;
-    let kept = kept_paths(&runs, spec.min_share);
-    let (series, secs, unmodelled) = series_rows(&runs, &kept, unit);
-    let scaling = scaling_models(
-        &runs_batch(&series, &secs)?,
-        &ScalingSpec {
-            hold_out_largest: false,
-            ..spec.scaling.clone()
-        },
-    )?;
     let mut drifts: Vec<f64> = runs.iter().map(|r| r.drift_relative).collect();
     let unsteady: Vec<&str> = runs.iter().filter(|r| r.unsteady).map(|r| r.id).collect();
     let configuration = spec

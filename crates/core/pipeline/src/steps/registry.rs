@@ -26,6 +26,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     mpi::SIMPLIFIED,
     mpi::SEPARATE_RUNS,
     mpi::BEST_CONFIGURATION,
+    mpi::STEPS_AND_RANKS_FIT,
     // validate
     compare::COMPARE_MEASURED,
     transfer::FORECAST_SCORE,

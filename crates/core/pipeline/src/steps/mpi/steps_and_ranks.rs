@@ -1,78 +1,54 @@
 //! `mpi_steps_and_ranks`: one MPI run predicted at a configuration (rank count, input size) and
-//! a length beyond every one measured, from short runs over the configurations: simplified
-//! execution splits each short run's call paths into a cost per step and a cost once, Extra-P's
-//! PMNF models both over the configurations (docs/methods.md, section 3).
+//! a length beyond every one measured, by the model an `mpi_steps_and_ranks_fit` step defines
+//! (each short run's call paths split into a cost per step and a cost once, both modelled over
+//! the configurations in PMNF; docs/methods.md, section 3), compared with measured runs of the
+//! target where there are some.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use toml::Spanned;
 use yosoku_models::ModelError;
-use yosoku_models::mpi::{StepsAndRanksSpec, steps_and_ranks};
+use yosoku_models::mpi::{MpiSpec, StepsAndRanksSpec, steps_and_ranks};
 use yosoku_tables::{PREDICTIONS, REPORT, SCALING_CURVES, SCALING_MODELS, SCALING_POINTS};
 
-use super::shared::{SettingKeys, Settings, mpi_figures};
-use crate::steps::scaling::{
-    SCALING_TABLES, default_aggregate, default_level, meaning_cells, scaling_spec,
-};
+use super::shared::mpi_figures;
+use crate::steps::scaling::{SCALING_TABLES, meaning_cells};
 use crate::steps::step::{
-    GroupedParams, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, TableRef,
-    TrainingTable, names,
+    DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
+    StepOutput, StepParams, TableRef, names,
 };
 
-pub(crate) const STEPS_AND_RANKS: StepKind = StepKind::grouped::<StepsAndRanksParams>(
+pub(crate) const STEPS_AND_RANKS: StepKind = StepKind::new::<StepsAndRanksParams>(
     "mpi_steps_and_ranks",
     Stage::Validate,
-    "one MPI run at more ranks, a larger input and more steps than measured: short runs split per call path into a cost per step and once (simplified execution), both modelled over the configurations (PMNF)",
+    "one MPI run at more ranks, a larger input and more steps than measured, by an mpi_steps_and_ranks_fit step's model: once + steps x per step per call path, measured runs of the target beside",
 );
 
-fn default_min_share_pct() -> f64 {
-    1.0
-}
-
-/// `mpi_steps_and_ranks` over the short runs of one source.
+/// `mpi_steps_and_ranks`: the model it asks, the target, and measured runs of the target.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepsAndRanksParams {
-    /// `mpi_blocks` of the short runs (several configurations, repeats welcome).
-    pub blocks: TableRef,
-    /// Their `mpi_ranks` (the parameters, the rank count, each rank's wall time).
-    pub ranks: TableRef,
+    /// The `mpi_steps_and_ranks_fit` step whose model is asked.
+    pub model: Spanned<String>,
     /// `mpi_blocks` and `mpi_ranks` of runs of the target, to compare with (their mean).
     pub measured_blocks: Option<TableRef>,
     pub measured_ranks: Option<TableRef>,
     /// The configuration to predict: a value for every parameter modelled
     /// (`target = { n = 129, ranks = 2 }`).
     pub target: BTreeMap<String, f64>,
-    /// The parameters to model over; every numeric one that varies when absent.
-    #[serde(default)]
-    pub parameters: Vec<String>,
-    #[serde(default = "default_aggregate")]
-    pub aggregate: String,
-    #[serde(default = "default_level")]
-    pub level: f64,
-    #[serde(default)]
-    pub negative_exponents: bool,
-    /// Leave out call paths under this share of the predicted time, in percent.
-    #[serde(default = "default_min_share_pct")]
-    pub min_share_pct: f64,
-    #[serde(default)]
-    pub meanings: BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
 pub struct StepsAndRanks {
-    blocks: TableRef,
-    ranks: TableRef,
+    model: Spanned<String>,
     measured: Option<(TableRef, TableRef)>,
-    settings: Settings,
-    spec: StepsAndRanksSpec,
-    meanings: BTreeMap<String, String>,
+    target: Vec<(String, f64)>,
 }
 
-impl GroupedParams for StepsAndRanksParams {
-    type Group = SettingKeys;
+impl StepParams for StepsAndRanksParams {
     type Step = StepsAndRanks;
-    fn into_step(self, keys: SettingKeys) -> Result<StepsAndRanks, ParamError> {
+    fn into_step(self) -> Result<StepsAndRanks, ParamError> {
         let measured = match (self.measured_blocks, self.measured_ranks) {
             (Some(b), Some(r)) => Some((b, r)),
             (None, None) => None,
@@ -101,81 +77,88 @@ impl GroupedParams for StepsAndRanksParams {
                 format!("target `{k}` = {v}: expected a finite number"),
             ));
         }
-        if !(0.0..100.0).contains(&self.min_share_pct) {
-            return Err(ParamError::new(
-                "min_share_pct",
-                format!(
-                    "min_share_pct = {}: expected a percentage in [0, 100)",
-                    self.min_share_pct
-                ),
-            ));
-        }
-        if keys.published.is_some() {
-            return Err(ParamError::new(
-                "published",
-                "`mpi_steps_and_ranks` takes no `published` figure (its scoreboard rows name the paper's)",
-            ));
-        }
-        let settings = Settings::new(keys)?;
-        let scaling = scaling_spec(
-            self.parameters,
-            &self.aggregate,
-            self.level,
-            self.negative_exponents,
-            &self.meanings,
-        )?;
-        let spec = StepsAndRanksSpec {
-            mpi: settings.spec(""),
-            scaling,
-            target: self.target.into_iter().collect(),
-            min_share: self.min_share_pct / 100.0,
-        };
         Ok(StepsAndRanks {
-            blocks: self.blocks,
-            ranks: self.ranks,
+            model: self.model,
             measured,
-            settings,
-            spec,
-            meanings: self.meanings,
+            target: self.target.into_iter().collect(),
         })
+    }
+}
+
+/// What the model `model` defines (the spec, the short runs' `mpi_ranks`, the meanings), or
+/// what it is instead.
+type Defined<'a> = (&'a StepsAndRanksSpec, &'a str, &'a BTreeMap<String, String>);
+
+fn steps_and_ranks_model(model: &ModelDefinition) -> Result<Defined<'_>, String> {
+    match &model.model {
+        DefinedModel::StepsAndRanks {
+            spec,
+            ranks,
+            meanings,
+        } => Ok((spec, ranks, meanings)),
+        DefinedModel::Counters(_)
+        | DefinedModel::Transfer { .. }
+        | DefinedModel::Scaling { .. } => Err(format!(
+            "names {}; `mpi_steps_and_ranks` asks an `mpi_steps_and_ranks_fit` step",
+            model.family()
+        )),
     }
 }
 
 impl Step for StepsAndRanks {
     fn inputs(&self) -> Vec<&TableRef> {
-        let mut inputs = vec![&self.blocks, &self.ranks];
-        if let Some((b, r)) = &self.measured {
-            inputs.extend([b, r]);
+        // The short runs are checked through the model reference.
+        match &self.measured {
+            Some((b, r)) => vec![b, r],
+            None => Vec::new(),
         }
-        inputs
     }
 
     fn outputs(&self) -> Vec<&str> {
         names(&SCALING_TABLES)
     }
 
+    fn model_input(&self) -> Option<&Spanned<String>> {
+        Some(&self.model)
+    }
+
+    fn check_model(&self, model: &ModelDefinition) -> Result<(), ParamError> {
+        steps_and_ranks_model(model)
+            .map(|_| ())
+            .map_err(|e| ParamError::new("model", e))
+    }
+
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
+        let (model, blocks) = cx.model_observations(&self.model)?;
+        let (spec, ranks, meanings) = steps_and_ranks_model(model).map_err(StepError::Invalid)?;
+        let ranks = cx.tables.get(ranks).ok_or_else(|| {
+            StepError::Invalid(format!(
+                "the short runs' ranks of model `{}` (`{ranks}`) are gone",
+                self.model.get_ref()
+            ))
+        })?;
+        // The model refitted as its fit step fitted it (nothing of the short runs is held out:
+        // the run it is asked for is beyond every one of them), asked at the target.
         let spec = StepsAndRanksSpec {
-            mpi: self.settings.spec(cx.id),
-            ..self.spec.clone()
+            mpi: MpiSpec {
+                model: cx.id.to_owned(),
+                ..spec.mpi.clone()
+            },
+            target: self.target.clone(),
+            ..spec.clone()
         };
         let measured = match &self.measured {
             Some((b, r)) => Some((cx.input(b)?, cx.input(r)?)),
             None => None,
         };
-        let out = steps_and_ranks(
-            &spec,
-            cx.input(&self.blocks)?,
-            cx.input(&self.ranks)?,
-            measured,
-        )?;
+        let out = steps_and_ranks(&spec, blocks, ranks, measured)?;
         let predictions =
             yosoku_tables::rows::predictions_batch(&out.predictions).map_err(ModelError::from)?;
         let mut figures = mpi_figures(&predictions).map_err(ModelError::from)?;
         figures.extend(out.scaling.figures);
         let mut cells = out.report;
         cells.extend(out.scaling.report);
-        cells.extend(meaning_cells(&self.meanings));
+        cells.extend(meaning_cells(meanings));
         let report = yosoku_tables::report::report_batch(&cells).map_err(ModelError::from)?;
         Ok(StepOutput::new()
             .table(&SCALING_MODELS, out.scaling.models)
@@ -184,70 +167,6 @@ impl Step for StepsAndRanks {
             .table(&PREDICTIONS, predictions)
             .table(&REPORT, report)
             .figures(figures)
-            .saved_model(
-                yosoku_models::mpi::STEPS_AND_RANKS_KIND,
-                TrainingTable::Input(self.blocks.get_ref().clone()),
-                &[&SCALING_MODELS],
-            ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::steps::testing::parse_error;
-
-    const BODY: &str = "step = \"mpi_steps_and_ranks\"\nid = \"p\"\nblocks = \"src.mpi_blocks\"\nranks = \"src.mpi_ranks\"\n";
-
-    fn error(extra: &str) -> String {
-        parse_error("validate", &format!("{BODY}{extra}"))
-    }
-
-    /// Every key's broken value is named when the file is parsed, before any run.
-    #[test]
-    fn its_keys_are_checked_when_the_file_is_parsed() {
-        let sized = "reduced_steps = 20\nfull_steps = 400\n";
-        let e = error(sized);
-        assert!(e.contains("missing field `target`"), "{e}");
-        let e = error(&format!("{sized}target = {{}}"));
-        assert!(e.contains("key `target`: `target` is empty"), "{e}");
-        let e = error(&format!("{sized}target = {{ n = nan }}"));
-        assert!(
-            e.contains("target `n` = NaN: expected a finite number"),
-            "{e}"
-        );
-        let e = error("target = { n = 129 }");
-        assert!(
-            e.contains("the size of the run to predict is missing"),
-            "{e}"
-        );
-        let target = "target = { n = 129 }\n";
-        let e = error(&format!(
-            "{sized}{target}measured_blocks = \"t.mpi_blocks\""
-        ));
-        assert!(
-            e.contains("`measured_blocks` needs `measured_ranks`"),
-            "{e}"
-        );
-        let e = error(&format!("{sized}{target}measured_ranks = \"t.mpi_ranks\""));
-        assert!(
-            e.contains("`measured_ranks` needs `measured_blocks`"),
-            "{e}"
-        );
-        let e = error(&format!("{sized}{target}min_share_pct = 100"));
-        assert!(
-            e.contains("min_share_pct = 100: expected a percentage in [0, 100)"),
-            "{e}"
-        );
-        let e = error(&format!("{sized}{target}level = 1.5"));
-        assert!(e.contains("key `level`: level 1.5"), "{e}");
-        let e = error(&format!(
-            "{sized}{target}parameters = [\"n\"]\nmeanings = {{ p = \"x\" }}"
-        ));
-        assert!(
-            e.contains("`p` is not one of the parameters modelled (n)"),
-            "{e}"
-        );
-        let e = error(&format!("{sized}{target}aggregate = \"max\""));
-        assert!(e.contains("expected `mean` or `median`"), "{e}");
+            .scores(&PREDICTIONS))
     }
 }

@@ -144,7 +144,7 @@ fn a_pooled_warmup_needs_two_repeats_and_no_fixed_warmup() {
 
 /// The keys the MPI prediction steps share are read once as one group (`SettingKeys`) beside
 /// each step's own: a value of the wrong type in either, and a key of neither, are refused at
-/// their line and column; `mpi_steps_and_ranks` refuses the group's `published`.
+/// their line and column; `mpi_steps_and_ranks_fit` refuses the group's `published`.
 #[test]
 fn shared_and_own_keys_are_refused_at_their_line_and_column() {
     let e = parse_error(
@@ -165,8 +165,86 @@ fn shared_and_own_keys_are_refused_at_their_line_and_column() {
     );
     assert!(e.starts_with("p.toml:10:9:"), "{e}");
     let e = parse_error(
-        "validate",
-        "step = \"mpi_steps_and_ranks\"\nid = \"p\"\nblocks = \"src.blocks\"\nranks = \"src.ranks\"\ntarget = { n = 129, ranks = 2 }\nreduced_steps = 20\nfull_steps = 400\npublished = \"x\"",
+        "fit",
+        "step = \"mpi_steps_and_ranks_fit\"\nid = \"p\"\nblocks = \"src.blocks\"\nranks = \"src.ranks\"\nreduced_steps = 20\nfull_steps = 400\npublished = \"x\"",
     );
     assert!(e.contains("key `published`"), "{e}");
+}
+
+const STEPS_AND_RANKS_FIT: &str = "step = \"mpi_steps_and_ranks_fit\"\nid = \"f\"\nblocks = \"src.mpi_blocks\"\nranks = \"src.mpi_ranks\"\n";
+
+/// Every key of the fit step and of the step that asks its model is checked when the file is
+/// parsed, before any run; `mpi_steps_and_ranks` asks an `mpi_steps_and_ranks_fit` step only.
+#[test]
+fn steps_and_ranks_keys_are_checked_when_the_file_is_parsed() {
+    let fit_error = |extra: &str| parse_error("fit", &format!("{STEPS_AND_RANKS_FIT}{extra}"));
+    let e = fit_error("");
+    assert!(
+        e.contains("the size of the run to predict is missing"),
+        "{e}"
+    );
+    let sized = "reduced_steps = 20\nfull_steps = 400\n";
+    let e = fit_error(&format!("{sized}min_share_pct = 100"));
+    assert!(
+        e.contains("min_share_pct = 100: expected a percentage in [0, 100)"),
+        "{e}"
+    );
+    let e = fit_error(&format!("{sized}level = 1.5"));
+    assert!(e.contains("key `level`: level 1.5"), "{e}");
+    let e = fit_error(&format!(
+        "{sized}parameters = [\"n\"]\nmeanings = {{ p = \"x\" }}"
+    ));
+    assert!(
+        e.contains("`p` is not one of the parameters modelled (n)"),
+        "{e}"
+    );
+    let e = fit_error(&format!("{sized}aggregate = \"max\""));
+    assert!(e.contains("expected `mean` or `median`"), "{e}");
+    let e = fit_error(&format!("{sized}target = {{ n = 129 }}"));
+    assert!(e.contains("unknown field `target`"), "{e}");
+
+    let fit = format!("[[fit]]\n{STEPS_AND_RANKS_FIT}reduced_steps = 20\nfull_steps = 400\n");
+    let asked = |extra: &str| {
+        let text = crate::steps::testing::pipeline(&format!(
+            "{fit}\n[[validate]]\nstep = \"mpi_steps_and_ranks\"\nid = \"p\"\nmodel = \"f\"\n{extra}"
+        ));
+        crate::PipelineSpec::parse("p.toml", &text)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = asked("");
+    assert!(e.contains("missing field `target`"), "{e}");
+    let e = asked("target = {}");
+    assert!(e.contains("key `target`: `target` is empty"), "{e}");
+    let e = asked("target = { n = nan }");
+    assert!(
+        e.contains("target `n` = NaN: expected a finite number"),
+        "{e}"
+    );
+    let target = "target = { n = 129 }\n";
+    let e = asked(&format!("{target}measured_blocks = \"t.mpi_blocks\""));
+    assert!(
+        e.contains("`measured_blocks` needs `measured_ranks`"),
+        "{e}"
+    );
+    let e = asked(&format!("{target}measured_ranks = \"t.mpi_ranks\""));
+    assert!(
+        e.contains("`measured_ranks` needs `measured_blocks`"),
+        "{e}"
+    );
+    let e = asked(&format!("{target}full_steps = 400"));
+    assert!(e.contains("unknown field `full_steps`"), "{e}");
+    let scaling = "[[fit]]\nstep = \"scaling_fit\"\nid = \"f\"\nruns = \"src.runs\"\n";
+    let text = crate::steps::testing::pipeline(&format!(
+        "{scaling}\n[[validate]]\nstep = \"mpi_steps_and_ranks\"\nid = \"p\"\nmodel = \"f\"\n{target}"
+    ));
+    let e = crate::PipelineSpec::parse("p.toml", &text)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("key `model`: names a `scaling_fit` step; `mpi_steps_and_ranks` asks an `mpi_steps_and_ranks_fit` step"),
+        "{e}"
+    );
 }

@@ -46,7 +46,9 @@ fn scaling_model(
 ) -> Result<(&ScalingSpec, &std::collections::BTreeMap<String, String>), String> {
     match &model.model {
         DefinedModel::Scaling { spec, meanings } => Ok((spec, meanings)),
-        DefinedModel::Counters(_) | DefinedModel::Transfer { .. } => Err(format!(
+        DefinedModel::Counters(_)
+        | DefinedModel::Transfer { .. }
+        | DefinedModel::StepsAndRanks { .. } => Err(format!(
             "names {}; `scaling_model` validates a `scaling_fit` step",
             model.family()
         )),

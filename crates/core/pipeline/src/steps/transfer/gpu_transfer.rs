@@ -157,7 +157,9 @@ fn transfer_model(model: &ModelDefinition) -> Result<bool, String> {
         DefinedModel::Transfer {
             skip_unknown_devices,
         } => Ok(skip_unknown_devices),
-        DefinedModel::Counters(_) | DefinedModel::Scaling { .. } => Err(format!(
+        DefinedModel::Counters(_)
+        | DefinedModel::Scaling { .. }
+        | DefinedModel::StepsAndRanks { .. } => Err(format!(
             "names {}; `gpu_transfer` validates a `gpu_transfer_fit` step",
             model.family()
         )),
