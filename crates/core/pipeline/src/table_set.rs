@@ -4,6 +4,7 @@ use arrow_array::RecordBatch;
 use yosoku_models::counters::fit::ModelSpec;
 use yosoku_models::mpi::StepsAndRanksSpec;
 use yosoku_models::scaling::ScalingSpec;
+use yosoku_models::transfer::work_forecast::WorkModelOptions;
 
 /// What a fit step defines for the validation steps that refit it: the table it fits on and
 /// the model. Known when the file is parsed, and handed to validation steps as the fit step's
@@ -38,6 +39,12 @@ pub enum DefinedModel {
         ranks: String,
         meanings: std::collections::BTreeMap<String, String>,
     },
+    /// The latency-aware model of work (`work_model_fit`), fitted on the launches of the GPUs
+    /// `train` names.
+    Work {
+        options: WorkModelOptions,
+        train: Vec<String>,
+    },
 }
 
 impl ModelDefinition {
@@ -47,7 +54,8 @@ impl ModelDefinition {
             DefinedModel::Counters(spec) => Some(spec),
             DefinedModel::Transfer { .. }
             | DefinedModel::Scaling { .. }
-            | DefinedModel::StepsAndRanks { .. } => None,
+            | DefinedModel::StepsAndRanks { .. }
+            | DefinedModel::Work { .. } => None,
         }
     }
 
@@ -58,6 +66,7 @@ impl ModelDefinition {
             DefinedModel::Transfer { .. } => "a `gpu_transfer_fit` step",
             DefinedModel::Scaling { .. } => "a `scaling_fit` step",
             DefinedModel::StepsAndRanks { .. } => "an `mpi_steps_and_ranks_fit` step",
+            DefinedModel::Work { .. } => "a `work_model_fit` step",
         }
     }
 }

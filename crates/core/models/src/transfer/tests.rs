@@ -369,14 +369,26 @@ fn a_measured_launch_latency_comes_before_the_published_one() {
 /// training GPU as the target and too few groups are refused.
 #[test]
 fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
-    use super::work_forecast::{WORK_METHODS, WorkLaunch, forecast_work};
+    use super::work_forecast::{
+        WORK_METHODS, WorkLaunch, WorkModel, WorkModelOptions, WorkQuestion, WorkTraining,
+    };
+    use crate::model::Model;
     // Training launches counted as the forecast's are described: FLOPs, no instructions.
     let batch = synthetic_counted(&GPUS, 4, "flop_count_sp");
     let catalogue = Catalogue::built_in().unwrap();
     let m = Measurements::from_profile(&batch, &catalogue).unwrap();
     let held = 4;
     let train: Vec<usize> = (0..m.gpus.len()).filter(|g| *g != held).collect();
-    let group_of = |k: &str| k.to_owned();
+    // Each kernel its own group.
+    let options = WorkModelOptions {
+        groups: Default::default(),
+        other_group: None,
+        level: 0.95,
+    };
+    let training = WorkTraining {
+        measurements: &m,
+        train: &train,
+    };
     // Every launch of the held-out GPU, as its work describes it.
     let cells: Vec<_> = m.cells.iter().filter(|c| c.gpu == held).collect();
     let launches: Vec<WorkLaunch> = cells
@@ -394,19 +406,19 @@ fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
         })
         .collect();
     let target = m.gpus[held].clone();
-    let f = forecast_work(
-        &m,
-        &train,
-        std::slice::from_ref(&target),
-        &launches,
-        &group_of,
-        0.95,
-    )
-    .unwrap();
-    assert_eq!(f.forecasts.len(), WORK_METHODS.len() * launches.len());
-    assert_eq!(f.groups.len(), 4);
+    let model = WorkModel::fit(training, &options).unwrap();
+    let question = WorkQuestion {
+        targets: std::slice::from_ref(&target),
+        launches: &launches,
+    };
+    let forecasts = model.predict(question).unwrap();
+    assert_eq!(forecasts.len(), WORK_METHODS.len() * launches.len());
+    assert_eq!(model.groups.len(), 4);
+    // Its saved form reads back as the same model, answering the same.
+    let saved = WorkModel::from_json(&model.to_json().unwrap()).unwrap();
+    assert_eq!(saved.predict(question).unwrap(), forecasts);
     let (mut errors, mut inside) = (Vec::new(), 0);
-    for x in &f.forecasts {
+    for x in &forecasts {
         let measured = cells[x.launch].secs;
         if x.method == "roofline" {
             assert!(
@@ -427,23 +439,24 @@ fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
         "{inside} of {} inside",
         launches.len()
     );
-    assert!(f.stated[0].median_abs_error_pct.is_finite() && f.stated[0].launches > 0);
+    assert!(model.stated[0].median_abs_error_pct.is_finite() && model.stated[0].launches > 0);
     // A training GPU is no target.
-    let e = forecast_work(&m, &train, &[m.gpus[0].clone()], &launches, &group_of, 0.95)
+    let e = model
+        .predict(WorkQuestion {
+            targets: &[m.gpus[0].clone()],
+            launches: &launches,
+        })
         .unwrap_err()
         .to_string();
     assert!(e.contains("is a training GPU"), "{e}");
     // One group cannot be left out with another kept.
-    let e = forecast_work(
-        &m,
-        &train,
-        &[target],
-        &launches,
-        &|_| "all".to_owned(),
-        0.95,
-    )
-    .unwrap_err()
-    .to_string();
+    let one_group = WorkModelOptions {
+        other_group: Some("all".to_owned()),
+        ..options
+    };
+    let e = WorkModel::fit(training, &one_group)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("at least two of each"), "{e}");
 }
 

@@ -11,12 +11,20 @@
 //! level's quantile of those absolute log errors is the half-width. The same residuals give the
 //! accuracy the forecast states of itself before any measurement.
 
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use yosoku_regression::pmnf::saved;
+use yosoku_tables::rows::error_pct;
+
 use super::data::{Cell, Measurements, Work};
 use super::gpu::GpuSpec;
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
-use crate::{ModelError, median};
-use yosoku_tables::rows::error_pct;
+use crate::{Model, ModelError, median};
+
+/// The kind a `work_model_fit` step records its model as ([`WorkModel`]).
+pub const WORK_MODEL_KIND: &str = "work_model";
 
 /// The methods of a forecast from work, in report order.
 pub const WORK_METHODS: [&str; 2] = ["utilisation", "roofline"];
@@ -89,17 +97,19 @@ impl WorkLaunch {
 pub struct WorkForecast {
     pub launch: usize,
     pub target: String,
-    pub method: &'static str,
+    pub method: String,
     pub secs: f64,
     pub interval_secs: Option<(f64, f64)>,
 }
 
 /// What a method's held-out errors on the training GPUs say of it: each GPU and operator group
 /// left out together, as the forecast's kernels and GPUs are.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatedAccuracy {
-    pub method: &'static str,
+    pub method: String,
     pub launches: usize,
+    /// NaN where no launch was left out.
+    #[serde(with = "saved::number")]
     pub median_abs_error_pct: f64,
     /// The half-width of the intervals in log time (None with too few residuals).
     pub half_width: Option<f64>,
@@ -173,86 +183,148 @@ fn held_out_residuals(
     pooled
 }
 
-/// Forecasts `launches` on `targets` from the model fitted on the `train` GPUs' launches of
-/// `m`, with `level` intervals from the (GPU, group)-out residuals.
-pub fn forecast_work(
-    m: &Measurements,
-    train: &[usize],
-    targets: &[GpuSpec],
-    launches: &[WorkLaunch],
-    group_of: &(dyn Fn(&str) -> String + Sync),
-    level: f64,
-) -> Result<WorkForecasts, ModelError> {
-    if launches.is_empty() {
-        return Err(ModelError::invalid("no launch to forecast"));
+/// The operator groups a work model is fitted over, and its intervals' coverage: a
+/// `work_model_fit` step's keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkModelOptions {
+    /// Operator (program) -> its group; one not named is in `other_group`, or its own.
+    pub groups: BTreeMap<String, String>,
+    pub other_group: Option<String>,
+    pub level: f64,
+}
+
+impl WorkModelOptions {
+    /// The group of operator `program`.
+    pub fn group_of(&self, program: &str) -> String {
+        self.groups
+            .get(program)
+            .or(self.other_group.as_ref())
+            .cloned()
+            .unwrap_or_else(|| program.to_owned())
     }
-    if let Some(t) = targets
-        .iter()
-        .find(|t| train.iter().any(|&g| m.gpus[g].name == t.name))
-    {
-        return Err(ModelError::invalid(format!(
-            "target `{}` is a training GPU: a forecast is for a GPU the model was not fitted on",
-            t.name
-        )));
-    }
-    let mut groups: Vec<String> = m
-        .cells
-        .iter()
-        .filter(|c| train.contains(&c.gpu))
-        .map(|c| group_of(&m.kernels[c.kernel]))
-        .collect();
-    groups.sort();
-    groups.dedup();
-    if groups.len() < 2 || train.len() < 2 {
-        return Err(ModelError::invalid(format!(
-            "the interval leaves a training GPU and an operator group out together: it needs at least two of each (the training launches have {} GPU(s) and {} group(s))",
-            train.len(),
-            groups.len()
-        )));
-    }
-    let model = UtilisationModel::fit(m, &|c| train.contains(&c.gpu), group_of)?;
-    let residuals = held_out_residuals(m, train, &groups, group_of);
-    let stated: Vec<StatedAccuracy> = WORK_METHODS
-        .iter()
-        .zip(residuals)
-        .map(|(method, r)| {
-            let mut pct: Vec<f64> = r.iter().map(|(_, e)| e.abs()).collect();
-            let logs: Vec<f64> = r.iter().map(|(l, _)| *l).collect();
-            StatedAccuracy {
-                method,
-                launches: r.len(),
-                median_abs_error_pct: if pct.is_empty() {
-                    f64::NAN
-                } else {
-                    median(&mut pct)
-                },
-                half_width: conformal_half_width(logs, level),
-            }
+}
+
+/// What a work model is fitted on: the launches of `measurements` on the GPUs `train`.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkTraining<'a> {
+    pub measurements: &'a Measurements,
+    pub train: &'a [usize],
+}
+
+/// The launches to forecast, and the GPUs they are forecast on.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkQuestion<'a> {
+    pub targets: &'a [GpuSpec],
+    pub launches: &'a [WorkLaunch],
+}
+
+/// The latency-aware model of a launch's time from its work alone, fitted on the training GPUs'
+/// launches of other kernels, with what it states of itself (the (GPU, group)-out residuals of
+/// it and of the roofline) and the intervals' half-widths that come from them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkModel {
+    pub options: WorkModelOptions,
+    /// The GPUs it was fitted on, by catalogue name.
+    pub train: Vec<String>,
+    /// The operator groups the residuals left out in turn.
+    pub groups: Vec<String>,
+    pub utilisation: UtilisationModel,
+    /// Per method of [`WORK_METHODS`], in that order.
+    pub stated: Vec<StatedAccuracy>,
+}
+
+impl Model for WorkModel {
+    const KIND: &'static str = WORK_MODEL_KIND;
+    type Options = WorkModelOptions;
+    type Training<'a> = WorkTraining<'a>;
+    type Question<'a> = WorkQuestion<'a>;
+    type Answer = Vec<WorkForecast>;
+
+    fn fit(training: WorkTraining<'_>, options: &WorkModelOptions) -> Result<Self, ModelError> {
+        let WorkTraining {
+            measurements: m,
+            train,
+        } = training;
+        let group_of = |program: &str| options.group_of(program);
+        let mut groups: Vec<String> = m
+            .cells
+            .iter()
+            .filter(|c| train.contains(&c.gpu))
+            .map(|c| group_of(&m.kernels[c.kernel]))
+            .collect();
+        groups.sort();
+        groups.dedup();
+        if groups.len() < 2 || train.len() < 2 {
+            return Err(ModelError::invalid(format!(
+                "the interval leaves a training GPU and an operator group out together: it needs at least two of each (the training launches have {} GPU(s) and {} group(s))",
+                train.len(),
+                groups.len()
+            )));
+        }
+        let utilisation = UtilisationModel::fit(m, &|c| train.contains(&c.gpu), &group_of)?;
+        let residuals = held_out_residuals(m, train, &groups, &group_of);
+        let stated = WORK_METHODS
+            .iter()
+            .zip(residuals)
+            .map(|(method, r)| {
+                let mut pct: Vec<f64> = r.iter().map(|(_, e)| e.abs()).collect();
+                let logs: Vec<f64> = r.iter().map(|(l, _)| *l).collect();
+                StatedAccuracy {
+                    method: (*method).to_owned(),
+                    launches: r.len(),
+                    median_abs_error_pct: if pct.is_empty() {
+                        f64::NAN
+                    } else {
+                        median(&mut pct)
+                    },
+                    half_width: conformal_half_width(logs, options.level),
+                }
+            })
+            .collect();
+        Ok(Self {
+            options: options.clone(),
+            train: train.iter().map(|&g| m.gpus[g].name.clone()).collect(),
+            groups,
+            utilisation,
+            stated,
         })
-        .collect();
-    let mut forecasts = Vec::new();
-    for target in targets {
-        for (i, l) in launches.iter().enumerate() {
-            let work = l.work();
-            let secs = [
-                model.secs(&work, target, UNSEEN_GROUP),
-                roofline_secs(&work, target),
-            ];
-            for (k, s) in secs.into_iter().enumerate() {
-                let Some(s) = s else { continue };
-                forecasts.push(WorkForecast {
-                    launch: i,
-                    target: target.name.clone(),
-                    method: WORK_METHODS[k],
-                    secs: s,
-                    interval_secs: stated[k].half_width.map(|h| (s * (-h).exp(), s * h.exp())),
-                });
+    }
+
+    /// Every launch on every target by each method, with its interval; refused for a target it
+    /// was fitted on (a forecast is for a GPU the model has not seen).
+    fn predict(&self, question: WorkQuestion<'_>) -> Result<Vec<WorkForecast>, ModelError> {
+        let WorkQuestion { targets, launches } = question;
+        if launches.is_empty() {
+            return Err(ModelError::invalid("no launch to forecast"));
+        }
+        if let Some(t) = targets.iter().find(|t| self.train.contains(&t.name)) {
+            return Err(ModelError::invalid(format!(
+                "target `{}` is a training GPU: a forecast is for a GPU the model was not fitted on",
+                t.name
+            )));
+        }
+        let mut forecasts = Vec::new();
+        for target in targets {
+            for (i, l) in launches.iter().enumerate() {
+                let work = l.work();
+                let secs = [
+                    self.utilisation.secs(&work, target, UNSEEN_GROUP),
+                    roofline_secs(&work, target),
+                ];
+                for (k, s) in secs.into_iter().enumerate() {
+                    let Some(s) = s else { continue };
+                    forecasts.push(WorkForecast {
+                        launch: i,
+                        target: target.name.clone(),
+                        method: WORK_METHODS[k].to_owned(),
+                        secs: s,
+                        interval_secs: self.stated[k]
+                            .half_width
+                            .map(|h| (s * (-h).exp(), s * h.exp())),
+                    });
+                }
             }
         }
+        Ok(forecasts)
     }
-    Ok(WorkForecasts {
-        forecasts,
-        stated,
-        groups,
-    })
 }

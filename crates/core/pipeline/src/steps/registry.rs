@@ -27,6 +27,7 @@ pub static STEP_KINDS: &[StepKind] = &[
     mpi::SEPARATE_RUNS,
     mpi::BEST_CONFIGURATION,
     mpi::STEPS_AND_RANKS_FIT,
+    transfer::WORK_MODEL_FIT,
     // validate
     compare::COMPARE_MEASURED,
     transfer::FORECAST_SCORE,

@@ -98,7 +98,8 @@ fn steps_and_ranks_model(model: &ModelDefinition) -> Result<Defined<'_>, String>
         } => Ok((spec, ranks, meanings)),
         DefinedModel::Counters(_)
         | DefinedModel::Transfer { .. }
-        | DefinedModel::Scaling { .. } => Err(format!(
+        | DefinedModel::Scaling { .. }
+        | DefinedModel::Work { .. } => Err(format!(
             "names {}; `mpi_steps_and_ranks` asks an `mpi_steps_and_ranks_fit` step",
             model.family()
         )),

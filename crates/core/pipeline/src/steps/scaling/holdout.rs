@@ -48,7 +48,8 @@ fn scaling_model(
         DefinedModel::Scaling { spec, meanings } => Ok((spec, meanings)),
         DefinedModel::Counters(_)
         | DefinedModel::Transfer { .. }
-        | DefinedModel::StepsAndRanks { .. } => Err(format!(
+        | DefinedModel::StepsAndRanks { .. }
+        | DefinedModel::Work { .. } => Err(format!(
             "names {}; `scaling_model` validates a `scaling_fit` step",
             model.family()
         )),

@@ -159,7 +159,8 @@ fn transfer_model(model: &ModelDefinition) -> Result<bool, String> {
         } => Ok(skip_unknown_devices),
         DefinedModel::Counters(_)
         | DefinedModel::Scaling { .. }
-        | DefinedModel::StepsAndRanks { .. } => Err(format!(
+        | DefinedModel::StepsAndRanks { .. }
+        | DefinedModel::Work { .. } => Err(format!(
             "names {}; `gpu_transfer` validates a `gpu_transfer_fit` step",
             model.family()
         )),

@@ -15,6 +15,7 @@ mod split;
 #[cfg(test)]
 mod tests;
 mod work_forecast;
+mod work_model_fit;
 
 pub(crate) use fit::GPU_TRANSFER_FIT;
 pub(crate) use forecast_score::FORECAST_SCORE;
@@ -22,3 +23,4 @@ pub(crate) use gpu_transfer::GPU_TRANSFER;
 pub(crate) use physics_forecast::PHYSICS_FORECAST;
 pub(crate) use split::GPU_SPLIT;
 pub(crate) use work_forecast::WORK_FORECAST;
+pub(crate) use work_model_fit::WORK_MODEL_FIT;

@@ -1,27 +1,31 @@
 //! `work_forecast`: kernels described by their work alone (grid, block, FLOPs, DRAM bytes),
-//! never measured on any GPU, forecast on GPUs of the catalogue by the latency-aware model fitted
-//! on the training GPUs' launches of other kernels, with the datasheet's roofline beside
-//! (docs/methods.md, section 6). The forecast is a `predictions` table without measured times,
-//! the form `forecast_score` scores once the kernels are measured.
+//! never measured on any GPU, forecast on GPUs of the catalogue by the latency-aware model a
+//! `work_model_fit` step fits on the training GPUs' launches of other kernels, with the
+//! datasheet's roofline beside (docs/methods.md, section 6). The forecast is a `predictions`
+//! table without measured times, the form `forecast_score` scores once the kernels are measured.
 
 use serde::Deserialize;
-use yosoku_models::transfer::split::gpus_named;
-use yosoku_models::transfer::work_forecast::{WorkLaunch, forecast_work};
-use yosoku_models::transfer::{GpuSpec, Measurements};
+use toml::Spanned;
+use yosoku_models::Model;
+use yosoku_models::transfer::GpuSpec;
+use yosoku_models::transfer::work_forecast::{
+    WorkLaunch, WorkModel, WorkModelOptions, WorkQuestion,
+};
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
 use yosoku_tables::{Figure, PREDICTIONS, REPORT};
 
 use super::super::step::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    names,
+    DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
+    StepOutput, StepParams, TableRef, names,
 };
-use super::shared::{check_launches, default_level, group_function};
+use super::shared::check_launches;
+use super::work_model_fit::{fit_work_model, stated_cells};
 
 pub(crate) const WORK_FORECAST: StepKind = StepKind::new::<WorkForecastParams>(
     "work_forecast",
     Stage::Validate,
-    "kernels described by their work alone forecast on GPUs of the catalogue by the latency-aware model, the roofline beside",
+    "kernels described by their work alone forecast on GPUs of the catalogue by a work_model_fit step's latency-aware model, the roofline beside",
 );
 
 /// What the `validation` column of a forecast row says.
@@ -32,19 +36,10 @@ pub const VALIDATION_WORK_FORECAST: &str =
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkForecastParams {
-    /// The training launches (an `observations` table with each launch's work and time).
-    pub observations: TableRef,
-    /// The GPUs of `observations` the model is fitted on.
-    pub train: Vec<String>,
+    /// The `work_model_fit` step whose model forecasts.
+    pub model: Spanned<String>,
     /// The GPUs forecast: catalogue names or aliases.
     pub on: Vec<String>,
-    /// Operator (program) -> its group; one not named is in `other_group`, or its own.
-    #[serde(default)]
-    pub groups: std::collections::BTreeMap<String, String>,
-    #[serde(default)]
-    pub other_group: Option<String>,
-    #[serde(default = "default_level")]
-    pub level: f64,
     /// The launches forecast.
     pub launches: Vec<WorkLaunch>,
 }
@@ -57,32 +52,62 @@ pub struct WorkForecastStep {
 impl StepParams for WorkForecastParams {
     type Step = WorkForecastStep;
     fn into_step(self) -> Result<WorkForecastStep, ParamError> {
-        for (key, list) in [("train", &self.train), ("on", &self.on)] {
-            if list.is_empty() {
-                return Err(ParamError::new(
-                    key,
-                    format!("`{key}`: name at least one GPU"),
-                ));
-            }
-        }
-        if !(0.5..1.0).contains(&self.level) {
-            return Err(ParamError::new(
-                "level",
-                format!("level {}: expected a number in [0.5, 1)", self.level),
-            ));
+        if self.on.is_empty() {
+            return Err(ParamError::new("on", "`on`: name at least one GPU"));
         }
         check_launches(&self.launches)?;
         Ok(WorkForecastStep { params: self })
     }
 }
 
+/// The options and training GPUs of the work model `model` defines, or what it is instead.
+fn work_model(model: &ModelDefinition) -> Result<(&WorkModelOptions, &[String]), String> {
+    match &model.model {
+        DefinedModel::Work { options, train } => Ok((options, train)),
+        DefinedModel::Counters(_)
+        | DefinedModel::Transfer { .. }
+        | DefinedModel::Scaling { .. }
+        | DefinedModel::StepsAndRanks { .. } => Err(format!(
+            "names {}; `work_forecast` forecasts by a `work_model_fit` step's model",
+            model.family()
+        )),
+    }
+}
+
+/// The GPUs `on` names, from the catalogue.
+fn targets(cx: &StepContext<'_>, on: &[String]) -> Result<Vec<GpuSpec>, StepError> {
+    on.iter()
+        .map(|name| {
+            let device = cx.devices.find(name).ok_or_else(|| {
+                StepError::Invalid(format!(
+                    "`on`: `{name}` is not in the device catalogue (closest: {})",
+                    cx.devices.closest(name, 3).join(", ")
+                ))
+            })?;
+            GpuSpec::from_device(device)
+                .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))
+        })
+        .collect()
+}
+
 impl Step for WorkForecastStep {
     fn inputs(&self) -> Vec<&TableRef> {
-        vec![&self.params.observations]
+        // The training launches are checked through the model reference.
+        vec![]
     }
 
     fn outputs(&self) -> Vec<&str> {
         names(&[&PREDICTIONS, &REPORT])
+    }
+
+    fn model_input(&self) -> Option<&Spanned<String>> {
+        Some(&self.params.model)
+    }
+
+    fn check_model(&self, model: &ModelDefinition) -> Result<(), ParamError> {
+        work_model(model)
+            .map(|_| ())
+            .map_err(|e| ParamError::new("model", e))
     }
 
     fn uses_devices(&self) -> bool {
@@ -91,29 +116,21 @@ impl Step for WorkForecastStep {
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let p = &self.params;
-        let m = Measurements::from_profile(cx.input(&p.observations)?, cx.devices)?;
-        let train = gpus_named(&m, cx.devices, &p.train, "training")?;
-        let targets =
-            p.on.iter()
-                .map(|name| {
-                    let device = cx.devices.find(name).ok_or_else(|| {
-                        StepError::Invalid(format!(
-                            "`on`: `{name}` is not in the device catalogue (closest: {})",
-                            cx.devices.closest(name, 3).join(", ")
-                        ))
-                    })?;
-                    GpuSpec::from_device(device)
-                        .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+        let (definition, batch) = cx.model_observations(&p.model)?;
+        let (options, train) = work_model(definition).map_err(StepError::Invalid)?;
+        // Fitted again as its fit step fitted it: a forecast holds nothing of the training
+        // launches out (its GPUs and kernels are not among them).
+        let model: WorkModel = fit_work_model(cx, batch, train, options)?;
+        let targets = targets(cx, &p.on)?;
         let launches = &p.launches;
-        let group_of = group_function(&p.groups, p.other_group.as_ref());
-        let result = forecast_work(&m, &train, &targets, launches, &group_of, p.level)?;
-        let rows: Vec<PredictionRow> = result
-            .forecasts
+        let forecasts = model.predict(WorkQuestion {
+            targets: &targets,
+            launches,
+        })?;
+        let rows: Vec<PredictionRow> = forecasts
             .iter()
             .map(|f| PredictionRow {
-                model: f.method.to_owned(),
+                model: f.method.clone(),
                 device: f.target.clone(),
                 program: launches[f.launch].program.clone(),
                 variant: launches[f.launch].variant.clone(),
@@ -133,11 +150,11 @@ impl Step for WorkForecastStep {
         let title = format!(
             "forecast from the work alone on {}, model fitted on {}: time of one launch, {} % interval",
             p.on.join(", "),
-            p.train.join(", "),
-            100.0 * p.level
+            train.join(", "),
+            100.0 * options.level
         );
         let mut cells = Vec::new();
-        for f in &result.forecasts {
+        for f in &forecasts {
             let l = &launches[f.launch];
             cells.push(ReportCell::text(
                 &title,
@@ -149,27 +166,9 @@ impl Step for WorkForecastStep {
                 },
             ));
         }
-        let stated_title = format!(
-            "what the methods state of themselves: each of {} and each operator group ({}) left out together, predicted from the rest",
-            p.train.join(", "),
-            result.groups.join(", ")
-        );
+        cells.extend(stated_cells(&model));
         let mut figures = Vec::new();
-        for s in &result.stated {
-            cells.push(ReportCell::number(
-                &stated_title,
-                s.method,
-                "median |error| %",
-                s.median_abs_error_pct,
-                "%",
-            ));
-            cells.push(ReportCell::number(
-                &stated_title,
-                s.method,
-                "launches",
-                s.launches as f64,
-                "",
-            ));
+        for s in &model.stated {
             figures.push(Figure::new(
                 format!("{}: stated median |error|", s.method),
                 s.median_abs_error_pct,
@@ -186,75 +185,125 @@ impl Step for WorkForecastStep {
         Ok(StepOutput::new()
             .table(&PREDICTIONS, predictions_batch(&rows)?)
             .table(&REPORT, report_batch(&cells)?)
-            .figures(figures))
+            .figures(figures)
+            .scores(&PREDICTIONS))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::testing::{observations, parse_error, run_error};
+    use super::super::super::testing::{observations_of, parse_error, pipeline, run_error};
 
-    /// Every refusal of the step's keys names the key and what was expected.
+    /// Every refusal of the fit step's and the forecast's keys names the key and what was
+    /// expected; a forecast asks a `work_model_fit` step's model only.
     #[test]
     fn bad_launches_and_lists_are_refused_at_their_key() {
-        let step = "step = \"work_forecast\"\nid = \"f\"\nobservations = \"src.observations\"";
-        let launch = "{ program = \"k\", variant = \"1\", blocks = 4, threads_per_block = 32, flops = 10, dram_bytes = 64 }";
-        let good = format!("train = [\"A\", \"B\"]\non = [\"H100\"]\nlaunches = [{launch}]");
+        let fit = "step = \"work_model_fit\"\nid = \"m\"\nobservations = \"src.observations\"";
         for (extra, expected) in [
+            ("train = []", "`train`: name at least one GPU"),
             (
-                format!("train = []\non = [\"H100\"]\nlaunches = [{launch}]"),
-                "`train`: name at least one GPU",
-            ),
-            (
-                format!("train = [\"A\"]\non = []\nlaunches = [{launch}]"),
-                "`on`: name at least one GPU",
-            ),
-            (
-                "train = [\"A\"]\non = [\"H100\"]\nlaunches = []".to_owned(),
-                "`launches`: describe at least one launch",
-            ),
-            (
-                format!("{good}\nlevel = 0.3"),
+                "train = [\"A\", \"B\"]\nlevel = 0.3",
                 "level 0.3: expected a number in [0.5, 1)",
             ),
-            (
-                "train = [\"A\"]\non = [\"H100\"]\nlaunches = [{ program = \"k\", variant = \"1\", blocks = 0, threads_per_block = 32, flops = 10, dram_bytes = 64 }]".to_owned(),
-                "launch 1 (k 1): `blocks` is 0; expected a number >= 1",
-            ),
-            (
-                "train = [\"A\"]\non = [\"H100\"]\nlaunches = [{ program = \"k\", variant = \"1\", blocks = 2, threads_per_block = 32, flops = 0, dram_bytes = 0 }]".to_owned(),
-                "no FLOPs and no DRAM bytes",
-            ),
-            (
-                "train = [\"A\"]\non = [\"H100\"]\nlaunches = [{ program = \"k\", variant = \"1\", blocks = 2, threads_per_block = 32, flops = 1 }]".to_owned(),
-                "missing field `dram_bytes`",
-            ),
         ] {
-            let e = parse_error("validate", &format!("{step}\n{extra}"));
+            let e = parse_error("fit", &format!("{fit}\n{extra}"));
             assert!(
                 e.starts_with("p.toml:") && e.contains(expected),
                 "{extra}: {e}"
             );
         }
+        let launch = "{ program = \"k\", variant = \"1\", blocks = 4, threads_per_block = 32, flops = 10, dram_bytes = 64 }";
+        let forecast = |extra: &str| {
+            let text = pipeline(&format!(
+                "[[fit]]\n{fit}\ntrain = [\"A\", \"B\"]\n\n[[validate]]\nstep = \"work_forecast\"\nid = \"f\"\nmodel = \"m\"\n{extra}"
+            ));
+            crate::PipelineSpec::parse("p.toml", &text)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
+        for (extra, expected) in [
+            (
+                format!("on = []\nlaunches = [{launch}]"),
+                "`on`: name at least one GPU",
+            ),
+            (
+                "on = [\"H100\"]\nlaunches = []".to_owned(),
+                "`launches`: describe at least one launch",
+            ),
+            (
+                "on = [\"H100\"]\nlaunches = [{ program = \"k\", variant = \"1\", blocks = 0, threads_per_block = 32, flops = 10, dram_bytes = 64 }]".to_owned(),
+                "launch 1 (k 1): `blocks` is 0; expected a number >= 1",
+            ),
+            (
+                "on = [\"H100\"]\nlaunches = [{ program = \"k\", variant = \"1\", blocks = 2, threads_per_block = 32, flops = 0, dram_bytes = 0 }]".to_owned(),
+                "no FLOPs and no DRAM bytes",
+            ),
+            (
+                "on = [\"H100\"]\nlaunches = [{ program = \"k\", variant = \"1\", blocks = 2, threads_per_block = 32, flops = 1 }]".to_owned(),
+                "missing field `dram_bytes`",
+            ),
+            (
+                format!("on = [\"H100\"]\nlaunches = [{launch}]\ntrain = [\"A\"]"),
+                "unknown field `train`",
+            ),
+        ] {
+            let e = forecast(&extra);
+            assert!(
+                e.starts_with("p.toml:") && e.contains(expected),
+                "{extra}: {e}"
+            );
+        }
+        let text = pipeline(&format!(
+            "[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"src.runs\"\n\n[[validate]]\nstep = \"work_forecast\"\nid = \"f\"\nmodel = \"m\"\non = [\"H100\"]\nlaunches = [{launch}]"
+        ));
+        let e = crate::PipelineSpec::parse("p.toml", &text)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("key `model`: names a `scaling_fit` step; `work_forecast` forecasts by a `work_model_fit` step's model"),
+            "{e}"
+        );
     }
 
     /// At run time: a target the catalogue lacks names the closest entries; a training GPU with
     /// no launch in the table names the GPUs it has.
     #[test]
     fn an_unknown_target_or_training_gpu_stops_the_step() {
+        // Six kernels (operator groups) of growing work on two GPUs: enough launches for the
+        // utilisation model, and at least two groups and GPUs for its interval.
+        let programs = ["a", "b", "c", "d", "e", "f"];
+        let rows: Vec<(&str, &str)> = programs
+            .iter()
+            .flat_map(|p| [("Tesla T4", *p), ("Tesla P4", *p)])
+            .collect();
+        let scale: Vec<f64> = (0..rows.len()).map(|i| (1 + i / 2) as f64).collect();
+        let times: Vec<f64> = scale
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s * if i % 2 == 0 { 1e-4 } else { 2e-4 })
+            .collect();
+        let column = |per: f64| scale.iter().map(|s| s * per).collect::<Vec<f64>>();
+        let (flops, bytes, grid, block) = (
+            column(1e6),
+            column(1e5),
+            column(64.0),
+            vec![256.0; rows.len()],
+        );
         let counters: &[(&str, &[f64])] = &[
-            ("flop_count_sp", &[1e6, 1e6]),
-            ("gld_bytes", &[1e5, 1e5]),
-            ("grid_size", &[64.0, 64.0]),
-            ("block_size", &[256.0, 256.0]),
+            ("flop_count_sp", &flops),
+            ("gld_bytes", &bytes),
+            ("grid_size", &grid),
+            ("block_size", &block),
         ];
         let launch = "{ program = \"k\", variant = \"1\", blocks = 4, threads_per_block = 32, flops = 10, dram_bytes = 64 }";
         let step = |train: &str, on: &str| {
             format!(
-                "[[validate]]\nstep = \"work_forecast\"\nid = \"f\"\nobservations = \"src.observations\"\ntrain = [{train}]\non = [{on}]\nlaunches = [{launch}]"
+                "[[fit]]\nstep = \"work_model_fit\"\nid = \"m\"\nobservations = \"src.observations\"\ntrain = [{train}]\n\n[[validate]]\nstep = \"work_forecast\"\nid = \"f\"\nmodel = \"m\"\non = [{on}]\nlaunches = [{launch}]"
             )
         };
-        let obs = || observations(&["Tesla T4", "Tesla P4"], &[1e-4, 2e-4], counters);
+        let obs = || observations_of(&rows, &times, counters);
         for (train, on, expected) in [
             (
                 "\"T4\", \"P4\"",
