@@ -632,6 +632,24 @@ pub fn model_lookups_by_name(root: &Path) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The step kinds of the validate stage that save a model (each kind is a module of
+/// `yosoku-pipeline`'s `steps`): a model is fitted and saved in the fit stage, and validation
+/// steps name it (ARCHITECTURE, invariant 14).
+pub fn validation_steps_saving_models(root: &Path) -> Result<Vec<String>> {
+    let sources = crate_sources(&root.join("crates/core/pipeline/src"))?;
+    Ok(sources
+        .into_iter()
+        .filter(|(_, code)| saves_a_model_in_validation(code))
+        .map(|(module, _)| module)
+        .collect())
+}
+
+/// Whether `code` (comments and strings blanked) declares a validate-stage kind that saves a
+/// model.
+fn saves_a_model_in_validation(code: &str) -> bool {
+    code.contains("Stage::Validate") && code.contains(".saved_model(")
+}
+
 /// The lines (from 1) of `code` (comments and strings blanked) that find a model by name.
 fn model_lookups_in(code: &str) -> Vec<usize> {
     let reads_models = code.contains("models_of(") || code.contains(".models");
@@ -876,6 +894,24 @@ mod tests {
             "fn spans(names: &[String]) { names.iter().filter(|n| n.ends_with(\".spans\")); }\n",
         );
         assert!(model_lookups_in(&tables).is_empty());
+    }
+
+    /// Every model is fitted in the fit stage: no validate-stage kind saves one. The rule finds
+    /// the way `scaling_model` recorded its models before `scaling_fit` fitted them.
+    #[test]
+    fn models_are_fitted_and_saved_in_the_fit_stage() {
+        let found = validation_steps_saving_models(root()).unwrap();
+        assert!(
+            found.is_empty(),
+            "fit the model in a fit step and name it from the validation step: {found:?}"
+        );
+        let before = code_only(
+            "pub(crate) const SCALING_MODEL: StepKind = StepKind::new::<ScalingParams>(\n    \"scaling_model\",\n    Stage::Validate,\n    \"...\",\n);\nfn run() { StepOutput::new().saved_model(MODEL_KIND, training, &[&SCALING_MODELS]) }\n",
+        );
+        assert!(saves_a_model_in_validation(&before));
+        assert!(!saves_a_model_in_validation(
+            &before.replace("Stage::Validate", "Stage::Fit")
+        ));
     }
 
     /// A parent and a child naming each other are a circle (a family's `mod.rs` re-exporting

@@ -2027,27 +2027,37 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
     }
 }
 
-/// A split naming a GPU the input lacks, one GPU on both sides, or a profile's GPU that is not a
-/// training GPU stops the run naming it.
+/// A split naming a GPU the input lacks, one GPU on both sides, a profile's GPU that is not a
+/// training GPU, or a GPU its model was not fitted on stops the run naming it; so does a model
+/// set against measured peaks where a GPU has none.
 #[test]
 fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = repo().join("pipelines/data/neusight/test/ln.csv.gz");
-    for (split, expected) in [
+    for (fit, split, expected) in [
         (
+            "",
             "train = [\"Tesla T4\"]\ntest = [\"NVIDIA H200\"]",
             "test GPU `NVIDIA H200` has no launch in the input",
         ),
         (
+            "",
             "train = [\"Tesla T4\"]\ntest = [\"T4\"]",
             "GPU `Tesla T4` is both a training and a test GPU",
         ),
         (
+            "",
             "train = [\"Tesla T4\"]\ntest = [\"L4\"]\nprofile_from = \"Tesla P4\"",
             "the profile's GPU `Tesla P4` is not a training GPU",
         ),
         (
-            "train = [\"Tesla T4\"]\ntest = [\"L4\"]\npeaks = \"measured\"",
+            "train = [\"Tesla T4\", \"Tesla P4\"]",
+            "train = [\"Tesla T4\"]\ntest = [\"L4\"]",
+            "GPU `NVIDIA L4` is not one of the training GPUs of model `m` (Tesla T4, Tesla P4)",
+        ),
+        (
+            "peaks = \"measured\"",
+            "train = [\"Tesla T4\"]\ntest = [\"L4\"]",
             "has no measured FP32 rate and bandwidth in the catalogue (`yosoku calibrate` on it writes them)",
         ),
     ] {
@@ -2055,7 +2065,7 @@ fn a_split_naming_a_missing_or_doubled_gpu_is_refused() {
         std::fs::write(
             &pipeline,
             format!(
-                "[pipeline]\nname = \"split\"\n\n[sources.k]\nplugin = \"cuda_profiler\"\ncollector = \"neusight\"\nconfig = {{ paths = [{:?}] }}\n\n[[normalize]]\nstep = \"pivot_counters\"\nid = \"obs\"\nruns = \"k.runs\"\ncounters = \"k.counters\"\n\n[[validate]]\nstep = \"gpu_split\"\nid = \"s\"\nobservations = \"obs.observations\"\n{split}\n",
+                "[pipeline]\nname = \"split\"\n\n[sources.k]\nplugin = \"cuda_profiler\"\ncollector = \"neusight\"\nconfig = {{ paths = [{:?}] }}\n\n[[normalize]]\nstep = \"pivot_counters\"\nid = \"obs\"\nruns = \"k.runs\"\ncounters = \"k.counters\"\n\n[[fit]]\nstep = \"work_model_fit\"\nid = \"m\"\nobservations = \"obs.observations\"\n{fit}\n\n[[validate]]\nstep = \"gpu_split\"\nid = \"s\"\nmodel = \"m\"\n{split}\n",
                 data.display().to_string()
             ),
         )
@@ -2112,7 +2122,7 @@ fn a_calibration_moves_the_latency_aware_model_closer_on_both_gpus() {
         );
     let cut = text.find("[[validate]]").unwrap();
     let pipeline = format!(
-        "{}[[validate]]\nstep = \"gpu_split\"\nid = \"pocl\"\nobservations = \"all_obs.observations\"\ntrain = [\"H100\"]\ntest = [\"POCL Xeon 2 vCPU\"]\n",
+        "{}[[fit]]\nstep = \"work_model_fit\"\nid = \"m\"\nobservations = \"all_obs.observations\"\n\n[[validate]]\nstep = \"gpu_split\"\nid = \"pocl\"\nmodel = \"m\"\ntrain = [\"H100\"]\ntest = [\"POCL Xeon 2 vCPU\"]\n",
         &text[..cut]
     );
     std::fs::write(dir.path().join("p.toml"), pipeline).unwrap();

@@ -384,6 +384,7 @@ fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
         groups: Default::default(),
         other_group: None,
         level: 0.95,
+        peaks: Default::default(),
     };
     let training = WorkTraining {
         measurements: &m,
@@ -449,12 +450,15 @@ fn a_kernel_described_by_its_work_alone_is_forecast_on_a_gpu_never_fitted() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("is a training GPU"), "{e}");
-    // One group cannot be left out with another kept.
+    // One group cannot be left out with another kept: the model states nothing of itself, and
+    // a forecast refuses it.
     let one_group = WorkModelOptions {
         other_group: Some("all".to_owned()),
         ..options
     };
     let e = WorkModel::fit(training, &one_group)
+        .unwrap()
+        .predict(question)
         .unwrap_err()
         .to_string();
     assert!(e.contains("at least two of each"), "{e}");

@@ -183,14 +183,31 @@ fn held_out_residuals(
     pooled
 }
 
-/// The operator groups a work model is fitted over, and its intervals' coverage: a
-/// `work_model_fit` step's keys.
+/// Whether a GPU and an operator group can be left out together with others kept.
+fn stated_possible(gpus: usize, groups: usize) -> bool {
+    gpus >= 2 && groups >= 2
+}
+
+/// The operator groups a work model is fitted over, its intervals' coverage and the GPUs'
+/// peaks it reads: a `work_model_fit` step's keys.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkModelOptions {
     /// Operator (program) -> its group; one not named is in `other_group`, or its own.
     pub groups: BTreeMap<String, String>,
     pub other_group: Option<String>,
     pub level: f64,
+    pub peaks: Peaks,
+}
+
+/// Which peaks a GPU's work is set against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Peaks {
+    /// The datasheet's (the catalogue's FP32 peak and bandwidth).
+    #[default]
+    Datasheet,
+    /// A calibration's measured rates (the catalogue's `[measured]`), every GPU's.
+    Measured,
 }
 
 impl WorkModelOptions {
@@ -254,15 +271,14 @@ impl Model for WorkModel {
             .collect();
         groups.sort();
         groups.dedup();
-        if groups.len() < 2 || train.len() < 2 {
-            return Err(ModelError::invalid(format!(
-                "the interval leaves a training GPU and an operator group out together: it needs at least two of each (the training launches have {} GPU(s) and {} group(s))",
-                train.len(),
-                groups.len()
-            )));
-        }
         let utilisation = UtilisationModel::fit(m, &|c| train.contains(&c.gpu), &group_of)?;
-        let residuals = held_out_residuals(m, train, &groups, &group_of);
+        // The residuals leave a GPU and a group out together: with one of either there are none,
+        // and the model states nothing of itself (a forecast then refuses it).
+        let residuals = if stated_possible(train.len(), groups.len()) {
+            held_out_residuals(m, train, &groups, &group_of)
+        } else {
+            Default::default()
+        };
         let stated = WORK_METHODS
             .iter()
             .zip(residuals)
@@ -296,6 +312,13 @@ impl Model for WorkModel {
         let WorkQuestion { targets, launches } = question;
         if launches.is_empty() {
             return Err(ModelError::invalid("no launch to forecast"));
+        }
+        if !stated_possible(self.train.len(), self.groups.len()) {
+            return Err(ModelError::invalid(format!(
+                "a forecast's interval leaves a training GPU and an operator group out together: it needs at least two of each (the model was fitted on {} GPU(s) and {} group(s))",
+                self.train.len(),
+                self.groups.len()
+            )));
         }
         if let Some(t) = targets.iter().find(|t| self.train.contains(&t.name)) {
             return Err(ModelError::invalid(format!(

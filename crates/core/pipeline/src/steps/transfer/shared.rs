@@ -77,17 +77,3 @@ pub(super) fn mean_error_anchors(
 pub(super) fn default_level() -> f64 {
     0.95
 }
-
-/// Operator (program) -> its group: the one `groups` names, else `other_group`, else its own.
-pub(super) fn group_function<'a>(
-    groups: &'a std::collections::BTreeMap<String, String>,
-    other_group: Option<&'a String>,
-) -> impl Fn(&str) -> String + 'a {
-    move |program: &str| {
-        groups
-            .get(program)
-            .or(other_group)
-            .cloned()
-            .unwrap_or_else(|| program.to_owned())
-    }
-}

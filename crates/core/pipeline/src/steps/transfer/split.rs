@@ -1,22 +1,28 @@
 //! `gpu_split`: a published study's split of GPUs, each test GPU's launches by the latency-aware
-//! model and the methods that need no fit.
+//! model a `work_model_fit` step defines, refitted on the split's training GPUs, and the methods
+//! that need no fit.
 
 use serde::Deserialize;
+use toml::Spanned;
 use yosoku_models::transfer::Measurements;
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::{Figure, REPORT};
 
 use super::super::counters::PublishedSpec;
 use super::super::step::{
-    ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
-    names,
+    ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput,
+    StepParams, TableRef, names,
 };
-use super::shared::{default_level, group_function, mean_error_anchors};
+use super::shared::mean_error_anchors;
+use super::work_model_fit::{peaks_catalogue, training_gpus, work_measurements, work_model};
+
+/// What the step names a model for, when it names another family's.
+const WORK_MODEL_NEEDED: &str = "`gpu_split` validates a `work_model_fit` step's model";
 
 pub(crate) const GPU_SPLIT: StepKind = StepKind::new::<SplitParams>(
     "gpu_split",
     Stage::Validate,
-    "a published study's split of GPUs: each test GPU's launches by the latency-aware model and the methods that need no fit, errors by group and duration",
+    "a published study's split of GPUs: each test GPU's launches by a work_model_fit step's latency-aware model refitted on the split's training GPUs, and the methods that need no fit, errors by group and duration",
 );
 
 /// `gpu_split`: the launches of the `test` GPUs predicted from the `train` GPUs (docs/methods.md,
@@ -24,7 +30,9 @@ pub(crate) const GPU_SPLIT: StepKind = StepKind::new::<SplitParams>(
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SplitParams {
-    pub observations: TableRef,
+    /// The `work_model_fit` step whose model (its launches, operator groups, level and peaks)
+    /// the split validates: every GPU the split names is one of its training GPUs.
+    pub model: Spanned<String>,
     /// The training GPUs and the test GPUs of a fixed split ...
     #[serde(default)]
     pub train: Vec<String>,
@@ -36,28 +44,13 @@ pub struct SplitParams {
     /// With `leave_one_out`: only the launches measured on every one of its GPUs.
     #[serde(default)]
     pub shared_only: bool,
-    /// Operator (program) -> its group; an operator not named is in `other_group`, or its own.
-    #[serde(default)]
-    pub groups: std::collections::BTreeMap<String, String>,
-    #[serde(default)]
-    pub other_group: Option<String>,
     /// With `train` and `test`: the one training GPU whose measured times the methods that
     /// start from one read (a user with one GPU's profile).
     #[serde(default)]
     pub profile_from: Option<String>,
-    /// Coverage of the intervals.
-    #[serde(default = "default_level")]
-    pub level: f64,
-    /// The GPUs' peaks: `datasheet`, or `measured` (a calibration's rates, every GPU's).
-    #[serde(default = "default_peaks")]
-    pub peaks: String,
     /// Published figures shown beside (each with a `value`, the mean |error| in %).
     #[serde(default)]
     pub published: Vec<PublishedSpec>,
-}
-
-fn default_peaks() -> String {
-    "datasheet".to_owned()
 }
 
 #[derive(Debug)]
@@ -107,21 +100,6 @@ impl StepParams for SplitParams {
                 "`profile_from` goes with `train` and `test`",
             ));
         }
-        if !(0.5..1.0).contains(&self.level) {
-            return Err(ParamError::new(
-                "level",
-                format!("level {}: expected a number in [0.5, 1)", self.level),
-            ));
-        }
-        if !matches!(self.peaks.as_str(), "datasheet" | "measured") {
-            return Err(ParamError::new(
-                "peaks",
-                format!(
-                    "`peaks = \"{}\"`: expected `datasheet` or `measured`",
-                    self.peaks
-                ),
-            ));
-        }
         let anchors = mean_error_anchors(&self.published)?;
         Ok(Split {
             params: self,
@@ -130,9 +108,42 @@ impl StepParams for SplitParams {
     }
 }
 
+/// Every GPU a split names among the model's training GPUs: a split holds out of the model's
+/// training launches, never brings others in.
+fn check_in_model(
+    m: &Measurements,
+    named: &[usize],
+    model_gpus: &[usize],
+    model: &str,
+) -> Result<(), StepError> {
+    match named.iter().find(|g| !model_gpus.contains(g)) {
+        Some(&g) => Err(StepError::Invalid(format!(
+            "GPU `{}` is not one of the training GPUs of model `{model}` ({}): a split holds GPUs out of its model's launches",
+            m.gpus[g].name,
+            model_gpus
+                .iter()
+                .map(|&g| m.gpus[g].name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl Step for Split {
     fn inputs(&self) -> Vec<&TableRef> {
-        vec![&self.params.observations]
+        // The launches are checked through the model reference.
+        vec![]
+    }
+
+    fn model_input(&self) -> Option<&Spanned<String>> {
+        Some(&self.params.model)
+    }
+
+    fn check_model(&self, model: &ModelDefinition) -> Result<(), ParamError> {
+        work_model(model, WORK_MODEL_NEEDED)
+            .map(|_| ())
+            .map_err(|e| ParamError::new("model", e))
     }
 
     fn outputs(&self) -> Vec<&str> {
@@ -148,30 +159,19 @@ impl Step for Split {
             SplitOptions, gpus_named, score_leave_one_out, score_split,
         };
         let p = &self.params;
-        let measured_peaks;
-        let devices = if p.peaks == "measured" {
-            measured_peaks = cx.devices.with_measured_peaks();
-            &measured_peaks
-        } else {
-            cx.devices
-        };
-        let m = Measurements::from_profile(cx.input(&p.observations)?, devices)?;
-        if p.peaks == "measured"
-            && let Some(g) = m.gpus.iter().find(|g| {
-                devices
-                    .find(&g.name)
-                    .is_none_or(|d| !d.has_measured_peaks())
-            })
-        {
-            return Err(StepError::Invalid(format!(
-                "`peaks = \"measured\"`: `{}` has no measured FP32 rate and bandwidth in the catalogue (`yosoku calibrate` on it writes them)",
-                g.name
-            )));
-        }
-        let group_of = group_function(&p.groups, p.other_group.as_ref());
+        let (definition, batch) = cx.model_observations(&p.model)?;
+        let (options, model_train) =
+            work_model(definition, WORK_MODEL_NEEDED).map_err(StepError::Invalid)?;
+        let devices = peaks_catalogue(cx, options.peaks);
+        let m = work_measurements(batch, &devices, options.peaks)?;
+        let model_gpus = training_gpus(&m, &devices, model_train)?;
+        let in_model = |named: &[usize]| check_in_model(&m, named, &model_gpus, p.model.get_ref());
+        let group_of = |program: &str| options.group_of(program);
         let (scores, title) = if p.leave_one_out.is_empty() {
             let train = gpus_named(&m, cx.devices, &p.train, "training")?;
             let test = gpus_named(&m, cx.devices, &p.test, "test")?;
+            in_model(&train)?;
+            in_model(&test)?;
             let profile_from = match &p.profile_from {
                 Some(name) => {
                     Some(gpus_named(&m, cx.devices, std::slice::from_ref(name), "profile")?[0])
@@ -187,13 +187,14 @@ impl Step for Split {
                     .map(|g| format!(", times measured on {g} alone"))
                     .unwrap_or_default()
             );
-            let options = SplitOptions {
-                level: p.level,
+            let split = SplitOptions {
+                level: options.level,
                 profile_from,
             };
-            (score_split(&m, &train, &test, &group_of, options)?, title)
+            (score_split(&m, &train, &test, &group_of, split)?, title)
         } else {
             let gpus = gpus_named(&m, cx.devices, &p.leave_one_out, "left-out")?;
+            in_model(&gpus)?;
             let title = format!(
                 "each of {} predicted from the others{}: mean / median |error| % (launches answered; share in the intervals)",
                 p.leave_one_out.join(", "),
@@ -204,7 +205,7 @@ impl Step for Split {
                 }
             );
             (
-                score_leave_one_out(&m, &gpus, p.shared_only, &group_of, p.level)?,
+                score_leave_one_out(&m, &gpus, p.shared_only, &group_of, options.level)?,
                 title,
             )
         };
@@ -261,6 +262,7 @@ impl Step for Split {
         }
         Ok(StepOutput::new()
             .table(&REPORT, report_batch(&cells)?)
-            .figures(figures))
+            .figures(figures)
+            .scores(&REPORT))
     }
 }

@@ -2,7 +2,7 @@ use super::super::testing::{observations, parse_error, run_error};
 
 #[test]
 fn a_split_is_fixed_or_leave_one_out_never_both_nor_neither() {
-    let step = "step = \"gpu_split\"\nid = \"s\"\nobservations = \"src.observations\"";
+    let step = "step = \"gpu_split\"\nid = \"s\"\nmodel = \"m\"";
     for (extra, expected) in [
         (
             "",
@@ -26,16 +26,12 @@ fn a_split_is_fixed_or_leave_one_out_never_both_nor_neither() {
             "`profile_from` goes with `train` and `test`",
         ),
         (
-            "train = [\"A\"]\ntest = [\"B\"]\nlevel = 1.0",
-            "level 1: expected a number in [0.5, 1)",
-        ),
-        (
-            "train = [\"A\"]\ntest = [\"B\"]\npeaks = \"best\"",
-            "`peaks = \"best\"`: expected `datasheet` or `measured`",
-        ),
-        (
             "train = [\"A\"]\ntest = [\"B\"]\npublished = [{ row = \"x\" }]",
             "published figure `x`: give its `value`",
+        ),
+        (
+            "train = [\"A\"]\ntest = [\"B\"]\nobservations = \"src.observations\"",
+            "unknown field `observations`",
         ),
     ] {
         let e = parse_error("validate", &format!("{step}\n{extra}"));
@@ -44,6 +40,33 @@ fn a_split_is_fixed_or_leave_one_out_never_both_nor_neither() {
             "{extra}: {e}"
         );
     }
+    // The work model's keys are its fit step's, checked there.
+    let fit = "step = \"work_model_fit\"\nid = \"m\"\nobservations = \"src.observations\"";
+    for (extra, expected) in [
+        ("level = 1.0", "level 1: expected a number in [0.5, 1)"),
+        (
+            "peaks = \"best\"",
+            "`peaks = \"best\"`: expected `datasheet` or `measured`",
+        ),
+    ] {
+        let e = parse_error("fit", &format!("{fit}\n{extra}"));
+        assert!(
+            e.starts_with("p.toml:") && e.contains(expected),
+            "{extra}: {e}"
+        );
+    }
+    // A split validates a work model, and no other family's.
+    let text = super::super::testing::pipeline(
+        "[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"src.runs\"\n\n[[validate]]\nstep = \"gpu_split\"\nid = \"s\"\nmodel = \"m\"\nleave_one_out = [\"A\", \"B\"]",
+    );
+    let e = crate::PipelineSpec::parse("p.toml", &text)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("key `model`: names a `scaling_fit` step; `gpu_split` validates a `work_model_fit` step's model"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -6,21 +6,23 @@
 
 use serde::Deserialize;
 use toml::Spanned;
+use yosoku_devices::Catalogue;
 use yosoku_models::Model;
 use yosoku_models::transfer::GpuSpec;
-use yosoku_models::transfer::work_forecast::{
-    WorkLaunch, WorkModel, WorkModelOptions, WorkQuestion,
-};
+use yosoku_models::transfer::work_forecast::{WorkLaunch, WorkModel, WorkQuestion};
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
 use yosoku_tables::{Figure, PREDICTIONS, REPORT};
 
 use super::super::step::{
-    DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
-    StepOutput, StepParams, TableRef, names,
+    ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput,
+    StepParams, TableRef, names,
 };
 use super::shared::check_launches;
-use super::work_model_fit::{fit_work_model, stated_cells};
+use super::work_model_fit::{fit_work_model, peaks_catalogue, stated_cells, work_model};
+
+/// What the step names a model for, when it names another family's.
+const WORK_MODEL_NEEDED: &str = "`work_forecast` forecasts by a `work_model_fit` step's model";
 
 pub(crate) const WORK_FORECAST: StepKind = StepKind::new::<WorkForecastParams>(
     "work_forecast",
@@ -60,28 +62,14 @@ impl StepParams for WorkForecastParams {
     }
 }
 
-/// The options and training GPUs of the work model `model` defines, or what it is instead.
-fn work_model(model: &ModelDefinition) -> Result<(&WorkModelOptions, &[String]), String> {
-    match &model.model {
-        DefinedModel::Work { options, train } => Ok((options, train)),
-        DefinedModel::Counters(_)
-        | DefinedModel::Transfer { .. }
-        | DefinedModel::Scaling { .. }
-        | DefinedModel::StepsAndRanks { .. } => Err(format!(
-            "names {}; `work_forecast` forecasts by a `work_model_fit` step's model",
-            model.family()
-        )),
-    }
-}
-
-/// The GPUs `on` names, from the catalogue.
-fn targets(cx: &StepContext<'_>, on: &[String]) -> Result<Vec<GpuSpec>, StepError> {
+/// The GPUs `on` names, from the catalogue (with the peaks the model reads).
+fn targets(devices: &Catalogue, on: &[String]) -> Result<Vec<GpuSpec>, StepError> {
     on.iter()
         .map(|name| {
-            let device = cx.devices.find(name).ok_or_else(|| {
+            let device = devices.find(name).ok_or_else(|| {
                 StepError::Invalid(format!(
                     "`on`: `{name}` is not in the device catalogue (closest: {})",
-                    cx.devices.closest(name, 3).join(", ")
+                    devices.closest(name, 3).join(", ")
                 ))
             })?;
             GpuSpec::from_device(device)
@@ -105,7 +93,7 @@ impl Step for WorkForecastStep {
     }
 
     fn check_model(&self, model: &ModelDefinition) -> Result<(), ParamError> {
-        work_model(model)
+        work_model(model, WORK_MODEL_NEEDED)
             .map(|_| ())
             .map_err(|e| ParamError::new("model", e))
     }
@@ -117,11 +105,12 @@ impl Step for WorkForecastStep {
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let p = &self.params;
         let (definition, batch) = cx.model_observations(&p.model)?;
-        let (options, train) = work_model(definition).map_err(StepError::Invalid)?;
+        let (options, train) =
+            work_model(definition, WORK_MODEL_NEEDED).map_err(StepError::Invalid)?;
         // Fitted again as its fit step fitted it: a forecast holds nothing of the training
         // launches out (its GPUs and kernels are not among them).
         let model: WorkModel = fit_work_model(cx, batch, train, options)?;
-        let targets = targets(cx, &p.on)?;
+        let targets = targets(&peaks_catalogue(cx, options.peaks), &p.on)?;
         let launches = &p.launches;
         let forecasts = model.predict(WorkQuestion {
             targets: &targets,
@@ -200,10 +189,13 @@ mod tests {
     fn bad_launches_and_lists_are_refused_at_their_key() {
         let fit = "step = \"work_model_fit\"\nid = \"m\"\nobservations = \"src.observations\"";
         for (extra, expected) in [
-            ("train = []", "`train`: name at least one GPU"),
             (
                 "train = [\"A\", \"B\"]\nlevel = 0.3",
                 "level 0.3: expected a number in [0.5, 1)",
+            ),
+            (
+                "train = \"A\"",
+                "invalid type: string \"A\", expected a sequence",
             ),
         ] {
             let e = parse_error("fit", &format!("{fit}\n{extra}"));

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use yosoku_models::Model;
 use yosoku_models::transfer::Measurements;
 use yosoku_models::transfer::split::gpus_named;
-use yosoku_models::transfer::work_forecast::{WorkModel, WorkModelOptions, WorkTraining};
+use yosoku_models::transfer::work_forecast::{Peaks, WorkModel, WorkModelOptions, WorkTraining};
 use yosoku_tables::REPORT;
 use yosoku_tables::report::{ReportCell, report_batch};
 
@@ -29,7 +29,8 @@ pub(crate) const WORK_MODEL_FIT: StepKind = StepKind::new::<WorkModelFitParams>(
 pub struct WorkModelFitParams {
     /// The training launches (an `observations` table with each launch's work and time).
     pub observations: TableRef,
-    /// The GPUs of `observations` the model is fitted on.
+    /// The GPUs of `observations` the model is fitted on; every one when absent.
+    #[serde(default)]
     pub train: Vec<String>,
     /// Operator (program) -> its group; one not named is in `other_group`, or its own.
     #[serde(default)]
@@ -38,6 +39,13 @@ pub struct WorkModelFitParams {
     pub other_group: Option<String>,
     #[serde(default = "default_level")]
     pub level: f64,
+    /// The GPUs' peaks: `datasheet`, or `measured` (a calibration's rates, every GPU's).
+    #[serde(default = "default_peaks")]
+    pub peaks: String,
+}
+
+fn default_peaks() -> String {
+    "datasheet".to_owned()
 }
 
 #[derive(Debug)]
@@ -50,15 +58,22 @@ pub struct WorkModelFit {
 impl StepParams for WorkModelFitParams {
     type Step = WorkModelFit;
     fn into_step(self) -> Result<WorkModelFit, ParamError> {
-        if self.train.is_empty() {
-            return Err(ParamError::new("train", "`train`: name at least one GPU"));
-        }
         if !(0.5..1.0).contains(&self.level) {
             return Err(ParamError::new(
                 "level",
                 format!("level {}: expected a number in [0.5, 1)", self.level),
             ));
         }
+        let peaks = match self.peaks.as_str() {
+            "datasheet" => Peaks::Datasheet,
+            "measured" => Peaks::Measured,
+            other => {
+                return Err(ParamError::new(
+                    "peaks",
+                    format!("`peaks = \"{other}\"`: expected `datasheet` or `measured`"),
+                ));
+            }
+        };
         Ok(WorkModelFit {
             observations: self.observations,
             train: self.train,
@@ -66,6 +81,7 @@ impl StepParams for WorkModelFitParams {
                 groups: self.groups,
                 other_group: self.other_group,
                 level: self.level,
+                peaks,
             },
         })
     }
@@ -83,6 +99,69 @@ impl WorkModelFit {
     }
 }
 
+/// The options and training GPUs of the work model `model` defines, or, for a step `step` that
+/// names another family's, what it names instead and what `step` needs (`validates a
+/// \`work_model_fit\` step's model`).
+pub(super) fn work_model<'a>(
+    model: &'a ModelDefinition,
+    step: &str,
+) -> Result<(&'a WorkModelOptions, &'a [String]), String> {
+    match &model.model {
+        DefinedModel::Work { options, train } => Ok((options, train)),
+        DefinedModel::Counters(_)
+        | DefinedModel::Transfer { .. }
+        | DefinedModel::Scaling { .. }
+        | DefinedModel::StepsAndRanks { .. } => Err(format!("names {}; {step}", model.family())),
+    }
+}
+
+/// The catalogue the model's `peaks` say: the run's, or every device's measured rates in place
+/// of its datasheet's.
+pub(super) fn peaks_catalogue<'a>(
+    cx: &StepContext<'a>,
+    peaks: Peaks,
+) -> std::borrow::Cow<'a, yosoku_devices::Catalogue> {
+    match peaks {
+        Peaks::Datasheet => std::borrow::Cow::Borrowed(cx.devices),
+        Peaks::Measured => std::borrow::Cow::Owned(cx.devices.with_measured_peaks()),
+    }
+}
+
+/// The launches of `batch` as the work model reads them, each GPU's peaks as `peaks` say (with
+/// `measured`, a GPU without a calibration is an error naming it).
+pub(super) fn work_measurements(
+    batch: &arrow_array::RecordBatch,
+    devices: &yosoku_devices::Catalogue,
+    peaks: Peaks,
+) -> Result<Measurements, StepError> {
+    let m = Measurements::from_profile(batch, devices)?;
+    if peaks == Peaks::Measured
+        && let Some(g) = m.gpus.iter().find(|g| {
+            devices
+                .find(&g.name)
+                .is_none_or(|d| !d.has_measured_peaks())
+        })
+    {
+        return Err(StepError::Invalid(format!(
+            "`peaks = \"measured\"`: `{}` has no measured FP32 rate and bandwidth in the catalogue (`yosoku calibrate` on it writes them)",
+            g.name
+        )));
+    }
+    Ok(m)
+}
+
+/// The GPUs `train` names in `m`, every one when it names none.
+pub(super) fn training_gpus(
+    m: &Measurements,
+    devices: &yosoku_devices::Catalogue,
+    train: &[String],
+) -> Result<Vec<usize>, StepError> {
+    if train.is_empty() {
+        return Ok((0..m.gpus.len()).collect());
+    }
+    Ok(gpus_named(m, devices, train, "training")?)
+}
+
 /// The work model of `options` fitted on the launches of `batch` on the GPUs `train` names.
 pub(super) fn fit_work_model(
     cx: &StepContext<'_>,
@@ -90,8 +169,9 @@ pub(super) fn fit_work_model(
     train: &[String],
     options: &WorkModelOptions,
 ) -> Result<WorkModel, StepError> {
-    let m = Measurements::from_profile(batch, cx.devices)?;
-    let train = gpus_named(&m, cx.devices, train, "training")?;
+    let devices = peaks_catalogue(cx, options.peaks);
+    let m = work_measurements(batch, &devices, options.peaks)?;
+    let train = training_gpus(&m, &devices, train)?;
     Ok(WorkModel::fit(
         WorkTraining {
             measurements: &m,
