@@ -15,7 +15,8 @@ use crate::{cargo, pipelines, repo_root, target_dir, yosoku_binary};
 
 /// Builds the CLI and every plugin (a plugin added with `new-plugin` included), not the viewer,
 /// xtask or the ABI's example plugin (`dummy`, which only tests load): a cold build of the viewer
-/// alone takes longer than everything else the demo needs.
+/// alone takes longer than everything else the demo needs. Built without incremental state or
+/// debug info for the workspace's crates (below).
 /// Cargo's lines are summed up in one progress line on a terminal; they are printed in full only
 /// when the build fails.
 pub fn build_cli_and_plugins() -> Result<f64> {
@@ -31,6 +32,13 @@ pub fn build_cli_and_plugins() -> Result<f64> {
         "--exclude",
         "yosoku-plugin-dummy",
     ]);
+    // A first build reuses no incremental state and shows no backtrace: without them the
+    // workspace's crates take 135 CPU-seconds instead of 178 (a cold build of what the demo runs,
+    // 172 s against 194 s on two cores; BENCHMARKS.md, "the demo's first result"). Dependencies
+    // build as before (they carry no debug info and are never incremental), so the tests' build
+    // reuses them; it rebuilds only the workspace's crates, which it builds for tests anyway.
+    cmd.env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false");
     cmd.stderr(Stdio::piped()).stdout(Stdio::null());
     let mut child = cmd.spawn().context("cannot run cargo")?;
     let stderr = child.stderr.take().context("cargo's stderr")?;
