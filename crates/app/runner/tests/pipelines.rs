@@ -371,6 +371,23 @@ fn mean_errors(batch: &RecordBatch) -> Vec<(String, String, f64)> {
 #[test]
 fn counters_per_gpu_validates_nine_models_three_ways() {
     let (_dir, bundle) = run("counters-per-gpu.toml");
+    // The fit step's model is recorded with the options it was fitted with, by name, and the
+    // cross-validation's summary as its scores.
+    let record = bundle
+        .manifest
+        .model("paper")
+        .expect("the `paper` model is recorded");
+    assert_eq!(record.kind, yosoku_models::counters::MODEL_KIND);
+    assert_eq!(record.options["group_by"], serde_json::json!(["device"]));
+    assert_eq!(
+        record.options["method"],
+        serde_json::json!({ "ols": { "ridge": 0.0 } })
+    );
+    assert_eq!(
+        record.options["choice"]["features"][0],
+        serde_json::json!("gld_request")
+    );
+    assert_eq!(record.scores, ["paper_cv.validation_summary"]);
     let errors = mean_errors(table(&bundle, "paper_cv.validation_summary"));
     assert_eq!(errors.len(), 27, "9 GPUs x 3 hold-outs");
     for gpu in [

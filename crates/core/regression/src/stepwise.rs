@@ -19,13 +19,14 @@ use crate::RegressionError;
 use crate::ols::{Scaled, centred_sum_of_squares};
 use crate::spline::{natural_cubic_basis, quantile_knots};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Direction {
     Forward,
     Backward,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StepwiseOptions {
     pub direction: Direction,
     /// Knots of the natural cubic spline each counter enters with; `None` (or fewer than 3) for

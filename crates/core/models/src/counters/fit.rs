@@ -29,7 +29,8 @@ pub const R2_BELOW_FLAG: &str = "r2_below_0.8";
 pub const ILL_CONDITIONED: f64 = 1e3;
 
 /// How the coefficients are found.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Method {
     /// Least squares on every chosen feature (`ridge` > 0 adds lambda x sum beta^2).
     Ols { ridge: f64 },
@@ -37,8 +38,9 @@ pub enum Method {
     Stepwise(StepwiseOptions),
 }
 
-/// Everything that defines a model, shared by the fit and the validation that refits it.
-#[derive(Debug, Clone, PartialEq)]
+/// Everything that defines a model, shared by the fit and the validation that refits it; the
+/// options a counter model's record holds, by name.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ModelSpec {
     pub choice: FeatureChoice,
     /// One model per distinct value of these text columns (e.g. `device`).
@@ -52,6 +54,19 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    /// The options as a model's record holds them, by name.
+    pub fn options_record(&self) -> Result<serde_json::Map<String, serde_json::Value>, ModelError> {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            Ok(other) => Err(ModelError::invalid(format!(
+                "the options of a counter model are not named fields: {other}"
+            ))),
+            Err(e) => Err(ModelError::invalid(format!(
+                "the options of a counter model could not be saved: {e}"
+            ))),
+        }
+    }
+
     pub fn target_name(&self) -> &'static str {
         if self.log_target {
             "ln(measured_secs)"

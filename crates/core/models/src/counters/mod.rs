@@ -183,7 +183,7 @@ pub(crate) fn suggest<'n>(name: &str, names: impl Iterator<Item = &'n str>) -> S
 }
 
 /// Which feature columns a model uses.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct FeatureChoice {
     /// Exactly these columns, in this order (when given, `kinds` is ignored).
     pub features: Option<Vec<String>>,

@@ -126,8 +126,24 @@ pub struct WorkForecasts {
 
 /// The roofline of the datasheet: max(FLOPs / FP32 peak, bytes / bandwidth).
 fn roofline_secs(work: &Work, gpu: &GpuSpec) -> Option<f64> {
-    let secs = (work.flops.max(0.0) / (gpu.fp32_peak_gflops * 1e9))
-        .max(work.dram_bytes.max(0.0) / gpu.bandwidth_bytes_per_sec());
+    datasheet_roofline_secs(
+        work.flops,
+        work.dram_bytes,
+        gpu.fp32_peak_gflops,
+        gpu.dram_bandwidth_gb_per_sec,
+    )
+}
+
+/// max(`flops` / the FP32 peak, `dram_bytes` / the DRAM bandwidth): the roofline of a launch on
+/// a datasheet's peaks, `None` where it is not a positive finite time.
+pub fn datasheet_roofline_secs(
+    flops: f64,
+    dram_bytes: f64,
+    fp32_peak_gflops: f64,
+    dram_bandwidth_gb_per_sec: f64,
+) -> Option<f64> {
+    let secs = (flops.max(0.0) / (fp32_peak_gflops * 1e9))
+        .max(dram_bytes.max(0.0) / (dram_bandwidth_gb_per_sec * 1e9));
     (secs > 0.0 && secs.is_finite()).then_some(secs)
 }
 

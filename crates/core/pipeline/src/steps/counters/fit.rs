@@ -185,7 +185,8 @@ impl Step for Fit {
                 yosoku_models::counters::MODEL_KIND,
                 TrainingTable::Input(self.observations.get_ref().clone()),
                 &[&MODEL_COEFFICIENTS, &MODEL_SUMMARY],
-            ))
+            )
+            .saved_options(self.spec.options_record()?))
     }
 }
 

@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 use yosoku_models::transfer::physics::{GpuRates, floor_plus_bytes_secs, physics_time};
-use yosoku_models::transfer::work_forecast::WorkLaunch;
+use yosoku_models::transfer::work_forecast::{WorkLaunch, datasheet_roofline_secs};
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
 use yosoku_tables::{PREDICTIONS, REPORT};
@@ -60,9 +60,12 @@ impl StepParams for PhysicsForecastParams {
 
 /// The datasheet's roofline: max(FLOPs / FP32 peak, bytes / bandwidth).
 fn roofline_secs(l: &WorkLaunch, d: &yosoku_devices::Device) -> Option<f64> {
-    let flops = d.spec("fp32_peak_gflops")? * 1e9;
-    let bandwidth = d.spec("dram_bandwidth_gb_per_sec")? * 1e9;
-    Some((l.flops / flops).max(l.dram_bytes / bandwidth))
+    datasheet_roofline_secs(
+        l.flops,
+        l.dram_bytes,
+        d.spec("fp32_peak_gflops")?,
+        d.spec("dram_bandwidth_gb_per_sec")?,
+    )
 }
 
 impl Step for PhysicsForecastStep {
