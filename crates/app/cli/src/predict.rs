@@ -109,7 +109,8 @@ pub fn run(args: &Args) -> Result<String> {
     Ok(render(&a))
 }
 
-fn render(a: &Answer) -> String {
+fn render(answer: &Answer) -> String {
+    let a = answer;
     let (p, labels, figures) = (&a.prediction, &a.labels, &a.validation);
     let training = &a.training_table;
     let mut out = String::new();
@@ -139,7 +140,7 @@ fn render(a: &Answer) -> String {
             yosoku_runner::predict::unanswered_text(d)
         );
     }
-    for (a, variant) in p.answers.iter().zip(labels) {
+    for (i, (a, variant)) in p.answers.iter().zip(labels).enumerate() {
         let _ = writeln!(
             out,
             "\n{} [{}]\n  measured on {}: {}\n  predicted on {}: {}   {:.0} % interval {} .. {}   ({})",
@@ -179,6 +180,17 @@ fn render(a: &Answer) -> String {
             .collect();
         if !beside.is_empty() && a.model != WAVE_SCALING {
             let _ = writeln!(out, "  beside: {}", beside.join("; "));
+        }
+        if let Some(b) = answer.physics.get(i).filter(|b| b.physics_secs.is_finite()) {
+            let _ = writeln!(
+                out,
+                "  physics ({} rates of {}): {}, {}-bound; launch floor + bytes / bandwidth {}",
+                answer.physics_rates,
+                p.target,
+                secs(b.physics_secs),
+                b.bound,
+                secs(b.floor_plus_bytes_secs)
+            );
         }
         for b in [&a.on_profile_gpu, &a.on_target] {
             let _ = writeln!(

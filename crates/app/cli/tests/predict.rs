@@ -163,6 +163,20 @@ fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
         stdout.contains("  beside: wave scaling ") && stdout.contains("; latency-aware model "),
         "{stdout}"
     );
+    // The physics model beside them, from the work the profile measured and the V100's
+    // catalogue rates (it has no calibration), with what bounds it and its floor-plus-bytes
+    // baseline.
+    let physics: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("  physics (catalogue rates of Tesla V100-DGXS-32GB): "))
+        .collect();
+    assert_eq!(physics.len(), 11, "{stdout}");
+    assert!(
+        physics
+            .iter()
+            .all(|l| l.contains("-bound; launch floor + bytes / bandwidth ")),
+        "{physics:?}"
+    );
     // Every predicted time lies inside its interval, and a bigger matrix takes longer.
     let predicted: Vec<(f64, f64, f64)> = stdout
         .lines()
@@ -559,8 +573,9 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model
     let p = forecast.table("forecast.predictions").unwrap();
     assert_eq!(
         p.num_rows(),
-        3 * 114,
-        "the model's answer, wave scaling's and the latency-aware model's per launch"
+        5 * 114,
+        "the model's answer, wave scaling's, the latency-aware model's, the physics model's and \
+         floor plus bytes' per launch"
     );
     let col = |name: &str| {
         let a = p.column_by_name(name).unwrap();
@@ -573,6 +588,8 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model
     assert_eq!(models[0], "transfer_ridge (across architectures)");
     assert_eq!(models[1], "wave_scaling");
     assert_eq!(models[2], "utilisation_scaled");
+    assert_eq!(models[3], "physics");
+    assert_eq!(models[4], "floor_plus_bytes");
     assert!(col("validation").iter().all(|v| v == "forecast"));
     assert!(col("held_out").iter().all(|v| v == "NVIDIA H100 80GB HBM3"));
     assert_eq!(
@@ -739,9 +756,9 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
     let rows =
         yosoku_tables::rows::read_predictions("p", result.table("score.predictions").unwrap())
             .unwrap();
-    // 57 sizes of two kernels, by the transfer model, wave scaling and the latency-aware
-    // model; all measured.
-    assert_eq!(rows.len(), 3 * 2 * 57);
+    // 57 sizes of two kernels, by the transfer model, wave scaling, the latency-aware model,
+    // the physics model and floor plus bytes; all measured.
+    assert_eq!(rows.len(), 5 * 2 * 57);
     assert!(rows.iter().all(|r| r.measured_secs.is_some()), "{rows:?}");
     // One launch per size: the measured median is the TITAN X's duration of that launch.
     let r = rows
@@ -768,6 +785,12 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
             .find(|(id, f)| *id == "score" && f.name == name)
             .map(|(_, f)| f.value)
     };
+    for model in ["physics", "floor_plus_bytes"] {
+        assert!(
+            figure(&format!("{model}: median |error|")).is_some_and(|e| e >= 0.0),
+            "{model}"
+        );
+    }
     for model in ["transfer_ridge", "wave_scaling"] {
         let m = rows
             .iter()

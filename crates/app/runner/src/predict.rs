@@ -18,6 +18,9 @@ use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, ModelRecord, StepRecor
 use yosoku_models::Model;
 pub use yosoku_models::ModelError;
 use yosoku_models::transfer::data::Dropped;
+use yosoku_models::transfer::physics::{
+    GpuRates, KernelWork, RateSource, floor_plus_bytes_secs, physics_time,
+};
 pub use yosoku_models::transfer::predict::WIDE_LEVEL;
 use yosoku_models::transfer::predict::{
     GpuTransfer, TransferOptions, TransferQuestion, TransferTraining,
@@ -87,6 +90,57 @@ pub struct Answer {
     pub inputs: Vec<InputFile>,
     /// What looks wrong in the user's device files, each naming its file and field.
     pub device_warnings: Vec<String>,
+    /// The physics model's time of each answered launch on the target (in the order of the
+    /// prediction's answers), from what the profile measured of it and the target's rates.
+    pub physics: Vec<PhysicsBeside>,
+    /// Where the target's rates come from: `calibration` or `catalogue`.
+    pub physics_rates: &'static str,
+}
+
+/// The physics model beside an answer (docs/methods.md, section 6, "Physics first"): the launch's
+/// measured work (its grid, block, FLOPs and DRAM bytes as the profile counted them) over the
+/// target's rates, and the launch floor plus its bytes over the bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PhysicsBeside {
+    pub physics_secs: f64,
+    /// What bounds it: `launch floor`, `memory`, `compute`, `block starts`, `dependent steps`.
+    pub bound: &'static str,
+    pub floor_plus_bytes_secs: f64,
+}
+
+/// The target's rates for the physics model: its calibration's where its device entry has one,
+/// else its catalogue row's (the datasheet's peaks and fixed defaults).
+fn target_rates(device: &yosoku_devices::Device, target: &GpuSpec) -> GpuRates {
+    GpuRates::from_device(device).unwrap_or_else(|_| GpuRates::from_spec(target))
+}
+
+/// The physics model's time of every answered launch, from the profile's measured work.
+fn physics_beside(p: &Prediction, measured: &Measurements, rates: &GpuRates) -> Vec<PhysicsBeside> {
+    p.answers
+        .iter()
+        .map(|a| {
+            let work = measured
+                .cells
+                .iter()
+                .find(|c| c.row == a.row)
+                .map(|c| KernelWork::from_work(&c.work));
+            match work {
+                Some(w) => {
+                    let t = physics_time(&w, rates);
+                    PhysicsBeside {
+                        physics_secs: t.secs,
+                        bound: t.bound(),
+                        floor_plus_bytes_secs: floor_plus_bytes_secs(&w, rates),
+                    }
+                }
+                None => PhysicsBeside {
+                    physics_secs: f64::NAN,
+                    bound: "",
+                    floor_plus_bytes_secs: f64::NAN,
+                },
+            }
+        })
+        .collect()
 }
 
 /// The profile's launches as model rows, and the files they were read from.
@@ -337,6 +391,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
         )
     })?;
     let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
+    let rates = target_rates(device, &target);
     let model = saved_model(&q.model)?;
     // The training launches, for the nearest kernels and what lies outside them. A training
     // GPU the user's catalogue now lacks (its device file not given here) is left out of that
@@ -395,7 +450,13 @@ pub fn answer(q: &Question) -> Result<Answer> {
         path_text(&manifest_path),
         &manifest_path,
     )?);
+    let physics = physics_beside(&p, &measured, &rates);
     Ok(Answer {
+        physics,
+        physics_rates: match rates.source {
+            RateSource::Calibration => "calibration",
+            RateSource::Catalogue => "catalogue",
+        },
         labels: labels(&p, &run_ids),
         validation: quoted_scores(
             &model.scores,
@@ -417,12 +478,13 @@ const FORECAST_VALIDATION: &str = "forecast";
 /// The table a forecast bundle holds.
 pub const FORECAST_TABLE: &str = "forecast.predictions";
 
-/// The `forecast.predictions` rows: one per launch and model (the answer, and wave scaling and
-/// the latency-aware model beside), no measured time (the target has none yet).
+/// The `forecast.predictions` rows: one per launch and model (the answer, and wave scaling, the
+/// latency-aware model, the physics model and floor plus bytes beside), no measured time (the
+/// target has none yet).
 fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
     let p = &a.prediction;
     let mut rows = Vec::new();
-    for answer in &p.answers {
+    for (i, answer) in p.answers.iter().enumerate() {
         let run_id = a.run_ids.get(answer.row).cloned();
         let flags = (!answer.warnings.is_empty()).then(|| answer.warnings.join("; "));
         let row = |model: String, secs: f64, interval: (f64, f64)| PredictionRow {
@@ -460,6 +522,15 @@ fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
                 Method::Utilisation.name().to_owned(),
                 answer.utilisation_secs,
                 answer.utilisation_interval_secs,
+            ));
+        }
+        if let Some(b) = a.physics.get(i).filter(|b| b.physics_secs.is_finite()) {
+            let none = (f64::NAN, f64::NAN);
+            rows.push(row(Method::Physics.name().to_owned(), b.physics_secs, none));
+            rows.push(row(
+                Method::FloorPlusBytes.name().to_owned(),
+                b.floor_plus_bytes_secs,
+                none,
             ));
         }
     }
