@@ -11,12 +11,16 @@ use yosoku_tables::{Figure, ScoreRow, UNIT_METADATA_KEY, Verdict};
 
 /// Seconds in s, ms or us, whichever suits.
 pub fn secs(v: f64) -> String {
-    if v >= 1.0 {
+    // By the size, not the sign: a negative time (a model below zero) keeps its unit.
+    let a = v.abs();
+    if a >= 1.0 {
         format!("{v:.3} s")
-    } else if v >= 1e-3 {
+    } else if a >= 1e-3 {
         format!("{:.3} ms", v * 1e3)
-    } else {
+    } else if a >= 1e-6 || a == 0.0 {
         format!("{:.1} us", v * 1e6)
+    } else {
+        format!("{:.1} ns", v * 1e9)
     }
 }
 
@@ -447,6 +451,18 @@ pub fn scoreboard(rows: &[(String, ScoreRow)], style: Style) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each time in the unit of its size, a sub-microsecond one in nanoseconds (not `0.1 us`),
+    /// a negative one by its size.
+    #[test]
+    fn times_print_in_the_unit_of_their_size() {
+        assert_eq!(secs(2.5), "2.500 s");
+        assert_eq!(secs(0.0015), "1.500 ms");
+        assert_eq!(secs(7.1e-6), "7.1 us");
+        assert_eq!(secs(1.2e-7), "120.0 ns");
+        assert_eq!(secs(0.0), "0.0 us");
+        assert_eq!(secs(-1.95), "-1.950 s");
+    }
 
     fn row(method: &str, value: f64, verdict: Option<Verdict>) -> ScoreRow {
         ScoreRow {

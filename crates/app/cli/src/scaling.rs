@@ -20,8 +20,9 @@ pub struct Request {
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
-    /// [parameter, numerator, denominator, log], smape, rss, ar2).
-    #[arg(long)]
+    /// [parameter, numerator, denominator, log], smape, rss, ar2). Not with --suggest, whose
+    /// answer is text only.
+    #[arg(long, conflicts_with = "suggest")]
     json: bool,
     /// Reduce a point's repetitions to their median (default: mean).
     #[arg(long)]
@@ -53,7 +54,7 @@ pub struct Request {
 #[derive(Debug, Clone)]
 pub struct Target(Vec<(String, f64)>);
 
-/// `p=1024,n=4096`: each parameter's name and value.
+/// `p=1024,n=4096`: each parameter's name and its value, a positive number.
 fn parse_target(text: &str) -> Result<Target, String> {
     text.split(',')
         .map(|part| {
@@ -66,6 +67,11 @@ fn parse_target(text: &str) -> Result<Target, String> {
                 .ok()
                 .filter(|v: &f64| v.is_finite())
                 .ok_or_else(|| format!("`{part}`: `{value}` is not a number"))?;
+            if v <= 0.0 {
+                return Err(format!(
+                    "`{part}`: a parameter's value is a positive number (a model's terms are its powers and logarithms)"
+                ));
+            }
             Ok((name.trim().to_owned(), v))
         })
         .collect::<Result<Vec<_>, String>>()

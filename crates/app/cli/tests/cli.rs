@@ -798,6 +798,38 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{}",
         text(&out.stderr)
     );
+    // --suggest answers in text only: --json beside it is refused, never ignored.
+    let out = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--json",
+        "--target",
+        "x=10,y=2",
+        text_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("'--suggest' cannot be used with '--json'"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A value no model can be evaluated at is refused before any file is read.
+    for target in ["x=-8,y=2", "x=0,y=2"] {
+        let out = yosoku(&[
+            "scaling",
+            "--suggest",
+            "--target",
+            target,
+            text_file.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        assert!(
+            text(&out.stderr).contains("a parameter's value is a positive number"),
+            "{}",
+            text(&out.stderr)
+        );
+        assert!(text(&out.stdout).is_empty());
+    }
     // A cost parameter that is not one of the file's is refused by name, before any ranking.
     let out = yosoku(&[
         "scaling",

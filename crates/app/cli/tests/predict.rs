@@ -458,10 +458,11 @@ fn opencl_times(dir: &Path, record: &Path) -> std::collections::HashMap<String, 
         .collect()
 }
 
-/// A time as `render` prints it (`7.1 us`, `1.527 ms`, `0.250 s`).
+/// A time as `render` prints it (`120.0 ns`, `7.1 us`, `1.527 ms`, `0.250 s`).
 fn secs(value: &str, unit: &str) -> f64 {
     let v: f64 = value.parse().unwrap();
     v * match unit {
+        "ns" => 1e-9,
         "us" => 1e-6,
         "ms" => 1e-3,
         _ => 1.0,
