@@ -370,7 +370,7 @@ fn mean_errors(batch: &RecordBatch) -> Vec<(String, String, f64)> {
 
 #[test]
 fn counters_per_gpu_validates_nine_models_three_ways() {
-    let (_dir, bundle) = run("counters-per-gpu.toml");
+    let (dir, bundle) = run("counters-per-gpu.toml");
     // The fit step's model is recorded with the options it was fitted with, by name, and the
     // cross-validation's summary as its scores.
     let record = bundle
@@ -388,6 +388,7 @@ fn counters_per_gpu_validates_nine_models_three_ways() {
         serde_json::json!("gld_request")
     );
     assert_eq!(record.scores, ["paper_cv.validation_summary"]);
+    saved_counter_model_answers_as_fitted(&dir, &bundle, record);
     let errors = mean_errors(table(&bundle, "paper_cv.validation_summary"));
     assert_eq!(errors.len(), 27, "9 GPUs x 3 hold-outs");
     for gpu in [
@@ -1921,6 +1922,44 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
         "{formula}"
     );
     saved_scaling_model_answers_as_fitted(&outcome.bundle_dir, &bundle);
+}
+
+/// The counter model `record`'s saved form, read back from the bundle and asked for the rows of
+/// its training table, gives the fit step's in-sample predictions.
+fn saved_counter_model_answers_as_fitted(
+    dir: &tempfile::TempDir,
+    bundle: &Bundle,
+    record: &yosoku_bundle::ModelRecord,
+) {
+    use yosoku_models::Model;
+    use yosoku_models::counters::CounterRegression;
+    let files = yosoku_bundle::fs::read_model(&dir.path().join("bundle"), &bundle.manifest, record)
+        .unwrap();
+    let model = CounterRegression::from_json(files.fitted_json.as_deref().unwrap()).unwrap();
+    assert_eq!(model.groups.len(), 9, "one model per GPU");
+    let training = table(bundle, &record.training.as_ref().unwrap().table);
+    let answered = model.predict(training).unwrap();
+    let fitted = table(bundle, &format!("{}.predictions", record.name));
+    let in_sample = fitted
+        .column_by_name(col::PREDICTED_SECS)
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::Float64Array>()
+        .unwrap();
+    let run_ids = utf8(fitted, col::RUN_ID).unwrap();
+    let training_ids = utf8(training, col::RUN_ID).unwrap();
+    assert_eq!(answered.len(), training.num_rows());
+    for r in 0..fitted.num_rows() {
+        let row = (0..training.num_rows())
+            .find(|&t| training_ids.value(t) == run_ids.value(r))
+            .unwrap();
+        let (p, q) = (answered[row], in_sample.value(r));
+        assert!(
+            (p - q).abs() <= 1e-9 * q.abs(),
+            "{}: {p} against {q}",
+            run_ids.value(r)
+        );
+    }
 }
 
 /// The `scaling` model recorded by the fit step `m`: found by its kind, fitted on `x.runs`, and

@@ -92,8 +92,10 @@ pub struct Selection {
 }
 
 /// How a column of a selected model is computed from the features (indices into the features
-/// given to [`select`]).
-#[derive(Debug, Clone, PartialEq)]
+/// given to [`select`]); saved with a counter model, so that it is evaluated on other rows
+/// without the selection.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ColumnSource {
     /// Basis column `index` (0: the feature itself) of the natural cubic spline with `knots`.
     Feature {

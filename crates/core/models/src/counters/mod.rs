@@ -12,10 +12,13 @@
 
 pub mod crossval;
 pub mod fit;
+pub mod model;
 pub mod normalize;
 pub mod overhead;
 pub mod report;
 pub mod throughput;
+
+pub use model::CounterRegression;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,7 +31,7 @@ use yosoku_tables::{KIND_METADATA_KEY, METRIC_KINDS, OBSERVATIONS, UNIT_METADATA
 use crate::{Input, ModelError};
 
 /// The kind of model a counter fit (`ols`, `stepwise`) records in its bundle: its coefficients
-/// and summary per group.
+/// and summary per group, and its saved form ([`model::CounterRegression`]).
 pub const MODEL_KIND: &str = "counter_regression";
 
 /// The kind of a feature column without kind metadata (an unmapped counter).

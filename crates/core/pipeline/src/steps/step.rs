@@ -504,15 +504,6 @@ impl StepOutput {
         self
     }
 
-    /// The options of the model recorded by [`StepOutput::saved_model`], for a family whose
-    /// tables are its saved form.
-    pub fn saved_options(mut self, options: serde_json::Map<String, serde_json::Value>) -> Self {
-        if let Some(m) = &mut self.saved_model {
-            m.options = options;
-        }
-        self
-    }
-
     /// The options and the fitted parameters of the model recorded by [`StepOutput::saved_model`].
     pub fn saved_parameters(
         mut self,

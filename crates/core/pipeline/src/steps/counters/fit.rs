@@ -2,9 +2,10 @@
 //! group, its model checked and defined, and its figures.
 
 use serde::Deserialize;
-use yosoku_models::counters::FeatureChoice;
+use yosoku_models::Model;
 use yosoku_models::counters::fit::{self, GroupFit, Method, ModelSpec, R2_BELOW_FLAG};
 use yosoku_models::counters::report::Matrix;
+use yosoku_models::counters::{CounterRegression, FeatureChoice};
 use yosoku_tables::report::report_batch;
 use yosoku_tables::{
     Figure, MODEL_COEFFICIENTS, MODEL_SUMMARY, PREDICTIONS, REPORT, SELECTION_PATH,
@@ -164,6 +165,7 @@ impl Step for Fit {
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
         let fit::Fitted {
             groups: fits,
+            model,
             predictions,
         } = fit::fit(cx.id, cx.input(&self.observations)?, &self.spec)?;
         let report = fit::fit_report(cx.id, &self.spec, &fits, self.matrix.as_ref())?;
@@ -182,11 +184,14 @@ impl Step for Fit {
             .figures(fit_figures(&fits))
             .model(self.definition())
             .saved_model(
-                yosoku_models::counters::MODEL_KIND,
+                CounterRegression::KIND,
                 TrainingTable::Input(self.observations.get_ref().clone()),
                 &[&MODEL_COEFFICIENTS, &MODEL_SUMMARY],
             )
-            .saved_options(self.spec.options_record()?))
+            .saved_parameters(
+                CounterRegression::options_record(&self.spec)?,
+                model.to_json()?,
+            ))
     }
 }
 
