@@ -1404,3 +1404,40 @@ fn gpuperfpredict_apps_gpus_files_read_with_their_launch_configuration() {
         assert!(obs.column_by_name(canonical).is_some(), "{canonical}");
     }
 }
+
+/// ncu's `smsp__thread_inst_executed_per_inst_executed.ratio` is threads per warp instruction
+/// (0-32, no unit written); the canonical `warp_execution_efficiency` is nvprof's, active
+/// threads over the warp size (100 % = 1.0). The line is in the shape of a public `ncu --csv
+/// --metrics` page of an RTX 5070 (Olajide-Badejo/GPU-Roofline-Profiler,
+/// results/sample_run/ncu/saxpy.csv, no license, so not copied): its saxpy reads 32, a fully
+/// efficient kernel, which is 1.0 and not 32.0.
+#[test]
+fn threads_per_warp_instruction_read_as_the_efficiency_nvprof_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("saxpy.csv");
+    let row = |metric: &str, unit: &str, value: &str| {
+        format!(
+            "\"0\",\"58960\",\"roofline_profiler.exe\",\"127.0.0.1\",\"saxpy_kernel(float, const float *, float *, int)\",\"1\",\"7\",\"(256, 1, 1)\",\"(65536, 1, 1)\",\"0\",\"12.0\",\"Command line profiler metrics\",\"{metric}\",\"{unit}\",\"{value}\"\n"
+        )
+    };
+    let mut text = String::from(
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+    );
+    text.push_str(&row("gpu__time_duration.sum", "ns", "292,928"));
+    text.push_str(&row(
+        "smsp__thread_inst_executed_per_inst_executed.ratio",
+        "",
+        "32",
+    ));
+    let divergent = text.replace("\"32\"\n", "\"20\"\n");
+    std::fs::write(&path, &text).unwrap();
+    let tables = read_ncu(&path, &ncu::Labels::default()).unwrap();
+    let (value, unit, kind) = counter(&tables, "0", "warp_execution_efficiency");
+    assert_eq!(
+        (value, unit.as_str(), kind.as_str()),
+        (1.0, "ratio", "ratio")
+    );
+    std::fs::write(&path, divergent).unwrap();
+    let tables = read_ncu(&path, &ncu::Labels::default()).unwrap();
+    assert_eq!(counter(&tables, "0", "warp_execution_efficiency").0, 0.625);
+}

@@ -343,6 +343,10 @@ pub fn conversion(unit: &str, prefixes: Prefixes) -> Conversion {
     match unit {
         "" => return c(1.0, false, "count"),
         "%" => return c(100.0, true, "ratio"),
+        // Threads per warp instruction (ncu's `smsp__thread_inst_executed_per_inst_executed
+        // .ratio`, 0-32): over the warp size, the ratio nvprof's `warp_execution_efficiency`
+        // gives (0-1).
+        "thread/warp" => return c(32.0, true, "ratio"),
         "ns" | "nsecond" => return c(1e9, true, "s"),
         "us" | "usecond" | "µs" => return c(1e6, true, "s"),
         "ms" | "msecond" => return c(1e3, true, "s"),
@@ -502,6 +506,14 @@ mod tests {
         assert_eq!(n(8.620480, "GB/s", Prefixes::Binary).1, "bytes/s");
         assert!((n(8.620480, "GB/s", Prefixes::Binary).0 - 262_144.0 / 28_321e-9).abs() < 1e4);
         assert_eq!(n(89.33, "%", Prefixes::Decimal), (0.8933, "ratio".into()));
+        assert_eq!(
+            n(32.0, "thread/warp", Prefixes::Decimal),
+            (1.0, "ratio".into())
+        );
+        assert_eq!(
+            n(24.0, "thread/warp", Prefixes::Decimal),
+            (0.75, "ratio".into())
+        );
         assert_eq!(n(1.5, "Ghz", Prefixes::Binary), (1.5e9, "hz".into()));
         assert_eq!(
             n(3.0, "register/thread", Prefixes::Decimal),
