@@ -951,3 +951,36 @@ fn broken_long_files_and_decimal_timestamps_are_refused_at_their_line() {
         );
     }
 }
+
+/// The counter collection rocprofiler-sdk's documentation prints (pipelines/data/rocprof
+/// SOURCES.md): no newline after its last record, every field of it there, so it is read whole;
+/// the same file cut inside its last quoted field, or after a separator, is still refused.
+#[test]
+fn a_rocprofv3_counter_collection_without_a_final_newline_is_read_whole() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/rocprof/rocprofiler_sdk_docs/counter_collection.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.ends_with('\n'));
+    let tables = read_paths(std::slice::from_ref(&path), &Labels::default()).unwrap();
+    assert_eq!(table(&tables, "runs").num_rows(), 4);
+    // divide_kernel: 3200098838927550 - 3200098838879399 ns, its last field the file's last.
+    // (Runs are named by the file's directory and the dispatch.)
+    assert_eq!(seconds(&tables, "rocprofiler_sdk_docs:4"), 48_151e-9);
+    assert_eq!(
+        counter(&tables, "rocprofiler_sdk_docs:4", "warps_launched")
+            .unwrap()
+            .0,
+        16384.0
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("x_counter_collection.csv");
+    let last_quote = text.rfind("\"SQ_WAVES\"").unwrap();
+    for end in [last_quote + 4, text.len() - "3200098838927550".len()] {
+        std::fs::write(&cut, &text[..end]).unwrap();
+        assert!(
+            read_paths(std::slice::from_ref(&cut), &Labels::default()).is_err(),
+            "cut after {end}: {:?}",
+            &text[end - 10..end]
+        );
+    }
+}

@@ -235,22 +235,32 @@ pub fn read_input_to_string(path: &Path) -> Result<String, PluginError> {
     Ok(text)
 }
 
-/// Checks that `text`, the contents of `path` in a format of lines, ends its last line with a
-/// newline. Every tool writes one; a last line without it was cut short while the file was
-/// written or copied, and its last value may be cut with it (`190.706924GB/s` read as `19`), so
-/// the file is refused rather than read. An empty text passes (its reader says what it lacks).
+/// Checks that `text`, the contents of `path` in a format of lines, does not end inside a value.
+/// Every tool ends its last line with a newline; a last line without one was either cut short
+/// while the file was written or copied, its last value possibly cut with it (`190.706924GB/s`
+/// read as `19`), or written whole by a tool that leaves the newline out (rocprofv3's
+/// `counter_collection.csv`, for one). A last line that ends in a plain number or a closing
+/// quote is whole in form (its reader then checks that its fields are the header's and parse):
+/// no reader tells it from a line the tool wrote, as none does with a newline after it. Any
+/// other end (a unit cut off, a separator, a letter) is refused rather than read. An empty text
+/// passes (its reader says what it lacks).
 pub fn check_whole_lines(path: &Path, text: impl AsRef<[u8]>) -> Result<(), PluginError> {
     let text = text.as_ref();
-    if text.is_empty() || text.ends_with(b"\n") {
-        return Ok(());
+    let whole_in_form = |b: &u8| b.is_ascii_digit() || *b == b'"';
+    match text.last() {
+        None | Some(b'\n') => Ok(()),
+        Some(b) if whole_in_form(b) => Ok(()),
+        Some(_) => {
+            let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+            Err(PluginError::at_line(
+                path,
+                line,
+                "the file ends inside this line, with no newline after it: cut short? (a \
+                 complete file ends its last line with a newline, or with a whole number or \
+                 quoted field)",
+            ))
+        }
     }
-    let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
-    Err(PluginError::at_line(
-        path,
-        line,
-        "the file ends inside this line, with no newline after it: cut short? (a complete file \
-         ends its last line with a newline)",
-    ))
 }
 
 #[cfg(test)]
@@ -313,12 +323,18 @@ mod tests {
     }
 
     #[test]
-    fn a_text_cut_inside_its_last_line_is_refused_with_the_line() {
+    fn a_text_cut_inside_its_last_value_is_refused_with_the_line() {
         let path = Path::new("m.csv");
         assert!(check_whole_lines(path, "").is_ok());
         assert!(check_whole_lines(path, "a,b\n1,2\n").is_ok());
         assert!(check_whole_lines(path, "a,b\r\n1,2\r\n").is_ok());
-        let e = check_whole_lines(path, "a,b\n1,19")
+        // Whole in form without the newline: a plain number or a closing quote last.
+        assert!(check_whole_lines(path, "a,b\n1,19").is_ok());
+        assert!(check_whole_lines(path, "a,b\n1,\"x\"").is_ok());
+        for cut in ["a,b\n1,19GB", "a,b\n1,", "a,b\n1,\"x", "a,b\n1,1.5e"] {
+            assert!(check_whole_lines(path, cut).is_err(), "{cut}");
+        }
+        let e = check_whole_lines(path, "a,b\n1,19%")
             .unwrap_err()
             .to_string();
         assert!(

@@ -38,7 +38,7 @@
 //! ```
 //!
 //! A reader of a format of lines calls [`check_whole_lines`] on the text it reads (a file cut
-//! short is refused, not read), and its tests can cut real files with [`testing::cut_copies`]:
+//! inside its last value is refused, not read), and its tests can cut real files with [`testing::cut_copies`]:
 //! every cut copy must be refused or import rows of the whole file unchanged.
 //!
 //! `export_plugin!` answers every ABI version the SDK knows, filling only the struct of the one the

@@ -34,11 +34,12 @@ pub struct CutOutcome {
 /// the whole input's table (a row the cut left whole), unchanged. Other tables (totals over a
 /// file, such as `metric_names`) are not compared.
 ///
-/// One case is let through: a newline copy whose cut fell inside a plain number that ends its
-/// line (`5109.0` cut to `51` or to nothing, then a line end) may have one row of each table
-/// changed. That line is whole in form, its number a number: no reader can tell it from a line the tool
-/// wrote (pandas and polars read it so too). A number with a unit after it (`%`, `GB/s`), a
-/// line missing fields, or an unclosed quote is not let through.
+/// One case is let through: a copy whose cut fell inside a plain number that ends its line
+/// (`5109.0` cut to `51`, or to nothing and then a line end) may have one row of each table
+/// changed. That line is whole in form, its number a number: no reader can tell it from a line
+/// the tool wrote, with a newline after it or without (pandas and polars read it so too;
+/// [`crate::check_whole_lines`]). A number with a unit after it (`%`, `GB/s`), a line missing
+/// fields, or an unclosed quote is not let through.
 ///
 /// Errors describe the first cut that imported a changed or an extra row.
 pub fn cut_copies<N: AsRef<str>, C: AsRef<[u8]>>(
@@ -68,7 +69,7 @@ pub fn cut_copies<N: AsRef<str>, C: AsRef<[u8]>>(
             continue;
         }
         // Rows of each table that may differ from the whole file's.
-        let let_through = usize::from(newline && ends_inside_a_number(contents, at));
+        let let_through = usize::from(ends_inside_a_number(contents, at));
         let dir = scratch.write(
             &format!("cut-{at}-{newline}"),
             files,
