@@ -260,6 +260,8 @@ struct Preamble {
     lines: usize,
     /// Lines that were neither the profiler's nor blank.
     program_lines: usize,
+    /// The profiler's own lines (`==PROF==` and the like).
+    profiler_lines: usize,
 }
 
 impl Preamble {
@@ -268,6 +270,7 @@ impl Preamble {
             bytes: 0,
             lines: 0,
             program_lines: 0,
+            profiler_lines: 0,
         };
         // Counted on the lines as written, line ends included: a CRLF line is one byte longer
         // than `lines()` gives it (the nvprof reader's offset drifted into a character that way,
@@ -275,6 +278,7 @@ impl Preamble {
         for raw in text.split_inclusive('\n') {
             let line = raw.trim_end_matches(['\n', '\r']);
             if let Some(rest) = line.strip_prefix("==") {
+                out.profiler_lines += 1;
                 if rest.starts_with("ERROR==") {
                     return Err(PluginError::at_line(
                         path,
@@ -299,6 +303,17 @@ impl Preamble {
             }
             out.bytes += raw.len();
             out.lines += 1;
+        }
+        if out.profiler_lines > 0 {
+            // ncu ran (its `==PROF==` lines are here) and wrote no table.
+            return Err(PluginError::at_line(
+                path,
+                out.lines,
+                format!(
+                    "an ncu log with no table: ncu's own lines ({}) but no header (`\"ID\",...`) after them, so no kernel was profiled (the program launched none on a GPU ncu can see, or its filters matched none) or ncu was stopped before it wrote one; run `ncu --csv` again on a run that launches kernels",
+                    out.profiler_lines
+                ),
+            ));
         }
         Err(refusal(
             path,

@@ -60,6 +60,12 @@ pub fn read(path: &Path, text: &str, labels: &Labels) -> Result<Tables, PluginEr
         summary(path, line, &header, records, labels, "Event Name")?
     } else if let (Some(start), Some(_)) = (header.find("Start"), header.find("Duration")) {
         trace(path, line, &header, start, records, labels)?
+    } else if header.find("Time(%)").is_some() && header.find("Calls").is_some() {
+        return Err(PluginError::at_line(
+            path,
+            line,
+            "nvprof's GPU summary (`--print-gpu-summary`, or `--csv` alone): each kernel's total over its calls, not its launches; rerun nvprof with --csv --print-gpu-trace for each launch's time (and --metrics or --events for counters)",
+        ));
     } else {
         return Err(refusal(
             path,
@@ -255,6 +261,9 @@ fn trace(
 ) -> Result<Tables, PluginError> {
     let format = "an `nvprof --csv --print-gpu-trace` file";
     let mut tables = Tables::new("nvprof", Prefixes::Binary);
+    // Rows of the tool's own activities without a duration (unified-memory CPU page faults), by
+    // name: instants on the timeline.
+    let mut instants: std::collections::BTreeMap<String, usize> = Default::default();
     let columns = TraceColumns {
         path,
         header,
@@ -300,7 +309,17 @@ fn trace(
             ));
         };
         header.check_width(path, line, &r)?;
+        if let Some(name) = columns.instant(&mut tables, line, &r, units)? {
+            *instants.entry(name).or_default() += 1;
+            continue;
+        }
         columns.row(&mut tables, &mut text_cells, line, &r, units)?;
+    }
+    for (name, n) in instants {
+        tables.add_note(format!(
+            "{n} `{name}` row(s) have no duration (events at an instant, not work of a time): \
+             kept on the timeline as instants, not as runs"
+        ));
     }
     // The launch and copy columns hold numbers only: text there is a value cut or overwritten
     // (other columns, such as a unified-memory trace's addresses, may be text throughout).
@@ -372,7 +391,98 @@ struct TraceColumns<'a> {
     counters: Vec<(usize, u32)>,
 }
 
+/// The phase of a trace row named `name`: a kernel, a copy or memset (`[CUDA memcpy HtoD]`,
+/// `[Unified Memory Memcpy DtoH]`), or the time a GPU spent servicing unified-memory page faults
+/// (`[Unified Memory GPU page faults]`), which is neither.
+fn trace_phase(name: &str) -> (&'static str, &'static str) {
+    if name.starts_with("[Unified Memory") && name.contains("page fault") {
+        ("page_fault", "page_fault")
+    } else if name.starts_with('[') {
+        ("transfer", "memcpy")
+    } else {
+        ("kernel", "kernel")
+    }
+}
+
 impl TraceColumns<'_> {
+    /// The `name=value` cells of the columns a script put before `Start`.
+    fn prefix(&self, r: &csv::StringRecord) -> Vec<String> {
+        (0..self.start)
+            .map(|i| format!("{}={}", self.prefix_names[i], r.get(i).unwrap_or("")))
+            .collect()
+    }
+
+    /// The timeline of a row with `prefix`: the file's, one per prefix.
+    fn timeline(&self, prefix: &[String]) -> String {
+        if prefix.is_empty() {
+            self.stem.clone()
+        } else {
+            format!("{};{}", self.stem, prefix.join(";"))
+        }
+    }
+
+    /// The device a row ran on, as the runs name it.
+    fn device_of(&self, r: &csv::StringRecord) -> String {
+        self.labels.device.clone().unwrap_or_else(|| {
+            self.device
+                .and_then(|d| r.get(d))
+                .map(device_name)
+                .unwrap_or_default()
+        })
+    }
+
+    /// Row `r` as an instant on the timeline, when it is one: an activity of the tool (its name
+    /// in brackets) with an empty `Duration`, as nvprof writes unified-memory CPU page faults.
+    /// Its name, or `None` for a row of a time (a kernel without a duration is an error of
+    /// [`TraceColumns::row`]).
+    fn instant(
+        &self,
+        tables: &mut Tables,
+        line: usize,
+        r: &csv::StringRecord,
+        units: &csv::StringRecord,
+    ) -> Result<Option<String>, PluginError> {
+        let name = r.get(self.name).unwrap_or("");
+        let empty = r.get(self.duration).is_none_or(|d| d.trim().is_empty());
+        if !(empty && name.starts_with('[') && name.ends_with(']')) {
+            return Ok(None);
+        }
+        let start_text = field(self.path, line, r, self.start, self.header)?;
+        let start_secs = normalise_text(
+            start_text,
+            units.get(self.start).unwrap_or(""),
+            Prefixes::Binary,
+        )
+        .filter(|v| v.unit == "s")
+        .ok_or_else(|| {
+            PluginError::at_line(
+                self.path,
+                line,
+                format!("column `Start`: expected a time, found `{start_text}`"),
+            )
+        })?;
+        let device = self.device_of(r);
+        let lane = if device.is_empty() {
+            "host".to_owned()
+        } else {
+            format!("{device} / host")
+        };
+        tables.add_span(&yosoku_traces::spans::Span {
+            source_row: Some(line as i64),
+            ..yosoku_traces::spans::Span::interval(
+                &self.timeline(&self.prefix(r)),
+                yosoku_traces::spans::Timeline::Measured,
+                &lane,
+                "stream",
+                name,
+                trace_phase(name).1,
+                (start_secs.value * 1e9).round() as i64,
+                0,
+            )
+        });
+        Ok(Some(name.to_owned()))
+    }
+
     /// Row `r` (line `line`, under `units`): a run (kernel or transfer) with its time and
     /// counters, and a span on its device's stream.
     fn row(
@@ -384,19 +494,12 @@ impl TraceColumns<'_> {
         units: &csv::StringRecord,
     ) -> Result<(), PluginError> {
         let (path, header, labels) = (self.path, self.header, self.labels);
-        let prefix: Vec<String> = (0..self.start)
-            .map(|i| format!("{}={}", self.prefix_names[i], r.get(i).unwrap_or("")))
-            .collect();
+        let prefix = self.prefix(r);
         let name_text = text_field(path, line, r, self.name, header)?;
-        let transfer = name_text.starts_with('[');
+        let (phase, category) = trace_phase(name_text);
         let run = tables.key(RunKey {
             run_id: format!("line{line}"),
-            device: labels.device.clone().unwrap_or_else(|| {
-                self.device
-                    .and_then(|d| r.get(d))
-                    .map(device_name)
-                    .unwrap_or_default()
-            }),
+            device: self.device_of(r),
             program: labels.program.clone().unwrap_or_else(|| {
                 let program = kernel_program(name_text);
                 // `matMul(float*, ...) [110]`: drop nvprof's correlation suffix.
@@ -443,11 +546,7 @@ impl TraceColumns<'_> {
                 format!("column `Start`: expected a time, found `{start_text}`"),
             )
         })?;
-        let timeline = if prefix.is_empty() {
-            self.stem.clone()
-        } else {
-            format!("{};{}", self.stem, prefix.join(";"))
-        };
+        let timeline = self.timeline(&prefix);
         let device_label = tables.run_key(run).device.clone();
         let lane = match self.stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
             Some(s) => format!("{device_label} / stream {s}"),
@@ -461,18 +560,13 @@ impl TraceColumns<'_> {
                 &lane,
                 "stream",
                 name_text,
-                if transfer { "memcpy" } else { "kernel" },
+                category,
                 (start_secs.value * 1e9).round() as i64,
                 (seconds.value * 1e9).round() as i64,
             )
         });
         let parameters = (!prefix.is_empty()).then(|| prefix.join(";"));
-        tables.add_run(
-            run,
-            parameters.as_deref(),
-            if transfer { "transfer" } else { "kernel" },
-            seconds.value,
-        );
+        tables.add_run(run, parameters.as_deref(), phase, seconds.value);
         for &(c, name) in &self.counters {
             if let Some(text) = r.get(c) {
                 let cell = tables.add_cell(run, name, text, units.get(c).unwrap_or(""));

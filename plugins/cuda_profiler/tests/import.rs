@@ -853,6 +853,21 @@ fn files_that_are_not_what_the_importer_expects_are_refused_by_line() {
             "bad.csv: not a format yosoku reads (cuda_profiler/ncu: no header line (`\"ID\",\"Process ID\",...`) in its 2 lines); it reads, by collector: `ncu --csv` output",
         ),
         (
+            // In the shape of nvprof-result's cfd `print-gpu-summary.csv` (TITAN Xp).
+            error(
+                nvprof,
+                "==308050== Profiling result:\n\"Type\",\"Time(%)\",\"Time\",\"Calls\",\"Avg\",\"Min\",\"Max\",\"Name\"\n,%,ms,,us,us,ms,\n\"GPU activities\",68.739052,268.352834,6000,44.725000,43.106000,1.791976,\"cuda_compute_flux(int, int*, float*, float*, float*)\"\n",
+            ),
+            "bad.csv:2: nvprof's GPU summary (`--print-gpu-summary`, or `--csv` alone): each kernel's total over its calls, not its launches; rerun nvprof with --csv --print-gpu-trace for each launch's time (and --metrics or --events for counters)",
+        ),
+        (
+            error(
+                ncu,
+                "==PROF== Connected to process 58960 (./app)\nresult: ok\n==PROF== Disconnected from process 58960\n",
+            ),
+            "bad.csv:3: an ncu log with no table: ncu's own lines (2) but no header (`\"ID\",...`) after them, so no kernel was profiled (the program launched none on a GPU ncu can see, or its filters matched none) or ncu was stopped before it wrote one; run `ncu --csv` again on a run that launches kernels",
+        ),
+        (
             error(
                 ncu,
                 "==PROF== Connected\n==ERROR== The application returned an error code (1).\n",
@@ -1440,4 +1455,69 @@ fn threads_per_warp_instruction_read_as_the_efficiency_nvprof_gives() {
     std::fs::write(&path, divergent).unwrap();
     let tables = read_ncu(&path, &ncu::Labels::default()).unwrap();
     assert_eq!(counter(&tables, "0", "warp_execution_efficiency").0, 0.625);
+}
+
+/// A unified-memory program's `--print-gpu-trace` (in the shape of a public TITAN Xp trace of
+/// Rodinia's cfd, nanzifan/nvprof-result `cfd-setpreferredlocation/csv/print-gpu-trace.csv`, no
+/// license, so written by us): CPU page faults are instants with an empty `Duration`, kept on
+/// the timeline and said so, never a refusal of the file; GPU page-fault servicing is a phase
+/// of its own, not a copy.
+#[test]
+fn unified_memory_page_faults_are_instants_and_a_phase_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("print-gpu-trace.csv");
+    let fault = |start: &str, pc: &str, address: &str| {
+        format!(
+            "{start},,,,,,,,,,,,,,,,,,\"PC {pc}\",\"{address}\",\"[Unified Memory CPU page faults]\",\n"
+        )
+    };
+    let mut text = String::from(
+        "==308065== Profiling result:\n\
+         \"Start\",\"Duration\",\"Grid X\",\"Grid Y\",\"Grid Z\",\"Block X\",\"Block Y\",\"Block Z\",\"Registers Per Thread\",\"Static SMem\",\"Dynamic SMem\",\"Size\",\"Throughput\",\"SrcMemType\",\"DstMemType\",\"Device\",\"Context\",\"Stream\",\"Unified Memory\",\"Virtual Address\",\"Name\",\"Correlation_ID\"\n\
+         s,ms,,,,,,,,B,B,MB,GB/s,,,,,,B,,,\n\
+         1.183779,0.000992,,,,,,,,,,0.000019,0.018777,\"Pageable\",\"Device\",\"TITAN Xp (0)\",\"1\",\"7\",,,\"[CUDA memcpy HtoD]\",105\n",
+    );
+    text.push_str(&fault("1.204081", "0x5e240510", "0x7f54d8000000"));
+    text.push_str(&fault("1.204135", "0x5e286de0", "0x7f54d805e000"));
+    text.push_str(&fault("1.204173", "0x5e240510", "0x7f54d8200000"));
+    text.push_str(
+        "1.801239,0.276608,,,,,,,,,,,,,,\"TITAN Xp (0)\",,,\"18\",\"0x7f54d8800000\",\"[Unified Memory GPU page faults]\",\n\
+         1.801299,0.287308,506,1,1,192,1,1,16,0,0,,,,,\"TITAN Xp (0)\",\"1\",\"7\",,,\"cuda_initialize_variables(int, float*)\",121\n\
+         1.802441,0.007360,,,,,,,,,,,,,,\"TITAN Xp (0)\",,,65536.000000,\"0x7f54d8000000\",\"[Unified Memory Memcpy HtoD]\",\n",
+    );
+    std::fs::write(&path, &text).unwrap();
+    let (tables, notes) =
+        yosoku_plugin_cuda_profiler::read_nvprof_noted(&path, &nvprof::Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(
+        strings(runs, "phase"),
+        ["transfer", "page_fault", "kernel", "transfer"]
+    );
+    assert_eq!(floats(runs, "measured_secs")[1], 0.276608e-3);
+    let spans = table(&tables, "spans");
+    let categories = strings(spans, "category");
+    let durations = spans
+        .column_by_name("duration_ns")
+        .unwrap()
+        .as_primitive::<Int64Type>()
+        .values()
+        .to_vec();
+    let instants: Vec<usize> = (0..spans.num_rows())
+        .filter(|&i| durations[i] == 0)
+        .collect();
+    assert_eq!(instants.len(), 3);
+    assert!(instants.iter().all(|&i| categories[i] == "page_fault"));
+    assert_eq!(
+        notes,
+        [
+            "3 `[Unified Memory CPU page faults]` row(s) have no duration (events at an instant, not work of a time): kept on the timeline as instants, not as runs"
+        ]
+    );
+    // A kernel without a duration is still an error, at its line.
+    let broken = text.replace("1.801299,0.287308,506", "1.801299,,506");
+    std::fs::write(&path, broken).unwrap();
+    let e = read_nvprof(&path, &nvprof::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(":9:") && e.contains("`Duration`"), "{e}");
 }

@@ -10,6 +10,9 @@ pub const PHASES: &[&str] = &[
     "communication",
     "kernel",
     "api",
+    // The time a GPU spent servicing unified-memory page faults (nvprof's `[Unified Memory GPU
+    // page faults]`): neither a kernel's work nor a copy's.
+    "page_fault",
 ];
 
 /// Whether a number was measured or is an illustration standing in for a measurement.
