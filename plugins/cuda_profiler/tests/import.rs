@@ -85,6 +85,13 @@ fn ncu_details_page_of_a_public_file() {
         (4_963_609_951.19, "hz", "clock")
     );
     // The kernel's duration (21,058,944 ns) is the run's time.
+    // The Speed Of Light section's cache throughputs (`%`, lines 8 and 9), as ratios.
+    let (v, unit, kind) = counter(&tables, "0", "l1tex_throughput_pct_of_peak");
+    assert_eq!(
+        (v, unit.as_str(), kind.as_str()),
+        (0.1829, "ratio", "ratio")
+    );
+    assert_eq!(counter(&tables, "0", "l2_throughput_pct_of_peak").0, 0.0838);
     let runs = table(&tables, "runs");
     assert_eq!(floats(runs, "measured_secs"), [0.021058944]);
     assert_eq!(strings(runs, "device"), ["GPU 0 (CC 7.5)"]);

@@ -349,10 +349,25 @@ fn other_rocprofv3_table(path: &Path, header: &str) -> Option<&'static str> {
     }
 }
 
+/// rocprof v1's `--stats` table (`results.stats.csv`: `Name`, `Calls`, `TotalDurationNs`,
+/// `AverageNs`, `Percentage`, without rocprofv3's `MinNs` and `MaxNs`), with what to read
+/// instead.
+fn rocprof_v1_statistics(path: &Path, header: &str) -> Option<&'static str> {
+    let name = path.file_name()?.to_str()?;
+    let has = |c: &str| header.contains(&format!("\"{c}\""));
+    let v1 = name.ends_with(".stats.csv") || !(has("MinNs") || has("MaxNs"));
+    (has("Calls") && has("TotalDurationNs") && v1).then_some(
+        "a rocprof (v1) `--stats` table: each kernel's total over its calls, not its dispatches; read the dispatches of the same run from rocprof's results.csv (`rocprof --timestamp on`, or `--stats`, writes it beside this file)",
+    )
+}
+
 /// Reads one file of any of the layouts, recognised by its header.
 pub fn read(path: &Path, text: &str, channels: bool) -> Result<ProfileFile, PluginError> {
     // Recognised before anything else is checked: such a file is not cut, it is another table.
     let first_line = text.lines().next().unwrap_or("");
+    if let Some(message) = rocprof_v1_statistics(path, first_line) {
+        return Err(PluginError::at_line(path, 1, message));
+    }
     if let Some(kind) = other_rocprofv3_table(path, first_line) {
         return Err(PluginError::at_line(
             path,

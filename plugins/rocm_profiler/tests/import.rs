@@ -398,6 +398,24 @@ fn rocprofv3_tables_of_copies_api_calls_and_statistics_are_named_not_read_as_ker
     }
 }
 
+/// rocprof v1's `--stats` output (its header as rocprof's documentation prints it) is named as
+/// rocprof v1's, with where its dispatches are, not as a rocprofv3 table.
+#[test]
+fn a_rocprof_v1_statistics_table_is_named_with_where_the_dispatches_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("results.stats.csv");
+    std::fs::write(
+        &path,
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"vecCopy(double*, double*, double*, int, int)\",3,30720,10240,100.0\n",
+    )
+    .unwrap();
+    let e = error(&[path]);
+    assert!(
+        e.ends_with("results.stats.csv:1: a rocprof (v1) `--stats` table: each kernel's total over its calls, not its dispatches; read the dispatches of the same run from rocprof's results.csv (`rocprof --timestamp on`, or `--stats`, writes it beside this file)"),
+        "{e}"
+    );
+}
+
 /// A copy of a real workload directory with `edit` applied to one of its files.
 fn edited(file: &str, edit: impl Fn(&str) -> String) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

@@ -55,6 +55,11 @@ pub struct Args {
     /// later (pipelines/gpu-forecast.toml).
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
+    /// Answer even where the device files look wrong (a value outside its architecture's
+    /// range in the catalogue, a peak that contradicts SMs x lanes x clock): printed as
+    /// warnings on stderr; without it, such files refuse the answer.
+    #[arg(long)]
+    pub accept_device_warnings: bool,
 }
 
 /// `--level`: a coverage in [0.5, 1).
@@ -83,6 +88,7 @@ impl Args {
                 TrainedTarget::Refuse
             },
             plugin_path: self.plugin_path.clone(),
+            accept_device_warnings: self.accept_device_warnings,
         }
     }
 }
@@ -103,6 +109,11 @@ pub fn run(args: &Args) -> Result<String> {
             e
         }
     })?;
+    // Warnings on stderr, where a script that reads the answer from stdout does not take
+    // them for part of it.
+    for w in &a.device_warnings {
+        eprintln!("warning: {w}");
+    }
     if let Some(dir) = &args.save {
         save_forecast(dir, &q, &a).with_context(|| format!("--save {}", dir.display()))?;
     }
@@ -126,9 +137,6 @@ fn render(answer: &Answer) -> String {
     );
     for f in figures {
         let _ = writeln!(out, "validation: {f}");
-    }
-    for w in &a.device_warnings {
-        let _ = writeln!(out, "warning: {w}");
     }
     for note in &p.notes {
         let _ = writeln!(out, "note: {note}");

@@ -312,6 +312,49 @@ fn bad_questions_are_refused_with_what_was_wrong() {
         e.contains("device `NVIDIA H900` is not in the device catalogue"),
         "{e}"
     );
+    // A device file whose bandwidth is 10x its architecture's (a digit's place): no answer
+    // from it unless asked to accept it, and then the warning on stderr, not in the answer.
+    let devices = dir.path().join("devices");
+    std::fs::create_dir(&devices).unwrap();
+    std::fs::write(
+        devices.join("my-v100.toml"),
+        "name = \"My V100\"\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"Volta\"\n[spec]\nsm_count = { value = 80, source = \"me\" }\nboost_clock_mhz = { value = 1380, source = \"me\" }\nfp32_peak_gflops = { value = 14000, source = \"me\" }\ndram_bandwidth_gb_per_sec = { value = 9000, source = \"me\" }\n[sources]\nme = \"a typo\"\n",
+    )
+    .unwrap();
+    let e = ask(
+        "My V100",
+        &profile,
+        &["--devices", devices.to_str().unwrap()],
+    );
+    assert!(
+        e.contains("the device files look wrong, so no answer is given from them")
+            && e.contains("my-v100.toml: spec.dram_bandwidth_gb_per_sec = 9000 is over 3x outside")
+            && e.contains("--accept-device-warnings"),
+        "{e}"
+    );
+    let out = yosoku(&[
+        "predict",
+        "--profile",
+        profile.to_str().unwrap(),
+        "--on",
+        "My V100",
+        "--model",
+        bundle.to_str().unwrap(),
+        "--devices",
+        devices.to_str().unwrap(),
+        "--accept-device-warnings",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("warning: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        !text(&out.stdout).contains("warning"),
+        "{}",
+        text(&out.stdout)
+    );
     // No model bundle.
     let out = yosoku(&[
         "predict",

@@ -59,6 +59,9 @@ pub struct Question {
     pub trained_target: TrainedTarget,
     /// Extra plugin directories or libraries, searched first.
     pub plugin_path: Vec<PathBuf>,
+    /// Answer even where the user's device files look wrong ([`Answer::device_warnings`]);
+    /// without it, such files refuse the answer.
+    pub accept_device_warnings: bool,
 }
 
 impl Question {
@@ -88,7 +91,8 @@ pub struct Answer {
     pub run_ids: Vec<String>,
     /// The files the answer rests on, hashed: the profile's and the model bundle's manifest.
     pub inputs: Vec<InputFile>,
-    /// What looks wrong in the user's device files, each naming its file and field.
+    /// What looks wrong in the user's device files, each naming its file and field (answered
+    /// with them only when the question accepts them).
     pub device_warnings: Vec<String>,
     /// The physics model's time of each answered launch on the target (in the order of the
     /// prediction's answers), from what the profile measured of it and the target's rates.
@@ -382,6 +386,12 @@ pub fn answer(q: &Question) -> Result<Answer> {
         bail!("level {}: expected a number in [0.5, 1)", q.level);
     }
     let catalogue = crate::devices::load_catalogue(&q.devices)?;
+    if !q.accept_device_warnings && !catalogue.warnings().is_empty() {
+        bail!(
+            "the device files look wrong, so no answer is given from them:\n  {}\nfix them, or ask with --accept-device-warnings to answer with them as they are",
+            catalogue.warnings().join("\n  ")
+        );
+    }
     let device = catalogue.find(&q.on).ok_or_else(|| {
         anyhow!(
             "no device `{}` in the catalogue; the closest: {} (`yosoku devices` lists all; add one with a TOML file, {})",

@@ -55,7 +55,8 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 1),
-        names: Some((24, 47, 47)),
+        // Two more since L1/TEX and L2 Cache Throughput are named (issue 71).
+        names: Some((26, 45, 45)),
         // "GPU Speed Of Light Throughput","Duration","ns","21,058,944" (line 7).
         value: ("runs", "measured_secs", 0, 21_058_944e-9),
     },
@@ -225,7 +226,7 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 1),
-        names: Some((16, 31, 31)),
+        names: Some((18, 29, 29)),
         // "GPU Speed Of Light Throughput","Duration","ns","343,840".
         value: ("runs", "measured_secs", 0, 343_840e-9),
     },

@@ -77,8 +77,11 @@ pub fn gpu_architecture(name: &str) -> Option<&'static Architecture> {
 const PEAK_TOLERANCE: f64 = 0.15;
 
 /// How many times the catalogue's range of an architecture's bandwidths a device may lie
-/// outside it before it is questioned.
-const BANDWIDTH_FACTOR: f64 = 10.0;
+/// outside it before it is questioned (when its bytes per FLOP are also unlike every catalogue
+/// GPU's): 3x, which a typo of a digit's place (10x) or a bandwidth in the wrong unit (GB/s as
+/// Gbit/s: 8x) passes and no real part of an architecture does (an H100 PCIe has 2.0 TB/s, an
+/// H200 4.8).
+const BANDWIDTH_FACTOR: f64 = 3.0;
 
 /// What looks wrong in `device`'s values for its architecture, each naming the field and what was
 /// expected; `catalogue` holds the devices it is compared with (itself excluded).
@@ -117,19 +120,38 @@ pub fn warnings(device: &Device, catalogue: &Catalogue) -> Vec<String> {
         }
     }
     if let Some(bandwidth) = device.spec("dram_bandwidth_gb_per_sec") {
-        let peers: Vec<f64> = catalogue
-            .devices()
-            .iter()
-            .filter(|d| d.name != device.name && d.kind == "gpu" && d.architecture == arch.name)
+        let gpus = || {
+            catalogue
+                .devices()
+                .iter()
+                .filter(|d| d.name != device.name && d.kind == "gpu")
+        };
+        let peers: Vec<f64> = gpus()
+            .filter(|d| d.architecture == arch.name)
             .filter_map(|d| d.spec("dram_bandwidth_gb_per_sec"))
             .collect();
+        // Bytes per FLOP over every GPU of the catalogue: a part of an architecture whose
+        // catalogue entries are few (a P100's HBM2 beside a P4's GDDR5) is still a GPU like
+        // others; a typo of a digit's place is not.
+        let balance =
+            |d: &Device| Some(d.spec("dram_bandwidth_gb_per_sec")? / d.spec("fp32_peak_gflops")?);
+        let balances: Vec<f64> = gpus().filter_map(balance).collect();
+        let unlike_any_gpu = match (
+            balance(device),
+            balances.iter().copied().reduce(f64::min),
+            balances.iter().copied().reduce(f64::max),
+        ) {
+            (Some(b), Some(lo), Some(hi)) => b > hi || b < lo,
+            _ => true,
+        };
         if let (Some(lo), Some(hi)) = (
             peers.iter().copied().reduce(f64::min),
             peers.iter().copied().reduce(f64::max),
         ) && (bandwidth > hi * BANDWIDTH_FACTOR || bandwidth < lo / BANDWIDTH_FACTOR)
+            && unlike_any_gpu
         {
             out.push(format!(
-                "{}: spec.dram_bandwidth_gb_per_sec = {bandwidth} is over {BANDWIDTH_FACTOR:.0}x outside the catalogue's {} GPUs ({lo} to {hi} GB/s): expected {:.0} to {:.0}",
+                "{}: spec.dram_bandwidth_gb_per_sec = {bandwidth} is over {BANDWIDTH_FACTOR:.0}x outside the catalogue's {} GPUs ({lo} to {hi} GB/s) and its bytes per FLOP unlike any GPU's: expected {:.0} to {:.0}",
                 device.file,
                 arch.name,
                 lo / BANDWIDTH_FACTOR,

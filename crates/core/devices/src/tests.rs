@@ -175,9 +175,25 @@ fn a_users_values_outside_the_architecture_are_warned_about() {
         "{w}"
     );
     assert!(
-        w.contains("mine.toml: spec.dram_bandwidth_gb_per_sec = 52000 is over 10x outside the catalogue's Hopper GPUs (3352.3 to 4800 GB/s)"),
+        w.contains("mine.toml: spec.dram_bandwidth_gb_per_sec = 52000 is over 3x outside the catalogue's Hopper GPUs (3352.3 to 4800 GB/s) and its bytes per FLOP unlike any GPU's"),
         "{w}"
     );
+    // A 5x typo (16,760 for 3,352) is caught too; an H100 PCIe's 2,000 GB/s is not questioned.
+    for (bandwidth, warned) in [("16760", true), ("2000", false)] {
+        let mut c = Catalogue::built_in().unwrap();
+        let one = spec.replace("6700", "67000").replace("52000", bandwidth);
+        c.add_checked(
+            parse(&user_gpu("Hopper", "gpu", &one), "mine.toml").unwrap(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            c.warnings().len(),
+            usize::from(warned),
+            "{bandwidth}: {:?}",
+            c.warnings()
+        );
+    }
     // Right values draw none.
     let mut c = Catalogue::built_in().unwrap();
     let good = spec.replace("6700", "67000").replace("52000", "3350");

@@ -42,19 +42,34 @@ pub struct GpuSpec {
 }
 
 impl GpuSpec {
-    /// The spec of a catalogue device; an error names the missing key and the device's file.
+    /// The spec of a catalogue device; an error names every missing key and the device's file.
     pub fn from_device(device: &Device) -> Result<Self, String> {
-        let need = |key: &str| {
-            device.spec(key).ok_or_else(|| {
-                format!(
-                    "device `{}` ({}): the catalogue has no `{key}`, which the transfer models need",
-                    device.name, device.file
-                )
-            })
-        };
-        let clock_mhz = match device.spec("base_clock_mhz") {
-            Some(c) => c,
-            None => need("boost_clock_mhz")?,
+        let clock = device
+            .spec("base_clock_mhz")
+            .or(device.spec("boost_clock_mhz"));
+        let needed = [
+            ("sm_count", device.spec("sm_count")),
+            ("base_clock_mhz` or `boost_clock_mhz", clock),
+            ("fp32_peak_gflops", device.spec("fp32_peak_gflops")),
+            (
+                "dram_bandwidth_gb_per_sec",
+                device.spec("dram_bandwidth_gb_per_sec"),
+            ),
+        ];
+        let missing: Vec<String> = needed
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| format!("`{k}`"))
+            .collect();
+        let (Some(sm_count), Some(clock_mhz), Some(fp32_peak_gflops), Some(dram)) =
+            (needed[0].1, needed[1].1, needed[2].1, needed[3].1)
+        else {
+            return Err(format!(
+                "device `{}` ({}): the catalogue has no {}, which the transfer models need",
+                device.name,
+                device.file,
+                missing.join(", ")
+            ));
         };
         let occupancy = match (
             device.spec("max_threads_per_sm"),
@@ -73,10 +88,10 @@ impl GpuSpec {
         Ok(Self {
             name: device.name.clone(),
             architecture: device.architecture.clone(),
-            sm_count: need("sm_count")?,
+            sm_count,
             clock_mhz,
-            fp32_peak_gflops: need("fp32_peak_gflops")?,
-            dram_bandwidth_gb_per_sec: need("dram_bandwidth_gb_per_sec")?,
+            fp32_peak_gflops,
+            dram_bandwidth_gb_per_sec: dram,
             l2_bytes: device.spec("l2_bytes"),
             occupancy,
             launch_latency_secs: device
@@ -224,4 +239,24 @@ pub fn device_features(work: &Work, gpu: &GpuSpec) -> [f64; 11] {
         bandwidth,
         (1.0 + work.dram_bytes / l2).ln(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_missing_field_of_a_device_is_named_at_once() {
+        let device = yosoku_devices::parse(
+            "name = \"X\"\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"Hopper\"\n\
+             [spec]\nsm_count = { value = 132, source = \"s\" }\n\
+             [sources]\ns = \"a datasheet\"\n",
+            "x.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            GpuSpec::from_device(&device).unwrap_err(),
+            "device `X` (x.toml): the catalogue has no `base_clock_mhz` or `boost_clock_mhz`, `fp32_peak_gflops`, `dram_bandwidth_gb_per_sec`, which the transfer models need"
+        );
+    }
 }
