@@ -93,5 +93,59 @@ fn ncu_100mb(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, gpuperfpredict_largest, ncu_100mb);
+/// The nsys SQLite export (CloverLeaf on A100s: 1,591 launches and copies, 3,048 CUDA calls)
+/// beside the nsys CSV reader on a `cuda_gpu_trace` of as many rows (the repository's real
+/// trace's rows repeated), both per row read; Python's sqlite3 on the same tables is
+/// tools/bench/nsys_sqlite_peer.py.
+fn nsys_sqlite_and_csv(c: &mut Criterion) {
+    let sqlite = repo().join("pipelines/data/nsys-sqlite/pipit_cloverleaf_a100_nsys.sqlite.gz");
+    let labels = yosoku_plugin_cuda_profiler::nsys::Labels::default();
+    let rows = 1312 + 279 + 3048;
+    let trace = bench_dir().join("nsys_cuda_gpu_trace_repeated.csv");
+    let source = std::fs::read_to_string(
+        repo().join("plugins/cuda_profiler/tests/data/nsys/run_cuda_gpu_trace.csv"),
+    )
+    .unwrap();
+    let mut lines = source.lines();
+    let header = lines.next().unwrap();
+    let body: Vec<&str> = lines.collect();
+    let mut text = format!("{header}\n");
+    for i in 0..rows {
+        // A later start for every copy of a row, its other fields as they are.
+        let row = body[i % body.len()];
+        let (_, rest) = row.split_once(',').unwrap();
+        text.push_str(&format!("{},{rest}\n", 1_000_000 + i * 10_000_000));
+    }
+    std::fs::write(&trace, text).unwrap();
+    let mut group = c.benchmark_group("import");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(rows as u64));
+    group.bench_function("nsys_sqlite_export_rows", |b| {
+        b.iter(|| {
+            yosoku_plugin_cuda_profiler::read_nsys(std::slice::from_ref(&sqlite), &labels).unwrap()
+        })
+    });
+    // The same export as nsys writes it, not compressed.
+    let plain = bench_dir().join("pipit_cloverleaf_a100_nsys.sqlite");
+    let bytes = yosoku_plugin_cuda_profiler::input::read_bytes(&sqlite).unwrap();
+    std::fs::write(&plain, bytes).unwrap();
+    group.bench_function("nsys_sqlite_export_rows_uncompressed", |b| {
+        b.iter(|| {
+            yosoku_plugin_cuda_profiler::read_nsys(std::slice::from_ref(&plain), &labels).unwrap()
+        })
+    });
+    group.bench_function("nsys_csv_gpu_trace_rows", |b| {
+        b.iter(|| {
+            yosoku_plugin_cuda_profiler::read_nsys(std::slice::from_ref(&trace), &labels).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    gpuperfpredict_largest,
+    ncu_100mb,
+    nsys_sqlite_and_csv
+);
 criterion_main!(benches);

@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `ncu` | `ncu --csv` details page (long form) and raw page (wide, units row) |
 //! | `nvprof` | `nvprof --csv` metric and event summaries, `--print-gpu-trace` |
+//! | `nsys` | Nsight Systems' SQLite export (`nsys export --type sqlite`: launches, copies, CUDA calls, NVTX ranges; [`nsys_sqlite`]) or its `nsys stats --format csv` reports ([`nsys`]) |
 //! | `legacy` | CUDA_PROFILE / COMPUTE_PROFILE logs, versions 1.x and 2.0 |
 //! | `gpuperfpredict` | the gpuperfpredict dataset's R-exported CSV files, gzip or not |
 //! | `neusight` | NeuSight's measured kernel files (operator dimensions, grid, block, latency), gzip or not, with the work derived from the dimensions ([`neusight`]) |
@@ -25,6 +26,7 @@ pub mod ncu;
 pub mod ncu_run;
 pub mod neusight;
 pub mod nsys;
+pub mod nsys_sqlite;
 pub mod nvprof;
 
 // What the importers share with the other profiler plugins.
@@ -364,18 +366,41 @@ impl Collector for Nvprof {
     }
 }
 
-/// Reads Nsight Systems' statistics exports of one profiled run.
+/// Reads Nsight Systems' statistics exports of one profiled run, or its SQLite export.
 pub fn read_nsys(paths: &[PathBuf], labels: &nsys::Labels) -> Result<Tables, PluginError> {
+    read_nsys_noted(paths, labels).map(|(tables, _)| tables)
+}
+
+/// [`read_nsys`], with what the reader noted (what an SQLite export held).
+pub fn read_nsys_noted(
+    paths: &[PathBuf],
+    labels: &nsys::Labels,
+) -> Result<(Tables, Vec<String>), PluginError> {
+    let contents = paths
+        .iter()
+        .map(|p| input::read_bytes(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(i) = contents.iter().position(|b| nsys_sqlite::is_sqlite(b)) {
+        if paths.len() > 1 {
+            return Err(PluginError::new(format!(
+                "{}: an SQLite export holds a whole profiled run: give it alone in `paths`, not beside {} other file(s)",
+                paths[i].display(),
+                paths.len() - 1
+            )));
+        }
+        return noted(nsys_sqlite::read(&paths[i], &contents[i], labels)?);
+    }
     let texts = paths
         .iter()
-        .map(|p| input::read_text(p))
+        .zip(contents)
+        .map(|(p, bytes)| input::text_of(p, bytes))
         .collect::<Result<Vec<_>, _>>()?;
     let files: Vec<(&Path, &str)> = paths
         .iter()
         .map(PathBuf::as_path)
         .zip(texts.iter().map(String::as_str))
         .collect();
-    nsys::read(&files, labels)?.finish()
+    noted(nsys::read(&files, labels)?)
 }
 
 struct Nsys;
@@ -384,12 +409,12 @@ impl Collector for Nsys {
     fn info(&self) -> CollectorInfo {
         label_keys(CollectorInfo::importer(
             "nsys",
-            "Nsight Systems statistics (`nsys stats --format csv`: cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, cuda_gpu_trace): kernels, copies and CUDA calls as runs (count and total time; each instance's average, median, minimum, maximum and spread as counters), the GPU trace as spans",
+            "Nsight Systems: its SQLite export (`nsys export --type sqlite`: every kernel launch as a run on its GPU with its launch configuration; kernels, copies and sets on their streams, CUDA API calls and NVTX ranges on their threads, as spans), or its statistics (`nsys stats --format csv`: cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum, cuda_gpu_trace): kernels, copies and CUDA calls as runs (count and total time; each instance's average, median, minimum, maximum and spread as counters), the GPU trace as spans",
         ))
         .key(ConfigKey::required(
             "paths",
             ConfigType::PathList,
-            "The CSV files of one run's reports (`nsys stats --output <prefix>` writes <prefix>_<report>.csv), or what nsys printed (several reports in one file)",
+            "The SQLite export of a run (alone), or the CSV files of one run's reports (`nsys stats --output <prefix>` writes <prefix>_<report>.csv), or what nsys printed (several reports in one file)",
         ))
         .key(ConfigKey::optional("variant", ConfigType::String, None, "Variant for every run"))
         .tables(&["runs", "counters", "metric_names", "spans"])
@@ -402,7 +427,7 @@ impl Collector for Nsys {
             program: config.opt_string("program")?,
             variant: config.opt_string("variant")?,
         };
-        push(out, read_nsys(&config.path_list("paths")?, &labels)?)
+        push_noted(out, read_nsys_noted(&config.path_list("paths")?, &labels)?)
     }
 }
 

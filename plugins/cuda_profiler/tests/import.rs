@@ -1528,3 +1528,116 @@ fn unified_memory_page_faults_are_instants_and_a_phase_of_their_own() {
         .to_string();
     assert!(e.contains(":9:") && e.contains("`Duration`"), "{e}");
 }
+
+/// A real Nsight Systems SQLite export (CloverLeaf on Perlmutter's A100s, pipelines/data/nsys-sqlite/SOURCES.md):
+/// every kernel launch a run on the GPU the export's GPU table names, with its launch
+/// configuration; copies as transfers; kernels, copies and CUDA API calls as spans. The figures
+/// are Python's sqlite3 on the same database (`SELECT count(*), sum(end - start) FROM
+/// CUPTI_ACTIVITY_KIND_KERNEL`, the first launch by start, copies by `copyKind`).
+#[test]
+fn an_nsys_sqlite_export_reads_as_launches_on_their_gpu_with_its_timeline() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../pipelines/data/nsys-sqlite/pipit_cloverleaf_a100_nsys.sqlite.gz");
+    let (tables, notes) = yosoku_plugin_cuda_profiler::read_nsys_noted(
+        std::slice::from_ref(&path),
+        &nsys::Labels::default(),
+    )
+    .unwrap();
+    let runs = table(&tables, "runs");
+    let phases = strings(runs, "phase");
+    let secs = floats(runs, "measured_secs");
+    let kernels: Vec<usize> = (0..runs.num_rows())
+        .filter(|&i| phases[i] == "kernel")
+        .collect();
+    assert_eq!(kernels.len(), 1312);
+    assert_eq!(phases.iter().filter(|p| *p == "transfer").count(), 279);
+    let total: f64 = kernels.iter().map(|&i| secs[i]).sum();
+    assert!((total - 0.294_404_540).abs() < 1e-12, "{total}");
+    assert!(
+        strings(runs, "device")
+            .iter()
+            .all(|d| d == "NVIDIA A100-SXM4-80GB")
+    );
+    // The first launch: 533,338,240 to 534,705,884 ns, grid 115,426 x 1 x 1 of 256 threads,
+    // 32 registers.
+    assert_eq!(secs[0], 1_367_644e-9);
+    assert_eq!(strings(runs, "program")[0], "par_ranged2d_kernel");
+    let id = &strings(runs, "run_id")[0];
+    assert_eq!(counter(&tables, id, "grid_x").0, 115_426.0);
+    assert_eq!(counter(&tables, id, "block_x").0, 256.0);
+    assert_eq!(counter(&tables, id, "registers_per_thread").0, 32.0);
+    // Copies by kind: 254 host-to-device, 25 device-to-host.
+    let spans = table(&tables, "spans");
+    let names = strings(spans, "name");
+    let categories = strings(spans, "category");
+    let count = |category: &str| categories.iter().filter(|c| *c == category).count();
+    assert_eq!(
+        (count("kernel"), count("memcpy"), count("api")),
+        (1312, 279, 3048)
+    );
+    assert_eq!(
+        names
+            .iter()
+            .filter(|n| *n == "[CUDA memcpy Host-to-Device]")
+            .count(),
+        254
+    );
+    let lanes = strings(spans, "lane");
+    assert!(lanes.contains(&"NVIDIA A100-SXM4-80GB / stream 7".to_owned()));
+    assert_eq!(
+        notes,
+        [format!(
+            "{}: 1312 kernel launch(es), 279 copies, 0 sets as runs; 3048 CUDA API call(s) and 0 NVTX range(s) as spans (schema 3.13.2)",
+            path.display()
+        )]
+    );
+}
+
+/// SQLite files that are not an export yosoku reads are refused with what they are: another
+/// database, an export schema of another major version (the version found and those known), an
+/// export whose kernel table lacks a column (named), an export with no kernels.
+#[test]
+fn sqlite_files_yosoku_does_not_read_are_refused_with_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let make = |name: &str, sql: &str| {
+        let path = dir.path().join(name);
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(sql).unwrap();
+        drop(db);
+        path
+    };
+    let read = |path: PathBuf| {
+        yosoku_plugin_cuda_profiler::read_nsys(&[path], &nsys::Labels::default())
+            .unwrap_err()
+            .to_string()
+    };
+    let meta = |version: &str| {
+        format!(
+            "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);             INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '{version}');             CREATE TABLE StringIds (id INTEGER, value TEXT);"
+        )
+    };
+    let e = read(make("other.sqlite", "CREATE TABLE t (a INTEGER);"));
+    assert!(
+        e.contains("without Nsight Systems' `META_DATA_EXPORT` table"),
+        "{e}"
+    );
+    let e = read(make("v4.sqlite", &meta("4.0.0")));
+    assert!(
+        e.contains(
+            "schema version 4.0.0, which yosoku does not read; it reads 3.x, tested on 3.13.2"
+        ),
+        "{e}"
+    );
+    let e = read(make(
+        "old.sqlite",
+        &(meta("3.13.2")
+            + "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, demangledName INTEGER, shortName INTEGER);"),
+    ));
+    assert!(
+        e.contains("table `CUPTI_ACTIVITY_KIND_KERNEL` has no column `gridX`")
+            && e.contains("schema 3.13.2"),
+        "{e}"
+    );
+    let e = read(make("empty.sqlite", &meta("3.13.2")));
+    assert!(e.contains("no kernel launches"), "{e}");
+}

@@ -61,6 +61,17 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 21_058_944e-9),
     },
     Entry {
+        file: "pipelines/data/nsys-sqlite/pipit_cloverleaf_a100_nsys.sqlite.gz",
+        origin: Origin::Public,
+        plugin: "cuda_profiler",
+        collector: "nsys",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 1591),
+        names: Some((10, 0, 0)),
+        // The first launch by `start`: 533,338,240 to 534,705,884 ns (Python's sqlite3).
+        value: ("runs", "measured_secs", 0, 1_367_644e-9),
+    },
+    Entry {
         file: "plugins/cuda_profiler/tests/data/public/gpuperfpredict_matMul_gpu_sharedmem-traces_K40_prefixed.csv",
         origin: Origin::Public,
         plugin: "cuda_profiler",

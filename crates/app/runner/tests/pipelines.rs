@@ -857,6 +857,19 @@ fn a_kineto_trace_imports_as_spans_through_the_plugin_host() {
     assert_eq!(spans.num_rows(), 320);
 }
 
+/// The nsys SQLite export through the plugin host, as `yosoku run` reads it: its launches as
+/// runs and its streams and CUDA calls as spans (the plugin's tests check the values).
+#[test]
+fn an_nsys_sqlite_export_imports_as_runs_and_spans_through_the_plugin_host() {
+    let (_dir, bundle) = run("nsys-sqlite.toml");
+    check_golden(&bundle);
+    assert_eq!(table(&bundle, "cloverleaf.runs").num_rows(), 1312 + 279);
+    assert_eq!(
+        table(&bundle, "cloverleaf.spans").num_rows(),
+        1312 + 279 + 3048
+    );
+}
+
 #[test]
 fn the_best_configuration_search_ranks_candidates_as_the_full_runs_do() {
     let (_dir, bundle) = run("mpi-best-configuration.toml");

@@ -7,9 +7,19 @@ use yosoku_plugin_sdk::PluginError;
 /// Reads a text file, decompressing it when it is gzip (by its magic bytes, whatever its name),
 /// without a byte-order mark at its start.
 pub fn read_text(path: &Path) -> Result<String, PluginError> {
+    text_of(path, read_bytes(path)?)
+}
+
+/// Reads a file's bytes, hashed as they are on disk, decompressed when they are gzip: for a
+/// reader that tells a binary format from text by its first bytes ([`text_of`] then).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, PluginError> {
     // Hashed while read: the host records the file without reading it again.
     let bytes = yosoku_plugin_sdk::read_input(path)?;
-    let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, bytes)?;
+    yosoku_plugin_sdk::inflate_if_gzip(path, bytes)
+}
+
+/// The text of `bytes` read from `path` ([`read_bytes`]), without a byte-order mark.
+pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, PluginError> {
     let mut text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e.utf8_error()))?;
     if text.starts_with(BOM) {
         text.drain(..BOM.len_utf8());
