@@ -59,6 +59,13 @@ const PAIRS_PER_PARAMETER: usize = 2;
 /// 3 of its 50 pure products gained a spurious further term).
 const NOMINATION_COEFFICIENTS: f64 = 2.0;
 
+/// Points along a parameter a trend of residuals needs before it rejects a model.
+pub const TREND_POINTS: usize = 4;
+
+/// How far (relative to the points' mean magnitude) residuals must rise or fall over a
+/// parameter's points to reject a model where no repetitions measure the noise: 5 %.
+pub const TREND_WITHOUT_NOISE: f64 = 0.05;
+
 /// A model chosen by the robust search, with what it learned of the noise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RobustFit {
@@ -223,6 +230,14 @@ impl Weighted {
         }
         // Stable: of equal scores, the earlier (simpler) stays first.
         scored.sort_by(|a, b| a.score.total_cmp(&b.score));
+        // A model flatter than the data (its residuals rising or falling at every step along a
+        // parameter, by more than the noise) gives way to the best that is not.
+        if let Some(i) = scored.iter().position(|s| !self.flatter_than_data(s))
+            && i > 0
+        {
+            let kept = scored.remove(i);
+            scored.insert(0, kept);
+        }
         let least = scored[0].score;
         scored.retain(|s| s.score <= least + SUPPORT_WITHIN);
         scored.truncate(MOST_SUPPORTED);
@@ -243,6 +258,49 @@ impl Weighted {
                     .collect()
             })
             .collect()
+    }
+
+    /// Whether `s` is flatter than the data: along some parameter (the points where every other
+    /// parameter is at its smallest, at least [`TREND_POINTS`] of them), its residuals relative
+    /// to the points' mean magnitude rise (or fall) at every step, and by more than the noise
+    /// between the first and the last: twice the relative spread of the difference of two
+    /// points' means where repetitions measure it, else [`TREND_WITHOUT_NOISE`]. A model of the
+    /// law leaves noise (monotone over four points by chance once in twelve, over five once in
+    /// sixty); a constant through a rising series leaves the rise.
+    fn flatter_than_data(&self, s: &Scored) -> bool {
+        let dims = self.x.first().map_or(0, Vec::len);
+        let threshold = match self.noise {
+            Some((s2, _)) => 2.0 * (2.0 * s2 / self.repetitions.max(1.0)).sqrt(),
+            None => TREND_WITHOUT_NOISE,
+        };
+        (0..dims).any(|p| {
+            let smallest: Vec<f64> = (0..dims)
+                .map(|q| self.x.iter().map(|x| x[q]).fold(f64::INFINITY, f64::min))
+                .collect();
+            let mut line: Vec<usize> = (0..self.x.len())
+                .filter(|&i| (0..dims).all(|q| q == p || self.x[i][q] == smallest[q]))
+                .collect();
+            if line.len() < TREND_POINTS {
+                return false;
+            }
+            line.sort_by(|&a, &b| self.x[a][p].total_cmp(&self.x[b][p]));
+            let scale = mean(&line.iter().map(|&i| self.y[i].abs()).collect::<Vec<_>>());
+            if scale <= 0.0 || !scale.is_finite() {
+                return false;
+            }
+            let residuals: Vec<f64> = line
+                .iter()
+                .map(|&i| {
+                    let x = &self.x[i];
+                    let f = s.constant + s.terms.iter().map(|t| t.evaluate(x)).sum::<f64>();
+                    (self.y[i] - f) / scale
+                })
+                .collect();
+            let steps: Vec<f64> = residuals.windows(2).map(|w| w[1] - w[0]).collect();
+            let monotone = steps.iter().all(|d| *d > 0.0) || steps.iter().all(|d| *d < 0.0);
+            let span = (residuals[residuals.len() - 1] - residuals[0]).abs();
+            monotone && span > threshold
+        })
     }
 
     fn constant_model(&self) -> Scored {
@@ -601,6 +659,25 @@ fn finish_robust(data: &Weighted, best: Scored) -> PmnfModel {
 mod tests {
     use super::*;
     use crate::pmnf::synthetic::{self, benchmark};
+
+    /// A series rising more than 50x over four points, without repetitions (a call path of a
+    /// public MPI study: 0.040, 0.074, 1.06, 2.13 s at p = 27, 64, 125, 216): no constant, and
+    /// a prediction at p = 343 above the largest point measured, not a flat line through the
+    /// small values.
+    #[test]
+    fn a_rising_series_is_never_modelled_flat() {
+        let points: Vec<Point> = [(27.0, 0.040), (64.0, 0.074), (125.0, 1.06), (216.0, 2.13)]
+            .iter()
+            .map(|&(x, y)| Point {
+                coordinate: vec![x],
+                values: vec![y],
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
+        let at = fit.model.evaluate(&[343.0]);
+        assert!(at > 2.13, "{at}: {:?}", fit.model);
+    }
 
     #[test]
     fn noise_is_read_from_the_repetitions_and_a_clean_law_is_found() {
