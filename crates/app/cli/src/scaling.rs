@@ -130,6 +130,9 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 continue;
             }
         };
+        for note in &file.notes {
+            eprintln!("note: {}: {note}", file.file.display());
+        }
         let _ = writeln!(
             out,
             "{} (parameters: {})",
@@ -200,6 +203,10 @@ pub fn run(request: &Request) -> Outcome {
             }
         };
         let (file, names) = (&file_models.file, &file_models.parameters);
+        // What the reader left out, on stderr (stdout stays the models, JSON with --json).
+        for note in &file_models.notes {
+            eprintln!("note: {}: {note}", file.display());
+        }
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         if !request.json {
             let _ = writeln!(out, "{} (parameters: {})", file.display(), names.join(", "));

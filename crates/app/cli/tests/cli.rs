@@ -754,6 +754,23 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert!(line["robust"]["noise_pct"].as_f64().is_some(), "{line}");
     assert!(line["robust"]["terms"].as_array().is_some(), "{line}");
+    // A NaN repetition is left out and said on stderr with its line; stdout stays the models.
+    let dir = tempfile::tempdir().unwrap();
+    let nan = dir.path().join("nan.txt");
+    std::fs::write(
+        &nan,
+        "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC time\nDATA 1.0 1.1\nDATA 2.1 nan\nDATA 4.0\nDATA 8.2\nDATA 15.9\n",
+    )
+    .unwrap();
+    let out = yosoku(&["scaling", "--json", nan.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("nan.txt: line 6: region `solve`, metric `time`: 1 of 2 repetitions are not finite numbers and are left out"),
+        "{}",
+        text(&out.stderr)
+    );
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(line["callpath"], "solve", "{line}");
     // --suggest: the next runs to measure for a prediction at x=100, y=10, y counting the
     // processes; a target that leaves a parameter out, or names another, is refused by name.
     let out = yosoku(&[

@@ -20,6 +20,8 @@ pub struct FileModels {
     pub parameters: Vec<String>,
     /// Per call path and metric, its model or why there is none.
     pub models: Vec<SeriesModel>,
+    /// What the reader left out of the file and why, each at its line.
+    pub notes: Vec<String>,
 }
 
 /// One call path's model.
@@ -86,6 +88,7 @@ pub fn model_files(
             let e = read_experiment(file, median)?;
             Ok(FileModels {
                 file: file.clone(),
+                notes: e.notes,
                 models: e
                     .series
                     .into_iter()
@@ -116,6 +119,8 @@ pub struct FileSuggestions {
     pub file: PathBuf,
     pub parameters: Vec<String>,
     pub series: Vec<SeriesSuggestions>,
+    /// What the reader left out of the file and why, each at its line.
+    pub notes: Vec<String>,
 }
 
 /// Every call path of every file: the runs that would most narrow the prediction at `target`
@@ -170,6 +175,7 @@ pub fn suggest_files(
             };
             Ok(FileSuggestions {
                 file: file.clone(),
+                notes: e.notes,
                 series: e
                     .series
                     .into_iter()

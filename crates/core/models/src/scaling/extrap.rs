@@ -238,6 +238,7 @@ fn experiment(
     let experiment = Experiment {
         parameters: varying.iter().map(|&k| names[k].clone()).collect(),
         series,
+        notes: Vec::new(),
     };
     ExtrapExperiment {
         callpaths,

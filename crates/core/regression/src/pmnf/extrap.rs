@@ -116,6 +116,9 @@ struct Line {
 pub struct Experiment {
     pub parameters: Vec<String>,
     pub series: Vec<Series>,
+    /// What the reader left out and why, each at its `line N:` (a repetition that is not a
+    /// number, a region without measurements): said, never dropped in silence.
+    pub notes: Vec<String>,
 }
 
 /// The measurements of one call path and metric.
@@ -180,6 +183,57 @@ impl Experiment {
     }
 }
 
+/// A parameter's value in `POINTS`: a finite number (`nan` and `inf` parse as numbers and are
+/// none).
+fn coordinate_value(text: &str, line: usize) -> Result<f64, InputError> {
+    let v = number(text, line)?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(error(
+            line,
+            format!("`{text}` in POINTS: a parameter's value must be a finite number"),
+        ))
+    }
+}
+
+/// The finite values of a `DATA` line; the others left out and noted with the line, or the
+/// line refused when none is finite.
+fn data_values(
+    value: &str,
+    line: usize,
+    callpath: &str,
+    metric: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<f64>, InputError> {
+    let all = value
+        .split_whitespace()
+        .map(|v| number(v, line))
+        .collect::<Result<Vec<f64>, _>>()?;
+    if all.is_empty() {
+        return Err(error(line, "a DATA line without values"));
+    }
+    let finite: Vec<f64> = all.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return Err(error(
+            line,
+            format!(
+                "a DATA line without a finite value ({} repetition(s), none a number): measure the point or leave it out of POINTS",
+                all.len()
+            ),
+        ));
+    }
+    if finite.len() < all.len() {
+        notes.push(format!(
+            "line {line}: region `{callpath}`, metric `{metric}`: {} of {} repetitions are not finite numbers and are left out; the point keeps {}",
+            all.len() - finite.len(),
+            all.len(),
+            finite.len()
+        ));
+    }
+    Ok(finite)
+}
+
 /// The coordinates of one `POINTS` line: `( 20 )` groups, `(1000 10) (2000 20)`, or plain
 /// numbers of one parameter.
 fn points_line(value: &str, parameters: usize, line: usize) -> Result<Vec<Vec<f64>>, InputError> {
@@ -195,7 +249,7 @@ fn points_line(value: &str, parameters: usize, line: usize) -> Result<Vec<Vec<f6
                 .ok_or_else(|| error(line, "a `(` without `)`"))?;
             let coordinate = inner
                 .split_whitespace()
-                .map(|v| number(v, line))
+                .map(|v| coordinate_value(v, line))
                 .collect::<Result<Vec<f64>, _>>()?;
             out.push(coordinate);
         }
@@ -203,7 +257,7 @@ fn points_line(value: &str, parameters: usize, line: usize) -> Result<Vec<Vec<f6
     } else if parameters == 1 {
         value
             .split_whitespace()
-            .map(|v| number(v, line).map(|x| vec![x]))
+            .map(|v| coordinate_value(v, line).map(|x| vec![x]))
             .collect()
     } else {
         Err(error(
@@ -221,6 +275,9 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
     let mut coordinate_lines: Vec<usize> = Vec::new();
     let (mut callpath, mut metric) = (String::new(), String::new());
     let mut next = 0usize;
+    // The REGION line being read and whether a DATA line followed it: a region without any is
+    // noted, not dropped in silence.
+    let mut open_region: Option<(usize, String, bool)> = None;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let trimmed = raw.trim();
@@ -262,6 +319,8 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
                 }
             }
             "REGION" => {
+                note_empty_region(open_region.take(), &mut e.notes);
+                open_region = Some((line, value.to_owned(), false));
                 callpath = value.to_owned();
                 next = 0;
             }
@@ -276,12 +335,9 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
                         format!("more DATA lines than the {} POINTS", coordinates.len()),
                     )
                 })?;
-                let values = value
-                    .split_whitespace()
-                    .map(|v| number(v, line))
-                    .collect::<Result<Vec<f64>, _>>()?;
-                if values.is_empty() {
-                    return Err(error(line, "a DATA line without values"));
+                let values = data_values(value, line, &callpath, &metric, &mut e.notes)?;
+                if let Some((_, _, measured)) = &mut open_region {
+                    *measured = true;
                 }
                 let coordinate = coordinate.clone();
                 e.series_mut(&callpath, &metric)
@@ -299,8 +355,18 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
             }
         }
     }
+    note_empty_region(open_region, &mut e.notes);
     check(&e, coordinates.len(), end_line(text))?;
     Ok(e)
+}
+
+/// Notes a region that no DATA line followed (line, name, whether one did).
+fn note_empty_region(region: Option<(usize, String, bool)>, notes: &mut Vec<String>) {
+    if let Some((line, name, false)) = region {
+        notes.push(format!(
+            "line {line}: region `{name}` has no DATA lines: not modelled"
+        ));
+    }
 }
 
 /// Every series measured at every coordinate, as Extra-P requires; what is missing is reported
@@ -451,6 +517,7 @@ fn parse_json_with(
     let mut e = Experiment {
         parameters,
         series: Vec::new(),
+        notes: Vec::new(),
     };
     for (callpath, metrics) in measurements {
         // serde_json keeps no positions: an error names the line the call path's key is on.
@@ -610,6 +677,36 @@ mod tests {
             bad("PARAMETER x y\nPOINTS (1)\n").starts_with("line 2: a point of 1 values for 2")
         );
         assert!(bad("VALUES 1\n").starts_with("line 1: unknown field `VALUES`"));
+        // Not-a-number: a coordinate is refused at its line; a DATA line of none refused too.
+        assert_eq!(
+            bad("PARAMETER x\nPOINTS 1 nan\nDATA 1\nDATA 2\n"),
+            "line 2: `nan` in POINTS: a parameter's value must be a finite number"
+        );
+        assert!(
+            bad("PARAMETER x\nPOINTS 1 2\nREGION a\nDATA 1\nDATA NaN nan\n").starts_with(
+                "line 5: a DATA line without a finite value (2 repetition(s), none a number)"
+            )
+        );
+    }
+
+    /// One repetition that is not a number leaves that repetition out, said with its line, and
+    /// the point keeps the others; a region without DATA lines before a measured one is said,
+    /// not dropped in silence.
+    #[test]
+    fn a_nan_repetition_and_an_empty_region_are_noted_with_their_lines() {
+        let e = parse_text(
+            "PARAMETER x\nPOINTS 1 2 3\nREGION empty\nREGION a\nMETRIC time\nDATA 1 1.1\nDATA 2 NaN 2.2\nDATA 3\n",
+        )
+        .unwrap();
+        assert_eq!(e.series.len(), 1);
+        assert_eq!(e.series[0].points[1].values, vec![2.0, 2.2]);
+        assert_eq!(
+            e.notes,
+            [
+                "line 3: region `empty` has no DATA lines: not modelled",
+                "line 7: region `a`, metric `time`: 1 of 3 repetitions are not finite numbers and are left out; the point keeps 2",
+            ]
+        );
     }
 
     #[test]
