@@ -1945,7 +1945,7 @@ fn saved_counter_model_answers_as_fitted(
     record: &yosoku_bundle::ModelRecord,
 ) {
     use yosoku_models::Model;
-    use yosoku_models::counters::CounterRegression;
+    use yosoku_models::counters::model::CounterRegression;
     let files = yosoku_bundle::fs::read_model(&dir.path().join("bundle"), &bundle.manifest, record)
         .unwrap();
     let model = CounterRegression::from_json(files.fitted_json.as_deref().unwrap()).unwrap();

@@ -11,13 +11,10 @@ use yosoku_tables::{MODEL_COEFFICIENTS, MODEL_SUMMARY, SELECTION_PATH};
 
 use yosoku_tables::report::ReportCell;
 
-use super::model::{CounterRegression, GroupModel, SavedTerm};
 use super::report::Matrix;
 use super::{FeatureChoice, Group, Observations, feature_values, group_rows};
 use crate::ModelError;
-use yosoku_regression::stepwise::{
-    self, Action, ColumnSource, Direction, Selection, StepwiseOptions,
-};
+use yosoku_regression::stepwise::{self, Action, Direction, Selection, StepwiseOptions};
 use yosoku_regression::validate::tiny_rows_of_columns;
 use yosoku_regression::{OlsFit, OlsOptions, RegressionError, ols};
 use yosoku_tables::rows::{Prediction, PredictionsBuilder};
@@ -292,12 +289,10 @@ pub struct GroupFit {
     pub selected: Vec<String>,
 }
 
-/// The result of [`fit`]: each group's model, the model object saved with them, and the
-/// in-sample predictions of every row.
+/// The result of [`fit`]: each group's model, and the in-sample predictions of every row.
 #[derive(Debug, Clone)]
 pub struct Fitted {
     pub groups: Vec<GroupFit>,
-    pub model: CounterRegression,
     /// A `predictions` table (validation `fit`).
     pub predictions: RecordBatch,
 }
@@ -336,11 +331,27 @@ pub fn fit(
     observations: &RecordBatch,
     spec: &ModelSpec,
 ) -> Result<Fitted, ModelError> {
+    fit_trained(model, observations, spec).map(|(fitted, _)| fitted)
+}
+
+/// What [`fit`] trained: the features by name, and each group's data and model (what the saved
+/// model is made from, `super::model`).
+pub(crate) struct Trainings {
+    pub features: Vec<String>,
+    pub groups: Vec<(GroupData, Trained)>,
+}
+
+/// [`fit`], with what it trained.
+pub(crate) fn fit_trained(
+    model: &str,
+    observations: &RecordBatch,
+    spec: &ModelSpec,
+) -> Result<(Fitted, Trainings), ModelError> {
     let obs = Observations::new("observations", observations)?;
     let groups = group_data(&obs, spec)?;
     check_sizes(spec, &groups)?;
     let mut out = Vec::with_capacity(groups.len());
-    let mut saved = Vec::with_capacity(groups.len());
+    let mut trained_groups = Vec::with_capacity(groups.len());
     let mut predictions =
         PredictionsBuilder::with_capacity(groups.iter().map(|g| g.group.rows.len()).sum());
     for g in &groups {
@@ -355,46 +366,17 @@ pub fn fit(
             ))
         })?;
         out.push(group_fit(&mut predictions, model, &obs, spec, g, &trained));
-        saved.push(saved_group(g, &trained));
+        trained_groups.push(trained);
     }
-    Ok(Fitted {
+    let fitted = Fitted {
         groups: out,
-        model: CounterRegression {
-            options: spec.clone(),
-            features: spec.choice.resolve(&obs)?,
-            groups: saved,
-        },
         predictions: predictions.finish()?,
-    })
-}
-
-/// One group's model as [`CounterRegression`] saves it: the kept columns with their recipes.
-fn saved_group(g: &GroupData, trained: &Trained) -> GroupModel {
-    let fit = &trained.fit;
-    let source = |j: usize| match &trained.columns {
-        Columns::Features => ColumnSource::Feature {
-            feature: j,
-            knots: Vec::new(),
-            index: 0,
-        },
-        Columns::Selected(s) => s.sources[j].clone(),
     };
-    GroupModel {
-        key: g.group.key.clone(),
-        values: g.group.values.clone(),
-        rows: g.secs.len(),
-        intercept: fit.intercept,
-        terms: fit
-            .kept
-            .iter()
-            .zip(&fit.coefficients)
-            .map(|(&j, &coefficient)| SavedTerm {
-                name: trained.column_names[j].clone(),
-                coefficient,
-                source: source(j),
-            })
-            .collect(),
-    }
+    let trainings = Trainings {
+        features: spec.choice.resolve(&obs)?,
+        groups: groups.into_iter().zip(trained_groups).collect(),
+    };
+    Ok((fitted, trainings))
 }
 
 /// Refuses what no fit can determine: no rows at all, a group of fewer than two rows, or a

@@ -18,8 +18,6 @@ pub mod overhead;
 pub mod report;
 pub mod throughput;
 
-pub use model::CounterRegression;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use yosoku_tables::access::Text;

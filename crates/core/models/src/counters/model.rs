@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use yosoku_regression::pmnf::saved::number;
 use yosoku_regression::stepwise::ColumnSource;
 
-use super::fit::{self, ModelSpec};
+use super::fit::{self, Columns, Fitted, GroupData, ModelSpec, Trained};
 use super::{MODEL_KIND, Observations, feature_values, group_rows};
 use crate::{Model, ModelError};
 
@@ -65,6 +65,55 @@ impl GroupModel {
     }
 }
 
+/// Fits `spec` to every group of `observations` ([`fit::fit`], its tables named `model`), and
+/// the model object saved from the same fit.
+pub fn fit_and_save(
+    model: &str,
+    observations: &RecordBatch,
+    spec: &ModelSpec,
+) -> Result<(Fitted, CounterRegression), ModelError> {
+    let (fitted, trainings) = fit::fit_trained(model, observations, spec)?;
+    let saved = CounterRegression {
+        options: spec.clone(),
+        features: trainings.features,
+        groups: trainings
+            .groups
+            .iter()
+            .map(|(g, trained)| saved_group(g, trained))
+            .collect(),
+    };
+    Ok((fitted, saved))
+}
+
+/// One group's model as [`CounterRegression`] saves it: the kept columns with their recipes.
+fn saved_group(g: &GroupData, trained: &Trained) -> GroupModel {
+    let fit = &trained.fit;
+    let source = |j: usize| match &trained.columns {
+        Columns::Features => ColumnSource::Feature {
+            feature: j,
+            knots: Vec::new(),
+            index: 0,
+        },
+        Columns::Selected(s) => s.sources[j].clone(),
+    };
+    GroupModel {
+        key: g.group.key.clone(),
+        values: g.group.values.clone(),
+        rows: g.secs.len(),
+        intercept: fit.intercept,
+        terms: fit
+            .kept
+            .iter()
+            .zip(&fit.coefficients)
+            .map(|(&j, &coefficient)| SavedTerm {
+                name: trained.column_names[j].clone(),
+                coefficient,
+                source: source(j),
+            })
+            .collect(),
+    }
+}
+
 impl Model for CounterRegression {
     const KIND: &'static str = MODEL_KIND;
     type Options = ModelSpec;
@@ -75,7 +124,7 @@ impl Model for CounterRegression {
     type Answer = Vec<f64>;
 
     fn fit(observations: &RecordBatch, options: &ModelSpec) -> Result<Self, ModelError> {
-        Ok(fit::fit(MODEL_KIND, observations, options)?.model)
+        Ok(fit_and_save(MODEL_KIND, observations, options)?.1)
     }
 
     fn predict(&self, question: &RecordBatch) -> Result<Vec<f64>, ModelError> {
@@ -177,9 +226,9 @@ mod tests {
         let batch = training();
         for (method, log) in methods() {
             let spec = spec(method, log);
-            let fitted = fit::fit("m", &batch, &spec).unwrap();
-            let saved = CounterRegression::from_json(&fitted.model.to_json().unwrap()).unwrap();
-            assert_eq!(saved, fitted.model, "{spec:?}");
+            let (fitted, model) = fit_and_save("m", &batch, &spec).unwrap();
+            let saved = CounterRegression::from_json(&model.to_json().unwrap()).unwrap();
+            assert_eq!(saved, model, "{spec:?}");
             if matches!(spec.method, Method::Stepwise(_)) {
                 // The selection's own columns, not only the features, are what is saved.
                 let terms = saved.groups.iter().flat_map(|g| &g.terms);

@@ -3,9 +3,10 @@
 
 use serde::Deserialize;
 use yosoku_models::Model;
+use yosoku_models::counters::FeatureChoice;
 use yosoku_models::counters::fit::{self, GroupFit, Method, ModelSpec, R2_BELOW_FLAG};
+use yosoku_models::counters::model::{CounterRegression, fit_and_save};
 use yosoku_models::counters::report::Matrix;
-use yosoku_models::counters::{CounterRegression, FeatureChoice};
 use yosoku_tables::report::report_batch;
 use yosoku_tables::{
     Figure, MODEL_COEFFICIENTS, MODEL_SUMMARY, PREDICTIONS, REPORT, SELECTION_PATH,
@@ -163,11 +164,13 @@ impl Step for Fit {
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
-        let fit::Fitted {
-            groups: fits,
+        let (
+            fit::Fitted {
+                groups: fits,
+                predictions,
+            },
             model,
-            predictions,
-        } = fit::fit(cx.id, cx.input(&self.observations)?, &self.spec)?;
+        ) = fit_and_save(cx.id, cx.input(&self.observations)?, &self.spec)?;
         let report = fit::fit_report(cx.id, &self.spec, &fits, self.matrix.as_ref())?;
         let mut out = StepOutput::new()
             .table(&MODEL_COEFFICIENTS, fit::coefficients_batch(cx.id, &fits)?)
