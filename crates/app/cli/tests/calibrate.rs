@@ -48,12 +48,7 @@ fn a_calibration_on_pocl_writes_a_device_file_the_catalogue_reads() {
     // measurements; on another CPU (an AMD EPYC VM), a device of its own. Either way
     // `yosoku devices` reads it back under that name.
     assert!(device.name.starts_with("pthread-"), "{}", device.name);
-    let shown = yosoku(&[
-        "devices",
-        "--devices",
-        file.to_str().unwrap(),
-        &device.name,
-    ]);
+    let shown = yosoku(&["devices", "--devices", file.to_str().unwrap(), &device.name]);
     assert!(shown.status.success(), "{}", text(&shown.stderr));
     assert!(
         text(&shown.stdout).contains("calibration"),
