@@ -22,7 +22,7 @@ pub struct Request {
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
     /// [parameter, numerator, denominator, log], smape, rss, ar2). Not with --suggest, whose
     /// answer is text only.
-    #[arg(long, conflicts_with = "suggest")]
+    #[arg(long)]
     json: bool,
     /// Reduce a point's repetitions to their median (default: mean).
     #[arg(long)]
@@ -37,8 +37,10 @@ pub struct Request {
     #[arg(long)]
     robust: bool,
     /// The next runs to measure, instead of the models: per call path, the configurations
-    /// (each parameter's measured values and one doubling past the largest, not measured yet)
-    /// that most narrow the robust model's prediction at --target per unit of cost, best first.
+    /// (each parameter's measured values and its next value on the grid they keep: consecutive
+    /// cubes or squares, a constant ratio or step, else a doubling; not measured yet) that most
+    /// narrow the robust model's prediction at --target per unit of cost, best first (one JSON
+    /// line per call path with --json).
     #[arg(long, requires = "target")]
     suggest: bool,
     /// The configuration to predict, every parameter by name: `p=1024,n=4096`.
@@ -133,6 +135,13 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         for note in &file.notes {
             eprintln!("note: {}: {note}", file.file.display());
         }
+        if request.json {
+            for s in &file.series {
+                let line = suggestion_json(&file.file, &file.parameters, s, unit);
+                let _ = writeln!(out, "{line}");
+            }
+            continue;
+        }
         let _ = writeln!(
             out,
             "{} (parameters: {})",
@@ -156,6 +165,13 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 crate::format::secs(found.predicted),
                 crate::format::secs(half(found.variance_now)),
             );
+            if found.ranked.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "      {}",
+                    nothing_to_suggest(found.offered, found.predicted)
+                );
+            }
             for (i, c) in found.ranked.iter().take(5).enumerate() {
                 let config: Vec<String> = file
                     .parameters
@@ -175,6 +191,63 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         }
     }
     Outcome { text: out, failed }
+}
+
+/// Why a call path has no run to suggest.
+fn nothing_to_suggest(offered: usize, predicted_secs: f64) -> String {
+    format!(
+        "nothing to suggest: the robust model predicts no positive time at any of the {offered} runs one could measure next, so none can be costed (it predicts {} at the target); measure more points below the target",
+        crate::format::secs(predicted_secs)
+    )
+}
+
+/// One call path's suggestions as a JSON line: the prediction at the target with its 95 %
+/// half-width, and each run to measure (its configuration by name, the half-width after it, its
+/// cost in `unit`), or why there is none.
+fn suggestion_json(
+    file: &std::path::Path,
+    parameters: &[String],
+    s: &yosoku_runner::scaling::SeriesSuggestions,
+    unit: &str,
+) -> serde_json::Value {
+    let half = |variance: f64| 1.96 * variance.max(0.0).sqrt();
+    let named = |c: &[f64]| -> serde_json::Map<String, serde_json::Value> {
+        parameters
+            .iter()
+            .zip(c)
+            .map(|(n, v)| (n.clone(), serde_json::json!(v)))
+            .collect()
+    };
+    let mut line = serde_json::json!({
+        "file": file.display().to_string(),
+        "callpath": s.callpath,
+        "metric": s.metric,
+    });
+    match &s.suggestions {
+        Ok(found) => {
+            line["target"] = serde_json::Value::Object(named(&found.target));
+            line["predicted_secs"] = serde_json::json!(found.predicted);
+            line["half_width_95_secs"] = serde_json::json!(half(found.variance_now));
+            line["next"] = found
+                .ranked
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "configuration": named(&c.coordinate),
+                        "half_width_95_after_secs": half(c.variance_after),
+                        "cost": c.cost,
+                        "cost_unit": unit,
+                    })
+                })
+                .collect();
+            if found.ranked.is_empty() {
+                line["why_none"] =
+                    serde_json::json!(nothing_to_suggest(found.offered, found.predicted));
+            }
+        }
+        Err(e) => line["error"] = serde_json::json!(format!("not modelled: {e}")),
+    }
+    line
 }
 
 /// The models of every file, as text or JSON lines.

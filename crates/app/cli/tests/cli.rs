@@ -815,7 +815,7 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{}",
         text(&out.stderr)
     );
-    // --suggest answers in text only: --json beside it is refused, never ignored.
+    // --suggest --json: one JSON line per call path, its runs to measure by name.
     let out = yosoku(&[
         "scaling",
         "--suggest",
@@ -824,12 +824,14 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "x=10,y=2",
         text_file.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("'--suggest' cannot be used with '--json'"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(line["target"]["x"], 10.0, "{line}");
+    let next = line["next"].as_array().unwrap();
+    assert!(!next.is_empty(), "{line}");
+    assert!(next[0]["configuration"]["y"].is_number(), "{line}");
+    assert!(next[0]["cost"].as_f64().unwrap() > 0.0, "{line}");
     // A value no model can be evaluated at is refused before any file is read.
     for target in ["x=-8,y=2", "x=0,y=2"] {
         let out = yosoku(&[

@@ -14,10 +14,13 @@
 //!
 //! The cost of a candidate is the model's time for its repetitions, times the value of a
 //! parameter that counts processes (`cost_parameter`: core-seconds) where one is named. The
-//! candidates are the combinations of each parameter's measured values and one doubling past its
-//! largest that were not measured yet (a repeat narrows the noise, not the choice of terms: on
-//! the benchmark, suggestions that may repeat a configuration reached the goal less often); the
-//! target itself is one too (measuring it answers the question, at its cost).
+//! candidates are the combinations of each parameter's measured values and its next value on
+//! the grid its values keep (consecutive cubes or squares, a constant ratio or step, else a
+//! doubling: [`next_on_grid`]) that were not measured yet; the target itself is one too
+//! (measuring it answers the question, at its cost). A repeat narrows the noise, not the choice
+//! of terms: on the benchmark, suggestions that may repeat a configuration reached the goal less
+//! often, and none is offered. No run costs less than one measured at smaller or equal values of
+//! every parameter took.
 
 use super::robust::{RobustFit, Weighted, fit_robust};
 use super::{PmnfError, PmnfOptions, Point, Term, design_row, inverse_gram, terms_with_unit};
@@ -26,7 +29,8 @@ use super::{PmnfError, PmnfOptions, Point, Term, design_row, inverse_gram, terms
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub coordinate: Vec<f64>,
-    /// Seconds (or core-seconds) of its repetitions, as the model predicts them.
+    /// Seconds (or core-seconds) of its repetitions, as the model predicts them, and never less
+    /// than a run measured at smaller or equal values of every parameter took.
     pub cost: f64,
     /// The target's prediction variance once it is measured.
     pub variance_after: f64,
@@ -48,6 +52,9 @@ pub struct Suggestions {
     pub predicted: f64,
     pub variance_now: f64,
     pub ranked: Vec<Candidate>,
+    /// The configurations assessed (those `ranked` leaves out: where the model predicts no
+    /// positive time).
+    pub offered: usize,
 }
 
 /// One supported term set: its Akaike weight, unit terms, coefficients' prediction, and the
@@ -78,8 +85,42 @@ impl Supported {
     }
 }
 
-/// The candidates: every combination of each parameter's measured values and one doubling past
-/// its largest not measured yet, and the target.
+/// The value one step past the largest of `values` (sorted, distinct, not empty) on the grid
+/// they keep, and the grid's name: consecutive cubes or squares (27, 64, 125, 216: 343, the
+/// rank counts of a 3-D decomposition), a constant ratio (2, 4, 8: 16), a constant step (10,
+/// 20, 30: 40); a doubling where there are fewer than three values or none of these.
+pub fn next_on_grid(values: &[f64]) -> (f64, &'static str) {
+    let n = values.len();
+    let last = values[n - 1];
+    if n >= 3 {
+        for (k, name) in [(3, "consecutive cubes"), (2, "consecutive squares")] {
+            let roots: Vec<f64> = values
+                .iter()
+                .map(|v| v.powf(1.0 / f64::from(k)).round())
+                .collect();
+            let exact = values
+                .iter()
+                .zip(&roots)
+                .all(|(v, r)| *r >= 1.0 && (r.powi(k) - v).abs() <= 1e-9 * v.abs().max(1.0));
+            if exact && roots.windows(2).all(|w| w[1] - w[0] == 1.0) {
+                return ((roots[n - 1] + 1.0).powi(k), name);
+            }
+        }
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs());
+        let ratios: Vec<f64> = values.windows(2).map(|w| w[1] / w[0]).collect();
+        if values[0] > 0.0 && ratios.iter().all(|r| close(*r, ratios[0])) {
+            return (last * ratios[0], "a constant ratio");
+        }
+        let steps: Vec<f64> = values.windows(2).map(|w| w[1] - w[0]).collect();
+        if steps.iter().all(|d| close(*d, steps[0])) {
+            return (last + steps[0], "a constant step");
+        }
+    }
+    (2.0 * last, "a doubling")
+}
+
+/// The candidates: every combination of each parameter's measured values and its next value on
+/// the grid they keep ([`next_on_grid`]) not measured yet, and the target.
 pub fn candidates(points: &[Point], target: &[f64]) -> Vec<Vec<f64>> {
     let dims = target.len();
     let axes: Vec<Vec<f64>> = (0..dims)
@@ -87,8 +128,9 @@ pub fn candidates(points: &[Point], target: &[f64]) -> Vec<Vec<f64>> {
             let mut v: Vec<f64> = points.iter().map(|p| p.coordinate[d]).collect();
             v.sort_by(f64::total_cmp);
             v.dedup();
-            if let Some(&largest) = v.last() {
-                v.push(2.0 * largest);
+            if !v.is_empty() {
+                let (next, _) = next_on_grid(&v);
+                v.push(next);
             }
             v
         })
@@ -154,6 +196,24 @@ pub fn suggest(
         .map(|(s, v)| s.weight * v)
         .sum::<f64>()
         + spread_target;
+    let processes_of = |c: &[f64]| {
+        cost_parameter
+            .and_then(|p| c.get(p))
+            .copied()
+            .unwrap_or(1.0)
+    };
+    // What a run measured at smaller or equal values of every parameter took: a bigger run costs
+    // no less.
+    let floor = |c: &[f64]| {
+        points
+            .iter()
+            .filter(|p| p.coordinate.iter().zip(c).all(|(a, b)| a <= b))
+            .map(|p| {
+                let mean = p.values.iter().sum::<f64>() / p.values.len().max(1) as f64;
+                mean * repetitions * processes_of(&p.coordinate)
+            })
+            .fold(0.0, f64::max)
+    };
     let mut ranked: Vec<Candidate> = candidates
         .iter()
         .filter_map(|c| {
@@ -181,13 +241,9 @@ pub fn suggest(
             } else {
                 spread_target
             };
-            let processes = cost_parameter
-                .and_then(|p| c.get(p))
-                .copied()
-                .unwrap_or(1.0);
             Some(Candidate {
                 coordinate: c.clone(),
-                cost: predicted * repetitions * processes,
+                cost: (predicted * repetitions * processes_of(c)).max(floor(c)),
                 variance_after: fit_after + spread_after,
             })
         })
@@ -202,6 +258,7 @@ pub fn suggest(
         target: target.to_vec(),
         variance_now,
         ranked,
+        offered: candidates.len(),
     })
 }
 
@@ -241,5 +298,45 @@ mod tests {
         let by_cores =
             suggest(&points, &PmnfOptions::default(), &target, &offered, Some(0)).unwrap();
         assert!((by_cores.ranked[0].cost / best.cost - 32.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_next_value_follows_the_grid_the_runs_lie_on() {
+        assert_eq!(
+            next_on_grid(&[27.0, 64.0, 125.0, 216.0]),
+            (343.0, "consecutive cubes")
+        );
+        assert_eq!(
+            next_on_grid(&[1.0, 4.0, 9.0]),
+            (16.0, "consecutive squares")
+        );
+        assert_eq!(
+            next_on_grid(&[2.0, 4.0, 8.0, 16.0]),
+            (32.0, "a constant ratio")
+        );
+        assert_eq!(next_on_grid(&[10.0, 20.0, 30.0]), (40.0, "a constant step"));
+        assert_eq!(next_on_grid(&[3.0, 5.0, 11.0]), (22.0, "a doubling"));
+        assert_eq!(next_on_grid(&[8.0, 64.0]), (128.0, "a doubling"));
+    }
+
+    /// Four points on cubes (no repetitions) rising fast: the next run offered is the next cube,
+    /// not a doubling, and none costs less than the largest run measured took.
+    #[test]
+    fn costs_never_fall_below_a_measured_run() {
+        let points: Vec<Point> = [(27.0, 0.040), (64.0, 0.074), (125.0, 1.06), (216.0, 2.13)]
+            .iter()
+            .map(|&(x, y)| Point {
+                coordinate: vec![x],
+                values: vec![y],
+            })
+            .collect();
+        let target = [432.0];
+        let offered = candidates(&points, &target);
+        assert_eq!(offered, vec![vec![343.0], vec![432.0]]);
+        let found = suggest(&points, &PmnfOptions::default(), &target, &offered, None).unwrap();
+        for c in &found.ranked {
+            assert!(c.cost >= 2.13, "{c:?}");
+        }
+        assert_eq!(found.offered, 2);
     }
 }
