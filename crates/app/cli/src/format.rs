@@ -24,6 +24,24 @@ pub fn secs(v: f64) -> String {
     }
 }
 
+/// A value of an Extra-P metric as its name says it is: a time (`time`, a name in seconds, or
+/// no name) in its unit of time; bytes in B, FLOPs as FLOP; any other (visits, counts) a plain
+/// number, never seconds.
+pub fn metric_value(v: f64, metric: &str) -> String {
+    let m = metric.to_ascii_lowercase();
+    if m.is_empty() || m.contains("time") || m.contains("duration") || m.ends_with("secs") {
+        return secs(v);
+    }
+    let unit = if m.contains("byte") {
+        "B"
+    } else if m.contains("flop") {
+        "FLOP"
+    } else {
+        ""
+    };
+    value(v, unit)
+}
+
 /// A number with its unit, at a precision that suits its size.
 pub fn value(value: f64, unit: &str) -> String {
     let number = if unit == "%" {
@@ -462,6 +480,17 @@ mod tests {
         assert_eq!(secs(1.2e-7), "120.0 ns");
         assert_eq!(secs(0.0), "0.0 us");
         assert_eq!(secs(-1.95), "-1.950 s");
+    }
+
+    /// An Extra-P metric's values in the unit its name says: times in seconds, visits plain,
+    /// bytes in B.
+    #[test]
+    fn a_metric_prints_in_the_unit_its_name_says() {
+        assert_eq!(metric_value(2.5, "time"), "2.500 s");
+        assert_eq!(metric_value(2.5, ""), "2.500 s");
+        assert_eq!(metric_value(1200.0, "visits"), "1200");
+        assert_eq!(metric_value(1234.5, "visits"), "1234.5");
+        assert_eq!(metric_value(4096.0, "bytes_sent"), "4096.0 B");
     }
 
     fn row(method: &str, value: f64, verdict: Option<Verdict>) -> ScoreRow {

@@ -162,8 +162,8 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 "  {} / {}: at {at} the robust model predicts {} +- {} (about 95 %)\n    measure next, the most narrowing per {unit} of runs first:",
                 s.callpath,
                 s.metric,
-                crate::format::secs(found.predicted),
-                crate::format::secs(half(found.variance_now)),
+                crate::format::metric_value(found.predicted, &s.metric),
+                crate::format::metric_value(half(found.variance_now), &s.metric),
             );
             if found.ranked.is_empty() {
                 let _ = writeln!(
@@ -184,7 +184,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     "      {}. {}: +- {} at the target; the runs take {}",
                     i + 1,
                     config.join(", "),
-                    crate::format::secs(half(c.variance_after)),
+                    crate::format::metric_value(half(c.variance_after), &s.metric),
                     crate::format::value(c.cost, unit),
                 );
             }
