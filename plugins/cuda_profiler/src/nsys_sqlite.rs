@@ -205,6 +205,28 @@ struct Out<'a> {
     counts: Counts,
 }
 
+impl<'a> Out<'a> {
+    /// Its fields, each borrowed on its own.
+    #[allow(clippy::type_complexity)]
+    fn parts(
+        &mut self,
+    ) -> (
+        &mut Tables,
+        &'a str,
+        &'a dyn Fn(Option<i64>) -> String,
+        &'a Labels,
+        &mut Counts,
+    ) {
+        (
+            &mut self.tables,
+            self.timeline,
+            self.gpu,
+            self.labels,
+            &mut self.counts,
+        )
+    }
+}
+
 /// What the reader read, for its notes.
 #[derive(Debug, Default)]
 struct Counts {
@@ -268,13 +290,7 @@ fn seconds(export: &Export<'_>, table: &str, start: i64, end: i64) -> Result<f64
 }
 
 fn kernels(export: &Export<'_>, out: &mut Out<'_>) -> Result<(), PluginError> {
-    let Out {
-        tables,
-        timeline,
-        gpu,
-        labels,
-        counts,
-    } = out;
+    let (tables, timeline, gpu, labels, counts) = out.parts();
     const TABLE: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
     if !export.has_table(TABLE)? {
         return Ok(());
@@ -354,13 +370,7 @@ fn stream_lane(device: &str, stream: Option<i64>) -> String {
 /// Copies and sets: runs of phase `transfer` and spans on their streams, each named as nsys's
 /// GPU trace names them (`[CUDA memcpy Host-to-Device]`, `[CUDA memset]`).
 fn copies_and_sets(export: &Export<'_>, out: &mut Out<'_>) -> Result<(), PluginError> {
-    let Out {
-        tables,
-        timeline,
-        gpu,
-        labels,
-        counts,
-    } = out;
+    let (tables, timeline, gpu, labels, counts) = out.parts();
     let kinds: HashMap<i64, String> = if export.has_table("ENUM_CUDA_MEMCPY_OPER")? {
         export.require_columns("ENUM_CUDA_MEMCPY_OPER", &["id", "label"])?;
         let mut statement = export

@@ -421,6 +421,30 @@ impl TraceColumns<'_> {
         }
     }
 
+    /// Row `r`'s `Start`, in seconds (its unit from the units row).
+    fn start_secs(
+        &self,
+        line: usize,
+        r: &csv::StringRecord,
+        units: &csv::StringRecord,
+    ) -> Result<f64, PluginError> {
+        let start_text = field(self.path, line, r, self.start, self.header)?;
+        normalise_text(
+            start_text,
+            units.get(self.start).unwrap_or(""),
+            Prefixes::Binary,
+        )
+        .filter(|v| v.unit == "s")
+        .map(|v| v.value)
+        .ok_or_else(|| {
+            PluginError::at_line(
+                self.path,
+                line,
+                format!("column `Start`: expected a time, found `{start_text}`"),
+            )
+        })
+    }
+
     /// The device a row ran on, as the runs name it.
     fn device_of(&self, r: &csv::StringRecord) -> String {
         self.labels.device.clone().unwrap_or_else(|| {
@@ -447,20 +471,7 @@ impl TraceColumns<'_> {
         if !(empty && name.starts_with('[') && name.ends_with(']')) {
             return Ok(None);
         }
-        let start_text = field(self.path, line, r, self.start, self.header)?;
-        let start_secs = normalise_text(
-            start_text,
-            units.get(self.start).unwrap_or(""),
-            Prefixes::Binary,
-        )
-        .filter(|v| v.unit == "s")
-        .ok_or_else(|| {
-            PluginError::at_line(
-                self.path,
-                line,
-                format!("column `Start`: expected a time, found `{start_text}`"),
-            )
-        })?;
+        let start_secs = self.start_secs(line, r, units)?;
         let device = self.device_of(r);
         let lane = if device.is_empty() {
             "host".to_owned()
@@ -476,7 +487,7 @@ impl TraceColumns<'_> {
                 "stream",
                 name,
                 trace_phase(name).1,
-                (start_secs.value * 1e9).round() as i64,
+                (start_secs * 1e9).round() as i64,
                 0,
             )
         });
@@ -532,20 +543,7 @@ impl TraceColumns<'_> {
             ));
         }
         // The row on the file's timeline: its start (same units row) and its stream.
-        let start_text = field(path, line, r, self.start, header)?;
-        let start_secs = normalise_text(
-            start_text,
-            units.get(self.start).unwrap_or(""),
-            Prefixes::Binary,
-        )
-        .filter(|v| v.unit == "s")
-        .ok_or_else(|| {
-            PluginError::at_line(
-                path,
-                line,
-                format!("column `Start`: expected a time, found `{start_text}`"),
-            )
-        })?;
+        let start_secs = self.start_secs(line, r, units)?;
         let timeline = self.timeline(&prefix);
         let device_label = tables.run_key(run).device.clone();
         let lane = match self.stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
@@ -561,7 +559,7 @@ impl TraceColumns<'_> {
                 "stream",
                 name_text,
                 category,
-                (start_secs.value * 1e9).round() as i64,
+                (start_secs * 1e9).round() as i64,
                 (seconds.value * 1e9).round() as i64,
             )
         });

@@ -666,13 +666,7 @@ mod tests {
     /// small values.
     #[test]
     fn a_rising_series_is_never_modelled_flat() {
-        let points: Vec<Point> = [(27.0, 0.040), (64.0, 0.074), (125.0, 1.06), (216.0, 2.13)]
-            .iter()
-            .map(|&(x, y)| Point {
-                coordinate: vec![x],
-                values: vec![y],
-            })
-            .collect();
+        let points = synthetic::rising_series();
         let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
         assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
         let at = fit.model.evaluate(&[343.0]);

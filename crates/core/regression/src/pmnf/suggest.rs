@@ -265,6 +265,7 @@ pub fn suggest(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pmnf::synthetic;
 
     /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16 (3 repetitions at +-2 %) for a prediction at 128:
     /// the next run is one doubling past the largest (the range toward the target), its cost the
@@ -323,13 +324,7 @@ mod tests {
     /// not a doubling, and none costs less than the largest run measured took.
     #[test]
     fn costs_never_fall_below_a_measured_run() {
-        let points: Vec<Point> = [(27.0, 0.040), (64.0, 0.074), (125.0, 1.06), (216.0, 2.13)]
-            .iter()
-            .map(|&(x, y)| Point {
-                coordinate: vec![x],
-                values: vec![y],
-            })
-            .collect();
+        let points = synthetic::rising_series();
         let target = [432.0];
         let offered = candidates(&points, &target);
         assert_eq!(offered, vec![vec![343.0], vec![432.0]]);

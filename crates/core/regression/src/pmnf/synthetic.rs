@@ -267,3 +267,17 @@ fn experiment(rng: &mut SplitMix, family: Family, noise: f64) -> Experiment {
     law.held_out = held_out;
     law
 }
+
+/// A call path of a public MPI study that rises 50x over four points, without repetitions
+/// (0.040, 0.074, 1.06, 2.13 s at p = 27, 64, 125, 216): the robust search's and `--suggest`'s
+/// tests of a series no model may flatten.
+#[cfg(test)]
+pub(crate) fn rising_series() -> Vec<Point> {
+    [(27.0, 0.040), (64.0, 0.074), (125.0, 1.06), (216.0, 2.13)]
+        .iter()
+        .map(|&(x, y)| Point {
+            coordinate: vec![x],
+            values: vec![y],
+        })
+        .collect()
+}
