@@ -1640,4 +1640,10 @@ fn sqlite_files_yosoku_does_not_read_are_refused_with_what_they_are() {
     );
     let e = read(make("empty.sqlite", &meta("3.13.2")));
     assert!(e.contains("no kernel launches"), "{e}");
+    // A database cut short (its first 100 bytes, the header alone): refused by name, no panic.
+    let whole = std::fs::read(make("whole.sqlite", &meta("3.13.2"))).unwrap();
+    let cut = dir.path().join("cut.sqlite");
+    std::fs::write(&cut, &whole[..100]).unwrap();
+    let e = read(cut);
+    assert!(e.contains("cut.sqlite"), "{e}");
 }
