@@ -157,6 +157,10 @@ cargo xtask <command>
                        and robust search; terms recovered, held-out error, interval coverage; then
                        the next run to measure (--suggest) on the first 120 against a full grid,
                        and on the first 12 beside Extra-P's measurement point advisor (GPR)
+  bench-intervals      the scaling models' 95 % intervals on real files (Extra-P's experiments, the
+                       MPI scaling runs; as they are and thinned): each file's largest point held
+                       out, predicted by Extra-P and by both searches, intervals as given and
+                       calibrated on the rest
   bench-mpi-logs [--steps N] [--runs N]
                        MPI logs of millions of calls: our message-rate program (tools/mpi-message-rate)
                        on 2 ranks under the interposer (72,000 steps: 1 GB of logs), imported and
@@ -246,6 +250,7 @@ fn run() -> Result<()> {
         Some("bench-mpi-logs") => mpi_logs_bench::run(&args[1..]),
         Some("bench-predict") => predict_bench::run(&args[1..]),
         Some("bench-scaling") => scaling_bench::run(&args[1..]),
+        Some("bench-intervals") => scaling_bench::intervals(&args[1..]),
         Some("opencl-experiment") => opencl::experiment(&args[1..]),
         Some("cuda-trace-check") => cuda_trace::check(),
         Some("bench-opencl") => opencl::bench(),

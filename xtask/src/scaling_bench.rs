@@ -31,15 +31,7 @@ pub fn run(args: &[String]) -> Result<()> {
     crate::positive_options(args, usage, &mut values)?;
     let [(_, laws), (_, seed), (_, suggest_laws), (_, advisor_laws)] = values;
     let python = crate::python::ensure_extrap_python()?;
-    run_cmd(cargo().args([
-        "build",
-        "--release",
-        "-p",
-        "yosoku-regression",
-        "--example",
-        "scaling_noise",
-    ]))?;
-    let example = target_dir().join("release/examples/scaling_noise");
+    let example = regression_example("scaling_noise")?;
     let dir = target_dir().join("bench-scaling");
     let laws_dir = dir.join("laws");
     if laws_dir.exists() {
@@ -58,29 +50,13 @@ pub fn run(args: &[String]) -> Result<()> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     files.sort();
-    let script = repo_root().join("tools/extrap/models.py");
     let mut extrap_runs = Vec::new();
     for (name, flags) in [
         ("extrap-default", &[][..]),
         ("extrap-negative-exponents", &["--negative-exponents"][..]),
     ] {
         let out = dir.join(format!("{name}.jsonl"));
-        let started = Instant::now();
-        let status = Command::new(&python)
-            .arg(&script)
-            .args(flags)
-            .args(&files)
-            .stdout(File::create(&out).with_context(|| format!("cannot write {}", out.display()))?)
-            // Extra-P warns on every 4-point parameter; its models are what counts.
-            .stderr(Stdio::null())
-            .status()
-            .context("cannot run Extra-P")?;
-        anyhow::ensure!(status.success(), "Extra-P ({name}) failed: {status}");
-        eprintln!(
-            "xtask: Extra-P ({name}) modelled {} files in {:.1} s",
-            files.len(),
-            started.elapsed().as_secs_f64()
-        );
+        extrap_models(&python, flags, &files, &out)?;
         extrap_runs.push(out);
     }
     let mut score = Command::new(&example);
@@ -110,4 +86,118 @@ pub fn run(args: &[String]) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// `cargo xtask bench-intervals`: the scaling models' intervals on real files (issue 70, item
+/// 1; BENCHMARKS.md, "Intervals on real files"). Extra-P's own experiments (the regression
+/// crate's test data) and the repository's real MPI scaling runs (pipelines/mpi-scaling.toml,
+/// run into the target directory and exported as Extra-P experiments), each as it is and
+/// thinned (one repetition, 5 values a parameter), are written as Extra-P's JSON by the
+/// regression crate's `scaling_intervals` example; Extra-P 4.2.5 predicts each file's largest
+/// point from the rest (tools/extrap/models.py --hold-out-largest) and the example scores
+/// yosoku's two searches on the same held-out points, their intervals as the search gives them
+/// and calibrated on the rest alone.
+pub fn intervals(args: &[String]) -> Result<()> {
+    anyhow::ensure!(
+        args.is_empty(),
+        "usage: cargo xtask bench-intervals (no options)"
+    );
+    let python = crate::python::ensure_extrap_python()?;
+    let example = regression_example("scaling_intervals")?;
+    run_cmd(cargo().args(["build", "-p", "yosoku-cli"]))?;
+    let dir = target_dir().join("bench-intervals");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot empty {}", dir.display()))?;
+    }
+    let exported = dir.join("exported");
+    std::fs::create_dir_all(&exported)?;
+    let bundle = dir.join("mpi-scaling-bundle");
+    let yosoku = crate::yosoku_binary();
+    run_cmd(
+        Command::new(&yosoku)
+            .current_dir(repo_root())
+            .args(["run", "pipelines/mpi-scaling.toml", "--quiet", "-o"])
+            .arg(&bundle),
+    )?;
+    run_cmd(
+        Command::new(&yosoku)
+            .arg("export")
+            .arg(&bundle)
+            .args(["--format", "extrap", "-o"])
+            .arg(exported.join("mpi-scaling.json")),
+    )?;
+    let data = repo_root().join("crates/core/regression/tests/data/extrap");
+    let mut inputs = Vec::new();
+    for sub in ["comparison", "text", "text/mpa", "jsonlines", "input"] {
+        inputs.extend(files_of(&data.join(sub))?);
+    }
+    inputs.extend(files_of(&exported)?);
+    inputs.retain(|p| !p.to_string_lossy().contains("_neg"));
+    let files = dir.join("files");
+    run_cmd(
+        Command::new(&example)
+            .arg("write")
+            .arg(&files)
+            .args(&inputs),
+    )?;
+    let written = files_of(&files)?;
+    let out = dir.join("extrap-held-out.jsonl");
+    extrap_models(&python, &["--hold-out-largest"], &written, &out)?;
+    run_cmd(
+        Command::new(&example)
+            .arg("score")
+            .arg(&files)
+            .arg("--extrap")
+            .arg(&out),
+    )
+}
+
+/// Extra-P's models of `files` (tools/extrap/models.py with `flags`), as JSON lines into `out`.
+fn extrap_models(
+    python: &std::path::Path,
+    flags: &[&str],
+    files: &[std::path::PathBuf],
+    out: &std::path::Path,
+) -> Result<()> {
+    let started = Instant::now();
+    let status = Command::new(python)
+        .arg(repo_root().join("tools/extrap/models.py"))
+        .args(flags)
+        .args(files)
+        .stdout(File::create(out).with_context(|| format!("cannot write {}", out.display()))?)
+        // Extra-P warns on every 4-point parameter; its models are what counts.
+        .stderr(Stdio::null())
+        .status()
+        .context("cannot run Extra-P")?;
+    anyhow::ensure!(status.success(), "Extra-P {flags:?} failed: {status}");
+    eprintln!(
+        "xtask: Extra-P {flags:?} modelled {} files in {:.1} s",
+        files.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The regression crate's example `name`, built (release), and its path.
+fn regression_example(name: &str) -> Result<std::path::PathBuf> {
+    run_cmd(cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "yosoku-regression",
+        "--example",
+        name,
+    ]))?;
+    Ok(target_dir().join("release/examples").join(name))
+}
+
+/// The files directly in `dir`, sorted.
+fn files_of(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
 }

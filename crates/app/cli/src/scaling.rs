@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
-    Aggregate, PmnfError, PmnfModel, PmnfOptions, RobustFit, Term, term_shape,
+    Aggregate, Calibration, PmnfError, PmnfModel, PmnfOptions, RobustFit, Term, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -43,8 +43,11 @@ pub struct Request {
     /// line per call path with --json).
     #[arg(long, requires = "target")]
     suggest: bool,
-    /// The configuration to predict, every parameter by name: `p=1024,n=4096`.
-    #[arg(long, value_parser = parse_target, requires = "suggest")]
+    /// The configuration to predict, every parameter by name: `p=1024,n=4096`. Each model's
+    /// prediction there is printed with its 95 % interval, calibrated on the file's own
+    /// held-out points (each call path's largest, predicted from the rest; the sentence under
+    /// the file says how); with --suggest, the runs that would narrow it.
+    #[arg(long, value_parser = parse_target)]
     target: Option<Target>,
     /// The parameter that counts processes (ranks): a run's cost is then its time times that
     /// value (core-seconds), not its time alone.
@@ -137,16 +140,17 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         }
         if request.json {
             for s in &file.series {
-                let line = suggestion_json(&file.file, &file.parameters, s, unit);
+                let line = suggestion_json(&file, s, unit);
                 let _ = writeln!(out, "{line}");
             }
             continue;
         }
         let _ = writeln!(
             out,
-            "{} (parameters: {})",
+            "{} (parameters: {})\n  robust intervals: {}",
             file.file.display(),
-            file.parameters.join(", ")
+            file.parameters.join(", "),
+            file.calibration.describe()
         );
         for s in &file.series {
             let found = match &s.suggestions {
@@ -157,12 +161,13 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 }
             };
             let half = |variance: f64| 1.96 * variance.max(0.0).sqrt();
+            let predicted = Predicted::new(&found.fit.model, &found.target, &file.calibration);
             let _ = writeln!(
                 out,
-                "  {} / {}: at {at} the robust model predicts {} +- {} (about 95 %)\n    measure next, the most narrowing per {unit} of runs first:",
+                "  {} / {}: at {at} the robust model predicts {}; the model itself is uncertain by +- {}\n    measure next, the most narrowing per {unit} of runs first:",
                 s.callpath,
                 s.metric,
-                crate::format::metric_value(found.predicted, &s.metric),
+                predicted.text(&s.metric),
                 crate::format::metric_value(half(found.variance_now), &s.metric),
             );
             if found.ranked.is_empty() {
@@ -181,7 +186,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     .collect();
                 let _ = writeln!(
                     out,
-                    "      {}. {}: +- {} at the target; the runs take {}",
+                    "      {}. {}: the model's +- {} at the target; the runs take {}",
                     i + 1,
                     config.join(", "),
                     crate::format::metric_value(half(c.variance_after), &s.metric),
@@ -205,11 +210,11 @@ fn nothing_to_suggest(offered: usize, predicted_secs: f64) -> String {
 /// half-width, and each run to measure (its configuration by name, the half-width after it, its
 /// cost in `unit`), or why there is none.
 fn suggestion_json(
-    file: &std::path::Path,
-    parameters: &[String],
+    file: &yosoku_runner::scaling::FileSuggestions,
     s: &yosoku_runner::scaling::SeriesSuggestions,
     unit: &str,
 ) -> serde_json::Value {
+    let parameters = &file.parameters;
     let half = |variance: f64| 1.96 * variance.max(0.0).sqrt();
     let named = |c: &[f64]| -> serde_json::Map<String, serde_json::Value> {
         parameters
@@ -219,7 +224,7 @@ fn suggestion_json(
             .collect()
     };
     let mut line = serde_json::json!({
-        "file": file.display().to_string(),
+        "file": file.file.display().to_string(),
         "callpath": s.callpath,
         "metric": s.metric,
     });
@@ -227,14 +232,17 @@ fn suggestion_json(
         Ok(found) => {
             line["target"] = serde_json::Value::Object(named(&found.target));
             line["predicted_secs"] = serde_json::json!(found.predicted);
-            line["half_width_95_secs"] = serde_json::json!(half(found.variance_now));
+            let names: Vec<&str> = parameters.iter().map(String::as_str).collect();
+            line["prediction"] = Predicted::new(&found.fit.model, &found.target, &file.calibration)
+                .json(&names, &found.target);
+            line["model_half_width_95_secs"] = serde_json::json!(half(found.variance_now));
             line["next"] = found
                 .ranked
                 .iter()
                 .map(|c| {
                     serde_json::json!({
                         "configuration": named(&c.coordinate),
-                        "half_width_95_after_secs": half(c.variance_after),
+                        "model_half_width_95_after_secs": half(c.variance_after),
                         "cost": c.cost,
                         "cost_unit": unit,
                     })
@@ -266,7 +274,9 @@ pub fn run(request: &Request) -> Outcome {
     }
     let mut out = String::new();
     let mut failed = Vec::new();
-    for file_models in yosoku_runner::scaling::model_files(&request.files, &options, request.robust)
+    let target = request.target.as_ref().map(|t| t.0.as_slice());
+    for file_models in
+        yosoku_runner::scaling::model_files(&request.files, &options, request.robust, target)
     {
         let file_models = match file_models {
             Ok(m) => m,
@@ -284,8 +294,23 @@ pub fn run(request: &Request) -> Outcome {
         if !request.json {
             let _ = writeln!(out, "{} (parameters: {})", file.display(), names.join(", "));
         }
+        let prediction = file_models.prediction.as_ref();
+        let at = prediction.map(|p| at_text(&names, &p.coordinate));
         for s in &file_models.models {
             let model = &s.model;
+            let extrap_predicted = prediction.and_then(|p| {
+                model
+                    .as_ref()
+                    .ok()
+                    .map(|m| Predicted::new(m, &p.coordinate, &p.calibration))
+            });
+            let robust_predicted = match (prediction, &s.robust) {
+                (Some(p), Some(Ok(r))) => p
+                    .robust_calibration
+                    .as_ref()
+                    .map(|c| Predicted::new(&r.model, &p.coordinate, c)),
+                _ => None,
+            };
             match (&model, request.json) {
                 (Ok(m), true) => {
                     let mut line = serde_json::json!({
@@ -298,6 +323,9 @@ pub fn run(request: &Request) -> Outcome {
                         "rss": m.rss,
                         "ar2": m.adjusted_r2,
                     });
+                    if let (Some(p), Some(predicted)) = (prediction, &extrap_predicted) {
+                        line["prediction"] = predicted.json(&names, &p.coordinate);
+                    }
                     if let Some(robust) = &s.robust {
                         line["robust"] = match robust {
                             Ok(r) => serde_json::json!({
@@ -308,6 +336,9 @@ pub fn run(request: &Request) -> Outcome {
                             }),
                             Err(e) => serde_json::json!({ "error": e.to_string() }),
                         };
+                        if let (Some(p), Some(predicted)) = (prediction, &robust_predicted) {
+                            line["robust"]["prediction"] = predicted.json(&names, &p.coordinate);
+                        }
                     }
                     let _ = writeln!(out, "{line}");
                 }
@@ -336,8 +367,14 @@ pub fn run(request: &Request) -> Outcome {
                             ""
                         }
                     );
+                    if let (Some(at), Some(predicted)) = (&at, &extrap_predicted) {
+                        let _ = writeln!(out, "    at {at}: {}", predicted.text(&s.metric));
+                    }
                     if let Some(robust) = &s.robust {
                         let _ = writeln!(out, "{}", robust_text(robust, m, &names));
+                        if let (Some(at), Some(predicted)) = (&at, &robust_predicted) {
+                            let _ = writeln!(out, "      at {at}: {}", predicted.text(&s.metric));
+                        }
                     }
                 }
                 (Err(e), false) => {
@@ -345,8 +382,77 @@ pub fn run(request: &Request) -> Outcome {
                 }
             }
         }
+        if let (Some(p), false) = (prediction, request.json) {
+            let _ = writeln!(out, "  intervals: {}", p.calibration.describe());
+            if let Some(c) = &p.robust_calibration {
+                let _ = writeln!(out, "  robust intervals: {}", c.describe());
+            }
+        }
     }
     Outcome { text: out, failed }
+}
+
+/// `p=343, n=64`: a configuration by its parameters' names.
+fn at_text(names: &[&str], coordinate: &[f64]) -> String {
+    let parts: Vec<String> = names
+        .iter()
+        .zip(coordinate)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
+    parts.join(", ")
+}
+
+/// A model's prediction at a configuration and its calibrated interval.
+struct Predicted<'a> {
+    value: f64,
+    interval: Option<(f64, f64)>,
+    calibration: &'a Calibration,
+}
+
+impl<'a> Predicted<'a> {
+    fn new(model: &PmnfModel, coordinate: &[f64], calibration: &'a Calibration) -> Self {
+        Predicted {
+            value: model.evaluate(coordinate),
+            interval: calibration.interval(model, coordinate),
+            calibration,
+        }
+    }
+
+    /// `1.23 s (95 % interval 1.01 s to 1.45 s)`, in the metric's unit.
+    fn text(&self, metric: &str) -> String {
+        let value = |v: f64| crate::format::metric_value(v, metric);
+        match self.interval {
+            Some((lo, hi)) => format!(
+                "{} ({:.0} % interval {} to {})",
+                value(self.value),
+                100.0 * self.calibration.level,
+                value(lo),
+                value(hi)
+            ),
+            None => format!(
+                "{} (no interval: the fit has no residual degrees of freedom)",
+                value(self.value)
+            ),
+        }
+    }
+
+    /// The prediction as JSON: the configuration by name, the value, the interval's bounds and
+    /// level, and the calibration's scale and checks.
+    fn json(&self, names: &[&str], coordinate: &[f64]) -> serde_json::Value {
+        let target: serde_json::Map<String, serde_json::Value> = names
+            .iter()
+            .zip(coordinate)
+            .map(|(n, v)| ((*n).to_owned(), serde_json::json!(v)))
+            .collect();
+        serde_json::json!({
+            "target": target,
+            "value": self.value,
+            "low": self.interval.map(|i| i.0),
+            "high": self.interval.map(|i| i.1),
+            "level": self.calibration.level,
+            "calibration": self.calibration,
+        })
+    }
 }
 
 /// A model's terms as `tools/extrap/models.py` writes Extra-P's: coefficient and factors

@@ -868,6 +868,48 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     );
     assert!(text(&out.stdout).is_empty(), "{}", text(&out.stdout));
     let saved = data.join("comparison/lulesh_with_tags.extra-p");
+    // --target without --suggest: each model's prediction there with its 95 % interval,
+    // calibrated on the file's own held-out points, and a sentence per search saying how.
+    let out = yosoku(&[
+        "scaling",
+        "--robust",
+        "--target",
+        "s=60",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("    at s=60: "), "{printed}");
+    assert!(printed.contains("      at s=60: "), "{printed}");
+    assert!(printed.contains("(95 % interval "), "{printed}");
+    assert!(
+        printed
+            .contains("  intervals: 95 % intervals calibrated on 48 held-out points of this file"),
+        "{printed}"
+    );
+    // The robust search's checks: the call paths that keep 4 sizes without their largest.
+    assert!(
+        printed.contains("  robust intervals: 95 % intervals calibrated on 43 held-out points"),
+        "{printed}"
+    );
+    let out = yosoku(&[
+        "scaling",
+        "--json",
+        "--target",
+        "s=60",
+        saved.to_str().unwrap(),
+    ]);
+    let first: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+    let p = &first["prediction"];
+    assert_eq!(p["target"]["s"], 60.0, "{first}");
+    assert!(
+        p["low"].as_f64().unwrap() < p["value"].as_f64().unwrap()
+            && p["value"].as_f64().unwrap() < p["high"].as_f64().unwrap(),
+        "{first}"
+    );
+    assert_eq!(p["calibration"]["basis"], "conformal", "{first}");
+    assert_eq!(p["calibration"]["checks"], 48, "{first}");
     let out = yosoku(&["scaling", "--json", saved.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let lines: Vec<serde_json::Value> = text(&out.stdout)

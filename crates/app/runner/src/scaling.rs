@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
+pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
+use yosoku_regression::pmnf::calibrate::{ROBUST_FEWEST_VALUES, calibrate};
+use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
 use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
 use yosoku_regression::pmnf::robust::fit_robust;
@@ -22,7 +24,23 @@ pub struct FileModels {
     pub models: Vec<SeriesModel>,
     /// What the reader left out of the file and why, each at its line.
     pub notes: Vec<String>,
+    /// The configuration asked for (`--target`), each parameter's value in the file's order,
+    /// and how the file's own held-out points calibrate the intervals there.
+    pub prediction: Option<FilePrediction>,
 }
+
+/// Where the models of a file are asked to predict, and how far to trust their intervals.
+#[derive(Debug)]
+pub struct FilePrediction {
+    pub coordinate: Vec<f64>,
+    /// The Extra-P-compatible search's intervals, calibrated on the file's checks.
+    pub calibration: Calibration,
+    /// The robust search's, when it was asked for.
+    pub robust_calibration: Option<Calibration>,
+}
+
+/// The level of every interval `yosoku scaling` prints.
+pub const LEVEL: f64 = 0.95;
 
 /// One call path's model.
 #[derive(Debug)]
@@ -75,20 +93,32 @@ pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
 }
 
 /// Every call path of every file modelled with `options` (and, with `robust`, by the robust
-/// search too): per file, in the order given, its models or why it could not be read.
+/// search too): per file, in the order given, its models or why it could not be read. With a
+/// `target` (each parameter's value by name), each file's intervals are calibrated on its own
+/// held-out points for the prediction there.
 pub fn model_files(
     files: &[PathBuf],
     options: &PmnfOptions,
     robust: bool,
+    target: Option<&[(String, f64)]>,
 ) -> Vec<Result<FileModels>> {
     let median = options.aggregate == yosoku_regression::pmnf::Aggregate::Median;
     files
         .iter()
         .map(|file| {
             let e = read_experiment(file, median)?;
+            let prediction = match target {
+                Some(target) => Some(FilePrediction {
+                    coordinate: target_coordinate(file, &e.parameters, target)?,
+                    calibration: calibrate_file(&e.series, options, false),
+                    robust_calibration: robust.then(|| calibrate_file(&e.series, options, true)),
+                }),
+                None => None,
+            };
             Ok(FileModels {
                 file: file.clone(),
                 notes: e.notes,
+                prediction,
                 models: e
                     .series
                     .into_iter()
@@ -103,6 +133,50 @@ pub fn model_files(
             })
         })
         .collect()
+}
+
+/// One search's intervals over a file, calibrated on each call path's largest point held out
+/// (`yosoku_regression::pmnf::calibrate`): the robust search's with `robust`.
+fn calibrate_file(series: &[Series], options: &PmnfOptions, robust: bool) -> Calibration {
+    let points: Vec<&[yosoku_regression::pmnf::Point]> =
+        series.iter().map(|s| s.points.as_slice()).collect();
+    let fewest = if robust { ROBUST_FEWEST_VALUES } else { 0 };
+    calibrate(&points, options.aggregate, LEVEL, fewest, |rest| {
+        if robust {
+            fit_robust(rest, options).ok().map(|r| r.model)
+        } else {
+            fit(rest, options).ok()
+        }
+    })
+}
+
+/// `target`'s values (by name) in the order of the file's `parameters`; a name the file lacks,
+/// or a parameter without a value, is an error naming both.
+fn target_coordinate(
+    file: &Path,
+    parameters: &[String],
+    target: &[(String, f64)],
+) -> Result<Vec<f64>> {
+    let mut coordinate = vec![f64::NAN; parameters.len()];
+    for (name, value) in target {
+        let p = parameters.iter().position(|p| p == name).ok_or_else(|| {
+            anyhow!(
+                "{}: --target names `{name}`, but the file's parameters are {}",
+                file.display(),
+                parameters.join(", ")
+            )
+        })?;
+        coordinate[p] = *value;
+    }
+    if let Some(missing) = parameters.iter().zip(&coordinate).find(|(_, v)| v.is_nan()) {
+        anyhow::bail!(
+            "{}: --target gives no value of the parameter `{}` (expected {})",
+            file.display(),
+            missing.0,
+            parameters.join(", ")
+        );
+    }
+    Ok(coordinate)
 }
 
 /// The next runs to measure for one call path (`yosoku scaling --suggest`).
@@ -121,6 +195,8 @@ pub struct FileSuggestions {
     pub series: Vec<SeriesSuggestions>,
     /// What the reader left out of the file and why, each at its line.
     pub notes: Vec<String>,
+    /// The robust search's intervals over the file, calibrated on its own held-out points.
+    pub calibration: Calibration,
 }
 
 /// Every call path of every file: the runs that would most narrow the prediction at `target`
@@ -139,30 +215,7 @@ pub fn suggest_files(
         .map(|file| {
             let e = read_experiment(file, median)?;
             let at = |name: &str| e.parameters.iter().position(|p| p == name);
-            let mut coordinate = vec![f64::NAN; e.parameters.len()];
-            for (name, value) in target {
-                let p = at(name).ok_or_else(|| {
-                    anyhow!(
-                        "{}: --target names `{name}`, but the file's parameters are {}",
-                        file.display(),
-                        e.parameters.join(", ")
-                    )
-                })?;
-                coordinate[p] = *value;
-            }
-            if let Some(missing) = e
-                .parameters
-                .iter()
-                .zip(&coordinate)
-                .find(|(_, v)| v.is_nan())
-            {
-                anyhow::bail!(
-                    "{}: --target gives no value of the parameter `{}` (expected {})",
-                    file.display(),
-                    missing.0,
-                    e.parameters.join(", ")
-                );
-            }
+            let coordinate = target_coordinate(file, &e.parameters, target)?;
             let processes = match cost_parameter {
                 Some(name) => Some(at(name).ok_or_else(|| {
                     anyhow!(
@@ -175,6 +228,7 @@ pub fn suggest_files(
             };
             Ok(FileSuggestions {
                 file: file.clone(),
+                calibration: calibrate_file(&e.series, options, true),
                 notes: e.notes,
                 series: e
                     .series

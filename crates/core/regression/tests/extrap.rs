@@ -140,43 +140,13 @@ fn the_robust_search_predicts_held_out_points_of_extrap_s_experiments_as_well() 
     let (mut default_errors, mut robust_errors, mut held, mut same) = (vec![], vec![], 0, 0);
     for path in experiments() {
         for s in read(&path).series {
-            let dims = s.points[0].coordinate.len();
-            let largest: Vec<f64> = (0..dims)
-                .map(|d| {
-                    s.points
-                        .iter()
-                        .map(|p| p.coordinate[d])
-                        .fold(f64::MIN, f64::max)
-                })
-                .collect();
-            let last = s
-                .points
-                .iter()
-                .position(|p| p.coordinate == largest)
-                .or_else(|| {
-                    (0..s.points.len()).max_by(|&a, &b| {
-                        s.points[a].coordinate[0].total_cmp(&s.points[b].coordinate[0])
-                    })
-                })
-                .unwrap();
-            let kept_values = |d: usize| {
-                let mut v: Vec<f64> = (0..s.points.len())
-                    .filter(|&i| i != last)
-                    .map(|i| s.points[i].coordinate[d])
-                    .collect();
-                v.sort_by(f64::total_cmp);
-                v.dedup();
-                v.len()
-            };
-            if (0..dims).any(|d| kept_values(d) < 4) {
+            // Series that keep at least 4 values of every parameter without their largest.
+            let Some((rest, held_out)) =
+                yosoku_regression::pmnf::calibrate::held_out_split(&s.points, 4)
+            else {
                 continue;
-            }
-            let rest: Vec<_> = (0..s.points.len())
-                .filter(|&i| i != last)
-                .map(|i| s.points[i].clone())
-                .collect();
-            let x = &s.points[last].coordinate;
-            let values = &s.points[last].values;
+            };
+            let (x, values) = (&held_out.coordinate, &held_out.values);
             let measured = values.iter().sum::<f64>() / values.len() as f64;
             if measured == 0.0 {
                 continue;

@@ -23,6 +23,7 @@
 use faer::Mat;
 use serde::{Deserialize, Serialize};
 
+pub mod calibrate;
 pub mod extrap;
 pub mod robust;
 pub mod saved;

@@ -412,14 +412,7 @@ fn outer_check(
     nominated: &[Vec<Term>],
 ) -> Vec<(f64, f64, Vec<Term>)> {
     let dims = points.first().map_or(0, |p| p.coordinate.len());
-    let largest: Vec<f64> = (0..dims)
-        .map(|d| {
-            points
-                .iter()
-                .map(|p| p.coordinate[d])
-                .fold(f64::NEG_INFINITY, f64::max)
-        })
-        .collect();
+    let largest = super::calibrate::largest_values(points);
     let inner: Vec<Point> = points
         .iter()
         .filter(|p| p.coordinate.iter().zip(&largest).all(|(x, l)| x < l))

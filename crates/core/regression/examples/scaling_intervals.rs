@@ -1,0 +1,325 @@
+//! The scaling models' intervals on real files, beside Extra-P's predictions of the same
+//! held-out points (issue 70, item 1; `cargo xtask bench-intervals` runs it; BENCHMARKS.md,
+//! "Intervals on real files").
+//!
+//! scaling_intervals write OUT FILE...
+//!   Each Extra-P file (text, JSON Lines, JSON, or a saved `.extra-p`) written to OUT as
+//!   Extra-P's JSON twice: as it is (`NAME.json`) and thinned the way users' files are
+//!   (`NAME-thinned.json`: each point's first repetition only, each parameter's 5 largest
+//!   values only); each without the call paths not measured at every point of it, which
+//!   Extra-P refuses.
+//! scaling_intervals score OUT --extrap FILE.jsonl
+//!   Per file of OUT: the point largest in every parameter held out of every call path measured
+//!   there (as tools/extrap/models.py --hold-out-largest holds it out, whose output FILE.jsonl
+//!   is), the rest fitted by yosoku's Extra-P-compatible search and by its robust search, each
+//!   prediction's 95 % interval calibrated on the rest alone (`pmnf::calibrate`: each call
+//!   path's largest remaining point held out of it in turn); printed: held-out points, median
+//!   |error| of Extra-P's, the default's and the robust search's predictions, and per search how
+//!   many held-out means its own and its calibrated intervals held and their median half-width
+//!   (per cent of the prediction).
+
+// A benchmark program: it reads and writes its files (the crate's library does not).
+#![allow(clippy::disallowed_methods, clippy::disallowed_types)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use yosoku_regression::pmnf::calibrate::{Calibration, ROBUST_FEWEST_VALUES, calibrate, measured};
+use yosoku_regression::pmnf::extrap::{self, Experiment, Series};
+use yosoku_regression::pmnf::robust::fit_robust;
+use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Point, fit};
+
+const LEVEL: f64 = 0.95;
+/// Each parameter's largest values a thinned file keeps.
+const THINNED_VALUES: usize = 5;
+
+fn read(path: &Path) -> Result<Experiment, String> {
+    let shown = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    if path.extension().is_some_and(|e| e == "extra-p") {
+        let file = std::fs::File::open(path).map_err(|e| shown(&e))?;
+        let mut zip = zip::ZipArchive::new(file).map_err(|e| shown(&e))?;
+        let mut text = String::new();
+        let mut inner = zip.by_name("experiment.json").map_err(|e| shown(&e))?;
+        std::io::Read::read_to_string(&mut inner, &mut text).map_err(|e| shown(&e))?;
+        return extrap::parse_extra_p(&text, false).map_err(|e| shown(&e));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| shown(&e))?;
+    extrap::parse(extrap::Format::of(&path.to_string_lossy()), &text, false).map_err(|e| shown(&e))
+}
+
+/// `e` as users' files often are: one repetition a point, each parameter's largest
+/// [`THINNED_VALUES`] values.
+fn thinned(e: &Experiment) -> Experiment {
+    let dims = e.parameters.len();
+    let kept: Vec<Vec<f64>> = (0..dims)
+        .map(|d| {
+            let mut v: Vec<f64> = e
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(move |p| p.coordinate[d]))
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v.split_off(v.len().saturating_sub(THINNED_VALUES))
+        })
+        .collect();
+    Experiment {
+        parameters: e.parameters.clone(),
+        series: e
+            .series
+            .iter()
+            .map(|s| Series {
+                callpath: s.callpath.clone(),
+                metric: s.metric.clone(),
+                points: s
+                    .points
+                    .iter()
+                    .filter(|p| p.coordinate.iter().zip(&kept).all(|(x, k)| k.contains(x)))
+                    .map(|p| Point {
+                        coordinate: p.coordinate.clone(),
+                        values: p.values[..1].to_vec(),
+                    })
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+/// `e` without the call paths not measured at every point of it (Extra-P refuses a file with
+/// them).
+fn complete(e: &Experiment) -> Experiment {
+    let mut all: Vec<&Vec<f64>> = e
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| &p.coordinate))
+        .collect();
+    all.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    all.dedup();
+    Experiment {
+        parameters: e.parameters.clone(),
+        series: e
+            .series
+            .iter()
+            .filter(|s| {
+                all.iter()
+                    .all(|c| s.points.iter().any(|p| &p.coordinate == *c))
+            })
+            .cloned()
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+/// The point largest in every parameter over the whole file.
+fn corner(e: &Experiment) -> Vec<f64> {
+    (0..e.parameters.len())
+        .map(|d| {
+            e.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(move |p| p.coordinate[d]))
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+        .collect()
+}
+
+/// One search's held-out predictions on one file.
+#[derive(Default)]
+struct Scored {
+    errors_pct: Vec<f64>,
+    held_own: usize,
+    held_calibrated: usize,
+    half_widths_pct: Vec<f64>,
+    calibration: Option<Calibration>,
+}
+
+impl Scored {
+    fn add(
+        &mut self,
+        model: &PmnfModel,
+        calibration: &Calibration,
+        x: &[f64],
+        measured: f64,
+    ) -> f64 {
+        let predicted = model.evaluate(x);
+        self.errors_pct
+            .push(100.0 * (predicted - measured).abs() / measured.abs());
+        let inside =
+            |i: Option<(f64, f64)>| i.is_some_and(|(lo, hi)| (lo..=hi).contains(&measured));
+        self.held_own += usize::from(inside(model.interval(x, LEVEL)));
+        let calibrated = calibration.interval(model, x);
+        self.held_calibrated += usize::from(inside(calibrated));
+        self.half_widths_pct
+            .push(calibrated.map_or(f64::INFINITY, |(lo, hi)| {
+                100.0 * (hi - lo) / 2.0 / predicted.abs()
+            }));
+        predicted
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Extra-P's held-out predictions of one file (models.py --hold-out-largest), by call path and
+/// metric.
+fn extrap_predictions(lines: &str, file: &str) -> BTreeMap<(String, String), f64> {
+    lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| {
+            v["file"]
+                .as_str()
+                .is_some_and(|f| Path::new(f).file_name() == Path::new(file).file_name())
+        })
+        .filter_map(|v| {
+            let predicted = v["held_out"]["predicted"].as_f64()?;
+            Some((
+                (
+                    v["callpath"].as_str()?.to_owned(),
+                    v["metric"].as_str()?.to_owned(),
+                ),
+                predicted,
+            ))
+        })
+        .collect()
+}
+
+/// One file's row of the table.
+fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
+    let e = read(path)?;
+    let at = corner(&e);
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let theirs = extrap_predictions(extrap_lines, &name);
+    let options = PmnfOptions::default();
+    // Every call path measured at the corner, without it.
+    let split: Vec<(&Series, Vec<Point>, f64)> = e
+        .series
+        .iter()
+        .filter_map(|s| {
+            let held = s.points.iter().find(|p| p.coordinate == at)?;
+            let rest: Vec<Point> = s
+                .points
+                .iter()
+                .filter(|p| p.coordinate != at)
+                .cloned()
+                .collect();
+            let m = measured(held, Aggregate::Mean);
+            (m != 0.0 && m.is_finite()).then_some((s, rest, m))
+        })
+        .collect();
+    let rests: Vec<&[Point]> = split.iter().map(|(_, r, _)| r.as_slice()).collect();
+    let default_calibration =
+        calibrate(&rests, Aggregate::Mean, LEVEL, 0, |p| fit(p, &options).ok());
+    let robust_calibration = calibrate(&rests, Aggregate::Mean, LEVEL, ROBUST_FEWEST_VALUES, |p| {
+        fit_robust(p, &options).ok().map(|r| r.model)
+    });
+    let (mut default, mut robust, mut extrap_errors) =
+        (Scored::default(), Scored::default(), Vec::new());
+    let mut held = 0;
+    for (s, rest, m) in &split {
+        let (Ok(d), Ok(r)) = (fit(rest, &options), fit_robust(rest, &options)) else {
+            continue;
+        };
+        held += 1;
+        default.add(&d, &default_calibration, &at, *m);
+        robust.add(&r.model, &robust_calibration, &at, *m);
+        if let Some(p) = theirs.get(&(s.callpath.clone(), s.metric.clone())) {
+            extrap_errors.push(100.0 * (p - m).abs() / m.abs());
+        }
+    }
+    default.calibration = Some(default_calibration);
+    robust.calibration = Some(robust_calibration);
+    let columns = |s: &Scored| {
+        let c = s.calibration.as_ref().expect("set above");
+        format!(
+            "{:>6.2} | {:>3}/{:<3} {:>3}/{:<3} {:>8.1} | x{:<7.3}{:>3}",
+            median(s.errors_pct.clone()),
+            s.held_own,
+            held,
+            s.held_calibrated,
+            held,
+            median(s.half_widths_pct.clone()),
+            c.factor,
+            c.checks,
+        )
+    };
+    Ok(format!(
+        "| {name:<34} | {held:>4} | {:>8} | {} | {} |",
+        if extrap_errors.len() == held && held > 0 {
+            format!("{:.2}", median(extrap_errors))
+        } else {
+            format!("{}/{held}", extrap_errors.len())
+        },
+        columns(&default),
+        columns(&robust),
+    ))
+}
+
+fn files_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let usage = "usage: scaling_intervals write OUT FILE... | score OUT --extrap FILE.jsonl";
+    match args {
+        [mode, out, files @ ..] if mode == "write" => {
+            let out = Path::new(out);
+            std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+            for file in files {
+                let path = Path::new(file);
+                let e = read(path)?;
+                let stem = path
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .replace('.', "_");
+                for (name, experiment) in [
+                    (format!("{stem}.json"), complete(&e)),
+                    (format!("{stem}-thinned.json"), complete(&thinned(&e))),
+                ] {
+                    let target = out.join(name);
+                    std::fs::write(&target, extrap::to_json(&experiment))
+                        .map_err(|e| format!("{}: {e}", target.display()))?;
+                }
+            }
+            Ok(())
+        }
+        [mode, out, flag, lines] if mode == "score" && flag == "--extrap" => {
+            let lines = std::fs::read_to_string(lines).map_err(|e| format!("{lines}: {e}"))?;
+            println!(
+                "| file | held out | Extra-P: median \\|err\\| % | default: median \\|err\\| % | its own interval held, calibrated held, median half-width % | calibration factor, checks | robust: median \\|err\\| % | its own interval held, calibrated held, median half-width % | calibration factor, checks |"
+            );
+            println!("|---|---|---|---|---|---|---|---|---|");
+            for file in files_in(Path::new(out))? {
+                println!("{}", score_file(&file, &lines)?);
+            }
+            Ok(())
+        }
+        _ => Err(usage.to_owned()),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) = run(&args) {
+        eprintln!("scaling_intervals: {e}");
+        std::process::exit(2);
+    }
+}

@@ -1,0 +1,362 @@
+//! Intervals that hold on the file they come from (docs/methods.md, section 7): split-conformal
+//! calibration of a search's prediction intervals on the file's own held-out points.
+//!
+//! A model's interval is built from its fit (the t-interval of the least-squares fit, and for
+//! the robust search the noise of the repetitions and the spread of the term sets it could have
+//! chosen). It holds at its stated rate where the law is one the search builds and the noise is
+//! what the points show; on real files with few points and no repetitions it may not. The file
+//! itself says how far off it is: every call path's largest point (every parameter at its
+//! largest value) is held out, the same search fits the rest, and the check's *score* is 0 where
+//! the search's own interval holds the held-out value, else how far the value lies from the
+//! prediction as a factor, `|ln(measured / predicted)|` (infinite where either is not positive).
+//! The file's calibrated interval is the search's own widened, where needed, to the prediction
+//! times and divided by `exp(q)`, `q` the `level` quantile of the scores, rounded up as split
+//! conformal prediction rounds (the `ceil((n + 1) level)`-th smallest of `n` scores): a value
+//! one step beyond the points falls inside at the stated rate where the call paths of one file
+//! err alike. Relative, because times err by factors: a score in units of each model's own
+//! half-width is dominated by the call paths fitted almost exactly, which then miss by a few per
+//! cent at a thousand half-widths and would widen every other interval a thousandfold.
+//!
+//! With fewer checks than that quantile needs (19 for 95 %), the factor is the largest score,
+//! and [`Calibration::describe`] says that the checks cannot bound it; with none, the interval
+//! is the search's own, said so too.
+
+use serde::Serialize;
+
+use super::{Aggregate, MINIMUM_POINTS, PmnfModel, Point, enough_values, mean, median};
+
+/// How a file's intervals were calibrated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// Widened by the conformal quantile of the file's checks.
+    Conformal,
+    /// Too few checks for the level: widened to hold the worst of them.
+    TooFewChecks,
+    /// No call path kept enough points to check a prediction beyond them: the search's own.
+    Uncalibrated,
+}
+
+/// The calibration of one search's intervals over one file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Calibration {
+    /// The intervals' stated coverage (0.95: about 95 %).
+    pub level: f64,
+    /// Every interval holds at least the prediction divided and multiplied by this (1: the
+    /// search's own; infinite: the checks found no bound).
+    pub factor: f64,
+    /// Held-out points checked (one per call path that keeps enough points without it).
+    pub checks: usize,
+    /// Of those, how many the search's own interval held.
+    pub held_unscaled: usize,
+    pub basis: Basis,
+    /// The values of every parameter a check's fit kept at least (the fewest from which the
+    /// search can choose among its hypotheses).
+    pub fewest_values: usize,
+}
+
+impl Calibration {
+    /// The calibration of `scores` (see the module's notes) at `level`.
+    pub fn from_scores(scores: &[f64], level: f64, fewest_values: usize) -> Self {
+        let mut sorted: Vec<f64> = scores.iter().copied().filter(|s| !s.is_nan()).collect();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let held_unscaled = sorted.iter().filter(|&&s| s == 0.0).count();
+        let rank = conformal_rank(n, level);
+        let (q, basis) = match sorted.last() {
+            None => (0.0, Basis::Uncalibrated),
+            Some(&largest) if rank > n => (largest, Basis::TooFewChecks),
+            Some(_) => (sorted[rank.max(1) - 1], Basis::Conformal),
+        };
+        Calibration {
+            level,
+            factor: q.exp(),
+            checks: n,
+            held_unscaled,
+            basis,
+            fewest_values,
+        }
+    }
+
+    /// `model`'s interval at `x` under this calibration: the search's own, widened to the
+    /// prediction divided and multiplied by the factor (where the prediction is positive);
+    /// `None` where neither gives a bound.
+    pub fn interval(&self, model: &PmnfModel, x: &[f64]) -> Option<(f64, f64)> {
+        let own = model.interval(x, self.level);
+        let y = model.evaluate(x);
+        let relative =
+            (y > 0.0 && self.factor.is_finite()).then(|| (y / self.factor, y * self.factor));
+        match (own, relative) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (one, None) if self.factor.is_finite() => one,
+            (None, other) => other,
+            _ => None,
+        }
+    }
+
+    /// What the calibration did, in a sentence.
+    pub fn describe(&self) -> String {
+        let pct = 100.0 * self.level;
+        let widened = if self.factor.is_finite() {
+            format!(
+                "widened where narrower to the prediction divided and multiplied by {:.3}",
+                self.factor
+            )
+        } else {
+            "unbounded: too many checks predicted no positive value where one was measured"
+                .to_owned()
+        };
+        match self.basis {
+            Basis::Conformal => format!(
+                "{pct:.0} % intervals calibrated on {} held-out points of this file (each call path's largest, predicted from the rest), of which the search's own held {}: {widened}",
+                self.checks, self.held_unscaled
+            ),
+            Basis::TooFewChecks => format!(
+                "only {} held-out points of this file to check its intervals on ({} are needed for {pct:.0} %), of which the search's own held {}: {widened}, to hold the worst of them, which is all the checks can say",
+                self.checks,
+                needed_checks(self.level),
+                self.held_unscaled
+            ),
+            Basis::Uncalibrated => format!(
+                "{pct:.0} % intervals not calibrated: no call path keeps {} values of every parameter without its largest point (the fewest this search chooses a model from), so none could be checked; they are the search's own",
+                self.fewest_values
+            ),
+        }
+    }
+}
+
+/// The rank (1-based) of the conformal quantile at `level` among `n` scores:
+/// `ceil((n + 1) level)`, rounding errors of `level` aside; above `n` where `n` are too few.
+fn conformal_rank(n: usize, level: f64) -> usize {
+    ((n as f64 + 1.0) * level - 1e-9).ceil() as usize
+}
+
+/// The fewest checks whose conformal quantile at `level` is one of them (19 for 0.95).
+pub fn needed_checks(level: f64) -> usize {
+    if !(level > 0.0 && level < 1.0) {
+        return usize::MAX;
+    }
+    (1..)
+        .find(|&n| conformal_rank(n, level) <= n)
+        .unwrap_or(usize::MAX)
+}
+
+/// A series split for a check: its points without the one held out, and that one. The held-out
+/// point has every parameter at its largest value (else, where the grid lacks that corner, the
+/// largest first parameter); `None` where the rest keeps fewer than `fewest_values` (at least
+/// [`MINIMUM_POINTS`]) values of some parameter.
+pub fn held_out_split(points: &[Point], fewest_values: usize) -> Option<(Vec<Point>, &Point)> {
+    let dims = points.first()?.coordinate.len();
+    let largest = largest_values(points);
+    let last = points
+        .iter()
+        .position(|p| p.coordinate == largest)
+        .or_else(|| {
+            (0..points.len())
+                .max_by(|&a, &b| points[a].coordinate[0].total_cmp(&points[b].coordinate[0]))
+        })?;
+    let rest: Vec<Point> = points
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != last)
+        .map(|(_, p)| p.clone())
+        .collect();
+    enough_values(rest.iter().map(|p| p.coordinate.as_slice()), dims).ok()?;
+    let kept = |d: usize| {
+        let mut v: Vec<f64> = rest.iter().map(|p| p.coordinate[d]).collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v.len()
+    };
+    if (0..dims).any(|d| kept(d) < fewest_values) {
+        return None;
+    }
+    Some((rest, &points[last]))
+}
+
+/// Each parameter's largest value over `points`.
+pub(super) fn largest_values(points: &[Point]) -> Vec<f64> {
+    let dims = points.first().map_or(0, |p| p.coordinate.len());
+    (0..dims)
+        .map(|d| {
+            points
+                .iter()
+                .map(|p| p.coordinate[d])
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+        .collect()
+}
+
+/// A point's measured value as the fit reduces its repetitions.
+pub fn measured(point: &Point, aggregate: Aggregate) -> f64 {
+    match aggregate {
+        Aggregate::Mean => mean(&point.values),
+        Aggregate::Median => median(&point.values),
+    }
+}
+
+/// A check's score (see the module's notes): 0 where `model`'s own interval at `x` and `level`
+/// holds `measured`, else `|ln(measured / predicted)|`, infinite where either is not positive.
+pub fn score(model: &PmnfModel, x: &[f64], measured: f64, level: f64) -> f64 {
+    let y = model.evaluate(x);
+    let held = model
+        .interval(x, level)
+        .is_some_and(|(lo, hi)| (lo..=hi).contains(&measured));
+    if held || measured == y {
+        0.0
+    } else if measured > 0.0 && y > 0.0 {
+        (measured / y).ln().abs()
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The fewest values of every parameter from which the robust search chooses a model other
+/// than a constant without repetitions (its criterion, AICc, needs more points than a term's
+/// two coefficients and one).
+pub const ROBUST_FEWEST_VALUES: usize = 4;
+
+/// The calibration of one search (`fit`) over a file's `series` at `level`: each series' check
+/// (see the module's notes; its fit keeping `fewest_values` of every parameter) scored, then
+/// [`Calibration::from_scores`].
+pub fn calibrate(
+    series: &[&[Point]],
+    aggregate: Aggregate,
+    level: f64,
+    fewest_values: usize,
+    fit: impl Fn(&[Point]) -> Option<PmnfModel>,
+) -> Calibration {
+    let fewest_values = fewest_values.max(MINIMUM_POINTS);
+    let scores: Vec<f64> = series
+        .iter()
+        .filter_map(|points| {
+            let (rest, held) = held_out_split(points, fewest_values)?;
+            let model = fit(&rest)?;
+            Some(score(
+                &model,
+                &held.coordinate,
+                measured(held, aggregate),
+                level,
+            ))
+        })
+        .collect();
+    Calibration::from_scores(&scores, level, fewest_values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pmnf::{PmnfOptions, fit};
+
+    #[test]
+    fn the_quantile_is_the_conformal_rank_and_too_few_checks_hold_the_worst() {
+        // 19 scores 0.1 ... 1.9: ceil(20 x 0.95) = 19, the largest.
+        let scores: Vec<f64> = (1..=19).map(|i| 0.1 * f64::from(i)).collect();
+        let c = Calibration::from_scores(&scores, 0.95, 3);
+        assert_eq!(c.basis, Basis::Conformal);
+        assert!((c.factor - 1.9f64.exp()).abs() < 1e-12);
+        // 39 scores, one huge miss: the 38th smallest, so that miss alone does not set the
+        // width; the search's own intervals held the 10 scored 0.
+        let mut scores = vec![0.0; 10];
+        scores.extend((1..=28).map(|i| 0.01 * f64::from(i)));
+        scores.push(50.0);
+        let c = Calibration::from_scores(&scores, 0.95, 3);
+        assert!((c.factor - 0.28f64.exp()).abs() < 1e-12, "{c:?}");
+        assert_eq!(c.held_unscaled, 10);
+        let c = Calibration::from_scores(&[0.0, 0.1, 0.3], 0.95, 3);
+        assert_eq!(c.basis, Basis::TooFewChecks);
+        assert!((c.factor - 0.3f64.exp()).abs() < 1e-12);
+        assert!(
+            c.describe().contains("only 3 held-out points"),
+            "{}",
+            c.describe()
+        );
+        let c = Calibration::from_scores(&[], 0.95, 4);
+        assert_eq!((c.basis, c.factor), (Basis::Uncalibrated, 1.0));
+        assert!(
+            c.describe().contains("no call path keeps 4 values"),
+            "{}",
+            c.describe()
+        );
+        let c = Calibration::from_scores(&[f64::INFINITY; 20], 0.95, 3);
+        assert!(c.describe().contains("unbounded"), "{}", c.describe());
+        assert_eq!(needed_checks(0.95), 19);
+        assert_eq!(needed_checks(0.9), 9);
+        assert_eq!(needed_checks(1.0), usize::MAX);
+    }
+
+    /// Call paths whose times rise faster at their largest points than their smaller ones
+    /// show (a knee: communication taking over), as in real scaling studies: the search's own
+    /// intervals miss the held-out points, the file's checks see it and widen them.
+    #[test]
+    fn a_file_whose_call_paths_bend_beyond_their_points_gets_wider_intervals() {
+        let series: Vec<Vec<Point>> = (0..30)
+            .map(|k| {
+                let a = 1.0 + 0.1 * f64::from(k);
+                [8.0, 16.0, 32.0, 64.0, 128.0, 256.0]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p): (usize, &f64)| {
+                        // A small wobble, so the fit has residuals, and a knee past p = 128.
+                        let wobble = 1.0
+                            + 0.01
+                                * if (i + k as usize).is_multiple_of(2) {
+                                    1.0
+                                } else {
+                                    -1.0
+                                };
+                        let knee = if p > 128.0 { 1.8 } else { 1.0 };
+                        Point {
+                            coordinate: vec![p],
+                            values: vec![a * p * wobble * knee],
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let borrowed: Vec<&[Point]> = series.iter().map(Vec::as_slice).collect();
+        let options = PmnfOptions::default();
+        let c = calibrate(&borrowed, Aggregate::Mean, 0.95, MINIMUM_POINTS, |p| {
+            fit(p, &options).ok()
+        });
+        assert_eq!(c.checks, 30);
+        assert_eq!(c.basis, Basis::Conformal);
+        assert!(c.factor > 1.5, "{c:?}");
+        // The scaled interval of a check holds its held-out point.
+        let (rest, held) = held_out_split(&series[0], MINIMUM_POINTS).unwrap();
+        let model = fit(&rest, &options).unwrap();
+        let (lo, hi) = c.interval(&model, &held.coordinate).unwrap();
+        assert!((lo..=hi).contains(&held.values[0]), "{lo} {hi} {held:?}");
+        assert!(
+            c.describe().contains("30 held-out points"),
+            "{}",
+            c.describe()
+        );
+    }
+
+    #[test]
+    fn a_series_without_enough_points_beside_its_largest_is_not_checked() {
+        let points: Vec<Point> = [1.0, 2.0, 4.0]
+            .iter()
+            .map(|&x| Point {
+                coordinate: vec![x],
+                values: vec![x],
+            })
+            .collect();
+        assert!(held_out_split(&points, MINIMUM_POINTS).is_none());
+        let four = [
+            points.clone(),
+            vec![Point {
+                coordinate: vec![8.0],
+                values: vec![8.0],
+            }],
+        ]
+        .concat();
+        // Three values left: enough for the Extra-P-compatible search, not for the robust one.
+        assert!(held_out_split(&four, ROBUST_FEWEST_VALUES).is_none());
+        let (rest, held) = held_out_split(&four, MINIMUM_POINTS)
+            .map(|(r, h)| (r, h.clone()))
+            .unwrap();
+        assert_eq!((rest.len(), held.coordinate[0]), (3, 8.0));
+    }
+}
