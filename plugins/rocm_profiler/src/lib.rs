@@ -72,6 +72,8 @@ struct Workload {
     /// name) -> (sum, passes).
     passes: Vec<PathBuf>,
     repeated: HashMap<(usize, String), (f64, u32)>,
+    /// Dispatch files with their header lines only (the application launched no kernel).
+    empty: Vec<PathBuf>,
 }
 
 /// File names read from a directory given in `paths` (each also gzip-compressed, `.gz`, as
@@ -250,11 +252,23 @@ fn is_sysinfo(path: &Path, text: &str) -> bool {
         })
 }
 
+/// Tables by name, as a collector pushes them.
+pub type NamedTables = Vec<(String, RecordBatch)>;
+
 /// Reads the files and directories of `paths` into the canonical tables.
 pub fn read_paths(
     paths: &[PathBuf],
     labels: &Labels,
 ) -> Result<Vec<(String, RecordBatch)>, PluginError> {
+    read_paths_noted(paths, labels).map(|(tables, _)| tables)
+}
+
+/// [`read_paths`], and what it noted for the user (workloads left out for holding no
+/// dispatch).
+pub fn read_paths_noted(
+    paths: &[PathBuf],
+    labels: &Labels,
+) -> Result<(NamedTables, Vec<String>), PluginError> {
     let mut workloads: BTreeMap<PathBuf, Workload> = BTreeMap::new();
     for file in expand(paths)? {
         let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -300,19 +314,39 @@ pub fn read_paths(
             }
         }
     }
+    let without_dispatches: Vec<String> = workloads
+        .values()
+        .filter(|w| w.counters.is_none() && w.trace.is_none() && !w.empty.is_empty())
+        .map(|w| {
+            let files: Vec<String> = w.empty.iter().map(|p| p.display().to_string()).collect();
+            files.join(", ")
+        })
+        .collect();
     if workloads
         .values()
         .all(|w| w.counters.is_none() && w.trace.is_none())
     {
+        if !without_dispatches.is_empty() {
+            return Err(PluginError::new(format!(
+                "no dispatch in {}: header lines only, so the profiled application launched no kernel on the GPU (rocprof-compute and rocprof write a workload's files with their headers alone then); profile a run that reaches the GPU",
+                without_dispatches.join("; ")
+            )));
+        }
         return Err(PluginError::new(
             "no dispatch file among `paths` (only sysinfo.csv): expected pmc_perf.csv, timestamps.csv, a rocprof results file or rocprofv3 CSV or JSON files",
         ));
     }
+    for files in &without_dispatches {
+        tables.add_note(format!(
+            "{files}: header lines only, no dispatch (the application launched no kernel in this workload): left out"
+        ));
+    }
+    let notes = tables.notes().to_vec();
     let mut out = tables.finish()?;
     if !devices.is_empty() {
         out.push(("devices".to_owned(), devices_batch(&devices)?));
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// The counters two passes both measured, set to their mean.
@@ -341,6 +375,10 @@ fn add_file(
     file: &Path,
     parsed: ProfileFile,
 ) -> Result<(), PluginError> {
+    if parsed.dispatches.is_empty() {
+        workload.empty.push(parsed.path);
+        return Ok(());
+    }
     if parsed.kind == FileKind::Counters
         && is_pass_file(&parsed.path)
         && workload
@@ -558,7 +596,11 @@ impl Collector for Rocprof {
             variant: config.opt_string("variant")?,
             channels: config.boolean("channels")?,
         };
-        for (name, batch) in read_paths(&config.path_list("paths")?, &labels)? {
+        let (tables, notes) = read_paths_noted(&config.path_list("paths")?, &labels)?;
+        for note in &notes {
+            out.progress(0, 0, note);
+        }
+        for (name, batch) in tables {
             out.push_batch(&name, batch)?;
         }
         Ok(())

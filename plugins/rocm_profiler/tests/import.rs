@@ -1002,3 +1002,44 @@ fn a_rocprofv3_counter_collection_without_a_final_newline_is_read_whole() {
         );
     }
 }
+
+/// A rocprof-compute workload whose application launched no kernel: its files hold their
+/// header lines only (the real headers of the MI200 workload's). Said so, not called a second
+/// trace file.
+#[test]
+fn an_empty_rocprof_compute_workload_is_named_as_holding_no_dispatch() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = workloads().join("dispatch_0_MI200");
+    for name in [
+        "pmc_perf.csv",
+        "timestamps.csv",
+        "SQ_LEVEL_WAVES.csv",
+        "sysinfo.csv",
+    ] {
+        let text = std::fs::read_to_string(real.join(name)).unwrap();
+        let kept = if name == "sysinfo.csv" {
+            text
+        } else {
+            format!("{}\n", text.lines().next().unwrap())
+        };
+        std::fs::write(dir.path().join(name), kept).unwrap();
+    }
+    let e = error(&[dir.path().to_path_buf()]);
+    assert!(
+        e.contains("header lines only, so the profiled application launched no kernel"),
+        "{e}"
+    );
+    assert!(!e.contains("a second"), "{e}");
+    // Beside a workload with dispatches, it is left out and said so.
+    let (tables, notes) = yosoku_plugin_rocm_profiler::read_paths_noted(
+        &[
+            dir.path().to_path_buf(),
+            workloads().join("dispatch_0_MI100"),
+        ],
+        &Labels::default(),
+    )
+    .unwrap();
+    assert!(!strings(table(&tables, "runs"), "run_id").is_empty());
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("no dispatch"), "{notes:?}");
+}
