@@ -96,6 +96,7 @@ pub(super) fn predict_rank(
         trend_extrapolated: steady.extrapolate,
         drift_bound: steady.drift_bound,
         drift_half_secs: steady.drift_half_secs,
+        two_lengths_not_supported: steady.two_lengths_not_supported,
         periodic_blocks,
         reduced_secs: run.executions().map(|e| e.duration_secs).sum(),
         blocks,
@@ -126,17 +127,7 @@ fn steady_iterations(
             times.len()
         ));
     }
-    let pooled: Vec<f64> = times
-        .iter()
-        .enumerate()
-        .map(|(i, t)| shorter.get(i).map_or(*t, |s| (t + s) / 2.0))
-        .collect();
-    Ok(SteadyIterations::of(
-        &pooled,
-        w,
-        full,
-        super::spec::Trend::TwoLengths,
-    ))
+    Ok(SteadyIterations::two_lengths(times, shorter, w, full))
 }
 
 /// Each block's executions summed, blocks in order of first execution: steady executions (loop

@@ -36,6 +36,9 @@ pub(super) struct RankPrediction {
     pub(super) drift_bound: f64,
     /// The 95 % half-width the drift the reduced run cannot exclude adds to the rank's total.
     pub(super) drift_half_secs: f64,
+    /// Two lengths whose line was not better supported than the longer run alone: its slope's
+    /// t statistic.
+    pub(super) two_lengths_not_supported: Option<f64>,
     pub(super) periodic_blocks: usize,
     /// Everything the reduced run measured on this rank.
     pub(super) reduced_secs: f64,

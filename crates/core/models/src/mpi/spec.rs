@@ -27,10 +27,9 @@ pub enum Trend {
     /// Flag it (`trend=...` in the flags) and predict with the steady mean.
     Flag,
     /// Extrapolate the straight line through the steady iterations' times to the full run's.
+    /// (Two lengths, `shorter`, extrapolate their own line where it is better supported:
+    /// `SteadyIterations::two_lengths`.)
     Linear,
-    /// Two lengths: the line through two runs' iterations, extrapolated whether or not its
-    /// slope is significant (the user measured two lengths to learn the drift).
-    TwoLengths,
 }
 
 /// A drift is reported when the slope's t statistic exceeds this.

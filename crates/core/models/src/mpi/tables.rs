@@ -58,6 +58,7 @@ pub(super) fn rank_tables(
                 half,
                 drift_bound: c.drift_bound,
                 trend_extrapolated: c.trend_extrapolated,
+                two_lengths_not_supported: c.two_lengths_not_supported,
                 iterations: c.iterations,
                 full_iterations: c.full_iterations,
             });
@@ -104,6 +105,8 @@ pub(super) struct Slowest {
     pub(super) drift_bound: f64,
     /// Whether its drift was extrapolated (`trend = "linear"`).
     pub(super) trend_extrapolated: bool,
+    /// Two lengths whose line was not better supported: its slope's t statistic.
+    pub(super) two_lengths_not_supported: Option<f64>,
     pub(super) iterations: usize,
     pub(super) full_iterations: u64,
 }
@@ -141,6 +144,9 @@ pub(super) fn rank_flags(c: &RankPrediction, m: &RankPrediction) -> Vec<String> 
                     ""
                 }
             ));
+        }
+        if p.two_lengths_not_supported.is_some() {
+            flags.push("two_lengths=not_supported".to_owned());
         }
         if p.periodic_blocks > 0 {
             flags.push(format!("periodic_blocks={}", p.periodic_blocks));
@@ -429,6 +435,18 @@ impl RankTables<'_> {
 /// The stationarity test of the slowest rank in words: a warning first where the reduced run
 /// does not show a steady state that lasts the full run.
 fn steady_state_words(slowest: &Slowest) -> String {
+    let one_length = one_length_words(slowest);
+    match slowest.two_lengths_not_supported {
+        Some(t) => format!(
+            "two lengths: the line through both runs' steps is not better supported than the longer run alone (its slope's t = {t:.2}; extrapolated only beyond |t| = {} and where its interval is narrower), so the longer run predicts. {one_length}",
+            super::spec::TREND_T
+        ),
+        None => one_length,
+    }
+}
+
+/// [`steady_state_words`] of one reduced run.
+fn one_length_words(slowest: &Slowest) -> String {
     let (k, full) = (slowest.iterations, slowest.full_iterations);
     let bound = 100.0 * slowest.drift_bound;
     if slowest.trend_extrapolated {

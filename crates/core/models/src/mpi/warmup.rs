@@ -124,9 +124,9 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
 }
 
 /// Each rank's per-iteration times (periodic blocks aside) of a shorter reduced run (an
-/// `mpi_blocks` table of one run), for the two-length prediction: pooled with the longer run's,
-/// iteration by iteration, they give the cost per iteration as a line in the iteration index
-/// (docs/methods.md, section 3).
+/// `mpi_blocks` table of one run), for the two-length prediction: with the longer run's, every
+/// steady iteration of both a point of the cost per iteration's line in the iteration index
+/// ([`SteadyIterations::two_lengths`]; docs/methods.md, section 3).
 pub fn shorter_run_times(shorter: &RecordBatch) -> Result<BTreeMap<i32, Vec<f64>>, ModelError> {
     let rows = BlockRows::new("shorter", shorter)?;
     let (id, ranks) = rows.single_run()?;
@@ -192,43 +192,201 @@ pub(super) struct SteadyIterations {
     /// extrapolated: its own interval holds it). It grows with the extrapolation: full over
     /// reduced iterations.
     pub(super) drift_half_secs: f64,
+    /// With two lengths whose line was not better supported than the longer run alone: that
+    /// line's slope t statistic (the prediction is then the longer run's, with its drift
+    /// interval).
+    pub(super) two_lengths_not_supported: Option<f64>,
+}
+
+/// Huber's tuning constant: residuals beyond this many standard deviations are down-weighted
+/// (95 % efficiency under normal noise).
+const HUBER_K: f64 = 1.345;
+
+/// Reweighting rounds of the two-length line's robust fit.
+const HUBER_ROUNDS: usize = 8;
+
+/// The variance of one iteration's time about a slowly moving level: from the differences of
+/// consecutive iterations (a drift cancels in them), by their median absolute deviation (a
+/// spike moves it little): `(1.4826 MAD)^2 / 2`. Falls back to the variance about the mean
+/// where the differences do not vary (beyond rounding: a millionth of the mean time).
+fn iteration_noise(times: &[f64]) -> f64 {
+    let n = times.len() as f64;
+    let m = times.iter().sum::<f64>() / n.max(1.0);
+    let diffs: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    let centre = median(&mut diffs.clone());
+    let mut deviations: Vec<f64> = diffs.iter().map(|d| (d - centre).abs()).collect();
+    let mad = median(&mut deviations);
+    if mad > 1e-6 * m.abs() && mad.is_finite() {
+        return (1.4826 * mad).powi(2) / 2.0;
+    }
+    let v = times.iter().map(|t| (t - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    if v > 0.0 { v } else { f64::MIN_POSITIVE }
+}
+
+/// A straight line through the steady iterations of two runs of one configuration, every
+/// iteration of both a point, weighted by its run's noise ([`iteration_noise`]) and robustly
+/// (Huber's weights on the residuals), and what it says at the extra iterations' mean index.
+struct TwoLengthLine {
+    slope: f64,
+    slope_t: f64,
+    /// The line at the extra iterations' mean index, and that value's variance.
+    at_extra: f64,
+    at_extra_variance: f64,
+    /// How far the residuals spread beyond the runs' noise (at least 1), squared.
+    scale2: f64,
+    points: usize,
+    /// Where the iterations bend (a weighted parabola's curvature with |t| > [`TREND_T`], the
+    /// threshold a slope passes to be extrapolated): the parabola's mean over the extra
+    /// iterations, and the curvature's t.
+    bend: Option<(f64, f64)>,
+}
+
+impl TwoLengthLine {
+    /// `runs`: each run's first steady iteration's index and its steady times; the full run's
+    /// extra iterations are `k..full`.
+    fn fit(runs: &[(usize, &[f64])], k: usize, full: u64) -> Option<Self> {
+        let extra_mean_x = (k as f64 + full as f64 - 1.0) / 2.0;
+        let mut points: Vec<(f64, f64, f64)> = Vec::new();
+        for (first, times) in runs {
+            let noise = iteration_noise(times);
+            points.extend(
+                times
+                    .iter()
+                    .enumerate()
+                    .map(|(j, t)| ((first + j) as f64, *t, noise)),
+            );
+        }
+        let n = points.len();
+        if n < 3 {
+            return None;
+        }
+        let mut robust = vec![1.0; n];
+        let mut fit = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for _ in 0..HUBER_ROUNDS {
+            let w: Vec<f64> = points
+                .iter()
+                .zip(&robust)
+                .map(|((_, _, v), h)| h / v)
+                .collect();
+            let total: f64 = w.iter().sum();
+            let mean_x = points.iter().zip(&w).map(|((x, ..), w)| w * x).sum::<f64>() / total;
+            let mean_y = points
+                .iter()
+                .zip(&w)
+                .map(|((_, y, _), w)| w * y)
+                .sum::<f64>()
+                / total;
+            let sxx: f64 = points
+                .iter()
+                .zip(&w)
+                .map(|((x, ..), w)| w * (x - mean_x).powi(2))
+                .sum();
+            if sxx <= 0.0 {
+                return None;
+            }
+            let slope = points
+                .iter()
+                .zip(&w)
+                .map(|((x, y, _), w)| w * (x - mean_x) * (y - mean_y))
+                .sum::<f64>()
+                / sxx;
+            fit = (slope, mean_x, mean_y, sxx, total);
+            robust = points
+                .iter()
+                .map(|(x, y, v)| {
+                    let r = (y - (mean_y + slope * (x - mean_x))).abs() / v.sqrt();
+                    if r > HUBER_K { HUBER_K / r } else { 1.0 }
+                })
+                .collect();
+        }
+        let (slope, mean_x, mean_y, sxx, total) = fit;
+        let weighted_rss: f64 = points
+            .iter()
+            .zip(&robust)
+            .map(|((x, y, v), h)| h / v * (y - (mean_y + slope * (x - mean_x))).powi(2))
+            .sum();
+        let scale2 = (weighted_rss / (n - 2) as f64).max(1.0);
+        let slope_se = (scale2 / sxx).sqrt();
+        let weights: Vec<f64> = points
+            .iter()
+            .zip(&robust)
+            .map(|((_, _, v), h)| h / v)
+            .collect();
+        Some(TwoLengthLine {
+            slope,
+            slope_t: slope / slope_se,
+            at_extra: mean_y + slope * (extra_mean_x - mean_x),
+            at_extra_variance: scale2 * (1.0 / total + (extra_mean_x - mean_x).powi(2) / sxx),
+            scale2,
+            points: n,
+            bend: weighted_bend(&points, &weights, k, full, TREND_T),
+        })
+    }
+}
+
+/// The weighted parabola through `points` (index, time, _) with `weights`: where its curvature
+/// is significant (|t| > `threshold`), its mean over the extra iterations `k..full` (at most
+/// 4,096 of them, evenly spread) and that t.
+fn weighted_bend(
+    points: &[(f64, f64, f64)],
+    weights: &[f64],
+    k: usize,
+    full: u64,
+    threshold: f64,
+) -> Option<(f64, f64)> {
+    let n = points.len();
+    if n < 8 || full as usize <= k {
+        return None;
+    }
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, ..)| {
+            (a.min(*x), b.max(*x))
+        });
+    // The index centred and scaled to -1..1: u and u^2 stay apart in a well-conditioned design.
+    let (centre, half) = ((lo + hi) / 2.0, ((hi - lo) / 2.0).max(1.0));
+    let u = |x: f64| (x - centre) / half;
+    let design = faer::Mat::from_fn(n, 3, |i, c| {
+        weights[i].sqrt() * u(points[i].0).powi(c as i32)
+    });
+    let y: Vec<f64> = points
+        .iter()
+        .zip(weights)
+        .map(|((_, t, _), w)| w.sqrt() * t)
+        .collect();
+    let options = yosoku_regression::OlsOptions {
+        intercept: false,
+        leverage: false,
+        ..yosoku_regression::OlsOptions::default()
+    };
+    let fit = yosoku_regression::ols(design.as_ref(), &y, &options).ok()?;
+    let c = &fit.coefficients;
+    let t = *fit.t_values.get(2)?;
+    // A NaN t (no residual freedom) is no evidence of a bend either.
+    if t.abs().partial_cmp(&threshold) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    let step = ((full as usize - k) / 4096).max(1);
+    let at: Vec<f64> = (k..full as usize)
+        .step_by(step)
+        .map(|x| {
+            let v = u(x as f64);
+            c[0] + c[1] * v + c[2] * v * v
+        })
+        .collect();
+    Some((at.iter().sum::<f64>() / at.len() as f64, t))
 }
 
 /// The mean cost of iterations `k..full` under the parabola through `times` (iterations
 /// `first..`, least squares) and its curvature's t statistic, where that is significant
 /// (|t| > 2); `None` where it is not, or too few iterations to tell.
 fn bend_beyond(first: usize, times: &[f64], k: usize, full: u64) -> Option<(f64, f64)> {
-    let n = times.len();
-    if n < 8 || full as usize <= k {
-        return None;
-    }
-    // The index centred and scaled to -1..1: x and x^2 stay apart in a well-conditioned design.
-    let centre = first as f64 + (n as f64 - 1.0) / 2.0;
-    let half = ((n as f64 - 1.0) / 2.0).max(1.0);
-    let u = |x: f64| (x - centre) / half;
-    let design = faer::Mat::from_fn(n, 2, |j, c| u((first + j) as f64).powi(c as i32 + 1));
-    let fit = yosoku_regression::ols(
-        design.as_ref(),
-        times,
-        &yosoku_regression::OlsOptions::default(),
-    )
-    .ok()?;
-    let (linear, curvature) = (*fit.coefficients.first()?, *fit.coefficients.get(1)?);
-    let t = *fit.t_values.get(1)?;
-    // A NaN t (no residual freedom) is no evidence of a bend either.
-    if t.abs().partial_cmp(&2.0) != Some(std::cmp::Ordering::Greater) {
-        return None;
-    }
-    // The parabola's mean over the extra iterations (at most 4,096 of them, evenly spread).
-    let step = ((full as usize - k) / 4096).max(1);
-    let at: Vec<f64> = (k..full as usize)
-        .step_by(step)
-        .map(|x| {
-            let v = u(x as f64);
-            fit.intercept + linear * v + curvature * v * v
-        })
+    let points: Vec<(f64, f64, f64)> = times
+        .iter()
+        .enumerate()
+        .map(|(j, t)| ((first + j) as f64, *t, 1.0))
         .collect();
-    Some((at.iter().sum::<f64>() / at.len() as f64, t))
+    weighted_bend(&points, &vec![1.0; points.len()], k, full, 2.0)
 }
 
 impl SteadyIterations {
@@ -242,9 +400,8 @@ impl SteadyIterations {
         let extra = (full - k as u64) as f64;
         let extra_mean_x = (k as f64 + full as f64 - 1.0) / 2.0;
         let drifting = line.slope_t().abs() > TREND_T && steady_mean > 0.0;
-        let trend_pct_per_1000 = (drifting || (trend == Trend::TwoLengths && steady_mean > 0.0))
-            .then(|| 100.0 * line.slope * 1000.0 / steady_mean);
-        let extrapolate = (drifting && trend == Trend::Linear) || trend == Trend::TwoLengths;
+        let trend_pct_per_1000 = drifting.then(|| 100.0 * line.slope * 1000.0 / steady_mean);
+        let extrapolate = drifting && trend == Trend::Linear;
         let factor = if extrapolate && steady_mean > 0.0 {
             (line.at(extra_mean_x) / steady_mean).max(0.0)
         } else {
@@ -312,6 +469,64 @@ impl SteadyIterations {
             interval_half_secs,
             drift_bound,
             drift_half_secs,
+            two_lengths_not_supported: None,
+        }
+    }
+
+    /// From two runs of one configuration: the longer's per-iteration `times` (warm-up the
+    /// first `w`) and a `shorter` run's, for a full run of `full` iterations (docs/methods.md,
+    /// section 3, "Two lengths"). The cost per iteration is a line through every steady
+    /// iteration of both runs, each weighted by its run's noise and robustly
+    /// ([`TwoLengthLine`]); it is extrapolated where its slope is significant (|t| >
+    /// [`TREND_T`]) and its interval is narrower than the longer run's alone with the drift
+    /// that run cannot exclude. Otherwise the prediction is the longer run's (its stationarity
+    /// test and drift interval), and says why.
+    pub(super) fn two_lengths(times: &[f64], shorter: &[f64], w: usize, full: u64) -> Self {
+        let one = Self::of(times, w, full, Trend::Flag);
+        let k = times.len();
+        let steady = &times[w.min(k)..];
+        let steady_mean = steady.iter().sum::<f64>() / steady.len().max(1) as f64;
+        let short_steady = &shorter[w.min(shorter.len())..];
+        let Some(line) = TwoLengthLine::fit(&[(w, steady), (w, short_steady)], k, full) else {
+            return Self {
+                two_lengths_not_supported: Some(0.0),
+                ..one
+            };
+        };
+        let long_noise = iteration_noise(steady) * line.scale2;
+        let half = t975(line.points.saturating_sub(2).max(1))
+            * (one.extra * one.extra * line.at_extra_variance + one.extra * long_noise).sqrt();
+        // The line is better supported where its slope is significant and it pins the extra
+        // iterations' cost down more narrowly than the longer run alone with the drift that
+        // run cannot exclude.
+        let supported = line.slope_t.abs() > TREND_T
+            && steady_mean > 0.0
+            && half < one.interval_half_secs + one.drift_half_secs;
+        // Where the iterations bend (the curvature of the weighted parabola through them
+        // significant), the cost of the extra iterations is the parabola's, and its interval
+        // adds the curvature's 95 % bound on the difference from the line.
+        let (at_extra, bend_half) = match line.bend {
+            Some((b, t)) => (b, (b - line.at_extra).abs() * t975(k) / t.abs()),
+            None => (line.at_extra, 0.0),
+        };
+        if !supported {
+            return Self {
+                trend_pct_per_1000: (steady_mean > 0.0)
+                    .then(|| 100.0 * line.slope * 1000.0 / steady_mean),
+                two_lengths_not_supported: Some(line.slope_t),
+                ..one
+            };
+        }
+        let factor = (at_extra / steady_mean).max(0.0);
+        Self {
+            extra: one.extra,
+            factor,
+            extrapolate: true,
+            trend_pct_per_1000: Some(100.0 * line.slope * 1000.0 / steady_mean),
+            interval_half_secs: half,
+            drift_bound: (factor - 1.0).abs(),
+            drift_half_secs: one.extra * bend_half,
+            two_lengths_not_supported: None,
         }
     }
 }

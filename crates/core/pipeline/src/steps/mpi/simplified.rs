@@ -37,9 +37,9 @@ pub struct SimplifiedParams {
     /// from `reduced` alone.
     #[serde(default)]
     pub combine_repeats: bool,
-    /// Two lengths: `mpi_blocks` of a shorter reduced run of the same configuration. Its
-    /// per-iteration times are averaged into `reduced`'s (the longer) iteration by iteration and
-    /// the cost per iteration is extrapolated as the line through them, with its uncertainty.
+    /// Two lengths: `mpi_blocks` of a shorter reduced run of the same configuration. The cost
+    /// per iteration is a line through every steady iteration of both, extrapolated with its
+    /// uncertainty where it is better supported than `reduced` (the longer) alone.
     pub shorter: Option<TableRef>,
 }
 
