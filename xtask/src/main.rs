@@ -125,11 +125,13 @@ cargo xtask <command>
                        ranks (oversubscribed past the cores), N times each (default 3), logs
                        gzipped into DIR (default target/mpi-experiment/scaling/data/mpi-scaling),
                        then pipelines/mpi-scaling.toml on them
-  mpi-experiment drift [--repeats N] [--into DIR]
-                       a program whose cost per step drifts (tools/mpi-drift) on 2 ranks: reduced
-                       runs of 100 and 200 steps and full runs of 1,000, N times each (default 3),
-                       logs gzipped into DIR (default target/mpi-experiment/drift/data/mpi-drift),
-                       then pipelines/mpi-drift.toml on them
+  mpi-experiment drift [--repeats N] [--into DIR] [--only drift|gerris]
+                       programs whose cost per step drifts on 2 ranks (ours, tools/mpi-drift, and
+                       Gerris from Debian on tools/mpi-apps/cylinder.gfs): reduced runs of 100
+                       and 200 steps and full runs of 1,000, N times each (default 3), logs
+                       gzipped into DIR/mpi-drift and DIR/mpi-drift-gerris (default DIR
+                       target/mpi-experiment/drift/data), then pipelines/mpi-drift.toml and
+                       tools/mpi-apps/mpi-drift-gerris.toml on them
   mpi-experiment steps-ranks [--repeats N] [--into DIR] [--only himeno|meep] [--ranks 1,2,4,8]
                        [--target-ranks 16]
                        one MPI run over steps and ranks, never oversubscribed: short runs over five

@@ -148,6 +148,24 @@ impl ExperimentArgs {
     }
 }
 
+/// The entries of `all` that `--only` names (every one without it), by `name`; an error with
+/// `usage` where it names none.
+pub(crate) fn chosen<'a, T>(
+    all: &'a [T],
+    name: fn(&T) -> &str,
+    only: Option<&str>,
+    usage: &str,
+) -> Result<Vec<&'a T>> {
+    let picked: Vec<&T> = all
+        .iter()
+        .filter(|p| only.is_none_or(|o| o == name(p)))
+        .collect();
+    if picked.is_empty() {
+        bail!("--only: no program `{}`; {usage}", only.unwrap_or_default());
+    }
+    Ok(picked)
+}
+
 /// `cargo xtask mpi-experiment apps [--repeats N] [--into DIR] [--only APP]`.
 pub fn experiment(args: &[String]) -> Result<()> {
     let usage =

@@ -85,13 +85,7 @@ pub fn experiment(args: &[String]) -> Result<()> {
         only,
         prebuilt,
     } = ExperimentArgs::parse(args, usage)?;
-    let programs: Vec<&Program> = PROGRAMS
-        .iter()
-        .filter(|p| only.as_deref().is_none_or(|o| o == p.name))
-        .collect();
-    if programs.is_empty() {
-        bail!("--only: no program `{}`; {usage}", only.unwrap_or_default());
-    }
+    let programs = crate::mpi_apps::chosen(PROGRAMS, |p| p.name, only.as_deref(), usage)?;
     let tools = prepare(&programs, prebuilt)?;
     let work = target_dir().join("mpi-experiment/scaling");
     let data = into.unwrap_or_else(|| work.join("data/mpi-scaling"));

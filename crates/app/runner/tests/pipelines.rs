@@ -350,6 +350,26 @@ fn every_pipeline_in_the_repo_runs() {
     }
 }
 
+/// The pipelines kept beside the experiments whose logs are too large for the repository
+/// (tools/mpi-apps/: run by `cargo xtask mpi-experiment` on new measurements) stay valid files,
+/// named as their file.
+#[test]
+fn the_pipelines_of_uncommitted_measurements_parse() {
+    let dir = repo().join("tools/mpi-apps");
+    let mut checked = 0;
+    for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let spec = yosoku_pipeline::spec::PipelineSpec::parse(&path.display().to_string(), &text)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.name, path.file_stem().unwrap().to_str().unwrap());
+        checked += 1;
+    }
+    assert!(checked >= 1);
+}
+
 /// Rows of `validation_summary` over all programs: (model_group, validation) -> mean |error| %.
 fn mean_errors(batch: &RecordBatch) -> Vec<(String, String, f64)> {
     let group = utf8(batch, col::MODEL_GROUP).unwrap();
