@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
-    Aggregate, Calibration, PmnfError, PmnfModel, PmnfOptions, RobustFit, Term, term_shape,
+    Aggregate, Calibration, Grid, PmnfError, PmnfModel, PmnfOptions, RobustFit, Term, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -38,7 +38,8 @@ pub struct Request {
     robust: bool,
     /// The next runs to measure, instead of the models: per call path, the configurations
     /// (each parameter's measured values and its next value on the grid they keep: consecutive
-    /// cubes or squares, a constant ratio or step, else a doubling; not measured yet) that most
+    /// cubes or squares, a constant ratio or step, else a doubling, or on the grid --grid gives;
+    /// not measured yet) that most
     /// narrow the robust model's prediction at --target per unit of cost, best first (one JSON
     /// line per call path with --json).
     #[arg(long, requires = "target")]
@@ -53,6 +54,28 @@ pub struct Request {
     /// value (core-seconds), not its time alone.
     #[arg(long, requires = "suggest")]
     cost_parameter: Option<String>,
+    /// The grid the next runs lie on, per parameter by name (the others' inferred from their
+    /// measured values): `p=cubes,n=x2` (also `squares`, `+10` a step, `512/1024/2048` the
+    /// values one can measure).
+    #[arg(long, value_parser = parse_grids, requires = "suggest")]
+    grid: Option<Grids>,
+}
+
+/// Each named parameter's grid (`--grid`).
+#[derive(Debug, Clone)]
+pub struct Grids(Vec<(String, Grid)>);
+
+/// `p=cubes,n=x2`: each parameter's name and its grid.
+fn parse_grids(text: &str) -> Result<Grids, String> {
+    text.split(',')
+        .map(|part| {
+            let (name, grid) = part
+                .split_once('=')
+                .ok_or_else(|| format!("`{part}`: expected name=grid, as in p=cubes,n=x2"))?;
+            Ok((name.trim().to_owned(), Grid::parse(grid)?))
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map(Grids)
 }
 
 /// A configuration to predict: each parameter's name and value.
@@ -121,6 +144,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         options,
         target,
         request.cost_parameter.as_deref(),
+        request.grid.as_ref().map_or(&[][..], |g| g.0.as_slice()),
     );
     let unit = if request.cost_parameter.is_some() {
         "core-s"

@@ -815,6 +815,36 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{}",
         text(&out.stderr)
     );
+    // --grid: the next values on the user's grid (y by fours, x by tens), not the inferred
+    // ones; a parameter the file lacks is refused by name, a grid that is none at parsing.
+    let suggest_on_grid = |grid: &str| {
+        yosoku(&[
+            "scaling",
+            "--suggest",
+            "--target",
+            "x=100,y=10",
+            "--grid",
+            grid,
+            text_file.to_str().unwrap(),
+        ])
+    };
+    let out = suggest_on_grid("y=x4,x=+10");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("x=70, y="), "{printed}");
+    assert!(printed.contains(", y=20:"), "{printed}");
+    for (grid, code, said) in [
+        (
+            "z=cubes",
+            1,
+            "--grid names `z`, but the file's parameters are x, y",
+        ),
+        ("y=hexagons", 2, "expected cubes, squares"),
+    ] {
+        let out = suggest_on_grid(grid);
+        assert_eq!(out.status.code(), Some(code), "{grid}");
+        assert!(text(&out.stderr).contains(said), "{}", text(&out.stderr));
+    }
     // --suggest --json: one JSON line per call path, its runs to measure by name.
     let out = yosoku(&[
         "scaling",

@@ -12,6 +12,7 @@ use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
 use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
 use yosoku_regression::pmnf::robust::fit_robust;
+pub use yosoku_regression::pmnf::suggest::Grid;
 use yosoku_regression::pmnf::suggest::{Suggestions, candidates, suggest};
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 
@@ -201,13 +202,15 @@ pub struct FileSuggestions {
 
 /// Every call path of every file: the runs that would most narrow the prediction at `target`
 /// (each parameter's value by name, as `p=1024,n=4096` names them), per unit of cost (the
-/// parameter `cost_parameter` counting processes, if given). A file whose parameters differ from
-/// the target's names is an error naming both.
+/// parameter `cost_parameter` counting processes, if given), the next values of a parameter on
+/// its grid in `grids` (by name; inferred for the others). A file whose parameters differ from
+/// the target's or the grids' names is an error naming both.
 pub fn suggest_files(
     files: &[PathBuf],
     options: &PmnfOptions,
     target: &[(String, f64)],
     cost_parameter: Option<&str>,
+    grids: &[(String, Grid)],
 ) -> Vec<Result<FileSuggestions>> {
     let median = options.aggregate == yosoku_regression::pmnf::Aggregate::Median;
     files
@@ -216,6 +219,17 @@ pub fn suggest_files(
             let e = read_experiment(file, median)?;
             let at = |name: &str| e.parameters.iter().position(|p| p == name);
             let coordinate = target_coordinate(file, &e.parameters, target)?;
+            let mut by_parameter = vec![Grid::Inferred; e.parameters.len()];
+            for (name, grid) in grids {
+                let p = at(name).ok_or_else(|| {
+                    anyhow!(
+                        "{}: --grid names `{name}`, but the file's parameters are {}",
+                        file.display(),
+                        e.parameters.join(", ")
+                    )
+                })?;
+                by_parameter[p] = grid.clone();
+            }
             let processes = match cost_parameter {
                 Some(name) => Some(at(name).ok_or_else(|| {
                     anyhow!(
@@ -238,7 +252,7 @@ pub fn suggest_files(
                             &s.points,
                             options,
                             &coordinate,
-                            &candidates(&s.points, &coordinate),
+                            &candidates(&s.points, &coordinate, &by_parameter),
                             processes,
                         ),
                         callpath: s.callpath,

@@ -119,9 +119,78 @@ pub fn next_on_grid(values: &[f64]) -> (f64, &'static str) {
     (2.0 * last, "a doubling")
 }
 
-/// The candidates: every combination of each parameter's measured values and its next value on
-/// the grid they keep ([`next_on_grid`]) not measured yet, and the target.
-pub fn candidates(points: &[Point], target: &[f64]) -> Vec<Vec<f64>> {
+/// The grid a parameter's next values lie on, as the user gives it (`--grid`), or inferred
+/// from the measured values ([`next_on_grid`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Grid {
+    #[default]
+    Inferred,
+    /// Consecutive k-th powers (2: squares, 3: cubes): the next one above the largest value.
+    Powers(i32),
+    /// A constant ratio: the largest value times it.
+    Ratio(f64),
+    /// A constant step: the largest value plus it.
+    Step(f64),
+    /// The values one can measure next (the node counts a machine offers, say): those above the
+    /// largest measured.
+    Values(Vec<f64>),
+}
+
+impl Grid {
+    /// `cubes`, `squares`, `x2` (a ratio), `+10` (a step) or `512/1024/2048` (values).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let number = |t: &str| {
+            t.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| format!("`{t}` is not a positive number"))
+        };
+        let text = text.trim();
+        Ok(match text {
+            "cubes" => Grid::Powers(3),
+            "squares" => Grid::Powers(2),
+            _ if text.starts_with('x') => {
+                let r = number(&text[1..])?;
+                if r <= 1.0 {
+                    return Err(format!("`{text}`: a ratio above 1 (x2 doubles)"));
+                }
+                Grid::Ratio(r)
+            }
+            _ if text.starts_with('+') => Grid::Step(number(&text[1..])?),
+            _ if text.contains('/') || number(text).is_ok() => Grid::Values(
+                text.split('/')
+                    .map(number)
+                    .collect::<Result<Vec<f64>, String>>()?,
+            ),
+            _ => {
+                return Err(format!(
+                    "`{text}`: expected cubes, squares, x<ratio> (x2), +<step> (+10) or values (512/1024)"
+                ));
+            }
+        })
+    }
+
+    /// The next values past `values` (sorted, distinct, not empty) on this grid.
+    pub fn next(&self, values: &[f64]) -> Vec<f64> {
+        let last = values[values.len() - 1];
+        match self {
+            Grid::Inferred => vec![next_on_grid(values).0],
+            Grid::Powers(k) => {
+                let root = (last.powf(1.0 / f64::from(*k)) + 1e-9).floor();
+                vec![(root + 1.0).powi(*k)]
+            }
+            Grid::Ratio(r) => vec![last * r],
+            Grid::Step(d) => vec![last + d],
+            Grid::Values(v) => v.iter().copied().filter(|x| *x > last).collect(),
+        }
+    }
+}
+
+/// The candidates: every combination of each parameter's measured values and its next values
+/// on its grid (`grids`, by parameter; a missing one inferred, [`next_on_grid`]) not measured
+/// yet, and the target.
+pub fn candidates(points: &[Point], target: &[f64], grids: &[Grid]) -> Vec<Vec<f64>> {
     let dims = target.len();
     let axes: Vec<Vec<f64>> = (0..dims)
         .map(|d| {
@@ -129,8 +198,8 @@ pub fn candidates(points: &[Point], target: &[f64]) -> Vec<Vec<f64>> {
             v.sort_by(f64::total_cmp);
             v.dedup();
             if !v.is_empty() {
-                let (next, _) = next_on_grid(&v);
-                v.push(next);
+                let next = grids.get(d).cloned().unwrap_or_default().next(&v);
+                v.extend(next);
             }
             v
         })
@@ -284,7 +353,7 @@ mod tests {
             })
             .collect();
         let target = [128.0];
-        let offered = candidates(&points, &target);
+        let offered = candidates(&points, &target, &[]);
         assert_eq!(offered, vec![vec![32.0], vec![128.0]]);
         let found = suggest(&points, &PmnfOptions::default(), &target, &offered, None).unwrap();
         let best = &found.ranked[0];
@@ -326,12 +395,45 @@ mod tests {
     fn costs_never_fall_below_a_measured_run() {
         let points = synthetic::rising_series();
         let target = [432.0];
-        let offered = candidates(&points, &target);
+        let offered = candidates(&points, &target, &[]);
         assert_eq!(offered, vec![vec![343.0], vec![432.0]]);
         let found = suggest(&points, &PmnfOptions::default(), &target, &offered, None).unwrap();
         for c in &found.ranked {
             assert!(c.cost >= 2.13, "{c:?}");
         }
         assert_eq!(found.offered, 2);
+    }
+
+    #[test]
+    fn a_grid_the_user_gives_sets_the_next_values() {
+        assert_eq!(
+            Grid::parse("cubes").unwrap().next(&[27.0, 64.0]),
+            vec![125.0]
+        );
+        assert_eq!(
+            Grid::parse("squares").unwrap().next(&[16.0, 20.0]),
+            vec![25.0]
+        );
+        assert_eq!(Grid::parse("x4").unwrap().next(&[1.0, 4.0]), vec![16.0]);
+        assert_eq!(Grid::parse("+10").unwrap().next(&[10.0, 20.0]), vec![30.0]);
+        assert_eq!(
+            Grid::parse("64/128/256").unwrap().next(&[32.0, 64.0]),
+            vec![128.0, 256.0]
+        );
+        for bad in ["x1", "x-2", "+zero", "hexagons", "8/-1"] {
+            assert!(Grid::parse(bad).is_err(), "{bad}");
+        }
+        // Two values only: a doubling, unless the user says how the grid goes on.
+        let points: Vec<Point> = [27.0, 64.0]
+            .iter()
+            .map(|&p| Point {
+                coordinate: vec![p],
+                values: vec![p],
+            })
+            .collect();
+        assert!(candidates(&points, &[343.0], &[]).contains(&vec![128.0]));
+        let cubes = candidates(&points, &[343.0], &[Grid::Powers(3)]);
+        assert!(cubes.contains(&vec![125.0]), "{cubes:?}");
+        assert!(!cubes.contains(&vec![128.0]), "{cubes:?}");
     }
 }
