@@ -226,7 +226,9 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 1),
-        names: Some((278, 84, 12)),
+        // Four more without a kind since the occupancy charts' data (`derived__pct_*`) is no
+        // longer called a ratio (issue 71, the unit audit).
+        names: Some((278, 84, 16)),
         // gpu__time_duration.sum: ns, "42,176".
         value: ("runs", "measured_secs", 0, 42_176e-9),
     },
@@ -557,6 +559,43 @@ fn counters_named(names: &RecordBatch) -> (usize, usize) {
     (counters.len(), named)
 }
 
+/// The counters whose value lies outside what their kind allows (metrics.toml: a `ratio` 0-1,
+/// a `level` 0-10, every count, time, rate and clock at least 0), each named once with its raw
+/// name, unit and the first value out of range: a rule that reads a tool's value in the wrong
+/// unit (a percentage as a fraction, threads per warp as an efficiency) shows here.
+fn out_of_range(counters: &RecordBatch) -> Vec<String> {
+    let text = |c: &str| {
+        yosoku_tables::text::Text::new(counters.column_by_name(c).unwrap().as_ref()).unwrap()
+    };
+    let (metric, raw, unit, kind) = (text("metric"), text("raw_name"), text("unit"), text("kind"));
+    let value = float64(counters, "value").unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    for i in 0..counters.num_rows() {
+        if kind.is_null(i) || value.is_null(i) || !value.value(i).is_finite() {
+            continue;
+        }
+        let v = value.value(i);
+        let allowed = match kind.value(i) {
+            "ratio" => (0.0..=1.0 + 1e-9).contains(&v),
+            "level" => (0.0..=10.0).contains(&v),
+            "count" | "time" | "rate" | "clock" | "config" => v >= 0.0,
+            _ => true,
+        };
+        if !allowed {
+            seen.entry(metric.value(i).to_owned()).or_insert_with(|| {
+                format!(
+                    "{} ({}, `{}` in {}) = {v}, outside its kind's range",
+                    metric.value(i),
+                    kind.value(i),
+                    raw.value(i),
+                    unit.value(i)
+                )
+            });
+        }
+    }
+    seen.into_values().collect()
+}
+
 #[test]
 fn every_file_of_the_corpus_imports_with_its_rows_names_and_a_value_right() {
     let mut report = String::from(
@@ -607,6 +646,13 @@ fn every_file_of_the_corpus_imports_with_its_rows_names_and_a_value_right() {
                 "{}: {t}.{column}[{row}] = {got}, expected {expected}",
                 e.file
             ));
+        }
+        if let Some(counters) = table(&bundle, "counters") {
+            failures.extend(
+                out_of_range(counters)
+                    .into_iter()
+                    .map(|m| format!("{}: {m}", e.file)),
+            );
         }
     }
     println!("{report}");
