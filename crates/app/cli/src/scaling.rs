@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
-    Aggregate, Calibration, Grid, PmnfError, PmnfModel, PmnfOptions, RobustFit, Term, term_shape,
+    Aggregate, Calibration, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions, RobustFit,
+    SeriesModel, Term, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -322,19 +323,7 @@ pub fn run(request: &Request) -> Outcome {
         let at = prediction.map(|p| at_text(&names, &p.coordinate));
         for s in &file_models.models {
             let model = &s.model;
-            let extrap_predicted = prediction.and_then(|p| {
-                model
-                    .as_ref()
-                    .ok()
-                    .map(|m| Predicted::new(m, &p.coordinate, &p.calibration))
-            });
-            let robust_predicted = match (prediction, &s.robust) {
-                (Some(p), Some(Ok(r))) => p
-                    .robust_calibration
-                    .as_ref()
-                    .map(|c| Predicted::new(&r.model, &p.coordinate, c)),
-                _ => None,
-            };
+            let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
             match (&model, request.json) {
                 (Ok(m), true) => {
                     let mut line = serde_json::json!({
@@ -414,6 +403,27 @@ pub fn run(request: &Request) -> Outcome {
         }
     }
     Outcome { text: out, failed }
+}
+
+/// A call path's predictions at the file's target (`--target`), by the Extra-P-compatible
+/// search and by the robust one, each with its calibrated interval.
+fn predicted_at<'a>(
+    prediction: Option<&'a FilePrediction>,
+    s: &SeriesModel,
+) -> (Option<Predicted<'a>>, Option<Predicted<'a>>) {
+    let Some(p) = prediction else {
+        return (None, None);
+    };
+    let extrap = s
+        .model
+        .as_ref()
+        .ok()
+        .map(|m| Predicted::new(m, &p.coordinate, &p.calibration));
+    let robust = match (&s.robust, &p.robust_calibration) {
+        (Some(Ok(r)), Some(c)) => Some(Predicted::new(&r.model, &p.coordinate, c)),
+        _ => None,
+    };
+    (extrap, robust)
 }
 
 /// `p=343, n=64`: a configuration by its parameters' names.

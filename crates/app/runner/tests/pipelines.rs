@@ -791,12 +791,80 @@ fn run_error(rows: &[(String, String, String, f64, Option<f64>)], variant: &str)
         .unwrap_or_else(|| panic!("no measured {variant} total"))
 }
 
+/// The `mpi_simplified` model the step `simplified` recorded: found by its kind, fitted on its
+/// reduced run's `mpi_blocks`, and its saved form, read back, predicting every rank's total as
+/// the step's `predictions` give it.
+fn saved_simplified_model_answers_as_the_step(
+    dir: &Path,
+    bundle: &Bundle,
+    predictions: &[(String, String, String, f64, Option<f64>)],
+) {
+    use yosoku_models::Model;
+    use yosoku_models::mpi::MpiSimplified;
+    use yosoku_models::mpi::loops::RunSize;
+    let record = bundle
+        .manifest
+        .models_of(MpiSimplified::KIND)
+        .find(|r| r.name == "simplified")
+        .expect("the simplified model is recorded");
+    assert!(
+        record
+            .training
+            .as_ref()
+            .unwrap()
+            .table
+            .ends_with(".mpi_blocks")
+    );
+    let files = yosoku_bundle::fs::read_model(dir, &bundle.manifest, record).unwrap();
+    let model = MpiSimplified::from_json(files.fitted_json.as_deref().unwrap()).unwrap();
+    let full = predictions
+        .iter()
+        .find(|r| r.1 == "run" && r.2 == "total")
+        .map(|r| r.3)
+        .unwrap();
+    let ranks = predictions
+        .iter()
+        .filter(|r| r.1.starts_with("rank ") && r.2 == "total")
+        .count();
+    assert_eq!(ranks, model.ranks.len());
+    let answers = model
+        .predict(RunSize::Iterations(bundle_full_iterations(
+            bundle,
+            "simplified",
+        )))
+        .unwrap();
+    for a in &answers {
+        let step = predictions
+            .iter()
+            .find(|r| r.1 == format!("rank {}", a.rank) && r.2 == "total")
+            .unwrap()
+            .3;
+        assert!(
+            (a.total_secs() - step).abs() <= 1e-12 * step,
+            "{a:?} {step}"
+        );
+    }
+    let slowest = answers.iter().map(|a| a.total_secs()).fold(0.0, f64::max);
+    assert!((slowest - full).abs() <= 1e-12 * full);
+}
+
+/// The full run's iterations of MPI step `id`, from its predictions' `repetitions` column.
+fn bundle_full_iterations(bundle: &Bundle, id: &str) -> u64 {
+    let batch = table(bundle, &format!("{id}.predictions"));
+    int64(batch, col::REPETITIONS).unwrap().value(0) as u64
+}
+
 #[test]
 fn mpi_predictions_of_real_runs_are_within_one_percent_and_the_earlier_method_misses_waiting() {
     for (pipeline, ranks) in [("mpi-homogeneous.toml", 2), ("mpi-heterogeneous.toml", 3)] {
-        let (_dir, bundle) = run(pipeline);
+        let (dir, bundle) = run(pipeline);
         check_golden(&bundle);
         let simplified = mpi_predictions(table(&bundle, "simplified.predictions"));
+        saved_simplified_model_answers_as_the_step(
+            &dir.path().join("bundle"),
+            &bundle,
+            &simplified,
+        );
         // Per rank compute, communication, total; the run; the naive scaling beside it.
         assert_eq!(simplified.len(), 3 * ranks + 2, "{pipeline}");
         // The goal, on the committed measurements (data/mpi/README.md).

@@ -26,6 +26,7 @@ pub mod call_paths;
 mod configurations;
 mod input;
 pub mod loops;
+mod model;
 mod polling;
 mod predict;
 #[cfg(test)]
@@ -40,8 +41,12 @@ mod tests;
 mod warmup;
 
 pub use configurations::{best_configuration, separate_runs};
+pub use model::{
+    MPI_SIMPLIFIED_KIND, MpiSimplified, PredictedRank, SimplifiedOptions, SimplifiedTraining,
+    simplified_options,
+};
 pub use polling::POLLING_FLAG;
-pub use predict::simplified;
+pub use predict::{simplified, simplified_model};
 pub use repeats::{combined, repeat_totals, run_to_run_of};
 pub use spec::{
     DEFAULT_RUN_TO_RUN_PCT, DRIFT_PRIOR_PER_DOUBLING, MpiPrediction, MpiSpec, RunToRun,

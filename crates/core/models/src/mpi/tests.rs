@@ -38,23 +38,23 @@ fn column(batch: &RecordBatch, name: &str) -> Vec<f64> {
     values.iter().map(|v| v.unwrap_or(f64::NAN)).collect()
 }
 
+/// A rank's (compute, communication) seconds per iteration: two slow warm-up iterations, then
+/// steady 2 s compute + 1 s communication.
+fn warming_up() -> Vec<(f64, f64)> {
+    vec![
+        (5.0, 4.0),
+        (3.0, 1.5),
+        (2.0, 1.0),
+        (2.0, 1.0),
+        (2.0, 1.0),
+        (2.0, 1.0),
+    ]
+}
+
 #[test]
 fn loop_blocks_scale_with_iterations_and_warmup_is_taken_as_measured() {
     // Two slow warm-up iterations, then steady 2 s compute + 1 s communication.
-    let reduced = blocks(
-        "reduced",
-        &[(
-            0,
-            vec![
-                (5.0, 4.0),
-                (3.0, 1.5),
-                (2.0, 1.0),
-                (2.0, 1.0),
-                (2.0, 1.0),
-                (2.0, 1.0),
-            ],
-        )],
-    );
+    let reduced = blocks("reduced", &[(0, warming_up())]);
     let out = simplified(&spec(100, Warmup::Auto { tolerance: 0.1 }), &reduced, None).unwrap();
     // compute: setup 1 + teardown 0.5 + warm-up 5 + 3 + 98 x 2; communication: 4 + 1.5 + 98.
     let predicted = column(&out.predictions, col::PREDICTED_SECS);
@@ -862,4 +862,52 @@ fn the_run_is_sized_in_the_programs_steps() {
         e.contains("ran 100 iterations, but full_iterations = 200 (2 iteration(s) per step)"),
         "{e}"
     );
+}
+
+/// The simplified-execution model saved and read back answers from its fitted numbers alone:
+/// the run the step predicted, to the bit, and a run of another length (100 steady iterations of
+/// 2 s compute and 1 s communication more) without the reduced run's logs.
+#[test]
+fn the_saved_simplified_model_predicts_any_length_as_the_step_did() {
+    use crate::model::Model;
+    let reduced = blocks(
+        "reduced",
+        &[
+            (0, warming_up()),
+            (
+                1,
+                vec![
+                    (4.0, 4.0),
+                    (2.5, 1.5),
+                    (2.5, 0.5),
+                    (2.5, 0.5),
+                    (2.5, 0.5),
+                    (2.5, 0.5),
+                ],
+            ),
+        ],
+    );
+    let s = spec(100, Warmup::Auto { tolerance: 0.1 });
+    let (out, model) = super::simplified_model(&s, &reduced, None).unwrap();
+    let saved = model.to_json().unwrap();
+    let back = super::MpiSimplified::from_json(&saved).unwrap();
+    assert_eq!(back, model);
+    let ranks = back.predict(RunSize::Iterations(100)).unwrap();
+    let predicted = column(&out.predictions, col::PREDICTED_SECS);
+    // predictions: rank 0 compute, communication, total; rank 1 the same; the run.
+    assert_eq!(ranks.len(), 2);
+    for (i, r) in ranks.iter().enumerate() {
+        assert_eq!(r.compute_secs, predicted[3 * i]);
+        assert_eq!(r.communication_secs, predicted[3 * i + 1]);
+        assert_eq!(r.total_secs(), predicted[3 * i + 2]);
+    }
+    let longer = back.predict(RunSize::Iterations(200)).unwrap();
+    assert_eq!(longer[0].total_secs(), ranks[0].total_secs() + 100.0 * 3.0);
+    assert_eq!(longer[1].total_secs(), ranks[1].total_secs() + 100.0 * 3.0);
+    assert_eq!(longer[0].full_iterations, 200);
+    // The saved form names its fields, and the options the step used.
+    let json: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(json["options"]["warmup"], "tolerance 0.1", "{json}");
+    assert_eq!(json["ranks"][0]["loop_secs"].as_array().unwrap().len(), 6);
+    assert!(json["ranks"][0]["blocks"][0]["block"].is_string(), "{json}");
 }

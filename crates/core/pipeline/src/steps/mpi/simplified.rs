@@ -1,12 +1,13 @@
 //! `mpi_simplified`: per-rank prediction of a full MPI run from a reduced run (Chida et al.).
 
 use serde::Deserialize;
-use yosoku_models::mpi::{self, RunToRun};
+use yosoku_models::model::Model;
+use yosoku_models::mpi::{self, MpiSimplified, RunToRun};
 
 use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, prediction_output};
 use crate::steps::step::{
     GroupedParams, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, TableRef,
-    names,
+    TrainingTable, names,
 };
 
 pub(crate) const SIMPLIFIED: StepKind = StepKind::grouped::<SimplifiedParams>(
@@ -155,10 +156,25 @@ impl Step for Simplified {
             spec.run_to_run = RunToRun::Floor { pct, user: true };
         }
         let measured = cx.optional_input(self.measured.as_ref())?;
-        let p = match &self.reduced {
-            Some(reduced) => mpi::simplified(&spec, cx.input(reduced)?, measured)?,
-            None => mpi::combined(&spec, &repeats, measured)?,
-        };
-        Ok(prediction_output(p)?)
+        match &self.reduced {
+            // The model fitted on the reduced run is saved: read back, it predicts runs of
+            // other lengths.
+            Some(reduced) => {
+                let (p, model) = mpi::simplified_model(&spec, cx.input(reduced)?, measured)?;
+                Ok(prediction_output(p)?
+                    .saved_model(
+                        MpiSimplified::KIND,
+                        TrainingTable::Input(reduced.get_ref().clone()),
+                        &PREDICTION_TABLES,
+                    )
+                    .saved_parameters(
+                        MpiSimplified::options_record(&model.options)?,
+                        model.to_json()?,
+                    ))
+            }
+            None => Ok(prediction_output(mpi::combined(
+                &spec, &repeats, measured,
+            )?)?),
+        }
     }
 }
