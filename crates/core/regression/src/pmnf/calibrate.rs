@@ -97,25 +97,40 @@ impl Calibration {
     /// What the calibration did, in a sentence.
     pub fn describe(&self) -> String {
         let pct = 100.0 * self.level;
-        let widened = if self.factor.is_finite() {
+        let points = |n: usize| {
+            if n == 1 {
+                "1 held-out point".to_owned()
+            } else {
+                format!("{n} held-out points")
+            }
+        };
+        let widened = if !self.factor.is_finite() {
+            "unbounded: too many checks predicted no positive value where one was measured"
+                .to_owned()
+        } else if self.factor > 1.0 {
             format!(
                 "widened where narrower to the prediction divided and multiplied by {:.3}",
                 self.factor
             )
         } else {
-            "unbounded: too many checks predicted no positive value where one was measured"
-                .to_owned()
+            "kept as the search gives them".to_owned()
         };
         match self.basis {
             Basis::Conformal => format!(
-                "{pct:.0} % intervals calibrated on {} held-out points of this file (each call path's largest, predicted from the rest), of which the search's own held {}: {widened}",
-                self.checks, self.held_unscaled
+                "{pct:.0} % intervals calibrated on {} of this file (each call path's largest, predicted from the rest), of which the search's own held {}: {widened}",
+                points(self.checks),
+                self.held_unscaled
             ),
             Basis::TooFewChecks => format!(
-                "only {} held-out points of this file to check its intervals on ({} are needed for {pct:.0} %), of which the search's own held {}: {widened}, to hold the worst of them, which is all the checks can say",
-                self.checks,
+                "only {} of this file to check its intervals on ({} are needed for {pct:.0} %), of which the search's own held {}: {widened}{}",
+                points(self.checks),
                 needed_checks(self.level),
-                self.held_unscaled
+                self.held_unscaled,
+                if self.factor > 1.0 {
+                    ", to hold the worst of them, which is all the checks can say"
+                } else {
+                    "; the checks cannot say more"
+                }
             ),
             Basis::Uncalibrated => format!(
                 "{pct:.0} % intervals not calibrated: no call path keeps {} values of every parameter without its largest point (the fewest this search chooses a model from), so none could be checked; they are the search's own",
