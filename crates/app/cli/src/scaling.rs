@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
-    Aggregate, Calibration, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions, RobustFit,
-    SeriesModel, Term, term_shape,
+    Aggregate, Calibration, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions, Prediction,
+    RobustFit, SeriesModel, Term, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -186,7 +186,13 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 }
             };
             let half = |variance: f64| 1.96 * variance.max(0.0).sqrt();
-            let predicted = Predicted::new(&found.fit.model, &found.target, &file.calibration);
+            let Some(prediction) = &s.prediction else {
+                continue;
+            };
+            let predicted = Predicted {
+                prediction,
+                calibration: &file.calibration,
+            };
             let _ = writeln!(
                 out,
                 "  {} / {}: at {at} the robust model predicts {}; the model itself is uncertain by +- {}\n    measure next, the most narrowing per {unit} of runs first:",
@@ -258,8 +264,13 @@ fn suggestion_json(
             line["target"] = serde_json::Value::Object(named(&found.target));
             line["predicted_secs"] = serde_json::json!(found.predicted);
             let names: Vec<&str> = parameters.iter().map(String::as_str).collect();
-            line["prediction"] = Predicted::new(&found.fit.model, &found.target, &file.calibration)
+            if let Some(prediction) = &s.prediction {
+                line["prediction"] = Predicted {
+                    prediction,
+                    calibration: &file.calibration,
+                }
                 .json(&names, &found.target);
+            }
             line["model_half_width_95_secs"] = serde_json::json!(half(found.variance_now));
             line["next"] = found
                 .ranked
@@ -406,21 +417,23 @@ pub fn run(request: &Request) -> Outcome {
 }
 
 /// A call path's predictions at the file's target (`--target`), by the Extra-P-compatible
-/// search and by the robust one, each with its calibrated interval.
+/// search and by the robust one, each with the calibration of its interval.
 fn predicted_at<'a>(
     prediction: Option<&'a FilePrediction>,
-    s: &SeriesModel,
+    s: &'a SeriesModel,
 ) -> (Option<Predicted<'a>>, Option<Predicted<'a>>) {
     let Some(p) = prediction else {
         return (None, None);
     };
-    let extrap = s
-        .model
-        .as_ref()
-        .ok()
-        .map(|m| Predicted::new(m, &p.coordinate, &p.calibration));
-    let robust = match (&s.robust, &p.robust_calibration) {
-        (Some(Ok(r)), Some(c)) => Some(Predicted::new(&r.model, &p.coordinate, c)),
+    let extrap = s.prediction.as_ref().map(|prediction| Predicted {
+        prediction,
+        calibration: &p.calibration,
+    });
+    let robust = match (&s.robust_prediction, &p.robust_calibration) {
+        (Some(prediction), Some(calibration)) => Some(Predicted {
+            prediction,
+            calibration,
+        }),
         _ => None,
     };
     (extrap, robust)
@@ -436,36 +449,28 @@ fn at_text(names: &[&str], coordinate: &[f64]) -> String {
     parts.join(", ")
 }
 
-/// A model's prediction at a configuration and its calibrated interval.
+/// A model's prediction at a configuration (the runner's) and the calibration of its interval,
+/// as printed.
 struct Predicted<'a> {
-    value: f64,
-    interval: Option<(f64, f64)>,
+    prediction: &'a Prediction,
     calibration: &'a Calibration,
 }
 
-impl<'a> Predicted<'a> {
-    fn new(model: &PmnfModel, coordinate: &[f64], calibration: &'a Calibration) -> Self {
-        Predicted {
-            value: model.evaluate(coordinate),
-            interval: calibration.interval(model, coordinate),
-            calibration,
-        }
-    }
-
+impl Predicted<'_> {
     /// `1.23 s (95 % interval 1.01 s to 1.45 s)`, in the metric's unit.
     fn text(&self, metric: &str) -> String {
         let value = |v: f64| crate::format::metric_value(v, metric);
-        match self.interval {
+        match self.prediction.interval {
             Some((lo, hi)) => format!(
                 "{} ({:.0} % interval {} to {})",
-                value(self.value),
+                value(self.prediction.value),
                 100.0 * self.calibration.level,
                 value(lo),
                 value(hi)
             ),
             None => format!(
                 "{} (no interval: the fit has no residual degrees of freedom)",
-                value(self.value)
+                value(self.prediction.value)
             ),
         }
     }
@@ -480,9 +485,9 @@ impl<'a> Predicted<'a> {
             .collect();
         serde_json::json!({
             "target": target,
-            "value": self.value,
-            "low": self.interval.map(|i| i.0),
-            "high": self.interval.map(|i| i.1),
+            "value": self.prediction.value,
+            "low": self.prediction.interval.map(|i| i.0),
+            "high": self.prediction.interval.map(|i| i.1),
             "level": self.calibration.level,
             "calibration": self.calibration,
         })

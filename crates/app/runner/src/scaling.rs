@@ -51,6 +51,26 @@ pub struct SeriesModel {
     pub model: Result<PmnfModel, PmnfError>,
     /// The robust search's model (docs/methods.md, section 7), when asked for.
     pub robust: Option<Result<RobustFit, PmnfError>>,
+    /// With a target: each model's prediction there, its interval calibrated on the file.
+    pub prediction: Option<Prediction>,
+    pub robust_prediction: Option<Prediction>,
+}
+
+/// A model's prediction at the target and its interval under the file's calibration (`None`
+/// where neither the fit nor the checks give a bound).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prediction {
+    pub value: f64,
+    pub interval: Option<(f64, f64)>,
+}
+
+impl Prediction {
+    fn of(model: &PmnfModel, coordinate: &[f64], calibration: &Calibration) -> Self {
+        Prediction {
+            value: model.evaluate(coordinate),
+            interval: calibration.interval(model, coordinate),
+        }
+    }
 }
 
 /// The text of a saved experiment's `experiment.json` (a `.extra-p` file is a zip of it).
@@ -116,20 +136,42 @@ pub fn model_files(
                 }),
                 None => None,
             };
+            let models = e
+                .series
+                .into_iter()
+                .map(|s| {
+                    let model = fit(&s.points, options);
+                    let robust = robust.then(|| fit_robust(&s.points, options));
+                    let (prediction, robust_prediction) = match &prediction {
+                        Some(p) => (
+                            model
+                                .as_ref()
+                                .ok()
+                                .map(|m| Prediction::of(m, &p.coordinate, &p.calibration)),
+                            match (&robust, &p.robust_calibration) {
+                                (Some(Ok(r)), Some(c)) => {
+                                    Some(Prediction::of(&r.model, &p.coordinate, c))
+                                }
+                                _ => None,
+                            },
+                        ),
+                        None => (None, None),
+                    };
+                    SeriesModel {
+                        model,
+                        robust,
+                        prediction,
+                        robust_prediction,
+                        callpath: s.callpath,
+                        metric: s.metric,
+                    }
+                })
+                .collect();
             Ok(FileModels {
                 file: file.clone(),
                 notes: e.notes,
                 prediction,
-                models: e
-                    .series
-                    .into_iter()
-                    .map(|s| SeriesModel {
-                        model: fit(&s.points, options),
-                        robust: robust.then(|| fit_robust(&s.points, options)),
-                        callpath: s.callpath,
-                        metric: s.metric,
-                    })
-                    .collect(),
+                models,
                 parameters: e.parameters,
             })
         })
@@ -186,6 +228,8 @@ pub struct SeriesSuggestions {
     pub callpath: String,
     pub metric: String,
     pub suggestions: Result<Suggestions, PmnfError>,
+    /// The robust model's prediction at the target, its interval calibrated on the file.
+    pub prediction: Option<Prediction>,
 }
 
 /// What `--suggest` found in one file: its parameters and, per call path, the ranked runs.
@@ -240,25 +284,34 @@ pub fn suggest_files(
                 })?),
                 None => None,
             };
-            Ok(FileSuggestions {
-                file: file.clone(),
-                calibration: calibrate_file(&e.series, options, true),
-                notes: e.notes,
-                series: e
-                    .series
-                    .into_iter()
-                    .map(|s| SeriesSuggestions {
-                        suggestions: suggest(
-                            &s.points,
-                            options,
-                            &coordinate,
-                            &candidates(&s.points, &coordinate, &by_parameter),
-                            processes,
-                        ),
+            let calibration = calibrate_file(&e.series, options, true);
+            let series = e
+                .series
+                .into_iter()
+                .map(|s| {
+                    let suggestions = suggest(
+                        &s.points,
+                        options,
+                        &coordinate,
+                        &candidates(&s.points, &coordinate, &by_parameter),
+                        processes,
+                    );
+                    SeriesSuggestions {
+                        prediction: suggestions
+                            .as_ref()
+                            .ok()
+                            .map(|f| Prediction::of(&f.fit.model, &coordinate, &calibration)),
+                        suggestions,
                         callpath: s.callpath,
                         metric: s.metric,
-                    })
-                    .collect(),
+                    }
+                })
+                .collect();
+            Ok(FileSuggestions {
+                file: file.clone(),
+                calibration,
+                notes: e.notes,
+                series,
                 parameters: e.parameters,
             })
         })
