@@ -547,11 +547,11 @@ impl<'a> Parser<'a> {
 /// The parser reads `step` and `id` itself, and a kind's key group apart from its own keys, so
 /// serde's list of a step's fields lacks them: put them back, so that a misspelt key is answered
 /// with every key the table may have.
-fn with_step_and_id(mut e: SpecError, group_keys: &[&str]) -> SpecError {
+fn with_step_and_id(mut e: SpecError, group_keys: &[&[&str]]) -> SpecError {
     if e.message.starts_with("unknown field") {
         let read_apart: String = ["step", "id"]
             .iter()
-            .chain(group_keys)
+            .chain(group_keys.iter().copied().flatten())
             .map(|k| format!("`{k}`"))
             .collect::<Vec<_>>()
             .join(", ");

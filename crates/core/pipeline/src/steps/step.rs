@@ -114,9 +114,39 @@ pub trait KeyGroup: DeserializeOwned {
     const KEYS: &'static [&'static str];
 }
 
-/// The parameters of a step kind whose table holds a [`KeyGroup`] beside its own keys.
+/// The key groups a grouped step kind reads beside its own keys: one [`KeyGroup`], or a pair of
+/// them (`(SettingKeys, PmnfKeys)`), each read from its own keys with their spans.
+pub trait KeyGroups: Sized {
+    /// The keys of each group.
+    const KEY_SETS: &'static [&'static [&'static str]];
+    /// Reads the groups from a table that holds only keys of [`KeyGroups::KEY_SETS`] (`span`:
+    /// the step's table, where a missing key is reported).
+    fn read(span: Range<usize>, table: DeTable<'_>) -> Result<Self, toml::de::Error>;
+}
+
+impl<G: KeyGroup> KeyGroups for G {
+    const KEY_SETS: &'static [&'static [&'static str]] = &[G::KEYS];
+    fn read(span: Range<usize>, table: DeTable<'_>) -> Result<Self, toml::de::Error> {
+        G::deserialize(ValueDeserializer::from(Spanned::new(
+            span,
+            DeValue::Table(table),
+        )))
+    }
+}
+
+impl<A: KeyGroup, B: KeyGroup> KeyGroups for (A, B) {
+    const KEY_SETS: &'static [&'static [&'static str]] = &[A::KEYS, B::KEYS];
+    fn read(span: Range<usize>, table: DeTable<'_>) -> Result<Self, toml::de::Error> {
+        let (a, b): (DeTable<'_>, DeTable<'_>) = table
+            .into_iter()
+            .partition(|(key, _)| A::KEYS.contains(&key.get_ref().as_ref()));
+        Ok((A::read(span.clone(), a)?, B::read(span, b)?))
+    }
+}
+
+/// The parameters of a step kind whose table holds [`KeyGroups`] beside its own keys.
 pub trait GroupedParams: DeserializeOwned {
-    type Group: KeyGroup;
+    type Group: KeyGroups;
     type Step: Step + 'static;
     fn into_step(self, group: Self::Group) -> Result<Self::Step, ParamError>;
 }
@@ -138,9 +168,9 @@ pub struct StepKind {
     pub name: &'static str,
     pub stage: Stage,
     pub summary: &'static str,
-    /// The keys of its [`KeyGroup`], read beside its own (none for a kind without one): named
+    /// The keys of its [`KeyGroups`], read beside its own (none for a kind without one): named
     /// with its own when a key is misspelt.
-    pub group_keys: &'static [&'static str],
+    pub group_keys: &'static [&'static [&'static str]],
     parse: ParseFn,
 }
 
@@ -173,7 +203,7 @@ impl StepKind {
             name,
             stage,
             summary,
-            <P::Group as KeyGroup>::KEYS,
+            <P::Group as KeyGroups>::KEY_SETS,
             parse_grouped::<P>,
         )
     }
@@ -182,7 +212,7 @@ impl StepKind {
         name: &'static str,
         stage: Stage,
         summary: &'static str,
-        group_keys: &'static [&'static str],
+        group_keys: &'static [&'static [&'static str]],
         parse: ParseFn,
     ) -> Self {
         Self {
@@ -219,23 +249,24 @@ fn parse_grouped<P: GroupedParams + 'static>(
         DeValue::Table(table) => {
             let (mut own, mut group) = (DeTable::new(), DeTable::new());
             for (key, value) in table {
-                if <P::Group as KeyGroup>::KEYS.contains(&key.get_ref().as_ref()) {
+                let name: &str = key.get_ref().as_ref();
+                if <P::Group as KeyGroups>::KEY_SETS
+                    .iter()
+                    .any(|keys| keys.contains(&name))
+                {
                     group.insert(key, value);
                 } else {
                     own.insert(key, value);
                 }
             }
-            (DeValue::Table(own), DeValue::Table(group))
+            (DeValue::Table(own), group)
         }
         // Not a table: the kind's own parameters say what was expected.
-        other => (other, DeValue::Table(DeTable::new())),
+        other => (other, DeTable::new()),
     };
     let parsed = P::deserialize(ValueDeserializer::from(Spanned::new(span.clone(), own)))
         .map_err(ParamsError::Toml)?;
-    let group = <P::Group as serde::Deserialize>::deserialize(ValueDeserializer::from(
-        Spanned::new(span, group),
-    ))
-    .map_err(ParamsError::Toml)?;
+    let group = <P::Group as KeyGroups>::read(span, group).map_err(ParamsError::Toml)?;
     let step = parsed.into_step(group).map_err(ParamsError::Param)?;
     Ok(Box::new(step))
 }

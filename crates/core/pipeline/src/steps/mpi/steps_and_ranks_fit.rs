@@ -12,7 +12,7 @@ use yosoku_models::scaling::PmnfScaling;
 use yosoku_tables::SCALING_MODELS;
 
 use super::shared::{SettingKeys, Settings};
-use crate::steps::scaling::{default_aggregate, default_level, scaling_spec};
+use crate::steps::scaling::PmnfKeys;
 use crate::steps::step::{
     DefinedModel, GroupedParams, ModelDefinition, ParamError, Stage, Step, StepContext, StepError,
     StepKind, StepOutput, TableRef, TrainingTable, names,
@@ -36,20 +36,9 @@ pub struct StepsAndRanksFitParams {
     pub blocks: TableRef,
     /// Their `mpi_ranks` (the parameters, the rank count, each rank's wall time).
     pub ranks: TableRef,
-    /// The parameters to model over; every numeric one that varies when absent.
-    #[serde(default)]
-    pub parameters: Vec<String>,
-    #[serde(default = "default_aggregate")]
-    pub aggregate: String,
-    #[serde(default = "default_level")]
-    pub level: f64,
-    #[serde(default)]
-    pub negative_exponents: bool,
     /// Leave out call paths under this share of the predicted time, in percent.
     #[serde(default = "default_min_share_pct")]
     pub min_share_pct: f64,
-    #[serde(default)]
-    pub meanings: BTreeMap<String, String>,
 }
 
 #[derive(Debug)]
@@ -61,9 +50,12 @@ pub struct StepsAndRanksFit {
 }
 
 impl GroupedParams for StepsAndRanksFitParams {
-    type Group = SettingKeys;
+    type Group = (SettingKeys, PmnfKeys);
     type Step = StepsAndRanksFit;
-    fn into_step(self, keys: SettingKeys) -> Result<StepsAndRanksFit, ParamError> {
+    fn into_step(
+        self,
+        (keys, pmnf): (SettingKeys, PmnfKeys),
+    ) -> Result<StepsAndRanksFit, ParamError> {
         if !(0.0..100.0).contains(&self.min_share_pct) {
             return Err(ParamError::new(
                 "min_share_pct",
@@ -80,13 +72,7 @@ impl GroupedParams for StepsAndRanksFitParams {
             ));
         }
         let settings = Settings::new(keys)?;
-        let scaling = scaling_spec(
-            self.parameters,
-            &self.aggregate,
-            self.level,
-            self.negative_exponents,
-            &self.meanings,
-        )?;
+        let (scaling, meanings) = pmnf.into_spec()?;
         Ok(StepsAndRanksFit {
             blocks: self.blocks,
             ranks: self.ranks,
@@ -96,7 +82,7 @@ impl GroupedParams for StepsAndRanksFitParams {
                 target: Vec::new(),
                 min_share: self.min_share_pct / 100.0,
             },
-            meanings: self.meanings,
+            meanings,
         })
     }
 }

@@ -171,6 +171,68 @@ fn shared_and_own_keys_are_refused_at_their_line_and_column() {
     assert!(e.contains("key `published`"), "{e}");
 }
 
+/// `mpi_steps_and_ranks_fit` reads two shared groups beside its own keys, the MPI settings
+/// (`SettingKeys`) and the PMNF search's (`PmnfKeys`, also `scaling_fit`'s): a value of the wrong
+/// type in either is refused at its line and column, and a misspelt key is answered with the
+/// keys of both groups and its own.
+#[test]
+fn both_key_groups_of_steps_and_ranks_are_refused_at_their_line_and_column() {
+    let head = "step = \"mpi_steps_and_ranks_fit\"\nid = \"p\"\nblocks = \"src.blocks\"\nranks = \"src.ranks\"\n";
+    let e = parse_error(
+        "fit",
+        &format!("{head}reduced_steps = 20\nfull_steps = 400\nlevel = \"high\""),
+    );
+    assert!(e.starts_with("p.toml:11:9:"), "{e}");
+    let e = parse_error(
+        "fit",
+        &format!("{head}reduced_steps = \"20\"\nfull_steps = 400"),
+    );
+    assert!(e.starts_with("p.toml:9:17:"), "{e}");
+    let e = parse_error(
+        "fit",
+        &format!("{head}reduced_steps = 20\nfull_steps = 400\nsearch = \"fast\""),
+    );
+    assert!(e.starts_with("p.toml:11:10:"), "{e}");
+    assert!(
+        e.contains("expected `extrap` (Extra-P's search) or `robust`"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        &format!("{head}reduced_steps = 20\nfull_steps = 400\nparameter = [\"n\"]"),
+    );
+    assert!(
+        e.starts_with("p.toml:11:1: unknown field `parameter`"),
+        "{e}"
+    );
+    for key in [
+        "`blocks`",
+        "`min_share_pct`",
+        "`full_steps`",
+        "`trend`",
+        "`parameters`",
+        "`negative_exponents`",
+        "`search`",
+    ] {
+        assert!(e.contains(key), "{key} not named: {e}");
+    }
+    // Both groups read: a robust search over the named parameters, and the run's size.
+    let text = crate::steps::testing::pipeline(&format!(
+        "[[fit]]\n{head}reduced_steps = 20\nfull_steps = 400\nparameters = [\"n\"]\nsearch = \"robust\"\nmeanings = {{ n = \"cells\" }}"
+    ));
+    let spec = crate::PipelineSpec::parse("p.toml", &text).unwrap();
+    let Some(crate::steps::ModelDefinition {
+        model: crate::steps::DefinedModel::StepsAndRanks { spec, meanings, .. },
+        ..
+    }) = spec.steps[0].value.step.model_definition()
+    else {
+        panic!("not a steps-and-ranks model");
+    };
+    assert_eq!(spec.scaling.parameters, ["n"]);
+    assert_eq!(spec.scaling.search, yosoku_models::scaling::Search::Robust);
+    assert_eq!(meanings["n"], "cells");
+}
+
 const STEPS_AND_RANKS_FIT: &str = "step = \"mpi_steps_and_ranks_fit\"\nid = \"f\"\nblocks = \"src.mpi_blocks\"\nranks = \"src.mpi_ranks\"\n";
 
 /// Every key of the fit step and of the step that asks its model is checked when the file is

@@ -9,46 +9,24 @@ use yosoku_models::Model;
 use yosoku_models::scaling::{PmnfScaling, ScalingSpec, scaling_models};
 use yosoku_tables::SCALING_MODELS;
 
-use super::shared::{default_aggregate, default_level, default_search, scaling_spec, search};
+use super::shared::PmnfKeys;
 use crate::steps::step::{
-    DefinedModel, ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind,
-    StepOutput, StepParams, TableRef, TrainingTable, names,
+    DefinedModel, GroupedParams, ModelDefinition, ParamError, Stage, Step, StepContext, StepError,
+    StepKind, StepOutput, TableRef, TrainingTable, names,
 };
 
-pub(crate) const SCALING_FIT: StepKind = StepKind::new::<ScalingFitParams>(
+pub(crate) const SCALING_FIT: StepKind = StepKind::grouped::<ScalingFitParams>(
     "scaling_fit",
     Stage::Fit,
     "each call path's time over its runs' numeric parameters (Extra-P's PMNF search), fitted on every configuration",
 );
 
-/// `scaling_fit` over one `runs` table.
+/// `scaling_fit` over one `runs` table: the table, beside the PMNF search's keys
+/// ([`PmnfKeys`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScalingFitParams {
     pub runs: TableRef,
-    /// The parameters to model over; every numeric one that varies when absent.
-    #[serde(default)]
-    pub parameters: Vec<String>,
-    /// How repetitions of a point are reduced: `mean` or `median`.
-    #[serde(default = "default_aggregate")]
-    pub aggregate: String,
-    /// Coverage of the prediction intervals.
-    #[serde(default = "default_level")]
-    pub level: f64,
-    /// Also try negative exponents (Extra-P's `allow_negative_exponents`): times that fall as a
-    /// parameter grows, as a rank count under strong scaling.
-    #[serde(default)]
-    pub negative_exponents: bool,
-    /// What each parameter is, in words (`n = "grid points per side"`): written into the
-    /// reports of the validation steps, where `yosoku report` and the viewer's Scaling view show
-    /// it beside the models.
-    #[serde(default)]
-    pub meanings: BTreeMap<String, String>,
-    /// `extrap` (default: Extra-P's search, the same terms as Extra-P) or `robust` (the
-    /// noise-resilient search: weighted by the repetitions' noise, negative exponents always,
-    /// sums and products over parameters).
-    #[serde(default = "default_search")]
-    pub search: String,
 }
 
 #[derive(Debug)]
@@ -58,23 +36,15 @@ pub struct ScalingFit {
     meanings: BTreeMap<String, String>,
 }
 
-impl StepParams for ScalingFitParams {
+impl GroupedParams for ScalingFitParams {
+    type Group = PmnfKeys;
     type Step = ScalingFit;
-    fn into_step(self) -> Result<ScalingFit, ParamError> {
-        let spec = scaling_spec(
-            self.parameters,
-            &self.aggregate,
-            self.level,
-            self.negative_exponents,
-            &self.meanings,
-        )?;
+    fn into_step(self, keys: PmnfKeys) -> Result<ScalingFit, ParamError> {
+        let (spec, meanings) = keys.into_spec()?;
         Ok(ScalingFit {
             runs: self.runs,
-            spec: ScalingSpec {
-                search: search(&self.search)?,
-                ..spec
-            },
-            meanings: self.meanings,
+            spec,
+            meanings,
         })
     }
 }

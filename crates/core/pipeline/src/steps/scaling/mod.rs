@@ -11,6 +11,4 @@ mod tests;
 
 pub(crate) use fit::SCALING_FIT;
 pub(crate) use holdout::SCALING_MODEL;
-pub(crate) use shared::{
-    SCALING_TABLES, default_aggregate, default_level, meaning_cells, scaling_spec,
-};
+pub(crate) use shared::{PmnfKeys, SCALING_TABLES, meaning_cells};
