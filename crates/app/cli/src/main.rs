@@ -150,7 +150,7 @@ enum Command {
         /// computed, neusight).
         #[arg(long)]
         tool: Option<String>,
-        /// Only metrics of this kind (count, config, time, rate, ratio, clock, level).
+        /// Only metrics of this kind (count, config, time, rate, ratio, average, clock, level).
         #[arg(long)]
         kind: Option<String>,
         /// List the names a bundle's imports left unmapped instead.

@@ -575,13 +575,7 @@ fn out_of_range(counters: &RecordBatch) -> Vec<String> {
             continue;
         }
         let v = value.value(i);
-        let allowed = match kind.value(i) {
-            "ratio" => (0.0..=1.0 + 1e-9).contains(&v),
-            "level" => (0.0..=10.0).contains(&v),
-            "count" | "time" | "rate" | "clock" | "config" => v >= 0.0,
-            _ => true,
-        };
-        if !allowed {
+        if !in_kind_range(kind.value(i), v) {
             seen.entry(metric.value(i).to_owned()).or_insert_with(|| {
                 format!(
                     "{} ({}, `{}` in {}) = {v}, outside its kind's range",
@@ -594,6 +588,49 @@ fn out_of_range(counters: &RecordBatch) -> Vec<String> {
         }
     }
     seen.into_values().collect()
+}
+
+/// Whether `value` lies in the range metrics.toml gives its kind: a `ratio` is a fraction
+/// (0-1), a `level` 0-10, every other kind at least 0 (an `average`, one count per another, is
+/// unbounded above).
+fn in_kind_range(kind: &str, value: f64) -> bool {
+    match kind {
+        "ratio" => (0.0..=1.0 + 1e-9).contains(&value),
+        "level" => (0.0..=10.0).contains(&value),
+        "count" | "time" | "rate" | "average" | "clock" | "config" => value >= 0.0,
+        _ => true,
+    }
+}
+
+/// [`out_of_range`] over the feature columns of an `observations` table (one per counter, its
+/// kind in the field's metadata): the wide table the gpuperfpredict and NeuSight readers write
+/// without a long `counters` table.
+fn observations_out_of_range(observations: &RecordBatch) -> Vec<String> {
+    let mut out = Vec::new();
+    for (field, column) in observations
+        .schema()
+        .fields()
+        .iter()
+        .zip(observations.columns())
+    {
+        let Some(kind) = field.metadata().get(yosoku_tables::KIND_METADATA_KEY) else {
+            continue;
+        };
+        let Some(values) = column.as_primitive_opt::<arrow_array::types::Float64Type>() else {
+            continue;
+        };
+        if let Some(v) = values
+            .iter()
+            .flatten()
+            .find(|v| v.is_finite() && !in_kind_range(kind, *v))
+        {
+            out.push(format!(
+                "{} ({kind}, an observations column) = {v}, outside its kind's range",
+                field.name()
+            ));
+        }
+    }
+    out
 }
 
 #[test]
@@ -650,6 +687,13 @@ fn every_file_of_the_corpus_imports_with_its_rows_names_and_a_value_right() {
         if let Some(counters) = table(&bundle, "counters") {
             failures.extend(
                 out_of_range(counters)
+                    .into_iter()
+                    .map(|m| format!("{}: {m}", e.file)),
+            );
+        }
+        if let Some(observations) = table(&bundle, "observations") {
+            failures.extend(
+                observations_out_of_range(observations)
                     .into_iter()
                     .map(|m| format!("{}: {m}", e.file)),
             );

@@ -473,23 +473,23 @@ pub static ALL: &[Metric] = &[
     },
     Metric {
         name: "inst_per_warp",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "shared_load_transactions_per_request",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "shared_store_transactions_per_request",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "gld_transactions_per_request",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "gst_transactions_per_request",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "flop_sp_efficiency",
@@ -501,7 +501,7 @@ pub static ALL: &[Metric] = &[
     },
     Metric {
         name: "eligible_warps_per_cycle",
-        kind: "ratio",
+        kind: "rate",
     },
     Metric {
         name: "sm_throughput_pct_of_peak",
@@ -881,15 +881,15 @@ pub static ALL: &[Metric] = &[
     },
     Metric {
         name: "inst_replay_overhead",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "shared_replay_overhead",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "global_cache_replay_overhead",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "local_memory_overhead",
@@ -897,11 +897,11 @@ pub static ALL: &[Metric] = &[
     },
     Metric {
         name: "local_load_transactions_per_request",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "local_store_transactions_per_request",
-        kind: "ratio",
+        kind: "average",
     },
     Metric {
         name: "flop_hp_efficiency",

@@ -435,6 +435,95 @@ pub fn registry_differences(text: &str) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
 
+    /// Nsight Compute says a metric's unit in its name (its documentation's "Metrics Structure":
+    /// `.pct` a percentage, `.ratio` one value over another, `.per_second` and `.per_cycle_*`
+    /// rates) and in the unit row of every file, which the importer converts (`%` divided by
+    /// 100). So every ncu name the mapping calls a `ratio` (a fraction, 0-1) must be a percentage
+    /// by its name, a details-page name (`Section / Metric`, its unit in the page's unit
+    /// column), or carry the unit that makes it a fraction (`thread/warp`); and no `.ratio`,
+    /// `per_request` or `per_warp` name may be a fraction without one (sectors per request are
+    /// 1-32: the defect of a threads-per-instruction ratio read as an efficiency). Every alias
+    /// and every rule is checked.
+    #[test]
+    fn every_ncu_name_called_a_fraction_is_a_percentage_or_converted() {
+        let map = mapping();
+        let percentage = |name: &str| {
+            name.ends_with(".pct") || name.ends_with("_pct") || name.contains(".pct_of_peak_")
+        };
+        let mut wrong = Vec::new();
+        let mut checked = 0;
+        for metric in map.metrics() {
+            for (tool, name) in &metric.aliases {
+                if tool != "ncu" {
+                    continue;
+                }
+                checked += 1;
+                let canonical = map.lookup(tool, name).unwrap();
+                let unit = canonical.unit.as_deref();
+                let fraction_by_unit = unit.is_some_and(|u| {
+                    crate::units::conversion(u, crate::units::Prefixes::Decimal).unit == "ratio"
+                });
+                let details_page = name.contains(" / ");
+                if canonical.kind == "ratio"
+                    && !(percentage(name) || details_page || fraction_by_unit)
+                {
+                    wrong.push(format!(
+                        "{name} -> {} (ratio) is no percentage",
+                        metric.name
+                    ));
+                }
+                let not_a_fraction_by_name = name.ends_with(".ratio")
+                    || name.contains("per_request")
+                    || name.contains("per_warp_instruction");
+                if canonical.kind == "ratio" && not_a_fraction_by_name && !fraction_by_unit {
+                    wrong.push(format!(
+                        "{name} -> {} (ratio) is unbounded by its name",
+                        metric.name
+                    ));
+                }
+            }
+        }
+        for rule in map.rules().iter().filter(|r| r.tool == "ncu") {
+            checked += 1;
+            let pattern = rule.pattern.as_str();
+            if rule.kind == Some("ratio") && !percentage(pattern.trim_end_matches('*')) {
+                wrong.push(format!("rule `{pattern}` (ratio) is no percentage"));
+            }
+            if pattern.ends_with(".ratio") && rule.kind == Some("ratio") {
+                wrong.push(format!("rule `{pattern}` calls every `.ratio` a fraction"));
+            }
+        }
+        assert!(checked > 150, "{checked} ncu names and rules checked");
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        // The documented values behind the rule: a percentage in `%` (ncu's unit row) becomes a
+        // fraction, threads per warp instruction (0-32) an efficiency, and sectors per request
+        // (an `average`, as nvprof's transactions per request) stay as written.
+        let ratio = |raw: &str| map.resolve("ncu", raw).unwrap();
+        assert_eq!(ratio("lts__t_sector_hit_rate.pct").kind, "ratio");
+        assert_eq!(
+            crate::units::normalise(87.5, "%", crate::units::Prefixes::Decimal).value,
+            0.875
+        );
+        let efficiency = ratio("smsp__thread_inst_executed_per_inst_executed.ratio");
+        let unit = efficiency.unit.unwrap();
+        assert_eq!(
+            crate::units::normalise(32.0, &unit, crate::units::Prefixes::Decimal).value,
+            1.0
+        );
+        let sectors = ratio("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio");
+        assert_eq!(
+            (sectors.name.as_str(), sectors.kind),
+            ("gld_transactions_per_request", "average")
+        );
+        assert_eq!(
+            map.rule_kind(
+                "ncu",
+                "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_atom.ratio"
+            ),
+            Some("average")
+        );
+    }
+
     /// The canonical names and kinds of `metrics.toml` are the registry's, one for one; a file
     /// that changes a kind, adds a name or drops one differs, and says where.
     #[test]

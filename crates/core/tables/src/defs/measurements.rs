@@ -6,7 +6,9 @@ use crate::{ColumnType as T, TableDef, ValueCheck as V, col};
 use super::columns::{DEVICE, PHASE, PROGRAM, REPETITIONS, RUN_ID, VARIANT, column, label};
 
 /// What a counter measures; `time` and `rate` metrics are functions of the run time itself.
-pub const METRIC_KINDS: &[&str] = &["count", "config", "time", "rate", "ratio", "clock", "level"];
+pub const METRIC_KINDS: &[&str] = &[
+    "count", "config", "time", "rate", "ratio", "average", "clock", "level",
+];
 
 /// Where a counter value comes from: a counter tool (`measured`) or the kernel's arguments and
 /// launch configuration (`computed`, on devices without counters).
@@ -84,7 +86,7 @@ pub static COUNTERS: TableDef = TableDef {
             true,
             None,
             V::OneOf(METRIC_KINDS),
-            "What the metric measures: `count` (work: instructions, transactions, bytes), `config` (launch configuration), `time` (durations, cycles), `rate` (per second or per cycle), `ratio` (efficiencies, utilisations, occupancy), `clock` (frequencies), `level` (a 0-10 utilisation level); null when the name is not in the canonical mapping.",
+            "What the metric measures: `count` (work: instructions, transactions, bytes), `config` (launch configuration), `time` (durations, cycles), `rate` (per second or per cycle), `ratio` (a fraction, 0-1: efficiencies, hit rates, occupancy), `average` (one count per another, unbounded: transactions per request, instructions per warp), `clock` (frequencies), `level` (a 0-10 utilisation level); null when the name is not in the canonical mapping.",
         ),
         column(
             col::ORIGIN,
