@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension};
 use yosoku_plugin_sdk::PluginError;
 use yosoku_traces::spans::{Span, Timeline};
 
@@ -19,67 +18,39 @@ use crate::builder::{RunKey, Tables};
 use crate::input::kernel_program;
 use crate::nsys::Labels;
 use crate::units::Prefixes;
-
-/// The first bytes of every SQLite database file.
-pub const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+use yosoku_profiler_import::sqlite::Database;
+pub use yosoku_profiler_import::sqlite::{SQLITE_MAGIC, is_sqlite};
 
 /// The export schema's major versions yosoku reads, and the one its tests read.
 const KNOWN_MAJOR: &[&str] = &["3"];
 const TESTED: &str = "3.13.2 (Nsight Systems 2024.5)";
 
 /// An open export and what every reader of it needs.
-struct Export<'a> {
-    path: &'a Path,
-    db: Connection,
+struct Export {
+    base: Database,
     version: String,
     strings: HashMap<i64, String>,
 }
 
-impl Export<'_> {
+impl Export {
     fn error(&self, what: impl std::fmt::Display) -> PluginError {
-        PluginError::new(format!(
-            "{}: {what} (an Nsight Systems SQLite export, schema {})",
-            self.path.display(),
-            self.version
-        ))
+        self.base.error(what)
     }
 
     fn has_table(&self, table: &str) -> Result<bool, PluginError> {
-        self.db
-            .query_row(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-                [table],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|r| r.is_some())
-            .map_err(|e| self.error(e))
-    }
-
-    /// The columns of `table`, by name.
-    fn columns(&self, table: &str) -> Result<Vec<String>, PluginError> {
-        let mut statement = self
-            .db
-            .prepare(&format!("PRAGMA table_info(\"{table}\")"))
-            .map_err(|e| self.error(e))?;
-        statement
-            .query_map([], |r| r.get::<_, String>(1))
-            .map_err(|e| self.error(e))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| self.error(e))
+        self.base.has_table(table)
     }
 
     /// Refuses `table` without every one of `columns`, naming the first it lacks.
     fn require_columns(&self, table: &str, columns: &[&str]) -> Result<(), PluginError> {
-        let present = self.columns(table)?;
-        match columns.iter().find(|c| !present.iter().any(|p| p == *c)) {
-            Some(missing) => Err(self.error(format!(
-                "table `{table}` has no column `{missing}`, which yosoku reads (it has {}); the schemas yosoku knows are {}, tested on {TESTED}",
-                present.join(", "),
+        self.base.require_columns(
+            table,
+            columns,
+            &format!(
+                "the schemas yosoku knows are {}, tested on {TESTED}",
                 known()
-            ))),
-            None => Ok(()),
-        }
+            ),
+        )
     }
 
     fn string(&self, id: Option<i64>) -> &str {
@@ -96,26 +67,15 @@ fn known() -> String {
         .join(", ")
 }
 
-/// Whether `bytes` are an SQLite database.
-pub fn is_sqlite(bytes: &[u8]) -> bool {
-    bytes.starts_with(SQLITE_MAGIC)
-}
-
 /// Opens the database in `bytes` (the file's contents, as read and hashed) and checks that it is
 /// an Nsight Systems export of a schema yosoku knows.
-fn open<'a>(path: &'a Path, bytes: &[u8]) -> Result<Export<'a>, PluginError> {
-    let fail = |e: rusqlite::Error| {
-        PluginError::new(format!(
-            "{}: not a readable SQLite database ({e})",
-            path.display()
-        ))
-    };
-    let mut db = Connection::open_in_memory().map_err(fail)?;
-    db.deserialize_read_exact(rusqlite::MAIN_DB, bytes, bytes.len(), true)
-        .map_err(fail)?;
+fn open(path: &Path, bytes: &[u8]) -> Result<Export, PluginError> {
     let mut export = Export {
-        path,
-        db,
+        base: Database::open(
+            path,
+            bytes,
+            "an Nsight Systems SQLite export, schema unknown",
+        )?,
         version: String::from("unknown"),
         strings: HashMap::new(),
     };
@@ -125,18 +85,13 @@ fn open<'a>(path: &'a Path, bytes: &[u8]) -> Result<Export<'a>, PluginError> {
             path.display()
         )));
     }
-    let version: Option<String> = export
-        .db
-        .query_row(
-            "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'",
-            [],
-            |r| r.get(0),
-        )
-        .optional()
-        .map_err(|e| export.error(e))?;
+    let version = export
+        .base
+        .optional_text("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'")?;
     let version = version.ok_or_else(|| {
         export.error("`META_DATA_EXPORT` has no `EXPORT_SCHEMA_VERSION`, so its schema is unknown")
     })?;
+    export.base.what = format!("an Nsight Systems SQLite export, schema {version}");
     export.version = version.clone();
     let major = version.split('.').next().unwrap_or("");
     if !KNOWN_MAJOR.contains(&major) {
@@ -148,6 +103,7 @@ fn open<'a>(path: &'a Path, bytes: &[u8]) -> Result<Export<'a>, PluginError> {
     export.require_columns("StringIds", &["id", "value"])?;
     let strings = {
         let mut statement = export
+            .base
             .db
             .prepare("SELECT id, value FROM StringIds")
             .map_err(|e| export.error(e))?;
@@ -163,11 +119,12 @@ fn open<'a>(path: &'a Path, bytes: &[u8]) -> Result<Export<'a>, PluginError> {
 
 /// The GPUs of the export by device id, named as the GPU table names them (`TARGET_INFO_GPU`,
 /// `TARGET_INFO_CUDA_GPU` in older schemas); `GPU <id>` where neither names one.
-fn gpu_names(export: &Export<'_>) -> Result<HashMap<i64, String>, PluginError> {
+fn gpu_names(export: &Export) -> Result<HashMap<i64, String>, PluginError> {
     for table in ["TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"] {
         if export.has_table(table)? {
             export.require_columns(table, &["id", "name"])?;
             let mut statement = export
+                .base
                 .db
                 .prepare(&format!("SELECT id, name FROM {table}"))
                 .map_err(|e| export.error(e))?;
@@ -284,12 +241,12 @@ pub fn read(path: &Path, bytes: &[u8], labels: &Labels) -> Result<Tables, Plugin
 
 /// A duration in seconds from the export's nanoseconds; an end before the start is an error of
 /// the export.
-fn seconds(export: &Export<'_>, table: &str, start: i64, end: i64) -> Result<f64, PluginError> {
+fn seconds(export: &Export, table: &str, start: i64, end: i64) -> Result<f64, PluginError> {
     Tables::check_duration(end.saturating_sub(start) as f64 / 1e9)
         .map_err(|e| export.error(format!("`{table}` row starting at {start} ns: {e}")))
 }
 
-fn kernels(export: &Export<'_>, out: &mut Out<'_>) -> Result<(), PluginError> {
+fn kernels(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError> {
     let (tables, timeline, gpu, labels, counts) = out.parts();
     const TABLE: &str = "CUPTI_ACTIVITY_KIND_KERNEL";
     if !export.has_table(TABLE)? {
@@ -310,6 +267,7 @@ fn kernels(export: &Export<'_>, out: &mut Out<'_>) -> Result<(), PluginError> {
         .map(|(c, _)| tables.name(c))
         .collect();
     let mut statement = export
+        .base
         .db
         .prepare(&format!(
             "SELECT {} FROM {TABLE} ORDER BY start",
@@ -369,11 +327,12 @@ fn stream_lane(device: &str, stream: Option<i64>) -> String {
 
 /// Copies and sets: runs of phase `transfer` and spans on their streams, each named as nsys's
 /// GPU trace names them (`[CUDA memcpy Host-to-Device]`, `[CUDA memset]`).
-fn copies_and_sets(export: &Export<'_>, out: &mut Out<'_>) -> Result<(), PluginError> {
+fn copies_and_sets(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError> {
     let (tables, timeline, gpu, labels, counts) = out.parts();
     let kinds: HashMap<i64, String> = if export.has_table("ENUM_CUDA_MEMCPY_OPER")? {
         export.require_columns("ENUM_CUDA_MEMCPY_OPER", &["id", "label"])?;
         let mut statement = export
+            .base
             .db
             .prepare("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER")
             .map_err(|e| export.error(e))?;
@@ -398,6 +357,7 @@ fn copies_and_sets(export: &Export<'_>, out: &mut Out<'_>) -> Result<(), PluginE
             &["start", "end", "deviceId", "streamId", "bytes", kind_column],
         )?;
         let mut statement = export
+            .base
             .db
             .prepare(&format!(
                 "SELECT start, end, deviceId, streamId, bytes, {kind_column} FROM {table} ORDER BY start"
@@ -466,7 +426,7 @@ fn thread_lane(global_tid: Option<i64>) -> String {
 /// CUDA API calls (`CUPTI_ACTIVITY_KIND_RUNTIME`) and NVTX ranges (`NVTX_EVENTS` with an end) as
 /// spans on their threads.
 fn host_spans(
-    export: &Export<'_>,
+    export: &Export,
     tables: &mut Tables,
     timeline: &str,
     counts: &mut Counts,
@@ -486,7 +446,7 @@ fn host_spans(
     if export.has_table(NVTX)? {
         export.require_columns(NVTX, &["start", "end", "globalTid"])?;
         // A range's name is its `text`, or the string `textId` names (schemas have one or both).
-        let present = export.columns(NVTX)?;
+        let present = export.base.columns(NVTX)?;
         let has = |c: &str| present.iter().any(|p| p == c);
         let (text, text_id) = (
             if has("text") { "text" } else { "NULL" },
@@ -508,13 +468,13 @@ fn host_spans(
 /// The rows of `sql` (start, end, globalTid, a name's text, a name's string id) as spans of
 /// `category` on their threads; how many.
 fn thread_spans(
-    export: &Export<'_>,
+    export: &Export,
     tables: &mut Tables,
     timeline: &str,
     sql: &str,
     category: &str,
 ) -> Result<usize, PluginError> {
-    let mut statement = export.db.prepare(sql).map_err(|e| export.error(e))?;
+    let mut statement = export.base.db.prepare(sql).map_err(|e| export.error(e))?;
     let mut rows = statement.query([]).map_err(|e| export.error(e))?;
     let mut n = 0;
     while let Some(r) = rows.next().map_err(|e| export.error(e))? {

@@ -1,8 +1,9 @@
 //! `rocm_profiler`: imports what AMD's profilers write — rocprof (v1 `results.csv`, v2),
 //! omniperf / rocprof-compute workloads (`pmc_perf.csv`, `timestamps.csv`, `sysinfo.csv`, and
 //! rocprof-compute 3's per-pass `results_pmc_perf_<n>.csv`) and rocprofv3 output
-//! (`*_counter_collection.csv`, `*_kernel_trace.csv`, `*_results.json`) — as the canonical
-//! `runs`, `counters`, `metric_names` and `devices` tables (README.md).
+//! (`*_counter_collection.csv`, `*_kernel_trace.csv`, `*_results.json`), and rocprof-compute's
+//! analysis database (`rocprof_compute_<hash>.db`, its dispatches) — as the canonical `runs`,
+//! `counters`, `metric_names` and `devices` tables (README.md).
 //!
 //! Counter names are mapped onto the same canonical, vendor-neutral names as NVIDIA's
 //! (`crates/plugin/profiler_import/metrics.toml`, tool `rocprof`): `SQ_WAVES` is `warps_launched`,
@@ -10,6 +11,7 @@
 //!
 //! Omniperf workloads also give the `devices` rows of their `sysinfo.csv`.
 
+pub mod compute_db;
 pub mod dispatches;
 pub mod rocprofv3_json;
 pub mod sysinfo;
@@ -24,7 +26,8 @@ use yosoku_plugin_sdk::{
 };
 use yosoku_profiler_import::builder::{RunKey, Tables};
 use yosoku_profiler_import::devices::{DeviceRow, devices_batch};
-use yosoku_profiler_import::input::read_text;
+use yosoku_profiler_import::input::{read_bytes, text_of};
+use yosoku_profiler_import::sqlite::is_sqlite;
 use yosoku_profiler_import::units::Prefixes;
 
 use crate::dispatches::{Dispatch, FileKind, ProfileFile, program_of};
@@ -38,7 +41,7 @@ impl Plugin for RocmProfiler {
     }
 
     fn description(&self) -> &'static str {
-        "AMD ROCm profiler output: rocprof, omniperf / rocprof-compute workloads, rocprofv3 CSV and JSON (counters, kernel times, devices)"
+        "AMD ROCm profiler output: rocprof, omniperf / rocprof-compute workloads and databases, rocprofv3 CSV and JSON (counters, kernel times, devices)"
     }
 
     fn collectors(&self) -> Vec<Box<dyn Collector>> {
@@ -80,6 +83,9 @@ struct Workload {
 /// rocprof-compute 3 can write them).
 const DIRECTORY_FILES: &[&str] = &["pmc_perf.csv", "timestamps.csv", "sysinfo.csv"];
 const DIRECTORY_SUFFIXES: &[&str] = &["_counter_collection.csv", "_kernel_trace.csv"];
+/// rocprof-compute's analysis database: `rocprof_compute_<hash>.db`.
+const DATABASE_PREFIX: &str = "rocprof_compute_";
+const DATABASE_SUFFIX: &str = ".db";
 /// rocprofv3's JSON output: read instead of the CSV files of the same output name beside it.
 const JSON_SUFFIX: &str = "_results.json";
 
@@ -124,6 +130,7 @@ fn directory_files(path: &Path) -> Result<Vec<PathBuf>, PluginError> {
             });
             DIRECTORY_FILES.contains(&n)
                 || n.ends_with(JSON_SUFFIX)
+                || (n.starts_with(DATABASE_PREFIX) && n.ends_with(DATABASE_SUFFIX))
                 || (DIRECTORY_SUFFIXES.iter().any(|s| n.ends_with(s)) && !csv_of_json)
                 || (!has_merged && is_pass_file(Path::new(n)))
         })
@@ -131,7 +138,7 @@ fn directory_files(path: &Path) -> Result<Vec<PathBuf>, PluginError> {
         .collect();
     if found.is_empty() {
         return Err(PluginError::new(format!(
-            "{}: no rocprof files in this directory (expected {}, rocprof-compute's results_pmc_perf_<n>.csv, or rocprofv3's *{}, *{JSON_SUFFIX})",
+            "{}: no rocprof files in this directory (expected {}, rocprof-compute's results_pmc_perf_<n>.csv or {DATABASE_PREFIX}<hash>{DATABASE_SUFFIX}, or rocprofv3's *{}, *{JSON_SUFFIX})",
             path.display(),
             DIRECTORY_FILES.join(", "),
             DIRECTORY_SUFFIXES.join(", *")
@@ -270,6 +277,7 @@ pub fn read_paths_noted(
     labels: &Labels,
 ) -> Result<(NamedTables, Vec<String>), PluginError> {
     let mut workloads: BTreeMap<PathBuf, Workload> = BTreeMap::new();
+    let mut database_notes = Vec::new();
     for file in expand(paths)? {
         let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
         let workload = workloads.entry(dir.clone()).or_insert_with(|| Workload {
@@ -279,7 +287,17 @@ pub fn read_paths_noted(
                 .unwrap_or_else(|| ".".to_owned()),
             ..Workload::default()
         });
-        let text = read_text(&file)?;
+        let bytes = read_bytes(&file)?;
+        if is_sqlite(&bytes) {
+            let db = compute_db::read(&file, &bytes)?;
+            if db.sysinfo.is_some() {
+                workload.sysinfo = db.sysinfo;
+            }
+            database_notes.push(db.note);
+            add_file(workload, &dir, &file, db.file)?;
+            continue;
+        }
+        let text = text_of(&file, bytes)?;
         if is_sysinfo(&file, &text) {
             workload.sysinfo = Some(sysinfo::read(&file, &text)?);
             continue;
@@ -297,6 +315,9 @@ pub fn read_paths_noted(
     }
     finish_passes(&mut workloads);
     let mut tables = Tables::new("rocprof", Prefixes::Binary);
+    for note in database_notes {
+        tables.add_note(note);
+    }
     let mut devices: Vec<DeviceRow> = Vec::new();
     for workload in workloads.values() {
         add_workload(&mut tables, workload, labels)?;

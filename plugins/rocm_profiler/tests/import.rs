@@ -1043,3 +1043,122 @@ fn an_empty_rocprof_compute_workload_is_named_as_holding_no_dispatch() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("no dispatch"), "{notes:?}");
 }
+
+/// rocprof-compute 3.5's analysis database (ROCm 7.3, MI350; pipelines/data/rocprof/SOURCES.md):
+/// each of its 10 dispatches a run timed by its timestamps, on the MI350 its workload describes,
+/// and a span; its per-kernel analysis values are counted in a note, not imported. The figures
+/// were read from the database with Python's sqlite3.
+#[test]
+fn a_rocprof_compute_database_gives_its_dispatches_and_gpu() {
+    let dir = workloads().join("rocprof_compute_db_MI350");
+    let (t, notes) = yosoku_plugin_rocm_profiler::read_paths_noted(
+        std::slice::from_ref(&dir),
+        &Labels::default(),
+    )
+    .unwrap();
+    let runs = table(&t, "runs");
+    assert_eq!(runs.num_rows(), 10);
+    assert_eq!(strings(runs, "device"), ["MI350"; 10]);
+    // compute_dispatch's first row: dispatch_id 0, 150244886099176 - 150244885871614 ns.
+    let id = "rocprof_compute_db_MI350:0";
+    assert_eq!(seconds(&t, id), 227_562e-9);
+    // Dispatch 7 is the fourth kernel's second dispatch: 150244970230296 - 150244969895452 ns.
+    assert_eq!(seconds(&t, "rocprof_compute_db_MI350:7"), 334_844e-9);
+    let programs = strings(runs, "program");
+    assert!(
+        programs[2].contains("__amd_rocclr_initHeap"),
+        "{programs:?}"
+    );
+    assert_eq!(table(&t, "spans").num_rows(), 10);
+    let devices = table(&t, "devices");
+    assert_eq!(strings(devices, "device"), ["MI350"]);
+    assert_eq!(
+        devices
+            .column_by_name("compute_units")
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .value(0),
+        256
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("10 dispatch(es)")
+            && n.contains("schema 1.3.0")
+            && n.contains("48405 analysis value(s)")),
+        "{notes:?}"
+    );
+    // The file named alone reads the same.
+    let alone = read_paths(
+        &[dir.join("rocprof_compute_23ed6f36.db.gz")],
+        &Labels::default(),
+    )
+    .unwrap();
+    assert_eq!(table(&alone, "runs").num_rows(), 10);
+}
+
+/// A database written by the test with `sql`.
+fn database(sql: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rocprof_compute_test.db");
+    let db = rusqlite::Connection::open(&path).unwrap();
+    db.execute_batch(sql).unwrap();
+    drop(db);
+    (dir, path)
+}
+
+const DISPATCH_TABLES: &str = "CREATE TABLE compute_kernel (kernel_uuid INTEGER, workload_id INTEGER, kernel_name VARCHAR);
+CREATE TABLE compute_dispatch (dispatch_uuid INTEGER, kernel_uuid INTEGER, dispatch_id INTEGER, gpu_id INTEGER, start_timestamp INTEGER, end_timestamp INTEGER);";
+
+#[test]
+fn broken_rocprof_compute_databases_are_refused_with_what_and_where() {
+    let v1 = "CREATE TABLE compute_metadata (id INTEGER, schema_version VARCHAR); INSERT INTO compute_metadata VALUES (1, '1.3.0');";
+    let cases: [(String, &[&str]); 6] = [
+        (
+            "CREATE TABLE results (x INTEGER);".to_owned(),
+            &[
+                "not a rocprof-compute database",
+                "rocpd convert --output-format csv",
+            ],
+        ),
+        (
+            format!(
+                "CREATE TABLE compute_metadata (id INTEGER, schema_version VARCHAR); INSERT INTO compute_metadata VALUES (1, '2.0.0'); {DISPATCH_TABLES}"
+            ),
+            &[
+                "schema version 2.0.0, which yosoku does not read",
+                "1.x, tested on 1.3.0",
+            ],
+        ),
+        (
+            format!("{v1} {DISPATCH_TABLES}"),
+            &["no dispatch (`compute_dispatch` is empty)"],
+        ),
+        (
+            format!(
+                "{v1} CREATE TABLE compute_kernel (kernel_uuid INTEGER, kernel_name VARCHAR); CREATE TABLE compute_dispatch (dispatch_uuid INTEGER, kernel_uuid INTEGER, dispatch_id INTEGER, gpu_id INTEGER, start_timestamp INTEGER);"
+            ),
+            &[
+                "table `compute_dispatch` has no column `end_timestamp`",
+                "schema 1.3.0",
+            ],
+        ),
+        (
+            format!(
+                "{v1} {DISPATCH_TABLES} INSERT INTO compute_kernel VALUES (1, 1, 'k'); INSERT INTO compute_dispatch VALUES (1, 1, 0, 0, 200, 100);"
+            ),
+            &["ends at 100 ns, not after its start at 200 ns"],
+        ),
+        (
+            format!(
+                "{v1} {DISPATCH_TABLES} INSERT INTO compute_dispatch VALUES (1, 9, 0, 0, 100, 200);"
+            ),
+            &["dispatch 1 of `compute_dispatch`: its `kernel_uuid` names no kernel"],
+        ),
+    ];
+    for (sql, words) in cases {
+        let (_dir, path) = database(&sql);
+        let e = error(&[path]);
+        for w in words {
+            assert!(e.contains(w), "`{w}` not in: {e}");
+        }
+    }
+}

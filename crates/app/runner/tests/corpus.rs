@@ -186,6 +186,20 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 8_292e-9),
     },
     Entry {
+        file: "pipelines/data/rocprof/rocprof_compute_db_MI350/rocprof_compute_23ed6f36.db.gz",
+        origin: Origin::Public,
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 10),
+        // No launch configuration or counter of a dispatch: the database's analysis values are
+        // of whole kernels.
+        names: Some((0, 0, 0)),
+        // rocprof-compute's SQLite database, compute_dispatch's first row (dispatch_id 0):
+        // 150244886099176 - 150244885871614 ns.
+        value: ("runs", "measured_secs", 0, 227_562e-9),
+    },
+    Entry {
         file: "pipelines/data/rocprof/vcopy_pc_sampling_MI300A_A1/ps_file_kernel_trace.csv",
         origin: Origin::Public,
         plugin: "rocm_profiler",

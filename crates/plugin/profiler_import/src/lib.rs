@@ -9,6 +9,8 @@
 //! - [`quoted`]: the fast path for CSV lines whose every field is quoted (as ncu writes them);
 //! - [`builder`]: the `runs`, `counters` and `metric_names` tables of one imported file;
 //! - [`devices`]: the `devices` table (what a driver or profiler says about a device);
+//! - [`sqlite`]: profilers' SQLite files, opened from the bytes read, tables and columns checked
+//!   by name;
 //! - [`timings`]: launch times summarised (median, extremes, spread).
 //!
 //! Large texts are checked as UTF-8 once and cut into quote-safe pieces of whole records
@@ -21,5 +23,6 @@ pub mod devices;
 pub mod input;
 pub mod metrics;
 pub mod quoted;
+pub mod sqlite;
 pub mod timings;
 pub mod units;
