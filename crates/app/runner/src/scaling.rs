@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
-use yosoku_regression::pmnf::calibrate::{ROBUST_FEWEST_VALUES, calibrate};
+use yosoku_regression::pmnf::calibrate::{calibrate, robust_fewest_values};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
 use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
@@ -183,7 +183,11 @@ pub fn model_files(
 fn calibrate_file(series: &[Series], options: &PmnfOptions, robust: bool) -> Calibration {
     let points: Vec<&[yosoku_regression::pmnf::Point]> =
         series.iter().map(|s| s.points.as_slice()).collect();
-    let fewest = if robust { ROBUST_FEWEST_VALUES } else { 0 };
+    let fewest = if robust {
+        robust_fewest_values(&points)
+    } else {
+        0
+    };
     calibrate(&points, options.aggregate, LEVEL, fewest, |rest| {
         if robust {
             fit_robust(rest, options).ok().map(|r| r.model)

@@ -24,7 +24,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use yosoku_regression::pmnf::calibrate::{Calibration, ROBUST_FEWEST_VALUES, calibrate, measured};
+use yosoku_regression::pmnf::calibrate::{Calibration, calibrate, measured, robust_fewest_values};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Series};
 use yosoku_regression::pmnf::robust::fit_robust;
 use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Point, fit};
@@ -221,9 +221,13 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
     let rests: Vec<&[Point]> = split.iter().map(|(_, r, _)| r.as_slice()).collect();
     let default_calibration =
         calibrate(&rests, Aggregate::Mean, LEVEL, 0, |p| fit(p, &options).ok());
-    let robust_calibration = calibrate(&rests, Aggregate::Mean, LEVEL, ROBUST_FEWEST_VALUES, |p| {
-        fit_robust(p, &options).ok().map(|r| r.model)
-    });
+    let robust_calibration = calibrate(
+        &rests,
+        Aggregate::Mean,
+        LEVEL,
+        robust_fewest_values(&rests),
+        |p| fit_robust(p, &options).ok().map(|r| r.model),
+    );
     let (mut default, mut robust, mut extrap_errors) =
         (Scored::default(), Scored::default(), Vec::new());
     let mut held = 0;

@@ -231,6 +231,22 @@ pub fn score(model: &PmnfModel, x: &[f64], measured: f64, level: f64) -> f64 {
 /// two coefficients and one).
 pub const ROBUST_FEWEST_VALUES: usize = 4;
 
+/// The fewest values of every parameter the robust search's checks keep over `series`: with
+/// repetitions at every point, the noise is known from them and the criterion (`chi^2 + 2k`)
+/// needs no small-sample correction, so three values choose a term as they do for Extra-P's
+/// search ([`MINIMUM_POINTS`]); without, [`ROBUST_FEWEST_VALUES`].
+pub fn robust_fewest_values(series: &[&[Point]]) -> usize {
+    let repeated = series
+        .iter()
+        .flat_map(|points| points.iter())
+        .all(|p| p.values.len() >= 2);
+    if repeated && series.iter().any(|s| !s.is_empty()) {
+        MINIMUM_POINTS
+    } else {
+        ROBUST_FEWEST_VALUES
+    }
+}
+
 /// The calibration of one search (`fit`) over a file's `series` at `level`: each series' check
 /// (see the module's notes; its fit keeping `fewest_values` of every parameter) scored, then
 /// [`Calibration::from_scores`].
@@ -347,6 +363,49 @@ mod tests {
             "{}",
             c.describe()
         );
+    }
+
+    /// With repetitions the robust search's criterion knows the noise and chooses a term from
+    /// three values, so its checks hold out the fourth of a four-value call path; without, they
+    /// need four values left.
+    #[test]
+    fn the_robust_checks_keep_three_values_where_every_point_is_repeated() {
+        let series = |reps: usize| -> Vec<Point> {
+            [1.0, 2.0, 4.0, 8.0]
+                .iter()
+                .map(|&x: &f64| Point {
+                    coordinate: vec![x],
+                    values: (0..reps).map(|r| x * x * (1.0 + 0.01 * r as f64)).collect(),
+                })
+                .collect()
+        };
+        let (once, twice) = (series(1), series(3));
+        assert_eq!(robust_fewest_values(&[&once]), ROBUST_FEWEST_VALUES);
+        assert_eq!(robust_fewest_values(&[&twice]), MINIMUM_POINTS);
+        assert_eq!(robust_fewest_values(&[&twice, &once]), ROBUST_FEWEST_VALUES);
+        let options = PmnfOptions::default();
+        let robust = |p: &[Point]| {
+            super::super::robust::fit_robust(p, &options)
+                .ok()
+                .map(|r| r.model)
+        };
+        let checked = calibrate(
+            &[&twice],
+            Aggregate::Mean,
+            0.95,
+            robust_fewest_values(&[&twice]),
+            robust,
+        );
+        assert_eq!(checked.checks, 1);
+        assert_eq!(checked.held_unscaled, 1, "{checked:?}");
+        let unchecked = calibrate(
+            &[&once],
+            Aggregate::Mean,
+            0.95,
+            robust_fewest_values(&[&once]),
+            robust,
+        );
+        assert_eq!(unchecked.basis, Basis::Uncalibrated);
     }
 
     #[test]
