@@ -42,12 +42,12 @@ mod warmup;
 
 pub use configurations::{best_configuration, separate_runs};
 pub use model::{
-    MPI_SIMPLIFIED_KIND, MpiSimplified, PredictedRank, SimplifiedOptions, SimplifiedTraining,
-    simplified_options,
+    MPI_SIMPLIFIED_KIND, MPI_SIMPLIFIED_REPEATS_KIND, MpiSimplified, MpiSimplifiedRepeats,
+    PredictedRank, RepeatsTraining, SimplifiedOptions, SimplifiedTraining, simplified_options,
 };
 pub use polling::POLLING_FLAG;
 pub use predict::{simplified, simplified_model};
-pub use repeats::{combined, repeat_totals, run_to_run_of};
+pub use repeats::{combined, combined_model, repeat_totals, run_to_run_of};
 pub use spec::{
     DEFAULT_RUN_TO_RUN_PCT, DRIFT_PRIOR_PER_DOUBLING, MpiPrediction, MpiSpec, RunToRun,
     STEADY_TOLERANCE, Trend, Warmup,

@@ -113,6 +113,25 @@ pub struct MpiSimplified {
     pub ranks: Vec<FittedRank>,
 }
 
+/// The kind a bundle records the model of several repeats combined as.
+pub const MPI_SIMPLIFIED_REPEATS_KIND: &str = "mpi_simplified_repeats";
+
+/// The simplified-execution model of several repeats of one reduced run, combined: each
+/// repeat's model; a prediction is theirs averaged block by block, rank by rank, with the
+/// interval of the mean (`combine_repeats`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MpiSimplifiedRepeats {
+    pub repeats: Vec<MpiSimplified>,
+}
+
+/// What a combined model is fitted on: the repeats' `mpi_blocks` (one run each) and the step's
+/// settings.
+#[derive(Debug)]
+pub struct RepeatsTraining<'a> {
+    pub repeats: &'a [&'a arrow_array::RecordBatch],
+    pub spec: &'a MpiSpec,
+}
+
 /// What a model is fitted on: the reduced run's `mpi_blocks` (one run) and the step's settings.
 #[derive(Debug)]
 pub struct SimplifiedTraining<'a> {

@@ -339,17 +339,21 @@ impl Model for MpiSimplified {
     }
 
     fn predict(&self, size: Self::Question<'_>) -> Result<Self::Answer, ModelError> {
-        Ok(self
-            .rank_predictions(size)?
-            .into_iter()
-            .map(|(rank, p)| PredictedRank {
-                rank,
-                compute_secs: p.secs(true),
-                communication_secs: p.secs(false),
-                full_iterations: p.full_iterations,
-            })
-            .collect())
+        Ok(predicted_ranks(self.rank_predictions(size)?))
     }
+}
+
+/// Ranks' predictions as a model answers them: each rank's compute and communication time.
+pub(super) fn predicted_ranks(ranks: BTreeMap<i32, RankPrediction>) -> Vec<PredictedRank> {
+    ranks
+        .into_iter()
+        .map(|(rank, p)| PredictedRank {
+            rank,
+            compute_secs: p.secs(true),
+            communication_secs: p.secs(false),
+            full_iterations: p.full_iterations,
+        })
+        .collect()
 }
 
 /// The paper's method: compute and communication blocks of one reduced run (`reduced`, an

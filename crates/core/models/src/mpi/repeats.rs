@@ -6,9 +6,15 @@ use std::collections::BTreeMap;
 use arrow_array::RecordBatch;
 
 use crate::ModelError;
+use crate::model::Model;
 
 use super::input::{BlockRows, measured_run};
-use super::predict::predict_run;
+use super::loops::RunSize;
+use super::model::{
+    MPI_SIMPLIFIED_REPEATS_KIND, MpiSimplified, MpiSimplifiedRepeats, PredictedRank,
+    RepeatsTraining, SimplifiedOptions, SimplifiedTraining, simplified_options,
+};
+use super::predict::{predict_run, predicted_ranks};
 use super::rank::RankPrediction;
 use super::spec::{MpiPrediction, MpiSpec, RunToRun};
 use super::tables::rank_tables;
@@ -126,29 +132,102 @@ pub fn combined(
     repeats: &[&RecordBatch],
     measured: Option<&RecordBatch>,
 ) -> Result<MpiPrediction, ModelError> {
-    if repeats.len() < 2 {
-        return Err(ModelError::invalid(
-            "combining repeats needs two or more reduced runs".to_owned(),
-        ));
-    }
-    let runs = predict_repeats(spec, repeats)?;
-    let (_, first) = &runs[0];
-    let mut mean: BTreeMap<i32, RankPrediction> = BTreeMap::new();
-    for rank in first.keys() {
-        let all: Vec<&RankPrediction> = runs.iter().map(|(_, r)| &r[rank]).collect();
-        mean.insert(*rank, mean_rank(&all));
-    }
+    combined_model(spec, repeats, measured).map(|(p, _)| p)
+}
+
+/// [`combined`], and the model it fitted and asked ([`MpiSimplifiedRepeats`]: saved, it
+/// predicts runs of other lengths).
+pub fn combined_model(
+    spec: &MpiSpec,
+    repeats: &[&RecordBatch],
+    measured: Option<&RecordBatch>,
+) -> Result<(MpiPrediction, MpiSimplifiedRepeats), ModelError> {
+    let model =
+        MpiSimplifiedRepeats::fit(RepeatsTraining { repeats, spec }, &simplified_options(spec))?;
+    let mean = model.rank_predictions(spec.size)?;
     let measured = measured_run(measured)?;
-    let ids: Vec<&str> = runs.iter().map(|(id, _)| id.as_str()).collect();
-    rank_tables(
+    let ids: Vec<&str> = model
+        .repeats
+        .iter()
+        .map(|m| m.reduced_run.as_str())
+        .collect();
+    let tables = rank_tables(
         spec,
-        &format!("the mean of {} repeats' predictions", runs.len()),
+        &format!("the mean of {} repeats' predictions", model.repeats.len()),
         &ids.join("+"),
         &mean,
         &mean,
         measured.as_ref(),
-        runs.len(),
-    )
+        model.repeats.len(),
+    )?;
+    Ok((tables, model))
+}
+
+impl MpiSimplifiedRepeats {
+    /// Every rank's prediction of a run of `size`: each repeat's, averaged ([`mean_rank`]),
+    /// after checking that the repeats are of one program and input.
+    pub(super) fn rank_predictions(&self, size: RunSize) -> Result<RankPredictions, ModelError> {
+        let runs: Vec<(&str, RankPredictions)> = self
+            .repeats
+            .iter()
+            .map(|m| Ok((m.reduced_run.as_str(), m.rank_predictions(size)?)))
+            .collect::<Result<_, ModelError>>()?;
+        let Some((first_id, first)) = runs.first() else {
+            return Err(ModelError::invalid(
+                "combining repeats needs two or more reduced runs".to_owned(),
+            ));
+        };
+        for (id, other) in &runs[1..] {
+            same_program((first_id, first), (id, other))?;
+        }
+        Ok(first
+            .keys()
+            .map(|rank| {
+                let all: Vec<&RankPrediction> = runs.iter().map(|(_, r)| &r[rank]).collect();
+                (*rank, mean_rank(&all))
+            })
+            .collect())
+    }
+}
+
+impl Model for MpiSimplifiedRepeats {
+    const KIND: &'static str = MPI_SIMPLIFIED_REPEATS_KIND;
+    type Options = SimplifiedOptions;
+    type Training<'a> = RepeatsTraining<'a>;
+    type Question<'a> = RunSize;
+    type Answer = Vec<PredictedRank>;
+
+    /// Fits each repeat's model ([`MpiSimplified`]); two or more repeats.
+    fn fit(training: Self::Training<'_>, options: &Self::Options) -> Result<Self, ModelError> {
+        if training.repeats.len() < 2 {
+            return Err(ModelError::invalid(
+                "combining repeats needs two or more reduced runs".to_owned(),
+            ));
+        }
+        let repeats = training
+            .repeats
+            .iter()
+            .enumerate()
+            .map(|(i, reduced)| {
+                MpiSimplified::fit(
+                    SimplifiedTraining {
+                        reduced,
+                        spec: training.spec,
+                    },
+                    options,
+                )
+                .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let model = MpiSimplifiedRepeats { repeats };
+        // The repeats are checked to be of one program here, at the length the step asks.
+        model.rank_predictions(training.spec.size)?;
+        Ok(model)
+    }
+
+    fn predict(&self, size: Self::Question<'_>) -> Result<Self::Answer, ModelError> {
+        Ok(predicted_ranks(self.rank_predictions(size)?))
+    }
 }
 
 /// One rank's predictions from several repeats (of the same blocks) as one: each block's times

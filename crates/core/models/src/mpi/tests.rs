@@ -576,6 +576,25 @@ fn repeats_give_the_run_to_run_variation_and_combine_into_their_mean() {
     let (lo, hi) = run.interval_secs.unwrap();
     assert!(((hi - lo) / 2.0 - t2 * sd / 3f64.sqrt()).abs() < 1e-6);
     assert!(report_text(&together.report, "interval").contains("mean of 3 repeats"));
+    // The combined model, saved and read back, answers as the step did and at another length.
+    {
+        use crate::model::Model;
+        let (again, model) = super::combined_model(&s, &refs, None).unwrap();
+        assert_eq!(again.predictions, together.predictions);
+        let back = super::MpiSimplifiedRepeats::from_json(&model.to_json().unwrap()).unwrap();
+        assert_eq!(back, model);
+        assert_eq!(back.repeats.len(), 3);
+        let ranks = back.predict(s.size).unwrap();
+        let predicted = column(&together.predictions, col::PREDICTED_SECS);
+        for (i, r) in ranks.iter().enumerate() {
+            assert_eq!(r.total_secs(), predicted[3 * i + 2]);
+        }
+        let RunSize::Iterations(n) = s.size else {
+            panic!("the test's spec is sized in iterations")
+        };
+        let longer = back.predict(RunSize::Iterations(2 * n)).unwrap();
+        assert!(longer[0].total_secs() > ranks[0].total_secs());
+    }
 
     // Another program's run among the repeats: its blocks differ (a periodic `rebuild`).
     let other = blocks_with(

@@ -2,7 +2,8 @@
 
 use serde::Deserialize;
 use yosoku_models::model::Model;
-use yosoku_models::mpi::{self, MpiSimplified, RunToRun};
+use yosoku_models::mpi::{self, MpiSimplified, MpiSimplifiedRepeats, RunToRun};
+use yosoku_tables::MPI_BLOCKS;
 
 use super::shared::{PREDICTION_TABLES, SettingKeys, Settings, prediction_output};
 use crate::steps::step::{
@@ -135,7 +136,12 @@ impl Step for Simplified {
     }
 
     fn outputs(&self) -> Vec<&str> {
-        names(&PREDICTION_TABLES)
+        let mut out = names(&PREDICTION_TABLES);
+        if self.reduced.is_none() {
+            // The repeats' blocks together: the combined model's training table.
+            out.push(MPI_BLOCKS.name);
+        }
+        out
     }
 
     fn run(&self, cx: &StepContext<'_>) -> Result<StepOutput, StepError> {
@@ -172,9 +178,33 @@ impl Step for Simplified {
                         model.to_json()?,
                     ))
             }
-            None => Ok(prediction_output(mpi::combined(
-                &spec, &repeats, measured,
-            )?)?),
+            // The model of the repeats combined is saved with their blocks together as its
+            // training table (one table, hashed like any other).
+            None => {
+                let (p, model) = mpi::combined_model(&spec, &repeats, measured)?;
+                let fail = |e: arrow_schema::ArrowError| {
+                    StepError::Invalid(format!(
+                        "the repeats' mpi_blocks could not be put together: {e}"
+                    ))
+                };
+                // Their texts in one encoding, with keys wide enough for all of them.
+                let owned: Vec<arrow_array::RecordBatch> =
+                    repeats.iter().map(|b| (*b).clone()).collect();
+                let unified = yosoku_tables::text::unify(&owned).map_err(fail)?;
+                let blocks = arrow_select::concat::concat_batches(&unified[0].schema(), &unified)
+                    .map_err(fail)?;
+                Ok(prediction_output(p)?
+                    .table(&MPI_BLOCKS, blocks)
+                    .saved_model(
+                        MpiSimplifiedRepeats::KIND,
+                        TrainingTable::Own(MPI_BLOCKS.name.to_owned()),
+                        &PREDICTION_TABLES,
+                    )
+                    .saved_parameters(
+                        MpiSimplifiedRepeats::options_record(&model.repeats[0].options)?,
+                        model.to_json()?,
+                    ))
+            }
         }
     }
 }
