@@ -47,8 +47,10 @@ pub struct Request {
     suggest: bool,
     /// The configuration to predict, every parameter by name: `p=1024,n=4096`. Each model's
     /// prediction there is printed with its 95 % interval, calibrated on the file's own
-    /// held-out points (each call path's largest, predicted from the rest; the sentence under
-    /// the file says how); with --suggest, the runs that would narrow it.
+    /// held-out points (each call path's largest, predicted from the rest; where the robust
+    /// search's cannot be checked, the Extra-P-compatible search's lent, stretched to hold the
+    /// robust prediction; the sentence under the file says how); with --suggest, the runs that
+    /// would narrow it.
     #[arg(long, value_parser = parse_target)]
     target: Option<Target>,
     /// The parameter that counts processes (ranks): a run's cost is then its time times that

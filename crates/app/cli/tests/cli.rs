@@ -729,6 +729,56 @@ fn devices_lists_the_catalogue_and_a_users_file_adds_a_device() {
 /// `yosoku scaling`: Extra-P's text files and the experiments it saves (`.extra-p`) modelled as
 /// `extrap` models them, as text or as JSON lines; a file that is neither is refused by name.
 #[test]
+fn robust_intervals_that_no_check_can_calibrate_are_borrowed_from_the_checked_search() {
+    // Extra-P's one_parameter_1 without its largest size: four sizes, one value a point. The
+    // robust search's checks would keep three values (a constant, nothing to check); the
+    // Extra-P-compatible search's can be checked, and lend theirs.
+    let original = std::fs::read_to_string(
+        repo().join("crates/core/regression/tests/data/extrap/text/one_parameter_1.txt"),
+    )
+    .unwrap();
+    let four: String = original
+        .lines()
+        .filter(|l| *l != "POINTS ( 60 )" && !l.starts_with("DATA 725."))
+        .map(|l| match l.strip_prefix("DATA ") {
+            Some(values) => format!("DATA {}\n", values.split(' ').next().unwrap()),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("four_sizes.txt");
+    std::fs::write(&file, four).unwrap();
+    let out = yosoku(&[
+        "scaling",
+        "--robust",
+        "--target",
+        "x=60",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(
+        printed
+            .contains("  robust intervals: 95 % intervals borrowed: no call path keeps 4 values"),
+        "{printed}"
+    );
+    // The robust prediction's interval is the other's, stretched to hold it: both hold 725.4,
+    // the measured value left out.
+    let intervals: Vec<(f64, f64)> = printed
+        .lines()
+        .filter_map(|l| {
+            let inner = l.split_once("(95 % interval ")?.1;
+            let (lo, hi) = inner.split_once(" s to ")?;
+            Some((lo.parse().ok()?, hi.trim_end_matches(" s)").parse().ok()?))
+        })
+        .collect();
+    assert_eq!(intervals.len(), 2, "{printed}");
+    let (own, robust) = (intervals[0], intervals[1]);
+    assert!(robust.0 <= own.0 && own.1 <= robust.1, "{printed}");
+    assert!((robust.0..=robust.1).contains(&725.39), "{printed}");
+}
+
+#[test]
 fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     let data = repo().join("crates/core/regression/tests/data/extrap");
     let text_file = data.join("text/two_parameter_1.txt");

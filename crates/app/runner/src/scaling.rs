@@ -65,10 +65,17 @@ pub struct Prediction {
 }
 
 impl Prediction {
-    fn of(model: &PmnfModel, coordinate: &[f64], calibration: &Calibration) -> Self {
+    /// `model`'s prediction at `coordinate`; `lender_model` is the Extra-P-compatible search's
+    /// model of the same call path, whose calibrated interval a borrowed calibration lends.
+    fn of(
+        model: &PmnfModel,
+        coordinate: &[f64],
+        calibration: &Calibration,
+        lender_model: Option<&PmnfModel>,
+    ) -> Self {
         Prediction {
             value: model.evaluate(coordinate),
-            interval: calibration.interval(model, coordinate),
+            interval: calibration.interval_beside(model, coordinate, lender_model),
         }
     }
 }
@@ -129,44 +136,51 @@ pub fn model_files(
         .map(|file| {
             let e = read_experiment(file, median)?;
             let prediction = match target {
-                Some(target) => Some(FilePrediction {
-                    coordinate: target_coordinate(file, &e.parameters, target)?,
-                    calibration: calibrate_file(&e.series, options, false),
-                    robust_calibration: robust.then(|| calibrate_file(&e.series, options, true)),
-                }),
+                Some(target) => {
+                    let calibration = calibrate_file(&e.series, options, false);
+                    Some(FilePrediction {
+                        coordinate: target_coordinate(file, &e.parameters, target)?,
+                        robust_calibration: robust.then(|| {
+                            calibrate_file(&e.series, options, true).or_borrowed(&calibration)
+                        }),
+                        calibration,
+                    })
+                }
                 None => None,
             };
-            let models = e
-                .series
-                .into_iter()
-                .map(|s| {
-                    let model = fit(&s.points, options);
-                    let robust = robust.then(|| fit_robust(&s.points, options));
-                    let (prediction, robust_prediction) = match &prediction {
-                        Some(p) => (
-                            model
-                                .as_ref()
-                                .ok()
-                                .map(|m| Prediction::of(m, &p.coordinate, &p.calibration)),
-                            match (&robust, &p.robust_calibration) {
-                                (Some(Ok(r)), Some(c)) => {
-                                    Some(Prediction::of(&r.model, &p.coordinate, c))
-                                }
-                                _ => None,
-                            },
-                        ),
-                        None => (None, None),
-                    };
-                    SeriesModel {
-                        model,
-                        robust,
-                        prediction,
-                        robust_prediction,
-                        callpath: s.callpath,
-                        metric: s.metric,
-                    }
-                })
-                .collect();
+            let models =
+                e.series
+                    .into_iter()
+                    .map(|s| {
+                        let model = fit(&s.points, options);
+                        let robust = robust.then(|| fit_robust(&s.points, options));
+                        let (prediction, robust_prediction) = match &prediction {
+                            Some(p) => (
+                                model.as_ref().ok().map(|m| {
+                                    Prediction::of(m, &p.coordinate, &p.calibration, None)
+                                }),
+                                match (&robust, &p.robust_calibration) {
+                                    (Some(Ok(r)), Some(c)) => Some(Prediction::of(
+                                        &r.model,
+                                        &p.coordinate,
+                                        c,
+                                        model.as_ref().ok(),
+                                    )),
+                                    _ => None,
+                                },
+                            ),
+                            None => (None, None),
+                        };
+                        SeriesModel {
+                            model,
+                            robust,
+                            prediction,
+                            robust_prediction,
+                            callpath: s.callpath,
+                            metric: s.metric,
+                        }
+                    })
+                    .collect();
             Ok(FileModels {
                 file: file.clone(),
                 notes: e.notes,
@@ -244,7 +258,8 @@ pub struct FileSuggestions {
     pub series: Vec<SeriesSuggestions>,
     /// What the reader left out of the file and why, each at its line.
     pub notes: Vec<String>,
-    /// The robust search's intervals over the file, calibrated on its own held-out points.
+    /// The robust search's intervals over the file, calibrated on its own held-out points (or,
+    /// where none could be checked, borrowed from the Extra-P-compatible search's).
     pub calibration: Calibration,
 }
 
@@ -288,7 +303,12 @@ pub fn suggest_files(
                 })?),
                 None => None,
             };
-            let calibration = calibrate_file(&e.series, options, true);
+            let own = calibrate_file(&e.series, options, true);
+            let calibration = if own.basis == Basis::Uncalibrated {
+                own.or_borrowed(&calibrate_file(&e.series, options, false))
+            } else {
+                own
+            };
             let series = e
                 .series
                 .into_iter()
@@ -300,11 +320,14 @@ pub fn suggest_files(
                         &candidates(&s.points, &coordinate, &by_parameter),
                         processes,
                     );
+                    // The Extra-P-compatible search's model, only where it lends the intervals.
+                    let lender = (calibration.basis == Basis::Borrowed)
+                        .then(|| fit(&s.points, options).ok())
+                        .flatten();
                     SeriesSuggestions {
-                        prediction: suggestions
-                            .as_ref()
-                            .ok()
-                            .map(|f| Prediction::of(&f.fit.model, &coordinate, &calibration)),
+                        prediction: suggestions.as_ref().ok().map(|f| {
+                            Prediction::of(&f.fit.model, &coordinate, &calibration, lender.as_ref())
+                        }),
                         suggestions,
                         callpath: s.callpath,
                         metric: s.metric,

@@ -24,7 +24,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use yosoku_regression::pmnf::calibrate::{Calibration, calibrate, measured, robust_fewest_values};
+use yosoku_regression::pmnf::calibrate::{
+    Basis, Calibration, calibrate, measured, robust_fewest_values,
+};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Series};
 use yosoku_regression::pmnf::robust::fit_robust;
 use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Point, fit};
@@ -139,6 +141,7 @@ impl Scored {
         &mut self,
         model: &PmnfModel,
         calibration: &Calibration,
+        lender_model: Option<&PmnfModel>,
         x: &[f64],
         measured: f64,
     ) -> f64 {
@@ -148,7 +151,7 @@ impl Scored {
         let inside =
             |i: Option<(f64, f64)>| i.is_some_and(|(lo, hi)| (lo..=hi).contains(&measured));
         self.held_own += usize::from(inside(model.interval(x, LEVEL)));
-        let calibrated = calibration.interval(model, x);
+        let calibrated = calibration.interval_beside(model, x, lender_model);
         self.held_calibrated += usize::from(inside(calibrated));
         self.half_widths_pct
             .push(calibrated.map_or(f64::INFINITY, |(lo, hi)| {
@@ -227,7 +230,8 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
         LEVEL,
         robust_fewest_values(&rests),
         |p| fit_robust(p, &options).ok().map(|r| r.model),
-    );
+    )
+    .or_borrowed(&default_calibration);
     let (mut default, mut robust, mut extrap_errors) =
         (Scored::default(), Scored::default(), Vec::new());
     let mut held = 0;
@@ -236,8 +240,8 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
             continue;
         };
         held += 1;
-        default.add(&d, &default_calibration, &at, *m);
-        robust.add(&r.model, &robust_calibration, &at, *m);
+        default.add(&d, &default_calibration, None, &at, *m);
+        robust.add(&r.model, &robust_calibration, Some(&d), &at, *m);
         if let Some(p) = theirs.get(&(s.callpath.clone(), s.metric.clone())) {
             extrap_errors.push(100.0 * (p - m).abs() / m.abs());
         }
@@ -247,14 +251,18 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
     let columns = |s: &Scored| {
         let c = s.calibration.as_ref().expect("set above");
         format!(
-            "{:>6.2} | {:>3}/{:<3} {:>3}/{:<3} {:>8.1} | x{:<7.3}{:>3}",
+            "{:>6.2} | {:>3}/{:<3} {:>3}/{:<3} {:>8.1} | {:<8}{:>3}",
             median(s.errors_pct.clone()),
             s.held_own,
             held,
             s.held_calibrated,
             held,
             median(s.half_widths_pct.clone()),
-            c.factor,
+            if c.basis == Basis::Borrowed {
+                "lent".to_owned()
+            } else {
+                format!("x{:.3}", c.factor)
+            },
             c.checks,
         )
     };

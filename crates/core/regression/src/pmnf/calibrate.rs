@@ -20,6 +20,13 @@
 //! With fewer checks than that quantile needs (19 for 95 %), the factor is the largest score,
 //! and [`Calibration::describe`] says that the checks cannot bound it; with none, the interval
 //! is the search's own, said so too.
+//!
+//! A search that could check nothing on a file (the robust one, on files with one value a point
+//! and five sizes: a check's fit keeps three values, from which it returns only a constant) may
+//! borrow from one that could ([`Calibration::or_borrowed`]): its interval at a point is then
+//! the lender's calibrated interval there, stretched to hold its own prediction. Whatever the
+//! lender's interval holds, the borrowed one holds too, so it holds at least at the lender's
+//! checked rate; it is as wide as the lender's plus the distance between the two predictions.
 
 use serde::Serialize;
 
@@ -35,6 +42,9 @@ pub enum Basis {
     TooFewChecks,
     /// No call path kept enough points to check a prediction beyond them: the search's own.
     Uncalibrated,
+    /// None could be checked for this search, but another search's intervals were: each is
+    /// that search's calibrated interval at the same point, stretched to hold this prediction.
+    Borrowed,
 }
 
 /// The calibration of one search's intervals over one file.
@@ -53,6 +63,9 @@ pub struct Calibration {
     /// The values of every parameter a check's fit kept at least (the fewest from which the
     /// search can choose among its hypotheses).
     pub fewest_values: usize,
+    /// With basis [`Basis::Borrowed`], the calibration of the search whose intervals are lent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lender: Option<Box<Calibration>>,
 }
 
 impl Calibration {
@@ -75,6 +88,47 @@ impl Calibration {
             held_unscaled,
             basis,
             fewest_values,
+            lender: None,
+        }
+    }
+
+    /// This calibration, or, where it could check nothing and `lender` (another search's over
+    /// the same file) checked something, that one lent (basis [`Basis::Borrowed`]; see the
+    /// module's notes). Its own fields stay its own: [`Calibration::interval`] still gives the
+    /// search's own intervals, [`Calibration::interval_beside`] the borrowed ones.
+    pub fn or_borrowed(self, lender: &Calibration) -> Calibration {
+        let lendable = matches!(lender.basis, Basis::Conformal | Basis::TooFewChecks)
+            && lender.factor.is_finite();
+        if self.basis != Basis::Uncalibrated || !lendable {
+            return self;
+        }
+        Calibration {
+            basis: Basis::Borrowed,
+            lender: Some(Box::new(lender.clone())),
+            ..self
+        }
+    }
+
+    /// `model`'s interval at `x`, as [`Calibration::interval`], except where this calibration is
+    /// borrowed: then the lender's calibrated interval of `lender_model` (the lending search's
+    /// model of the same call path) at `x`, stretched to hold `model`'s prediction; the
+    /// search's own where the lender has no model or no interval there.
+    pub fn interval_beside(
+        &self,
+        model: &PmnfModel,
+        x: &[f64],
+        lender_model: Option<&PmnfModel>,
+    ) -> Option<(f64, f64)> {
+        let lent = match (&self.lender, lender_model) {
+            (Some(lender), Some(m)) => lender.interval(m, x),
+            _ => None,
+        };
+        match lent {
+            Some((lo, hi)) => {
+                let y = model.evaluate(x);
+                Some((lo.min(y), hi.max(y)))
+            }
+            None => self.interval(model, x),
         }
     }
 
@@ -135,6 +189,13 @@ impl Calibration {
             Basis::Uncalibrated => format!(
                 "{pct:.0} % intervals not calibrated: no call path keeps {} values of every parameter without its largest point (the fewest this search chooses a model from), so none could be checked; they are the search's own",
                 self.fewest_values
+            ),
+            Basis::Borrowed => format!(
+                "{pct:.0} % intervals borrowed: no call path keeps {} values of every parameter without its largest point (the fewest this search chooses a model from), so none of this search's could be checked; each is the Extra-P-compatible search's interval at the same point, stretched to hold this prediction (that search's: {})",
+                self.fewest_values,
+                self.lender
+                    .as_ref()
+                    .map_or_else(String::new, |l| l.describe())
             ),
         }
     }
@@ -406,6 +467,76 @@ mod tests {
             robust,
         );
         assert_eq!(unchecked.basis, Basis::Uncalibrated);
+    }
+
+    /// Four sizes and one value a point (a real scaling study of five, its largest to predict):
+    /// the robust search's checks keep three values and cannot be made, the Extra-P-compatible
+    /// search's can; the
+    /// robust intervals are then the latter's calibrated ones, stretched to the robust
+    /// prediction, holding whatever those hold.
+    #[test]
+    fn a_search_that_can_check_nothing_borrows_the_intervals_of_one_that_could() {
+        let series: Vec<Vec<Point>> = (0..25)
+            .map(|k| {
+                let a = 1.0 + 0.05 * f64::from(k);
+                [8.0, 16.0, 32.0, 64.0]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &p): (usize, &f64)| {
+                        let wobble = 1.0 + 0.03 * ((i * 7 + k as usize) % 5) as f64 / 4.0;
+                        Point {
+                            coordinate: vec![p],
+                            values: vec![a * p.powf(1.5) * wobble],
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let borrowed: Vec<&[Point]> = series.iter().map(Vec::as_slice).collect();
+        let options = PmnfOptions::default();
+        let robust = |p: &[Point]| {
+            super::super::robust::fit_robust(p, &options)
+                .ok()
+                .map(|r| r.model)
+        };
+        let default = calibrate(&borrowed, Aggregate::Mean, 0.95, 0, |p| {
+            fit(p, &options).ok()
+        });
+        assert_eq!(default.basis, Basis::Conformal, "{default:?}");
+        let own = calibrate(
+            &borrowed,
+            Aggregate::Mean,
+            0.95,
+            robust_fewest_values(&borrowed),
+            robust,
+        );
+        assert_eq!(own.basis, Basis::Uncalibrated);
+        let lent = own.clone().or_borrowed(&default);
+        assert_eq!(lent.basis, Basis::Borrowed);
+        assert!(lent.describe().contains("borrowed"), "{}", lent.describe());
+        assert!(
+            lent.describe().contains("25 held-out points"),
+            "{}",
+            lent.describe()
+        );
+        // Beyond the points: the lender's interval, stretched to hold the robust prediction.
+        let x = [128.0];
+        let (r, d) = (
+            robust(&series[3]).unwrap(),
+            fit(&series[3], &options).unwrap(),
+        );
+        let (lo, hi) = lent.interval_beside(&r, &x, Some(&d)).unwrap();
+        let (dlo, dhi) = default.interval(&d, &x).unwrap();
+        let y = r.evaluate(&x);
+        assert_eq!((lo, hi), (dlo.min(y), dhi.max(y)));
+        // Without the lender's model, or calibrated on its own, the search's own interval.
+        assert_eq!(lent.interval_beside(&r, &x, None), own.interval(&r, &x));
+        // Nothing is lent to a calibrated search, nor by one that checked nothing.
+        assert_eq!(
+            default.clone().or_borrowed(&default).basis,
+            Basis::Conformal
+        );
+        assert_eq!(own.clone().or_borrowed(&own).basis, Basis::Uncalibrated);
     }
 
     #[test]
