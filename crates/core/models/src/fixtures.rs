@@ -249,3 +249,17 @@ pub fn mpi_ranks_iterations(rows: &[RankRow<'_>], iterations: i64) -> RecordBatc
         ])
         .unwrap()
 }
+
+/// `n` pseudo-random numbers uniform in [0, 1) from `seed` (a linear congruential generator:
+/// noise that tests can reproduce, without a dependency).
+pub fn uniform(seed: u64, n: usize) -> Vec<f64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}

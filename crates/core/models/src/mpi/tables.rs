@@ -451,7 +451,7 @@ fn one_length_words(slowest: &Slowest) -> String {
     let bound = 100.0 * slowest.drift_bound;
     if slowest.trend_extrapolated {
         return format!(
-            "a drift found in the {k} measured iterations is extrapolated to {full} (trend = \"linear\", or two lengths); its line's uncertainty is in the interval"
+            "a drift found in the {k} measured iterations is extrapolated to {full} (trend = \"linear\", or two lengths); its line's uncertainty is in the interval, and with two lengths the bend of that line the runs cannot exclude (at most the stationarity test's prior)"
         );
     }
     if !bound.is_finite() {

@@ -818,13 +818,10 @@ fn two_lengths_extrapolate_the_cost_per_iteration_through_both_runs() {
 #[test]
 fn two_lengths_without_a_drift_fall_back_to_the_longer_run() {
     let noisy = |n: usize, seed: u64, spike: Option<usize>| -> Vec<(f64, f64)> {
-        let mut state = seed;
-        (0..n)
-            .map(|i| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+        crate::fixtures::uniform(seed, n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, u)| {
                 let t = 1.0 + 0.05 * (u - 0.5) + if spike == Some(i) { 5.0 } else { 0.0 };
                 (t, 0.0)
             })
