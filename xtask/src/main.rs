@@ -730,6 +730,11 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
         .filter_map(|p| p.ancestors().nth(2).map(Path::to_path_buf))
         .collect();
     remove_on_ci("the test executables", &built.test_executables)?;
+    // The bundled pipelines' bundles the pipeline tests shared (crates/app/runner/tests/pipelines.rs).
+    remove_on_ci(
+        "the pipeline tests' bundles",
+        &[target_dir().join("tmp").join("bundled-pipelines")],
+    )?;
     remove_on_ci("the Python environments", &venvs)?;
     // The run collector across two hosts (network namespaces), where this machine allows them;
     // the CLI finds the plugins the build made beside itself.
