@@ -28,10 +28,10 @@ pub fn secs(v: f64) -> String {
 /// no name) in its unit of time; bytes in B, FLOPs as FLOP; any other (visits, counts) a plain
 /// number, never seconds.
 pub fn metric_value(v: f64, metric: &str) -> String {
-    let m = metric.to_ascii_lowercase();
-    if m.is_empty() || m.contains("time") || m.contains("duration") || m.ends_with("secs") {
+    if yosoku_runner::scaling::is_time_metric(metric) {
         return secs(v);
     }
+    let m = metric.to_ascii_lowercase();
     let unit = if m.contains("byte") {
         "B"
     } else if m.contains("flop") {

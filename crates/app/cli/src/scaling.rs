@@ -149,11 +149,6 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         request.cost_parameter.as_deref(),
         request.grid.as_ref().map_or(&[][..], |g| g.0.as_slice()),
     );
-    let unit = if request.cost_parameter.is_some() {
-        "core-s"
-    } else {
-        "s"
-    };
     for file in files {
         let file = match file {
             Ok(f) => f,
@@ -161,6 +156,13 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 failed.push(e);
                 continue;
             }
+        };
+        // A run's time (its longest call path's), or, where the file measures no time, a run.
+        let unit = match (file.costed_per_run, request.cost_parameter.is_some()) {
+            (false, true) => "core-s",
+            (false, false) => "s",
+            (true, true) => "process-runs",
+            (true, false) => "runs",
         };
         for note in &file.notes {
             eprintln!("note: {}: {note}", file.file.display());
@@ -197,11 +199,16 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             };
             let _ = writeln!(
                 out,
-                "  {} / {}: at {at} the robust model predicts {}; the model itself is uncertain by +- {}\n    measure next, the most narrowing per {unit} of runs first:",
+                "  {} / {}: at {at} the robust model predicts {}; the model itself is uncertain by +- {}\n    measure next, the most narrowing per {} first:",
                 s.callpath,
                 s.metric,
                 predicted.text(&s.metric),
                 crate::format::metric_value(half(found.variance_now), &s.metric),
+                if file.costed_per_run {
+                    format!("{} (the file measures no time)", unit.trim_end_matches('s'))
+                } else {
+                    format!("{unit} of runs (a run as long as its longest call path)")
+                },
             );
             if found.ranked.is_empty() {
                 let _ = writeln!(
@@ -223,7 +230,12 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     i + 1,
                     config.join(", "),
                     crate::format::metric_value(half(c.variance_after), &s.metric),
-                    crate::format::value(c.cost, unit),
+                    if file.costed_per_run {
+                        // A number of runs.
+                        format!("{} {unit}", crate::format::value(c.cost.round(), ""))
+                    } else {
+                        crate::format::value(c.cost, unit)
+                    },
                 );
             }
         }

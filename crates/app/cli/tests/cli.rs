@@ -839,7 +839,33 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{printed}"
     );
     assert!(printed.contains("      1. x="), "{printed}");
-    assert!(printed.contains(" core-s"), "{printed}");
+    // Its one metric is no time (`metr`): a run costs one, times its processes.
+    assert!(
+        printed.contains("the most narrowing per process-run (the file measures no time)"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("the runs take 10 process-runs"),
+        "{printed}"
+    );
+    // A file of times: a run costs its longest call path's time, in core-seconds with a
+    // parameter counting processes, never less than a run measured at smaller values.
+    let timed = data.join("text/one_parameter_1.txt");
+    let out = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "x=100",
+        "--cost-parameter",
+        "x",
+        timed.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(
+        printed.contains("per core-s of runs (a run as long as its longest call path) first"),
+        "{printed}"
+    );
     let out = yosoku(&[
         "scaling",
         "--suggest",

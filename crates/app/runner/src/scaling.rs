@@ -13,7 +13,8 @@ use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
 use yosoku_regression::pmnf::robust::fit_robust;
 pub use yosoku_regression::pmnf::suggest::Grid;
-use yosoku_regression::pmnf::suggest::{Suggestions, candidates, suggest};
+pub use yosoku_regression::pmnf::suggest::is_time_metric;
+use yosoku_regression::pmnf::suggest::{RunCost, Suggestions, candidates, suggest_from};
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 
 /// The models of one file.
@@ -77,6 +78,16 @@ impl Prediction {
             value: model.evaluate(coordinate),
             interval: calibration.interval_beside(model, coordinate, lender_model),
         }
+    }
+
+    /// The interval's low end at 0 where `points` measured nothing negative (times, visits,
+    /// bytes): a model's band may reach below 0, the quantity cannot.
+    fn within_measured_sign(mut self, points: &[yosoku_regression::pmnf::Point]) -> Self {
+        let never_negative = points.iter().flat_map(|p| &p.values).all(|v| *v >= 0.0);
+        if let (true, Some((lo, hi))) = (never_negative, self.interval) {
+            self.interval = Some((lo.max(0.0), hi.max(0.0)));
+        }
+        self
     }
 }
 
@@ -148,39 +159,38 @@ pub fn model_files(
                 }
                 None => None,
             };
-            let models =
-                e.series
-                    .into_iter()
-                    .map(|s| {
-                        let model = fit(&s.points, options);
-                        let robust = robust.then(|| fit_robust(&s.points, options));
-                        let (prediction, robust_prediction) = match &prediction {
-                            Some(p) => (
-                                model.as_ref().ok().map(|m| {
-                                    Prediction::of(m, &p.coordinate, &p.calibration, None)
-                                }),
-                                match (&robust, &p.robust_calibration) {
-                                    (Some(Ok(r)), Some(c)) => Some(Prediction::of(
-                                        &r.model,
-                                        &p.coordinate,
-                                        c,
-                                        model.as_ref().ok(),
-                                    )),
-                                    _ => None,
-                                },
-                            ),
-                            None => (None, None),
-                        };
-                        SeriesModel {
-                            model,
-                            robust,
-                            prediction,
-                            robust_prediction,
-                            callpath: s.callpath,
-                            metric: s.metric,
-                        }
-                    })
-                    .collect();
+            let models = e
+                .series
+                .into_iter()
+                .map(|s| {
+                    let model = fit(&s.points, options);
+                    let robust = robust.then(|| fit_robust(&s.points, options));
+                    let (prediction, robust_prediction) = match &prediction {
+                        Some(p) => (
+                            model.as_ref().ok().map(|m| {
+                                Prediction::of(m, &p.coordinate, &p.calibration, None)
+                                    .within_measured_sign(&s.points)
+                            }),
+                            match (&robust, &p.robust_calibration) {
+                                (Some(Ok(r)), Some(c)) => Some(
+                                    Prediction::of(&r.model, &p.coordinate, c, model.as_ref().ok())
+                                        .within_measured_sign(&s.points),
+                                ),
+                                _ => None,
+                            },
+                        ),
+                        None => (None, None),
+                    };
+                    SeriesModel {
+                        model,
+                        robust,
+                        prediction,
+                        robust_prediction,
+                        callpath: s.callpath,
+                        metric: s.metric,
+                    }
+                })
+                .collect();
             Ok(FileModels {
                 file: file.clone(),
                 notes: e.notes,
@@ -258,6 +268,9 @@ pub struct FileSuggestions {
     pub series: Vec<SeriesSuggestions>,
     /// What the reader left out of the file and why, each at its line.
     pub notes: Vec<String>,
+    /// Whether runs are costed by their number (the file measures no time), not by the time of
+    /// a run: its longest call path's there (`pmnf::suggest::RunCost`).
+    pub costed_per_run: bool,
     /// The robust search's intervals over the file, calibrated on its own held-out points (or,
     /// where none could be checked, borrowed from the Extra-P-compatible search's).
     pub calibration: Calibration,
@@ -309,17 +322,39 @@ pub fn suggest_files(
             } else {
                 own
             };
+            // Every call path's robust model, once: their times cost the runs.
+            let fits: Vec<Result<RobustFit, PmnfError>> = e
+                .series
+                .iter()
+                .map(|s| fit_robust(&s.points, options))
+                .collect();
+            let run_cost = RunCost::new(
+                e.series
+                    .iter()
+                    .zip(&fits)
+                    .filter(|(s, _)| is_time_metric(&s.metric))
+                    .map(|(s, f)| (s.points.as_slice(), f.as_ref().ok().map(|f| &f.model))),
+            );
+            let run_cost = if run_cost.is_empty() {
+                RunCost::per_run()
+            } else {
+                run_cost
+            };
             let series = e
                 .series
                 .into_iter()
-                .map(|s| {
-                    let suggestions = suggest(
-                        &s.points,
-                        options,
-                        &coordinate,
-                        &candidates(&s.points, &coordinate, &by_parameter),
-                        processes,
-                    );
+                .zip(fits)
+                .map(|(s, fitted)| {
+                    let suggestions = fitted.and_then(|f| {
+                        suggest_from(
+                            f,
+                            &s.points,
+                            &coordinate,
+                            &candidates(&s.points, &coordinate, &by_parameter),
+                            processes,
+                            Some(&run_cost),
+                        )
+                    });
                     // The Extra-P-compatible search's model, only where it lends the intervals.
                     let lender = (calibration.basis == Basis::Borrowed)
                         .then(|| fit(&s.points, options).ok())
@@ -327,6 +362,7 @@ pub fn suggest_files(
                     SeriesSuggestions {
                         prediction: suggestions.as_ref().ok().map(|f| {
                             Prediction::of(&f.fit.model, &coordinate, &calibration, lender.as_ref())
+                                .within_measured_sign(&s.points)
                         }),
                         suggestions,
                         callpath: s.callpath,
@@ -336,6 +372,7 @@ pub fn suggest_files(
                 .collect();
             Ok(FileSuggestions {
                 file: file.clone(),
+                costed_per_run: run_cost.is_per_run(),
                 calibration,
                 notes: e.notes,
                 series,

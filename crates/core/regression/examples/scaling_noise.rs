@@ -444,6 +444,7 @@ fn follow(
                     target,
                     &fresh,
                     (dims == 2).then_some(1),
+                    None,
                 )
                 .ok()?;
                 s.ranked.first()?.coordinate.clone()

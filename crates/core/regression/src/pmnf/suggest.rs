@@ -12,8 +12,10 @@
 //!   their spread at the target shrinks by `D / (D + s^2)`, `D` their spread at the candidate,
 //!   `s^2` the new mean's noise.
 //!
-//! The cost of a candidate is the model's time for its repetitions, times the value of a
-//! parameter that counts processes (`cost_parameter`: core-seconds) where one is named. The
+//! The cost of a candidate is the time of a run there for its repetitions, times the value of a
+//! parameter that counts processes (`cost_parameter`: core-seconds) where one is named. A run's
+//! time is the file's ([`RunCost`]: its longest call path's, where the file has time metrics),
+//! else the call path's own model's. The
 //! candidates are the combinations of each parameter's measured values and its next value on
 //! the grid its values keep (consecutive cubes or squares, a constant ratio or step, else a
 //! doubling: [`next_on_grid`]) that were not measured yet; the target itself is one too
@@ -55,6 +57,93 @@ pub struct Suggestions {
     /// The configurations assessed (those `ranked` leaves out: where the model predicts no
     /// positive time).
     pub offered: usize,
+}
+
+/// Whether a metric of this name measures time (an unnamed metric, as Extra-P's text files
+/// often leave it, is taken as time): only those cost a run.
+pub fn is_time_metric(metric: &str) -> bool {
+    let m = metric.to_ascii_lowercase();
+    m.is_empty() || m.contains("time") || m.contains("duration") || m.ends_with("secs")
+}
+
+/// What one run of the program takes at a configuration, from every call path of a file that
+/// measures time: at least its longest call path (whether the file's times are inclusive or
+/// exclusive, a run lasts at least as long as any one of its call paths), as their models
+/// predict it, and never less than a run measured at smaller or equal values of every parameter
+/// took (its longest call path's measured mean there). A call path that costs little (a
+/// communication call at one rank) is then costed as the run that measures it.
+#[derive(Debug, Clone, Default)]
+pub struct RunCost {
+    models: Vec<super::PmnfModel>,
+    /// Each measured configuration and its longest call path's mean time there.
+    measured: Vec<(Vec<f64>, f64)>,
+    /// A file without time: every run costs one (times its processes).
+    per_run: bool,
+}
+
+impl RunCost {
+    /// From the time series of one file: each call path's points and its model (`None` where it
+    /// has none: its measurements still set the floor).
+    pub fn new<'a>(
+        series: impl IntoIterator<Item = (&'a [Point], Option<&'a super::PmnfModel>)>,
+    ) -> Self {
+        let mut cost = RunCost::default();
+        for (points, model) in series {
+            if let Some(m) = model {
+                cost.models.push(m.clone());
+            }
+            for p in points {
+                let mean = p.values.iter().sum::<f64>() / p.values.len().max(1) as f64;
+                if !mean.is_finite() {
+                    continue;
+                }
+                match cost.measured.iter_mut().find(|(c, _)| *c == p.coordinate) {
+                    Some((_, longest)) => *longest = longest.max(mean),
+                    None => cost.measured.push((p.coordinate.clone(), mean)),
+                }
+            }
+        }
+        cost
+    }
+
+    /// Runs costed by their number alone (one each, times its processes), for a file that
+    /// measures no time.
+    pub fn per_run() -> Self {
+        RunCost {
+            per_run: true,
+            ..RunCost::default()
+        }
+    }
+
+    /// Whether any time was measured: without, there is no run time to cost with.
+    pub fn is_empty(&self) -> bool {
+        self.measured.is_empty()
+    }
+
+    /// Whether runs are costed by their number, not their time.
+    pub fn is_per_run(&self) -> bool {
+        self.per_run
+    }
+
+    /// One run at `x` (see the type's notes), in seconds times `processes` of the configuration
+    /// (1: seconds; the processes: core-seconds): its longest call path as predicted, and no
+    /// less than a run measured at smaller or equal values of every parameter cost.
+    pub fn cost(&self, x: &[f64], processes: impl Fn(&[f64]) -> f64) -> f64 {
+        if self.per_run {
+            return processes(x);
+        }
+        let predicted = self
+            .models
+            .iter()
+            .map(|m| m.evaluate(x))
+            .filter(|t| t.is_finite())
+            .fold(0.0, f64::max);
+        self.measured
+            .iter()
+            .filter(|(c, _)| c.iter().zip(x).all(|(a, b)| a <= b))
+            .map(|(c, t)| t * processes(c))
+            .fold(predicted * processes(x), f64::max)
+    }
 }
 
 /// One supported term set: its Akaike weight, unit terms, coefficients' prediction, and the
@@ -213,15 +302,29 @@ pub fn candidates(points: &[Point], target: &[f64], grids: &[Grid]) -> Vec<Vec<f
 }
 
 /// Ranks `candidates` (see the module's notes) for the prediction at `target`; `cost_parameter`
-/// names the parameter that counts processes, if any.
+/// names the parameter that counts processes, if any; `run_cost` the file's run time, where it
+/// measures time (else a run costs what this call path's model predicts).
 pub fn suggest(
     points: &[Point],
     options: &PmnfOptions,
     target: &[f64],
     candidates: &[Vec<f64>],
     cost_parameter: Option<usize>,
+    run_cost: Option<&RunCost>,
 ) -> Result<Suggestions, PmnfError> {
     let fit = fit_robust(points, options)?;
+    suggest_from(fit, points, target, candidates, cost_parameter, run_cost)
+}
+
+/// [`suggest`] from the robust search's `fit` of `points`, made already.
+pub fn suggest_from(
+    fit: RobustFit,
+    points: &[Point],
+    target: &[f64],
+    candidates: &[Vec<f64>],
+    cost_parameter: Option<usize>,
+    run_cost: Option<&RunCost>,
+) -> Result<Suggestions, PmnfError> {
     let data = Weighted::new(points)?;
     let basis = &fit.model.interval;
     let sigma2 = basis.sigma2;
@@ -310,9 +413,13 @@ pub fn suggest(
             } else {
                 spread_target
             };
+            let cost = match run_cost {
+                Some(run) => run.cost(c, processes_of) * repetitions,
+                None => (predicted * repetitions * processes_of(c)).max(floor(c)),
+            };
             Some(Candidate {
                 coordinate: c.clone(),
-                cost: (predicted * repetitions * processes_of(c)).max(floor(c)),
+                cost,
                 variance_after: fit_after + spread_after,
             })
         })
@@ -355,7 +462,7 @@ mod tests {
         let target = [128.0];
         let offered = candidates(&points, &target, &[]);
         assert_eq!(offered, vec![vec![32.0], vec![128.0]]);
-        let found = suggest(&points, &PmnfOptions::default(), &target, &offered, None).unwrap();
+        let found = by_own_cost(&points, &target, &offered);
         let best = &found.ranked[0];
         assert_eq!(best.coordinate, vec![32.0]);
         assert!(best.variance_after < found.variance_now, "{found:?}");
@@ -365,8 +472,15 @@ mod tests {
             "{best:?}"
         );
         // Core-seconds: the first parameter counts the processes.
-        let by_cores =
-            suggest(&points, &PmnfOptions::default(), &target, &offered, Some(0)).unwrap();
+        let by_cores = suggest(
+            &points,
+            &PmnfOptions::default(),
+            &target,
+            &offered,
+            Some(0),
+            None,
+        )
+        .unwrap();
         assert!((by_cores.ranked[0].cost / best.cost - 32.0).abs() < 1e-6);
     }
 
@@ -391,13 +505,72 @@ mod tests {
 
     /// Four points on cubes (no repetitions) rising fast: the next run offered is the next cube,
     /// not a doubling, and none costs less than the largest run measured took.
+    /// [`suggest`] with default options, each run costed by the call path's own model.
+    fn by_own_cost(points: &[Point], target: &[f64], offered: &[Vec<f64>]) -> Suggestions {
+        suggest(points, &PmnfOptions::default(), target, offered, None, None).unwrap()
+    }
+
+    /// A file's runs are costed by their longest call path: a communication call that takes
+    /// next to nothing is measured by a run as long as the compute beside it, and no run costs
+    /// less than one measured at smaller or equal values; a file without time costs a run by
+    /// its number.
+    #[test]
+    fn a_run_costs_its_longest_call_path_and_no_less_than_a_measured_one() {
+        let series = |f: &dyn Fn(f64) -> f64| -> Vec<Point> {
+            [1.0, 2.0, 4.0, 8.0, 16.0]
+                .iter()
+                .map(|&p: &f64| Point {
+                    coordinate: vec![p],
+                    values: vec![f(p)],
+                })
+                .collect()
+        };
+        // Compute 0.5 p s (a weak-scaling sweep); a collective 1e-4 log2(p) s.
+        let compute = series(&|p| 0.5 * p);
+        let collective = series(&|p| 1e-4 * p.log2());
+        let options = PmnfOptions::default();
+        let models: Vec<super::super::PmnfModel> = [&compute, &collective]
+            .iter()
+            .map(|s| fit_robust(s, &options).unwrap().model)
+            .collect();
+        let run = RunCost::new([
+            (compute.as_slice(), Some(&models[0])),
+            (collective.as_slice(), Some(&models[1])),
+        ]);
+        let seconds = |_: &[f64]| 1.0;
+        // At p = 32 the compute's 16 s: what a run there takes, whichever call path asks.
+        assert!((run.cost(&[32.0], seconds) - 16.0).abs() < 0.1, "{run:?}");
+        let cores = |c: &[f64]| c[0];
+        assert!((run.cost(&[32.0], cores) - 512.0).abs() < 3.0);
+        // A run below the measured ones costs no less than a measured run at smaller values.
+        let shrinking = RunCost::new([(compute.as_slice(), None)]);
+        assert_eq!(shrinking.cost(&[32.0], seconds), 8.0);
+        let target = [64.0];
+        let offered = candidates(&collective, &target, &[Grid::Inferred]);
+        let by_run = suggest(&collective, &options, &target, &offered, None, Some(&run)).unwrap();
+        let by_own = suggest(&collective, &options, &target, &offered, None, None).unwrap();
+        let at_32 = |s: &Suggestions| {
+            s.ranked
+                .iter()
+                .find(|c| c.coordinate == [32.0])
+                .map(|c| c.cost)
+                .unwrap()
+        };
+        assert!(at_32(&by_own) < 0.01, "{}", at_32(&by_own));
+        assert!(at_32(&by_run) > 15.0, "{}", at_32(&by_run));
+        let per_run = RunCost::per_run();
+        assert!(per_run.is_per_run());
+        assert_eq!(per_run.cost(&[32.0], cores), 32.0);
+        assert!(is_time_metric("time") && is_time_metric("") && !is_time_metric("visits"));
+    }
+
     #[test]
     fn costs_never_fall_below_a_measured_run() {
         let points = synthetic::rising_series();
         let target = [432.0];
         let offered = candidates(&points, &target, &[]);
         assert_eq!(offered, vec![vec![343.0], vec![432.0]]);
-        let found = suggest(&points, &PmnfOptions::default(), &target, &offered, None).unwrap();
+        let found = by_own_cost(&points, &target, &offered);
         for c in &found.ranked {
             assert!(c.cost >= 2.13, "{c:?}");
         }
