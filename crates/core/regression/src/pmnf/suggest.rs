@@ -74,7 +74,7 @@ pub fn is_time_metric(metric: &str) -> bool {
 /// communication call at one rank) is then costed as the run that measures it.
 #[derive(Debug, Clone, Default)]
 pub struct RunCost {
-    models: Vec<super::PmnfModel>,
+    time_models: Vec<super::PmnfModel>,
     /// Each measured configuration and its longest call path's mean time there.
     measured: Vec<(Vec<f64>, f64)>,
     /// A file without time: every run costs one (times its processes).
@@ -90,7 +90,7 @@ impl RunCost {
         let mut cost = RunCost::default();
         for (points, model) in series {
             if let Some(m) = model {
-                cost.models.push(m.clone());
+                cost.time_models.push(m.clone());
             }
             for p in points {
                 let mean = p.values.iter().sum::<f64>() / p.values.len().max(1) as f64;
@@ -133,7 +133,7 @@ impl RunCost {
             return processes(x);
         }
         let predicted = self
-            .models
+            .time_models
             .iter()
             .map(|m| m.evaluate(x))
             .filter(|t| t.is_finite())
