@@ -47,7 +47,7 @@ pub use model::{
 };
 pub use polling::POLLING_FLAG;
 pub use predict::{simplified, simplified_model};
-pub use repeats::{combined, combined_model, repeat_totals, run_to_run_of};
+pub use repeats::{combined, combined_model, paired_repeat_totals, repeat_totals, run_to_run_of};
 pub use spec::{
     DEFAULT_RUN_TO_RUN_PCT, DRIFT_PRIOR_PER_DOUBLING, MpiPrediction, MpiSpec, RunToRun,
     STEADY_TOLERANCE, Trend, Warmup,

@@ -24,7 +24,25 @@ use super::tables::rank_tables;
 /// Repeats of other programs or inputs (other ranks, iterations or blocks) are refused: their
 /// spread would not be run-to-run variation.
 pub fn repeat_totals(spec: &MpiSpec, repeats: &[&RecordBatch]) -> Result<Vec<f64>, ModelError> {
-    Ok(predict_repeats(spec, repeats)?
+    paired_repeat_totals(spec, repeats, &[])
+}
+
+/// [`repeat_totals`] in two lengths, each repeat paired with a shorter run of its own
+/// (`shorters`, one per repeat, in their order; none: every repeat with `spec`'s): each pair's
+/// prediction varies from run to run as the full run will, the shorter run's noise included.
+pub fn paired_repeat_totals(
+    spec: &MpiSpec,
+    repeats: &[&RecordBatch],
+    shorters: &[BTreeMap<i32, Vec<f64>>],
+) -> Result<Vec<f64>, ModelError> {
+    if !shorters.is_empty() && shorters.len() != repeats.len() {
+        return Err(ModelError::invalid(format!(
+            "{} shorter runs for {} repeats: pair each repeat with one shorter run",
+            shorters.len(),
+            repeats.len()
+        )));
+    }
+    Ok(predict_repeats(spec, repeats, shorters)?
         .iter()
         .map(|(_, predicted)| {
             predicted
@@ -38,14 +56,27 @@ pub fn repeat_totals(spec: &MpiSpec, repeats: &[&RecordBatch]) -> Result<Vec<f64
 /// A run's ranks' predictions, by rank.
 pub(super) type RankPredictions = BTreeMap<i32, RankPrediction>;
 
-/// Each repeat of the reduced run predicted alone, (run id, ranks' predictions), after checking
-/// that they are of one program and input: the same ranks, iterations predicted and blocks.
-pub(super) fn predict_repeats(
+/// Each repeat of the reduced run predicted alone (repeat `i` paired with `shorters[i]` where
+/// given: two lengths), (run id, ranks' predictions), after checking that they are of one
+/// program and input: the same ranks, iterations predicted and blocks.
+fn predict_repeats(
     spec: &MpiSpec,
     repeats: &[&RecordBatch],
+    shorters: &[BTreeMap<i32, Vec<f64>>],
 ) -> Result<Vec<(String, RankPredictions)>, ModelError> {
     let mut runs: Vec<(String, RankPredictions)> = Vec::new();
     for (i, batch) in repeats.iter().enumerate() {
+        let paired;
+        let spec = match shorters.get(i) {
+            Some(shorter) => {
+                paired = MpiSpec {
+                    shorter: shorter.clone(),
+                    ..spec.clone()
+                };
+                &paired
+            }
+            None => spec,
+        };
         let role = "repeat";
         let rows = BlockRows::new(role, batch)
             .map_err(|e| ModelError::invalid(format!("repeat {}: {e}", i + 1)))?;

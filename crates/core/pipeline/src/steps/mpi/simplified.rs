@@ -43,6 +43,11 @@ pub struct SimplifiedParams {
     /// per iteration is a line through every steady iteration of both, extrapolated with its
     /// uncertainty where it is better supported than `reduced` (the longer) alone.
     pub shorter: Option<TableRef>,
+    /// Two lengths with repeats: `mpi_blocks` of shorter runs paired one by one with `repeats`
+    /// (the same order), each repeat predicted from two lengths with its own shorter run: their
+    /// predictions' spread is the run-to-run variation, the shorter runs' noise included.
+    #[serde(default)]
+    pub shorter_repeats: Vec<TableRef>,
 }
 
 /// An `mpi_simplified` step.
@@ -54,6 +59,7 @@ pub struct Simplified {
     repeats: Vec<TableRef>,
     run_to_run_pct: Option<f64>,
     shorter: Option<TableRef>,
+    shorter_repeats: Vec<TableRef>,
     settings: Settings,
 }
 
@@ -89,6 +95,24 @@ impl GroupedParams for SimplifiedParams {
                 "`shorter` pairs with the one `reduced` run (two lengths), not with `combine_repeats`",
             ));
         }
+        if !self.shorter_repeats.is_empty() {
+            if self.shorter.is_none() || self.combine_repeats {
+                return Err(ParamError::new(
+                    "shorter_repeats",
+                    "`shorter_repeats` pairs shorter runs with `repeats` in two lengths: give `shorter` (the reduced run's own) too, not `combine_repeats`",
+                ));
+            }
+            if self.shorter_repeats.len() != self.repeats.len() {
+                return Err(ParamError::new(
+                    "shorter_repeats",
+                    format!(
+                        "`shorter_repeats` names {} runs, `repeats` {}: pair each repeat with one shorter run, in the same order",
+                        self.shorter_repeats.len(),
+                        self.repeats.len()
+                    ),
+                ));
+            }
+        }
         let reduced = match (self.combine_repeats, self.reduced) {
             (true, _) if self.repeats.is_empty() => {
                 return Err(ParamError::new(
@@ -115,6 +139,7 @@ impl GroupedParams for SimplifiedParams {
             repeats: self.repeats,
             run_to_run_pct: self.run_to_run_pct,
             shorter: self.shorter,
+            shorter_repeats: self.shorter_repeats,
             settings: Settings::new(keys)?,
             reduced,
             measured: self.measured,
@@ -132,6 +157,7 @@ impl Step for Simplified {
         .into_iter()
         .flatten()
         .chain(&self.repeats)
+        .chain(&self.shorter_repeats)
         .collect()
     }
 
@@ -156,7 +182,12 @@ impl Step for Simplified {
             .collect::<Result<Vec<_>, _>>()?;
         if !repeats.is_empty() {
             spec.pooled_warmup = mpi::pooled_warmups(&repeats)?;
-            let totals = mpi::repeat_totals(&spec, &repeats)?;
+            let shorters = self
+                .shorter_repeats
+                .iter()
+                .map(|t| Ok(mpi::shorter_run_times(cx.input(t)?)?))
+                .collect::<Result<Vec<_>, StepError>>()?;
+            let totals = mpi::paired_repeat_totals(&spec, &repeats, &shorters)?;
             spec.run_to_run = mpi::run_to_run_of(&totals, self.run_to_run_pct);
         } else if let Some(pct) = self.run_to_run_pct {
             spec.run_to_run = RunToRun::Floor { pct, user: true };

@@ -52,6 +52,20 @@ fn settings_are_checked_when_the_file_is_parsed() {
         e.contains("key `shorter`: `shorter` pairs with the one `reduced` run"),
         "{e}"
     );
+    // Shorter runs paired with the repeats: one each, and with the reduced run's own.
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"a.blocks\"\nshorter = \"s.blocks\"\nrepeats = [\"a.blocks\", \"b.blocks\"]\nshorter_repeats = [\"s.blocks\"]\nfull_iterations = 400",
+    );
+    assert!(
+        e.contains("key `shorter_repeats`: `shorter_repeats` names 1 runs, `repeats` 2"),
+        "{e}"
+    );
+    let e = parse_error(
+        "fit",
+        "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"a.blocks\"\nrepeats = [\"a.blocks\", \"b.blocks\"]\nshorter_repeats = [\"s.blocks\", \"t.blocks\"]\nfull_iterations = 400",
+    );
+    assert!(e.contains("give `shorter`"), "{e}");
     let e = parse_error(
         "fit",
         "step = \"mpi_simplified\"\nid = \"p\"\nreduced = \"src.blocks\"\nfull_iterations = 400\nwarmup_tolerance = -0.1",
