@@ -426,6 +426,25 @@ mod tests {
         );
     }
 
+    /// The robust search's model of `points`, with default options.
+    fn robust_model(points: &[Point]) -> Option<PmnfModel> {
+        super::super::robust::fit_robust(points, &PmnfOptions::default())
+            .ok()
+            .map(|r| r.model)
+    }
+
+    /// The robust search's calibration over `series` at 95 %, its checks keeping the values
+    /// [`robust_fewest_values`] says.
+    fn calibrate_robust(series: &[&[Point]]) -> Calibration {
+        calibrate(
+            series,
+            Aggregate::Mean,
+            0.95,
+            robust_fewest_values(series),
+            robust_model,
+        )
+    }
+
     /// With repetitions the robust search's criterion knows the noise and chooses a term from
     /// three values, so its checks hold out the fourth of a four-value call path; without, they
     /// need four values left.
@@ -444,28 +463,10 @@ mod tests {
         assert_eq!(robust_fewest_values(&[&once]), ROBUST_FEWEST_VALUES);
         assert_eq!(robust_fewest_values(&[&twice]), MINIMUM_POINTS);
         assert_eq!(robust_fewest_values(&[&twice, &once]), ROBUST_FEWEST_VALUES);
-        let options = PmnfOptions::default();
-        let robust = |p: &[Point]| {
-            super::super::robust::fit_robust(p, &options)
-                .ok()
-                .map(|r| r.model)
-        };
-        let checked = calibrate(
-            &[&twice],
-            Aggregate::Mean,
-            0.95,
-            robust_fewest_values(&[&twice]),
-            robust,
-        );
+        let checked = calibrate_robust(&[&twice]);
         assert_eq!(checked.checks, 1);
         assert_eq!(checked.held_unscaled, 1, "{checked:?}");
-        let unchecked = calibrate(
-            &[&once],
-            Aggregate::Mean,
-            0.95,
-            robust_fewest_values(&[&once]),
-            robust,
-        );
+        let unchecked = calibrate_robust(&[&once]);
         assert_eq!(unchecked.basis, Basis::Uncalibrated);
     }
 
@@ -494,22 +495,11 @@ mod tests {
             .collect();
         let borrowed: Vec<&[Point]> = series.iter().map(Vec::as_slice).collect();
         let options = PmnfOptions::default();
-        let robust = |p: &[Point]| {
-            super::super::robust::fit_robust(p, &options)
-                .ok()
-                .map(|r| r.model)
-        };
         let default = calibrate(&borrowed, Aggregate::Mean, 0.95, 0, |p| {
             fit(p, &options).ok()
         });
         assert_eq!(default.basis, Basis::Conformal, "{default:?}");
-        let own = calibrate(
-            &borrowed,
-            Aggregate::Mean,
-            0.95,
-            robust_fewest_values(&borrowed),
-            robust,
-        );
+        let own = calibrate_robust(&borrowed);
         assert_eq!(own.basis, Basis::Uncalibrated);
         let lent = own.clone().or_borrowed(&default);
         assert_eq!(lent.basis, Basis::Borrowed);
@@ -522,7 +512,7 @@ mod tests {
         // Beyond the points: the lender's interval, stretched to hold the robust prediction.
         let x = [128.0];
         let (r, d) = (
-            robust(&series[3]).unwrap(),
+            robust_model(&series[3]).unwrap(),
             fit(&series[3], &options).unwrap(),
         );
         let (lo, hi) = lent.interval_beside(&r, &x, Some(&d)).unwrap();
