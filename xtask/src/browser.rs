@@ -1,5 +1,6 @@
 //! The real-browser test of the web viewer (part of `cargo xtask test`): build `dist/`, run
-//! every pipeline into a scratch bundle directory, serve both on 127.0.0.1, and drive Debian's
+//! every pipeline into a scratch bundle directory (or take the bundles the pipeline tests just
+//! wrote), serve both on 127.0.0.1, and drive Debian's
 //! Chromium with `viewer/browser-test/check.mjs` (playwright-core from npm, pinned by its
 //! package-lock.json). Installs Chromium and the npm packages when they are missing.
 
@@ -24,7 +25,7 @@ const DROPPED_ZIP: &str = "viewer/tests/fixtures/mpi-blocks-synthetic.zip";
 pub fn test() -> Result<()> {
     crate::demo::build_cli_and_plugins()?;
     let dist = web::build(web::WebBuild::Test)?;
-    test_built(&dist)
+    test_built(&dist, None)
 }
 
 /// The browser test and the desktop tour with the CLI, the plugins and the desktop viewer already
@@ -32,16 +33,28 @@ pub fn test() -> Result<()> {
 /// workspace's tests, and copied the plugins there. Building them again here, for the CLI and
 /// plugins alone, built their dependencies with other features, and so every crate above them
 /// again: 8 minutes of a fresh clone's `cargo xtask test` on a 2-vCPU VM (BENCHMARKS.md).
-/// `dist` is the web viewer's build.
-pub fn test_built(dist: &Path) -> Result<()> {
+/// `dist` is the web viewer's build. `tested`: where the workspace's pipeline tests left a bundle
+/// of every pipeline (`<tested>/<name>/bundle`, crates/app/runner/tests/pipelines.rs), moved here
+/// instead of running every pipeline a second time (about 25 s of a cold run on two cores); where
+/// one is missing, every pipeline runs here as without it.
+pub fn test_built(dist: &Path, tested: Option<&Path>) -> Result<()> {
     let out = target_dir().join("browser-test");
     let bundles = out.join("bundles");
     if bundles.exists() {
         std::fs::remove_dir_all(&bundles)
             .with_context(|| format!("cannot clear {}", bundles.display()))?;
     }
-    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let names = crate::demo::run_pipelines(Some(&bundles), jobs, &["--quiet"])?;
+    let pipelines = match tested {
+        Some(dir) => take_tested_bundles(dir, &bundles)?,
+        None => None,
+    };
+    let pipelines = match pipelines {
+        Some(count) => count,
+        None => {
+            let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+            crate::demo::run_pipelines(Some(&bundles), jobs, &["--quiet"])?.len()
+        }
+    };
     // A trace stored as a pyramid, opened by reading only what is on screen.
     let trace_file = out.join(format!("synthetic-{TRACE_RECORDS}.yktrace"));
     crate::trace::write_synthetic(&trace_file, TRACE_RECORDS, 16)?;
@@ -55,7 +68,7 @@ pub fn test_built(dist: &Path) -> Result<()> {
         out.display().to_string(),
         repo_root().join(DROPPED_ZIP).display().to_string(),
         VALIDATION_BUNDLE.to_owned(),
-        (names.len() + 1).to_string(),
+        (pipelines + 1).to_string(),
         format!("trace-synthetic-{TRACE_RECORDS}"),
     ];
     run_script("check.mjs", dist, &bundles, &args).context(format!(
@@ -68,6 +81,40 @@ pub fn test_built(dist: &Path) -> Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// Moves the bundle of every pipeline in pipelines/ from `tested` (`<tested>/<name>/bundle`) to
+/// `bundles/<name>` and returns their count; `None`, moving nothing, when a pipeline has no whole
+/// bundle there (the tests ran filtered, or failed before it).
+fn take_tested_bundles(tested: &Path, bundles: &Path) -> Result<Option<usize>> {
+    let mut found = Vec::new();
+    for file in crate::pipelines()? {
+        let Some(name) = file.file_stem() else {
+            continue;
+        };
+        let bundle = tested.join(name).join("bundle");
+        if !yosoku_bundle::fs::is_bundle(&bundle) {
+            eprintln!(
+                "xtask: no bundle of {} from the pipeline tests at {}; running every pipeline",
+                file.display(),
+                bundle.display()
+            );
+            return Ok(None);
+        }
+        found.push((bundles.join(name), bundle));
+    }
+    std::fs::create_dir_all(bundles)
+        .with_context(|| format!("cannot create {}", bundles.display()))?;
+    for (to, from) in &found {
+        std::fs::rename(from, to)
+            .with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
+    }
+    eprintln!(
+        "xtask: the browser test reads the {} bundles the pipeline tests wrote ({})",
+        found.len(),
+        tested.display()
+    );
+    Ok(Some(found.len()))
 }
 
 /// Views the desktop tour saves, one PNG each (`yosoku-viewer --screenshots`): every view of

@@ -730,11 +730,9 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
         .filter_map(|p| p.ancestors().nth(2).map(Path::to_path_buf))
         .collect();
     remove_on_ci("the test executables", &built.test_executables)?;
-    // The bundled pipelines' bundles the pipeline tests shared (crates/app/runner/tests/pipelines.rs).
-    remove_on_ci(
-        "the pipeline tests' bundles",
-        &[target_dir().join("tmp").join("bundled-pipelines")],
-    )?;
+    // The bundled pipelines' bundles the pipeline tests shared (crates/app/runner/tests/pipelines.rs):
+    // the browser test reads them.
+    let tested_bundles = target_dir().join("tmp").join("bundled-pipelines");
     remove_on_ci("the Python environments", &venvs)?;
     // The run collector across two hosts (network namespaces), where this machine allows them;
     // the CLI finds the plugins the build made beside itself.
@@ -756,8 +754,9 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
     })?;
     stages.run("browser test and desktop tour", || {
         place_plugins(&built.plugins)?;
-        browser::test_built(&dist)
+        browser::test_built(&dist, Some(&tested_bundles))
     })?;
+    remove_on_ci("the pipeline tests' bundles", &[tested_bundles])?;
     stages.run(
         "install into a temporary prefix, run and serve outside the repository",
         || install::check(&dist, false),

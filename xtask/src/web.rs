@@ -16,8 +16,8 @@ pub enum WebBuild {
     /// `cargo xtask web`, `serve`, `bench-web`: the release build, into the repository's `dist/`.
     Release,
     /// `cargo xtask test`'s browser test: the `web-test` profile (release at opt-level 1,
-    /// Cargo.toml), into `target/browser-test/dist`. The same build compiles the other crates
-    /// that must stay wasm32-clean (`WASM_CRATES`), in place of a separate `cargo check` of them.
+    /// Cargo.toml), into `target/browser-test/dist`; then the other crates that must stay
+    /// wasm32-clean (`WASM_CRATES`) are checked (and linted) for wasm32 with the same profile.
     Test,
 }
 
@@ -42,13 +42,25 @@ pub fn build(kind: WebBuild) -> Result<PathBuf> {
         "--target",
         WASM_TARGET,
     ]);
-    if let WebBuild::Test = kind {
-        cargo.arg("--lib");
-        for c in crate::WASM_CRATES {
-            cargo.args(["-p", c]);
-        }
-    }
     run_cmd(&mut cargo)?;
+    if let WebBuild::Test = kind {
+        // The other crates that must stay wasm32-clean are checked, not built: nothing runs
+        // them in a browser, and generating their code (faer's kernels, the models) was 104 of
+        // the stage's 488 CPU-seconds (BENCHMARKS.md, "the wasm32 stage").
+        let mut check = crate::cargo();
+        check.args([
+            "check",
+            "--lib",
+            "--profile",
+            profile,
+            "--target",
+            WASM_TARGET,
+        ]);
+        for c in crate::WASM_CRATES {
+            check.args(["-p", c]);
+        }
+        run_cmd(&mut check)?;
+    }
     let wasm = target_dir()
         .join(WASM_TARGET)
         .join(profile)
