@@ -13,11 +13,14 @@ use yosoku_tables::{Figure, ScoreRow, UNIT_METADATA_KEY, Verdict};
 pub fn secs(v: f64) -> String {
     // By the size, not the sign: a negative time (a model below zero) keeps its unit.
     let a = v.abs();
-    if a >= 1.0 {
+    if a == 0.0 {
+        // An interval's low end at zero reads as none, not as a rounded microsecond.
+        "0 s".to_owned()
+    } else if a >= 1.0 {
         format!("{v:.3} s")
     } else if a >= 1e-3 {
         format!("{:.3} ms", v * 1e3)
-    } else if a >= 1e-6 || a == 0.0 {
+    } else if a >= 1e-6 {
         format!("{:.1} us", v * 1e6)
     } else {
         format!("{:.1} ns", v * 1e9)
@@ -478,7 +481,7 @@ mod tests {
         assert_eq!(secs(0.0015), "1.500 ms");
         assert_eq!(secs(7.1e-6), "7.1 us");
         assert_eq!(secs(1.2e-7), "120.0 ns");
-        assert_eq!(secs(0.0), "0.0 us");
+        assert_eq!(secs(0.0), "0 s");
         assert_eq!(secs(-1.95), "-1.950 s");
     }
 

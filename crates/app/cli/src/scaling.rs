@@ -217,18 +217,21 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     nothing_to_suggest(found.offered, found.predicted)
                 );
             }
-            for (i, c) in found.ranked.iter().take(5).enumerate() {
+            let line = |c: &yosoku_runner::scaling::Candidate| {
                 let config: Vec<String> = file
                     .parameters
                     .iter()
                     .zip(&c.coordinate)
                     .map(|(n, v)| format!("{n}={v}"))
                     .collect();
-                let _ = writeln!(
-                    out,
-                    "      {}. {}: the model's +- {} at the target; the runs take {}",
-                    i + 1,
+                format!(
+                    "{}{}: the model's +- {} at the target; the runs take {}",
                     config.join(", "),
+                    if c.repeat {
+                        " again (measured already)"
+                    } else {
+                        ""
+                    },
                     crate::format::metric_value(half(c.variance_after), &s.metric),
                     if file.costed_per_run {
                         // A number of runs.
@@ -236,7 +239,19 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     } else {
                         crate::format::value(c.cost, unit)
                     },
+                )
+            };
+            for (i, c) in found.ranked.iter().take(5).enumerate() {
+                let _ = writeln!(out, "      {}. {}", i + 1, line(c));
+            }
+            if !found.repeats.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "    the points show no trend beyond their noise: more repetitions narrow that noise (not the choice of terms, which runs beyond the points settle):"
                 );
+                for c in found.repeats.iter().take(2) {
+                    let _ = writeln!(out, "      repeat {}", line(c));
+                }
             }
         }
     }
@@ -286,18 +301,22 @@ fn suggestion_json(
                 .json(&names, &found.target);
             }
             line["model_half_width_95_secs"] = serde_json::json!(half(found.variance_now));
-            line["next"] = found
-                .ranked
-                .iter()
-                .map(|c| {
-                    serde_json::json!({
-                        "configuration": named(&c.coordinate),
-                        "model_half_width_95_after_secs": half(c.variance_after),
-                        "cost": c.cost,
-                        "cost_unit": unit,
+            let runs = |list: &[yosoku_runner::scaling::Candidate]| -> serde_json::Value {
+                list.iter()
+                    .map(|c| {
+                        serde_json::json!({
+                            "configuration": named(&c.coordinate),
+                            "repeat": c.repeat,
+                            "model_half_width_95_after_secs": half(c.variance_after),
+                            "cost": c.cost,
+                            "cost_unit": unit,
+                        })
                     })
-                })
-                .collect();
+                    .collect()
+            };
+            line["next"] = runs(&found.ranked);
+            // Measured configurations again, where the noise dominates the points; else empty.
+            line["repeats"] = runs(&found.repeats);
             if found.ranked.is_empty() {
                 line["why_none"] =
                     serde_json::json!(nothing_to_suggest(found.offered, found.predicted));

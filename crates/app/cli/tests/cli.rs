@@ -938,6 +938,39 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     assert!(!next.is_empty(), "{line}");
     assert!(next[0]["configuration"]["y"].is_number(), "{line}");
     assert!(next[0]["cost"].as_f64().unwrap() > 0.0, "{line}");
+    // A flat time per process measured with 30 % noise: the points show no trend beyond it,
+    // so measured configurations are offered again, beside the ranked runs (text and JSON).
+    let noisy = dir.path().join("noisy.txt");
+    std::fs::write(
+        &noisy,
+        "PARAMETER p\nPOINTS 2 4 8 16\nREGION solve\nMETRIC time\nDATA 13 7.5\nDATA 8 12.5\nDATA 12 8.5\nDATA 7 12\n",
+    )
+    .unwrap();
+    let suggest_noisy = |json: bool| {
+        let mut args = vec!["scaling", "--suggest", "--target", "p=32"];
+        args.extend(["--cost-parameter", "p", noisy.to_str().unwrap()]);
+        if json {
+            args.push("--json");
+        }
+        yosoku(&args)
+    };
+    let out = suggest_noisy(false);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("      1. p=32: "), "{printed}");
+    assert!(
+        printed.contains("the points show no trend beyond their noise"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("      repeat p=2 again (measured already): "),
+        "{printed}"
+    );
+    let out = suggest_noisy(true);
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(line["next"][0]["repeat"], false, "{line}");
+    assert_eq!(line["repeats"][0]["repeat"], true, "{line}");
+    assert_eq!(line["repeats"].as_array().unwrap().len(), 4, "{line}");
     // A value no model can be evaluated at is refused before any file is read.
     for target in ["x=-8,y=2", "x=0,y=2"] {
         let out = yosoku(&[

@@ -12,8 +12,8 @@ use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
 use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
 use yosoku_regression::pmnf::robust::fit_robust;
-pub use yosoku_regression::pmnf::suggest::Grid;
 pub use yosoku_regression::pmnf::suggest::is_time_metric;
+pub use yosoku_regression::pmnf::suggest::{Candidate, Grid};
 use yosoku_regression::pmnf::suggest::{RunCost, Suggestions, candidates, suggest_from};
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 

@@ -431,8 +431,8 @@ fn follow(
         }
         let next = match strategy {
             Strategy::Suggested => {
-                // Configurations not measured yet: a repeat narrows the noise, not the choice
-                // of terms.
+                // Configurations not measured yet; `suggest` adds repeats of measured ones
+                // where the noise dominates, as `yosoku scaling --suggest` offers them.
                 let fresh: Vec<Vec<f64>> = grid
                     .iter()
                     .filter(|c| !points.iter().any(|p| p.coordinate == **c))

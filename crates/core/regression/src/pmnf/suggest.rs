@@ -19,10 +19,15 @@
 //! candidates are the combinations of each parameter's measured values and its next value on
 //! the grid its values keep (consecutive cubes or squares, a constant ratio or step, else a
 //! doubling: [`next_on_grid`]) that were not measured yet; the target itself is one too
-//! (measuring it answers the question, at its cost). A repeat narrows the noise, not the choice
-//! of terms: on the benchmark, suggestions that may repeat a configuration reached the goal less
-//! often, and none is offered. No run costs less than one measured at smaller or equal values of
-//! every parameter took.
+//! (measuring it answers the question, at its cost). A repeat of a measured configuration (its
+//! usual repetitions again) narrows the noise, not the choice of terms, so repeats are offered
+//! only where the noise dominates (the model's trend over the measured configurations within
+//! twice the noise of one measured mean, [`noise_dominates`]: more repetitions are what would
+//! show whether there is one), and beside the ranked runs, not among them: ranked with them,
+//! cheap repeats came first where a run beyond the points was what the prediction needed, and
+//! following the suggestions reached the benchmark's goal on fewer laws for more (BENCHMARKS.md,
+//! "The next run to measure"). No run costs less than one measured at
+//! smaller or equal values of every parameter took.
 
 use super::robust::{RobustFit, Weighted, fit_robust};
 use super::{PmnfError, PmnfOptions, Point, Term, design_row, inverse_gram, terms_with_unit};
@@ -31,6 +36,8 @@ use super::{PmnfError, PmnfOptions, Point, Term, design_row, inverse_gram, terms
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub coordinate: Vec<f64>,
+    /// Measured already: the run measures it again, with the usual repetitions.
+    pub repeat: bool,
     /// Seconds (or core-seconds) of its repetitions, as the model predicts them, and never less
     /// than a run measured at smaller or equal values of every parameter took.
     pub cost: f64,
@@ -57,6 +64,25 @@ pub struct Suggestions {
     /// The configurations assessed (those `ranked` leaves out: where the model predicts no
     /// positive time).
     pub offered: usize,
+    /// Where the noise dominates the points ([`noise_dominates`]): the measured configurations
+    /// measured again, the most narrowing per cost first; else none. Beside `ranked`, not in it:
+    /// a repeat narrows the noise, not the choice of terms.
+    pub repeats: Vec<Candidate>,
+}
+
+/// Whether the noise dominates what the points show: the model's values at the measured
+/// configurations (`at_points`) differ by no more than twice the noise of one measured mean
+/// there, `sigma2` the relative variance of one repetition and `repetitions` a mean's count.
+/// A trend that small is not told from noise; more repetitions would tell it.
+pub fn noise_dominates(at_points: &[f64], sigma2: f64, repetitions: f64) -> bool {
+    let (low, high) = at_points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
+    let mean = at_points.iter().sum::<f64>() / at_points.len().max(1) as f64;
+    let noise = (sigma2 / repetitions.max(1.0)).sqrt() * mean.abs();
+    high >= low && noise > 0.0 && high - low <= 2.0 * noise
 }
 
 /// Whether a metric of this name measures time (an unnamed metric, as Extra-P's text files
@@ -368,6 +394,21 @@ pub fn suggest_from(
         .map(|(s, v)| s.weight * v)
         .sum::<f64>()
         + spread_target;
+    let measured = |c: &[f64]| points.iter().any(|p| p.coordinate == c);
+    // Repeats, where the noise dominates: every measured configuration not among the candidates.
+    let at_points: Vec<f64> = points
+        .iter()
+        .map(|p| fit.model.evaluate(&p.coordinate))
+        .collect();
+    let noise_dominates = noise_dominates(&at_points, sigma2, repetitions);
+    let mut again: Vec<Vec<f64>> = Vec::new();
+    if noise_dominates {
+        for p in points {
+            if !candidates.contains(&p.coordinate) && !again.contains(&p.coordinate) {
+                again.push(p.coordinate.clone());
+            }
+        }
+    }
     let processes_of = |c: &[f64]| {
         cost_parameter
             .and_then(|p| c.get(p))
@@ -386,48 +427,50 @@ pub fn suggest_from(
             })
             .fold(0.0, f64::max)
     };
-    let mut ranked: Vec<Candidate> = candidates
-        .iter()
-        .filter_map(|c| {
-            let predicted = mean_at(c);
-            if !(predicted.is_finite() && predicted > 0.0) {
-                return None;
-            }
-            // A new mean of `repetitions` runs: its weight and its noise.
-            let w = repetitions / (predicted * predicted);
-            let noise = sigma2 * predicted * predicted / repetitions;
-            let rows = rows_at(c);
-            let fit_after: f64 = supported
-                .iter()
-                .zip(&target_rows)
-                .zip(&rows)
-                .zip(&fit_variance)
-                .map(|(((s, t), r), v)| {
-                    let (a, b) = (s.quad(t, r), s.quad(r, r));
-                    s.weight * (v - sigma2 * a * a * w / (1.0 + w * b)).max(0.0)
-                })
-                .sum();
-            let d = spread_at(c);
-            let spread_after = if d + noise > 0.0 {
-                spread_target * noise / (d + noise)
-            } else {
-                spread_target
-            };
-            let cost = match run_cost {
-                Some(run) => run.cost(c, processes_of) * repetitions,
-                None => (predicted * repetitions * processes_of(c)).max(floor(c)),
-            };
-            Some(Candidate {
-                coordinate: c.clone(),
-                cost,
-                variance_after: fit_after + spread_after,
+    let assess = |c: &Vec<f64>| {
+        let predicted = mean_at(c);
+        if !(predicted.is_finite() && predicted > 0.0) {
+            return None;
+        }
+        // A new mean of `repetitions` runs: its weight and its noise.
+        let w = repetitions / (predicted * predicted);
+        let noise = sigma2 * predicted * predicted / repetitions;
+        let rows = rows_at(c);
+        let fit_after: f64 = supported
+            .iter()
+            .zip(&target_rows)
+            .zip(&rows)
+            .zip(&fit_variance)
+            .map(|(((s, t), r), v)| {
+                let (a, b) = (s.quad(t, r), s.quad(r, r));
+                s.weight * (v - sigma2 * a * a * w / (1.0 + w * b)).max(0.0)
             })
+            .sum();
+        let d = spread_at(c);
+        let spread_after = if d + noise > 0.0 {
+            spread_target * noise / (d + noise)
+        } else {
+            spread_target
+        };
+        let cost = match run_cost {
+            Some(run) => run.cost(c, processes_of) * repetitions,
+            None => (predicted * repetitions * processes_of(c)).max(floor(c)),
+        };
+        Some(Candidate {
+            coordinate: c.clone(),
+            repeat: measured(c),
+            cost,
+            variance_after: fit_after + spread_after,
         })
-        .collect();
-    ranked.sort_by(|a, b| {
+    };
+    let by_gain = |a: &Candidate, b: &Candidate| {
         b.gain_per_cost(variance_now)
             .total_cmp(&a.gain_per_cost(variance_now))
-    });
+    };
+    let mut ranked: Vec<Candidate> = candidates.iter().filter_map(assess).collect();
+    ranked.sort_by(by_gain);
+    let mut repeats: Vec<Candidate> = again.iter().filter_map(assess).collect();
+    repeats.sort_by(by_gain);
     Ok(Suggestions {
         predicted: fit.model.evaluate(target),
         fit,
@@ -435,6 +478,7 @@ pub fn suggest_from(
         variance_now,
         ranked,
         offered: candidates.len(),
+        repeats,
     })
 }
 
@@ -443,13 +487,9 @@ mod tests {
     use super::*;
     use crate::pmnf::synthetic;
 
-    /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16 (3 repetitions at +-2 %) for a prediction at 128:
-    /// the next run is one doubling past the largest (the range toward the target), its cost the
-    /// model's time, and it narrows the prediction; measured configurations are not offered
-    /// again, the target is.
-    #[test]
-    fn the_next_run_extends_the_range_toward_the_target() {
-        let points: Vec<Point> = [2.0, 4.0, 8.0, 16.0]
+    /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16, 3 repetitions at +-2 %.
+    fn clear_law() -> Vec<Point> {
+        [2.0, 4.0, 8.0, 16.0]
             .iter()
             .map(|&x: &f64| {
                 let y = 2.0 + 0.5 * x * x;
@@ -458,7 +498,16 @@ mod tests {
                     values: vec![y * 1.02, y * 0.98, y],
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16 (3 repetitions at +-2 %) for a prediction at 128:
+    /// the next run is one doubling past the largest (the range toward the target), its cost the
+    /// model's time, and it narrows the prediction; measured configurations are not offered
+    /// again, the target is.
+    #[test]
+    fn the_next_run_extends_the_range_toward_the_target() {
+        let points = clear_law();
         let target = [128.0];
         let offered = candidates(&points, &target, &[]);
         assert_eq!(offered, vec![vec![32.0], vec![128.0]]);
@@ -472,15 +521,7 @@ mod tests {
             "{best:?}"
         );
         // Core-seconds: the first parameter counts the processes.
-        let by_cores = suggest(
-            &points,
-            &PmnfOptions::default(),
-            &target,
-            &offered,
-            Some(0),
-            None,
-        )
-        .unwrap();
+        let by_cores = by_cores(&points, &target, &offered);
         assert!((by_cores.ranked[0].cost / best.cost - 32.0).abs() < 1e-6);
     }
 
@@ -508,6 +549,19 @@ mod tests {
     /// [`suggest`] with default options, each run costed by the call path's own model.
     fn by_own_cost(points: &[Point], target: &[f64], offered: &[Vec<f64>]) -> Suggestions {
         suggest(points, &PmnfOptions::default(), target, offered, None, None).unwrap()
+    }
+
+    /// [`suggest`] with default options, the first parameter counting the processes.
+    fn by_cores(points: &[Point], target: &[f64], offered: &[Vec<f64>]) -> Suggestions {
+        suggest(
+            points,
+            &PmnfOptions::default(),
+            target,
+            offered,
+            Some(0),
+            None,
+        )
+        .unwrap()
     }
 
     /// A file's runs are costed by their longest call path: a communication call that takes
@@ -562,6 +616,46 @@ mod tests {
         assert!(per_run.is_per_run());
         assert_eq!(per_run.cost(&[32.0], cores), 32.0);
         assert!(is_time_metric("time") && is_time_metric("") && !is_time_metric("visits"));
+    }
+
+    /// A flat cost per process measured with 30 % noise on 2, 4, 8 and 16 processes (two
+    /// repetitions each), asked at 32: the points show no trend beyond their noise, so measured
+    /// configurations are offered again beside the run at 32, and a repeat on few processes
+    /// narrows the prediction more per core-second than that run would. Where the law is clear (2 + 0.5 x^2 at +-2 %),
+    /// none is.
+    #[test]
+    fn repeats_are_offered_where_the_noise_dominates() {
+        let noise = [[1.3, 0.75], [0.8, 1.25], [1.2, 0.85], [0.7, 1.2]];
+        let points: Vec<Point> = [2.0, 4.0, 8.0, 16.0]
+            .iter()
+            .zip(noise)
+            .map(|(&x, [a, b])| Point {
+                coordinate: vec![x],
+                values: vec![10.0 * a, 10.0 * b],
+            })
+            .collect();
+        let target = [32.0];
+        let offered = candidates(&points, &target, &[]);
+        assert_eq!(offered, vec![vec![32.0]]);
+        let found = by_cores(&points, &target, &offered);
+        assert_eq!(found.offered, 1);
+        assert_eq!(found.repeats.len(), 4, "{found:?}");
+        assert!(found.repeats.iter().all(|c| c.repeat));
+        let best = &found.repeats[0];
+        assert!(best.coordinate[0] < 16.0, "{found:?}");
+        let fresh = &found.ranked[0];
+        assert_eq!(
+            (fresh.coordinate.as_slice(), fresh.repeat),
+            (&[32.0][..], false)
+        );
+        assert!(
+            best.gain_per_cost(found.variance_now) > fresh.gain_per_cost(found.variance_now),
+            "{found:?}"
+        );
+        // A clear law, far from its points: the choice of terms dominates, no repeat.
+        let clear = clear_law();
+        let far = by_own_cost(&clear, &[128.0], &candidates(&clear, &[128.0], &[]));
+        assert!(far.repeats.is_empty() && far.ranked.iter().all(|c| !c.repeat));
     }
 
     #[test]
