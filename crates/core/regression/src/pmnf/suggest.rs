@@ -327,6 +327,30 @@ pub fn candidates(points: &[Point], target: &[f64], grids: &[Grid]) -> Vec<Vec<f
     out
 }
 
+/// The measured configurations to offer again (those not among `candidates`) where the noise
+/// dominates the points under `model` ([`noise_dominates`]; `repetitions` a mean's count); else
+/// none.
+fn to_repeat(
+    model: &super::PmnfModel,
+    points: &[Point],
+    candidates: &[Vec<f64>],
+    repetitions: f64,
+) -> Vec<Vec<f64>> {
+    let at_points: Vec<f64> = points
+        .iter()
+        .map(|p| model.evaluate(&p.coordinate))
+        .collect();
+    let mut again: Vec<Vec<f64>> = Vec::new();
+    if noise_dominates(&at_points, model.interval.sigma2, repetitions) {
+        for p in points {
+            if !candidates.contains(&p.coordinate) && !again.contains(&p.coordinate) {
+                again.push(p.coordinate.clone());
+            }
+        }
+    }
+    again
+}
+
 /// Ranks `candidates` (see the module's notes) for the prediction at `target`; `cost_parameter`
 /// names the parameter that counts processes, if any; `run_cost` the file's run time, where it
 /// measures time (else a run costs what this call path's model predicts).
@@ -395,20 +419,7 @@ pub fn suggest_from(
         .sum::<f64>()
         + spread_target;
     let measured = |c: &[f64]| points.iter().any(|p| p.coordinate == c);
-    // Repeats, where the noise dominates: every measured configuration not among the candidates.
-    let at_points: Vec<f64> = points
-        .iter()
-        .map(|p| fit.model.evaluate(&p.coordinate))
-        .collect();
-    let noise_dominates = noise_dominates(&at_points, sigma2, repetitions);
-    let mut again: Vec<Vec<f64>> = Vec::new();
-    if noise_dominates {
-        for p in points {
-            if !candidates.contains(&p.coordinate) && !again.contains(&p.coordinate) {
-                again.push(p.coordinate.clone());
-            }
-        }
-    }
+    let again = to_repeat(&fit.model, points, candidates, repetitions);
     let processes_of = |c: &[f64]| {
         cost_parameter
             .and_then(|p| c.get(p))
