@@ -58,6 +58,13 @@ pub(crate) fn parse_error(stage: &str, body: &str) -> String {
     }
 }
 
+/// Asserts that a pipeline of one `stage` step (`body`) is refused with a message holding `said`.
+#[track_caller]
+pub(crate) fn assert_refused(stage: &str, body: &str, said: &str) {
+    let e = parse_error(stage, body);
+    assert!(e.contains(said), "expected `{said}` in: {e}");
+}
+
 /// Parses `pipeline(steps)`, puts `tables` in the sources (`runs` in `src`, `src2.runs` in
 /// `src2`) and runs every step in stage order, as the runner does (which checks each step's
 /// outputs against what it declares).
