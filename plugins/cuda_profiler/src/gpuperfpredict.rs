@@ -61,6 +61,20 @@ fn is_identity(name: &str) -> bool {
     IDENTITY.iter().any(|i| i.eq_ignore_ascii_case(name))
 }
 
+/// The launch's shared memory sizes, which the dataset's R export writes without the unit row
+/// nvprof's trace had: bytes in most files, KiB in others (the GTX 980 and Tesla P100 files:
+/// `1.0625` where the other GPUs' files of the same kernel write `1088`).
+const SHARED_MEMORY_BYTES: [&str; 2] = ["static_shared_memory", "dynamic_shared_memory"];
+
+/// Whether a file's shared-memory sizes are in KiB: some size is not a whole multiple of 4
+/// bytes. Shared arrays of 4- and 8-byte elements, and the sizes nvprof wrote in bytes in every
+/// file of the dataset (256 to 16,392), are multiples of 4; the KiB files hold 1, 3, 1.0625 and
+/// 11.59375. (A file whose sizes in KiB are all multiples of 4 would be read as bytes: the
+/// numbers alone cannot tell them apart.)
+fn written_in_kib<'a>(mut sizes: impl Iterator<Item = &'a f64>) -> bool {
+    sizes.any(|v| v % 4.0 != 0.0)
+}
+
 /// Accumulates dataset files into one wide table.
 #[derive(Debug)]
 pub struct Dataset {
@@ -413,8 +427,23 @@ impl Dataset {
                 lines_before[k + 1] - lines_before[k],
             )
         };
-        for piece in read_pieces(path, bounds.len() - 1, read_piece) {
-            let piece = piece?;
+        let mut pieces = read_pieces(path, bounds.len() - 1, read_piece)
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
+        for (k, &(_, handle, _, _)) in counters.iter().enumerate() {
+            let sizes = || pieces.iter().flat_map(|p| p.values[k].iter().flatten());
+            if SHARED_MEMORY_BYTES.contains(&self.tables.metric(handle).0)
+                && written_in_kib(sizes())
+            {
+                for v in pieces
+                    .iter_mut()
+                    .flat_map(|p| p.values[k].iter_mut().flatten())
+                {
+                    *v *= 1024.0;
+                }
+            }
+        }
+        for piece in pieces {
             let start = self.rows.len();
             for row in piece.rows {
                 let run = self.tables.key(row.key);

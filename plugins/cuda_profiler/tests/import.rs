@@ -1427,6 +1427,38 @@ fn gpuperfpredict_apps_gpus_files_read_with_their_launch_configuration() {
     }
 }
 
+/// The dataset's R export writes each launch's static shared memory without nvprof's unit row:
+/// in bytes in most files, in KiB in the GTX 980's and Tesla P100's (`1.0625`, `1`, `3` where the
+/// other GPUs' files of the same kernels write 1088, 1024 and 3072). Read as written, the P100's
+/// back-propagation kernel had 1.06 bytes of shared memory; every GPU's file now gives bytes.
+#[test]
+fn gpuperfpredict_shared_memory_in_kib_is_read_in_bytes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/data/gpuperfpredict");
+    for (kernel, bytes) in [
+        ("bpnn_layerforward_CUDA", 1088.0),
+        ("lud_diagonal", 1024.0),
+        ("calculate_temp", 3072.0),
+        ("kernel", 11872.0),
+        ("bpnn_adjust_weights_cuda", 0.0),
+    ] {
+        for gpu in ["GTX-680", "GTX-980", "Tesla-P100", "TitanX"] {
+            let path = dir.join(format!("{kernel}-{gpu}.csv.gz"));
+            let tables = read_gpuperfpredict(&[&path]).unwrap();
+            let smem = floats(table(&tables, "observations"), "static_shared_memory");
+            assert!(
+                smem.iter().all(|&b| b == bytes),
+                "{kernel} on {gpu}: {:?}, not {bytes} bytes",
+                &smem[..3]
+            );
+        }
+    }
+    // The Apps-Gpus files write bytes on every GPU (256 to 16,392), GTX 980 included.
+    let path = dir.join("apps/subSeqMax-GTX-980.csv.gz");
+    let tables = read_gpuperfpredict(&[&path]).unwrap();
+    let smem = floats(table(&tables, "observations"), "static_shared_memory");
+    assert!(smem.iter().all(|&b| b == 16392.0), "{:?}", &smem[..3]);
+}
+
 /// ncu's `smsp__thread_inst_executed_per_inst_executed.ratio` is threads per warp instruction
 /// (0-32, no unit written); the canonical `warp_execution_efficiency` is nvprof's, active
 /// threads over the warp size (100 % = 1.0). The line is in the shape of a public `ncu --csv
