@@ -94,6 +94,18 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 2.0576e-5),
     },
     Entry {
+        // A file whose shared memory sizes the R export wrote in KiB (issue 71's unit audit).
+        file: "pipelines/data/gpuperfpredict/bpnn_layerforward_CUDA-Tesla-P100.csv.gz",
+        origin: Origin::Public,
+        plugin: "cuda_profiler",
+        collector: "gpuperfpredict",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 57),
+        names: Some((72, 0, 0)),
+        // Line 2: `static.smem` 1.0625 (KiB): 1,088 bytes, as the other GPUs' files write it.
+        value: ("observations", "static_shared_memory", 0, 1088.0),
+    },
+    Entry {
         file: "pipelines/data/gpuperfpredict/apps/vectorAdd-Tesla-K40.csv.gz",
         origin: Origin::Public,
         plugin: "cuda_profiler",
