@@ -18,6 +18,11 @@
 //! - **Compute**: FLOPs over the FP32 rate (the calibration's FMA rate, else the datasheet's
 //!   peak) times the share of the GPU the grid occupies: fewer blocks than SMs leave SMs idle,
 //!   and the last wave of a grid of several leaves some idle too.
+//! - **Instruction issue** (where a profile counted the launch's warp instructions): the warp
+//!   instructions over the rate the SMs issue them ([`WARP_SCHEDULERS_PER_SM`] a cycle at the
+//!   clock) times the share of the GPU the grid occupies, as for compute.
+//! - **L2** (where a profile counted the launch's L2 transactions and the target's calibration
+//!   measured its L2 bandwidth): the L2 bytes over that bandwidth.
 //! - **Dependent steps** (`dependent_steps`, a loop of barrier-separated phases inside the
 //!   launch, as in nw or pathfinder): each step after the first costs a barrier step (the
 //!   calibration's `barrier_step_us`). Reads of DRAM a thread waits for one after another
@@ -46,6 +51,11 @@ const DEFAULT_THREADS_PER_SM: f64 = 2048.0;
 const DEFAULT_BLOCKS_PER_SM: f64 = 32.0;
 /// Threads of the calibration's one-block copy.
 const CALIBRATION_BLOCK_THREADS: f64 = 256.0;
+/// Warp schedulers an SM, each issuing one warp instruction a cycle: every NVIDIA architecture
+/// since Kepler (Kepler's dual issue is not counted: the bound is the usual rate).
+pub const WARP_SCHEDULERS_PER_SM: f64 = 4.0;
+/// Bytes of one L2 transaction (a 32-byte sector; nvprof's and ncu's L2 counters count them).
+pub const L2_TRANSACTION_BYTES: f64 = 32.0;
 /// Bytes one thread has in flight a DRAM round trip: the calibration's copy, a float4 read and
 /// written.
 pub const BYTES_IN_FLIGHT: f64 = 32.0;
@@ -75,6 +85,19 @@ pub struct GpuRates {
     pub barrier_step_secs: f64,
     /// Blocks the GPU starts a second (`None`: not measured, no bound).
     pub block_rate_per_sec: Option<f64>,
+    /// Warp instructions the SMs issue a second: SMs x [`WARP_SCHEDULERS_PER_SM`] x the clock
+    /// (`None`: no clock in the catalogue, no bound).
+    #[serde(default)]
+    pub issue_rate_per_sec: Option<f64>,
+    /// L2 bytes a second, as the calibration measured them (`None`: not measured, no bound).
+    #[serde(default)]
+    pub l2_bandwidth_bytes_per_sec: Option<f64>,
+    /// Registers and shared-memory bytes an SM, the occupancy limits beside threads and blocks
+    /// (`None`: not in the catalogue, no limit).
+    #[serde(default)]
+    pub registers_per_sm: Option<f64>,
+    #[serde(default)]
+    pub shared_memory_per_sm_bytes: Option<f64>,
 }
 
 impl GpuRates {
@@ -98,6 +121,12 @@ impl GpuRates {
         let blocks_per_sm = device
             .spec("max_blocks_per_sm")
             .unwrap_or(DEFAULT_BLOCKS_PER_SM);
+        let registers_per_sm = device.spec("registers_per_sm");
+        let shared_memory_per_sm_bytes = device.spec("shared_memory_per_sm_bytes");
+        let issue_rate_per_sec = device
+            .spec("boost_clock_mhz")
+            .or(device.spec("base_clock_mhz"))
+            .map(|mhz| sm_count * WARP_SCHEDULERS_PER_SM * mhz * 1e6);
         let calibrated = (
             measured("kernel_floor_us"),
             measured("dram_bandwidth_gb_per_sec"),
@@ -118,6 +147,10 @@ impl GpuRates {
                 barrier_step_secs: measured("barrier_step_us")
                     .map_or(DEFAULT_BARRIER_STEP_SECS, |us| us * 1e-6),
                 block_rate_per_sec: measured("block_rate_per_us").map(|r| r * 1e6),
+                issue_rate_per_sec,
+                l2_bandwidth_bytes_per_sec: measured("l2_bandwidth_gb_per_sec").map(|g| g * 1e9),
+                registers_per_sm,
+                shared_memory_per_sm_bytes,
             });
         }
         Ok(Self {
@@ -132,6 +165,10 @@ impl GpuRates {
             blocks_per_sm,
             barrier_step_secs: DEFAULT_BARRIER_STEP_SECS,
             block_rate_per_sec: None,
+            issue_rate_per_sec,
+            l2_bandwidth_bytes_per_sec: None,
+            registers_per_sm,
+            shared_memory_per_sm_bytes,
         })
     }
 }
@@ -157,14 +194,20 @@ impl GpuRates {
                 .map_or(DEFAULT_BLOCKS_PER_SM, |o| o.max_blocks_per_sm),
             barrier_step_secs: DEFAULT_BARRIER_STEP_SECS,
             block_rate_per_sec: None,
+            issue_rate_per_sec: Some(gpu.sm_count * WARP_SCHEDULERS_PER_SM * gpu.clock_mhz * 1e6),
+            l2_bandwidth_bytes_per_sec: None,
+            registers_per_sm: gpu.occupancy.map(|o| o.registers_per_sm),
+            shared_memory_per_sm_bytes: gpu.occupancy.map(|o| o.shared_memory_per_sm_bytes),
         }
     }
 }
 
 impl KernelWork {
     /// A measured launch's work as the transfer models read it, with none of the optional
-    /// fields (nothing read off its code).
+    /// fields (nothing read off its code); its warp instructions and L2 bytes where the profile
+    /// counted them.
     pub fn from_work(work: &Work) -> Self {
+        let counted = |v: f64| (v.is_finite() && v > 0.0).then_some(v);
         Self {
             blocks: work.blocks,
             threads_per_block: work.threads_per_block,
@@ -173,6 +216,10 @@ impl KernelWork {
             moved_bytes: None,
             dependent_steps: 1.0,
             dram_round_trips: None,
+            warp_instructions: counted(work.warp_instructions),
+            l2_bytes: counted(work.l2_transactions * L2_TRANSACTION_BYTES),
+            registers_per_thread: counted(work.registers_per_thread),
+            shared_bytes_per_block: counted(work.shared_bytes_per_block),
         }
     }
 }
@@ -192,6 +239,14 @@ pub struct KernelWork {
     /// DRAM reads each thread waits for one after another (`None`: as many as its bytes need,
     /// [`BYTES_IN_FLIGHT`] a round trip).
     pub dram_round_trips: Option<f64>,
+    /// Warp instructions executed, where a profile counted them.
+    pub warp_instructions: Option<f64>,
+    /// Bytes read and written in L2, where a profile counted them.
+    pub l2_bytes: Option<f64>,
+    /// Registers a thread and shared memory a block, where a profile gives them: with the
+    /// target's registers and shared memory an SM, they limit the blocks resident at once.
+    pub registers_per_thread: Option<f64>,
+    pub shared_bytes_per_block: Option<f64>,
 }
 
 /// A launch's time and its parts.
@@ -202,6 +257,10 @@ pub struct PhysicsTime {
     pub memory_secs: f64,
     pub compute_secs: f64,
     pub block_starts_secs: f64,
+    /// The warp instructions over the issue rate (0 where not counted).
+    pub issue_secs: f64,
+    /// The L2 bytes over the L2 bandwidth (0 where either is unknown).
+    pub l2_secs: f64,
     pub steps_secs: f64,
 }
 
@@ -213,6 +272,8 @@ impl PhysicsTime {
             ("memory", self.memory_secs),
             ("compute", self.compute_secs),
             ("block starts", self.block_starts_secs),
+            ("instruction issue", self.issue_secs),
+            ("L2", self.l2_secs),
             ("dependent steps", self.steps_secs),
         ];
         parts
@@ -228,10 +289,26 @@ impl PhysicsTime {
 pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
     let blocks = work.blocks.max(1.0);
     let threads_per_block = work.threads_per_block.max(1.0);
-    // Blocks resident on one SM at once, and the waves of the grid.
+    // Blocks resident on one SM at once (threads, blocks, and where both are known registers,
+    // allocated per warp in units of 256, and shared memory, in units of 256 bytes), and the
+    // waves of the grid.
+    let warps = (threads_per_block / 32.0).ceil();
+    let by_registers = match (work.registers_per_thread, rates.registers_per_sm) {
+        (Some(r), Some(sm)) => (sm / ((r * 32.0 / 256.0).ceil() * 256.0 * warps)).floor(),
+        _ => f64::INFINITY,
+    };
+    let by_shared = match (
+        work.shared_bytes_per_block,
+        rates.shared_memory_per_sm_bytes,
+    ) {
+        (Some(b), Some(sm)) => (sm / ((b / 256.0).ceil() * 256.0)).floor(),
+        _ => f64::INFINITY,
+    };
     let resident_per_sm = rates
         .blocks_per_sm
         .min((rates.threads_per_sm / threads_per_block).floor())
+        .min(by_registers)
+        .min(by_shared)
         .max(1.0);
     let wave = rates.sm_count * resident_per_sm;
     let waves = (blocks / wave).ceil();
@@ -255,13 +332,26 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
     };
     let compute_secs = work.flops.max(0.0) / (rates.fp32_flops_per_sec * busy.max(1e-9));
     let block_starts_secs = rates.block_rate_per_sec.map_or(0.0, |r| blocks / r);
+    let issue_secs = match (work.warp_instructions, rates.issue_rate_per_sec) {
+        (Some(instructions), Some(rate)) => instructions / (rate * busy.max(1e-9)),
+        _ => 0.0,
+    };
+    let l2_secs = match (work.l2_bytes, rates.l2_bandwidth_bytes_per_sec) {
+        (Some(bytes), Some(bandwidth)) => bytes / bandwidth,
+        _ => 0.0,
+    };
     let steps_secs = (work.dependent_steps.max(1.0) - 1.0) * rates.barrier_step_secs;
+    let bound = [compute_secs, block_starts_secs, issue_secs, l2_secs]
+        .into_iter()
+        .fold(memory_secs, f64::max);
     PhysicsTime {
-        secs: rates.floor_secs + memory_secs.max(compute_secs).max(block_starts_secs) + steps_secs,
+        secs: rates.floor_secs + bound + steps_secs,
         floor_secs: rates.floor_secs,
         memory_secs,
         compute_secs,
         block_starts_secs,
+        issue_secs,
+        l2_secs,
         steps_secs,
     }
 }
@@ -337,6 +427,10 @@ mod tests {
             blocks_per_sm: 32.0,
             barrier_step_secs: 0.05e-6,
             block_rate_per_sec: None,
+            issue_rate_per_sec: Some(132.0 * 4.0 * 1.98e9),
+            l2_bandwidth_bytes_per_sec: Some(7.4e12),
+            registers_per_sm: Some(65536.0),
+            shared_memory_per_sm_bytes: Some(228.0 * 1024.0),
         }
     }
 
@@ -349,6 +443,10 @@ mod tests {
             moved_bytes: None,
             dependent_steps: 1.0,
             dram_round_trips: None,
+            warp_instructions: None,
+            l2_bytes: None,
+            registers_per_thread: None,
+            shared_bytes_per_block: None,
         }
     }
 
@@ -391,6 +489,82 @@ mod tests {
         let t = physics_time(&work(1e6, 32.0, 0.0, 0.0), &started);
         assert_eq!(t.bound(), "block starts");
         assert!((t.block_starts_secs - 1e-3).abs() < 1e-15);
+    }
+
+    #[test]
+    fn counted_instructions_and_l2_bytes_bound_the_launch_where_a_profile_has_them() {
+        let r = h200();
+        // 1,056 blocks (one wave) issuing 1e9 warp instructions: 1e9 / (132 x 4 x 1.98 GHz).
+        let busy = KernelWork {
+            warp_instructions: Some(1e9),
+            ..work(1056.0, 256.0, 0.0, 1e6)
+        };
+        let t = physics_time(&busy, &r);
+        assert_eq!(t.bound(), "instruction issue");
+        assert!((t.issue_secs - 1e9 / (132.0 * 4.0 * 1.98e9)).abs() < 1e-15);
+        assert!((t.secs - (r.floor_secs + t.issue_secs)).abs() < 1e-15);
+        // Half the SMs with a block: twice as long.
+        let half = KernelWork {
+            warp_instructions: Some(1e9),
+            ..work(66.0, 256.0, 0.0, 1e6)
+        };
+        assert!((physics_time(&half, &r).issue_secs / t.issue_secs - 2.0).abs() < 1e-9);
+        // 74 GB read from L2 (a tiled kernel re-reading its tiles) at 7.4 TB/s: 10 ms, where
+        // its 1 GB of DRAM takes a quarter of that.
+        let tiled = KernelWork {
+            l2_bytes: Some(74e9),
+            ..work(1056.0, 256.0, 0.0, 1e9)
+        };
+        let t = physics_time(&tiled, &r);
+        assert_eq!(t.bound(), "L2");
+        assert!((t.l2_secs - 0.01).abs() < 1e-12);
+        // Without an L2 bandwidth (the catalogue's rates), no L2 bound; without a count, none.
+        let catalogue = GpuRates {
+            l2_bandwidth_bytes_per_sec: None,
+            issue_rate_per_sec: None,
+            ..r.clone()
+        };
+        assert_eq!(physics_time(&tiled, &catalogue).bound(), "memory");
+        assert_eq!(physics_time(&busy, &catalogue).issue_secs, 0.0);
+        assert_eq!(
+            physics_time(&work(1056.0, 256.0, 0.0, 1e9), &r),
+            physics_time(&work(1056.0, 256.0, 0.0, 1e9), &catalogue)
+        );
+    }
+
+    #[test]
+    fn registers_and_shared_memory_a_profile_gives_limit_the_blocks_resident() {
+        let r = h200();
+        // One wave of 8 blocks of 256 threads an SM (by threads), 8 bytes a thread: one round
+        // trip a wave, so its bytes over the bandwidth bound it.
+        let grid = work(132.0 * 8.0, 256.0, 0.0, 132.0 * 8.0 * 256.0 * 8.0);
+        let t = physics_time(&grid, &r);
+        let bandwidth = r.dram_latency_secs + grid.dram_bytes / r.bandwidth_bytes_per_sec;
+        assert!((t.memory_secs - bandwidth).abs() < 1e-15);
+        // 128 registers a thread allow 2 blocks an SM (65,536 / (128 x 32 x 8 warps)), 100 KB
+        // of shared memory a block 2 (228 KB / 100 KB): 4 waves, a round trip each.
+        let registers = KernelWork {
+            registers_per_thread: Some(128.0),
+            ..grid.clone()
+        };
+        let shared = KernelWork {
+            shared_bytes_per_block: Some(100.0 * 1024.0),
+            ..grid.clone()
+        };
+        for limited in [&registers, &shared] {
+            let t = physics_time(limited, &r);
+            assert!((t.memory_secs - 4.0 * r.dram_latency_secs).abs() < 1e-15);
+        }
+        // Without the target's limits, none.
+        let unlimited = GpuRates {
+            registers_per_sm: None,
+            shared_memory_per_sm_bytes: None,
+            ..r.clone()
+        };
+        assert_eq!(
+            physics_time(&registers, &unlimited),
+            physics_time(&grid, &unlimited)
+        );
     }
 
     #[test]

@@ -70,6 +70,11 @@ impl WorkLaunch {
             moved_bytes: self.moved_bytes,
             dependent_steps: self.dependent_steps.unwrap_or(1.0),
             dram_round_trips: self.dram_round_trips,
+            // Work alone: nothing counted by a profiler.
+            warp_instructions: None,
+            l2_bytes: None,
+            registers_per_thread: None,
+            shared_bytes_per_block: None,
         }
     }
 
