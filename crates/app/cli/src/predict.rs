@@ -192,12 +192,13 @@ fn render(answer: &Answer) -> String {
         if let Some(b) = answer.physics.get(i).filter(|b| b.physics_secs.is_finite()) {
             let _ = writeln!(
                 out,
-                "  physics ({} rates of {}): {}, {}-bound; launch floor + bytes / bandwidth {}",
+                "  physics ({} rates of {}): {}, {}-bound; launch floor + bytes / bandwidth {}; the measured time scaled by the physics of both GPUs {}",
                 answer.physics_rates,
                 p.target,
                 secs(b.physics_secs),
                 b.bound,
-                secs(b.floor_plus_bytes_secs)
+                secs(b.floor_plus_bytes_secs),
+                secs(b.physics_scaled_secs)
             );
         }
         for b in [&a.on_profile_gpu, &a.on_target] {

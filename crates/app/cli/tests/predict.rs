@@ -617,9 +617,9 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model
     let p = forecast.table("forecast.predictions").unwrap();
     assert_eq!(
         p.num_rows(),
-        5 * 114,
-        "the model's answer, wave scaling's, the latency-aware model's, the physics model's and \
-         floor plus bytes' per launch"
+        6 * 114,
+        "the model's answer, wave scaling's, the latency-aware model's, the physics model's, \
+         floor plus bytes' and the physics-scaled time per launch"
     );
     let col = |name: &str| {
         let a = p.column_by_name(name).unwrap();
@@ -634,6 +634,7 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model
     assert_eq!(models[2], "utilisation_scaled");
     assert_eq!(models[3], "physics");
     assert_eq!(models[4], "floor_plus_bytes");
+    assert_eq!(models[5], "physics_scaled");
     assert!(col("validation").iter().all(|v| v == "forecast"));
     assert!(col("held_out").iter().all(|v| v == "NVIDIA H100 80GB HBM3"));
     assert_eq!(
@@ -801,8 +802,8 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
         yosoku_tables::rows::read_predictions("p", result.table("score.predictions").unwrap())
             .unwrap();
     // 57 sizes of two kernels, by the transfer model, wave scaling, the latency-aware model,
-    // the physics model and floor plus bytes; all measured.
-    assert_eq!(rows.len(), 5 * 2 * 57);
+    // the physics model, floor plus bytes and the physics-scaled time; all measured.
+    assert_eq!(rows.len(), 6 * 2 * 57);
     assert!(rows.iter().all(|r| r.measured_secs.is_some()), "{rows:?}");
     // One launch per size: the measured median is the TITAN X's duration of that launch.
     let r = rows

@@ -102,14 +102,19 @@ pub struct Answer {
 }
 
 /// The physics model beside an answer (docs/methods.md, section 6, "Physics first"): the launch's
-/// measured work (its grid, block, FLOPs and DRAM bytes as the profile counted them) over the
-/// target's rates, and the launch floor plus its bytes over the bandwidth.
+/// measured work (its grid, block, FLOPs, DRAM bytes, instructions, L2 transactions, registers
+/// and shared memory as the profile counted them) over the target's rates, and the launch floor
+/// plus its bytes over the bandwidth.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PhysicsBeside {
     pub physics_secs: f64,
-    /// What bounds it: `launch floor`, `memory`, `compute`, `block starts`, `dependent steps`.
+    /// What bounds it: `launch floor`, `memory`, `compute`, `instruction issue`, `L2`,
+    /// `block starts`, `dependent steps`.
     pub bound: &'static str,
     pub floor_plus_bytes_secs: f64,
+    /// The profile's measured time scaled by the physics model's ratio of the launch's time on
+    /// the target to its time on the profile's GPU, both over catalogue rates (`physics_scaled`).
+    pub physics_scaled_secs: f64,
 }
 
 /// The target's rates for the physics model: its calibration's where its device entry has one,
@@ -118,30 +123,36 @@ fn target_rates(device: &yosoku_devices::Device, target: &GpuSpec) -> GpuRates {
     GpuRates::from_device(device).unwrap_or_else(|_| GpuRates::from_spec(target))
 }
 
-/// The physics model's time of every answered launch, from the profile's measured work.
-fn physics_beside(p: &Prediction, measured: &Measurements, rates: &GpuRates) -> Vec<PhysicsBeside> {
+/// The physics model's time of every answered launch, from the profile's measured work, and its
+/// measured time scaled by the physics model's ratio between the target (`target`'s catalogue
+/// rates, so that both ends of the ratio are datasheet figures) and the profile's GPU.
+fn physics_beside(
+    p: &Prediction,
+    measured: &Measurements,
+    rates: &GpuRates,
+    target: &GpuSpec,
+) -> Vec<PhysicsBeside> {
+    let on_target = GpuRates::from_spec(target);
     p.answers
         .iter()
         .map(|a| {
-            let work = measured
-                .cells
-                .iter()
-                .find(|c| c.row == a.row)
-                .map(|c| KernelWork::from_work(&c.work));
-            match work {
-                Some(w) => {
-                    let t = physics_time(&w, rates);
-                    PhysicsBeside {
-                        physics_secs: t.secs,
-                        bound: t.bound(),
-                        floor_plus_bytes_secs: floor_plus_bytes_secs(&w, rates),
-                    }
-                }
-                None => PhysicsBeside {
+            let Some(cell) = measured.cells.iter().find(|c| c.row == a.row) else {
+                return PhysicsBeside {
                     physics_secs: f64::NAN,
                     bound: "",
                     floor_plus_bytes_secs: f64::NAN,
-                },
+                    physics_scaled_secs: f64::NAN,
+                };
+            };
+            let w = KernelWork::from_work(&cell.work);
+            let t = physics_time(&w, rates);
+            let on_profile_gpu = GpuRates::from_spec(&measured.gpus[cell.gpu]);
+            PhysicsBeside {
+                physics_secs: t.secs,
+                bound: t.bound(),
+                floor_plus_bytes_secs: floor_plus_bytes_secs(&w, rates),
+                physics_scaled_secs: cell.secs * physics_time(&w, &on_target).secs
+                    / physics_time(&w, &on_profile_gpu).secs,
             }
         })
         .collect()
@@ -460,7 +471,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
         path_text(&manifest_path),
         &manifest_path,
     )?);
-    let physics = physics_beside(&p, &measured, &rates);
+    let physics = physics_beside(&p, &measured, &rates, &target);
     Ok(Answer {
         physics,
         physics_rates: match rates.source {
@@ -542,6 +553,13 @@ fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
                 b.floor_plus_bytes_secs,
                 none,
             ));
+            if b.physics_scaled_secs.is_finite() {
+                rows.push(row(
+                    Method::PhysicsScaled.name().to_owned(),
+                    b.physics_scaled_secs,
+                    none,
+                ));
+            }
         }
     }
     Ok(predictions_batch(&rows)?)

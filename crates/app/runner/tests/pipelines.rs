@@ -1798,8 +1798,9 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         let scores = transfer_scores(table(&bundle, &format!("{step}.transfer_scores")));
         assert_eq!(
             scores.len(),
-            // Each scheme's methods, physics and floor_plus_bytes among them.
-            (5 + 2) + (4 + 2) + (7 + 2) + (3 + 2),
+            // Each scheme's methods, physics, its scaling of measured times and floor_plus_bytes
+            // among them.
+            (5 + 3) + (4 + 3) + (7 + 3) + (3 + 2),
             "{step}: every scheme's methods"
         );
         let get = |scheme: &str, method: &str| {
@@ -1816,6 +1817,7 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
             "cores_clock_same_architecture",
             "wave_scaling",
             "cores_clock_all_gpus",
+            "physics_scaled",
         ] {
             let b = get("leave_one_gpu_out", baseline);
             assert!(learned.3 < b.3, "{step}: {learned:?} vs {b:?}");
@@ -1827,7 +1829,7 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         // A kernel the model never saw, measured on other GPUs (`yosoku predict` of one's own
         // kernel): the learned model beats both scalings from those GPUs, on the mean.
         let unseen = get("leave_one_kernel_out", "transfer_ridge");
-        for baseline in ["wave_scaling", "cores_clock_all_gpus"] {
+        for baseline in ["wave_scaling", "cores_clock_all_gpus", "physics_scaled"] {
             let b = get("leave_one_kernel_out", baseline);
             assert!(unseen.3 < b.3, "{step}: {unseen:?} vs {b:?}");
         }

@@ -78,6 +78,7 @@ impl Scheme {
                 Method::WaveScaling,
                 Method::PeakSameArchitecture,
                 Method::PeakAllGpus,
+                Method::PhysicsScaled,
                 Method::Physics,
                 Method::FloorPlusBytes,
             ],
@@ -87,6 +88,7 @@ impl Scheme {
                 Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakAllGpus,
+                Method::PhysicsScaled,
                 Method::Physics,
                 Method::FloorPlusBytes,
             ],
@@ -101,6 +103,7 @@ impl Scheme {
                 Method::Utilisation,
                 Method::WaveScaling,
                 Method::PeakAllGpus,
+                Method::PhysicsScaled,
                 Method::Physics,
                 Method::FloorPlusBytes,
             ],
@@ -150,6 +153,11 @@ pub enum Method {
     Physics,
     /// Its baseline: the launch floor plus the bytes over the bandwidth, from the same profiles.
     FloorPlusBytes,
+    /// Each measured GPU's time scaled by the physics model's ratio of the launch's time on the
+    /// target to its time on that GPU (both from that GPU's profile, over catalogue rates),
+    /// their median: nothing fitted. Cores x clock scales a time by one ratio for every kernel;
+    /// this one by the ratio of whatever bounds the launch (memory, compute, issue, latency).
+    PhysicsScaled,
 }
 
 impl Method {
@@ -167,6 +175,7 @@ impl Method {
             Method::SeedCounters => "seed_counter_regression",
             Method::Physics => "physics",
             Method::FloorPlusBytes => "floor_plus_bytes",
+            Method::PhysicsScaled => "physics_scaled",
         }
     }
 
@@ -362,16 +371,16 @@ fn utilisation_predictions<'a>(
 }
 
 /// The physics model's time (or its floor-plus-bytes baseline, by `method`) of `work` on the
-/// GPU of `target`, from the catalogue's rates.
+/// GPU `gpu` (an index of `m.gpus`), from the catalogue's rates.
 fn physics_secs(
     m: &Measurements,
     method: Method,
     work: &super::work::Work,
-    target: &Cell,
+    gpu: usize,
 ) -> Option<f64> {
     let (work, rates) = (
         KernelWork::from_work(work),
-        GpuRates::from_spec(&m.gpus[target.gpu]),
+        GpuRates::from_spec(&m.gpus[gpu]),
     );
     let s = match method {
         Method::Physics => physics_time(&work, &rates).secs,
@@ -507,13 +516,17 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
         }
         Method::Physics | Method::FloorPlusBytes => {
             let secs =
-                |work: &super::work::Work, target: &Cell| physics_secs(m, method, work, target);
+                |work: &super::work::Work, target: &Cell| physics_secs(m, method, work, target.gpu);
             if scheme.holds_gpus() {
                 from_sources(&|s, t| secs(&s.work, t))
             } else {
                 targets.clone().map(|t| secs(&t.work, t)).collect()
             }
         }
+        Method::PhysicsScaled => from_sources(&|s, t| {
+            let on = |gpu: usize| physics_secs(m, Method::Physics, &s.work, gpu);
+            Some(s.secs * on(t.gpu)? / on(s.gpu)?)
+        }),
         Method::SeedCounters => seed_predictions(m, &train, targets),
     };
     FoldPredictions {
