@@ -336,6 +336,33 @@ const CORPUS: &[Entry] = &[
         value: ("counters", "value", 0, 0.870_145),
     },
     Entry {
+        // Issue 71: Unified Memory CPU page faults are instants (no `Duration`), never a
+        // refusal; GPU page-fault groups are a phase of their own.
+        file: "plugins/cuda_profiler/tests/data/formats/nvprof_gpu_trace_unified_memory.csv",
+        origin: Origin::Example,
+        plugin: "cuda_profiler",
+        collector: "nvprof",
+        config: "{ path = \"{path}\" }",
+        rows: ("runs", 4),
+        names: Some((11, 2, 2)),
+        // Line 9: `[Unified Memory GPU page faults]`, Duration 0.276608 (ms, the unit row's).
+        value: ("runs", "measured_secs", 1, 0.276608e-3),
+    },
+    Entry {
+        // Issue 71: threads per warp instruction (0-32, no unit written) read as the efficiency
+        // nvprof gives (0-1).
+        file: "plugins/cuda_profiler/tests/data/formats/ncu_metrics_threads_per_warp_instruction.csv",
+        origin: Origin::Example,
+        plugin: "cuda_profiler",
+        collector: "ncu",
+        config: "{ path = \"{path}\" }",
+        rows: ("runs", 1),
+        names: Some((2, 0, 0)),
+        // Line 3: `smsp__thread_inst_executed_per_inst_executed.ratio` 32: warp_execution_efficiency
+        // 1.0 (the counters' second row; the first is the duration).
+        value: ("counters", "value", 1, 1.0),
+    },
+    Entry {
         file: "plugins/cuda_profiler/tests/data/formats/nvprof_events.csv",
         origin: Origin::Example,
         plugin: "cuda_profiler",
