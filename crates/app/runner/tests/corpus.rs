@@ -875,6 +875,17 @@ fn cut_after(b: &[u8], at: &str) -> Vec<u8> {
 
 const DEFECTS: &[Defect] = &[
     Defect {
+        class: "71: a rocprofv3 counter_collection.csv whose last record has no final newline (every field there)",
+        base: Some("plugins/rocm_profiler/tests/data/rocprofv3/312_counter_collection.csv"),
+        edited: "",
+        name: "",
+        plugin: "rocm_profiler",
+        collector: "rocprof",
+        config: "{ paths = [\"{path}\"] }",
+        edit: |b| b.strip_suffix(b"\n").unwrap_or(b).to_vec(),
+        expect: Expect::Value("runs", "measured_secs", 0, 10_240e-9),
+    },
+    Defect {
         class: "1: an `ncu --csv --metrics` details page (section \"Command line profiler metrics\")",
         base: Some(
             "plugins/cuda_profiler/tests/data/formats/ncu_metrics_details_copy_float4_h100.csv",
