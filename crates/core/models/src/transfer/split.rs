@@ -18,7 +18,10 @@
 //!   (nothing fitted, no time of the launch read); `floor_plus_bytes`: its baseline, the launch
 //!   latency plus the bytes over the bandwidth; `physics_corrected`: the physics model with the
 //!   learned correction of [`super::correction`], fitted on the training GPUs' launches and kept
-//!   per group only where it helps there.
+//!   per group only where it helps there;
+//! - `physics_scaled`: the launch's time on each training GPU that measured it times the physics
+//!   model's ratio of the launch on the test GPU to the launch on that GPU (both over catalogue
+//!   rates), the median over them; nothing fitted.
 
 use yosoku_devices::Catalogue;
 
@@ -32,7 +35,7 @@ use crate::ModelError;
 use crate::median;
 
 /// The methods, in report order.
-pub const METHODS: [&str; 9] = [
+pub const METHODS: [&str; 10] = [
     "roofline",
     "time_unchanged",
     "cores_clock",
@@ -42,6 +45,7 @@ pub const METHODS: [&str; 9] = [
     "physics",
     "floor_plus_bytes",
     "physics_corrected",
+    "physics_scaled",
 ];
 
 /// The measured-duration bands errors are split by: (name, from, to) in seconds.
@@ -267,6 +271,13 @@ fn predict_points<'a>(
                     Some(physics_time(&work, &rates).secs),
                     Some(floor_plus_bytes_secs(&work, &rates)),
                     correction.secs(&t.work, target, &group),
+                    over_sources(&|s| {
+                        let on = |gpu: &super::gpu::GpuSpec| {
+                            physics_time(&KernelWork::from_work(&s.work), &GpuRates::from_spec(gpu))
+                                .secs
+                        };
+                        s.secs * on(target) / on(&m.gpus[s.gpu])
+                    }),
                 ],
                 group,
                 half_width: [None; METHODS.len()],
