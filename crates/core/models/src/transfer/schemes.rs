@@ -370,21 +370,13 @@ fn utilisation_predictions<'a>(
         .collect()
 }
 
-/// The physics model's time (or its floor-plus-bytes baseline, by `method`) of `work` on the
-/// GPU `gpu` (an index of `m.gpus`), from the catalogue's rates.
-fn physics_secs(
-    m: &Measurements,
-    method: Method,
-    work: &super::work::Work,
-    gpu: usize,
-) -> Option<f64> {
-    let (work, rates) = (
-        KernelWork::from_work(work),
-        GpuRates::from_spec(&m.gpus[gpu]),
-    );
+/// The physics model's time (or its floor-plus-bytes baseline, by `method`) of `work` on a GPU
+/// of `rates` (its catalogue's).
+fn physics_secs(method: Method, work: &super::work::Work, rates: &GpuRates) -> Option<f64> {
+    let work = KernelWork::from_work(work);
     let s = match method {
-        Method::Physics => physics_time(&work, &rates).secs,
-        _ => floor_plus_bytes_secs(&work, &rates),
+        Method::Physics => physics_time(&work, rates).secs,
+        _ => floor_plus_bytes_secs(&work, rates),
     };
     (s.is_finite() && s > 0.0).then_some(s)
 }
@@ -433,6 +425,8 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
         secs: vec![None; fold.targets.len()],
         why_not: Some(e.to_string()),
     };
+    // Each GPU's catalogue rates, once a fold, for the physics methods.
+    let rates: Vec<GpuRates> = m.gpus.iter().map(GpuRates::from_spec).collect();
     let secs = match method {
         Method::Transfer => match TransferModel::fit(m, &train) {
             Ok(model) => targets
@@ -515,8 +509,9 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
             }
         }
         Method::Physics | Method::FloorPlusBytes => {
-            let secs =
-                |work: &super::work::Work, target: &Cell| physics_secs(m, method, work, target.gpu);
+            let secs = |work: &super::work::Work, target: &Cell| {
+                physics_secs(method, work, &rates[target.gpu])
+            };
             if scheme.holds_gpus() {
                 from_sources(&|s, t| secs(&s.work, t))
             } else {
@@ -524,7 +519,7 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
             }
         }
         Method::PhysicsScaled => from_sources(&|s, t| {
-            let on = |gpu: usize| physics_secs(m, Method::Physics, &s.work, gpu);
+            let on = |gpu: usize| physics_secs(Method::Physics, &s.work, &rates[gpu]);
             Some(s.secs * on(t.gpu)? / on(s.gpu)?)
         }),
         Method::SeedCounters => seed_predictions(m, &train, targets),
