@@ -10,8 +10,8 @@
 //!   plus the bytes over the copy bandwidth. Latency: a thread has [`BYTES_IN_FLIGHT`] bytes in
 //!   flight a round trip (the calibration's copy, whose one block moves 256 x 32 bytes a round
 //!   trip: the round trip is that over the one block's bandwidth), so each wave of resident
-//!   blocks (the occupancy limits: threads and blocks an SM) waits as many round trips as its
-//!   threads' bytes need: a grid of a few blocks, or a grid of very many short ones, is
+//!   blocks (the occupancy limits: threads and blocks an SM, and registers and shared memory
+//!   where a profile gives the launch's) waits as many round trips as its threads' bytes need: a grid of a few blocks, or a grid of very many short ones, is
 //!   latency-bound, not bandwidth-bound.
 //! - **Block starts**: the blocks over the rate the GPU starts them (the calibration's
 //!   `block_rate_per_us`), a bound of its own for grids of very many short blocks.
