@@ -192,6 +192,38 @@ fn a_gpu_never_timed_is_predicted_from_the_others_within_a_few_percent() {
     assert!(learned.coverage_pct >= 80.0, "{learned:?}");
 }
 
+/// Where every GPU runs each kernel at the physics model's time times a factor of the kernel's
+/// own (its efficiency, the same on every GPU), scaling a measured time by the physics of both
+/// GPUs gives the held-out GPU's time exactly; one ratio for every kernel (cores x clock) does
+/// not.
+#[test]
+fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
+    use super::physics::{GpuRates, KernelWork, physics_time};
+    let batch = synthetic(&GPUS, 4);
+    let catalogue = Catalogue::built_in().unwrap();
+    let mut m = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    for c in &mut m.cells {
+        let physics = physics_time(
+            &KernelWork::from_work(&c.work),
+            &GpuRates::from_spec(&m.gpus[c.gpu]),
+        );
+        c.secs = physics.secs * (1.0 + 0.7 * c.kernel as f64);
+    }
+    let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95, false).unwrap();
+    let score = |method| {
+        v.scores
+            .iter()
+            .find(|s| s.method == method)
+            .unwrap()
+            .clone()
+    };
+    let scaled = score(Method::PhysicsScaled);
+    assert_eq!(scaled.predicted, scaled.rows);
+    assert!(scaled.median_abs_error_pct < 1e-9, "{scaled:?}");
+    let peak = score(Method::PeakAllGpus);
+    assert!(peak.median_abs_error_pct > 1.0, "{peak:?}");
+}
+
 #[test]
 fn the_cost_model_prices_a_kernel_it_never_saw() {
     let batch = synthetic(&GPUS, 5);
