@@ -19,7 +19,7 @@ use yosoku_models::Model;
 pub use yosoku_models::ModelError;
 use yosoku_models::transfer::data::Dropped;
 use yosoku_models::transfer::physics::{
-    GpuRates, KernelWork, RateSource, floor_plus_bytes_secs, physics_time,
+    GpuRates, KernelWork, RateSource, floor_plus_bytes_secs, physics_scaled_secs, physics_time,
 };
 pub use yosoku_models::transfer::predict::WIDE_LEVEL;
 use yosoku_models::transfer::predict::{
@@ -151,8 +151,12 @@ fn physics_beside(
                 physics_secs: t.secs,
                 bound: t.bound(),
                 floor_plus_bytes_secs: floor_plus_bytes_secs(&w, rates),
-                physics_scaled_secs: cell.secs * physics_time(&w, &on_target).secs
-                    / physics_time(&w, &on_profile_gpu).secs,
+                physics_scaled_secs: physics_scaled_secs(
+                    cell.secs,
+                    &w,
+                    &on_profile_gpu,
+                    &on_target,
+                ),
             }
         })
         .collect()

@@ -356,6 +356,27 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
     }
 }
 
+/// `measured_secs`, the launch's time on a GPU of `measured_on`, carried to a GPU of `target` by
+/// the physics model's ratio of the launch's times on the two (`physics_scaled`, nothing fitted):
+/// whatever bounds the launch on each (memory, compute, issue, latency) sets the ratio. NaN where
+/// either physics time is not a positive number.
+pub fn physics_scaled_secs(
+    measured_secs: f64,
+    work: &KernelWork,
+    measured_on: &GpuRates,
+    target: &GpuRates,
+) -> f64 {
+    let (to, from) = (
+        physics_time(work, target).secs,
+        physics_time(work, measured_on).secs,
+    );
+    if to > 0.0 && from > 0.0 {
+        measured_secs * to / from
+    } else {
+        f64::NAN
+    }
+}
+
 /// The baseline every GPU model is reported beside: the launch floor plus the distinct DRAM
 /// bytes over the copy bandwidth.
 pub fn floor_plus_bytes_secs(work: &KernelWork, rates: &GpuRates) -> f64 {
@@ -565,6 +586,28 @@ mod tests {
             physics_time(&registers, &unlimited),
             physics_time(&grid, &unlimited)
         );
+    }
+
+    #[test]
+    fn a_measured_time_is_carried_by_the_ratio_of_the_two_gpus_physics() {
+        let h200 = h200();
+        let half = GpuRates {
+            bandwidth_bytes_per_sec: h200.bandwidth_bytes_per_sec / 2.0,
+            floor_secs: 0.0,
+            dram_latency_secs: 0.0,
+            ..h200.clone()
+        };
+        let fast = GpuRates {
+            floor_secs: 0.0,
+            dram_latency_secs: 0.0,
+            ..h200
+        };
+        // A copy bound by its bytes: half the bandwidth, twice the measured time.
+        let copy = work(132.0 * 64.0, 256.0, 0.0, 1e9);
+        assert!((physics_scaled_secs(1e-3, &copy, &fast, &half) - 2e-3).abs() < 1e-15);
+        // No work and no floor: no ratio to carry.
+        let nothing = work(1.0, 1.0, 0.0, 0.0);
+        assert!(physics_scaled_secs(1e-3, &nothing, &fast, &half).is_nan());
     }
 
     #[test]

@@ -23,7 +23,9 @@ use yosoku_regression::{OlsOptions, ols};
 use super::data::{Cell, Measurements};
 use super::gpu::{peak_scaling, wave_scaling};
 use super::learned::{CostModel, TransferModel};
-use super::physics::{GpuRates, KernelWork, floor_plus_bytes_secs, physics_time};
+use super::physics::{
+    GpuRates, KernelWork, floor_plus_bytes_secs, physics_scaled_secs, physics_time,
+};
 use super::utilisation::UtilisationModel;
 use crate::ModelError;
 use crate::median;
@@ -519,8 +521,9 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
             }
         }
         Method::PhysicsScaled => from_sources(&|s, t| {
-            let on = |gpu: usize| physics_secs(Method::Physics, &s.work, &rates[gpu]);
-            Some(s.secs * on(t.gpu)? / on(s.gpu)?)
+            let work = KernelWork::from_work(&s.work);
+            let secs = physics_scaled_secs(s.secs, &work, &rates[s.gpu], &rates[t.gpu]);
+            secs.is_finite().then_some(secs)
         }),
         Method::SeedCounters => seed_predictions(m, &train, targets),
     };

@@ -28,7 +28,9 @@ use yosoku_devices::Catalogue;
 use super::correction::PhysicsCorrection;
 use super::data::{Cell, Measurements};
 use super::gpu::{peak_scaling, wave_scaling};
-use super::physics::{GpuRates, KernelWork, floor_plus_bytes_secs, physics_time};
+use super::physics::{
+    GpuRates, KernelWork, floor_plus_bytes_secs, physics_scaled_secs, physics_time,
+};
 use super::schemes::conformal_half_width;
 use super::utilisation::UtilisationModel;
 use crate::ModelError;
@@ -272,11 +274,12 @@ fn predict_points<'a>(
                     Some(floor_plus_bytes_secs(&work, &rates)),
                     correction.secs(&t.work, target, &group),
                     over_sources(&|s| {
-                        let on = |gpu: &super::gpu::GpuSpec| {
-                            physics_time(&KernelWork::from_work(&s.work), &GpuRates::from_spec(gpu))
-                                .secs
-                        };
-                        s.secs * on(target) / on(&m.gpus[s.gpu])
+                        physics_scaled_secs(
+                            s.secs,
+                            &KernelWork::from_work(&s.work),
+                            &GpuRates::from_spec(&m.gpus[s.gpu]),
+                            &rates,
+                        )
                     }),
                 ],
                 group,

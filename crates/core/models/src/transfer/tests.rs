@@ -158,6 +158,15 @@ fn synthetic_counted(gpus: &[&str], kernels: usize, count: &str) -> arrow_array:
     )
 }
 
+/// A method's score in a validation (of one scheme).
+fn score_of(v: &super::schemes::Validation, method: Method) -> super::schemes::Score {
+    v.scores
+        .iter()
+        .find(|s| s.method == method)
+        .unwrap_or_else(|| panic!("no score of {method:?}"))
+        .clone()
+}
+
 const GPUS: [&str; 5] = ["GTX-680", "GTX-970", "GTX-980", "Tesla-K40", "TitanX"];
 
 #[test]
@@ -171,13 +180,7 @@ fn a_gpu_never_timed_is_predicted_from_the_others_within_a_few_percent() {
     );
     assert!(m.by_launch.iter().all(|cells| cells.len() == 5));
     let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95, true).unwrap();
-    let score = |method| {
-        v.scores
-            .iter()
-            .find(|s| s.method == method)
-            .unwrap()
-            .clone()
-    };
+    let score = |method| score_of(&v, method);
     let forest = score(Method::TransferForest);
     assert_eq!(forest.predicted, forest.rows);
     let learned = score(Method::Transfer);
@@ -210,13 +213,7 @@ fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
         c.secs = physics.secs * (1.0 + 0.7 * c.kernel as f64);
     }
     let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95, false).unwrap();
-    let score = |method| {
-        v.scores
-            .iter()
-            .find(|s| s.method == method)
-            .unwrap()
-            .clone()
-    };
+    let score = |method| score_of(&v, method);
     let scaled = score(Method::PhysicsScaled);
     assert_eq!(scaled.predicted, scaled.rows);
     assert!(scaled.median_abs_error_pct < 1e-9, "{scaled:?}");
