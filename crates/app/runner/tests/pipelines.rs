@@ -1799,8 +1799,8 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         assert_eq!(
             scores.len(),
             // Each scheme's methods, physics, its scaling of measured times and floor_plus_bytes
-            // among them.
-            (5 + 3) + (4 + 3) + (7 + 3) + (3 + 2),
+            // among them, and on the GPU schemes the ridge over its chosen base.
+            (6 + 3) + (5 + 3) + (7 + 3) + (3 + 2),
             "{step}: every scheme's methods"
         );
         let get = |scheme: &str, method: &str| {
@@ -1835,7 +1835,33 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         }
         // Intervals calibrated on held-out GPUs cover most held-out rows of a new GPU.
         assert!(learned.4 > 85.0, "{step}: {learned:?}");
+        // With the target's architecture left out, the training GPUs are of one architecture:
+        // nothing checks the model across architectures, which keeps learning the times.
+        let (plain, chosen) = (
+            get("leave_one_gpu_out_other_architectures", "transfer_ridge"),
+            get(
+                "leave_one_gpu_out_other_architectures",
+                "transfer_ridge_chosen_base",
+            ),
+        );
+        assert_eq!(plain.2, chosen.2, "{step}");
     }
+    // Apps-Gpus, a GPU never timed: over the base its training GPUs chose, the ridge is below
+    // cores x clock from the GPUs of the target's architecture on the median (docs/results.md).
+    let scores = transfer_scores(table(&bundle, "apps.transfer_scores"));
+    let median_of = |method: &str| {
+        scores
+            .iter()
+            .find(|s| s.0 == "leave_one_gpu_out" && s.1 == method)
+            .map(|s| s.2)
+            .unwrap_or_else(|| panic!("apps: no {method}"))
+    };
+    assert!(
+        median_of("transfer_ridge_chosen_base") < median_of("cores_clock_same_architecture"),
+        "apps: {} against {}",
+        median_of("transfer_ridge_chosen_base"),
+        median_of("cores_clock_same_architecture")
+    );
     // The Rodinia files' P100 is not in the catalogue: left out, and said so.
     let report = yosoku_tables::report::read_report(table(&bundle, "all.report")).unwrap();
     assert!(

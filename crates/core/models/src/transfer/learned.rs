@@ -9,11 +9,13 @@
 //!   of count(k) x cost(d, event), the costs non-negative, per GPU.
 
 use faer::Mat;
+use faer::linalg::solvers::Solve as _;
 use yosoku_regression::{OlsOptions, ols};
 
 use super::data::{Cell, Measurements, Work};
 use super::gpu::{DEVICE_FEATURES, GpuSpec, device_features};
-use crate::ModelError;
+use super::physics::{GpuRates, KernelWork, physics_time};
+use crate::{ModelError, median};
 
 /// The ridge penalty on standardised features: small beside the thousands of rows, it only
 /// settles collinear columns (one-hot GPUs beside the intercept, a constant column).
@@ -92,6 +94,47 @@ impl Ridge {
         })
     }
 
+    /// The ridge [`Ridge::fit_penalised`] fits without an intercept (columns already centred),
+    /// from the sums of its design instead of the design: `gram` = X'X (row-major) and `xty` =
+    /// X'y over `n` rows. The same estimator, solved by the normal equations of the standardised
+    /// columns, (Z'Z + lambda I) b = Z'y; for the many small fits of a nested cross-validation.
+    /// `None` with too few rows or where the system cannot be factorised.
+    pub fn from_sums(gram: &[f64], xty: &[f64], n: usize, lambda: f64) -> Option<Self> {
+        let p = xty.len();
+        if n <= p + 1 || gram.len() != p * p {
+            return None;
+        }
+        let scale: Vec<f64> = (0..p)
+            .map(|j| {
+                let var = gram[j * p + j] / n as f64;
+                if var > 1e-24 { var.sqrt() } else { 1.0 }
+            })
+            .collect();
+        let a = Mat::from_fn(p, p, |i, j| {
+            gram[i * p + j] / (scale[i] * scale[j]) + if i == j { lambda } else { 0.0 }
+        });
+        let rhs = Mat::from_fn(p, 1, |j, _| xty[j] / scale[j]);
+        let llt = a.as_ref().llt(faer::Side::Lower).ok()?;
+        let b = llt.solve(rhs.as_ref());
+        let coefficients: Vec<f64> = (0..p).map(|j| b[(j, 0)]).collect();
+        coefficients.iter().all(|c| c.is_finite()).then(|| Self {
+            mean: vec![0.0; p],
+            scale,
+            coefficients,
+            intercept: 0.0,
+        })
+    }
+
+    /// A ridge over `p` columns that predicts 0 for every row: no correction.
+    pub fn none(p: usize) -> Self {
+        Self {
+            mean: vec![0.0; p],
+            scale: vec![1.0; p],
+            coefficients: vec![0.0; p],
+            intercept: 0.0,
+        }
+    }
+
     /// Each column's coefficient per unit of the column, and per standard deviation of it.
     pub fn coefficients(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
         self.coefficients
@@ -127,51 +170,315 @@ fn thinned_launches(m: &Measurements, launch_ok: &dyn Fn(usize) -> bool) -> Vec<
     out
 }
 
-/// Fits the fixed-effects regression on the cells `train` accepts, one effect per launch (and
-/// per architecture, with `by_architecture`): the features and log times are centred within
-/// each group of two cells or more, so the fit sees only how one launch's time differs
-/// between GPUs.
-fn fit_within(
-    m: &Measurements,
-    train: &dyn Fn(&Cell) -> bool,
-    by_architecture: bool,
-) -> Result<Ridge, ModelError> {
-    let p = DEVICE_FEATURES.len();
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    for l in launches_on_two_gpus(m, train) {
-        let mut groups: Vec<(&str, Vec<&Cell>)> = Vec::new();
-        for c in m.by_launch[l]
-            .iter()
-            .map(|&c| &m.cells[c])
-            .filter(|c| train(c))
-        {
-            let key = if by_architecture {
-                m.gpus[c.gpu].architecture.as_str()
-            } else {
-                ""
-            };
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, g)) => g.push(c),
-                None => groups.push((key, vec![c])),
+/// What a transfer ridge's log times are taken against (docs/methods.md, section 6, "Physics
+/// first"). [`TransferModel::fit`] keeps the log time; [`TransferModel::fit_choosing_base`]
+/// chooses by a nested cross-validation over the training GPUs alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransferBase {
+    /// The log time itself: the ridge learns how a launch's time moves with the device
+    /// features between GPUs.
+    #[default]
+    Time,
+    /// The log of the time over the physics model's time of the launch on its GPU (from its
+    /// profile, over the GPU's catalogue rates): the ridge learns a correction to the physics
+    /// model's ratio between two GPUs.
+    Physics,
+    /// The physics model's ratio alone (the ridge's coefficients all zero): no correction
+    /// earned its place.
+    PhysicsOnly,
+}
+
+impl TransferBase {
+    pub const ALL: [TransferBase; 3] = [Self::Time, Self::Physics, Self::PhysicsOnly];
+
+    /// The log time a ridge of this base subtracts from a launch's log time on `gpu`.
+    fn offset(self, work: &Work, gpu: &GpuSpec) -> f64 {
+        match self {
+            Self::Time => 0.0,
+            Self::Physics | Self::PhysicsOnly => {
+                physics_time(&KernelWork::from_work(work), &GpuRates::from_spec(gpu))
+                    .secs
+                    .ln()
             }
         }
-        for (_, cells) in groups.iter().filter(|(_, g)| g.len() >= 2) {
-            let rows: Vec<[f64; 11]> = cells
-                .iter()
-                .map(|c| device_features(&c.work, &m.gpus[c.gpu]))
-                .collect();
-            let n = cells.len() as f64;
-            let mean_y = cells.iter().map(|c| c.secs.ln()).sum::<f64>() / n;
+    }
+}
+
+/// One training cell as the fits read it: its cell, launch and GPU, its device features, its
+/// log time and the physics model's log time of it.
+struct TrainingRow {
+    /// Its cell in [`Measurements::cells`].
+    cell: usize,
+    launch: usize,
+    gpu: usize,
+    features: [f64; 11],
+    ln_secs: f64,
+    ln_physics_secs: f64,
+}
+
+/// The rows of each launch: `rows` holds a launch's rows one after another.
+fn launch_spans(rows: &[TrainingRow]) -> Vec<std::ops::Range<usize>> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for i in 1..=rows.len() {
+        if i == rows.len() || rows[i].launch != rows[start].launch {
+            spans.push(start..i);
+            start = i;
+        }
+    }
+    spans
+}
+
+/// The cells `train` accepts of the launches with two such cells or more (thinned), as rows.
+fn training_rows(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Vec<TrainingRow> {
+    let mut rows = Vec::new();
+    for l in launches_on_two_gpus(m, train) {
+        for (cell, c) in m.by_launch[l]
+            .iter()
+            .map(|&i| (i, &m.cells[i]))
+            .filter(|(_, c)| train(c))
+        {
+            rows.push(TrainingRow {
+                cell,
+                launch: l,
+                gpu: c.gpu,
+                features: device_features(&c.work, &m.gpus[c.gpu]),
+                ln_secs: c.secs.ln(),
+                ln_physics_secs: TransferBase::Physics.offset(&c.work, &m.gpus[c.gpu]),
+            });
+        }
+    }
+    rows
+}
+
+/// One launch's `rows` in `groups` (cleared first): one group per architecture with
+/// `by_architecture`, else one.
+fn group_rows<'r>(
+    m: &'r Measurements,
+    rows: impl Iterator<Item = &'r TrainingRow>,
+    by_architecture: bool,
+    groups: &mut Vec<(&'r str, Vec<&'r TrainingRow>)>,
+) {
+    groups.clear();
+    for r in rows {
+        let key = if by_architecture {
+            m.gpus[r.gpu].architecture.as_str()
+        } else {
+            ""
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+}
+
+/// Fits the fixed-effects regression on `rows` (those of GPU `without` left out), one effect
+/// per launch (and per architecture, with `by_architecture`): the features and log times (less
+/// the physics model's, for a physics base) are centred within each group of two rows or more,
+/// so the fit sees only how one launch's time differs between GPUs.
+fn fit_within(
+    m: &Measurements,
+    rows: &[TrainingRow],
+    by_architecture: bool,
+    base: TransferBase,
+    without: Option<usize>,
+) -> Result<Ridge, ModelError> {
+    let p = DEVICE_FEATURES.len();
+    if base == TransferBase::PhysicsOnly {
+        return Ok(Ridge::none(p));
+    }
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    let mut groups = Vec::new();
+    for span in launch_spans(rows) {
+        let kept = rows[span].iter().filter(|r| {
+            Some(r.gpu) != without && (base == TransferBase::Time || r.ln_physics_secs.is_finite())
+        });
+        group_rows(m, kept, by_architecture, &mut groups);
+        for (_, group) in groups.iter().filter(|(_, g)| g.len() >= 2) {
+            let target = |r: &TrainingRow| match base {
+                TransferBase::Time => r.ln_secs,
+                _ => r.ln_secs - r.ln_physics_secs,
+            };
+            let n = group.len() as f64;
+            let mean_y = group.iter().map(|r| target(r)).sum::<f64>() / n;
             let mean_x: Vec<f64> = (0..p)
-                .map(|j| rows.iter().map(|r| r[j]).sum::<f64>() / n)
+                .map(|j| group.iter().map(|r| r.features[j]).sum::<f64>() / n)
                 .collect();
-            for (c, r) in cells.iter().zip(&rows) {
-                y.push(c.secs.ln() - mean_y);
-                x.extend((0..p).map(|j| r[j] - mean_x[j]));
+            for r in group {
+                y.push(target(r) - mean_y);
+                x.extend((0..p).map(|j| r.features[j] - mean_x[j]));
             }
         }
     }
     Ridge::fit(&x, p, &y, false)
+}
+
+/// The ridges of [`TransferBase::Time`] and [`TransferBase::Physics`] fitted on `rows` without
+/// GPU `held` (rows whose physics time is not finite left out of both, so both see the same
+/// design), as [`fit_within`] fits them, from the design's sums: one pass builds X'X and both
+/// X'y, and [`Ridge::from_sums`] solves each. `None` with too few rows.
+fn inner_ridges(
+    m: &Measurements,
+    rows: &[TrainingRow],
+    spans: &[std::ops::Range<usize>],
+    by_architecture: bool,
+    held: usize,
+) -> Option<(Ridge, Ridge)> {
+    const P: usize = DEVICE_FEATURES.len();
+    let mut gram = vec![0.0; P * P];
+    let (mut xty_time, mut xty_physics) = (vec![0.0; P], vec![0.0; P]);
+    let mut n = 0;
+    let mut groups = Vec::new();
+    for span in spans {
+        let kept = rows[span.clone()]
+            .iter()
+            .filter(|r| r.gpu != held && r.ln_physics_secs.is_finite());
+        group_rows(m, kept, by_architecture, &mut groups);
+        for (_, group) in groups.iter().filter(|(_, g)| g.len() >= 2) {
+            let k = group.len() as f64;
+            let mean_time = group.iter().map(|r| r.ln_secs).sum::<f64>() / k;
+            let mean_physics = group
+                .iter()
+                .map(|r| r.ln_secs - r.ln_physics_secs)
+                .sum::<f64>()
+                / k;
+            let mut mean_x = [0.0; P];
+            for r in group {
+                for (m, f) in mean_x.iter_mut().zip(&r.features) {
+                    *m += f / k;
+                }
+            }
+            for r in group {
+                let x: [f64; P] = std::array::from_fn(|j| r.features[j] - mean_x[j]);
+                let y_time = r.ln_secs - mean_time;
+                let y_physics = r.ln_secs - r.ln_physics_secs - mean_physics;
+                for i in 0..P {
+                    xty_time[i] += x[i] * y_time;
+                    xty_physics[i] += x[i] * y_physics;
+                    for j in 0..P {
+                        gram[i * P + j] += x[i] * x[j];
+                    }
+                }
+                n += 1;
+            }
+        }
+    }
+    Some((
+        Ridge::from_sums(&gram, &xty_time, n, RIDGE_LAMBDA)?,
+        Ridge::from_sums(&gram, &xty_physics, n, RIDGE_LAMBDA)?,
+    ))
+}
+
+/// The base a nested cross-validation chooses for one of the transfer model's ridges: each
+/// training GPU in turn is left out, each base's ridge is fitted on the other GPUs' rows and
+/// predicts the left-out GPU's rows from the same launches on the GPUs the ridge would answer
+/// from (those of its architecture with `by_architecture`, else those of the others), and the
+/// base with the smallest pooled median |log error| is kept. Ties, and nothing to check (a
+/// single GPU, or no GPU of another architecture for the model across them), keep
+/// [`TransferBase::Time`].
+fn chosen_base(m: &Measurements, rows: &[TrainingRow], by_architecture: bool) -> TransferBase {
+    let mut gpus: Vec<usize> = rows.iter().map(|r| r.gpu).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    let mut errors: Vec<Vec<f64>> = vec![Vec::new(); TransferBase::ALL.len()];
+    let spans = launch_spans(rows);
+    for &held in &gpus {
+        let Some((time, physics)) = inner_ridges(m, rows, &spans, by_architecture, held) else {
+            // Too few rows without this GPU to fit: it cannot be checked.
+            continue;
+        };
+        let ridges = [time, physics, Ridge::none(DEVICE_FEATURES.len())];
+        // The sources the ridge answers from when it is used: the model within architectures
+        // answers from GPUs of the target's architecture, the model across them only where no
+        // such GPU measured the launch, so from GPUs of the others.
+        let usable = |r: &TrainingRow| {
+            (m.gpus[r.gpu].architecture == m.gpus[held].architecture) == by_architecture
+        };
+        for span in &spans {
+            let launch_rows = &rows[span.clone()];
+            let Some(target) = launch_rows.iter().find(|r| r.gpu == held) else {
+                continue;
+            };
+            let sources: Vec<&TrainingRow> = launch_rows
+                .iter()
+                .filter(|r| r.gpu != held && usable(r) && r.ln_physics_secs.is_finite())
+                .collect();
+            if sources.is_empty() {
+                continue;
+            }
+            // The left-out GPU's features and physics time of the sources' median profile, as
+            // [`predict_ln_secs`] takes them (the left-out GPU's own profile is not used),
+            // computed once for every base.
+            let works: Vec<&Work> = sources.iter().map(|r| &m.cells[r.cell].work).collect();
+            let work = match works.as_slice() {
+                [one] => **one,
+                _ => Work::median_of(&works),
+            };
+            let target_features = device_features(&work, &m.gpus[held]);
+            let target_physics = TransferBase::Physics.offset(&work, &m.gpus[held]);
+            if !target_physics.is_finite() {
+                continue;
+            }
+            // Scored only where every base answers, so that each is judged on the same rows.
+            for ((base, ridge), errs) in TransferBase::ALL.iter().zip(&ridges).zip(&mut errors) {
+                let offset = |ln_physics: f64| {
+                    if *base == TransferBase::Time {
+                        0.0
+                    } else {
+                        ln_physics
+                    }
+                };
+                let mut effects: Vec<f64> = sources
+                    .iter()
+                    .map(|r| r.ln_secs - offset(r.ln_physics_secs) - ridge.predict(&r.features))
+                    .collect();
+                let predicted =
+                    median(&mut effects) + offset(target_physics) + ridge.predict(&target_features);
+                errs.push((predicted - target.ln_secs).abs());
+            }
+        }
+    }
+    if gpus.len() < 2 || errors[0].is_empty() {
+        return TransferBase::Time;
+    }
+    let medians: Vec<f64> = errors.iter_mut().map(|e| median(e)).collect();
+    TransferBase::ALL
+        .iter()
+        .zip(&medians)
+        .fold((TransferBase::Time, medians[0]), |best, (&b, &v)| {
+            if v < best.1 { (b, v) } else { best }
+        })
+        .0
+}
+
+/// A launch's log time on `target` from `sources` through one ridge of `base`: the launch's
+/// effect estimated from each source (its log time less its offset and the ridge's part), their
+/// median, plus the target's offset and ridge part of the sources' median profile.
+fn predict_ln_secs(
+    ridge: &Ridge,
+    base: TransferBase,
+    target: &GpuSpec,
+    sources: &[Source<'_>],
+) -> Option<f64> {
+    if sources.is_empty() {
+        return None;
+    }
+    let mut effects: Vec<f64> = sources
+        .iter()
+        .map(|s| {
+            s.secs.ln()
+                - base.offset(s.work, s.gpu)
+                - ridge.predict(&device_features(s.work, s.gpu))
+        })
+        .collect();
+    let effect = median(&mut effects);
+    let work = match sources {
+        [one] => *one.work,
+        _ => Work::median_of(&sources.iter().map(|s| s.work).collect::<Vec<_>>()),
+    };
+    Some(effect + base.offset(&work, target) + ridge.predict(&device_features(&work, target)))
 }
 
 /// The thinned launches with two cells or more that `train` accepts: those that say how one
@@ -189,19 +496,55 @@ fn launches_on_two_gpus(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Vec<
 
 /// The fixed-effects transfer model (the module docs), twice: fitted within architectures (used
 /// where a GPU of the target's architecture measured the launch) and across them (where none
-/// did).
+/// did), each over its base: the log time, unless fitted by
+/// [`TransferModel::fit_choosing_base`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TransferModel {
     pub within_architecture: Option<Ridge>,
     pub across_architectures: Ridge,
+    #[serde(default)]
+    pub within_base: TransferBase,
+    #[serde(default)]
+    pub across_base: TransferBase,
 }
 
 impl TransferModel {
     /// Fits on the cells `train` accepts; a launch counts where it has two such cells or more.
+    /// Both ridges learn the log times themselves ([`TransferBase::Time`]).
     pub fn fit(m: &Measurements, train: &dyn Fn(&Cell) -> bool) -> Result<Self, ModelError> {
+        Self::fit_with(m, train, false)
+    }
+
+    /// The same, each ridge over the base a nested cross-validation on the same cells chooses
+    /// ([`chosen_base`]): the learned correction of the physics model's ratio, the ratio alone,
+    /// or the times themselves, whichever predicted the training GPUs best when each was left
+    /// out in turn. Nothing of the launches it will predict enters the choice.
+    pub fn fit_choosing_base(
+        m: &Measurements,
+        train: &dyn Fn(&Cell) -> bool,
+    ) -> Result<Self, ModelError> {
+        Self::fit_with(m, train, true)
+    }
+
+    fn fit_with(
+        m: &Measurements,
+        train: &dyn Fn(&Cell) -> bool,
+        choose: bool,
+    ) -> Result<Self, ModelError> {
+        let rows = training_rows(m, train);
+        let base = |by_architecture| {
+            if choose {
+                chosen_base(m, &rows, by_architecture)
+            } else {
+                TransferBase::Time
+            }
+        };
+        let (within_base, across_base) = (base(true), base(false));
         Ok(Self {
-            within_architecture: fit_within(m, train, true).ok(),
-            across_architectures: fit_within(m, train, false)?,
+            within_architecture: fit_within(m, &rows, true, within_base, None).ok(),
+            across_architectures: fit_within(m, &rows, false, across_base, None)?,
+            within_base,
+            across_base,
         })
     }
 
@@ -219,33 +562,20 @@ impl TransferModel {
         self.predict_from(target, &sources).map(|(secs, _)| secs)
     }
 
-    /// The same from sources anywhere, and whether the model within architectures answered:
-    /// the launch's effect estimated from each source, their median, plus the target's
-    /// features of the sources' median profile. Sources of the target's architecture, where
-    /// there are any, are used alone, with the model fitted within architectures.
+    /// The same from sources anywhere, and whether the model within architectures answered
+    /// ([`predict_ln_secs`]). Sources of the target's architecture, where there are any, are
+    /// used alone, with the model fitted within architectures.
     pub fn predict_from(&self, target: &GpuSpec, sources: &[Source<'_>]) -> Option<(f64, bool)> {
         let same: Vec<Source<'_>> = sources
             .iter()
             .copied()
             .filter(|s| s.gpu.architecture == target.architecture)
             .collect();
-        let (ridge, within, sources) = match &self.within_architecture {
-            Some(r) if !same.is_empty() => (r, true, same.as_slice()),
-            _ => (&self.across_architectures, false, sources),
+        let (ridge, base, within, sources) = match &self.within_architecture {
+            Some(r) if !same.is_empty() => (r, self.within_base, true, same.as_slice()),
+            _ => (&self.across_architectures, self.across_base, false, sources),
         };
-        if sources.is_empty() {
-            return None;
-        }
-        let mut effects: Vec<f64> = sources
-            .iter()
-            .map(|s| s.secs.ln() - ridge.predict(&device_features(s.work, s.gpu)))
-            .collect();
-        let effect = crate::median(&mut effects);
-        let work = match sources {
-            [one] => *one.work,
-            _ => Work::median_of(&sources.iter().map(|s| s.work).collect::<Vec<_>>()),
-        };
-        let secs = (effect + ridge.predict(&device_features(&work, target))).exp();
+        let secs = predict_ln_secs(ridge, base, target, sources)?.exp();
         Some((secs, within))
     }
 }

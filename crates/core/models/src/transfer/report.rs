@@ -11,7 +11,10 @@ use yosoku_tables::{Figure, TRANSFER_COEFFICIENTS, TRANSFER_SCORES};
 
 use super::data::Measurements;
 use super::gpu::DEVICE_FEATURES;
-use super::learned::TransferModel;
+use super::learned::{TransferBase, TransferModel};
+
+/// The `transfer_coefficients` row of the physics model's log time (see the table's doc).
+pub const PHYSICS_OFFSET_TERM: &str = "ln_physics_secs";
 use super::schemes::{Method, Scheme, Score, Validation};
 use crate::ModelError;
 
@@ -68,21 +71,34 @@ fn not_predicted(s: &Score) -> Option<String> {
 /// The `transfer_coefficients` table: each of `model`'s ridges, a row per device feature.
 pub fn coefficients_batch(model: &TransferModel) -> Result<RecordBatch, ModelError> {
     let ridges = [
-        ("within_architecture", model.within_architecture.as_ref()),
-        ("across_architectures", Some(&model.across_architectures)),
+        (
+            "within_architecture",
+            model.within_architecture.as_ref(),
+            model.within_base,
+        ),
+        (
+            "across_architectures",
+            Some(&model.across_architectures),
+            model.across_base,
+        ),
     ];
     let (mut names, mut terms, mut per_unit, mut per_sd) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (name, ridge) in ridges {
-        for (term, (unit, sd)) in DEVICE_FEATURES
-            .iter()
-            .zip(ridge.into_iter().flat_map(|r| r.coefficients()))
-        {
+    for (name, ridge, base) in ridges {
+        let Some(ridge) = ridge else { continue };
+        for (term, (unit, sd)) in DEVICE_FEATURES.iter().zip(ridge.coefficients()) {
             names.push(name);
             terms.push(*term);
             per_unit.push(unit);
             per_sd.push(sd);
         }
+        // The physics model's log time: a fixed offset (1) where the ridge corrects it, none
+        // (0) where the ridge learned the times themselves.
+        let offset = if base == TransferBase::Time { 0.0 } else { 1.0 };
+        names.push(name);
+        terms.push(PHYSICS_OFFSET_TERM);
+        per_unit.push(offset);
+        per_sd.push(offset);
     }
     let batch = RecordBatch::try_new(
         TRANSFER_COEFFICIENTS.schema(),

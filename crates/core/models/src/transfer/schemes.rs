@@ -75,6 +75,7 @@ impl Scheme {
         match self {
             Scheme::LeaveOneGpuOut => &[
                 Method::Transfer,
+                Method::TransferChosenBase,
                 Method::TransferForest,
                 Method::Utilisation,
                 Method::WaveScaling,
@@ -86,6 +87,7 @@ impl Scheme {
             ],
             Scheme::LeaveOneGpuOutOtherArchitectures => &[
                 Method::Transfer,
+                Method::TransferChosenBase,
                 Method::TransferForest,
                 Method::Utilisation,
                 Method::WaveScaling,
@@ -129,6 +131,10 @@ impl Scheme {
 pub enum Method {
     /// The fixed-effects model in log time (learned::TransferModel).
     Transfer,
+    /// The same, each of its ridges over the base a nested cross-validation on the training
+    /// GPUs chose: the physics model's ratio with a learned correction, the ratio alone, or the
+    /// times themselves (learned::TransferModel::fit_choosing_base).
+    TransferChosenBase,
     /// A random forest of the log time ratio between two GPUs (learned::ForestTransfer).
     TransferForest,
     /// Non-negative costs per counted event (learned::CostModel); on a GPU never timed, its
@@ -166,6 +172,7 @@ impl Method {
     pub fn name(self) -> &'static str {
         match self {
             Method::Transfer => "transfer_ridge",
+            Method::TransferChosenBase => "transfer_ridge_chosen_base",
             Method::TransferForest => "transfer_forest",
             Method::CounterCosts => "counter_costs",
             Method::Utilisation => "utilisation_scaled",
@@ -186,6 +193,7 @@ impl Method {
         matches!(
             self,
             Method::Transfer
+                | Method::TransferChosenBase
                 | Method::TransferForest
                 | Method::CounterCosts
                 | Method::Utilisation
@@ -430,44 +438,28 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
     // Each GPU's catalogue rates, once a fold, for the physics methods.
     let rates: Vec<GpuRates> = m.gpus.iter().map(GpuRates::from_spec).collect();
     let secs = match method {
-        Method::Transfer => match TransferModel::fit(m, &train) {
-            Ok(model) => targets
-                .clone()
-                .map(|t| model.predict(m, &m.gpus[t.gpu], &sources(t)))
-                .collect(),
-            Err(e) => return failed(e),
-        },
+        Method::Transfer | Method::TransferChosenBase => {
+            let fitted = if method == Method::Transfer {
+                TransferModel::fit(m, &train)
+            } else {
+                TransferModel::fit_choosing_base(m, &train)
+            };
+            match fitted {
+                Ok(model) => targets
+                    .clone()
+                    .map(|t| model.predict(m, &m.gpus[t.gpu], &sources(t)))
+                    .collect(),
+                Err(e) => return failed(e),
+            }
+        }
         Method::TransferForest => match forest_predictions(m, fold, &train, &sources) {
             Ok(secs) => secs,
             Err(e) => return failed(e),
         },
         Method::CounterCosts => {
-            let costs = CostModel::fit(m, &train);
-            if scheme.holds_gpus() {
-                let model = match TransferModel::fit(m, &train) {
-                    Ok(model) => model,
-                    Err(e) => return failed(e),
-                };
-                targets
-                    .clone()
-                    .map(|t| {
-                        // The sources' profiles priced on their own GPUs stand in for times.
-                        let priced: Vec<Cell> = sources(t)
-                            .into_iter()
-                            .filter_map(|s| {
-                                let secs = costs.predict(&s.work, s.gpu)?;
-                                Some(Cell { secs, ..s.clone() })
-                            })
-                            .collect();
-                        let priced: Vec<&Cell> = priced.iter().collect();
-                        model.predict(m, &m.gpus[t.gpu], &priced)
-                    })
-                    .collect()
-            } else {
-                targets
-                    .clone()
-                    .map(|t| costs.predict(&t.work, t.gpu))
-                    .collect()
+            match counter_cost_predictions(m, scheme, &train, targets.clone(), &sources) {
+                Ok(secs) => secs,
+                Err(e) => return failed(e),
             }
         }
         Method::Utilisation | Method::UtilisationFromCounters => {
@@ -531,6 +523,37 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
         secs,
         why_not: None,
     }
+}
+
+/// The counter-cost model's predictions of a fold's `targets`: from the targets' own counters
+/// where the scheme keeps their GPU, else from their sources' profiles priced on their own
+/// GPUs, carried to the target by the transfer model.
+fn counter_cost_predictions<'a>(
+    m: &'a Measurements,
+    scheme: Scheme,
+    train: &dyn Fn(&Cell) -> bool,
+    targets: impl Iterator<Item = &'a Cell>,
+    sources: &dyn Fn(&Cell) -> Vec<&'a Cell>,
+) -> Result<Vec<Option<f64>>, ModelError> {
+    let costs = CostModel::fit(m, train);
+    if !scheme.holds_gpus() {
+        return Ok(targets.map(|t| costs.predict(&t.work, t.gpu)).collect());
+    }
+    let model = TransferModel::fit(m, train)?;
+    Ok(targets
+        .map(|t| {
+            // The sources' profiles priced on their own GPUs stand in for times.
+            let priced: Vec<Cell> = sources(t)
+                .into_iter()
+                .filter_map(|s| {
+                    let secs = costs.predict(&s.work, s.gpu)?;
+                    Some(Cell { secs, ..s.clone() })
+                })
+                .collect();
+            let priced: Vec<&Cell> = priced.iter().collect();
+            model.predict(m, &m.gpus[t.gpu], &priced)
+        })
+        .collect())
 }
 
 /// The forest's predictions of a fold's targets.

@@ -573,3 +573,97 @@ fn a_saved_transfer_model_answers_as_the_fitted_one() {
         "{e}"
     );
 }
+
+/// The transfer model over the base its nested cross-validation chooses: where times follow
+/// the physics model up to a kernel's own factor, a physics base, which reproduces a held-out
+/// GPU; where they follow the clock alone (a law the device features hold and the physics
+/// model's ratio does not), not the physics ratio alone, and about as well as the ridge of the
+/// times themselves.
+#[test]
+fn the_transfer_model_learns_over_the_physics_where_the_training_gpus_say_it_helps() {
+    use super::learned::{TransferBase, TransferModel};
+    use super::physics::{GpuRates, KernelWork, physics_time};
+    let batch = synthetic(&GPUS, 4);
+    let catalogue = Catalogue::built_in().unwrap();
+    let mut physical = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    let mut clocked = physical.clone();
+    for c in &mut physical.cells {
+        let physics = physics_time(
+            &KernelWork::from_work(&c.work),
+            &GpuRates::from_spec(&physical.gpus[c.gpu]),
+        );
+        c.secs = physics.secs * (1.0 + 0.7 * c.kernel as f64);
+    }
+    for c in &mut clocked.cells {
+        c.secs = c.work.warp_instructions / (clocked.gpus[c.gpu].clock_mhz * 1e6)
+            * (1.0 + 0.7 * c.kernel as f64);
+    }
+    let model = TransferModel::fit_choosing_base(&physical, &|_| true).unwrap();
+    assert_ne!(model.within_base, TransferBase::Time, "{model:?}");
+    assert_ne!(model.across_base, TransferBase::Time, "{model:?}");
+    let v = validate(&physical, &[Scheme::LeaveOneGpuOut], 0.95, false).unwrap();
+    let chosen = score_of(&v, Method::TransferChosenBase);
+    assert_eq!(chosen.predicted, chosen.rows);
+    assert!(chosen.median_abs_error_pct < 0.01, "{chosen:?}");
+    // The plain fit keeps learning the times themselves.
+    let plain = TransferModel::fit(&physical, &|_| true).unwrap();
+    assert_eq!(
+        (plain.within_base, plain.across_base),
+        (TransferBase::Time, TransferBase::Time)
+    );
+
+    let model = TransferModel::fit_choosing_base(&clocked, &|_| true).unwrap();
+    assert_ne!(model.within_base, TransferBase::PhysicsOnly, "{model:?}");
+    assert_ne!(model.across_base, TransferBase::PhysicsOnly, "{model:?}");
+    let v = validate(&clocked, &[Scheme::LeaveOneGpuOut], 0.95, false).unwrap();
+    let chosen = score_of(&v, Method::TransferChosenBase);
+    let time = score_of(&v, Method::Transfer);
+    assert!(
+        chosen.median_abs_error_pct < time.median_abs_error_pct + 1.0,
+        "{chosen:?} {time:?}"
+    );
+    let physics = score_of(&v, Method::PhysicsScaled);
+    assert!(
+        chosen.median_abs_error_pct < physics.median_abs_error_pct / 2.0,
+        "{chosen:?} {physics:?}"
+    );
+}
+
+/// The ridge from a design's sums is the ridge of the design: the same standardised
+/// coefficients and predictions, a column of zeros given no weight.
+#[test]
+fn a_ridge_from_the_designs_sums_is_the_ridge_of_the_design() {
+    use super::learned::Ridge;
+    let (n, p) = (40, 3);
+    let x: Vec<f64> = (0..n * p)
+        .map(|i| {
+            let (row, col) = ((i / p) as f64, i % p);
+            match col {
+                0 => (row * 0.37).sin(),
+                1 => (row * 0.11).cos() * 3.0,
+                _ => 0.0,
+            }
+        })
+        .collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| 2.0 * x[i * p] - 0.5 * x[i * p + 1] + 0.01 * (i as f64 * 1.7).sin())
+        .collect();
+    let direct = Ridge::fit_penalised(&x, p, &y, false, 1.0).unwrap();
+    let mut gram = vec![0.0; p * p];
+    let mut xty = vec![0.0; p];
+    for i in 0..n {
+        for a in 0..p {
+            xty[a] += x[i * p + a] * y[i];
+            for b in 0..p {
+                gram[a * p + b] += x[i * p + a] * x[i * p + b];
+            }
+        }
+    }
+    let summed = Ridge::from_sums(&gram, &xty, n, 1.0).unwrap();
+    for ((a, sa), (b, sb)) in direct.coefficients().zip(summed.coefficients()) {
+        assert!((a - b).abs() < 1e-9 && (sa - sb).abs() < 1e-9, "{a} {b}");
+    }
+    let row = [0.3, -1.2, 5.0];
+    assert!((direct.predict(&row) - summed.predict(&row)).abs() < 1e-9);
+    assert!(Ridge::from_sums(&gram, &xty, p + 1, 1.0).is_none());
+}

@@ -91,7 +91,7 @@ pub static TRANSFER_COEFFICIENTS: TableDef = TableDef {
         ),
         label(
             col::TERM,
-            "A device feature of the launch on a GPU (`ln_roofline_secs`, `ln_waves`, ...).",
+            "A device feature of the launch on a GPU (`ln_roofline_secs`, `ln_waves`, ...), and `ln_physics_secs`, the physics model's log time of the launch on the GPU: 1 where the ridge learned a correction to the physics model's ratio between two GPUs, 0 where it learned the times themselves (the fit chose by a nested cross-validation over its training GPUs; a fixed offset, not a fitted slope, so both estimates are the same).",
         ),
         column(
             col::ESTIMATE,
