@@ -423,6 +423,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
     // search, never a refusal: the fitted parameters, which answer, do not need it.
     let reading = TransferOptions {
         skip_unknown_devices: true,
+        ..TransferOptions::default()
     };
     let training = GpuTransfer::training_measurements(
         TransferTraining {

@@ -24,7 +24,10 @@ pub enum DefinedModel {
     Counters(ModelSpec),
     /// The transfer models (`gpu_transfer_fit`), fitted on the launches of devices in the
     /// catalogue (the others left out, and said so, with `skip_unknown_devices`).
-    Transfer { skip_unknown_devices: bool },
+    Transfer {
+        skip_unknown_devices: bool,
+        choose_base: bool,
+    },
     /// The scaling models (`scaling_fit`): every call path of a `runs` table in PMNF, with
     /// what each parameter is, in words.
     Scaling {

@@ -217,10 +217,10 @@ fn utilisation_residuals(training: &Measurements) -> ByRelation {
 }
 
 /// [`held_out_residuals`] of the transfer model, from one source at a time.
-fn calibration_residuals(training: &Measurements) -> ByRelation {
+fn calibration_residuals(training: &Measurements, choose_base: bool) -> ByRelation {
     held_out_residuals(
         training,
-        |held| TransferModel::fit(training, &|c: &Cell| c.gpu != held).ok(),
+        |held| transfer_fit(training, &|c: &Cell| c.gpu != held, choose_base).ok(),
         |model, source, gpu, target| {
             let one = [Source {
                 secs: source.secs,
@@ -230,6 +230,19 @@ fn calibration_residuals(training: &Measurements) -> ByRelation {
             model.predict_from(target, &one).map(|(p, _)| p)
         },
     )
+}
+
+/// The transfer model on the cells `train` accepts, over the chosen bases with `choose_base`.
+fn transfer_fit(
+    training: &Measurements,
+    train: &dyn Fn(&Cell) -> bool,
+    choose_base: bool,
+) -> Result<TransferModel, ModelError> {
+    if choose_base {
+        TransferModel::fit_choosing_base(training, train)
+    } else {
+        TransferModel::fit(training, train)
+    }
 }
 
 /// A method's prediction of a launch on a target GPU from one source cell on another GPU.
@@ -578,6 +591,10 @@ pub struct TransferOptions {
     /// Leave out (and say so) the training rows of devices the catalogue lacks, instead of
     /// refusing the table.
     pub skip_unknown_devices: bool,
+    /// Fit each ridge of the transfer model over the base a nested cross-validation on the
+    /// training GPUs chooses (`TransferModel::fit_choosing_base`), instead of the log time.
+    #[serde(default)]
+    pub choose_base: bool,
 }
 
 /// What a transfer model is fitted on: an `observations` table of launches on several GPUs, and
@@ -608,6 +625,10 @@ pub struct TransferQuestion<'a> {
 pub struct GpuTransfer {
     /// The catalogue names of the GPUs it was fitted on.
     pub training_gpus: Vec<String>,
+    /// Whether its transfer model's bases were chosen ([`TransferOptions::choose_base`]): a
+    /// refit without the target's rows chooses again.
+    #[serde(default)]
+    pub choose_base: bool,
     pub transfer: TransferModel,
     /// None where the training launches do not fit it.
     pub utilisation: Option<UtilisationModel>,
@@ -617,16 +638,21 @@ pub struct GpuTransfer {
 }
 
 impl GpuTransfer {
-    /// Fits on every launch of `training` (read with the model's options).
-    pub fn fit_measurements(training: &Measurements) -> Result<Self, ModelError> {
+    /// Fits on every launch of `training` (read with the model's options), the transfer
+    /// model's bases chosen with `choose_base`.
+    pub fn fit_measurements(
+        training: &Measurements,
+        choose_base: bool,
+    ) -> Result<Self, ModelError> {
         Ok(Self {
             training_gpus: (0..training.gpus.len())
                 .filter(|&g| training.cells.iter().any(|c| c.gpu == g))
                 .map(|g| training.gpus[g].name.clone())
                 .collect(),
-            transfer: TransferModel::fit(training, &|_| true)?,
+            choose_base,
+            transfer: transfer_fit(training, &|_| true, choose_base)?,
             utilisation: UtilisationModel::fit(training, &|_| true, &|_| String::new()).ok(),
-            transfer_errors: calibration_residuals(training),
+            transfer_errors: calibration_residuals(training, choose_base),
             wave_scaling_errors: wave_scaling_residuals(training),
             utilisation_errors: utilisation_residuals(training),
         })
@@ -653,7 +679,10 @@ impl Model for GpuTransfer {
     type Answer = Prediction;
 
     fn fit(training: TransferTraining<'_>, options: &TransferOptions) -> Result<Self, ModelError> {
-        Self::fit_measurements(&Self::training_measurements(training, options)?)
+        Self::fit_measurements(
+            &Self::training_measurements(training, options)?,
+            options.choose_base,
+        )
     }
 
     /// Predicts every launch of the profile (measured on one GPU) on the target. A target among
@@ -673,7 +702,7 @@ impl Model for GpuTransfer {
         let training = training_without(q.training, q.target, q.trained_target)?;
         let refitted;
         let model = if trained_on_target {
-            refitted = Self::fit_measurements(&training)?;
+            refitted = Self::fit_measurements(&training, self.choose_base)?;
             &refitted
         } else {
             self
@@ -762,7 +791,7 @@ pub fn predict(
     trained_target: TrainedTarget,
 ) -> Result<Prediction, ModelError> {
     let fitted =
-        GpuTransfer::fit_measurements(&training_without(training, target, trained_target)?)?;
+        GpuTransfer::fit_measurements(&training_without(training, target, trained_target)?, false)?;
     fitted.predict(TransferQuestion {
         training,
         profile,

@@ -611,6 +611,19 @@ fn the_transfer_model_learns_over_the_physics_where_the_training_gpus_say_it_hel
         (plain.within_base, plain.across_base),
         (TransferBase::Time, TransferBase::Time)
     );
+    // The family's model with the option (`gpu_transfer_fit`'s `choose_base`, what `yosoku
+    // predict` answers from) chooses the same, and its saved form keeps the bases and the option.
+    {
+        use super::predict::GpuTransfer;
+        use crate::model::Model;
+        let fitted = GpuTransfer::fit_measurements(&physical, true).unwrap();
+        assert!(fitted.choose_base);
+        assert_eq!(fitted.transfer, model);
+        let saved = GpuTransfer::from_json(&fitted.to_json().unwrap()).unwrap();
+        assert_eq!(saved, fitted);
+        let plain = GpuTransfer::fit_measurements(&physical, false).unwrap();
+        assert_eq!(plain.transfer.within_base, TransferBase::Time);
+    }
 
     let model = TransferModel::fit_choosing_base(&clocked, &|_| true).unwrap();
     assert_ne!(model.within_base, TransferBase::PhysicsOnly, "{model:?}");

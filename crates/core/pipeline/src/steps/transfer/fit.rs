@@ -27,12 +27,19 @@ pub struct TransferFitParams {
     /// Leave out (and say so) the rows of devices the catalogue lacks, instead of failing.
     #[serde(default)]
     pub skip_unknown_devices: bool,
+    /// Fit each ridge of the transfer model over the base a nested cross-validation on the
+    /// training GPUs chooses (the log time, a correction to the physics ratio, or the ratio
+    /// alone), as `gpu_transfer`'s `transfer_ridge_chosen_base`; `yosoku predict` answers from
+    /// it. Default: the log time.
+    #[serde(default)]
+    pub choose_base: bool,
 }
 
 #[derive(Debug)]
 pub struct TransferFit {
     observations: TableRef,
     skip_unknown_devices: bool,
+    choose_base: bool,
 }
 
 impl StepParams for TransferFitParams {
@@ -41,6 +48,7 @@ impl StepParams for TransferFitParams {
         Ok(TransferFit {
             observations: self.observations,
             skip_unknown_devices: self.skip_unknown_devices,
+            choose_base: self.choose_base,
         })
     }
 }
@@ -51,6 +59,7 @@ impl TransferFit {
             observations: self.observations.get_ref().clone(),
             model: DefinedModel::Transfer {
                 skip_unknown_devices: self.skip_unknown_devices,
+                choose_base: self.choose_base,
             },
         }
     }
@@ -77,6 +86,7 @@ impl Step for TransferFit {
         let batch = cx.input(&self.observations)?;
         let options = TransferOptions {
             skip_unknown_devices: self.skip_unknown_devices,
+            choose_base: self.choose_base,
         };
         let m = GpuTransfer::training_measurements(
             TransferTraining {
@@ -85,7 +95,7 @@ impl Step for TransferFit {
             },
             &options,
         )?;
-        let model = GpuTransfer::fit_measurements(&m)?;
+        let model = GpuTransfer::fit_measurements(&m, self.choose_base)?;
         // The training launches, with only the columns the models read: what `yosoku predict`
         // fits on, a few MB where the input has hundreds of counters.
         let schema = batch.schema();

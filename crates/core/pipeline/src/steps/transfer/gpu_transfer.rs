@@ -156,6 +156,7 @@ fn transfer_model(model: &ModelDefinition) -> Result<bool, String> {
     match model.model {
         DefinedModel::Transfer {
             skip_unknown_devices,
+            ..
         } => Ok(skip_unknown_devices),
         DefinedModel::Counters(_)
         | DefinedModel::Scaling { .. }

@@ -153,3 +153,17 @@ fn a_device_the_catalogue_lacks_or_missing_counters_stop_the_step() {
         "{e}"
     );
 }
+
+#[test]
+fn choose_base_is_a_boolean_of_the_fit_step() {
+    let fit =
+        "[[fit]]\nstep = \"gpu_transfer_fit\"\nid = \"m\"\nobservations = \"src.observations\"";
+    let text = super::super::testing::pipeline(&format!("{fit}\nchoose_base = true"));
+    crate::PipelineSpec::parse("p.toml", &text).unwrap();
+    let text = super::super::testing::pipeline(&format!("{fit}\nchoose_base = \"yes\""));
+    let e = crate::PipelineSpec::parse("p.toml", &text)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("p.toml:") && e.contains("choose_base"), "{e}");
+}
