@@ -11,7 +11,7 @@
 
 use super::data::{Cell, Measurements};
 use super::learned::Ridge;
-use super::physics::{GpuRates, KernelWork, physics_time};
+use super::physics::catalogue_physics_secs;
 use super::utilisation::{UTILISATION_FEATURES, UTILISATION_LAMBDA, waves_roofline};
 use crate::{ModelError, median};
 
@@ -22,19 +22,10 @@ pub struct PhysicsCorrection {
     all: Option<Ridge>,
 }
 
-/// The physics time of a measured launch on its GPU, from the catalogue's rates.
-pub fn physics_secs(m: &Measurements, c: &Cell) -> f64 {
-    physics_time(
-        &KernelWork::from_work(&c.work),
-        &GpuRates::from_spec(&m.gpus[c.gpu]),
-    )
-    .secs
-}
-
 /// One launch's features and its log of measured over physics time.
 fn example(m: &Measurements, c: &Cell) -> Option<([f64; UTILISATION_FEATURES.len()], f64)> {
     let (_, features) = waves_roofline(&c.work, &m.gpus[c.gpu])?;
-    let physics = physics_secs(m, c);
+    let physics = catalogue_physics_secs(&c.work, &m.gpus[c.gpu]);
     let r = (c.secs / physics).ln();
     (r.is_finite() && features.iter().all(|f| f.is_finite())).then_some((features, r))
 }
@@ -122,7 +113,7 @@ impl PhysicsCorrection {
         target: &super::gpu::GpuSpec,
         group: &str,
     ) -> Option<f64> {
-        let physics = physics_time(&KernelWork::from_work(work), &GpuRates::from_spec(target)).secs;
+        let physics = catalogue_physics_secs(work, target);
         let ridge = match self.groups.iter().find(|(g, _)| g == group) {
             Some((_, r)) => r.as_ref(),
             None => self.all.as_ref(),

@@ -14,7 +14,7 @@ use yosoku_regression::{OlsOptions, ols};
 
 use super::data::{Cell, Measurements, Work};
 use super::gpu::{DEVICE_FEATURES, GpuSpec, device_features};
-use super::physics::{GpuRates, KernelWork, physics_time};
+use super::physics::catalogue_physics_secs;
 use crate::{ModelError, median};
 
 /// The ridge penalty on standardised features: small beside the thousands of rows, it only
@@ -196,11 +196,7 @@ impl TransferBase {
     fn offset(self, work: &Work, gpu: &GpuSpec) -> f64 {
         match self {
             Self::Time => 0.0,
-            Self::Physics | Self::PhysicsOnly => {
-                physics_time(&KernelWork::from_work(work), &GpuRates::from_spec(gpu))
-                    .secs
-                    .ln()
-            }
+            Self::Physics | Self::PhysicsOnly => catalogue_physics_secs(work, gpu).ln(),
         }
     }
 }

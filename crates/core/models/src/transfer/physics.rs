@@ -377,6 +377,13 @@ pub fn physics_scaled_secs(
     }
 }
 
+/// The physics time of a launch's profile `work` on `gpu`, over the GPU's catalogue rates
+/// ([`GpuRates::from_spec`]): what the learned corrections and the transfer ridge's physics base
+/// are measured against.
+pub fn catalogue_physics_secs(work: &Work, gpu: &GpuSpec) -> f64 {
+    physics_time(&KernelWork::from_work(work), &GpuRates::from_spec(gpu)).secs
+}
+
 /// The baseline every GPU model is reported beside: the launch floor plus the distinct DRAM
 /// bytes over the copy bandwidth.
 pub fn floor_plus_bytes_secs(work: &KernelWork, rates: &GpuRates) -> f64 {
