@@ -511,25 +511,15 @@ impl TransferModel {
         Self::fit_with(m, train, false)
     }
 
-    /// The same, each ridge over the base a nested cross-validation on the same cells chooses
-    /// ([`chosen_base`]): the learned correction of the physics model's ratio, the ratio alone,
-    /// or the times themselves, whichever predicted the training GPUs best when each was left
-    /// out in turn. Nothing of the launches it will predict enters the choice.
-    pub fn fit_choosing_base(
+    /// [`TransferModel::fit_choosing_base`] with `choose_base`, else [`TransferModel::fit`].
+    pub fn fit_with(
         m: &Measurements,
         train: &dyn Fn(&Cell) -> bool,
-    ) -> Result<Self, ModelError> {
-        Self::fit_with(m, train, true)
-    }
-
-    fn fit_with(
-        m: &Measurements,
-        train: &dyn Fn(&Cell) -> bool,
-        choose: bool,
+        choose_base: bool,
     ) -> Result<Self, ModelError> {
         let rows = training_rows(m, train);
         let base = |by_architecture| {
-            if choose {
+            if choose_base {
                 chosen_base(m, &rows, by_architecture)
             } else {
                 TransferBase::Time
@@ -542,6 +532,17 @@ impl TransferModel {
             within_base,
             across_base,
         })
+    }
+
+    /// The same, each ridge over the base a nested cross-validation on the same cells chooses
+    /// ([`chosen_base`]): the learned correction of the physics model's ratio, the ratio alone,
+    /// or the times themselves, whichever predicted the training GPUs best when each was left
+    /// out in turn. Nothing of the launches it will predict enters the choice.
+    pub fn fit_choosing_base(
+        m: &Measurements,
+        train: &dyn Fn(&Cell) -> bool,
+    ) -> Result<Self, ModelError> {
+        Self::fit_with(m, train, true)
     }
 
     /// The time of a launch on `target` from its `sources` (the same launch measured on other

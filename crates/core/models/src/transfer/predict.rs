@@ -220,7 +220,7 @@ fn utilisation_residuals(training: &Measurements) -> ByRelation {
 fn calibration_residuals(training: &Measurements, choose_base: bool) -> ByRelation {
     held_out_residuals(
         training,
-        |held| transfer_fit(training, &|c: &Cell| c.gpu != held, choose_base).ok(),
+        |held| TransferModel::fit_with(training, &|c: &Cell| c.gpu != held, choose_base).ok(),
         |model, source, gpu, target| {
             let one = [Source {
                 secs: source.secs,
@@ -230,19 +230,6 @@ fn calibration_residuals(training: &Measurements, choose_base: bool) -> ByRelati
             model.predict_from(target, &one).map(|(p, _)| p)
         },
     )
-}
-
-/// The transfer model on the cells `train` accepts, over the chosen bases with `choose_base`.
-fn transfer_fit(
-    training: &Measurements,
-    train: &dyn Fn(&Cell) -> bool,
-    choose_base: bool,
-) -> Result<TransferModel, ModelError> {
-    if choose_base {
-        TransferModel::fit_choosing_base(training, train)
-    } else {
-        TransferModel::fit(training, train)
-    }
 }
 
 /// A method's prediction of a launch on a target GPU from one source cell on another GPU.
@@ -650,7 +637,7 @@ impl GpuTransfer {
                 .map(|g| training.gpus[g].name.clone())
                 .collect(),
             choose_base,
-            transfer: transfer_fit(training, &|_| true, choose_base)?,
+            transfer: TransferModel::fit_with(training, &|_| true, choose_base)?,
             utilisation: UtilisationModel::fit(training, &|_| true, &|_| String::new()).ok(),
             transfer_errors: calibration_residuals(training, choose_base),
             wave_scaling_errors: wave_scaling_residuals(training),

@@ -12,11 +12,11 @@ use yosoku_tables::{Figure, TRANSFER_COEFFICIENTS, TRANSFER_SCORES};
 use super::data::Measurements;
 use super::gpu::DEVICE_FEATURES;
 use super::learned::{TransferBase, TransferModel};
+use super::schemes::{Method, Scheme, Score, Validation};
+use crate::ModelError;
 
 /// The `transfer_coefficients` row of the physics model's log time (see the table's doc).
 pub const PHYSICS_OFFSET_TERM: &str = "ln_physics_secs";
-use super::schemes::{Method, Scheme, Score, Validation};
-use crate::ModelError;
 
 /// A published figure shown beside the scores: (row label, mean |error| in %).
 pub type Anchor = (String, f64);

@@ -439,12 +439,8 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
     let rates: Vec<GpuRates> = m.gpus.iter().map(GpuRates::from_spec).collect();
     let secs = match method {
         Method::Transfer | Method::TransferChosenBase => {
-            let fitted = if method == Method::Transfer {
-                TransferModel::fit(m, &train)
-            } else {
-                TransferModel::fit_choosing_base(m, &train)
-            };
-            match fitted {
+            let choose_base = method == Method::TransferChosenBase;
+            match TransferModel::fit_with(m, &train, choose_base) {
                 Ok(model) => targets
                     .clone()
                     .map(|t| model.predict(m, &m.gpus[t.gpu], &sources(t)))
