@@ -117,6 +117,9 @@ pub const ELAPSED_CYCLES_SM: &str = "elapsed_cycles_sm";
 /// Cycles an SM had at least one active warp (time).
 pub const ACTIVE_CYCLES: &str = "active_cycles";
 
+/// Active warps per active cycle over the maximum (ratio).
+pub const ACHIEVED_OCCUPANCY: &str = "achieved_occupancy";
+
 /// Active warps accumulated every cycle (grows with the run time) (time).
 pub const ACTIVE_WARPS: &str = "active_warps";
 

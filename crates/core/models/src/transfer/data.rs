@@ -12,6 +12,7 @@ use arrow_array::{Array, Float64Array, RecordBatch};
 use yosoku_devices::Catalogue;
 
 use super::gpu::{DRAM_TRANSACTION_BYTES, GpuSpec};
+use super::physics::{GpuRates, KernelWork, occupancy_share};
 pub use super::work::Work;
 use crate::ModelError;
 use crate::counters::Observations;
@@ -50,12 +51,18 @@ pub mod counter {
     pub const SHARED_STORES: &str = m::SHARED_STORE_TRANSACTIONS;
     pub const GLOBAL_LOADS: &str = m::GLD_TRANSACTIONS;
     pub const GLOBAL_STORES: &str = m::GST_TRANSACTIONS;
+    /// Cycles the SMs had an active warp, summed over the SMs (the physics model's SM cycles).
+    pub const ACTIVE_CYCLES: &str = m::ACTIVE_CYCLES;
+    /// Active warps an active cycle over the SM's maximum, 0-1.
+    pub const ACHIEVED_OCCUPANCY: &str = m::ACHIEVED_OCCUPANCY;
     /// Bytes a kernel loads and stores in global memory as its code says (the OpenCL suite's
     /// computed counters): DRAM traffic where no profiler counted it.
     pub const GLOBAL_LOAD_BYTES: &str = m::GLD_BYTES;
     pub const GLOBAL_STORE_BYTES: &str = m::GST_BYTES;
     /// Every counter a [`super::Work`] reads.
     pub const ALL: &[&str] = &[
+        ACTIVE_CYCLES,
+        ACHIEVED_OCCUPANCY,
         WARP_INSTRUCTIONS,
         INSTRUCTIONS_ISSUED,
         WARP_SIZE,
@@ -196,6 +203,8 @@ struct WorkColumns<'a> {
     l2: [Option<&'a Float64Array>; 2],
     shared: [Option<&'a Float64Array>; 2],
     global: [Option<&'a Float64Array>; 2],
+    active_cycles: Option<&'a Float64Array>,
+    achieved_occupancy: Option<&'a Float64Array>,
     seed: Vec<Option<&'a Float64Array>>,
 }
 
@@ -288,6 +297,8 @@ impl<'a> WorkColumns<'a> {
             l2: [c(counter::L2_READS), c(counter::L2_WRITES)],
             shared: [c(counter::SHARED_LOADS), c(counter::SHARED_STORES)],
             global: [c(counter::GLOBAL_LOADS), c(counter::GLOBAL_STORES)],
+            active_cycles: c(counter::ACTIVE_CYCLES),
+            achieved_occupancy: c(counter::ACHIEVED_OCCUPANCY),
             seed: counter::SEED.iter().map(|n| c(n)).collect(),
         })
     }
@@ -341,6 +352,9 @@ impl<'a> WorkColumns<'a> {
             shared_transactions: sum(self.shared),
             global_loads: value(self.global[0], row).unwrap_or(0.0),
             global_stores: value(self.global[1], row).unwrap_or(0.0),
+            active_cycles: value(self.active_cycles, row).unwrap_or(0.0),
+            // Set by `Measurements::read`, which knows the launch's GPU.
+            occupancy_share: 0.0,
             seed: std::array::from_fn(|i| value(self.seed[i], row).unwrap_or(f64::NAN)),
         })
     }
@@ -451,7 +465,7 @@ impl Measurements {
                     Err(NO_TIME)
                 }
             });
-            let work = match work {
+            let mut work = match work {
                 Ok(w) => w,
                 Err(why) => {
                     incomplete += 1;
@@ -459,6 +473,11 @@ impl Measurements {
                     continue;
                 }
             };
+            if let Some(achieved) = value(columns.achieved_occupancy, row) {
+                let rates = GpuRates::from_spec(&m.gpus[gpu]);
+                work.occupancy_share =
+                    occupancy_share(achieved, &KernelWork::from_work(&work), &rates).unwrap_or(0.0);
+            }
             let kernel = *kernel_of.entry(program.to_owned()).or_insert_with(|| {
                 m.kernels.push(program.to_owned());
                 m.kernels.len() - 1

@@ -23,6 +23,15 @@
 //!   clock) times the share of the GPU the grid occupies, as for compute.
 //! - **L2** (where a profile counted the launch's L2 transactions and the target's calibration
 //!   measured its L2 bandwidth): the L2 bytes over that bandwidth.
+//! - **SM cycles** (where a profile counted the cycles its SMs were active, summed over the SMs):
+//!   those cycles at the target's SMs and clock, times the share of the GPU the grid occupies —
+//!   the issue bound at the rate the profile achieved instead of the peak's four a cycle, so
+//!   that dependency and latency stalls the work cannot show are priced. It assumes a block
+//!   needs as many cycles on the target as on the profiled GPU (so it over-prices a
+//!   memory-bound launch moved to faster memory; the memory bound prices that launch already).
+//! - **Achieved occupancy** (where a profile measured it): the share of the warps the launch
+//!   could have had resident on the profiled GPU that it had on average (tails, imbalance,
+//!   launch ramp) scales the blocks resident on the target in the memory's latency bound.
 //! - **Dependent steps** (`dependent_steps`, a loop of barrier-separated phases inside the
 //!   launch, as in nw or pathfinder): each step after the first costs a barrier step (the
 //!   calibration's `barrier_step_us`). Reads of DRAM a thread waits for one after another
@@ -220,6 +229,8 @@ impl KernelWork {
             l2_bytes: counted(work.l2_transactions * L2_TRANSACTION_BYTES),
             registers_per_thread: counted(work.registers_per_thread),
             shared_bytes_per_block: counted(work.shared_bytes_per_block),
+            sm_active_cycles: counted(work.active_cycles),
+            occupancy_share: counted(work.occupancy_share).map(|s| s.min(1.0)),
         }
     }
 }
@@ -247,6 +258,11 @@ pub struct KernelWork {
     /// target's registers and shared memory an SM, they limit the blocks resident at once.
     pub registers_per_thread: Option<f64>,
     pub shared_bytes_per_block: Option<f64>,
+    /// Cycles the SMs had an active warp, summed over the SMs, where a profile counted them.
+    pub sm_active_cycles: Option<f64>,
+    /// The achieved share of the warps the launch could have had resident, where a profile
+    /// measured its achieved occupancy ([`occupancy_share`]), in (0, 1].
+    pub occupancy_share: Option<f64>,
 }
 
 /// A launch's time and its parts.
@@ -261,6 +277,8 @@ pub struct PhysicsTime {
     pub issue_secs: f64,
     /// The L2 bytes over the L2 bandwidth (0 where either is unknown).
     pub l2_secs: f64,
+    /// The profile's SM cycles at the target's SMs and clock (0 where not counted).
+    pub sm_cycles_secs: f64,
     pub steps_secs: f64,
 }
 
@@ -274,6 +292,7 @@ impl PhysicsTime {
             ("block starts", self.block_starts_secs),
             ("instruction issue", self.issue_secs),
             ("L2", self.l2_secs),
+            ("SM cycles", self.sm_cycles_secs),
             ("dependent steps", self.steps_secs),
         ];
         parts
@@ -285,13 +304,11 @@ impl PhysicsTime {
     }
 }
 
-/// The launch's time on a GPU of `rates`.
-pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
-    let blocks = work.blocks.max(1.0);
+/// Blocks of `work` resident on one SM of `rates` at once, as the limits allow: threads and
+/// blocks an SM, and where both are known registers (allocated per warp in units of 256) and
+/// shared memory (in units of 256 bytes); at least one.
+pub fn resident_blocks_per_sm(work: &KernelWork, rates: &GpuRates) -> f64 {
     let threads_per_block = work.threads_per_block.max(1.0);
-    // Blocks resident on one SM at once (threads, blocks, and where both are known registers,
-    // allocated per warp in units of 256, and shared memory, in units of 256 bytes), and the
-    // waves of the grid.
     let warps = (threads_per_block / 32.0).ceil();
     let by_registers = match (work.registers_per_thread, rates.registers_per_sm) {
         (Some(r), Some(sm)) => (sm / ((r * 32.0 / 256.0).ceil() * 256.0 * warps)).floor(),
@@ -304,14 +321,48 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
         (Some(b), Some(sm)) => (sm / ((b / 256.0).ceil() * 256.0)).floor(),
         _ => f64::INFINITY,
     };
-    let resident_per_sm = rates
+    rates
         .blocks_per_sm
         .min((rates.threads_per_sm / threads_per_block).floor())
         .min(by_registers)
         .min(by_shared)
-        .max(1.0);
+        .max(1.0)
+}
+
+/// The share of the warps `work` could have had resident on an SM of `measured_on` that a
+/// profile's `achieved_occupancy` (active warps an active cycle over the SM's maximum) says it
+/// had: the resident blocks the limits allow, or the grid's blocks an SM where it has fewer,
+/// are the possible warps. In (0, 1]; `None` where the occupancy is not a positive number.
+pub fn occupancy_share(
+    achieved_occupancy: f64,
+    work: &KernelWork,
+    measured_on: &GpuRates,
+) -> Option<f64> {
+    if !(achieved_occupancy > 0.0 && achieved_occupancy.is_finite()) {
+        return None;
+    }
+    let warps_per_block = (work.threads_per_block.max(1.0) / 32.0).ceil();
+    let blocks_per_sm = (work.blocks.max(1.0) / measured_on.sm_count)
+        .min(resident_blocks_per_sm(work, measured_on));
+    let possible = blocks_per_sm * warps_per_block;
+    let achieved = achieved_occupancy * measured_on.threads_per_sm / 32.0;
+    Some((achieved / possible).min(1.0))
+}
+
+/// The launch's time on a GPU of `rates`.
+pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
+    let blocks = work.blocks.max(1.0);
+    let threads_per_block = work.threads_per_block.max(1.0);
+    // Blocks resident on one SM at once and the waves of the grid: as the limits allow (the
+    // share of the GPU busy), and on average where a profile says what share of the possible
+    // the launch achieved (the waves of round trips the memory's latency bound counts).
+    let resident_per_sm = resident_blocks_per_sm(work, rates);
     let wave = rates.sm_count * resident_per_sm;
     let waves = (blocks / wave).ceil();
+    let achieved_waves = match work.occupancy_share {
+        Some(share) => (blocks / (rates.sm_count * (resident_per_sm * share).max(1.0))).ceil(),
+        None => waves,
+    };
     let moved = work.moved_bytes.unwrap_or(work.dram_bytes).max(0.0);
     let memory_secs = if moved > 0.0 {
         let bandwidth = rates.dram_latency_secs + moved / rates.bandwidth_bytes_per_sec;
@@ -320,7 +371,7 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
             .ceil()
             .max(work.dram_round_trips.unwrap_or(1.0))
             .max(1.0);
-        bandwidth.max(waves * round_trips * rates.dram_latency_secs)
+        bandwidth.max(achieved_waves * round_trips * rates.dram_latency_secs)
     } else {
         0.0
     };
@@ -340,10 +391,21 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
         (Some(bytes), Some(bandwidth)) => bytes / bandwidth,
         _ => 0.0,
     };
+    // The SMs' cycles a second: the issue rate over the schedulers an SM.
+    let sm_cycles_secs = match (work.sm_active_cycles, rates.issue_rate_per_sec) {
+        (Some(cycles), Some(rate)) => cycles / (rate / WARP_SCHEDULERS_PER_SM * busy.max(1e-9)),
+        _ => 0.0,
+    };
     let steps_secs = (work.dependent_steps.max(1.0) - 1.0) * rates.barrier_step_secs;
-    let bound = [compute_secs, block_starts_secs, issue_secs, l2_secs]
-        .into_iter()
-        .fold(memory_secs, f64::max);
+    let bound = [
+        compute_secs,
+        block_starts_secs,
+        issue_secs,
+        l2_secs,
+        sm_cycles_secs,
+    ]
+    .into_iter()
+    .fold(memory_secs, f64::max);
     PhysicsTime {
         secs: rates.floor_secs + bound + steps_secs,
         floor_secs: rates.floor_secs,
@@ -352,6 +414,7 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
         block_starts_secs,
         issue_secs,
         l2_secs,
+        sm_cycles_secs,
         steps_secs,
     }
 }
@@ -475,6 +538,8 @@ mod tests {
             l2_bytes: None,
             registers_per_thread: None,
             shared_bytes_per_block: None,
+            sm_active_cycles: None,
+            occupancy_share: None,
         }
     }
 
@@ -592,6 +657,79 @@ mod tests {
         assert_eq!(
             physics_time(&registers, &unlimited),
             physics_time(&grid, &unlimited)
+        );
+    }
+
+    #[test]
+    fn counted_sm_cycles_are_priced_at_the_targets_sms_and_clock() {
+        let r = h200();
+        // 1,056 blocks (one wave, every SM busy) whose SMs were active 1e9 cycles in all: 1e9
+        // cycles over 132 SMs at 1.98 GHz, above the same launch's 1e8 warp instructions at
+        // the peak's four a cycle.
+        let stalled = KernelWork {
+            warp_instructions: Some(1e8),
+            sm_active_cycles: Some(1e9),
+            ..work(1056.0, 256.0, 0.0, 1e6)
+        };
+        let t = physics_time(&stalled, &r);
+        assert_eq!(t.bound(), "SM cycles");
+        assert!((t.sm_cycles_secs - 1e9 / (132.0 * 1.98e9)).abs() < 1e-15);
+        assert!(t.sm_cycles_secs > t.issue_secs);
+        // A grid of 33 blocks: each block's cycles on an SM of its own, four times as long.
+        let few = KernelWork {
+            sm_active_cycles: Some(1e9),
+            ..work(33.0, 256.0, 0.0, 1e6)
+        };
+        assert!((physics_time(&few, &r).sm_cycles_secs / t.sm_cycles_secs - 4.0).abs() < 1e-9);
+        // Without a clock (no issue rate), or without the count, no bound.
+        let no_clock = GpuRates {
+            issue_rate_per_sec: None,
+            ..r.clone()
+        };
+        assert_eq!(physics_time(&stalled, &no_clock).sm_cycles_secs, 0.0);
+        assert_eq!(
+            physics_time(&work(1056.0, 256.0, 0.0, 1e6), &r).sm_cycles_secs,
+            0.0
+        );
+    }
+
+    #[test]
+    fn achieved_occupancy_is_a_share_of_the_possible_that_slows_the_latency_bound() {
+        let r = h200();
+        // 8 blocks of 256 threads an SM are possible (2,048 threads): 64 warps. An achieved
+        // occupancy of 0.25 is 16 warps, a quarter of them.
+        let grid = work(132.0 * 8.0, 256.0, 0.0, 132.0 * 8.0 * 256.0 * 8.0);
+        let share = occupancy_share(0.25, &grid, &r).expect("a share");
+        assert!((share - 0.25).abs() < 1e-12);
+        // A grid of 66 blocks can have at most half a block an SM: 4 warps of 64 possible on
+        // average, and 2 of them achieved is half.
+        let small = work(66.0, 256.0, 0.0, 1e6);
+        let half = occupancy_share(2.0 / 64.0, &small, &r).expect("a share");
+        assert!((half - 0.5).abs() < 1e-12);
+        // Never above one; nothing from a non-positive occupancy.
+        assert_eq!(occupancy_share(1.0, &small, &r), Some(1.0));
+        assert_eq!(occupancy_share(0.0, &grid, &r), None);
+        assert_eq!(occupancy_share(f64::NAN, &grid, &r), None);
+        // On the target, 2 blocks an SM resident on average instead of 8: 4 waves of round
+        // trips instead of 1 (8 bytes a thread, one round trip each).
+        let quarter = KernelWork {
+            occupancy_share: Some(0.25),
+            ..grid.clone()
+        };
+        let t = physics_time(&quarter, &r);
+        assert!((t.memory_secs - 4.0 * r.dram_latency_secs).abs() < 1e-15);
+        // The compute and issue bounds keep the limits' waves.
+        let busy = KernelWork {
+            flops: 1e12,
+            ..grid.clone()
+        };
+        let busy_quarter = KernelWork {
+            occupancy_share: Some(0.25),
+            ..busy.clone()
+        };
+        assert_eq!(
+            physics_time(&busy, &r).compute_secs,
+            physics_time(&busy_quarter, &r).compute_secs
         );
     }
 

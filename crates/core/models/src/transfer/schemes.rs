@@ -505,7 +505,18 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
             if scheme.holds_gpus() {
                 from_sources(&|s, t| secs(&s.work, t))
             } else {
-                targets.clone().map(|t| secs(&t.work, t)).collect()
+                // The target's own profile: its SM cycles are the time being predicted, so the
+                // work is priced without them.
+                targets
+                    .clone()
+                    .map(|t| {
+                        let work = super::work::Work {
+                            active_cycles: 0.0,
+                            ..t.work
+                        };
+                        secs(&work, t)
+                    })
+                    .collect()
             }
         }
         Method::PhysicsScaled => from_sources(&|s, t| {

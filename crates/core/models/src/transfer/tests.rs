@@ -38,6 +38,8 @@ fn work(flops: f64, bytes: f64, blocks: f64) -> Work {
         shared_transactions: 0.0,
         global_loads: 0.0,
         global_stores: 0.0,
+        active_cycles: 0.0,
+        occupancy_share: 0.0,
         seed: [f64::NAN; 6],
     }
 }

@@ -75,6 +75,8 @@ impl WorkLaunch {
             l2_bytes: None,
             registers_per_thread: None,
             shared_bytes_per_block: None,
+            sm_active_cycles: None,
+            occupancy_share: None,
         }
     }
 
@@ -92,6 +94,8 @@ impl WorkLaunch {
             shared_transactions: 0.0,
             global_loads: 0.0,
             global_stores: 0.0,
+            active_cycles: 0.0,
+            occupancy_share: 0.0,
             seed: [f64::NAN; 6],
         }
     }
