@@ -55,8 +55,9 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 1),
-        // Two more since L1/TEX and L2 Cache Throughput are named (issue 71).
-        names: Some((26, 45, 45)),
+        // Two more since L1/TEX and L2 Cache Throughput are named (issue 71); one more since
+        // the average SM active cycles are (`active_cycles_avg`, issue 69).
+        names: Some((27, 44, 44)),
         // "GPU Speed Of Light Throughput","Duration","ns","21,058,944" (line 7).
         value: ("runs", "measured_secs", 0, 21_058_944e-9),
     },
@@ -265,7 +266,8 @@ const CORPUS: &[Entry] = &[
         collector: "ncu",
         config: "{ path = \"{path}\" }",
         rows: ("runs", 1),
-        names: Some((18, 29, 29)),
+        // One more since the average SM active cycles are named (`active_cycles_avg`).
+        names: Some((19, 28, 28)),
         // "GPU Speed Of Light Throughput","Duration","ns","343,840".
         value: ("runs", "measured_secs", 0, 343_840e-9),
     },

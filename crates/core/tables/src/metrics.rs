@@ -117,6 +117,9 @@ pub const ELAPSED_CYCLES_SM: &str = "elapsed_cycles_sm";
 /// Cycles an SM had at least one active warp (time).
 pub const ACTIVE_CYCLES: &str = "active_cycles";
 
+/// Cycles an SM had at least one active warp, the average over the SMs (time).
+pub const ACTIVE_CYCLES_AVG: &str = "active_cycles_avg";
+
 /// Active warps per active cycle over the maximum (ratio).
 pub const ACHIEVED_OCCUPANCY: &str = "achieved_occupancy";
 
@@ -164,6 +167,10 @@ pub static ALL: &[Metric] = &[
     },
     Metric {
         name: "active_cycles",
+        kind: "time",
+    },
+    Metric {
+        name: "active_cycles_avg",
         kind: "time",
     },
     Metric {

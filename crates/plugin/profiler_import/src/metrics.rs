@@ -805,6 +805,21 @@ mod tests {
             "dram_read_bytes"
         );
         assert_eq!(m.rule_kind("nvprof", "sm__cycles_active.avg"), None);
+        // The physics model reads `active_cycles` as a sum over the SMs: ncu's "SM Active
+        // Cycles" is the average over them (fractional, near the elapsed cycles) and goes to a
+        // name of its own.
+        let name = |raw| m.lookup("ncu", raw).map(|c| c.name.clone());
+        assert_eq!(
+            name("sm__cycles_active.sum").as_deref(),
+            Some("active_cycles")
+        );
+        for avg in [
+            "sm__cycles_active.avg",
+            "GPU Speed Of Light Throughput / SM Active Cycles",
+            "GPU and Memory Workload Distribution / Average SM Active Cycles",
+        ] {
+            assert_eq!(name(avg).as_deref(), Some("active_cycles_avg"), "{avg}");
+        }
     }
 
     #[test]
