@@ -53,6 +53,9 @@ pub mod counter {
     pub const GLOBAL_STORES: &str = m::GST_TRANSACTIONS;
     /// Cycles the SMs had an active warp, summed over the SMs (the physics model's SM cycles).
     pub const ACTIVE_CYCLES: &str = m::ACTIVE_CYCLES;
+    /// The same, the average over the SMs (ncu's "SM Active Cycles"): times the profiled GPU's
+    /// SMs where the sum is missing.
+    pub const ACTIVE_CYCLES_AVG: &str = m::ACTIVE_CYCLES_AVG;
     /// Active warps an active cycle over the SM's maximum, 0-1.
     pub const ACHIEVED_OCCUPANCY: &str = m::ACHIEVED_OCCUPANCY;
     /// Bytes a kernel loads and stores in global memory as its code says (the OpenCL suite's
@@ -62,6 +65,7 @@ pub mod counter {
     /// Every counter a [`super::Work`] reads.
     pub const ALL: &[&str] = &[
         ACTIVE_CYCLES,
+        ACTIVE_CYCLES_AVG,
         ACHIEVED_OCCUPANCY,
         WARP_INSTRUCTIONS,
         INSTRUCTIONS_ISSUED,
@@ -204,6 +208,7 @@ struct WorkColumns<'a> {
     shared: [Option<&'a Float64Array>; 2],
     global: [Option<&'a Float64Array>; 2],
     active_cycles: Option<&'a Float64Array>,
+    active_cycles_avg: Option<&'a Float64Array>,
     achieved_occupancy: Option<&'a Float64Array>,
     seed: Vec<Option<&'a Float64Array>>,
 }
@@ -298,6 +303,7 @@ impl<'a> WorkColumns<'a> {
             shared: [c(counter::SHARED_LOADS), c(counter::SHARED_STORES)],
             global: [c(counter::GLOBAL_LOADS), c(counter::GLOBAL_STORES)],
             active_cycles: c(counter::ACTIVE_CYCLES),
+            active_cycles_avg: c(counter::ACTIVE_CYCLES_AVG),
             achieved_occupancy: c(counter::ACHIEVED_OCCUPANCY),
             seed: counter::SEED.iter().map(|n| c(n)).collect(),
         })
@@ -473,6 +479,11 @@ impl Measurements {
                     continue;
                 }
             };
+            if (work.active_cycles.is_nan() || work.active_cycles <= 0.0)
+                && let Some(average) = value(columns.active_cycles_avg, row)
+            {
+                work.active_cycles = average * m.gpus[gpu].sm_count;
+            }
             if let Some(achieved) = value(columns.achieved_occupancy, row) {
                 let rates = GpuRates::from_spec(&m.gpus[gpu]);
                 work.occupancy_share =

@@ -682,3 +682,33 @@ fn a_ridge_from_the_designs_sums_is_the_ridge_of_the_design() {
     assert!((direct.predict(&row) - summed.predict(&row)).abs() < 1e-9);
     assert!(Ridge::from_sums(&gram, &xty, p + 1, 1.0).is_none());
 }
+
+#[test]
+fn a_profiles_sm_cycles_are_read_as_a_sum_and_its_occupancy_as_a_share_of_the_possible() {
+    let catalogue = Catalogue::built_in().unwrap();
+    // One launch of 16 blocks of 256 threads on a GTX 980 (16 SMs, 2,048 threads an SM: 8
+    // blocks of 8 warps possible, but the grid has 1 block an SM): its SMs active 1,000 cycles
+    // on average (ncu's "SM Active Cycles"), or 16,000 summed (nvprof's `active_cycles`).
+    let ids = [("GTX-980", "k", "v"), ("GTX-980", "k", "w")];
+    let config = |name: &'static str, v: f64| (name, "config", vec![v, v]);
+    let count = |name: &'static str, v: f64| (name, "count", vec![v, v]);
+    let batch = observations(
+        &ids,
+        &[1e-5, 1e-5],
+        &[
+            count("inst_executed", 1e4),
+            count("dram_read_transactions", 1e3),
+            config("grid_x", 16.0),
+            config("block_x", 256.0),
+            ("active_cycles", "time", vec![16_000.0, f64::NAN]),
+            ("active_cycles_avg", "time", vec![f64::NAN, 1_000.0]),
+            // 4 of the SM's 64 warps: half the 8 the grid allows.
+            ("achieved_occupancy", "ratio", vec![4.0 / 64.0, 4.0 / 64.0]),
+        ],
+    );
+    let m = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    for cell in &m.cells {
+        assert_eq!(cell.work.active_cycles, 16_000.0);
+        assert!((cell.work.occupancy_share - 0.5).abs() < 1e-12);
+    }
+}
