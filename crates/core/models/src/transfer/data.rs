@@ -358,9 +358,10 @@ impl<'a> WorkColumns<'a> {
             shared_transactions: sum(self.shared),
             global_loads: value(self.global[0], row).unwrap_or(0.0),
             global_stores: value(self.global[1], row).unwrap_or(0.0),
-            active_cycles: value(self.active_cycles, row).unwrap_or(0.0),
+            // NaN where not counted, so that a median over GPUs takes the ones that counted.
+            active_cycles: value(self.active_cycles, row).unwrap_or(f64::NAN),
             // Set by `Measurements::read`, which knows the launch's GPU.
-            occupancy_share: 0.0,
+            occupancy_share: f64::NAN,
             seed: std::array::from_fn(|i| value(self.seed[i], row).unwrap_or(f64::NAN)),
         })
     }
@@ -487,7 +488,8 @@ impl Measurements {
             if let Some(achieved) = value(columns.achieved_occupancy, row) {
                 let rates = GpuRates::from_spec(&m.gpus[gpu]);
                 work.occupancy_share =
-                    occupancy_share(achieved, &KernelWork::from_work(&work), &rates).unwrap_or(0.0);
+                    occupancy_share(achieved, &KernelWork::from_work(&work), &rates)
+                        .unwrap_or(f64::NAN);
             }
             let kernel = *kernel_of.entry(program.to_owned()).or_insert_with(|| {
                 m.kernels.push(program.to_owned());

@@ -24,10 +24,10 @@ pub struct Work {
     pub global_loads: f64,
     /// Global store transactions (0 where not counted).
     pub global_stores: f64,
-    /// Cycles the SMs had an active warp, summed over the SMs (0 where not counted).
+    /// Cycles the SMs had an active warp, summed over the SMs (NaN or 0 where not counted).
     pub active_cycles: f64,
     /// The achieved share of the warps the launch could have had resident on its GPU
-    /// ([`super::physics::occupancy_share`]; 0 where the occupancy was not measured).
+    /// ([`super::physics::occupancy_share`]; NaN or 0 where the occupancy was not measured).
     pub occupancy_share: f64,
     /// The seed regression's six counters, NaN where missing.
     pub seed: [f64; 6],
