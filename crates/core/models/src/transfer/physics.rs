@@ -24,7 +24,7 @@
 //! - **L2** (where a profile counted the launch's L2 transactions and the target's calibration
 //!   measured its L2 bandwidth): the L2 bytes over that bandwidth.
 //! - **SM cycles** (where a profile counted the cycles its SMs were active, summed over the SMs):
-//!   those cycles at the target's SMs and clock, times the share of the GPU the grid occupies —
+//!   those cycles over the target's SMs that have a block, at its clock —
 //!   the issue bound at the rate the profile achieved instead of the peak's four a cycle, so
 //!   that dependency and latency stalls the work cannot show are priced. It assumes a block
 //!   needs as many cycles on the target as on the profiled GPU (so it over-prices a
@@ -391,9 +391,11 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
         (Some(bytes), Some(bandwidth)) => bytes / bandwidth,
         _ => 0.0,
     };
-    // The SMs' cycles a second: the issue rate over the schedulers an SM.
+    // The profile's SM cycles over the SMs with a block (a cycle counts once however many
+    // blocks an SM holds), at the clock: the issue rate over the schedulers an SM.
+    let sms_with_work = (blocks / rates.sm_count).min(1.0);
     let sm_cycles_secs = match (work.sm_active_cycles, rates.issue_rate_per_sec) {
-        (Some(cycles), Some(rate)) => cycles / (rate / WARP_SCHEDULERS_PER_SM * busy.max(1e-9)),
+        (Some(cycles), Some(rate)) => cycles / (rate / WARP_SCHEDULERS_PER_SM * sms_with_work),
         _ => 0.0,
     };
     let steps_secs = (work.dependent_steps.max(1.0) - 1.0) * rates.barrier_step_secs;
@@ -681,6 +683,16 @@ mod tests {
             ..work(33.0, 256.0, 0.0, 1e6)
         };
         assert!((physics_time(&few, &r).sm_cycles_secs / t.sm_cycles_secs - 4.0).abs() < 1e-9);
+        // 510 blocks of 16 threads fill a few of each SM's 32 slots, and every SM has work: the
+        // cycles are spread over all 132 SMs, not over the slots (the H200's own ncu profile of
+        // Rodinia's needle_cuda_shared_2 at 8,192: 1.66e6 cycles, 8.1 us measured, 1.44 us of it
+        // the floor; pipelines/data/gpu-measured/h200-counters).
+        let needle = KernelWork {
+            sm_active_cycles: Some(1_662_584.0),
+            ..work(510.0, 16.0, 0.0, 1e6)
+        };
+        let t = physics_time(&needle, &r);
+        assert!((t.sm_cycles_secs - 1_662_584.0 / (132.0 * 1.98e9)).abs() < 1e-15);
         // Without a clock (no issue rate), or without the count, no bound.
         let no_clock = GpuRates {
             issue_rate_per_sec: None,
