@@ -32,6 +32,11 @@ pub const DEFAULT_COUNTERS: &[(&str, &str)] = &[
     (m::ELAPSED_CYCLES_SM, "sm__cycles_elapsed.sum"),
     (m::ACTIVE_CYCLES, "sm__cycles_active.sum"),
     (m::ACTIVE_WARPS, "sm__warps_active.sum"),
+    // The physics model's achieved share of the possible warps (a percentage, read as 0-1).
+    (
+        m::ACHIEVED_OCCUPANCY,
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+    ),
     (m::INST_EXECUTED, "smsp__inst_executed.sum"),
     (m::INST_ISSUED, "smsp__inst_issued.sum"),
     (m::WARPS_LAUNCHED, "smsp__warps_launched.sum"),
