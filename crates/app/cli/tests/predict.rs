@@ -152,6 +152,13 @@ fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
         "{stdout}"
     );
     assert!(stdout.contains("no training GPU is"), "{stdout}");
+    // The V100 has neither a catalogued launch floor nor a calibration: said, with the default.
+    assert!(
+        stdout.contains(
+            "note: Tesla V100-DGXS-32GB has no launch floor in the catalogue (`launch_latency_us`) nor a calibration: the physics model takes the default 5 us"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("[1024]"), "{stdout}");
     assert!(
         stdout.contains("why: on Tesla V100-DGXS-32GB it is"),
@@ -892,6 +899,8 @@ fn the_physics_of_an_h200_profile_on_the_h200_gives_back_its_times() {
     args.extend(["--save", saved.to_str().unwrap()]);
     let out = yosoku(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
+    // The H200's floor is its calibration's: nothing to say of a default.
+    assert!(!text(&out.stdout).contains("no launch floor"));
     let forecast = yosoku_bundle::fs::read_bundle(&saved).unwrap();
     let p = forecast.table("forecast.predictions").unwrap();
     let models =

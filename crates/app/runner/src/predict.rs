@@ -436,13 +436,20 @@ pub fn answer(q: &Question) -> Result<Answer> {
     let profile = import_profile(q)?;
     let measured = Measurements::from_profile(&profile.launches, &catalogue)
         .with_context(|| format!("profile {}", q.profile_text()))?;
-    let p = model.fitted.predict(TransferQuestion {
+    let mut p = model.fitted.predict(TransferQuestion {
         training: &training,
         profile: &measured,
         target: &target,
         level: q.level,
         trained_target: q.trained_target,
     })?;
+    if rates.source == RateSource::Catalogue && target.launch_latency_secs.is_none() {
+        p.notes.push(format!(
+            "{} has no launch floor in the catalogue (`launch_latency_us`) nor a calibration: the physics model takes the default {} us, which over-prices launches of a few microseconds (`yosoku calibrate --backend cuda` on it measures the floor)",
+            target.name,
+            rates.floor_secs * 1e6
+        ));
+    }
     if p.answers.is_empty() {
         let why: Vec<String> = p.unanswered.iter().map(unanswered_text).collect();
         bail!(
