@@ -1701,8 +1701,12 @@ fn the_second_forecast_is_made_from_the_work_alone_and_its_committed_bundle_read
             .collect::<Vec<_>>()
     };
     let made = rows(table(&bundle, "second.predictions"));
-    // 21 launches (6 kernels at 3-4 sizes) x 2 GPUs x 2 methods.
-    assert_eq!(made.len(), 21 * 2 * 2);
+    // 21 launches (6 kernels at 3-4 sizes) x 2 GPUs x 4 methods: the latency-aware model and
+    // the roofline, as committed, and since then the physics model and floor plus bytes beside.
+    assert_eq!(made.len(), 21 * 2 * 4);
+    for physics in ["physics", "floor_plus_bytes"] {
+        assert_eq!(made.iter().filter(|r| r.0 == physics).count(), 21 * 2);
+    }
     for (model, device, launch, secs) in &made {
         if model == "utilisation" {
             let roofline = made
@@ -1720,11 +1724,13 @@ fn the_second_forecast_is_made_from_the_work_alone_and_its_committed_bundle_read
     let launches = |r: &[(String, String, String, f64)]| {
         let mut v: Vec<String> = r
             .iter()
+            .filter(|x| x.0 == "utilisation" || x.0 == "roofline")
             .map(|x| format!("{} {} {}", x.0, x.1, x.2))
             .collect();
         v.sort();
         v
     };
+    assert_eq!(launches(&kept).len(), kept.len());
     assert_eq!(launches(&kept), launches(&made));
     // The committed forecast scored against the H200's two measurements: each of its 21
     // launches on the H200 by both methods, every one measured, the H100's left out; the two

@@ -58,6 +58,38 @@ impl StepParams for PhysicsForecastParams {
     }
 }
 
+/// A forecast's rows of one launch on one device: a row a method with a positive, finite time,
+/// no measured time, no interval.
+pub(super) fn forecast_rows<'m>(
+    l: &WorkLaunch,
+    device: &str,
+    secs: impl IntoIterator<Item = (&'m &'m str, Option<f64>)>,
+    validation: &str,
+) -> Vec<PredictionRow> {
+    secs.into_iter()
+        .filter_map(|(method, s)| {
+            let s = s.filter(|s| *s > 0.0 && s.is_finite())?;
+            Some(PredictionRow {
+                model: (*method).to_owned(),
+                device: device.to_owned(),
+                program: l.program.clone(),
+                variant: l.variant.clone(),
+                phase: "kernel".to_owned(),
+                repetitions: 1,
+                predicted_secs: s,
+                measured_secs: None,
+                error_pct: None,
+                flags: None,
+                run_id: None,
+                model_group: None,
+                validation: Some(validation.to_owned()),
+                held_out: None,
+                interval_secs: None,
+            })
+        })
+        .collect()
+}
+
 /// The datasheet's roofline: max(FLOPs / FP32 peak, bytes / bandwidth).
 fn roofline_secs(l: &WorkLaunch, d: &yosoku_devices::Device) -> Option<f64> {
     datasheet_roofline_secs(
@@ -130,28 +162,12 @@ impl Step for PhysicsForecastStep {
                     Some(floor_plus_bytes_secs(&work, &rates)),
                     roofline_secs(l, device),
                 ];
-                for (method, s) in PHYSICS_METHODS.iter().zip(secs) {
-                    let Some(s) = s.filter(|s| *s > 0.0 && s.is_finite()) else {
-                        continue;
-                    };
-                    rows.push(PredictionRow {
-                        model: (*method).to_owned(),
-                        device: device.name.clone(),
-                        program: l.program.clone(),
-                        variant: l.variant.clone(),
-                        phase: "kernel".to_owned(),
-                        repetitions: 1,
-                        predicted_secs: s,
-                        measured_secs: None,
-                        error_pct: None,
-                        flags: None,
-                        run_id: None,
-                        model_group: None,
-                        validation: Some(VALIDATION_PHYSICS_FORECAST.to_owned()),
-                        held_out: None,
-                        interval_secs: None,
-                    });
-                }
+                rows.extend(forecast_rows(
+                    l,
+                    &device.name,
+                    PHYSICS_METHODS.iter().zip(secs),
+                    VALIDATION_PHYSICS_FORECAST,
+                ));
                 let row = format!("{} {}", l.program, l.variant);
                 for (column, value) in [
                     ("time", t.secs),

@@ -1,14 +1,17 @@
 //! `work_forecast`: kernels described by their work alone (grid, block, FLOPs, DRAM bytes),
 //! never measured on any GPU, forecast on GPUs of the catalogue by the latency-aware model a
 //! `work_model_fit` step fits on the training GPUs' launches of other kernels, with the
-//! datasheet's roofline beside (docs/methods.md, section 6). The forecast is a `predictions`
-//! table without measured times, the form `forecast_score` scores once the kernels are measured.
+//! datasheet's roofline beside, and the physics model (nothing fitted: the GPU's calibration
+//! where its device entry has one, else its catalogue row) and the launch floor plus bytes over
+//! bandwidth (docs/methods.md, section 6). The forecast is a `predictions` table without
+//! measured times, the form `forecast_score` scores once the kernels are measured.
 
 use serde::Deserialize;
 use toml::Spanned;
 use yosoku_devices::Catalogue;
 use yosoku_models::Model;
 use yosoku_models::transfer::GpuSpec;
+use yosoku_models::transfer::physics::{GpuRates, floor_plus_bytes_secs, physics_time};
 use yosoku_models::transfer::work_forecast::{WorkLaunch, WorkModel, WorkQuestion};
 use yosoku_tables::report::{ReportCell, report_batch};
 use yosoku_tables::rows::{PredictionRow, predictions_batch};
@@ -18,6 +21,7 @@ use super::super::step::{
     ModelDefinition, ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput,
     StepParams, TableRef, names,
 };
+use super::physics_forecast::{VALIDATION_PHYSICS_FORECAST, forecast_rows};
 use super::shared::check_launches;
 use super::work_model_fit::{fit_work_model, peaks_catalogue, stated_cells, work_model};
 
@@ -27,8 +31,11 @@ const WORK_MODEL_NEEDED: &str = "`work_forecast` forecasts by a `work_model_fit`
 pub(crate) const WORK_FORECAST: StepKind = StepKind::new::<WorkForecastParams>(
     "work_forecast",
     Stage::Validate,
-    "kernels described by their work alone forecast on GPUs of the catalogue by a work_model_fit step's latency-aware model, the roofline beside",
+    "kernels described by their work alone forecast on GPUs of the catalogue by a work_model_fit step's latency-aware model, the roofline, the physics model and floor plus bytes beside",
 );
+
+/// The physics methods a work forecast gives beside the learned model, in report order.
+pub const WORK_PHYSICS_METHODS: [&str; 2] = ["physics", "floor_plus_bytes"];
 
 /// What the `validation` column of a forecast row says.
 pub const VALIDATION_WORK_FORECAST: &str =
@@ -78,6 +85,47 @@ fn targets(devices: &Catalogue, on: &[String]) -> Result<Vec<GpuSpec>, StepError
         .collect()
 }
 
+/// The physics model's rows of every launch on every GPU of `on` (its calibration's rates where
+/// its device entry has them, else its catalogue row's, with the default launch floor where the
+/// catalogue has none), and a report cell a GPU saying which rates answered.
+fn physics_beside(
+    cx: &StepContext<'_>,
+    on: &[String],
+    launches: &[WorkLaunch],
+    cells: &mut Vec<ReportCell>,
+) -> Result<Vec<PredictionRow>, StepError> {
+    let mut rows = Vec::new();
+    for name in on {
+        let Some(device) = cx.devices.find(name) else {
+            continue;
+        };
+        let spec = GpuSpec::from_device(device)
+            .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))?;
+        let rates = GpuRates::from_device(device).unwrap_or_else(|_| GpuRates::from_spec(&spec));
+        cells.push(ReportCell::number(
+            "the physics model's rates: launch floor",
+            &device.name,
+            format!("{:?}", rates.source).to_lowercase(),
+            rates.floor_secs * 1e6,
+            "us",
+        ));
+        for l in launches {
+            let work = l.kernel_work();
+            let secs = [
+                Some(physics_time(&work, &rates).secs),
+                Some(floor_plus_bytes_secs(&work, &rates)),
+            ];
+            rows.extend(forecast_rows(
+                l,
+                &device.name,
+                WORK_PHYSICS_METHODS.iter().zip(secs),
+                VALIDATION_PHYSICS_FORECAST,
+            ));
+        }
+    }
+    Ok(rows)
+}
+
 impl Step for WorkForecastStep {
     fn inputs(&self) -> Vec<&TableRef> {
         // The training launches are checked through the model reference.
@@ -116,7 +164,7 @@ impl Step for WorkForecastStep {
             targets: &targets,
             launches,
         })?;
-        let rows: Vec<PredictionRow> = forecasts
+        let mut rows: Vec<PredictionRow> = forecasts
             .iter()
             .map(|f| PredictionRow {
                 model: f.method.clone(),
@@ -156,6 +204,7 @@ impl Step for WorkForecastStep {
             ));
         }
         cells.extend(stated_cells(&model));
+        rows.extend(physics_beside(cx, &p.on, launches, &mut cells)?);
         let mut figures = Vec::new();
         for s in &model.stated {
             figures.push(Figure::new(
