@@ -117,12 +117,6 @@ pub struct PhysicsBeside {
     pub physics_scaled_secs: f64,
 }
 
-/// The target's rates for the physics model: its calibration's where its device entry has one,
-/// else its catalogue row's (the datasheet's peaks and fixed defaults).
-fn target_rates(device: &yosoku_devices::Device, target: &GpuSpec) -> GpuRates {
-    GpuRates::from_device(device).unwrap_or_else(|_| GpuRates::from_spec(target))
-}
-
 /// The physics model's time of every answered launch, from the profile's measured work, and its
 /// measured time scaled by the physics model's ratio between the target (`target`'s catalogue
 /// rates, so that both ends of the ratio are datasheet figures) and the profile's GPU.
@@ -416,7 +410,8 @@ pub fn answer(q: &Question) -> Result<Answer> {
         )
     })?;
     let target = GpuSpec::from_device(device).map_err(|e| anyhow!(e))?;
-    let rates = target_rates(device, &target);
+    // The physics model's rates: the calibration's where the device entry has one.
+    let rates = GpuRates::from_device_or_spec(device, &target);
     let model = saved_model(&q.model)?;
     // The training launches, for the nearest kernels and what lies outside them. A training
     // GPU the user's catalogue now lacks (its device file not given here) is left out of that

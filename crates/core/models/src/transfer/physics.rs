@@ -183,6 +183,13 @@ impl GpuRates {
 }
 
 impl GpuRates {
+    /// The rates of `device` (whose catalogue row `spec` was read from it): its calibration's,
+    /// or its datasheet's where it has all the physics model needs, else those of its catalogue
+    /// row alone ([`GpuRates::from_spec`]: the default launch floor where the row has none).
+    pub fn from_device_or_spec(device: &Device, spec: &GpuSpec) -> Self {
+        Self::from_device(device).unwrap_or_else(|_| Self::from_spec(spec))
+    }
+
     /// The rates of a GPU known by its catalogue row alone (as the transfer models read it):
     /// the datasheet's peaks, its launch latency (measured or published; else
     /// [`LAUNCH_LATENCY_SECS`]), its occupancy limits, and the fixed defaults.

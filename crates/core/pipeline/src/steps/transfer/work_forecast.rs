@@ -101,7 +101,7 @@ fn physics_beside(
         };
         let spec = GpuSpec::from_device(device)
             .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))?;
-        let rates = GpuRates::from_device(device).unwrap_or_else(|_| GpuRates::from_spec(&spec));
+        let rates = GpuRates::from_device_or_spec(device, &spec);
         cells.push(ReportCell::number(
             "the physics model's rates: launch floor",
             &device.name,
