@@ -4,7 +4,8 @@
 //! where it has one (`yosoku calibrate --backend cuda`), else from the catalogue.
 //!
 //! - **Floor**: `kernel_floor_us`, the empty kernel's own time as a profiler sees it; without a
-//!   calibration, the catalogue's `launch_latency_us`.
+//!   calibration, the catalogue's `launch_latency_us`, else [`LAUNCH_LATENCY_SECS`] (5 us, the
+//!   order of a launch as the host submits it).
 //! - **Memory**: the longer of two bounds on the bytes moved (`moved_bytes` where the user gives
 //!   them, for uncoalesced access; else the distinct DRAM bytes). Bandwidth: one DRAM round trip
 //!   plus the bytes over the copy bandwidth. Latency: a thread has [`BYTES_IN_FLIGHT`] bytes in
@@ -49,6 +50,13 @@ use super::work::Work;
 use crate::ModelError;
 use crate::model::Model;
 
+/// The part of a launch in which no SM is active (the GPU receiving it, starting its grid and
+/// ending it), where a profile's SM active cycles price the rest: the floor where a calibration
+/// measured it (an empty kernel's time on the GPU, nearly all of it this part), else this: the
+/// order of the one yosoku measured, an H200's `kernel_floor_us` of 1.44 to 1.60 us; fixed, not
+/// fitted. The catalogue's launch latency (and the 5 us default) is a launch as the host submits
+/// it, larger: a short launch's profiled time is mostly its SMs' active span.
+pub const IDLE_FLOOR_SECS: f64 = 1.5e-6;
 /// One DRAM round trip where no calibration measured it: the order of an HBM or GDDR GPU's
 /// (400 to 600 ns); fixed, not fitted.
 pub const DEFAULT_DRAM_LATENCY_SECS: f64 = 0.5e-6;
@@ -406,17 +414,21 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
         _ => 0.0,
     };
     let steps_secs = (work.dependent_steps.max(1.0) - 1.0) * rates.barrier_step_secs;
-    let bound = [
-        compute_secs,
-        block_starts_secs,
-        issue_secs,
-        l2_secs,
-        sm_cycles_secs,
-    ]
-    .into_iter()
-    .fold(memory_secs, f64::max);
+    let work_secs = [compute_secs, block_starts_secs, issue_secs, l2_secs]
+        .into_iter()
+        .fold(memory_secs, f64::max);
+    // The SMs' active span a profile counted already holds the part of the floor in which the
+    // SMs work: it adds only the part no SM is active in, at most a device-side floor (where
+    // the floor is a calibration's, that floor itself; a catalogue's launch latency is the
+    // host's, larger).
+    let idle_floor_secs = rates.floor_secs.min(IDLE_FLOOR_SECS);
+    let secs = (rates.floor_secs + work_secs).max(if sm_cycles_secs > 0.0 {
+        idle_floor_secs + sm_cycles_secs
+    } else {
+        0.0
+    });
     PhysicsTime {
-        secs: rates.floor_secs + bound + steps_secs,
+        secs: secs + steps_secs,
         floor_secs: rates.floor_secs,
         memory_secs,
         compute_secs,
@@ -710,6 +722,37 @@ mod tests {
             physics_time(&work(1056.0, 256.0, 0.0, 1e6), &r).sm_cycles_secs,
             0.0
         );
+    }
+
+    #[test]
+    fn a_profiles_sm_span_adds_only_the_idle_part_of_a_hosts_launch_latency() {
+        // A calibrated H200: its floor, measured on the GPU, is the idle part, so the
+        // SM span adds to it in full.
+        let r = h200();
+        let spanned = |cycles: f64| KernelWork {
+            sm_active_cycles: Some(cycles),
+            ..work(1056.0, 256.0, 0.0, 1e3)
+        };
+        let t = physics_time(&spanned(132.0 * 1.98e9 * 3e-6), &r);
+        assert!((t.secs - (r.floor_secs + 3e-6)).abs() < 1e-12, "{}", t.secs);
+        // A GPU known by the catalogue alone, whose floor is the host's 5 us launch: a span of
+        // 3 us does not lengthen the floor plus the work (a launch measured at about 4.5 us, not
+        // 8); a span of 10 us gives 11.5 us, the idle part of a launch added, not 5 us.
+        let catalogue = GpuRates {
+            floor_secs: LAUNCH_LATENCY_SECS,
+            ..r.clone()
+        };
+        let short = physics_time(&spanned(132.0 * 1.98e9 * 3e-6), &catalogue);
+        let no_span = physics_time(&work(1056.0, 256.0, 0.0, 1e3), &catalogue);
+        assert_eq!(short.secs, no_span.secs);
+        assert!(short.secs < LAUNCH_LATENCY_SECS + 1e-6, "{}", short.secs);
+        let long = physics_time(&spanned(132.0 * 1.98e9 * 10e-6), &catalogue);
+        assert!(
+            (long.secs - (IDLE_FLOOR_SECS + 10e-6)).abs() < 1e-12,
+            "{}",
+            long.secs
+        );
+        assert_eq!(long.bound(), "SM cycles");
     }
 
     #[test]
