@@ -1833,12 +1833,25 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         let count = get("leave_one_kernel_out", "instruction_count");
         assert!(costs.2 < count.2, "{step}: {costs:?} vs {count:?}");
         // A kernel the model never saw, measured on other GPUs (`yosoku predict` of one's own
-        // kernel): the learned model beats both scalings from those GPUs, on the mean.
+        // kernel): the learned model beats both scalings from those GPUs, on the mean. The
+        // physics-scaled times (nothing fitted, from the GPUs of the target's architecture)
+        // it beats on the Apps-Gpus kernels and not with the Rodinia kernels: there the
+        // physics is the better answer, and the learned model has not earned its place.
         let unseen = get("leave_one_kernel_out", "transfer_ridge");
-        for baseline in ["wave_scaling", "cores_clock_all_gpus", "physics_scaled"] {
+        for baseline in ["wave_scaling", "cores_clock_all_gpus"] {
             let b = get("leave_one_kernel_out", baseline);
             assert!(unseen.3 < b.3, "{step}: {unseen:?} vs {b:?}");
         }
+        let physics = get("leave_one_kernel_out", "physics_scaled");
+        assert_eq!(
+            (unseen.2 < physics.2, unseen.3 < physics.3),
+            if step == "apps" {
+                (true, true)
+            } else {
+                (false, false)
+            },
+            "{step}: {unseen:?} vs {physics:?}"
+        );
         // Intervals calibrated on held-out GPUs cover most held-out rows of a new GPU.
         assert!(learned.4 > 85.0, "{step}: {learned:?}");
         // With the target's architecture left out, the training GPUs are of one architecture:

@@ -411,26 +411,48 @@ fn seed_predictions<'a>(
         .collect()
 }
 
+/// The same launch as `t` measured on GPUs `fold` does not hold out.
+fn sources_of<'a>(m: &'a Measurements, fold: &Fold, t: &Cell) -> Vec<&'a Cell> {
+    m.by_launch[t.launch]
+        .iter()
+        .map(|&c| &m.cells[c])
+        .filter(|c| !fold.held_gpu[c.gpu] && c.gpu != t.gpu)
+        .collect()
+}
+
+/// The sources whose profiles the physics methods read: those of the target's architecture
+/// where any was measured (warp instructions and SM cycles count an architecture's instruction
+/// set and SMs, which differ between Kepler and Maxwell for the same launch), else all.
+pub(super) fn profiled_sources<'a>(m: &'a Measurements, fold: &Fold, t: &Cell) -> Vec<&'a Cell> {
+    let all = sources_of(m, fold, t);
+    let same = |s: &&Cell| m.gpus[s.gpu].architecture == m.gpus[t.gpu].architecture;
+    if all.iter().any(same) {
+        all.into_iter().filter(same).collect()
+    } else {
+        all
+    }
+}
+
 fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -> FoldPredictions {
     let train = |c: &Cell| fold.trains(c);
-    // Sources: the same launch measured on GPUs the fold does not hold out.
-    let sources = |t: &Cell| -> Vec<&Cell> {
-        m.by_launch[t.launch]
-            .iter()
-            .map(|&c| &m.cells[c])
-            .filter(|c| !fold.held_gpu[c.gpu] && c.gpu != t.gpu)
-            .collect()
-    };
+    let sources = |t: &Cell| sources_of(m, fold, t);
     let targets = fold.targets.iter().map(|&t| &m.cells[t]);
-    let from_sources = |f: &dyn Fn(&Cell, &Cell) -> Option<f64>| -> Vec<Option<f64>> {
+    // The median over a target's sources (`profiled`: of its architecture where any) of `f`.
+    let median_over = |profiled: bool, f: &dyn Fn(&Cell, &Cell) -> Option<f64>| {
         targets
             .clone()
             .map(|t| {
-                let mut v: Vec<f64> = sources(t).into_iter().filter_map(|s| f(s, t)).collect();
+                let of = if profiled {
+                    profiled_sources(m, fold, t)
+                } else {
+                    sources(t)
+                };
+                let mut v: Vec<f64> = of.into_iter().filter_map(|s| f(s, t)).collect();
                 (!v.is_empty()).then(|| median(&mut v))
             })
-            .collect()
+            .collect::<Vec<Option<f64>>>()
     };
+    let from_sources = |f: &dyn Fn(&Cell, &Cell) -> Option<f64>| median_over(false, f);
     let failed = |e: ModelError| FoldPredictions {
         secs: vec![None; fold.targets.len()],
         why_not: Some(e.to_string()),
@@ -503,7 +525,7 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                 physics_secs(method, work, &rates[target.gpu])
             };
             if scheme.holds_gpus() {
-                from_sources(&|s, t| secs(&s.work, t))
+                median_over(true, &|s, t| secs(&s.work, t))
             } else {
                 // The target's own profile: its SM cycles are the time being predicted, so the
                 // work is priced without them.
@@ -519,7 +541,7 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                     .collect()
             }
         }
-        Method::PhysicsScaled => from_sources(&|s, t| {
+        Method::PhysicsScaled => median_over(true, &|s, t| {
             let work = KernelWork::from_work(&s.work);
             let secs = physics_scaled_secs(s.secs, &work, &rates[s.gpu], &rates[t.gpu]);
             secs.is_finite().then_some(secs)

@@ -223,6 +223,40 @@ fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
     assert!(peak.median_abs_error_pct > 1.0, "{peak:?}");
 }
 
+/// The physics methods read the profiles of a held-out GPU's architecture where any was
+/// measured (instruction and cycle counts are an architecture's), else every measured GPU's.
+#[test]
+fn the_physics_reads_the_profiles_of_the_targets_architecture_where_there_are_any() {
+    use super::schemes::{outer_folds, profiled_sources};
+    let batch = synthetic(&GPUS, 2);
+    let catalogue = Catalogue::built_in().unwrap();
+    let m = Measurements::from_observations(&batch, &catalogue, false).unwrap();
+    let names = |cells: &[&super::data::Cell]| -> Vec<String> {
+        let mut a: Vec<String> = cells.iter().map(|c| m.gpus[c.gpu].name.clone()).collect();
+        a.sort();
+        a
+    };
+    let gtx_680 = m.gpu_labels.iter().position(|g| g == "GTX-680").unwrap();
+    for (scheme, expected) in [
+        // The Kepler GTX 680 held out: the Tesla K40's profiles alone.
+        (Scheme::LeaveOneGpuOut, 1),
+        // With Kepler left out, the three Maxwell GPUs'.
+        (Scheme::LeaveOneGpuOutOtherArchitectures, 3),
+    ] {
+        let fold = outer_folds(&m, scheme)
+            .into_iter()
+            .find(|f| f.held_gpu[gtx_680])
+            .unwrap();
+        let target = &m.cells[fold.targets[0]];
+        let sources = profiled_sources(&m, &fold, target);
+        assert_eq!(sources.len(), expected, "{scheme:?}: {:?}", names(&sources));
+        let kepler = sources
+            .iter()
+            .all(|s| m.gpus[s.gpu].architecture == m.gpus[gtx_680].architecture);
+        assert_eq!(kepler, scheme == Scheme::LeaveOneGpuOut, "{scheme:?}");
+    }
+}
+
 #[test]
 fn the_cost_model_prices_a_kernel_it_never_saw() {
     let batch = synthetic(&GPUS, 5);
