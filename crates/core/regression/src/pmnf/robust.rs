@@ -66,6 +66,9 @@ pub const TREND_POINTS: usize = 4;
 /// parameter's points to reject a model where no repetitions measure the noise: 5 %.
 pub const TREND_WITHOUT_NOISE: f64 = 0.05;
 
+/// Coefficients of a single-term hypothesis: its constant and its term.
+const SINGLE_TERM_COEFFICIENTS: usize = 2;
+
 /// A model chosen by the robust search, with what it learned of the noise.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RobustFit {
@@ -159,10 +162,29 @@ impl Weighted {
     }
 
     /// `terms` (bases) fitted by weighted least squares and scored; `None` where the fit fails
-    /// or gives a term no weight.
+    /// or gives a term no weight, or where the criterion cannot score it (without repetitions,
+    /// as many points as coefficients and one, or fewer).
     fn score(&self, terms: Vec<Term>) -> Option<Scored> {
         let n = self.y.len();
         let k = 1 + terms.len();
+        let fitted = self.fitted(terms)?;
+        let (kf, weighted_rss) = (k as f64, fitted.weighted_rss);
+        let score = match self.noise {
+            Some((s2, _)) => weighted_rss / s2 + self.coefficient_penalty() * kf,
+            None if n > k + 1 => {
+                let nf = n as f64;
+                nf * (weighted_rss / nf).max(f64::MIN_POSITIVE).ln()
+                    + 2.0 * kf
+                    + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
+            }
+            None => return None,
+        };
+        score.is_finite().then_some(Scored { score, ..fitted })
+    }
+
+    /// `terms` (bases) fitted by weighted least squares, its score unset (NaN); `None` where the
+    /// fit fails or gives a term no weight.
+    fn fitted(&self, terms: Vec<Term>) -> Option<Scored> {
         let rows = self.weighted_rows(&terms);
         let ys: Vec<f64> = self
             .y
@@ -188,19 +210,8 @@ impl Weighted {
                 w * (y - f) * (y - f)
             })
             .sum();
-        let kf = k as f64;
-        let score = match self.noise {
-            Some((s2, _)) => weighted_rss / s2 + self.coefficient_penalty() * kf,
-            None if n > k + 1 => {
-                let nf = n as f64;
-                nf * (weighted_rss / nf).max(f64::MIN_POSITIVE).ln()
-                    + 2.0 * kf
-                    + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
-            }
-            None => return None,
-        };
-        score.is_finite().then_some(Scored {
-            score,
+        weighted_rss.is_finite().then_some(Scored {
+            score: f64::NAN,
             constant: c[0],
             terms,
             weighted_rss,
@@ -469,11 +480,20 @@ fn ranked_singles(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Exponents>>
         .map(|(p, line)| {
             let xs: Vec<f64> = line.iter().map(|(x, _)| *x).collect();
             let on_line = data.with_points(line, dims, p);
+            // Every single term has the same coefficients, so the criterion ranks them by their
+            // weighted residuals; where it cannot score them (a line of 3 points without
+            // repetitions: ranks 1, 2 and 4), the residuals rank them alone, and the search on
+            // all the points decides whether the parameter's term enters. Else the parameter
+            // would have no candidate and never enter.
+            let criterion = on_line.noise.is_some() || line.len() > SINGLE_TERM_COEFFICIENTS + 1;
             let scored: Vec<(f64, Exponents)> = hypotheses(&xs, options)
                 .filter_map(|e| {
-                    on_line
-                        .score(single_terms(p, [e]).remove(0))
-                        .map(|s| (s.score, e))
+                    let terms = single_terms(p, [e]).remove(0);
+                    if criterion {
+                        on_line.score(terms).map(|s| (s.score, e))
+                    } else {
+                        on_line.fitted(terms).map(|s| (s.weighted_rss, e))
+                    }
                 })
                 .collect();
             lowest(scored, CANDIDATES_PER_PARAMETER)
@@ -664,6 +684,35 @@ mod tests {
         assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
         let at = fit.model.evaluate(&[343.0]);
         assert!(at > 2.13, "{at}: {:?}", fit.model);
+    }
+
+    /// A parameter measured at three values without repetitions (an MPI study's 1, 2 and 4
+    /// ranks, one run each): the criterion cannot score a term on its line of 3 points, so its
+    /// terms are ranked by their residuals there and the search on all the points takes it in.
+    /// It was left out before (every rank count's time modelled by the size alone).
+    #[test]
+    fn a_parameter_of_three_values_without_repetitions_enters_the_model() {
+        let points: Vec<Point> = [33.0, 49.0, 65.0, 81.0, 97.0]
+            .iter()
+            .flat_map(|&x: &f64| {
+                [1.0, 2.0, 4.0].map(|p: f64| Point {
+                    coordinate: vec![x, p],
+                    values: vec![0.5 + 0.01 * x * p],
+                })
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert!(
+            fit.model
+                .terms
+                .iter()
+                .any(|t| t.factors.iter().any(|(parameter, _)| *parameter == 1)),
+            "{:?}",
+            fit.model
+        );
+        let at = fit.model.evaluate(&[129.0, 8.0]);
+        let law = 0.5 + 0.01 * 129.0 * 8.0;
+        assert!((at / law - 1.0).abs() < 0.01, "{at} against {law}");
     }
 
     #[test]
