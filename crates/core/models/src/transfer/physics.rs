@@ -30,6 +30,9 @@
 //!   that dependency and latency stalls the work cannot show are priced. It assumes a block
 //!   needs as many cycles on the target as on the profiled GPU (so it over-prices a
 //!   memory-bound launch moved to faster memory; the memory bound prices that launch already).
+//!   The span holds the part of the floor in which the SMs work, so it is added to the floor's
+//!   idle part only ([`IDLE_FLOOR_SECS`]), and the launch takes the longer of that and the floor
+//!   plus the other bounds.
 //! - **Achieved occupancy** (where a profile measured it): the share of the warps the launch
 //!   could have had resident on the profiled GPU that it had on average (tails, imbalance,
 //!   launch ramp) scales the blocks resident on the target in the memory's latency bound.
