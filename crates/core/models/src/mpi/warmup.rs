@@ -126,7 +126,7 @@ pub fn pooled_warmups(repeats: &[&RecordBatch]) -> Result<BTreeMap<i32, usize>, 
 /// Each rank's per-iteration times (periodic blocks aside) of a shorter reduced run (an
 /// `mpi_blocks` table of one run), for the two-length prediction: with the longer run's, every
 /// steady iteration of both a point of the cost per iteration's line in the iteration index
-/// ([`SteadyIterations::two_lengths`]; docs/methods.md, section 3).
+/// (`SteadyIterations::two_lengths`; docs/methods.md, section 3).
 pub fn shorter_run_times(shorter: &RecordBatch) -> Result<BTreeMap<i32, Vec<f64>>, ModelError> {
     let rows = BlockRows::new("shorter", shorter)?;
     let (id, ranks) = rows.single_run()?;

@@ -535,7 +535,7 @@ impl TransferModel {
     }
 
     /// The same, each ridge over the base a nested cross-validation on the same cells chooses
-    /// ([`chosen_base`]): the learned correction of the physics model's ratio, the ratio alone,
+    /// (`chosen_base`): the learned correction of the physics model's ratio, the ratio alone,
     /// or the times themselves, whichever predicted the training GPUs best when each was left
     /// out in turn. Nothing of the launches it will predict enters the choice.
     pub fn fit_choosing_base(
@@ -560,7 +560,7 @@ impl TransferModel {
     }
 
     /// The same from sources anywhere, and whether the model within architectures answered
-    /// ([`predict_ln_secs`]). Sources of the target's architecture, where there are any, are
+    /// (`predict_ln_secs`). Sources of the target's architecture, where there are any, are
     /// used alone, with the model fitted within architectures.
     pub fn predict_from(&self, target: &GpuSpec, sources: &[Source<'_>]) -> Option<(f64, bool)> {
         let same: Vec<Source<'_>> = sources
