@@ -55,7 +55,8 @@ pub struct MpiSpec {
     pub size: RunSize,
     pub warmup: Warmup,
     /// The warm-up of each rank chosen once for several repeats of the reduced run
-    /// ([`pooled_warmups`](super::pooled_warmups)); when it names a rank, it replaces `warmup` there.
+    /// ([`pooled_warmups`](super::pooled_warmups)); when it names a rank, it replaces `warmup`
+    /// there.
     pub pooled_warmup: BTreeMap<i32, usize>,
     pub trend: Trend,
     /// The paper's figure for this setting, printed beside ours in the report.
@@ -63,7 +64,8 @@ pub struct MpiSpec {
     /// The run-to-run variation the interval carries beside the reduced run's own noise.
     pub run_to_run: RunToRun,
     /// Two lengths: each rank's per-iteration times of a shorter reduced run
-    /// ([`shorter_run_times`](super::shorter_run_times)), pooled iteration by iteration with the reduced run's (the longer),
+    /// ([`shorter_run_times`](super::shorter_run_times)), pooled iteration by iteration with the
+    /// reduced run's (the longer),
     /// whose line in the iteration index is then extrapolated, whatever `trend` says.
     pub shorter: BTreeMap<i32, Vec<f64>>,
 }

@@ -5,7 +5,8 @@ use crate::median;
 /// What one launch did, as one GPU's profile counted it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Work {
-    /// NaN in a profile without an instruction count (see [`Measurements::from_profile`](super::data::Measurements::from_profile)).
+    /// NaN in a profile without an instruction count (see
+    /// [`Measurements::from_profile`](super::data::Measurements::from_profile)).
     pub warp_instructions: f64,
     /// Single- plus double-precision floating-point operations (0 where not counted).
     pub flops: f64,
