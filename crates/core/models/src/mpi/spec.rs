@@ -65,8 +65,8 @@ pub struct MpiSpec {
     pub run_to_run: RunToRun,
     /// Two lengths: each rank's per-iteration times of a shorter reduced run
     /// ([`shorter_run_times`](super::shorter_run_times)), pooled iteration by iteration with the
-    /// reduced run's (the longer),
-    /// whose line in the iteration index is then extrapolated, whatever `trend` says.
+    /// reduced run's (the longer), whose line in the iteration index is then extrapolated,
+    /// whatever `trend` says.
     pub shorter: BTreeMap<i32, Vec<f64>>,
 }
 
