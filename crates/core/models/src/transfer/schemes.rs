@@ -437,22 +437,19 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
     let train = |c: &Cell| fold.trains(c);
     let sources = |t: &Cell| sources_of(m, fold, t);
     let targets = fold.targets.iter().map(|&t| &m.cells[t]);
-    // The median over a target's sources (`profiled`: of its architecture where any) of `f`.
-    let median_over = |profiled: bool, f: &dyn Fn(&Cell, &Cell) -> Option<f64>| {
+    // The median of `f` over the sources `of` picks for each target (`sources_of`, or
+    // `profiled_sources` for the methods that read the sources' profiles).
+    type Picker = for<'a> fn(&'a Measurements, &Fold, &Cell) -> Vec<&'a Cell>;
+    let median_over = |of: Picker, f: &dyn Fn(&Cell, &Cell) -> Option<f64>| {
         targets
             .clone()
             .map(|t| {
-                let of = if profiled {
-                    profiled_sources(m, fold, t)
-                } else {
-                    sources(t)
-                };
-                let mut v: Vec<f64> = of.into_iter().filter_map(|s| f(s, t)).collect();
+                let mut v: Vec<f64> = of(m, fold, t).into_iter().filter_map(|s| f(s, t)).collect();
                 (!v.is_empty()).then(|| median(&mut v))
             })
             .collect::<Vec<Option<f64>>>()
     };
-    let from_sources = |f: &dyn Fn(&Cell, &Cell) -> Option<f64>| median_over(false, f);
+    let from_sources = |f: &dyn Fn(&Cell, &Cell) -> Option<f64>| median_over(sources_of, f);
     let failed = |e: ModelError| FoldPredictions {
         secs: vec![None; fold.targets.len()],
         why_not: Some(e.to_string()),
@@ -525,7 +522,7 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                 physics_secs(method, work, &rates[target.gpu])
             };
             if scheme.holds_gpus() {
-                median_over(true, &|s, t| secs(&s.work, t))
+                median_over(profiled_sources, &|s, t| secs(&s.work, t))
             } else {
                 // The target's own profile: its SM cycles are the time being predicted, so the
                 // work is priced without them.
@@ -541,7 +538,7 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
                     .collect()
             }
         }
-        Method::PhysicsScaled => median_over(true, &|s, t| {
+        Method::PhysicsScaled => median_over(profiled_sources, &|s, t| {
             let work = KernelWork::from_work(&s.work);
             let secs = physics_scaled_secs(s.secs, &work, &rates[s.gpu], &rates[t.gpu]);
             secs.is_finite().then_some(secs)

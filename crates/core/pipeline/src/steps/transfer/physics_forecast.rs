@@ -16,7 +16,7 @@ use super::super::step::{
     ParamError, Stage, Step, StepContext, StepError, StepKind, StepOutput, StepParams, TableRef,
     names,
 };
-use super::shared::check_launches;
+use super::shared::{check_launches, on_device};
 
 pub(crate) const PHYSICS_FORECAST: StepKind = StepKind::new::<PhysicsForecastParams>(
     "physics_forecast",
@@ -118,12 +118,7 @@ impl Step for PhysicsForecastStep {
         let mut rows = Vec::new();
         let mut cells = Vec::new();
         for name in &p.on {
-            let device = cx.devices.find(name).ok_or_else(|| {
-                StepError::Invalid(format!(
-                    "`on`: `{name}` is not in the device catalogue (closest: {})",
-                    cx.devices.closest(name, 3).join(", ")
-                ))
-            })?;
+            let device = on_device(cx.devices, name)?;
             let rates = GpuRates::from_device(device)?;
             let rates_title = format!("the rates the physics model used on {}", device.name);
             for (what, value, unit) in [
@@ -196,7 +191,22 @@ impl Step for PhysicsForecastStep {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::testing::parse_error;
+    use super::super::super::testing::{parse_error, run_error};
+
+    #[test]
+    fn a_gpu_the_catalogue_lacks_is_refused_with_the_closest_names() {
+        let launch = "{ program = \"k\", variant = \"1\", blocks = 4, threads_per_block = 32, flops = 10, dram_bytes = 64 }";
+        let e = run_error(
+            &format!(
+                "[[validate]]\nstep = \"physics_forecast\"\nid = \"f\"\non = [\"H1000\"]\nlaunches = [{launch}]"
+            ),
+            Vec::new(),
+        );
+        assert!(
+            e.contains("`on`: `H1000` is not in the device catalogue (closest:"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn bad_launches_and_targets_are_refused_at_their_key() {

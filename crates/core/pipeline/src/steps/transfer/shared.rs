@@ -1,10 +1,11 @@
 //! What the transfer family's step kinds share: their `published` figures, the default
-//! interval level, the grouping of operators and the check of launches described by their work.
+//! interval level, the grouping of operators, the check of launches described by their work, and
+//! the lookup of the GPUs `on` names.
 
 use yosoku_models::transfer::work_forecast::WorkLaunch;
 
 use super::super::counters::PublishedSpec;
-use super::super::step::ParamError;
+use super::super::step::{ParamError, StepError};
 
 /// `launches`, checked: at least one; every count and amount a finite number at least its least
 /// (blocks and threads 1, work 0, dependent steps 1); some work in each.
@@ -76,4 +77,18 @@ pub(super) fn mean_error_anchors(
 
 pub(super) fn default_level() -> f64 {
     0.95
+}
+
+/// The device a step's `on` names as `name`, from `devices`; an error naming the closest
+/// entries where the catalogue has none.
+pub(super) fn on_device<'c>(
+    devices: &'c yosoku_devices::Catalogue,
+    name: &str,
+) -> Result<&'c yosoku_devices::Device, StepError> {
+    devices.find(name).ok_or_else(|| {
+        StepError::Invalid(format!(
+            "`on`: `{name}` is not in the device catalogue (closest: {})",
+            devices.closest(name, 3).join(", ")
+        ))
+    })
 }

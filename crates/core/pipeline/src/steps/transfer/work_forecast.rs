@@ -8,7 +8,7 @@
 
 use serde::Deserialize;
 use toml::Spanned;
-use yosoku_devices::Catalogue;
+use yosoku_devices::{Catalogue, Device};
 use yosoku_models::Model;
 use yosoku_models::transfer::GpuSpec;
 use yosoku_models::transfer::physics::{GpuRates, floor_plus_bytes_secs, physics_time};
@@ -22,7 +22,7 @@ use super::super::step::{
     StepParams, TableRef, names,
 };
 use super::physics_forecast::{VALIDATION_PHYSICS_FORECAST, forecast_rows};
-use super::shared::check_launches;
+use super::shared::{check_launches, on_device};
 use super::work_model_fit::{fit_work_model, peaks_catalogue, stated_cells, work_model};
 
 /// What the step names a model for, when it names another family's.
@@ -69,19 +69,18 @@ impl StepParams for WorkForecastParams {
     }
 }
 
+/// The GPU `on` names as `name`, from `devices`, and its catalogue row as the models read it.
+fn target<'c>(devices: &'c Catalogue, name: &str) -> Result<(&'c Device, GpuSpec), StepError> {
+    let device = on_device(devices, name)?;
+    let spec = GpuSpec::from_device(device)
+        .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))?;
+    Ok((device, spec))
+}
+
 /// The GPUs `on` names, from the catalogue (with the peaks the model reads).
 fn targets(devices: &Catalogue, on: &[String]) -> Result<Vec<GpuSpec>, StepError> {
     on.iter()
-        .map(|name| {
-            let device = devices.find(name).ok_or_else(|| {
-                StepError::Invalid(format!(
-                    "`on`: `{name}` is not in the device catalogue (closest: {})",
-                    devices.closest(name, 3).join(", ")
-                ))
-            })?;
-            GpuSpec::from_device(device)
-                .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))
-        })
+        .map(|name| target(devices, name).map(|(_, spec)| spec))
         .collect()
 }
 
@@ -96,11 +95,7 @@ fn physics_beside(
 ) -> Result<Vec<PredictionRow>, StepError> {
     let mut rows = Vec::new();
     for name in on {
-        let Some(device) = cx.devices.find(name) else {
-            continue;
-        };
-        let spec = GpuSpec::from_device(device)
-            .map_err(|e| StepError::Invalid(format!("`on`: `{name}`: {e}")))?;
+        let (device, spec) = target(cx.devices, name)?;
         let rates = GpuRates::from_device_or_spec(device, &spec);
         cells.push(ReportCell::number(
             "the physics model's rates: launch floor",
