@@ -128,16 +128,23 @@ fn extrap_s_examples_of_bad_input_are_refused_at_their_line() {
     assert_eq!(e.to_string(), "line 1: POINTS before PARAMETER");
 }
 
+/// A held-out mean within this fraction of the prediction is predicted exactly.
+const EXACT: f64 = 1e-9;
+
 /// The robust search on Extra-P's own experiments: each series' largest configuration (of every
 /// parameter's largest value, or else the largest first parameter) held out, both searches fitted
 /// to the rest (series that keep at least 4 values of every parameter). Printed per series; the robust search's median held-out error is asserted no
 /// worse than 1.25 times the Extra-P-compatible search's, and its 95 % interval must hold the
-/// held-out mean in 90-98 % of the series (issue 56's target; both measured in `--nocapture`'s
-/// table).
+/// held-out mean in 90-98 % of the series it does not predict exactly (issue 56's target; an
+/// exact prediction, 291 of the 1,894 series, holds in an interval of any width, so it says
+/// nothing of the width; both measured in `--nocapture`'s table).
 #[test]
 fn the_robust_search_predicts_held_out_points_of_extrap_s_experiments_as_well() {
     use yosoku_regression::pmnf::robust::fit_robust;
     let (mut default_errors, mut robust_errors, mut held, mut same) = (vec![], vec![], 0, 0);
+    // Series whose held-out mean the robust model predicts exactly (counts such as visits, a
+    // law without noise): any interval holds them, whatever its width.
+    let (mut exact, mut held_exact) = (0, 0);
     for path in experiments() {
         for s in read(&path).series {
             // Series that keep at least 4 values of every parameter without their largest.
@@ -165,6 +172,10 @@ fn the_robust_search_predicts_held_out_points_of_extrap_s_experiments_as_well() 
                 .interval(x, 0.95)
                 .is_some_and(|(lo, hi)| (lo..=hi).contains(&measured));
             held += usize::from(covered);
+            if (r.model.evaluate(x) - measured).abs() <= EXACT * measured.abs() {
+                exact += 1;
+                held_exact += usize::from(covered);
+            }
             let names = ["x", "y", "z", "w"];
             let shape = yosoku_regression::pmnf::synthetic::shape;
             same += usize::from(shape(&d.terms) == shape(&r.model.terms));
@@ -191,11 +202,15 @@ fn the_robust_search_predicts_held_out_points_of_extrap_s_experiments_as_well() 
     assert!(n >= 10, "only {n} series with repetitions and 6 points");
     let (d, r) = (median(default_errors), median(robust_errors));
     println!(
-        "{n} series: median held-out |error| {d:.2} % (Extra-P's search), {r:.2} % (robust); the same terms in {same}; robust intervals held {held} of {n}"
+        "{n} series: median held-out |error| {d:.2} % (Extra-P's search), {r:.2} % (robust); the same terms in {same}; robust intervals held {held} of {n}, {} of the {} not predicted exactly",
+        held - held_exact,
+        n - exact
     );
     assert!(r <= 1.25 * d, "robust {r:.2} % against {d:.2} %");
+    // The band counts the series whose interval's width decides whether it holds.
+    let (held, n) = (held - held_exact, n - exact);
     assert!(
         held * 100 >= n * 90 && held * 100 <= n * 98,
-        "intervals held {held} of {n}"
+        "intervals held {held} of the {n} series not predicted exactly"
     );
 }

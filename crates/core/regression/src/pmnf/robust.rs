@@ -66,6 +66,9 @@ pub const TREND_POINTS: usize = 4;
 /// parameter's points to reject a model where no repetitions measure the noise: 5 %.
 pub const TREND_WITHOUT_NOISE: f64 = 0.05;
 
+/// Rounds of [`Weighted::refitted`]: the weights move little after the first.
+const REFITS: usize = 3;
+
 /// Coefficients of a single-term hypothesis: its constant and its term.
 const SINGLE_TERM_COEFFICIENTS: usize = 2;
 
@@ -218,6 +221,39 @@ impl Weighted {
         })
     }
 
+    /// `s`'s term set refitted at weights from its own values, `r_i / f(x_i)^2`, instead of
+    /// from the measured means, [`REFITS`] rounds (iteratively reweighted least squares; the
+    /// quasi-likelihood fit of noise proportional to the time): the points at those weights and
+    /// the fit, its score kept. A mean measured once weighs itself by `1 / y_i^2`, so a value
+    /// that came out low by chance weighs more, and a constant through 1 and 3 is 1.2; at the
+    /// model's weights it is their mean, 2, the fit no longer pulled toward its low values. A point
+    /// whose value is not positive keeps its weight; so does every point where a round fails.
+    fn refitted(&self, s: &Scored) -> (Weighted, Scored) {
+        let mut at = self.clone();
+        let mut fit = s.clone();
+        for _ in 0..REFITS {
+            let mut next = self.clone();
+            for (i, w) in next.w.iter_mut().enumerate() {
+                let x = &self.x[i];
+                let f = fit.constant + fit.terms.iter().map(|t| t.evaluate(x)).sum::<f64>();
+                let y = self.y[i];
+                if f > 0.0 && f.is_finite() && y != 0.0 {
+                    // `r_i / y_i^2` times `y_i^2`: the repetitions, over the model's value squared.
+                    *w = self.w[i] * y * y / (f * f);
+                }
+            }
+            let Some(refit) = next.fitted(fit.terms.clone()) else {
+                break;
+            };
+            fit = Scored {
+                score: s.score,
+                ..refit
+            };
+            at = next;
+        }
+        (at, fit)
+    }
+
     /// What the criterion charges a coefficient: `ln n` (at least 2) with the noise known from
     /// the repetitions, else AICc's 2 (before its small-sample correction).
     fn coefficient_penalty(&self) -> f64 {
@@ -361,6 +397,18 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
         mut scored,
         compared,
     } = select(&data, &options, &nominated);
+    // Without repetitions, each weight came from the one noisy value it weighs: the chosen
+    // term sets are refitted at weights from their own values (see [`Weighted::refitted`]).
+    let mut fitted_at = data.clone();
+    if data.noise.is_none() {
+        for (i, s) in scored.iter_mut().enumerate() {
+            let (at, refit) = data.refitted(s);
+            if i == 0 {
+                fitted_at = at;
+            }
+            *s = refit;
+        }
+    }
     // Akaike weights of the term sets kept: how far their predictions spread is the
     // uncertainty of the choice itself (an alias of the chosen exponent that fits as well).
     let least = scored[0].score;
@@ -401,7 +449,7 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
         Vec::new()
     };
     let outer = outer_check(points, &options, &scored[0], &nominated);
-    let mut model = finish_robust(&data, scored.swap_remove(0));
+    let mut model = finish_robust(&fitted_at, scored.swap_remove(0));
     model.interval.ensembles = vec![ensemble, resampled, outer];
     Ok(RobustFit {
         model,
@@ -441,6 +489,11 @@ fn outer_check(
     if !chosen.score.is_finite() {
         return Vec::new();
     }
+    let chosen = if data.noise.is_none() {
+        data.refitted(&chosen).1
+    } else {
+        chosen
+    };
     vec![
         (1.0, best.constant, best.terms.clone()),
         (1.0, chosen.constant, chosen.terms),
@@ -684,6 +737,23 @@ mod tests {
         assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
         let at = fit.model.evaluate(&[343.0]);
         assert!(at > 2.13, "{at}: {:?}", fit.model);
+    }
+
+    /// Without repetitions, a constant is the mean of the values (each weighed at the model's
+    /// value), not pulled toward the low ones (each weighed by itself: 1.2 through 1, 3, 1, 3).
+    #[test]
+    fn a_constant_without_repetitions_is_the_mean_of_its_values() {
+        let points: Vec<Point> = [1.0, 3.0, 1.0, 3.0, 1.0, 3.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| Point {
+                coordinate: vec![(i + 1) as f64],
+                values: vec![v],
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert!(fit.model.terms.is_empty(), "{:?}", fit.model);
+        assert!((fit.model.constant - 2.0).abs() < 1e-9, "{:?}", fit.model);
     }
 
     /// A parameter measured at three values without repetitions (an MPI study's 1, 2 and 4
