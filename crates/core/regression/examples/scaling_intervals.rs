@@ -16,7 +16,9 @@
 //!   path's largest remaining point held out of it in turn); printed: held-out points, median
 //!   |error| of Extra-P's, the default's and the robust search's predictions, and per search how
 //!   many held-out means its own and its calibrated intervals held and their median half-width
-//!   (per cent of the prediction).
+//!   (per cent of the prediction). With `--series NAME`, after the row of each file whose name
+//!   contains NAME, a table of its call paths: the held-out mean, Extra-P's, the default's and
+//!   the robust search's error and models, and the points fitted.
 
 // A benchmark program: it reads and writes its files (the crate's library does not).
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -198,8 +200,9 @@ fn extrap_predictions(lines: &str, file: &str) -> BTreeMap<(String, String), f64
         .collect()
 }
 
-/// One file's row of the table.
-fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
+/// One file's row of the table; with `series`, a row per call path after it (its held-out
+/// mean, each search's error and model, the points fitted).
+fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<String, String> {
     let e = read(path)?;
     let at = corner(&e);
     let name = path.file_name().unwrap_or_default().to_string_lossy();
@@ -235,6 +238,7 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
     let (mut default, mut robust, mut extrap_errors) =
         (Scored::default(), Scored::default(), Vec::new());
     let mut held = 0;
+    let mut details = Vec::new();
     for (s, rest, m) in &split {
         let (Ok(d), Ok(r)) = (fit(rest, &options), fit_robust(rest, &options)) else {
             continue;
@@ -242,8 +246,31 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
         held += 1;
         default.add(&d, &default_calibration, None, &at, *m);
         robust.add(&r.model, &robust_calibration, Some(&d), &at, *m);
-        if let Some(p) = theirs.get(&(s.callpath.clone(), s.metric.clone())) {
+        let their = theirs.get(&(s.callpath.clone(), s.metric.clone())).copied();
+        if let Some(p) = their {
             extrap_errors.push(100.0 * (p - m).abs() / m.abs());
+        }
+        if series {
+            let error = |p: f64| format!("{:.2}", 100.0 * (p - m).abs() / m.abs());
+            let names: Vec<String> = (0..at.len()).map(|d| format!("x{}", d + 1)).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let measured_points: Vec<String> = rest
+                .iter()
+                .map(|p| {
+                    let value = measured(p, Aggregate::Mean);
+                    format!("{:?}: {value:.4e} x{}", p.coordinate, p.values.len())
+                })
+                .collect();
+            details.push(format!(
+                "| {} | {m:.4e} | {} | {} `{}` | {} `{}` | {} |",
+                s.callpath,
+                their.map_or_else(|| "-".to_owned(), error),
+                error(d.evaluate(&at)),
+                d.to_extrap(&names),
+                error(r.model.evaluate(&at)),
+                r.model.to_extrap(&names),
+                measured_points.join(", "),
+            ));
         }
     }
     default.calibration = Some(default_calibration);
@@ -266,7 +293,7 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
             c.checks,
         )
     };
-    Ok(format!(
+    let row = format!(
         "| {name:<34} | {held:>4} | {:>8} | {} | {} |",
         if extrap_errors.len() == held && held > 0 {
             format!("{:.2}", median(extrap_errors))
@@ -275,6 +302,13 @@ fn score_file(path: &Path, extrap_lines: &str) -> Result<String, String> {
         },
         columns(&default),
         columns(&robust),
+    );
+    if details.is_empty() {
+        return Ok(row);
+    }
+    Ok(format!(
+        "{row}\n\n| call path | held-out mean | Extra-P: \\|err\\| % | default: \\|err\\| %, model | robust: \\|err\\| %, model | points fitted (mean, repetitions) |\n|---|---|---|---|---|---|\n{}\n",
+        details.join("\n")
     ))
 }
 
@@ -289,7 +323,7 @@ fn files_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 fn run(args: &[String]) -> Result<(), String> {
-    let usage = "usage: scaling_intervals write OUT FILE... | score OUT --extrap FILE.jsonl";
+    let usage = "usage: scaling_intervals write OUT FILE... | score OUT --extrap FILE.jsonl [--series NAME]";
     match args {
         [mode, out, files @ ..] if mode == "write" => {
             let out = Path::new(out);
@@ -313,14 +347,22 @@ fn run(args: &[String]) -> Result<(), String> {
             }
             Ok(())
         }
-        [mode, out, flag, lines] if mode == "score" && flag == "--extrap" => {
+        [mode, out, flag, lines, more @ ..] if mode == "score" && flag == "--extrap" => {
+            // `--series NAME`: a row per call path of the files whose name contains NAME.
+            let series = match more {
+                [] => None,
+                [flag, name] if flag == "--series" => Some(name.as_str()),
+                _ => return Err(usage.to_owned()),
+            };
             let lines = std::fs::read_to_string(lines).map_err(|e| format!("{lines}: {e}"))?;
             println!(
                 "| file | held out | Extra-P: median \\|err\\| % | default: median \\|err\\| % | its own interval held, calibrated held, median half-width % | calibration factor, checks | robust: median \\|err\\| % | its own interval held, calibrated held, median half-width % | calibration factor, checks |"
             );
             println!("|---|---|---|---|---|---|---|---|---|");
             for file in files_in(Path::new(out))? {
-                println!("{}", score_file(&file, &lines)?);
+                let name = file.file_name().unwrap_or_default().to_string_lossy();
+                let detailed = series.is_some_and(|s| name.contains(s));
+                println!("{}", score_file(&file, &lines, detailed)?);
             }
             Ok(())
         }
