@@ -200,6 +200,13 @@ fn render(answer: &Answer) -> String {
                 secs(b.floor_plus_bytes_secs),
                 secs(b.physics_scaled_secs)
             );
+            if b.combined_secs.is_finite() {
+                let _ = writeln!(
+                    out,
+                    "  combined (geometric mean of the answer, the physics-scaled time and cores x clock within the architecture): {}",
+                    secs(b.combined_secs)
+                );
+            }
         }
         for b in [&a.on_profile_gpu, &a.on_target] {
             let _ = writeln!(

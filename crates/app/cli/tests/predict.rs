@@ -624,9 +624,9 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model
     let p = forecast.table("forecast.predictions").unwrap();
     assert_eq!(
         p.num_rows(),
-        6 * 114,
+        7 * 114,
         "the model's answer, wave scaling's, the latency-aware model's, the physics model's, \
-         floor plus bytes' and the physics-scaled time per launch"
+         floor plus bytes', the physics-scaled time and the combination per launch"
     );
     let col = |name: &str| {
         let a = p.column_by_name(name).unwrap();
@@ -642,6 +642,21 @@ fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model
     assert_eq!(models[3], "physics");
     assert_eq!(models[4], "floor_plus_bytes");
     assert_eq!(models[5], "physics_scaled");
+    assert_eq!(models[6], "combined");
+    // Across architectures (Maxwell to Hopper) no cores x clock part: the geometric mean of the
+    // answer and the physics-scaled time.
+    let secs = p
+        .column_by_name("predicted_secs")
+        .unwrap()
+        .as_any()
+        .downcast_ref::<arrow_array::Float64Array>()
+        .unwrap();
+    let geometric = (secs.value(0) * secs.value(5)).sqrt();
+    assert!(
+        (secs.value(6) - geometric).abs() <= 1e-12 * geometric,
+        "{} against {geometric}",
+        secs.value(6)
+    );
     assert!(col("validation").iter().all(|v| v == "forecast"));
     assert!(col("held_out").iter().all(|v| v == "NVIDIA H100 80GB HBM3"));
     assert_eq!(
@@ -809,8 +824,9 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
         yosoku_tables::rows::read_predictions("p", result.table("score.predictions").unwrap())
             .unwrap();
     // 57 sizes of two kernels, by the transfer model, wave scaling, the latency-aware model,
-    // the physics model, floor plus bytes and the physics-scaled time; all measured.
-    assert_eq!(rows.len(), 6 * 2 * 57);
+    // the physics model, floor plus bytes, the physics-scaled time and the combination; all
+    // measured.
+    assert_eq!(rows.len(), 7 * 2 * 57);
     assert!(rows.iter().all(|r| r.measured_secs.is_some()), "{rows:?}");
     // One launch per size: the measured median is the TITAN X's duration of that launch.
     let r = rows

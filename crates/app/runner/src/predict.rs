@@ -18,6 +18,7 @@ use yosoku_bundle::{InputFile, Manifest, ManifestBuilder, ModelRecord, StepRecor
 use yosoku_models::Model;
 pub use yosoku_models::ModelError;
 use yosoku_models::transfer::data::Dropped;
+use yosoku_models::transfer::gpu::peak_scaling;
 use yosoku_models::transfer::physics::{
     GpuRates, KernelWork, RateSource, floor_plus_bytes_secs, physics_scaled_secs, physics_time,
 };
@@ -27,7 +28,7 @@ use yosoku_models::transfer::predict::{
 };
 pub use yosoku_models::transfer::predict::{Prediction, TrainedTarget, WAVE_SCALING};
 use yosoku_models::transfer::report::{question_schemes, quoted_scores};
-use yosoku_models::transfer::schemes::Method;
+use yosoku_models::transfer::schemes::{Method, combined_secs};
 use yosoku_models::transfer::{GpuSpec, Measurements};
 use yosoku_tables::access::utf8;
 use yosoku_tables::col;
@@ -115,6 +116,10 @@ pub struct PhysicsBeside {
     /// The profile's measured time scaled by the physics model's ratio of the launch's time on
     /// the target to its time on the profile's GPU, both over catalogue rates (`physics_scaled`).
     pub physics_scaled_secs: f64,
+    /// The geometric mean of the answer (where the transfer model gave it), the physics-scaled
+    /// time and cores x clock scaling (where the two GPUs share an architecture): `combined`
+    /// (`yosoku_models::transfer::schemes::Method::Combined`), NaN where none answers.
+    pub combined_secs: f64,
 }
 
 /// The physics model's time of every answered launch, from the profile's measured work, and its
@@ -136,21 +141,25 @@ fn physics_beside(
                     bound: "",
                     floor_plus_bytes_secs: f64::NAN,
                     physics_scaled_secs: f64::NAN,
+                    combined_secs: f64::NAN,
                 };
             };
             let w = KernelWork::from_work(&cell.work);
             let t = physics_time(&w, rates);
-            let on_profile_gpu = GpuRates::from_spec(&measured.gpus[cell.gpu]);
+            let profile_gpu = &measured.gpus[cell.gpu];
+            let on_profile_gpu = GpuRates::from_spec(profile_gpu);
+            let scaled = physics_scaled_secs(cell.secs, &w, &on_profile_gpu, &on_target);
+            // The parts of `combined`, as its validation takes them.
+            let ridge = (a.model != WAVE_SCALING).then_some(a.predicted_secs);
+            let cores_clock = (profile_gpu.architecture == target.architecture)
+                .then(|| peak_scaling(cell.secs, profile_gpu, target));
             PhysicsBeside {
                 physics_secs: t.secs,
                 bound: t.bound(),
                 floor_plus_bytes_secs: floor_plus_bytes_secs(&w, rates),
-                physics_scaled_secs: physics_scaled_secs(
-                    cell.secs,
-                    &w,
-                    &on_profile_gpu,
-                    &on_target,
-                ),
+                physics_scaled_secs: scaled,
+                combined_secs: combined_secs(ridge.into_iter().chain([scaled]).chain(cores_clock))
+                    .unwrap_or(f64::NAN),
             }
         })
         .collect()
@@ -564,6 +573,13 @@ fn forecast_batch(a: &Answer) -> Result<RecordBatch> {
                 rows.push(row(
                     Method::PhysicsScaled.name().to_owned(),
                     b.physics_scaled_secs,
+                    none,
+                ));
+            }
+            if b.combined_secs.is_finite() {
+                rows.push(row(
+                    Method::Combined.name().to_owned(),
+                    b.combined_secs,
                     none,
                 ));
             }

@@ -1805,8 +1805,9 @@ fn gpu_transfer_predicts_held_out_gpus_and_kernels_better_than_the_baselines() {
         assert_eq!(
             scores.len(),
             // Each scheme's methods, physics, its scaling of measured times and floor_plus_bytes
-            // among them, and on the GPU schemes the ridge over its chosen base.
-            (6 + 3) + (5 + 3) + (7 + 3) + (3 + 2),
+            // among them, and on the GPU schemes the ridge over its chosen base and the
+            // combination of three scalings, and the choice among them by the training GPUs.
+            (8 + 3) + (7 + 3) + (7 + 3) + (3 + 2),
             "{step}: every scheme's methods"
         );
         let get = |scheme: &str, method: &str| {

@@ -76,6 +76,8 @@ impl Scheme {
             Scheme::LeaveOneGpuOut => &[
                 Method::Transfer,
                 Method::TransferChosenBase,
+                Method::Combined,
+                Method::ChosenByTrainingGpus,
                 Method::TransferForest,
                 Method::Utilisation,
                 Method::WaveScaling,
@@ -88,6 +90,8 @@ impl Scheme {
             Scheme::LeaveOneGpuOutOtherArchitectures => &[
                 Method::Transfer,
                 Method::TransferChosenBase,
+                Method::Combined,
+                Method::ChosenByTrainingGpus,
                 Method::TransferForest,
                 Method::Utilisation,
                 Method::WaveScaling,
@@ -166,7 +170,46 @@ pub enum Method {
     /// their median: nothing fitted. Cores x clock scales a time by one ratio for every kernel;
     /// this one by the ratio of whatever bounds the launch (memory, compute, issue, latency).
     PhysicsScaled,
+    /// The geometric mean of what [`COMBINED`] predicts of the launch (those that answer):
+    /// three ways of carrying the launch's measured times to the target, the learned ridge,
+    /// the physics model's ratio and cores x clock within the architecture, each wrong in its
+    /// own way. Nothing more is fitted: an equal-weight combination, which rarely loses to a
+    /// weighted one estimated from few folds.
+    Combined,
+    /// Whichever of [`CHOICES`] predicts the fold's training GPUs best when each is left out
+    /// in turn (the fold's inner folds; the pooled median |log error| over the launches all of
+    /// them predict), then that method on the fold: learning (the ridge, the combination that
+    /// holds it) only where the training GPUs show it helps, the physics or cores x clock
+    /// where they do not. Nothing of the held-out GPU enters the choice.
+    ChosenByTrainingGpus,
 }
+
+/// The methods [`Method::ChosenByTrainingGpus`] chooses among, the simplest answer to a tie
+/// first (nothing fitted before the ridge, a single method before the combination).
+pub const CHOICES: [Method; 4] = [
+    Method::PhysicsScaled,
+    Method::PeakSameArchitecture,
+    Method::Transfer,
+    Method::Combined,
+];
+
+/// [`Method::Combined`]'s time from its parts' times: their geometric mean, over those that
+/// are positive and finite; `None` where none is.
+pub fn combined_secs(parts: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let logs: Vec<f64> = parts
+        .into_iter()
+        .filter(|s| *s > 0.0 && s.is_finite())
+        .map(f64::ln)
+        .collect();
+    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+}
+
+/// The methods [`Method::Combined`] combines.
+pub const COMBINED: [Method; 3] = [
+    Method::Transfer,
+    Method::PhysicsScaled,
+    Method::PeakSameArchitecture,
+];
 
 impl Method {
     pub fn name(self) -> &'static str {
@@ -185,6 +228,8 @@ impl Method {
             Method::Physics => "physics",
             Method::FloorPlusBytes => "floor_plus_bytes",
             Method::PhysicsScaled => "physics_scaled",
+            Method::Combined => "combined",
+            Method::ChosenByTrainingGpus => "chosen_by_training_gpus",
         }
     }
 
@@ -195,6 +240,8 @@ impl Method {
             Method::Transfer
                 | Method::TransferChosenBase
                 | Method::TransferForest
+                | Method::Combined
+                | Method::ChosenByTrainingGpus
                 | Method::CounterCosts
                 | Method::Utilisation
                 | Method::UtilisationFromCounters
@@ -544,11 +591,86 @@ fn predict_fold(m: &Measurements, scheme: Scheme, method: Method, fold: &Fold) -
             secs.is_finite().then_some(secs)
         }),
         Method::SeedCounters => seed_predictions(m, &train, targets),
+        Method::Combined => combined_predictions(m, scheme, fold),
+        Method::ChosenByTrainingGpus => {
+            let chosen = chosen_by_inner_folds(m, scheme, fold);
+            return predict_fold(m, scheme, chosen, fold);
+        }
     };
     FoldPredictions {
         secs,
         why_not: None,
     }
+}
+
+/// The methods of `methods` the scheme runs (cores x clock within the architecture not where
+/// the scheme holds the architecture out, though its inner folds, one GPU each, could run it).
+fn of_scheme(scheme: Scheme, methods: &[Method]) -> Vec<Method> {
+    methods
+        .iter()
+        .copied()
+        .filter(|m| scheme.all_methods().contains(m))
+        .collect()
+}
+
+/// [`Method::Combined`]'s predictions of a fold's targets.
+fn combined_predictions(m: &Measurements, scheme: Scheme, fold: &Fold) -> Vec<Option<f64>> {
+    let parts: Vec<FoldPredictions> = of_scheme(scheme, &COMBINED)
+        .into_iter()
+        .map(|c| predict_fold(m, scheme, c, fold))
+        .collect();
+    (0..fold.targets.len())
+        .map(|i| combined_secs(parts.iter().filter_map(|p| p.secs[i])))
+        .collect()
+}
+
+/// The method of [`CHOICES`] with the smallest pooled median |log error| over `fold`'s inner
+/// folds (each training GPU left out in turn), counted on the launches every choice that
+/// answers there predicts (cores x clock within the architecture answers none where the
+/// scheme holds the architecture out); the first of them where none can be checked.
+fn chosen_by_inner_folds(m: &Measurements, scheme: Scheme, fold: &Fold) -> Method {
+    // Per inner launch, each choice's |log error| where it answers.
+    let components = of_scheme(scheme, &COMBINED);
+    let mut rows: Vec<[Option<f64>; CHOICES.len()]> = Vec::new();
+    for inner in inner_folds(m, scheme, fold) {
+        let parts: Vec<FoldPredictions> = components
+            .iter()
+            .map(|&c| predict_fold(m, scheme, c, &inner))
+            .collect();
+        for (i, &t) in inner.targets.iter().enumerate() {
+            let of = |method: Method| -> Option<f64> {
+                let secs = match method {
+                    Method::Combined => combined_secs(parts.iter().filter_map(|p| p.secs[i])),
+                    _ => parts[components.iter().position(|&c| c == method)?].secs[i],
+                };
+                secs.filter(|s| *s > 0.0 && s.is_finite())
+            };
+            let measured = m.cells[t].secs;
+            rows.push(CHOICES.map(|c| of(c).map(|secs| (secs / measured).ln().abs())));
+        }
+    }
+    let answering: Vec<usize> = (0..CHOICES.len())
+        .filter(|&c| rows.iter().any(|r| r[c].is_some()))
+        .collect();
+    let mut errors: Vec<Vec<f64>> = vec![Vec::new(); CHOICES.len()];
+    for r in rows
+        .iter()
+        .filter(|r| answering.iter().all(|&c| r[c].is_some()))
+    {
+        for &c in &answering {
+            errors[c].extend(r[c]);
+        }
+    }
+    answering
+        .iter()
+        .filter(|&&c| !errors[c].is_empty())
+        .map(|&c| (c, median(&mut errors[c].clone())))
+        // Of equal errors, the earlier (simpler) choice.
+        .fold(None::<(usize, f64)>, |best, (c, e)| match best {
+            Some((_, b)) if b <= e => best,
+            _ => Some((c, e)),
+        })
+        .map_or(CHOICES[0], |(c, _)| CHOICES[c])
 }
 
 /// The counter-cost model's predictions of a fold's `targets`: from the targets' own counters

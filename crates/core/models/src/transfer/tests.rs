@@ -197,12 +197,10 @@ fn a_gpu_never_timed_is_predicted_from_the_others_within_a_few_percent() {
     assert!(learned.coverage_pct >= 80.0, "{learned:?}");
 }
 
-/// Where every GPU runs each kernel at the physics model's time times a factor of the kernel's
-/// own (its efficiency, the same on every GPU), scaling a measured time by the physics of both
-/// GPUs gives the held-out GPU's time exactly; one ratio for every kernel (cores x clock) does
-/// not.
-#[test]
-fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
+/// The synthetic launches of [`GPUS`], each GPU running each kernel at the physics model's time
+/// over its catalogue rates times a factor of the kernel's own (its efficiency, the same on
+/// every GPU).
+fn at_physics_times_a_kernels_factor() -> Measurements {
     use super::physics::{GpuRates, KernelWork, physics_time};
     let batch = synthetic(&GPUS, 4);
     let catalogue = Catalogue::built_in().unwrap();
@@ -214,6 +212,16 @@ fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
         );
         c.secs = physics.secs * (1.0 + 0.7 * c.kernel as f64);
     }
+    m
+}
+
+/// Where every GPU runs each kernel at the physics model's time times a factor of the kernel's
+/// own (its efficiency, the same on every GPU), scaling a measured time by the physics of both
+/// GPUs gives the held-out GPU's time exactly; one ratio for every kernel (cores x clock) does
+/// not.
+#[test]
+fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
+    let m = at_physics_times_a_kernels_factor();
     let v = validate(&m, &[Scheme::LeaveOneGpuOut], 0.95, false).unwrap();
     let score = |method| score_of(&v, method);
     let scaled = score(Method::PhysicsScaled);
@@ -221,6 +229,42 @@ fn physics_scaled_times_carry_the_physics_ratio_between_two_gpus() {
     assert!(scaled.median_abs_error_pct < 1e-9, "{scaled:?}");
     let peak = score(Method::PeakAllGpus);
     assert!(peak.median_abs_error_pct > 1.0, "{peak:?}");
+}
+
+/// Where the physics-scaled times are exact (every GPU runs each kernel at the physics model's
+/// time times the kernel's own factor), the training GPUs left out in turn say so, and the
+/// choice among the scalings answers a held-out GPU with them; with the architecture held out
+/// too, it never chooses cores x clock within the architecture, which has no source there.
+#[test]
+fn the_training_gpus_choose_the_scaling_that_predicts_them() {
+    use super::schemes::combined_secs;
+    let m = at_physics_times_a_kernels_factor();
+    let schemes = [
+        Scheme::LeaveOneGpuOut,
+        Scheme::LeaveOneGpuOutOtherArchitectures,
+    ];
+    let v = validate(&m, &schemes, 0.95, false).unwrap();
+    let score = |scheme: Scheme, method: Method| {
+        v.scores
+            .iter()
+            .find(|s| s.scheme == scheme && s.method == method)
+            .unwrap_or_else(|| panic!("no score of {method:?} under {scheme:?}"))
+            .clone()
+    };
+    let chosen = score(Scheme::LeaveOneGpuOut, Method::ChosenByTrainingGpus);
+    assert_eq!(chosen.predicted, chosen.rows);
+    assert!(chosen.median_abs_error_pct < 1e-9, "{chosen:?}");
+    let combined = score(Scheme::LeaveOneGpuOut, Method::Combined);
+    assert!(combined.median_abs_error_pct > 1e-6, "{combined:?}");
+    let other = Scheme::LeaveOneGpuOutOtherArchitectures;
+    let (chosen, scaled) = (
+        score(other, Method::ChosenByTrainingGpus),
+        score(other, Method::PhysicsScaled),
+    );
+    assert_eq!(chosen.predicted, scaled.predicted, "{chosen:?}");
+    // The combination is the geometric mean of the parts that answer.
+    assert_eq!(combined_secs([2.0, 8.0, f64::NAN, -1.0]), Some(4.0));
+    assert_eq!(combined_secs([0.0, f64::INFINITY]), None);
 }
 
 /// The physics methods read the profiles of a held-out GPU's architecture where any was
