@@ -467,7 +467,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
         .kernels
         .iter()
         .any(|k| !training.kernels.contains(k));
-    let methods: Vec<Method> = [Method::Transfer, Method::WaveScaling]
+    let mut methods: Vec<Method> = [Method::Transfer, Method::WaveScaling]
         .into_iter()
         .filter(|m| {
             p.answers
@@ -475,6 +475,8 @@ pub fn answer(q: &Question) -> Result<Answer> {
                 .any(|a| (a.model == WAVE_SCALING) == (*m == Method::WaveScaling))
         })
         .collect();
+    // The combination printed beside each answer, with its own held-out figures.
+    methods.push(Method::Combined);
     let run_ids: Vec<String> = utf8(&profile.launches, col::RUN_ID)?
         .iter()
         .map(|r| r.unwrap_or_default().to_owned())
