@@ -7,7 +7,9 @@
 //!   time, so a point of 10 s is trusted as much, relatively, as one of 10 ms.
 //! - **Weighted fits.** Every term set is fitted to the points' means by least squares weighted
 //!   by `r_i / y_i^2`, the inverse of each mean's variance under that noise, instead of
-//!   Extra-P's unweighted fit, where the largest values decide alone.
+//!   Extra-P's unweighted fit, where the largest values decide alone. Where no point was
+//!   measured twice, the term sets kept are refitted at weights from their own values
+//!   ([`Weighted::refitted`]): a single value would otherwise weigh itself.
 //! - **One criterion for every shape.** A term set scores `chi^2 + 2k` (`chi^2`: its weighted
 //!   residual sum over `s^2`; `k`: its coefficients), Akaike's criterion with the noise known
 //!   from the repetitions; without repetitions, the small-sample AICc of the weighted residuals.
