@@ -9,7 +9,7 @@
 //!   by `r_i / y_i^2`, the inverse of each mean's variance under that noise, instead of
 //!   Extra-P's unweighted fit, where the largest values decide alone. Where no point was
 //!   measured twice, the term sets kept are refitted at weights from their own values
-//!   ([`Weighted::refitted`]): a single value would otherwise weigh itself.
+//!   (`Weighted::refitted`): a single value would otherwise weigh itself.
 //! - **One criterion for every shape.** A term set scores `chi^2 + 2k` (`chi^2`: its weighted
 //!   residual sum over `s^2`; `k`: its coefficients), Akaike's criterion with the noise known
 //!   from the repetitions; without repetitions, the small-sample AICc of the weighted residuals.
@@ -20,13 +20,13 @@
 //!   lines of measurements in its direction, as Extra-P selects points) are combined: alone,
 //!   multiplied, added, and a product plus further terms of either parameter
 //!   (`c0 + c1 f(x) g(y) + c2 h(y)`), which Extra-P's combinations cannot build; and g and h
-//!   from the best pairs of y's hypotheses fitted together on y's line ([`nominated`]), which
+//!   from the best pairs of y's hypotheses fitted together on y's line (`nominated`), which
 //!   are rarely both among its best single ones.
 //! - **Intervals from the same noise model**: a new mean of `r` repetitions at `x` varies by
 //!   `sigma^2 (f(x)^2 / r + x' C x)`, `C` the weighted fit's covariance and `sigma^2` the larger
 //!   of `s^2` and the fit's own weighted residual variance (a law outside the search space shows
 //!   there), and `x' C x` at least the spread at `x` of the models the criterion supports, of the
-//!   bootstrap's, and of the check beyond the points ([`outer_check`]): the doubt about the terms.
+//!   bootstrap's, and of the check beyond the points (`outer_check`): the doubt about the terms.
 
 use super::synthetic::SplitMix;
 use super::{

@@ -29,7 +29,7 @@ pub(super) const TRAINING_VARIANCE_FLOOR: f64 = 1e-9;
 /// the held-out rows', formed about the overall means for accuracy): O(|G| p^2 + p^3) per
 /// held-out block G, so leave-one-out costs n small solves rather than n refits. A column with no
 /// variance in a training set (a counter only the held-out rows use) is left out of that fit.
-/// No prediction intervals: ridge has none here, as in [`validate`].
+/// No prediction intervals: ridge has none here, as in [`validate`](super::validate).
 pub fn validate_standardized_ridge(
     x: MatRef<'_, f64>,
     y: &[f64],
