@@ -21,7 +21,10 @@
 //!   per group only where it helps there;
 //! - `physics_scaled`: the launch's time on each training GPU that measured it times the physics
 //!   model's ratio of the launch on the test GPU to the launch on that GPU (both over catalogue
-//!   rates), the median over them; nothing fitted.
+//!   rates), the median over them; nothing fitted;
+//! - `combined`: the geometric mean of `utilisation_scaled`, `physics_scaled` and `cores_clock`
+//!   where each answers (the learned scaling, the physics' and the peaks', as `gpu_transfer`'s
+//!   `combined` averages its ridge, the physics' and the peaks'); nothing more fitted.
 
 use yosoku_devices::Catalogue;
 
@@ -31,13 +34,13 @@ use super::gpu::{peak_scaling, wave_scaling};
 use super::physics::{
     GpuRates, KernelWork, floor_plus_bytes_secs, physics_scaled_secs, physics_time,
 };
-use super::schemes::conformal_half_width;
+use super::schemes::{combined_secs, conformal_half_width};
 use super::utilisation::UtilisationModel;
 use crate::ModelError;
 use crate::median;
 
 /// The methods, in report order.
-pub const METHODS: [&str; 10] = [
+pub const METHODS: [&str; 11] = [
     "roofline",
     "time_unchanged",
     "cores_clock",
@@ -48,6 +51,7 @@ pub const METHODS: [&str; 10] = [
     "floor_plus_bytes",
     "physics_corrected",
     "physics_scaled",
+    "combined",
 ];
 
 /// The measured-duration bands errors are split by: (name, from, to) in seconds.
@@ -257,30 +261,39 @@ fn predict_points<'a>(
             let group = group_of(&m.kernels[t.kernel]);
             let rates = GpuRates::from_spec(target);
             let work = KernelWork::from_work(&t.work);
+            let cores_clock = over_sources(&|s| peak_scaling(s.secs, &m.gpus[s.gpu], target));
+            let utilisation_scaled = over_sources(&|s| {
+                model
+                    .scaled(s.secs, &s.work, &m.gpus[s.gpu], target, &group)
+                    .unwrap_or(f64::NAN)
+            });
+            let scaled = over_sources(&|s| {
+                physics_scaled_secs(
+                    s.secs,
+                    &KernelWork::from_work(&s.work),
+                    &GpuRates::from_spec(&m.gpus[s.gpu]),
+                    &rates,
+                )
+            });
+            let combined = combined_secs(
+                [utilisation_scaled, scaled, cores_clock]
+                    .into_iter()
+                    .flatten(),
+            );
             Predicted {
                 cell: t,
                 secs: [
                     (roofline > 0.0).then_some(roofline),
                     over_sources(&|s| s.secs),
-                    over_sources(&|s| peak_scaling(s.secs, &m.gpus[s.gpu], target)),
+                    cores_clock,
                     over_sources(&|s| wave_scaling(s.secs, &s.work, &m.gpus[s.gpu], target)),
                     model.secs(&t.work, target, &group),
-                    over_sources(&|s| {
-                        model
-                            .scaled(s.secs, &s.work, &m.gpus[s.gpu], target, &group)
-                            .unwrap_or(f64::NAN)
-                    }),
+                    utilisation_scaled,
                     Some(physics_time(&work, &rates).secs),
                     Some(floor_plus_bytes_secs(&work, &rates)),
                     correction.secs(&t.work, target, &group),
-                    over_sources(&|s| {
-                        physics_scaled_secs(
-                            s.secs,
-                            &KernelWork::from_work(&s.work),
-                            &GpuRates::from_spec(&m.gpus[s.gpu]),
-                            &rates,
-                        )
-                    }),
+                    scaled,
+                    combined,
                 ],
                 group,
                 half_width: [None; METHODS.len()],
