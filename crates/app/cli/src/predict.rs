@@ -201,9 +201,16 @@ fn render(answer: &Answer) -> String {
                 secs(b.physics_scaled_secs)
             );
             if b.combined_secs.is_finite() {
+                // Its parts as the runner takes them: the answer only where the transfer model
+                // gave it, cores x clock only within the architecture.
+                let answer = if a.model == WAVE_SCALING {
+                    ""
+                } else {
+                    "the answer, "
+                };
                 let _ = writeln!(
                     out,
-                    "  combined (geometric mean of the answer, the physics-scaled time and cores x clock within the architecture): {}",
+                    "  combined (geometric mean of {answer}the physics-scaled time and cores x clock where the GPUs share an architecture): {}",
                     secs(b.combined_secs)
                 );
             }

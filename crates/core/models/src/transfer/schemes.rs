@@ -173,8 +173,7 @@ pub enum Method {
     /// The geometric mean of what [`COMBINED`] predicts of the launch (those that answer):
     /// three ways of carrying the launch's measured times to the target, the learned ridge,
     /// the physics model's ratio and cores x clock within the architecture, each wrong in its
-    /// own way. Nothing more is fitted: an equal-weight combination, which rarely loses to a
-    /// weighted one estimated from few folds.
+    /// own way. Equal weights: nothing more is fitted.
     Combined,
     /// Whichever of [`CHOICES`] predicts the fold's training GPUs best when each is left out
     /// in turn (the fold's inner folds; the pooled median |log error| over the launches all of
@@ -613,14 +612,44 @@ fn of_scheme(scheme: Scheme, methods: &[Method]) -> Vec<Method> {
         .collect()
 }
 
+/// The predictions of a fold's targets by the parts of [`Method::Combined`] the scheme runs.
+struct CombinedParts {
+    methods: Vec<Method>,
+    predictions: Vec<FoldPredictions>,
+}
+
+impl CombinedParts {
+    fn predict(m: &Measurements, scheme: Scheme, fold: &Fold) -> Self {
+        let methods = of_scheme(scheme, &COMBINED);
+        let predictions = methods
+            .iter()
+            .map(|&c| predict_fold(m, scheme, c, fold))
+            .collect();
+        Self {
+            methods,
+            predictions,
+        }
+    }
+
+    /// `method`'s time of the fold's `i`-th target: a part's, or [`Method::Combined`]'s from
+    /// them; `None` where it gives no positive, finite time.
+    fn secs(&self, method: Method, i: usize) -> Option<f64> {
+        let secs = match method {
+            Method::Combined => combined_secs(self.predictions.iter().filter_map(|p| p.secs[i])),
+            _ => {
+                let part = self.methods.iter().position(|&c| c == method)?;
+                self.predictions[part].secs[i]
+            }
+        };
+        secs.filter(|s| *s > 0.0 && s.is_finite())
+    }
+}
+
 /// [`Method::Combined`]'s predictions of a fold's targets.
 fn combined_predictions(m: &Measurements, scheme: Scheme, fold: &Fold) -> Vec<Option<f64>> {
-    let parts: Vec<FoldPredictions> = of_scheme(scheme, &COMBINED)
-        .into_iter()
-        .map(|c| predict_fold(m, scheme, c, fold))
-        .collect();
+    let parts = CombinedParts::predict(m, scheme, fold);
     (0..fold.targets.len())
-        .map(|i| combined_secs(parts.iter().filter_map(|p| p.secs[i])))
+        .map(|i| parts.secs(Method::Combined, i))
         .collect()
 }
 
@@ -630,23 +659,12 @@ fn combined_predictions(m: &Measurements, scheme: Scheme, fold: &Fold) -> Vec<Op
 /// scheme holds the architecture out); the first of them where none can be checked.
 fn chosen_by_inner_folds(m: &Measurements, scheme: Scheme, fold: &Fold) -> Method {
     // Per inner launch, each choice's |log error| where it answers.
-    let components = of_scheme(scheme, &COMBINED);
     let mut rows: Vec<[Option<f64>; CHOICES.len()]> = Vec::new();
     for inner in inner_folds(m, scheme, fold) {
-        let parts: Vec<FoldPredictions> = components
-            .iter()
-            .map(|&c| predict_fold(m, scheme, c, &inner))
-            .collect();
+        let parts = CombinedParts::predict(m, scheme, &inner);
         for (i, &t) in inner.targets.iter().enumerate() {
-            let of = |method: Method| -> Option<f64> {
-                let secs = match method {
-                    Method::Combined => combined_secs(parts.iter().filter_map(|p| p.secs[i])),
-                    _ => parts[components.iter().position(|&c| c == method)?].secs[i],
-                };
-                secs.filter(|s| *s > 0.0 && s.is_finite())
-            };
             let measured = m.cells[t].secs;
-            rows.push(CHOICES.map(|c| of(c).map(|secs| (secs / measured).ln().abs())));
+            rows.push(CHOICES.map(|c| parts.secs(c, i).map(|s| (s / measured).ln().abs())));
         }
     }
     let answering: Vec<usize> = (0..CHOICES.len())
@@ -661,16 +679,18 @@ fn chosen_by_inner_folds(m: &Measurements, scheme: Scheme, fold: &Fold) -> Metho
             errors[c].extend(r[c]);
         }
     }
-    answering
-        .iter()
-        .filter(|&&c| !errors[c].is_empty())
-        .map(|&c| (c, median(&mut errors[c].clone())))
+    let mut best: Option<(usize, f64)> = None;
+    for (c, e) in errors.iter_mut().enumerate() {
+        if e.is_empty() {
+            continue;
+        }
+        let error = median(e);
         // Of equal errors, the earlier (simpler) choice.
-        .fold(None::<(usize, f64)>, |best, (c, e)| match best {
-            Some((_, b)) if b <= e => best,
-            _ => Some((c, e)),
-        })
-        .map_or(CHOICES[0], |(c, _)| CHOICES[c])
+        if best.is_none_or(|(_, b)| error < b) {
+            best = Some((c, error));
+        }
+    }
+    best.map_or(CHOICES[0], |(c, _)| CHOICES[c])
 }
 
 /// The counter-cost model's predictions of a fold's `targets`: from the targets' own counters
