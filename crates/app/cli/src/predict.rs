@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use crate::format::secs;
 use anyhow::{Context, Result};
 use yosoku_runner::predict::{
-    Answer, ModelError, Question, TrainedTarget, WAVE_SCALING, WIDE_LEVEL, answer, save_forecast,
+    Answer, ModelError, PhysicsBeside, Question, TrainedTarget, WAVE_SCALING, WIDE_LEVEL, answer,
+    save_forecast,
 };
 
 /// What `yosoku predict` was asked: its command-line arguments.
@@ -190,30 +191,13 @@ fn render(answer: &Answer) -> String {
             let _ = writeln!(out, "  beside: {}", beside.join("; "));
         }
         if let Some(b) = answer.physics.get(i).filter(|b| b.physics_secs.is_finite()) {
-            let _ = writeln!(
-                out,
-                "  physics ({} rates of {}): {}, {}-bound; launch floor + bytes / bandwidth {}; the measured time scaled by the physics of both GPUs {}",
+            physics_lines(
+                &mut out,
+                b,
                 answer.physics_rates,
-                p.target,
-                secs(b.physics_secs),
-                b.bound,
-                secs(b.floor_plus_bytes_secs),
-                secs(b.physics_scaled_secs)
+                &p.target,
+                a.model == WAVE_SCALING,
             );
-            if b.combined_secs.is_finite() {
-                // Its parts as the runner takes them: the answer only where the transfer model
-                // gave it, cores x clock only within the architecture.
-                let answer = if a.model == WAVE_SCALING {
-                    ""
-                } else {
-                    "the answer, "
-                };
-                let _ = writeln!(
-                    out,
-                    "  combined (geometric mean of {answer}the physics-scaled time and cores x clock where the GPUs share an architecture): {}",
-                    secs(b.combined_secs)
-                );
-            }
         }
         for b in [&a.on_profile_gpu, &a.on_target] {
             let _ = writeln!(
@@ -252,4 +236,34 @@ fn render(answer: &Answer) -> String {
         }
     }
     out
+}
+
+/// The physics model's lines under one answer: its time, what bounds it, floor plus bytes, the
+/// physics-scaled time and the combination (`wave_scaling`: the answer is wave scaling's
+/// fallback, which the combination does not hold).
+fn physics_lines(
+    out: &mut String,
+    b: &PhysicsBeside,
+    rates: &str,
+    target: &str,
+    wave_scaling: bool,
+) {
+    let _ = writeln!(
+        out,
+        "  physics ({rates} rates of {target}): {}, {}-bound; launch floor + bytes / bandwidth {}; the measured time scaled by the physics of both GPUs {}",
+        secs(b.physics_secs),
+        b.bound,
+        secs(b.floor_plus_bytes_secs),
+        secs(b.physics_scaled_secs)
+    );
+    if b.combined_secs.is_finite() {
+        // Its parts as the runner takes them: the answer only where the transfer model gave
+        // it, cores x clock only within the architecture.
+        let answer = if wave_scaling { "" } else { "the answer, " };
+        let _ = writeln!(
+            out,
+            "  combined (geometric mean of {answer}the physics-scaled time and cores x clock where the GPUs share an architecture): {}",
+            secs(b.combined_secs)
+        );
+    }
 }
