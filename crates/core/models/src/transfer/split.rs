@@ -77,6 +77,13 @@ pub struct SplitScore {
     pub median_abs_error_pct: f64,
     /// Share of the answered launches inside the method's interval (NaN without intervals).
     pub coverage_pct: f64,
+    /// Over every launch and over each GPU's (any duration): the median signed error
+    /// (positive: predicted slower than measured), and the median |error| left once each GPU's
+    /// median ratio of predicted to measured time is divided out of its launches, what one
+    /// number measured on each test GPU (a calibration, a reference launch) could at best leave
+    /// of the method's error; NaN for the other groups and bands.
+    pub median_signed_error_pct: f64,
+    pub one_factor_error_pct: f64,
 }
 
 /// How a split is scored beyond its GPUs.
@@ -330,8 +337,9 @@ fn summarise(
             if rows.is_empty() {
                 continue;
             }
+            let bias = group == "every launch" && band == "any duration";
             for (k, method) in METHODS.iter().enumerate() {
-                out.push(score(&rows, k, method, group, band));
+                out.push(score(&rows, k, method, group, band, bias));
             }
         }
     }
@@ -343,20 +351,21 @@ fn summarise(
             let rows: Vec<&Predicted<'_>> = predicted.iter().filter(|p| p.cell.gpu == g).collect();
             let group = format!("every launch on {}", m.gpu_labels[g]);
             for (k, method) in METHODS.iter().enumerate() {
-                out.push(score(&rows, k, method, &group, "any duration"));
+                out.push(score(&rows, k, method, &group, "any duration", true));
             }
         }
     }
     Ok(out)
 }
 
-/// Method `k`'s errors on `rows`.
+/// Method `k`'s errors on `rows`; with `bias`, its bias on each GPU too ([`gpu_bias`]).
 fn score(
     rows: &[&Predicted<'_>],
     k: usize,
     method: &'static str,
     group: &str,
     band: &str,
+    bias: bool,
 ) -> SplitScore {
     let mut errors: Vec<f64> = rows
         .iter()
@@ -383,6 +392,11 @@ fn score(
     } else {
         (f64::NAN, f64::NAN)
     };
+    let (median_signed_error_pct, one_factor_error_pct) = if bias {
+        gpu_bias(rows, k)
+    } else {
+        (f64::NAN, f64::NAN)
+    };
     SplitScore {
         group: group.to_owned(),
         band: band.to_owned(),
@@ -392,5 +406,96 @@ fn score(
         mean_abs_error_pct: mean,
         median_abs_error_pct: median_pct,
         coverage_pct,
+        median_signed_error_pct,
+        one_factor_error_pct,
+    }
+}
+
+/// Method `k`'s bias on `rows`: the median signed error (%), and the median |error| (%) once
+/// each GPU's median log ratio of predicted to measured time is divided out of its launches'
+/// predictions. NaN where the method answered none.
+fn gpu_bias(rows: &[&Predicted<'_>], k: usize) -> (f64, f64) {
+    // (GPU, log ratio) of every launch the method answered.
+    let answered: Vec<(usize, f64)> = rows
+        .iter()
+        .filter_map(|p| {
+            let s = p.secs[k].filter(|s| *s > 0.0)?;
+            Some((p.cell.gpu, (s / p.cell.secs).ln()))
+        })
+        .collect();
+    if answered.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let mut all: Vec<f64> = answered.iter().map(|(_, r)| *r).collect();
+    let signed = 100.0 * (median(&mut all).exp() - 1.0);
+    let mut gpus: Vec<usize> = answered.iter().map(|(g, _)| *g).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    let mut left = Vec::with_capacity(answered.len());
+    for g in gpus {
+        let mut own: Vec<f64> = answered
+            .iter()
+            .filter(|(of, _)| *of == g)
+            .map(|(_, r)| *r)
+            .collect();
+        let factor = median(&mut own.clone());
+        left.extend(
+            own.iter_mut()
+                .map(|r| 100.0 * ((*r - factor).exp() - 1.0).abs()),
+        );
+    }
+    (signed, median(&mut left))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::work;
+    use super::*;
+
+    fn cell(gpu: usize, secs: f64) -> Cell {
+        Cell {
+            row: 0,
+            launch: 0,
+            kernel: 0,
+            gpu,
+            secs,
+            work: work(1e9, 1e6, 100.0),
+        }
+    }
+
+    /// A method that errs on each GPU by a factor of its own: its signed error is the factor,
+    /// and what is left with each GPU's factor divided out is the launches' own scatter.
+    #[test]
+    fn one_factor_per_gpu_divided_out_leaves_the_scatter_of_its_launches() {
+        // GPU 0 predicted 1.5x its time, GPU 1 0.5x, each launch 10 % either way about it.
+        let cells: Vec<Cell> = (0..2)
+            .flat_map(|g| (0..5).map(move |i| cell(g, 1e-3 * (1.0 + i as f64))))
+            .collect();
+        let scatter = [1.1, 0.9, 1.0, 1.1, 0.9];
+        let predicted: Vec<Predicted<'_>> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let factor = if c.gpu == 0 { 1.5 } else { 0.5 };
+                let mut secs = [None; METHODS.len()];
+                secs[4] = Some(c.secs * factor * scatter[i % 5]);
+                Predicted {
+                    cell: c,
+                    group: "FC".to_owned(),
+                    secs,
+                    half_width: [None; METHODS.len()],
+                }
+            })
+            .collect();
+        let one: Vec<&Predicted<'_>> = predicted.iter().filter(|p| p.cell.gpu == 0).collect();
+        let (signed, left) = gpu_bias(&one, 4);
+        assert!((signed - 50.0).abs() < 1e-9, "{signed}");
+        assert!((left - 10.0).abs() < 1e-9, "{left}");
+        // Both GPUs together: the factors differ, the scatter left is the same.
+        let both: Vec<&Predicted<'_>> = predicted.iter().collect();
+        let (_, left) = gpu_bias(&both, 4);
+        assert!((left - 10.0).abs() < 1e-9, "{left}");
+        // A method that answered nothing has no bias.
+        assert!(gpu_bias(&both, 0).0.is_nan());
     }
 }

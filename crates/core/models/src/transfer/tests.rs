@@ -25,7 +25,7 @@ fn gpu(name: &str, architecture: &str, sms: f64, clock: f64, gflops: f64, bw: f6
     }
 }
 
-fn work(flops: f64, bytes: f64, blocks: f64) -> Work {
+pub(super) fn work(flops: f64, bytes: f64, blocks: f64) -> Work {
     Work {
         warp_instructions: flops / 32.0,
         flops,

@@ -213,23 +213,7 @@ impl Step for Split {
         let mut figures = Vec::new();
         for s in &scores {
             let column = format!("{} ({})", s.group, s.band);
-            cells.push(ReportCell::text(
-                &title,
-                s.method,
-                &column,
-                format!(
-                    "{:.1} / {:.1} ({} of {}; {})",
-                    s.mean_abs_error_pct,
-                    s.median_abs_error_pct,
-                    s.answered,
-                    s.rows,
-                    if s.coverage_pct.is_finite() {
-                        format!("{:.0} % in the intervals", s.coverage_pct)
-                    } else {
-                        "no intervals".to_owned()
-                    }
-                ),
-            ));
+            cells.push(ReportCell::text(&title, s.method, &column, cell_text(s)));
             if s.answered > 0 {
                 let name = format!("{}, {}, {}", s.group, s.band, s.method);
                 figures.push(Figure::new(
@@ -249,6 +233,18 @@ impl Step for Split {
                         "%",
                     ));
                 }
+                if s.median_signed_error_pct.is_finite() {
+                    figures.push(Figure::new(
+                        format!("{name}: median signed error"),
+                        s.median_signed_error_pct,
+                        "%",
+                    ));
+                    figures.push(Figure::new(
+                        format!("{name}: median |error| with one factor removed"),
+                        s.one_factor_error_pct,
+                        "%",
+                    ));
+                }
             }
         }
         for (label, value) in &self.anchors {
@@ -265,4 +261,29 @@ impl Step for Split {
             .figures(figures)
             .scores(&REPORT))
     }
+}
+
+/// One method's cell of the report: mean / median |error|, launches answered, the intervals'
+/// share, and where the group has them the bias figures.
+fn cell_text(s: &yosoku_models::transfer::split::SplitScore) -> String {
+    format!(
+        "{:.1} / {:.1} ({} of {}; {}{})",
+        s.mean_abs_error_pct,
+        s.median_abs_error_pct,
+        s.answered,
+        s.rows,
+        if s.coverage_pct.is_finite() {
+            format!("{:.0} % in the intervals", s.coverage_pct)
+        } else {
+            "no intervals".to_owned()
+        },
+        if s.median_signed_error_pct.is_finite() {
+            format!(
+                "; median signed {:+.1} %, {:.1} % with one factor removed",
+                s.median_signed_error_pct, s.one_factor_error_pct
+            )
+        } else {
+            String::new()
+        }
+    )
 }
