@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use yosoku_runner::devices::{Catalogue, Device, MEASURED_FIELDS, SPEC_FIELDS};
+use yosoku_runner::devices::{
+    Catalogue, Device, MEASURED_CURVE_FIELDS, MEASURED_FIELDS, SPEC_FIELDS,
+};
 
 pub use yosoku_runner::devices::DEVICES_VAR;
 
@@ -76,6 +78,17 @@ pub fn list(name: Option<&str>, extra: &[PathBuf]) -> Result<String> {
                         v.source
                     );
                 }
+            }
+        }
+        for (key, what) in MEASURED_CURVE_FIELDS {
+            if let Some(c) = d.measured_curves.get(*key) {
+                let points: Vec<String> =
+                    c.x.iter()
+                        .zip(&c.y)
+                        .map(|(x, y)| format!("{}: {}", number(*x), number(*y)))
+                        .collect();
+                let _ = writeln!(out, "    {key} [{}] {what}", c.source);
+                let _ = writeln!(out, "      {}", points.join(", "));
             }
         }
         let _ = writeln!(out, "  sources:");

@@ -64,21 +64,28 @@ pub struct Calibration {
 /// Runs the sweep on the selected device and writes the device file.
 pub fn calibrate(r: &CalibrationRequest) -> Result<Calibration> {
     let catalogue = crate::devices::load_catalogue(&r.devices)?;
-    let (d, measured, entries, source_text) = match &r.backend {
+    let (d, measured, values, source_text) = match &r.backend {
         Backend::OpenCl(s) => {
             let (d, m) = opencl::sweep(s, &r.plugin_path)?;
-            let (entries, text) = (m.entries(), m.source_text(&d));
-            (d, Measured::OpenCl(m), entries, text)
+            let values = device_file::MeasuredValues {
+                entries: m.entries(),
+                curves: Vec::new(),
+            };
+            let text = m.source_text(&d);
+            (d, Measured::OpenCl(m), values, text)
         }
         Backend::Cuda(s) => {
             let (d, m) = cuda::sweep(*s, &r.plugin_path)?;
-            let (entries, text) = (m.entries(), m.source_text(&d));
-            (d, Measured::Cuda(m), entries, text)
+            let values = device_file::MeasuredValues {
+                entries: m.entries(),
+                curves: m.curves(),
+            };
+            let text = m.source_text(&d);
+            (d, Measured::Cuda(m), values, text)
         }
     };
     let name = r.name.clone().unwrap_or_else(|| d.name.clone());
-    let (device, catalogued) =
-        device_file::device_of(&catalogue, &name, &d, &entries, source_text)?;
+    let (device, catalogued) = device_file::device_of(&catalogue, &name, &d, &values, source_text)?;
     device_file::write_device(&device, &r.out)?;
     Ok(Calibration {
         device,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use yosoku_devices::{Catalogue, Device, MEASURED_FIELDS, SPEC_FIELDS};
+pub use yosoku_devices::{Catalogue, Device, MEASURED_CURVE_FIELDS, MEASURED_FIELDS, SPEC_FIELDS};
 
 /// The variable naming a user's catalogue files or directories of them (`:`-separated).
 pub const DEVICES_VAR: &str = "YOSOKU_DEVICES";

@@ -66,6 +66,33 @@ pub const GPU_ARCHITECTURES: &[Architecture] = &[
 ];
 
 /// The known GPU architecture `name` names without regard to case.
+/// What is wrong with a measured curve, if anything: at least two points, as many `y` as `x`,
+/// every value a positive number, `x` rising.
+pub fn curve_problem(x: &[f64], y: &[f64]) -> Option<String> {
+    if x.len() != y.len() {
+        return Some(format!(
+            "{} x values and {} y values: expected one y for each x",
+            x.len(),
+            y.len()
+        ));
+    }
+    if x.len() < 2 {
+        return Some("expected at least two points".to_owned());
+    }
+    if let Some(v) = x.iter().chain(y).find(|v| !(v.is_finite() && **v > 0.0)) {
+        return Some(format!("expected positive numbers, found {v}"));
+    }
+    if let Some(i) = (1..x.len()).find(|&i| x[i] <= x[i - 1]) {
+        return Some(format!(
+            "x must rise: x[{i}] = {} is not above x[{}] = {}",
+            x[i],
+            i - 1,
+            x[i - 1]
+        ));
+    }
+    None
+}
+
 pub fn gpu_architecture(name: &str) -> Option<&'static Architecture> {
     GPU_ARCHITECTURES
         .iter()

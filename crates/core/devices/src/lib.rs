@@ -100,6 +100,26 @@ pub const MEASURED_FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Curves yosoku measured on a device: (key, what its `x` and `y` are).
+pub const MEASURED_CURVE_FIELDS: &[(&str, &str)] = &[
+    (
+        "dram_copy_us_by_bytes",
+        "a copy's kernel time (us, the events' own time taken off, the kernel floor in it) by the bytes it reads and writes, L2 emptied first: the ramp from a DRAM round trip to the bandwidth",
+    ),
+    (
+        "copy_gb_per_sec_by_blocks",
+        "a large copy's read + write bytes per second by the blocks of 256 threads that run it: the small grid's latency-bound bandwidth",
+    ),
+];
+
+/// A measured curve: `y` at each `x`, `x` rising.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourcedCurve {
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+    pub source: String,
+}
+
 /// A value and the source (a key of the file's `[sources]`) it comes from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sourced {
@@ -122,6 +142,8 @@ pub struct Device {
     pub spec: BTreeMap<String, Sourced>,
     /// By key of [`MEASURED_FIELDS`].
     pub measured: BTreeMap<String, Sourced>,
+    /// By key of [`MEASURED_CURVE_FIELDS`].
+    pub measured_curves: BTreeMap<String, SourcedCurve>,
     /// Source key -> what it is (a datasheet, a whitepaper, a file of this repository).
     pub sources: BTreeMap<String, String>,
     /// The file it was read from.
@@ -193,7 +215,17 @@ struct FileDef {
     spec: BTreeMap<Spanned<String>, Spanned<ValueDef>>,
     #[serde(default)]
     measured: BTreeMap<Spanned<String>, Spanned<ValueDef>>,
+    #[serde(default)]
+    measured_curves: BTreeMap<Spanned<String>, Spanned<CurveDef>>,
     sources: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CurveDef {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    source: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -209,6 +241,56 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
     (line, column)
+}
+
+/// A file's `[measured_curves]`: each a key of [`MEASURED_CURVE_FIELDS`], a curve the physics can
+/// read ([`checks::curve_problem`]) and a source in `[sources]`; `error` places a message at a
+/// byte offset of the file.
+fn read_curves(
+    curves: &BTreeMap<Spanned<String>, Spanned<CurveDef>>,
+    sources: &BTreeMap<String, String>,
+    error: &dyn Fn(usize, String) -> CatalogueError,
+) -> Result<BTreeMap<String, SourcedCurve>, CatalogueError> {
+    let mut out = BTreeMap::new();
+    for (key, curve) in curves {
+        let name = key.get_ref();
+        let at = curve.span().start;
+        if !MEASURED_CURVE_FIELDS.iter().any(|(k, _)| k == name) {
+            return Err(error(
+                key.span().start,
+                format!(
+                    "[measured_curves] has no field `{name}`; expected one of {}",
+                    MEASURED_CURVE_FIELDS
+                        .iter()
+                        .map(|(k, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        let c = curve.get_ref();
+        if let Some(problem) = checks::curve_problem(&c.x, &c.y) {
+            return Err(error(at, format!("measured_curves.{name}: {problem}")));
+        }
+        if !sources.contains_key(&c.source) {
+            return Err(error(
+                at,
+                format!(
+                    "measured_curves.{name}: source `{}` is not in [sources]",
+                    c.source
+                ),
+            ));
+        }
+        out.insert(
+            name.clone(),
+            SourcedCurve {
+                x: c.x.clone(),
+                y: c.y.clone(),
+                source: c.source.clone(),
+            },
+        );
+    }
+    Ok(out)
 }
 
 /// Reads one catalogue file.
@@ -316,6 +398,7 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
         ));
     }
     let measured = read(&def.measured, MEASURED_FIELDS, "measured")?;
+    let measured_curves = read_curves(&def.measured_curves, &def.sources, &error)?;
     if def.name.get_ref().trim().is_empty() {
         return Err(error(def.name.span().start, "the name is empty".to_owned()));
     }
@@ -329,6 +412,7 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
         year: def.year,
         spec,
         measured,
+        measured_curves,
         sources: def.sources,
         file: file.to_owned(),
     })

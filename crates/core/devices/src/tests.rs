@@ -249,4 +249,52 @@ fn every_built_in_device_written_as_a_file_reads_back_the_same() {
         },
     );
     assert_eq!(parse(&device.to_toml(""), BUILT_IN[0].0).unwrap(), device);
+    // So do measured curves.
+    device.measured_curves.insert(
+        "dram_copy_us_by_bytes".to_owned(),
+        SourcedCurve {
+            x: vec![4096.0, 1048576.0],
+            y: vec![1.0 / 3.0, 2.5],
+            source: "a source with spaces".to_owned(),
+        },
+    );
+    assert_eq!(parse(&device.to_toml(""), BUILT_IN[0].0).unwrap(), device);
+}
+
+/// A measured curve the physics cannot read is refused where it is written: its key, its
+/// points, its source.
+#[test]
+fn a_measured_curve_that_cannot_be_read_is_refused_naming_it() {
+    let head = "name = \"X\"\nvendor = \"NVIDIA\"\nkind = \"gpu\"\narchitecture = \"Hopper\"\n[sources]\ncal = \"ours\"\n[measured_curves]\n";
+    for (curve, expected) in [
+        (
+            "dram_copy_us_by_bytes = { x = [1.0, 2.0], y = [1.0], source = \"cal\" }",
+            "measured_curves.dram_copy_us_by_bytes: 2 x values and 1 y values",
+        ),
+        (
+            "dram_copy_us_by_bytes = { x = [1.0], y = [1.0], source = \"cal\" }",
+            "expected at least two points",
+        ),
+        (
+            "dram_copy_us_by_bytes = { x = [2.0, 1.0], y = [1.0, 2.0], source = \"cal\" }",
+            "x must rise: x[1] = 1 is not above x[0] = 2",
+        ),
+        (
+            "dram_copy_us_by_bytes = { x = [1.0, 2.0], y = [0.0, 2.0], source = \"cal\" }",
+            "expected positive numbers, found 0",
+        ),
+        (
+            "dram_copy_us_by_bytes = { x = [1.0, 2.0], y = [1.0, 2.0], source = \"other\" }",
+            "source `other` is not in [sources]",
+        ),
+        (
+            "copy_by_blocks = { x = [1.0, 2.0], y = [1.0, 2.0], source = \"cal\" }",
+            "[measured_curves] has no field `copy_by_blocks`",
+        ),
+    ] {
+        let e = parse(&format!("{head}{curve}\n"), "x.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expected) && e.contains("x.toml:8:"), "{e}");
+    }
 }

@@ -78,6 +78,25 @@ impl Device {
         }
         section(&mut out, "spec", &self.spec);
         section(&mut out, "measured", &self.measured);
+        if !self.measured_curves.is_empty() {
+            let _ = writeln!(out, "\n[measured_curves]");
+            for (k, c) in &self.measured_curves {
+                let list = |v: &[f64]| {
+                    v.iter()
+                        .map(|x| format!("{x:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "{} = {{ x = [{}], y = [{}], source = {} }}",
+                    key(k),
+                    list(&c.x),
+                    list(&c.y),
+                    quoted(&c.source)
+                );
+            }
+        }
         let _ = writeln!(out, "\n[sources]");
         for (k, v) in &self.sources {
             let _ = writeln!(out, "{} = {}", key(k), quoted(v));

@@ -166,6 +166,28 @@ impl CudaMeasured {
         ]
     }
 
+    /// The device file's `[measured_curves]`: the copy's kernel time by the bytes it reads
+    /// and writes (the events' own time taken off, never below the kernel floor) and the grid
+    /// sweep's copy bandwidth by blocks of 256 threads; (key, x, y).
+    pub fn curves(&self) -> Vec<(&'static str, Vec<f64>, Vec<f64>)> {
+        let floor = self.kernel_floor_us();
+        vec![
+            (
+                "dram_copy_us_by_bytes",
+                self.copy.iter().map(|p| p.bytes as f64).collect(),
+                self.copy
+                    .iter()
+                    .map(|p| (p.median_secs * 1e6 - self.event_pair_us).max(floor))
+                    .collect(),
+            ),
+            (
+                "copy_gb_per_sec_by_blocks",
+                self.grid.iter().map(|p| p.x as f64).collect(),
+                self.grid.iter().map(CurvePoint::gb_per_sec).collect(),
+            ),
+        ]
+    }
+
     /// The `calibration` source's text.
     pub fn source_text(&self, d: &Selected) -> String {
         let range = |c: &[CurvePoint]| {
@@ -408,6 +430,27 @@ mod tests {
             "{}",
             m.block_rate_per_us()
         );
+        // The curves: the copy's kernel time (2 us less the events' 0.2 us, plus its bytes
+        // over 3.5 TB/s) by bytes, and the grid sweep's bandwidth by blocks.
+        let curves = m.curves();
+        let (_, bytes, us) = &curves[0];
+        assert_eq!(bytes, &vec![4096.0, 1048576.0, gib]);
+        assert!(
+            (us[0] - (1.8 + 4096.0 / 3500e9 * 1e6)).abs() < 1e-9,
+            "{us:?}"
+        );
+        let (_, blocks, gb) = &curves[1];
+        assert_eq!(blocks, &vec![1.0, 32.0, 512.0]);
+        assert!((gb[1] - 320.0).abs() < 1e-9, "{gb:?}");
+        for (key, x, y) in &curves {
+            assert!(
+                yosoku_devices::MEASURED_CURVE_FIELDS
+                    .iter()
+                    .any(|(k, _)| k == key),
+                "{key} is not a measured curve"
+            );
+            assert!(yosoku_devices::checks::curve_problem(x, y).is_none());
+        }
         let entries = m.entries();
         assert_eq!(entries.len(), 13);
         for (key, _) in &entries {

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
-use yosoku_devices::{Device, Sourced};
+use yosoku_devices::{Device, Sourced, SourcedCurve};
 
 /// The source key of every measured value.
 pub const SOURCE: &str = "calibration";
@@ -25,14 +25,22 @@ pub struct Selected {
     pub driver_source: (&'static str, &'static str),
 }
 
-/// The catalogue's entry for `name` with `[measured]` replaced by `measured` (each under the
-/// source `calibration`, described by `source_text`), or a new device from what the driver
-/// says; and whether the catalogue had it.
+/// What a sweep measured: the `[measured]` values and the `[measured_curves]`, (key, x, y).
+#[derive(Debug, Clone, Default)]
+pub struct MeasuredValues {
+    pub entries: Vec<(&'static str, f64)>,
+    pub curves: Vec<(&'static str, Vec<f64>, Vec<f64>)>,
+}
+
+/// The catalogue's entry for `name` with `[measured]` and `[measured_curves]` replaced by
+/// `measured` (each under the source `calibration`, described by `source_text`; a value that is
+/// not a positive number, or a curve the catalogue would not read, left out), or a new device
+/// from what the driver says; and whether the catalogue had it.
 pub fn device_of(
     catalogue: &yosoku_devices::Catalogue,
     name: &str,
     d: &Selected,
-    measured: &[(&str, f64)],
+    measured: &MeasuredValues,
     source_text: String,
 ) -> Result<(Device, bool)> {
     let (mut device, catalogued) = match catalogue.find(name) {
@@ -45,7 +53,20 @@ pub fn device_of(
         ),
     };
     device.measured.clear();
-    for (key, value) in measured {
+    device.measured_curves.clear();
+    for (key, x, y) in &measured.curves {
+        if yosoku_devices::checks::curve_problem(x, y).is_none() {
+            device.measured_curves.insert(
+                (*key).to_owned(),
+                SourcedCurve {
+                    x: x.clone(),
+                    y: y.clone(),
+                    source: SOURCE.to_owned(),
+                },
+            );
+        }
+    }
+    for (key, value) in &measured.entries {
         if value.is_finite() && *value > 0.0 {
             device.measured.insert(
                 (*key).to_owned(),
@@ -63,6 +84,7 @@ pub fn device_of(
         .values()
         .chain(device.measured.values())
         .map(|v| v.source.clone())
+        .chain(device.measured_curves.values().map(|c| c.source.clone()))
         .collect();
     device.sources.retain(|k, _| named.contains(k));
     Ok((device, catalogued))
@@ -90,6 +112,7 @@ fn new_device(d: &Selected) -> Device {
         year: None,
         spec,
         measured: Default::default(),
+        measured_curves: Default::default(),
         sources: [(key.to_owned(), text.to_owned())].into_iter().collect(),
         file: String::new(),
     }

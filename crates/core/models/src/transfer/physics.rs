@@ -118,6 +118,14 @@ pub struct GpuRates {
     pub registers_per_sm: Option<f64>,
     #[serde(default)]
     pub shared_memory_per_sm_bytes: Option<f64>,
+    /// The calibration's copy over sizes: (bytes read and written, the kernel's seconds, its
+    /// floor in them), bytes rising (`None`: not measured).
+    #[serde(default)]
+    pub copy_secs_by_bytes: Option<Vec<(f64, f64)>>,
+    /// The calibration's grid sweep: (blocks of [`CALIBRATION_BLOCK_THREADS`] threads, the
+    /// copy's bytes a second), blocks rising (`None`: not measured).
+    #[serde(default)]
+    pub copy_bandwidth_by_blocks: Option<Vec<(f64, f64)>>,
 }
 
 impl GpuRates {
@@ -153,6 +161,14 @@ impl GpuRates {
             measured("block_bandwidth_gb_per_sec"),
             measured("fp32_gflops"),
         );
+        let curve = |key: &str, scale: f64| {
+            device.measured_curves.get(key).map(|c| {
+                c.x.iter()
+                    .zip(&c.y)
+                    .map(|(x, y)| (*x, y * scale))
+                    .collect::<Vec<_>>()
+            })
+        };
         if let (Some(floor_us), Some(bandwidth), Some(block), Some(gflops)) = calibrated {
             return Ok(Self {
                 device: device.name.clone(),
@@ -171,6 +187,8 @@ impl GpuRates {
                 l2_bandwidth_bytes_per_sec: measured("l2_bandwidth_gb_per_sec").map(|g| g * 1e9),
                 registers_per_sm,
                 shared_memory_per_sm_bytes,
+                copy_secs_by_bytes: curve("dram_copy_us_by_bytes", 1e-6),
+                copy_bandwidth_by_blocks: curve("copy_gb_per_sec_by_blocks", 1e9),
             });
         }
         Ok(Self {
@@ -189,6 +207,8 @@ impl GpuRates {
             l2_bandwidth_bytes_per_sec: None,
             registers_per_sm,
             shared_memory_per_sm_bytes,
+            copy_secs_by_bytes: None,
+            copy_bandwidth_by_blocks: None,
         })
     }
 }
@@ -225,11 +245,33 @@ impl GpuRates {
             l2_bandwidth_bytes_per_sec: None,
             registers_per_sm: gpu.occupancy.map(|o| o.registers_per_sm),
             shared_memory_per_sm_bytes: gpu.occupancy.map(|o| o.shared_memory_per_sm_bytes),
+            copy_secs_by_bytes: None,
+            copy_bandwidth_by_blocks: None,
         }
     }
 }
 
 impl KernelWork {
+    /// A launch known by its grid and work alone: none of the optional fields, nothing a
+    /// profiler counted.
+    pub fn of_work_alone(blocks: f64, threads_per_block: f64, flops: f64, dram_bytes: f64) -> Self {
+        Self {
+            blocks,
+            threads_per_block,
+            flops,
+            dram_bytes,
+            moved_bytes: None,
+            dependent_steps: 1.0,
+            dram_round_trips: None,
+            warp_instructions: None,
+            l2_bytes: None,
+            registers_per_thread: None,
+            shared_bytes_per_block: None,
+            sm_active_cycles: None,
+            occupancy_share: None,
+        }
+    }
+
     /// A measured launch's work as the transfer models read it, with none of the optional
     /// fields (nothing read off its code); its warp instructions and L2 bytes where the profile
     /// counted them.
@@ -389,7 +431,13 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
             .ceil()
             .max(work.dram_round_trips.unwrap_or(1.0))
             .max(1.0);
-        bandwidth.max(achieved_waves * round_trips * rates.dram_latency_secs)
+        // A grid of one wave or less, in blocks of the calibration's size: what the grid
+        // sweep measured (a wave of blocks that each loop over their share of the bytes).
+        let one_wave =
+            (blocks <= wave).then(|| blocks * threads_per_block / CALIBRATION_BLOCK_THREADS);
+        bandwidth
+            .max(achieved_waves * round_trips * rates.dram_latency_secs)
+            .max(measured_copy_secs(moved, one_wave, rates))
     } else {
         0.0
     };
@@ -441,6 +489,60 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
         sm_cycles_secs,
         steps_secs,
     }
+}
+
+/// The memory time the calibration's own curves give `moved` bytes (read and written): the copy
+/// of as many bytes, its floor taken off (the ramp from a round trip to the bandwidth, between
+/// the sizes it measured in log-log; below the smallest, the smallest's; above the largest, the
+/// largest's and the rest at the bandwidth); and, for a grid of one wave or less (`one_wave`:
+/// its blocks in blocks of [`CALIBRATION_BLOCK_THREADS`] threads), the bytes over the bandwidth
+/// the grid sweep measured with as many blocks (in log-log; below its fewest, in proportion to
+/// the threads; above its most, the most's). 0 where the rates have no curves: the other bounds
+/// answer alone.
+fn measured_copy_secs(moved: f64, one_wave: Option<f64>, rates: &GpuRates) -> f64 {
+    let stream = measured_curve(&rates.copy_secs_by_bytes).map_or(0.0, |curve| {
+        let (last_bytes, last_secs) = curve[curve.len() - 1];
+        let secs = if moved > last_bytes {
+            last_secs + (moved - last_bytes) / rates.bandwidth_bytes_per_sec
+        } else {
+            log_log(curve, moved)
+        };
+        (secs - rates.floor_secs).max(0.0)
+    });
+    let grid = match (measured_curve(&rates.copy_bandwidth_by_blocks), one_wave) {
+        (Some(curve), Some(at_once)) => {
+            let (fewest, rate) = curve[0];
+            let bandwidth = if at_once < fewest {
+                rate * at_once / fewest
+            } else {
+                log_log(curve, at_once)
+            };
+            moved / bandwidth
+        }
+        _ => 0.0,
+    };
+    stream.max(grid)
+}
+
+/// A curve the rates hold, where it has a point.
+fn measured_curve(curve: &Option<Vec<(f64, f64)>>) -> Option<&[(f64, f64)]> {
+    curve.as_deref().filter(|c| !c.is_empty())
+}
+
+/// `curve` (x rising, at least one point, every value positive) at `x`, interpolated between
+/// its points in log x and log y; its first point's value below them, its last's above.
+fn log_log(curve: &[(f64, f64)], x: f64) -> f64 {
+    let (first, last) = (curve[0], curve[curve.len() - 1]);
+    if x <= first.0 {
+        return first.1;
+    }
+    if x >= last.0 {
+        return last.1;
+    }
+    let i = curve.partition_point(|p| p.0 <= x);
+    let ((x0, y0), (x1, y1)) = (curve[i - 1], curve[i]);
+    let t = (x / x0).ln() / (x1 / x0).ln();
+    (y0.ln() + t * (y1 / y0).ln()).exp()
 }
 
 /// `measured_secs`, the launch's time on a GPU of `measured_on`, carried to a GPU of `target` by
@@ -546,25 +648,58 @@ mod tests {
             l2_bandwidth_bytes_per_sec: Some(7.4e12),
             registers_per_sm: Some(65536.0),
             shared_memory_per_sm_bytes: Some(228.0 * 1024.0),
+            copy_secs_by_bytes: None,
+            copy_bandwidth_by_blocks: None,
         }
     }
 
+    /// Where the calibration measured its copy over sizes and over grids, a launch that moves
+    /// as many bytes takes what the copy took (the ramp from one round trip to the bandwidth that
+    /// one round trip plus the bytes over the bandwidth misses), and a grid of one wave or less
+    /// the bandwidth the grid sweep measured with as many blocks; a grid of several waves is
+    /// not held to the grid sweep's (looping) blocks.
+    #[test]
+    fn a_calibrations_curves_price_the_sizes_and_grids_it_measured() {
+        let curved = GpuRates {
+            copy_secs_by_bytes: Some(vec![(4096.0, 2.0e-6), (1048576.0, 2.5e-6), (1e9, 250e-6)]),
+            copy_bandwidth_by_blocks: Some(vec![(1.0, 20e9), (128.0, 1.86e12), (1024.0, 4.0e12)]),
+            ..h200()
+        };
+        // 1 MiB, a float4 per thread: the copy's 2.5 us, against 2.14 us without the curve.
+        let mib = work(256.0, 256.0, 0.0, 1048576.0);
+        assert!((physics_time(&mib, &curved).secs - 2.5e-6).abs() < 1e-15);
+        let plain = physics_time(&mib, &h200()).secs;
+        assert!((plain - (1.5e-6 + h200().dram_latency_secs + 1048576.0 / 4.3e12)).abs() < 1e-15);
+        // Between two sizes, in log-log; below the smallest, the smallest's.
+        let between = physics_time(&work(256.0, 256.0, 0.0, 65536.0), &curved).secs;
+        let t = (65536.0f64 / 4096.0).ln() / (1048576.0f64 / 4096.0).ln();
+        let expect = (2.0e-6f64.ln() + t * (2.5f64 / 2.0).ln()).exp();
+        assert!((between - expect).abs() < 1e-15, "{between} {expect}");
+        let tiny = physics_time(&work(1.0, 32.0, 0.0, 128.0), &curved).secs;
+        assert!((tiny - 2.0e-6).abs() < 1e-15, "{tiny}");
+        // Beyond the largest, the rest at the bandwidth.
+        let big = physics_time(&work(1e6, 256.0, 0.0, 2e9), &curved).secs;
+        assert!((big - (250e-6 + 1e9 / 4.3e12)).abs() < 1e-12, "{big}");
+        // 128 blocks looping over 256 MiB: the grid sweep's 1.86 TB/s.
+        let looping = physics_time(&work(128.0, 256.0, 0.0, 268435456.0), &curved);
+        assert!((looping.memory_secs - 268435456.0 / 1.86e12).abs() < 1e-12);
+        // Half a block of 256 threads: half of one block's bandwidth.
+        let half = physics_time(&work(1.0, 128.0, 0.0, 1e6), &curved);
+        assert!((half.memory_secs - 1e6 / 10e9).abs() < 1e-12);
+        // Many waves of short blocks: the bandwidth, not the grid sweep's.
+        let waves = physics_time(&work(65536.0, 256.0, 0.0, 268435456.0), &curved);
+        let stream = (250e-6f64 / 2.5e-6).ln()
+            * ((268435456.0f64 / 1048576.0).ln() / (1e9f64 / 1048576.0).ln());
+        let expect = (2.5e-6f64.ln() + stream).exp() - 1.5e-6;
+        assert!(
+            (waves.memory_secs - expect).abs() < 1e-12,
+            "{}",
+            waves.memory_secs
+        );
+    }
+
     fn work(blocks: f64, threads: f64, flops: f64, bytes: f64) -> KernelWork {
-        KernelWork {
-            blocks,
-            threads_per_block: threads,
-            flops,
-            dram_bytes: bytes,
-            moved_bytes: None,
-            dependent_steps: 1.0,
-            dram_round_trips: None,
-            warp_instructions: None,
-            l2_bytes: None,
-            registers_per_thread: None,
-            shared_bytes_per_block: None,
-            sm_active_cycles: None,
-            occupancy_share: None,
-        }
+        KernelWork::of_work_alone(blocks, threads, flops, bytes)
     }
 
     #[test]

@@ -62,21 +62,17 @@ pub struct WorkLaunch {
 impl WorkLaunch {
     /// The launch as the physics model reads it, its optional fields included.
     pub fn kernel_work(&self) -> super::physics::KernelWork {
+        // Work alone, with what the user gave of its code; nothing counted by a profiler.
         super::physics::KernelWork {
-            blocks: self.blocks,
-            threads_per_block: self.threads_per_block,
-            flops: self.flops,
-            dram_bytes: self.dram_bytes,
             moved_bytes: self.moved_bytes,
             dependent_steps: self.dependent_steps.unwrap_or(1.0),
             dram_round_trips: self.dram_round_trips,
-            // Work alone: nothing counted by a profiler.
-            warp_instructions: None,
-            l2_bytes: None,
-            registers_per_thread: None,
-            shared_bytes_per_block: None,
-            sm_active_cycles: None,
-            occupancy_share: None,
+            ..super::physics::KernelWork::of_work_alone(
+                self.blocks,
+                self.threads_per_block,
+                self.flops,
+                self.dram_bytes,
+            )
         }
     }
 
