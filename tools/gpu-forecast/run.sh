@@ -7,6 +7,11 @@
 # `libyosoku_plugin_cuda_profiler.so` (cargo build --release -p yosoku-cli
 # -p yosoku-plugin-cuda-profiler); HEARTWALL_AVI (optional) is Rodinia's data/heartwall/test.avi.
 # LAUNCHES (default 5) launches of each kernel and input size are profiled, after SKIP (default 1).
+# NCU_METRICS (comma separated) replaces the four metrics collected; with it (issue 69's counters
+# campaign, tools/gpu-machine/cuda-campaign.sh) LU's other two kernels (lud_perimeter,
+# lud_internal) and lavaMD's kernel_gpu_cuda (cuda/lavaMD, sizes LAVAMD_SIZES, boxes a side)
+# are profiled too: with backprop, hotspot, LU and heartwall, every kernel of the Rodinia copy
+# the second forecast's run.sh does not profile.
 # Writes into $OUT/<kernel>/<size>/ what ncu_run's log_dir keeps (ncu.csv, command.txt,
 # program-output.txt), and $OUT/environment.txt; PACK (optional) is a .tar.gz of $OUT rewritten
 # after each kernel, so that a run cut short still brings back what it measured. Each kernel
@@ -14,13 +19,23 @@
 # run on. DRY_RUN=1 builds nothing and runs nothing, and prints the pipelines it would run.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
+# A dry run builds nothing: the sources need not be there.
+if [ "${DRY_RUN:-0}" = 1 ]; then src=${RODINIA:-rodinia}; else
+  src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
+fi
 out=${OUT:?}
 work=${WORK:-/tmp/gpu-forecast}
 launches=${LAUNCHES:-5}
 skip=${SKIP:-1}
 dry=${DRY_RUN:-0}
 arch=${ARCH:-sm_90}
+metrics=${NCU_METRICS:-gpu__time_duration.sum,sm__cycles_elapsed.sum,launch__grid_size,launch__block_size}
+metrics_toml=$(echo "$metrics" | sed 's/[^,][^,]*/"&"/g; s/,/, /g')
+# Every kernel where the metrics are the counters campaign's.
+counting=$([ -n "${NCU_METRICS:-}" ] && echo 1 || echo 0)
+lud_kernels="lud_diagonal"
+[ "$counting" = 1 ] && lud_kernels="lud_diagonal lud_perimeter lud_internal"
+lavamd_sizes=${LAVAMD_SIZES:-2 4 8 12 16}
 mkdir -p "$out" "$work"
 if [ "$dry" != 1 ]; then
   bin=$(cd "${YOSOKU_BIN:?directory holding yosoku and the cuda_profiler plugin}" && pwd)
@@ -51,6 +66,13 @@ else
   heartwall_sizes=$(seq 20 4 104)
 fi
 hotspot_sizes=$(for g in 64 128 256 512 1024; do for t in 256 512 768 1024; do echo "${g}x$t"; done; done)
+# The counters campaign profiles every kernel, three of LU's at each size: fewer sizes of each
+# (every 8th of backprop's, every 4th of LU's, two of hotspot's iteration counts), about 55 runs.
+if [ "$counting" = 1 ] && [ "${ALL_SIZES:-0}" != 1 ]; then
+  backprop_sizes=$(seq 8192 8192 65536)
+  lud_sizes=$(seq 1024 1024 8192)
+  hotspot_sizes=$(for g in 64 128 256 512 1024; do for t in 256 1024; do echo "${g}x$t"; done; done)
+fi
 
 # Built as gpuperfpredict's Makefiles build them (src/rodinia/common/init.config and each
 # program's Makefile: the optimisation flags, -D devId=0; backprop's C files by gcc, as C: they
@@ -75,6 +97,20 @@ build() {
   wait $p1 || { failed=1; cat "$work/build-backprop.txt"; }
   wait $p2 || { failed=1; cat "$work/build-hotspot.txt"; }
   wait $p3 || { failed=1; cat "$work/build-lud.txt"; }
+  if [ "$counting" = 1 ]; then
+    # lavaMD as its makefile builds it: the C files by gcc, the CUDA ones by nvcc. main.c calls
+    # strcmp and cudaSetDevice, timer.c gettimeofday, undeclared: their headers are included for
+    # them and what stays undeclared (the CUDA calls) is a warning, as it was in C89.
+    mkdir -p "$work/obj/lavaMD"
+    (cd "$src/cuda/lavaMD" &&
+      gcc -O3 -D devId=0 -include string.h -Wno-error=implicit-function-declaration -c main.c -o "$work/obj/lavaMD/main.o" &&
+      gcc -O3 -D devId=0 -c util/num/num.c -o "$work/obj/lavaMD/num.o" &&
+      gcc -O3 -D devId=0 -include sys/time.h -c util/timer/timer.c -o "$work/obj/lavaMD/timer.o" &&
+      nvcc "${common[@]}" -O3 -c util/device/device.cu -o "$work/obj/lavaMD/device.o" &&
+      nvcc "${common[@]}" -O3 -c kernel/kernel_gpu_cuda_wrapper.cu -o "$work/obj/lavaMD/wrapper.o" &&
+      nvcc "${common[@]}" -o "$work/lavaMD" "$work"/obj/lavaMD/*.o -lm) > "$work/build-lavaMD.txt" 2>&1 ||
+      { cat "$work/build-lavaMD.txt"; echo "lavaMD did not build: its sizes are left out"; rm -rf "$work/pipelines/kernel_gpu_cuda"; }
+  fi
   if [ -n "${HEARTWALL_AVI:-}" ]; then
     (cd "$src/cuda/heartwall" &&
       nvcc "${common[@]}" -O3 -I AVI -o "$work/heartwall" main.cu AVI/avilib.c AVI/avimod.c -lm) || failed=1
@@ -104,7 +140,7 @@ source_block() {
 [sources.$id]
 plugin = "cuda_profiler"
 collector = "ncu_run"
-config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = $skip, launch_count = $launches, clock_control = "none", ncu_metrics = ["gpu__time_duration.sum", "sm__cycles_elapsed.sum", "launch__grid_size", "launch__block_size"], nsys_trace = "no", timeout_secs = 120, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
+config = { program = "$program", args = [${args%, }], kernel_name = "$kernel", launch_skip = $skip, launch_count = $launches, clock_control = "none", ncu_metrics = [$metrics_toml], nsys_trace = "no", timeout_secs = 120, log_dir = "$out/$kernel/$size", variants = [${variants%, }] }
 EOF
 }
 
@@ -115,7 +151,8 @@ header() {
 pipelines() {
   local i=0 dir=$work/pipelines
   rm -rf "$dir"
-  mkdir -p "$dir"/{bpnn_layerforward_CUDA,bpnn_adjust_weights_cuda,calculate_temp,lud_diagonal,kernel}
+  mkdir -p "$dir"/{bpnn_layerforward_CUDA,bpnn_adjust_weights_cuda,calculate_temp,kernel,kernel_gpu_cuda}
+  for k in $lud_kernels; do mkdir -p "$dir/$k"; done
   for n in $backprop_sizes; do
     for k in bpnn_layerforward_CUDA bpnn_adjust_weights_cuda; do
       i=$((i + 1))
@@ -129,9 +166,18 @@ pipelines() {
     { header calculate_temp "$s"; source_block "s$i" calculate_temp "$s" "$work/hotspot" "$g" 2 "$t" "$work/temp_$g" "$work/power_$g" "$work/hotspot_out_$s"; } > "$dir/calculate_temp/$(printf %03d $i)-$s.toml"
   done
   for n in $lud_sizes; do
-    i=$((i + 1))
-    { header lud_diagonal "$n"; source_block "s$i" lud_diagonal "$n" "$work/lud_cuda" -s "$n"; } > "$dir/lud_diagonal/$(printf %03d $i)-$n.toml"
+    for k in $lud_kernels; do
+      i=$((i + 1))
+      { header "$k" "$n"; source_block "s$i" "$k" "$n" "$work/lud_cuda" -s "$n"; } > "$dir/$k/$(printf %03d $i)-$n.toml"
+    done
   done
+  if [ "$counting" = 1 ]; then
+    # lavaMD: one launch a run (its one kernel, once), the particles of n x n x n boxes.
+    for n in $lavamd_sizes; do
+      i=$((i + 1))
+      { header kernel_gpu_cuda "$n"; skip=0 launches=1 source_block "s$i" kernel_gpu_cuda "$n" "$work/lavaMD" -boxes1d "$n"; } > "$dir/kernel_gpu_cuda/$(printf %03d $i)-$n.toml"
+    done
+  fi
   if [ -n "${HEARTWALL_AVI:-}" ]; then
     for f in $heartwall_sizes; do
       i=$((i + 1))
@@ -157,8 +203,8 @@ fi
 build
 for g in 64 128 256 512 1024; do hotspot_inputs "$g"; done
 : > "$out/failed.txt"
-for k in bpnn_layerforward_CUDA bpnn_adjust_weights_cuda calculate_temp lud_diagonal kernel; do
-  for p in $(find "$work/pipelines/$k" -name '*.toml' | sort); do
+for k in bpnn_layerforward_CUDA bpnn_adjust_weights_cuda calculate_temp $lud_kernels kernel kernel_gpu_cuda; do
+  for p in $(find "$work/pipelines/$k" -name '*.toml' 2> /dev/null | sort); do
     name=$(basename "$p" .toml)
     echo "== $k $name"
     if ! "$bin/yosoku" run --plugin-path "$bin" "$p" -o "$work/bundles/$k-$name" > "$work/run-$k-$name.txt" 2>&1; then

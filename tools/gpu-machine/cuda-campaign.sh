@@ -9,14 +9,17 @@
 #   bash tools/gpu-machine/cuda-campaign.sh
 # Writes into $OUT: campaign.log (the machine, each step's status and wall time),
 # calibration.toml and calibrate.txt (`yosoku calibrate --backend cuda`), ncu-calibration.csv,
-# ncu-empty.csv, and rodinia.tgz (tools/gpu-forecast/second/run.sh's output, rewritten after
-# each kernel). Each part runs under its own time limit; a failed part is reported and the next
+# ncu-empty.csv, rodinia.tgz (tools/gpu-forecast/second/run.sh's output, rewritten after each
+# kernel) and rodinia-first.tgz (tools/gpu-forecast/run.sh's: the rest of gpuperfpredict's Rodinia
+# copy, every kernel that builds). Each part runs under its own time limit; a failed part is reported and the next
 # one runs, except after a failed calibration (KEEP_GOING=1 runs on). DRY_RUN=1 prints the
 # commands instead; SKIP_RODINIA=1 stops after step 2.
 set -uo pipefail
 out=${OUT:?}
 bin=$(cd "${YOSOKU_BIN:-target/gpu-machine/bin}" && pwd)
 dry=${DRY_RUN:-0}
+# Scratch files: the calibration repeats, ncu's output, the Rodinia scripts' work.
+tmp=${TMPDIR:-/tmp}
 status=0
 exec > >(tee -a "$out/campaign.log") 2>&1
 log() { echo "[$(date -u +%H:%M:%S)] $*"; }
@@ -61,8 +64,8 @@ cal=$?
 for i in 2 3; do
   # Through sh, so that the output goes to the file and `run`'s own line to the log.
   run 90 sh -c '"$0" calibrate --backend cuda --plugin-path "$1" --out "$2" > "$3" 2>&1' \
-    "$bin/yosoku" "$bin" "/tmp/calibration-$i.toml" "/tmp/calibrate-$i.txt"
-  [ "$dry" = 1 ] || grep -h "launch \|floor\|DRAM\|L2 \|FP32\|one wave" "/tmp/calibrate-$i.txt"
+    "$bin/yosoku" "$bin" "$tmp/calibration-$i.toml" "$tmp/calibrate-$i.txt"
+  [ "$dry" = 1 ] || grep -h "launch \|floor\|DRAM\|L2 \|FP32\|one wave" "$tmp/calibrate-$i.txt"
 done
 if [ "$cal" != 0 ] && [ "${KEEP_GOING:-0}" != 1 ]; then
   # Nothing below is worth the device time while the calibration itself fails: stop, so that a
@@ -77,23 +80,45 @@ metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t
 log "ncu: the calibration's kernels"
 run 120 ncu --csv --page raw --clock-control none --metrics "$metrics" \
   --kernel-name 'regex:^yk_(read|write|copy|l2_read|fma)$' --log-file "$out/ncu-calibration.csv" \
-  "$bin/yosoku" calibrate --backend cuda --plugin-path "$bin" --repeats 1 --out /tmp/ncu-calibration.toml \
-  > /tmp/ncu-calibration.txt 2>&1 || tail -20 /tmp/ncu-calibration.txt
+  "$bin/yosoku" calibrate --backend cuda --plugin-path "$bin" --repeats 1 --out "$tmp/ncu-calibration.toml" \
+  > "$tmp/ncu-calibration.txt" 2>&1 || tail -20 "$tmp/ncu-calibration.txt"
 log "ncu: the empty kernel (30 launches: alone, then back to back)"
 run 60 ncu --csv --page raw --clock-control none \
   --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg,launch__grid_size \
   --kernel-name yk_empty --launch-count 30 --log-file "$out/ncu-empty.csv" \
-  "$bin/yosoku" calibrate --backend cuda --plugin-path "$bin" --repeats 1 --out /tmp/ncu-empty.toml \
-  > /tmp/ncu-empty.txt 2>&1 || tail -20 /tmp/ncu-empty.txt
+  "$bin/yosoku" calibrate --backend cuda --plugin-path "$bin" --repeats 1 --out "$tmp/ncu-empty.toml" \
+  > "$tmp/ncu-empty.txt" 2>&1 || tail -20 "$tmp/ncu-empty.txt"
 
 # 3. Rodinia's kernels of the second forecast, one profiled launch each, with counters
 #    (SKIP_RODINIA=1 leaves them out).
 [ "${SKIP_RODINIA:-0}" = 1 ] && { log "done (status $status)"; exit "$status"; }
+# A Rodinia script under its time limit, its output to `log` and its tail here; in a dry run,
+# the script's own dry run (the pipelines it would run), printed here.
+rodinia() {
+  local secs=$1 log_file=$2
+  shift 2
+  if [ "$dry" = 1 ]; then
+    "$@"
+    return 0
+  fi
+  run "$secs" "$@" > "$log_file" 2>&1
+  tail -30 "$log_file"
+}
 log "Rodinia under ncu_run with counters"
-run "${RODINIA_SECS:-170}" env RODINIA=target/rodinia/src/rodinia YOSOKU_BIN="$bin" OUT=/tmp/rodinia \
-  PACK="$out/rodinia.tgz" WORK=/tmp/rodinia-work LAUNCHES=1 NCU_METRICS=$metrics \
-  OPENCL_CALIBRATION=0 bash tools/gpu-forecast/second/run.sh > /tmp/rodinia.log 2>&1
-[ "$dry" = 1 ] || tail -30 /tmp/rodinia.log
+rodinia "${RODINIA_SECS:-170}" "$tmp/rodinia.log" env RODINIA=target/rodinia/src/rodinia \
+  YOSOKU_BIN="$bin" OUT="$tmp/rodinia" PACK="$out/rodinia.tgz" WORK="$tmp/rodinia-work" LAUNCHES=1 \
+  NCU_METRICS=$metrics OPENCL_CALIBRATION=0 bash tools/gpu-forecast/second/run.sh
+
+# 4. The rest of the Rodinia copy with the same counters (FIRST_RODINIA=0 leaves it out): the
+#    first forecast's backprop, hotspot and LU (all three of LU's kernels; heartwall where
+#    HEARTWALL_AVI is given) and lavaMD at several sizes, tools/gpu-forecast/run.sh's sizes.
+if [ "${FIRST_RODINIA:-1}" = 1 ]; then
+  log "the rest of Rodinia under ncu_run with counters"
+  rodinia "${FIRST_RODINIA_SECS:-300}" "$tmp/rodinia-first.log" env \
+    RODINIA=target/rodinia/src/rodinia YOSOKU_BIN="$bin" OUT="$tmp/rodinia-first" \
+    PACK="$out/rodinia-first.tgz" WORK="$tmp/rodinia-first-work" LAUNCHES=1 NCU_METRICS=$metrics \
+    bash tools/gpu-forecast/run.sh
+fi
 log "done (status $status)"
 ls -la "$out"
 exit "$status"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds on the development machine (Debian, x86-64) what tools/gpu-machine/session.sh carries
 # to the GPU machine, which has no cargo, no package manager and no Open MPI:
-#   target/rodinia/        gpuperfpredict's copy of the Rodinia CUDA sources the second forecast
-#                          measures (G: a `fetch` of marcosamaris/gpuperfpredict; its blobs are
-#                          read one by one, since `git archive` fails on that snapshot)
+#   target/rodinia/        gpuperfpredict's copy of the Rodinia CUDA sources, all nine programs
+#                          (G: a `fetch` of marcosamaris/gpuperfpredict; its blobs are read one
+#                          by one, since `git archive` fails on that snapshot)
 #   target/gpu-machine/    release `yosoku` with its cuda_profiler, opencl and mpi_timer plugins
 #                          (bin/), the xtask binary and the path it was built in, and Open MPI's
 #                          runtime (openmpi-runtime.tgz: Debian's openmpi-bin, libopenmpi3,
@@ -17,8 +17,9 @@ cd "$root"
 
 rm -rf target/rodinia
 git -C "$G" ls-tree -r -l HEAD src/rodinia/cuda/gaussian src/rodinia/cuda/nw \
-    src/rodinia/cuda/pathfinder src/rodinia/cuda/hotspot3D |
-  awk '$4 != "BAD" && $5 !~ /\.o$/ {print $5}' |
+    src/rodinia/cuda/pathfinder src/rodinia/cuda/hotspot3D src/rodinia/cuda/backprop \
+    src/rodinia/cuda/hotspot src/rodinia/cuda/lud src/rodinia/cuda/heartwall src/rodinia/cuda/lavaMD |
+  awk '$4 != "BAD" && $5 !~ /\.o$/ && $5 !~ /backprop\/backprop$/ && $5 !~ /lavaMD\/result.*\.txt$/ {print $5}' |
   while read -r f; do
     mkdir -p "target/rodinia/$(dirname "$f")"
     git -C "$G" show "HEAD:$f" > "target/rodinia/$f"

@@ -15,7 +15,10 @@
 # separated) replaces the four metrics collected (tools/gpu-machine/cuda-campaign.sh adds DRAM and
 # L2 bytes, instructions and cycles); OPENCL_CALIBRATION=0 leaves `yosoku calibrate` out.
 set -euo pipefail
-src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
+# A dry run builds nothing: the sources need not be there.
+if [ "${DRY_RUN:-0}" = 1 ]; then src=${RODINIA:-rodinia}; else
+  src=$(cd "${RODINIA:?directory of gpuperfpredict\'s src/rodinia}" && pwd)
+fi
 out=${OUT:?}
 work=${WORK:-/tmp/gpu-forecast-second}
 launches=${LAUNCHES:-5}

@@ -217,3 +217,55 @@ launches = [{ program = "k", variant = "1", blocks = 4, threads_per_block = 32, 
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(!out_dir.exists());
 }
+
+/// The GPU machine's campaign (issue 69, item 4), dry: the CUDA calibration, then every kernel of
+/// gpuperfpredict's Rodinia copy that the scripts build (all nine programs but heartwall, whose
+/// video input no stored snapshot holds) under ncu with the DRAM, L2, instruction and cycle
+/// counters, at several sizes each. Nothing is built or run: the scripts print what they would.
+#[test]
+fn the_gpu_machine_campaign_profiles_every_rodinia_kernel_with_counters_when_dry() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("bash")
+        .arg("tools/gpu-machine/cuda-campaign.sh")
+        .current_dir(common::repo())
+        .env("DRY_RUN", "1")
+        .env("OUT", dir.path())
+        .env("TMPDIR", dir.path())
+        .env("YOSOKU_BIN", dir.path())
+        .output()
+        .unwrap();
+    let printed = text(&out.stdout);
+    assert!(out.status.success(), "{printed}{}", text(&out.stderr));
+    assert!(printed.contains("calibrate --backend cuda"), "{printed}");
+    // Each pipeline: one kernel, its counters.
+    let pipelines: Vec<&str> = printed.split("[pipeline]").skip(1).collect();
+    for kernel in [
+        "bpnn_layerforward_CUDA",
+        "bpnn_adjust_weights_cuda",
+        "calculate_temp",
+        "lud_diagonal",
+        "lud_perimeter",
+        "lud_internal",
+        "kernel_gpu_cuda",
+        "Fan1",
+        "Fan2",
+        "needle_cuda_shared_1",
+        "needle_cuda_shared_2",
+        "dynproc_kernel",
+        "hotspotOpt1",
+    ] {
+        let of: Vec<&&str> = pipelines
+            .iter()
+            .filter(|p| p.contains(&format!("kernel_name = \"{kernel}\"")))
+            .collect();
+        assert!(of.len() >= 3, "{kernel}: {} sizes", of.len());
+        for metric in [
+            "dram__bytes_read.sum",
+            "lts__t_bytes.sum",
+            "smsp__inst_executed.sum",
+            "sm__cycles_active.avg",
+        ] {
+            assert!(of.iter().all(|p| p.contains(metric)), "{kernel}: {metric}");
+        }
+    }
+}
