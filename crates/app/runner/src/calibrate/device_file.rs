@@ -146,3 +146,66 @@ fn file_name(p: &Path) -> String {
         |n| n.to_string_lossy().into_owned(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h200() -> Selected {
+        Selected {
+            name: "NVIDIA H200".into(),
+            gpu: true,
+            compute_units: 132,
+            clock_mhz: Some(1980.0),
+            vendor: "NVIDIA".into(),
+            description: "CUDA driver 13.0".into(),
+            driver_source: ("driver", "what the driver said"),
+        }
+    }
+
+    /// The catalogue's entry with what the sweep measured in place of its own `[measured]`: a
+    /// value that is not a positive number and a curve the catalogue would refuse are left out,
+    /// the rest written under `calibration` and read back the same.
+    #[test]
+    fn a_calibration_replaces_the_measured_values_and_curves_and_reads_back() {
+        let catalogue = yosoku_devices::Catalogue::built_in().unwrap();
+        let measured = MeasuredValues {
+            entries: vec![
+                ("dram_bandwidth_gb_per_sec", 4298.0),
+                ("fp32_gflops", f64::NAN),
+            ],
+            curves: vec![
+                (
+                    "dram_copy_us_by_bytes",
+                    vec![4096.0, 1048576.0],
+                    vec![1.99, 2.49],
+                ),
+                // Not rising: left out.
+                (
+                    "copy_gb_per_sec_by_blocks",
+                    vec![2.0, 1.0],
+                    vec![39.0, 20.0],
+                ),
+            ],
+        };
+        let (device, catalogued) =
+            device_of(&catalogue, "H200", &h200(), &measured, "the sweep".into()).unwrap();
+        assert!(catalogued);
+        assert_eq!(device.measured.len(), 1);
+        assert_eq!(device.measured["dram_bandwidth_gb_per_sec"].value, 4298.0);
+        assert_eq!(device.measured_curves.len(), 1);
+        let curve = &device.measured_curves["dram_copy_us_by_bytes"];
+        assert_eq!(
+            (curve.y.clone(), curve.source.as_str()),
+            (vec![1.99, 2.49], SOURCE)
+        );
+        assert_eq!(device.sources[SOURCE], "the sweep");
+        let text = device.to_toml("a test");
+        assert_eq!(
+            yosoku_devices::parse(&text, "h200.toml")
+                .unwrap()
+                .measured_curves,
+            device.measured_curves
+        );
+    }
+}
