@@ -792,6 +792,11 @@ pub struct Score {
     pub within_25_pct: f64,
     /// Share of the predicted rows inside their interval (NaN without intervals).
     pub coverage_pct: f64,
+    /// The median signed error (positive: predicted slower than measured), and the median
+    /// |error| once each GPU's median ratio of predicted to measured time is divided out of its
+    /// rows: what one number measured on each GPU could at best leave (NaN where none).
+    pub median_signed_error_pct: f64,
+    pub one_factor_error_pct: f64,
     /// Why rows were not predicted, with counts.
     pub not_predicted: Vec<(String, usize)>,
 }
@@ -952,12 +957,17 @@ fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) 
     let (mut measured, mut predicted) = (Vec::new(), Vec::new());
     let (mut inside, mut with_interval) = (0usize, 0usize);
     let mut not_predicted: Vec<(String, usize)> = Vec::new();
+    // (GPU, log of predicted over measured) of each row predicted.
+    let mut log_ratios = Vec::new();
     for p in rows {
         let secs = m.cells[p.cell].secs;
         match p.secs {
             Some(s) => {
                 measured.push(secs);
                 predicted.push(s);
+                if s > 0.0 && secs > 0.0 {
+                    log_ratios.push((m.cells[p.cell].gpu, (s / secs).ln()));
+                }
                 if let Some((lo, hi)) = p.interval {
                     with_interval += 1;
                     inside += usize::from(lo <= secs && secs <= hi);
@@ -987,6 +997,7 @@ fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) 
         .count();
     // The counter models' error measures (mean and median of 100 |p - a| / a).
     let errors = yosoku_regression::validate::metrics(&measured, &predicted);
+    let bias = super::split::signed_and_one_factor(&log_ratios);
     Score {
         scheme,
         method,
@@ -1000,6 +1011,8 @@ fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) 
         median_abs_error_pct: errors.median_abs_pct,
         within_25_pct: share(within, n),
         coverage_pct: share(inside, with_interval),
+        median_signed_error_pct: bias.0,
+        one_factor_error_pct: bias.1,
         not_predicted,
     }
 }

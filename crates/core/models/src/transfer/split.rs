@@ -423,6 +423,13 @@ fn gpu_bias(rows: &[&Predicted<'_>], k: usize) -> (f64, f64) {
             Some((p.cell.gpu, (s / p.cell.secs).ln()))
         })
         .collect();
+    signed_and_one_factor(&answered)
+}
+
+/// Of `answered`, (GPU, log of predicted over measured time) a launch: the median signed error
+/// (%), and the median |error| (%) once each GPU's median log ratio is divided out of its
+/// launches' predictions; NaN for none.
+pub(crate) fn signed_and_one_factor(answered: &[(usize, f64)]) -> (f64, f64) {
     if answered.is_empty() {
         return (f64::NAN, f64::NAN);
     }
