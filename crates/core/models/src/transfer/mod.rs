@@ -9,6 +9,7 @@
 //! split of GPUs; [`report`] lays the results out as tables; [`predict`] answers
 //! one profile on one target GPU.
 
+pub mod bias;
 pub mod correction;
 pub mod data;
 pub mod forecast;

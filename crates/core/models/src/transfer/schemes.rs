@@ -997,7 +997,7 @@ fn score(m: &Measurements, scheme: Scheme, method: Method, rows: &[Prediction]) 
         .count();
     // The counter models' error measures (mean and median of 100 |p - a| / a).
     let errors = yosoku_regression::validate::metrics(&measured, &predicted);
-    let bias = super::split::signed_and_one_factor(&log_ratios);
+    let bias = super::bias::signed_and_one_factor(&log_ratios);
     Score {
         scheme,
         method,
