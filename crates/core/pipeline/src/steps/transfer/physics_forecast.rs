@@ -136,6 +136,17 @@ impl Step for PhysicsForecastStep {
                     rates.block_rate_per_sec.map_or(f64::NAN, |r| r / 1e6),
                     "per us",
                 ),
+                // The calibration's curves the memory bound reads, by their points (none: 0).
+                (
+                    "copy curve (sizes)",
+                    rates.copy_secs_by_bytes.as_ref().map_or(0, Vec::len) as f64,
+                    "points",
+                ),
+                (
+                    "grid sweep (block counts)",
+                    rates.copy_bandwidth_by_blocks.as_ref().map_or(0, Vec::len) as f64,
+                    "points",
+                ),
             ] {
                 cells.push(ReportCell::number(
                     &rates_title,
