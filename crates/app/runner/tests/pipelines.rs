@@ -2245,7 +2245,7 @@ fn neusight_split_scores_the_unseen_gpus_by_group_and_duration() {
             c.row == "utilisation"
                 && c.column == "FC (any duration)"
                 && c.text.as_deref().is_some_and(|t| {
-                    t.contains("(3120 of 3120; ") && t.ends_with("in the intervals)")
+                    t.contains("(3120 of 3120; ") && t.contains(" % in the intervals")
                 })
         }),
         "{report:?}"

@@ -77,7 +77,7 @@ pub struct SplitScore {
     pub median_abs_error_pct: f64,
     /// Share of the answered launches inside the method's interval (NaN without intervals).
     pub coverage_pct: f64,
-    /// Over every launch and over each GPU's (any duration): the median signed error
+    /// Over any duration (every group, every launch, each GPU's): the median signed error
     /// (positive: predicted slower than measured), and the median |error| left once each GPU's
     /// median ratio of predicted to measured time is divided out of its launches, what one
     /// number measured on each test GPU (a calibration, a reference launch) could at best leave
@@ -337,7 +337,7 @@ fn summarise(
             if rows.is_empty() {
                 continue;
             }
-            let bias = group == "every launch" && band == "any duration";
+            let bias = band == "any duration";
             for (k, method) in METHODS.iter().enumerate() {
                 out.push(score(&rows, k, method, group, band, bias));
             }
