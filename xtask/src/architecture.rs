@@ -411,6 +411,10 @@ pub const NOT_FAMILIES: &[(&str, &str)] = &[
     ),
     ("fixtures", "the models' test fixtures"),
     (
+        "curve",
+        "a measured bandwidth curve, which the CSX600 and GPU physics models both read",
+    ),
+    (
         "model",
         "what a model is in every family: the `Model` trait",
     ),

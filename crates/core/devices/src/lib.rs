@@ -243,6 +243,31 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// The message for `name`, a key of `[section]` that is none of `fields`.
+fn unknown_field(section: &str, name: &str, fields: &[(&str, &str)], hint: &str) -> String {
+    format!(
+        "[{section}] has no field `{name}`; expected one of {}{hint}",
+        fields
+            .iter()
+            .map(|(k, _)| *k)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The message for a value of `[section]` whose source is not in `[sources]`.
+fn unknown_source(
+    section: &str,
+    name: &str,
+    source: &str,
+    sources: &BTreeMap<String, String>,
+) -> String {
+    format!(
+        "{section}.{name}: source `{source}` is not in [sources] (it has: {})",
+        sources.keys().cloned().collect::<Vec<_>>().join(", ")
+    )
+}
+
 /// A file's `[measured_curves]`: each a key of [`MEASURED_CURVE_FIELDS`], a curve the physics can
 /// read ([`checks::curve_problem`]) and a source in `[sources]`; `error` places a message at a
 /// byte offset of the file.
@@ -256,30 +281,16 @@ fn read_curves(
         let name = key.get_ref();
         let at = curve.span().start;
         if !MEASURED_CURVE_FIELDS.iter().any(|(k, _)| k == name) {
-            return Err(error(
-                key.span().start,
-                format!(
-                    "[measured_curves] has no field `{name}`; expected one of {}",
-                    MEASURED_CURVE_FIELDS
-                        .iter()
-                        .map(|(k, _)| *k)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
+            let message = unknown_field("measured_curves", name, MEASURED_CURVE_FIELDS, "");
+            return Err(error(key.span().start, message));
         }
         let c = curve.get_ref();
         if let Some(problem) = checks::curve_problem(&c.x, &c.y) {
             return Err(error(at, format!("measured_curves.{name}: {problem}")));
         }
         if !sources.contains_key(&c.source) {
-            return Err(error(
-                at,
-                format!(
-                    "measured_curves.{name}: source `{}` is not in [sources]",
-                    c.source
-                ),
-            ));
+            let message = unknown_source("measured_curves", name, &c.source, sources);
+            return Err(error(at, message));
         }
         out.insert(
             name.clone(),
@@ -338,16 +349,10 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
         for (key, v) in table {
             let name = key.get_ref();
             if !fields.iter().any(|(k, _)| k == name) {
+                let hint = " (the unit is in the name)";
                 return Err(error(
                     key.span().start,
-                    format!(
-                        "[{section}] has no field `{name}`; expected one of {} (the unit is in the name)",
-                        fields
-                            .iter()
-                            .map(|(k, _)| *k)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                    unknown_field(section, name, fields, hint),
                 ));
             }
             let value = v.get_ref();
@@ -363,11 +368,7 @@ pub fn parse(text: &str, file: &str) -> Result<Device, CatalogueError> {
             if !def.sources.contains_key(&value.source) {
                 return Err(error(
                     v.span().start,
-                    format!(
-                        "{section}.{name}: source `{}` is not in [sources] (it has: {})",
-                        value.source,
-                        def.sources.keys().cloned().collect::<Vec<_>>().join(", ")
-                    ),
+                    unknown_source(section, name, &value.source, &def.sources),
                 ));
             }
             out.insert(

@@ -20,6 +20,9 @@
 //!   scaling, learned device-normalised models, schemes that hold GPUs and kernels out, and
 //!   forecasts scored against later measurements.
 //!
+//! Beside them, [`curve`]: a measured bandwidth curve and the time of a transfer of any size
+//! (the CSX600's transfers, a GPU calibration's copy).
+//!
 //! Each family is a set of functions a pipeline step calls; the step registry (`yosoku-pipeline`)
 //! decides which parameters reach them and checks them before anything runs. A model a command
 //! uses later is one object of its family implementing [`model::Model`]: fitted in the fit
@@ -28,6 +31,7 @@
 pub mod compare;
 pub mod counters;
 pub mod csx600;
+pub mod curve;
 #[cfg(test)]
 mod fixtures;
 pub mod model;

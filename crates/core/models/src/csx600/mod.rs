@@ -7,9 +7,9 @@
 //!   measured bandwidth curves (eq. 1-2, Table 5).
 //! - [`double_buffer_balance`]: how many operations must run per transfer window for double
 //!   buffering to hide the transfers (eq. 3-4).
-//! - [`curve`]: the bandwidth curves b(d) and the time of one transfer of size d.
+//! - the bandwidth curves b(d) and the time of one transfer of size d: [`crate::curve`], which
+//!   the GPU physics reads for a calibration's copy curve too.
 
-pub mod curve;
 #[cfg(test)]
 mod properties;
 
@@ -23,7 +23,7 @@ use yosoku_tables::{
     DOUBLE_BUFFER_BALANCE, col,
 };
 
-use crate::csx600::curve::BandwidthCurve;
+use crate::curve::BandwidthCurve;
 use crate::{Input, ModelError, distinct, join_flags};
 use yosoku_tables::rows::{CostRow, PredictionRow, cost_breakdown_batch, predictions_batch};
 

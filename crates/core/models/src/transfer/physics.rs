@@ -51,6 +51,7 @@ use yosoku_devices::Device;
 use super::gpu::{GpuSpec, LAUNCH_LATENCY_SECS};
 use super::work::Work;
 use crate::ModelError;
+use crate::curve::BandwidthCurve;
 use crate::model::Model;
 
 /// The part of a launch in which no SM is active (the GPU receiving it, starting its grid and
@@ -492,23 +493,22 @@ pub fn physics_time(work: &KernelWork, rates: &GpuRates) -> PhysicsTime {
 }
 
 /// The memory time the calibration's own curves give `moved` bytes (read and written): the copy
-/// of as many bytes, its floor taken off (the ramp from a round trip to the bandwidth, between
-/// the sizes it measured in log-log; below the smallest, the smallest's; above the largest, the
-/// largest's and the rest at the bandwidth); and, for a grid of one wave or less (`one_wave`:
-/// its blocks in blocks of [`CALIBRATION_BLOCK_THREADS`] threads), the bytes over the bandwidth
-/// the grid sweep measured with as many blocks (in log-log; below its fewest, in proportion to
-/// the threads; above its most, the most's). 0 where the rates have no curves: the other bounds
+/// of as many bytes, its floor taken off ([`BandwidthCurve::transfer_time`]: linear in time
+/// between the sizes it measured, which is exact for a round trip plus the bytes over a
+/// bandwidth; below the smallest, the smallest's time: a launch that touches DRAM waits at least
+/// that; above the largest, at the largest's bandwidth); and, for a grid of one wave or less
+/// (`one_wave`: its blocks in blocks of [`CALIBRATION_BLOCK_THREADS`] threads), the bytes over
+/// the bandwidth the grid sweep measured with as many blocks (in log-log between its block
+/// counts, bandwidth growing with the blocks in flight; below its fewest, in proportion to the
+/// threads; above its most, the most's). 0 where the rates have no curves: the other bounds
 /// answer alone.
 fn measured_copy_secs(moved: f64, one_wave: Option<f64>, rates: &GpuRates) -> f64 {
-    let stream = measured_curve(&rates.copy_secs_by_bytes).map_or(0.0, |curve| {
-        let (last_bytes, last_secs) = curve[curve.len() - 1];
-        let secs = if moved > last_bytes {
-            last_secs + (moved - last_bytes) / rates.bandwidth_bytes_per_sec
-        } else {
-            log_log(curve, moved)
-        };
-        (secs - rates.floor_secs).max(0.0)
-    });
+    let stream = measured_curve(&rates.copy_secs_by_bytes)
+        .and_then(|c| BandwidthCurve::new(c.iter().map(|&(b, s)| (b, b / s)).collect()).ok())
+        .map_or(0.0, |curve| {
+            let smallest = curve.points()[0].0;
+            (curve.transfer_time(moved.max(smallest)).secs - rates.floor_secs).max(0.0)
+        });
     let grid = match (measured_curve(&rates.copy_bandwidth_by_blocks), one_wave) {
         (Some(curve), Some(at_once)) => {
             let (fewest, rate) = curve[0];
@@ -670,16 +670,15 @@ mod tests {
         assert!((physics_time(&mib, &curved).secs - 2.5e-6).abs() < 1e-15);
         let plain = physics_time(&mib, &h200()).secs;
         assert!((plain - (1.5e-6 + h200().dram_latency_secs + 1048576.0 / 4.3e12)).abs() < 1e-15);
-        // Between two sizes, in log-log; below the smallest, the smallest's.
+        // Between two sizes, linear in time; below the smallest, the smallest's.
         let between = physics_time(&work(256.0, 256.0, 0.0, 65536.0), &curved).secs;
-        let t = (65536.0f64 / 4096.0).ln() / (1048576.0f64 / 4096.0).ln();
-        let expect = (2.0e-6f64.ln() + t * (2.5f64 / 2.0).ln()).exp();
+        let expect = 2.0e-6 + 0.5e-6 * (65536.0 - 4096.0) / (1048576.0 - 4096.0);
         assert!((between - expect).abs() < 1e-15, "{between} {expect}");
         let tiny = physics_time(&work(1.0, 32.0, 0.0, 128.0), &curved).secs;
         assert!((tiny - 2.0e-6).abs() < 1e-15, "{tiny}");
-        // Beyond the largest, the rest at the bandwidth.
+        // Beyond the largest, at the largest's bandwidth.
         let big = physics_time(&work(1e6, 256.0, 0.0, 2e9), &curved).secs;
-        assert!((big - (250e-6 + 1e9 / 4.3e12)).abs() < 1e-12, "{big}");
+        assert!((big - 2.0 * 250e-6).abs() < 1e-12, "{big}");
         // 128 blocks looping over 256 MiB: the grid sweep's 1.86 TB/s.
         let looping = physics_time(&work(128.0, 256.0, 0.0, 268435456.0), &curved);
         assert!((looping.memory_secs - 268435456.0 / 1.86e12).abs() < 1e-12);
@@ -688,9 +687,7 @@ mod tests {
         assert!((half.memory_secs - 1e6 / 10e9).abs() < 1e-12);
         // Many waves of short blocks: the bandwidth, not the grid sweep's.
         let waves = physics_time(&work(65536.0, 256.0, 0.0, 268435456.0), &curved);
-        let stream = (250e-6f64 / 2.5e-6).ln()
-            * ((268435456.0f64 / 1048576.0).ln() / (1e9f64 / 1048576.0).ln());
-        let expect = (2.5e-6f64.ln() + stream).exp() - 1.5e-6;
+        let expect = 2.5e-6 + 247.5e-6 * (268435456.0 - 1048576.0) / (1e9 - 1048576.0) - 1.5e-6;
         assert!(
             (waves.memory_secs - expect).abs() < 1e-12,
             "{}",
