@@ -211,11 +211,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 },
             );
             if found.ranked.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "      {}",
-                    nothing_to_suggest(found.offered, found.predicted)
-                );
+                let _ = writeln!(out, "      {}", nothing_to_suggest(found, &s.metric));
             }
             let line = |c: &yosoku_runner::scaling::Candidate| {
                 let config: Vec<String> = file
@@ -259,10 +255,14 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
 }
 
 /// Why a call path has no run to suggest.
-fn nothing_to_suggest(offered: usize, predicted_secs: f64) -> String {
+fn nothing_to_suggest(found: &yosoku_runner::scaling::Suggestions, metric: &str) -> String {
+    if found.all_zero {
+        return "nothing to suggest: every value measured is 0, at every run, so no run would narrow its prediction".to_owned();
+    }
     format!(
-        "nothing to suggest: the robust model predicts no positive time at any of the {offered} runs one could measure next, so none can be costed (it predicts {} at the target); measure more points below the target",
-        crate::format::secs(predicted_secs)
+        "nothing to suggest: the robust model predicts no positive value at any of the {} runs one could measure next, so none can be costed (it predicts {} at the target); measure more points below the target",
+        found.offered,
+        crate::format::metric_value(found.predicted, metric)
     )
 }
 
@@ -318,8 +318,7 @@ fn suggestion_json(
             // Measured configurations again, where the noise dominates the points; else empty.
             line["repeats"] = runs(&found.repeats);
             if found.ranked.is_empty() {
-                line["why_none"] =
-                    serde_json::json!(nothing_to_suggest(found.offered, found.predicted));
+                line["why_none"] = serde_json::json!(nothing_to_suggest(found, &s.metric));
             }
         }
         Err(e) => line["error"] = serde_json::json!(format!("not modelled: {e}")),
@@ -562,9 +561,11 @@ fn robust_text(
         Ok(r) => r,
         Err(e) => return format!("    robust: not modelled: {e}"),
     };
-    let noise = r.noise_pct.map_or("no repetitions".to_owned(), |n| {
-        format!("repetitions vary by {n:.2} %")
-    });
+    let noise = match r.noise_pct {
+        None => "no repetitions".to_owned(),
+        Some(0.0) => "repetitions agree exactly".to_owned(),
+        Some(n) => format!("repetitions vary by {n:.2} %"),
+    };
     let verdict = if term_shape(&r.model.terms) == term_shape(&extrap.terms) {
         "the same terms"
     } else {

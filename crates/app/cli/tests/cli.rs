@@ -778,6 +778,42 @@ fn robust_intervals_that_no_check_can_calibrate_are_borrowed_from_the_checked_se
     assert!((robust.0..=robust.1).contains(&725.39), "{printed}");
 }
 
+/// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del
+/// synapses", in Extra-P's test data): both searches predict 0 within 0 to 0, repetitions that
+/// agree exactly are not called "no repetitions", and --suggest says why it has nothing to offer.
+#[test]
+fn a_call_path_that_took_no_time_at_any_run_is_predicted_0_and_says_why_nothing_narrows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero = dir.path().join("zero.txt");
+    std::fs::write(
+        &zero,
+        "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION idle\nMETRIC time\nDATA 0 0\nDATA 0 0\nDATA 0 0\nDATA 0 0\nDATA 0 0\n",
+    )
+    .unwrap();
+    let file = zero.to_str().unwrap();
+    let out = yosoku(&["scaling", "--robust", "--target", "p=64", file]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("repetitions agree exactly"), "{printed}");
+    assert_eq!(
+        printed
+            .matches("at p=64: 0 s (95 % interval 0 s to 0 s)")
+            .count(),
+        2,
+        "{printed}"
+    );
+    let out = yosoku(&["scaling", "--suggest", "--target", "p=64", "--json", file]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert!(
+        line["why_none"]
+            .as_str()
+            .is_some_and(|w| w.contains("every value measured is 0")),
+        "{line}"
+    );
+    assert_eq!(line["prediction"]["high"], 0.0, "{line}");
+}
+
 #[test]
 fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     let data = repo().join("crates/core/regression/tests/data/extrap");

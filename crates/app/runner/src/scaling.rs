@@ -12,9 +12,10 @@ use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
 use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
 use yosoku_regression::pmnf::robust::fit_robust;
+pub use yosoku_regression::pmnf::suggest::Suggestions;
 pub use yosoku_regression::pmnf::suggest::is_time_metric;
 pub use yosoku_regression::pmnf::suggest::{Candidate, Grid};
-use yosoku_regression::pmnf::suggest::{RunCost, Suggestions, candidates, suggest_from};
+use yosoku_regression::pmnf::suggest::{RunCost, candidates, suggest_from};
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 
 /// The models of one file.

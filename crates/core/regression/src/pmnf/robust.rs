@@ -78,8 +78,8 @@ const SINGLE_TERM_COEFFICIENTS: usize = 2;
 #[derive(Debug, Clone, PartialEq)]
 pub struct RobustFit {
     pub model: PmnfModel,
-    /// The pooled relative standard deviation of one repetition, in percent; `None` where no
-    /// point was measured twice.
+    /// The pooled relative standard deviation of one repetition, in percent; 0 where the
+    /// repetitions agree exactly; `None` where no point was measured twice.
     pub noise_pct: Option<f64>,
     /// Term sets scored.
     pub compared: usize,
@@ -363,12 +363,15 @@ impl Weighted {
 }
 
 /// `r / y^2`, the inverse relative variance of a mean of `r` repetitions; a point whose mean is
-/// 0 takes the weight of the mean magnitude of all.
+/// 0 takes the weight of the mean magnitude of all, and where every mean is 0 (a call path that
+/// never took any time) every point weighs `r`: any weight alike fits the zeros exactly, where
+/// `1 / 0^2` would make every fit not a number.
 fn relative_weight(r: f64, y: f64, all: &[(Vec<f64>, f64)]) -> f64 {
     let scale = if y != 0.0 {
         y.abs()
     } else {
-        mean(&all.iter().map(|(_, y)| y.abs()).collect::<Vec<_>>()).max(f64::MIN_POSITIVE)
+        let magnitude = mean(&all.iter().map(|(_, y)| y.abs()).collect::<Vec<_>>());
+        if magnitude > 0.0 { magnitude } else { 1.0 }
     };
     r / (scale * scale)
 }
@@ -455,9 +458,20 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
     model.interval.ensembles = vec![ensemble, resampled, outer];
     Ok(RobustFit {
         model,
-        noise_pct: data.noise.map(|(s2, _)| 100.0 * s2.sqrt()),
+        noise_pct: data
+            .noise
+            .map(|(s2, _)| 100.0 * s2.sqrt())
+            .or_else(|| repetitions_agree(points).then_some(0.0)),
         compared,
     })
+}
+
+/// Whether some point was measured more than once and every point's repetitions are equal (a
+/// count such as visits, or a call path that never took any time): no noise to measure, which
+/// is not the same as no repetitions.
+fn repetitions_agree(points: &[Point]) -> bool {
+    let mut repeated = points.iter().filter(|p| p.values.len() > 1).peekable();
+    repeated.peek().is_some() && repeated.all(|p| p.values.iter().all(|v| *v == p.values[0]))
 }
 
 /// The check of the shape beyond the points: the search run again without every point where a
@@ -739,6 +753,27 @@ mod tests {
         assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
         let at = fit.model.evaluate(&[343.0]);
         assert!(at > 2.13, "{at}: {:?}", fit.model);
+    }
+
+    /// A call path that took no time at any run: 0 everywhere, with an interval of 0 to 0 (not
+    /// none: every weight `1 / 0^2` made every fit not a number), and repetitions that agree
+    /// exactly reported as noise 0, not as no repetitions.
+    #[test]
+    fn a_series_of_zeros_is_predicted_0_within_0_to_0() {
+        for repetitions in [1, 2] {
+            let points: Vec<Point> = [2.0, 4.0, 8.0, 16.0, 32.0]
+                .iter()
+                .map(|&x| Point {
+                    coordinate: vec![x],
+                    values: vec![0.0; repetitions],
+                })
+                .collect();
+            let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+            assert_eq!(fit.model.evaluate(&[64.0]), 0.0, "{:?}", fit.model);
+            assert_eq!(fit.model.interval(&[64.0], 0.95), Some((0.0, 0.0)));
+            let noise = (repetitions > 1).then_some(0.0);
+            assert_eq!(fit.noise_pct, noise, "{repetitions} repetitions");
+        }
     }
 
     /// Without repetitions, a constant is the mean of the values (each weighed at the model's

@@ -64,6 +64,9 @@ pub struct Suggestions {
     /// The configurations assessed (those `ranked` leaves out: where the model predicts no
     /// positive time).
     pub offered: usize,
+    /// Every value measured is 0 (a call path that never took any time): there is nothing to
+    /// narrow, and `ranked` is empty for that reason.
+    pub all_zero: bool,
     /// Where the noise dominates the points ([`noise_dominates`]): the measured configurations
     /// measured again, the most narrowing per cost first; else none. Beside `ranked`, not in it:
     /// a repeat narrows the noise, not the choice of terms.
@@ -489,6 +492,7 @@ pub fn suggest_from(
         variance_now,
         ranked,
         offered: candidates.len(),
+        all_zero: points.iter().all(|p| p.values.iter().all(|v| *v == 0.0)),
         repeats,
     })
 }
