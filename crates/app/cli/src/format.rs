@@ -31,18 +31,26 @@ pub fn secs(v: f64) -> String {
 /// no name) in its unit of time; bytes in B, FLOPs as FLOP; any other (visits, counts) a plain
 /// number, never seconds.
 pub fn metric_value(v: f64, metric: &str) -> String {
+    match metric_unit(metric) {
+        "s" => secs(v),
+        unit => value(v, unit),
+    }
+}
+
+/// The unit a metric's values are in, from its name: `s` (time), `B` (bytes), `FLOP`, or none (a
+/// count such as visits).
+pub fn metric_unit(metric: &str) -> &'static str {
     if yosoku_runner::scaling::is_time_metric(metric) {
-        return secs(v);
+        return "s";
     }
     let m = metric.to_ascii_lowercase();
-    let unit = if m.contains("byte") {
+    if m.contains("byte") {
         "B"
     } else if m.contains("flop") {
         "FLOP"
     } else {
         ""
-    };
-    value(v, unit)
+    }
 }
 
 /// A number with its unit, at a precision that suits its size.

@@ -254,6 +254,21 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
     Outcome { text: out, failed }
 }
 
+/// A metric's unit in JSON, from its name: `s`, `B`, `FLOP`, `count` (visits, calls), or null
+/// where the name says none.
+fn unit_json(metric: &str) -> serde_json::Value {
+    match crate::format::metric_unit(metric) {
+        "" if ["visit", "count", "call"]
+            .iter()
+            .any(|c| metric.to_ascii_lowercase().contains(c)) =>
+        {
+            serde_json::json!("count")
+        }
+        "" => serde_json::Value::Null,
+        u => serde_json::json!(u),
+    }
+}
+
 /// Why a call path has no run to suggest.
 fn nothing_to_suggest(found: &yosoku_runner::scaling::Suggestions, metric: &str) -> String {
     if found.all_zero {
@@ -291,7 +306,15 @@ fn suggestion_json(
     match &s.suggestions {
         Ok(found) => {
             line["target"] = serde_json::Value::Object(named(&found.target));
-            line["predicted_secs"] = serde_json::json!(found.predicted);
+            // The metric's unit: `_secs` keys only where it is time (they were written for
+            // visits and bytes too).
+            let metric_unit = crate::format::metric_unit(&s.metric);
+            let is_time = metric_unit == "s";
+            line["unit"] = unit_json(&s.metric);
+            line["predicted"] = serde_json::json!(found.predicted);
+            if is_time {
+                line["predicted_secs"] = serde_json::json!(found.predicted);
+            }
             let names: Vec<&str> = parameters.iter().map(String::as_str).collect();
             if let Some(prediction) = &s.prediction {
                 line["prediction"] = Predicted {
@@ -300,17 +323,25 @@ fn suggestion_json(
                 }
                 .json(&names, &found.target);
             }
-            line["model_half_width_95_secs"] = serde_json::json!(half(found.variance_now));
+            line["model_half_width_95"] = serde_json::json!(half(found.variance_now));
+            if is_time {
+                line["model_half_width_95_secs"] = serde_json::json!(half(found.variance_now));
+            }
             let runs = |list: &[yosoku_runner::scaling::Candidate]| -> serde_json::Value {
                 list.iter()
                     .map(|c| {
-                        serde_json::json!({
+                        let mut run = serde_json::json!({
                             "configuration": named(&c.coordinate),
                             "repeat": c.repeat,
-                            "model_half_width_95_after_secs": half(c.variance_after),
+                            "model_half_width_95_after": half(c.variance_after),
                             "cost": c.cost,
                             "cost_unit": unit,
-                        })
+                        });
+                        if is_time {
+                            run["model_half_width_95_after_secs"] =
+                                serde_json::json!(half(c.variance_after));
+                        }
+                        run
                     })
                     .collect()
             };
@@ -378,6 +409,7 @@ pub fn run(request: &Request) -> Outcome {
                         "smape": m.smape,
                         "rss": m.rss,
                         "ar2": m.adjusted_r2,
+                        "unit": unit_json(&s.metric),
                     });
                     if let (Some(p), Some(predicted)) = (prediction, &extrap_predicted) {
                         line["prediction"] = predicted.json(&names, &p.coordinate);

@@ -814,6 +814,46 @@ fn a_call_path_that_took_no_time_at_any_run_is_predicted_0_and_says_why_nothing_
     assert_eq!(line["prediction"]["high"], 0.0, "{line}");
 }
 
+/// JSON values carry their metric's unit: a count of visits is never written under a `_secs`
+/// key (the suggestions once were, whatever the metric), a time keeps its `_secs` keys.
+#[test]
+fn scaling_json_carries_each_metric_s_unit_and_seconds_only_for_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("units.txt");
+    std::fs::write(
+        &file,
+        "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC visits\nDATA 1\nDATA 2\nDATA 4\nDATA 8\nDATA 16\nMETRIC time\nDATA 1e-7\nDATA 1.1e-7\nDATA 1.2e-7\nDATA 1.3e-7\nDATA 1.4e-7\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    for suggest in [false, true] {
+        let mut args = vec!["scaling", "--json", "--target", "p=64", file];
+        if suggest {
+            args.push("--suggest");
+        }
+        let out = yosoku(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let lines: Vec<serde_json::Value> = text(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        for line in &lines {
+            let time = line["metric"] == "time";
+            assert_eq!(line["unit"], if time { "s" } else { "count" }, "{line}");
+            if suggest {
+                assert!(line["predicted"].as_f64().is_some(), "{line}");
+                assert_eq!(line.get("predicted_secs").is_some(), time, "{line}");
+                assert_eq!(
+                    line.get("model_half_width_95_secs").is_some(),
+                    time,
+                    "{line}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     let data = repo().join("crates/core/regression/tests/data/extrap");
