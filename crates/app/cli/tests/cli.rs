@@ -1183,6 +1183,14 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{stderr}"
     );
     assert!(text(&out.stdout).contains("two_parameter_1.txt"));
+    // A directory (a Score-P experiment's, say) is named and what to give instead said.
+    let out = yosoku(&["scaling", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("a directory; give Extra-P's files"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// `--format` takes the runner's export formats by name, and a name it lacks is refused with

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
 use yosoku_regression::pmnf::calibrate::{calibrate, robust_fewest_values};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
@@ -116,6 +116,14 @@ fn saved_experiment_text(path: &Path) -> Result<String> {
 /// Reads one Extra-P file in the format its name says (a saved experiment: each point's mean,
 /// or its median with `median`).
 pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
+    if path.is_dir() {
+        bail!(
+            "{}: a directory; give Extra-P's files (text, JSON, JSON Lines or a saved .extra-p \
+             experiment). A Score-P experiment's Cube files are not read: open them in Extra-P \
+             and save the experiment, or export its measurements as text",
+            path.display()
+        );
+    }
     let format = Format::of(&path.to_string_lossy());
     let (text, shown) = if format == Format::Saved {
         (
