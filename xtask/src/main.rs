@@ -153,10 +153,11 @@ cargo xtask <command>
   bench-predict [--launches N] [--runs N]
                        `yosoku predict` (release) on a real ncu raw page's launches repeated to N
                        (default 10,000): the whole command's wall time and peak memory per run
-  bench-scaling [--laws N] [--seed S] [--suggest-laws N] [--advisor-laws N]
+  bench-scaling [--laws N] [--seed S] [--repetitions N] [--suggest-laws N] [--advisor-laws N]
                        scaling models under noise: synthetic laws (default 300, seed 56) modelled by
                        Extra-P (default options; negative exponents) and by yosoku's Extra-P search
-                       and robust search; terms recovered, held-out error, interval coverage; then
+                       and robust search (each point's first N repetitions: 1 as users' files
+                       without repetitions); terms recovered, held-out error, interval coverage; then
                        the next run to measure (--suggest) on the first 120 against a full grid,
                        and on the first 12 beside Extra-P's measurement point advisor (GPR)
   bench-intervals      the scaling models' 95 % intervals on real files (Extra-P's experiments, the

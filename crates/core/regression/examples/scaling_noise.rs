@@ -4,8 +4,9 @@
 //! robust search and, from the files this writes, by Extra-P itself.
 //!
 //! ```text
-//! scaling_noise write DIR [--laws N] [--seed S]     the experiments as Extra-P text files
-//! scaling_noise score DIR [--laws N] [--seed S] [--extrap FILE.jsonl]...
+//! scaling_noise write DIR [--laws N] [--seed S] [--repetitions N]
+//!                                                   the experiments as Extra-P text files
+//! scaling_noise score DIR [--laws N] [--seed S] [--repetitions N] [--extrap FILE.jsonl]...
 //! scaling_noise suggest DIR [--laws N] [--seed S] [--advisor PYTHON [--advisor-laws N]]
 //!                                                   the next run to measure, against a full grid
 //! ```
@@ -262,10 +263,13 @@ struct Args {
     /// `advisor_laws` laws.
     advisor: Option<PathBuf>,
     advisor_laws: usize,
+    /// Each measured point keeps its first this many repetitions (1: as users' files without
+    /// repetitions are); all where not given.
+    repetitions: Option<usize>,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
+    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--repetitions N] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
     let (Some(command), Some(dir)) = (args.first(), args.get(1)) else {
         return Err(usage.to_owned());
     };
@@ -277,6 +281,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         extrap: Vec::new(),
         advisor: None,
         advisor_laws: 12,
+        repetitions: None,
     };
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
@@ -294,6 +299,10 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--extrap" => parsed.extrap.push(PathBuf::from(value)),
             "--advisor" => parsed.advisor = Some(PathBuf::from(value)),
             "--advisor-laws" => parsed.advisor_laws = number()? as usize,
+            "--repetitions" => match number()? {
+                0 => return Err("--repetitions 0: a point keeps at least one".to_owned()),
+                n => parsed.repetitions = Some(n as usize),
+            },
             _ => return Err(format!("unknown option {flag}; {usage}")),
         }
     }
@@ -582,7 +591,13 @@ fn reached_summary(rows: &[SuggestRow], reached: &[Reached]) -> String {
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let laws = synthetic::benchmark(args.seed, args.laws);
+    let mut laws = synthetic::benchmark(args.seed, args.laws);
+    if let Some(kept) = args.repetitions {
+        // The held-out point keeps every repetition: its mean is what a prediction is judged by.
+        for p in laws.iter_mut().flat_map(|e| e.points.iter_mut()) {
+            p.values.truncate(kept);
+        }
+    }
     match args.command.as_str() {
         "write" => {
             std::fs::create_dir_all(&args.dir)
