@@ -9,13 +9,17 @@ use yosoku_runner::plugins::{Discovery, GZIP_READERS, LoadedPlugin};
 use yosoku_tables::report::{ReportCell, tables as report_tables};
 use yosoku_tables::{Figure, ScoreRow, UNIT_METADATA_KEY, Verdict};
 
-/// Seconds in s, ms or us, whichever suits.
+/// Seconds in s, ms, us or ns, whichever suits; beyond those (a model extrapolated a million
+/// times past its points, or below a nanosecond) in seconds with an exponent, never as 300 digits
+/// or a rounded "0.0 ns".
 pub fn secs(v: f64) -> String {
     // By the size, not the sign: a negative time (a model below zero) keeps its unit.
     let a = v.abs();
     if a == 0.0 {
         // An interval's low end at zero reads as none, not as a rounded microsecond.
         "0 s".to_owned()
+    } else if !a.is_finite() || a >= 1e6 || a < 1e-9 {
+        format!("{v:.4e} s")
     } else if a >= 1.0 {
         format!("{v:.3} s")
     } else if a >= 1e-3 {
@@ -491,6 +495,10 @@ mod tests {
         assert_eq!(secs(1.2e-7), "120.0 ns");
         assert_eq!(secs(0.0), "0 s");
         assert_eq!(secs(-1.95), "-1.950 s");
+        // Beyond the units: an exponent, not 300 digits or "0.0 ns".
+        assert_eq!(secs(1.25e16), "1.2500e16 s");
+        assert_eq!(secs(6.9e-12), "6.9000e-12 s");
+        assert_eq!(secs(f64::INFINITY), "inf s");
     }
 
     /// An Extra-P metric's values in the unit its name says: times in seconds, visits plain,
