@@ -18,7 +18,7 @@ pub fn secs(v: f64) -> String {
     if a == 0.0 {
         // An interval's low end at zero reads as none, not as a rounded microsecond.
         "0 s".to_owned()
-    } else if !a.is_finite() || a >= 1e6 || a < 1e-9 {
+    } else if !a.is_finite() || !(1e-9..1e6).contains(&a) {
         format!("{v:.4e} s")
     } else if a >= 1.0 {
         format!("{v:.3} s")
