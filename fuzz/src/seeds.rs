@@ -86,6 +86,19 @@ pub const SEEDS: &[SeedFiles] = &[
         pick: None,
     },
     SeedFiles {
+        target: "extrap_file",
+        files: &[
+            ("crates/core/regression/tests/data/extrap/text", ".txt"),
+            ("crates/core/regression/tests/data/extrap/input", ".txt"),
+            (
+                "crates/core/regression/tests/data/extrap/jsonlines",
+                ".jsonl",
+            ),
+        ],
+        // The first byte picks the format: 0 text, 1 JSON Lines.
+        pick: Some(|path| u8::from(path.extension().is_some_and(|e| e == "jsonl"))),
+    },
+    SeedFiles {
         target: "pipeline_spec",
         files: &[("pipelines", ".toml")],
         pick: None,

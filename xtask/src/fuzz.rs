@@ -122,6 +122,11 @@ const TARGETS: &[Target] = &[
         brief: true,
         timeout_secs: 10,
     },
+    Target {
+        name: "extrap_file",
+        brief: true,
+        timeout_secs: 10,
+    },
 ];
 
 /// `cargo xtask fuzz [--target T]... [--seconds N] [--jobs N] [--asan]`.

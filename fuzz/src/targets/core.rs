@@ -6,6 +6,7 @@
 
 use yosoku_bundle::{Manifest, ipc};
 use yosoku_pipeline::PipelineSpec;
+use yosoku_regression::pmnf::{self, PmnfOptions, extrap};
 use yosoku_traces::chrome;
 use yosoku_traces::kernel_trace::{self as trace_file, LaneBy};
 use yosoku_traces::pyramid::{ChunkRows, TILE_BINS, Tile};
@@ -20,6 +21,7 @@ pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
     ("kernel_trace", kernel_trace),
     ("pipeline_spec", pipeline_spec),
     ("pyramid_chunk", pyramid_chunk),
+    ("extrap_file", extrap_file),
 ];
 
 /// A bundle table file as the viewer and `yosoku report` decode it: no panic, and a batch that
@@ -91,5 +93,52 @@ pub fn pyramid_chunk(data: &[u8]) {
             assert_eq!(tile.occupancy.len(), lanes * TILE_BINS);
             assert_eq!(tile.kind.len(), lanes * TILE_BINS);
         }
+    }
+}
+
+/// An Extra-P experiment as `yosoku scaling` reads it, in the format the first byte picks (text,
+/// JSON Lines, JSON, or a saved experiment's `experiment.json`): no panic; a refusal names its
+/// line (1 or more); a read names every note's line, every value is a finite number, and its
+/// first call paths are modelled by both searches without a panic, every point's fitted value
+/// a number where the model has one.
+pub fn extrap_file(data: &[u8]) {
+    let Some((&pick, bytes)) = data.split_first() else {
+        return;
+    };
+    let Some(text) = text(bytes) else { return };
+    let format = [
+        extrap::Format::Text,
+        extrap::Format::JsonLines,
+        extrap::Format::Json,
+        extrap::Format::Saved,
+    ][usize::from(pick % 4)];
+    let experiment = match extrap::parse(format, text, pick & 4 != 0) {
+        Ok(e) => e,
+        Err(e) => {
+            assert!(e.line >= 1, "a refusal at line 0: {e}");
+            check_located(&format!("{INPUT}:{}: {}", e.line, e.message));
+            return;
+        }
+    };
+    for note in &experiment.notes {
+        assert!(note.starts_with("line "), "a note names no line: {note}");
+    }
+    for s in &experiment.series {
+        for p in &s.points {
+            assert!(
+                p.coordinate.iter().chain(&p.values).all(|v| v.is_finite()),
+                "{} / {}: a value that is not a finite number was read: {p:?}",
+                s.callpath,
+                s.metric
+            );
+        }
+    }
+    // The models of a few call paths: the searches' arithmetic on what the reader let through.
+    let options = PmnfOptions::default();
+    for s in experiment.series.iter().take(2) {
+        if let Ok(m) = pmnf::fit(&s.points, &options) {
+            let _ = s.points.iter().map(|p| m.evaluate(&p.coordinate)).count();
+        }
+        let _ = pmnf::robust::fit_robust(&s.points, &options);
     }
 }
