@@ -99,8 +99,8 @@ pub fn pyramid_chunk(data: &[u8]) {
 /// An Extra-P experiment as `yosoku scaling` reads it, in the format the first byte picks (text,
 /// JSON Lines, JSON, or a saved experiment's `experiment.json`): no panic; a refusal names its
 /// line (1 or more); a read names every note's line, every value is a finite number, and its
-/// first call paths are modelled by both searches without a panic, every point's fitted value
-/// a number where the model has one.
+/// first call paths are modelled by both searches, and the default model evaluated at every
+/// point, without a panic.
 pub fn extrap_file(data: &[u8]) {
     let Some((&pick, bytes)) = data.split_first() else {
         return;
@@ -137,7 +137,9 @@ pub fn extrap_file(data: &[u8]) {
     let options = PmnfOptions::default();
     for s in experiment.series.iter().take(2) {
         if let Ok(m) = pmnf::fit(&s.points, &options) {
-            let _ = s.points.iter().map(|p| m.evaluate(&p.coordinate)).count();
+            for p in &s.points {
+                std::hint::black_box(m.evaluate(&p.coordinate));
+            }
         }
         let _ = pmnf::robust::fit_robust(&s.points, &options);
     }
