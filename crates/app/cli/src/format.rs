@@ -35,25 +35,12 @@ pub fn secs(v: f64) -> String {
 /// no name) in its unit of time; bytes in B, FLOPs as FLOP; any other (visits, counts) a plain
 /// number, never seconds.
 pub fn metric_value(v: f64, metric: &str) -> String {
-    match metric_unit(metric) {
-        "s" => secs(v),
-        unit => value(v, unit),
-    }
-}
-
-/// The unit a metric's values are in, from its name: `s` (time), `B` (bytes), `FLOP`, or none (a
-/// count such as visits).
-pub fn metric_unit(metric: &str) -> &'static str {
-    if yosoku_runner::scaling::is_time_metric(metric) {
-        return "s";
-    }
-    let m = metric.to_ascii_lowercase();
-    if m.contains("byte") {
-        "B"
-    } else if m.contains("flop") {
-        "FLOP"
-    } else {
-        ""
+    use yosoku_runner::scaling::MetricUnit;
+    match MetricUnit::of(metric) {
+        MetricUnit::Seconds => secs(v),
+        MetricUnit::Bytes => value(v, "B"),
+        MetricUnit::Flop => value(v, "FLOP"),
+        MetricUnit::Count | MetricUnit::Unnamed => value(v, ""),
     }
 }
 

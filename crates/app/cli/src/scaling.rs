@@ -254,19 +254,9 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
     Outcome { text: out, failed }
 }
 
-/// A metric's unit in JSON, from its name: `s`, `B`, `FLOP`, `count` (visits, calls), or null
-/// where the name says none.
+/// A metric's unit in JSON, from its name (`s`, `B`, `FLOP`, `count`), null where it says none.
 fn unit_json(metric: &str) -> serde_json::Value {
-    match crate::format::metric_unit(metric) {
-        "" if ["visit", "count", "call"]
-            .iter()
-            .any(|c| metric.to_ascii_lowercase().contains(c)) =>
-        {
-            serde_json::json!("count")
-        }
-        "" => serde_json::Value::Null,
-        u => serde_json::json!(u),
-    }
+    serde_json::json!(yosoku_runner::scaling::MetricUnit::of(metric).symbol())
 }
 
 /// Why a call path has no run to suggest.
@@ -308,8 +298,7 @@ fn suggestion_json(
             line["target"] = serde_json::Value::Object(named(&found.target));
             // The metric's unit: `_secs` keys only where it is time (they were written for
             // visits and bytes too).
-            let metric_unit = crate::format::metric_unit(&s.metric);
-            let is_time = metric_unit == "s";
+            let is_time = yosoku_runner::scaling::is_time_metric(&s.metric);
             line["unit"] = unit_json(&s.metric);
             line["predicted"] = serde_json::json!(found.predicted);
             if is_time {

@@ -778,19 +778,25 @@ fn robust_intervals_that_no_check_can_calibrate_are_borrowed_from_the_checked_se
     assert!((robust.0..=robust.1).contains(&725.39), "{printed}");
 }
 
+/// An Extra-P text file of `text` in a temporary directory (kept while the first is alive), and
+/// its path.
+fn extrap_text_file(text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("experiment.txt");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap().to_owned();
+    (dir, path)
+}
+
 /// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del
 /// synapses", in Extra-P's test data): both searches predict 0 within 0 to 0, repetitions that
 /// agree exactly are not called "no repetitions", and --suggest says why it has nothing to offer.
 #[test]
 fn a_call_path_that_took_no_time_at_any_run_is_predicted_0_and_says_why_nothing_narrows_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let zero = dir.path().join("zero.txt");
-    std::fs::write(
-        &zero,
+    let (_dir, file) = extrap_text_file(
         "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION idle\nMETRIC time\nDATA 0 0\nDATA 0 0\nDATA 0 0\nDATA 0 0\nDATA 0 0\n",
-    )
-    .unwrap();
-    let file = zero.to_str().unwrap();
+    );
+    let file = file.as_str();
     let out = yosoku(&["scaling", "--robust", "--target", "p=64", file]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let printed = text(&out.stdout);
@@ -818,14 +824,10 @@ fn a_call_path_that_took_no_time_at_any_run_is_predicted_0_and_says_why_nothing_
 /// key (the suggestions once were, whatever the metric), a time keeps its `_secs` keys.
 #[test]
 fn scaling_json_carries_each_metric_s_unit_and_seconds_only_for_times() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("units.txt");
-    std::fs::write(
-        &file,
+    let (_dir, file) = extrap_text_file(
         "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION solve\nMETRIC visits\nDATA 1\nDATA 2\nDATA 4\nDATA 8\nDATA 16\nMETRIC time\nDATA 1e-7\nDATA 1.1e-7\nDATA 1.2e-7\nDATA 1.3e-7\nDATA 1.4e-7\n",
-    )
-    .unwrap();
-    let file = file.to_str().unwrap();
+    );
+    let file = file.as_str();
     for suggest in [false, true] {
         let mut args = vec!["scaling", "--json", "--target", "p=64", file];
         if suggest {

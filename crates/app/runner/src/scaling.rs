@@ -13,8 +13,8 @@ use yosoku_regression::pmnf::fit;
 pub use yosoku_regression::pmnf::robust::RobustFit;
 use yosoku_regression::pmnf::robust::fit_robust;
 pub use yosoku_regression::pmnf::suggest::Suggestions;
-pub use yosoku_regression::pmnf::suggest::is_time_metric;
 pub use yosoku_regression::pmnf::suggest::{Candidate, Grid};
+pub use yosoku_regression::pmnf::suggest::{MetricUnit, is_time_metric};
 use yosoku_regression::pmnf::suggest::{RunCost, candidates, suggest_from};
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 

@@ -95,6 +95,49 @@ pub fn is_time_metric(metric: &str) -> bool {
     m.is_empty() || m.contains("time") || m.contains("duration") || m.ends_with("secs")
 }
 
+/// The unit a metric's values are in, as its name says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricUnit {
+    /// A time ([`is_time_metric`]), in seconds.
+    Seconds,
+    /// A name with `byte` in it.
+    Bytes,
+    /// A name with `flop` in it.
+    Flop,
+    /// A number of visits, calls or another count.
+    Count,
+    /// A name that says no unit.
+    Unnamed,
+}
+
+impl MetricUnit {
+    pub fn of(metric: &str) -> Self {
+        let m = metric.to_ascii_lowercase();
+        if is_time_metric(metric) {
+            Self::Seconds
+        } else if m.contains("byte") {
+            Self::Bytes
+        } else if m.contains("flop") {
+            Self::Flop
+        } else if ["visit", "count", "call"].iter().any(|c| m.contains(c)) {
+            Self::Count
+        } else {
+            Self::Unnamed
+        }
+    }
+
+    /// Its symbol (`s`, `B`, `FLOP`, `count`), none where the name says no unit.
+    pub fn symbol(self) -> Option<&'static str> {
+        match self {
+            Self::Seconds => Some("s"),
+            Self::Bytes => Some("B"),
+            Self::Flop => Some("FLOP"),
+            Self::Count => Some("count"),
+            Self::Unnamed => None,
+        }
+    }
+}
+
 /// What one run of the program takes at a configuration, from every call path of a file that
 /// measures time: at least its longest call path (whether the file's times are inclusive or
 /// exclusive, a run lasts at least as long as any one of its call paths), as their models
@@ -501,6 +544,19 @@ pub fn suggest_from(
 mod tests {
     use super::*;
     use crate::pmnf::synthetic;
+
+    /// A metric's unit follows its name; an unnamed metric is a time, as Extra-P's text files
+    /// leave it.
+    #[test]
+    fn a_metric_s_unit_follows_its_name() {
+        let unit = |m: &str| MetricUnit::of(m).symbol();
+        assert_eq!(unit("time"), Some("s"));
+        assert_eq!(unit(""), Some("s"));
+        assert_eq!(unit("bytes_sent"), Some("B"));
+        assert_eq!(unit("PAPI_FP_OPS flops"), Some("FLOP"));
+        assert_eq!(unit("visits"), Some("count"));
+        assert_eq!(unit("energy"), None);
+    }
 
     /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16, 3 repetitions at +-2 %.
     fn clear_law() -> Vec<Point> {
