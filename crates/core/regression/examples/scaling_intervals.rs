@@ -301,13 +301,11 @@ fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, 
             c.checks,
         )
     };
-    let extrap_median = (extrap_errors.len() == held && held > 0).then(|| median(extrap_errors));
+    let extrap_count = extrap_errors.len();
+    let extrap_median = (extrap_count == held && held > 0).then(|| median(extrap_errors));
     let row = format!(
         "| {name:<34} | {held:>4} | {:>8} | {} | {} |",
-        extrap_median.map_or_else(
-            || format!("{}/{held}", theirs_count(&theirs, &split)),
-            |m| format!("{m:.2}")
-        ),
+        extrap_median.map_or_else(|| format!("{extrap_count}/{held}"), |m| format!("{m:.2}")),
         columns(&default),
         columns(&robust),
     );
@@ -330,17 +328,6 @@ fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, 
         ),
         summary,
     ))
-}
-
-/// How many of the call paths held out Extra-P predicted.
-fn theirs_count(
-    theirs: &BTreeMap<(String, String), f64>,
-    split: &[(&Series, Vec<Point>, f64)],
-) -> usize {
-    split
-        .iter()
-        .filter(|(s, ..)| theirs.contains_key(&(s.callpath.clone(), s.metric.clone())))
-        .count()
 }
 
 /// One file's figures against issue 70's targets.
