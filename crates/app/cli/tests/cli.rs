@@ -986,7 +986,24 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let printed = text(&out.stdout);
     assert!(printed.contains("x=70, y="), "{printed}");
-    assert!(printed.contains(", y=20:"), "{printed}");
+    // Every run proposed lies on the grid: y measured (1 to 5), its next value 20 or the
+    // target's 10, never the inferred step's 6; x measured (20 to 60), 70 or the target's 100.
+    let proposed: Vec<(&str, &str)> = printed
+        .lines()
+        .filter_map(|l| l.trim().split_once(". x=")?.1.split_once(':'))
+        .filter_map(|(configuration, _)| configuration.split_once(", y="))
+        .collect();
+    assert!(!proposed.is_empty(), "{printed}");
+    for (x, y) in proposed {
+        assert!(
+            ["20", "30", "40", "50", "60", "70", "100"].contains(&x),
+            "x={x}: {printed}"
+        );
+        assert!(
+            ["1", "2", "3", "4", "5", "10", "20"].contains(&y),
+            "y={y}: {printed}"
+        );
+    }
     for (grid, code, said) in [
         (
             "z=cubes",

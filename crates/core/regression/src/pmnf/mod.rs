@@ -573,6 +573,31 @@ fn hypotheses(xs: &[f64], options: &PmnfOptions) -> impl Iterator<Item = Exponen
         .filter(move |e| logs || e.log == 0)
 }
 
+/// The hypotheses of one parameter that the robust search tries: Extra-P's, each kept where it
+/// is defined at every value of `xs` (a logarithm from 1 up, a negative power of a logarithm
+/// above 1, a negative power above 0). Extra-P's own rule ([`hypotheses`]) drops every log term
+/// once negative exponents are on and some value is 1: a parameter measured from 1 (threads,
+/// nodes, a problem-size factor) could then never grow as `log2(x)`.
+pub(super) fn defined_hypotheses(
+    xs: &[f64],
+    options: &PmnfOptions,
+) -> impl Iterator<Item = Exponents> {
+    let logs = options.allow_log_terms && xs.iter().all(|&x| x >= 1.0);
+    let negative = options.allow_negative_exponents;
+    let negative_log: &[Exponents] = if negative {
+        &NEGATIVE_LOG_EXPONENTS
+    } else {
+        &[]
+    };
+    let negative_poly: &[Exponents] = if negative { &NEGATIVE_EXPONENTS } else { &[] };
+    let xs = xs.to_vec();
+    DEFAULT_EXPONENTS
+        .into_iter()
+        .chain(negative_log.iter().copied())
+        .chain(negative_poly.iter().copied())
+        .filter(move |e| (logs || e.log == 0) && xs.iter().all(|&x| e.evaluate(x).is_finite()))
+}
+
 /// The best model of one parameter (Extra-P's basic single-parameter modeler): `None` for the
 /// constant model, else (exponents, constant, coefficient), with its leave-one-out RSS and
 /// SMAPE and adjusted R^2.

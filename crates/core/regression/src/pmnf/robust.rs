@@ -16,7 +16,8 @@
 //!   The smallest score wins. Extra-P scores one parameter by leave-one-out SMAPE of unweighted
 //!   fits, and several by in-sample SMAPE.
 //! - **A wider search.** Negative exponents are always hypotheses (a time that falls with the
-//!   ranks). With several parameters, each parameter's three best single hypotheses (on the
+//!   ranks), and logarithms stay where a parameter starts at 1 (Extra-P drops them there once
+//!   negative exponents are on: [`super::defined_hypotheses`]). With several parameters, each parameter's three best single hypotheses (on the
 //!   lines of measurements in its direction, as Extra-P selects points) are combined: alone,
 //!   multiplied, added, and a product plus further terms of either parameter
 //!   (`c0 + c1 f(x) g(y) + c2 h(y)`), which Extra-P's combinations cannot build; and g and h
@@ -31,7 +32,7 @@
 use super::synthetic::SplitMix;
 use super::{
     Exponents, IntervalBasis, PmnfError, PmnfModel, PmnfOptions, Point, Term, combinations, cost,
-    design_row, enough_values, hypotheses, inverse_gram, lines, lstsq, mean, reduce,
+    defined_hypotheses, design_row, enough_values, inverse_gram, lines, lstsq, mean, reduce,
     terms_with_unit,
 };
 
@@ -522,7 +523,7 @@ fn select(data: &Weighted, options: &PmnfOptions, nominated: &[Vec<Term>]) -> Se
     if data.x[0].len() == 1 {
         let xs: Vec<f64> = data.x.iter().map(|x| x[0]).collect();
         return data.best(
-            single_terms(0, hypotheses(&xs, options))
+            single_terms(0, defined_hypotheses(&xs, options))
                 .into_iter()
                 .map(|c| (c, 0.0)),
         );
@@ -555,7 +556,7 @@ fn ranked_singles(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Exponents>>
             // all the points decides whether the parameter's term enters. Else the parameter
             // would have no candidate and never enter.
             let criterion = on_line.noise.is_some() || line.len() > SINGLE_TERM_COEFFICIENTS + 1;
-            let scored: Vec<(f64, Exponents)> = hypotheses(&xs, options)
+            let scored: Vec<(f64, Exponents)> = defined_hypotheses(&xs, options)
                 .filter_map(|e| {
                     let terms = single_terms(p, [e]).remove(0);
                     if criterion {
@@ -594,7 +595,7 @@ fn nominated(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Term>> {
     for (p, line) in lines(&reduced, dims).iter().enumerate() {
         let xs: Vec<f64> = line.iter().map(|(x, _)| *x).collect();
         let on_line = data.with_points(line, dims, p);
-        let axis: Vec<Exponents> = hypotheses(&xs, options).collect();
+        let axis: Vec<Exponents> = defined_hypotheses(&xs, options).collect();
         let pairs = best_pairs(&on_line, p, &axis, PAIRS_PER_PARAMETER);
         out.extend(product_plus_pair(p, &pairs, &singles[1 - p]));
     }
@@ -865,6 +866,44 @@ mod tests {
         let fit = fit_robust(&single, &PmnfOptions::default()).unwrap();
         assert!(fit.noise_pct.is_none());
         assert!(!fit.model.terms.is_empty());
+    }
+
+    /// A parameter measured from 1 (threads 1 to 5), `1 + 0.2 x^2 log2(y)`: the law is found.
+    /// Extra-P's rule drops every log term once negative exponents are on and a value is 1 (its
+    /// `log2(1)^-1` is infinite), and the search built `x^(3/2) log2(x)^2 (1 - y^(-1/4))` plus
+    /// further terms instead, 5 % off at the next x (the first of Extra-P's test experiments).
+    #[test]
+    fn a_parameter_measured_from_1_keeps_its_logarithms() {
+        let spread = [1.01, 0.99, 1.005, 0.995];
+        let law = |x: f64, y: f64| 1.0 + 0.2 * x * x * y.log2();
+        let points: Vec<Point> = [20.0, 30.0, 40.0, 50.0, 60.0]
+            .iter()
+            .flat_map(|&x: &f64| [1.0, 2.0, 3.0, 4.0, 5.0].map(|y: f64| (x, y)))
+            .map(|(x, y)| Point {
+                coordinate: vec![x, y],
+                values: spread.iter().map(|s| law(x, y) * s).collect(),
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        let want = synthetic::shape(&[Term {
+            coefficient: 1.0,
+            factors: vec![(0, Exponents::new(2, 1, 0)), (1, Exponents::new(0, 1, 1))],
+        }]);
+        assert_eq!(synthetic::shape(&fit.model.terms), want, "{:?}", fit.model);
+        let at = fit.model.evaluate(&[70.0, 6.0]);
+        assert!((at / law(70.0, 6.0) - 1.0).abs() < 0.01, "{at}");
+        // A negative power of a logarithm is not tried where it is infinite.
+        let options = PmnfOptions {
+            allow_negative_exponents: true,
+            ..PmnfOptions::default()
+        };
+        let from_1: Vec<Exponents> =
+            super::super::defined_hypotheses(&[1.0, 2.0, 3.0], &options).collect();
+        assert!(from_1.contains(&Exponents::new(0, 1, 1)));
+        assert!(from_1.iter().all(|e| e.log >= 0));
+        let above_1: Vec<Exponents> =
+            super::super::defined_hypotheses(&[2.0, 3.0], &options).collect();
+        assert!(above_1.contains(&Exponents::new(0, 1, -1)));
     }
 
     /// A product plus a further term of the same parameter, `1 + 0.01 x log2(y) + 0.002 y^2`:
