@@ -616,6 +616,11 @@ fn fit_two(xs: &[f64], ys: &[f64], e: Exponents) -> Option<(f64, f64)> {
 }
 
 fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
+    single_of(xs, ys, hypotheses(xs, options))
+}
+
+/// [`single`] over the hypotheses given.
+fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>) -> SingleFit {
     let n = ys.len();
     let m = mean(ys);
     let tss: f64 = ys.iter().map(|y| (y - m) * (y - m)).sum();
@@ -630,7 +635,7 @@ fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
     if tss == 0.0 || n < MINIMUM_POINTS {
         return best;
     }
-    for e in hypotheses(xs, options) {
+    for e in hypotheses {
         let (mut rss, mut smape) = (0.0, 0.0);
         let mut fitted = true;
         for i in 0..n {

@@ -353,6 +353,28 @@ impl Weighted {
         })
     }
 
+    /// The choice where the criterion can score no term: one parameter at three points without
+    /// repetitions (AICc's small-sample correction divides by `n - k - 1`, 0 for a term and its
+    /// constant), where it could return only the constant, flat through a series rising 4x.
+    /// There Extra-P's leave-one-out choice decides (each term fitted to two points predicts the
+    /// third), among the robust search's hypotheses, and the term is fitted at the robust
+    /// weights. Its interval is the constant's ([`fit_robust`]). Only the fit the user asked
+    /// for chooses so: the bootstrap's and the check beyond the points' fits of three points keep
+    /// the criterion's constant, so that, as before, three inner points vouch for no shape.
+    fn cross_validated(&self, options: &PmnfOptions) -> Selection {
+        let xs: Vec<f64> = self.x.iter().map(|x| x[0]).collect();
+        let hypotheses: Vec<Exponents> = defined_hypotheses(&xs, options).collect();
+        let choice = super::single_of(&xs, &self.y, hypotheses.iter().copied());
+        let chosen = choice
+            .term
+            .and_then(|(e, _, _)| self.fitted(single_terms(0, [e]).remove(0)))
+            .map(|s| Scored { score: 0.0, ..s });
+        Selection {
+            scored: vec![chosen.unwrap_or_else(|| self.constant_model())],
+            compared: 1 + hypotheses.len(),
+        }
+    }
+
     fn constant_model(&self) -> Scored {
         self.score(Vec::new()).unwrap_or(Scored {
             score: f64::INFINITY,
@@ -402,7 +424,11 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
     let Selection {
         mut scored,
         compared,
-    } = select(&data, &options, &nominated);
+    } = if cross_validates(&data) {
+        data.cross_validated(&options)
+    } else {
+        select(&data, &options, &nominated)
+    };
     // Without repetitions, each weight came from the one noisy value it weighs: the chosen
     // term sets are refitted at weights from their own values (see [`Weighted::refitted`]).
     let mut fitted_at = data.clone();
@@ -455,7 +481,21 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
         Vec::new()
     };
     let outer = outer_check(points, &options, &scored[0], &nominated);
+    // Three points cannot vouch for a term chosen among many by how well it predicts each from
+    // the other two (it may fit all three to 0.1 % and miss a fourth by 20 %): its interval
+    // keeps the width their spread gives the constant, the one model the criterion could score
+    // there, as before the choice was made by leave-one-out.
+    let flat = cross_validates(&data).then(|| {
+        let (at, constant) = data.refitted(&data.constant_model());
+        finish_robust(&at, constant).interval
+    });
     let mut model = finish_robust(&fitted_at, scored.swap_remove(0));
+    if let Some(flat) = flat
+        && flat.sigma2 > model.interval.sigma2
+    {
+        model.interval.sigma2 = flat.sigma2;
+        model.interval.df = flat.df;
+    }
     model.interval.ensembles = vec![ensemble, resampled, outer];
     Ok(RobustFit {
         model,
@@ -536,6 +576,12 @@ fn select(data: &Weighted, options: &PmnfOptions, nominated: &[Vec<Term>]) -> Se
         .map(|c| (c, 0.0))
         .chain(nominated.iter().map(|c| (c.clone(), choice)));
     data.best(candidates)
+}
+
+/// Whether the criterion can score no term of `data` and leave-one-out chooses instead: one
+/// parameter, no repetitions, three points (see [`Weighted::cross_validated`]).
+fn cross_validates(data: &Weighted) -> bool {
+    data.x[0].len() == 1 && data.noise.is_none() && data.y.len() <= SINGLE_TERM_COEFFICIENTS + 1
 }
 
 /// Each parameter's line of points in its direction (the others at their smallest), and its
@@ -754,6 +800,28 @@ mod tests {
         assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
         let at = fit.model.evaluate(&[343.0]);
         assert!(at > 2.13, "{at}: {:?}", fit.model);
+    }
+
+    /// Three points without repetitions, rising 4x (Extra-P's test experiment gpr_test_data_1,
+    /// its largest point, 509.8 s at x = 50, held out): the criterion can score no term there,
+    /// and it returned the constant, 194 s. Leave-one-out chooses the term now; the interval
+    /// keeps the constant's width, which three points cannot narrow.
+    #[test]
+    fn three_rising_points_without_repetitions_are_not_modelled_flat() {
+        let points: Vec<Point> = [(20.0, 82.0085), (30.0, 184.514), (40.0, 315.2685)]
+            .iter()
+            .map(|&(x, y)| Point {
+                coordinate: vec![x],
+                values: vec![y],
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
+        let at = fit.model.evaluate(&[50.0]);
+        assert!(at > 450.0 && at < 560.0, "{at}: {:?}", fit.model);
+        let (lo, hi) = fit.model.interval(&[50.0], 0.95).unwrap();
+        assert!(lo < 509.8 && 509.8 < hi, "{lo} {hi}");
+        assert!(hi - lo > at, "{lo} {hi}: as wide as the constant's");
     }
 
     /// A call path that took no time at any run: 0 everywhere, with an interval of 0 to 0 (not
