@@ -592,8 +592,23 @@ fn robust_text(
     } else {
         "other terms than Extra-P's search"
     };
+    let together = if r.moved_with_first.is_empty() {
+        String::new()
+    } else {
+        let moved: Vec<&str> = r
+            .moved_with_first
+            .iter()
+            .filter_map(|&p| names.get(p).copied())
+            .collect();
+        let first = names.first().copied().unwrap_or("the first parameter");
+        format!(
+            "\n      {} moved with {first} at every run: modelled over {first} alone (a value \
+             off that curve is predicted as if on it)",
+            moved.join(", ")
+        )
+    };
     format!(
-        "    robust: {}\n      {noise}; {verdict}; SMAPE {:.3} %",
+        "    robust: {}\n      {noise}; {verdict}; SMAPE {:.3} %{together}",
         r.model.to_extrap(names),
         r.model.smape
     )

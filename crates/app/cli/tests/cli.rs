@@ -780,12 +780,39 @@ fn robust_intervals_that_no_check_can_calibrate_are_borrowed_from_the_checked_se
 
 /// An Extra-P text file of `text` in a temporary directory (kept while the first is alive), and
 /// its path.
+/// `yosoku args`' standard output, the command having succeeded (else its error, in the panic).
+fn succeeded(args: &[&str]) -> String {
+    let out = yosoku(args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout).to_owned()
+}
+
 fn extrap_text_file(text: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("experiment.txt");
     std::fs::write(&path, text).unwrap();
     let path = path.to_str().unwrap().to_owned();
     (dir, path)
+}
+
+/// Two parameters measured together along one curve (q = p / 100, a weak-scaling study): the
+/// robust model is over p alone and says so, where a constant was flat through a 64x rise; the
+/// runs --suggest proposes stay on the curve.
+#[test]
+fn parameters_measured_together_are_modelled_over_the_first_and_said_so() {
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER p q\nPOINTS (1000 10) (2000 20) (4000 40) (8000 80)\nREGION solve\nMETRIC time\nDATA 1.0 1.01\nDATA 4.0 4.02\nDATA 16.0 16.1\nDATA 64.0 63.8\n",
+    );
+    let printed = succeeded(&["scaling", "--robust", "--target", "p=16000,q=160", &file]);
+    assert!(
+        printed.contains("q moved with p at every run: modelled over p alone"),
+        "{printed}"
+    );
+    let robust = printed.split("robust:").nth(1).unwrap_or_default();
+    assert!(robust.contains("p^(2)"), "{printed}");
+    let printed = succeeded(&["scaling", "--suggest", "--target", "p=16000,q=160", &file]);
+    assert!(printed.contains("1. p=16000, q=160:"), "{printed}");
+    assert!(!printed.contains("p=16000, q=10:"), "{printed}");
 }
 
 /// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del
@@ -797,9 +824,7 @@ fn a_call_path_that_took_no_time_at_any_run_is_predicted_0_and_says_why_nothing_
         "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION idle\nMETRIC time\nDATA 0 0\nDATA 0 0\nDATA 0 0\nDATA 0 0\nDATA 0 0\n",
     );
     let file = file.as_str();
-    let out = yosoku(&["scaling", "--robust", "--target", "p=64", file]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let printed = text(&out.stdout);
+    let printed = succeeded(&["scaling", "--robust", "--target", "p=64", file]);
     assert!(printed.contains("repetitions agree exactly"), "{printed}");
     assert_eq!(
         printed

@@ -84,6 +84,10 @@ pub struct RobustFit {
     pub noise_pct: Option<f64>,
     /// Term sets scored.
     pub compared: usize,
+    /// The parameters that moved with the first at every point (one value of each for every
+    /// value of the first: a weak-scaling study's size beside its ranks), left out of the model,
+    /// which is over the first alone; empty where each parameter varied on its own.
+    pub moved_with_first: Vec<usize>,
 }
 
 /// The points as the robust search sees them: means, weights and the pooled noise.
@@ -416,6 +420,23 @@ fn single_terms(p: usize, exponents: impl IntoIterator<Item = Exponents>) -> Vec
 pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, PmnfError> {
     let data = Weighted::new(points)?;
     enough_values(data.x.iter().map(Vec::as_slice), data.x[0].len())?;
+    // Parameters that moved together leave no line along any of them (each point is alone in
+    // every direction), so no term of any could be ranked and the model was a constant, flat
+    // through a 64x rise. Their runs are a one-parameter study of the first.
+    let moved = moved_with_first(&data.x);
+    if !moved.is_empty() {
+        let along_first: Vec<Point> = points
+            .iter()
+            .map(|p| Point {
+                coordinate: vec![p.coordinate[0]],
+                values: p.values.clone(),
+            })
+            .collect();
+        return Ok(RobustFit {
+            moved_with_first: moved,
+            ..fit_robust(&along_first, options)?
+        });
+    }
     let options = PmnfOptions {
         allow_negative_exponents: true,
         ..*options
@@ -504,7 +525,30 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
             .map(|(s2, _)| 100.0 * s2.sqrt())
             .or_else(|| repetitions_agree(points).then_some(0.0)),
         compared,
+        moved_with_first: Vec::new(),
     })
+}
+
+/// The parameters (after the first) whose value is the same at every point that shares the
+/// first's, where every parameter does so: the points lie on one curve through the parameter
+/// space, one point per value of the first. Empty otherwise, or with one parameter.
+fn moved_with_first(x: &[Vec<f64>]) -> Vec<usize> {
+    let dims = x.first().map_or(0, Vec::len);
+    let distinct = |key: &dyn Fn(&Vec<f64>) -> Vec<u64>| {
+        let mut keys: Vec<Vec<u64>> = x.iter().map(key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    };
+    let firsts = distinct(&|c| vec![c[0].to_bits()]);
+    let together = dims > 1
+        && distinct(&|c| c.iter().map(|v| v.to_bits()).collect()) == firsts
+        && (1..dims).all(|p| distinct(&|c| vec![c[p].to_bits()]) == firsts);
+    if together {
+        (1..dims).collect()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Whether some point was measured more than once and every point's repetitions are equal (a
@@ -822,6 +866,34 @@ mod tests {
         let (lo, hi) = fit.model.interval(&[50.0], 0.95).unwrap();
         assert!(lo < 509.8 && 509.8 < hi, "{lo} {hi}");
         assert!(hi - lo > at, "{lo} {hi}: as wide as the constant's");
+    }
+
+    /// Two parameters that grow together (p = 1000 ... 8000 ranks with q = 10 ... 80 each,
+    /// Extra-P's test experiment two_parameter_4): no line along either has two points, so no
+    /// term could be ranked and both searches gave a constant, 21 s through 1, 4, 16, 64 s (256 s
+    /// at p = 16,000). The runs are a study of p: modelled over p alone, and said so.
+    #[test]
+    fn parameters_that_move_together_are_modelled_over_the_first() {
+        let points = synthetic::moving_together([1.002, 0.998, 1.001]);
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert_eq!(fit.moved_with_first, vec![1]);
+        let at = fit.model.evaluate(&[16000.0, 160.0]);
+        assert!((at / 256.0 - 1.0).abs() < 0.02, "{at}: {:?}", fit.model);
+        // A grid is not a curve: each parameter varied on its own.
+        let grid: Vec<Point> = [1.0, 2.0, 3.0]
+            .iter()
+            .flat_map(|&x: &f64| [1.0, 2.0, 3.0].map(|y: f64| (x, y)))
+            .map(|(x, y)| Point {
+                coordinate: vec![x, y],
+                values: vec![x + y],
+            })
+            .collect();
+        assert!(
+            fit_robust(&grid, &PmnfOptions::default())
+                .unwrap()
+                .moved_with_first
+                .is_empty()
+        );
     }
 
     /// A call path that took no time at any run: 0 everywhere, with an interval of 0 to 0 (not

@@ -412,6 +412,21 @@ pub fn suggest(
     suggest_from(fit, points, target, candidates, cost_parameter, run_cost)
 }
 
+/// The `candidates` a run may teach the model `fit` of `points` something about: all of them,
+/// except where the parameters moved together (`RobustFit::moved_with_first`). The model is then
+/// over the first alone and cannot say what a run off their curve would teach, so the runs kept
+/// stay on it: a configuration measured already, or one whose every value is new, as the
+/// curve's next point is.
+fn on_the_curve(fit: &RobustFit, points: &[Point], candidates: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let on_curve = |c: &[f64]| {
+        let measured_at = |q: usize| points.iter().any(|p| p.coordinate[q] == c[q]);
+        fit.moved_with_first.is_empty()
+            || points.iter().any(|p| p.coordinate == c)
+            || (0..c.len()).all(|q| !measured_at(q))
+    };
+    candidates.iter().filter(|c| on_curve(c)).cloned().collect()
+}
+
 /// [`suggest`] from the robust search's `fit` of `points`, made already.
 pub fn suggest_from(
     fit: RobustFit,
@@ -422,6 +437,8 @@ pub fn suggest_from(
     run_cost: Option<&RunCost>,
 ) -> Result<Suggestions, PmnfError> {
     let data = Weighted::new(points)?;
+    let candidates = on_the_curve(&fit, points, candidates);
+    let candidates = candidates.as_slice();
     let basis = &fit.model.interval;
     let sigma2 = basis.sigma2;
     let repetitions = basis.relative_repetitions.unwrap_or(1.0);
@@ -594,6 +611,20 @@ mod tests {
         // Core-seconds: the first parameter counts the processes.
         let by_cores = by_cores(&points, &target, &offered);
         assert!((by_cores.ranked[0].cost / best.cost - 32.0).abs() < 1e-6);
+    }
+
+    /// Parameters measured together on one curve (q = p / 100): the model is over p alone, so
+    /// only runs on that curve are proposed (the next point, here the target), never p with a q
+    /// measured beside another p.
+    #[test]
+    fn runs_stay_on_the_curve_parameters_moved_along() {
+        let points = synthetic::moving_together([1.02, 0.98, 1.01]);
+        let target = [16000.0, 160.0];
+        let offered = candidates(&points, &target, &[]);
+        assert!(offered.contains(&vec![16000.0, 10.0]), "{offered:?}");
+        let found = by_own_cost(&points, &target, &offered);
+        let proposed: Vec<&Vec<f64>> = found.ranked.iter().map(|c| &c.coordinate).collect();
+        assert_eq!(proposed, vec![&vec![16000.0, 160.0]], "{found:?}");
     }
 
     #[test]

@@ -281,3 +281,17 @@ pub(crate) fn rising_series() -> Vec<Point> {
         })
         .collect()
 }
+
+/// Two parameters measured together along one curve, `q = p / 100` at p = 1000 ... 8000, each
+/// point `1e-6 p^2` times each of `spread` (its repetitions): a weak-scaling study's ranks and
+/// size, as in Extra-P's test experiment two_parameter_4.
+#[cfg(test)]
+pub(crate) fn moving_together(spread: [f64; 3]) -> Vec<Point> {
+    [1000.0, 2000.0, 4000.0, 8000.0]
+        .iter()
+        .map(|&p: &f64| Point {
+            coordinate: vec![p, p / 100.0],
+            values: spread.map(|s| 1e-6 * p * p * s).to_vec(),
+        })
+        .collect()
+}
