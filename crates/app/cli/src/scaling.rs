@@ -410,6 +410,13 @@ pub fn run(request: &Request) -> Outcome {
                                 "terms": terms_json(&r.model.terms),
                                 "smape": r.model.smape,
                                 "noise_pct": r.noise_pct,
+                                // The parameters that grew with the first at every run, left
+                                // out of the model (empty where each varied on its own).
+                                "moved_with_first": r
+                                    .moved_with_first
+                                    .iter()
+                                    .filter_map(|&p| names.get(p))
+                                    .collect::<Vec<_>>(),
                             }),
                             Err(e) => serde_json::json!({ "error": e.to_string() }),
                         };

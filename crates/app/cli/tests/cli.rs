@@ -810,6 +810,9 @@ fn parameters_measured_together_are_modelled_over_the_first_and_said_so() {
     );
     let robust = printed.split("robust:").nth(1).unwrap_or_default();
     assert!(robust.contains("p^(2)"), "{printed}");
+    let printed = succeeded(&["scaling", "--robust", "--json", &file]);
+    let line: serde_json::Value = serde_json::from_str(printed.trim()).unwrap();
+    assert_eq!(line["robust"]["moved_with_first"], serde_json::json!(["q"]));
     let printed = succeeded(&["scaling", "--suggest", "--target", "p=16000,q=160", &file]);
     assert!(printed.contains("1. p=16000, q=160:"), "{printed}");
     assert!(!printed.contains("p=16000, q=10:"), "{printed}");
