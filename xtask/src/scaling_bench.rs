@@ -107,7 +107,8 @@ pub fn run(args: &[String]) -> Result<()> {
 /// crate's test data) and the repository's real MPI scaling runs (pipelines/mpi-scaling.toml,
 /// run into the target directory and exported as Extra-P experiments), each as it is and
 /// thinned (one repetition, 5 values a parameter), are written as Extra-P's JSON by the
-/// regression crate's `scaling_intervals` example; Extra-P 4.2.5 predicts each file's largest
+/// regression crate's `scaling_intervals` example (and RELeARN's runs at four more thetas,
+/// tests/data/relearn); Extra-P 4.2.5 predicts each file's largest
 /// point from the rest (tools/extrap/models.py --hold-out-largest) and the example scores
 /// yosoku's two searches on the same held-out points, their intervals as the search gives them
 /// and calibrated on the rest alone.
@@ -145,6 +146,13 @@ pub fn intervals(args: &[String]) -> Result<()> {
     for sub in ["comparison", "text", "text/mpa", "jsonlines", "input"] {
         inputs.extend(files_of(&data.join(sub))?);
     }
+    // RELeARN at four more thetas (tests/data/relearn/SOURCES.md).
+    let relearn = repo_root().join("crates/core/regression/tests/data/relearn");
+    inputs.extend(
+        files_of(&relearn)?
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "txt")),
+    );
     inputs.extend(files_of(&exported)?);
     inputs.retain(|p| !p.to_string_lossy().contains("_neg"));
     let files = dir.join("files");
