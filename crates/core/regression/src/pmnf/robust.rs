@@ -17,8 +17,9 @@
 //!   fits, and several by in-sample SMAPE.
 //! - **A wider search.** Negative exponents are always hypotheses (a time that falls with the
 //!   ranks), and logarithms stay where a parameter starts at 1 (Extra-P drops them there once
-//!   negative exponents are on: [`super::defined_hypotheses`]). With several parameters, each parameter's three best single hypotheses (on the
-//!   lines of measurements in its direction, as Extra-P selects points) are combined: alone,
+//!   negative exponents are on: [`super::defined_hypotheses`]). With several parameters, each
+//!   parameter's three best single hypotheses (on the lines of measurements in its direction,
+//!   as Extra-P selects points) are combined: alone,
 //!   multiplied, added, and a product plus further terms of either parameter
 //!   (`c0 + c1 f(x) g(y) + c2 h(y)`), which Extra-P's combinations cannot build; and g and h
 //!   from the best pairs of y's hypotheses fitted together on y's line (`nominated`), which
