@@ -210,6 +210,9 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     format!("{unit} of runs (a run as long as its longest call path)")
                 },
             );
+            if let Some(moved) = moved_with_first(&found.fit.moved_with_first, &file.parameters) {
+                let _ = writeln!(out, "      {moved}: only runs on that curve are proposed");
+            }
             if found.ranked.is_empty() {
                 let _ = writeln!(out, "      {}", nothing_to_suggest(found, &s.metric));
             }
@@ -578,6 +581,17 @@ fn terms_json(terms: &[Term]) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// "q moved with p at every run" for the parameters (`moved`, indices into `names`) that grew
+/// with the first at every run (`RobustFit::moved_with_first`); `None` where there are none.
+fn moved_with_first<S: AsRef<str>>(moved: &[usize], names: &[S]) -> Option<String> {
+    let first = names.first()?.as_ref();
+    let moved: Vec<&str> = moved
+        .iter()
+        .filter_map(|&p| names.get(p).map(AsRef::as_ref))
+        .collect();
+    (!moved.is_empty()).then(|| format!("{} moved with {first} at every run", moved.join(", ")))
+}
+
 /// The robust search's model under the Extra-P-compatible one (`extrap`): its formula, the
 /// noise the repetitions showed, and whether it chose other terms.
 fn robust_text(
@@ -599,20 +613,13 @@ fn robust_text(
     } else {
         "other terms than Extra-P's search"
     };
-    let together = if r.moved_with_first.is_empty() {
-        String::new()
-    } else {
-        let moved: Vec<&str> = r
-            .moved_with_first
-            .iter()
-            .filter_map(|&p| names.get(p).copied())
-            .collect();
-        let first = names.first().copied().unwrap_or("the first parameter");
-        format!(
-            "\n      {} moved with {first} at every run: modelled over {first} alone (a value \
-             off that curve is predicted as if on it)",
-            moved.join(", ")
-        )
+    let together = match moved_with_first(&r.moved_with_first, names) {
+        Some(moved) => format!(
+            "\n      {moved}: modelled over {} alone (a value off that curve is predicted as if \
+             on it)",
+            names.first().copied().unwrap_or("the first parameter")
+        ),
+        None => String::new(),
     };
     format!(
         "    robust: {}\n      {noise}; {verdict}; SMAPE {:.3} %{together}",

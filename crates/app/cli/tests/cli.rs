@@ -815,6 +815,10 @@ fn parameters_measured_together_are_modelled_over_the_first_and_said_so() {
     assert_eq!(line["robust"]["moved_with_first"], serde_json::json!(["q"]));
     let printed = succeeded(&["scaling", "--suggest", "--target", "p=16000,q=160", &file]);
     assert!(printed.contains("1. p=16000, q=160:"), "{printed}");
+    assert!(
+        printed.contains("q moved with p at every run: only runs on that curve are proposed"),
+        "{printed}"
+    );
     assert!(!printed.contains("p=16000, q=10:"), "{printed}");
 }
 
