@@ -55,10 +55,10 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
             None
         };
         let fitted = match spec.search {
-            Search::Extrap => fit(&points, &options),
-            Search::Robust => fit_robust(&points, &options).map(|r| r.model),
+            Search::Extrap => fit(&points, &options).map(|m| (m, Vec::new())),
+            Search::Robust => fit_robust(&points, &options).map(|r| (r.model, r.moved_with_first)),
         };
-        let model = match fitted {
+        let (model, moved) = match fitted {
             Ok(m) => m,
             Err(e) => {
                 skipped.push(format!("{label}: {e}"));
@@ -102,6 +102,7 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
             formula,
             model,
             held_out: held.map(|h| configuration(&names, &h.coordinate)),
+            note: moved_note(&names, &moved),
         });
     }
     if rows.is_empty() {
@@ -128,5 +129,21 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         predictions,
         report,
         figures,
+    })
+}
+
+/// "ranks moved with n at every run: modelled over n alone" for the parameters `moved` (indices
+/// into `names`) the robust search found growing with the first; `None` where there are none.
+fn moved_note(names: &[String], moved: &[usize]) -> Option<String> {
+    let first = names.first()?;
+    let moved: Vec<&str> = moved
+        .iter()
+        .filter_map(|&p| names.get(p).map(String::as_str))
+        .collect();
+    (!moved.is_empty()).then(|| {
+        format!(
+            "{} moved with {first} at every run: modelled over {first} alone",
+            moved.join(", ")
+        )
     })
 }

@@ -39,6 +39,9 @@ pub(super) fn summary(
             r.model.smape,
             "%",
         ));
+        if let Some(note) = &r.note {
+            cells.push(ReportCell::text(&title, &row, "note", note));
+        }
     }
     for p in predictions {
         let row = format!("{} / {} / {}", p.device, p.program, p.variant);

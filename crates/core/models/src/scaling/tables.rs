@@ -25,6 +25,9 @@ pub(super) struct ModelRow {
     pub formula: String,
     pub model: PmnfModel,
     pub held_out: Option<String>,
+    /// What the report says beside the model (the parameters that moved with the first at
+    /// every run, where the robust search modelled over the first alone).
+    pub note: Option<String>,
 }
 
 pub(super) fn models_batch(names: &[String], rows: &[ModelRow]) -> Result<RecordBatch, ModelError> {

@@ -123,6 +123,44 @@ fn the_robust_search_is_a_choice_of_the_step() {
     assert!(!falling.contains("^(-"), "{falling}");
 }
 
+/// Runs whose size and rank count grew together (a weak-scaling study, ranks = n / 8): the
+/// robust search models them over n alone, and the report says so beside the model.
+#[test]
+fn runs_whose_parameters_grew_together_are_modelled_over_the_first_and_said_so() {
+    let (mut params, mut secs) = (Vec::new(), Vec::new());
+    let texts: Vec<String> = (3..=7)
+        .map(|k| format!("n={};ranks={}", 1 << k, 1 << (k - 3)))
+        .collect();
+    for (i, t) in texts.iter().enumerate() {
+        let n = f64::from(1 << (i + 3));
+        for noise in [0.99, 1.0, 1.01] {
+            params.extend([Some(t.as_str()), Some(t.as_str())]);
+            secs.extend([1e-3 * n * n * noise, (2.0 + n) * noise]);
+        }
+    }
+    let step = fit_and_validate("search = \"robust\"\nparameters = [\"n\", \"ranks\"]");
+    let (set, _) = run_steps_with_figures(&step, vec![("runs", runs(&params, &secs))]).unwrap();
+    let report = set.get("s.report").unwrap();
+    let (columns, texts) = (
+        utf8(report, "column_label").unwrap(),
+        utf8(report, "text").unwrap(),
+    );
+    let notes: Vec<&str> = (0..report.num_rows())
+        .filter(|&i| columns.value(i) == "note")
+        .map(|i| texts.value(i))
+        .collect();
+    assert_eq!(
+        notes,
+        vec!["ranks moved with n at every run: modelled over n alone"; 2]
+    );
+    let formula = utf8(set.get("s.scaling_models").unwrap(), "formula").unwrap();
+    assert!(
+        formula.value(0).ends_with("* n^(2)"),
+        "{}",
+        formula.value(0)
+    );
+}
+
 #[test]
 fn bad_parameters_and_runs_without_a_numeric_parameter_are_refused() {
     let e = parse_error("fit", &format!("{BODY}search = \"bayes\""));
