@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
     Aggregate, Calibration, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions, Prediction,
-    RobustFit, SeriesModel, Term, term_shape,
+    RobustFit, SeriesModel, Term, moved_with_first_said, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -210,7 +210,9 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                     format!("{unit} of runs (a run as long as its longest call path)")
                 },
             );
-            if let Some(moved) = moved_with_first(&found.fit.moved_with_first, &file.parameters) {
+            if let Some(moved) =
+                moved_with_first_said(&found.fit.moved_with_first, &file.parameters)
+            {
                 let _ = writeln!(out, "      {moved}: only runs on that curve are proposed");
             }
             if found.ranked.is_empty() {
@@ -581,17 +583,6 @@ fn terms_json(terms: &[Term]) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// "q moved with p at every run" for the parameters (`moved`, indices into `names`) that grew
-/// with the first at every run (`RobustFit::moved_with_first`); `None` where there are none.
-fn moved_with_first<S: AsRef<str>>(moved: &[usize], names: &[S]) -> Option<String> {
-    let first = names.first()?.as_ref();
-    let moved: Vec<&str> = moved
-        .iter()
-        .filter_map(|&p| names.get(p).map(AsRef::as_ref))
-        .collect();
-    (!moved.is_empty()).then(|| format!("{} moved with {first} at every run", moved.join(", ")))
-}
-
 /// The robust search's model under the Extra-P-compatible one (`extrap`): its formula, the
 /// noise the repetitions showed, and whether it chose other terms.
 fn robust_text(
@@ -613,7 +604,7 @@ fn robust_text(
     } else {
         "other terms than Extra-P's search"
     };
-    let together = match moved_with_first(&r.moved_with_first, names) {
+    let together = match moved_with_first_said(&r.moved_with_first, names) {
         Some(moved) => format!(
             "\n      {moved}: modelled over {} alone (a value off that curve is predicted as if \
              on it)",

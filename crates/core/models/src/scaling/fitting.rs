@@ -3,7 +3,7 @@
 //! that describe the models.
 
 use arrow_array::RecordBatch;
-use yosoku_regression::pmnf::robust::fit_robust;
+use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said};
 use yosoku_regression::pmnf::{PmnfOptions, fit};
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
@@ -102,7 +102,8 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
             formula,
             model,
             held_out: held.map(|h| configuration(&names, &h.coordinate)),
-            note: moved_note(&names, &moved),
+            note: moved_with_first_said(&moved, &names)
+                .map(|moved| format!("{moved}: modelled over {} alone", names[0])),
         });
     }
     if rows.is_empty() {
@@ -129,21 +130,5 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         predictions,
         report,
         figures,
-    })
-}
-
-/// "ranks moved with n at every run: modelled over n alone" for the parameters `moved` (indices
-/// into `names`) the robust search found growing with the first; `None` where there are none.
-fn moved_note(names: &[String], moved: &[usize]) -> Option<String> {
-    let first = names.first()?;
-    let moved: Vec<&str> = moved
-        .iter()
-        .filter_map(|&p| names.get(p).map(String::as_str))
-        .collect();
-    (!moved.is_empty()).then(|| {
-        format!(
-            "{} moved with {first} at every run: modelled over {first} alone",
-            moved.join(", ")
-        )
     })
 }

@@ -530,6 +530,18 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
     })
 }
 
+/// "q moved with p at every run" for the parameters `moved` (indices into `names`, as
+/// [`RobustFit::moved_with_first`] holds them); `None` where there are none. The CLI and the
+/// pipelines' reports say it in these words.
+pub fn moved_with_first_said<S: AsRef<str>>(moved: &[usize], names: &[S]) -> Option<String> {
+    let first = names.first()?.as_ref();
+    let moved: Vec<&str> = moved
+        .iter()
+        .filter_map(|&p| names.get(p).map(AsRef::as_ref))
+        .collect();
+    (!moved.is_empty()).then(|| format!("{} moved with {first} at every run", moved.join(", ")))
+}
+
 /// The parameters (after the first) whose value is the same at every point that shares the
 /// first's, where every parameter does so: the points lie on one curve through the parameter
 /// space, one point per value of the first. Empty otherwise, or with one parameter.
