@@ -553,13 +553,10 @@ fn reduce(points: &[Point], aggregate: Aggregate) -> Result<Vec<(Vec<f64>, f64)>
         .collect()
 }
 
-/// The hypotheses of one parameter the values `xs` allow.
-fn hypotheses(xs: &[f64], options: &PmnfOptions) -> impl Iterator<Item = Exponents> {
+/// Every hypothesis `options` allow, in Extra-P's order: its default exponents, then with
+/// negative exponents its negative logarithms (where log terms are on) and negative powers.
+fn every_hypothesis(options: &PmnfOptions) -> impl Iterator<Item = Exponents> {
     let negative = options.allow_negative_exponents;
-    let logs = options.allow_log_terms
-        && xs
-            .iter()
-            .all(|&x| if negative { x > 1.0 } else { x >= 1.0 });
     let negative_log: &[Exponents] = if negative && options.allow_log_terms {
         &NEGATIVE_LOG_EXPONENTS
     } else {
@@ -570,7 +567,16 @@ fn hypotheses(xs: &[f64], options: &PmnfOptions) -> impl Iterator<Item = Exponen
         .into_iter()
         .chain(negative_log.iter().copied())
         .chain(negative_poly.iter().copied())
-        .filter(move |e| logs || e.log == 0)
+}
+
+/// The hypotheses of one parameter the values `xs` allow (Extra-P's rule).
+fn hypotheses(xs: &[f64], options: &PmnfOptions) -> impl Iterator<Item = Exponents> {
+    let negative = options.allow_negative_exponents;
+    let logs = options.allow_log_terms
+        && xs
+            .iter()
+            .all(|&x| if negative { x > 1.0 } else { x >= 1.0 });
+    every_hypothesis(options).filter(move |e| logs || e.log == 0)
 }
 
 /// The hypotheses of one parameter that the robust search tries: Extra-P's, each kept where it
@@ -583,18 +589,8 @@ pub(super) fn defined_hypotheses(
     options: &PmnfOptions,
 ) -> impl Iterator<Item = Exponents> {
     let logs = options.allow_log_terms && xs.iter().all(|&x| x >= 1.0);
-    let negative = options.allow_negative_exponents;
-    let negative_log: &[Exponents] = if negative {
-        &NEGATIVE_LOG_EXPONENTS
-    } else {
-        &[]
-    };
-    let negative_poly: &[Exponents] = if negative { &NEGATIVE_EXPONENTS } else { &[] };
     let xs = xs.to_vec();
-    DEFAULT_EXPONENTS
-        .into_iter()
-        .chain(negative_log.iter().copied())
-        .chain(negative_poly.iter().copied())
+    every_hypothesis(options)
         .filter(move |e| (logs || e.log == 0) && xs.iter().all(|&x| e.evaluate(x).is_finite()))
 }
 
