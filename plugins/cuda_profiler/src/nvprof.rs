@@ -264,6 +264,8 @@ fn trace(
     // Rows of the tool's own activities without a duration (unified-memory CPU page faults), by
     // name: instants on the timeline.
     let mut instants: std::collections::BTreeMap<String, usize> = Default::default();
+    // Lines of rows whose duration the file prints as 0 (below its resolution).
+    let mut zero_rows: Vec<usize> = Vec::new();
     let columns = TraceColumns {
         path,
         header,
@@ -313,12 +315,21 @@ fn trace(
             *instants.entry(name).or_default() += 1;
             continue;
         }
-        columns.row(&mut tables, &mut text_cells, line, &r, units)?;
+        if !columns.row(&mut tables, &mut text_cells, line, &r, units)? {
+            zero_rows.push(line);
+        }
     }
     for (name, n) in instants {
         tables.add_note(format!(
             "{n} `{name}` row(s) have no duration (events at an instant, not work of a time): \
              kept on the timeline as instants, not as runs"
+        ));
+    }
+    if let Some(first) = zero_rows.first() {
+        tables.add_note(format!(
+            "{} row(s) have a duration of 0 at the file's resolution (the first at line {first}): \
+             kept on the timeline, not as runs (a time of 0 is nothing to model)",
+            zero_rows.len()
         ));
     }
     // The launch and copy columns hold numbers only: text there is a value cut or overwritten
@@ -495,7 +506,8 @@ impl TraceColumns<'_> {
     }
 
     /// Row `r` (line `line`, under `units`): a run (kernel or transfer) with its time and
-    /// counters, and a span on its device's stream.
+    /// counters, and a span on its device's stream; `false` where its duration is printed as 0
+    /// (the span alone, of no length: no time to model). A negative duration is an error.
     fn row(
         &self,
         tables: &mut Tables,
@@ -503,22 +515,11 @@ impl TraceColumns<'_> {
         line: usize,
         r: &csv::StringRecord,
         units: &csv::StringRecord,
-    ) -> Result<(), PluginError> {
+    ) -> Result<bool, PluginError> {
         let (path, header, labels) = (self.path, self.header, self.labels);
         let prefix = self.prefix(r);
         let name_text = text_field(path, line, r, self.name, header)?;
         let (phase, category) = trace_phase(name_text);
-        let run = tables.key(RunKey {
-            run_id: format!("line{line}"),
-            device: self.device_of(r),
-            program: labels.program.clone().unwrap_or_else(|| {
-                let program = kernel_program(name_text);
-                // `matMul(float*, ...) [110]`: drop nvprof's correlation suffix.
-                program.split(" [").next().unwrap_or(&program).to_owned()
-            }),
-            variant: labels.variant.clone().unwrap_or_else(|| prefix.join(";")),
-            kernel: Some(name_text.to_owned()),
-        });
         let duration_text = field(path, line, r, self.duration, header)?;
         let seconds = normalise_text(
             duration_text,
@@ -542,10 +543,18 @@ impl TraceColumns<'_> {
                 ),
             ));
         }
+        if !(seconds.value >= 0.0 && seconds.value.is_finite()) {
+            return Err(PluginError::at_line(
+                path,
+                line,
+                format!("column `Duration`: expected a time of 0 or more, found `{duration_text}`"),
+            ));
+        }
+        let measured = seconds.value > 0.0;
         // The row on the file's timeline: its start (same units row) and its stream.
         let start_secs = self.start_secs(line, r, units)?;
         let timeline = self.timeline(&prefix);
-        let device_label = tables.run_key(run).device.clone();
+        let device_label = self.device_of(r);
         let lane = match self.stream.and_then(|s| r.get(s)).filter(|s| !s.is_empty()) {
             Some(s) => format!("{device_label} / stream {s}"),
             None => device_label,
@@ -563,6 +572,20 @@ impl TraceColumns<'_> {
                 (seconds.value * 1e9).round() as i64,
             )
         });
+        if !measured {
+            return Ok(false);
+        }
+        let run = tables.key(RunKey {
+            run_id: format!("line{line}"),
+            device: self.device_of(r),
+            program: labels.program.clone().unwrap_or_else(|| {
+                let program = kernel_program(name_text);
+                // `matMul(float*, ...) [110]`: drop nvprof's correlation suffix.
+                program.split(" [").next().unwrap_or(&program).to_owned()
+            }),
+            variant: labels.variant.clone().unwrap_or_else(|| prefix.join(";")),
+            kernel: Some(name_text.to_owned()),
+        });
         let parameters = (!prefix.is_empty()).then(|| prefix.join(";"));
         tables.add_run(run, parameters.as_deref(), phase, seconds.value);
         for &(c, name) in &self.counters {
@@ -571,6 +594,6 @@ impl TraceColumns<'_> {
                 text_cells.record(name, cell, line, c + 1, text);
             }
         }
-        Ok(())
+        Ok(true)
     }
 }

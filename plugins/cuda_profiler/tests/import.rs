@@ -1561,6 +1561,44 @@ fn unified_memory_page_faults_are_instants_and_a_phase_of_their_own() {
     assert!(e.contains(":9:") && e.contains("`Duration`"), "{e}");
 }
 
+/// A trace row whose `Duration` the file prints as 0 (a copy shorter than its resolution, as in
+/// `--normalized-time-unit s` with microsecond digits) is kept on the timeline and said so, not a
+/// refusal of the whole trace (found by the `nvprof` fuzz target: the `runs` check refused the
+/// file without naming it); a negative duration is an error at its line.
+#[test]
+fn a_trace_row_of_zero_duration_stays_on_the_timeline_not_among_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("print-gpu-trace.csv");
+    let text = "==1== Profiling result:\n\
+         \"Start\",\"Duration\",\"Grid X\",\"Grid Y\",\"Grid Z\",\"Block X\",\"Block Y\",\"Block Z\",\"Size\",\"Device\",\"Stream\",\"Name\"\n\
+         s,s,,,,,,,B,,,\n\
+         1.183779,0.000000,,,,,,,19,\"TITAN Xp (0)\",\"7\",\"[CUDA memcpy HtoD]\"\n\
+         1.801299,0.000287,506,1,1,192,1,1,,\"TITAN Xp (0)\",\"7\",\"init(int, float*)\"\n\
+         1.802441,0.000000,,,,,,,19,\"TITAN Xp (0)\",\"7\",\"[CUDA memcpy DtoH]\"\n";
+    std::fs::write(&path, text).unwrap();
+    let (tables, notes) =
+        yosoku_plugin_cuda_profiler::read_nvprof_noted(&path, &nvprof::Labels::default()).unwrap();
+    let runs = table(&tables, "runs");
+    assert_eq!(strings(runs, "phase"), ["kernel"]);
+    assert_eq!(floats(runs, "measured_secs"), [0.000287]);
+    assert_eq!(table(&tables, "spans").num_rows(), 3);
+    assert_eq!(
+        notes,
+        [
+            "2 row(s) have a duration of 0 at the file's resolution (the first at line 4): kept on the timeline, not as runs (a time of 0 is nothing to model)"
+        ]
+    );
+    std::fs::write(
+        &path,
+        text.replace("1.802441,0.000000", "1.802441,-0.000001"),
+    )
+    .unwrap();
+    let e = read_nvprof(&path, &nvprof::Labels::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(":6:") && e.contains("`Duration`"), "{e}");
+}
+
 /// A real Nsight Systems SQLite export (CloverLeaf on Perlmutter's A100s, pipelines/data/nsys-sqlite/SOURCES.md):
 /// every kernel launch a run on the GPU the export's GPU table names, with its launch
 /// configuration; copies as transfers; kernels, copies and CUDA API calls as spans. The figures
