@@ -66,14 +66,32 @@ pub fn check_located(message: &str) {
     }
 }
 
+/// The error of a database reader (an SQLite file) names the input and a place in it: a table,
+/// column or row, named in backticks (``dispatch 3 of `compute_dispatch` ``), or the file as a
+/// whole (not a database, a table missing).
+pub fn check_located_in_database(message: &str) {
+    let Some(rest) = message.strip_prefix(INPUT) else {
+        panic!("the error does not start with the file's name: {message}");
+    };
+    if !rest.contains('`') && !is_whole_file(rest) {
+        panic!("the error names no table, column or row: {message}");
+    }
+}
+
 /// Errors about the file as a whole, which have no place in it to name: nothing in it, not the
-/// format at all (no header line, no format line), or something required that is absent ("no
-/// …", "missing …").
+/// format at all (no header line, no format line), a version of the format yosoku does not
+/// read, or something required that is absent ("no …", "missing …").
 fn is_whole_file(message: &str) -> bool {
     let message = message.trim_start_matches([':', ' ']);
     message.starts_with("no ")
         || message.starts_with("missing ")
-        || ["empty", "not a ", "not an ", "expected `@format"]
-            .iter()
-            .any(|w| message.contains(w))
+        || [
+            "empty",
+            "not a ",
+            "not an ",
+            "expected `@format",
+            "which yosoku does not read",
+        ]
+        .iter()
+        .any(|w| message.contains(w))
 }

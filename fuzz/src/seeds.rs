@@ -52,12 +52,22 @@ pub const SEEDS: &[SeedFiles] = &[
         pick: None,
     },
     SeedFiles {
+        target: "nsys_sqlite",
+        files: &[("fuzz/seeds/sqlite", ".sqlite")],
+        pick: None,
+    },
+    SeedFiles {
         target: "rocprof",
         files: &[
             ("pipelines/data/rocprof", ".csv"),
             ("pipelines/data/rocprof", ".json"),
             ("plugins/rocm_profiler/tests/data", ".csv"),
         ],
+        pick: None,
+    },
+    SeedFiles {
+        target: "rocprof_compute_db",
+        files: &[("fuzz/seeds/sqlite", ".db")],
         pick: None,
     },
     SeedFiles {

@@ -65,7 +65,17 @@ const TARGETS: &[Target] = &[
         timeout_secs: 10,
     },
     Target {
+        name: "nsys_sqlite",
+        brief: true,
+        timeout_secs: 10,
+    },
+    Target {
         name: "rocprof",
+        brief: true,
+        timeout_secs: 10,
+    },
+    Target {
+        name: "rocprof_compute_db",
         brief: true,
         timeout_secs: 10,
     },

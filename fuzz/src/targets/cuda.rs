@@ -7,7 +7,7 @@
 use yosoku_plugin_cuda_profiler as cuda;
 use yosoku_plugin_cuda_profiler::gpuperfpredict::Dataset;
 
-use crate::yosoku_fuzz::{input, tables_or_located, text};
+use crate::yosoku_fuzz::{check_located_in_database, check_tables, input, tables_or_located, text};
 
 /// The targets of this file, by name.
 pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
@@ -15,6 +15,7 @@ pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
     ("nvprof", nvprof),
     ("cuda_legacy", cuda_legacy),
     ("gpuperfpredict", gpuperfpredict),
+    ("nsys_sqlite", nsys_sqlite),
 ];
 
 pub fn ncu(data: &[u8]) {
@@ -44,4 +45,14 @@ pub fn gpuperfpredict(data: &[u8]) {
     let Some(text) = text(data) else { return };
     let mut dataset = Dataset::new();
     tables_or_located(dataset.read(input(), text).and_then(|()| dataset.finish()));
+}
+
+/// Nsight Systems' SQLite export, read from the bytes as the plugin reads a file's.
+pub fn nsys_sqlite(data: &[u8]) {
+    match cuda::nsys_sqlite::read(input(), data, &cuda::nsys::Labels::default())
+        .and_then(|t| t.finish())
+    {
+        Ok(tables) => check_tables(tables.iter().map(|(n, b)| (n.as_str(), b))),
+        Err(e) => check_located_in_database(&e.to_string()),
+    }
 }

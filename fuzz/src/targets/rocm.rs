@@ -4,12 +4,15 @@
 //! (`fuzz_targets/`) and by the replay test (`crates/app/runner/tests/fuzz_replay_rocm.rs`),
 //! each of which has the helpers of `fuzz/src/lib.rs` as `crate::yosoku_fuzz`.
 
-use yosoku_plugin_rocm_profiler::{dispatches, rocprofv3_json, sysinfo};
+use yosoku_plugin_rocm_profiler::{compute_db, dispatches, rocprofv3_json, sysinfo};
 
-use crate::yosoku_fuzz::{check_located, input, text};
+use crate::yosoku_fuzz::{check_located, check_located_in_database, input, text};
 
 /// The targets of this file, by name.
-pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[("rocprof", rocprof)];
+pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
+    ("rocprof", rocprof),
+    ("rocprof_compute_db", rocprof_compute_db),
+];
 
 /// The per-file readers; the tables are built from a whole workload directory (read_paths).
 pub fn rocprof(data: &[u8]) {
@@ -24,5 +27,13 @@ pub fn rocprof(data: &[u8]) {
         && let Err(e) = rocprofv3_json::read(input(), text)
     {
         check_located(&e.to_string());
+    }
+}
+
+/// rocprof-compute's analysis database (SQLite), read from the bytes as the plugin reads a
+/// file's; its dispatches become tables with the rest of a workload's files (read_paths).
+pub fn rocprof_compute_db(data: &[u8]) {
+    if let Err(e) = compute_db::read(input(), data) {
+        check_located_in_database(&e.to_string());
     }
 }

@@ -37,6 +37,11 @@ impl Export {
         self.base.error(what)
     }
 
+    /// SQLite's error `e` while reading `table`, naming it.
+    fn table_error(&self, table: &str, e: impl std::fmt::Display) -> PluginError {
+        self.base.table_error(table, e)
+    }
+
     fn has_table(&self, table: &str) -> Result<bool, PluginError> {
         self.base.has_table(table)
     }
@@ -85,9 +90,10 @@ fn open(path: &Path, bytes: &[u8]) -> Result<Export, PluginError> {
             path.display()
         )));
     }
-    let version = export
-        .base
-        .optional_text("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'")?;
+    let version = export.base.optional_text(
+        "META_DATA_EXPORT",
+        "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'",
+    )?;
     let version = version.ok_or_else(|| {
         export.error("`META_DATA_EXPORT` has no `EXPORT_SCHEMA_VERSION`, so its schema is unknown")
     })?;
@@ -106,12 +112,12 @@ fn open(path: &Path, bytes: &[u8]) -> Result<Export, PluginError> {
             .base
             .db
             .prepare("SELECT id, value FROM StringIds")
-            .map_err(|e| export.error(e))?;
+            .map_err(|e| export.table_error("StringIds", e))?;
         let rows = statement
             .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| export.error(e))?;
+            .map_err(|e| export.table_error("StringIds", e))?;
         rows.collect::<Result<HashMap<_, _>, _>>()
-            .map_err(|e| export.error(e))?
+            .map_err(|e| export.table_error("StringIds", e))?
     };
     export.strings = strings;
     Ok(export)
@@ -127,13 +133,13 @@ fn gpu_names(export: &Export) -> Result<HashMap<i64, String>, PluginError> {
                 .base
                 .db
                 .prepare(&format!("SELECT id, name FROM {table}"))
-                .map_err(|e| export.error(e))?;
+                .map_err(|e| export.table_error(table, e))?;
             let rows = statement
                 .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-                .map_err(|e| export.error(e))?;
+                .map_err(|e| export.table_error(table, e))?;
             return rows
                 .collect::<Result<HashMap<_, _>, _>>()
-                .map_err(|e| export.error(e));
+                .map_err(|e| export.table_error(table, e));
         }
     }
     Ok(HashMap::new())
@@ -273,10 +279,15 @@ fn kernels(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError> {
             "SELECT {} FROM {TABLE} ORDER BY start",
             columns.join(", ")
         ))
-        .map_err(|e| export.error(e))?;
-    let mut rows = statement.query([]).map_err(|e| export.error(e))?;
-    while let Some(r) = rows.next().map_err(|e| export.error(e))? {
-        let get = |i: usize| r.get::<_, Option<i64>>(i).map_err(|e| export.error(e));
+        .map_err(|e| export.table_error(TABLE, e))?;
+    let mut rows = statement
+        .query([])
+        .map_err(|e| export.table_error(TABLE, e))?;
+    while let Some(r) = rows.next().map_err(|e| export.table_error(TABLE, e))? {
+        let get = |i: usize| {
+            r.get::<_, Option<i64>>(i)
+                .map_err(|e| export.table_error(TABLE, e))
+        };
         let (start, end) = (get(0)?.unwrap_or(0), get(1)?.unwrap_or(0));
         let device = gpu(get(2)?);
         let stream = get(3)?;
@@ -335,12 +346,12 @@ fn copies_and_sets(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError
             .base
             .db
             .prepare("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER")
-            .map_err(|e| export.error(e))?;
+            .map_err(|e| export.table_error("ENUM_CUDA_MEMCPY_OPER", e))?;
         let rows = statement
             .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| export.error(e))?;
+            .map_err(|e| export.table_error("ENUM_CUDA_MEMCPY_OPER", e))?;
         rows.collect::<Result<_, _>>()
-            .map_err(|e| export.error(e))?
+            .map_err(|e| export.table_error("ENUM_CUDA_MEMCPY_OPER", e))?
     } else {
         HashMap::new()
     };
@@ -362,11 +373,16 @@ fn copies_and_sets(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError
             .prepare(&format!(
                 "SELECT start, end, deviceId, streamId, bytes, {kind_column} FROM {table} ORDER BY start"
             ))
-            .map_err(|e| export.error(e))?;
+            .map_err(|e| export.table_error(table, e))?;
         let bytes_name = tables.name("bytes");
-        let mut rows = statement.query([]).map_err(|e| export.error(e))?;
-        while let Some(r) = rows.next().map_err(|e| export.error(e))? {
-            let get = |i: usize| r.get::<_, Option<i64>>(i).map_err(|e| export.error(e));
+        let mut rows = statement
+            .query([])
+            .map_err(|e| export.table_error(table, e))?;
+        while let Some(r) = rows.next().map_err(|e| export.table_error(table, e))? {
+            let get = |i: usize| {
+                r.get::<_, Option<i64>>(i)
+                    .map_err(|e| export.table_error(table, e))
+            };
             let (start, end) = (get(0)?.unwrap_or(0), get(1)?.unwrap_or(0));
             let device = gpu(get(2)?);
             let name = if is_copy {
@@ -438,7 +454,12 @@ fn host_spans(
             export,
             tables,
             timeline,
-            &format!("SELECT start, end, globalTid, NULL, nameId FROM {RUNTIME} ORDER BY start"),
+            (
+                RUNTIME,
+                &format!(
+                    "SELECT start, end, globalTid, NULL, nameId FROM {RUNTIME} ORDER BY start"
+                ),
+            ),
             "api",
         )?;
     }
@@ -456,8 +477,11 @@ fn host_spans(
             export,
             tables,
             timeline,
-            &format!(
-                "SELECT start, end, globalTid, {text}, {text_id} FROM {NVTX} WHERE end IS NOT NULL ORDER BY start"
+            (
+                NVTX,
+                &format!(
+                    "SELECT start, end, globalTid, {text}, {text_id} FROM {NVTX} WHERE end IS NOT NULL ORDER BY start"
+                ),
             ),
             "nvtx",
         )?;
@@ -471,17 +495,26 @@ fn thread_spans(
     export: &Export,
     tables: &mut Tables,
     timeline: &str,
-    sql: &str,
+    (table, sql): (&str, &str),
     category: &str,
 ) -> Result<usize, PluginError> {
-    let mut statement = export.base.db.prepare(sql).map_err(|e| export.error(e))?;
-    let mut rows = statement.query([]).map_err(|e| export.error(e))?;
+    let mut statement = export
+        .base
+        .db
+        .prepare(sql)
+        .map_err(|e| export.table_error(table, e))?;
+    let mut rows = statement
+        .query([])
+        .map_err(|e| export.table_error(table, e))?;
     let mut n = 0;
-    while let Some(r) = rows.next().map_err(|e| export.error(e))? {
-        let get = |i: usize| r.get::<_, Option<i64>>(i).map_err(|e| export.error(e));
+    while let Some(r) = rows.next().map_err(|e| export.table_error(table, e))? {
+        let get = |i: usize| {
+            r.get::<_, Option<i64>>(i)
+                .map_err(|e| export.table_error(table, e))
+        };
         let (start, end) = (get(0)?.unwrap_or(0), get(1)?.unwrap_or(0));
         let lane = thread_lane(get(2)?);
-        let text: Option<String> = r.get(3).map_err(|e| export.error(e))?;
+        let text: Option<String> = r.get(3).map_err(|e| export.table_error(table, e))?;
         let name = match text {
             Some(t) => t,
             None => export.string(get(4)?).to_owned(),

@@ -1710,6 +1710,18 @@ fn sqlite_files_yosoku_does_not_read_are_refused_with_what_they_are() {
     );
     let e = read(make("empty.sqlite", &meta("3.13.2")));
     assert!(e.contains("no kernel launches"), "{e}");
+    // Text where the export keeps a number (found by the `nsys_sqlite` fuzz target, whose
+    // message named neither table nor column): the table and the column are named.
+    let e = read(make(
+        "text.sqlite",
+        &(meta("3.13.2")
+            + "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, demangledName INTEGER, shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER, staticSharedMemory INTEGER, dynamicSharedMemory INTEGER); \
+               INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1, 2, 0, 7, NULL, NULL, 1, 1, 1, 32, 1, 'z', 16, 0, 0);"),
+    ));
+    assert!(
+        e.contains("table `CUPTI_ACTIVITY_KIND_KERNEL`") && e.contains("blockZ"),
+        "{e}"
+    );
     // A database cut short (its first 100 bytes, the header alone): refused by name, no panic.
     let whole = std::fs::read(make("whole.sqlite", &meta("3.13.2"))).unwrap();
     let cut = dir.path().join("cut.sqlite");

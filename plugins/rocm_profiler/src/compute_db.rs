@@ -55,7 +55,10 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<ComputeDb, PluginError> {
     }
     db.require_columns("compute_metadata", &["schema_version"], &known())?;
     let version = db
-        .optional_text("SELECT schema_version FROM compute_metadata LIMIT 1")?
+        .optional_text(
+            "compute_metadata",
+            "SELECT schema_version FROM compute_metadata LIMIT 1",
+        )?
         .ok_or_else(|| db.error("`compute_metadata` is empty, so its schema is unknown"))?;
     db.what = format!("a rocprof-compute database, schema {version}");
     let major = version.split('.').next().unwrap_or("");
@@ -79,7 +82,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<ComputeDb, PluginError> {
                 [],
                 |r| r.get(0),
             )
-            .map_err(|e| db.error(e))?
+            .map_err(|e| db.table_error("compute_kernel_metric_value", e))?
     } else {
         0
     };
@@ -118,7 +121,7 @@ fn dispatches(db: &Database) -> Result<Vec<Dispatch>, PluginError> {
              FROM compute_dispatch d LEFT JOIN compute_kernel k ON k.kernel_uuid = d.kernel_uuid \
              ORDER BY d.dispatch_id, d.dispatch_uuid",
         )
-        .map_err(|e| db.error(e))?;
+        .map_err(|e| db.table_error("compute_dispatch", e))?;
     let rows = statement
         .query_map([], |r| {
             Ok((
@@ -129,10 +132,11 @@ fn dispatches(db: &Database) -> Result<Vec<Dispatch>, PluginError> {
                 r.get::<_, Option<i64>>(4)?,
             ))
         })
-        .map_err(|e| db.error(e))?;
+        .map_err(|e| db.table_error("compute_dispatch", e))?;
     let mut out = Vec::new();
     for (place, row) in rows.enumerate() {
-        let (id, gpu, kernel, start, end) = row.map_err(|e| db.error(e))?;
+        let (id, gpu, kernel, start, end) = row
+            .map_err(|e| db.error(format!("dispatch {} of `compute_dispatch`: {e}", place + 1)))?;
         let at = |what: &str| {
             db.error(format!(
                 "dispatch {} of `compute_dispatch`: {what}",
@@ -175,7 +179,10 @@ fn sysinfo(db: &Database) -> Result<Option<SysInfo>, PluginError> {
     {
         return Ok(None);
     }
-    let Some(text) = db.optional_text("SELECT sys_info_extdata FROM compute_workload LIMIT 1")?
+    let Some(text) = db.optional_text(
+        "compute_workload",
+        "SELECT sys_info_extdata FROM compute_workload LIMIT 1",
+    )?
     else {
         return Ok(None);
     };

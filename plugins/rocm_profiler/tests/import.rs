@@ -1111,7 +1111,7 @@ CREATE TABLE compute_dispatch (dispatch_uuid INTEGER, kernel_uuid INTEGER, dispa
 #[test]
 fn broken_rocprof_compute_databases_are_refused_with_what_and_where() {
     let v1 = "CREATE TABLE compute_metadata (id INTEGER, schema_version VARCHAR); INSERT INTO compute_metadata VALUES (1, '1.3.0');";
-    let cases: [(String, &[&str]); 6] = [
+    let cases: [(String, &[&str]); 7] = [
         (
             "CREATE TABLE results (x INTEGER);".to_owned(),
             &[
@@ -1152,6 +1152,17 @@ fn broken_rocprof_compute_databases_are_refused_with_what_and_where() {
                 "{v1} {DISPATCH_TABLES} INSERT INTO compute_dispatch VALUES (1, 9, 0, 0, 100, 200);"
             ),
             &["dispatch 1 of `compute_dispatch`: its `kernel_uuid` names no kernel"],
+        ),
+        // Text where the database keeps a time (the `rocprof_compute_db` fuzz target's kind of
+        // input, whose message named no place): the dispatch and the table are named.
+        (
+            format!(
+                "{v1} {DISPATCH_TABLES} INSERT INTO compute_kernel VALUES (1, 1, 'k'); INSERT INTO compute_dispatch VALUES (1, 1, 0, 0, 'soon', 200);"
+            ),
+            &[
+                "dispatch 1 of `compute_dispatch`",
+                "Invalid column type Text",
+            ],
         ),
     ];
     for (sql, words) in cases {

@@ -57,6 +57,12 @@ impl Database {
         PluginError::new(format!("{}: {what} ({})", self.path.display(), self.what))
     }
 
+    /// SQLite's error `e` while reading `table` (a value of another type than the column's, a
+    /// damaged page), naming the table: where in the file it is.
+    pub fn table_error(&self, table: &str, e: impl std::fmt::Display) -> PluginError {
+        self.error(format!("table `{table}`: {e}"))
+    }
+
     pub fn has_table(&self, table: &str) -> Result<bool, PluginError> {
         self.db
             .query_row(
@@ -66,7 +72,7 @@ impl Database {
             )
             .optional()
             .map(|r| r.is_some())
-            .map_err(|e| self.error(e))
+            .map_err(|e| self.table_error(table, e))
     }
 
     /// The columns of `table`, by name.
@@ -74,12 +80,12 @@ impl Database {
         let mut statement = self
             .db
             .prepare(&format!("PRAGMA table_info(\"{table}\")"))
-            .map_err(|e| self.error(e))?;
+            .map_err(|e| self.table_error(table, e))?;
         statement
             .query_map([], |r| r.get::<_, String>(1))
-            .map_err(|e| self.error(e))?
+            .map_err(|e| self.table_error(table, e))?
             .collect::<Result<_, _>>()
-            .map_err(|e| self.error(e))
+            .map_err(|e| self.table_error(table, e))
     }
 
     /// Refuses `table` without every one of `columns`, naming the first it lacks beside the
@@ -103,11 +109,11 @@ impl Database {
         }
     }
 
-    /// The single text value `sql` selects, `None` where it selects no row.
-    pub fn optional_text(&self, sql: &str) -> Result<Option<String>, PluginError> {
+    /// The single text value `sql` (a query of `table`) selects, `None` where it selects no row.
+    pub fn optional_text(&self, table: &str, sql: &str) -> Result<Option<String>, PluginError> {
         self.db
             .query_row(sql, [], |r| r.get(0))
             .optional()
-            .map_err(|e| self.error(e))
+            .map_err(|e| self.table_error(table, e))
     }
 }
