@@ -419,12 +419,17 @@ impl Layouts {
 }
 
 /// Field `f`'s buffers' offsets widths (4 or 8 bytes, 0 for another buffer) appended to `out`,
-/// its children's after its own; `None` for a type whose buffers this does not lay out
-/// (dictionaries, unless `values` asks for a dictionary's values; views, run ends...).
+/// its children's after its own; `None` for a type whose buffers this does not lay out (views,
+/// run ends...). A dictionary-encoded field is, in a record batch, its indices (a validity
+/// bitmap and integers: no offsets); `values` lays out its dictionary's values instead.
 fn field_widths(f: arrow_ipc::Field<'_>, out: &mut Vec<u8>, values: bool) -> Option<()> {
     use arrow_ipc::Type;
     if f.dictionary().is_some() && !values {
-        return None;
+        // Before 2026-12-06 a dictionary column ended the record batch's layout, so the string
+        // columns after it went unchecked (`bundle_ipc` found a bundle's `run_id` of partial
+        // offsets after dictionary columns: a panic in arrow-rs's validation).
+        out.extend([0, 0]);
+        return Some(());
     }
     let children = |out: &mut Vec<u8>| -> Option<()> {
         for child in f.children().into_iter().flatten() {
@@ -465,7 +470,7 @@ fn field_widths(f: arrow_ipc::Field<'_>, out: &mut Vec<u8>, values: bool) -> Opt
 
 /// For each buffer of a record batch of `schema`, in order: the width of the offsets it holds
 /// (4 or 8 bytes), or 0 for any other buffer, up to the first column of a type whose buffers
-/// this does not lay out (dictionaries, views, run ends...): from there on arrow-ipc checks.
+/// this does not lay out (views, run ends...): from there on arrow-ipc checks.
 fn offset_widths(schema: &arrow_ipc::Schema<'_>) -> Option<Vec<u8>> {
     // arrow-ipc reads the columns in order: the buffers of the columns before the first one not
     // laid out here are still known.
@@ -855,6 +860,22 @@ mod tests {
             let error = decode(bytes).unwrap_err().to_string();
             assert!(error.contains("a damaged file"), "{error}");
         }
+    }
+
+    /// Found by `cargo xtask fuzz --target bundle_ipc` (2026-12-06): a bundle's `validation`
+    /// table whose `run_id` strings (after eight dictionary-encoded columns) have an offsets
+    /// buffer of 53 bytes (stored as it is, after its 8-byte length) made arrow-rs's validation
+    /// assert (a panic): the check stopped at the first dictionary column.
+    #[test]
+    fn offsets_after_a_dictionary_column_are_checked() {
+        let bytes = include_bytes!(
+            "../../../../fuzz/regressions/bundle_ipc/offsets-after-a-dictionary-column"
+        );
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(
+            error.contains("holds 4-byte offsets but is 53 bytes long"),
+            "{error}"
+        );
     }
 
     /// Found by `cargo xtask fuzz --target bundle_ipc`: a damaged schema made a column a union,
