@@ -508,6 +508,23 @@ fn check_message(
             format!("batch {index}'s body of {body_len} bytes runs past the file's {n}"),
         );
     }
+    // Every row of a column takes at least a bit of its buffers (a byte of an index, a bit of
+    // booleans), and an LZ4 buffer inflates at most 255-fold: more rows than the body can hold
+    // are a damaged `length`. Columns of no bytes (none at all, or only nulls) would otherwise
+    // carry any count: `bundle_ipc` found a table of no columns and 1.8e19 rows, which decoded
+    // and then took every byte of memory to write again, a million rows a batch.
+    let buffers = batch.buffers().map_or(0, |b| b.len()) as u64;
+    let most_rows = 8 * (LZ4_MAX_RATIO * body_len as u64 + LZ4_SLACK_BYTES * (buffers + 1));
+    // arrow-ipc takes the count as unsigned: a negative one is a count past 9.2e18.
+    let rows = batch.length().cast_unsigned();
+    if rows > most_rows {
+        return damaged(
+            body_start,
+            format!(
+                "batch {index} claims {rows} rows, more than its {body_len}-byte body can hold"
+            ),
+        );
+    }
     let body = BatchBody {
         bytes,
         index,
@@ -860,6 +877,19 @@ mod tests {
             let error = decode(bytes).unwrap_err().to_string();
             assert!(error.contains("a damaged file"), "{error}");
         }
+    }
+
+    /// Found by `cargo xtask fuzz --target bundle_ipc` (2026-12-06): a 4 KB file whose schema
+    /// has no columns and whose batch claims 1.8e19 rows decoded, and writing it again (a million
+    /// rows a batch) took all memory.
+    #[test]
+    fn a_batch_of_more_rows_than_its_body_holds_is_refused() {
+        let bytes = include_bytes!("../../../../fuzz/regressions/bundle_ipc/rows-without-bytes");
+        let error = decode(bytes).unwrap_err().to_string();
+        assert!(
+            error.contains("claims 18232260141456031744 rows, more than its"),
+            "{error}"
+        );
     }
 
     /// Found by `cargo xtask fuzz --target bundle_ipc` (2026-12-06): a bundle's `validation`
