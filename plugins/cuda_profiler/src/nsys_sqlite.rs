@@ -37,9 +37,18 @@ impl Export {
         self.base.error(what)
     }
 
-    /// SQLite's error `e` while reading `table`, naming it.
-    fn table_error(&self, table: &str, e: impl std::fmt::Display) -> PluginError {
-        self.base.table_error(table, e)
+    /// The texts of `table`'s column `text` by the table's `id` (a row where either is NULL left
+    /// out): the export's strings, GPU names, copy kinds.
+    fn texts_by_id(&self, table: &str, text: &str) -> Result<HashMap<i64, String>, PluginError> {
+        let mut out = HashMap::new();
+        self.base
+            .each_row(table, &format!("SELECT id, {text} FROM {table}"), |r| {
+                if let (Some(id), Some(t)) = (r.int(0)?, r.text(1)?) {
+                    out.insert(id, t);
+                }
+                Ok(())
+            })?;
+        Ok(out)
     }
 
     fn has_table(&self, table: &str) -> Result<bool, PluginError> {
@@ -107,18 +116,7 @@ fn open(path: &Path, bytes: &[u8]) -> Result<Export, PluginError> {
         )));
     }
     export.require_columns("StringIds", &["id", "value"])?;
-    let strings = {
-        let mut statement = export
-            .base
-            .db
-            .prepare("SELECT id, value FROM StringIds")
-            .map_err(|e| export.table_error("StringIds", e))?;
-        let rows = statement
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| export.table_error("StringIds", e))?;
-        rows.collect::<Result<HashMap<_, _>, _>>()
-            .map_err(|e| export.table_error("StringIds", e))?
-    };
+    let strings = export.texts_by_id("StringIds", "value")?;
     export.strings = strings;
     Ok(export)
 }
@@ -129,17 +127,7 @@ fn gpu_names(export: &Export) -> Result<HashMap<i64, String>, PluginError> {
     for table in ["TARGET_INFO_GPU", "TARGET_INFO_CUDA_GPU"] {
         if export.has_table(table)? {
             export.require_columns(table, &["id", "name"])?;
-            let mut statement = export
-                .base
-                .db
-                .prepare(&format!("SELECT id, name FROM {table}"))
-                .map_err(|e| export.table_error(table, e))?;
-            let rows = statement
-                .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-                .map_err(|e| export.table_error(table, e))?;
-            return rows
-                .collect::<Result<HashMap<_, _>, _>>()
-                .map_err(|e| export.table_error(table, e));
+            return export.texts_by_id(table, "name");
         }
     }
     Ok(HashMap::new())
@@ -272,22 +260,9 @@ fn kernels(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError> {
         .iter()
         .map(|(c, _)| tables.name(c))
         .collect();
-    let mut statement = export
-        .base
-        .db
-        .prepare(&format!(
-            "SELECT {} FROM {TABLE} ORDER BY start",
-            columns.join(", ")
-        ))
-        .map_err(|e| export.table_error(TABLE, e))?;
-    let mut rows = statement
-        .query([])
-        .map_err(|e| export.table_error(TABLE, e))?;
-    while let Some(r) = rows.next().map_err(|e| export.table_error(TABLE, e))? {
-        let get = |i: usize| {
-            r.get::<_, Option<i64>>(i)
-                .map_err(|e| export.table_error(TABLE, e))
-        };
+    let sql = format!("SELECT {} FROM {TABLE} ORDER BY start", columns.join(", "));
+    export.base.each_row(TABLE, &sql, |r| {
+        let get = |i: usize| r.int(i);
         let (start, end) = (get(0)?.unwrap_or(0), get(1)?.unwrap_or(0));
         let device = gpu(get(2)?);
         let stream = get(3)?;
@@ -325,8 +300,8 @@ fn kernels(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError> {
             start,
             end.saturating_sub(start),
         ));
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn stream_lane(device: &str, stream: Option<i64>) -> String {
@@ -342,16 +317,7 @@ fn copies_and_sets(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError
     let (tables, timeline, gpu, labels, counts) = out.parts();
     let kinds: HashMap<i64, String> = if export.has_table("ENUM_CUDA_MEMCPY_OPER")? {
         export.require_columns("ENUM_CUDA_MEMCPY_OPER", &["id", "label"])?;
-        let mut statement = export
-            .base
-            .db
-            .prepare("SELECT id, label FROM ENUM_CUDA_MEMCPY_OPER")
-            .map_err(|e| export.table_error("ENUM_CUDA_MEMCPY_OPER", e))?;
-        let rows = statement
-            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| export.table_error("ENUM_CUDA_MEMCPY_OPER", e))?;
-        rows.collect::<Result<_, _>>()
-            .map_err(|e| export.table_error("ENUM_CUDA_MEMCPY_OPER", e))?
+        export.texts_by_id("ENUM_CUDA_MEMCPY_OPER", "label")?
     } else {
         HashMap::new()
     };
@@ -367,22 +333,12 @@ fn copies_and_sets(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError
             table,
             &["start", "end", "deviceId", "streamId", "bytes", kind_column],
         )?;
-        let mut statement = export
-            .base
-            .db
-            .prepare(&format!(
-                "SELECT start, end, deviceId, streamId, bytes, {kind_column} FROM {table} ORDER BY start"
-            ))
-            .map_err(|e| export.table_error(table, e))?;
+        let sql = format!(
+            "SELECT start, end, deviceId, streamId, bytes, {kind_column} FROM {table} ORDER BY start"
+        );
         let bytes_name = tables.name("bytes");
-        let mut rows = statement
-            .query([])
-            .map_err(|e| export.table_error(table, e))?;
-        while let Some(r) = rows.next().map_err(|e| export.table_error(table, e))? {
-            let get = |i: usize| {
-                r.get::<_, Option<i64>>(i)
-                    .map_err(|e| export.table_error(table, e))
-            };
+        export.base.each_row(table, &sql, |r| {
+            let get = |i: usize| r.int(i);
             let (start, end) = (get(0)?.unwrap_or(0), get(1)?.unwrap_or(0));
             let device = gpu(get(2)?);
             let name = if is_copy {
@@ -422,7 +378,8 @@ fn copies_and_sets(export: &Export, out: &mut Out<'_>) -> Result<(), PluginError
                 start,
                 end.saturating_sub(start),
             ));
-        }
+            Ok(())
+        })?;
     }
     Ok(())
 }
@@ -498,24 +455,12 @@ fn thread_spans(
     (table, sql): (&str, &str),
     category: &str,
 ) -> Result<usize, PluginError> {
-    let mut statement = export
-        .base
-        .db
-        .prepare(sql)
-        .map_err(|e| export.table_error(table, e))?;
-    let mut rows = statement
-        .query([])
-        .map_err(|e| export.table_error(table, e))?;
     let mut n = 0;
-    while let Some(r) = rows.next().map_err(|e| export.table_error(table, e))? {
-        let get = |i: usize| {
-            r.get::<_, Option<i64>>(i)
-                .map_err(|e| export.table_error(table, e))
-        };
+    export.base.each_row(table, sql, |r| {
+        let get = |i: usize| r.int(i);
         let (start, end) = (get(0)?.unwrap_or(0), get(1)?.unwrap_or(0));
         let lane = thread_lane(get(2)?);
-        let text: Option<String> = r.get(3).map_err(|e| export.table_error(table, e))?;
-        let name = match text {
+        let name = match r.text(3)? {
             Some(t) => t,
             None => export.string(get(4)?).to_owned(),
         };
@@ -530,6 +475,7 @@ fn thread_spans(
             end.saturating_sub(start).max(0),
         ));
         n += 1;
-    }
+        Ok(())
+    })?;
     Ok(n)
 }

@@ -109,11 +109,64 @@ impl Database {
         }
     }
 
+    /// Every row `sql` selects from `table`, in order, given to `each`; an error of SQLite
+    /// (preparing, stepping or reading a value) names the table.
+    pub fn each_row(
+        &self,
+        table: &str,
+        sql: &str,
+        mut each: impl FnMut(&TableRow<'_, '_>) -> Result<(), PluginError>,
+    ) -> Result<(), PluginError> {
+        let fail = |e| self.table_error(table, e);
+        let mut statement = self.db.prepare(sql).map_err(fail)?;
+        let mut rows = statement.query([]).map_err(fail)?;
+        while let Some(row) = rows.next().map_err(fail)? {
+            each(&TableRow {
+                row,
+                db: self,
+                table,
+            })?;
+        }
+        Ok(())
+    }
+
     /// The single text value `sql` (a query of `table`) selects, `None` where it selects no row.
     pub fn optional_text(&self, table: &str, sql: &str) -> Result<Option<String>, PluginError> {
         self.db
             .query_row(sql, [], |r| r.get(0))
             .optional()
             .map_err(|e| self.table_error(table, e))
+    }
+}
+
+/// A row of one of a database's tables ([`Database::each_row`]), its values read with SQLite's
+/// errors naming the table.
+pub struct TableRow<'a, 'r> {
+    row: &'a rusqlite::Row<'r>,
+    db: &'a Database,
+    table: &'a str,
+}
+
+impl std::fmt::Debug for TableRow<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableRow")
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TableRow<'_, '_> {
+    /// Column `i` as an integer (NULL: `None`).
+    pub fn int(&self, i: usize) -> Result<Option<i64>, PluginError> {
+        self.row
+            .get(i)
+            .map_err(|e| self.db.table_error(self.table, e))
+    }
+
+    /// Column `i` as text (NULL: `None`).
+    pub fn text(&self, i: usize) -> Result<Option<String>, PluginError> {
+        self.row
+            .get(i)
+            .map_err(|e| self.db.table_error(self.table, e))
     }
 }
