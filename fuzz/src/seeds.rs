@@ -104,9 +104,23 @@ pub const SEEDS: &[SeedFiles] = &[
                 "crates/core/regression/tests/data/extrap/jsonlines",
                 ".jsonl",
             ),
+            ("crates/core/regression/tests/data/extrap/talpas", ".txt"),
+            ("crates/core/regression/tests/data/extrap/json", ".JSON"),
         ],
-        // The first byte picks the format: 0 text, 1 JSON Lines.
-        pick: Some(|path| u8::from(path.extension().is_some_and(|e| e == "jsonl"))),
+        // The first byte picks the format: 0 text, 1 JSON Lines, 2 Talpas, 3 JSON (5: told by
+        // the bytes).
+        pick: Some(|path| {
+            let within = |dir: &str| path.parent().is_some_and(|p| p.ends_with(dir));
+            if within("jsonlines") {
+                1
+            } else if within("talpas") {
+                2
+            } else if within("json") {
+                3
+            } else {
+                0
+            }
+        }),
     },
     SeedFiles {
         target: "pipeline_spec",

@@ -1,9 +1,9 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py [--negative-exponents] [--hold-out-largest] FILE...   (*.jsonl: JSON Lines; *.json: Extra-P's JSON, as
-`yosoku export --format extrap` writes it; *.extra-p: an experiment Extra-P saved; anything else:
-Extra-P's text format)
+Usage: python models.py [--negative-exponents] [--hold-out-largest] FILE...   (*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as
+`yosoku export --format extrap` writes it, or its legacy form; *.extra-p: an experiment Extra-P
+saved; a file of lines with "parameters" objects: Talpas; anything else: Extra-P's text format)
 
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
@@ -24,8 +24,18 @@ from fractions import Fraction
 from extrap.fileio.experiment_io import read_experiment
 from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
+from extrap.fileio.file_reader.talpas_file_reader import TalpasFileReader
 from extrap.fileio.file_reader.text_file_reader import TextFileReader
 from extrap.modelers.model_generator import ModelGenerator
+
+
+def is_talpas(path):
+    """A Talpas file (what `extrap --talpas` reads): one measurement a line, its coordinate
+    under "parameters", its fields parted by ';'. Extra-P is told the format by a flag; this
+    is the flag a user would give it."""
+    with open(path) as file:
+        first = next((line.strip() for line in file if line.strip()), "")
+    return first.startswith("{") and '"parameters"' in first
 
 
 def exponents(compound_term):
@@ -85,8 +95,10 @@ for path in args:
         experiment = read_experiment(path)
     elif path.endswith(".jsonl"):
         experiment = read_jsonlines_file(path)
-    elif path.endswith(".json"):
+    elif path.lower().endswith(".json"):
         experiment = JsonFileReader().read_experiment(path)
+    elif is_talpas(path):
+        experiment = TalpasFileReader().read_experiment(path)
     else:
         experiment = TextFileReader().read_experiment(path)
     largest, held_measured = hold_out_largest(experiment) if hold_out else (None, {})

@@ -105,14 +105,28 @@ pub fn extrap_file(data: &[u8]) {
     let Some((&pick, bytes)) = data.split_first() else {
         return;
     };
-    let Some(text) = text(bytes) else { return };
-    let format = [
+    // 0-4 a format given, 5 the format told by the bytes (a refusal there names its line).
+    let format = match [
         extrap::Format::Text,
         extrap::Format::JsonLines,
+        extrap::Format::Talpas,
         extrap::Format::Json,
         extrap::Format::Saved,
-    ][usize::from(pick % 4)];
-    let experiment = match extrap::parse(format, text, pick & 4 != 0) {
+    ]
+    .get(usize::from(pick % 6))
+    {
+        Some(&format) => format,
+        None => match extrap::Format::detect(bytes) {
+            Ok(format) => format,
+            Err(e) => {
+                assert!(e.line >= 1, "a refusal at line 0: {e}");
+                check_located(&format!("{INPUT}:{}: {}", e.line, e.message));
+                return;
+            }
+        },
+    };
+    let Some(text) = text(bytes) else { return };
+    let experiment = match extrap::parse(format, text, pick >= 128) {
         Ok(e) => e,
         Err(e) => {
             assert!(e.line >= 1, "a refusal at line 0: {e}");

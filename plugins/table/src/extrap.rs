@@ -19,13 +19,16 @@ use super::unit_factor;
 #[derive(Debug, Default)]
 pub struct ExtrapCollector;
 
-/// Reads one file by its extension: `.jsonl` JSON Lines, `.json` JSON, else the text format.
+/// Reads one file in the format it holds (Extra-P's text, JSON, JSON Lines or Talpas formats,
+/// gzip-compressed or not).
 fn read(path: &Path) -> Result<Experiment, PluginError> {
-    // Through the SDK: hashed into the bundle's inputs, inflated when gzip-compressed (its
-    // format then told by the name without `.gz`).
-    let text = yosoku_plugin_sdk::read_input_to_string(path)?;
-    let name = path.to_string_lossy();
-    let format = match Format::of(name.strip_suffix(".gz").unwrap_or(&name)) {
+    // Through the SDK: hashed into the bundle's inputs, inflated when gzip-compressed.
+    let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, yosoku_plugin_sdk::read_input(path)?)?;
+    let located = |e: extrap::InputError| match e.line {
+        0 => PluginError::new(format!("{}: {}", path.display(), e.message)),
+        line => PluginError::new(format!("{}:{line}: {}", path.display(), e.message)),
+    };
+    let format = match Format::detect(&bytes).map_err(located)? {
         // A saved experiment is a zip: its `experiment.json` extracted is read as JSON input.
         Format::Saved => {
             return Err(PluginError::new(format!(
@@ -35,10 +38,10 @@ fn read(path: &Path) -> Result<Experiment, PluginError> {
         }
         f => f,
     };
-    extrap::parse(format, &text, false).map_err(|e| match e.line {
-        0 => PluginError::new(format!("{}: {}", path.display(), e.message)),
-        line => PluginError::new(format!("{}:{line}: {}", path.display(), e.message)),
-    })
+    // `detect` has found the bytes to be UTF-8.
+    let text = String::from_utf8(bytes)
+        .map_err(|_| PluginError::new(format!("{}: not UTF-8 text", path.display())))?;
+    extrap::parse(format, &text, false).map_err(located)
 }
 
 /// The metric whose values are the times: `wanted`, else `time` where there is one, else the

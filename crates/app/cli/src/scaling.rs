@@ -15,14 +15,16 @@ use yosoku_runner::scaling::{
 /// What `yosoku scaling` is asked.
 #[derive(Debug, clap::Args)]
 pub struct Request {
-    /// Extra-P experiment files: `*.jsonl` JSON Lines, `*.json` Extra-P's JSON (as `yosoku
-    /// export --format extrap` writes), `*.extra-p` an experiment Extra-P saved (each point's
-    /// mean, or median with --median), anything else Extra-P's text format.
+    /// Extra-P experiment files, in any of the formats Extra-P reads from a file, told by what
+    /// they hold, whatever their names: its text format, JSON (current, as `yosoku export
+    /// --format extrap` writes, or legacy with ids), JSON Lines, Talpas, or an experiment
+    /// Extra-P saved (`.extra-p`: each point's mean, or median with --median). An Extra-P 3
+    /// experiment or a Cube profile is refused with the `extrap` command that converts it.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
-    /// [parameter, numerator, denominator, log], smape, rss, ar2). Not with --suggest, whose
-    /// answer is text only.
+    /// [parameter, numerator, denominator, log], smape, rss, ar2); with --suggest, one per call
+    /// path with the runs suggested.
     #[arg(long)]
     json: bool,
     /// Reduce a point's repetitions to their median (default: mean).

@@ -888,6 +888,48 @@ fn scaling_json_carries_each_metric_s_unit_and_seconds_only_for_times() {
     }
 }
 
+/// Extra-P's command is told a file's format by a flag, so users' files carry any name:
+/// `yosoku scaling` tells the format by what the file holds (Extra-P's legacy JSON under
+/// `.JSON`, Talpas under `.txt`, text under no extension), and refuses the formats Extra-P
+/// reads that it does not with the `extrap` command that converts them.
+#[test]
+fn scaling_tells_a_file_s_format_by_what_it_holds() {
+    let data = repo().join("crates/core/regression/tests/data/extrap");
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("experiment");
+    std::fs::copy(data.join("text/one_parameter_1.txt"), &bare).unwrap();
+    for (file, model) in [
+        (
+            data.join("json/input_1.JSON"),
+            "sweep / time: 1.500000e0 + 5.000000e-1 * x^(1)",
+        ),
+        (
+            data.join("talpas/talpas_1.txt"),
+            "compute / time: -1.298818e0 + 2.018256e-1 * x^(2)",
+        ),
+        (
+            bare.clone(),
+            "compute / time: -8.897934e-1 + 2.016824e-1 * x^(2)",
+        ),
+    ] {
+        let out = yosoku(&["scaling", file.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(model), "{}", text(&out.stdout));
+    }
+    let extrap3 = dir.path().join("experiment_3");
+    let mut bytes = vec![1, 0, 17, 0, 0, 0];
+    bytes.extend_from_slice(b"EXTRAP_EXPERIMENT\x03\x00\x00\x001.0");
+    std::fs::write(&extrap3, bytes).unwrap();
+    let out = yosoku(&["scaling", extrap3.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("experiment_3:1: an Extra-P 3 experiment")
+            && text(&out.stderr).contains("extrap --extra-p-3 FILE --save-experiment"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     let data = repo().join("crates/core/regression/tests/data/extrap");

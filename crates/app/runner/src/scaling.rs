@@ -1,6 +1,6 @@
 //! `yosoku scaling FILE...`: Extra-P's experiment files modelled by yosoku's PMNF search
 //! (docs/methods.md, section 7), as `extrap` models them: one model per call path and metric.
-//! Each file is read (its format by its name, `yosoku_regression::pmnf::extrap::Format`) and
+//! Each file is read (its format by what it holds, `yosoku_regression::pmnf::extrap::Format`) and
 //! modelled on its own: a bad file is reported, and the good ones beside it still modelled.
 
 use std::path::{Path, PathBuf};
@@ -93,10 +93,8 @@ impl Prediction {
 }
 
 /// The text of a saved experiment's `experiment.json` (a `.extra-p` file is a zip of it).
-fn saved_experiment_text(path: &Path) -> Result<String> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut zip = zip::ZipArchive::new(file).with_context(|| {
+fn saved_experiment_text(path: &Path, bytes: Vec<u8>) -> Result<String> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).with_context(|| {
         format!(
             "{}: not an experiment Extra-P saved (a zip holding experiment.json)",
             path.display()
@@ -113,27 +111,37 @@ fn saved_experiment_text(path: &Path) -> Result<String> {
     Ok(text)
 }
 
-/// Reads one Extra-P file in the format its name says (a saved experiment: each point's mean,
-/// or its median with `median`).
+/// Reads one Extra-P file in the format it holds, whatever its name (a saved experiment: each
+/// point's mean, or its median with `median`).
 pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
     if path.is_dir() {
         bail!(
-            "{}: a directory; give Extra-P's files (text, JSON, JSON Lines or a saved .extra-p \
-             experiment). A Score-P experiment's Cube files are not read: open them in Extra-P \
-             and save the experiment, or export its measurements as text",
+            "{}: a directory; give Extra-P's files (text, JSON, JSON Lines, Talpas or a saved \
+             .extra-p experiment). A Score-P experiment's Cube files are not read: `extrap --cube \
+             DIR --save-experiment FILE.extra-p` (Extra-P 4) makes a saved experiment of them",
             path.display()
         );
     }
-    let format = Format::of(&path.to_string_lossy());
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let format = Format::detect(&bytes)
+        .map_err(|e| anyhow!("{}:{}: {}", path.display(), e.line, e.message))?;
+    // The one name Extra-P gives a file itself: a `.extra-p` file that is no zip is damaged.
+    if path.extension().is_some_and(|e| e == "extra-p") && format != Format::Saved {
+        bail!(
+            "{}: not an experiment Extra-P saved (a zip holding experiment.json), though its name \
+             says so",
+            path.display()
+        );
+    }
     let (text, shown) = if format == Format::Saved {
         (
-            saved_experiment_text(path)?,
+            saved_experiment_text(path, bytes)?,
             format!("{}: experiment.json", path.display()),
         )
     } else {
+        // `detect` has found the bytes to be UTF-8.
         (
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?,
+            String::from_utf8(bytes).with_context(|| format!("{}: not text", path.display()))?,
             path.display().to_string(),
         )
     };

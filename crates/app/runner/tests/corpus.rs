@@ -515,6 +515,29 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 504.637_678_082_591_95),
     },
     Entry {
+        file: "crates/core/regression/tests/data/extrap/talpas/talpas_2.txt",
+        origin: Origin::Public,
+        plugin: "table",
+        collector: "extrap",
+        config: "{ paths = [\"{path}\"] }",
+        rows: ("runs", 125),
+        names: None,
+        // Line 1 (Talpas, `;` between fields): x = 20, y = 1, value 1.007912824061828.
+        value: ("runs", "measured_secs", 0, 1.007_912_824_061_828),
+    },
+    Entry {
+        file: "crates/core/regression/tests/data/extrap/json/input_2.JSON",
+        origin: Origin::Public,
+        plugin: "table",
+        collector: "extrap",
+        config: "{ paths = [\"{path}\"] }",
+        // Extra-P's legacy JSON: 50 measurements, 25 of them of the metric `time`.
+        rows: ("runs", 25),
+        names: None,
+        // Measurement 1: call path 1 (`sweep`), coordinate 1 (x = 4), metric 1, value 25.5.
+        value: ("runs", "measured_secs", 0, 25.5),
+    },
+    Entry {
         file: "pipelines/data/cuda-trace/h100/matmul_shared_thread_globaltimer.yktrace.gz",
         origin: Origin::Ours,
         plugin: "traces",

@@ -47,16 +47,17 @@ const THINNED_VALUES: usize = 5;
 
 fn read(path: &Path) -> Result<Experiment, String> {
     let shown = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    if path.extension().is_some_and(|e| e == "extra-p") {
-        let file = std::fs::File::open(path).map_err(|e| shown(&e))?;
-        let mut zip = zip::ZipArchive::new(file).map_err(|e| shown(&e))?;
+    let bytes = std::fs::read(path).map_err(|e| shown(&e))?;
+    let format = extrap::Format::detect(&bytes).map_err(|e| shown(&e))?;
+    if format == extrap::Format::Saved {
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| shown(&e))?;
         let mut text = String::new();
         let mut inner = zip.by_name("experiment.json").map_err(|e| shown(&e))?;
         std::io::Read::read_to_string(&mut inner, &mut text).map_err(|e| shown(&e))?;
         return extrap::parse_extra_p(&text, false).map_err(|e| shown(&e));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| shown(&e))?;
-    extrap::parse(extrap::Format::of(&path.to_string_lossy()), &text, false).map_err(|e| shown(&e))
+    let text = String::from_utf8(bytes).map_err(|e| shown(&e))?;
+    extrap::parse(format, &text, false).map_err(|e| shown(&e))
 }
 
 /// `e` as users' files often are: one repetition a point, each parameter's largest

@@ -1,10 +1,15 @@
 //! Extra-P's file formats, the one place yosoku reads and writes them, from and to their text (no
 //! I/O): the text format (`PARAMETER`, `POINTS`, `REGION`, `METRIC`, `DATA` lines), JSON Lines
 //! (one measurement per line: `{"params": {...}, "callpath": ..., "metric": ..., "value": ...}`),
-//! JSON (`{"parameters": [...], "measurements": {callpath: {metric: [{"point", "values"}]}}}`,
-//! which [`to_json`] writes for `yosoku export --format extrap`) and the `experiment.json` of an
-//! experiment Extra-P saved, as Extra-P 4.2 reads them. [`Format::of`] tells a file's format by
-//! its name, [`parse`] reads it. Errors name the line.
+//! Talpas (the same under `parameters`, its fields parted by `;`), JSON (`{"parameters": [...],
+//! "measurements": {callpath: {metric: [{"point", "values"}]}}}`, which [`to_json`] writes for
+//! `yosoku export --format extrap`, and the legacy form with ids, [`legacy`]) and the
+//! `experiment.json` of an experiment Extra-P saved, as Extra-P 4.2 reads them.
+//! [`Format::detect`] tells a file's format by what it holds, [`parse`] reads it. Errors name the
+//! line.
+
+mod detect;
+mod legacy;
 
 use serde::Deserialize;
 
@@ -15,35 +20,26 @@ use super::Point;
 pub enum Format {
     /// The text format (`PARAMETER`, `POINTS`, ... lines).
     Text,
-    /// One JSON measurement per line (`*.jsonl`).
+    /// One JSON measurement per line, its coordinate under `params`.
     JsonLines,
-    /// The JSON input format (`*.json`).
+    /// Talpas: one measurement per line, its coordinate under `parameters`, fields parted by
+    /// `;` (read as Extra-P reads it: every `;` a `,`).
+    Talpas,
+    /// The JSON input format, current or legacy (one document).
     Json,
     /// An experiment Extra-P saved (`*.extra-p`: a zip whose `experiment.json` [`parse`] reads).
     Saved,
 }
 
-impl Format {
-    /// The format a file's name says: `.jsonl`, `.json`, `.extra-p`, else the text format.
-    pub fn of(file_name: &str) -> Self {
-        if file_name.ends_with(".extra-p") {
-            Format::Saved
-        } else if file_name.ends_with(".jsonl") {
-            Format::JsonLines
-        } else if file_name.ends_with(".json") {
-            Format::Json
-        } else {
-            Format::Text
-        }
-    }
-}
-
 /// Reads `text` in `format` (for [`Format::Saved`], its `experiment.json`: each point's mean, or
 /// median with `median`).
 pub fn parse(format: Format, text: &str, median: bool) -> Result<Experiment, InputError> {
+    // A byte-order mark (as editors on Windows write) is no part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match format {
         Format::Text => parse_text(text),
         Format::JsonLines => parse_jsonl(text),
+        Format::Talpas => parse_talpas(text),
         Format::Json => parse_json(text),
         Format::Saved => parse_extra_p(text, median),
     }
@@ -102,10 +98,11 @@ impl<'de> Deserialize<'de> for Ordered {
     }
 }
 
-/// One line of JSON Lines input.
+/// One line of JSON Lines (`params`) or Talpas (`parameters`) input.
 #[derive(Deserialize)]
 struct Line {
-    params: Ordered,
+    params: Option<Ordered>,
+    parameters: Option<Ordered>,
     callpath: Option<String>,
     metric: Option<String>,
     value: serde_json::Value,
@@ -395,24 +392,54 @@ fn check(e: &Experiment, coordinates: usize, end: usize) -> Result<(), InputErro
 }
 
 /// Reads Extra-P's JSON Lines format: repetitions of one coordinate are gathered in order of
-/// first appearance; the parameters' order is the first line's.
+/// first appearance; the parameters' order is the first line's. A line without `callpath` or
+/// `metric` is `<root>` or `<default>`'s, as Extra-P reads it.
 pub fn parse_jsonl(text: &str) -> Result<Experiment, InputError> {
+    parse_lines(text, false)
+}
+
+/// Reads the Talpas format as Extra-P does: JSON Lines with every `;` read as `,`, each
+/// measurement's coordinate under `parameters`, its `callpath` and `metric` required.
+pub fn parse_talpas(text: &str) -> Result<Experiment, InputError> {
+    parse_lines(text, true)
+}
+
+/// One measurement a line: JSON Lines, or with `talpas` the Talpas format.
+fn parse_lines(text: &str, talpas: bool) -> Result<Experiment, InputError> {
     let mut e = Experiment::default();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {
             continue;
         }
-        let v: Line = serde_json::from_str(raw)
-            .map_err(|err| error(line, format!("not a measurement: {err}")))?;
+        let v: Line = if talpas {
+            serde_json::from_str(&raw.replace(';', ","))
+        } else {
+            serde_json::from_str(raw)
+        }
+        .map_err(|err| error(line, format!("not a measurement: {err}")))?;
+        let (params, key) = if talpas {
+            (&v.parameters, "parameters")
+        } else {
+            (&v.params, "params")
+        };
+        let params = params
+            .as_ref()
+            .ok_or_else(|| error(line, format!("no `{key}` object of parameter values")))?;
+        if talpas && (v.callpath.is_none() || v.metric.is_none()) {
+            return Err(error(
+                line,
+                "a Talpas measurement names its `callpath` and its `metric`",
+            ));
+        }
         if e.parameters.is_empty() {
-            e.parameters = v.params.0.iter().map(|(k, _)| k.clone()).collect();
+            e.parameters = params.0.iter().map(|(k, _)| k.clone()).collect();
         }
         let coordinate = e
             .parameters
             .iter()
             .map(|p| {
-                v.params
+                params
                     .0
                     .iter()
                     .find(|(k, _)| k == p)
@@ -448,15 +475,55 @@ pub fn parse_jsonl(text: &str) -> Result<Experiment, InputError> {
     if e.series.is_empty() {
         return Err(error(end_line(text), "no measurement in the file"));
     }
+    note_unmeasured(&mut e, text);
     Ok(e)
 }
 
-/// Reads Extra-P's JSON format (its current one, not the legacy one with ids): each measurement
-/// a `point` and its `values`.
+/// Notes each series measured at fewer of the file's coordinates than the others (Extra-P
+/// refuses such a file; yosoku models the points measured, and says so).
+fn note_unmeasured(e: &mut Experiment, text: &str) {
+    let mut all: Vec<Vec<u64>> = e
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .map(|p| p.coordinate.iter().map(|x| x.to_bits()).collect())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let coordinates = all.len();
+    let notes: Vec<String> = e
+        .series
+        .iter()
+        .filter(|s| s.points.len() < coordinates)
+        .map(|s| {
+            let line = line_of(text, &serde_json::Value::from(s.callpath.as_str()).to_string());
+            format!(
+                "line {line}: call path `{}`, metric `{}`: measured at {} of the file's {coordinates} \
+                 points (Extra-P refuses such a file): modelled from those",
+                s.callpath,
+                s.metric,
+                s.points.len()
+            )
+        })
+        .collect();
+    e.notes.extend(notes);
+}
+
+/// Reads Extra-P's JSON format, its current form (each measurement a `point` and its `values`)
+/// or its legacy one (with `callpaths`: lists of objects with ids, [`legacy`]).
 pub fn parse_json(text: &str) -> Result<Experiment, InputError> {
-    parse_json_with(text, "point", &|m, what, line| {
+    if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text)
+        && doc.get("callpaths").is_some()
+    {
+        let mut e = legacy::parse(&doc, text)?;
+        note_unmeasured(&mut e, text);
+        return Ok(e);
+    }
+    let mut e = parse_json_with(text, "point", &|m, what, line| {
         numbers(&m["values"], &format!("{what}: `values`"), line)
-    })
+    })?;
+    note_unmeasured(&mut e, text);
+    Ok(e)
 }
 
 /// Reads the `experiment.json` of an experiment Extra-P saved (a `.extra-p` file is a zip of
