@@ -9,7 +9,11 @@
 //! line.
 
 mod detect;
+mod experiment;
 mod legacy;
+
+pub use experiment::{Experiment, InputError, Series};
+use experiment::{end_line, error, line_of};
 
 use serde::Deserialize;
 
@@ -108,76 +112,9 @@ struct Line {
     value: serde_json::Value,
 }
 
-/// One experiment: its parameters and, per (call path, metric), its points in the order read.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Experiment {
-    pub parameters: Vec<String>,
-    pub series: Vec<Series>,
-    /// What the reader left out and why, each at its `line N:` (a repetition that is not a
-    /// number, a region without measurements): said, never dropped in silence.
-    pub notes: Vec<String>,
-}
-
-/// The measurements of one call path and metric.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Series {
-    pub callpath: String,
-    pub metric: String,
-    pub points: Vec<Point>,
-}
-
-/// Why a file was refused: its line (1-based) and what was wrong.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct InputError {
-    pub line: usize,
-    pub message: String,
-}
-
-/// The last line of `text` (1 for an empty file): where an error about something missing points.
-fn end_line(text: &str) -> usize {
-    text.lines().count().max(1)
-}
-
-/// The line of the first occurrence of `needle` in `text` (1-based), else the last line.
-fn line_of(text: &str, needle: &str) -> usize {
-    text.find(needle).map_or_else(
-        || end_line(text),
-        |at| text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')),
-    )
-}
-
-fn error(line: usize, message: impl Into<String>) -> InputError {
-    InputError {
-        line,
-        message: message.into(),
-    }
-}
-
 fn number(text: &str, line: usize) -> Result<f64, InputError> {
     text.parse::<f64>()
         .map_err(|_| error(line, format!("`{text}` is not a number")))
-}
-
-impl Experiment {
-    fn series_mut(&mut self, callpath: &str, metric: &str) -> &mut Series {
-        let i = match self
-            .series
-            .iter()
-            .position(|s| s.callpath == callpath && s.metric == metric)
-        {
-            Some(i) => i,
-            None => {
-                self.series.push(Series {
-                    callpath: callpath.to_owned(),
-                    metric: metric.to_owned(),
-                    points: Vec::new(),
-                });
-                self.series.len() - 1
-            }
-        };
-        &mut self.series[i]
-    }
 }
 
 /// A parameter's value in `POINTS`: a finite number (`nan` and `inf` parse as numbers and are

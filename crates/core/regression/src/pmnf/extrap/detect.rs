@@ -4,7 +4,8 @@
 //! Extra-P reads in a format yosoku does not (an Extra-P 3 experiment, a Cube profile) are
 //! refused with the command that turns them into one it does.
 
-use super::{Format, InputError, error};
+use super::Format;
+use super::experiment::{InputError, error};
 
 /// What every Extra-P 3 experiment holds near its start (after its byte-order mark and the
 /// length of this text).

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::{Experiment, InputError, Point, end_line, error, line_of};
+use super::super::Point;
+use super::experiment::{Experiment, InputError, end_line, error, line_of};
 
 /// Each listed object's `id` and `name` (a `parameters`, `callpaths` or `metrics` list).
 fn names(doc: &Value, list: &str, text: &str) -> Result<Vec<(i64, String)>, InputError> {

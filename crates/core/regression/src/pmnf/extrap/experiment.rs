@@ -1,0 +1,71 @@
+//! What a reader of Extra-P's files gives ([`Experiment`]) or refuses with ([`InputError`]), and
+//! the lines its errors name: shared by every format's reader.
+
+use super::super::Point;
+
+/// One experiment: its parameters and, per (call path, metric), its points in the order read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Experiment {
+    pub parameters: Vec<String>,
+    pub series: Vec<Series>,
+    /// What the reader left out and why, each at its `line N:` (a repetition that is not a
+    /// number, a region without measurements): said, never dropped in silence.
+    pub notes: Vec<String>,
+}
+
+/// The measurements of one call path and metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub callpath: String,
+    pub metric: String,
+    pub points: Vec<Point>,
+}
+
+/// Why a file was refused: its line (1-based) and what was wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct InputError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// The last line of `text` (1 for an empty file): where an error about something missing points.
+pub(super) fn end_line(text: &str) -> usize {
+    text.lines().count().max(1)
+}
+
+/// The line of the first occurrence of `needle` in `text` (1-based), else the last line.
+pub(super) fn line_of(text: &str, needle: &str) -> usize {
+    text.find(needle).map_or_else(
+        || end_line(text),
+        |at| text[..at].lines().count().max(1) + usize::from(text[..at].ends_with('\n')),
+    )
+}
+
+pub(super) fn error(line: usize, message: impl Into<String>) -> InputError {
+    InputError {
+        line,
+        message: message.into(),
+    }
+}
+
+impl Experiment {
+    pub(super) fn series_mut(&mut self, callpath: &str, metric: &str) -> &mut Series {
+        let i = match self
+            .series
+            .iter()
+            .position(|s| s.callpath == callpath && s.metric == metric)
+        {
+            Some(i) => i,
+            None => {
+                self.series.push(Series {
+                    callpath: callpath.to_owned(),
+                    metric: metric.to_owned(),
+                    points: Vec::new(),
+                });
+                self.series.len() - 1
+            }
+        };
+        &mut self.series[i]
+    }
+}
