@@ -96,11 +96,14 @@ pub fn pyramid_chunk(data: &[u8]) {
     }
 }
 
-/// An Extra-P experiment as `yosoku scaling` reads it, in the format the first byte picks (text,
-/// JSON Lines, JSON, or a saved experiment's `experiment.json`): no panic; a refusal names its
-/// line (1 or more); a read names every note's line, every value is a finite number, and its
-/// first call paths are modelled by both searches, and the default model evaluated at every
-/// point, without a panic.
+/// An Extra-P experiment as `yosoku scaling` reads it, in the format the first byte picks (its
+/// value mod 6: text, JSON Lines, Talpas, JSON, a saved experiment's `experiment.json`, or the
+/// format told by the bytes; each point's median where the byte is 128 or more): no panic; a
+/// refusal names its line (1 or more); a read names every note's line and every value is a
+/// finite number. Where the byte's bit 6 is set, the first call paths are modelled and the
+/// model evaluated at every point, by the robust search too where bit 5 is also set, without a
+/// panic: the searches cost milliseconds an input, the reader microseconds, so most inputs go to
+/// the reader alone.
 pub fn extrap_file(data: &[u8]) {
     let Some((&pick, bytes)) = data.split_first() else {
         return;
@@ -148,6 +151,9 @@ pub fn extrap_file(data: &[u8]) {
         }
     }
     // The models of a few call paths: the searches' arithmetic on what the reader let through.
+    if pick & 64 == 0 {
+        return;
+    }
     let options = PmnfOptions::default();
     for s in experiment.series.iter().take(2) {
         if let Ok(m) = pmnf::fit(&s.points, &options) {
@@ -155,6 +161,8 @@ pub fn extrap_file(data: &[u8]) {
                 std::hint::black_box(m.evaluate(&p.coordinate));
             }
         }
-        let _ = pmnf::robust::fit_robust(&s.points, &options);
+        if pick & 32 != 0 {
+            let _ = pmnf::robust::fit_robust(&s.points, &options);
+        }
     }
 }
