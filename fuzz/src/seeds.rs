@@ -106,9 +106,11 @@ pub const SEEDS: &[SeedFiles] = &[
             ),
             ("crates/core/regression/tests/data/extrap/talpas", ".txt"),
             ("crates/core/regression/tests/data/extrap/json", ".JSON"),
+            ("crates/core/regression/tests/data/extrap/saved", ".extra-p"),
         ],
-        // The first byte picks the format: 0 text, 1 JSON Lines, 2 Talpas, 3 JSON (5: told by
-        // the bytes); 96 adds to it that both searches model the first call paths.
+        // The first byte picks the format: 0 text, 1 JSON Lines, 2 Talpas, 3 JSON, 5 told by
+        // the bytes (a saved experiment's zip); 96 adds to it that both searches model the
+        // first call paths.
         pick: Some(|path| {
             let within = |dir: &str| path.parent().is_some_and(|p| p.ends_with(dir));
             96 + if within("jsonlines") {
@@ -117,6 +119,8 @@ pub const SEEDS: &[SeedFiles] = &[
                 2
             } else if within("json") {
                 3
+            } else if within("saved") {
+                5
             } else {
                 0
             }

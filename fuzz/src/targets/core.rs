@@ -98,7 +98,8 @@ pub fn pyramid_chunk(data: &[u8]) {
 
 /// An Extra-P experiment as `yosoku scaling` reads it, in the format the first byte picks (its
 /// value mod 6: text, JSON Lines, Talpas, JSON, a saved experiment's `experiment.json`, or the
-/// format told by the bytes; each point's median where the byte is 128 or more): no panic; a
+/// format told by the bytes, a zip then read as a saved experiment; each point's median where
+/// the byte is 128 or more): no panic; a
 /// refusal names its line (1 or more); a read names every note's line and every value is a
 /// finite number. Where the byte's bit 6 is set, the first call paths are modelled and the
 /// model evaluated at every point, by the robust search too where bit 5 is also set, without a
@@ -128,15 +129,28 @@ pub fn extrap_file(data: &[u8]) {
             }
         },
     };
-    let Some(text) = text(bytes) else { return };
-    let experiment = match extrap::parse(format, text, pick >= 128) {
-        Ok(e) => e,
-        Err(e) => {
+    let read = if pick % 6 == 5 && format == extrap::Format::Saved {
+        // A zip, as `yosoku scaling` reads a saved experiment: an error is about the file as a
+        // whole (line 0) or names its line of experiment.json.
+        extrap::parse_saved(bytes, pick >= 128).inspect_err(|e| {
+            assert_eq!(e.line, 0, "{e}");
+            let at_line = e
+                .message
+                .strip_prefix("experiment.json:")
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+            assert!(
+                at_line || e.message.contains("zip"),
+                "a saved experiment's error names neither the zip nor a line: {e}"
+            );
+        })
+    } else {
+        let Some(text) = text(bytes) else { return };
+        extrap::parse(format, text, pick >= 128).inspect_err(|e| {
             assert!(e.line >= 1, "a refusal at line 0: {e}");
             check_located(&format!("{INPUT}:{}: {}", e.line, e.message));
-            return;
-        }
+        })
     };
+    let Ok(experiment) = read else { return };
     for note in &experiment.notes {
         assert!(note.starts_with("line "), "a note names no line: {note}");
     }

@@ -20,7 +20,8 @@ use super::unit_factor;
 pub struct ExtrapCollector;
 
 /// Reads one file in the format it holds (Extra-P's text, JSON, JSON Lines or Talpas formats,
-/// gzip-compressed or not).
+/// gzip-compressed or not, or an experiment Extra-P saved: each point's mean, as Extra-P models
+/// it).
 fn read(path: &Path) -> Result<Experiment, PluginError> {
     // Through the SDK: hashed into the bundle's inputs, inflated when gzip-compressed.
     let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, yosoku_plugin_sdk::read_input(path)?)?;
@@ -28,20 +29,16 @@ fn read(path: &Path) -> Result<Experiment, PluginError> {
         0 => PluginError::new(format!("{}: {}", path.display(), e.message)),
         line => PluginError::new(format!("{}:{line}: {}", path.display(), e.message)),
     };
-    let format = match Format::detect(&bytes).map_err(located)? {
-        // A saved experiment is a zip: its `experiment.json` extracted is read as JSON input.
-        Format::Saved => {
-            return Err(PluginError::new(format!(
-                "{}: an experiment Extra-P saved (a zip); `yosoku scaling` reads it, or export its experiment.json",
-                path.display()
-            )));
+    match Format::detect(&bytes).map_err(located)? {
+        Format::Saved => extrap::parse_saved(&bytes, false),
+        format => {
+            // `detect` has found the bytes to be UTF-8.
+            let text = String::from_utf8(bytes)
+                .map_err(|_| PluginError::new(format!("{}: not UTF-8 text", path.display())))?;
+            extrap::parse(format, &text, false)
         }
-        f => f,
-    };
-    // `detect` has found the bytes to be UTF-8.
-    let text = String::from_utf8(bytes)
-        .map_err(|_| PluginError::new(format!("{}: not UTF-8 text", path.display())))?;
-    extrap::parse(format, &text, false).map_err(located)
+    }
+    .map_err(located)
 }
 
 /// The metric whose values are the times: `wanted`, else `time` where there is one, else the

@@ -92,25 +92,6 @@ impl Prediction {
     }
 }
 
-/// The text of a saved experiment's `experiment.json` (a `.extra-p` file is a zip of it).
-fn saved_experiment_text(path: &Path, bytes: Vec<u8>) -> Result<String> {
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).with_context(|| {
-        format!(
-            "{}: not an experiment Extra-P saved (a zip holding experiment.json)",
-            path.display()
-        )
-    })?;
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut zip
-            .by_name("experiment.json")
-            .with_context(|| format!("{}: the zip holds no experiment.json", path.display()))?,
-        &mut text,
-    )
-    .with_context(|| format!("{}: experiment.json", path.display()))?;
-    Ok(text)
-}
-
 /// Reads one Extra-P file in the format it holds, whatever its name (a saved experiment: each
 /// point's mean, or its median with `median`).
 pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
@@ -133,19 +114,18 @@ pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
             path.display()
         );
     }
-    let (text, shown) = if format == Format::Saved {
-        (
-            saved_experiment_text(path, bytes)?,
-            format!("{}: experiment.json", path.display()),
-        )
+    let read = if format == Format::Saved {
+        extrap::parse_saved(&bytes, median)
     } else {
         // `detect` has found the bytes to be UTF-8.
-        (
-            String::from_utf8(bytes).with_context(|| format!("{}: not text", path.display()))?,
-            path.display().to_string(),
-        )
+        let text =
+            String::from_utf8(bytes).with_context(|| format!("{}: not text", path.display()))?;
+        extrap::parse(format, &text, median)
     };
-    extrap::parse(format, &text, median).map_err(|e| anyhow!("{shown}:{}: {}", e.line, e.message))
+    read.map_err(|e| match e.line {
+        0 => anyhow!("{}: {}", path.display(), e.message),
+        line => anyhow!("{}:{line}: {}", path.display(), e.message),
+    })
 }
 
 /// Every call path of every file modelled with `options` (and, with `robust`, by the robust

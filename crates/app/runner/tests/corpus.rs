@@ -538,6 +538,18 @@ const CORPUS: &[Entry] = &[
         value: ("runs", "measured_secs", 0, 25.5),
     },
     Entry {
+        file: "crates/core/regression/tests/data/extrap/saved/experiment_3.extra-p",
+        origin: Origin::Public,
+        plugin: "table",
+        collector: "extrap",
+        config: "{ paths = [\"{path}\"] }",
+        // A saved experiment: each point's mean, 4 call paths at 5 points.
+        rows: ("runs", 20),
+        names: None,
+        // experiment.json: `met1`, metric `test`, p = 1000, mean 4.0200000000000005.
+        value: ("runs", "measured_secs", 0, 4.020_000_000_000_000_5),
+    },
+    Entry {
         file: "pipelines/data/cuda-trace/h100/matmul_shared_thread_globaltimer.yktrace.gz",
         origin: Origin::Ours,
         plugin: "traces",

@@ -475,6 +475,28 @@ pub fn parse_extra_p(text: &str, median: bool) -> Result<Experiment, InputError>
     })
 }
 
+/// Reads an experiment Extra-P saved from the bytes of its `.extra-p` file, a zip holding
+/// `experiment.json` ([`parse_extra_p`]; each point's mean, or median with `median`). Every error
+/// has line 0 (no line of the zip): one inside `experiment.json` names that file and its line in
+/// the message (`experiment.json:12: ...`).
+#[cfg(feature = "saved")]
+pub fn parse_saved(bytes: &[u8], median: bool) -> Result<Experiment, InputError> {
+    use std::io::Read as _;
+    let whole = |message: String| error(0, message);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| {
+        whole(format!(
+            "not an experiment Extra-P saved (a zip holding experiment.json): {e}"
+        ))
+    })?;
+    let mut text = String::new();
+    zip.by_name("experiment.json")
+        .map_err(|_| whole("the zip holds no experiment.json".to_owned()))?
+        .read_to_string(&mut text)
+        .map_err(|e| whole(format!("experiment.json in the zip: {e}")))?;
+    parse_extra_p(&text, median)
+        .map_err(|e| whole(format!("experiment.json:{}: {}", e.line, e.message)))
+}
+
 /// A JSON number, or a list of them, as a list; an error names `line`.
 fn numbers(x: &serde_json::Value, what: &str, line: usize) -> Result<Vec<f64>, InputError> {
     let one = |v: &serde_json::Value| {
