@@ -752,6 +752,68 @@ mod tests {
         );
     }
 
+    /// Talpas: `;` between fields, the coordinate under `parameters`; a line without its call
+    /// path or metric, or with JSON Lines' `params`, is refused at its line.
+    #[test]
+    fn talpas_reads_semicolons_and_refuses_a_measurement_it_cannot_place() {
+        let line = |x: u32, v: f64| {
+            format!(
+                "{{\"parameters\":{{\"x\":{x}}};\"metric\":\"time\";\"callpath\":\"c\";\"value\":{v}}}\n"
+            )
+        };
+        let e = parse_talpas(&(line(2, 1.0) + &line(2, 1.5) + &line(4, 2.0))).unwrap();
+        assert_eq!(e.series[0].points[0].values, [1.0, 1.5]);
+        assert_eq!(e.series[0].points[1].coordinate, [4.0]);
+        let bad = |text: String| parse_talpas(&text).unwrap_err().to_string();
+        assert_eq!(
+            bad(line(2, 1.0) + "{\"parameters\":{\"x\":4};\"metric\":\"time\";\"value\":2}\n"),
+            "line 2: a Talpas measurement names its `callpath` and its `metric`"
+        );
+        assert_eq!(
+            bad("{\"params\":{\"x\":4};\"metric\":\"t\";\"callpath\":\"c\";\"value\":2}\n".into()),
+            "line 1: no `parameters` object of parameter values"
+        );
+        assert!(
+            bad(line(2, 1.0) + "{\"parameters\":{\"x\":4};\n")
+                .starts_with("line 2: not a measurement")
+        );
+    }
+
+    /// A saved experiment from its bytes: what is not a zip, a zip without experiment.json, and
+    /// an experiment.json that is wrong are refused, the last naming its line there.
+    #[cfg(feature = "saved")]
+    #[test]
+    fn a_saved_experiment_s_bytes_that_are_not_one_are_refused() {
+        use std::io::Write as _;
+        let zip_of = |name: &str, text: &str| {
+            let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            zip.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(text.as_bytes()).unwrap();
+            zip.finish().unwrap().into_inner()
+        };
+        let good = r#"{"parameters": ["s"], "measurements": {"main": {"time": [{"coordinate": [8], "mean": 3.0, "median": 2.0}]}}}"#;
+        let e = parse_saved(&zip_of("experiment.json", good), true).unwrap();
+        assert_eq!(e.series[0].points[0].values, [2.0]);
+        let bad = |bytes: &[u8]| parse_saved(bytes, false).unwrap_err();
+        let e = bad(b"PARAMETER p\n");
+        assert_eq!(e.line, 0);
+        assert!(
+            e.message
+                .starts_with("not an experiment Extra-P saved (a zip"),
+            "{e}"
+        );
+        assert_eq!(
+            bad(&zip_of("other.json", good)).message,
+            "the zip holds no experiment.json"
+        );
+        let e = bad(&zip_of("experiment.json", &good.replace("3.0", "\"x\"")));
+        assert!(
+            e.message.starts_with("experiment.json:1: call path `main`"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn json_lines_gather_repetitions_by_coordinate() {
         let e = parse_jsonl(

@@ -29,21 +29,22 @@ fn names(doc: &Value, list: &str, text: &str) -> Result<Vec<(i64, String)>, Inpu
         .collect()
 }
 
-/// The position of a measurement's `key` (an id) among the ids of the `list` it refers to.
+/// The position, among the ids of the `list` it refers to, of the id under `key` in `object`
+/// (`owner` says which object, for the error).
 fn index_of(
     ids: &[i64],
-    m: &Value,
+    object: &Value,
     key: &str,
-    list: &str,
+    (list, owner): (&str, &str),
     line: usize,
 ) -> Result<usize, InputError> {
-    let id = m.get(key).and_then(Value::as_i64);
+    let id = object.get(key).and_then(Value::as_i64);
     id.and_then(|id| ids.iter().position(|&i| i == id))
         .ok_or_else(|| {
             let id = id.map_or_else(|| "missing".to_owned(), |id| id.to_string());
             error(
                 line,
-                format!("a measurement's `{key}` ({id}) names none of the `{list}`"),
+                format!("{owner}: `{key}` ({id}) names none of the `{list}`"),
             )
         })
 }
@@ -87,16 +88,14 @@ fn coordinates(
                 })?;
             let mut values = vec![None; parameter_ids.len()];
             for pair in pairs {
-                let at = pair
-                    .get("parameter_id")
-                    .and_then(Value::as_i64)
-                    .and_then(|p| parameter_ids.iter().position(|&i| i == p))
-                    .ok_or_else(|| {
-                        error(
-                            line,
-                            format!("coordinate {id}: `{pair}` names none of the `parameters`"),
-                        )
-                    })?;
+                let owner = format!("coordinate {id}");
+                let at = index_of(
+                    parameter_ids,
+                    pair,
+                    "parameter_id",
+                    ("parameters", &owner),
+                    line,
+                )?;
                 let value = finite(pair.get("parameter_value")).ok_or_else(|| {
                     error(
                         line,
@@ -128,6 +127,9 @@ fn coordinates(
         .collect()
 }
 
+/// Who refers to call paths, metrics and coordinates, in errors.
+const MEASUREMENT: &str = "a measurement";
+
 /// Reads the legacy format's document `doc` (the file's `text`, for the lines errors name).
 /// Series are in order of their first measurement, a series' points in order of theirs; every
 /// id refers to a listed object (Extra-P takes an id as a position in its list sorted by id,
@@ -152,10 +154,24 @@ pub(super) fn parse(doc: &Value, text: &str) -> Result<Experiment, InputError> {
         ..Experiment::default()
     };
     for m in list {
-        let callpath = &callpaths[index_of(&callpath_ids, m, "callpath_id", "callpaths", line)?].1;
-        let metric = &metrics[index_of(&metric_ids, m, "metric_id", "metrics", line)?].1;
-        let coordinate =
-            &coordinates[index_of(&coordinate_ids, m, "coordinate_id", "coordinates", line)?].1;
+        let callpath = &callpaths[index_of(
+            &callpath_ids,
+            m,
+            "callpath_id",
+            ("callpaths", MEASUREMENT),
+            line,
+        )?]
+        .1;
+        let metric =
+            &metrics[index_of(&metric_ids, m, "metric_id", ("metrics", MEASUREMENT), line)?].1;
+        let coordinate = &coordinates[index_of(
+            &coordinate_ids,
+            m,
+            "coordinate_id",
+            ("coordinates", MEASUREMENT),
+            line,
+        )?]
+        .1;
         let value = finite(m.get("value")).ok_or_else(|| {
             error(
                 line,
@@ -219,7 +235,7 @@ mod tests {
         let e = bad(r#""coordinate_id": 2"#, r#""coordinate_id": 9"#);
         assert_eq!(
             e.to_string(),
-            "line 7: a measurement's `coordinate_id` (9) names none of the `coordinates`"
+            "line 7: a measurement: `coordinate_id` (9) names none of the `coordinates`"
         );
         let e = bad(
             r#""parameter_id": 7, "parameter_value": 8"#,
@@ -228,6 +244,15 @@ mod tests {
         assert!(
             e.to_string()
                 .contains("coordinate 2: a parameter given twice"),
+            "{e}"
+        );
+        let e = bad(
+            r#""parameter_id": 7, "parameter_value": 4"#,
+            r#""parameter_id": 8, "parameter_value": 4"#,
+        );
+        assert!(
+            e.to_string()
+                .contains("coordinate 1: `parameter_id` (8) names none of the `parameters`"),
             "{e}"
         );
         let e = bad(r#""value": 5.5"#, r#""value": null"#);
