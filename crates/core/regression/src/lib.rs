@@ -14,7 +14,8 @@
 //!   leave-one-out, k-fold and grouped hold-outs; `ridge`: ridge on standardised columns
 //!   refitted per training set) and the error metrics (`metrics`).
 //! - [`pmnf`]: scaling models in Extra-P's performance model normal form, searched as Extra-P
-//!   does, and Extra-P's file formats ([`pmnf::extrap`]).
+//!   does, and Extra-P's file formats ([`pmnf::extrap`]: told by their bytes and read from them;
+//!   an experiment Extra-P saved, a zip, with the `saved` feature, which wasm builds leave off).
 //!
 //! How it computes:
 //!
