@@ -127,6 +127,22 @@ pub const SEEDS: &[SeedFiles] = &[
         }),
     },
     SeedFiles {
+        target: "cube_profile",
+        files: &[
+            (
+                "crates/core/regression/tests/data/cube/simple_threaded",
+                ".cubex",
+            ),
+            (
+                "crates/core/regression/tests/data/cube/single_parameter",
+                ".cubex",
+            ),
+            ("fuzz/seeds/cube_members", ".bin"),
+        ],
+        // Even: a profile's bytes; odd: its members, laid out as the target reads them.
+        pick: Some(|path| u8::from(path.extension().is_some_and(|e| e == "bin"))),
+    },
+    SeedFiles {
         target: "pipeline_spec",
         files: &[("pipelines", ".toml")],
         pick: None,

@@ -1,9 +1,12 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py [--negative-exponents] [--hold-out-largest] FILE...   (*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as
-`yosoku export --format extrap` writes it, or its legacy form; *.extra-p: an experiment Extra-P
-saved; a file of lines with "parameters" objects: Talpas; anything else: Extra-P's text format)
+Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] FILE...
+(*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as `yosoku export --format extrap`
+writes it, or its legacy form; *.extra-p: an experiment Extra-P saved; a file of lines with
+"parameters" objects: Talpas; a directory: a set of Cube profiles, its locations combined as
+--scaling says (Extra-P's `--cube` and `--scaling`; weak by default); anything else: Extra-P's
+text format)
 
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
@@ -13,15 +16,19 @@ option (what `yosoku scaling --negative-exponents` and `negative_exponents = tru
 and the seconds Extra-P took for the file. `--hold-out-largest` leaves the largest point (the
 largest value of every parameter, as `scaling_model` holds it out) out of each experiment before
 modelling, and adds the model's prediction there and the mean of its measurements beside it
-(`held_out`: coordinate, predicted, measured, error in percent)."""
+(`held_out`: coordinate, predicted, measured, error in percent). `--measurements` prints, instead
+of models, each (call path, metric)'s points as Extra-P read them: coordinate and mean."""
 
 import json
 import math
+import os
 import sys
 import time
 from fractions import Fraction
 
 from extrap.fileio.experiment_io import read_experiment
+from extrap.entities.scaling_type import ScalingType
+from extrap.fileio.file_reader.cube_file_reader2 import CubeFileReader2
 from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
 from extrap.fileio.file_reader.talpas_file_reader import TalpasFileReader
@@ -87,11 +94,21 @@ def hold_out_largest(experiment):
 args = sys.argv[1:]
 negative = "--negative-exponents" in args
 hold_out = "--hold-out-largest" in args
-args = [a for a in args if a not in ("--negative-exponents", "--hold-out-largest")]
+measurements_only = "--measurements" in args
+args = [a for a in args if a not in ("--negative-exponents", "--hold-out-largest", "--measurements")]
+scaling = ScalingType.WEAK
+if "--scaling" in args:
+    at = args.index("--scaling")
+    scaling = ScalingType(args[at + 1])
+    del args[at:at + 2]
 
 for path in args:
     started = time.perf_counter()
-    if path.endswith(".extra-p"):
+    if os.path.isdir(path):
+        reader = CubeFileReader2()
+        reader.scaling_type = scaling
+        experiment = reader.read_experiment(path)
+    elif path.endswith(".extra-p"):
         experiment = read_experiment(path)
     elif path.endswith(".jsonl"):
         experiment = read_jsonlines_file(path)
@@ -101,6 +118,16 @@ for path in args:
         experiment = TalpasFileReader().read_experiment(path)
     else:
         experiment = TextFileReader().read_experiment(path)
+    if measurements_only:
+        for (callpath, metric), ms in experiment.measurements.items():
+            print(json.dumps({
+                "file": path,
+                "callpath": callpath.name,
+                "metric": metric.name,
+                "points": [{"coordinate": list(m.coordinate.as_tuple()), "mean": float(m.mean)}
+                           for m in ms],
+            }))
+        continue
     largest, held_measured = hold_out_largest(experiment) if hold_out else (None, {})
     generator = ModelGenerator(experiment)
     if negative:

@@ -137,6 +137,11 @@ const TARGETS: &[Target] = &[
         brief: true,
         timeout_secs: 10,
     },
+    Target {
+        name: "cube_profile",
+        brief: true,
+        timeout_secs: 10,
+    },
 ];
 
 /// `cargo xtask fuzz [--target T]... [--seconds N] [--jobs N] [--asan]`.

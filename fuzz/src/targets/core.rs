@@ -22,6 +22,7 @@ pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
     ("pipeline_spec", pipeline_spec),
     ("pyramid_chunk", pyramid_chunk),
     ("extrap_file", extrap_file),
+    ("cube_profile", cube_profile),
 ];
 
 /// A bundle table file as the viewer and `yosoku report` decode it: no panic, and a batch that
@@ -177,6 +178,90 @@ pub fn extrap_file(data: &[u8]) {
         }
         if pick & 32 != 0 {
             let _ = pmnf::robust::fit_robust(&s.points, &options);
+        }
+    }
+}
+
+/// A Cube profile (`profile.cubex`). The first byte picks the input: even, the archive's bytes;
+/// odd, its members, past the tar that guards them with checksums: `anchor.xml`, then one
+/// metric's `.index` and `.data` (each before the last led by its length, two bytes, little
+/// endian), given as metrics 0 and 1 alike. A refusal says what is wrong; a profile read has a
+/// value for every location of every call path of every metric, and, as two runs of a set
+/// (`a.p1`, `a.p2`), gives an experiment whose every value is a finite number.
+pub fn cube_profile(data: &[u8]) {
+    use extrap::cube;
+    let Some((&pick, bytes)) = data.split_first() else {
+        return;
+    };
+    let read = if pick % 2 == 0 {
+        cube::parse_profile(bytes)
+    } else {
+        let mut rest = bytes;
+        let mut take = || -> Vec<u8> {
+            let (n, after) = match rest {
+                [a, b, after @ ..] => (usize::from(u16::from_le_bytes([*a, *b])), after),
+                _ => (rest.len(), &[][..]),
+            };
+            let (part, after) = after.split_at(n.min(after.len()));
+            rest = after;
+            part.to_vec()
+        };
+        let anchor = take();
+        let index = take();
+        let data = rest.to_vec();
+        let members: std::collections::HashMap<String, Vec<u8>> = [
+            ("anchor.xml", anchor),
+            ("0.index", index.clone()),
+            ("0.data", data.clone()),
+            ("1.index", index),
+            ("1.data", data),
+        ]
+        .into_iter()
+        .map(|(n, b)| (n.to_owned(), b))
+        .collect();
+        cube::parse_members(&members)
+    };
+    let profile = match read {
+        Ok(p) => p,
+        Err(e) => {
+            assert!(!e.trim().is_empty(), "a refusal that says nothing");
+            return;
+        }
+    };
+    for m in &profile.metrics {
+        for (callpath, values) in &m.callpaths {
+            assert_eq!(
+                values.len(),
+                profile.locations,
+                "{callpath} / {}: values at {} of {} locations",
+                m.name,
+                values.len(),
+                profile.locations
+            );
+        }
+    }
+    let runs: Vec<cube::Run> = ["a.p1", "a.p2"]
+        .iter()
+        .map(|folder| cube::Run {
+            folder: (*folder).to_owned(),
+            file: "profile.cubex".to_owned(),
+            profile: profile.clone(),
+        })
+        .collect();
+    let scaling = [
+        cube::Scaling::Weak,
+        cube::Scaling::WeakThreaded,
+        cube::Scaling::Strong,
+    ][usize::from(pick / 2 % 3)];
+    let experiment = cube::cube_set(&runs, scaling, pick >= 128).expect("two runs of a set");
+    for s in &experiment.series {
+        for p in &s.points {
+            assert!(
+                p.values.iter().all(|v| v.is_finite()),
+                "{} / {}: a value that is not a finite number: {p:?}",
+                s.callpath,
+                s.metric
+            );
         }
     }
 }

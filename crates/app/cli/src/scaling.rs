@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
-    Aggregate, Calibration, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions, Prediction,
-    RobustFit, SeriesModel, Term, moved_with_first_said, term_shape,
+    Aggregate, Calibration, CubeScaling, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions,
+    Prediction, RobustFit, SeriesModel, Term, moved_with_first_said, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -18,10 +18,17 @@ pub struct Request {
     /// Extra-P experiment files, in any of the formats Extra-P reads from a file, told by what
     /// they hold, whatever their names: its text format, JSON (current, as `yosoku export
     /// --format extrap` writes, or legacy with ids), JSON Lines, Talpas, or an experiment
-    /// Extra-P saved (`.extra-p`: each point's mean, or median with --median). An Extra-P 3
-    /// experiment or a Cube profile is refused with the `extrap` command that converts it.
+    /// Extra-P saved (`.extra-p`: each point's mean, or median with --median); or a directory
+    /// of Score-P's Cube profiles, as Extra-P's --cube reads one: a folder per run named by its
+    /// parameters (`mm.p64n1000.r1`: p = 64, n = 1000, repetition 1) holding its `*.cubex`. An
+    /// Extra-P 3 experiment is refused with the `extrap` command that converts it.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// How a Cube set's run combines its processes' and threads' values of a call path: their
+    /// mean (weak scaling: the work per process, Extra-P's default), the mean of those that
+    /// measured it (weak-threaded), or their sum (strong scaling: the whole run's cost).
+    #[arg(long, value_enum, default_value_t = Scaling::Weak)]
+    scaling: Scaling,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
     /// [parameter, numerator, denominator, log], smape, rss, ar2); with --suggest, one per call
     /// path with the runs suggested.
@@ -64,6 +71,24 @@ pub struct Request {
     /// values one can measure).
     #[arg(long, value_parser = parse_grids, requires = "suggest")]
     grid: Option<Grids>,
+}
+
+/// `--scaling`: Extra-P's names for how a Cube set's locations combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Scaling {
+    Weak,
+    WeakThreaded,
+    Strong,
+}
+
+impl From<Scaling> for CubeScaling {
+    fn from(s: Scaling) -> Self {
+        match s {
+            Scaling::Weak => CubeScaling::Weak,
+            Scaling::WeakThreaded => CubeScaling::WeakThreaded,
+            Scaling::Strong => CubeScaling::Strong,
+        }
+    }
 }
 
 /// Each named parameter's grid (`--grid`).
@@ -147,6 +172,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
     let files = yosoku_runner::scaling::suggest_files(
         &request.files,
         options,
+        request.scaling.into(),
         target,
         request.cost_parameter.as_deref(),
         request.grid.as_ref().map_or(&[][..], |g| g.0.as_slice()),
@@ -370,9 +396,13 @@ pub fn run(request: &Request) -> Outcome {
     let mut out = String::new();
     let mut failed = Vec::new();
     let target = request.target.as_ref().map(|t| t.0.as_slice());
-    for file_models in
-        yosoku_runner::scaling::model_files(&request.files, &options, request.robust, target)
-    {
+    for file_models in yosoku_runner::scaling::model_files(
+        &request.files,
+        &options,
+        request.scaling.into(),
+        request.robust,
+        target,
+    ) {
         let file_models = match file_models {
             Ok(m) => m,
             Err(e) => {

@@ -1276,11 +1276,73 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         "{stderr}"
     );
     assert!(text(&out.stdout).contains("two_parameter_1.txt"));
-    // A directory (a Score-P experiment's, say) is named and what to give instead said.
+    // A directory without Cube profiles is named and what to give said.
     let out = yosoku(&["scaling", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("a directory; give Extra-P's files"),
+        text(&out.stderr).contains("a directory without Cube profiles"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// A directory of Cube profiles, one folder per run named by its parameters, read as Extra-P's
+/// `--cube` reads it, each run's locations combined as `--scaling` says; a profile alone, or a
+/// set whose folders name other parameters, refused saying what to give.
+#[test]
+fn scaling_reads_a_set_of_cube_profiles() {
+    let data = repo().join("crates/core/regression/tests/data/cube");
+    let set = data.join("simple_threaded");
+    let out = yosoku(&["scaling", set.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Extra-P 4.2.5's model of the set (`extrap --cube`), the mean over 4 threads.
+    assert!(
+        text(&out.stdout).contains("main->foo / time: -1.588822e-15 + 2.475000e0 * f^(1)"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("the mean over its 4 locations"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = yosoku(&["scaling", "--scaling", "strong", set.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("main->foo / time: -6.355287e-15 + 9.900000e0 * f^(1)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let one = set.join("example.f1/cube-example1.cubex");
+    let out = yosoku(&["scaling", one.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("cube-example1.cubex:1: a tar archive, as a Cube profile")
+            && text(&out.stderr).contains("give the directory of the set"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = yosoku(&["scaling", data.join("negative_example2").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(
+            "x10y1z1/profile.cubex: parameters [\"x\", \"y\", \"z\"], where mm.y1x1z1's are \
+             [\"y\", \"x\", \"z\"]"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    // A damaged profile is named with what is wrong.
+    let dir = tempfile::tempdir().unwrap();
+    for p in [1, 2, 3] {
+        let run = dir.path().join(format!("app.p{p}"));
+        std::fs::create_dir(&run).unwrap();
+        std::fs::write(run.join("profile.cubex"), b"not a tar").unwrap();
+    }
+    let out = yosoku(&["scaling", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("app.p1/profile.cubex: not a tar archive"),
         "{}",
         text(&out.stderr)
     );

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
 use yosoku_regression::pmnf::calibrate::{calibrate, robust_fewest_values};
-use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series};
+pub use yosoku_regression::pmnf::extrap::cube::Scaling as CubeScaling;
+use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series, cube};
 use yosoku_regression::pmnf::fit;
 use yosoku_regression::pmnf::robust::fit_robust;
 pub use yosoku_regression::pmnf::robust::{RobustFit, moved_with_first_said};
@@ -93,15 +94,12 @@ impl Prediction {
 }
 
 /// Reads one Extra-P file in the format it holds, whatever its name (a saved experiment: each
-/// point's mean, or its median with `median`).
-pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
+/// point's mean, or its median with `median`), or a directory of Cube profiles, one folder per
+/// run named by its parameters, as Extra-P's `--cube` reads it (each run's locations combined
+/// by `cube_scaling`; see [`read_cube_set`]).
+pub fn read_experiment(path: &Path, median: bool, cube_scaling: CubeScaling) -> Result<Experiment> {
     if path.is_dir() {
-        bail!(
-            "{}: a directory; give Extra-P's files (text, JSON, JSON Lines, Talpas or a saved \
-             .extra-p experiment). A Score-P experiment's Cube files are not read: `extrap --cube \
-             DIR --save-experiment FILE.extra-p` (Extra-P 4) makes a saved experiment of them",
-            path.display()
-        );
+        return read_cube_set(path, median, cube_scaling);
     }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let format = Format::detect(&bytes)
@@ -128,13 +126,72 @@ pub fn read_experiment(path: &Path, median: bool) -> Result<Experiment> {
     })
 }
 
-/// Every call path of every file modelled with `options` (and, with `robust`, by the robust
+/// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
+/// folders whose names start with `.` left out), the folder's name giving the run's parameters
+/// (`mm.x10y25.r1`). Errors name the folder or file.
+pub fn read_cube_set(dir: &Path, median: bool, scaling: CubeScaling) -> Result<Experiment> {
+    let hidden = |p: &Path| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    };
+    let mut files = Vec::new();
+    for folder in
+        std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?
+    {
+        let folder = folder
+            .with_context(|| format!("cannot read {}", dir.display()))?
+            .path();
+        if !folder.is_dir() || hidden(&folder) {
+            continue;
+        }
+        for file in std::fs::read_dir(&folder)
+            .with_context(|| format!("cannot read {}", folder.display()))?
+        {
+            let file = file
+                .with_context(|| format!("cannot read {}", folder.display()))?
+                .path();
+            if file.is_file() && !hidden(&file) && file.extension().is_some_and(|e| e == "cubex") {
+                files.push(file);
+            }
+        }
+    }
+    // The same set in the same order on every file system.
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "{}: a directory without Cube profiles (`<run folder>/*.cubex`, one folder per run \
+             named by its parameters: `mm.p64n1000.r1`); yosoku reads such a directory, or one \
+             of Extra-P's files (text, JSON, JSON Lines, Talpas or a saved .extra-p experiment)",
+            dir.display()
+        );
+    }
+    let runs = files
+        .iter()
+        .map(|file| {
+            let bytes =
+                std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+            let profile =
+                cube::parse_profile(&bytes).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+            let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+            Ok(cube::Run {
+                folder: file.parent().and_then(name).unwrap_or_default(),
+                file: name(file).unwrap_or_default(),
+                profile,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    cube::cube_set(&runs, scaling, median).map_err(|e| anyhow!("{}: {}", dir.display(), e.message))
+}
+
+/// Every call path of every file modelled with `options` (a Cube set's runs combined by
+/// `cube_scaling`; and, with `robust`, by the robust
 /// search too): per file, in the order given, its models or why it could not be read. With a
 /// `target` (each parameter's value by name), each file's intervals are calibrated on its own
 /// held-out points for the prediction there.
 pub fn model_files(
     files: &[PathBuf],
     options: &PmnfOptions,
+    cube_scaling: CubeScaling,
     robust: bool,
     target: Option<&[(String, f64)]>,
 ) -> Vec<Result<FileModels>> {
@@ -142,7 +199,7 @@ pub fn model_files(
     files
         .iter()
         .map(|file| {
-            let e = read_experiment(file, median)?;
+            let e = read_experiment(file, median, cube_scaling)?;
             let prediction = match target {
                 Some(target) => {
                     let calibration = calibrate_file(&e.series, options, false);
@@ -281,6 +338,7 @@ pub struct FileSuggestions {
 pub fn suggest_files(
     files: &[PathBuf],
     options: &PmnfOptions,
+    cube_scaling: CubeScaling,
     target: &[(String, f64)],
     cost_parameter: Option<&str>,
     grids: &[(String, Grid)],
@@ -289,7 +347,7 @@ pub fn suggest_files(
     files
         .iter()
         .map(|file| {
-            let e = read_experiment(file, median)?;
+            let e = read_experiment(file, median, cube_scaling)?;
             let at = |name: &str| e.parameters.iter().position(|p| p == name);
             let coordinate = target_coordinate(file, &e.parameters, target)?;
             let mut by_parameter = vec![Grid::Inferred; e.parameters.len()];

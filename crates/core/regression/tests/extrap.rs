@@ -238,3 +238,81 @@ fn a_series_measured_at_fewer_points_than_the_file_is_modelled_from_those_and_sa
         ]
     );
 }
+
+/// A Cube set of `tests/data/cube/` read as yosoku's runner reads one: every `<run>/*.cubex`.
+#[cfg(feature = "cube")]
+fn read_cube_set(dir: &Path, scaling: extrap::cube::Scaling) -> extrap::Experiment {
+    use extrap::cube;
+    let mut runs = Vec::new();
+    for folder in std::fs::read_dir(dir).unwrap().flatten() {
+        for file in std::fs::read_dir(folder.path()).unwrap().flatten() {
+            let bytes = std::fs::read(file.path()).unwrap();
+            runs.push(cube::Run {
+                folder: folder.file_name().to_string_lossy().into_owned(),
+                file: file.file_name().to_string_lossy().into_owned(),
+                profile: cube::parse_profile(&bytes)
+                    .unwrap_or_else(|e| panic!("{}: {e}", file.path().display())),
+            });
+        }
+    }
+    runs.sort_by(|a, b| (&a.folder, &a.file).cmp(&(&b.folder, &b.file)));
+    cube::cube_set(&runs, scaling, false).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// Extra-P's own Cube sets (`tests/data/cube/`, BSD-3), read by yosoku and by Extra-P 4.2.5's
+/// `--cube` with each of its three scalings: the same call paths and metrics, and at every
+/// point the same value (within 1e-9, relative); and the same models where the points lie on
+/// lines of one parameter (on `allowed_formats`, whose points lie on no such line, the two
+/// multi-parameter searches part, which is modelling, not reading).
+#[cfg(feature = "cube")]
+#[test]
+fn yosoku_reads_cube_sets_as_extrap_does() {
+    use extrap::cube::Scaling;
+    let Some(python) = extrap_compare::python() else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube");
+    let sets: Vec<PathBuf> = ["single_parameter", "simple_threaded", "allowed_formats"]
+        .iter()
+        .map(|s| root.join(s))
+        .collect();
+    let mut points = 0;
+    for (scaling, name) in [
+        (Scaling::Weak, "weak"),
+        (Scaling::WeakThreaded, "weak_threaded"),
+        (Scaling::Strong, "strong"),
+    ] {
+        let theirs = extrap_compare::extrap_measurements(&python, &sets, &["--scaling", name]);
+        for set in &sets {
+            let ours = read_cube_set(set, scaling);
+            let file = set.display().to_string();
+            let of_set: Vec<_> = theirs.keys().filter(|k| k.0 == file).collect();
+            assert_eq!(ours.series.len(), of_set.len(), "{file} {name}: series");
+            for s in &ours.series {
+                let key = (file.clone(), s.callpath.clone(), s.metric.clone());
+                let t = theirs
+                    .get(&key)
+                    .unwrap_or_else(|| panic!("Extra-P has no {key:?}"));
+                assert_eq!(s.points.len(), t.len(), "{key:?} {name}");
+                for (p, (coordinate, mean)) in s.points.iter().zip(t) {
+                    let ours = p.values.iter().sum::<f64>() / p.values.len() as f64;
+                    assert_eq!(&p.coordinate, coordinate, "{key:?} {name}");
+                    assert!(
+                        (ours - mean).abs() <= 1e-9 * mean.abs().max(ours.abs()),
+                        "{key:?} {name} at {coordinate:?}: yosoku {ours}, Extra-P {mean}"
+                    );
+                    points += 1;
+                }
+            }
+        }
+    }
+    eprintln!("{points} points of 3 Cube sets, 3 scalings: the same values as Extra-P's");
+    let modelled = &sets[..2];
+    let options = PmnfOptions::default();
+    let theirs = extrap_compare::extrap_models(&python, modelled, &options);
+    let read = |dir: &Path| read_cube_set(dir, Scaling::Weak);
+    let c = extrap_compare::compare(modelled, &read, (&theirs, &options), &root);
+    c.print(modelled.len());
+    assert!(c.total >= 30, "{} models", c.total);
+    c.assert_agrees();
+}

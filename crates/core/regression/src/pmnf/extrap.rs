@@ -8,6 +8,8 @@
 //! [`Format::detect`] tells a file's format by what it holds, [`parse`] reads it. Errors name the
 //! line.
 
+#[cfg(feature = "cube")]
+pub mod cube;
 mod detect;
 mod experiment;
 mod legacy;

@@ -84,24 +84,14 @@ pub fn python() -> Option<String> {
     None
 }
 
-/// Extra-P's models of `files` (tools/extrap/models.py), by (file, call path, metric), with its
-/// default options or (`options.allow_negative_exponents`) negative exponents allowed.
-pub fn extrap_models(
-    python: &str,
-    files: &[PathBuf],
-    options: &PmnfOptions,
-) -> BTreeMap<Key, Theirs> {
+/// What `tools/extrap/models.py ARGS FILES...` prints (it must succeed).
+fn models_py(python: &str, args: &[&str], files: &[PathBuf]) -> String {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../..")
         .join("tools/extrap/models.py");
-    let flag: &[&str] = if options.allow_negative_exponents {
-        &["--negative-exponents"]
-    } else {
-        &[]
-    };
     let out = Command::new(python)
         .arg(script)
-        .args(flag)
+        .args(args)
         .args(files)
         .env("PYTHONWARNINGS", "ignore")
         .output()
@@ -111,8 +101,23 @@ pub fn extrap_models(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Extra-P's models of `files` (tools/extrap/models.py), by (file, call path, metric), with its
+/// default options or (`options.allow_negative_exponents`) negative exponents allowed.
+pub fn extrap_models(
+    python: &str,
+    files: &[PathBuf],
+    options: &PmnfOptions,
+) -> BTreeMap<Key, Theirs> {
+    let flag: &[&str] = if options.allow_negative_exponents {
+        &["--negative-exponents"]
+    } else {
+        &[]
+    };
     let mut models = BTreeMap::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
+    for line in models_py(python, flag, files).lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = |k: &str| v[k].as_str().unwrap().to_owned();
         let mut coefficients = Vec::new();
@@ -141,6 +146,45 @@ pub fn extrap_models(
         );
     }
     models
+}
+
+/// Each (file, call path, metric)'s points as Extra-P reads them (`models.py --measurements`,
+/// with `args` before the files): coordinate and mean, in Extra-P's order.
+#[allow(dead_code)] // used by the Cube test, which needs the `cube` feature
+pub fn extrap_measurements(
+    python: &str,
+    files: &[PathBuf],
+    args: &[&str],
+) -> BTreeMap<Key, Vec<(Vec<f64>, f64)>> {
+    let args: Vec<&str> = std::iter::once("--measurements")
+        .chain(args.iter().copied())
+        .collect();
+    let mut series = BTreeMap::new();
+    for line in models_py(python, &args, files).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = |k: &str| v[k].as_str().unwrap().to_owned();
+        let mut points: Vec<(Vec<f64>, f64)> = v["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let coordinate = p["coordinate"].as_array().unwrap();
+                (
+                    coordinate.iter().map(|x| x.as_f64().unwrap()).collect(),
+                    p["mean"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        points.sort_by(|a, b| {
+            a.0.iter()
+                .zip(&b.0)
+                .map(|(x, y)| x.total_cmp(y))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        series.insert((text("file"), text("callpath"), text("metric")), points);
+    }
+    series
 }
 
 fn close(a: f64, b: f64) -> bool {

@@ -1,8 +1,9 @@
 //! Which of Extra-P's formats a file holds, told by its bytes, not its name: Extra-P's own
 //! command is told the format by a flag (`--text`, `--json`, `--talpas`, `--extra-p`, ...), so
-//! users' files carry any name (`input_1.JSON`, `talpas_1.txt`, `experiment_3`). The files
-//! Extra-P reads in a format yosoku does not (an Extra-P 3 experiment, a Cube profile) are
-//! refused with the command that turns them into one it does.
+//! users' files carry any name (`input_1.JSON`, `talpas_1.txt`, `experiment_3`). An Extra-P 3
+//! experiment, a format yosoku does not read, is refused with the command that turns it into
+//! one it does; a Cube profile alone, with what to give instead (the directory of the set,
+//! [`super::cube`]).
 
 use super::Format;
 use super::experiment::{InputError, error};
@@ -36,9 +37,9 @@ impl Format {
         if head.get(257..262) == Some(b"ustar") {
             return Err(error(
                 1,
-                "a tar archive, as Score-P's Cube profiles (`profile.cubex`) are: yosoku does not \
-                 read Cube files; Extra-P 4 turns a directory of them into a saved experiment \
-                 that yosoku reads: `extrap --cube DIR --save-experiment FILE.extra-p`",
+                "a tar archive, as a Cube profile (`profile.cubex`) is: one run alone gives no \
+                 model; give the directory of the set, one folder per run named by its \
+                 parameters (`DIR/mm.p64n1000.r1/profile.cubex`), as Extra-P's `--cube` reads it",
             ));
         }
         let text = match std::str::from_utf8(head) {
@@ -139,7 +140,10 @@ mod tests {
         tar[..9].copy_from_slice(b"anchor.xm");
         tar[257..262].copy_from_slice(b"ustar");
         let e = Format::detect(&tar).unwrap_err().to_string();
-        assert!(e.contains("Cube") && e.contains("--cube DIR"), "{e}");
+        assert!(
+            e.contains("Cube profile") && e.contains("give the directory of the set"),
+            "{e}"
+        );
         let e = Format::detect(b"PARAMETER p\n\xff\xfe")
             .unwrap_err()
             .to_string();

@@ -1,0 +1,486 @@
+//! A set of Cube profiles (one Score-P run each) as one experiment, as Extra-P's `--cube` reads
+//! a directory of them: each run's folder is named by its parameters (`mm.x10y25z1.r1`: x = 10,
+//! y = 25, z = 1, repetition 1), every parameter whose value changes is one of the experiment's,
+//! runs at the same values are repetitions, and each call path's value in a run is its exclusive
+//! value over the run's locations (processes and threads): their mean (weak scaling, Extra-P's
+//! default), the mean of the locations that measured something (threaded weak scaling) or their
+//! sum (strong scaling). A call path some points lack is added to its nearest caller that every
+//! point has, as Extra-P merges it. No I/O: the caller reads the files.
+
+mod profile;
+
+pub use profile::{Aggregation, Profile, ProfileMetric, parse_members, parse_profile};
+
+use std::collections::HashMap;
+
+use super::super::Point;
+use super::experiment::{Experiment, InputError, Series, error};
+
+/// How a run's locations (processes, threads) combine into one value per call path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scaling {
+    /// Their mean (the work per process: weak scaling; Extra-P's default).
+    #[default]
+    Weak,
+    /// The mean of the locations that measured something (threads that never ran a call path
+    /// left out), as Extra-P's `weak_threaded`.
+    WeakThreaded,
+    /// Their sum (the whole run's cost: strong scaling).
+    Strong,
+}
+
+/// One run of a Cube set: the folder that holds its profile (whose name gives the parameters),
+/// the file's name, and what it holds.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub folder: String,
+    pub file: String,
+    pub profile: Profile,
+}
+
+/// The parameters a run's folder is named by, as Extra-P reads them: after the first `.` and
+/// before `.r` (the repetition), names each followed by a value (`x10y25z1`; a `,` may stand
+/// for the decimal point: `x20,5`).
+pub fn folder_parameters(folder: &str) -> Result<Vec<(String, f64)>, String> {
+    let start = folder.find('.').map_or(0, |i| i + 1);
+    let text = match folder.find(".r") {
+        Some(end) if end >= start => &folder[start..end],
+        Some(_) => "",
+        None => &folder[start..],
+    };
+    let is_number = |c: char| c.is_ascii_digit() || c == '.' || c == ',';
+    let mut out: Vec<(String, f64)> = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let name_end = rest.find(is_number).unwrap_or(rest.len());
+        let (name, after) = rest.split_at(name_end);
+        if name.is_empty() {
+            return Err(format!(
+                "{folder:?}: a value before any parameter's name; name each run's folder by its \
+                 parameters, each a name and its value (`mm.p64n1000.r1`)"
+            ));
+        }
+        let value_end = after.find(|c| !is_number(c)).unwrap_or(after.len());
+        let (raw, next) = after.split_at(value_end);
+        if raw.is_empty() {
+            return Err(format!(
+                "{folder:?}: parameter {name:?} has no value; name each run's folder by its \
+                 parameters, each a name and its value (`mm.p64n1000.r1`)"
+            ));
+        }
+        let value: f64 = raw
+            .replace(',', ".")
+            .trim_end_matches('.')
+            .parse()
+            .map_err(|_| format!("{folder:?}: {name}'s value {raw:?} is not a number"))?;
+        out.push((name.to_owned(), value));
+        rest = next;
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{folder:?}: no parameter in the folder's name; name each run's folder by its \
+             parameters (`mm.p64n1000.r1`: p = 64, n = 1000, repetition 1)"
+        ));
+    }
+    if out[0].0.starts_with("scorep-") {
+        return Err(format!(
+            "{folder:?}: Score-P's own name for an experiment, which gives no parameters; \
+             rename each run's folder by its parameters (`mm.p64n1000.r1`), or set \
+             SCOREP_EXPERIMENT_DIRECTORY so when you run"
+        ));
+    }
+    Ok(out)
+}
+
+/// One run's value of a call path from its values at every location.
+fn run_value(values: &[f64], aggregation: Aggregation, scaling: Scaling, median: bool) -> f64 {
+    let centre = |v: &[f64]| {
+        if median {
+            super::super::median(v)
+        } else {
+            super::super::mean(v)
+        }
+    };
+    match (scaling, aggregation) {
+        (Scaling::Strong, Aggregation::Minimum) => values.iter().copied().fold(f64::NAN, f64::min),
+        (Scaling::Strong, Aggregation::Maximum) => values.iter().copied().fold(f64::NAN, f64::max),
+        (Scaling::Strong, Aggregation::Sum) => values.iter().sum(),
+        (Scaling::Weak, _) => centre(values),
+        (Scaling::WeakThreaded, _) => {
+            let measured: Vec<f64> = values.iter().copied().filter(|&v| v != 0.0).collect();
+            if measured.is_empty() {
+                centre(values)
+            } else {
+                centre(&measured)
+            }
+        }
+    }
+}
+
+/// The experiment of a Cube set's runs (each point's values: one per run there, its mean, or
+/// median with `median`, over the run's locations; see [`Scaling`]). Errors have line 0 and name
+/// the run's folder.
+pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experiment, InputError> {
+    let whole = |message: String| error(0, message);
+    let first = runs
+        .first()
+        .ok_or_else(|| whole("no Cube profile (`<run folder>/*.cubex`) in the set".to_owned()))?;
+    let named = |run: &Run| -> Result<Vec<(String, f64)>, InputError> {
+        folder_parameters(&run.folder)
+            .map_err(|e| whole(format!("{}/{}: {e}", run.folder, run.file)))
+    };
+    let names: Vec<String> = named(first)?.into_iter().map(|(n, _)| n).collect();
+    let mut values_of_runs = Vec::with_capacity(runs.len());
+    for run in runs {
+        let parameters = named(run)?;
+        if parameters.iter().map(|(n, _)| n).ne(names.iter()) {
+            return Err(whole(format!(
+                "{}/{}: parameters {:?}, where {}'s are {names:?}: every run's folder must name \
+                 the same parameters in the same order",
+                run.folder,
+                run.file,
+                parameters
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>(),
+                first.folder
+            )));
+        }
+        values_of_runs.push(parameters.into_iter().map(|(_, v)| v).collect::<Vec<f64>>());
+    }
+    // Only the parameters that change are the experiment's (a fixed one cannot be modelled).
+    let changing: Vec<usize> = (0..names.len())
+        .filter(|&i| values_of_runs.iter().any(|v| v[i] != values_of_runs[0][i]))
+        .collect();
+    if changing.is_empty() {
+        return Err(whole(format!(
+            "every run's folder names the same values ({}): no parameter changes, so there is \
+             nothing to model",
+            first.folder
+        )));
+    }
+    let mut by_point: Vec<(Vec<f64>, Vec<&Run>)> = Vec::new();
+    for (run, values) in runs.iter().zip(&values_of_runs) {
+        let coordinate: Vec<f64> = changing.iter().map(|&i| values[i]).collect();
+        match by_point.iter_mut().find(|(c, _)| *c == coordinate) {
+            Some((_, group)) => group.push(run),
+            None => by_point.push((coordinate, vec![run])),
+        }
+    }
+    by_point.sort_by(|a, b| {
+        a.0.iter()
+            .zip(&b.0)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+
+    // Per (call path, metric), in the order first met: its runs' values at each point.
+    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    let mut values: Vec<Vec<Vec<f64>>> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    for (point, (_, group)) in by_point.iter().enumerate() {
+        for run in group {
+            for note in &run.profile.notes {
+                if !notes.contains(note) {
+                    notes.push(note.clone());
+                }
+            }
+            for metric in &run.profile.metrics {
+                for (callpath, at_locations) in &metric.callpaths {
+                    let key = (callpath.clone(), metric.name.clone());
+                    let k = *index.entry(key.clone()).or_insert_with(|| {
+                        keys.push(key);
+                        values.push(vec![Vec::new(); by_point.len()]);
+                        keys.len() - 1
+                    });
+                    let value = run_value(at_locations, metric.aggregation, scaling, median);
+                    if value.is_finite() {
+                        values[k][point].push(value);
+                    } else {
+                        // That run's value alone is left out; the point keeps the others'.
+                        notes.push(format!(
+                            "{}/{}: call path {callpath}, metric {}: a value at a location is \
+                             not a finite number ({value}): this run left out of the point",
+                            run.folder, run.file, metric.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let is_complete: Vec<bool> = values
+        .iter()
+        .map(|at| at.iter().all(|v| !v.is_empty()))
+        .collect();
+    let complete = |k: usize| is_complete[k];
+    // A call path some points lack: added to its nearest caller every point has (the value
+    // it adds at a point: the mean of its runs there, to each run's value of the caller).
+    let mut merged: Vec<(String, Option<String>, usize)> = Vec::new();
+    for k in 0..keys.len() {
+        if complete(k) {
+            continue;
+        }
+        let (callpath, metric) = &keys[k];
+        let mut caller = callpath.as_str();
+        let target = loop {
+            match caller.rsplit_once("->") {
+                Some((up, _)) => {
+                    caller = up;
+                    if let Some(&t) = index.get(&(caller.to_owned(), metric.clone()))
+                        && complete(t)
+                    {
+                        break Some(t);
+                    }
+                }
+                None => break None,
+            }
+        };
+        if let Some(t) = target {
+            // Each point's mean of its runs there (none where it has no value).
+            let adds: Vec<Option<f64>> = values[k]
+                .iter()
+                .map(|here| (!here.is_empty()).then(|| super::super::mean(here)))
+                .collect();
+            for (at, add) in values[t].iter_mut().zip(adds) {
+                for v in at.iter_mut() {
+                    *v += add.unwrap_or(0.0);
+                }
+            }
+        }
+        let measured = values[k].iter().filter(|v| !v.is_empty()).count();
+        if !merged.iter().any(|(c, _, _)| c == callpath) {
+            merged.push((
+                callpath.clone(),
+                target.map(|t| keys[t].0.clone()),
+                measured,
+            ));
+        }
+    }
+    for (callpath, caller, measured) in merged {
+        let n = by_point.len();
+        notes.push(match caller {
+            Some(caller) => format!(
+                "call path {callpath} has values at {measured} of the {n} points: added to its \
+                 caller {caller}, which has them at every point (as Extra-P merges it)"
+            ),
+            None => format!(
+                "call path {callpath} has values at {measured} of the {n} points and no caller \
+                 that has them at every point: left out"
+            ),
+        });
+    }
+    let counts: Vec<usize> = runs.iter().map(|r| r.profile.locations).collect();
+    let (fewest, most) = (
+        counts.iter().min().copied().unwrap_or(0),
+        counts.iter().max().copied().unwrap_or(0),
+    );
+    let locations = match (fewest, most) {
+        (1, 1) => "its one location".to_owned(),
+        (f, m) if f == m => format!("its {f} locations"),
+        (f, m) => format!("its {f} to {m} locations"),
+    };
+    let centre = if median { "median" } else { "mean" };
+    notes.push(match scaling {
+        Scaling::Weak => format!(
+            "each run's value of a call path: the {centre} over {locations} (processes and \
+             threads; weak scaling, Extra-P's default)"
+        ),
+        Scaling::WeakThreaded => format!(
+            "each run's value of a call path: the {centre} over those of {locations} that \
+             measured it (threaded weak scaling)"
+        ),
+        Scaling::Strong => format!(
+            "each run's value of a call path: the sum over {locations} (processes and threads; \
+             strong scaling)"
+        ),
+    });
+    let series = keys
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| complete(k))
+        .map(|(k, (callpath, metric))| Series {
+            callpath: callpath.clone(),
+            metric: metric.clone(),
+            points: by_point
+                .iter()
+                .zip(&values[k])
+                .map(|((coordinate, _), values)| Point {
+                    coordinate: coordinate.clone(),
+                    values: values.clone(),
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(Experiment {
+        parameters: changing.iter().map(|&i| names[i].clone()).collect(),
+        series,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_names_give_parameters_in_every_spelling_extrap_reads() {
+        let named = |folder: &str| -> Vec<(String, f64)> { folder_parameters(folder).unwrap() };
+        let pairs = |p: &[(&str, f64)]| -> Vec<(String, f64)> {
+            p.iter().map(|(n, v)| ((*n).to_owned(), *v)).collect()
+        };
+        assert_eq!(
+            named("mm.x10y25z1.r1"),
+            pairs(&[("x", 10.0), ("y", 25.0), ("z", 1.0)])
+        );
+        assert_eq!(
+            named("x10y1z1"),
+            pairs(&[("x", 10.0), ("y", 1.0), ("z", 1.0)])
+        );
+        assert_eq!(
+            named("mm.x1.1y1.1z1.1"),
+            pairs(&[("x", 1.1), ("y", 1.1), ("z", 1.1)])
+        );
+        assert_eq!(
+            named("mm.x20,5.y20,5.z1,5.r1"),
+            pairs(&[("x", 20.5), ("y", 20.5), ("z", 1.5)])
+        );
+        assert_eq!(
+            named("mm.x21.5,y21,5,z1.15.r1"),
+            pairs(&[("x", 21.5), ("y", 21.5), ("z", 1.15)])
+        );
+        assert_eq!(
+            named("lulesh.p64s30.r3"),
+            pairs(&[("p", 64.0), ("s", 30.0)])
+        );
+        for (folder, wanted) in [
+            ("mm.10x.r1", "a value before any parameter's name"),
+            ("mm.x1y.r1", "parameter \"y\" has no value"),
+            ("mm.x1.2.3y1.r1", "x's value \"1.2.3\" is not a number"),
+            ("mm.r1", "no parameter in the folder's name"),
+            ("scorep-20261206_1200_123", "Score-P's own name"),
+        ] {
+            let e = folder_parameters(folder).unwrap_err();
+            assert!(e.contains(wanted), "{folder}: {e}");
+        }
+    }
+
+    /// A run at `folder` of one metric (`time`), each call path's values at its locations.
+    fn run(folder: &str, callpaths: &[(&str, &[f64])]) -> Run {
+        Run {
+            folder: folder.to_owned(),
+            file: "profile.cubex".to_owned(),
+            profile: Profile {
+                locations: callpaths.first().map_or(1, |(_, v)| v.len()),
+                metrics: vec![ProfileMetric {
+                    name: "time".to_owned(),
+                    unit: "sec".to_owned(),
+                    aggregation: Aggregation::Sum,
+                    callpaths: callpaths
+                        .iter()
+                        .map(|(c, v)| ((*c).to_owned(), v.to_vec()))
+                        .collect(),
+                }],
+                notes: Vec::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn runs_become_points_and_repetitions_by_the_parameters_that_change() {
+        let runs = [
+            run("app.p4n10.r1", &[("main", &[1.0, 3.0])]),
+            run("app.p2n10.r1", &[("main", &[2.0, 2.0])]),
+            run("app.p4n10.r2", &[("main", &[3.0, 5.0])]),
+            run("app.p8n10.r1", &[("main", &[0.0, 8.0])]),
+        ];
+        let e = cube_set(&runs, Scaling::Weak, false).unwrap();
+        // n never changes: not a parameter.
+        assert_eq!(e.parameters, ["p"]);
+        let points: Vec<(f64, Vec<f64>)> = e.series[0]
+            .points
+            .iter()
+            .map(|p| (p.coordinate[0], p.values.clone()))
+            .collect();
+        assert_eq!(
+            points,
+            [(2.0, vec![2.0]), (4.0, vec![2.0, 4.0]), (8.0, vec![4.0])]
+        );
+        let strong = cube_set(&runs, Scaling::Strong, false).unwrap();
+        assert_eq!(strong.series[0].points[1].values, [4.0, 8.0]);
+        // Threads that never ran the call path are left out of the threaded mean.
+        let threaded = cube_set(&runs, Scaling::WeakThreaded, false).unwrap();
+        assert_eq!(threaded.series[0].points[2].values, [8.0]);
+        assert!(
+            e.notes
+                .last()
+                .unwrap()
+                .contains("the mean over its 2 locations")
+        );
+    }
+
+    #[test]
+    fn a_call_path_some_points_lack_is_added_to_its_caller() {
+        let runs = [
+            run("a.p1", &[("main", &[1.0]), ("main->init", &[0.5])]),
+            run("a.p2", &[("main", &[2.0])]),
+            run("a.p3", &[("main", &[3.0]), ("main->init", &[0.25])]),
+        ];
+        let e = cube_set(&runs, Scaling::Weak, false).unwrap();
+        assert_eq!(e.series.len(), 1);
+        let values: Vec<f64> = e.series[0].points.iter().map(|p| p.values[0]).collect();
+        assert_eq!(values, [1.5, 2.0, 3.25]);
+        assert!(
+            e.notes[0]
+                .contains("main->init has values at 2 of the 3 points: added to its caller main"),
+            "{:?}",
+            e.notes
+        );
+    }
+
+    #[test]
+    fn a_run_whose_value_is_not_a_number_is_left_out_of_its_point_and_said() {
+        let runs = [
+            run("a.p1", &[("main", &[1.0])]),
+            run("a.p2.r1", &[("main", &[2.0])]),
+            run("a.p2.r2", &[("main", &[f64::NAN])]),
+            run("a.p3", &[("main", &[3.0])]),
+        ];
+        let e = cube_set(&runs, Scaling::Weak, false).unwrap();
+        assert_eq!(e.series[0].points[1].values, [2.0]);
+        assert!(
+            e.notes[0].starts_with("a.p2.r2/profile.cubex: call path main, metric time: a value"),
+            "{:?}",
+            e.notes
+        );
+    }
+
+    #[test]
+    fn sets_that_give_no_experiment_are_refused_naming_the_run() {
+        let refused = |runs: &[Run], wanted: &str| {
+            let e = cube_set(runs, Scaling::Weak, false).unwrap_err();
+            assert_eq!(e.line, 0);
+            assert!(e.message.contains(wanted), "{}", e.message);
+        };
+        refused(&[], "no Cube profile");
+        refused(
+            &[
+                run("a.p1n2", &[("main", &[1.0])]),
+                run("a.n2p1", &[("main", &[1.0])]),
+            ],
+            "a.n2p1/profile.cubex: parameters [\"n\", \"p\"], where a.p1n2's are [\"p\", \"n\"]",
+        );
+        refused(
+            &[
+                run("a.p1.r1", &[("main", &[1.0])]),
+                run("a.p1.r2", &[("main", &[1.0])]),
+            ],
+            "no parameter changes",
+        );
+        refused(
+            &[run("a.1p", &[("main", &[1.0])])],
+            "a.1p/profile.cubex: \"a.1p\": a value before",
+        );
+    }
+}
