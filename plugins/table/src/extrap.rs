@@ -10,7 +10,7 @@ use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use yosoku_plugin_sdk::{
     Collector, CollectorInfo, Config, ConfigKey, ConfigType, Output, PluginError,
 };
-use yosoku_regression::pmnf::extrap::{self, Experiment, Format};
+use yosoku_regression::pmnf::extrap::{self, Experiment, Format, cube};
 use yosoku_tables::RUNS;
 
 use super::unit_factor;
@@ -39,6 +39,60 @@ fn read(path: &Path) -> Result<Experiment, PluginError> {
         }
     }
     .map_err(located)
+}
+
+/// A Cube set: a directory of run folders named by their parameters, each holding `*.cubex`
+/// profiles (Extra-P's `--cube`; folders and files whose names start with `.` left out), each
+/// profile read through the SDK, its locations combined by `scaling`.
+fn read_cube_set(dir: &Path, scaling: cube::Scaling) -> Result<Experiment, PluginError> {
+    let listed = |d: &Path| -> Result<Vec<std::path::PathBuf>, PluginError> {
+        let mut out = Vec::new();
+        for entry in
+            std::fs::read_dir(d).map_err(|e| PluginError::new(format!("{}: {e}", d.display())))?
+        {
+            let path = entry
+                .map_err(|e| PluginError::new(format!("{}: {e}", d.display())))?
+                .path();
+            if !path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            {
+                out.push(path);
+            }
+        }
+        out.sort();
+        Ok(out)
+    };
+    let mut runs = Vec::new();
+    for folder in listed(dir)?.into_iter().filter(|p| p.is_dir()) {
+        for file in listed(&folder)? {
+            if !(file.is_file() && file.extension().is_some_and(|e| e == "cubex")) {
+                continue;
+            }
+            let bytes = yosoku_plugin_sdk::read_input(&file)?;
+            let profile = cube::parse_profile(&bytes)
+                .map_err(|e| PluginError::new(format!("{}: {e}", file.display())))?;
+            let name = |p: &Path| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            };
+            runs.push(cube::Run {
+                folder: name(&folder),
+                file: name(&file),
+                profile,
+            });
+        }
+    }
+    if runs.is_empty() {
+        return Err(PluginError::new(format!(
+            "{}: a directory without Cube profiles (`<run folder>/*.cubex`, one folder per run \
+             named by its parameters: `mm.p64n1000.r1`)",
+            dir.display()
+        )));
+    }
+    cube::cube_set(&runs, scaling, false)
+        .map_err(|e| PluginError::new(format!("{}: {}", dir.display(), e.message)))
 }
 
 /// The metric whose values are the times: `wanted`, else `time` where there is one, else the
@@ -84,12 +138,18 @@ impl Collector for ExtrapCollector {
     fn info(&self) -> CollectorInfo {
         CollectorInfo::importer(
             "extrap",
-            "Extra-P's input files: its text format, JSON Lines (.jsonl) or JSON (.json); one run per repetition of a point, the call path as the program, the parameters as key=value",
+            "Extra-P's input files, in any format Extra-P reads from a file (text, JSON, JSON Lines, Talpas, a saved .extra-p experiment), or a directory of Score-P's Cube profiles (one folder per run named by its parameters); one run per repetition of a point, the call path as the program, the parameters as key=value",
         )
         .key(ConfigKey::required(
             "paths",
             ConfigType::PathList,
-            "The files (globs allowed)",
+            "The files or Cube sets' directories (globs allowed)",
+        ))
+        .key(ConfigKey::optional(
+            "scaling",
+            ConfigType::String,
+            Some("weak".into()),
+            "A Cube set's processes and threads combined: weak (their mean, Extra-P's default), weak_threaded (the mean of those that measured a call path) or strong (their sum)",
         ))
         .key(ConfigKey::optional(
             "metric",
@@ -125,6 +185,10 @@ impl Collector for ExtrapCollector {
                 "`time_unit` = {unit:?}: expected s, ms, us, ns or min"
             )));
         }
+        config
+            .string("scaling")?
+            .parse::<cube::Scaling>()
+            .map_err(|e| PluginError::new(format!("`scaling` = {e}")))?;
         let phase = config.string("phase")?;
         if !yosoku_tables::PHASES.contains(&phase.as_str()) {
             return Err(PluginError::new(format!(
@@ -141,6 +205,10 @@ impl Collector for ExtrapCollector {
             time_unit: config.string("time_unit")?,
             device: config.string("device")?,
             phase: config.string("phase")?,
+            scaling: config
+                .string("scaling")?
+                .parse()
+                .map_err(|e| PluginError::new(format!("`scaling` = {e}")))?,
         };
         let batch = import_extrap(&config.path_list("paths")?, &options)?;
         out.push_batch("runs", batch)
@@ -155,9 +223,12 @@ pub struct ExtrapOptions {
     pub time_unit: String,
     pub device: String,
     pub phase: String,
+    /// How a Cube set's locations combine.
+    pub scaling: cube::Scaling,
 }
 
-/// The `runs` of Extra-P's files: one per repetition of a point of the chosen metric.
+/// The `runs` of Extra-P's files and Cube sets: one per repetition of a point of the chosen
+/// metric (of a Cube set, the call paths with a positive value at every run).
 pub fn import_extrap(
     paths: &[std::path::PathBuf],
     options: &ExtrapOptions,
@@ -173,13 +244,28 @@ pub fn import_extrap(
     }
     let mut runs = Runs::default();
     for path in paths {
-        let e = read(path)?;
+        let e = if path.is_dir() {
+            read_cube_set(path, options.scaling)?
+        } else {
+            read(path)?
+        };
         let metric = metric(&e, options.metric.as_deref(), path)?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for s in e.series.iter().filter(|s| s.metric == metric) {
+        // A Cube set's call path that spent no time of its own in some run (a caller whose
+        // time is all its callees') is no time to model: left out; a file's is an error.
+        let from_cube_set = path.is_dir();
+        let positive =
+            |s: &&extrap::Series| s.points.iter().flat_map(|p| &p.values).all(|&v| v > 0.0);
+        let mut kept = 0;
+        for s in e
+            .series
+            .iter()
+            .filter(|s| s.metric == metric && (!from_cube_set || positive(s)))
+        {
+            kept += 1;
             for p in &s.points {
                 let parameters: Vec<String> = e
                     .parameters
@@ -207,6 +293,12 @@ pub fn import_extrap(
                     runs.secs.push(secs);
                 }
             }
+        }
+        if from_cube_set && kept == 0 {
+            return Err(PluginError::new(format!(
+                "{}: no call path of metric `{metric}` has a positive value at every run",
+                path.display()
+            )));
         }
     }
     let n = runs.run_id.len();

@@ -305,7 +305,50 @@ fn extrap_options(metric: Option<&str>) -> yosoku_plugin_table::ExtrapOptions {
         time_unit: "ms".into(),
         device: "cluster".into(),
         phase: "total".into(),
+        scaling: Default::default(),
     }
+}
+
+/// A directory of Cube profiles (Extra-P's threaded example: 5 runs, f = 1 to 5, two
+/// processes of two threads) becomes one run per call path and profile, each the mean of its
+/// locations' exclusive time; with strong scaling, their sum.
+#[test]
+fn a_cube_set_becomes_one_run_per_call_path_and_profile() {
+    use yosoku_plugin_table::import_extrap;
+    let set = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../crates/core/regression/tests/data/cube/simple_threaded");
+    let mut options = extrap_options(None);
+    options.time_unit = "s".into();
+    let runs = import_extrap(std::slice::from_ref(&set), &options).unwrap();
+    assert_eq!(runs.num_rows(), 20);
+    let secs = runs
+        .column_by_name("measured_secs")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    let programs = runs.column_by_name("program").unwrap().as_string::<i32>();
+    let params = runs
+        .column_by_name("parameters")
+        .unwrap()
+        .as_string::<i32>();
+    let at = |program: &str, parameters: &str| {
+        (0..runs.num_rows())
+            .find(|&i| programs.value(i) == program && params.value(i) == parameters)
+            .map(|i| secs.value(i))
+            .unwrap()
+    };
+    // Extra-P's `--cube` reads 4.95 s (2.475 f) for `main->foo` at f = 2.
+    assert!((at("main->foo", "f=2") - 4.95).abs() < 1e-9);
+    options.scaling = "strong".parse().unwrap();
+    let runs = import_extrap(std::slice::from_ref(&set), &options).unwrap();
+    let secs = runs
+        .column_by_name("measured_secs")
+        .unwrap()
+        .as_primitive::<Float64Type>();
+    assert!(secs.iter().flatten().any(|v| (v - 19.8).abs() < 1e-9));
+    let e = import_extrap(&[set.join("..")], &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a directory without Cube profiles"), "{e}");
 }
 
 #[test]

@@ -26,9 +26,9 @@ pub struct Request {
     files: Vec<PathBuf>,
     /// How a Cube set's run combines its processes' and threads' values of a call path: their
     /// mean (weak scaling: the work per process, Extra-P's default), the mean of those that
-    /// measured it (weak-threaded), or their sum (strong scaling: the whole run's cost).
-    #[arg(long, value_enum, default_value_t = Scaling::Weak)]
-    scaling: Scaling,
+    /// measured it (weak_threaded), or their sum (strong scaling: the whole run's cost).
+    #[arg(long, default_value = "weak", value_parser = |s: &str| s.parse::<CubeScaling>())]
+    scaling: CubeScaling,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
     /// [parameter, numerator, denominator, log], smape, rss, ar2); with --suggest, one per call
     /// path with the runs suggested.
@@ -71,24 +71,6 @@ pub struct Request {
     /// values one can measure).
     #[arg(long, value_parser = parse_grids, requires = "suggest")]
     grid: Option<Grids>,
-}
-
-/// `--scaling`: Extra-P's names for how a Cube set's locations combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Scaling {
-    Weak,
-    WeakThreaded,
-    Strong,
-}
-
-impl From<Scaling> for CubeScaling {
-    fn from(s: Scaling) -> Self {
-        match s {
-            Scaling::Weak => CubeScaling::Weak,
-            Scaling::WeakThreaded => CubeScaling::WeakThreaded,
-            Scaling::Strong => CubeScaling::Strong,
-        }
-    }
 }
 
 /// Each named parameter's grid (`--grid`).
@@ -172,7 +154,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
     let files = yosoku_runner::scaling::suggest_files(
         &request.files,
         options,
-        request.scaling.into(),
+        request.scaling,
         target,
         request.cost_parameter.as_deref(),
         request.grid.as_ref().map_or(&[][..], |g| g.0.as_slice()),
@@ -396,13 +378,10 @@ pub fn run(request: &Request) -> Outcome {
     let mut out = String::new();
     let mut failed = Vec::new();
     let target = request.target.as_ref().map(|t| t.0.as_slice());
-    for file_models in yosoku_runner::scaling::model_files(
-        &request.files,
-        &options,
-        request.scaling.into(),
-        request.robust,
-        target,
-    ) {
+    let (files, scaling) = (&request.files, request.scaling);
+    for file_models in
+        yosoku_runner::scaling::model_files(files, &options, scaling, request.robust, target)
+    {
         let file_models = match file_models {
             Ok(m) => m,
             Err(e) => {

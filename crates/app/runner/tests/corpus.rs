@@ -564,6 +564,51 @@ const CORPUS: &[Entry] = &[
     },
 ];
 
+/// A set of Cube profiles (a directory of run folders; not in `CORPUS`, whose files are also
+/// read gzip-compressed, which a Cube profile never is) through the real plugin host: the
+/// `extrap` collector's runs, each call path's mean over its locations, and with `scaling =
+/// "strong"` their sum.
+#[test]
+fn a_cube_set_is_imported_through_the_plugin_host() {
+    let set = repo().join("crates/core/regression/tests/data/cube/simple_threaded");
+    for (config, foo_at_f2) in [
+        ("{ paths = [\"{path}\"] }", 4.95),
+        ("{ paths = [\"{path}\"], scaling = \"strong\" }", 19.8),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let bundle = import_source(dir.path(), "table", "extrap", config, &set).unwrap();
+        let runs = table(&bundle, "runs").unwrap();
+        assert_eq!(runs.num_rows(), 20);
+        let program = runs.column_by_name("program").unwrap();
+        let program = program
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
+        let parameters = runs.column_by_name("parameters").unwrap();
+        let parameters = parameters
+            .as_any()
+            .downcast_ref::<arrow_array::StringArray>()
+            .unwrap();
+        let row = (0..runs.num_rows())
+            .find(|&i| program.value(i) == "main->foo" && parameters.value(i) == "f=2")
+            .unwrap();
+        assert!((number(runs, "measured_secs", row) - foo_at_f2).abs() < 1e-9);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let e = import_source(
+        dir.path(),
+        "table",
+        "extrap",
+        "{ paths = [\"{path}\"], scaling = \"threaded\" }",
+        &set,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("`scaling` = \"threaded\": expected weak, weak_threaded or strong"),
+        "{e}"
+    );
+}
+
 /// The tables of importing `e`.
 fn import(e: &Entry) -> (tempfile::TempDir, Bundle) {
     import_from(e, &repo().join(e.file))

@@ -15,7 +15,8 @@
 //!   refitted per training set) and the error metrics (`metrics`).
 //! - [`pmnf`]: scaling models in Extra-P's performance model normal form, searched as Extra-P
 //!   does, and Extra-P's file formats ([`pmnf::extrap`]: told by their bytes and read from them;
-//!   an experiment Extra-P saved, a zip, with the `saved` feature, which wasm builds leave off).
+//!   an experiment Extra-P saved, a zip, with the `saved` feature, and sets of Score-P's Cube
+//!   profiles, `pmnf::extrap::cube`, with the `cube` feature; wasm builds leave both off).
 //!
 //! How it computes:
 //!

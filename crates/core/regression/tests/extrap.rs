@@ -259,8 +259,8 @@ fn read_cube_set(dir: &Path, scaling: extrap::cube::Scaling) -> extrap::Experime
     cube::cube_set(&runs, scaling, false).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
-/// Extra-P's own Cube sets (`tests/data/cube/`, BSD-3), read by yosoku and by Extra-P 4.2.5's
-/// `--cube` with each of its three scalings: the same call paths and metrics, and at every
+/// Extra-P's own Cube sets and three real Score-P profiles (`tests/data/cube/`, BSD-3), read by
+/// yosoku and by Extra-P 4.2.5's `--cube` with each of its three scalings: the same call paths and metrics, and at every
 /// point the same value (within 1e-9, relative); and the same models where the points lie on
 /// lines of one parameter (on `allowed_formats`, whose points lie on no such line, the two
 /// multi-parameter searches part, which is modelling, not reading).
@@ -272,10 +272,30 @@ fn yosoku_reads_cube_sets_as_extrap_does() {
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube");
-    let sets: Vec<PathBuf> = ["single_parameter", "simple_threaded", "allowed_formats"]
+    let mut sets: Vec<PathBuf> = ["single_parameter", "simple_threaded", "allowed_formats"]
         .iter()
         .map(|s| root.join(s))
         .collect();
+    // Real Score-P profiles of MPI runs (pyCubexR's test data: Kripke on 8 processes, a
+    // 4-process run of Score-P 9.0-dev, NAS BT-MZ written by CubeWriter 4.8 with its wrong tar
+    // checksums), each made a set of two runs (`app.q1`, `app.q2`) of the same profile.
+    let made = tempfile::tempdir().unwrap();
+    for (name, file) in [
+        ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
+        ("time", "time.p4.n2000.x1.r0/profile.cubex"),
+        ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
+    ] {
+        let set = made.path().join(name);
+        for run in ["app.q1", "app.q2"] {
+            std::fs::create_dir_all(set.join(run)).unwrap();
+            std::fs::copy(
+                root.join("pycubexr").join(file),
+                set.join(run).join("p.cubex"),
+            )
+            .unwrap();
+        }
+        sets.push(set);
+    }
     let mut points = 0;
     for (scaling, name) in [
         (Scaling::Weak, "weak"),
@@ -306,7 +326,10 @@ fn yosoku_reads_cube_sets_as_extrap_does() {
             }
         }
     }
-    eprintln!("{points} points of 3 Cube sets, 3 scalings: the same values as Extra-P's");
+    eprintln!(
+        "{points} points of {} Cube sets, 3 scalings: the same values as Extra-P's",
+        sets.len()
+    );
     let modelled = &sets[..2];
     let options = PmnfOptions::default();
     let theirs = extrap_compare::extrap_models(&python, modelled, &options);

@@ -6,7 +6,8 @@
 //! `yosoku export --format extrap`, and the legacy form with ids, [`legacy`]) and the
 //! `experiment.json` of an experiment Extra-P saved, as Extra-P 4.2 reads them.
 //! [`Format::detect`] tells a file's format by what it holds, [`parse`] reads it. Errors name the
-//! line.
+//! line. A set of Score-P's Cube profiles (a directory Extra-P's `--cube` reads) is read by
+//! `cube` (the `cube` feature) from its files' bytes.
 
 #[cfg(feature = "cube")]
 pub mod cube;

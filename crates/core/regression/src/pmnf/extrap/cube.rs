@@ -29,6 +29,23 @@ pub enum Scaling {
     Strong,
 }
 
+impl std::str::FromStr for Scaling {
+    type Err = String;
+
+    /// Extra-P's names (`weak`, `weak_threaded`, `strong`; `weak-threaded` too).
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name {
+            "weak" => Ok(Scaling::Weak),
+            "weak_threaded" | "weak-threaded" => Ok(Scaling::WeakThreaded),
+            "strong" => Ok(Scaling::Strong),
+            other => Err(format!(
+                "{other:?}: expected weak, weak_threaded or strong (how a run's processes and \
+                 threads combine)"
+            )),
+        }
+    }
+}
+
 /// One run of a Cube set: the folder that holds its profile (whose name gives the parameters),
 /// the file's name, and what it holds.
 #[derive(Debug, Clone)]
@@ -117,10 +134,11 @@ fn run_value(values: &[f64], aggregation: Aggregation, scaling: Scaling, median:
     }
 }
 
-/// The experiment of a Cube set's runs (each point's values: one per run there, its mean, or
-/// median with `median`, over the run's locations; see [`Scaling`]). Errors have line 0 and name
-/// the run's folder.
-pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experiment, InputError> {
+/// The runs grouped by point: the names of the parameters that change, and each point's
+/// coordinate (in those) with its runs, the points in order. Errors name the run's folder.
+type Points<'r> = (Vec<String>, Vec<(Vec<f64>, Vec<&'r Run>)>);
+
+fn points_of(runs: &[Run]) -> Result<Points<'_>, InputError> {
     let whole = |message: String| error(0, message);
     let first = runs
         .first()
@@ -174,115 +192,134 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     });
+    Ok((
+        changing.iter().map(|&i| names[i].clone()).collect(),
+        by_point,
+    ))
+}
 
-    // Per (call path, metric), in the order first met: its runs' values at each point.
-    let mut keys: Vec<(String, String)> = Vec::new();
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
-    let mut values: Vec<Vec<Vec<f64>>> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    for (point, (_, group)) in by_point.iter().enumerate() {
-        for run in group {
-            for note in &run.profile.notes {
-                if !notes.contains(note) {
-                    notes.push(note.clone());
+/// Per (call path, metric), in the order first met: its runs' values at each point.
+#[derive(Debug, Default)]
+struct Gathered {
+    keys: Vec<(String, String)>,
+    index: HashMap<(String, String), usize>,
+    values: Vec<Vec<Vec<f64>>>,
+    notes: Vec<String>,
+}
+
+impl Gathered {
+    fn of(by_point: &[(Vec<f64>, Vec<&Run>)], scaling: Scaling, median: bool) -> Self {
+        let mut g = Gathered::default();
+        for (point, (_, group)) in by_point.iter().enumerate() {
+            for run in group {
+                for note in &run.profile.notes {
+                    if !g.notes.contains(note) {
+                        g.notes.push(note.clone());
+                    }
                 }
-            }
-            for metric in &run.profile.metrics {
-                for (callpath, at_locations) in &metric.callpaths {
-                    let key = (callpath.clone(), metric.name.clone());
-                    let k = *index.entry(key.clone()).or_insert_with(|| {
-                        keys.push(key);
-                        values.push(vec![Vec::new(); by_point.len()]);
-                        keys.len() - 1
-                    });
-                    let value = run_value(at_locations, metric.aggregation, scaling, median);
-                    if value.is_finite() {
-                        values[k][point].push(value);
-                    } else {
-                        // That run's value alone is left out; the point keeps the others'.
-                        notes.push(format!(
-                            "{}/{}: call path {callpath}, metric {}: a value at a location is \
-                             not a finite number ({value}): this run left out of the point",
-                            run.folder, run.file, metric.name
-                        ));
+                for metric in &run.profile.metrics {
+                    for (callpath, at_locations) in &metric.callpaths {
+                        let key = (callpath.clone(), metric.name.clone());
+                        let k = *g.index.entry(key.clone()).or_insert_with(|| {
+                            g.keys.push(key);
+                            g.values.push(vec![Vec::new(); by_point.len()]);
+                            g.keys.len() - 1
+                        });
+                        let value = run_value(at_locations, metric.aggregation, scaling, median);
+                        if value.is_finite() {
+                            g.values[k][point].push(value);
+                        } else {
+                            // That run's value alone is left out; the point keeps the others'.
+                            g.notes.push(format!(
+                                "{}/{}: call path {callpath}, metric {}: a value at a location \
+                                 is not a finite number ({value}): this run left out of the point",
+                                run.folder, run.file, metric.name
+                            ));
+                        }
                     }
                 }
             }
         }
+        g
     }
-    let is_complete: Vec<bool> = values
-        .iter()
-        .map(|at| at.iter().all(|v| !v.is_empty()))
-        .collect();
-    let complete = |k: usize| is_complete[k];
-    // A call path some points lack: added to its nearest caller every point has (the value
-    // it adds at a point: the mean of its runs there, to each run's value of the caller).
-    let mut merged: Vec<(String, Option<String>, usize)> = Vec::new();
-    for k in 0..keys.len() {
-        if complete(k) {
-            continue;
-        }
-        let (callpath, metric) = &keys[k];
-        let mut caller = callpath.as_str();
-        let target = loop {
-            match caller.rsplit_once("->") {
-                Some((up, _)) => {
-                    caller = up;
-                    if let Some(&t) = index.get(&(caller.to_owned(), metric.clone()))
-                        && complete(t)
-                    {
-                        break Some(t);
+
+    /// Which (call path, metric) has values at every point.
+    fn complete(&self) -> Vec<bool> {
+        self.values
+            .iter()
+            .map(|at| at.iter().all(|v| !v.is_empty()))
+            .collect()
+    }
+
+    /// Adds each call path some points lack to its nearest caller every point has (the value
+    /// it adds at a point: the mean of its runs there, to each run's value of the caller), and
+    /// says so, once per call path.
+    fn merge_incomplete(&mut self, complete: &[bool]) {
+        let points = self.values.first().map_or(0, Vec::len);
+        let mut merged: Vec<(String, Option<String>, usize)> = Vec::new();
+        for k in (0..self.keys.len()).filter(|&k| !complete[k]) {
+            let (callpath, metric) = &self.keys[k];
+            let mut caller = callpath.as_str();
+            let target = loop {
+                match caller.rsplit_once("->") {
+                    Some((up, _)) => {
+                        caller = up;
+                        if let Some(&t) = self.index.get(&(caller.to_owned(), metric.clone()))
+                            && complete[t]
+                        {
+                            break Some(t);
+                        }
+                    }
+                    None => break None,
+                }
+            };
+            if let Some(t) = target {
+                // Each point's mean of its runs there (none where it has no value).
+                let adds: Vec<Option<f64>> = self.values[k]
+                    .iter()
+                    .map(|here| (!here.is_empty()).then(|| super::super::mean(here)))
+                    .collect();
+                for (at, add) in self.values[t].iter_mut().zip(adds) {
+                    for v in at.iter_mut() {
+                        *v += add.unwrap_or(0.0);
                     }
                 }
-                None => break None,
             }
-        };
-        if let Some(t) = target {
-            // Each point's mean of its runs there (none where it has no value).
-            let adds: Vec<Option<f64>> = values[k]
-                .iter()
-                .map(|here| (!here.is_empty()).then(|| super::super::mean(here)))
-                .collect();
-            for (at, add) in values[t].iter_mut().zip(adds) {
-                for v in at.iter_mut() {
-                    *v += add.unwrap_or(0.0);
-                }
+            let measured = self.values[k].iter().filter(|v| !v.is_empty()).count();
+            if !merged.iter().any(|(c, _, _)| c == callpath) {
+                merged.push((
+                    callpath.clone(),
+                    target.map(|t| self.keys[t].0.clone()),
+                    measured,
+                ));
             }
         }
-        let measured = values[k].iter().filter(|v| !v.is_empty()).count();
-        if !merged.iter().any(|(c, _, _)| c == callpath) {
-            merged.push((
-                callpath.clone(),
-                target.map(|t| keys[t].0.clone()),
-                measured,
-            ));
+        for (callpath, caller, measured) in merged {
+            self.notes.push(match caller {
+                Some(caller) => format!(
+                    "call path {callpath} has values at {measured} of the {points} points: added \
+                     to its caller {caller}, which has them at every point (as Extra-P merges it)"
+                ),
+                None => format!(
+                    "call path {callpath} has values at {measured} of the {points} points and no \
+                     caller that has them at every point: left out"
+                ),
+            });
         }
     }
-    for (callpath, caller, measured) in merged {
-        let n = by_point.len();
-        notes.push(match caller {
-            Some(caller) => format!(
-                "call path {callpath} has values at {measured} of the {n} points: added to its \
-                 caller {caller}, which has them at every point (as Extra-P merges it)"
-            ),
-            None => format!(
-                "call path {callpath} has values at {measured} of the {n} points and no caller \
-                 that has them at every point: left out"
-            ),
-        });
-    }
-    let counts: Vec<usize> = runs.iter().map(|r| r.profile.locations).collect();
-    let (fewest, most) = (
-        counts.iter().min().copied().unwrap_or(0),
-        counts.iter().max().copied().unwrap_or(0),
-    );
+}
+
+/// What a run's value of a call path is, in words, for the experiment's notes.
+fn combined_how(runs: &[Run], scaling: Scaling, median: bool) -> String {
+    let counts = runs.iter().map(|r| r.profile.locations);
+    let (fewest, most) = (counts.clone().min().unwrap_or(0), counts.max().unwrap_or(0));
     let locations = match (fewest, most) {
         (1, 1) => "its one location".to_owned(),
         (f, m) if f == m => format!("its {f} locations"),
         (f, m) => format!("its {f} to {m} locations"),
     };
     let centre = if median { "median" } else { "mean" };
-    notes.push(match scaling {
+    match scaling {
         Scaling::Weak => format!(
             "each run's value of a call path: the {centre} over {locations} (processes and \
              threads; weak scaling, Extra-P's default)"
@@ -295,26 +332,44 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
             "each run's value of a call path: the sum over {locations} (processes and threads; \
              strong scaling)"
         ),
-    });
+    }
+}
+
+/// The experiment of a Cube set's runs (each point's values: one per run there, its mean, or
+/// median with `median`, over the run's locations; see [`Scaling`]). Errors have line 0 and name
+/// the run's folder.
+pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experiment, InputError> {
+    let (parameters, by_point) = points_of(runs)?;
+    let mut gathered = Gathered::of(&by_point, scaling, median);
+    let complete = gathered.complete();
+    gathered.merge_incomplete(&complete);
+    gathered.notes.push(combined_how(runs, scaling, median));
+    let Gathered {
+        keys,
+        values,
+        notes,
+        ..
+    } = gathered;
     let series = keys
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| complete(k))
-        .map(|(k, (callpath, metric))| Series {
-            callpath: callpath.clone(),
-            metric: metric.clone(),
+        .into_iter()
+        .zip(values)
+        .zip(complete)
+        .filter(|(_, complete)| *complete)
+        .map(|(((callpath, metric), values), _)| Series {
+            callpath,
+            metric,
             points: by_point
                 .iter()
-                .zip(&values[k])
+                .zip(values)
                 .map(|((coordinate, _), values)| Point {
                     coordinate: coordinate.clone(),
-                    values: values.clone(),
+                    values,
                 })
                 .collect(),
         })
         .collect();
     Ok(Experiment {
-        parameters: changing.iter().map(|&i| names[i].clone()).collect(),
+        parameters,
         series,
         notes,
     })

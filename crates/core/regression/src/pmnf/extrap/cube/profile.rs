@@ -134,12 +134,278 @@ impl Number {
 /// Reads one profile from the bytes of its `.cubex` file; an error says what was wrong (the
 /// caller names the file).
 pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
-    parse_members(&tar_members(bytes)?)
+    match tar_members(bytes) {
+        Ok(members) => parse_members(&members),
+        // CubeWriter 4.8 wrote wrong checksums into its tar headers (the values are right):
+        // read with them mended, and said.
+        Err(e) if e.contains("checksum mismatch") => {
+            let mended = mend_checksums(bytes).ok_or(e)?;
+            let mut profile = parse_members(&tar_members(&mended)?)?;
+            profile.notes.push(
+                "the archive's headers carry wrong checksums (a bug of CubeWriter 4.8): read \
+                 with them recomputed"
+                    .to_owned(),
+            );
+            Ok(profile)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `bytes` with each tar header's checksum recomputed, walking the headers by the sizes they
+/// give; `None` where a header's size is not an octal number or runs past the end.
+fn mend_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
+    const BLOCK: usize = 512;
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while at + BLOCK <= out.len() {
+        let header = &mut out[at..at + BLOCK];
+        if header.iter().all(|&b| b == 0) {
+            break;
+        }
+        let size = std::str::from_utf8(&header[124..136])
+            .ok()
+            .map(|t| t.trim_matches(|c: char| c == '\0' || c == ' '))
+            .and_then(|t| usize::from_str_radix(t, 8).ok())?;
+        let sum: u32 = header[..148]
+            .iter()
+            .chain(&header[156..])
+            .map(|&b| u32::from(b))
+            .sum::<u32>()
+            + 8 * u32::from(b' ');
+        header[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        at = at
+            .checked_add(BLOCK)?
+            .checked_add(size.div_ceil(BLOCK).checked_mul(BLOCK)?)?;
+    }
+    Some(out)
 }
 
 /// Reads one profile from its archive's members by name (`anchor.xml`, `<id>.index`,
 /// `<id>.data`).
 pub fn parse_members(members: &HashMap<String, Vec<u8>>) -> Result<Profile, String> {
+    let anchor = anchor_text(members)?;
+    let doc = roxmltree::Document::parse(&anchor).map_err(|e| format!("anchor.xml: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "cube" {
+        return Err(format!(
+            "anchor.xml: its root is <{}>, not <cube>",
+            root.tag_name().name()
+        ));
+    }
+    let tree = Tree::read(root)?;
+    let mut profile = Profile {
+        locations: tree.locations,
+        metrics: Vec::new(),
+        notes: Vec::new(),
+    };
+    for m in child(root, "metrics")?
+        .children()
+        .filter(|c| c.has_tag_name("metric"))
+    {
+        if let Some(metric) = read_metric(m, members, &tree, &mut profile.notes)? {
+            profile.metrics.push(metric);
+        }
+    }
+    if profile.metrics.is_empty() {
+        return Err("no metric with values yosoku models".to_owned());
+    }
+    Ok(profile)
+}
+
+/// The call tree (its nodes, each one's call path, and the two enumerations the metrics'
+/// indices use) and the number of locations.
+#[derive(Debug)]
+struct Tree {
+    cnodes: Vec<Cnode>,
+    paths: Vec<String>,
+    deep: Vec<usize>,
+    wide: Vec<usize>,
+    locations: usize,
+}
+
+impl Tree {
+    fn read(root: roxmltree::Node<'_, '_>) -> Result<Tree, String> {
+        let program = child(root, "program")?;
+        let regions: HashMap<i64, String> = program
+            .children()
+            .filter(|c| c.has_tag_name("region"))
+            .map(|r| {
+                let id = attribute(r, "id")?;
+                let name = r
+                    .children()
+                    .find(|c| c.has_tag_name("name"))
+                    .and_then(|n| n.text())
+                    .unwrap_or_default();
+                Ok((id, name.trim().to_owned()))
+            })
+            .collect::<Result<_, String>>()?;
+        let mut cnodes = Vec::new();
+        let roots = program
+            .children()
+            .filter(|c| c.has_tag_name("cnode"))
+            .map(|c| add_cnode(c, &regions, &mut cnodes))
+            .collect::<Result<Vec<_>, _>>()?;
+        if roots.is_empty() {
+            return Err("anchor.xml: the call tree has no node".to_owned());
+        }
+        let locations = child(root, "system")?
+            .descendants()
+            .filter(|c| c.has_tag_name("location"))
+            .count();
+        if locations == 0 {
+            return Err("anchor.xml: the system tree has no location".to_owned());
+        }
+        Ok(Tree {
+            paths: callpath_names(&cnodes, &roots),
+            deep: deep_enumeration(&cnodes, &roots),
+            wide: wide_enumeration(&cnodes, &roots),
+            cnodes,
+            locations,
+        })
+    }
+}
+
+/// One `<metric>` of the anchor with its values, or `None` (and a note) where it is of a kind
+/// yosoku does not model or has no data.
+fn read_metric(
+    m: roxmltree::Node<'_, '_>,
+    members: &HashMap<String, Vec<u8>>,
+    tree: &Tree,
+    notes: &mut Vec<String>,
+) -> Result<Option<ProfileMetric>, String> {
+    let text = |tag: &str| {
+        m.children()
+            .find(|c| c.has_tag_name(tag))
+            .and_then(|n| n.text())
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    };
+    let name = text("uniq_name");
+    let id: i64 = attribute(m, "id")?;
+    let inclusive = match m.attribute("type").unwrap_or_default() {
+        "INCLUSIVE" => true,
+        "EXCLUSIVE" => false,
+        other => {
+            notes.push(format!(
+                "metric {name}: left out, of type {other:?} (a derived metric, computed by Cube \
+                 from others, has no values in the file)"
+            ));
+            return Ok(None);
+        }
+    };
+    let dtype = text("dtype");
+    let Some((number, aggregation)) = Number::of(&dtype) else {
+        notes.push(format!(
+            "metric {name}: left out, its values are {dtype:?}, not numbers yosoku models"
+        ));
+        return Ok(None);
+    };
+    let (Some(index), Some(data)) = (
+        members.get(&format!("{id}.index")),
+        members.get(&format!("{id}.data")),
+    ) else {
+        notes.push(format!(
+            "metric {name}: left out, the profile holds no data for it"
+        ));
+        return Ok(None);
+    };
+    let at = |e: String| format!("metric {name} ({id}.index, {id}.data): {e}");
+    let locations = tree.locations;
+    let (rows, big) = read_index(index, tree.cnodes.len()).map_err(at)?;
+    let values = read_data(data, number, big, rows.len() * locations).map_err(at)?;
+    if values.len() != rows.len() * locations {
+        return Err(at(format!(
+            "{} values, where {} call-tree nodes at {locations} locations need {}",
+            values.len(),
+            rows.len(),
+            rows.len() * locations
+        )));
+    }
+    // Each node's row of the data, by its place in the tree; none: zero everywhere.
+    let enumeration = if inclusive { &tree.wide } else { &tree.deep };
+    let mut row_of = vec![None; tree.cnodes.len()];
+    for (row, &tree_index) in rows.iter().enumerate() {
+        row_of[enumeration[tree_index]] = Some(row);
+    }
+    let stored = |node: usize| -> Vec<f64> {
+        row_of[node].map_or_else(
+            || vec![0.0; locations],
+            |row| values[row * locations..(row + 1) * locations].to_vec(),
+        )
+    };
+    // Exclusive values: an inclusive metric less its children's values (CubeLib's rule: an
+    // unsigned count never below 0; a minimum or maximum taken with each child that has one).
+    let exclusive = |node: usize| -> Vec<f64> {
+        let mut own = stored(node);
+        if inclusive {
+            for &c in &tree.cnodes[node].children {
+                let child = stored(c);
+                if aggregation != Aggregation::Sum && child.iter().all(|&v| v == 0.0) {
+                    continue;
+                }
+                for (o, c) in own.iter_mut().zip(&child) {
+                    *o = match aggregation {
+                        Aggregation::Sum if number.unsigned() => (*o - c).max(0.0),
+                        Aggregation::Sum => *o - c,
+                        Aggregation::Minimum => o.min(*c),
+                        Aggregation::Maximum => o.max(*c),
+                    };
+                }
+            }
+        }
+        own
+    };
+    let nodes = (0..tree.cnodes.len())
+        .filter(|&node| row_of[node].is_some())
+        .map(|node| (node, exclusive(node)));
+    Ok(Some(ProfileMetric {
+        name,
+        unit: text("uom"),
+        aggregation,
+        callpaths: by_callpath(&tree.paths, nodes, aggregation, notes),
+    }))
+}
+
+/// Nodes' values by call path. Nodes of one call path (a region called under a parameter's
+/// values, or from two call sites that share a path) are one call path, their values summed
+/// (least or greatest for minima and maxima; Extra-P takes their mean), said once.
+fn by_callpath(
+    paths: &[String],
+    nodes: impl Iterator<Item = (usize, Vec<f64>)>,
+    aggregation: Aggregation,
+    notes: &mut Vec<String>,
+) -> Vec<(String, Vec<f64>)> {
+    let mut callpaths: Vec<(String, Vec<f64>)> = Vec::new();
+    let mut at_path: HashMap<&str, usize> = HashMap::new();
+    for (node, own) in nodes {
+        let Some(&i) = at_path.get(paths[node].as_str()) else {
+            at_path.insert(&paths[node], callpaths.len());
+            callpaths.push((paths[node].clone(), own));
+            continue;
+        };
+        for (sum, v) in callpaths[i].1.iter_mut().zip(own) {
+            *sum = match aggregation {
+                Aggregation::Sum => *sum + v,
+                Aggregation::Minimum => sum.min(v),
+                Aggregation::Maximum => sum.max(v),
+            };
+        }
+        let note = format!(
+            "call path {} is reached by more than one node of the call tree: their values \
+             summed (Extra-P takes their mean)",
+            paths[node]
+        );
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    callpaths
+}
+
+/// The text of the profile's `anchor.xml`, inflated where it is gzip-compressed.
+fn anchor_text(members: &HashMap<String, Vec<u8>>) -> Result<String, String> {
     let anchor = members
         .get("anchor.xml")
         .ok_or("no anchor.xml in the archive: not a Cube 4 profile")?;
@@ -152,153 +418,7 @@ pub fn parse_members(members: &HashMap<String, Vec<u8>>) -> Result<Profile, Stri
     } else {
         anchor.clone()
     };
-    let anchor = std::str::from_utf8(&anchor).map_err(|e| format!("anchor.xml: not UTF-8: {e}"))?;
-    let doc = roxmltree::Document::parse(anchor).map_err(|e| format!("anchor.xml: {e}"))?;
-    let root = doc.root_element();
-    if root.tag_name().name() != "cube" {
-        return Err(format!(
-            "anchor.xml: its root is <{}>, not <cube>",
-            root.tag_name().name()
-        ));
-    }
-    let program = child(root, "program")?;
-    let regions: HashMap<i64, String> = program
-        .children()
-        .filter(|c| c.has_tag_name("region"))
-        .map(|r| {
-            let id = attribute(r, "id")?;
-            let name = r
-                .children()
-                .find(|c| c.has_tag_name("name"))
-                .and_then(|n| n.text())
-                .unwrap_or_default();
-            Ok((id, name.trim().to_owned()))
-        })
-        .collect::<Result<_, String>>()?;
-    let mut cnodes = Vec::new();
-    let roots = program
-        .children()
-        .filter(|c| c.has_tag_name("cnode"))
-        .map(|c| add_cnode(c, &regions, &mut cnodes))
-        .collect::<Result<Vec<_>, _>>()?;
-    if roots.is_empty() {
-        return Err("anchor.xml: the call tree has no node".to_owned());
-    }
-    let locations = child(root, "system")?
-        .descendants()
-        .filter(|c| c.has_tag_name("location"))
-        .count();
-    if locations == 0 {
-        return Err("anchor.xml: the system tree has no location".to_owned());
-    }
-    let paths = callpath_names(&cnodes, &roots);
-    let deep = deep_enumeration(&cnodes, &roots);
-    let wide = wide_enumeration(&cnodes, &roots);
-
-    let mut profile = Profile {
-        locations,
-        metrics: Vec::new(),
-        notes: Vec::new(),
-    };
-    let metrics = child(root, "metrics")?;
-    for m in metrics.children().filter(|c| c.has_tag_name("metric")) {
-        let text = |tag: &str| {
-            m.children()
-                .find(|c| c.has_tag_name(tag))
-                .and_then(|n| n.text())
-                .unwrap_or_default()
-                .trim()
-                .to_owned()
-        };
-        let name = text("uniq_name");
-        let id: i64 = attribute(m, "id")?;
-        let inclusive = match m.attribute("type").unwrap_or_default() {
-            "INCLUSIVE" => true,
-            "EXCLUSIVE" => false,
-            other => {
-                profile.notes.push(format!(
-                    "metric {name}: left out, of type {other:?} (a derived metric, computed by \
-                     Cube from others, has no values in the file)"
-                ));
-                continue;
-            }
-        };
-        let dtype = text("dtype");
-        let Some((number, aggregation)) = Number::of(&dtype) else {
-            profile.notes.push(format!(
-                "metric {name}: left out, its values are {dtype:?}, not numbers yosoku models"
-            ));
-            continue;
-        };
-        let (Some(index), Some(data)) = (
-            members.get(&format!("{id}.index")),
-            members.get(&format!("{id}.data")),
-        ) else {
-            profile.notes.push(format!(
-                "metric {name}: left out, the profile holds no data for it"
-            ));
-            continue;
-        };
-        let at = |e: String| format!("metric {name} ({id}.index, {id}.data): {e}");
-        let enumeration = if inclusive { &wide } else { &deep };
-        let (rows, big) = read_index(index, cnodes.len()).map_err(at)?;
-        let values = read_data(data, number, big, rows.len() * locations).map_err(at)?;
-        if values.len() != rows.len() * locations {
-            return Err(at(format!(
-                "{} values, where {} call-tree nodes at {locations} locations need {}",
-                values.len(),
-                rows.len(),
-                rows.len() * locations
-            )));
-        }
-        // Each node's values (row of the data) by its place in `cnodes`; none: zero everywhere.
-        let mut row_of = vec![None; cnodes.len()];
-        for (row, &tree_index) in rows.iter().enumerate() {
-            row_of[enumeration[tree_index]] = Some(row);
-        }
-        let stored = |node: usize| -> Vec<f64> {
-            row_of[node].map_or_else(
-                || vec![0.0; locations],
-                |row| values[row * locations..(row + 1) * locations].to_vec(),
-            )
-        };
-        // Exclusive values: an inclusive metric less its children's values (CubeLib's rule: an
-        // unsigned count never below 0; a minimum or maximum taken with each child that has one).
-        let exclusive = |node: usize| -> Vec<f64> {
-            let mut own = stored(node);
-            if inclusive {
-                for &c in &cnodes[node].children {
-                    let child = stored(c);
-                    if aggregation != Aggregation::Sum && child.iter().all(|&v| v == 0.0) {
-                        continue;
-                    }
-                    for (o, c) in own.iter_mut().zip(&child) {
-                        *o = match aggregation {
-                            Aggregation::Sum if number.unsigned() => (*o - c).max(0.0),
-                            Aggregation::Sum => *o - c,
-                            Aggregation::Minimum => o.min(*c),
-                            Aggregation::Maximum => o.max(*c),
-                        };
-                    }
-                }
-            }
-            own
-        };
-        let callpaths = (0..cnodes.len())
-            .filter(|&node| row_of[node].is_some())
-            .map(|node| (paths[node].clone(), exclusive(node)))
-            .collect();
-        profile.metrics.push(ProfileMetric {
-            name,
-            unit: text("uom"),
-            aggregation,
-            callpaths,
-        });
-    }
-    if profile.metrics.is_empty() {
-        return Err("no metric with values yosoku models".to_owned());
-    }
-    Ok(profile)
+    String::from_utf8(anchor).map_err(|e| format!("anchor.xml: not UTF-8: {e}"))
 }
 
 /// The first child element of `node` named `tag`; an error if it has none.
@@ -659,6 +779,93 @@ mod tests {
         );
     }
 
+    /// A real profile (Score-P 9.0-dev, 4 processes) beside what CubeLib's `cube_dump` printed
+    /// of it (`excl.csv`, pyCubexR's test data): every call path's exclusive visits, time and
+    /// minimum and maximum inclusive time at every location, to the digits printed.
+    #[test]
+    fn a_score_p_profile_s_values_are_cube_dump_s() {
+        let dir = "../../../../tests/data/cube/pycubexr/time.p4.n2000.x1.r0";
+        let bytes = include_bytes!(
+            "../../../../tests/data/cube/pycubexr/time.p4.n2000.x1.r0/profile.cubex"
+        );
+        let csv = include_str!("../../../../tests/data/cube/pycubexr/time.p4.n2000.x1.r0/excl.csv");
+        let p = parse_profile(bytes).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert_eq!(p.locations, 4);
+        // Cnode ids in the order of the call tree's nodes, depth first (the order `cnodes` and
+        // so each path is built in), and their paths.
+        let anchor = anchor_text(&tar_members(bytes).unwrap()).unwrap();
+        let doc = roxmltree::Document::parse(&anchor).unwrap();
+        let program = child(doc.root_element(), "program").unwrap();
+        let ids: Vec<i64> = program
+            .descendants()
+            .filter(|n| n.has_tag_name("cnode"))
+            .map(|n| attribute(n, "id").unwrap())
+            .collect();
+        let regions: HashMap<i64, String> = program
+            .children()
+            .filter(|c| c.has_tag_name("region"))
+            .map(|r| {
+                let name = child(r, "name").unwrap().text().unwrap_or_default();
+                (attribute(r, "id").unwrap(), name.trim().to_owned())
+            })
+            .collect();
+        let mut cnodes = Vec::new();
+        let roots: Vec<usize> = program
+            .children()
+            .filter(|c| c.has_tag_name("cnode"))
+            .map(|c| add_cnode(c, &regions, &mut cnodes).unwrap())
+            .collect();
+        let paths = callpath_names(&cnodes, &roots);
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').map(str::trim).collect();
+        let mut compared = 0;
+        for line in lines {
+            let fields: Vec<&str> = line.split(',').collect();
+            let cnode: i64 = fields[0].parse().unwrap();
+            let location: usize = fields[1].parse().unwrap();
+            let path = &paths[ids.iter().position(|&i| i == cnode).unwrap()];
+            for metric in ["visits", "time", "min_time", "max_time"] {
+                let dumped: f64 = fields[header.iter().position(|h| *h == metric).unwrap()]
+                    .parse()
+                    .unwrap();
+                let m = p.metrics.iter().find(|m| m.name == metric).unwrap();
+                let ours = m
+                    .callpaths
+                    .iter()
+                    .find(|(c, _)| c == path)
+                    .map_or(0.0, |(_, v)| v[location]);
+                assert!(
+                    (ours - dumped).abs() <= 1e-5 * dumped.abs(),
+                    "{path} {metric} at {location}: {ours}, cube_dump {dumped}"
+                );
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 736, "values compared");
+    }
+
+    /// A real profile of CubeWriter 4.8 (Score-P 9.4, NAS BT-MZ, 8 locations) whose tar
+    /// headers carry wrong checksums.
+    #[test]
+    fn a_real_profile_with_cubewriter_4_8_s_checksums_is_read() {
+        let bytes = include_bytes!(
+            "../../../../tests/data/cube/pycubexr/bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"
+        );
+        assert!(
+            tar_members(bytes)
+                .unwrap_err()
+                .contains("checksum mismatch")
+        );
+        let p = parse_profile(bytes).unwrap();
+        assert_eq!(p.locations, 8);
+        assert!(
+            p.metrics
+                .iter()
+                .any(|m| m.name == "time" && m.callpaths.len() > 100)
+        );
+        assert!(p.notes.iter().any(|n| n.contains("CubeWriter 4.8")));
+    }
+
     #[test]
     fn each_metric_kind_numbers_the_call_tree_its_own_way() {
         // main(b(d(g)), c(f)): depth first for exclusive metrics, CubeLib's "wide" order (a
@@ -701,6 +908,51 @@ mod tests {
         assert_eq!(
             p.metrics[0].callpaths,
             [("main->solve".to_owned(), vec![1.5, 2.5])]
+        );
+    }
+
+    #[test]
+    fn nodes_of_one_call_path_are_summed_and_said() {
+        // `solve` called twice from `main` (two call sites, or two values of a parameter).
+        let anchor = anchor(1).replace(
+            "<cnode id=\"1\" calleeId=\"1\"/>",
+            "<cnode id=\"1\" calleeId=\"1\"/><cnode id=\"2\" calleeId=\"1\"/>",
+        );
+        let bytes = tar_of(&[
+            ("anchor.xml", anchor.as_bytes()),
+            ("0.index", &sparse_index(&[1, 2])),
+            ("0.data", &data(&[1.5, 2.0])),
+        ]);
+        let p = parse_profile(&bytes).unwrap();
+        assert_eq!(
+            p.metrics[0].callpaths,
+            [("main->solve".to_owned(), vec![3.5])]
+        );
+        assert!(p.notes[0].contains("main->solve is reached by more than one node"));
+    }
+
+    #[test]
+    fn headers_with_cubewriter_4_8_s_wrong_checksums_are_read_and_said() {
+        let anchor = anchor(1);
+        let mut bytes = tar_of(&[
+            ("anchor.xml", anchor.as_bytes()),
+            ("0.index", &sparse_index(&[0])),
+            ("0.data", &data(&[1.0])),
+        ]);
+        bytes[148..156].copy_from_slice(b"0000001\0");
+        let p = parse_profile(&bytes).unwrap();
+        assert_eq!(p.metrics[0].callpaths[0].1, [1.0]);
+        assert!(
+            p.notes.last().unwrap().contains("CubeWriter 4.8"),
+            "{:?}",
+            p.notes
+        );
+        // A header whose size is no number cannot be walked: refused as it was.
+        bytes[124..136].copy_from_slice(b"zzzzzzzzzzz\0");
+        assert!(
+            parse_profile(&bytes)
+                .unwrap_err()
+                .contains("checksum mismatch")
         );
     }
 
