@@ -107,9 +107,13 @@ pub const SEEDS: &[SeedFiles] = &[
             ("crates/core/regression/tests/data/extrap/talpas", ".txt"),
             ("crates/core/regression/tests/data/extrap/json", ".JSON"),
             ("crates/core/regression/tests/data/extrap/saved", ".extra-p"),
+            (
+                "crates/core/regression/tests/data/extrap/extrap3",
+                "experiment_3",
+            ),
         ],
         // The first byte picks the format: 0 text, 1 JSON Lines, 2 Talpas, 3 JSON, 5 told by
-        // the bytes (a saved experiment's zip); 96 adds to it that both searches model the
+        // the bytes (a saved experiment's zip, an Extra-P 3 experiment); 96 adds to it that both searches model the
         // first call paths.
         pick: Some(|path| {
             let within = |dir: &str| path.parent().is_some_and(|p| p.ends_with(dir));
@@ -119,7 +123,7 @@ pub const SEEDS: &[SeedFiles] = &[
                 2
             } else if within("json") {
                 3
-            } else if within("saved") {
+            } else if within("saved") || within("extrap3") {
                 5
             } else {
                 0

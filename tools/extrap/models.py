@@ -4,7 +4,8 @@
 Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] FILE...
 (*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as `yosoku export --format extrap`
 writes it, or its legacy form; *.extra-p: an experiment Extra-P saved; a file of lines with
-"parameters" objects: Talpas; a directory: a set of Cube profiles, its locations combined as
+"parameters" objects: Talpas; a binary file with `EXTRAP_EXPERIMENT` near its start: an Extra-P
+3 experiment; a directory: a set of Cube profiles, its locations combined as
 --scaling says (Extra-P's `--cube` and `--scaling`; weak by default); anything else: Extra-P's
 text format)
 
@@ -29,6 +30,7 @@ from fractions import Fraction
 from extrap.fileio.experiment_io import read_experiment
 from extrap.entities.scaling_type import ScalingType
 from extrap.fileio.file_reader.cube_file_reader2 import CubeFileReader2
+from extrap.fileio.file_reader.extrap3_experiment_reader import Extrap3ExperimentFileReader
 from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
 from extrap.fileio.file_reader.talpas_file_reader import TalpasFileReader
@@ -43,6 +45,13 @@ def is_talpas(path):
     with open(path) as file:
         first = next((line.strip() for line in file if line.strip()), "")
     return first.startswith("{") and '"parameters"' in first
+
+
+def is_extrap3(path):
+    """An Extra-P 3 experiment (what `extrap --extra-p-3` reads): binary, `EXTRAP_EXPERIMENT`
+    near its start."""
+    with open(path, "rb") as file:
+        return b"EXTRAP_EXPERIMENT" in file.read(64)
 
 
 def exponents(compound_term):
@@ -110,6 +119,8 @@ for path in args:
         experiment = reader.read_experiment(path)
     elif path.endswith(".extra-p"):
         experiment = read_experiment(path)
+    elif is_extrap3(path):
+        experiment = Extrap3ExperimentFileReader().read_experiment(path)
     elif path.endswith(".jsonl"):
         experiment = read_jsonlines_file(path)
     elif path.lower().endswith(".json"):

@@ -99,10 +99,10 @@ pub fn pyramid_chunk(data: &[u8]) {
 
 /// An Extra-P experiment as `yosoku scaling` reads it, in the format the first byte picks (its
 /// value mod 6: text, JSON Lines, Talpas, JSON, a saved experiment's `experiment.json`, or the
-/// format told by the bytes, a zip then read as a saved experiment; each point's median where
-/// the byte is 128 or more): no panic; a
-/// refusal names its line (1 or more); a read names every note's line and every value is a
-/// finite number. Where the byte's bit 6 is set, the first call paths are modelled and the
+/// format told by the bytes, a zip then read as a saved experiment and an Extra-P 3 experiment
+/// from its bytes; each point's median where the byte is 128 or more): no panic; a refusal
+/// names its line (1 or more; the binary formats, their file or byte); a read of a text names
+/// every note's line, and every value read is a finite number. Where the byte's bit 6 is set, the first call paths are modelled and the
 /// model evaluated at every point, by the robust search too where bit 5 is also set, without a
 /// panic: the searches cost milliseconds an input, the reader microseconds, so most inputs go to
 /// the reader alone.
@@ -130,7 +130,13 @@ pub fn extrap_file(data: &[u8]) {
             }
         },
     };
-    let read = if pick % 6 == 5 && format == extrap::Format::Saved {
+    let read = if pick % 6 == 5 && format == extrap::Format::Extrap3 {
+        // Extra-P 3's binary experiment: an error names the byte it is at.
+        extrap::parse_extrap3(bytes, pick >= 128).inspect_err(|e| {
+            assert_eq!(e.line, 0, "{e}");
+            assert!(e.message.starts_with("byte "), "names no byte: {e}");
+        })
+    } else if pick % 6 == 5 && format == extrap::Format::Saved {
         // A zip, as `yosoku scaling` reads a saved experiment: an error is about the file as a
         // whole (line 0) or names its line of experiment.json.
         extrap::parse_saved(bytes, pick >= 128).inspect_err(|e| {
@@ -152,8 +158,11 @@ pub fn extrap_file(data: &[u8]) {
         })
     };
     let Ok(experiment) = read else { return };
-    for note in &experiment.notes {
-        assert!(note.starts_with("line "), "a note names no line: {note}");
+    // Extra-P 3's notes are about the file as a whole (it has no lines).
+    if format != extrap::Format::Extrap3 {
+        for note in &experiment.notes {
+            assert!(note.starts_with("line "), "a note names no line: {note}");
+        }
     }
     for s in &experiment.series {
         for p in &s.points {

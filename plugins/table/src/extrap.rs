@@ -20,8 +20,8 @@ use super::unit_factor;
 pub struct ExtrapCollector;
 
 /// Reads one file in the format it holds (Extra-P's text, JSON, JSON Lines or Talpas formats,
-/// gzip-compressed or not, or an experiment Extra-P saved: each point's mean, as Extra-P models
-/// it).
+/// gzip-compressed or not, an experiment Extra-P saved or an Extra-P 3 experiment: each point's
+/// mean, as Extra-P models it).
 fn read(path: &Path) -> Result<Experiment, PluginError> {
     // Through the SDK: hashed into the bundle's inputs, inflated when gzip-compressed.
     let bytes = yosoku_plugin_sdk::inflate_if_gzip(path, yosoku_plugin_sdk::read_input(path)?)?;
@@ -29,16 +29,8 @@ fn read(path: &Path) -> Result<Experiment, PluginError> {
         0 => PluginError::new(format!("{}: {}", path.display(), e.message)),
         line => PluginError::new(format!("{}:{line}: {}", path.display(), e.message)),
     };
-    match Format::detect(&bytes).map_err(located)? {
-        Format::Saved => extrap::parse_saved(&bytes, false),
-        format => {
-            // `detect` has found the bytes to be UTF-8.
-            let text = String::from_utf8(bytes)
-                .map_err(|_| PluginError::new(format!("{}: not UTF-8 text", path.display())))?;
-            extrap::parse(format, &text, false)
-        }
-    }
-    .map_err(located)
+    let format = Format::detect(&bytes).map_err(located)?;
+    extrap::parse_bytes(format, &bytes, false).map_err(located)
 }
 
 /// A Cube set: a directory of run folders named by their parameters, each holding `*.cubex`
@@ -138,7 +130,7 @@ impl Collector for ExtrapCollector {
     fn info(&self) -> CollectorInfo {
         CollectorInfo::importer(
             "extrap",
-            "Extra-P's input files, in any format Extra-P reads from a file (text, JSON, JSON Lines, Talpas, a saved .extra-p experiment), or a directory of Score-P's Cube profiles (one folder per run named by its parameters); one run per repetition of a point, the call path as the program, the parameters as key=value",
+            "Extra-P's input files, in any format Extra-P reads from a file (text, JSON, JSON Lines, Talpas, a saved .extra-p experiment, an Extra-P 3 experiment), or a directory of Score-P's Cube profiles (one folder per run named by its parameters); one run per repetition of a point, the call path as the program, the parameters as key=value",
         )
         .key(ConfigKey::required(
             "paths",

@@ -18,10 +18,10 @@ pub struct Request {
     /// Extra-P experiment files, in any of the formats Extra-P reads from a file, told by what
     /// they hold, whatever their names: its text format, JSON (current, as `yosoku export
     /// --format extrap` writes, or legacy with ids), JSON Lines, Talpas, or an experiment
-    /// Extra-P saved (`.extra-p`: each point's mean, or median with --median); or a directory
-    /// of Score-P's Cube profiles, as Extra-P's --cube reads one: a folder per run named by its
-    /// parameters (`mm.p64n1000.r1`: p = 64, n = 1000, repetition 1) holding its `*.cubex`. An
-    /// Extra-P 3 experiment is refused with the `extrap` command that converts it.
+    /// Extra-P saved (`.extra-p`: each point's mean, or median with --median), an Extra-P 3
+    /// experiment (binary; likewise); or a directory of Score-P's Cube profiles, as Extra-P's
+    /// --cube reads one: a folder per run named by its parameters (`mm.p64n1000.r1`: p = 64,
+    /// n = 1000, repetition 1) holding its `*.cubex`.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// How a Cube set's run combines its processes' and threads' values of a call path: their

@@ -916,15 +916,27 @@ fn scaling_tells_a_file_s_format_by_what_it_holds() {
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(text(&out.stdout).contains(model), "{}", text(&out.stdout));
     }
-    let extrap3 = dir.path().join("experiment_3");
-    let mut bytes = vec![1, 0, 17, 0, 0, 0];
-    bytes.extend_from_slice(b"EXTRAP_EXPERIMENT\x03\x00\x00\x001.0");
-    std::fs::write(&extrap3, bytes).unwrap();
+    // An Extra-P 3 experiment (binary): read, its saved models said to be left.
+    let extrap3 = data.join("extrap3/experiment_3");
     let out = yosoku(&["scaling", extrap3.to_str().unwrap()]);
-    assert!(!out.status.success());
+    assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("experiment_3:1: an Extra-P 3 experiment")
-            && text(&out.stderr).contains("extrap --extra-p-3 FILE --save-experiment"),
+        text(&out.stdout).contains("met1 / test: "),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("models Extra-P 3 saved in the file are not read"),
+        "{}",
+        text(&out.stderr)
+    );
+    let cut = dir.path().join("experiment_3");
+    std::fs::write(&cut, &std::fs::read(&extrap3).unwrap()[..200]).unwrap();
+    let out = yosoku(&["scaling", cut.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("experiment_3: byte ")
+            && text(&out.stderr).contains("the file ends inside"),
         "{}",
         text(&out.stderr)
     );

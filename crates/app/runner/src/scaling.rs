@@ -112,14 +112,7 @@ pub fn read_experiment(path: &Path, median: bool, cube_scaling: CubeScaling) -> 
             path.display()
         );
     }
-    let read = if format == Format::Saved {
-        extrap::parse_saved(&bytes, median)
-    } else {
-        // `detect` has found the bytes to be UTF-8.
-        let text =
-            String::from_utf8(bytes).with_context(|| format!("{}: not text", path.display()))?;
-        extrap::parse(format, &text, median)
-    };
+    let read = extrap::parse_bytes(format, &bytes, median);
     read.map_err(|e| match e.line {
         0 => anyhow!("{}: {}", path.display(), e.message),
         line => anyhow!("{}:{line}: {}", path.display(), e.message),

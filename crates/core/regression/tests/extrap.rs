@@ -28,8 +28,11 @@ fn experiments() -> Vec<PathBuf> {
             let path = entry.path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if path.is_dir() {
-                // Strong scaling needs negative exponents (their own test below).
-                if name != "strong_scaling" {
+                // Strong scaling needs negative exponents (their own test below). Extra-P 3's
+                // binary experiments have their own test: Extra-P 4.2.5 reads them but cannot
+                // model the two of three parameters (a ZeroDivisionError in its multi-parameter
+                // modeler, at a point whose mean is 0), and the third is `saved/experiment_3`.
+                if name != "strong_scaling" && name != "extrap3" {
                     walk(&path, out);
                 }
             } else if [".txt", ".jsonl", ".json", ".extra-p"]
@@ -58,8 +61,7 @@ fn read(path: &Path) -> extrap::Experiment {
         return extrap::parse_extra_p(&text, false)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
-    let text = String::from_utf8(bytes).unwrap();
-    extrap::parse(format, &text, false).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    extrap::parse_bytes(format, &bytes, false).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -338,4 +340,49 @@ fn yosoku_reads_cube_sets_as_extrap_does() {
     c.print(modelled.len());
     assert!(c.total >= 30, "{} models", c.total);
     c.assert_agrees();
+}
+
+/// Extra-P 3's binary experiments (its tests' three, one, two and three parameters, with the
+/// models Extra-P 3 saved in them), read by yosoku and by Extra-P 4.2.5's `--extra-p-3`: the
+/// same call paths (regions of one name told apart as Extra-P does, `met1 #1`), metrics,
+/// points and means.
+#[test]
+fn extrap_3_experiments_are_read_as_extrap_reads_them() {
+    let Some(python) = extrap_compare::python() else {
+        return;
+    };
+    let dir = data().join("extrap3");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 3);
+    let theirs = extrap_compare::extrap_measurements(&python, &files, &[]);
+    let mut points = 0;
+    for file in &files {
+        let ours = read(file);
+        let key_file = file.display().to_string();
+        assert_eq!(
+            ours.series.len(),
+            theirs.keys().filter(|k| k.0 == key_file).count(),
+            "{key_file}"
+        );
+        for s in &ours.series {
+            let key = (key_file.clone(), s.callpath.clone(), s.metric.clone());
+            let t = theirs
+                .get(&key)
+                .unwrap_or_else(|| panic!("Extra-P has no {key:?}"));
+            let mut ours: Vec<(Vec<f64>, f64)> = s
+                .points
+                .iter()
+                .map(|p| (p.coordinate.clone(), p.values[0]))
+                .collect();
+            ours.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
+            assert_eq!(&ours, t, "{key:?}");
+            points += ours.len();
+        }
+    }
+    eprintln!("{points} points of 3 Extra-P 3 experiments: Extra-P's");
 }

@@ -13,10 +13,12 @@
 pub mod cube;
 mod detect;
 mod experiment;
+mod extrap3;
 mod legacy;
 
 pub use experiment::{Experiment, InputError, Series};
 use experiment::{end_line, error, line_of};
+pub use extrap3::parse_extrap3;
 
 use serde::Deserialize;
 
@@ -36,6 +38,8 @@ pub enum Format {
     Json,
     /// An experiment Extra-P saved (`*.extra-p`: a zip whose `experiment.json` [`parse`] reads).
     Saved,
+    /// An Extra-P 3 experiment (binary; [`parse_extrap3`]).
+    Extrap3,
 }
 
 /// Reads `text` in `format` (for [`Format::Saved`], its `experiment.json`: each point's mean, or
@@ -49,6 +53,35 @@ pub fn parse(format: Format, text: &str, median: bool) -> Result<Experiment, Inp
         Format::Talpas => parse_talpas(text),
         Format::Json => parse_json(text),
         Format::Saved => parse_extra_p(text, median),
+        Format::Extrap3 => parse_extrap3(text.as_bytes(), median),
+    }
+}
+
+/// Reads a file's `bytes` in `format` ([`Format::detect`]'s): a saved experiment's zip (with the
+/// `saved` feature) and an Extra-P 3 experiment from their bytes, the text formats from their
+/// text. Errors about the file as a whole have line 0.
+pub fn parse_bytes(format: Format, bytes: &[u8], median: bool) -> Result<Experiment, InputError> {
+    match format {
+        #[cfg(feature = "saved")]
+        Format::Saved => parse_saved(bytes, median),
+        #[cfg(not(feature = "saved"))]
+        Format::Saved => Err(error(
+            0,
+            "an experiment Extra-P saved (a zip): this build reads them only with the regression \
+             crate's `saved` feature",
+        )),
+        Format::Extrap3 => parse_extrap3(bytes, median),
+        format => {
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                let line = bytes[..e.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1;
+                error(line, "not UTF-8 text")
+            })?;
+            parse(format, text, median)
+        }
     }
 }
 

@@ -1,9 +1,7 @@
 //! Which of Extra-P's formats a file holds, told by its bytes, not its name: Extra-P's own
 //! command is told the format by a flag (`--text`, `--json`, `--talpas`, `--extra-p`, ...), so
-//! users' files carry any name (`input_1.JSON`, `talpas_1.txt`, `experiment_3`). An Extra-P 3
-//! experiment, a format yosoku does not read, is refused with the command that turns it into
-//! one it does; a Cube profile alone, with what to give instead (the directory of the set,
-//! [`super::cube`]).
+//! users' files carry any name (`input_1.JSON`, `talpas_1.txt`, `experiment_3`). A Cube
+//! profile alone is refused with what to give instead (the directory of the set, `cube`).
 
 use super::Format;
 use super::experiment::{InputError, error};
@@ -14,7 +12,8 @@ const EXTRAP3_MARK: &[u8] = b"EXTRAP_EXPERIMENT";
 
 impl Format {
     /// The format of a file whose first bytes are `head` (the whole file, or at least its first
-    /// line): a zip is an experiment Extra-P saved; text that opens with `{` is JSON (one
+    /// line): a zip is an experiment Extra-P saved; `EXTRAP_EXPERIMENT` near the start an Extra-P
+    /// 3 experiment (binary); text that opens with `{` is JSON (one
     /// document), JSON Lines (one measurement a line, its coordinate under `params`) or Talpas
     /// (one a line, under `parameters`, fields parted by `;`), told by its first line; any
     /// other text is the text format (whose reader names the line that is not).
@@ -27,12 +26,7 @@ impl Format {
             .get(..64.min(head.len()))
             .is_some_and(|start| start.windows(EXTRAP3_MARK.len()).any(|w| w == EXTRAP3_MARK))
         {
-            return Err(error(
-                1,
-                "an Extra-P 3 experiment (its binary format), which yosoku does not read; \
-                 Extra-P 4 converts it into a saved experiment that yosoku reads: `extrap \
-                 --extra-p-3 FILE --save-experiment FILE.extra-p`",
-            ));
+            return Ok(Format::Extrap3);
         }
         if head.get(257..262) == Some(b"ustar") {
             return Err(error(
@@ -128,14 +122,10 @@ mod tests {
     }
 
     #[test]
-    fn files_extrap_reads_in_other_formats_are_refused_with_the_command_that_converts_them() {
+    fn binary_formats_are_told_and_a_cube_profile_alone_refused_saying_what_to_give() {
         let mut extrap3 = vec![1, 0, 17, 0, 0, 0];
         extrap3.extend_from_slice(b"EXTRAP_EXPERIMENT\x03\x00\x00\x001.0");
-        let e = Format::detect(&extrap3).unwrap_err().to_string();
-        assert!(
-            e.contains("Extra-P 3 experiment") && e.contains("--extra-p-3"),
-            "{e}"
-        );
+        assert_eq!(Format::detect(&extrap3).unwrap(), Format::Extrap3);
         let mut tar = vec![0u8; 512];
         tar[..9].copy_from_slice(b"anchor.xm");
         tar[257..262].copy_from_slice(b"ustar");
