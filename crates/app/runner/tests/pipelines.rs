@@ -2123,6 +2123,43 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     saved_scaling_model_answers_as_fitted(&outcome.bundle_dir, &bundle);
 }
 
+/// A directory of Score-P's Cube profiles (Extra-P's threaded example, f = 1 to 5) imported by
+/// the `extrap` collector and fitted by `scaling_fit`: Extra-P 4.2.5's models of the set
+/// (`extrap --cube`), one per call path with a positive time at every run.
+#[test]
+fn a_cube_set_imported_and_modelled_gives_extrap_s_models() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = repo().join("crates/core/regression/tests/data/cube/simple_threaded");
+    let pipeline = dir.path().join("cube.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"cube-set\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"x.runs\"\n",
+            set.display()
+        ),
+    )
+    .unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.path().join("bundle")),
+        ..RunOptions::default()
+    };
+    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).unwrap();
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let models = table(&bundle, "m.scaling_models");
+    assert_eq!(models.num_rows(), 4);
+    let formulas: Vec<&str> = (0..4)
+        .map(|r| utf8(models, col::FORMULA).unwrap().value(r))
+        .collect();
+    // Extra-P: main->foo 2.4750000000000005 * f, main->omp parallel 3.3000000000000003 * f.
+    for slope in [
+        "2.475000e0 * f^(1)",
+        "3.300000e0 * f^(1)",
+        "7.000000e-1 * f^(1)",
+    ] {
+        assert!(formulas.iter().any(|f| f.contains(slope)), "{formulas:?}");
+    }
+}
+
 /// The counter model `record`'s saved form, read back from the bundle and asked for the rows of
 /// its training table, gives the fit step's in-sample predictions.
 fn saved_counter_model_answers_as_fitted(
