@@ -243,6 +243,30 @@ impl Gathered {
         g
     }
 
+    /// Why no call path has values at every one of `points` points: the roots of the runs'
+    /// call trees, each at the most points it has (runs of different programs, or of one built
+    /// differently).
+    fn nothing_shared(&self, points: usize) -> String {
+        let mut roots: Vec<(&str, usize)> = Vec::new();
+        for (k, (callpath, _)) in self.keys.iter().enumerate() {
+            let root = callpath.split("->").next().unwrap_or_default();
+            let at = self.values[k].iter().filter(|v| !v.is_empty()).count();
+            match roots.iter_mut().find(|(r, _)| *r == root) {
+                Some((_, most)) => *most = (*most).max(at),
+                None => roots.push((root, at)),
+            }
+        }
+        let roots: Vec<String> = roots
+            .iter()
+            .map(|(root, at)| format!("{root} at {at}"))
+            .collect();
+        format!(
+            "no call path has values at all {points} points, so there is nothing to model: do the \
+             runs measure one program? (their call trees' roots, at most points: {})",
+            roots.join(", ")
+        )
+    }
+
     /// Which (call path, metric) has values at every point.
     fn complete(&self) -> Vec<bool> {
         self.values
@@ -344,6 +368,9 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
     let complete = gathered.complete();
     gathered.merge_incomplete(&complete);
     gathered.notes.push(combined_how(runs, scaling, median));
+    if !complete.iter().any(|&c| c) {
+        return Err(error(0, gathered.nothing_shared(by_point.len())));
+    }
     let Gathered {
         keys,
         values,
@@ -508,6 +535,22 @@ mod tests {
             e.notes[0].starts_with("a.p2.r2/profile.cubex: call path main, metric time: a value"),
             "{:?}",
             e.notes
+        );
+    }
+
+    #[test]
+    fn runs_of_different_programs_are_refused_naming_what_each_measured() {
+        let runs = [
+            run("a.p1", &[("main", &[1.0])]),
+            run("a.p2", &[("PARALLEL", &[2.0])]),
+            run("a.p3", &[("main", &[3.0])]),
+        ];
+        let e = cube_set(&runs, Scaling::Weak, false).unwrap_err();
+        assert!(
+            e.message
+                .contains("no call path has values at all 3 points")
+                && e.message.contains("main at 2, PARALLEL at 1"),
+            "{e}"
         );
     }
 
