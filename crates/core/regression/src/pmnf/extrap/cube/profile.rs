@@ -912,6 +912,62 @@ mod tests {
     }
 
     #[test]
+    fn dense_indices_and_big_endian_files_are_read() {
+        // An inclusive metric (CubeLib's wide order) over main(solve), one location, written
+        // by a big-endian machine with a dense index: a row for every node, none listed.
+        let anchor = anchor(1).replace("type=\"EXCLUSIVE\"", "type=\"INCLUSIVE\"");
+        let mut index = b"CUBEX.INDEX".to_vec();
+        index.extend_from_slice(&1u32.to_be_bytes());
+        index.extend_from_slice(&0u16.to_be_bytes());
+        index.push(3);
+        let mut data = b"CUBEX.DATA".to_vec();
+        for v in [5.0f64, 2.0] {
+            data.extend_from_slice(&v.to_be_bytes());
+        }
+        let bytes = tar_of(&[
+            ("anchor.xml", anchor.as_bytes()),
+            ("0.index", &index),
+            ("0.data", &data),
+        ]);
+        let p = parse_profile(&bytes).unwrap();
+        assert_eq!(
+            p.metrics[0].callpaths,
+            [
+                ("main".to_owned(), vec![3.0]),
+                ("main->solve".to_owned(), vec![2.0])
+            ]
+        );
+        // The same values zlib-compressed in two blocks.
+        let mut zipped = b"ZCUBEX.DATA".to_vec();
+        let blocks: Vec<Vec<u8>> = [5.0f64, 2.0]
+            .iter()
+            .map(|v| {
+                let mut z =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::Write::write_all(&mut z, &v.to_be_bytes()).unwrap();
+                z.finish().unwrap()
+            })
+            .collect();
+        zipped.extend_from_slice(&2i64.to_be_bytes());
+        for b in &blocks {
+            zipped.extend_from_slice(&[0; 16]);
+            zipped.extend_from_slice(&(b.len() as i64).to_be_bytes());
+        }
+        for b in &blocks {
+            zipped.extend_from_slice(b);
+        }
+        let bytes = tar_of(&[
+            ("anchor.xml", anchor.as_bytes()),
+            ("0.index", &index),
+            ("0.data", &zipped),
+        ]);
+        assert_eq!(
+            parse_profile(&bytes).unwrap().metrics[0].callpaths[0].1,
+            [3.0]
+        );
+    }
+
+    #[test]
     fn nodes_of_one_call_path_are_summed_and_said() {
         // `solve` called twice from `main` (two call sites, or two values of a parameter).
         let anchor = anchor(1).replace(
