@@ -56,15 +56,20 @@ pub struct Run {
 }
 
 /// The parameters a run's folder is named by, as Extra-P reads them: after the first `.` and
-/// before `.r` (the repetition), names each followed by a value (`x10y25z1`; a `,` may stand
-/// for the decimal point: `x20,5`).
+/// before the repetition (`.r` and its number, at the end), names each followed by a value
+/// (`x10y25z1`; a `,` may stand for the decimal point: `x20,5`).
 pub fn folder_parameters(folder: &str) -> Result<Vec<(String, f64)>, String> {
     let start = folder.find('.').map_or(0, |i| i + 1);
-    let text = match folder.find(".r") {
-        Some(end) if end >= start => &folder[start..end],
-        Some(_) => "",
-        None => &folder[start..],
-    };
+    // The repetition: `.r` and digits at the end (Extra-P cuts at the first `.r`, which loses
+    // a parameter whose name starts with r: `app.ranks64.r1`).
+    let end = folder
+        .rfind(".r")
+        .filter(|&at| {
+            let digits = &folder[at + 2..];
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        })
+        .unwrap_or(folder.len());
+    let text = folder.get(start..end).unwrap_or_default();
     let is_number = |c: char| c.is_ascii_digit() || c == '.' || c == ',';
     let mut out: Vec<(String, f64)> = Vec::new();
     let mut rest = text;
@@ -435,6 +440,15 @@ mod tests {
         assert_eq!(
             named("lulesh.p64s30.r3"),
             pairs(&[("p", 64.0), ("s", 30.0)])
+        );
+        assert_eq!(
+            named("kripke.p8.d2.g32.r1"),
+            pairs(&[("p", 8.0), ("d", 2.0), ("g", 32.0)])
+        );
+        // A parameter whose name starts with r (Extra-P would cut the name at `.ranks`).
+        assert_eq!(
+            named("app.ranks64.size30.r2"),
+            pairs(&[("ranks", 64.0), ("size", 30.0)])
         );
         for (folder, wanted) in [
             ("mm.10x.r1", "a value before any parameter's name"),
