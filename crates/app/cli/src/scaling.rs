@@ -276,8 +276,11 @@ fn unit_json(metric: &str) -> serde_json::Value {
 
 /// Why a call path has no run to suggest.
 fn nothing_to_suggest(found: &yosoku_runner::scaling::Suggestions, metric: &str) -> String {
-    if found.all_zero {
-        return "nothing to suggest: every value measured is 0, at every run, so no run would narrow its prediction".to_owned();
+    if let Some(v) = found.every_value {
+        return format!(
+            "nothing to suggest: every value measured is {}, at every run, so no run would narrow its prediction",
+            crate::format::metric_value(v, metric)
+        );
     }
     format!(
         "nothing to suggest: the robust model predicts no positive value at any of the {} runs one could measure next, so none can be costed (it predicts {} at the target); measure more points below the target",

@@ -64,9 +64,10 @@ pub struct Suggestions {
     /// The configurations assessed (those `ranked` leaves out: where the model predicts no
     /// positive time).
     pub offered: usize,
-    /// Every value measured is 0 (a call path that never took any time): there is nothing to
-    /// narrow, and `ranked` is empty for that reason.
-    pub all_zero: bool,
+    /// Every value measured, at every run, is this one (0 for a call path that never took any
+    /// time; an exact count, as visits often are): there is nothing to narrow, and `ranked` and
+    /// `repeats` are empty for that reason.
+    pub every_value: Option<f64>,
     /// Where the noise dominates the points ([`noise_dominates`]): the measured configurations
     /// measured again, the most narrowing per cost first; else none. Beside `ranked`, not in it:
     /// a repeat narrows the noise, not the choice of terms.
@@ -537,24 +538,32 @@ pub fn suggest_from(
             variance_after: fit_after + spread_after,
         })
     };
-    let by_gain = |a: &Candidate, b: &Candidate| {
-        b.gain_per_cost(variance_now)
-            .total_cmp(&a.gain_per_cost(variance_now))
+    // The most narrowing per cost first; none where every value is one (nothing to narrow).
+    let every_value = the_one_value(points);
+    let ranked_of = |offered: &[Vec<f64>]| -> Vec<Candidate> {
+        let mut v: Vec<Candidate> = offered.iter().filter_map(assess).collect();
+        v.sort_by(|a, b| {
+            b.gain_per_cost(variance_now)
+                .total_cmp(&a.gain_per_cost(variance_now))
+        });
+        v.into_iter().filter(|_| every_value.is_none()).collect()
     };
-    let mut ranked: Vec<Candidate> = candidates.iter().filter_map(assess).collect();
-    ranked.sort_by(by_gain);
-    let mut repeats: Vec<Candidate> = again.iter().filter_map(assess).collect();
-    repeats.sort_by(by_gain);
     Ok(Suggestions {
         predicted: fit.model.evaluate(target),
-        fit,
         target: target.to_vec(),
         variance_now,
-        ranked,
+        ranked: ranked_of(candidates),
         offered: candidates.len(),
-        all_zero: points.iter().all(|p| p.values.iter().all(|v| *v == 0.0)),
-        repeats,
+        every_value,
+        repeats: ranked_of(&again),
+        fit,
     })
+}
+
+/// The value every repetition of every point measured, where they all measured one.
+fn the_one_value(points: &[Point]) -> Option<f64> {
+    let first = points.first().and_then(|p| p.values.first()).copied();
+    first.filter(|v| points.iter().flat_map(|p| &p.values).all(|x| x == v))
 }
 
 #[cfg(test)]
@@ -758,6 +767,32 @@ mod tests {
         let clear = clear_law();
         let far = by_own_cost(&clear, &[128.0], &candidates(&clear, &[128.0], &[]));
         assert!(far.repeats.is_empty() && far.ranked.iter().all(|c| !c.repeat));
+    }
+
+    /// An exact count, the same at every run (a call path visited once per run), has nothing
+    /// to narrow: no run and no repeat is offered, and the value is given for the reason.
+    #[test]
+    fn a_value_measured_the_same_at_every_run_offers_nothing_and_says_which() {
+        let points: Vec<Point> = [1.0, 10.0, 100.0, 1000.0]
+            .iter()
+            .map(|&x| Point {
+                coordinate: vec![x],
+                values: vec![2.0],
+            })
+            .collect();
+        let target = [4000.0];
+        let found = by_own_cost(&points, &target, &candidates(&points, &target, &[]));
+        assert_eq!(found.every_value, Some(2.0));
+        assert!(
+            found.ranked.is_empty() && found.repeats.is_empty(),
+            "{found:?}"
+        );
+        // One value apart: offered as before.
+        let mut varied = points.clone();
+        varied[3].values = vec![2.5];
+        let found = by_own_cost(&varied, &target, &candidates(&varied, &target, &[]));
+        assert_eq!(found.every_value, None);
+        assert!(!found.ranked.is_empty());
     }
 
     #[test]
