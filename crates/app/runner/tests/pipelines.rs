@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use arrow_array::{Array, RecordBatch};
 use yosoku_bundle::fs::{Bundle, read_bundle};
-use yosoku_runner::{Quiet, RunOptions, run_pipeline};
+use yosoku_runner::{Quiet, RunOptions, RunOutcome, run_pipeline};
 use yosoku_tables::access::{float64, int64, utf8};
 use yosoku_tables::col;
 
@@ -2085,6 +2085,28 @@ fn mpi_scaling_models_every_call_path_over_size_and_ranks_and_predicts_the_large
     }
 }
 
+/// Runs, in `dir`, a pipeline that imports `path` (an Extra-P file or a Cube set) with the
+/// `table` plugin's `extrap` collector as `x` and fits its runs with `scaling_fit` as `m`; the
+/// outcome and the bundle it wrote.
+fn extrap_imported_and_fitted(dir: &Path, path: &Path) -> (RunOutcome, Bundle) {
+    let pipeline = dir.join("extrap.toml");
+    std::fs::write(
+        &pipeline,
+        format!(
+            "[pipeline]\nname = \"extrap-file\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"x.runs\"\n",
+            path.display()
+        ),
+    )
+    .unwrap();
+    let options = RunOptions {
+        bundle_dir: Some(dir.join("bundle")),
+        ..RunOptions::default()
+    };
+    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).unwrap();
+    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    (outcome, bundle)
+}
+
 /// One of Extra-P's own test experiments imported by the `table` plugin's `extrap` collector
 /// and fitted by the `scaling_fit` step: Extra-P 4.2.5's model of the same file (its terms
 /// and coefficients, from `tools/extrap/models.py`), to the 7 digits the formula shows. The
@@ -2093,21 +2115,7 @@ fn mpi_scaling_models_every_call_path_over_size_and_ranks_and_predicts_the_large
 fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     let dir = tempfile::tempdir().unwrap();
     let file = repo().join("crates/core/regression/tests/data/extrap/text/two_parameter_1.txt");
-    let pipeline = dir.path().join("extrap.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            "[pipeline]\nname = \"extrap-file\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"x.runs\"\n",
-            file.display()
-        ),
-    )
-    .unwrap();
-    let options = RunOptions {
-        bundle_dir: Some(dir.path().join("bundle")),
-        ..RunOptions::default()
-    };
-    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).unwrap();
-    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let (outcome, bundle) = extrap_imported_and_fitted(dir.path(), &file);
     let models = table(&bundle, "m.scaling_models");
     assert_eq!(models.num_rows(), 1);
     assert_eq!(utf8(models, col::PARAMETERS).unwrap().value(0), "x,y");
@@ -2130,21 +2138,7 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
 fn a_cube_set_imported_and_modelled_gives_extrap_s_models() {
     let dir = tempfile::tempdir().unwrap();
     let set = repo().join("crates/core/regression/tests/data/cube/simple_threaded");
-    let pipeline = dir.path().join("cube.toml");
-    std::fs::write(
-        &pipeline,
-        format!(
-            "[pipeline]\nname = \"cube-set\"\n\n[sources.x]\nplugin = \"table\"\ncollector = \"extrap\"\nconfig = {{ paths = [\"{}\"] }}\n\n[[fit]]\nstep = \"scaling_fit\"\nid = \"m\"\nruns = \"x.runs\"\n",
-            set.display()
-        ),
-    )
-    .unwrap();
-    let options = RunOptions {
-        bundle_dir: Some(dir.path().join("bundle")),
-        ..RunOptions::default()
-    };
-    let outcome = run_pipeline(&pipeline, &options, &mut Quiet).unwrap();
-    let bundle = read_bundle(&outcome.bundle_dir).unwrap();
+    let (_, bundle) = extrap_imported_and_fitted(dir.path(), &set);
     let models = table(&bundle, "m.scaling_models");
     assert_eq!(models.num_rows(), 4);
     let formulas: Vec<&str> = (0..4)
