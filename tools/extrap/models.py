@@ -1,13 +1,14 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] FILE...
+Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] [--inclusive] FILE...
 (*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as `yosoku export --format extrap`
 writes it, or its legacy form; *.extra-p: an experiment Extra-P saved; a file of lines with
 "parameters" objects: Talpas; a binary file with `EXTRAP_EXPERIMENT` near its start: an Extra-P
 3 experiment; a directory: a set of Cube profiles, its locations combined as
---scaling says (Extra-P's `--cube` and `--scaling`; weak by default); anything else: Extra-P's
-text format)
+--scaling says (Extra-P's `--cube` and `--scaling`; weak by default), each call path's
+exclusive values or, with `--inclusive`, its inclusive ones (the reader's
+`use_inclusive_measurements`, which Extra-P's GUI offers); anything else: Extra-P's text format)
 
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
@@ -104,7 +105,9 @@ args = sys.argv[1:]
 negative = "--negative-exponents" in args
 hold_out = "--hold-out-largest" in args
 measurements_only = "--measurements" in args
-args = [a for a in args if a not in ("--negative-exponents", "--hold-out-largest", "--measurements")]
+inclusive = "--inclusive" in args
+args = [a for a in args
+        if a not in ("--negative-exponents", "--hold-out-largest", "--measurements", "--inclusive")]
 scaling = ScalingType.WEAK
 if "--scaling" in args:
     at = args.index("--scaling")
@@ -116,6 +119,7 @@ for path in args:
     if os.path.isdir(path):
         reader = CubeFileReader2()
         reader.scaling_type = scaling
+        reader.use_inclusive_measurements = inclusive
         experiment = reader.read_experiment(path)
     elif path.endswith(".extra-p"):
         experiment = read_experiment(path)

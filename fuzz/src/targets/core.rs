@@ -191,8 +191,9 @@ pub fn extrap_file(data: &[u8]) {
     }
 }
 
-/// A Cube profile (`profile.cubex`). The first byte picks the input: even, the archive's bytes;
-/// odd, its members, past the tar that guards them with checksums: `anchor.xml`, then one
+/// A Cube profile (`profile.cubex`). The first byte picks the input (its second bit: read for
+/// inclusive values; its next: how locations combine; its highest: medians): even, the
+/// archive's bytes; odd, its members, past the tar that guards them with checksums: `anchor.xml`, then one
 /// metric's `.index` and `.data` (each before the last led by its length, two bytes, little
 /// endian), given as metrics 0 and 1 alike. A refusal says what is wrong; a profile read has a
 /// value for every location of every call path of every metric, and, as two runs of a set
@@ -203,8 +204,14 @@ pub fn cube_profile(data: &[u8]) {
     let Some((&pick, bytes)) = data.split_first() else {
         return;
     };
+    // The second bit: inclusive values.
+    let values = if pick & 2 == 0 {
+        cube::Values::Exclusive
+    } else {
+        cube::Values::Inclusive
+    };
     let read = if pick % 2 == 0 {
-        cube::parse_profile(bytes)
+        cube::parse_profile(bytes, values)
     } else {
         let mut rest = bytes;
         let mut take = || -> Vec<u8> {
@@ -229,7 +236,7 @@ pub fn cube_profile(data: &[u8]) {
         .into_iter()
         .map(|(n, b)| (n.to_owned(), b))
         .collect();
-        cube::parse_members(&members)
+        cube::parse_members(&members, values)
     };
     let profile = match read {
         Ok(p) => p,
@@ -262,7 +269,7 @@ pub fn cube_profile(data: &[u8]) {
         cube::Scaling::Weak,
         cube::Scaling::WeakThreaded,
         cube::Scaling::Strong,
-    ][usize::from(pick / 2 % 3)];
+    ][usize::from(pick / 4 % 3)];
     // Two runs of one profile name one parameter that changes: refused only where no call
     // path has a finite value (or none has values at all).
     let experiment = match cube::cube_set(&runs, scaling, pick >= 128) {

@@ -35,8 +35,8 @@ fn read(path: &Path) -> Result<Experiment, PluginError> {
 
 /// A Cube set: a directory of run folders named by their parameters, each holding `*.cubex`
 /// profiles (Extra-P's `--cube`; folders and files whose names start with `.` left out), each
-/// profile read through the SDK, its locations combined by `scaling`.
-fn read_cube_set(dir: &Path, scaling: cube::Scaling) -> Result<Experiment, PluginError> {
+/// profile read through the SDK for the values `reading` asks, its locations combined as it says.
+fn read_cube_set(dir: &Path, reading: cube::Reading) -> Result<Experiment, PluginError> {
     let listed = |d: &Path| -> Result<Vec<std::path::PathBuf>, PluginError> {
         let mut out = Vec::new();
         for entry in
@@ -62,7 +62,7 @@ fn read_cube_set(dir: &Path, scaling: cube::Scaling) -> Result<Experiment, Plugi
                 continue;
             }
             let bytes = yosoku_plugin_sdk::read_input(&file)?;
-            let profile = cube::parse_profile(&bytes)
+            let profile = cube::parse_profile(&bytes, reading.values)
                 .map_err(|e| PluginError::new(format!("{}: {e}", file.display())))?;
             let name = |p: &Path| {
                 p.file_name()
@@ -83,7 +83,7 @@ fn read_cube_set(dir: &Path, scaling: cube::Scaling) -> Result<Experiment, Plugi
             dir.display()
         )));
     }
-    cube::cube_set(&runs, scaling, false)
+    cube::cube_set(&runs, reading.scaling, false)
         .map_err(|e| PluginError::new(format!("{}: {}", dir.display(), e.message)))
 }
 
@@ -144,6 +144,12 @@ impl Collector for ExtrapCollector {
             "A Cube set's processes and threads combined: weak (their mean, Extra-P's default), weak_threaded (the mean of those that measured a call path) or strong (their sum)",
         ))
         .key(ConfigKey::optional(
+            "inclusive",
+            ConfigType::Boolean,
+            Some(false.into()),
+            "A Cube set's inclusive values (each call path with all its callees: a root's time is its run's) instead of exclusive ones (Extra-P's default)",
+        ))
+        .key(ConfigKey::optional(
             "metric",
             ConfigType::String,
             None,
@@ -197,10 +203,17 @@ impl Collector for ExtrapCollector {
             time_unit: config.string("time_unit")?,
             device: config.string("device")?,
             phase: config.string("phase")?,
-            scaling: config
-                .string("scaling")?
-                .parse()
-                .map_err(|e| PluginError::new(format!("`scaling` = {e}")))?,
+            cube: cube::Reading {
+                values: if config.boolean("inclusive")? {
+                    cube::Values::Inclusive
+                } else {
+                    cube::Values::Exclusive
+                },
+                scaling: config
+                    .string("scaling")?
+                    .parse()
+                    .map_err(|e| PluginError::new(format!("`scaling` = {e}")))?,
+            },
         };
         let batch = import_extrap(&config.path_list("paths")?, &options)?;
         out.push_batch("runs", batch)
@@ -215,8 +228,8 @@ pub struct ExtrapOptions {
     pub time_unit: String,
     pub device: String,
     pub phase: String,
-    /// How a Cube set's locations combine.
-    pub scaling: cube::Scaling,
+    /// Which values of a Cube set's call paths, and how its locations combine.
+    pub cube: cube::Reading,
 }
 
 /// The `runs` of Extra-P's files and Cube sets: one per repetition of a point of the chosen
@@ -237,7 +250,7 @@ pub fn import_extrap(
     let mut runs = Runs::default();
     for path in paths {
         let e = if path.is_dir() {
-            read_cube_set(path, options.scaling)?
+            read_cube_set(path, options.cube)?
         } else {
             read(path)?
         };

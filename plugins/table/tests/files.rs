@@ -305,7 +305,7 @@ fn extrap_options(metric: Option<&str>) -> yosoku_plugin_table::ExtrapOptions {
         time_unit: "ms".into(),
         device: "cluster".into(),
         phase: "total".into(),
-        scaling: Default::default(),
+        cube: Default::default(),
     }
 }
 
@@ -338,7 +338,39 @@ fn a_cube_set_becomes_one_run_per_call_path_and_profile() {
     };
     // Extra-P's `--cube` reads 4.95 s (2.475 f) for `main->foo` at f = 2.
     assert!((at("main->foo", "f=2") - 4.95).abs() < 1e-9);
-    options.scaling = "strong".parse().unwrap();
+    // Inclusive: `main` is the whole run, every call path's exclusive time together.
+    let whole_run: f64 = (0..runs.num_rows())
+        .filter(|&i| params.value(i) == "f=2")
+        .map(|i| secs.value(i))
+        .sum();
+    options.cube.values = yosoku_regression::pmnf::extrap::cube::Values::Inclusive;
+    let inclusive = import_extrap(std::slice::from_ref(&set), &options).unwrap();
+    let main_at_2 = (0..inclusive.num_rows())
+        .find(|&i| {
+            inclusive
+                .column_by_name("program")
+                .unwrap()
+                .as_string::<i32>()
+                .value(i)
+                == "main"
+                && inclusive
+                    .column_by_name("parameters")
+                    .unwrap()
+                    .as_string::<i32>()
+                    .value(i)
+                    == "f=2"
+        })
+        .map(|i| {
+            let secs = inclusive.column_by_name("measured_secs").unwrap();
+            secs.as_primitive::<Float64Type>().value(i)
+        })
+        .unwrap();
+    assert!(
+        (main_at_2 - whole_run).abs() < 1e-9,
+        "{main_at_2} against {whole_run}"
+    );
+    options.cube.values = Default::default();
+    options.cube.scaling = "strong".parse().unwrap();
     let runs = import_extrap(std::slice::from_ref(&set), &options).unwrap();
     let secs = runs
         .column_by_name("measured_secs")

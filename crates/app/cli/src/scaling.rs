@@ -8,8 +8,9 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
-    Aggregate, Calibration, CubeScaling, FilePrediction, Grid, PmnfError, PmnfModel, PmnfOptions,
-    Prediction, RobustFit, SeriesModel, Term, moved_with_first_said, term_shape,
+    Aggregate, Calibration, CubeReading, CubeScaling, CubeValues, FilePrediction, Grid, PmnfError,
+    PmnfModel, PmnfOptions, Prediction, RobustFit, SeriesModel, Term, moved_with_first_said,
+    term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -29,6 +30,11 @@ pub struct Request {
     /// measured it (weak_threaded), or their sum (strong scaling: the whole run's cost).
     #[arg(long, default_value = "weak", value_parser = |s: &str| s.parse::<CubeScaling>())]
     scaling: CubeScaling,
+    /// Model a Cube set's inclusive values (each call path with all its callees: a root's time
+    /// is its run's) instead of exclusive ones (Extra-P's default); a call path some runs lack
+    /// is then left out, its values already in its callers'.
+    #[arg(long)]
+    inclusive: bool,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
     /// [parameter, numerator, denominator, log], smape, rss, ar2); with --suggest, one per call
     /// path with the runs suggested.
@@ -71,6 +77,20 @@ pub struct Request {
     /// values one can measure).
     #[arg(long, value_parser = parse_grids, requires = "suggest")]
     grid: Option<Grids>,
+}
+
+impl Request {
+    /// How a Cube set among the files is read (`--inclusive`, `--scaling`).
+    fn cube_reading(&self) -> CubeReading {
+        CubeReading {
+            values: if self.inclusive {
+                CubeValues::Inclusive
+            } else {
+                CubeValues::Exclusive
+            },
+            scaling: self.scaling,
+        }
+    }
 }
 
 /// Each named parameter's grid (`--grid`).
@@ -154,7 +174,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
     let files = yosoku_runner::scaling::suggest_files(
         &request.files,
         options,
-        request.scaling,
+        request.cube_reading(),
         target,
         request.cost_parameter.as_deref(),
         request.grid.as_ref().map_or(&[][..], |g| g.0.as_slice()),
@@ -381,9 +401,9 @@ pub fn run(request: &Request) -> Outcome {
     let mut out = String::new();
     let mut failed = Vec::new();
     let target = request.target.as_ref().map(|t| t.0.as_slice());
-    let (files, scaling) = (&request.files, request.scaling);
+    let (files, cube) = (&request.files, request.cube_reading());
     for file_models in
-        yosoku_runner::scaling::model_files(files, &options, scaling, request.robust, target)
+        yosoku_runner::scaling::model_files(files, &options, cube, request.robust, target)
     {
         let file_models = match file_models {
             Ok(m) => m,

@@ -1325,6 +1325,26 @@ fn scaling_reads_a_set_of_cube_profiles() {
         "{}",
         text(&out.stdout)
     );
+    // Inclusive values: `main` is the whole run, 0.7 f of its own and its callees' 2.475 f,
+    // 2.075 f and 3.3 f (Extra-P's reader with `use_inclusive_measurements` reads the same).
+    let out = yosoku(&["scaling", "--inclusive", set.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("main / time: -4.766466e-15 + 8.550000e0 * f^(1)")
+            && text(&out.stderr).contains("each run's inclusive value of a call path"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let file = data.join("../extrap/text/one_parameter_1.txt");
+    let out = yosoku(&["scaling", "--inclusive", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr)
+            .contains("one_parameter_1.txt: inclusive values are read from a set of Cube profiles"),
+        "{}",
+        text(&out.stderr)
+    );
     let one = set.join("example.f1/cube-example1.cubex");
     let out = yosoku(&["scaling", one.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
 use yosoku_regression::pmnf::calibrate::{calibrate, robust_fewest_values};
-pub use yosoku_regression::pmnf::extrap::cube::Scaling as CubeScaling;
+pub use yosoku_regression::pmnf::extrap::cube::{
+    Reading as CubeReading, Scaling as CubeScaling, Values as CubeValues,
+};
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series, cube};
 use yosoku_regression::pmnf::fit;
 use yosoku_regression::pmnf::robust::fit_robust;
@@ -95,11 +97,20 @@ impl Prediction {
 
 /// Reads one Extra-P file in the format it holds, whatever its name (a saved experiment: each
 /// point's mean, or its median with `median`), or a directory of Cube profiles, one folder per
-/// run named by its parameters, as Extra-P's `--cube` reads it (each run's locations combined
-/// by `cube_scaling`; see [`read_cube_set`]).
-pub fn read_experiment(path: &Path, median: bool, cube_scaling: CubeScaling) -> Result<Experiment> {
+/// run named by its parameters, as Extra-P's `--cube` reads it (each call path's values and
+/// each run's locations combined as `cube` says; see [`read_cube_set`]). Inclusive values are
+/// a Cube set's alone: asked of a file, an error.
+pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<Experiment> {
     if path.is_dir() {
-        return read_cube_set(path, median, cube_scaling);
+        return read_cube_set(path, median, cube);
+    }
+    if cube.values == CubeValues::Inclusive {
+        bail!(
+            "{}: inclusive values are read from a set of Cube profiles (a directory), where each \
+             call path's callees can be added to it; an Extra-P file holds its values as they \
+             were measured",
+            path.display()
+        );
     }
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let format = Format::detect(&bytes)
@@ -122,7 +133,7 @@ pub fn read_experiment(path: &Path, median: bool, cube_scaling: CubeScaling) -> 
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
 /// (`mm.x10y25.r1`). Errors name the folder or file.
-pub fn read_cube_set(dir: &Path, median: bool, scaling: CubeScaling) -> Result<Experiment> {
+pub fn read_cube_set(dir: &Path, median: bool, reading: CubeReading) -> Result<Experiment> {
     let hidden = |p: &Path| {
         p.file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with('.'))
@@ -163,8 +174,8 @@ pub fn read_cube_set(dir: &Path, median: bool, scaling: CubeScaling) -> Result<E
         .map(|file| {
             let bytes =
                 std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-            let profile =
-                cube::parse_profile(&bytes).map_err(|e| anyhow!("{}: {e}", file.display()))?;
+            let profile = cube::parse_profile(&bytes, reading.values)
+                .map_err(|e| anyhow!("{}: {e}", file.display()))?;
             let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
             Ok(cube::Run {
                 folder: file.parent().and_then(name).unwrap_or_default(),
@@ -173,18 +184,19 @@ pub fn read_cube_set(dir: &Path, median: bool, scaling: CubeScaling) -> Result<E
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    cube::cube_set(&runs, scaling, median).map_err(|e| anyhow!("{}: {}", dir.display(), e.message))
+    cube::cube_set(&runs, reading.scaling, median)
+        .map_err(|e| anyhow!("{}: {}", dir.display(), e.message))
 }
 
 /// Every call path of every file modelled with `options` (a Cube set's runs combined by
-/// `cube_scaling`; and, with `robust`, by the robust
+/// `cube`; and, with `robust`, by the robust
 /// search too): per file, in the order given, its models or why it could not be read. With a
 /// `target` (each parameter's value by name), each file's intervals are calibrated on its own
 /// held-out points for the prediction there.
 pub fn model_files(
     files: &[PathBuf],
     options: &PmnfOptions,
-    cube_scaling: CubeScaling,
+    cube: CubeReading,
     robust: bool,
     target: Option<&[(String, f64)]>,
 ) -> Vec<Result<FileModels>> {
@@ -192,7 +204,7 @@ pub fn model_files(
     files
         .iter()
         .map(|file| {
-            let e = read_experiment(file, median, cube_scaling)?;
+            let e = read_experiment(file, median, cube)?;
             let prediction = match target {
                 Some(target) => {
                     let calibration = calibrate_file(&e.series, options, false);
@@ -331,7 +343,7 @@ pub struct FileSuggestions {
 pub fn suggest_files(
     files: &[PathBuf],
     options: &PmnfOptions,
-    cube_scaling: CubeScaling,
+    cube: CubeReading,
     target: &[(String, f64)],
     cost_parameter: Option<&str>,
     grids: &[(String, Grid)],
@@ -340,7 +352,7 @@ pub fn suggest_files(
     files
         .iter()
         .map(|file| {
-            let e = read_experiment(file, median, cube_scaling)?;
+            let e = read_experiment(file, median, cube)?;
             let at = |name: &str| e.parameters.iter().position(|p| p == name);
             let coordinate = target_coordinate(file, &e.parameters, target)?;
             let mut by_parameter = vec![Grid::Inferred; e.parameters.len()];

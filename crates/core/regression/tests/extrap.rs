@@ -241,9 +241,14 @@ fn a_series_measured_at_fewer_points_than_the_file_is_modelled_from_those_and_sa
     );
 }
 
-/// A Cube set of `tests/data/cube/` read as yosoku's runner reads one: every `<run>/*.cubex`.
+/// A Cube set of `tests/data/cube/` read as yosoku's runner reads one: every `<run>/*.cubex`,
+/// each call path's `values`.
 #[cfg(feature = "cube")]
-fn read_cube_set(dir: &Path, scaling: extrap::cube::Scaling) -> extrap::Experiment {
+fn read_cube_set(
+    dir: &Path,
+    scaling: extrap::cube::Scaling,
+    values: extrap::cube::Values,
+) -> extrap::Experiment {
     use extrap::cube;
     let mut runs = Vec::new();
     for folder in std::fs::read_dir(dir).unwrap().flatten() {
@@ -252,7 +257,7 @@ fn read_cube_set(dir: &Path, scaling: extrap::cube::Scaling) -> extrap::Experime
             runs.push(cube::Run {
                 folder: folder.file_name().to_string_lossy().into_owned(),
                 file: file.file_name().to_string_lossy().into_owned(),
-                profile: cube::parse_profile(&bytes)
+                profile: cube::parse_profile(&bytes, values)
                     .unwrap_or_else(|e| panic!("{}: {e}", file.path().display())),
             });
         }
@@ -269,7 +274,7 @@ fn read_cube_set(dir: &Path, scaling: extrap::cube::Scaling) -> extrap::Experime
 #[cfg(feature = "cube")]
 #[test]
 fn yosoku_reads_cube_sets_as_extrap_does() {
-    use extrap::cube::Scaling;
+    use extrap::cube::{Scaling, Values};
     let Some(python) = extrap_compare::python() else {
         return;
     };
@@ -298,44 +303,83 @@ fn yosoku_reads_cube_sets_as_extrap_does() {
         }
         sets.push(set);
     }
-    let mut points = 0;
-    for (scaling, name) in [
-        (Scaling::Weak, "weak"),
-        (Scaling::WeakThreaded, "weak_threaded"),
-        (Scaling::Strong, "strong"),
+    // With inclusive values Extra-P adds a minimum's or maximum's callees to it as it adds
+    // times (`min_time` of a call summed over its callees); yosoku takes their least or greatest,
+    // as Cube does: those series are compared for their call paths and points, not values.
+    let extreme_metrics: Vec<String> = sets
+        .iter()
+        .flat_map(|set| {
+            let first = std::fs::read_dir(set)
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap()
+                .path();
+            let file = std::fs::read_dir(first)
+                .unwrap()
+                .flatten()
+                .next()
+                .unwrap()
+                .path();
+            let p = extrap::cube::parse_profile(&std::fs::read(file).unwrap(), Values::Exclusive)
+                .unwrap();
+            p.metrics
+                .into_iter()
+                .filter(|m| m.aggregation != extrap::cube::Aggregation::Sum)
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let (mut points, mut extremes) = (0, 0);
+    for (values, inclusive) in [
+        (Values::Exclusive, None),
+        (Values::Inclusive, Some("--inclusive")),
     ] {
-        let theirs = extrap_compare::extrap_measurements(&python, &sets, &["--scaling", name]);
-        for set in &sets {
-            let ours = read_cube_set(set, scaling);
-            let file = set.display().to_string();
-            let of_set: Vec<_> = theirs.keys().filter(|k| k.0 == file).collect();
-            assert_eq!(ours.series.len(), of_set.len(), "{file} {name}: series");
-            for s in &ours.series {
-                let key = (file.clone(), s.callpath.clone(), s.metric.clone());
-                let t = theirs
-                    .get(&key)
-                    .unwrap_or_else(|| panic!("Extra-P has no {key:?}"));
-                assert_eq!(s.points.len(), t.len(), "{key:?} {name}");
-                for (p, (coordinate, mean)) in s.points.iter().zip(t) {
-                    let ours = p.values.iter().sum::<f64>() / p.values.len() as f64;
-                    assert_eq!(&p.coordinate, coordinate, "{key:?} {name}");
-                    assert!(
-                        (ours - mean).abs() <= 1e-9 * mean.abs().max(ours.abs()),
-                        "{key:?} {name} at {coordinate:?}: yosoku {ours}, Extra-P {mean}"
-                    );
-                    points += 1;
+        for (scaling, name) in [
+            (Scaling::Weak, "weak"),
+            (Scaling::WeakThreaded, "weak_threaded"),
+            (Scaling::Strong, "strong"),
+        ] {
+            let args: Vec<&str> = ["--scaling", name].into_iter().chain(inclusive).collect();
+            let theirs = extrap_compare::extrap_measurements(&python, &sets, &args);
+            for set in &sets {
+                let ours = read_cube_set(set, scaling, values);
+                let file = set.display().to_string();
+                let of_set: Vec<_> = theirs.keys().filter(|k| k.0 == file).collect();
+                assert_eq!(ours.series.len(), of_set.len(), "{file} {args:?}: series");
+                for s in &ours.series {
+                    let key = (file.clone(), s.callpath.clone(), s.metric.clone());
+                    let t = theirs
+                        .get(&key)
+                        .unwrap_or_else(|| panic!("Extra-P has no {key:?}"));
+                    assert_eq!(s.points.len(), t.len(), "{key:?} {args:?}");
+                    let extreme = inclusive.is_some() && extreme_metrics.contains(&s.metric);
+                    for (p, (coordinate, mean)) in s.points.iter().zip(t) {
+                        assert_eq!(&p.coordinate, coordinate, "{key:?} {args:?}");
+                        if extreme {
+                            extremes += 1;
+                            continue;
+                        }
+                        let ours = p.values.iter().sum::<f64>() / p.values.len() as f64;
+                        assert!(
+                            (ours - mean).abs() <= 1e-9 * mean.abs().max(ours.abs()),
+                            "{key:?} {args:?} at {coordinate:?}: yosoku {ours}, Extra-P {mean}"
+                        );
+                        points += 1;
+                    }
                 }
             }
         }
     }
     eprintln!(
-        "{points} points of {} Cube sets, 3 scalings: the same values as Extra-P's",
+        "{points} points of {} Cube sets, 3 scalings, exclusive and inclusive: the same values as \
+         Extra-P's ({extremes} inclusive minima and maxima: the same points)",
         sets.len()
     );
     let modelled = &sets[..2];
     let options = PmnfOptions::default();
     let theirs = extrap_compare::extrap_models(&python, modelled, &options);
-    let read = |dir: &Path| read_cube_set(dir, Scaling::Weak);
+    let read = |dir: &Path| read_cube_set(dir, Scaling::Weak, Values::Exclusive);
     let c = extrap_compare::compare(modelled, &read, (&theirs, &options), &root);
     c.print(modelled.len());
     assert!(c.total >= 30, "{} models", c.total);

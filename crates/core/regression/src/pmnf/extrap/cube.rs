@@ -5,11 +5,13 @@
 //! value over the run's locations (processes and threads): their mean (weak scaling, Extra-P's
 //! default), the mean of the locations that measured something (threaded weak scaling) or their
 //! sum (strong scaling). A call path some points lack is added to its nearest caller that every
-//! point has, as Extra-P merges it. No I/O: the caller reads the files.
+//! point has, as Extra-P merges it. With inclusive values ([`Values::Inclusive`]: its callees'
+//! included) such a call path is left out, its values already in its callers'. No I/O: the
+//! caller reads the files.
 
 mod profile;
 
-pub use profile::{Aggregation, Profile, ProfileMetric, parse_members, parse_profile};
+pub use profile::{Aggregation, Profile, ProfileMetric, Values, parse_members, parse_profile};
 
 use std::collections::HashMap;
 
@@ -44,6 +46,14 @@ impl std::str::FromStr for Scaling {
             )),
         }
     }
+}
+
+/// How a Cube set is read: which value of each call path (exclusive, Extra-P's default, or
+/// inclusive) and how a run's locations combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Reading {
+    pub values: Values,
+    pub scaling: Scaling,
 }
 
 /// One run of a Cube set: the folder that holds its profile (whose name gives the parameters),
@@ -282,9 +292,30 @@ impl Gathered {
 
     /// Adds each call path some points lack to its nearest caller every point has (the value
     /// it adds at a point: the mean of its runs there, to each run's value of the caller), and
-    /// says so, once per call path.
-    fn merge_incomplete(&mut self, complete: &[bool]) {
+    /// says so, once per call path. With `inclusive` values (its callers' hold it already) it
+    /// is left out and said.
+    fn merge_incomplete(&mut self, complete: &[bool], inclusive: bool) {
         let points = self.values.first().map_or(0, Vec::len);
+        if inclusive {
+            let mut left_out: Vec<&str> = Vec::new();
+            for k in (0..self.keys.len()).filter(|&k| !complete[k]) {
+                if !left_out.contains(&self.keys[k].0.as_str()) {
+                    left_out.push(&self.keys[k].0);
+                }
+            }
+            for callpath in left_out {
+                let measured = (0..self.keys.len())
+                    .filter(|&k| self.keys[k].0 == callpath)
+                    .map(|k| self.values[k].iter().filter(|v| !v.is_empty()).count())
+                    .max()
+                    .unwrap_or(0);
+                self.notes.push(format!(
+                    "call path {callpath} has values at {measured} of the {points} points: left \
+                     out, its inclusive values are in its callers' (as Extra-P leaves it out)"
+                ));
+            }
+            return;
+        }
         let mut merged: Vec<(String, Option<String>, usize)> = Vec::new();
         for k in (0..self.keys.len()).filter(|&k| !complete[k]) {
             let (callpath, metric) = &self.keys[k];
@@ -339,7 +370,7 @@ impl Gathered {
 }
 
 /// What a run's value of a call path is, in words, for the experiment's notes.
-fn combined_how(runs: &[Run], scaling: Scaling, median: bool) -> String {
+fn combined_how(runs: &[Run], scaling: Scaling, median: bool, inclusive: bool) -> String {
     let counts = runs.iter().map(|r| r.profile.locations);
     let (fewest, most) = (counts.clone().min().unwrap_or(0), counts.max().unwrap_or(0));
     let locations = match (fewest, most) {
@@ -348,18 +379,23 @@ fn combined_how(runs: &[Run], scaling: Scaling, median: bool) -> String {
         (f, m) => format!("its {f} to {m} locations"),
     };
     let centre = if median { "median" } else { "mean" };
+    let value = if inclusive {
+        "inclusive value of a call path (its callees' included)"
+    } else {
+        "value of a call path"
+    };
     match scaling {
         Scaling::Weak => format!(
-            "each run's value of a call path: the {centre} over {locations} (processes and \
+            "each run's {value}: the {centre} over {locations} (processes and \
              threads; weak scaling, Extra-P's default)"
         ),
         Scaling::WeakThreaded => format!(
-            "each run's value of a call path: the {centre} over those of {locations} that \
+            "each run's {value}: the {centre} over those of {locations} that \
              measured it (threaded weak scaling)"
         ),
         Scaling::Strong => format!(
-            "each run's value of a call path: the sum over {locations} (processes and threads; \
-             strong scaling)"
+            "each run's {value}: the sum over {locations} (processes and \
+             threads; strong scaling)"
         ),
     }
 }
@@ -371,8 +407,18 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
     let (parameters, by_point) = points_of(runs)?;
     let mut gathered = Gathered::of(&by_point, scaling, median);
     let complete = gathered.complete();
-    gathered.merge_incomplete(&complete);
-    gathered.notes.push(combined_how(runs, scaling, median));
+    let inclusive = runs.iter().any(|r| r.profile.values == Values::Inclusive);
+    if inclusive && runs.iter().any(|r| r.profile.values != Values::Inclusive) {
+        return Err(error(
+            0,
+            "some profiles were read for their inclusive values, others for their exclusive \
+             ones: read every run's the same way",
+        ));
+    }
+    gathered.merge_incomplete(&complete, inclusive);
+    gathered
+        .notes
+        .push(combined_how(runs, scaling, median, inclusive));
     if !complete.iter().any(|&c| c) {
         return Err(error(0, gathered.nothing_shared(by_point.len())));
     }
@@ -469,6 +515,7 @@ mod tests {
             file: "profile.cubex".to_owned(),
             profile: Profile {
                 locations: callpaths.first().map_or(1, |(_, v)| v.len()),
+                values: Values::Exclusive,
                 metrics: vec![ProfileMetric {
                     name: "time".to_owned(),
                     unit: "sec".to_owned(),
@@ -532,6 +579,37 @@ mod tests {
                 .contains("main->init has values at 2 of the 3 points: added to its caller main"),
             "{:?}",
             e.notes
+        );
+    }
+
+    #[test]
+    fn with_inclusive_values_a_call_path_some_points_lack_is_left_out() {
+        let mut runs = [
+            run("a.p1", &[("main", &[1.5]), ("main->init", &[0.5])]),
+            run("a.p2", &[("main", &[2.0])]),
+            run("a.p3", &[("main", &[3.25]), ("main->init", &[0.25])]),
+        ];
+        for r in &mut runs[1..] {
+            r.profile.values = Values::Inclusive;
+        }
+        let mixed = cube_set(&runs, Scaling::Weak, false).unwrap_err();
+        assert!(mixed.message.contains("read every run's the same way"));
+        runs[0].profile.values = Values::Inclusive;
+        let e = cube_set(&runs, Scaling::Weak, false).unwrap();
+        assert_eq!(e.series.len(), 1);
+        let values: Vec<f64> = e.series[0].points.iter().map(|p| p.values[0]).collect();
+        assert_eq!(values, [1.5, 2.0, 3.25]);
+        assert!(
+            e.notes[0].contains(
+                "main->init has values at 2 of the 3 points: left out, its inclusive values are \
+                 in its callers'"
+            ),
+            "{:?}",
+            e.notes
+        );
+        assert!(
+            e.notes[1]
+                .contains("each run's inclusive value of a call path (its callees' included)")
         );
     }
 

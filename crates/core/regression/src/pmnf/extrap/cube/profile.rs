@@ -3,17 +3,19 @@
 //! and, per metric, `<id>.index` (which call-tree nodes have values, in the metric's enumeration
 //! of the tree) and `<id>.data` (one value per node and location, raw or in zlib blocks). What is
 //! read is what Extra-P reads: the top-level metrics, each call path's exclusive value at every
-//! location.
+//! location, or with [`Values::Inclusive`] its inclusive value (its callees' included).
 
 use std::collections::HashMap;
 use std::io::Read;
 
-/// What one profile measured: per top-level metric with data, each call path's exclusive value
-/// at every location (process or thread).
+/// What one profile measured: per top-level metric with data, each call path's exclusive (or
+/// inclusive) value at every location (process or thread).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     /// Locations (processes times threads) every metric has a value for.
     pub locations: usize,
+    /// Whether the values are exclusive or inclusive.
+    pub values: Values,
     pub metrics: Vec<ProfileMetric>,
     /// What was left out and why (a metric of a kind yosoku does not model, or without data).
     pub notes: Vec<String>,
@@ -27,9 +29,21 @@ pub struct ProfileMetric {
     /// Its unit of measure as the file gives it (`sec`, `occ`, `bytes`).
     pub unit: String,
     pub aggregation: Aggregation,
-    /// Per call path (`main->solve->MPI_Allreduce`) that has values, its exclusive value at each
-    /// location; in the order of the call tree.
+    /// Per call path (`main->solve->MPI_Allreduce`) that has values, its exclusive (or inclusive)
+    /// value at each location; in the order of the call tree.
     pub callpaths: Vec<(String, Vec<f64>)>,
+}
+
+/// Which value of a call path a profile is read for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Values {
+    /// Its own, its callees' left out (Extra-P's default).
+    #[default]
+    Exclusive,
+    /// Its own and all its callees' (a root's time is then its run's): an exclusive metric's
+    /// values summed over the call path's subtree (a minimum or maximum: the least or greatest
+    /// there), an inclusive metric's as stored.
+    Inclusive,
 }
 
 /// How a metric's values over locations combine into one (a sum, or for minimum and maximum
@@ -131,16 +145,16 @@ impl Number {
     }
 }
 
-/// Reads one profile from the bytes of its `.cubex` file; an error says what was wrong (the
-/// caller names the file).
-pub fn parse_profile(bytes: &[u8]) -> Result<Profile, String> {
+/// Reads one profile from the bytes of its `.cubex` file, each call path's `values`; an error
+/// says what was wrong (the caller names the file).
+pub fn parse_profile(bytes: &[u8], values: Values) -> Result<Profile, String> {
     match tar_members(bytes) {
-        Ok(members) => parse_members(&members),
+        Ok(members) => parse_members(&members, values),
         // CubeWriter 4.8 wrote wrong checksums into its tar headers (the values are right):
         // read with them mended, and said.
         Err(e) if e.contains("checksum mismatch") => {
             let mended = mend_checksums(bytes).ok_or(e)?;
-            let mut profile = parse_members(&tar_members(&mended)?)?;
+            let mut profile = parse_members(&tar_members(&mended)?, values)?;
             profile.notes.push(
                 "the archive's headers carry wrong checksums (a bug of CubeWriter 4.8): read \
                  with them recomputed"
@@ -183,7 +197,10 @@ fn mend_checksums(bytes: &[u8]) -> Option<Vec<u8>> {
 
 /// Reads one profile from its archive's members by name (`anchor.xml`, `<id>.index`,
 /// `<id>.data`).
-pub fn parse_members(members: &HashMap<String, Vec<u8>>) -> Result<Profile, String> {
+pub fn parse_members(
+    members: &HashMap<String, Vec<u8>>,
+    values: Values,
+) -> Result<Profile, String> {
     let anchor = anchor_text(members)?;
     let doc = roxmltree::Document::parse(&anchor).map_err(|e| format!("anchor.xml: {e}"))?;
     let root = doc.root_element();
@@ -196,6 +213,7 @@ pub fn parse_members(members: &HashMap<String, Vec<u8>>) -> Result<Profile, Stri
     let tree = Tree::read(root)?;
     let mut profile = Profile {
         locations: tree.locations,
+        values,
         metrics: Vec::new(),
         notes: Vec::new(),
     };
@@ -203,7 +221,7 @@ pub fn parse_members(members: &HashMap<String, Vec<u8>>) -> Result<Profile, Stri
         .children()
         .filter(|c| c.has_tag_name("metric"))
     {
-        if let Some(metric) = read_metric(m, members, &tree, &mut profile.notes)? {
+        if let Some(metric) = read_metric(m, members, &tree, values, &mut profile.notes)? {
             profile.metrics.push(metric);
         }
     }
@@ -266,12 +284,13 @@ impl Tree {
     }
 }
 
-/// One `<metric>` of the anchor with its values, or `None` (and a note) where it is of a kind
+/// One `<metric>` of the anchor with its `values`, or `None` (and a note) where it is of a kind
 /// yosoku does not model or has no data.
 fn read_metric(
     m: roxmltree::Node<'_, '_>,
     members: &HashMap<String, Vec<u8>>,
     tree: &Tree,
+    values: Values,
     notes: &mut Vec<String>,
 ) -> Result<Option<ProfileMetric>, String> {
     let text = |tag: &str| {
@@ -314,11 +333,11 @@ fn read_metric(
     let at = |e: String| format!("metric {name} ({id}.index, {id}.data): {e}");
     let locations = tree.locations;
     let (rows, big) = read_index(index, tree.cnodes.len()).map_err(at)?;
-    let values = read_data(data, number, big, rows.len() * locations).map_err(at)?;
-    if values.len() != rows.len() * locations {
+    let stored_values = read_data(data, number, big, rows.len() * locations).map_err(at)?;
+    if stored_values.len() != rows.len() * locations {
         return Err(at(format!(
             "{} values, where {} call-tree nodes at {locations} locations need {}",
-            values.len(),
+            stored_values.len(),
             rows.len(),
             rows.len() * locations
         )));
@@ -332,7 +351,7 @@ fn read_metric(
     let stored = |node: usize| -> Vec<f64> {
         row_of[node].map_or_else(
             || vec![0.0; locations],
-            |row| values[row * locations..(row + 1) * locations].to_vec(),
+            |row| stored_values[row * locations..(row + 1) * locations].to_vec(),
         )
     };
     // Exclusive values: an inclusive metric less its children's values (CubeLib's rule: an
@@ -357,15 +376,67 @@ fn read_metric(
         }
         own
     };
+    let mut subtree = match (values, inclusive) {
+        (Values::Inclusive, false) => Some(subtree_values(
+            &tree.cnodes,
+            |node| row_of[node].map(|_| stored(node)),
+            aggregation,
+        )),
+        _ => None,
+    };
     let nodes = (0..tree.cnodes.len())
         .filter(|&node| row_of[node].is_some())
-        .map(|node| (node, exclusive(node)));
+        .map(|node| match (values, &mut subtree) {
+            (Values::Exclusive, _) => (node, exclusive(node)),
+            (Values::Inclusive, Some(sums)) => (node, sums[node].take().unwrap_or_default()),
+            (Values::Inclusive, None) => (node, stored(node)),
+        })
+        .collect::<Vec<_>>();
     Ok(Some(ProfileMetric {
         name,
         unit: text("uom"),
         aggregation,
-        callpaths: by_callpath(&tree.paths, nodes, aggregation, notes),
+        callpaths: by_callpath(&tree.paths, nodes.into_iter(), aggregation, notes),
     }))
+}
+
+/// Each node's value with all its callees' (an exclusive metric's `stored` values, `None` where a
+/// node has none, summed over the node's subtree; a minimum or maximum: the least or greatest of
+/// those that measured something), `None` where no node of the subtree has a value.
+fn subtree_values(
+    cnodes: &[Cnode],
+    stored: impl Fn(usize) -> Option<Vec<f64>>,
+    aggregation: Aggregation,
+) -> Vec<Option<Vec<f64>>> {
+    let mut parent = vec![None; cnodes.len()];
+    for (node, c) in cnodes.iter().enumerate() {
+        for &child in &c.children {
+            parent[child] = Some(node);
+        }
+    }
+    let mut sums: Vec<Option<Vec<f64>>> = (0..cnodes.len()).map(stored).collect();
+    // A node comes before its children (`add_cnode`): children are done before their parent.
+    for node in (0..cnodes.len()).rev() {
+        let Some(up) = parent[node] else { continue };
+        let (before, from) = sums.split_at_mut(node);
+        let Some(child) = &from[0] else { continue };
+        if aggregation != Aggregation::Sum && child.iter().all(|&v| v == 0.0) {
+            continue;
+        }
+        match &mut before[up] {
+            None => before[up] = Some(child.clone()),
+            Some(sum) => {
+                for (s, c) in sum.iter_mut().zip(child) {
+                    *s = match aggregation {
+                        Aggregation::Sum => *s + c,
+                        Aggregation::Minimum => s.min(*c),
+                        Aggregation::Maximum => s.max(*c),
+                    };
+                }
+            }
+        }
+    }
+    sums
 }
 
 /// Nodes' values by call path. Nodes of one call path (a region called under a parameter's
@@ -746,7 +817,7 @@ mod tests {
 
     #[test]
     fn a_real_profile_gives_each_call_path_s_exclusive_value_at_every_location() {
-        let p = parse_profile(EXAMPLE).unwrap();
+        let p = parse_profile(EXAMPLE, Values::Exclusive).unwrap();
         assert_eq!(p.locations, 4);
         let names: Vec<&str> = p.metrics.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["time", "visits"]);
@@ -789,7 +860,7 @@ mod tests {
             "../../../../tests/data/cube/pycubexr/time.p4.n2000.x1.r0/profile.cubex"
         );
         let csv = include_str!("../../../../tests/data/cube/pycubexr/time.p4.n2000.x1.r0/excl.csv");
-        let p = parse_profile(bytes).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        let p = parse_profile(bytes, Values::Exclusive).unwrap_or_else(|e| panic!("{dir}: {e}"));
         assert_eq!(p.locations, 4);
         // Cnode ids in the order of the call tree's nodes, depth first (the order `cnodes` and
         // so each path is built in), and their paths.
@@ -844,6 +915,75 @@ mod tests {
         assert_eq!(compared, 736, "values compared");
     }
 
+    /// Inclusive values of real profiles (a Score-P run, whose time is stored inclusive and
+    /// whose visits exclusive, and Extra-P's threaded example): each call path's is its own
+    /// exclusive value plus all its callees', at every location.
+    #[test]
+    fn a_call_path_s_inclusive_value_is_its_exclusive_one_with_all_its_callees() {
+        let score_p = include_bytes!(
+            "../../../../tests/data/cube/pycubexr/time.p4.n2000.x1.r0/profile.cubex"
+        );
+        let mut compared = 0;
+        for bytes in [&score_p[..], EXAMPLE] {
+            let exclusive = parse_profile(bytes, Values::Exclusive).unwrap();
+            let inclusive = parse_profile(bytes, Values::Inclusive).unwrap();
+            assert_eq!(inclusive.values, Values::Inclusive);
+            for (ex, inc) in exclusive.metrics.iter().zip(&inclusive.metrics) {
+                assert_eq!(ex.name, inc.name);
+                let paths: Vec<&str> = ex.callpaths.iter().map(|(c, _)| c.as_str()).collect();
+                let inc_paths: Vec<&str> = inc.callpaths.iter().map(|(c, _)| c.as_str()).collect();
+                assert_eq!(paths, inc_paths, "{}: the same call paths", ex.name);
+                for (path, values) in &inc.callpaths {
+                    let below = format!("{path}->");
+                    let subtree = ex
+                        .callpaths
+                        .iter()
+                        .filter(|(c, _)| c == path || c.starts_with(&below));
+                    if ex.aggregation != Aggregation::Sum {
+                        continue; // below, on a built profile
+                    }
+                    for (location, &value) in values.iter().enumerate() {
+                        let expected: f64 = subtree.clone().map(|(_, v)| v[location]).sum();
+                        assert!(
+                            (value - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+                            "{} {path} at {location}: {value}, its subtree's exclusive sum \
+                             {expected}",
+                            ex.name
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 484, "values compared");
+    }
+
+    #[test]
+    fn an_exclusive_minimum_or_maximum_is_inclusive_over_the_callees_that_measured_it() {
+        // main(solve, idle) at two locations; `idle` measured nothing.
+        let anchor = anchor(2).replace(
+            "<cnode id=\"1\" calleeId=\"1\"/>",
+            "<cnode id=\"1\" calleeId=\"1\"/><cnode id=\"2\" calleeId=\"0\"/>",
+        );
+        for (dtype, main) in [("MINDOUBLE", [1.0, 2.0]), ("MAXDOUBLE", [3.0, 5.0])] {
+            let anchor = anchor.replace("<dtype>DOUBLE", &format!("<dtype>{dtype}"));
+            let bytes = tar_of(&[
+                ("anchor.xml", anchor.as_bytes()),
+                ("0.index", &sparse_index(&[0, 1, 2])),
+                ("0.data", &data(&[3.0, 2.0, 1.0, 5.0, 0.0, 0.0])),
+            ]);
+            let p = parse_profile(&bytes, Values::Inclusive).unwrap();
+            assert_eq!(
+                p.metrics[0].callpaths[..2],
+                [
+                    ("main".to_owned(), main.to_vec()),
+                    ("main->solve".to_owned(), vec![1.0, 5.0])
+                ],
+                "{dtype}"
+            );
+        }
+    }
+
     /// A real profile of CubeWriter 4.8 (Score-P 9.4, NAS BT-MZ, 8 locations) whose tar
     /// headers carry wrong checksums.
     #[test]
@@ -856,7 +996,7 @@ mod tests {
                 .unwrap_err()
                 .contains("checksum mismatch")
         );
-        let p = parse_profile(bytes).unwrap();
+        let p = parse_profile(bytes, Values::Exclusive).unwrap();
         assert_eq!(p.locations, 8);
         assert!(
             p.metrics
@@ -904,7 +1044,7 @@ mod tests {
             ("0.index", &sparse_index(&[1])),
             ("0.data", &data(&[1.5, 2.5])),
         ]);
-        let p = parse_profile(&bytes).unwrap();
+        let p = parse_profile(&bytes, Values::Exclusive).unwrap();
         assert_eq!(
             p.metrics[0].callpaths,
             [("main->solve".to_owned(), vec![1.5, 2.5])]
@@ -929,7 +1069,7 @@ mod tests {
             ("0.index", &index),
             ("0.data", &data),
         ]);
-        let p = parse_profile(&bytes).unwrap();
+        let p = parse_profile(&bytes, Values::Exclusive).unwrap();
         assert_eq!(
             p.metrics[0].callpaths,
             [
@@ -962,7 +1102,7 @@ mod tests {
             ("0.data", &zipped),
         ]);
         assert_eq!(
-            parse_profile(&bytes).unwrap().metrics[0].callpaths[0].1,
+            parse_profile(&bytes, Values::Exclusive).unwrap().metrics[0].callpaths[0].1,
             [3.0]
         );
     }
@@ -979,7 +1119,7 @@ mod tests {
             ("0.index", &sparse_index(&[1, 2])),
             ("0.data", &data(&[1.5, 2.0])),
         ]);
-        let p = parse_profile(&bytes).unwrap();
+        let p = parse_profile(&bytes, Values::Exclusive).unwrap();
         assert_eq!(
             p.metrics[0].callpaths,
             [("main->solve".to_owned(), vec![3.5])]
@@ -996,7 +1136,7 @@ mod tests {
             ("0.data", &data(&[1.0])),
         ]);
         bytes[148..156].copy_from_slice(b"0000001\0");
-        let p = parse_profile(&bytes).unwrap();
+        let p = parse_profile(&bytes, Values::Exclusive).unwrap();
         assert_eq!(p.metrics[0].callpaths[0].1, [1.0]);
         assert!(
             p.notes.last().unwrap().contains("CubeWriter 4.8"),
@@ -1006,7 +1146,7 @@ mod tests {
         // A header whose size is no number cannot be walked: refused as it was.
         bytes[124..136].copy_from_slice(b"zzzzzzzzzzz\0");
         assert!(
-            parse_profile(&bytes)
+            parse_profile(&bytes, Values::Exclusive)
                 .unwrap_err()
                 .contains("checksum mismatch")
         );
@@ -1015,7 +1155,7 @@ mod tests {
     #[test]
     fn broken_profiles_are_refused_saying_what_is_wrong() {
         let refused = |bytes: &[u8], wanted: &str| {
-            let e = parse_profile(bytes).unwrap_err();
+            let e = parse_profile(bytes, Values::Exclusive).unwrap_err();
             assert!(e.contains(wanted), "{e:?} does not say {wanted:?}");
         };
         let good = anchor(2);
@@ -1097,7 +1237,7 @@ mod tests {
             ("0.index", &sparse_index(&[0])),
             ("0.data", &data(&[1.0])),
         ]);
-        let p = parse_profile(&bytes).unwrap();
+        let p = parse_profile(&bytes, Values::Exclusive).unwrap();
         assert_eq!(p.metrics.len(), 1);
         assert_eq!(p.notes.len(), 2, "{:?}", p.notes);
         assert!(p.notes[0].contains("ratio") && p.notes[1].contains("HISTOGRAM(4)"));
