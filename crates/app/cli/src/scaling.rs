@@ -4,7 +4,7 @@
 //! so the two tools' models of one experiment can be compared line by line.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
@@ -35,6 +35,12 @@ pub struct Request {
     /// is then left out, its values already in its callers'.
     #[arg(long)]
     inclusive: bool,
+    /// Print only the models (or suggestions) of this metric (`time`, `visits`, a counter);
+    /// repeat it for several. They are fitted and their intervals calibrated as without it, so
+    /// the figures printed are the same. A file that has none of them is an error naming its
+    /// metrics.
+    #[arg(long = "metric", value_name = "METRIC")]
+    metrics: Vec<String>,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
     /// [parameter, numerator, denominator, log], smape, rss, ar2); with --suggest, one per call
     /// path with the runs suggested.
@@ -80,6 +86,31 @@ pub struct Request {
 }
 
 impl Request {
+    /// Whether `metric`'s models are printed (`--metric`).
+    fn shows(&self, metric: &str) -> bool {
+        self.metrics.is_empty() || self.metrics.iter().any(|m| m == metric)
+    }
+
+    /// An error naming `file`'s metrics where it has none of those `--metric` asks for.
+    fn has_metrics<'a>(
+        &self,
+        file: &Path,
+        metrics: impl Iterator<Item = &'a str>,
+    ) -> Result<(), anyhow::Error> {
+        let mut has: Vec<&str> = metrics.collect();
+        if has.iter().any(|m| self.shows(m)) {
+            return Ok(());
+        }
+        has.sort_unstable();
+        has.dedup();
+        Err(anyhow::anyhow!(
+            "{}: no metric {} (--metric); the file has: {}",
+            file.display(),
+            self.metrics.join(", "),
+            has.join(", ")
+        ))
+    }
+
     /// How a Cube set among the files is read (`--inclusive`, `--scaling`).
     fn cube_reading(&self) -> CubeReading {
         CubeReading {
@@ -197,8 +228,13 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         for note in &file.notes {
             eprintln!("note: {}: {note}", file.file.display());
         }
+        if let Err(e) = request.has_metrics(&file.file, file.series.iter().map(|s| &*s.metric)) {
+            failed.push(e);
+            continue;
+        }
+        let series = || file.series.iter().filter(|s| request.shows(&s.metric));
         if request.json {
-            for s in &file.series {
+            for s in series() {
                 let line = suggestion_json(&file, s, unit);
                 let _ = writeln!(out, "{line}");
             }
@@ -211,7 +247,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             file.parameters.join(", "),
             file.calibration.describe()
         );
-        for s in &file.series {
+        for s in series() {
             let found = match &s.suggestions {
                 Ok(found) => found,
                 Err(e) => {
@@ -413,6 +449,11 @@ pub fn run(request: &Request) -> Outcome {
             }
         };
         let (file, names) = (&file_models.file, &file_models.parameters);
+        let metrics = file_models.models.iter().map(|s| &*s.metric);
+        if let Err(e) = request.has_metrics(file, metrics) {
+            failed.push(e);
+            continue;
+        }
         // What the reader left out, on stderr (stdout stays the models, JSON with --json).
         for note in &file_models.notes {
             eprintln!("note: {}: {note}", file.display());
@@ -423,7 +464,11 @@ pub fn run(request: &Request) -> Outcome {
         }
         let prediction = file_models.prediction.as_ref();
         let at = prediction.map(|p| at_text(&names, &p.coordinate));
-        for s in &file_models.models {
+        for s in file_models
+            .models
+            .iter()
+            .filter(|s| request.shows(&s.metric))
+        {
             let model = &s.model;
             let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
             match (&model, request.json) {
@@ -443,22 +488,7 @@ pub fn run(request: &Request) -> Outcome {
                         line["prediction"] = predicted.json(&names, &p.coordinate);
                     }
                     if let Some(robust) = &s.robust {
-                        line["robust"] = match robust {
-                            Ok(r) => serde_json::json!({
-                                "constant": r.model.constant,
-                                "terms": terms_json(&r.model.terms),
-                                "smape": r.model.smape,
-                                "noise_pct": r.noise_pct,
-                                // The parameters that grew with the first at every run, left
-                                // out of the model (empty where each varied on its own).
-                                "moved_with_first": r
-                                    .moved_with_first
-                                    .iter()
-                                    .filter_map(|&p| names.get(p))
-                                    .collect::<Vec<_>>(),
-                            }),
-                            Err(e) => serde_json::json!({ "error": e.to_string() }),
-                        };
+                        line["robust"] = robust_json(robust, &names);
                         if let (Some(p), Some(predicted)) = (prediction, &robust_predicted) {
                             line["robust"]["prediction"] = predicted.json(&names, &p.coordinate);
                         }
@@ -513,6 +543,26 @@ pub fn run(request: &Request) -> Outcome {
         }
     }
     Outcome { text: out, failed }
+}
+
+/// The robust search's model of a call path as JSON, or why it has none.
+fn robust_json(robust: &Result<RobustFit, PmnfError>, names: &[&str]) -> serde_json::Value {
+    match robust {
+        Ok(r) => serde_json::json!({
+            "constant": r.model.constant,
+            "terms": terms_json(&r.model.terms),
+            "smape": r.model.smape,
+            "noise_pct": r.noise_pct,
+            // The parameters that grew with the first at every run, left out of the model
+            // (empty where each varied on its own).
+            "moved_with_first": r
+                .moved_with_first
+                .iter()
+                .filter_map(|&p| names.get(p))
+                .collect::<Vec<_>>(),
+        }),
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
+    }
 }
 
 /// A call path's predictions at the file's target (`--target`), by the Extra-P-compatible

@@ -1380,6 +1380,37 @@ fn scaling_reads_a_set_of_cube_profiles() {
     );
 }
 
+/// `--metric` prints one metric's models (of a Score-P set's seven), with the figures printed
+/// without it, and names a file's metrics where it has none of those asked.
+#[test]
+fn scaling_prints_only_the_metrics_asked_with_the_same_figures() {
+    let set = repo().join("crates/core/regression/tests/data/cube/single_parameter");
+    let set = set.to_str().unwrap();
+    let every = yosoku(&["scaling", "--target", "x=2000", set]);
+    let time = yosoku(&["scaling", "--target", "x=2000", "--metric", "time", set]);
+    assert!(time.status.success(), "{}", text(&time.stderr));
+    let lines = |out: &std::process::Output| -> Vec<String> {
+        text(&out.stdout).lines().map(str::to_owned).collect()
+    };
+    let (every, time) = (lines(&every), lines(&time));
+    let models: Vec<&String> = time.iter().filter(|l| l.contains(" / ")).collect();
+    assert_eq!(models.len(), 4, "{time:?}");
+    assert!(models.iter().all(|l| l.contains(" / time: ")), "{time:?}");
+    // Every line, the predictions and the calibration's sentence among them, as without it.
+    assert!(time.iter().all(|l| every.contains(l)), "{time:?}");
+    assert!(every.len() > time.len());
+    let out = yosoku(&["scaling", "--metric", "flops", set]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains(
+            "no metric flops (--metric); the file has: PAPI_FP_OPS, PAPI_L2_TCM, PAPI_L3_TCM, \
+             max_time, min_time, time, visits"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// `--format` takes the runner's export formats by name, and a name it lacks is refused with
 /// every name it takes, before anything is read or written.
 #[test]
