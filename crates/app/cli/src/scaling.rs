@@ -41,6 +41,11 @@ pub struct Request {
     /// metrics.
     #[arg(long = "metric", value_name = "METRIC")]
     metrics: Vec<String>,
+    /// Of a Cube set, print only the call paths whose time is at least this per cent of their
+    /// run's at some point (Extra-P's small-kernel filter keeps 1); like --metric, a filter on
+    /// what is printed.
+    #[arg(long, value_name = "PCT", value_parser = parse_share)]
+    min_share: Option<f64>,
     /// One JSON object per model (file, callpath, metric, constant, terms with their factors
     /// [parameter, numerator, denominator, log], smape, rss, ar2); with --suggest, one per call
     /// path with the runs suggested.
@@ -85,30 +90,93 @@ pub struct Request {
     grid: Option<Grids>,
 }
 
-impl Request {
-    /// Whether `metric`'s models are printed (`--metric`).
-    fn shows(&self, metric: &str) -> bool {
+/// `--min-share`: a per cent above 0 and at most 100.
+fn parse_share(text: &str) -> Result<f64, String> {
+    match text.trim_end_matches('%').parse::<f64>() {
+        Ok(pct) if pct > 0.0 && pct <= 100.0 => Ok(pct),
+        _ => Err(format!(
+            "{text:?}: expected a per cent of the run's time above 0 and at most 100 (1: Extra-P's \
+             small-kernel filter)"
+        )),
+    }
+}
+
+/// What is printed of one file: the metrics `--metric` asks for, the call paths `--min-share`
+/// keeps (all where it is not given).
+struct Shown<'r> {
+    metrics: &'r [String],
+    callpaths: Option<Vec<String>>,
+}
+
+impl Shown<'_> {
+    fn metric(&self, metric: &str) -> bool {
         self.metrics.is_empty() || self.metrics.iter().any(|m| m == metric)
     }
 
-    /// An error naming `file`'s metrics where it has none of those `--metric` asks for.
-    fn has_metrics<'a>(
+    fn shows(&self, callpath: &str, metric: &str) -> bool {
+        self.metric(metric)
+            && self
+                .callpaths
+                .as_ref()
+                .is_none_or(|kept| kept.iter().any(|c| c == callpath))
+    }
+}
+
+impl Request {
+    /// What is printed of `file`, whose series have these `metrics` and (a Cube set) these
+    /// `shares` of their run's time; says on stderr how many call paths `--min-share` leaves
+    /// out. An error where the file has none of the metrics asked for (naming its own), or
+    /// `--min-share` is asked of a file that is no Cube set or measures no time.
+    fn shown<'a>(
         &self,
         file: &Path,
         metrics: impl Iterator<Item = &'a str>,
-    ) -> Result<(), anyhow::Error> {
+        shares: Option<&[(String, f64)]>,
+    ) -> Result<Shown<'_>, anyhow::Error> {
+        let mut shown = Shown {
+            metrics: &self.metrics,
+            callpaths: None,
+        };
         let mut has: Vec<&str> = metrics.collect();
-        if has.iter().any(|m| self.shows(m)) {
-            return Ok(());
+        if !has.iter().any(|m| shown.metric(m)) {
+            has.sort_unstable();
+            has.dedup();
+            bail!(
+                "{}: no metric {} (--metric); the file has: {}",
+                file.display(),
+                self.metrics.join(", "),
+                has.join(", ")
+            );
         }
-        has.sort_unstable();
-        has.dedup();
-        Err(anyhow::anyhow!(
-            "{}: no metric {} (--metric); the file has: {}",
+        let Some(pct) = self.min_share else {
+            return Ok(shown);
+        };
+        let shares = match shares {
+            Some(s) if !s.is_empty() => s,
+            Some(_) => bail!(
+                "{}: --min-share: the set measures no `time`",
+                file.display()
+            ),
+            None => bail!(
+                "{}: --min-share reads a set of Cube profiles (a directory), whose call paths' \
+                 times add up to their run's; an Extra-P file's need not",
+                file.display()
+            ),
+        };
+        let kept: Vec<String> = shares
+            .iter()
+            .filter(|(_, share)| *share * 100.0 >= pct)
+            .map(|(c, _)| c.clone())
+            .collect();
+        eprintln!(
+            "note: {}: {} of {} call paths under {pct} % of their run's time at every point not \
+             printed (--min-share)",
             file.display(),
-            self.metrics.join(", "),
-            has.join(", ")
-        ))
+            shares.len() - kept.len(),
+            shares.len()
+        );
+        shown.callpaths = Some(kept);
+        Ok(shown)
     }
 
     /// How a Cube set among the files is read (`--inclusive`, `--scaling`).
@@ -211,7 +279,15 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
         request.grid.as_ref().map_or(&[][..], |g| g.0.as_slice()),
     );
     for file in files {
-        let file = match file {
+        let shown = |f: yosoku_runner::scaling::FileSuggestions| {
+            for note in &f.notes {
+                eprintln!("note: {}: {note}", f.file.display());
+            }
+            let metrics = f.series.iter().map(|s| &*s.metric);
+            let shown = request.shown(&f.file, metrics, f.time_shares.as_deref())?;
+            Ok((f, shown))
+        };
+        let (file, shown) = match file.and_then(shown) {
             Ok(f) => f,
             Err(e) => {
                 failed.push(e);
@@ -225,14 +301,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             (true, true) => "process-runs",
             (true, false) => "runs",
         };
-        for note in &file.notes {
-            eprintln!("note: {}: {note}", file.file.display());
-        }
-        if let Err(e) = request.has_metrics(&file.file, file.series.iter().map(|s| &*s.metric)) {
-            failed.push(e);
-            continue;
-        }
-        let series = || file.series.iter().filter(|s| request.shows(&s.metric));
+        let series = || (file.series.iter()).filter(|s| shown.shows(&s.callpath, &s.metric));
         if request.json {
             for s in series() {
                 let line = suggestion_json(&file, s, unit);
@@ -450,10 +519,13 @@ pub fn run(request: &Request) -> Outcome {
         };
         let (file, names) = (&file_models.file, &file_models.parameters);
         let metrics = file_models.models.iter().map(|s| &*s.metric);
-        if let Err(e) = request.has_metrics(file, metrics) {
-            failed.push(e);
-            continue;
-        }
+        let shown = match request.shown(file, metrics, file_models.time_shares.as_deref()) {
+            Ok(shown) => shown,
+            Err(e) => {
+                failed.push(e);
+                continue;
+            }
+        };
         // What the reader left out, on stderr (stdout stays the models, JSON with --json).
         for note in &file_models.notes {
             eprintln!("note: {}: {note}", file.display());
@@ -464,11 +536,7 @@ pub fn run(request: &Request) -> Outcome {
         }
         let prediction = file_models.prediction.as_ref();
         let at = prediction.map(|p| at_text(&names, &p.coordinate));
-        for s in file_models
-            .models
-            .iter()
-            .filter(|s| request.shows(&s.metric))
-        {
+        for s in (file_models.models.iter()).filter(|s| shown.shows(&s.callpath, &s.metric)) {
             let model = &s.model;
             let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
             match (&model, request.json) {

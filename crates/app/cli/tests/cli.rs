@@ -1381,7 +1381,8 @@ fn scaling_reads_a_set_of_cube_profiles() {
 }
 
 /// `--metric` prints one metric's models (of a Score-P set's seven), with the figures printed
-/// without it, and names a file's metrics where it has none of those asked.
+/// without it, and names a file's metrics where it has none of those asked; `--min-share`
+/// prints a Cube set's call paths that take a share of their run's time.
 #[test]
 fn scaling_prints_only_the_metrics_asked_with_the_same_figures() {
     let set = repo().join("crates/core/regression/tests/data/cube/single_parameter");
@@ -1399,6 +1400,39 @@ fn scaling_prints_only_the_metrics_asked_with_the_same_figures() {
     // Every line, the predictions and the calibration's sentence among them, as without it.
     assert!(time.iter().all(|l| every.contains(l)), "{time:?}");
     assert!(every.len() > time.len());
+    // --min-share: of Extra-P's threaded example (runs of 8.55 f s), `main`'s own 0.7 f s is
+    // under 10 % of the run at every point; its three callees are above.
+    let threaded = repo().join("crates/core/regression/tests/data/cube/simple_threaded");
+    let args = ["scaling", "--metric", "time", "--min-share", "10"];
+    let out = yosoku(&[&args[..], &[threaded.to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let printed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(" / "))
+        .map(|l| l.split(':').next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        printed,
+        [
+            "main->foo / time",
+            "main->bar / time",
+            "main->omp parallel / time"
+        ]
+    );
+    assert!(
+        text(&out.stderr).contains("1 of 4 call paths under 10 % of their run's time"),
+        "{}",
+        text(&out.stderr)
+    );
+    let file = repo().join("crates/core/regression/tests/data/extrap/text/one_parameter_1.txt");
+    let out = yosoku(&["scaling", "--min-share", "1", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("--min-share reads a set of Cube profiles"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = yosoku(&["scaling", "--metric", "flops", set]);
     assert_eq!(out.status.code(), Some(1));
     assert!(

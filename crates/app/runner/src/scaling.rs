@@ -33,6 +33,9 @@ pub struct FileModels {
     /// The configuration asked for (`--target`), each parameter's value in the file's order,
     /// and how the file's own held-out points calibrate the intervals there.
     pub prediction: Option<FilePrediction>,
+    /// Of a Cube set, each call path's largest share of its run's time over the points
+    /// (`cube::time_shares`); `None` for a file, whose times need not add up to a run's.
+    pub time_shares: Option<Vec<(String, f64)>>,
 }
 
 /// Where the models of a file are asked to predict, and how far to trust their intervals.
@@ -205,6 +208,7 @@ pub fn model_files(
         .iter()
         .map(|file| {
             let e = read_experiment(file, median, cube)?;
+            let time_shares = file.is_dir().then(|| cube::time_shares(&e, cube.values));
             let prediction = match target {
                 Some(target) => {
                     let calibration = calibrate_file(&e.series, options, false);
@@ -254,6 +258,7 @@ pub fn model_files(
                 file: file.clone(),
                 notes: e.notes,
                 prediction,
+                time_shares,
                 models,
                 parameters: e.parameters,
             })
@@ -333,6 +338,8 @@ pub struct FileSuggestions {
     /// The robust search's intervals over the file, calibrated on its own held-out points (or,
     /// where none could be checked, borrowed from the Extra-P-compatible search's).
     pub calibration: Calibration,
+    /// As [`FileModels::time_shares`].
+    pub time_shares: Option<Vec<(String, f64)>>,
 }
 
 /// Every call path of every file: the runs that would most narrow the prediction at `target`
@@ -353,6 +360,7 @@ pub fn suggest_files(
         .iter()
         .map(|file| {
             let e = read_experiment(file, median, cube)?;
+            let time_shares = file.is_dir().then(|| cube::time_shares(&e, cube.values));
             let at = |name: &str| e.parameters.iter().position(|p| p == name);
             let coordinate = target_coordinate(file, &e.parameters, target)?;
             let mut by_parameter = vec![Grid::Inferred; e.parameters.len()];
@@ -434,6 +442,7 @@ pub fn suggest_files(
                 file: file.clone(),
                 costed_per_run: run_cost.is_per_run(),
                 calibration,
+                time_shares,
                 notes: e.notes,
                 series,
                 parameters: e.parameters,

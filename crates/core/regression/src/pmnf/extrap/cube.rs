@@ -453,6 +453,36 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
     })
 }
 
+/// Each call path's largest share of its run's time over the points of a Cube set read for
+/// `values` (its `time` metric; in order of the series): a run's time at a point is its call
+/// paths' exclusive times together, or its roots' inclusive ones. Extra-P's small-kernel filter
+/// leaves out the call paths whose share is under 1 % at every point. Empty where the set has
+/// no `time`.
+pub fn time_shares(e: &Experiment, values: Values) -> Vec<(String, f64)> {
+    let times: Vec<&Series> = e.series.iter().filter(|s| s.metric == "time").collect();
+    let points = times.first().map_or(0, |s| s.points.len());
+    let mean = |s: &Series, i: usize| super::super::mean(&s.points[i].values);
+    let run: Vec<f64> = (0..points)
+        .map(|i| {
+            times
+                .iter()
+                .filter(|s| values == Values::Exclusive || !s.callpath.contains("->"))
+                .map(|s| mean(s, i))
+                .sum()
+        })
+        .collect();
+    times
+        .iter()
+        .map(|s| {
+            let share = (0..points)
+                .map(|i| mean(s, i) / run[i])
+                .filter(|r| r.is_finite())
+                .fold(0.0, f64::max);
+            (s.callpath.clone(), share)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -611,6 +641,53 @@ mod tests {
             e.notes[1]
                 .contains("each run's inclusive value of a call path (its callees' included)")
         );
+    }
+
+    #[test]
+    fn a_call_path_s_share_of_the_run_is_its_largest_over_the_points() {
+        let runs = [
+            run(
+                "a.p1",
+                &[
+                    ("main", &[1.0]),
+                    ("main->init", &[0.5]),
+                    ("main->solve", &[8.5]),
+                ],
+            ),
+            run(
+                "a.p2",
+                &[
+                    ("main", &[1.0]),
+                    ("main->init", &[0.1]),
+                    ("main->solve", &[18.9]),
+                ],
+            ),
+            run(
+                "a.p3",
+                &[
+                    ("main", &[1.0]),
+                    ("main->init", &[0.1]),
+                    ("main->solve", &[28.9]),
+                ],
+            ),
+        ];
+        let e = cube_set(&runs, Scaling::Weak, false).unwrap();
+        let shares = time_shares(&e, Values::Exclusive);
+        let share = |c: &str| shares.iter().find(|(p, _)| p == c).unwrap().1;
+        // A run takes 10, 20, 30 s: init 5 % at p = 1, less after.
+        assert!((share("main") - 0.1).abs() < 1e-12);
+        assert!((share("main->init") - 0.05).abs() < 1e-12);
+        assert!((share("main->solve") - 28.9 / 30.0).abs() < 1e-12);
+        // Read inclusive, the root is the run.
+        let mut inclusive = runs.clone();
+        for r in &mut inclusive {
+            r.profile.values = Values::Inclusive;
+            r.profile.metrics[0].callpaths[0].1[0] = 10.0 * r.folder[3..].parse::<f64>().unwrap();
+        }
+        let e = cube_set(&inclusive, Scaling::Weak, false).unwrap();
+        let shares = time_shares(&e, Values::Inclusive);
+        assert_eq!(shares[0], ("main".to_owned(), 1.0));
+        assert!((shares[1].1 - 0.05).abs() < 1e-12);
     }
 
     #[test]
