@@ -1,14 +1,16 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] [--inclusive] FILE...
+Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] [--inclusive] [--small-kernels] FILE...
 (*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as `yosoku export --format extrap`
 writes it, or its legacy form; *.extra-p: an experiment Extra-P saved; a file of lines with
 "parameters" objects: Talpas; a binary file with `EXTRAP_EXPERIMENT` near its start: an Extra-P
 3 experiment; a directory: a set of Cube profiles, its locations combined as
 --scaling says (Extra-P's `--cube` and `--scaling`; weak by default), each call path's
 exclusive values or, with `--inclusive`, its inclusive ones (the reader's
-`use_inclusive_measurements`, which Extra-P's GUI offers); anything else: Extra-P's text format)
+`use_inclusive_measurements`, which Extra-P's GUI offers), with `--small-kernels` less the call
+paths under 1 % of their run's time at every point (the reader's `small_kernel_filter`); anything
+else: Extra-P's text format)
 
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
@@ -30,7 +32,7 @@ from fractions import Fraction
 
 from extrap.fileio.experiment_io import read_experiment
 from extrap.entities.scaling_type import ScalingType
-from extrap.fileio.file_reader.cube_file_reader2 import CubeFileReader2
+from extrap.fileio.file_reader.cube_file_reader2 import CubeFileReader2, SmallKernelFilter
 from extrap.fileio.file_reader.extrap3_experiment_reader import Extrap3ExperimentFileReader
 from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
@@ -106,8 +108,10 @@ negative = "--negative-exponents" in args
 hold_out = "--hold-out-largest" in args
 measurements_only = "--measurements" in args
 inclusive = "--inclusive" in args
+small_kernels = "--small-kernels" in args
 args = [a for a in args
-        if a not in ("--negative-exponents", "--hold-out-largest", "--measurements", "--inclusive")]
+        if a not in ("--negative-exponents", "--hold-out-largest", "--measurements", "--inclusive",
+                     "--small-kernels")]
 scaling = ScalingType.WEAK
 if "--scaling" in args:
     at = args.index("--scaling")
@@ -120,6 +124,8 @@ for path in args:
         reader = CubeFileReader2()
         reader.scaling_type = scaling
         reader.use_inclusive_measurements = inclusive
+        if small_kernels:
+            reader.small_kernel_filter = SmallKernelFilter()
         experiment = reader.read_experiment(path)
     elif path.endswith(".extra-p"):
         experiment = read_experiment(path)

@@ -86,6 +86,11 @@ pub fn python() -> Option<String> {
 
 /// What `tools/extrap/models.py ARGS FILES...` prints (it must succeed).
 fn models_py(python: &str, args: &[&str], files: &[PathBuf]) -> String {
+    try_models_py(python, args, files).unwrap_or_else(|stderr| panic!("{stderr}"))
+}
+
+/// What `tools/extrap/models.py ARGS FILES...` prints, or what it said when it failed.
+fn try_models_py(python: &str, args: &[&str], files: &[PathBuf]) -> Result<String, String> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../..")
         .join("tools/extrap/models.py");
@@ -96,12 +101,10 @@ fn models_py(python: &str, args: &[&str], files: &[PathBuf]) -> String {
         .env("PYTHONWARNINGS", "ignore")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8(out.stdout).unwrap())
 }
 
 /// Extra-P's models of `files` (tools/extrap/models.py), by (file, call path, metric), with its
@@ -148,6 +151,9 @@ pub fn extrap_models(
     models
 }
 
+/// Per (file, call path, metric), its points' coordinates and means, as Extra-P reads them.
+pub type Measured = BTreeMap<Key, Vec<(Vec<f64>, f64)>>;
+
 /// Each (file, call path, metric)'s points as Extra-P reads them (`models.py --measurements`,
 /// with `args` before the files): coordinate and mean, in Extra-P's order.
 #[allow(dead_code)] // used by the Cube test, which needs the `cube` feature
@@ -155,12 +161,22 @@ pub fn extrap_measurements(
     python: &str,
     files: &[PathBuf],
     args: &[&str],
-) -> BTreeMap<Key, Vec<(Vec<f64>, f64)>> {
+) -> Measured {
+    try_extrap_measurements(python, files, args).unwrap_or_else(|stderr| panic!("{stderr}"))
+}
+
+/// As [`extrap_measurements`], or what Extra-P said when it failed.
+#[allow(dead_code)] // used by the Cube test, which needs the `cube` feature
+pub fn try_extrap_measurements(
+    python: &str,
+    files: &[PathBuf],
+    args: &[&str],
+) -> Result<Measured, String> {
     let args: Vec<&str> = std::iter::once("--measurements")
         .chain(args.iter().copied())
         .collect();
     let mut series = BTreeMap::new();
-    for line in models_py(python, &args, files).lines() {
+    for line in try_models_py(python, &args, files)?.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = |k: &str| v[k].as_str().unwrap().to_owned();
         let mut points: Vec<(Vec<f64>, f64)> = v["points"]
@@ -184,7 +200,7 @@ pub fn extrap_measurements(
         });
         series.insert((text("file"), text("callpath"), text("metric")), points);
     }
-    series
+    Ok(series)
 }
 
 fn close(a: f64, b: f64) -> bool {
