@@ -157,11 +157,7 @@ pub type Measured = BTreeMap<Key, Vec<(Vec<f64>, f64)>>;
 /// Each (file, call path, metric)'s points as Extra-P reads them (`models.py --measurements`,
 /// with `args` before the files): coordinate and mean, in Extra-P's order.
 #[allow(dead_code)] // used by the Cube test, which needs the `cube` feature
-pub fn extrap_measurements(
-    python: &str,
-    files: &[PathBuf],
-    args: &[&str],
-) -> Measured {
+pub fn extrap_measurements(python: &str, files: &[PathBuf], args: &[&str]) -> Measured {
     try_extrap_measurements(python, files, args).unwrap_or_else(|stderr| panic!("{stderr}"))
 }
 
