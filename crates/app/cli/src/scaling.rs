@@ -770,3 +770,62 @@ fn robust_text(
         r.model.smape
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        request: Request,
+    }
+
+    fn request(args: &[&str]) -> Result<Request, clap::Error> {
+        Command::try_parse_from(std::iter::once("scaling").chain(args.iter().copied()))
+            .map(|c| c.request)
+    }
+
+    #[test]
+    fn a_share_outside_0_to_100_per_cent_is_refused_saying_what_is_expected() {
+        for bad in ["0", "-1", "150", "one"] {
+            let e = request(&[&format!("--min-share={bad}"), "set"])
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                e.contains("expected a per cent of the run's time above 0"),
+                "{bad}: {e}"
+            );
+        }
+        assert_eq!(
+            request(&["--min-share", "2.5%", "set"]).unwrap().min_share,
+            Some(2.5)
+        );
+    }
+
+    #[test]
+    fn a_share_asked_of_a_file_or_a_set_without_time_is_an_error_naming_it() {
+        let r = request(&["--min-share", "1", "set"]).unwrap();
+        let file = Path::new("exp.txt");
+        let no_file = r.shown(file, ["time"].into_iter(), None).err().unwrap();
+        assert!(
+            no_file
+                .to_string()
+                .contains("exp.txt: --min-share reads a set of Cube profiles")
+        );
+        let no_time = r
+            .shown(file, ["visits"].into_iter(), Some(&[]))
+            .err()
+            .unwrap();
+        assert!(
+            no_time
+                .to_string()
+                .contains("--min-share: the set measures no `time`")
+        );
+        let shares = [("main".to_owned(), 0.5), ("main->tiny".to_owned(), 0.001)];
+        let shown = r.shown(file, ["time"].into_iter(), Some(&shares)).unwrap();
+        assert!(shown.shows("main", "time") && !shown.shows("main->tiny", "time"));
+    }
+}
