@@ -251,6 +251,12 @@ pub fn import_extrap(
     for path in paths {
         let e = if path.is_dir() {
             read_cube_set(path, options.cube)?
+        } else if options.cube.values == cube::Values::Inclusive {
+            return Err(PluginError::new(format!(
+                "{}: `inclusive` reads a set of Cube profiles (a directory); an Extra-P file \
+                 holds its values as they were measured",
+                path.display()
+            )));
         } else {
             read(path)?
         };

@@ -369,6 +369,12 @@ fn a_cube_set_becomes_one_run_per_call_path_and_profile() {
         (main_at_2 - whole_run).abs() < 1e-9,
         "{main_at_2} against {whole_run}"
     );
+    let file = set.join("../../extrap/text/one_parameter_1.txt");
+    let e = import_extrap(&[file], &options).unwrap_err().to_string();
+    assert!(
+        e.contains("`inclusive` reads a set of Cube profiles"),
+        "{e}"
+    );
     options.cube.values = Default::default();
     options.cube.scaling = "strong".parse().unwrap();
     let runs = import_extrap(std::slice::from_ref(&set), &options).unwrap();
