@@ -292,4 +292,17 @@ pub fn cube_profile(data: &[u8]) {
             );
         }
     }
+    // The runs with their locations combined as they are read give the same experiment.
+    let combined: Vec<cube::Run> = runs
+        .into_iter()
+        .map(|r| r.combined(scaling, pick >= 128))
+        .collect();
+    let again = cube::cube_set(&combined, scaling, pick >= 128)
+        .expect("the runs combined as read refused where their whole profiles were not");
+    assert_eq!(again.notes, experiment.notes);
+    assert_eq!(again.series.len(), experiment.series.len());
+    for (a, b) in again.series.iter().zip(&experiment.series) {
+        assert_eq!((&a.callpath, &a.metric), (&b.callpath, &b.metric));
+        assert_eq!(a.points, b.points, "{} / {}", a.callpath, a.metric);
+    }
 }

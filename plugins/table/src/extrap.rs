@@ -62,18 +62,16 @@ fn read_cube_set(dir: &Path, reading: cube::Reading) -> Result<Experiment, Plugi
                 continue;
             }
             let bytes = yosoku_plugin_sdk::read_input(&file)?;
-            let profile = cube::parse_profile(&bytes, reading.values)
-                .map_err(|e| PluginError::new(format!("{}: {e}", file.display())))?;
             let name = |p: &Path| {
                 p.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
             };
-            runs.push(cube::Run {
-                folder: name(&folder),
-                file: name(&file),
-                profile,
-            });
+            // Its locations combined as it is read: one profile's values at a time.
+            runs.push(
+                cube::Run::read(name(&folder), name(&file), &bytes, reading, false)
+                    .map_err(|e| PluginError::new(format!("{}: {e}", file.display())))?,
+            );
         }
     }
     if runs.is_empty() {

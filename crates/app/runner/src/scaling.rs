@@ -135,7 +135,8 @@ pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<E
 
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
-/// (`mm.x10y25.r1`). Errors name the folder or file.
+/// (`mm.x10y25.r1`), each profile's locations combined as it is read (one profile's values in
+/// memory at a time). Errors name the folder or file.
 pub fn read_cube_set(dir: &Path, median: bool, reading: CubeReading) -> Result<Experiment> {
     let hidden = |p: &Path| {
         p.file_name()
@@ -172,19 +173,21 @@ pub fn read_cube_set(dir: &Path, median: bool, reading: CubeReading) -> Result<E
             dir.display()
         );
     }
+    // Each profile's locations combined as it is read: one profile's values at a time.
     let runs = files
         .iter()
         .map(|file| {
             let bytes =
                 std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-            let profile = cube::parse_profile(&bytes, reading.values)
-                .map_err(|e| anyhow!("{}: {e}", file.display()))?;
             let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
-            Ok(cube::Run {
-                folder: file.parent().and_then(name).unwrap_or_default(),
-                file: name(file).unwrap_or_default(),
-                profile,
-            })
+            cube::Run::read(
+                file.parent().and_then(name).unwrap_or_default(),
+                name(file).unwrap_or_default(),
+                &bytes,
+                reading,
+                median,
+            )
+            .map_err(|e| anyhow!("{}: {e}", file.display()))
         })
         .collect::<Result<Vec<_>>>()?;
     cube::cube_set(&runs, reading.scaling, median)

@@ -242,7 +242,7 @@ fn a_series_measured_at_fewer_points_than_the_file_is_modelled_from_those_and_sa
 }
 
 /// A Cube set of `tests/data/cube/` read as yosoku's runner reads one: every `<run>/*.cubex`,
-/// each call path's `values`.
+/// each call path's `values`, each run's locations combined as it is read.
 #[cfg(feature = "cube")]
 fn read_cube_set(
     dir: &Path,
@@ -254,12 +254,17 @@ fn read_cube_set(
     for folder in std::fs::read_dir(dir).unwrap().flatten() {
         for file in std::fs::read_dir(folder.path()).unwrap().flatten() {
             let bytes = std::fs::read(file.path()).unwrap();
-            runs.push(cube::Run {
-                folder: folder.file_name().to_string_lossy().into_owned(),
-                file: file.file_name().to_string_lossy().into_owned(),
-                profile: cube::parse_profile(&bytes, values)
-                    .unwrap_or_else(|e| panic!("{}: {e}", file.path().display())),
-            });
+            let reading = cube::Reading { values, scaling };
+            runs.push(
+                cube::Run::read(
+                    folder.file_name().to_string_lossy().into_owned(),
+                    file.file_name().to_string_lossy().into_owned(),
+                    &bytes,
+                    reading,
+                    false,
+                )
+                .unwrap_or_else(|e| panic!("{}: {e}", file.path().display())),
+            );
         }
     }
     runs.sort_by(|a, b| (&a.folder, &a.file).cmp(&(&b.folder, &b.file)));

@@ -57,12 +57,49 @@ pub struct Reading {
 }
 
 /// One run of a Cube set: the folder that holds its profile (whose name gives the parameters),
-/// the file's name, and what it holds.
+/// the file's name, and what it holds: each call path's value at every location, or, read with
+/// [`Run::read`], their one combined value.
 #[derive(Debug, Clone)]
 pub struct Run {
     pub folder: String,
     pub file: String,
     pub profile: Profile,
+}
+
+impl Run {
+    /// The run of the profile `bytes` (in `folder`, named `file`), read for the values `reading`
+    /// asks, its locations combined at once as [`cube_set`] combines them: one value per call
+    /// path and metric, the mean (or `median`) or sum of what `profile.locations` measured. A
+    /// set's runs are then held at one value each, not one per process and thread, and a
+    /// reader holds one profile's locations at a time: a study at 10,000 processes needs the
+    /// memory of one run, not of every run. [`cube_set`] gives the same experiment from runs
+    /// read so as from their whole profiles (a value combined again stays as it is).
+    pub fn read(
+        folder: String,
+        file: String,
+        bytes: &[u8],
+        reading: Reading,
+        median: bool,
+    ) -> Result<Run, String> {
+        let profile = parse_profile(bytes, reading.values)?;
+        Ok(Run {
+            folder,
+            file,
+            profile,
+        }
+        .combined(reading.scaling, median))
+    }
+
+    /// This run with each call path's values at its locations combined into one, as
+    /// [`cube_set`] combines them with `scaling` and `median` (see [`Run::read`]).
+    pub fn combined(mut self, scaling: Scaling, median: bool) -> Run {
+        for metric in &mut self.profile.metrics {
+            for (_, values) in &mut metric.callpaths {
+                *values = vec![run_value(values, metric.aggregation, scaling, median)];
+            }
+        }
+        self
+    }
 }
 
 /// The parameters a run's folder is named by, as Extra-P reads them: after the first `.` and
@@ -591,6 +628,64 @@ mod tests {
                 .unwrap()
                 .contains("the mean over its 2 locations")
         );
+    }
+
+    #[test]
+    fn runs_combined_as_they_are_read_give_the_experiment_of_their_whole_profiles() {
+        // Two locations, one that never ran `main->init` (threaded weak scaling leaves it out),
+        // a location whose value is not a number (that run is left out of its point, said), a
+        // call path one point lacks (added to its caller), and a minimum of each kind.
+        let runs: Vec<Run> = [
+            run(
+                "a.p1.r1",
+                &[("main", &[1.0, 3.0]), ("main->init", &[0.0, 0.5])],
+            ),
+            run(
+                "a.p1.r2",
+                &[("main", &[2.0, 2.5]), ("main->init", &[0.25, 0.5])],
+            ),
+            run(
+                "a.p2.r1",
+                &[("main", &[4.0, f64::NAN]), ("main->init", &[1.0, 0.0])],
+            ),
+            run(
+                "a.p2.r2",
+                &[("main", &[4.5, 5.0]), ("main->init", &[0.75, 0.0])],
+            ),
+            run("a.p4.r1", &[("main", &[5.0, 9.0])]),
+        ]
+        .into_iter()
+        .map(|mut r| {
+            let mut least = r.profile.metrics[0].clone();
+            least.name = "min_time".to_owned();
+            least.aggregation = Aggregation::Minimum;
+            r.profile.metrics.push(least);
+            r
+        })
+        .collect();
+        for scaling in [Scaling::Weak, Scaling::WeakThreaded, Scaling::Strong] {
+            for median in [false, true] {
+                let whole = cube_set(&runs, scaling, median).unwrap();
+                let combined: Vec<Run> = runs
+                    .iter()
+                    .map(|r| r.clone().combined(scaling, median))
+                    .collect();
+                assert!(
+                    combined[0].profile.metrics[0]
+                        .callpaths
+                        .iter()
+                        .all(|(_, v)| v.len() == 1)
+                );
+                let read = cube_set(&combined, scaling, median).unwrap();
+                assert_eq!(read.parameters, whole.parameters);
+                assert_eq!(read.notes, whole.notes, "{scaling:?}, median {median}");
+                assert_eq!(read.series.len(), whole.series.len());
+                for (a, b) in read.series.iter().zip(&whole.series) {
+                    assert_eq!((&a.callpath, &a.metric), (&b.callpath, &b.metric));
+                    assert_eq!(a.points, b.points, "{scaling:?}, median {median}");
+                }
+            }
+        }
     }
 
     #[test]
