@@ -152,3 +152,51 @@ fn degenerate_input_is_an_error_naming_the_point_or_parameter() {
         "{e}"
     );
 }
+
+#[test]
+fn a_leave_one_out_line_from_centred_sums_is_the_svd_s_and_a_nearly_constant_basis_is_left_to_it() {
+    let mut rng = super::synthetic::SplitMix::new(70);
+    let hypotheses = [
+        Exponents::new(1, 1, 0),
+        Exponents::new(3, 1, 2),
+        Exponents::new(-1, 2, 0),
+        Exponents::new(0, 1, 1),
+        Exponents::new(1, 4, 0),
+    ];
+    for _ in 0..500 {
+        let n = rng.range(3, 12);
+        let xs: Vec<f64> = (0..n)
+            .map(|i| 2f64.powi(i as i32 + 1) * (1.0 + 0.1 * rng.unit()))
+            .collect();
+        let ys: Vec<f64> = xs.iter().map(|x| 5.0 + x * (1.0 + rng.unit())).collect();
+        let e = rng.pick(&hypotheses);
+        let basis: Vec<f64> = xs.iter().map(|&x| e.evaluate(x)).collect();
+        let skip = rng.range(0, n - 1);
+        let (tx, ty): (Vec<f64>, Vec<f64>) = (0..n)
+            .filter(|&j| j != skip)
+            .map(|j| (xs[j], ys[j]))
+            .unzip();
+        let (svd_c0, svd_c1) = fit_two(&tx, &ty, e).unwrap();
+        let (c0, c1) = line_without(&basis, &ys, skip).unwrap();
+        // Both fitted lines at every point kept, to 1e-10 of the values.
+        for j in (0..n).filter(|&j| j != skip) {
+            let (a, b) = (c0 + c1 * basis[j], svd_c0 + svd_c1 * basis[j]);
+            assert!(
+                (a - b).abs() <= 1e-10 * ys[j].abs(),
+                "{e:?} at {j}: {a} {b}"
+            );
+        }
+    }
+    // x^(1/4) over 1000.0 to 1000.1: the line hangs on the last digits, so the SVD fits it.
+    let xs = [1000.0, 1000.05, 1000.1, 1000.08];
+    let basis: Vec<f64> = xs
+        .iter()
+        .map(|&x| Exponents::new(1, 4, 0).evaluate(x))
+        .collect();
+    assert_eq!(line_without(&basis, &[1.0, 2.0, 3.0, 4.0], 3), None);
+    // A value that is not finite: no line, as the SVD gives none.
+    assert_eq!(
+        line_without(&[1.0, 2.0, 4.0], &[1.0, f64::NAN, 3.0], 0),
+        None
+    );
+}
