@@ -582,63 +582,84 @@ fn parse_json_with(
         notes: Vec::new(),
     };
     for (callpath, metrics) in measurements {
-        // serde_json keeps no positions: an error names the line the call path's key is on.
-        let line = line_of(
-            text,
-            &serde_json::Value::from(callpath.as_str()).to_string(),
-        );
-        let metrics = metrics.as_object().ok_or_else(|| {
-            error(
-                line,
-                format!("call path `{callpath}`: not an object of metrics"),
-            )
-        })?;
-        for (metric, list) in metrics {
-            let what = format!("call path `{callpath}`, metric `{metric}`");
-            let list = list
-                .as_array()
-                .ok_or_else(|| error(line, format!("{what}: not a list of measurements")))?;
-            let mut points = Vec::new();
-            for m in list {
-                let coordinate = numbers(
-                    &m[coordinate_key],
-                    &format!("{what}: a `{coordinate_key}`"),
-                    line,
-                )?;
-                if coordinate.len() != e.parameters.len() {
-                    return Err(error(
-                        line,
-                        format!(
-                            "{what}: a point of {} values for {} parameters",
-                            coordinate.len(),
-                            e.parameters.len()
-                        ),
-                    ));
-                }
-                let values = values_of(m, &what, line)?;
-                if points.iter().any(|p: &Point| p.coordinate == coordinate) {
-                    return Err(error(
-                        line,
-                        format!(
-                            "{what}: point {coordinate:?} given twice (its repetitions belong \
-                             in one measurement's values)"
-                        ),
-                    ));
-                }
-                points.push(Point { coordinate, values });
-            }
-            let callpath = match coordinate_key {
-                "coordinate" => callpath.split('\u{3}').next().unwrap_or(callpath),
-                _ => callpath.as_str(),
-            };
-            e.series.push(Series {
-                callpath: callpath.to_owned(),
-                metric: metric.clone(),
-                points,
-            });
-        }
+        // serde_json keeps no positions: an error names the line the call path's key is on,
+        // looked for only when there is one (a search of the whole text per call path made
+        // reading a file of thousands quadratic).
+        let series = series_of(callpath, metrics, &e.parameters, coordinate_key, values_of)
+            .map_err(|mut err| {
+                err.line = line_of(
+                    text,
+                    &serde_json::Value::from(callpath.as_str()).to_string(),
+                );
+                err
+            })?;
+        e.series.extend(series);
     }
     Ok(e)
+}
+
+/// The series of one call path of Extra-P's JSON (its metrics' lists of measurements); errors
+/// have line 0, which the caller sets to the call path's.
+fn series_of(
+    callpath: &str,
+    metrics: &serde_json::Value,
+    parameters: &[String],
+    coordinate_key: &str,
+    values_of: &ValuesOf<'_>,
+) -> Result<Vec<Series>, InputError> {
+    let line = 0;
+    let metrics = metrics.as_object().ok_or_else(|| {
+        error(
+            line,
+            format!("call path `{callpath}`: not an object of metrics"),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (metric, list) in metrics {
+        let what = format!("call path `{callpath}`, metric `{metric}`");
+        let list = list
+            .as_array()
+            .ok_or_else(|| error(line, format!("{what}: not a list of measurements")))?;
+        let mut points = Vec::new();
+        for m in list {
+            let coordinate = numbers(
+                &m[coordinate_key],
+                &format!("{what}: a `{coordinate_key}`"),
+                line,
+            )?;
+            if coordinate.len() != parameters.len() {
+                return Err(error(
+                    line,
+                    format!(
+                        "{what}: a point of {} values for {} parameters",
+                        coordinate.len(),
+                        parameters.len()
+                    ),
+                ));
+            }
+            let values = values_of(m, &what, line)?;
+            if points.iter().any(|p: &Point| p.coordinate == coordinate) {
+                return Err(error(
+                    line,
+                    format!(
+                        "{what}: point {coordinate:?} given twice (its repetitions belong \
+                         in one measurement's values)"
+                    ),
+                ));
+            }
+            points.push(Point { coordinate, values });
+        }
+        let callpath = match coordinate_key {
+            "coordinate" => callpath.split('\u{3}').next().unwrap_or(callpath),
+            _ => callpath,
+        };
+        out.push(Series {
+            callpath: callpath.to_owned(),
+            metric: metric.clone(),
+            points,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

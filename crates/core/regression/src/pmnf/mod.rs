@@ -692,18 +692,19 @@ fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>
             rss += d * d;
             smape += smape_term(predicted, ys[i]) / n as f64 * 100.0;
         }
-        let Some((c0, c1)) = fit_two(xs, ys, e).filter(|_| fitted) else {
-            continue;
-        };
-        if !rss.is_finite() || c1 == 0.0 || smape.is_nan() {
+        // Only a hypothesis that would replace the best is fitted to every point (an SVD).
+        if !fitted || !rss.is_finite() || smape.is_nan() || !smaller(smape, best.smape) {
             continue;
         }
+        let Some((c0, c1)) = fit_two(xs, ys, e) else {
+            continue;
+        };
         let contribution = xs
             .iter()
             .zip(ys)
             .map(|(&x, &y)| (c1 * e.evaluate(x) / y).abs())
             .fold(f64::NEG_INFINITY, f64::max);
-        if contribution < MINIMUM_TERM_CONTRIBUTION || !smaller(smape, best.smape) {
+        if c1 == 0.0 || contribution < MINIMUM_TERM_CONTRIBUTION {
             continue;
         }
         let df = n as f64 - 2.0;
