@@ -611,36 +611,6 @@ fn fit_two(xs: &[f64], ys: &[f64], e: Exponents) -> Option<(f64, f64)> {
     Some((c[0], c[1]))
 }
 
-/// The least-squares line `c0 + c1 f` through the points `(basis[j], ys[j])` but `skip`, from
-/// their centred sums (the QR factorisation of `[1, f]`, in closed form): one of the `n`
-/// leave-one-out fits of every hypothesis, without a matrix factorisation each. `None` where a
-/// value is not finite or where `f` is so nearly constant over those points that the line
-/// depends on how the near-collinearity is resolved (its centred sum of squares under 1e-8 of
-/// its sum of squares: a condition number past about 10^4); [`lstsq`]'s SVD fits those, as
-/// numpy's does. Elsewhere the two agree to about 10^-12 relative, far inside the 10^-9 within
-/// which the search takes two hypotheses' errors as tied ([`smaller`]).
-fn line_without(basis: &[f64], ys: &[f64], skip: usize) -> Option<(f64, f64)> {
-    let kept = || (0..basis.len()).filter(move |&j| j != skip);
-    let m = (basis.len() - 1) as f64;
-    let (mut sum_f, mut sum_y, mut sum_ff) = (0.0, 0.0, 0.0);
-    for j in kept() {
-        sum_f += basis[j];
-        sum_y += ys[j];
-        sum_ff += basis[j] * basis[j];
-    }
-    let (mean_f, mean_y) = (sum_f / m, sum_y / m);
-    let (mut centred_ff, mut centred_fy) = (0.0, 0.0);
-    for j in kept() {
-        let d = basis[j] - mean_f;
-        centred_ff += d * d;
-        centred_fy += d * (ys[j] - mean_y);
-    }
-    let well_conditioned = centred_ff > 1e-8 * sum_ff;
-    let c1 = centred_fy / centred_ff;
-    let c0 = mean_y - c1 * mean_f;
-    (well_conditioned && sum_ff.is_finite() && c0.is_finite() && c1.is_finite()).then_some((c0, c1))
-}
-
 fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
     single_of(xs, ys, hypotheses(xs, options))
 }
@@ -666,11 +636,9 @@ fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>
         let mut fitted = true;
         let basis: Vec<f64> = xs.iter().map(|&x| e.evaluate(x)).collect();
         for i in 0..n {
-            let fold = line_without(&basis, ys, i).or_else(|| {
-                let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
-                let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
-                fit_two(&tx, &ty, e)
-            });
+            let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
+            let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
+            let fold = fit_two(&tx, &ty, e);
             let Some((mut c0, c1)) = fold else {
                 fitted = false;
                 break;
