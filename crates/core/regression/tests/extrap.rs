@@ -325,16 +325,29 @@ fn locations(set: &Path) -> usize {
         .locations
 }
 
+/// Where the Cube sets' test data lie.
+#[cfg(feature = "cube")]
+fn cube_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube")
+}
+
+/// Extra-P's Python and the Cube sets of `tests/data/cube/` laid out in a temporary directory
+/// (kept while the directory lives); `None` where Extra-P is not installed.
+#[cfg(feature = "cube")]
+fn extrap_and_cube_sets() -> Option<(String, tempfile::TempDir, Vec<PathBuf>)> {
+    let python = extrap_compare::python()?;
+    let made = tempfile::tempdir().unwrap();
+    let sets = cube_sets(&cube_root(), made.path());
+    Some((python, made, sets))
+}
+
 #[cfg(feature = "cube")]
 #[test]
 fn call_paths_kept_at_one_per_cent_of_the_run_are_extrap_s_small_kernel_filter_s() {
     use extrap::cube::{Scaling, Values};
-    let Some(python) = extrap_compare::python() else {
+    let Some((python, _made, sets)) = extrap_and_cube_sets() else {
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube");
-    let made = tempfile::tempdir().unwrap();
-    let sets = cube_sets(&root, made.path());
     let (mut compared, mut filtered) = (0, 0);
     let (mut extrap_failed, mut parted) = (Vec::new(), Vec::new());
     for (values, inclusive) in [
@@ -417,12 +430,9 @@ fn call_paths_kept_at_one_per_cent_of_the_run_are_extrap_s_small_kernel_filter_s
 #[test]
 fn yosoku_reads_cube_sets_as_extrap_does() {
     use extrap::cube::{Scaling, Values};
-    let Some(python) = extrap_compare::python() else {
+    let Some((python, _made, sets)) = extrap_and_cube_sets() else {
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube");
-    let made = tempfile::tempdir().unwrap();
-    let sets = cube_sets(&root, made.path());
     let mut points = 0;
     for (values, inclusive) in [
         (Values::Exclusive, None),
@@ -468,7 +478,7 @@ fn yosoku_reads_cube_sets_as_extrap_does() {
     let options = PmnfOptions::default();
     let theirs = extrap_compare::extrap_models(&python, modelled, &options);
     let read = |dir: &Path| read_cube_set(dir, Scaling::Weak, Values::Exclusive);
-    let c = extrap_compare::compare(modelled, &read, (&theirs, &options), &root);
+    let c = extrap_compare::compare(modelled, &read, (&theirs, &options), &cube_root());
     c.print(modelled.len());
     assert!(c.total >= 30, "{} models", c.total);
     c.assert_agrees();
