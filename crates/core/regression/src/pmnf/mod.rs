@@ -501,10 +501,17 @@ fn smape_term(predicted: f64, actual: f64) -> f64 {
     }
 }
 
+/// SMAPEs (percent) closer than this tie: below it two models both fit to rounding (a relative
+/// error of 1e-8, where rounding makes 1e-16 to 1e-10 and measured values differ by 1e-4 and
+/// more), and which is smaller says only how each was computed.
+const SMAPE_TIE_PCT: f64 = 1e-6;
+
 /// Whether `new` is smaller than `old` beyond rounding: hypotheses the design cannot tell
-/// apart (the same fitted values) tie, and the earlier one stays, as in exact arithmetic.
+/// apart (the same fitted values, or both fitting exactly) tie, and the earlier one stays, as in
+/// exact arithmetic. Without the absolute part, which of two exact fits of exact data (counts,
+/// a synthetic law) is chosen would hang on the last bits of two solvers.
 fn smaller(new: f64, old: f64) -> bool {
-    new < old - 1e-9 * old.abs()
+    new < old - (1e-9 * old.abs()).max(SMAPE_TIE_PCT)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -611,6 +618,44 @@ fn fit_two(xs: &[f64], ys: &[f64], e: Exponents) -> Option<(f64, f64)> {
     Some((c[0], c[1]))
 }
 
+/// The line `c0 + c1 * basis` fitted by least squares to every point but `left_out`: from the
+/// other points' centred sums (two passes: their means, then the sums about them), which is the
+/// SVD's line to rounding wherever the basis varies over those points. Where it hardly varies
+/// (the design is nearly rank one, and the SVD's cutoff would drop its smaller direction), or a
+/// value is not finite, `None`: the caller fits by the SVD, as Extra-P does.
+fn line_without(basis: &[f64], ys: &[f64], left_out: usize) -> Option<(f64, f64)> {
+    let n = (basis.len() - 1) as f64;
+    let others = || {
+        basis
+            .iter()
+            .zip(ys)
+            .enumerate()
+            .filter(move |(j, _)| *j != left_out)
+            .map(|(_, p)| p)
+    };
+    let (mut b_mean, mut y_mean) = (0.0, 0.0);
+    for (b, y) in others() {
+        b_mean += b;
+        y_mean += y;
+    }
+    b_mean /= n;
+    y_mean /= n;
+    let (mut sbb, mut sby, mut squares) = (0.0, 0.0, 0.0);
+    for (b, y) in others() {
+        sbb += (b - b_mean) * (b - b_mean);
+        sby += (b - b_mean) * (y - y_mean);
+        squares += b * b;
+    }
+    // The SVD (columns scaled to unit length) drops a direction below about 1e-15 of the
+    // largest; its smaller one here is about sqrt(sbb / (2 squares)).
+    let varies = sbb > 1e-20 * squares;
+    if !varies || !sby.is_finite() || !y_mean.is_finite() {
+        return None;
+    }
+    let c1 = sby / sbb;
+    Some((y_mean - c1 * b_mean, c1))
+}
+
 fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
     single_of(xs, ys, hypotheses(xs, options))
 }
@@ -636,9 +681,11 @@ fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>
         let mut fitted = true;
         let basis: Vec<f64> = xs.iter().map(|&x| e.evaluate(x)).collect();
         for i in 0..n {
-            let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
-            let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
-            let fold = fit_two(&tx, &ty, e);
+            let fold = line_without(&basis, ys, i).or_else(|| {
+                let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
+                let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
+                fit_two(&tx, &ty, e)
+            });
             let Some((mut c0, c1)) = fold else {
                 fitted = false;
                 break;
