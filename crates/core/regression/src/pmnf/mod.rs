@@ -501,10 +501,13 @@ fn smape_term(predicted: f64, actual: f64) -> f64 {
     }
 }
 
-/// SMAPEs (percent) closer than this tie: below it two models both fit to rounding (a relative
-/// error of 1e-8, where rounding makes 1e-16 to 1e-10 and measured values differ by 1e-4 and
-/// more), and which is smaller says only how each was computed.
-const SMAPE_TIE_PCT: f64 = 1e-6;
+/// A relative error below which a model fits to rounding: rounding makes 1e-16 to 1e-10 of a
+/// value, measured values differ by 1e-4 and more. Exact data (counts, bytes, synthetic laws)
+/// fits several models this closely, and which fits closer says only how each was computed.
+pub(super) const ROUNDING_RELATIVE: f64 = 1e-8;
+
+/// SMAPEs (percent) closer than this tie: below it two models both fit to rounding.
+const SMAPE_TIE_PCT: f64 = ROUNDING_RELATIVE * 100.0;
 
 /// Whether `new` is smaller than `old` beyond rounding: hypotheses the design cannot tell
 /// apart (the same fitted values, or both fitting exactly) tie, and the earlier one stays, as in

@@ -32,9 +32,9 @@
 
 use super::synthetic::SplitMix;
 use super::{
-    Exponents, IntervalBasis, PmnfError, PmnfModel, PmnfOptions, Point, Term, combinations, cost,
-    defined_hypotheses, design_row, enough_values, inverse_gram, lines, lstsq, mean, reduce,
-    terms_with_unit,
+    Exponents, IntervalBasis, PmnfError, PmnfModel, PmnfOptions, Point, ROUNDING_RELATIVE, Term,
+    combinations, cost, defined_hypotheses, design_row, enough_values, inverse_gram, lines, lstsq,
+    mean, reduce, terms_with_unit,
 };
 
 /// Term sets whose score is within this of the best's keep a say in the interval: their Akaike
@@ -130,7 +130,10 @@ impl Weighted {
                 df += p.values.len() - 1;
             }
         }
-        let noise = (df > 0 && sum > 0.0).then(|| (sum / df as f64, df));
+        // Repetitions that differ within rounding (a value written with other last digits) say
+        // the noise is at most rounding, not that a model must fit to 1e-16.
+        let noise =
+            (df > 0 && sum > 0.0).then(|| ((sum / df as f64).max(ROUNDING_RELATIVE.powi(2)), df));
         let w = points
             .iter()
             .zip(&reduced)
@@ -184,7 +187,21 @@ impl Weighted {
             Some((s2, _)) => weighted_rss / s2 + self.coefficient_penalty() * kf,
             None if n > k + 1 => {
                 let nf = n as f64;
-                nf * (weighted_rss / nf).max(f64::MIN_POSITIVE).ln()
+                // Residuals within rounding of the values score alike, so that of term sets
+                // fitting exact data (counts, bytes) the fewest terms win, not the one whose
+                // rounding came out smallest with a term of coefficient 1e-16 added.
+                let rounding = ROUNDING_RELATIVE.powi(2)
+                    * self
+                        .w
+                        .iter()
+                        .zip(&self.y)
+                        .map(|(w, y)| w * y * y)
+                        .sum::<f64>()
+                    / nf;
+                nf * (weighted_rss / nf)
+                    .max(rounding)
+                    .max(f64::MIN_POSITIVE)
+                    .ln()
                     + 2.0 * kf
                     + 2.0 * kf * (kf + 1.0) / (nf - kf - 1.0)
             }
@@ -194,7 +211,7 @@ impl Weighted {
     }
 
     /// `terms` (bases) fitted by weighted least squares, its score unset (NaN); `None` where the
-    /// fit fails or gives a term no weight.
+    /// fit fails or gives a term no weight (0, or a contribution within rounding of the values).
     fn fitted(&self, terms: Vec<Term>) -> Option<Scored> {
         let rows = self.weighted_rows(&terms);
         let ys: Vec<f64> = self
@@ -210,6 +227,17 @@ impl Weighted {
         let mut terms = terms;
         for (t, c) in terms.iter_mut().zip(&c[1..]) {
             t.coefficient = *c;
+        }
+        // A term that moves no value beyond rounding (a coefficient of 1e-16 beside a law that
+        // fits exact data without it) is no term: the set without it is the model.
+        let largest = self.y.iter().fold(0.0f64, |m, y| m.max(y.abs()));
+        let moves = |t: &Term| {
+            self.x
+                .iter()
+                .any(|x| t.evaluate(x).abs() > ROUNDING_RELATIVE * largest)
+        };
+        if !terms.iter().all(moves) {
+            return None;
         }
         let weighted_rss: f64 = self
             .x
@@ -1019,6 +1047,55 @@ mod tests {
         let fit = fit_robust(&single, &PmnfOptions::default()).unwrap();
         assert!(fit.noise_pct.is_none());
         assert!(!fit.model.terms.is_empty());
+    }
+
+    /// Exact data of two parameters (visits, bytes: counts, measured once): the law's terms
+    /// alone. Each law fits exactly, and so does it with a further term of coefficient 1e-16;
+    /// before residuals within rounding scored alike, whichever rounded smaller won, and
+    /// `x y / 6` came back with `+ 2.9e-17 y` (so did two of Extra-P's test experiments).
+    #[test]
+    fn exact_data_is_modelled_by_the_law_s_terms_alone() {
+        type Law = (fn(f64, f64) -> f64, Vec<Vec<(usize, Exponents)>>);
+        let laws: [Law; 4] = [
+            (
+                |x, y| 1.0 + 2.0 * x + 3.0 * y * y.log2(),
+                vec![
+                    vec![(0, Exponents::new(1, 1, 0))],
+                    vec![(1, Exponents::new(1, 1, 1))],
+                ],
+            ),
+            (
+                |x, y| 5.0 + 0.1 * x * x * y,
+                vec![vec![
+                    (0, Exponents::new(2, 1, 0)),
+                    (1, Exponents::new(1, 1, 0)),
+                ]],
+            ),
+            (
+                |x, _| 2.0 + x.powf(1.5),
+                vec![vec![(0, Exponents::new(3, 2, 0))]],
+            ),
+            (
+                |x, y| x * y / 6.0,
+                vec![vec![
+                    (0, Exponents::new(1, 1, 0)),
+                    (1, Exponents::new(1, 1, 0)),
+                ]],
+            ),
+        ];
+        for (law, terms) in laws {
+            let points: Vec<Point> = [2.0, 4.0, 8.0, 16.0, 32.0]
+                .iter()
+                .flat_map(|&x| {
+                    [10.0, 20.0, 30.0, 40.0, 50.0].map(|y| Point {
+                        coordinate: vec![x, y],
+                        values: vec![law(x, y)],
+                    })
+                })
+                .collect();
+            let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+            assert_eq!(synthetic::shape(&fit.model.terms), terms, "{:?}", fit.model);
+        }
     }
 
     /// A parameter measured from 1 (threads 1 to 5), `1 + 0.2 x^2 log2(y)`: the law is found.
