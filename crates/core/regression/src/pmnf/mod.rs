@@ -625,7 +625,9 @@ fn fit_two(xs: &[f64], ys: &[f64], e: Exponents) -> Option<(f64, f64)> {
 /// other points' centred sums (two passes: their means, then the sums about them), which is the
 /// SVD's line to rounding wherever the basis varies over those points. Where it hardly varies
 /// (the design is nearly rank one, and the SVD's cutoff would drop its smaller direction), or a
-/// value is not finite, `None`: the caller fits by the SVD, as Extra-P does.
+/// value is not finite, `None`: the caller fits by the SVD, as Extra-P does. (`ols`'s exact
+/// leave-one-out from the hat matrix gives each fold's prediction, not its coefficients, and
+/// Extra-P zeroes a fold's negligible constant before it predicts.)
 fn line_without(basis: &[f64], ys: &[f64], left_out: usize) -> Option<(f64, f64)> {
     let n = (basis.len() - 1) as f64;
     let others = || {
