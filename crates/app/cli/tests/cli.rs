@@ -1203,8 +1203,7 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     assert!(printed.contains("      at s=60: "), "{printed}");
     assert!(printed.contains("(95 % interval "), "{printed}");
     assert!(
-        printed
-            .contains("  intervals: 95 % intervals calibrated on 48 held-out points of this file"),
+        printed.contains("  intervals: 95 % intervals calibrated on 48 held-out points (each call"),
         "{printed}"
     );
     // The robust search's checks: the call paths that keep 4 sizes without their largest.

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
-use yosoku_regression::pmnf::calibrate::{calibrate, robust_fewest_values};
+use yosoku_regression::pmnf::calibrate::{
+    CalibratedIntervals, extrap_calibration, robust_calibration,
+};
 pub use yosoku_regression::pmnf::extrap::cube::{
     Reading as CubeReading, Scaling as CubeScaling, Values as CubeValues,
 };
@@ -73,28 +75,23 @@ pub struct Prediction {
 }
 
 impl Prediction {
-    /// `model`'s prediction at `coordinate`; `lender_model` is the Extra-P-compatible search's
-    /// model of the same call path, whose calibrated interval a borrowed calibration lends.
+    /// `model`'s prediction at `coordinate` for a call path measured at `points`, its interval
+    /// under the file's `calibration`; `lender_model` is the Extra-P-compatible search's model of
+    /// the same call path, whose calibrated interval a borrowed calibration lends. The low end is
+    /// at 0 where nothing measured was negative (times, visits, bytes).
     fn of(
         model: &PmnfModel,
         coordinate: &[f64],
+        points: &[yosoku_regression::pmnf::Point],
         calibration: &Calibration,
         lender_model: Option<&PmnfModel>,
     ) -> Self {
+        let intervals =
+            CalibratedIntervals::new(calibration.clone(), points, lender_model.cloned());
         Prediction {
             value: model.evaluate(coordinate),
-            interval: calibration.interval_beside(model, coordinate, lender_model),
+            interval: intervals.interval(model, coordinate),
         }
-    }
-
-    /// The interval's low end at 0 where `points` measured nothing negative (times, visits,
-    /// bytes): a model's band may reach below 0, the quantity cannot.
-    fn within_measured_sign(mut self, points: &[yosoku_regression::pmnf::Point]) -> Self {
-        let never_negative = points.iter().flat_map(|p| &p.values).all(|v| *v >= 0.0);
-        if let (true, Some((lo, hi))) = (never_negative, self.interval) {
-            self.interval = Some((lo.max(0.0), hi.max(0.0)));
-        }
-        self
     }
 }
 
@@ -214,11 +211,12 @@ pub fn model_files(
             let time_shares = file.is_dir().then(|| cube::time_shares(&e, cube.values));
             let prediction = match target {
                 Some(target) => {
-                    let calibration = calibrate_file(&e.series, options, false);
+                    let points = series_points(&e.series);
+                    let calibration = extrap_calibration(&points, options, LEVEL);
                     Some(FilePrediction {
                         coordinate: target_coordinate(file, &e.parameters, target)?,
                         robust_calibration: robust.then(|| {
-                            calibrate_file(&e.series, options, true).or_borrowed(&calibration)
+                            robust_calibration(&points, options, LEVEL, || calibration.clone())
                         }),
                         calibration,
                     })
@@ -234,14 +232,16 @@ pub fn model_files(
                     let (prediction, robust_prediction) = match &prediction {
                         Some(p) => (
                             model.as_ref().ok().map(|m| {
-                                Prediction::of(m, &p.coordinate, &p.calibration, None)
-                                    .within_measured_sign(&s.points)
+                                Prediction::of(m, &p.coordinate, &s.points, &p.calibration, None)
                             }),
                             match (&robust, &p.robust_calibration) {
-                                (Some(Ok(r)), Some(c)) => Some(
-                                    Prediction::of(&r.model, &p.coordinate, c, model.as_ref().ok())
-                                        .within_measured_sign(&s.points),
-                                ),
+                                (Some(Ok(r)), Some(c)) => Some(Prediction::of(
+                                    &r.model,
+                                    &p.coordinate,
+                                    &s.points,
+                                    c,
+                                    model.as_ref().ok(),
+                                )),
                                 _ => None,
                             },
                         ),
@@ -269,23 +269,9 @@ pub fn model_files(
         .collect()
 }
 
-/// One search's intervals over a file, calibrated on each call path's largest point held out
-/// (`yosoku_regression::pmnf::calibrate`): the robust search's with `robust`.
-fn calibrate_file(series: &[Series], options: &PmnfOptions, robust: bool) -> Calibration {
-    let points: Vec<&[yosoku_regression::pmnf::Point]> =
-        series.iter().map(|s| s.points.as_slice()).collect();
-    let fewest = if robust {
-        robust_fewest_values(&points)
-    } else {
-        0
-    };
-    calibrate(&points, options.aggregate, LEVEL, fewest, |rest| {
-        if robust {
-            fit_robust(rest, options).ok().map(|r| r.model)
-        } else {
-            fit(rest, options).ok()
-        }
-    })
+/// Each call path's points, as the calibration takes a file's series.
+fn series_points(series: &[Series]) -> Vec<&[yosoku_regression::pmnf::Point]> {
+    series.iter().map(|s| s.points.as_slice()).collect()
 }
 
 /// `target`'s values (by name) in the order of the file's `parameters`; a name the file lacks,
@@ -387,12 +373,10 @@ pub fn suggest_files(
                 })?),
                 None => None,
             };
-            let own = calibrate_file(&e.series, options, true);
-            let calibration = if own.basis == Basis::Uncalibrated {
-                own.or_borrowed(&calibrate_file(&e.series, options, false))
-            } else {
-                own
-            };
+            let points = series_points(&e.series);
+            let calibration = robust_calibration(&points, options, LEVEL, || {
+                extrap_calibration(&points, options, LEVEL)
+            });
             // Every call path's robust model, once: their times cost the runs.
             let fits: Vec<Result<RobustFit, PmnfError>> = e
                 .series
@@ -432,8 +416,13 @@ pub fn suggest_files(
                         .flatten();
                     SeriesSuggestions {
                         prediction: suggestions.as_ref().ok().map(|f| {
-                            Prediction::of(&f.fit.model, &coordinate, &calibration, lender.as_ref())
-                                .within_measured_sign(&s.points)
+                            Prediction::of(
+                                &f.fit.model,
+                                &coordinate,
+                                &s.points,
+                                &calibration,
+                                lender.as_ref(),
+                            )
                         }),
                         suggestions,
                         callpath: s.callpath,

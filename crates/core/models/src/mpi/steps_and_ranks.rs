@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use arrow_array::RecordBatch;
 use yosoku_regression::pmnf::PmnfModel;
+use yosoku_regression::pmnf::calibrate::CalibratedIntervals;
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::{BEYOND_MEASURED, PredictionRow};
 
@@ -345,10 +346,13 @@ fn unmodelled_estimate(values: &[f64], level: f64) -> Estimate {
     }
 }
 
-fn model_estimate(model: &PmnfModel, x: &[f64], level: f64) -> Estimate {
+/// A part's model at `x`, its half-width that of its interval under the short runs'
+/// calibration (the scaling models' checks: each part's largest configuration predicted from
+/// the rest).
+fn model_estimate(model: &PmnfModel, intervals: &CalibratedIntervals, x: &[f64]) -> Estimate {
     Estimate {
         secs: model.evaluate(x),
-        half_secs: model.interval(x, level).map(|(lo, hi)| (hi - lo) / 2.0),
+        half_secs: intervals.interval(model, x).map(|(lo, hi)| (hi - lo) / 2.0),
     }
 }
 
@@ -671,8 +675,8 @@ pub fn steps_and_ranks(
         scaling
             .fits
             .iter()
-            .find(|(k, _)| k[2] == variant)
-            .map(|(_, m)| model_estimate(m, &target.x, target.level))
+            .find(|(k, _, _)| k[2] == variant)
+            .map(|(_, m, intervals)| model_estimate(m, intervals, &target.x))
             .or_else(|| {
                 unmodelled
                     .get(variant)
@@ -881,11 +885,11 @@ mod tests {
         // The per-step models are the laws: n^2 for the compute, log2(ranks) for the
         // communication; both shown as scaling models.
         let formula = |variant: &str, phase: &str| {
-            let (_, m) = out
+            let (_, m, _) = out
                 .scaling
                 .fits
                 .iter()
-                .find(|(k, _)| k[2] == variant && k[3] == phase)
+                .find(|(k, _, _)| k[2] == variant && k[3] == phase)
                 .unwrap_or_else(|| panic!("{variant} / {phase}"));
             m.to_extrap(&["n", "ranks"])
         };

@@ -3,8 +3,11 @@
 //! that describe the models.
 
 use arrow_array::RecordBatch;
+use yosoku_regression::pmnf::calibrate::{
+    Basis, CalibratedIntervals, Calibration, extrap_calibration, robust_calibration,
+};
 use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said};
-use yosoku_regression::pmnf::{PmnfOptions, fit};
+use yosoku_regression::pmnf::{PmnfModel, PmnfOptions, Point, fit};
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::PredictionRow;
@@ -31,8 +34,27 @@ pub struct Scaling {
     pub figures: Vec<Figure>,
     /// The parameters modelled over, in the order of every model's coordinates.
     pub parameters: Vec<String>,
-    /// Every call path's fitted model: `device, program, variant, phase` and the model.
-    pub fits: Vec<([String; 4], yosoku_regression::pmnf::PmnfModel)>,
+    /// Every call path's fitted model: `device, program, variant, phase`, the model and its
+    /// intervals under its program's calibration.
+    pub fits: Vec<([String; 4], PmnfModel, CalibratedIntervals)>,
+}
+
+/// The intervals' calibration over every call path the step fits, as over the call paths of
+/// one Extra-P file: each one's largest fitted point held out, predicted from the rest by the
+/// same search (`yosoku_regression::pmnf::calibrate`). A table is one experiment (one program's
+/// call paths, one suite's kernels), whose series err alike; tables that are not go to steps of
+/// their own.
+fn calibration(
+    fitted: &[([String; 4], Vec<Point>, Option<Point>)],
+    options: &PmnfOptions,
+    spec: &ScalingSpec,
+) -> Calibration {
+    let points: Vec<&[Point]> = fitted.iter().map(|(_, p, _)| p.as_slice()).collect();
+    let extrap = || extrap_calibration(&points, options, spec.level);
+    match spec.search {
+        Search::Extrap => extrap(),
+        Search::Robust => robust_calibration(&points, options, spec.level, extrap),
+    }
 }
 
 /// Fits every call path of `runs` (a `runs` table) as `spec` says.
@@ -46,14 +68,23 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (mut rows, mut predictions, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
     let (mut point_rows, mut curve_rows) = (Vec::new(), Vec::new());
-    for s in all {
-        let label = s.key[..3].join(" / ");
-        let mut points = s.points;
-        let held = if spec.hold_out_largest {
-            points.pop()
-        } else {
-            None
-        };
+    let fitted: Vec<([String; 4], Vec<Point>, Option<Point>)> = all
+        .into_iter()
+        .map(|s| {
+            let mut points = s.points;
+            let held = if spec.hold_out_largest {
+                points.pop()
+            } else {
+                None
+            };
+            (s.key, points, held)
+        })
+        .collect();
+    // Nothing held out is seen by the calibration: its checks are the fitted points'.
+    let calibration = calibration(&fitted, &options, spec);
+    let mut intervals_of = Vec::new();
+    for (key, points, held) in fitted {
+        let label = key[..3].join(" / ");
         let fitted = match spec.search {
             Search::Extrap => fit(&points, &options).map(|m| (m, Vec::new())),
             Search::Robust => fit_robust(&points, &options).map(|r| (r.model, r.moved_with_first)),
@@ -65,15 +96,20 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
                 continue;
             }
         };
+        // The Extra-P-compatible search's model, only where it lends the intervals.
+        let lender = (calibration.basis == Basis::Borrowed)
+            .then(|| fit(&points, &options).ok())
+            .flatten();
+        let intervals = CalibratedIntervals::new(calibration.clone(), &points, lender);
         let parameter_names: Vec<&str> = names.iter().map(String::as_str).collect();
         let formula = model.to_extrap(&parameter_names);
         let plot = PlotInput {
             names: &names,
-            key: &s.key,
+            key: &key,
             fitted: &points,
             held: held.as_ref(),
             model: &model,
-            level: spec.level,
+            intervals: &intervals,
         };
         plot_rows(&plot, &mut point_rows, &mut curve_rows);
         if let Some(h) = &held {
@@ -81,10 +117,10 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
             let measured = mean(&h.values);
             predictions.push(PredictionRow {
                 model: "pmnf".to_owned(),
-                device: s.key[0].clone(),
-                program: s.key[1].clone(),
-                variant: s.key[2].clone(),
-                phase: s.key[3].clone(),
+                device: key[0].clone(),
+                program: key[1].clone(),
+                variant: key[2].clone(),
+                phase: key[3].clone(),
                 repetitions: 1,
                 predicted_secs: predicted,
                 measured_secs: Some(measured),
@@ -94,11 +130,12 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
                 model_group: Some(formula.clone()),
                 validation: Some("largest_held_out".to_owned()),
                 held_out: Some(configuration(&names, &h.coordinate)),
-                interval_secs: model.interval(&h.coordinate, spec.level),
+                interval_secs: intervals.interval(&model, &h.coordinate),
             });
         }
+        intervals_of.push(intervals);
         rows.push(ModelRow {
-            key: s.key,
+            key,
             formula,
             model,
             held_out: held.map(|h| configuration(&names, &h.coordinate)),
@@ -118,9 +155,14 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         &rows,
         &predictions,
         &skipped,
+        &calibration,
         (spec.level, spec.search),
     );
-    let fits = rows.into_iter().map(|r| (r.key, r.model)).collect();
+    let fits = rows
+        .into_iter()
+        .zip(intervals_of)
+        .map(|(r, intervals)| (r.key, r.model, intervals))
+        .collect();
     Ok(Scaling {
         parameters: names,
         fits,

@@ -5,6 +5,7 @@
 use arrow_array::RecordBatch;
 use serde::{Deserialize, Serialize};
 use yosoku_regression::pmnf::PmnfModel;
+use yosoku_regression::pmnf::calibrate::CalibratedIntervals;
 
 use super::fitting::{Scaling, scaling_models};
 use super::spec::ScalingSpec;
@@ -34,6 +35,10 @@ pub struct CallPathModel {
     /// The model as Extra-P writes it.
     pub formula: String,
     pub model: PmnfModel,
+    /// Its intervals under its program's calibration, as the step reported them; absent from
+    /// bundles written before the intervals were calibrated, which answer with the fit's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<CalibratedIntervals>,
 }
 
 /// A call path (device, program, variant, phase) and a value for every parameter modelled.
@@ -60,13 +65,14 @@ impl PmnfScaling {
             call_paths: scaling
                 .fits
                 .iter()
-                .map(|(key, model)| CallPathModel {
+                .map(|(key, model, intervals)| CallPathModel {
                     device: key[0].clone(),
                     program: key[1].clone(),
                     variant: key[2].clone(),
                     phase: key[3].clone(),
                     formula: model.to_extrap(&parameter_names),
                     model: model.clone(),
+                    intervals: Some(intervals.clone()),
                 })
                 .collect(),
         }
@@ -123,7 +129,10 @@ impl Model for PmnfScaling {
             .collect::<Result<Vec<f64>, _>>()?;
         Ok(ScalingAnswer {
             predicted_secs: path.model.evaluate(&x),
-            interval_secs: path.model.interval(&x, self.level),
+            interval_secs: match &path.intervals {
+                Some(intervals) => intervals.interval(&path.model, &x),
+                None => path.model.interval(&x, self.level),
+            },
         })
     }
 }
@@ -142,27 +151,48 @@ mod tests {
     /// Runs of two call paths over n = 1..6, twice each: `a` = 2 + 3 n exactly (its interval's
     /// variance 0), `b` = 1 + n^2 / 100 with 1 % of noise.
     fn runs() -> RecordBatch {
-        let (mut params, mut programs, mut secs) = (Vec::new(), Vec::new(), Vec::new());
-        for n in 1..=6 {
-            for noise in [0.99, 1.01] {
-                let n = f64::from(n);
-                params.extend([format!("n={n}"), format!("n={n}")]);
-                programs.extend(["a", "b"]);
-                secs.extend([2.0 + 3.0 * n, (1.0 + n * n / 100.0) * noise]);
+        let ns: Vec<f64> = (1..=6).map(f64::from).collect();
+        runs_of(
+            &["a", "b"],
+            &ns,
+            &[0.99, 1.01],
+            |program, n, noise| match program {
+                "a" => 2.0 + 3.0 * n,
+                _ => (1.0 + n * n / 100.0) * noise,
+            },
+        )
+    }
+
+    /// Runs of call paths `programs` at every `n` of `ns`, one for each of `noises`, their
+    /// times `secs(program, n, noise)`.
+    fn runs_of(
+        programs: &[&str],
+        ns: &[f64],
+        noises: &[f64],
+        secs: impl Fn(&str, f64, f64) -> f64,
+    ) -> RecordBatch {
+        let (mut params, mut names, mut times) = (Vec::new(), Vec::new(), Vec::new());
+        for &n in ns {
+            for &noise in noises {
+                for &program in programs {
+                    params.push(format!("n={n}"));
+                    names.push(program.to_owned());
+                    times.push(secs(program, n, noise));
+                }
             }
         }
-        let rows = secs.len();
+        let rows = times.len();
         let text = |v: Vec<String>| -> ArrayRef { Arc::new(StringArray::from(v)) };
         let same = |v: &str| text(vec![v.to_owned(); rows]);
         RUNS.batch(vec![
             text((0..rows).map(|i| format!("r{i}")).collect()),
             same("dev"),
-            text(programs.iter().map(|p| (*p).to_owned()).collect()),
+            text(names),
             same(""),
             text(params),
             same("kernel"),
             Arc::new(Int64Array::from(vec![1; rows])),
-            Arc::new(Float64Array::from(secs)),
+            Arc::new(Float64Array::from(times)),
         ])
         .unwrap()
     }
@@ -225,5 +255,144 @@ mod tests {
             })
             .unwrap_err();
         assert!(e.to_string().contains("no value for parameter `n`"), "{e}");
+    }
+
+    /// Twenty call paths, each `a n` with 2 % of noise between its repetitions, whose time
+    /// jumps 1.8x from n = 256 on (a cache left, communication taking over): the fit's own
+    /// intervals at the held-out n = 512 carry the noise, not the jump; the step's checks (each
+    /// call path's largest fitted point, n = 256, predicted from n = 8 ... 128) see it, and its
+    /// intervals, widened by what they saw, hold the held-out times. What is held out plays no
+    /// part: multiplied by 100, the intervals stay as they were.
+    #[test]
+    fn a_step_s_intervals_are_calibrated_on_its_fitted_points_alone() {
+        let programs: Vec<String> = (0..20).map(|k| format!("p{k}")).collect();
+        let names: Vec<&str> = programs.iter().map(String::as_str).collect();
+        let ns = [8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0];
+        let law = |held_out_scale: f64| {
+            move |program: &str, n: f64, noise: f64| {
+                let k: f64 = program[1..].parse().unwrap();
+                let knee = if n >= 256.0 { 1.8 } else { 1.0 };
+                let held = if n == 512.0 { held_out_scale } else { 1.0 };
+                (1.0 + 0.1 * k) * 1e-3 * n * knee * (1.0 + 2.0 * (noise - 1.0)) * held
+            }
+        };
+        let spec = ScalingSpec {
+            hold_out_largest: true,
+            ..options()
+        };
+        let scaled = scaling_models(&runs_of(&names, &ns, &[0.99, 1.01], law(1.0)), &spec).unwrap();
+        let inside = |held: fn(&crate::scaling::Scaling, usize) -> Option<(f64, f64)>| {
+            scaled
+                .predictions
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    held(&scaled, *i)
+                        .is_some_and(|(lo, hi)| (lo..=hi).contains(&p.measured_secs.unwrap()))
+                })
+                .count()
+        };
+        let calibrated = inside(|s, i| s.predictions[i].interval_secs);
+        let own = inside(|s, i| {
+            let x = [512.0];
+            s.fits[i].1.interval(&x, 0.95)
+        });
+        assert!(
+            calibrated >= 19 && own <= 10,
+            "calibrated {calibrated}, own {own} of 20"
+        );
+        let described = |s: &crate::scaling::Scaling| {
+            s.report
+                .iter()
+                .find(|c| c.column == "intervals")
+                .and_then(|c| c.text.clone())
+                .unwrap()
+        };
+        assert!(
+            described(&scaled).contains("calibrated on 20 held-out points"),
+            "{}",
+            described(&scaled)
+        );
+        let moved =
+            scaling_models(&runs_of(&names, &ns, &[0.99, 1.01], law(100.0)), &spec).unwrap();
+        assert_eq!(described(&moved), described(&scaled));
+        for (a, b) in scaled.predictions.iter().zip(&moved.predictions) {
+            assert_eq!(a.interval_secs, b.interval_secs);
+            assert_ne!(a.measured_secs, b.measured_secs);
+        }
+    }
+
+    /// A bundle written before the intervals were calibrated (its call paths without
+    /// `intervals`) still loads, and answers with the fit's own interval; a saved model now
+    /// answers with the calibrated one its step reported.
+    #[test]
+    fn a_saved_model_without_calibrated_intervals_answers_with_the_fit_s_own() {
+        let fitted = PmnfScaling::fit(&runs(), &options()).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&fitted.to_json().unwrap()).unwrap();
+        for path in json["call_paths"].as_array_mut().unwrap() {
+            assert!(path.get("intervals").is_some(), "{path}");
+            path.as_object_mut().unwrap().remove("intervals");
+        }
+        let older = PmnfScaling::from_json(&json.to_string()).unwrap();
+        let at = [("n".to_owned(), 12.0)];
+        let question = ScalingQuestion {
+            call_path: ["dev", "b", "", "kernel"],
+            at: &at,
+        };
+        let path = &fitted.call_paths[1];
+        let intervals = path.intervals.as_ref().unwrap();
+        assert_eq!(
+            fitted.predict(question).unwrap().interval_secs,
+            intervals.interval(&path.model, &[12.0])
+        );
+        assert_eq!(
+            older.predict(question).unwrap().interval_secs,
+            path.model.interval(&[12.0], 0.95)
+        );
+    }
+
+    /// Without repetitions and with four sizes fitted, the robust search's checks (each
+    /// keeping three sizes, from which it chooses only a constant) cannot be made: its
+    /// intervals are borrowed, each the Extra-P-compatible search's calibrated interval of the
+    /// same call path stretched to hold the robust prediction.
+    #[test]
+    fn a_robust_step_that_cannot_check_its_intervals_borrows_extrap_s() {
+        let programs: Vec<String> = (0..6).map(|k| format!("p{k}")).collect();
+        let names: Vec<&str> = programs.iter().map(String::as_str).collect();
+        let runs = runs_of(&names, &[2.0, 4.0, 8.0, 16.0, 32.0], &[1.0], |p, n, _| {
+            let k: f64 = p[1..].parse().unwrap();
+            // Each call path a little off its law at a different size.
+            let wobble = if (n.log2() as usize + k as usize).is_multiple_of(3) {
+                1.04
+            } else {
+                0.98
+            };
+            (1.0 + k) * (0.5 + n.powf(1.5)) * wobble
+        });
+        let spec = |search| ScalingSpec {
+            hold_out_largest: true,
+            search,
+            ..options()
+        };
+        let robust = scaling_models(&runs, &spec(Search::Robust)).unwrap();
+        let extrap = scaling_models(&runs, &spec(Search::Extrap)).unwrap();
+        let said = robust
+            .report
+            .iter()
+            .find(|c| c.column == "intervals")
+            .and_then(|c| c.text.clone())
+            .unwrap();
+        assert!(said.contains("intervals borrowed"), "{said}");
+        assert_eq!(robust.predictions.len(), 6);
+        for (r, e) in robust.predictions.iter().zip(&extrap.predictions) {
+            let (lo, hi) = e.interval_secs.unwrap();
+            let y = r.predicted_secs;
+            assert_eq!(
+                r.interval_secs,
+                Some((lo.min(y).max(0.0), hi.max(y))),
+                "{}",
+                r.program
+            );
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! The scaling models' report (the models, the held-out predictions) and headline figures.
 
+use yosoku_regression::pmnf::calibrate::Calibration;
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::PredictionRow;
@@ -17,6 +18,7 @@ pub(super) fn summary(
     rows: &[ModelRow],
     predictions: &[PredictionRow],
     skipped: &[String],
+    calibration: &Calibration,
     (level, search): (f64, Search),
 ) -> (Vec<ReportCell>, Vec<Figure>) {
     let title = format!(
@@ -52,6 +54,12 @@ pub(super) fn summary(
     for s in skipped {
         cells.push(ReportCell::text(&title, "not modelled", "why", s));
     }
+    cells.push(ReportCell::text(
+        &title,
+        "every call path",
+        "intervals",
+        calibration.describe(),
+    ));
     let mut figures = vec![Figure::new("call paths modelled", rows.len() as f64, "")];
     let errors: Vec<f64> = predictions
         .iter()

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray};
+use yosoku_regression::pmnf::calibrate::CalibratedIntervals;
 use yosoku_regression::pmnf::{PmnfModel, Point};
 use yosoku_tables::{SCALING_CURVES, SCALING_MODELS, SCALING_POINTS};
 
@@ -102,7 +103,8 @@ pub(super) struct PlotInput<'a> {
     pub fitted: &'a [Point],
     pub held: Option<&'a Point>,
     pub model: &'a PmnfModel,
-    pub level: f64,
+    /// The model's intervals under its program's calibration.
+    pub intervals: &'a CalibratedIntervals,
 }
 
 pub(super) fn plot_rows(
@@ -116,7 +118,7 @@ pub(super) fn plot_rows(
         fitted,
         held,
         model,
-        level,
+        intervals,
     } = *input;
     let all = || {
         fitted
@@ -162,7 +164,7 @@ pub(super) fn plot_rows(
                 series: configuration(&names[1..], rest),
                 axis: x,
                 predicted: model.evaluate(&coordinate),
-                interval: model.interval(&coordinate, level),
+                interval: intervals.interval(model, &coordinate),
                 extrapolated: x > fitted_max,
             });
         }

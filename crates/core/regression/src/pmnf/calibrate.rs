@@ -28,12 +28,16 @@
 //! lender's interval holds, the borrowed one holds too, so it holds at least at the lender's
 //! checked rate; it is as wide as the lender's plus the distance between the two predictions.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use super::{Aggregate, MINIMUM_POINTS, PmnfModel, Point, enough_values, mean, median};
+use super::robust::fit_robust;
+use super::{
+    Aggregate, MINIMUM_POINTS, PmnfModel, PmnfOptions, Point, enough_values, fit, largest_values,
+    mean, median,
+};
 
 /// How a file's intervals were calibrated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// Widened by the conformal quantile of the file's checks.
@@ -48,12 +52,13 @@ pub enum Basis {
 }
 
 /// The calibration of one search's intervals over one file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// The intervals' stated coverage (0.95: about 95 %).
     pub level: f64,
     /// Every interval holds at least the prediction divided and multiplied by this (1: the
-    /// search's own; infinite: the checks found no bound).
+    /// search's own; infinite, written `"inf"`: the checks found no bound).
+    #[serde(with = "super::saved::number")]
     pub factor: f64,
     /// Held-out points checked (one per call path that keeps enough points without it).
     pub checks: usize,
@@ -64,7 +69,7 @@ pub struct Calibration {
     /// search can choose among its hypotheses).
     pub fewest_values: usize,
     /// With basis [`Basis::Borrowed`], the calibration of the search whose intervals are lent.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lender: Option<Box<Calibration>>,
 }
 
@@ -171,12 +176,12 @@ impl Calibration {
         };
         match self.basis {
             Basis::Conformal => format!(
-                "{pct:.0} % intervals calibrated on {} of this file (each call path's largest, predicted from the rest), of which the search's own held {}: {widened}",
+                "{pct:.0} % intervals calibrated on {} (each call path's largest, predicted from its other points), of which the search's own held {}: {widened}",
                 points(self.checks),
                 self.held_unscaled
             ),
             Basis::TooFewChecks => format!(
-                "only {} of this file to check its intervals on ({} are needed for {pct:.0} %), of which the search's own held {}: {widened}{}",
+                "only {} to check the intervals on ({} are needed for {pct:.0} %), of which the search's own held {}: {widened}{}",
                 points(self.checks),
                 needed_checks(self.level),
                 self.held_unscaled,
@@ -250,19 +255,6 @@ pub fn held_out_split(points: &[Point], fewest_values: usize) -> Option<(Vec<Poi
     Some((rest, &points[last]))
 }
 
-/// Each parameter's largest value over `points`.
-pub(super) fn largest_values(points: &[Point]) -> Vec<f64> {
-    let dims = points.first().map_or(0, |p| p.coordinate.len());
-    (0..dims)
-        .map(|d| {
-            points
-                .iter()
-                .map(|p| p.coordinate[d])
-                .fold(f64::NEG_INFINITY, f64::max)
-        })
-        .collect()
-}
-
 /// A point's measured value as the fit reduces its repetitions.
 pub fn measured(point: &Point, aggregate: Aggregate) -> f64 {
     match aggregate {
@@ -333,6 +325,81 @@ pub fn calibrate(
         })
         .collect();
     Calibration::from_scores(&scores, level, fewest_values)
+}
+
+/// The Extra-P-compatible search's ([`fit`]) calibration over a file's `series` at `level`.
+pub fn extrap_calibration(series: &[&[Point]], options: &PmnfOptions, level: f64) -> Calibration {
+    calibrate(series, options.aggregate, level, 0, |rest| {
+        fit(rest, options).ok()
+    })
+}
+
+/// The robust search's ([`fit_robust`]) calibration over a file's `series` at `level`, its
+/// checks keeping [`robust_fewest_values`]; where it could check nothing, the one `lender`
+/// gives (the Extra-P-compatible search's, asked only then) lent ([`Calibration::or_borrowed`]).
+pub fn robust_calibration(
+    series: &[&[Point]],
+    options: &PmnfOptions,
+    level: f64,
+    lender: impl FnOnce() -> Calibration,
+) -> Calibration {
+    let own = calibrate(
+        series,
+        options.aggregate,
+        level,
+        robust_fewest_values(series),
+        |rest| fit_robust(rest, options).ok().map(|r| r.model),
+    );
+    if own.basis == Basis::Uncalibrated {
+        own.or_borrowed(&lender())
+    } else {
+        own
+    }
+}
+
+/// What a model's interval needs beside the model under its file's calibration, kept with it:
+/// the calibration, the lending search's model where it is borrowed, and whether the quantity
+/// is never negative. A bundle's saved scaling model holds one per call path, so that it answers
+/// with the intervals its step reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibratedIntervals {
+    pub calibration: Calibration,
+    /// With a borrowed calibration, the lending search's model of the same call path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lender_model: Option<PmnfModel>,
+    /// Every measured value was 0 or more (times, visits, bytes): an interval's low end is then
+    /// 0 at the least, where a model's band may reach below.
+    pub never_negative: bool,
+}
+
+impl CalibratedIntervals {
+    /// The intervals of a call path measured at `points` under `calibration` (`lender_model`:
+    /// the lending search's model of it, used where the calibration is borrowed).
+    pub fn new(
+        calibration: Calibration,
+        points: &[Point],
+        lender_model: Option<PmnfModel>,
+    ) -> Self {
+        let lender_model = lender_model.filter(|_| calibration.basis == Basis::Borrowed);
+        CalibratedIntervals {
+            calibration,
+            lender_model,
+            never_negative: points.iter().flat_map(|p| &p.values).all(|v| *v >= 0.0),
+        }
+    }
+
+    /// `model`'s interval at `x` ([`Calibration::interval_beside`]), its low end at 0 the least
+    /// where nothing measured was negative; `None` where neither the fit nor the checks bound it.
+    pub fn interval(&self, model: &PmnfModel, x: &[f64]) -> Option<(f64, f64)> {
+        let (lo, hi) = self
+            .calibration
+            .interval_beside(model, x, self.lender_model.as_ref())?;
+        Some(if self.never_negative {
+            (lo.max(0.0), hi.max(0.0))
+        } else {
+            (lo, hi)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -521,6 +521,19 @@ fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
 }
 
+/// Each parameter's largest value over `points`.
+fn largest_values(points: &[Point]) -> Vec<f64> {
+    let dims = points.first().map_or(0, |p| p.coordinate.len());
+    (0..dims)
+        .map(|d| {
+            points
+                .iter()
+                .map(|p| p.coordinate[d])
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+        .collect()
+}
+
 fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);

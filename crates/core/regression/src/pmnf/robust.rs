@@ -613,7 +613,7 @@ fn outer_check(
     nominated: &[Vec<Term>],
 ) -> Vec<(f64, f64, Vec<Term>)> {
     let dims = points.first().map_or(0, |p| p.coordinate.len());
-    let largest = super::calibrate::largest_values(points);
+    let largest = super::largest_values(points);
     let inner: Vec<Point> = points
         .iter()
         .filter(|p| p.coordinate.iter().zip(&largest).all(|(x, l)| x < l))
