@@ -545,7 +545,7 @@ fn plot_ui(
         });
     crate::view::count_outside(ui, "scaling_plot", shown.transform.bounds(), shown.inner);
     ui.label(
-        "Bars: the repetitions' spread; hollow diamonds: held out of the fit and predicted; band: the 95 % prediction interval; shaded, right of the dashed line: beyond the largest size fitted (extrapolated).",
+        "Bars: the repetitions' spread; hollow diamonds: held out of the fit and predicted; band: the 95 % prediction interval, calibrated on each call path's largest fitted size predicted from the rest (the report's `intervals` row says how); shaded, right of the dashed line: beyond the largest size fitted (extrapolated).",
     );
 }
 

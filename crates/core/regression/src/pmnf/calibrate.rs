@@ -407,6 +407,25 @@ mod tests {
     use super::*;
     use crate::pmnf::{PmnfOptions, fit};
 
+    /// A calibration saved with a model reads back as it was, an unbounded one too (JSON has no
+    /// infinity: its factor is written `"inf"`), and a borrowed one with its lender.
+    #[test]
+    fn a_calibration_reads_back_as_it_was_saved() {
+        let unbounded = Calibration::from_scores(&[f64::INFINITY; 20], 0.95, 3);
+        let text = serde_json::to_string(&unbounded).unwrap();
+        assert!(text.contains("\"factor\":\"inf\""), "{text}");
+        let read: Calibration = serde_json::from_str(&text).unwrap();
+        assert_eq!(read, unbounded);
+        let lender = Calibration::from_scores(&[0.0, 0.2, 0.4], 0.95, 3);
+        let borrowed = Calibration::from_scores(&[], 0.95, 4).or_borrowed(&lender);
+        assert_eq!(borrowed.basis, Basis::Borrowed);
+        let text = serde_json::to_string(&borrowed).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Calibration>(&text).unwrap(),
+            borrowed
+        );
+    }
+
     #[test]
     fn the_quantile_is_the_conformal_rank_and_too_few_checks_hold_the_worst() {
         // 19 scores 0.1 ... 1.9: ceil(20 x 0.95) = 19, the largest.
