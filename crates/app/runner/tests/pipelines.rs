@@ -2131,6 +2131,65 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     saved_scaling_model_answers_as_fitted(&outcome.bundle_dir, &bundle);
 }
 
+/// One meaning of a scaling interval: one of Extra-P's test experiments (4 call paths over p)
+/// fitted by a `scaling_fit` step, its saved model asked at p = 1000, gives every call path the
+/// interval `yosoku scaling --target` gives it on the same file, calibrated on the same checks
+/// (which widen them: the fit's own interval missed one).
+#[test]
+fn a_saved_scaling_model_s_intervals_are_the_command_s() {
+    use yosoku_models::Model;
+    use yosoku_models::scaling::{PmnfScaling, ScalingQuestion};
+    use yosoku_runner::scaling::{CubeReading, PmnfOptions, model_files};
+    let dir = tempfile::tempdir().unwrap();
+    let file = repo().join("crates/core/regression/tests/data/extrap/input/experiment2.txt");
+    let (outcome, bundle) = extrap_imported_and_fitted(dir.path(), &file);
+    let record = bundle.manifest.models_of(PmnfScaling::KIND).next().unwrap();
+    let files =
+        yosoku_bundle::fs::read_model(&outcome.bundle_dir, &bundle.manifest, record).unwrap();
+    let saved = PmnfScaling::from_json(files.fitted_json.as_deref().unwrap()).unwrap();
+    let target = [("p".to_owned(), 1000.0)];
+    let command = model_files(
+        std::slice::from_ref(&file),
+        &PmnfOptions::default(),
+        CubeReading::default(),
+        false,
+        Some(&target),
+    )
+    .pop()
+    .unwrap()
+    .unwrap();
+    let (mut compared, mut widened) = (0, 0);
+    for path in &saved.call_paths {
+        let asked = saved
+            .predict(ScalingQuestion {
+                call_path: [&path.device, &path.program, &path.variant, &path.phase],
+                at: &target,
+            })
+            .unwrap();
+        let theirs = command
+            .models
+            .iter()
+            .find(|m| m.callpath == path.program)
+            .and_then(|m| m.prediction)
+            .unwrap_or_else(|| panic!("the command predicts no {}", path.program));
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+        assert!(near(asked.predicted_secs, theirs.value), "{}", path.program);
+        let ((lo, hi), (a, b)) = (asked.interval_secs.unwrap(), theirs.interval.unwrap());
+        assert!(
+            near(lo, a) && near(hi, b),
+            "{}: {lo}-{hi} against {a}-{b}",
+            path.program
+        );
+        compared += 1;
+        widened += usize::from(path.model.interval(&[1000.0], 0.95) != asked.interval_secs);
+    }
+    assert!(
+        widened > 0,
+        "no interval was calibrated beyond the fit's own"
+    );
+    assert_eq!(compared, 4);
+}
+
 /// A directory of Score-P's Cube profiles (Extra-P's threaded example, f = 1 to 5) imported by
 /// the `extrap` collector and fitted by `scaling_fit`: Extra-P 4.2.5's models of the set
 /// (`extrap --cube`), one per call path with a positive time at every run.
