@@ -264,15 +264,20 @@ pub fn import_extrap(
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         // A Cube set's call path that spent no time of its own in some run (a caller whose
-        // time is all its callees') is no time to model: left out; a file's is an error.
+        // time is all its callees') is no time to model: left out. A file's call path measured
+        // 0 at every point and repetition (RELeARN's file has one: a phase that never ran) is
+        // no time either: left out; one 0 among positive times is an error.
         let from_cube_set = path.is_dir();
-        let positive =
-            |s: &&extrap::Series| s.points.iter().flat_map(|p| &p.values).all(|&v| v > 0.0);
+        let all = |s: &extrap::Series, test: fn(f64) -> bool| {
+            s.points.iter().flat_map(|p| &p.values).all(|&v| test(v))
+        };
+        let positive = |s: &extrap::Series| all(s, |v| v > 0.0);
+        let never_ran = |s: &extrap::Series| all(s, |v| v == 0.0);
         let mut kept = 0;
         for s in e
             .series
             .iter()
-            .filter(|s| s.metric == metric && (!from_cube_set || positive(s)))
+            .filter(|s| s.metric == metric && !never_ran(s) && (!from_cube_set || positive(s)))
         {
             kept += 1;
             for p in &s.points {
@@ -303,10 +308,16 @@ pub fn import_extrap(
                 }
             }
         }
-        if from_cube_set && kept == 0 {
+        if kept == 0 {
+            let named = if metric.is_empty() {
+                "the file's unnamed metric".to_owned()
+            } else {
+                format!("metric `{metric}`")
+            };
             return Err(PluginError::new(format!(
-                "{}: no call path of metric `{metric}` has a positive value at every run",
-                path.display()
+                "{}: no call path of {named} has a positive value at every {}",
+                path.display(),
+                if from_cube_set { "run" } else { "point" }
             )));
         }
     }

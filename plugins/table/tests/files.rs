@@ -429,6 +429,29 @@ fn extrap_files_become_one_run_per_repetition_and_bad_ones_are_named() {
         e.contains("point p=4: value 0 is not a positive time"),
         "{e}"
     );
+    // A call path measured 0 everywhere never ran: left out, the others kept; a file with no
+    // other is refused.
+    let never = write(
+        dir.path(),
+        "never.txt",
+        "PARAMETER p\nPOINTS 2 4 8\nREGION solve\nDATA 1\nDATA 2\nDATA 3\nREGION idle\nDATA 0\nDATA 0\nDATA 0\n",
+    );
+    let runs = import_extrap(&[never], &extrap_options(None)).unwrap();
+    let programs = runs.column_by_name("program").unwrap().as_string::<i32>();
+    assert_eq!(runs.num_rows(), 3);
+    assert!((0..3).all(|r| programs.value(r) == "solve"));
+    let idle = write(
+        dir.path(),
+        "idle.txt",
+        "PARAMETER p\nPOINTS 2 4 8\nREGION idle\nDATA 0\nDATA 0\nDATA 0\n",
+    );
+    let e = import_extrap(&[idle], &extrap_options(None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("idle.txt: no call path of the file's unnamed metric has a positive value at every point"),
+        "{e}"
+    );
     let cut = write(
         dir.path(),
         "cut.txt",

@@ -2131,39 +2131,41 @@ fn an_extrap_file_imported_and_modelled_gives_extrap_s_model() {
     saved_scaling_model_answers_as_fitted(&outcome.bundle_dir, &bundle);
 }
 
-/// One meaning of a scaling interval: one of Extra-P's test experiments (4 call paths over p)
-/// fitted by a `scaling_fit` step, its saved model asked at p = 1000, gives every call path the
-/// interval `yosoku scaling --target` gives it on the same file, calibrated on the same checks
-/// (which widen them: the fit's own interval missed one).
-#[test]
-fn a_saved_scaling_model_s_intervals_are_the_command_s() {
+/// One meaning of a scaling interval: an Extra-P file fitted by a `scaling_fit` step, its saved
+/// model asked at `target`, gives every call path the interval `yosoku scaling --target` gives
+/// it on the same file, calibrated on the same checks; how many call paths were compared, and
+/// how many intervals the calibration widened beyond the fit's own.
+fn saved_and_command_intervals(file: &Path, target: &[(String, f64)]) -> (usize, usize) {
     use yosoku_models::Model;
     use yosoku_models::scaling::{PmnfScaling, ScalingQuestion};
     use yosoku_runner::scaling::{CubeReading, PmnfOptions, model_files};
     let dir = tempfile::tempdir().unwrap();
-    let file = repo().join("crates/core/regression/tests/data/extrap/input/experiment2.txt");
-    let (outcome, bundle) = extrap_imported_and_fitted(dir.path(), &file);
+    let (outcome, bundle) = extrap_imported_and_fitted(dir.path(), file);
     let record = bundle.manifest.models_of(PmnfScaling::KIND).next().unwrap();
     let files =
         yosoku_bundle::fs::read_model(&outcome.bundle_dir, &bundle.manifest, record).unwrap();
     let saved = PmnfScaling::from_json(files.fitted_json.as_deref().unwrap()).unwrap();
-    let target = [("p".to_owned(), 1000.0)];
     let command = model_files(
-        std::slice::from_ref(&file),
+        &[file.to_path_buf()],
         &PmnfOptions::default(),
         CubeReading::default(),
         false,
-        Some(&target),
+        Some(target),
     )
     .pop()
     .unwrap()
     .unwrap();
+    let x: Vec<f64> = saved
+        .parameters
+        .iter()
+        .map(|p| target.iter().find(|(n, _)| n == p).unwrap().1)
+        .collect();
     let (mut compared, mut widened) = (0, 0);
     for path in &saved.call_paths {
         let asked = saved
             .predict(ScalingQuestion {
                 call_path: [&path.device, &path.program, &path.variant, &path.phase],
-                at: &target,
+                at: target,
             })
             .unwrap();
         let theirs = command
@@ -2181,13 +2183,31 @@ fn a_saved_scaling_model_s_intervals_are_the_command_s() {
             path.program
         );
         compared += 1;
-        widened += usize::from(path.model.interval(&[1000.0], 0.95) != asked.interval_secs);
+        widened += usize::from(path.model.interval(&x, 0.95) != asked.interval_secs);
     }
+    (compared, widened)
+}
+
+/// [`saved_and_command_intervals`] on one of Extra-P's test experiments (4 call paths over p),
+/// whose checks widen an interval, and on RELeARN's real measurements (14 call paths over p and
+/// n, one measured 0 everywhere: a phase that never ran, which the importer leaves out).
+#[test]
+fn a_saved_scaling_model_s_intervals_are_the_command_s() {
+    let data = repo().join("crates/core/regression/tests/data");
+    let (compared, widened) = saved_and_command_intervals(
+        &data.join("extrap/input/experiment2.txt"),
+        &[("p".to_owned(), 1000.0)],
+    );
+    assert_eq!(compared, 4);
     assert!(
         widened > 0,
         "no interval was calibrated beyond the fit's own"
     );
-    assert_eq!(compared, 4);
+    let (compared, _) = saved_and_command_intervals(
+        &data.join("relearn/relearn_theta0.2.txt"),
+        &[("p".to_owned(), 1024.0), ("n".to_owned(), 10000.0)],
+    );
+    assert_eq!(compared, 13);
 }
 
 /// A directory of Score-P's Cube profiles (Extra-P's threaded example, f = 1 to 5) imported by
