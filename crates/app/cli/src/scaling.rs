@@ -264,6 +264,25 @@ pub fn print(request: &Request, emit: impl Fn(&str) -> Result<()>) -> Result<()>
     }
 }
 
+/// A file's heading in `--suggest`'s text: its name, its parameters, and how each unit's
+/// robust intervals were calibrated.
+fn suggestions_heading(out: &mut String, file: &yosoku_runner::scaling::FileSuggestions) {
+    let _ = writeln!(
+        out,
+        "{} (parameters: {})",
+        file.file.display(),
+        file.parameters.join(", "),
+    );
+    for (unit, calibration) in &file.calibrations {
+        let _ = writeln!(
+            out,
+            "  robust intervals{}: {}",
+            of_unit(file.calibrations.len(), *unit),
+            calibration.describe()
+        );
+    }
+}
+
 /// The next runs to measure for every call path of every file, as text.
 fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)]) -> Outcome {
     let mut out = String::new();
@@ -309,13 +328,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             }
             continue;
         }
-        let _ = writeln!(
-            out,
-            "{} (parameters: {})\n  robust intervals: {}",
-            file.file.display(),
-            file.parameters.join(", "),
-            file.calibration.describe()
-        );
+        suggestions_heading(&mut out, &file);
         for s in series() {
             let found = match &s.suggestions {
                 Ok(found) => found,
@@ -330,7 +343,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             };
             let predicted = Predicted {
                 prediction,
-                calibration: &file.calibration,
+                calibration: file.calibration_of(&s.metric),
             };
             let _ = writeln!(
                 out,
@@ -451,7 +464,7 @@ fn suggestion_json(
             if let Some(prediction) = &s.prediction {
                 line["prediction"] = Predicted {
                     prediction,
-                    calibration: &file.calibration,
+                    calibration: file.calibration_of(&s.metric),
                 }
                 .json(&names, &found.target);
             }
@@ -604,9 +617,12 @@ pub fn run(request: &Request) -> Outcome {
             }
         }
         if let (Some(p), false) = (prediction, request.json) {
-            let _ = writeln!(out, "  intervals: {}", p.calibration.describe());
-            if let Some(c) = &p.robust_calibration {
-                let _ = writeln!(out, "  robust intervals: {}", c.describe());
+            for m in &p.units {
+                let of = of_unit(p.units.len(), m.unit);
+                let _ = writeln!(out, "  intervals{of}: {}", m.calibration.describe());
+                if let Some(c) = &m.robust {
+                    let _ = writeln!(out, "  robust intervals{of}: {}", c.describe());
+                }
             }
         }
     }
@@ -642,11 +658,12 @@ fn predicted_at<'a>(
     let Some(p) = prediction else {
         return (None, None);
     };
+    let c = p.of(&s.metric);
     let extrap = s.prediction.as_ref().map(|prediction| Predicted {
         prediction,
-        calibration: &p.calibration,
+        calibration: &c.calibration,
     });
-    let robust = match (&s.robust_prediction, &p.robust_calibration) {
+    let robust = match (&s.robust_prediction, &c.robust) {
         (Some(prediction), Some(calibration)) => Some(Predicted {
             prediction,
             calibration,
@@ -654,6 +671,22 @@ fn predicted_at<'a>(
         _ => None,
     };
     (extrap, robust)
+}
+
+/// ` of times` after `intervals` where a file's metrics are in several units, each calibrated
+/// apart (`units` of them); nothing where they are in one.
+fn of_unit(units: usize, unit: yosoku_runner::scaling::MetricUnit) -> &'static str {
+    use yosoku_runner::scaling::MetricUnit;
+    if units < 2 {
+        return "";
+    }
+    match unit {
+        MetricUnit::Seconds => " of times",
+        MetricUnit::Bytes => " of bytes",
+        MetricUnit::Flop => " of FLOPs",
+        MetricUnit::Count => " of counts",
+        MetricUnit::Unnamed => " of metrics without a unit",
+    }
 }
 
 /// `p=343, n=64`: a configuration by its parameters' names.

@@ -1211,6 +1211,18 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         printed.contains("  robust intervals: 95 % intervals calibrated on 43 held-out points"),
         "{printed}"
     );
+    // Metrics in two units (times, FLOPs), each unit calibrated on its own call paths' checks:
+    // exact counts among times would narrow the times' intervals.
+    let two_units = data.join("text/one_parameter_5.txt");
+    let out = yosoku(&["scaling", "--target", "x=100", two_units.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    for unit in ["times", "FLOPs"] {
+        assert!(
+            printed.contains(&format!("  intervals of {unit}: only 2 held-out points")),
+            "{printed}"
+        );
+    }
     let out = yosoku(&[
         "scaling",
         "--json",

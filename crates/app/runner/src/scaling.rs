@@ -44,10 +44,45 @@ pub struct FileModels {
 #[derive(Debug)]
 pub struct FilePrediction {
     pub coordinate: Vec<f64>,
-    /// The Extra-P-compatible search's intervals, calibrated on the file's checks.
+    /// Per unit of the file's metrics (times, counts, bytes...), in the order it names them,
+    /// its intervals' calibrations.
+    pub units: Vec<UnitCalibration>,
+}
+
+/// How the call paths of the metrics in one unit calibrate their intervals: each unit apart,
+/// since times, visits and bytes do not err alike (visits are counted exactly: among times they
+/// would narrow the times' intervals), while the times of a file's metrics (its phases') do.
+#[derive(Debug)]
+pub struct UnitCalibration {
+    pub unit: MetricUnit,
+    /// The Extra-P-compatible search's intervals, calibrated on the unit's checks.
     pub calibration: Calibration,
     /// The robust search's, when it was asked for.
-    pub robust_calibration: Option<Calibration>,
+    pub robust: Option<Calibration>,
+}
+
+impl FilePrediction {
+    /// The calibrations of `metric`'s intervals (those of its unit).
+    pub fn of(&self, metric: &str) -> &UnitCalibration {
+        let unit = MetricUnit::of(metric);
+        self.units
+            .iter()
+            .find(|u| u.unit == unit)
+            .expect("every unit of the file's metrics is calibrated")
+    }
+}
+
+/// Each unit of `series`' metrics, in the order first met, with its call paths' points.
+fn by_unit(series: &[Series]) -> Vec<(MetricUnit, Vec<&[yosoku_regression::pmnf::Point]>)> {
+    let mut units: Vec<(MetricUnit, Vec<&[yosoku_regression::pmnf::Point]>)> = Vec::new();
+    for s in series {
+        let unit = MetricUnit::of(&s.metric);
+        match units.iter_mut().find(|(u, _)| *u == unit) {
+            Some((_, points)) => points.push(&s.points),
+            None => units.push((unit, vec![&s.points])),
+        }
+    }
+    units
 }
 
 /// The level of every interval `yosoku scaling` prints.
@@ -210,17 +245,24 @@ pub fn model_files(
             let e = read_experiment(file, median, cube)?;
             let time_shares = file.is_dir().then(|| cube::time_shares(&e, cube.values));
             let prediction = match target {
-                Some(target) => {
-                    let points = series_points(&e.series);
-                    let calibration = extrap_calibration(&points, options, LEVEL);
-                    Some(FilePrediction {
-                        coordinate: target_coordinate(file, &e.parameters, target)?,
-                        robust_calibration: robust.then(|| {
-                            robust_calibration(&points, options, LEVEL, || calibration.clone())
-                        }),
-                        calibration,
-                    })
-                }
+                Some(target) => Some(FilePrediction {
+                    coordinate: target_coordinate(file, &e.parameters, target)?,
+                    units: by_unit(&e.series)
+                        .into_iter()
+                        .map(|(unit, points)| {
+                            let calibration = extrap_calibration(&points, options, LEVEL);
+                            UnitCalibration {
+                                robust: robust.then(|| {
+                                    robust_calibration(&points, options, LEVEL, || {
+                                        calibration.clone()
+                                    })
+                                }),
+                                calibration,
+                                unit,
+                            }
+                        })
+                        .collect(),
+                }),
                 None => None,
             };
             let models = e
@@ -230,21 +272,30 @@ pub fn model_files(
                     let model = fit(&s.points, options);
                     let robust = robust.then(|| fit_robust(&s.points, options));
                     let (prediction, robust_prediction) = match &prediction {
-                        Some(p) => (
-                            model.as_ref().ok().map(|m| {
-                                Prediction::of(m, &p.coordinate, &s.points, &p.calibration, None)
-                            }),
-                            match (&robust, &p.robust_calibration) {
-                                (Some(Ok(r)), Some(c)) => Some(Prediction::of(
-                                    &r.model,
-                                    &p.coordinate,
-                                    &s.points,
-                                    c,
-                                    model.as_ref().ok(),
-                                )),
-                                _ => None,
-                            },
-                        ),
+                        Some(p) => {
+                            let c = p.of(&s.metric);
+                            (
+                                model.as_ref().ok().map(|m| {
+                                    Prediction::of(
+                                        m,
+                                        &p.coordinate,
+                                        &s.points,
+                                        &c.calibration,
+                                        None,
+                                    )
+                                }),
+                                match (&robust, &c.robust) {
+                                    (Some(Ok(r)), Some(c)) => Some(Prediction::of(
+                                        &r.model,
+                                        &p.coordinate,
+                                        &s.points,
+                                        c,
+                                        model.as_ref().ok(),
+                                    )),
+                                    _ => None,
+                                },
+                            )
+                        }
                         None => (None, None),
                     };
                     SeriesModel {
@@ -267,11 +318,6 @@ pub fn model_files(
             })
         })
         .collect()
-}
-
-/// Each call path's points, as the calibration takes a file's series.
-fn series_points(series: &[Series]) -> Vec<&[yosoku_regression::pmnf::Point]> {
-    series.iter().map(|s| s.points.as_slice()).collect()
 }
 
 /// `target`'s values (by name) in the order of the file's `parameters`; a name the file lacks,
@@ -324,11 +370,31 @@ pub struct FileSuggestions {
     /// Whether runs are costed by their number (the file measures no time), not by the time of
     /// a run: its longest call path's there (`pmnf::suggest::RunCost`).
     pub costed_per_run: bool,
-    /// The robust search's intervals over the file, calibrated on its own held-out points (or,
-    /// where none could be checked, borrowed from the Extra-P-compatible search's).
-    pub calibration: Calibration,
+    /// Per unit of the file's metrics, in the order it names them, the robust search's
+    /// intervals calibrated on that unit's held-out points (or, where none could be checked,
+    /// borrowed from the Extra-P-compatible search's).
+    pub calibrations: Vec<(MetricUnit, Calibration)>,
     /// As [`FileModels::time_shares`].
     pub time_shares: Option<Vec<(String, f64)>>,
+}
+
+impl FileSuggestions {
+    /// The calibration of `metric`'s robust intervals (its unit's).
+    pub fn calibration_of(&self, metric: &str) -> &Calibration {
+        Self::calibration_in(&self.calibrations, metric)
+    }
+
+    fn calibration_in<'c>(
+        calibrations: &'c [(MetricUnit, Calibration)],
+        metric: &str,
+    ) -> &'c Calibration {
+        let unit = MetricUnit::of(metric);
+        calibrations
+            .iter()
+            .find(|(u, _)| *u == unit)
+            .map(|(_, c)| c)
+            .expect("every unit of the file's metrics is calibrated")
+    }
 }
 
 /// Every call path of every file: the runs that would most narrow the prediction at `target`
@@ -373,10 +439,15 @@ pub fn suggest_files(
                 })?),
                 None => None,
             };
-            let points = series_points(&e.series);
-            let calibration = robust_calibration(&points, options, LEVEL, || {
-                extrap_calibration(&points, options, LEVEL)
-            });
+            let calibrations: Vec<(MetricUnit, Calibration)> = by_unit(&e.series)
+                .into_iter()
+                .map(|(unit, points)| {
+                    let calibration = robust_calibration(&points, options, LEVEL, || {
+                        extrap_calibration(&points, options, LEVEL)
+                    });
+                    (unit, calibration)
+                })
+                .collect();
             // Every call path's robust model, once: their times cost the runs.
             let fits: Vec<Result<RobustFit, PmnfError>> = e
                 .series
@@ -410,6 +481,7 @@ pub fn suggest_files(
                             Some(&run_cost),
                         )
                     });
+                    let calibration = FileSuggestions::calibration_in(&calibrations, &s.metric);
                     // The Extra-P-compatible search's model, only where it lends the intervals.
                     let lender = (calibration.basis == Basis::Borrowed)
                         .then(|| fit(&s.points, options).ok())
@@ -420,7 +492,7 @@ pub fn suggest_files(
                                 &f.fit.model,
                                 &coordinate,
                                 &s.points,
-                                &calibration,
+                                calibration,
                                 lender.as_ref(),
                             )
                         }),
@@ -433,7 +505,7 @@ pub fn suggest_files(
             Ok(FileSuggestions {
                 file: file.clone(),
                 costed_per_run: run_cost.is_per_run(),
-                calibration,
+                calibrations,
                 time_shares,
                 notes: e.notes,
                 series,

@@ -31,6 +31,7 @@ use yosoku_regression::pmnf::calibrate::{
 };
 use yosoku_regression::pmnf::extrap::{self, Experiment, Series};
 use yosoku_regression::pmnf::robust::fit_robust;
+use yosoku_regression::pmnf::suggest::MetricUnit;
 use yosoku_regression::pmnf::{Aggregate, PmnfModel, PmnfOptions, Point, fit};
 
 const LEVEL: f64 = 0.95;
@@ -144,7 +145,8 @@ struct Scored {
     held_own: usize,
     held_calibrated: usize,
     half_widths_pct: Vec<f64>,
-    calibration: Option<Calibration>,
+    /// Each unit's calibration, in the order the file names its metrics.
+    calibrations: Vec<Calibration>,
 }
 
 impl Scored {
@@ -209,6 +211,42 @@ fn extrap_predictions(lines: &str, file: &str) -> BTreeMap<(String, String), f64
         .collect()
 }
 
+/// Each unit's held-out call paths (times, counts, bytes) calibrated apart, on the rest of
+/// their points, as `yosoku scaling --target` calibrates them: per unit, the Extra-P-compatible
+/// search's calibration and the robust search's.
+fn unit_calibrations(
+    split: &[(&Series, Vec<Point>, f64)],
+    options: &PmnfOptions,
+) -> Vec<(MetricUnit, Calibration, Calibration)> {
+    let mut units: Vec<MetricUnit> = Vec::new();
+    for (s, _, _) in split {
+        let unit = MetricUnit::of(&s.metric);
+        if !units.contains(&unit) {
+            units.push(unit);
+        }
+    }
+    units
+        .into_iter()
+        .map(|unit| {
+            let rests: Vec<&[Point]> = split
+                .iter()
+                .filter(|(s, _, _)| MetricUnit::of(&s.metric) == unit)
+                .map(|(_, r, _)| r.as_slice())
+                .collect();
+            let default = calibrate(&rests, Aggregate::Mean, LEVEL, 0, |p| fit(p, options).ok());
+            let robust = calibrate(
+                &rests,
+                Aggregate::Mean,
+                LEVEL,
+                robust_fewest_values(&rests),
+                |p| fit_robust(p, options).ok().map(|r| r.model),
+            )
+            .or_borrowed(&default);
+            (unit, default, robust)
+        })
+        .collect()
+}
+
 /// One file's row of the table; with `series`, a row per call path after it (its held-out
 /// mean, each search's error and model, the points fitted).
 fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, Summary), String> {
@@ -233,17 +271,15 @@ fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, 
             (m != 0.0 && m.is_finite()).then_some((s, rest, m))
         })
         .collect();
-    let rests: Vec<&[Point]> = split.iter().map(|(_, r, _)| r.as_slice()).collect();
-    let default_calibration =
-        calibrate(&rests, Aggregate::Mean, LEVEL, 0, |p| fit(p, &options).ok());
-    let robust_calibration = calibrate(
-        &rests,
-        Aggregate::Mean,
-        LEVEL,
-        robust_fewest_values(&rests),
-        |p| fit_robust(p, &options).ok().map(|r| r.model),
-    )
-    .or_borrowed(&default_calibration);
+    let calibrations = unit_calibrations(&split, &options);
+    let calibrations_of = |metric: &str| {
+        let unit = MetricUnit::of(metric);
+        let (_, d, r) = calibrations
+            .iter()
+            .find(|(u, _, _)| *u == unit)
+            .expect("every unit calibrated");
+        (d, r)
+    };
     let (mut default, mut robust, mut extrap_errors) =
         (Scored::default(), Scored::default(), Vec::new());
     let mut held = 0;
@@ -253,8 +289,9 @@ fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, 
             continue;
         };
         held += 1;
-        default.add(&d, &default_calibration, None, &at, *m);
-        robust.add(&r.model, &robust_calibration, Some(&d), &at, *m);
+        let (default_calibration, robust_calibration) = calibrations_of(&s.metric);
+        default.add(&d, default_calibration, None, &at, *m);
+        robust.add(&r.model, robust_calibration, Some(&d), &at, *m);
         let their = theirs.get(&(s.callpath.clone(), s.metric.clone())).copied();
         if let Some(p) = their {
             extrap_errors.push(100.0 * (p - m).abs() / m.abs());
@@ -282,10 +319,26 @@ fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, 
             ));
         }
     }
-    default.calibration = Some(default_calibration);
-    robust.calibration = Some(robust_calibration);
+    default.calibrations = calibrations.iter().map(|(_, d, _)| d.clone()).collect();
+    robust.calibrations = calibrations.iter().map(|(_, _, r)| r.clone()).collect();
     let columns = |s: &Scored| {
-        let c = s.calibration.as_ref().expect("set above");
+        // Each unit's factor (`/` between units), and their checks together.
+        let factors: Vec<String> = s
+            .calibrations
+            .iter()
+            .map(|c| {
+                if c.basis == Basis::Borrowed {
+                    "lent".to_owned()
+                } else {
+                    format!("x{:.3}", c.factor)
+                }
+            })
+            .collect();
+        let factors = if factors.is_empty() {
+            "x1.000".to_owned()
+        } else {
+            factors.join("/")
+        };
         format!(
             "{:>6.2} | {:>3}/{:<3} {:>3}/{:<3} {:>8.1} | {:<8}{:>3}",
             median(s.errors_pct.clone()),
@@ -294,12 +347,8 @@ fn score_file(path: &Path, extrap_lines: &str, series: bool) -> Result<(String, 
             s.held_calibrated,
             held,
             median(s.half_widths_pct.clone()),
-            if c.basis == Basis::Borrowed {
-                "lent".to_owned()
-            } else {
-                format!("x{:.3}", c.factor)
-            },
-            c.checks,
+            factors,
+            s.calibrations.iter().map(|c| c.checks).sum::<usize>(),
         )
     };
     let extrap_count = extrap_errors.len();
