@@ -35,7 +35,7 @@ pub struct Scaling {
     /// The parameters modelled over, in the order of every model's coordinates.
     pub parameters: Vec<String>,
     /// Every call path's fitted model: `device, program, variant, phase`, the model and its
-    /// intervals under its program's calibration.
+    /// intervals under the calibration over the step's table.
     pub fits: Vec<([String; 4], PmnfModel, CalibratedIntervals)>,
 }
 
