@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
-pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
 use yosoku_regression::pmnf::calibrate::{
-    CalibratedIntervals, extrap_calibration, robust_calibration,
+    self, CalibratedIntervals, extrap_calibration, robust_calibration,
 };
+pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
 pub use yosoku_regression::pmnf::extrap::cube::{
     Reading as CubeReading, Scaling as CubeScaling, Values as CubeValues,
 };
@@ -74,15 +74,11 @@ impl FilePrediction {
 
 /// Each unit of `series`' metrics, in the order first met, with its call paths' points.
 fn by_unit(series: &[Series]) -> Vec<(MetricUnit, Vec<&[yosoku_regression::pmnf::Point]>)> {
-    let mut units: Vec<(MetricUnit, Vec<&[yosoku_regression::pmnf::Point]>)> = Vec::new();
-    for s in series {
-        let unit = MetricUnit::of(&s.metric);
-        match units.iter_mut().find(|(u, _)| *u == unit) {
-            Some((_, points)) => points.push(&s.points),
-            None => units.push((unit, vec![&s.points])),
-        }
-    }
-    units
+    calibrate::by_unit(
+        series
+            .iter()
+            .map(|s| (s.metric.as_str(), s.points.as_slice())),
+    )
 }
 
 /// The level of every interval `yosoku scaling` prints.

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use yosoku_regression::pmnf::calibrate::{
-    Basis, Calibration, calibrate, measured, robust_fewest_values,
+    Basis, Calibration, by_unit, extrap_calibration, measured, robust_calibration,
 };
 use yosoku_regression::pmnf::extrap::{self, Experiment, Series};
 use yosoku_regression::pmnf::robust::fit_robust;
@@ -218,33 +218,18 @@ fn unit_calibrations(
     split: &[(&Series, Vec<Point>, f64)],
     options: &PmnfOptions,
 ) -> Vec<(MetricUnit, Calibration, Calibration)> {
-    let mut units: Vec<MetricUnit> = Vec::new();
-    for (s, _, _) in split {
-        let unit = MetricUnit::of(&s.metric);
-        if !units.contains(&unit) {
-            units.push(unit);
-        }
-    }
-    units
-        .into_iter()
-        .map(|unit| {
-            let rests: Vec<&[Point]> = split
-                .iter()
-                .filter(|(s, _, _)| MetricUnit::of(&s.metric) == unit)
-                .map(|(_, r, _)| r.as_slice())
-                .collect();
-            let default = calibrate(&rests, Aggregate::Mean, LEVEL, 0, |p| fit(p, options).ok());
-            let robust = calibrate(
-                &rests,
-                Aggregate::Mean,
-                LEVEL,
-                robust_fewest_values(&rests),
-                |p| fit_robust(p, options).ok().map(|r| r.model),
-            )
-            .or_borrowed(&default);
-            (unit, default, robust)
-        })
-        .collect()
+    by_unit(
+        split
+            .iter()
+            .map(|(s, rest, _)| (s.metric.as_str(), rest.as_slice())),
+    )
+    .into_iter()
+    .map(|(unit, rests)| {
+        let default = extrap_calibration(&rests, options, LEVEL);
+        let robust = robust_calibration(&rests, options, LEVEL, || default.clone());
+        (unit, default, robust)
+    })
+    .collect()
 }
 
 /// One file's row of the table; with `series`, a row per call path after it (its held-out

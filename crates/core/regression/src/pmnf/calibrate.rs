@@ -31,6 +31,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::robust::fit_robust;
+use super::suggest::MetricUnit;
 use super::{
     Aggregate, MINIMUM_POINTS, PmnfModel, PmnfOptions, Point, enough_values, fit, largest_values,
     mean, median,
@@ -325,6 +326,24 @@ pub fn calibrate(
         })
         .collect();
     Calibration::from_scores(&scores, level, fewest_values)
+}
+
+/// Call paths' points (each with its metric's name) grouped by their metric's unit, in the
+/// order first met: each unit is calibrated apart. The times of a file's phases err alike; its
+/// visit counts, counted exactly, do not err as its times do, and among the times they would
+/// narrow the times' intervals.
+pub fn by_unit<'p>(
+    series: impl IntoIterator<Item = (&'p str, &'p [Point])>,
+) -> Vec<(MetricUnit, Vec<&'p [Point]>)> {
+    let mut units: Vec<(MetricUnit, Vec<&'p [Point]>)> = Vec::new();
+    for (metric, points) in series {
+        let unit = MetricUnit::of(metric);
+        match units.iter_mut().find(|(u, _)| *u == unit) {
+            Some((_, group)) => group.push(points),
+            None => units.push((unit, vec![points])),
+        }
+    }
+    units
 }
 
 /// The Extra-P-compatible search's ([`fit`]) calibration over a file's `series` at `level`.
