@@ -417,14 +417,16 @@ fn extrap_files_become_one_run_per_repetition_and_bad_ones_are_named() {
         e.contains("no metric `bytes`; the file has: time, visits"),
         "{e}"
     );
-    let zero = write(
-        dir.path(),
+    // The error a file of `text` (named `name`) gets.
+    let refused = |name: &str, text: &str| {
+        import_extrap(&[write(dir.path(), name, text)], &extrap_options(None))
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(
         "zero.txt",
         "PARAMETER p\nPOINTS 2 4 8\nREGION solve\nDATA 1\nDATA 0\nDATA 3\n",
     );
-    let e = import_extrap(&[zero], &extrap_options(None))
-        .unwrap_err()
-        .to_string();
     assert!(
         e.contains("point p=4: value 0 is not a positive time"),
         "{e}"
@@ -440,26 +442,18 @@ fn extrap_files_become_one_run_per_repetition_and_bad_ones_are_named() {
     let programs = runs.column_by_name("program").unwrap().as_string::<i32>();
     assert_eq!(runs.num_rows(), 3);
     assert!((0..3).all(|r| programs.value(r) == "solve"));
-    let idle = write(
-        dir.path(),
+    let e = refused(
         "idle.txt",
         "PARAMETER p\nPOINTS 2 4 8\nREGION idle\nDATA 0\nDATA 0\nDATA 0\n",
     );
-    let e = import_extrap(&[idle], &extrap_options(None))
-        .unwrap_err()
-        .to_string();
     assert!(
         e.contains("idle.txt: no call path of the file's unnamed metric has a positive value at every point"),
         "{e}"
     );
-    let cut = write(
-        dir.path(),
+    let e = refused(
         "cut.txt",
         "PARAMETER p\nPOINTS 2 4\nDATA 1\nDATA 2\nDATA 3\n",
     );
-    let e = import_extrap(&[cut], &extrap_options(None))
-        .unwrap_err()
-        .to_string();
     assert!(
         e.contains("cut.txt:5: more DATA lines than the 2 POINTS"),
         "{e}"
