@@ -40,7 +40,7 @@ pub fn metric_value(v: f64, metric: &str) -> String {
         MetricUnit::Seconds => secs(v),
         MetricUnit::Bytes => value(v, "B"),
         MetricUnit::Flop => value(v, "FLOP"),
-        MetricUnit::Count | MetricUnit::Unnamed => value(v, ""),
+        MetricUnit::Count | MetricUnit::Events | MetricUnit::Unnamed => value(v, ""),
     }
 }
 

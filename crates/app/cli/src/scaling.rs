@@ -617,7 +617,13 @@ pub fn run(request: &Request) -> Outcome {
             }
         }
         if let (Some(p), false) = (prediction, request.json) {
-            for m in &p.units {
+            // The calibrations of the units printed (`--metric time` prints no visits').
+            let printed = |unit| {
+                (file_models.models.iter())
+                    .filter(|s| shown.shows(&s.callpath, &s.metric))
+                    .any(|s| yosoku_runner::scaling::MetricUnit::of(&s.metric) == unit)
+            };
+            for m in p.units.iter().filter(|m| printed(m.unit)) {
                 let of = of_unit(p.units.len(), m.unit);
                 let _ = writeln!(out, "  intervals{of}: {}", m.calibration.describe());
                 if let Some(c) = &m.robust {
@@ -685,6 +691,7 @@ fn of_unit(units: usize, unit: yosoku_runner::scaling::MetricUnit) -> &'static s
         MetricUnit::Bytes => " of bytes",
         MetricUnit::Flop => " of FLOPs",
         MetricUnit::Count => " of counts",
+        MetricUnit::Events => " of hardware events",
         MetricUnit::Unnamed => " of metrics without a unit",
     }
 }
@@ -707,13 +714,27 @@ struct Predicted<'a> {
 }
 
 impl Predicted<'_> {
-    /// `1.23 s (95 % interval 1.01 s to 1.45 s)`, in the metric's unit.
+    /// `1.23 s (95 % interval 1.01 s to 1.45 s)`, in the metric's unit. A model that falls
+    /// below zero where no measured value does (its interval then starts at 0) is said to, and
+    /// where its whole interval does too, no interval is printed: `0 s to 0 s` would be a
+    /// certainty the model does not have.
     fn text(&self, metric: &str) -> String {
         let value = |v: f64| crate::format::metric_value(v, metric);
+        let below_zero = ": the model falls below zero here, where no measured value does";
         match self.prediction.interval {
-            Some((lo, hi)) => format!(
-                "{} ({:.0} % interval {} to {})",
+            Some((lo, hi)) if self.prediction.value < 0.0 && lo >= 0.0 && hi <= 0.0 => format!(
+                "{}{below_zero}, and so does its whole {:.0} % interval",
                 value(self.prediction.value),
+                100.0 * self.calibration.level,
+            ),
+            Some((lo, hi)) => format!(
+                "{}{} ({:.0} % interval {} to {})",
+                value(self.prediction.value),
+                if self.prediction.value < 0.0 && lo >= 0.0 {
+                    below_zero
+                } else {
+                    ""
+                },
                 100.0 * self.calibration.level,
                 value(lo),
                 value(hi)

@@ -778,6 +778,39 @@ fn robust_intervals_that_no_check_can_calibrate_are_borrowed_from_the_checked_se
     assert!((robust.0..=robust.1).contains(&725.39), "{printed}");
 }
 
+/// A model that falls below zero at the target, where no measured time does, is said to: its
+/// interval starts at 0, and where the whole interval lies below zero too none is printed
+/// (`0 s to 0 s` would claim a certainty).
+#[test]
+fn a_prediction_below_zero_is_said_to_be() {
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER p\n\nPOINTS ( 1 ) ( 2 ) ( 3 ) ( 4 ) ( 5 )\n\nREGION r\nMETRIC time\n\
+         DATA 4.1\nDATA 3.0\nDATA 2.1\nDATA 0.9\nDATA 0.1\n",
+    );
+    let below = ": the model falls below zero here, where no measured value does";
+    let at = |p: &str| {
+        let printed = succeeded(&["scaling", "--target", p, &file]);
+        let line = printed.lines().find(|l| l.contains(" at p=")).unwrap();
+        line.split_once(": ").unwrap().1.to_owned()
+    };
+    // At 5 the model is just above zero; at 5.5 below it, its band not wholly; at 8 wholly.
+    let (above, partly, wholly) = (at("p=5"), at("p=5.5"), at("p=8"));
+    assert!(
+        !above.contains(below) && above.contains("(95 % interval "),
+        "{above}"
+    );
+    assert!(
+        partly.starts_with('-') && partly.contains(below),
+        "{partly}"
+    );
+    assert!(partly.contains("(95 % interval 0 s to "), "{partly}");
+    assert!(
+        wholly.starts_with('-') && wholly.ends_with(", and so does its whole 95 % interval"),
+        "{wholly}"
+    );
+    assert!(!wholly.contains("0 s to 0 s"), "{wholly}");
+}
+
 /// An Extra-P text file of `text` in a temporary directory (kept while the first is alive), and
 /// its path.
 /// `yosoku args`' standard output, the command having succeeded (else its error, in the panic).
@@ -1411,6 +1444,22 @@ fn scaling_prints_only_the_metrics_asked_with_the_same_figures() {
     // Every line, the predictions and the calibration's sentence among them, as without it.
     assert!(time.iter().all(|l| every.contains(l)), "{time:?}");
     assert!(every.len() > time.len());
+    // Each unit's intervals are calibrated apart, and the calibrations of the units printed
+    // are printed: times alone with --metric time; without it, the PAPI counters' too, FLOPs
+    // apart from the hardware events (cache misses), and both apart from the visits.
+    let calibrated = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| l.trim().strip_prefix("intervals of "))
+            .map(|l| l.split(':').next().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(calibrated(&time), ["times"], "{time:?}");
+    assert_eq!(
+        calibrated(&every),
+        ["counts", "times", "FLOPs", "hardware events"],
+        "{every:?}"
+    );
     // --min-share: of Extra-P's threaded example (runs of 8.55 f s), `main`'s own 0.7 f s is
     // under 10 % of the run at every point; its three callees are above.
     let threaded = repo().join("crates/core/regression/tests/data/cube/simple_threaded");

@@ -103,10 +103,15 @@ pub enum MetricUnit {
     Seconds,
     /// A name with `byte` in it.
     Bytes,
-    /// A name with `flop` in it.
+    /// Floating-point operations: a name with `flop` in it, or PAPI's and Score-P's names of
+    /// them (`PAPI_FP_OPS`, `PAPI_SP_OPS`, `PAPI_DP_OPS`).
     Flop,
     /// A number of visits, calls or another count.
     Count,
+    /// Hardware events a counter measured: PAPI's preset and native counters (`PAPI_TOT_INS`,
+    /// `PAPI_L2_TCM`), Linux perf's (`perf::cycles`), instructions and cycles. Counts, but
+    /// calibrated apart from visits and calls: those are exact, a counter's events are not.
+    Events,
     /// A name that says no unit.
     Unnamed,
 }
@@ -118,22 +123,32 @@ impl MetricUnit {
             Self::Seconds
         } else if m.contains("byte") {
             Self::Bytes
-        } else if m.contains("flop") {
+        } else if m.contains("flop") || ["fp_ops", "sp_ops", "dp_ops"].iter().any(|o| m.contains(o))
+        {
             Self::Flop
         } else if ["visit", "count", "call"].iter().any(|c| m.contains(c)) {
             Self::Count
+        } else if ["papi_", "perf::", "perf_raw::"]
+            .iter()
+            .any(|p| m.starts_with(p))
+            || ["instruction", "inst_executed", "cycles"]
+                .iter()
+                .any(|e| m.contains(e))
+        {
+            Self::Events
         } else {
             Self::Unnamed
         }
     }
 
-    /// Its symbol (`s`, `B`, `FLOP`, `count`), none where the name says no unit.
+    /// Its symbol (`s`, `B`, `FLOP`, `count`, `events`), none where the name says no unit.
     pub fn symbol(self) -> Option<&'static str> {
         match self {
             Self::Seconds => Some("s"),
             Self::Bytes => Some("B"),
             Self::Flop => Some("FLOP"),
             Self::Count => Some("count"),
+            Self::Events => Some("events"),
             Self::Unnamed => None,
         }
     }
@@ -582,6 +597,14 @@ mod tests {
         assert_eq!(unit("PAPI_FP_OPS flops"), Some("FLOP"));
         assert_eq!(unit("visits"), Some("count"));
         assert_eq!(unit("energy"), None);
+        // Hardware counters, as Score-P names them (Extra-P's Cube sets measure these three).
+        assert_eq!(unit("PAPI_FP_OPS"), Some("FLOP"));
+        assert_eq!(unit("PAPI_DP_OPS"), Some("FLOP"));
+        assert_eq!(unit("PAPI_L2_TCM"), Some("events"));
+        assert_eq!(unit("PAPI_TOT_INS"), Some("events"));
+        assert_eq!(unit("perf::cache-misses"), Some("events"));
+        assert_eq!(unit("sm__inst_executed.sum"), Some("events"));
+        assert_eq!(unit("dram__bytes_read.sum"), Some("B"));
     }
 
     /// 2 + 0.5 x^2 measured at 2, 4, 8 and 16, 3 repetitions at +-2 %.
