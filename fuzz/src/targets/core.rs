@@ -263,6 +263,7 @@ pub fn cube_profile(data: &[u8]) {
             folder: (*folder).to_owned(),
             file: "profile.cubex".to_owned(),
             profile: profile.clone(),
+            times: None,
         })
         .collect();
     let scaling = [
@@ -292,11 +293,19 @@ pub fn cube_profile(data: &[u8]) {
             );
         }
     }
-    // The runs with their locations combined as they are read give the same experiment.
+    // Every share of a run's time is a number, 0 at the least.
+    let shares = cube::time_shares(&runs, scaling);
+    assert!(
+        shares.iter().all(|(_, s)| s.is_finite() && *s >= 0.0),
+        "{shares:?}"
+    );
+    // The runs with their locations combined as they are read give the same experiment, and
+    // the same shares.
     let combined: Vec<cube::Run> = runs
         .into_iter()
         .map(|r| r.combined(scaling, pick >= 128))
         .collect();
+    assert_eq!(cube::time_shares(&combined, scaling), shares);
     let again = cube::cube_set(&combined, scaling, pick >= 128)
         .expect("the runs combined as read refused where their whole profiles were not");
     assert_eq!(again.notes, experiment.notes);

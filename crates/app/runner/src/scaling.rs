@@ -130,10 +130,12 @@ impl Prediction {
 /// point's mean, or its median with `median`), or a directory of Cube profiles, one folder per
 /// run named by its parameters, as Extra-P's `--cube` reads it (each call path's values and
 /// each run's locations combined as `cube` says; see [`read_cube_set`]). Inclusive values are
-/// a Cube set's alone: asked of a file, an error.
-pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<Experiment> {
+/// a Cube set's alone: asked of a file, an error. A Cube set's call paths' shares of their run's
+/// time come with it (`cube::time_shares`); a file's times need not add up to a run's.
+pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<ReadExperiment> {
     if path.is_dir() {
-        return read_cube_set(path, median, cube);
+        return read_cube_set(path, median, cube)
+            .map(|(experiment, shares)| (experiment, Some(shares)));
     }
     if cube.values == CubeValues::Inclusive {
         bail!(
@@ -155,17 +157,27 @@ pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<E
         );
     }
     let read = extrap::parse_bytes(format, &bytes, median);
-    read.map_err(|e| match e.line {
+    let experiment = read.map_err(|e| match e.line {
         0 => anyhow!("{}: {}", path.display(), e.message),
         line => anyhow!("{}:{line}: {}", path.display(), e.message),
-    })
+    })?;
+    Ok((experiment, None))
 }
+
+/// An experiment read by [`read_experiment`], and, of a Cube set, each call path's largest share
+/// of its run's time.
+pub type ReadExperiment = (Experiment, Option<Vec<(String, f64)>>);
 
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
 /// (`mm.x10y25.r1`), each profile's locations combined as it is read (one profile's values in
-/// memory at a time). Errors name the folder or file.
-pub fn read_cube_set(dir: &Path, median: bool, reading: CubeReading) -> Result<Experiment> {
+/// memory at a time), and each call path's largest share of its run's time
+/// (`cube::time_shares`). Errors name the folder or file.
+pub fn read_cube_set(
+    dir: &Path,
+    median: bool,
+    reading: CubeReading,
+) -> Result<(Experiment, Vec<(String, f64)>)> {
     let hidden = |p: &Path| {
         p.file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with('.'))
@@ -218,8 +230,9 @@ pub fn read_cube_set(dir: &Path, median: bool, reading: CubeReading) -> Result<E
             .map_err(|e| anyhow!("{}: {e}", file.display()))
         })
         .collect::<Result<Vec<_>>>()?;
-    cube::cube_set(&runs, reading.scaling, median)
-        .map_err(|e| anyhow!("{}: {}", dir.display(), e.message))
+    let experiment = cube::cube_set(&runs, reading.scaling, median)
+        .map_err(|e| anyhow!("{}: {}", dir.display(), e.message))?;
+    Ok((experiment, cube::time_shares(&runs, reading.scaling)))
 }
 
 /// Every call path of every file modelled with `options` (a Cube set's runs combined by
@@ -238,8 +251,7 @@ pub fn model_files(
     files
         .iter()
         .map(|file| {
-            let e = read_experiment(file, median, cube)?;
-            let time_shares = file.is_dir().then(|| cube::time_shares(&e, cube.values));
+            let (e, time_shares) = read_experiment(file, median, cube)?;
             let prediction = match target {
                 Some(target) => Some(FilePrediction {
                     coordinate: target_coordinate(file, &e.parameters, target)?,
@@ -410,8 +422,7 @@ pub fn suggest_files(
     files
         .iter()
         .map(|file| {
-            let e = read_experiment(file, median, cube)?;
-            let time_shares = file.is_dir().then(|| cube::time_shares(&e, cube.values));
+            let (e, time_shares) = read_experiment(file, median, cube)?;
             let at = |name: &str| e.parameters.iter().position(|p| p == name);
             let coordinate = target_coordinate(file, &e.parameters, target)?;
             let mut by_parameter = vec![Grid::Inferred; e.parameters.len()];

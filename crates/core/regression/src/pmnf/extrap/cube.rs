@@ -64,6 +64,41 @@ pub struct Run {
     pub folder: String,
     pub file: String,
     pub profile: Profile,
+    /// Its `time` by medians over its locations, for [`time_shares`]: kept when its locations
+    /// are combined ([`Run::combined`]); `None` before, or where the profile has no time.
+    pub times: Option<RunTimes>,
+}
+
+/// A run's `time` as Extra-P's small-kernel filter weighs it: each call path's values at the
+/// run's locations combined as the scaling combines them but by their median (with strong
+/// scaling, their sum), and the run's own time so combined: at each location its call paths'
+/// exclusive times together (read inclusive: its roots' times), Extra-P's root's inclusive time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunTimes {
+    pub callpaths: Vec<(String, f64)>,
+    pub run: f64,
+}
+
+impl RunTimes {
+    /// The times of `profile`, its values still at its locations; `None` without a `time`.
+    fn of(profile: &Profile, scaling: Scaling) -> Option<RunTimes> {
+        let time = profile.metrics.iter().find(|m| m.name == "time")?;
+        let mut at_locations = vec![0.0; profile.locations];
+        for (callpath, values) in &time.callpaths {
+            if profile.values == Values::Exclusive || !callpath.contains("->") {
+                for (sum, v) in at_locations.iter_mut().zip(values) {
+                    *sum += v;
+                }
+            }
+        }
+        let combine = |v: &[f64]| run_value(v, time.aggregation, scaling, true);
+        Some(RunTimes {
+            callpaths: (time.callpaths.iter())
+                .map(|(c, v)| (c.clone(), combine(v)))
+                .collect(),
+            run: combine(&at_locations),
+        })
+    }
 }
 
 impl Run {
@@ -86,6 +121,7 @@ impl Run {
             folder,
             file,
             profile,
+            times: None,
         }
         .combined(reading.scaling, median))
     }
@@ -93,6 +129,9 @@ impl Run {
     /// This run with each call path's values at its locations combined into one, as
     /// [`cube_set`] combines them with `scaling` and `median` (see [`Run::read`]).
     pub fn combined(mut self, scaling: Scaling, median: bool) -> Run {
+        if self.times.is_none() {
+            self.times = RunTimes::of(&self.profile, scaling);
+        }
         for metric in &mut self.profile.metrics {
             for (_, values) in &mut metric.callpaths {
                 *values = vec![run_value(values, metric.aggregation, scaling, median)];
@@ -490,32 +529,88 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
     })
 }
 
-/// Each call path's largest share of its run's time over the points of a Cube set read for
-/// `values` (its `time` metric; in order of the series): a run's time at a point is its call
-/// paths' exclusive times together, or its roots' inclusive ones. Extra-P's small-kernel filter
-/// leaves out the call paths whose share is under 1 % at every point. Empty where the set has
-/// no `time`.
-pub fn time_shares(e: &Experiment, values: Values) -> Vec<(String, f64)> {
-    let times: Vec<&Series> = e.series.iter().filter(|s| s.metric == "time").collect();
-    let points = times.first().map_or(0, |s| s.points.len());
-    let mean = |s: &Series, i: usize| super::super::mean(&s.points[i].values);
-    let run: Vec<f64> = (0..points)
-        .map(|i| {
-            times
-                .iter()
-                .filter(|s| values == Values::Exclusive || !s.callpath.contains("->"))
-                .map(|s| mean(s, i))
-                .sum()
-        })
+/// Each call path's largest share of its run's time over the points of a Cube set's `runs`, as
+/// Extra-P's small-kernel filter weighs it (which leaves out the call paths under 1 % at every
+/// point): at each point, the call path's median time over a run's locations (with strong
+/// `scaling`, their sum; see [`RunTimes`]) over the run's so combined. A point's runs (its
+/// repetitions) give the median of their values; Extra-P takes the median over every location of
+/// every repetition, the same where a point has one run. A call path some points lack adds its
+/// time, where it has one, to its nearest caller that every point has (exclusive values), as
+/// Extra-P merges it. In the order first met; empty where the set has no `time` or no points.
+pub fn time_shares(runs: &[Run], scaling: Scaling) -> Vec<(String, f64)> {
+    let Ok((_, by_point)) = points_of(runs) else {
+        return Vec::new();
+    };
+    let inclusive = runs.iter().any(|r| r.profile.values == Values::Inclusive);
+    // Per call path, in the order first met: its time at each point (the median of its runs').
+    let mut callpaths: Vec<String> = Vec::new();
+    let mut at_points: Vec<Vec<Option<f64>>> = Vec::new();
+    let mut run_at_points: Vec<f64> = Vec::with_capacity(by_point.len());
+    for (point, (_, group)) in by_point.iter().enumerate() {
+        let times: Vec<RunTimes> = (group.iter())
+            .filter_map(|r| {
+                r.times
+                    .clone()
+                    .or_else(|| RunTimes::of(&r.profile, scaling))
+            })
+            .collect();
+        run_at_points.push(super::super::median(
+            &times.iter().map(|t| t.run).collect::<Vec<f64>>(),
+        ));
+        let mut of_runs: Vec<(String, Vec<f64>)> = Vec::new();
+        for (callpath, value) in times.iter().flat_map(|t| &t.callpaths) {
+            match of_runs.iter_mut().find(|(c, _)| c == callpath) {
+                Some((_, values)) => values.push(*value),
+                None => of_runs.push((callpath.clone(), vec![*value])),
+            }
+        }
+        for (callpath, values) in of_runs {
+            let k = match callpaths.iter().position(|c| *c == callpath) {
+                Some(k) => k,
+                None => {
+                    callpaths.push(callpath);
+                    at_points.push(vec![None; by_point.len()]);
+                    callpaths.len() - 1
+                }
+            };
+            at_points[k][point] = Some(super::super::median(&values));
+        }
+    }
+    let complete: Vec<bool> = (at_points.iter())
+        .map(|at| at.iter().all(Option::is_some))
         .collect();
-    times
-        .iter()
-        .map(|s| {
-            let share = (0..points)
-                .map(|i| mean(s, i) / run[i])
+    for k in (0..callpaths.len()).filter(|&k| !complete[k] && !inclusive) {
+        let mut caller = callpaths[k].as_str();
+        let target = loop {
+            let Some((up, _)) = caller.rsplit_once("->") else {
+                break None;
+            };
+            caller = up;
+            if let Some(t) = callpaths
+                .iter()
+                .position(|c| c == caller)
+                .filter(|&t| complete[t])
+            {
+                break Some(t);
+            }
+        };
+        if let Some(t) = target {
+            let adds = at_points[k].clone();
+            for (to, add) in at_points[t].iter_mut().zip(adds) {
+                if let (Some(to), Some(add)) = (to.as_mut(), add) {
+                    *to += add;
+                }
+            }
+        }
+    }
+    (0..callpaths.len())
+        .filter(|&k| complete[k])
+        .map(|k| {
+            let share = (at_points[k].iter().zip(&run_at_points))
+                .filter_map(|(time, run)| Some(time.as_ref()? / run))
                 .filter(|r| r.is_finite())
                 .fold(0.0, f64::max);
-            (s.callpath.clone(), share)
+            (callpaths[k].clone(), share)
         })
         .collect()
 }
@@ -580,6 +675,7 @@ mod tests {
         Run {
             folder: folder.to_owned(),
             file: "profile.cubex".to_owned(),
+            times: None,
             profile: Profile {
                 locations: callpaths.first().map_or(1, |(_, v)| v.len()),
                 values: Values::Exclusive,
@@ -766,8 +862,7 @@ mod tests {
                 ],
             ),
         ];
-        let e = cube_set(&runs, Scaling::Weak, false).unwrap();
-        let shares = time_shares(&e, Values::Exclusive);
+        let shares = time_shares(&runs, Scaling::Weak);
         let share = |c: &str| shares.iter().find(|(p, _)| p == c).unwrap().1;
         // A run takes 10, 20, 30 s: init 5 % at p = 1, less after.
         assert!((share("main") - 0.1).abs() < 1e-12);
@@ -779,10 +874,70 @@ mod tests {
             r.profile.values = Values::Inclusive;
             r.profile.metrics[0].callpaths[0].1[0] = 10.0 * r.folder[3..].parse::<f64>().unwrap();
         }
-        let e = cube_set(&inclusive, Scaling::Weak, false).unwrap();
-        let shares = time_shares(&e, Values::Inclusive);
+        let shares = time_shares(&inclusive, Scaling::Weak);
         assert_eq!(shares[0], ("main".to_owned(), 1.0));
         assert!((shares[1].1 - 0.05).abs() < 1e-12);
+    }
+
+    /// Shares weigh a run's locations by their median, as Extra-P's filter does: a call path
+    /// one rank of three spends its time in takes no share of the median rank's run (by the
+    /// mean it would take a ninth); a point's repetitions give the median of theirs; a call
+    /// path some points lack adds its time to its caller's where it has one.
+    #[test]
+    fn shares_are_medians_over_a_run_s_locations() {
+        let runs = [
+            run(
+                "a.p1",
+                &[
+                    ("main", &[0.0, 0.0, 0.0]),
+                    ("main->solve", &[9.0, 9.0, 6.0]),
+                    ("main->comm", &[0.0, 0.0, 3.0]),
+                ],
+            ),
+            run(
+                "a.p2.r1",
+                &[
+                    ("main", &[0.0, 0.0, 0.0]),
+                    ("main->solve", &[9.0, 9.0, 9.0]),
+                    ("main->comm", &[1.0, 1.0, 1.0]),
+                    ("main->comm->wait", &[1.0, 1.0, 1.0]),
+                ],
+            ),
+            run(
+                "a.p2.r2",
+                &[
+                    ("main", &[0.0, 0.0, 0.0]),
+                    ("main->solve", &[9.0, 9.0, 9.0]),
+                    ("main->comm", &[3.0, 3.0, 3.0]),
+                    ("main->comm->wait", &[3.0, 3.0, 3.0]),
+                ],
+            ),
+        ];
+        let shares = time_shares(&runs, Scaling::Weak);
+        let share = |c: &str| shares.iter().find(|(p, _)| p == c).map(|(_, s)| *s);
+        // At p = 2 the run takes 11 or 15 s (median 13), comm 1 or 3 (2) and its callee's 1 or 3
+        // (2) added: 4 / 13.
+        assert!(
+            (share("main->comm").unwrap() - 4.0 / 13.0).abs() < 1e-12,
+            "{shares:?}"
+        );
+        assert!(
+            (share("main->solve").unwrap() - 1.0).abs() < 1e-12,
+            "{shares:?}"
+        );
+        assert_eq!(share("main->comm->wait"), None, "{shares:?}");
+        // Read whole and combined as read, the same.
+        let combined: Vec<Run> = (runs.iter())
+            .map(|r| r.clone().combined(Scaling::Weak, false))
+            .collect();
+        assert_eq!(time_shares(&combined, Scaling::Weak), shares);
+        // Summed over the locations (strong scaling), comm's 3 s of 27 at p = 1 (here twice).
+        let mut again = runs[0].clone();
+        again.folder = "a.p3".to_owned();
+        let twice = [runs[0].clone(), again];
+        let strong = time_shares(&twice, Scaling::Strong);
+        assert!((strong[2].1 - 3.0 / 27.0).abs() < 1e-12, "{strong:?}");
+        assert_eq!(time_shares(&twice, Scaling::Weak)[2].1, 0.0);
     }
 
     #[test]
