@@ -534,11 +534,14 @@ fn largest_values(points: &[Point]) -> Vec<f64> {
         .collect()
 }
 
+/// The median of `v`; not a number where `v` is empty, as [`mean`].
 fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     let n = s.len();
-    if n % 2 == 1 {
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
         s[n / 2]
     } else {
         (s[n / 2 - 1] + s[n / 2]) / 2.0

@@ -940,6 +940,18 @@ mod tests {
         assert_eq!(time_shares(&twice, Scaling::Weak)[2].1, 0.0);
     }
 
+    /// A profile that measured nothing at any location (fuzz/regressions/cube_profile/
+    /// threads-that-measured-nothing) gives a share of 0, by any scaling: its median over no
+    /// location is not a number, as its mean is, where it was once a panic.
+    #[test]
+    fn runs_that_measured_at_no_location_take_no_share() {
+        let runs = [run("a.p1", &[("main", &[])]), run("a.p2", &[("main", &[])])];
+        assert_eq!(runs[0].profile.locations, 0);
+        for scaling in [Scaling::Weak, Scaling::WeakThreaded, Scaling::Strong] {
+            assert_eq!(time_shares(&runs, scaling), [("main".to_owned(), 0.0)]);
+        }
+    }
+
     #[test]
     fn a_run_whose_value_is_not_a_number_is_left_out_of_its_point_and_said() {
         let runs = [
