@@ -1,7 +1,7 @@
 """Extra-P's models of experiments, as JSON lines, for yosoku's side-by-side test
 (crates/core/regression/tests/extrap.rs) and benchmark.
 
-Usage: python models.py [--negative-exponents] [--hold-out-largest] [--scaling weak|strong|weak_threaded] [--inclusive] [--small-kernels] FILE...
+Usage: python models.py [--negative-exponents] [--median] [--hold-out-largest] [--scaling weak|strong|weak_threaded] [--inclusive] [--small-kernels] FILE...
 (*.jsonl: JSON Lines; *.json or *.JSON: Extra-P's JSON, as `yosoku export --format extrap`
 writes it, or its legacy form; *.extra-p: an experiment Extra-P saved; a file of lines with
 "parameters" objects: Talpas; a binary file with `EXTRAP_EXPERIMENT` near its start: an Extra-P
@@ -15,13 +15,15 @@ else: Extra-P's text format)
 Each experiment is modelled with Extra-P's default modelers (the basic single-parameter
 modeler, cross-validated; the multi-parameter modeler over it), as `extrap` on the command line
 does; `--negative-exponents` sets its single-parameter modeler's `allow_negative_exponents`
-option (what `yosoku scaling --negative-exponents` and `negative_exponents = true` do). One line per (call path, metric): the constant, each term's coefficient and factors
+option (what `yosoku scaling --negative-exponents` and `negative_exponents = true` do), `--median`
+models each point's median instead of its mean (Extra-P's `--median`, which Extra-P 4.2.5's
+command applies to experiments of several parameters only; here to every one). One line per (call path, metric): the constant, each term's coefficient and factors
 (parameter index, exponent numerator, denominator, log exponent), SMAPE, RSS and adjusted R^2,
 and the seconds Extra-P took for the file. `--hold-out-largest` leaves the largest point (the
 largest value of every parameter, as `scaling_model` holds it out) out of each experiment before
 modelling, and adds the model's prediction there and the mean of its measurements beside it
 (`held_out`: coordinate, predicted, measured, error in percent). `--measurements` prints, instead
-of models, each (call path, metric)'s points as Extra-P read them: coordinate and mean."""
+of models, each (call path, metric)'s points as Extra-P read them: coordinate, mean and median."""
 
 import json
 import math
@@ -38,6 +40,7 @@ from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
 from extrap.fileio.file_reader.talpas_file_reader import TalpasFileReader
 from extrap.fileio.file_reader.text_file_reader import TextFileReader
+from extrap.entities.measurement import Measure
 from extrap.modelers.model_generator import ModelGenerator
 
 
@@ -109,9 +112,10 @@ hold_out = "--hold-out-largest" in args
 measurements_only = "--measurements" in args
 inclusive = "--inclusive" in args
 small_kernels = "--small-kernels" in args
+median = "--median" in args
 args = [a for a in args
         if a not in ("--negative-exponents", "--hold-out-largest", "--measurements", "--inclusive",
-                     "--small-kernels")]
+                     "--small-kernels", "--median")]
 scaling = ScalingType.WEAK
 if "--scaling" in args:
     at = args.index("--scaling")
@@ -145,12 +149,18 @@ for path in args:
                 "file": path,
                 "callpath": callpath.name,
                 "metric": metric.name,
-                "points": [{"coordinate": list(m.coordinate.as_tuple()), "mean": float(m.mean)}
+                "points": [{"coordinate": list(m.coordinate.as_tuple()), "mean": float(m.mean),
+                            "median": float(m.median)}
                            for m in ms],
             }))
         continue
     largest, held_measured = hold_out_largest(experiment) if hold_out else (None, {})
-    generator = ModelGenerator(experiment)
+    measure = Measure.MEDIAN if median else Measure.MEAN
+    generator = ModelGenerator(experiment, use_measure=measure)
+    # Extra-P 4.2.5's ModelGenerator gives the measure to a multi-parameter modeler only: its
+    # command's `--median` models one-parameter experiments by their means. Set on the modeler
+    # itself, as the multi-parameter one is.
+    generator.modeler.use_measure = measure
     if negative:
         # The multi-parameter modeler models each parameter with its single-parameter one; an
         # experiment of one parameter gets a single-parameter modeler itself.

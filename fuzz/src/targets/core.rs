@@ -264,6 +264,7 @@ pub fn cube_profile(data: &[u8]) {
             file: "profile.cubex".to_owned(),
             profile: profile.clone(),
             times: None,
+            point_medians: None,
         })
         .collect();
     let scaling = [

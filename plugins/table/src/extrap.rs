@@ -69,8 +69,9 @@ fn read_cube_set(dir: &Path, reading: cube::Reading) -> Result<Experiment, Plugi
             };
             // Its locations combined as it is read: one profile's values at a time.
             runs.push(
-                cube::Run::read(name(&folder), name(&file), &bytes, reading, false)
-                    .map_err(|e| PluginError::new(format!("{}: {e}", file.display())))?,
+                cube::Run::read(name(&folder), name(&file), &bytes, reading.values)
+                    .map_err(|e| PluginError::new(format!("{}: {e}", file.display())))?
+                    .combined(reading.scaling, false),
             );
         }
     }

@@ -1380,6 +1380,27 @@ fn scaling_reads_a_set_of_cube_profiles() {
         text(&out.stdout),
         text(&out.stderr)
     );
+    // --median with repetitions: a point's median over every location of every run there, as
+    // Extra-P's (2 runs of 4 locations at each point; Extra-P 4.2.5's median model `1.083333`,
+    // tools/extrap/models.py --median), not the median of the runs' own medians.
+    let dir = tempfile::tempdir().unwrap();
+    let runs = [("q1.r1", 1), ("q1.r2", 2), ("q2.r1", 3), ("q2.r2", 4)];
+    for (run, f) in runs.into_iter().chain([("q3.r1", 5), ("q3.r2", 1)]) {
+        let to = dir.path().join(format!("app.{run}"));
+        std::fs::create_dir_all(&to).unwrap();
+        let profile = set.join(format!("example.f{f}/cube-example{f}.cubex"));
+        std::fs::copy(profile, to.join("p.cubex")).unwrap();
+    }
+    let args = ["scaling", "--median", "--metric", "time"];
+    let out = yosoku(&[&args[..], &[dir.path().to_str().unwrap()]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("  main / time: 1.083333e0\n")
+            && text(&out.stderr).contains("the median over every location of every run there"),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     let file = data.join("../extrap/text/one_parameter_1.txt");
     let out = yosoku(&["scaling", "--inclusive", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));

@@ -3,9 +3,11 @@
 //! Each file is read (its format by what it holds, `yosoku_regression::pmnf::extrap::Format`) and
 //! modelled on its own: a bad file is reported, and the good ones beside it still modelled.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
+use yosoku_regression::pmnf::Point;
 use yosoku_regression::pmnf::calibrate::{
     self, CalibratedIntervals, extrap_calibration, robust_calibration,
 };
@@ -73,12 +75,33 @@ impl FilePrediction {
 }
 
 /// Each unit of `series`' metrics, in the order first met, with its call paths' points.
-fn by_unit(series: &[Series]) -> Vec<(MetricUnit, Vec<&[yosoku_regression::pmnf::Point]>)> {
+fn by_unit(series: &[Series]) -> Vec<(MetricUnit, Vec<&[Point]>)> {
     calibrate::by_unit(
         series
             .iter()
             .map(|s| (s.metric.as_str(), s.points.as_slice())),
     )
+}
+
+/// The points the Extra-P-compatible search fits, per series: its own, or, of a Cube set read
+/// for medians, one value a point, its median over every location of every run there (Extra-P's
+/// value of the point, [`Series::medians`]). The robust search fits the runs' own values, the
+/// point's repetitions.
+fn extrap_points(series: &[Series]) -> Vec<Cow<'_, [Point]>> {
+    series
+        .iter()
+        .map(|s| match &s.medians {
+            Some(medians) => Cow::Owned(
+                (s.points.iter().zip(medians))
+                    .map(|(p, m)| Point {
+                        coordinate: p.coordinate.clone(),
+                        values: vec![*m],
+                    })
+                    .collect(),
+            ),
+            None => Cow::Borrowed(s.points.as_slice()),
+        })
+        .collect()
 }
 
 /// The level of every interval `yosoku scaling` prints.
@@ -170,8 +193,9 @@ pub type ReadExperiment = (Experiment, Option<Vec<(String, f64)>>);
 
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
-/// (`mm.x10y25.r1`), each profile's locations combined as it is read (one profile's values in
-/// memory at a time), and each call path's largest share of its run's time
+/// (`mm.x10y25.r1`), each point's runs combined as they are read (one point's profiles in memory
+/// at a time; with `median`, a point's medians over all its runs' locations, as Extra-P's), and
+/// each call path's largest share of its run's time
 /// (`cube::time_shares`). Errors name the folder or file.
 pub fn read_cube_set(
     dir: &Path,
@@ -213,23 +237,31 @@ pub fn read_cube_set(
             dir.display()
         );
     }
-    // Each profile's locations combined as it is read: one profile's values at a time.
-    let runs = files
-        .iter()
-        .map(|file| {
-            let bytes =
-                std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-            let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
-            cube::Run::read(
-                file.parent().and_then(name).unwrap_or_default(),
-                name(file).unwrap_or_default(),
-                &bytes,
-                reading,
-                median,
-            )
-            .map_err(|e| anyhow!("{}: {e}", file.display()))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    // The runs of one point (its repetitions) read and combined together, so that a point's
+    // medians are over all their locations: one point's profiles in memory at a time. A folder
+    // whose name gives no parameters is a point of its own (`cube_set` says what is wrong).
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let points = cube::group_by_point(
+        (files.iter()).map(|file| (file.parent().and_then(name).unwrap_or_default(), file)),
+    );
+    let mut runs = Vec::with_capacity(files.len());
+    for group in points {
+        let read = group
+            .into_iter()
+            .map(|file| {
+                let bytes = std::fs::read(file)
+                    .with_context(|| format!("cannot read {}", file.display()))?;
+                cube::Run::read(
+                    file.parent().and_then(name).unwrap_or_default(),
+                    name(file).unwrap_or_default(),
+                    &bytes,
+                    reading.values,
+                )
+                .map_err(|e| anyhow!("{}: {e}", file.display()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        runs.extend(cube::combine_point(read, reading.scaling, median));
+    }
     let experiment = cube::cube_set(&runs, reading.scaling, median)
         .map_err(|e| anyhow!("{}: {}", dir.display(), e.message))?;
     Ok((experiment, cube::time_shares(&runs, reading.scaling)))
@@ -252,13 +284,17 @@ pub fn model_files(
         .iter()
         .map(|file| {
             let (e, time_shares) = read_experiment(file, median, cube)?;
+            let fitted = extrap_points(&e.series);
             let prediction = match target {
                 Some(target) => Some(FilePrediction {
                     coordinate: target_coordinate(file, &e.parameters, target)?,
                     units: by_unit(&e.series)
                         .into_iter()
-                        .map(|(unit, points)| {
-                            let calibration = extrap_calibration(&points, options, LEVEL);
+                        .zip(calibrate::by_unit(
+                            (e.series.iter().zip(&fitted)).map(|(s, f)| (s.metric.as_str(), &**f)),
+                        ))
+                        .map(|((unit, points), (_, fitted))| {
+                            let calibration = extrap_calibration(&fitted, options, LEVEL);
                             UnitCalibration {
                                 robust: robust.then(|| {
                                     robust_calibration(&points, options, LEVEL, || {
@@ -273,24 +309,16 @@ pub fn model_files(
                 }),
                 None => None,
             };
-            let models = e
-                .series
-                .into_iter()
-                .map(|s| {
-                    let model = fit(&s.points, options);
+            let models = (e.series.iter().zip(&fitted))
+                .map(|(s, fitted)| {
+                    let model = fit(fitted, options);
                     let robust = robust.then(|| fit_robust(&s.points, options));
                     let (prediction, robust_prediction) = match &prediction {
                         Some(p) => {
                             let c = p.of(&s.metric);
                             (
                                 model.as_ref().ok().map(|m| {
-                                    Prediction::of(
-                                        m,
-                                        &p.coordinate,
-                                        &s.points,
-                                        &c.calibration,
-                                        None,
-                                    )
+                                    Prediction::of(m, &p.coordinate, fitted, &c.calibration, None)
                                 }),
                                 match (&robust, &c.robust) {
                                     (Some(Ok(r)), Some(c)) => Some(Prediction::of(
@@ -311,8 +339,8 @@ pub fn model_files(
                         robust,
                         prediction,
                         robust_prediction,
-                        callpath: s.callpath,
-                        metric: s.metric,
+                        callpath: s.callpath.clone(),
+                        metric: s.metric.clone(),
                     }
                 })
                 .collect();
@@ -446,11 +474,17 @@ pub fn suggest_files(
                 })?),
                 None => None,
             };
+            // The Extra-P-compatible search lends its intervals where the robust one could check
+            // nothing: fitted as `model_files` fits it.
+            let lent = extrap_points(&e.series);
             let calibrations: Vec<(MetricUnit, Calibration)> = by_unit(&e.series)
                 .into_iter()
-                .map(|(unit, points)| {
+                .zip(calibrate::by_unit(
+                    (e.series.iter().zip(&lent)).map(|(s, f)| (s.metric.as_str(), &**f)),
+                ))
+                .map(|((unit, points), (_, lent))| {
                     let calibration = robust_calibration(&points, options, LEVEL, || {
-                        extrap_calibration(&points, options, LEVEL)
+                        extrap_calibration(&lent, options, LEVEL)
                     });
                     (unit, calibration)
                 })
@@ -473,11 +507,8 @@ pub fn suggest_files(
             } else {
                 run_cost
             };
-            let series = e
-                .series
-                .into_iter()
-                .zip(fits)
-                .map(|(s, fitted)| {
+            let series = (e.series.iter().zip(&lent).zip(fits))
+                .map(|((s, lent), fitted)| {
                     let suggestions = fitted.and_then(|f| {
                         suggest_from(
                             f,
@@ -491,7 +522,7 @@ pub fn suggest_files(
                     let calibration = FileSuggestions::calibration_in(&calibrations, &s.metric);
                     // The Extra-P-compatible search's model, only where it lends the intervals.
                     let lender = (calibration.basis == Basis::Borrowed)
-                        .then(|| fit(&s.points, options).ok())
+                        .then(|| fit(lent, options).ok())
                         .flatten();
                     SeriesSuggestions {
                         prediction: suggestions.as_ref().ok().map(|f| {
@@ -504,8 +535,8 @@ pub fn suggest_files(
                             )
                         }),
                         suggestions,
-                        callpath: s.callpath,
-                        metric: s.metric,
+                        callpath: s.callpath.clone(),
+                        metric: s.metric.clone(),
                     }
                 })
                 .collect();

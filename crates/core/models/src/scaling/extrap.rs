@@ -233,6 +233,7 @@ fn experiment(
                     values: p.values,
                 })
                 .collect(),
+            medians: None,
         })
         .collect();
     let experiment = Experiment {

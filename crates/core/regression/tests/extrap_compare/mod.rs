@@ -114,13 +114,15 @@ pub fn extrap_models(
     files: &[PathBuf],
     options: &PmnfOptions,
 ) -> BTreeMap<Key, Theirs> {
-    let flag: &[&str] = if options.allow_negative_exponents {
-        &["--negative-exponents"]
-    } else {
-        &[]
-    };
+    let mut flags = Vec::new();
+    if options.allow_negative_exponents {
+        flags.push("--negative-exponents");
+    }
+    if options.aggregate == yosoku_regression::pmnf::Aggregate::Median {
+        flags.push("--median");
+    }
     let mut models = BTreeMap::new();
-    for line in models_py(python, flag, files).lines() {
+    for line in models_py(python, &flags, files).lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = |k: &str| v[k].as_str().unwrap().to_owned();
         let mut coefficients = Vec::new();
@@ -168,6 +170,24 @@ pub fn try_extrap_measurements(
     files: &[PathBuf],
     args: &[&str],
 ) -> Result<Measured, String> {
+    try_extrap_centres(python, files, args, "mean")
+}
+
+/// As [`extrap_measurements`], each point's median (Extra-P's `--median` value of it) instead
+/// of its mean.
+#[allow(dead_code)] // used by the Cube test, which needs the `cube` feature
+pub fn extrap_medians(python: &str, files: &[PathBuf], args: &[&str]) -> Measured {
+    try_extrap_centres(python, files, args, "median").unwrap_or_else(|stderr| panic!("{stderr}"))
+}
+
+/// Each point's `centre` (`mean` or `median`) as `models.py --measurements` prints it.
+#[allow(dead_code)] // used by the Cube test, which needs the `cube` feature
+fn try_extrap_centres(
+    python: &str,
+    files: &[PathBuf],
+    args: &[&str],
+    centre: &str,
+) -> Result<Measured, String> {
     let args: Vec<&str> = std::iter::once("--measurements")
         .chain(args.iter().copied())
         .collect();
@@ -183,7 +203,7 @@ pub fn try_extrap_measurements(
                 let coordinate = p["coordinate"].as_array().unwrap();
                 (
                     coordinate.iter().map(|x| x.as_f64().unwrap()).collect(),
-                    p["mean"].as_f64().unwrap(),
+                    p[centre].as_f64().unwrap(),
                 )
             })
             .collect();

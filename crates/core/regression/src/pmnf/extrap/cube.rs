@@ -67,6 +67,10 @@ pub struct Run {
     /// Its `time` by medians over its locations, for [`time_shares`]: kept when its locations
     /// are combined ([`Run::combined`]); `None` before, or where the profile has no time.
     pub times: Option<RunTimes>,
+    /// Per (call path, metric), the median over every location of every run at its point
+    /// (Extra-P's median of the point), kept by [`combine_point`] where medians are asked with a
+    /// weak scaling; `None` elsewhere.
+    pub point_medians: Option<HashMap<(String, String), f64>>,
 }
 
 /// A run's `time` as Extra-P's small-kernel filter weighs it: each call path's values at the
@@ -102,32 +106,25 @@ impl RunTimes {
 }
 
 impl Run {
-    /// The run of the profile `bytes` (in `folder`, named `file`), read for the values `reading`
-    /// asks, its locations combined at once as [`cube_set`] combines them: one value per call
-    /// path and metric, the mean (or `median`) or sum of what `profile.locations` measured. A
-    /// set's runs are then held at one value each, not one per process and thread, and a
-    /// reader holds one profile's locations at a time: a study at 10,000 processes needs the
-    /// memory of one run, not of every run. [`cube_set`] gives the same experiment from runs
-    /// read so as from their whole profiles (a value combined again stays as it is).
-    pub fn read(
-        folder: String,
-        file: String,
-        bytes: &[u8],
-        reading: Reading,
-        median: bool,
-    ) -> Result<Run, String> {
-        let profile = parse_profile(bytes, reading.values)?;
+    /// The run of the profile `bytes` (in `folder`, named `file`), read for `values`: each call
+    /// path's value at every location. [`combine_point`] then combines the runs of one point
+    /// (or [`Run::combined`] one run alone), so that a reader holds one point's locations at a
+    /// time: a study at 10,000 processes needs the memory of its repetitions of one point, not
+    /// of every run. [`cube_set`] gives the same experiment from runs so combined as from their
+    /// whole profiles (a value combined again stays as it is).
+    pub fn read(folder: String, file: String, bytes: &[u8], values: Values) -> Result<Run, String> {
         Ok(Run {
             folder,
             file,
-            profile,
+            profile: parse_profile(bytes, values)?,
             times: None,
-        }
-        .combined(reading.scaling, median))
+            point_medians: None,
+        })
     }
 
     /// This run with each call path's values at its locations combined into one, as
-    /// [`cube_set`] combines them with `scaling` and `median` (see [`Run::read`]).
+    /// [`cube_set`] combines them with `scaling` and `median` (see [`Run::read`]); its times
+    /// by medians kept for [`time_shares`].
     pub fn combined(mut self, scaling: Scaling, median: bool) -> Run {
         if self.times.is_none() {
             self.times = RunTimes::of(&self.profile, scaling);
@@ -139,6 +136,77 @@ impl Run {
         }
         self
     }
+}
+
+/// The runs of one point (its repetitions), each combined as [`Run::combined`] combines it;
+/// with `median` and a weak scaling each keeps the point's medians over every location of every
+/// run, which the runs' own medians do not give ([`Run::point_medians`]).
+pub fn combine_point(runs: Vec<Run>, scaling: Scaling, median: bool) -> Vec<Run> {
+    let medians = (median && scaling != Scaling::Strong)
+        .then(|| point_medians(&runs.iter().collect::<Vec<&Run>>(), scaling));
+    runs.into_iter()
+        .map(|mut run| {
+            if run.point_medians.is_none() {
+                run.point_medians.clone_from(&medians);
+            }
+            run.combined(scaling, median)
+        })
+        .collect()
+}
+
+/// `runs` (each by the name of its folder) grouped by the point their folders name, in the order
+/// first met: a point's runs are read and combined together ([`combine_point`]). A folder whose
+/// name gives no parameters is a group of its own ([`cube_set`] says what is wrong with it).
+pub fn group_by_point<T>(runs: impl IntoIterator<Item = (String, T)>) -> Vec<Vec<T>> {
+    let mut points: Vec<Option<Vec<(String, f64)>>> = Vec::new();
+    let mut groups: Vec<Vec<T>> = Vec::new();
+    for (folder, run) in runs {
+        let point = folder_parameters(&folder).ok();
+        match points.iter().position(|p| point.is_some() && *p == point) {
+            Some(at) => groups[at].push(run),
+            None => {
+                points.push(point);
+                groups.push(vec![run]);
+            }
+        }
+    }
+    groups
+}
+
+/// Per (call path, metric), the median over every location of every one of `runs` (one point's
+/// repetitions) that measured it, as Extra-P's median of a point: with threaded weak scaling,
+/// each run's locations that measured something (all of them where none did). Runs combined
+/// already give theirs as they kept them, or their one value each.
+fn point_medians(runs: &[&Run], scaling: Scaling) -> HashMap<(String, String), f64> {
+    if let Some(kept) = runs.first().and_then(|r| r.point_medians.as_ref())
+        && runs.iter().all(|r| r.point_medians.is_some())
+    {
+        return kept.clone();
+    }
+    let mut pooled: HashMap<(String, String), Vec<f64>> = HashMap::new();
+    for run in runs {
+        for metric in &run.profile.metrics {
+            for (callpath, values) in &metric.callpaths {
+                let at = pooled
+                    .entry((callpath.clone(), metric.name.clone()))
+                    .or_default();
+                // A run with a value that is no number is left out of its point (see `cube_set`).
+                if values.iter().any(|v| !v.is_finite()) {
+                    continue;
+                }
+                let measured = values.iter().copied().filter(|&v| v != 0.0);
+                if scaling == Scaling::WeakThreaded && measured.clone().next().is_some() {
+                    at.extend(measured);
+                } else {
+                    at.extend(values);
+                }
+            }
+        }
+    }
+    pooled
+        .into_iter()
+        .map(|(key, values)| (key, super::super::median(&values)))
+        .collect()
 }
 
 /// The parameters a run's folder is named by, as Extra-P reads them: after the first `.` and
@@ -295,6 +363,8 @@ struct Gathered {
     keys: Vec<(String, String)>,
     index: HashMap<(String, String), usize>,
     values: Vec<Vec<Vec<f64>>>,
+    /// With medians asked of a weak scaling, each point's median over all its runs' locations.
+    medians: Vec<Vec<Option<f64>>>,
     notes: Vec<String>,
 }
 
@@ -302,6 +372,8 @@ impl Gathered {
     fn of(by_point: &[(Vec<f64>, Vec<&Run>)], scaling: Scaling, median: bool) -> Self {
         let mut g = Gathered::default();
         for (point, (_, group)) in by_point.iter().enumerate() {
+            let medians =
+                (median && scaling != Scaling::Strong).then(|| point_medians(group, scaling));
             for run in group {
                 for note in &run.profile.notes {
                     if !g.notes.contains(note) {
@@ -314,11 +386,14 @@ impl Gathered {
                         let k = *g.index.entry(key.clone()).or_insert_with(|| {
                             g.keys.push(key);
                             g.values.push(vec![Vec::new(); by_point.len()]);
+                            g.medians.push(vec![None; by_point.len()]);
                             g.keys.len() - 1
                         });
                         let value = run_value(at_locations, metric.aggregation, scaling, median);
                         if value.is_finite() {
                             g.values[k][point].push(value);
+                            g.medians[k][point] =
+                                (medians.as_ref()).and_then(|m| m.get(&g.keys[k]).copied());
                         } else {
                             // That run's value alone is left out; the point keeps the others'.
                             g.notes.push(format!(
@@ -420,6 +495,13 @@ impl Gathered {
                         *v += add.unwrap_or(0.0);
                     }
                 }
+                // And its median to the caller's, as Extra-P merges a point's medians.
+                let adds = self.medians[k].clone();
+                for (to, add) in self.medians[t].iter_mut().zip(adds) {
+                    if let (Some(to), Some(add)) = (to.as_mut(), add) {
+                        *to += add;
+                    }
+                }
             }
             let measured = self.values[k].iter().filter(|v| !v.is_empty()).count();
             if !merged.iter().any(|(c, _, _)| c == callpath) {
@@ -460,7 +542,13 @@ fn combined_how(runs: &[Run], scaling: Scaling, median: bool, inclusive: bool) -
     } else {
         "value of a call path"
     };
-    match scaling {
+    let pooled = if median && scaling != Scaling::Strong {
+        "; a point's, fitted by Extra-P's search, the median over every location of every run \
+         there, as Extra-P's (the runs' medians are its repetitions)"
+    } else {
+        ""
+    };
+    let how = match scaling {
         Scaling::Weak => format!(
             "each run's {value}: the {centre} over {locations} (processes and \
              threads; weak scaling, Extra-P's default)"
@@ -473,12 +561,14 @@ fn combined_how(runs: &[Run], scaling: Scaling, median: bool, inclusive: bool) -
             "each run's {value}: the sum over {locations} (processes and \
              threads; strong scaling)"
         ),
-    }
+    };
+    how + pooled
 }
 
 /// The experiment of a Cube set's runs (each point's values: one per run there, its mean, or
-/// median with `median`, over the run's locations; see [`Scaling`]). Errors have line 0 and name
-/// the run's folder.
+/// median with `median`, over the run's locations; see [`Scaling`]; with `median` and a weak
+/// scaling, each point's median over every location of every run there too,
+/// [`Series::medians`]). Errors have line 0 and name the run's folder.
 pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experiment, InputError> {
     let (parameters, by_point) = points_of(runs)?;
     let mut gathered = Gathered::of(&by_point, scaling, median);
@@ -501,15 +591,18 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
     let Gathered {
         keys,
         values,
+        medians,
         notes,
         ..
     } = gathered;
     let series = keys
         .into_iter()
         .zip(values)
+        .zip(medians)
         .zip(complete)
         .filter(|(_, complete)| *complete)
-        .map(|(((callpath, metric), values), _)| Series {
+        .map(|((((callpath, metric), values), medians), _)| Series {
+            medians: medians.into_iter().collect(),
             callpath,
             metric,
             points: by_point
@@ -676,6 +769,7 @@ mod tests {
             folder: folder.to_owned(),
             file: "profile.cubex".to_owned(),
             times: None,
+            point_medians: None,
             profile: Profile {
                 locations: callpaths.first().map_or(1, |(_, v)| v.len()),
                 values: Values::Exclusive,
@@ -938,6 +1032,24 @@ mod tests {
         let strong = time_shares(&twice, Scaling::Strong);
         assert!((strong[2].1 - 3.0 / 27.0).abs() < 1e-12, "{strong:?}");
         assert_eq!(time_shares(&twice, Scaling::Weak)[2].1, 0.0);
+    }
+
+    /// A point's runs are read together wherever their folders lie in the listing; a folder that
+    /// names no parameters is a group of its own.
+    #[test]
+    fn runs_are_grouped_by_the_point_their_folders_name() {
+        let folders = [
+            "a.p1.r1", "a.p2.r1", "a.p1.r2", "scorep-x", "a.p2.r2", "b.p1",
+        ];
+        let groups = group_by_point(folders.iter().map(|f| ((*f).to_owned(), *f)));
+        assert_eq!(
+            groups,
+            [
+                vec!["a.p1.r1", "a.p1.r2", "b.p1"],
+                vec!["a.p2.r1", "a.p2.r2"],
+                vec!["scorep-x"]
+            ]
+        );
     }
 
     /// A profile that measured nothing at any location (fuzz/regressions/cube_profile/

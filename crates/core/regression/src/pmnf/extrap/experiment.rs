@@ -19,6 +19,10 @@ pub struct Series {
     pub callpath: String,
     pub metric: String,
     pub points: Vec<Point>,
+    /// Of a Cube set read for medians with a weak scaling, each point's median over every
+    /// location of every run there: Extra-P's median of the point, which the runs' own medians
+    /// (`points`' values, the repetitions) do not give. `None` elsewhere.
+    pub medians: Option<Vec<f64>>,
 }
 
 /// Why a file was refused: its line (1-based) and what was wrong.
@@ -62,6 +66,7 @@ impl Experiment {
                     callpath: callpath.to_owned(),
                     metric: metric.to_owned(),
                     points: Vec::new(),
+                    medians: None,
                 });
                 self.series.len() - 1
             }
