@@ -617,22 +617,29 @@ pub fn run(request: &Request) -> Outcome {
             }
         }
         if let (Some(p), false) = (prediction, request.json) {
-            // The calibrations of the units printed (`--metric time` prints no visits').
-            let printed = |unit| {
-                (file_models.models.iter())
-                    .filter(|s| shown.shows(&s.callpath, &s.metric))
-                    .any(|s| yosoku_runner::scaling::MetricUnit::of(&s.metric) == unit)
-            };
-            for m in p.units.iter().filter(|m| printed(m.unit)) {
-                let of = of_unit(p.units.len(), m.unit);
-                let _ = writeln!(out, "  intervals{of}: {}", m.calibration.describe());
-                if let Some(c) = &m.robust {
-                    let _ = writeln!(out, "  robust intervals{of}: {}", c.describe());
-                }
-            }
+            out.push_str(&calibrations_text(p, &file_models.models, &shown));
         }
     }
     Outcome { text: out, failed }
+}
+
+/// How the intervals of each unit printed were calibrated, a line per search (`--metric time`
+/// prints no visits', so not their calibration either).
+fn calibrations_text(p: &FilePrediction, models: &[SeriesModel], shown: &Shown) -> String {
+    let printed = |unit| {
+        (models.iter())
+            .filter(|s| shown.shows(&s.callpath, &s.metric))
+            .any(|s| yosoku_runner::scaling::MetricUnit::of(&s.metric) == unit)
+    };
+    let mut out = String::new();
+    for m in p.units.iter().filter(|m| printed(m.unit)) {
+        let of = of_unit(p.units.len(), m.unit);
+        let _ = writeln!(out, "  intervals{of}: {}", m.calibration.describe());
+        if let Some(c) = &m.robust {
+            let _ = writeln!(out, "  robust intervals{of}: {}", c.describe());
+        }
+    }
+    out
 }
 
 /// The robust search's model of a call path as JSON, or why it has none.

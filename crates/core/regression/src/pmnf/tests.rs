@@ -222,3 +222,22 @@ fn hypotheses_that_fit_exactly_tie_and_extrap_s_order_decides() {
     // Rounding is not a tie with measured noise: 1e-6 % is a relative error of 1e-8.
     assert!(smaller(0.0, 2e-6) && !smaller(0.0, 5e-7) && !smaller(1.0, 1.0 + 1e-10));
 }
+
+/// The median by selection is the median by sorting, odd and even; not a number of nothing.
+#[test]
+fn a_median_by_selection_is_the_median() {
+    for values in [
+        vec![3.0, 1.0, 2.0],
+        vec![4.0, 1.0, 3.0, 2.0],
+        vec![5.0],
+        vec![2.0, 2.0],
+    ] {
+        let expected = median(&values);
+        assert_eq!(
+            median_by_selection(&mut values.clone()),
+            expected,
+            "{values:?}"
+        );
+    }
+    assert!(median_by_selection(&mut []).is_nan() && median(&[]).is_nan());
+}

@@ -31,22 +31,7 @@ pub fn metrics(actual: &[f64], predicted: &[f64]) -> Metrics {
         .copied()
         .max_by(f64::total_cmp)
         .unwrap_or(f64::NAN);
-    let median = if n == 0 {
-        f64::NAN
-    } else {
-        let (lower, middle, _) = pct.select_nth_unstable_by(n / 2, f64::total_cmp);
-        let middle = *middle;
-        if n % 2 == 1 {
-            middle
-        } else {
-            let below = lower
-                .iter()
-                .copied()
-                .max_by(f64::total_cmp)
-                .unwrap_or(middle);
-            (below + middle) / 2.0
-        }
-    };
+    let median = crate::pmnf::median_by_selection(&mut pct);
     let mean_actual = actual.iter().sum::<f64>() / n as f64;
     let sse: f64 = actual
         .iter()

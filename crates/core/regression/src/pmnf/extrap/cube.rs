@@ -67,10 +67,10 @@ pub struct Run {
     /// Its `time` by medians over its locations, for [`time_shares`]: kept when its locations
     /// are combined ([`Run::combined`]); `None` before, or where the profile has no time.
     pub times: Option<RunTimes>,
-    /// Per (call path, metric), the median over every location of every run at its point
-    /// (Extra-P's median of the point), kept by [`combine_point`] where medians are asked with a
-    /// weak scaling; `None` elsewhere.
-    pub point_medians: Option<HashMap<(String, String), f64>>,
+    /// Per metric and call path of its profile (in its order), the median over every location
+    /// of every run at its point (Extra-P's median of the point), kept by [`combine_point`]
+    /// where medians are asked with a weak scaling; `None` elsewhere.
+    pub point_medians: Option<Vec<Vec<f64>>>,
 }
 
 /// A run's `time` as Extra-P's small-kernel filter weighs it: each call path's values at the
@@ -79,7 +79,8 @@ pub struct Run {
 /// exclusive times together (read inclusive: its roots' times), Extra-P's root's inclusive time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunTimes {
-    pub callpaths: Vec<(String, f64)>,
+    /// In the order of the profile's `time` call paths (their names are the profile's).
+    pub callpaths: Vec<f64>,
     pub run: f64,
 }
 
@@ -97,9 +98,7 @@ impl RunTimes {
         }
         let combine = |v: &[f64]| run_value(v, time.aggregation, scaling, true);
         Some(RunTimes {
-            callpaths: (time.callpaths.iter())
-                .map(|(c, v)| (c.clone(), combine(v)))
-                .collect(),
+            callpaths: time.callpaths.iter().map(|(_, v)| combine(v)).collect(),
             run: combine(&at_locations),
         })
     }
@@ -142,12 +141,14 @@ impl Run {
 /// with `median` and a weak scaling each keeps the point's medians over every location of every
 /// run, which the runs' own medians do not give ([`Run::point_medians`]).
 pub fn combine_point(runs: Vec<Run>, scaling: Scaling, median: bool) -> Vec<Run> {
-    let medians = (median && scaling != Scaling::Strong)
-        .then(|| point_medians(&runs.iter().collect::<Vec<&Run>>(), scaling));
+    let mut medians = (median && scaling != Scaling::Strong)
+        .then(|| point_medians(&runs.iter().collect::<Vec<&Run>>(), scaling))
+        .map(Vec::into_iter);
     runs.into_iter()
         .map(|mut run| {
+            let of_run = medians.as_mut().and_then(Iterator::next);
             if run.point_medians.is_none() {
-                run.point_medians.clone_from(&medians);
+                run.point_medians = of_run;
             }
             run.combined(scaling, median)
         })
@@ -173,24 +174,23 @@ pub fn group_by_point<T>(runs: impl IntoIterator<Item = (String, T)>) -> Vec<Vec
     groups
 }
 
-/// Per (call path, metric), the median over every location of every one of `runs` (one point's
-/// repetitions) that measured it, as Extra-P's median of a point: with threaded weak scaling,
-/// each run's locations that measured something (all of them where none did). Runs combined
-/// already give theirs as they kept them, or their one value each.
-fn point_medians(runs: &[&Run], scaling: Scaling) -> HashMap<(String, String), f64> {
-    if let Some(kept) = runs.first().and_then(|r| r.point_medians.as_ref())
-        && runs.iter().all(|r| r.point_medians.is_some())
-    {
-        return kept.clone();
+/// Per run of `runs` (one point's repetitions), metric and call path (in the order of the run's
+/// profile), the median over every location of every run that measured it, as Extra-P's median
+/// of a point: with threaded weak scaling, each run's locations that measured something (all of
+/// them where none did); a run with a value that is no number left out, as [`cube_set`] leaves it
+/// out of its point. Runs combined already give theirs as they kept them.
+fn point_medians(runs: &[&Run], scaling: Scaling) -> Vec<Vec<Vec<f64>>> {
+    if runs.iter().all(|r| r.point_medians.is_some()) {
+        return runs
+            .iter()
+            .filter_map(|r| r.point_medians.clone())
+            .collect();
     }
-    let mut pooled: HashMap<(String, String), Vec<f64>> = HashMap::new();
+    let mut pooled: HashMap<(&str, &str), Vec<f64>> = HashMap::new();
     for run in runs {
         for metric in &run.profile.metrics {
             for (callpath, values) in &metric.callpaths {
-                let at = pooled
-                    .entry((callpath.clone(), metric.name.clone()))
-                    .or_default();
-                // A run with a value that is no number is left out of its point (see `cube_set`).
+                let at = pooled.entry((callpath, &metric.name)).or_default();
                 if values.iter().any(|v| !v.is_finite()) {
                     continue;
                 }
@@ -203,9 +203,21 @@ fn point_medians(runs: &[&Run], scaling: Scaling) -> HashMap<(String, String), f
             }
         }
     }
-    pooled
+    let medians: HashMap<(&str, &str), f64> = pooled
         .into_iter()
-        .map(|(key, values)| (key, super::super::median(&values)))
+        .map(|(key, mut values)| (key, super::super::median_by_selection(&mut values)))
+        .collect();
+    runs.iter()
+        .map(|run| {
+            (run.profile.metrics.iter())
+                .map(|m| {
+                    (m.callpaths.iter())
+                        .map(|(c, _)| medians.get(&(c.as_str(), m.name.as_str())).copied())
+                        .map(|median| median.unwrap_or(f64::NAN))
+                        .collect()
+                })
+                .collect()
+        })
         .collect()
 }
 
@@ -374,14 +386,14 @@ impl Gathered {
         for (point, (_, group)) in by_point.iter().enumerate() {
             let medians =
                 (median && scaling != Scaling::Strong).then(|| point_medians(group, scaling));
-            for run in group {
+            for (r, run) in group.iter().enumerate() {
                 for note in &run.profile.notes {
                     if !g.notes.contains(note) {
                         g.notes.push(note.clone());
                     }
                 }
-                for metric in &run.profile.metrics {
-                    for (callpath, at_locations) in &metric.callpaths {
+                for (m, metric) in run.profile.metrics.iter().enumerate() {
+                    for (c, (callpath, at_locations)) in metric.callpaths.iter().enumerate() {
                         let key = (callpath.clone(), metric.name.clone());
                         let k = *g.index.entry(key.clone()).or_insert_with(|| {
                             g.keys.push(key);
@@ -392,8 +404,9 @@ impl Gathered {
                         let value = run_value(at_locations, metric.aggregation, scaling, median);
                         if value.is_finite() {
                             g.values[k][point].push(value);
-                            g.medians[k][point] =
-                                (medians.as_ref()).and_then(|m| m.get(&g.keys[k]).copied());
+                            g.medians[k][point] = (medians.as_ref())
+                                .map(|of_runs| of_runs[r][m][c])
+                                .filter(|median| median.is_finite());
                         } else {
                             // That run's value alone is left out; the point keeps the others'.
                             g.notes.push(format!(
@@ -638,35 +651,36 @@ pub fn time_shares(runs: &[Run], scaling: Scaling) -> Vec<(String, f64)> {
     // Per call path, in the order first met: its time at each point (the median of its runs').
     let mut callpaths: Vec<String> = Vec::new();
     let mut at_points: Vec<Vec<Option<f64>>> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let mut run_at_points: Vec<f64> = Vec::with_capacity(by_point.len());
     for (point, (_, group)) in by_point.iter().enumerate() {
-        let times: Vec<RunTimes> = (group.iter())
+        // Each run's times beside its `time` call paths' names.
+        let times: Vec<(RunTimes, &ProfileMetric)> = (group.iter())
             .filter_map(|r| {
-                r.times
+                let time = r.profile.metrics.iter().find(|m| m.name == "time")?;
+                let times = r
+                    .times
                     .clone()
-                    .or_else(|| RunTimes::of(&r.profile, scaling))
+                    .or_else(|| RunTimes::of(&r.profile, scaling))?;
+                Some((times, time))
             })
             .collect();
         run_at_points.push(super::super::median(
-            &times.iter().map(|t| t.run).collect::<Vec<f64>>(),
+            &times.iter().map(|(t, _)| t.run).collect::<Vec<f64>>(),
         ));
-        let mut of_runs: Vec<(String, Vec<f64>)> = Vec::new();
-        for (callpath, value) in times.iter().flat_map(|t| &t.callpaths) {
-            match of_runs.iter_mut().find(|(c, _)| c == callpath) {
-                Some((_, values)) => values.push(*value),
-                None => of_runs.push((callpath.clone(), vec![*value])),
+        let mut of_runs: HashMap<&str, Vec<f64>> = HashMap::new();
+        for (t, time) in &times {
+            for ((callpath, _), value) in time.callpaths.iter().zip(&t.callpaths) {
+                if !of_runs.contains_key(callpath.as_str()) && !index.contains_key(callpath) {
+                    index.insert(callpath.clone(), callpaths.len());
+                    callpaths.push(callpath.clone());
+                    at_points.push(vec![None; by_point.len()]);
+                }
+                of_runs.entry(callpath).or_default().push(*value);
             }
         }
         for (callpath, values) in of_runs {
-            let k = match callpaths.iter().position(|c| *c == callpath) {
-                Some(k) => k,
-                None => {
-                    callpaths.push(callpath);
-                    at_points.push(vec![None; by_point.len()]);
-                    callpaths.len() - 1
-                }
-            };
-            at_points[k][point] = Some(super::super::median(&values));
+            at_points[index[callpath]][point] = Some(super::super::median(&values));
         }
     }
     let complete: Vec<bool> = (at_points.iter())
@@ -679,11 +693,7 @@ pub fn time_shares(runs: &[Run], scaling: Scaling) -> Vec<(String, f64)> {
                 break None;
             };
             caller = up;
-            if let Some(t) = callpaths
-                .iter()
-                .position(|c| c == caller)
-                .filter(|&t| complete[t])
-            {
+            if let Some(&t) = index.get(caller).filter(|&&t| complete[t]) {
                 break Some(t);
             }
         };
