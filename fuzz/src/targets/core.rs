@@ -257,23 +257,35 @@ pub fn cube_profile(data: &[u8]) {
             );
         }
     }
-    let runs: Vec<cube::Run> = ["a.p1", "a.p2"]
-        .iter()
-        .map(|folder| cube::Run {
-            folder: (*folder).to_owned(),
-            file: "profile.cubex".to_owned(),
-            profile: profile.clone(),
-            times: None,
-            point_medians: None,
-        })
-        .collect();
+    // Two points, the first with two repetitions (the second of them measuring twice as much),
+    // so that a point's medians pool several runs' locations.
+    let mut doubled = profile.clone();
+    for m in &mut doubled.metrics {
+        for (_, values) in &mut m.callpaths {
+            values.iter_mut().for_each(|v| *v *= 2.0);
+        }
+    }
+    let runs: Vec<cube::Run> = [
+        ("a.p1.r1", &profile),
+        ("a.p1.r2", &doubled),
+        ("a.p2", &profile),
+    ]
+    .into_iter()
+    .map(|(folder, profile)| cube::Run {
+        folder: folder.to_owned(),
+        file: "profile.cubex".to_owned(),
+        profile: profile.clone(),
+        times: None,
+        point_medians: None,
+    })
+    .collect();
     let scaling = [
         cube::Scaling::Weak,
         cube::Scaling::WeakThreaded,
         cube::Scaling::Strong,
     ][usize::from(pick / 4 % 3)];
-    // Two runs of one profile name one parameter that changes: refused only where no call
-    // path has a finite value (or none has values at all).
+    // Runs of one profile naming one parameter that changes: refused only where no call path
+    // has a finite value (or none has values at all).
     let experiment = match cube::cube_set(&runs, scaling, pick >= 128) {
         Ok(e) => e,
         Err(e) => {
@@ -293,6 +305,13 @@ pub fn cube_profile(data: &[u8]) {
                 s.metric
             );
         }
+        assert!(
+            (s.medians.iter().flatten()).all(|m| m.is_finite()),
+            "{} / {}: a point's median that is not a finite number: {:?}",
+            s.callpath,
+            s.metric,
+            s.medians
+        );
     }
     // Every share of a run's time is a number, 0 at the least.
     let shares = cube::time_shares(&runs, scaling);
@@ -300,12 +319,13 @@ pub fn cube_profile(data: &[u8]) {
         shares.iter().all(|(_, s)| s.is_finite() && *s >= 0.0),
         "{shares:?}"
     );
-    // The runs with their locations combined as they are read give the same experiment, and
-    // the same shares.
-    let combined: Vec<cube::Run> = runs
-        .into_iter()
-        .map(|r| r.combined(scaling, pick >= 128))
-        .collect();
+    // The runs with their locations combined as they are read, a point's together, give the
+    // same experiment, and the same shares.
+    let combined: Vec<cube::Run> =
+        cube::group_by_point(runs.into_iter().map(|r| (r.folder.clone(), r)))
+            .into_iter()
+            .flat_map(|point| cube::combine_point(point, scaling, pick >= 128))
+            .collect();
     assert_eq!(cube::time_shares(&combined, scaling), shares);
     let again = cube::cube_set(&combined, scaling, pick >= 128)
         .expect("the runs combined as read refused where their whole profiles were not");
@@ -314,5 +334,6 @@ pub fn cube_profile(data: &[u8]) {
     for (a, b) in again.series.iter().zip(&experiment.series) {
         assert_eq!((&a.callpath, &a.metric), (&b.callpath, &b.metric));
         assert_eq!(a.points, b.points, "{} / {}", a.callpath, a.metric);
+        assert_eq!(a.medians, b.medians, "{} / {}", a.callpath, a.metric);
     }
 }
