@@ -193,8 +193,9 @@ pub type ReadExperiment = (Experiment, Option<Vec<(String, f64)>>);
 
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
-/// (`mm.x10y25.r1`), each point's runs combined as they are read (one point's profiles in memory
-/// at a time; with `median`, a point's medians over all its runs' locations, as Extra-P's), and
+/// (`mm.x10y25.r1`), each run's locations combined as it is read (one profile's values in memory
+/// at a time; with `median`, a point's runs together, for its medians over all their locations,
+/// as Extra-P's), and
 /// each call path's largest share of its run's time
 /// (`cube::time_shares`). Errors name the folder or file.
 pub fn read_cube_set(
@@ -244,6 +245,9 @@ pub fn read_cube_set(
     let points = cube::group_by_point(
         (files.iter()).map(|file| (file.parent().and_then(name).unwrap_or_default(), file)),
     );
+    // Only a point's medians need its runs' locations together; otherwise each run is combined
+    // as it is read, one profile's values in memory at a time.
+    let pooled = median && reading.scaling != cube::Scaling::Strong;
     let mut runs = Vec::with_capacity(files.len());
     for group in points {
         let read = group
@@ -251,13 +255,18 @@ pub fn read_cube_set(
             .map(|file| {
                 let bytes = std::fs::read(file)
                     .with_context(|| format!("cannot read {}", file.display()))?;
-                cube::Run::read(
+                let run = cube::Run::read(
                     file.parent().and_then(name).unwrap_or_default(),
                     name(file).unwrap_or_default(),
                     &bytes,
                     reading.values,
                 )
-                .map_err(|e| anyhow!("{}: {e}", file.display()))
+                .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+                Ok(if pooled {
+                    run
+                } else {
+                    run.combined(reading.scaling, median)
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         runs.extend(cube::combine_point(read, reading.scaling, median));
