@@ -264,16 +264,20 @@ pub fn print(request: &Request, emit: impl Fn(&str) -> Result<()>) -> Result<()>
     }
 }
 
-/// A file's heading in `--suggest`'s text: its name, its parameters, and how each unit's
-/// robust intervals were calibrated.
-fn suggestions_heading(out: &mut String, file: &yosoku_runner::scaling::FileSuggestions) {
+/// A file's heading in `--suggest`'s text: its name, its parameters, and how the robust
+/// intervals of each unit printed (`printed`) were calibrated.
+fn suggestions_heading(
+    out: &mut String,
+    file: &yosoku_runner::scaling::FileSuggestions,
+    printed: impl Fn(yosoku_runner::scaling::MetricUnit) -> bool,
+) {
     let _ = writeln!(
         out,
         "{} (parameters: {})",
         file.file.display(),
         file.parameters.join(", "),
     );
-    for (unit, calibration) in &file.calibrations {
+    for (unit, calibration) in (file.calibrations.iter()).filter(|(unit, _)| printed(*unit)) {
         let _ = writeln!(
             out,
             "  robust intervals{}: {}",
@@ -328,7 +332,9 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             }
             continue;
         }
-        suggestions_heading(&mut out, &file);
+        let printed =
+            |unit| series().any(|s| yosoku_runner::scaling::MetricUnit::of(&s.metric) == unit);
+        suggestions_heading(&mut out, &file, printed);
         for s in series() {
             let found = match &s.suggestions {
                 Ok(found) => found,

@@ -1476,6 +1476,26 @@ fn scaling_prints_only_the_metrics_asked_with_the_same_figures() {
             .collect()
     };
     assert_eq!(calibrated(&time), ["times"], "{time:?}");
+    // So does --suggest's heading.
+    let suggest = yosoku(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "x=2000",
+        "--metric",
+        "time",
+        set,
+    ]);
+    assert!(suggest.status.success(), "{}", text(&suggest.stderr));
+    let printed = text(&suggest.stdout).to_owned();
+    let headings: Vec<&str> = (printed.lines())
+        .filter(|l| l.trim_start().starts_with("robust intervals"))
+        .collect();
+    assert_eq!(headings.len(), 1, "{headings:?}");
+    assert!(
+        headings[0].starts_with("  robust intervals of times: "),
+        "{headings:?}"
+    );
     assert_eq!(
         calibrated(&every),
         ["counts", "times", "FLOPs", "hardware events"],
