@@ -83,25 +83,9 @@ fn by_unit(series: &[Series]) -> Vec<(MetricUnit, Vec<&[Point]>)> {
     )
 }
 
-/// The points the Extra-P-compatible search fits, per series: its own, or, of a Cube set read
-/// for medians, one value a point, its median over every location of every run there (Extra-P's
-/// value of the point, [`Series::medians`]). The robust search fits the runs' own values, the
-/// point's repetitions.
+/// The points the Extra-P-compatible search fits, per series ([`Series::extrap_points`]).
 fn extrap_points(series: &[Series]) -> Vec<Cow<'_, [Point]>> {
-    series
-        .iter()
-        .map(|s| match &s.medians {
-            Some(medians) => Cow::Owned(
-                (s.points.iter().zip(medians))
-                    .map(|(p, m)| Point {
-                        coordinate: p.coordinate.clone(),
-                        values: vec![*m],
-                    })
-                    .collect(),
-            ),
-            None => Cow::Borrowed(s.points.as_slice()),
-        })
-        .collect()
+    series.iter().map(Series::extrap_points).collect()
 }
 
 /// The level of every interval `yosoku scaling` prints.

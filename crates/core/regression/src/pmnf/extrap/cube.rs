@@ -483,20 +483,9 @@ impl Gathered {
         let mut merged: Vec<(String, Option<String>, usize)> = Vec::new();
         for k in (0..self.keys.len()).filter(|&k| !complete[k]) {
             let (callpath, metric) = &self.keys[k];
-            let mut caller = callpath.as_str();
-            let target = loop {
-                match caller.rsplit_once("->") {
-                    Some((up, _)) => {
-                        caller = up;
-                        if let Some(&t) = self.index.get(&(caller.to_owned(), metric.clone()))
-                            && complete[t]
-                        {
-                            break Some(t);
-                        }
-                    }
-                    None => break None,
-                }
-            };
+            let target = nearest_complete_caller(callpath, |caller| {
+                (self.index.get(&(caller.to_owned(), metric.clone()))).filter(|&&t| complete[t])
+            });
             if let Some(t) = target {
                 // Each point's mean of its runs there (none where it has no value).
                 let adds: Vec<Option<f64>> = self.values[k]
@@ -538,6 +527,23 @@ impl Gathered {
             });
         }
     }
+}
+
+/// The nearest caller of `callpath` (`main->solve` of `main->solve->MPI_Wait`, then `main`) that
+/// every point has, as `complete` finds it (its index): where a call path some points lack is
+/// merged, as Extra-P merges it.
+fn nearest_complete_caller<'k>(
+    callpath: &str,
+    complete: impl Fn(&str) -> Option<&'k usize>,
+) -> Option<usize> {
+    let mut caller = callpath;
+    while let Some((up, _)) = caller.rsplit_once("->") {
+        caller = up;
+        if let Some(&t) = complete(caller) {
+            return Some(t);
+        }
+    }
+    None
 }
 
 /// What a run's value of a call path is, in words, for the experiment's notes.
@@ -687,16 +693,9 @@ pub fn time_shares(runs: &[Run], scaling: Scaling) -> Vec<(String, f64)> {
         .map(|at| at.iter().all(Option::is_some))
         .collect();
     for k in (0..callpaths.len()).filter(|&k| !complete[k] && !inclusive) {
-        let mut caller = callpaths[k].as_str();
-        let target = loop {
-            let Some((up, _)) = caller.rsplit_once("->") else {
-                break None;
-            };
-            caller = up;
-            if let Some(&t) = index.get(caller).filter(|&&t| complete[t]) {
-                break Some(t);
-            }
-        };
+        let target = nearest_complete_caller(&callpaths[k], |caller| {
+            index.get(caller).filter(|&&t| complete[t])
+        });
         if let Some(t) = target {
             let adds = at_points[k].clone();
             for (to, add) in at_points[t].iter_mut().zip(adds) {

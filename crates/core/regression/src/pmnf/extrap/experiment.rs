@@ -25,6 +25,25 @@ pub struct Series {
     pub medians: Option<Vec<f64>>,
 }
 
+impl Series {
+    /// The points Extra-P's search fits: its own, or, of a Cube set read for medians, one value a
+    /// point, its median over every location of every run there (Extra-P's value of the point,
+    /// [`Series::medians`]). The robust search fits the runs' own values, the repetitions.
+    pub fn extrap_points(&self) -> std::borrow::Cow<'_, [Point]> {
+        match &self.medians {
+            Some(medians) => std::borrow::Cow::Owned(
+                (self.points.iter().zip(medians))
+                    .map(|(p, m)| Point {
+                        coordinate: p.coordinate.clone(),
+                        values: vec![*m],
+                    })
+                    .collect(),
+            ),
+            None => std::borrow::Cow::Borrowed(&self.points),
+        }
+    }
+}
+
 /// Why a file was refused: its line (1-based) and what was wrong.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("line {line}: {message}")]
