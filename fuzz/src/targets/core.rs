@@ -271,12 +271,12 @@ pub fn cube_profile(data: &[u8]) {
         ("a.p2", &profile),
     ]
     .into_iter()
-    .map(|(folder, profile)| cube::Run {
-        folder: folder.to_owned(),
-        file: "profile.cubex".to_owned(),
-        profile: profile.clone(),
-        times: None,
-        point_medians: None,
+    .map(|(folder, profile)| {
+        cube::Run::of_profile(
+            folder.to_owned(),
+            "profile.cubex".to_owned(),
+            profile.clone(),
+        )
     })
     .collect();
     let scaling = [

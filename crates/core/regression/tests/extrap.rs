@@ -403,6 +403,199 @@ fn call_paths_kept_at_one_per_cent_of_the_run_are_extrap_s_small_kernel_filter_s
     );
 }
 
+/// A call path's share of its run (what `--min-share` weighs) where a point has repetitions is
+/// its median over every location of every repetition over the run's so pooled, as Extra-P's
+/// small-kernel filter weighs it (weak scalings; strong: the median of the repetitions' sums).
+/// Three real MPI profiles of pyCubexR's test data (Kripke on 8 processes, Score-P 9.0-dev on 4,
+/// BT-MZ on 2 of 4 threads), each laid out as two points of two repetitions: the profile itself
+/// and a copy whose `time` at each location is multiplied by a factor (0.5 to 2.25, a different
+/// one at each location), so that the repetitions' locations differ. Each share against Extra-P
+/// 4.2.5's: the call path's median at each point over its root's inclusive median there, Extra-P's
+/// filter's ratio, the largest over the points; and the call paths kept at 1 %, against those
+/// its filter keeps. The median of the repetitions' own medians, which yosoku took before, parts
+/// from it.
+#[cfg(feature = "cube")]
+#[test]
+fn a_share_of_the_run_is_over_every_location_of_every_repetition_as_extrap_s() {
+    use extrap::cube::{Scaling, Values};
+    let Some(python) = extrap_compare::python() else {
+        return;
+    };
+    let made = tempfile::tempdir().unwrap();
+    let mut sets = Vec::new();
+    for (name, file) in [
+        ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
+        ("time", "time.p4.n2000.x1.r0/profile.cubex"),
+        ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
+    ] {
+        let original = std::fs::read(cube_root().join("pycubexr").join(file)).unwrap();
+        let up = with_time_scaled(&original, |l| 0.5 + 0.25 * (l % 8) as f64);
+        let down = with_time_scaled(&original, |l| 2.25 - 0.25 * ((3 * l) % 8) as f64);
+        let set = made.path().join(name);
+        for (run, bytes) in [
+            ("app.q1.r1", &original),
+            ("app.q1.r2", &up),
+            ("app.q2.r1", &down),
+            ("app.q2.r2", &original),
+        ] {
+            std::fs::create_dir_all(set.join(run)).unwrap();
+            std::fs::write(set.join(run).join("p.cubex"), bytes).unwrap();
+        }
+        sets.push(set);
+    }
+    let (mut shares_compared, mut parted, mut kept_compared) = (0, 0, 0);
+    for (scaling, name) in [
+        (Scaling::Weak, "weak"),
+        (Scaling::WeakThreaded, "weak_threaded"),
+        (Scaling::Strong, "strong"),
+    ] {
+        for (values, inclusive) in [
+            (Values::Exclusive, None),
+            (Values::Inclusive, Some("--inclusive")),
+        ] {
+            let args: Vec<&str> = ["--scaling", name].into_iter().chain(inclusive).collect();
+            let theirs = extrap_compare::extrap_medians(&python, &sets, &args);
+            let roots =
+                extrap_compare::extrap_medians(&python, &sets, &["--scaling", name, "--inclusive"]);
+            for set in &sets {
+                let file = set.display().to_string();
+                let runs = read_runs(set, scaling, values);
+                let shares = extrap::cube::time_shares(&runs, scaling);
+                let root = shares.iter().find(|(c, _)| !c.contains("->")).unwrap();
+                let root_medians = &roots[&(file.clone(), root.0.clone(), "time".to_owned())];
+                // The share by the median of each point's repetitions' own medians (of two, their
+                // mean), as yosoku took it.
+                let of_runs = |callpath: &str| -> f64 {
+                    let mut largest = 0.0_f64;
+                    for point in ["app.q1.", "app.q2."] {
+                        let (mut time, mut run) = (0.0, 0.0);
+                        for r in runs.iter().filter(|r| r.folder.starts_with(point)) {
+                            let own = r.times.as_ref().unwrap();
+                            let metric = r.profile.metrics.iter().find(|m| m.name == "time");
+                            let at = (metric.unwrap().callpaths.iter())
+                                .position(|(c, _)| c == callpath)
+                                .unwrap();
+                            time += own.callpaths[at] / 2.0;
+                            run += own.run / 2.0;
+                        }
+                        largest = largest.max(time / run);
+                    }
+                    largest
+                };
+                for (callpath, share) in &shares {
+                    let key = (file.clone(), callpath.clone(), "time".to_owned());
+                    let expected = theirs[&key]
+                        .iter()
+                        .zip(root_medians)
+                        .map(|((_, m), (_, total))| m / total)
+                        .fold(0.0, f64::max);
+                    assert!(
+                        (share - expected).abs() <= 1e-9 * expected.max(*share),
+                        "{file} {args:?} {callpath}: yosoku {share}, Extra-P {expected}"
+                    );
+                    shares_compared += 1;
+                    if (of_runs(callpath) - expected).abs() > 1e-9 * expected {
+                        parted += 1;
+                    }
+                }
+                // The call paths Extra-P's filter keeps.
+                let filtered: Vec<&str> = ["--small-kernels"]
+                    .into_iter()
+                    .chain(args.iter().copied())
+                    .collect();
+                let kept_by_extrap = extrap_compare::extrap_measurements(
+                    &python,
+                    std::slice::from_ref(set),
+                    &filtered,
+                );
+                let mut extrap_kept: Vec<&str> = (kept_by_extrap.keys())
+                    .filter(|k| k.2 == "time")
+                    .map(|k| k.1.as_str())
+                    .collect();
+                let mut kept: Vec<&str> = (shares.iter())
+                    .filter(|(_, share)| *share >= 0.01)
+                    .map(|(c, _)| c.as_str())
+                    .collect();
+                kept.sort_unstable();
+                extrap_kept.sort_unstable();
+                assert_eq!(kept, extrap_kept, "{file} {args:?}");
+                kept_compared += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{shares_compared} shares and {kept_compared} filters, each Extra-P's; the median of the \
+         repetitions' own medians parts at {parted} shares"
+    );
+    assert!(
+        shares_compared > 100 && kept_compared == 18 && parted > 0,
+        "{shares_compared} shares, {kept_compared} filters, {parted} parted"
+    );
+}
+
+/// A Cube profile's bytes (`profile`, a tar archive) with its `time` values at each location `l`
+/// multiplied by `factor(l)`: its data member rewritten in place (it must be stored uncompressed,
+/// as doubles), the archive's headers left as they are.
+#[cfg(feature = "cube")]
+fn with_time_scaled(profile: &[u8], factor: impl Fn(usize) -> f64) -> Vec<u8> {
+    let mut out = profile.to_vec();
+    let mut members = std::collections::HashMap::new();
+    let mut at = 0;
+    while at + 512 <= out.len() && out[at..at + 512].iter().any(|&b| b != 0) {
+        let header = &out[at..at + 512];
+        let name = String::from_utf8_lossy(&header[..100])
+            .trim_end_matches('\0')
+            .trim_start_matches("./")
+            .to_owned();
+        let size_text = String::from_utf8_lossy(&header[124..136]);
+        let size =
+            usize::from_str_radix(size_text.trim_matches(|c| c == '\0' || c == ' '), 8).unwrap();
+        members.insert(name, (at + 512, size));
+        at += 512 + size.div_ceil(512) * 512;
+    }
+    let member = |name: &str| members[name];
+    let (anchor_at, anchor_size) = member("anchor.xml");
+    let anchor = String::from_utf8_lossy(&out[anchor_at..anchor_at + anchor_size]).into_owned();
+    let time = anchor.find("<uniq_name>time</uniq_name>").unwrap();
+    let metric = anchor[..time].rfind("<metric id=\"").unwrap() + "<metric id=\"".len();
+    let id: usize = anchor[metric..].split('"').next().unwrap().parse().unwrap();
+    assert!(
+        anchor[time..]
+            .split("</metric>")
+            .next()
+            .unwrap()
+            .contains("<dtype>DOUBLE</dtype>")
+    );
+    let locations = anchor.matches("<location ").count();
+    let (index_at, _) = member(&format!("{id}.index"));
+    let marker: [u8; 4] = out[index_at + 11..index_at + 15].try_into().unwrap();
+    let big = u32::from_be_bytes(marker) == 1;
+    let (data_at, data_size) = member(&format!("{id}.data"));
+    assert_eq!(
+        &out[data_at..data_at + 10],
+        b"CUBEX.DATA",
+        "the data stored uncompressed"
+    );
+    for (k, value) in out[data_at + 10..data_at + data_size]
+        .chunks_exact_mut(8)
+        .enumerate()
+    {
+        let bytes: [u8; 8] = (&*value).try_into().unwrap();
+        let v = if big {
+            f64::from_be_bytes(bytes)
+        } else {
+            f64::from_le_bytes(bytes)
+        };
+        let scaled = v * factor(k % locations);
+        value.copy_from_slice(&if big {
+            scaled.to_be_bytes()
+        } else {
+            scaled.to_le_bytes()
+        });
+    }
+    out
+}
+
 /// With `--median` a point's value is its median over every location of every repetition there,
 /// as Extra-P's: Extra-P's threaded example (2 processes of 2 threads each; `tests/data/cube/
 /// simple_threaded`, BSD-3) laid out as two repetitions at each of three points, read whole and

@@ -13,6 +13,7 @@ mod profile;
 
 pub use profile::{Aggregation, Profile, ProfileMetric, Values, parse_members, parse_profile};
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::super::Point;
@@ -65,8 +66,12 @@ pub struct Run {
     pub file: String,
     pub profile: Profile,
     /// Its `time` by medians over its locations, for [`time_shares`]: kept when its locations
-    /// are combined ([`Run::combined`]); `None` before, or where the profile has no time.
+    /// are combined ([`Run::combined`]), over its point's runs' locations where
+    /// [`combine_point`] combined it; `None` before, or where the profile has no time.
     pub times: Option<RunTimes>,
+    /// Its `time` at each location, kept by [`Run::combined`] until [`combine_point`] pools
+    /// them with the other runs of its point ([`TimeAtLocations::pooled`]); `None` otherwise.
+    pub time_at_locations: Option<TimeAtLocations>,
     /// Per metric and call path of its profile (in its order), the median over every location
     /// of every run at its point (Extra-P's median of the point), kept by [`combine_point`]
     /// where medians are asked with a weak scaling; `None` elsewhere.
@@ -77,6 +82,8 @@ pub struct Run {
 /// run's locations combined as the scaling combines them but by their median (with strong
 /// scaling, their sum), and the run's own time so combined: at each location its call paths'
 /// exclusive times together (read inclusive: its roots' times), Extra-P's root's inclusive time.
+/// Where a point has several runs (its repetitions) and the scaling is weak, each median is over
+/// every location of every one of them, as Extra-P pools them ([`TimeAtLocations::pooled`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunTimes {
     /// In the order of the profile's `time` call paths (their names are the profile's).
@@ -84,23 +91,79 @@ pub struct RunTimes {
     pub run: f64,
 }
 
-impl RunTimes {
+/// A run's `time` at each of its locations, as [`RunTimes`] weighs it before its locations are
+/// combined: each call path's values (in the order of the profile's `time` call paths) and the
+/// run's own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeAtLocations {
+    pub callpaths: Vec<(String, Vec<f64>)>,
+    pub run: Vec<f64>,
+}
+
+impl TimeAtLocations {
     /// The times of `profile`, its values still at its locations; `None` without a `time`.
-    fn of(profile: &Profile, scaling: Scaling) -> Option<RunTimes> {
+    fn of(profile: &Profile) -> Option<TimeAtLocations> {
         let time = profile.metrics.iter().find(|m| m.name == "time")?;
-        let mut at_locations = vec![0.0; profile.locations];
+        let mut run = vec![0.0; profile.locations];
         for (callpath, values) in &time.callpaths {
             if profile.values == Values::Exclusive || !callpath.contains("->") {
-                for (sum, v) in at_locations.iter_mut().zip(values) {
+                for (sum, v) in run.iter_mut().zip(values) {
                     *sum += v;
                 }
             }
         }
-        let combine = |v: &[f64]| run_value(v, time.aggregation, scaling, true);
-        Some(RunTimes {
-            callpaths: time.callpaths.iter().map(|(_, v)| combine(v)).collect(),
-            run: combine(&at_locations),
+        Some(TimeAtLocations {
+            callpaths: time.callpaths.clone(),
+            run,
         })
+    }
+
+    /// The times of one point's runs (`runs`, its repetitions), each in the order of its own
+    /// call paths. Weak scaling: each call path's median over every location of every run that
+    /// has it, and the run's over every location of every run, as Extra-P pools a point's
+    /// repetitions (threaded: of a run's locations, those that measured the call path, where
+    /// any did; the run's own time over all of them, zeros too, as Extra-P's median of its
+    /// root's values takes them). Strong scaling: each run's sums, a point's runs then giving
+    /// the median of theirs ([`time_shares`]).
+    pub fn pooled(runs: &[&TimeAtLocations], scaling: Scaling) -> Vec<RunTimes> {
+        if scaling == Scaling::Strong {
+            let sum = |v: &[f64]| v.iter().sum::<f64>();
+            return (runs.iter())
+                .map(|t| RunTimes {
+                    callpaths: t.callpaths.iter().map(|(_, v)| sum(v)).collect(),
+                    run: sum(&t.run),
+                })
+                .collect();
+        }
+        let mut by_callpath: HashMap<&str, Vec<f64>> = HashMap::new();
+        for t in runs {
+            for (callpath, values) in &t.callpaths {
+                let at = by_callpath.entry(callpath).or_default();
+                let measured = values.iter().copied().filter(|&v| v != 0.0);
+                if scaling == Scaling::WeakThreaded && measured.clone().next().is_some() {
+                    at.extend(measured);
+                } else {
+                    at.extend(values);
+                }
+            }
+        }
+        let medians: HashMap<&str, f64> = (by_callpath.into_iter())
+            .map(|(callpath, mut values)| {
+                (callpath, super::super::median_by_selection(&mut values))
+            })
+            .collect();
+        let mut all: Vec<f64> = runs.iter().flat_map(|t| t.run.iter().copied()).collect();
+        let run = super::super::median_by_selection(&mut all);
+        (runs.iter())
+            .map(|t| RunTimes {
+                callpaths: t
+                    .callpaths
+                    .iter()
+                    .map(|(c, _)| medians[c.as_str()])
+                    .collect(),
+                run,
+            })
+            .collect()
     }
 }
 
@@ -112,13 +175,19 @@ impl Run {
     /// of every run. [`cube_set`] gives the same experiment from runs so combined as from their
     /// whole profiles (a value combined again stays as it is).
     pub fn read(folder: String, file: String, bytes: &[u8], values: Values) -> Result<Run, String> {
-        Ok(Run {
+        Ok(Run::of_profile(folder, file, parse_profile(bytes, values)?))
+    }
+
+    /// The run of `profile` (read already), as [`Run::read`] gives it.
+    pub fn of_profile(folder: String, file: String, profile: Profile) -> Run {
+        Run {
             folder,
             file,
-            profile: parse_profile(bytes, values)?,
+            profile,
             times: None,
+            time_at_locations: None,
             point_medians: None,
-        })
+        }
     }
 
     /// This run with each call path's values at its locations combined into one, as
@@ -126,7 +195,9 @@ impl Run {
     /// by medians kept for [`time_shares`].
     pub fn combined(mut self, scaling: Scaling, median: bool) -> Run {
         if self.times.is_none() {
-            self.times = RunTimes::of(&self.profile, scaling);
+            self.time_at_locations = TimeAtLocations::of(&self.profile);
+            self.times = (self.time_at_locations.as_ref())
+                .and_then(|t| TimeAtLocations::pooled(&[t], scaling).pop());
         }
         for metric in &mut self.profile.metrics {
             for (_, values) in &mut metric.callpaths {
@@ -139,20 +210,49 @@ impl Run {
 
 /// The runs of one point (its repetitions), each combined as [`Run::combined`] combines it;
 /// with `median` and a weak scaling each keeps the point's medians over every location of every
-/// run, which the runs' own medians do not give ([`Run::point_medians`]).
+/// run, which the runs' own medians do not give ([`Run::point_medians`]). Each keeps its
+/// point's times pooled over their locations, for [`time_shares`] ([`TimeAtLocations::pooled`]),
+/// the runs' locations then let go (runs combined already give theirs as they kept them).
 pub fn combine_point(runs: Vec<Run>, scaling: Scaling, median: bool) -> Vec<Run> {
     let mut medians = (median && scaling != Scaling::Strong)
         .then(|| point_medians(&runs.iter().collect::<Vec<&Run>>(), scaling))
         .map(Vec::into_iter);
+    let mut times = point_times(&runs.iter().collect::<Vec<&Run>>(), scaling).map(Vec::into_iter);
     runs.into_iter()
         .map(|mut run| {
             let of_run = medians.as_mut().and_then(Iterator::next);
             if run.point_medians.is_none() {
                 run.point_medians = of_run;
             }
-            run.combined(scaling, median)
+            if let Some(pooled) = times.as_mut().and_then(Iterator::next) {
+                run.times = pooled;
+            }
+            let mut run = run.combined(scaling, median);
+            run.time_at_locations = None;
+            run
         })
         .collect()
+}
+
+/// The times of one point's runs (its repetitions), each pooled with the others'
+/// ([`TimeAtLocations::pooled`]; `None` for a run without `time`); `None` where a run's
+/// locations are no longer there to pool (a run [`combine_point`] combined: its times are its
+/// point's already).
+fn point_times(runs: &[&Run], scaling: Scaling) -> Option<Vec<Option<RunTimes>>> {
+    let located = (runs.iter())
+        .map(|r| match (&r.time_at_locations, &r.times) {
+            (Some(t), _) => Some(Some(Cow::Borrowed(t))),
+            (None, None) => Some(TimeAtLocations::of(&r.profile).map(Cow::Owned)),
+            (None, Some(_)) => None,
+        })
+        .collect::<Option<Vec<Option<Cow<TimeAtLocations>>>>>()?;
+    let with_time: Vec<&TimeAtLocations> = located.iter().flatten().map(Cow::as_ref).collect();
+    let mut pooled = TimeAtLocations::pooled(&with_time, scaling).into_iter();
+    Some(
+        (located.iter())
+            .map(|t| t.as_ref().and_then(|_| pooled.next()))
+            .collect(),
+    )
 }
 
 /// `runs` (each by the name of its folder) grouped by the point their folders name, in the order
@@ -644,9 +744,9 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
 /// Each call path's largest share of its run's time over the points of a Cube set's `runs`, as
 /// Extra-P's small-kernel filter weighs it (which leaves out the call paths under 1 % at every
 /// point): at each point, the call path's median time over a run's locations (with strong
-/// `scaling`, their sum; see [`RunTimes`]) over the run's so combined. A point's runs (its
-/// repetitions) give the median of their values; Extra-P takes the median over every location of
-/// every repetition, the same where a point has one run. A call path some points lack adds its
+/// `scaling`, their sum; see [`RunTimes`]) over the run's so combined, with weak scaling over
+/// every location of every run at the point (its repetitions), as Extra-P pools them (strong: the
+/// median of the runs' sums, as Extra-P's). A call path some points lack adds its
 /// time, where it has one, to its nearest caller that every point has (exclusive values), as
 /// Extra-P merges it. In the order first met; empty where the set has no `time` or no points.
 pub fn time_shares(runs: &[Run], scaling: Scaling) -> Vec<(String, f64)> {
@@ -660,14 +760,15 @@ pub fn time_shares(runs: &[Run], scaling: Scaling) -> Vec<(String, f64)> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut run_at_points: Vec<f64> = Vec::with_capacity(by_point.len());
     for (point, (_, group)) in by_point.iter().enumerate() {
-        // Each run's times beside its `time` call paths' names.
-        let times: Vec<(RunTimes, &ProfileMetric)> = (group.iter())
-            .filter_map(|r| {
+        // Each run's times (its point's, pooled) beside its `time` call paths' names.
+        let pooled = point_times(group, scaling);
+        let times: Vec<(RunTimes, &ProfileMetric)> = (group.iter().enumerate())
+            .filter_map(|(i, r)| {
                 let time = r.profile.metrics.iter().find(|m| m.name == "time")?;
-                let times = r
-                    .times
-                    .clone()
-                    .or_else(|| RunTimes::of(&r.profile, scaling))?;
+                let times = match &pooled {
+                    Some(pooled) => pooled[i].clone()?,
+                    None => r.times.clone()?,
+                };
                 Some((times, time))
             })
             .collect();
@@ -778,6 +879,7 @@ mod tests {
             folder: folder.to_owned(),
             file: "profile.cubex".to_owned(),
             times: None,
+            time_at_locations: None,
             point_medians: None,
             profile: Profile {
                 locations: callpaths.first().map_or(1, |(_, v)| v.len()),
@@ -984,8 +1086,8 @@ mod tests {
 
     /// Shares weigh a run's locations by their median, as Extra-P's filter does: a call path
     /// one rank of three spends its time in takes no share of the median rank's run (by the
-    /// mean it would take a ninth); a point's repetitions give the median of theirs; a call
-    /// path some points lack adds its time to its caller's where it has one.
+    /// mean it would take a ninth); a call path some points lack adds its time to its caller's
+    /// where it has one.
     #[test]
     fn shares_are_medians_over_a_run_s_locations() {
         let runs = [
@@ -1041,6 +1143,58 @@ mod tests {
         let strong = time_shares(&twice, Scaling::Strong);
         assert!((strong[2].1 - 3.0 / 27.0).abs() < 1e-12, "{strong:?}");
         assert_eq!(time_shares(&twice, Scaling::Weak)[2].1, 0.0);
+    }
+
+    /// A point's repetitions pool their locations, as Extra-P's filter does: a call path's
+    /// median and its run's are over every location of every repetition there, not the median
+    /// of the repetitions' own; read whole, combined run by run, or a point's runs together, the
+    /// same. Threaded, a call path's locations are those that measured it, but the run's own
+    /// time counts every location, as Extra-P's median of its root's values does.
+    #[test]
+    fn a_point_s_repetitions_pool_their_locations() {
+        let runs = [
+            run(
+                "a.p1.r1",
+                &[("main->x", &[1.0, 1.0, 5.0]), ("main->y", &[9.0; 3])],
+            ),
+            run(
+                "a.p1.r2",
+                &[("main->x", &[5.0, 6.0, 7.0]), ("main->y", &[9.0; 3])],
+            ),
+            run(
+                "a.p2",
+                &[("main->x", &[1.0, 1.0, 5.0]), ("main->y", &[9.0; 3])],
+            ),
+        ];
+        let x = |shares: &[(String, f64)]| shares[0].1;
+        // At p = 1, x over {1, 1, 5, 5, 6, 7}: 5; the run over {10, 10, 14, 14, 15, 16}: 14 (by
+        // the repetitions' own medians: (1 + 6) / 2 over (10 + 15) / 2). At p = 2, 1 over 10.
+        let shares = time_shares(&runs, Scaling::Weak);
+        assert!((x(&shares) - 5.0 / 14.0).abs() < 1e-12, "{shares:?}");
+        let one_by_one: Vec<Run> = (runs.iter())
+            .map(|r| r.clone().combined(Scaling::Weak, false))
+            .collect();
+        assert_eq!(time_shares(&one_by_one, Scaling::Weak), shares);
+        let together: Vec<Run> = group_by_point(runs.iter().map(|r| (r.folder.clone(), r.clone())))
+            .into_iter()
+            .flat_map(|point| combine_point(point, Scaling::Weak, false))
+            .collect();
+        assert!(together.iter().all(|r| r.time_at_locations.is_none()));
+        assert_eq!(time_shares(&together, Scaling::Weak), shares);
+        // Combined run by run, then a point's runs together, the same.
+        let mut twice = combine_point(one_by_one[..2].to_vec(), Scaling::Weak, false);
+        twice.push(one_by_one[2].clone());
+        assert_eq!(time_shares(&twice, Scaling::Weak), shares);
+        // Threaded: x measured at two threads of three, over {2, 4}: 3; the run over {0, 2, 4}.
+        let threaded = [
+            run("a.p1", &[("main->x", &[0.0, 2.0, 4.0])]),
+            run("a.p2", &[("main->x", &[0.0, 2.0, 4.0])]),
+        ];
+        let shares = time_shares(&threaded, Scaling::WeakThreaded);
+        assert!((x(&shares) - 3.0 / 2.0).abs() < 1e-12, "{shares:?}");
+        // Strong: the median of the repetitions' sums, 7 and 18 over 34 and 45 (at p = 2, 7 / 34).
+        let strong = time_shares(&runs, Scaling::Strong);
+        assert!((x(&strong) - 12.5 / 39.5).abs() < 1e-12, "{strong:?}");
     }
 
     /// A point's runs are read together wherever their folders lie in the listing; a folder that
