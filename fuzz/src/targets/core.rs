@@ -257,12 +257,16 @@ pub fn cube_profile(data: &[u8]) {
             );
         }
     }
-    // Two points, the first with two repetitions (the second of them measuring twice as much),
-    // so that a point's medians pool several runs' locations.
+    // Two points, the first with two repetitions (the second of them measuring twice as much,
+    // and nothing at its first location), so that a point's medians and means pool several
+    // runs' locations, over different numbers of them with threaded weak scaling.
     let mut doubled = profile.clone();
     for m in &mut doubled.metrics {
         for (_, values) in &mut m.callpaths {
             values.iter_mut().for_each(|v| *v *= 2.0);
+            if let Some(first) = values.first_mut() {
+                *first = 0.0;
+            }
         }
     }
     let runs: Vec<cube::Run> = [
@@ -306,11 +310,11 @@ pub fn cube_profile(data: &[u8]) {
             );
         }
         assert!(
-            (s.medians.iter().flatten()).all(|m| m.is_finite()),
+            (s.point_values.iter().flatten()).all(|m| m.is_finite()),
             "{} / {}: a point's median that is not a finite number: {:?}",
             s.callpath,
             s.metric,
-            s.medians
+            s.point_values
         );
     }
     // Every share of a run's time is a number, 0 at the least.
@@ -334,6 +338,10 @@ pub fn cube_profile(data: &[u8]) {
     for (a, b) in again.series.iter().zip(&experiment.series) {
         assert_eq!((&a.callpath, &a.metric), (&b.callpath, &b.metric));
         assert_eq!(a.points, b.points, "{} / {}", a.callpath, a.metric);
-        assert_eq!(a.medians, b.medians, "{} / {}", a.callpath, a.metric);
+        assert_eq!(
+            a.point_values, b.point_values,
+            "{} / {}",
+            a.callpath, a.metric
+        );
     }
 }

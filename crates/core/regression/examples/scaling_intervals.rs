@@ -94,7 +94,7 @@ fn thinned(e: &Experiment) -> Experiment {
                         values: p.values[..1].to_vec(),
                     })
                     .collect(),
-                medians: None,
+                point_values: None,
             })
             .filter(|s| !s.points.is_empty())
             .collect(),

@@ -533,6 +533,88 @@ fn a_share_of_the_run_is_over_every_location_of_every_repetition_as_extrap_s() {
     );
 }
 
+/// Read for means with threaded weak scaling, a point's value (what Extra-P's search fits) is
+/// its mean over every location of every repetition that measured the call path, as Extra-P's:
+/// two real profiles of pyCubexR's test data (BT-MZ on 2 processes of 4 threads, Kripke on 8
+/// processes) each laid out as two points of two repetitions, one repetition of each point a copy
+/// with the time at one location set to 0 (a thread that ran nothing there), so that the
+/// repetitions' means are over different numbers of locations. Against Extra-P 4.2.5's mean of
+/// every point; the mean of the repetitions' means, which yosoku took before, parts from it.
+#[cfg(feature = "cube")]
+#[test]
+fn a_point_s_mean_is_over_every_thread_that_measured_in_every_repetition_as_extrap_s() {
+    use extrap::cube::{self, Scaling, Values};
+    let Some(python) = extrap_compare::python() else {
+        return;
+    };
+    let made = tempfile::tempdir().unwrap();
+    let mut sets = Vec::new();
+    for (name, file) in [
+        ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
+        ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
+    ] {
+        let original = std::fs::read(cube_root().join("pycubexr").join(file)).unwrap();
+        let idle =
+            |at: usize| with_time_scaled(&original, move |l| if l == at { 0.0 } else { 1.0 });
+        let set = made.path().join(name);
+        for (run, bytes) in [
+            ("app.q1.r1", original.clone()),
+            ("app.q1.r2", idle(5)),
+            ("app.q2.r1", idle(2)),
+            ("app.q2.r2", original.clone()),
+        ] {
+            std::fs::create_dir_all(set.join(run)).unwrap();
+            std::fs::write(set.join(run).join("p.cubex"), bytes).unwrap();
+        }
+        sets.push(set);
+    }
+    let theirs =
+        extrap_compare::extrap_measurements(&python, &sets, &["--scaling", "weak_threaded"]);
+    let (mut points, mut parted) = (0, 0);
+    for set in &sets {
+        let file = set.display().to_string();
+        // As the runner reads a set: each run combined as read, then a point's runs together.
+        let runs: Vec<cube::Run> = cube::group_by_point(
+            read_runs(set, Scaling::WeakThreaded, Values::Exclusive)
+                .into_iter()
+                .map(|r| (r.folder.clone(), r)),
+        )
+        .into_iter()
+        .flat_map(|point| cube::combine_point(point, Scaling::WeakThreaded, false))
+        .collect();
+        let ours = cube::cube_set(&runs, Scaling::WeakThreaded, false).unwrap();
+        for s in &ours.series {
+            let key = (file.clone(), s.callpath.clone(), s.metric.clone());
+            let t = &theirs[&key];
+            for (p, (mean, (_, extrap_mean))) in
+                s.points.iter().zip(s.extrap_points().iter().zip(t))
+            {
+                // Extra-P's search fits the mean of a point's values: the point's own where
+                // yosoku gives it, else the runs'.
+                let ours = mean.values.iter().sum::<f64>() / mean.values.len() as f64;
+                assert!(
+                    (ours - extrap_mean).abs() <= 1e-9 * extrap_mean.abs().max(ours.abs()),
+                    "{key:?} at {:?}: yosoku {ours}, Extra-P {extrap_mean}",
+                    p.coordinate
+                );
+                let of_runs = p.values.iter().sum::<f64>() / p.values.len() as f64;
+                if (of_runs - extrap_mean).abs() > 1e-9 * extrap_mean.abs() {
+                    parted += 1;
+                }
+                points += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{points} points: every mean Extra-P's; the mean of the repetitions' own means parts at \
+         {parted}"
+    );
+    assert!(
+        points >= 40 && parted > 0,
+        "{points} points, {parted} parted"
+    );
+}
+
 /// A Cube profile's bytes (`profile`, a tar archive) with its `time` values at each location `l`
 /// multiplied by `factor(l)`: its data member rewritten in place (it must be stored uncompressed,
 /// as doubles), the archive's headers left as they are.
@@ -672,7 +754,7 @@ fn a_point_s_median_is_over_every_location_of_every_repetition_as_extrap_s() {
                     (v[0] + v[v.len() - 1]) / 2.0
                 };
                 // Strong scaling sums each run's locations: its point's median is its runs'.
-                let ours = s.medians.as_ref().map_or(of_runs, |m| m[i]);
+                let ours = s.point_values.as_ref().map_or(of_runs, |m| m[i]);
                 assert!(
                     (ours - median).abs() <= 1e-9 * median.abs().max(ours.abs()),
                     "{key:?} {name} at {coordinate:?}: yosoku {ours}, Extra-P {median}"
@@ -703,7 +785,7 @@ fn a_point_s_median_is_over_every_location_of_every_repetition_as_extrap_s() {
     let read = |_: &Path| {
         let mut e = cube::cube_set(&whole, Scaling::Weak, true).unwrap();
         for s in &mut e.series {
-            assert!(s.medians.is_some(), "{}", s.callpath);
+            assert!(s.point_values.is_some(), "{}", s.callpath);
             s.points = s.extrap_points().into_owned();
         }
         e

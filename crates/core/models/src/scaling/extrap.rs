@@ -233,7 +233,7 @@ fn experiment(
                     values: p.values,
                 })
                 .collect(),
-            medians: None,
+            point_values: None,
         })
         .collect();
     let experiment = Experiment {

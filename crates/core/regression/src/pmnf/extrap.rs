@@ -657,7 +657,7 @@ fn series_of(
             callpath: callpath.to_owned(),
             metric: metric.clone(),
             points,
-            medians: None,
+            point_values: None,
         });
     }
     Ok(out)

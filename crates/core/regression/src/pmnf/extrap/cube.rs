@@ -76,6 +76,11 @@ pub struct Run {
     /// of every run at its point (Extra-P's median of the point), kept by [`combine_point`]
     /// where medians are asked with a weak scaling; `None` elsewhere.
     pub point_medians: Option<Vec<Vec<f64>>>,
+    /// Per metric and call path of its profile (in its order), how many of its locations its
+    /// value is the mean of (all of them, or with threaded weak scaling those that measured
+    /// it), kept by [`Run::combined`]: a point's mean over every location of every run there
+    /// weighs each run's by it, as Extra-P pools them. `None` before it is combined.
+    pub location_counts: Option<Vec<Vec<u32>>>,
 }
 
 /// A run's `time` as Extra-P's small-kernel filter weighs it: each call path's values at the
@@ -187,6 +192,7 @@ impl Run {
             times: None,
             time_at_locations: None,
             point_medians: None,
+            location_counts: None,
         }
     }
 
@@ -199,12 +205,32 @@ impl Run {
             self.times = (self.time_at_locations.as_ref())
                 .and_then(|t| TimeAtLocations::pooled(&[t], scaling).pop());
         }
+        if self.location_counts.is_none() {
+            self.location_counts = Some(
+                (self.profile.metrics.iter())
+                    .map(|m| {
+                        (m.callpaths.iter())
+                            .map(|(_, values)| locations_counted(values, scaling))
+                            .collect()
+                    })
+                    .collect(),
+            );
+        }
         for metric in &mut self.profile.metrics {
             for (_, values) in &mut metric.callpaths {
                 *values = vec![run_value(values, metric.aggregation, scaling, median)];
             }
         }
         self
+    }
+
+    /// How many locations its value of metric `m`'s call path `c` (`values`, at its locations
+    /// or combined) is the mean of ([`Run::location_counts`]).
+    fn counted(&self, m: usize, c: usize, values: &[f64], scaling: Scaling) -> u32 {
+        match &self.location_counts {
+            Some(counts) => counts[m][c],
+            None => locations_counted(values, scaling),
+        }
     }
 }
 
@@ -380,6 +406,17 @@ pub fn folder_parameters(folder: &str) -> Result<Vec<(String, f64)>, String> {
     Ok(out)
 }
 
+/// How many of a call path's `values` at a run's locations its mean is over ([`run_value`]):
+/// all of them, or with threaded weak scaling those that measured it (all where none did).
+fn locations_counted(values: &[f64], scaling: Scaling) -> u32 {
+    let measured = values.iter().filter(|&&v| v != 0.0).count();
+    let counted = match scaling {
+        Scaling::WeakThreaded if measured > 0 => measured,
+        _ => values.len(),
+    };
+    u32::try_from(counted).unwrap_or(u32::MAX)
+}
+
 /// One run's value of a call path from its values at every location.
 fn run_value(values: &[f64], aggregation: Aggregation, scaling: Scaling, median: bool) -> f64 {
     let centre = |v: &[f64]| {
@@ -475,9 +512,32 @@ struct Gathered {
     keys: Vec<(String, String)>,
     index: HashMap<(String, String), usize>,
     values: Vec<Vec<Vec<f64>>>,
-    /// With medians asked of a weak scaling, each point's median over all its runs' locations.
-    medians: Vec<Vec<Option<f64>>>,
+    /// With a weak scaling, each point's value over all its runs' locations: their median
+    /// (medians asked) or mean.
+    point_values: Vec<Vec<Option<f64>>>,
+    /// Of a series read for means, whether some point's mean over all its runs' locations is
+    /// not the mean of the runs' values (they are over different numbers of locations).
+    pooled_differs: Vec<bool>,
     notes: Vec<String>,
+}
+
+/// A point's mean over every location of every run there, from the runs' means and how many
+/// locations each is over; whether those numbers differ.
+#[derive(Debug, Default)]
+struct PooledMean {
+    weighted: f64,
+    locations: u64,
+    first: Option<u32>,
+    differs: bool,
+}
+
+impl PooledMean {
+    fn add(&mut self, mean: f64, locations: u32) {
+        self.weighted += mean * f64::from(locations);
+        self.locations += u64::from(locations);
+        self.differs |= self.first.is_some_and(|f| f != locations);
+        self.first.get_or_insert(locations);
+    }
 }
 
 impl Gathered {
@@ -486,6 +546,8 @@ impl Gathered {
         for (point, (_, group)) in by_point.iter().enumerate() {
             let medians =
                 (median && scaling != Scaling::Strong).then(|| point_medians(group, scaling));
+            let pool_means = !median && scaling != Scaling::Strong;
+            let mut means: HashMap<usize, PooledMean> = HashMap::new();
             for (r, run) in group.iter().enumerate() {
                 for note in &run.profile.notes {
                     if !g.notes.contains(note) {
@@ -498,15 +560,21 @@ impl Gathered {
                         let k = *g.index.entry(key.clone()).or_insert_with(|| {
                             g.keys.push(key);
                             g.values.push(vec![Vec::new(); by_point.len()]);
-                            g.medians.push(vec![None; by_point.len()]);
+                            g.point_values.push(vec![None; by_point.len()]);
+                            g.pooled_differs.push(false);
                             g.keys.len() - 1
                         });
                         let value = run_value(at_locations, metric.aggregation, scaling, median);
                         if value.is_finite() {
                             g.values[k][point].push(value);
-                            g.medians[k][point] = (medians.as_ref())
-                                .map(|of_runs| of_runs[r][m][c])
-                                .filter(|median| median.is_finite());
+                            if pool_means {
+                                let counted = run.counted(m, c, at_locations, scaling);
+                                means.entry(k).or_default().add(value, counted);
+                            } else {
+                                g.point_values[k][point] = (medians.as_ref())
+                                    .map(|of_runs| of_runs[r][m][c])
+                                    .filter(|median| median.is_finite());
+                            }
                         } else {
                             // That run's value alone is left out; the point keeps the others'.
                             g.notes.push(format!(
@@ -517,6 +585,12 @@ impl Gathered {
                         }
                     }
                 }
+            }
+            for (k, mean) in means {
+                if mean.locations > 0 {
+                    g.point_values[k][point] = Some(mean.weighted / mean.locations as f64);
+                }
+                g.pooled_differs[k] |= mean.differs;
             }
         }
         g
@@ -597,13 +671,15 @@ impl Gathered {
                         *v += add.unwrap_or(0.0);
                     }
                 }
-                // And its median to the caller's, as Extra-P merges a point's medians.
-                let adds = self.medians[k].clone();
-                for (to, add) in self.medians[t].iter_mut().zip(adds) {
+                // And its value over all runs' locations to the caller's, as Extra-P merges a
+                // point's medians and means.
+                let adds = self.point_values[k].clone();
+                for (to, add) in self.point_values[t].iter_mut().zip(adds) {
                     if let (Some(to), Some(add)) = (to.as_mut(), add) {
                         *to += add;
                     }
                 }
+                self.pooled_differs[t] |= self.pooled_differs[k];
             }
             let measured = self.values[k].iter().filter(|v| !v.is_empty()).count();
             if !merged.iter().any(|(c, _, _)| c == callpath) {
@@ -686,8 +762,9 @@ fn combined_how(runs: &[Run], scaling: Scaling, median: bool, inclusive: bool) -
 
 /// The experiment of a Cube set's runs (each point's values: one per run there, its mean, or
 /// median with `median`, over the run's locations; see [`Scaling`]; with `median` and a weak
-/// scaling, each point's median over every location of every run there too,
-/// [`Series::medians`]). Errors have line 0 and name the run's folder.
+/// scaling, each point's median over every location of every run there too, and read for means
+/// its mean so where its runs' means are over different numbers of locations,
+/// [`Series::point_values`]). Errors have line 0 and name the run's folder.
 pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experiment, InputError> {
     let (parameters, by_point) = points_of(runs)?;
     let mut gathered = Gathered::of(&by_point, scaling, median);
@@ -710,29 +787,37 @@ pub fn cube_set(runs: &[Run], scaling: Scaling, median: bool) -> Result<Experime
     let Gathered {
         keys,
         values,
-        medians,
+        point_values,
+        pooled_differs,
         notes,
         ..
     } = gathered;
+    // Read for means, Extra-P's values of a series' points are given only where they are not
+    // the means of its runs' values.
+    let given = |differs: bool| (median || differs) && scaling != Scaling::Strong;
     let series = keys
         .into_iter()
         .zip(values)
-        .zip(medians)
+        .zip(point_values.into_iter().zip(pooled_differs))
         .zip(complete)
         .filter(|(_, complete)| *complete)
-        .map(|((((callpath, metric), values), medians), _)| Series {
-            medians: medians.into_iter().collect(),
-            callpath,
-            metric,
-            points: by_point
-                .iter()
-                .zip(values)
-                .map(|((coordinate, _), values)| Point {
-                    coordinate: coordinate.clone(),
-                    values,
-                })
-                .collect(),
-        })
+        .map(
+            |((((callpath, metric), values), (at_points, differs)), _)| Series {
+                point_values: given(differs)
+                    .then(|| at_points.into_iter().collect())
+                    .flatten(),
+                callpath,
+                metric,
+                points: by_point
+                    .iter()
+                    .zip(values)
+                    .map(|((coordinate, _), values)| Point {
+                        coordinate: coordinate.clone(),
+                        values,
+                    })
+                    .collect(),
+            },
+        )
         .collect();
     Ok(Experiment {
         parameters,
@@ -881,6 +966,7 @@ mod tests {
             times: None,
             time_at_locations: None,
             point_medians: None,
+            location_counts: None,
             profile: Profile {
                 locations: callpaths.first().map_or(1, |(_, v)| v.len()),
                 values: Values::Exclusive,

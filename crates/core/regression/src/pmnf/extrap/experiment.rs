@@ -19,20 +19,23 @@ pub struct Series {
     pub callpath: String,
     pub metric: String,
     pub points: Vec<Point>,
-    /// Of a Cube set read for medians with a weak scaling, each point's median over every
-    /// location of every run there: Extra-P's median of the point, which the runs' own medians
-    /// (`points`' values, the repetitions) do not give. `None` elsewhere.
-    pub medians: Option<Vec<f64>>,
+    /// Of a Cube set with a weak scaling, Extra-P's value of each point where the runs' own
+    /// values (`points`' values, the repetitions) do not give it: read for medians, each point's
+    /// median over every location of every run there; read for means, where a point's runs
+    /// averaged over different numbers of locations (threads that ran the call path in one
+    /// repetition and not in another), its mean over every location of every run there. `None`
+    /// elsewhere: the mean of the runs' values is Extra-P's.
+    pub point_values: Option<Vec<f64>>,
 }
 
 impl Series {
-    /// The points Extra-P's search fits: its own, or, of a Cube set read for medians, one value a
-    /// point, its median over every location of every run there (Extra-P's value of the point,
-    /// [`Series::medians`]). The robust search fits the runs' own values, the repetitions.
+    /// The points Extra-P's search fits: its own, or, of a Cube set, one value a point, Extra-P's
+    /// value of it where the runs' own do not give it ([`Series::point_values`]). The robust
+    /// search fits the runs' own values, the repetitions.
     pub fn extrap_points(&self) -> std::borrow::Cow<'_, [Point]> {
-        match &self.medians {
-            Some(medians) => std::borrow::Cow::Owned(
-                (self.points.iter().zip(medians))
+        match &self.point_values {
+            Some(values) => std::borrow::Cow::Owned(
+                (self.points.iter().zip(values))
                     .map(|(p, m)| Point {
                         coordinate: p.coordinate.clone(),
                         values: vec![*m],
@@ -85,7 +88,7 @@ impl Experiment {
                     callpath: callpath.to_owned(),
                     metric: metric.to_owned(),
                     points: Vec::new(),
-                    medians: None,
+                    point_values: None,
                 });
                 self.series.len() - 1
             }
