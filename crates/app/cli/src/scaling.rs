@@ -120,6 +120,18 @@ impl Shown<'_> {
                 .as_ref()
                 .is_none_or(|kept| kept.iter().any(|c| c == callpath))
     }
+
+    /// Whether it shows any of `series` (call path, metric) measured in `unit`: what decides
+    /// whether a unit's calibration is printed.
+    fn shows_unit<'s>(
+        &self,
+        mut series: impl Iterator<Item = (&'s str, &'s str)>,
+        unit: yosoku_runner::scaling::MetricUnit,
+    ) -> bool {
+        series.any(|(callpath, metric)| {
+            self.shows(callpath, metric) && yosoku_runner::scaling::MetricUnit::of(metric) == unit
+        })
+    }
 }
 
 impl Request {
@@ -332,8 +344,10 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             }
             continue;
         }
-        let printed =
-            |unit| series().any(|s| yosoku_runner::scaling::MetricUnit::of(&s.metric) == unit);
+        let printed = |unit| {
+            let all = file.series.iter();
+            shown.shows_unit(all.map(|s| (s.callpath.as_str(), s.metric.as_str())), unit)
+        };
         suggestions_heading(&mut out, &file, printed);
         for s in series() {
             let found = match &s.suggestions {
@@ -633,9 +647,8 @@ pub fn run(request: &Request) -> Outcome {
 /// prints no visits', so not their calibration either).
 fn calibrations_text(p: &FilePrediction, models: &[SeriesModel], shown: &Shown) -> String {
     let printed = |unit| {
-        (models.iter())
-            .filter(|s| shown.shows(&s.callpath, &s.metric))
-            .any(|s| yosoku_runner::scaling::MetricUnit::of(&s.metric) == unit)
+        let all = models.iter();
+        shown.shows_unit(all.map(|s| (s.callpath.as_str(), s.metric.as_str())), unit)
     };
     let mut out = String::new();
     for m in p.units.iter().filter(|m| printed(m.unit)) {
