@@ -606,14 +606,20 @@ pub fn run(request: &Request) -> Outcome {
                     let _ = writeln!(out, "{line}");
                 }
                 (Ok(m), false) => {
+                    // A constant explains none of the variation: Extra-P reports 1 for it (and
+                    // `--json` does, as Extra-P's), which would read as a perfect fit.
+                    let adjusted_r2 = if m.terms.is_empty() {
+                        "- (a constant)".to_owned()
+                    } else {
+                        format!("{:.6}", m.adjusted_r2)
+                    };
                     let _ = writeln!(
                         out,
-                        "  {} / {}: {}\n    SMAPE {:.3} %, adjusted R^2 {:.6}, RSS {:.6e}{}",
+                        "  {} / {}: {}\n    SMAPE {:.3} %, adjusted R^2 {adjusted_r2}, RSS {:.6e}{}",
                         s.callpath,
                         s.metric,
                         m.to_extrap(&names),
                         m.smape,
-                        m.adjusted_r2,
                         m.rss,
                         if m.cross_validated {
                             " (leave-one-out)"

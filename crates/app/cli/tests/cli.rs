@@ -1018,6 +1018,23 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
     );
     let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert_eq!(line["callpath"], "solve", "{line}");
+    // A constant's adjusted R^2: 1 in JSON, as Extra-P writes it; in words, none.
+    let flat = dir.path().join("flat.txt");
+    std::fs::write(
+        &flat,
+        "PARAMETER p\nPOINTS 2 4 8 16 32\nREGION wait\nMETRIC time\nDATA 1.0\nDATA 1.1\nDATA 0.9\nDATA 1.0\nDATA 1.05\n",
+    )
+    .unwrap();
+    let out = yosoku(&["scaling", flat.to_str().unwrap()]);
+    assert!(
+        text(&out.stdout).contains("adjusted R^2 - (a constant)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = yosoku(&["scaling", "--json", flat.to_str().unwrap()]);
+    let line: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(line["terms"].as_array().map(Vec::len), Some(0), "{line}");
+    assert_eq!(line["ar2"], 1.0, "{line}");
     // --suggest: the next runs to measure for a prediction at x=100, y=10, y counting the
     // processes; a target that leaves a parameter out, or names another, is refused by name.
     let out = yosoku(&[
