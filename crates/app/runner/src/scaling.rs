@@ -178,9 +178,9 @@ pub type ReadExperiment = (Experiment, Option<Vec<(String, f64)>>);
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
 /// (`mm.x10y25.r1`), each run's locations combined as it is read (one profile's values in memory
-/// at a time; with `median`, a point's runs together, for its medians over all their locations,
-/// as Extra-P's), and
-/// each call path's largest share of its run's time
+/// at a time, and its `time` at every location until its point's runs are all read, for shares
+/// over all their locations; with `median`, a point's runs together, for its medians over all
+/// their locations, as Extra-P's), and each call path's largest share of its run's time
 /// (`cube::time_shares`). Errors name the folder or file.
 pub fn read_cube_set(
     dir: &Path,
