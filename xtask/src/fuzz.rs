@@ -123,9 +123,7 @@ const TARGETS: &[Target] = &[
     Target {
         name: "table_file",
         brief: true,
-        // The `parquet` crate's Thrift decoder spends seconds on some tiny damaged files (an
-        // open finding in RELIABILITY.md): above 10 s under coverage instrumentation.
-        timeout_secs: 60,
+        timeout_secs: 10,
     },
     Target {
         name: "pyramid_chunk",
