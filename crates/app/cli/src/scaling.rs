@@ -367,7 +367,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             };
             let _ = writeln!(
                 out,
-                "  {} / {}: at {at} the robust model predicts {}; the model itself is uncertain by +- {}\n    measure next, the most narrowing per {} first:",
+                "  {} / {}: at {at} the robust model predicts {}; its own fit is uncertain by +- {} there (what the runs below narrow; the interval is calibrated on the file's held-out points)\n    measure next, the most narrowing per {} first:",
                 s.callpath,
                 s.metric,
                 predicted.text(&s.metric),

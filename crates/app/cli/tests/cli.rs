@@ -1052,6 +1052,12 @@ fn scaling_models_extrap_s_files_and_refuses_one_that_is_not() {
         printed.contains("at x=100, y=10 the robust model predicts"),
         "{printed}"
     );
+    // The fit's own uncertainty, which the runs narrow, told apart from the calibrated interval.
+    assert!(
+        printed.contains("its own fit is uncertain by +- ")
+            && printed.contains("the interval is calibrated on the file's held-out points"),
+        "{printed}"
+    );
     assert!(printed.contains("      1. x="), "{printed}");
     // Its one metric is no time (`metr`): a run costs one, times its processes.
     assert!(
