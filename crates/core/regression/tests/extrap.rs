@@ -422,27 +422,20 @@ fn a_share_of_the_run_is_over_every_location_of_every_repetition_as_extrap_s() {
         return;
     };
     let made = tempfile::tempdir().unwrap();
-    let mut sets = Vec::new();
-    for (name, file) in [
-        ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
-        ("time", "time.p4.n2000.x1.r0/profile.cubex"),
-        ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
-    ] {
-        let original = std::fs::read(cube_root().join("pycubexr").join(file)).unwrap();
-        let up = with_time_scaled(&original, |l| 0.5 + 0.25 * (l % 8) as f64);
-        let down = with_time_scaled(&original, |l| 2.25 - 0.25 * ((3 * l) % 8) as f64);
-        let set = made.path().join(name);
-        for (run, bytes) in [
-            ("app.q1.r1", &original),
-            ("app.q1.r2", &up),
-            ("app.q2.r1", &down),
-            ("app.q2.r2", &original),
-        ] {
-            std::fs::create_dir_all(set.join(run)).unwrap();
-            std::fs::write(set.join(run).join("p.cubex"), bytes).unwrap();
-        }
-        sets.push(set);
-    }
+    let sets = repetition_sets(
+        made.path(),
+        &[
+            ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
+            ("time", "time.p4.n2000.x1.r0/profile.cubex"),
+            ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
+        ],
+        |original| {
+            [
+                with_time_scaled(original, |l| 0.5 + 0.25 * (l % 8) as f64),
+                with_time_scaled(original, |l| 2.25 - 0.25 * ((3 * l) % 8) as f64),
+            ]
+        },
+    );
     let (mut shares_compared, mut parted, mut kept_compared) = (0, 0, 0);
     for (scaling, name) in [
         (Scaling::Weak, "weak"),
@@ -548,26 +541,18 @@ fn a_point_s_mean_is_over_every_thread_that_measured_in_every_repetition_as_extr
         return;
     };
     let made = tempfile::tempdir().unwrap();
-    let mut sets = Vec::new();
-    for (name, file) in [
-        ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
-        ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
-    ] {
-        let original = std::fs::read(cube_root().join("pycubexr").join(file)).unwrap();
-        let idle =
-            |at: usize| with_time_scaled(&original, move |l| if l == at { 0.0 } else { 1.0 });
-        let set = made.path().join(name);
-        for (run, bytes) in [
-            ("app.q1.r1", original.clone()),
-            ("app.q1.r2", idle(5)),
-            ("app.q2.r1", idle(2)),
-            ("app.q2.r2", original.clone()),
-        ] {
-            std::fs::create_dir_all(set.join(run)).unwrap();
-            std::fs::write(set.join(run).join("p.cubex"), bytes).unwrap();
-        }
-        sets.push(set);
-    }
+    let sets = repetition_sets(
+        made.path(),
+        &[
+            ("bt-mz", "bt-mz_sum.p2.r1/cube4.8_with_checksum_bug.cubex"),
+            ("kripke", "kripke.p8.d2.g32.r1/profile.cubex"),
+        ],
+        |original| {
+            let idle =
+                |at: usize| with_time_scaled(original, move |l| if l == at { 0.0 } else { 1.0 });
+            [idle(5), idle(2)]
+        },
+    );
     let theirs =
         extrap_compare::extrap_measurements(&python, &sets, &["--scaling", "weak_threaded"]);
     let (mut points, mut parted) = (0, 0);
@@ -613,6 +598,35 @@ fn a_point_s_mean_is_over_every_thread_that_measured_in_every_repetition_as_extr
         points >= 40 && parted > 0,
         "{points} points, {parted} parted"
     );
+}
+
+/// Real profiles of pyCubexR's test data (`files`: the set's name, the profile's path under
+/// `tests/data/cube/pycubexr`), each laid out under `made` as two points of two repetitions:
+/// `app.q1.r1` the profile, `app.q1.r2` and `app.q2.r1` the two copies `variants` makes of it,
+/// `app.q2.r2` the profile again.
+#[cfg(feature = "cube")]
+fn repetition_sets(
+    made: &Path,
+    files: &[(&str, &str)],
+    variants: impl Fn(&[u8]) -> [Vec<u8>; 2],
+) -> Vec<PathBuf> {
+    let mut sets = Vec::new();
+    for (name, file) in files {
+        let original = std::fs::read(cube_root().join("pycubexr").join(file)).unwrap();
+        let [first, second] = variants(&original);
+        let set = made.join(name);
+        for (run, bytes) in [
+            ("app.q1.r1", &original),
+            ("app.q1.r2", &first),
+            ("app.q2.r1", &second),
+            ("app.q2.r2", &original),
+        ] {
+            std::fs::create_dir_all(set.join(run)).unwrap();
+            std::fs::write(set.join(run).join("p.cubex"), bytes).unwrap();
+        }
+        sets.push(set);
+    }
+    sets
 }
 
 /// A Cube profile's bytes (`profile`, a tar archive) with its `time` values at each location `l`
