@@ -76,6 +76,11 @@ pub const SEEDS: &[SeedFiles] = &[
         pick: None,
     },
     SeedFiles {
+        target: "opencl_record",
+        files: &[("fuzz/seeds/opencl", ".json")],
+        pick: None,
+    },
+    SeedFiles {
         target: "mpi_timer_log",
         files: &[("pipelines/data/mpi/reduced", ".tsv")],
         pick: None,

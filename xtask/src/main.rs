@@ -742,8 +742,8 @@ fn test_stages(stages: &mut Stages) -> Result<()> {
         mpi_multinode::check()
     })?;
     // The fuzz targets' seeds and regressions were replayed by the workspace's tests
-    // (crates/app/runner/tests/fuzz_replay_*.rs); mutating them needs libFuzzer's instrumented
-    // build of its own, minutes on CI, and is `cargo xtask fuzz` (RELIABILITY.md).
+    // (crates/app/runner/tests/fuzz_replay_*.rs and opencl.rs); mutating them needs libFuzzer's
+    // instrumented build of its own, minutes on CI, and is `cargo xtask fuzz` (RELIABILITY.md).
     // The in-kernel trace header and its programs, compiled to PTX (no GPU here).
     stages.run("PTX check", cuda_trace::check)?;
     // The CLI the workspace tests above ran (cargo builds a package's binaries for its tests).

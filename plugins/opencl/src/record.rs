@@ -98,8 +98,14 @@ pub struct RunRecord {
 impl RunRecord {
     /// Reads a saved record, checking its format and version.
     pub fn read(path: &Path) -> Result<Self, PluginError> {
-        let text = yosoku_plugin_sdk::read_input_to_string(path)?;
-        let record: RunRecord = serde_json::from_str(&text).map_err(|e| {
+        Self::parse(path, &yosoku_plugin_sdk::read_input_to_string(path)?)
+    }
+
+    /// A record from the text of `path` (named in errors): its JSON, format and version, and
+    /// that every measurement has a device of the record and launches of more than 0 ns. Each
+    /// error names the key it is about (`measurements[3].launches`).
+    pub fn parse(path: &Path, text: &str) -> Result<Self, PluginError> {
+        let record: RunRecord = serde_json::from_str(text).map_err(|e| {
             PluginError::at(
                 path,
                 e.line(),
@@ -109,34 +115,45 @@ impl RunRecord {
         })?;
         if record.format != FORMAT {
             return Err(PluginError::new(format!(
-                "{}: format `{}`, expected `{FORMAT}`",
+                "{}: key `format`: `{}`, expected `{FORMAT}`",
                 path.display(),
                 record.format
             )));
         }
         if record.version > VERSION {
             return Err(PluginError::new(format!(
-                "{}: record version {} is newer than this plugin reads ({VERSION}); update yosoku",
+                "{}: key `version`: record version {} is newer than this plugin reads ({VERSION}); update yosoku",
                 path.display(),
                 record.version
             )));
         }
+        let mut ids = BTreeMap::new();
         for (i, m) in record.measurements.iter().enumerate() {
-            let problem = if !record.devices.iter().any(|d| d.label == m.device) {
-                Some(format!(
-                    "device `{}` is not among the record's devices",
-                    m.device
-                ))
-            } else if m.launches.is_empty() {
-                Some("no measured launch".to_owned())
-            } else if m.launches.iter().any(|l| l.device_ns == 0) {
-                Some("a launch of 0 ns".to_owned())
-            } else {
-                None
+            let device = record.devices.iter().position(|d| d.label == m.device);
+            let problem = match device {
+                None => Some((
+                    "device",
+                    format!("`{}` is not among the record's devices", m.device),
+                )),
+                Some(_) if m.launches.is_empty() => {
+                    Some(("launches", "no measured launch".to_owned()))
+                }
+                Some(_) if m.launches.iter().any(|l| l.device_ns == 0) => {
+                    Some(("launches", "a launch of 0 ns".to_owned()))
+                }
+                Some(_) if m.warmup.iter().any(|l| l.device_ns == 0) => {
+                    Some(("warmup", "a launch of 0 ns".to_owned()))
+                }
+                Some(d) => ids.insert(m.run_id(&record.run_id, d), i).map(|first| {
+                    (
+                        "size",
+                        format!("the same configuration as measurement {first}"),
+                    )
+                }),
             };
-            if let Some(p) = problem {
+            if let Some((key, p)) = problem {
                 return Err(PluginError::new(format!(
-                    "{}: measurement {i} ({}/{} n={}): {p}",
+                    "{}: key `measurements[{i}].{key}` ({}/{} n={}): {p}",
                     path.display(),
                     m.program,
                     m.variant,
@@ -415,7 +432,7 @@ mod tests {
         other.write(dir.path()).unwrap();
         let e = RunRecord::read(&path).unwrap_err().to_string();
         assert!(
-            e.contains("format `something-else`, expected `yosoku-opencl-run`"),
+            e.contains("key `format`: `something-else`, expected `yosoku-opencl-run`"),
             "{e}"
         );
         std::fs::write(&path, "{\"format\": 3}").unwrap();
@@ -429,7 +446,39 @@ mod tests {
         orphan.write(dir.path()).unwrap();
         let e = RunRecord::read(&path).unwrap_err().to_string();
         assert!(
-            e.contains("device `gone` is not among the record's devices"),
+            e.contains(
+                "key `measurements[0].device` (copy/float4 n=4096): `gone` is not among the record's devices"
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_measurement_the_tables_cannot_hold_is_refused_at_its_key() {
+        let refused = |change: fn(&mut RunRecord)| {
+            let mut r = record();
+            change(&mut r);
+            let text = serde_json::to_string(&r).unwrap();
+            RunRecord::parse(Path::new("run.json"), &text)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = refused(|r| r.measurements[0].warmup[0].device_ns = 0);
+        assert_eq!(
+            e,
+            "run.json: key `measurements[0].warmup` (copy/float4 n=4096): a launch of 0 ns"
+        );
+        let e = refused(|r| r.measurements[0].launches.clear());
+        assert!(
+            e.ends_with("key `measurements[0].launches` (copy/float4 n=4096): no measured launch"),
+            "{e}"
+        );
+        // Two rows of one run id would mix their launches in `kernel_launches`.
+        let e = refused(|r| r.measurements.push(r.measurements[0].clone()));
+        assert!(
+            e.ends_with(
+                "key `measurements[1].size` (copy/float4 n=4096): the same configuration as measurement 0"
+            ),
             "{e}"
         );
     }

@@ -3,6 +3,9 @@
 //! failure named (a kernel that does not build, a wrong result, a launch the driver refuses, a
 //! timeout, a device that is not there), with no bundle written.
 //!
+//! Also the fuzz target of the plugin's run record: its seeds and regressions replayed through the
+//! target's checks (`fuzz_replay/mod.rs`), in this binary, which links the plugin already.
+//!
 //! Without an OpenCL platform these tests say so and pass, unless `YOSOKU_REQUIRE_OPENCL` is set
 //! (`cargo xtask test` installs POCL and sets it, so CI always runs them).
 
@@ -15,6 +18,24 @@ use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use yosoku_plugin_opencl::device::{Selector, choose};
 use yosoku_runner::{Quiet, RunOptions, run_pipeline};
+
+#[path = "../../../../fuzz/src/lib.rs"]
+#[allow(dead_code, clippy::panic)] // the target uses some of the helpers; they are its checks
+mod yosoku_fuzz;
+
+#[path = "../../../../fuzz/src/targets/opencl.rs"]
+mod fuzz_targets;
+
+#[allow(clippy::expect_used, clippy::panic)] // the replay's checks
+mod fuzz_replay;
+
+/// Every seed and regression of the run record's fuzz target passes its checks (no OpenCL device
+/// needed: the record is read, not measured).
+#[test]
+fn every_run_record_seed_and_regression_passes_its_fuzz_targets_checks() {
+    let replayed = fuzz_replay::replay(fuzz_targets::TARGETS);
+    assert!(replayed >= 2, "{replayed} inputs");
+}
 
 /// Whether an OpenCL device is there; panics when one is required and missing. Asked once per
 /// process, before any test runs a pipeline: the ICD loader's first initialisation is not safe
