@@ -81,6 +81,11 @@ pub const SEEDS: &[SeedFiles] = &[
         pick: None,
     },
     SeedFiles {
+        target: "opencl_kernel_file",
+        files: &[("plugins/opencl/kernel-files", ".toml")],
+        pick: None,
+    },
+    SeedFiles {
         target: "mpi_timer_log",
         files: &[("pipelines/data/mpi/reduced", ".tsv")],
         pick: None,

@@ -91,6 +91,11 @@ const TARGETS: &[Target] = &[
         timeout_secs: 10,
     },
     Target {
+        name: "opencl_kernel_file",
+        brief: true,
+        timeout_secs: 10,
+    },
+    Target {
         name: "mpi_timer_log",
         brief: true,
         timeout_secs: 10,

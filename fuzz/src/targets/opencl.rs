@@ -1,16 +1,24 @@
-//! The fuzz target of the `opencl` plugin's run record (`opencl-run.json`, what its `logs`
-//! collector reads back): what it runs on one input, and asserts beyond "no panic". One file per
+//! The fuzz targets of the `opencl` plugin's readers of user files: its run record
+//! (`opencl-run.json`, what its `logs` collector reads back) and a kernel file (the TOML that
+//! declares a user's own kernel): what each runs on one input, and asserts beyond "no panic". One file per
 //! plugin, so that a binary links one plugin: each plugin exports the same C entry point.
-//! Included by the target's binary (`fuzz_targets/`) and by the replay test
+//! Included by the targets' binaries (`fuzz_targets/`) and by the replay test
 //! (`crates/app/runner/tests/opencl.rs`), each of which has the helpers of `fuzz/src/lib.rs` as
 //! `crate::yosoku_fuzz`.
 
+use std::path::Path;
+
+use yosoku_plugin_opencl::declared::KernelFile;
 use yosoku_plugin_opencl::record::{RunRecord, tables};
+use yosoku_plugin_sdk::PluginError;
 
 use crate::yosoku_fuzz::{check_located, input, tables_or_located, text};
 
 /// The targets of this file, by name.
-pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[("opencl_record", opencl_record)];
+pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
+    ("opencl_record", opencl_record),
+    ("opencl_kernel_file", opencl_kernel_file),
+];
 
 /// A run record as the `logs` collector reads it: a record that parses gives canonical tables
 /// that pass their checks, or an error that names the file and the key it is about.
@@ -20,4 +28,40 @@ pub fn opencl_record(data: &[u8]) {
         Ok(record) => tables_or_located(tables(&[record])),
         Err(e) => check_located(&e.to_string()),
     }
+}
+
+/// A kernel file as the `run` collector reads it before any launch: every configuration resolved
+/// (its arguments, NDRange and work counters evaluated at its sizes), or an error that names the
+/// file and a line and column in it. The kernel source it names is one of the repository's
+/// examples, found by its file name (`saxpy.cl`, `copy.cl`); any other is missing.
+pub fn opencl_kernel_file(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    match KernelFile::parse_with_source(input(), text, &example_source) {
+        Ok(file) => {
+            for c in &file.configurations {
+                let _ = (c.counters(), c.check_text(), c.size_text());
+            }
+        }
+        Err(e) => check_located(&e.to_string()),
+    }
+}
+
+/// The example kernel sources a fuzzed kernel file may name.
+fn example_source(path: &Path) -> Result<String, PluginError> {
+    const SOURCES: &[(&str, &str)] = &[
+        (
+            "saxpy.cl",
+            include_str!("../../../plugins/opencl/kernel-files/saxpy.cl"),
+        ),
+        (
+            "copy.cl",
+            include_str!("../../../plugins/opencl/kernels/copy.cl"),
+        ),
+    ];
+    let name = path.file_name().and_then(|n| n.to_str());
+    SOURCES
+        .iter()
+        .find(|(file, _)| Some(*file) == name)
+        .map(|(_, source)| (*source).to_owned())
+        .ok_or_else(|| PluginError::new(format!("{}: no such file", path.display())))
 }

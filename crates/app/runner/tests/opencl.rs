@@ -3,8 +3,9 @@
 //! failure named (a kernel that does not build, a wrong result, a launch the driver refuses, a
 //! timeout, a device that is not there), with no bundle written.
 //!
-//! Also the fuzz target of the plugin's run record: its seeds and regressions replayed through the
-//! target's checks (`fuzz_replay/mod.rs`), in this binary, which links the plugin already.
+//! Also the fuzz targets of the plugin's readers (its run record, a kernel file): their seeds and
+//! regressions replayed through the targets' checks (`fuzz_replay/mod.rs`), in this binary, which
+//! links the plugin already.
 //!
 //! Without an OpenCL platform these tests say so and pass, unless `YOSOKU_REQUIRE_OPENCL` is set
 //! (`cargo xtask test` installs POCL and sets it, so CI always runs them).
@@ -29,12 +30,12 @@ mod fuzz_targets;
 #[allow(clippy::expect_used, clippy::panic)] // the replay's checks
 mod fuzz_replay;
 
-/// Every seed and regression of the run record's fuzz target passes its checks (no OpenCL device
-/// needed: the record is read, not measured).
+/// Every seed and regression of the fuzz targets of the run record and of kernel files passes its
+/// target's checks (no OpenCL device needed: the files are read, nothing is measured).
 #[test]
-fn every_run_record_seed_and_regression_passes_its_fuzz_targets_checks() {
+fn every_seed_and_regression_of_the_opencl_readers_passes_its_fuzz_targets_checks() {
     let replayed = fuzz_replay::replay(fuzz_targets::TARGETS);
-    assert!(replayed >= 2, "{replayed} inputs");
+    assert!(replayed >= 4, "{replayed} inputs");
 }
 
 /// Whether an OpenCL device is there; panics when one is required and missing. Asked once per

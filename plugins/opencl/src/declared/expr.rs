@@ -255,10 +255,24 @@ impl Parser {
     }
 }
 
+/// The most tokens (numbers, names, operators, parentheses) of one expression. A kernel file's
+/// formulas have a few dozen; the bound keeps the parser's recursion and the tree's depth (every
+/// token adds at most one level) far from the stack's end.
+pub const MAX_TOKENS: usize = 1_000;
+
 impl Expr {
     pub fn parse(text: &str) -> Result<Self, ExprError> {
+        let tokens = tokens(text)?;
+        if let Some((at, _)) = tokens.get(MAX_TOKENS) {
+            return Err(error(
+                *at,
+                format!(
+                    "more than {MAX_TOKENS} numbers, names and operators in one expression: a formula here has a few dozen"
+                ),
+            ));
+        }
         let mut p = Parser {
-            tokens: tokens(text)?,
+            tokens,
             pos: 0,
             end: text.len(),
         };
@@ -414,5 +428,27 @@ mod tests {
             Expr::parse("n * w + q").unwrap().names(),
             vec![(0, "n"), (4, "w"), (8, "q")]
         );
+    }
+
+    /// An expression nested or chained past any formula's needs is refused where it passes the
+    /// bound, not parsed until the stack overflows (100,000 parentheses did, aborting the run).
+    #[test]
+    fn an_expression_of_more_than_max_tokens_is_refused_at_the_first_beyond() {
+        let deep = format!("{}n{}", "(".repeat(100_000), ")".repeat(100_000));
+        let e = Expr::parse(&deep).unwrap_err();
+        assert_eq!(e.at, MAX_TOKENS);
+        assert!(e.message.starts_with("more than 1000 numbers"), "{e:?}");
+        let chain = vec!["1"; 60_000].join("+");
+        assert_eq!(Expr::parse(&chain).unwrap_err().at, MAX_TOKENS);
+        assert_eq!(
+            Expr::parse(&"-".repeat(200_000)).unwrap_err().at,
+            MAX_TOKENS
+        );
+        // At the bound, the deepest nesting it allows parses and evaluates.
+        let half = (MAX_TOKENS - 1) / 2;
+        let nested = format!("{}n{}", "(".repeat(half), ")".repeat(half));
+        assert_eq!(eval(&nested).unwrap(), 1024.0);
+        let chain = vec!["w"; MAX_TOKENS.div_ceil(2)].join("+");
+        assert_eq!(eval(&chain).unwrap(), 4.0 * MAX_TOKENS.div_ceil(2) as f64);
     }
 }

@@ -793,45 +793,45 @@ fn ndrange(
     Ok((g, Some(l)))
 }
 
-/// The kernel `name` of the source, with its parameters matched against the arguments.
+/// The kernel `name` of the source, with its parameters matched against the arguments; an error
+/// names the `variant` that names the kernel, where the file has variants.
 fn check_signature(
     loc: &Located<'_>,
     source: &SourceFile,
     found: &[Signature],
+    variant: Option<&str>,
     name: &Spanned<String>,
     args: &[ArgFormula],
 ) -> Result<(), PluginError> {
     let file = source.path.display();
+    let at_name = |message: String| {
+        let prefix = variant.map_or(String::new(), |v| format!("variant `{v}`: "));
+        loc.span(&name.span(), format!("{prefix}{message}"))
+    };
     let Some(sig) = found.iter().find(|s| &s.name == name.get_ref()) else {
         let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
-        return Err(loc.span(
-            &name.span(),
-            format!(
-                "no kernel `{}` in {file} (it declares {})",
-                name.get_ref(),
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            ),
-        ));
+        return Err(at_name(format!(
+            "no kernel `{}` in {file} (it declares {})",
+            name.get_ref(),
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        )));
     };
     if sig.params.len() != args.len() {
-        return Err(loc.span(
-            &name.span(),
-            format!(
-                "kernel `{}` of {file} takes {} argument(s) ({}), the file gives {}",
-                sig.name,
-                sig.params.len(),
-                sig.params
-                    .iter()
-                    .map(|p| p.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                args.len()
-            ),
-        ));
+        return Err(at_name(format!(
+            "kernel `{}` of {file} takes {} argument(s) ({}), the file gives {}",
+            sig.name,
+            sig.params.len(),
+            sig.params
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            args.len()
+        )));
     }
     for (i, (p, a)) in sig.params.iter().zip(args).enumerate() {
         let (given, fits) = match a {
@@ -843,13 +843,10 @@ fn check_signature(
             ArgFormula::Local { .. } => ("local memory", p.kind == ParamKind::Local),
         };
         if !fits {
-            return Err(loc.span(
-                &name.span(),
-                format!(
-                    "kernel `{}` of {file}: argument {i} is `{}`, but the file gives {given}",
-                    sig.name, p.text
-                ),
-            ));
+            return Err(at_name(format!(
+                "kernel `{}` of {file}: argument {i} is `{}`, but the file gives {given}",
+                sig.name, p.text
+            )));
         }
     }
     Ok(())
@@ -886,6 +883,11 @@ fn variants_of(spec: &FileSpec) -> Vec<Variant> {
 }
 
 /// Every combination of the sizes' values, in the sizes' (alphabetical) order.
+/// The most configurations (variants times combinations of sizes) one kernel file sweeps: each
+/// is compiled, launched at least `min_launches` times and checked, so a sweep beyond this is a
+/// mistake (a list where a range of a few values was meant), not a measurement plan.
+pub const MAX_CONFIGURATIONS: usize = 10_000;
+
 fn sweep(
     loc: &Located<'_>,
     sizes: &Spanned<BTreeMap<String, Spanned<Vec<u64>>>>,
@@ -896,11 +898,23 @@ fn sweep(
             "sizes: name at least one size and its values (`n = [1024, 4096]`)",
         ));
     }
-    let mut points: Vec<Vec<(String, u64)>> = vec![Vec::new()];
+    let mut count: usize = 1;
     for (name, values) in sizes.get_ref() {
         if values.get_ref().is_empty() {
             return Err(loc.span(&values.span(), format!("sizes.{name}: no values")));
         }
+        count = count.saturating_mul(values.get_ref().len());
+    }
+    if count > MAX_CONFIGURATIONS {
+        return Err(loc.span(
+            &sizes.span(),
+            format!(
+                "sizes: {count} combinations of the values; a file sweeps at most {MAX_CONFIGURATIONS} (each is built, run and checked)"
+            ),
+        ));
+    }
+    let mut points: Vec<Vec<(String, u64)>> = vec![Vec::new()];
+    for (name, values) in sizes.get_ref() {
         points = points
             .into_iter()
             .flat_map(|p| {
@@ -1052,12 +1066,33 @@ impl KernelFile {
 
     /// As [`load`](Self::load), from the file's text (the source is read relative to `path`).
     pub fn parse(path: &Path, text: &str) -> Result<Self, PluginError> {
+        Self::parse_with_source(path, text, &yosoku_plugin_sdk::read_input_to_string)
+    }
+
+    /// As [`parse`](Self::parse), the kernel source the file names (its path relative to
+    /// `path`'s folder) read by `read_source`.
+    pub fn parse_with_source(
+        path: &Path,
+        text: &str,
+        read_source: &dyn Fn(&Path) -> Result<String, PluginError>,
+    ) -> Result<Self, PluginError> {
         let loc = Located { path, text };
         let spec: FileSpec = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(0, |s| s.start);
             loc.at(at, format!("not a kernel file: {}", e.message()))
         })?;
-        let parsed = Parsed::read(&loc, path, &spec)?;
+        let parsed = Parsed::read(&loc, path, &spec, read_source)?;
+        let count = parsed.variants.len().saturating_mul(parsed.points.len());
+        if count > MAX_CONFIGURATIONS {
+            return Err(loc.span(
+                &spec.sizes.span(),
+                format!(
+                    "{} variants at {} combinations of sizes: {count} configurations; a file sweeps at most {MAX_CONFIGURATIONS}",
+                    parsed.variants.len(),
+                    parsed.points.len()
+                ),
+            ));
+        }
         let mut configurations = Vec::new();
         for variant in &parsed.variants {
             for point in &parsed.points {
@@ -1086,13 +1121,18 @@ struct Parsed<'s> {
 }
 
 impl<'s> Parsed<'s> {
-    fn read(loc: &Located<'_>, path: &Path, spec: &'s FileSpec) -> Result<Self, PluginError> {
+    fn read(
+        loc: &Located<'_>,
+        path: &Path,
+        spec: &'s FileSpec,
+        read_source: &dyn Fn(&Path) -> Result<String, PluginError>,
+    ) -> Result<Self, PluginError> {
         let source_path = path
             .parent()
             .unwrap_or(Path::new("."))
             .join(spec.source.get_ref());
         let source = Arc::new(SourceFile {
-            text: yosoku_plugin_sdk::read_input_to_string(&source_path)
+            text: read_source(&source_path)
                 .map_err(|e| loc.span(&spec.source.span(), format!("source: {}", e.message())))?,
             path: source_path,
         });
@@ -1107,13 +1147,8 @@ impl<'s> Parsed<'s> {
         let reference = reference_formulas(loc, spec, &source, &found, &args)?;
         let variants = variants_of(spec);
         for Variant { name, kernel, .. } in &variants {
-            check_signature(loc, &source, &found, kernel, &args).map_err(|e| {
-                if spec.variants.is_empty() {
-                    e
-                } else {
-                    PluginError::new(format!("variant `{name}`: {}", e.message()))
-                }
-            })?;
+            let variant = (!spec.variants.is_empty()).then_some(name.as_str());
+            check_signature(loc, &source, &found, variant, kernel, &args)?;
         }
         Ok(Self {
             global: formulas(loc, &nd.global, "ndrange.global")?,
@@ -1231,7 +1266,7 @@ fn reference_formulas(
     if c.reference.get_ref() == "none" {
         return Ok(None);
     }
-    check_signature(loc, source, found, &c.reference, args)?;
+    check_signature(loc, source, found, None, &c.reference, args)?;
     let global = c
         .global
         .as_ref()

@@ -269,3 +269,49 @@ fn buffers_start_as_declared_and_differences_are_found() {
     assert_eq!(first_difference(Elem::Float, &b, &a, 0.5), None);
     assert!(first_difference(Elem::Float, &poison[..8], &a[..8], 1.0).is_some());
 }
+
+/// A sweep of more configurations than any measurement plan is refused at `[sizes]` before a
+/// configuration is built: 300 values of each of three sizes are 27 million, which were all built
+/// in memory before.
+#[test]
+fn a_sweep_beyond_max_configurations_is_refused_at_its_sizes() {
+    let values: Vec<String> = (1..=300).map(|v| (v * 1024).to_string()).collect();
+    let values = values.join(", ");
+    let text = SAXPY.replace(
+        "n = [1024, 4096]",
+        &format!("n = [{values}]\nm = [{values}]\nk = [{values}]"),
+    );
+    let e = load(&text).unwrap_err();
+    assert_eq!(
+        e,
+        "DIR/k.toml:3:1: sizes: 27000000 combinations of the values; a file sweeps at most 10000 (each is built, run and checked)"
+    );
+    // At the bound, every configuration is resolved.
+    let values: Vec<String> = (1..=100).map(|v| (v * 1024).to_string()).collect();
+    let values = values.join(", ");
+    let text = SAXPY.replace(
+        "n = [1024, 4096]",
+        &format!("n = [{values}]\nm = [{values}]"),
+    );
+    assert_eq!(
+        load(&text).unwrap().configurations.len(),
+        MAX_CONFIGURATIONS
+    );
+}
+
+/// A variant's kernel that the source lacks is named at the file's line and column, then the
+/// variant (found by fuzzing: the variant came first, before the file's name).
+#[test]
+fn a_variants_missing_kernel_is_an_error_at_its_line_and_column() {
+    let path = kernel_files().join("copy.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("kernel = \"copy\"", "kernel = \"Yopy\"");
+    let e = KernelFile::parse(&path, &text).unwrap_err().to_string();
+    let expected = format!(
+        "{}:6:10: variant `float`: no kernel `Yopy` in ",
+        path.display()
+    );
+    assert!(e.starts_with(&expected), "{e}");
+    assert!(e.ends_with("copy.cl (it declares copy)"), "{e}");
+}
