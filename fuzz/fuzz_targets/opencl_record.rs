@@ -6,7 +6,7 @@ extern crate yosoku_fuzz;
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../src/targets/opencl.rs"]
-#[allow(dead_code)] // the file's other target is another binary; `TARGETS` is the replay test's
+#[allow(dead_code)] // the file's other targets are other binaries; `TARGETS` is the replay test's
 mod targets;
 
 fuzz_target!(|data: &[u8]| targets::opencl_record(data));

@@ -86,6 +86,14 @@ pub const SEEDS: &[SeedFiles] = &[
         pick: None,
     },
     SeedFiles {
+        target: "opencl_kernel_source",
+        files: &[
+            ("plugins/opencl/kernels", ".cl"),
+            ("plugins/opencl/kernel-files", ".cl"),
+        ],
+        pick: None,
+    },
+    SeedFiles {
         target: "mpi_timer_log",
         files: &[("pipelines/data/mpi/reduced", ".tsv")],
         pick: None,
@@ -188,6 +196,11 @@ pub const SEEDS: &[SeedFiles] = &[
     SeedFiles {
         target: "pyramid_chunk",
         files: &[],
+        pick: None,
+    },
+    SeedFiles {
+        target: "device_file",
+        files: &[("crates/core/devices/catalogue", ".toml")],
         pick: None,
     },
 ];

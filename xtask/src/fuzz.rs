@@ -96,6 +96,11 @@ const TARGETS: &[Target] = &[
         timeout_secs: 10,
     },
     Target {
+        name: "opencl_kernel_source",
+        brief: true,
+        timeout_secs: 10,
+    },
+    Target {
         name: "mpi_timer_log",
         brief: true,
         timeout_secs: 10,
@@ -148,6 +153,11 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "cube_profile",
+        brief: true,
+        timeout_secs: 10,
+    },
+    Target {
+        name: "device_file",
         brief: true,
         timeout_secs: 10,
     },

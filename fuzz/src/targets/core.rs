@@ -23,6 +23,7 @@ pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
     ("pyramid_chunk", pyramid_chunk),
     ("extrap_file", extrap_file),
     ("cube_profile", cube_profile),
+    ("device_file", device_file),
 ];
 
 /// A bundle table file as the viewer and `yosoku report` decode it: no panic, and a batch that
@@ -64,6 +65,30 @@ pub fn kernel_trace(data: &[u8]) {
             ("spans", &t.spans),
         ]),
         Err(e) => check_located(&format!("{INPUT}: {e}")),
+    }
+}
+
+/// A device file of the catalogue (`--devices`, `YOSOKU_DEVICES`, what `yosoku calibrate`
+/// writes): a device whose every value is a positive number with a source the file declares, or
+/// an error at a line and column.
+pub fn device_file(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    match yosoku_devices::parse(text, INPUT) {
+        Ok(device) => {
+            for (name, value) in device.spec.iter().chain(&device.measured) {
+                assert!(
+                    value.value.is_finite() && value.value > 0.0,
+                    "{name} = {} read from a device file",
+                    value.value
+                );
+                assert!(
+                    device.sources.contains_key(&value.source),
+                    "{name}'s source `{}` is not among the file's",
+                    value.source
+                );
+            }
+        }
+        Err(e) => check_located(&e.to_string()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The fuzz targets of the `opencl` plugin's readers of user files: its run record
-//! (`opencl-run.json`, what its `logs` collector reads back) and a kernel file (the TOML that
-//! declares a user's own kernel): what each runs on one input, and asserts beyond "no panic". One file per
+//! (`opencl-run.json`, what its `logs` collector reads back), a kernel file (the TOML that
+//! declares a user's own kernel) and the OpenCL C source it names (its kernels' signatures): what
+//! each runs on one input, and asserts beyond "no panic". One file per
 //! plugin, so that a binary links one plugin: each plugin exports the same C entry point.
 //! Included by the targets' binaries (`fuzz_targets/`) and by the replay test
 //! (`crates/app/runner/tests/opencl.rs`), each of which has the helpers of `fuzz/src/lib.rs` as
@@ -8,7 +9,7 @@
 
 use std::path::Path;
 
-use yosoku_plugin_opencl::declared::KernelFile;
+use yosoku_plugin_opencl::declared::{KernelFile, signature};
 use yosoku_plugin_opencl::record::{RunRecord, tables};
 use yosoku_plugin_sdk::PluginError;
 
@@ -18,6 +19,7 @@ use crate::yosoku_fuzz::{check_located, input, tables_or_located, text};
 pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
     ("opencl_record", opencl_record),
     ("opencl_kernel_file", opencl_kernel_file),
+    ("opencl_kernel_source", opencl_kernel_source),
 ];
 
 /// A run record as the `logs` collector reads it: a record that parses gives canonical tables
@@ -64,4 +66,22 @@ fn example_source(path: &Path) -> Result<String, PluginError> {
         .find(|(file, _)| Some(*file) == name)
         .map(|(_, source)| (*source).to_owned())
         .ok_or_else(|| PluginError::new(format!("{}: no such file", path.display())))
+}
+
+/// An OpenCL C source as a kernel file's reader scans it for its kernels' signatures (before the
+/// device compiler sees it, which judges the rest of the C): every kernel found has a name that
+/// is one word.
+pub fn opencl_kernel_source(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    for kernel in signature::kernels(text) {
+        assert!(
+            !kernel.name.is_empty()
+                && kernel
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "kernel name `{}`",
+            kernel.name
+        );
+    }
 }
