@@ -13,7 +13,10 @@
 //! measurement point advisor (its Gaussian-process strategy once its lines are complete;
 //! tools/extrap/advise.py). `--repetitions 1` keeps each measured point's first repetition only,
 //! as users' files without repetitions are (the held-out point keeps all: its mean is the truth a
-//! prediction is judged by).
+//! prediction is judged by). `--design scattered` measures the laws of two parameters off any
+//! grid instead (each run at values drawn between the grid's smallest and largest, as a
+//! space-filling design measures; the laws of one parameter left out), and skips the next run to
+//! measure, which follows a grid.
 
 use std::fs::File;
 use std::process::{Command, Stdio};
@@ -24,7 +27,24 @@ use anyhow::{Context, Result};
 use crate::{cargo, repo_root, run_cmd, target_dir};
 
 pub fn run(args: &[String]) -> Result<()> {
-    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--repetitions N] [--suggest-laws N] [--advisor-laws N]";
+    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--repetitions N] [--suggest-laws N] [--advisor-laws N] [--design grid|scattered]";
+    // `--design` takes a word; the other options take positive numbers.
+    let mut scattered = false;
+    let mut numeric: Vec<String> = Vec::new();
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        if flag == "--design" {
+            scattered = match rest.next().map(String::as_str) {
+                Some("grid") => false,
+                Some("scattered") => true,
+                _ => anyhow::bail!("--design: grid or scattered; {usage}"),
+            };
+        } else {
+            numeric.push(flag.clone());
+            numeric.extend(rest.next().cloned());
+        }
+    }
+    let args = numeric.as_slice();
     // `repetitions` 0: every repetition (the option itself takes a positive number).
     let mut values = [
         ("laws", 300u64),
@@ -53,6 +73,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut options = vec!["--laws", laws.as_str(), "--seed", seed.as_str()];
     if repetitions > 0 {
         options.extend(["--repetitions", kept.as_str()]);
+    }
+    if scattered {
+        options.extend(["--design", "scattered"]);
     }
     run_cmd(
         Command::new(&example)
@@ -84,6 +107,9 @@ pub fn run(args: &[String]) -> Result<()> {
         "xtask: yosoku modelled and scored them three ways in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    if scattered {
+        return Ok(());
+    }
     let started = Instant::now();
     let suggest_laws = suggest_laws.to_string();
     run_cmd(

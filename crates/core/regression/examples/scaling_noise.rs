@@ -4,9 +4,10 @@
 //! robust search and, from the files this writes, by Extra-P itself.
 //!
 //! ```text
-//! scaling_noise write DIR [--laws N] [--seed S] [--repetitions N]
+//! scaling_noise write DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered]
 //!                                                   the experiments as Extra-P text files
-//! scaling_noise score DIR [--laws N] [--seed S] [--repetitions N] [--extrap FILE.jsonl]...
+//! scaling_noise score DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered]
+//!                         [--extrap FILE.jsonl]...
 //! scaling_noise suggest DIR [--laws N] [--seed S] [--advisor PYTHON [--advisor-laws N]]
 //!                                                   the next run to measure, against a full grid
 //! ```
@@ -15,7 +16,9 @@
 //! `--extrap` file (tools/extrap/models.py's output on DIR's files, one per Extra-P option set,
 //! named by its file name) and prints, per search: the laws whose terms it recovered, by noise
 //! level and by family, its held-out configuration's median |error|, and how often the 95 %
-//! interval held the held-out mean (yosoku's searches).
+//! interval held the held-out mean (yosoku's searches). `--design scattered` measures the laws of
+//! two parameters off any grid instead (`synthetic::scattered`: as a space-filling design does,
+//! no two runs on a line) and leaves out those of one.
 
 // The benchmark's harness writes and reads its files; the crate itself does no I/O.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -266,10 +269,13 @@ struct Args {
     /// Each measured point keeps its first this many repetitions (1: as users' files without
     /// repetitions are); all where not given.
     repetitions: Option<usize>,
+    /// The laws of two parameters measured off any grid (`--design scattered`), the others
+    /// left out.
+    scattered: bool,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--repetitions N] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
+    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
     let (Some(command), Some(dir)) = (args.first(), args.get(1)) else {
         return Err(usage.to_owned());
     };
@@ -282,6 +288,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         advisor: None,
         advisor_laws: 12,
         repetitions: None,
+        scattered: false,
     };
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
@@ -299,6 +306,13 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--extrap" => parsed.extrap.push(PathBuf::from(value)),
             "--advisor" => parsed.advisor = Some(PathBuf::from(value)),
             "--advisor-laws" => parsed.advisor_laws = number()? as usize,
+            "--design" => {
+                parsed.scattered = match value.as_str() {
+                    "grid" => false,
+                    "scattered" => true,
+                    other => return Err(format!("--design {other}: grid or scattered")),
+                }
+            }
             "--repetitions" => match number()? {
                 0 => return Err("--repetitions 0: a point keeps at least one".to_owned()),
                 n => parsed.repetitions = Some(n as usize),
@@ -592,6 +606,14 @@ fn reached_summary(rows: &[SuggestRow], reached: &[Reached]) -> String {
 
 fn run(args: &Args) -> Result<(), String> {
     let mut laws = synthetic::benchmark(args.seed, args.laws);
+    if args.scattered {
+        laws = laws
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.family.parameters() > 1)
+            .map(|(i, e)| synthetic::scattered(e, args.seed ^ (i as u64 + 1)))
+            .collect();
+    }
     if let Some(kept) = args.repetitions {
         // The held-out point keeps every repetition: its mean is what a prediction is judged by.
         for p in laws.iter_mut().flat_map(|e| e.points.iter_mut()) {
@@ -670,6 +692,9 @@ fn run(args: &Args) -> Result<(), String> {
                 );
             }
             Ok(())
+        }
+        "suggest" if args.scattered => {
+            Err("suggest follows a grid: --design scattered has none".to_owned())
         }
         "suggest" => {
             let advisor = args

@@ -51,6 +51,10 @@ const BOOTSTRAP_SEED: u64 = 0x5CA1_AB1E;
 /// Most term sets kept beside the best.
 const MOST_SUPPORTED: usize = 64;
 
+/// Rounds of ranking each parameter without a line beside the others' best
+/// ([`ranked_singles`]); they stop sooner once no parameter's best changes.
+const OFF_LINE_ROUNDS: usize = 4;
+
 /// The single hypotheses of each parameter that the multi-parameter shapes combine.
 pub const CANDIDATES_PER_PARAMETER: usize = 3;
 
@@ -610,7 +614,7 @@ fn outer_check(
     points: &[Point],
     options: &PmnfOptions,
     best: &Scored,
-    nominated: &[Vec<Term>],
+    nominated: &Nominated,
 ) -> Vec<(f64, f64, Vec<Term>)> {
     let dims = points.first().map_or(0, |p| p.coordinate.len());
     let largest = super::largest_values(points);
@@ -644,7 +648,7 @@ fn outer_check(
 
 /// The term sets for `data` the criterion supports, best first, and how many were scored;
 /// `nominated` (from [`nominated`]) are scored beside the shapes of the best single hypotheses.
-fn select(data: &Weighted, options: &PmnfOptions, nominated: &[Vec<Term>]) -> Selection {
+fn select(data: &Weighted, options: &PmnfOptions, nominated: &Nominated) -> Selection {
     if data.x[0].len() == 1 {
         let xs: Vec<f64> = data.x.iter().map(|x| x[0]).collect();
         return data.best(
@@ -656,10 +660,10 @@ fn select(data: &Weighted, options: &PmnfOptions, nominated: &[Vec<Term>]) -> Se
     // A nominated further term was chosen from every pair of hypotheses, a far wider search
     // than a single term's: it pays for that choice as for two more coefficients.
     let choice = NOMINATION_COEFFICIENTS * data.coefficient_penalty();
-    let candidates = shapes(&ranked_singles(data, options))
+    let candidates = shapes(&ranked_singles(data, options, &nominated.off_line))
         .into_iter()
         .map(|c| (c, 0.0))
-        .chain(nominated.iter().map(|c| (c.clone(), choice)));
+        .chain(nominated.shapes.iter().map(|c| (c.clone(), choice)));
     data.best(candidates)
 }
 
@@ -669,9 +673,31 @@ fn cross_validates(data: &Weighted) -> bool {
     data.x[0].len() == 1 && data.noise.is_none() && data.y.len() <= SINGLE_TERM_COEFFICIENTS + 1
 }
 
-/// Each parameter's line of points in its direction (the others at their smallest), and its
-/// [`CANDIDATES_PER_PARAMETER`] best single hypotheses ranked there.
-fn ranked_singles(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Exponents>> {
+/// Each parameter's [`CANDIDATES_PER_PARAMETER`] best single hypotheses: ranked on its line of
+/// points in its direction (the others at their smallest), or, where the runs leave it no line
+/// that can rank them, `off_line`'s ([`off_line_ranked`], from all the points of the fit), or
+/// ranked over these points where that has none.
+fn ranked_singles(
+    data: &Weighted,
+    options: &PmnfOptions,
+    off_line: &[Option<Vec<Exponents>>],
+) -> Vec<Vec<Exponents>> {
+    let on_lines: Vec<Option<Vec<Exponents>>> = line_ranked(data, options)
+        .into_iter()
+        .enumerate()
+        .map(|(p, ranked)| ranked.or_else(|| off_line.get(p).cloned().flatten()))
+        .collect();
+    if on_lines.iter().all(Option::is_some) {
+        on_lines.into_iter().flatten().collect()
+    } else {
+        ranked_over_all(data, options, &on_lines)
+    }
+}
+
+/// Each parameter's best single hypotheses ranked on its line of points in its direction (the
+/// others at their smallest); `None` where its line cannot rank them (two points or fewer:
+/// every single term fits two exactly), as where a design varies every parameter at every run.
+fn line_ranked(data: &Weighted, options: &PmnfOptions) -> Vec<Option<Vec<Exponents>>> {
     let dims = data.x[0].len();
     let reduced: Vec<(Vec<f64>, f64)> =
         data.x.iter().cloned().zip(data.y.iter().copied()).collect();
@@ -679,6 +705,9 @@ fn ranked_singles(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Exponents>>
         .iter()
         .enumerate()
         .map(|(p, line)| {
+            if line.len() <= SINGLE_TERM_COEFFICIENTS {
+                return None;
+            }
             let xs: Vec<f64> = line.iter().map(|(x, _)| *x).collect();
             let on_line = data.with_points(line, dims, p);
             // Every single term has the same coefficients, so the criterion ranks them by their
@@ -697,9 +726,100 @@ fn ranked_singles(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Exponents>>
                     }
                 })
                 .collect();
-            lowest(scored, CANDIDATES_PER_PARAMETER)
+            Some(lowest(scored, CANDIDATES_PER_PARAMETER))
         })
         .collect()
+}
+
+/// The single hypotheses of the parameters `ranked` has none for, ranked over all the points
+/// (the others as `ranked` has them): first each alone, then again beside the others' best,
+/// until the best of every parameter stays (at most [`OFF_LINE_ROUNDS`]): a parameter's effect
+/// alone is blurred by theirs, which vary at every run.
+fn ranked_over_all(
+    data: &Weighted,
+    options: &PmnfOptions,
+    ranked: &[Option<Vec<Exponents>>],
+) -> Vec<Vec<Exponents>> {
+    let dims = ranked.len();
+    let mut out: Vec<Vec<Exponents>> = ranked
+        .iter()
+        .enumerate()
+        .map(|(p, r)| {
+            r.clone()
+                .unwrap_or_else(|| off_line_singles(data, options, p, &[]))
+        })
+        .collect();
+    for _ in 0..OFF_LINE_ROUNDS {
+        let before: Vec<Option<Exponents>> = out.iter().map(|r| r.first().copied()).collect();
+        for p in (0..dims).filter(|&p| ranked[p].is_none()) {
+            let others: Vec<(usize, Exponents)> = (0..dims)
+                .filter(|&q| q != p)
+                .filter_map(|q| out[q].first().map(|&e| (q, e)))
+                .collect();
+            out[p] = off_line_singles(data, options, p, &others);
+        }
+        if out.iter().map(|r| r.first().copied()).eq(before) {
+            break;
+        }
+    }
+    out
+}
+
+/// The parameters' single hypotheses ranked over all of `data`'s points where no line ranks
+/// them ([`ranked_over_all`]), `None` for the others: ranked once per fit, like [`nominated`],
+/// and given to every search of it (the bootstrap's, the check beyond the points).
+fn off_line_ranked(data: &Weighted, options: &PmnfOptions) -> Vec<Option<Vec<Exponents>>> {
+    let on_lines = line_ranked(data, options);
+    if on_lines.iter().all(Option::is_some) {
+        return vec![None; on_lines.len()];
+    }
+    let all = ranked_over_all(data, options, &on_lines);
+    on_lines
+        .iter()
+        .zip(all)
+        .map(|(on_line, ranked)| on_line.is_none().then_some(ranked))
+        .collect()
+}
+
+/// Parameter `p`'s [`CANDIDATES_PER_PARAMETER`] best single hypotheses where no line of the
+/// points ranks them, by their weighted residuals over all the points: each hypothesis `f` of
+/// `p` fitted beside the `others`' terms (parameter, hypothesis), added to them
+/// (`c + a f + b g + ...`) and multiplied with them (`c + a f g ...`), the better of the two
+/// its rank (alone where there are no others). The search on all the points then decides which
+/// combination enters, as with lines.
+fn off_line_singles(
+    data: &Weighted,
+    options: &PmnfOptions,
+    p: usize,
+    others: &[(usize, Exponents)],
+) -> Vec<Exponents> {
+    let xs: Vec<f64> = data.x.iter().map(|x| x[p]).collect();
+    let term = |factors: Vec<(usize, Exponents)>| Term {
+        coefficient: 1.0,
+        factors,
+    };
+    let scored: Vec<(f64, Exponents)> = defined_hypotheses(&xs, options)
+        .filter_map(|e| {
+            let added: Vec<Term> = std::iter::once(term(vec![(p, e)]))
+                .chain(others.iter().map(|&o| term(vec![o])))
+                .collect();
+            let mut factors: Vec<(usize, Exponents)> = others.to_vec();
+            factors.push((p, e));
+            factors.sort_by_key(|(q, _)| *q);
+            let multiplied = vec![term(factors)];
+            let rss = |terms: Vec<Term>| data.fitted(terms).map(|s| s.weighted_rss);
+            let best = if others.is_empty() {
+                rss(added)
+            } else {
+                match (rss(added), rss(multiplied)) {
+                    (Some(a), Some(m)) => Some(a.min(m)),
+                    (a, m) => a.or(m),
+                }
+            };
+            best.map(|r| (r, e))
+        })
+        .collect();
+    lowest(scored, CANDIDATES_PER_PARAMETER)
 }
 
 /// The `most` items of the lowest scores, lowest first (of equal scores, the earlier).
@@ -708,29 +828,44 @@ fn lowest<T>(mut scored: Vec<(f64, T)>, most: usize) -> Vec<T> {
     scored.into_iter().take(most).map(|(_, t)| t).collect()
 }
 
-/// The shapes nominated once, from all the points, for every search of a fit (the bootstrap's
-/// and the check beyond the points rescore them on their own points): for two parameters, a
-/// product plus a further term of the same parameter, `f(x) g(y) + h(y)`. That is two terms of
-/// y on y's line (x fixed), so g and h are the best pair there, not two of the best single
-/// terms (a single term imitates the pair with an exponent between theirs). The pairs are many
-/// (every two of a parameter's hypotheses), so they are searched once per fit, not per resample.
-fn nominated(data: &Weighted, options: &PmnfOptions) -> Vec<Vec<Term>> {
+/// What is searched once per fit, from all its points, and given to every search of it (the
+/// bootstrap's and the check beyond the points rescore it on their own points).
+struct Nominated {
+    /// For two parameters, a product plus a further term of the same parameter,
+    /// `f(x) g(y) + h(y)`. That is two terms of y on y's line (x fixed), so g and h are the best
+    /// pair there, not two of the best single terms (a single term imitates the pair with an
+    /// exponent between theirs). The pairs are many (every two of a parameter's hypotheses).
+    shapes: Vec<Vec<Term>>,
+    /// The single hypotheses of the parameters no line ranks, ranked over all the points
+    /// ([`off_line_ranked`]): rounds of fits beside the others' best.
+    off_line: Vec<Option<Vec<Exponents>>>,
+}
+
+fn nominated(data: &Weighted, options: &PmnfOptions) -> Nominated {
     let dims = data.x[0].len();
+    let off_line = if dims > 1 {
+        off_line_ranked(data, options)
+    } else {
+        Vec::new()
+    };
     if dims != 2 {
-        return Vec::new();
+        return Nominated {
+            shapes: Vec::new(),
+            off_line,
+        };
     }
-    let singles = ranked_singles(data, options);
+    let singles = ranked_singles(data, options, &off_line);
     let reduced: Vec<(Vec<f64>, f64)> =
         data.x.iter().cloned().zip(data.y.iter().copied()).collect();
-    let mut out = Vec::new();
+    let mut shapes = Vec::new();
     for (p, line) in lines(&reduced, dims).iter().enumerate() {
         let xs: Vec<f64> = line.iter().map(|(x, _)| *x).collect();
         let on_line = data.with_points(line, dims, p);
         let axis: Vec<Exponents> = defined_hypotheses(&xs, options).collect();
         let pairs = best_pairs(&on_line, p, &axis, PAIRS_PER_PARAMETER);
-        out.extend(product_plus_pair(p, &pairs, &singles[1 - p]));
+        shapes.extend(product_plus_pair(p, &pairs, &singles[1 - p]));
     }
-    out
+    Nominated { shapes, off_line }
 }
 
 /// The `most` best pairs of `p`'s hypotheses fitted together on a line of `p` (best first).
@@ -907,6 +1042,39 @@ mod tests {
         let (lo, hi) = fit.model.interval(&[50.0], 0.95).unwrap();
         assert!(lo < 509.8 && 509.8 < hi, "{lo} {hi}");
         assert!(hi - lo > at, "{lo} {hi}: as wide as the constant's");
+    }
+
+    /// Runs that vary every parameter at once (40 configurations drawn at random, as a
+    /// space-filling or autotuning design is): no line has more than one point, so no term could
+    /// be ranked and the model was a constant, `t = 1.0 s` through 0.2 to 22 s, missing the
+    /// time at p = 1024, n = 16384, t = 4 (33.5 s) by 97 %. Ranked over all the points, each
+    /// beside the others' best, the terms are found.
+    #[test]
+    fn runs_off_any_line_are_modelled_over_all_their_points() {
+        let law = |x: &[f64]| 0.2 + 1e-3 * x[1] * x[0].log2() / x[2];
+        let mut rng = SplitMix::new(7);
+        let mut draw = |lo: f64, hi: f64| (lo.ln() + rng.unit() * (hi / lo).ln()).exp().round();
+        let mut points: Vec<Point> = Vec::new();
+        while points.len() < 40 {
+            let x = vec![draw(4.0, 512.0), draw(64.0, 8192.0), draw(2.0, 64.0)];
+            if points.iter().any(|p| p.coordinate == x) {
+                continue;
+            }
+            let y = law(&x);
+            points.push(Point {
+                values: vec![y * 1.02, y * 0.98],
+                coordinate: x,
+            });
+        }
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
+        let target = [1024.0, 16384.0, 4.0];
+        let at = fit.model.evaluate(&target);
+        assert!(
+            (at / law(&target) - 1.0).abs() < 0.05,
+            "{at}: {:?}",
+            fit.model
+        );
     }
 
     /// Two parameters that grow together (p = 1000 ... 8000 ranks with q = 10 ... 80 each,

@@ -268,6 +268,51 @@ fn experiment(rng: &mut SplitMix, family: Family, noise: f64) -> Experiment {
     law
 }
 
+/// `law` measured off any grid, as a space-filling or autotuning design measures: as many
+/// configurations as its grid has, each parameter's value drawn log-uniformly between the grid's
+/// smallest and largest and rounded to a whole number (no two configurations alike), each
+/// measured with the law's noise and repetitions; the held-out configuration (one doubling past
+/// every largest value) kept. A law of one parameter is returned as it is.
+pub fn scattered(law: &Experiment, seed: u64) -> Experiment {
+    let dims = law.family.parameters();
+    if dims < 2 {
+        return law.clone();
+    }
+    let mut rng = SplitMix::new(seed);
+    let range = |p: usize| {
+        law.points
+            .iter()
+            .map(|pt| pt.coordinate[p])
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
+    };
+    let ranges: Vec<(f64, f64)> = (0..dims).map(range).collect();
+    let repetitions = law.points[0].values.len();
+    let mut points: Vec<Point> = Vec::with_capacity(law.points.len());
+    while points.len() < law.points.len() {
+        let x: Vec<f64> = ranges
+            .iter()
+            .map(|&(lo, hi)| (lo.ln() + rng.unit() * (hi / lo).ln()).exp().round())
+            .collect();
+        if points.iter().any(|p| p.coordinate == x) {
+            continue;
+        }
+        let y = law.truth(&x);
+        let values = (0..repetitions)
+            .map(|_| y * (1.0 + law.noise * (2.0 * rng.unit() - 1.0)))
+            .collect();
+        points.push(Point {
+            coordinate: x,
+            values,
+        });
+    }
+    Experiment {
+        points,
+        ..law.clone()
+    }
+}
+
 /// A call path of a public MPI study that rises 50x over four points, without repetitions
 /// (0.040, 0.074, 1.06, 2.13 s at p = 27, 64, 125, 216): the robust search's and `--suggest`'s
 /// tests of a series no model may flatten.
@@ -294,4 +339,33 @@ pub(crate) fn moving_together(spread: [f64; 3]) -> Vec<Point> {
             values: spread.map(|s| 1e-6 * p * p * s).to_vec(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scattered law keeps its grid's number of runs, its repetitions and its held-out
+    /// configuration, each run distinct and within the grid's range.
+    #[test]
+    fn a_scattered_law_has_its_grids_runs_within_its_range() {
+        let law = benchmark(56, 12)
+            .into_iter()
+            .find(|e| e.family == Family::Product)
+            .unwrap();
+        let off = scattered(&law, 3);
+        assert_eq!(off.points.len(), law.points.len());
+        assert_eq!(off.held_out, law.held_out);
+        for (i, p) in off.points.iter().enumerate() {
+            assert_eq!(p.values.len(), law.points[0].values.len());
+            assert!(off.points[..i].iter().all(|q| q.coordinate != p.coordinate));
+            for d in 0..2 {
+                let values = law.points.iter().map(|q| q.coordinate[d]);
+                let lo = values.clone().fold(f64::INFINITY, f64::min);
+                let hi = values.fold(0.0, f64::max);
+                assert!((lo..=hi).contains(&p.coordinate[d]), "{p:?}");
+            }
+        }
+        assert_ne!(off.points, law.points);
+    }
 }
