@@ -48,10 +48,15 @@ pub fn bundle_manifest(data: &[u8]) {
 }
 
 /// As the traces plugin reads a file that fits in memory: the error is prefixed with the path.
+/// Then as `yosoku trace check` reads it: a summary, or problems that each name the event, or
+/// what the file as a whole is.
 pub fn chrome_trace(data: &[u8]) {
     match chrome::import_slice(data, "fuzz") {
         Ok(imported) => check_tables([("spans", &imported.spans)]),
         Err(e) => check_located(&format!("{INPUT}: {e}")),
+    }
+    if let Err(problems) = chrome::check(data) {
+        assert!(!problems.is_empty(), "a trace refused without a problem");
     }
 }
 
