@@ -52,7 +52,7 @@ const BOOTSTRAP_SEED: u64 = 0x5CA1_AB1E;
 const MOST_SUPPORTED: usize = 64;
 
 /// Rounds of ranking each parameter without a line beside the others' best
-/// ([`ranked_singles`]); they stop sooner once no parameter's best changes.
+/// ([`ranked_over_all`]); they stop sooner once no parameter's best changes.
 const OFF_LINE_ROUNDS: usize = 4;
 
 /// The single hypotheses of each parameter that the multi-parameter shapes combine.
