@@ -605,7 +605,8 @@ fn repetitions_agree(points: &[Point]) -> bool {
 }
 
 /// The check of the shape beyond the points: the search run again without every point where a
-/// parameter is at its largest value, its model beside the chosen one (weight 1 each). Where the
+/// parameter is at its largest value (or, off any line, among its last values:
+/// [`held_out_from`]), its model beside the chosen one (weight 1 each). Where the
 /// chosen shape is not the law's (a law off every hypothesis, at noise too low for the criterion
 /// to object), the two part as the prediction moves away from the points, and their spread at `x`
 /// enters the interval; for a law the search builds they agree. Empty where the inner points
@@ -617,7 +618,7 @@ fn outer_check(
     nominated: &Nominated,
 ) -> Vec<(f64, f64, Vec<Term>)> {
     let dims = points.first().map_or(0, |p| p.coordinate.len());
-    let largest = super::largest_values(points);
+    let largest = held_out_from(points, &nominated.off_line);
     let inner: Vec<Point> = points
         .iter()
         .filter(|p| p.coordinate.iter().zip(&largest).all(|(x, l)| x < l))
@@ -631,7 +632,14 @@ fn outer_check(
     let Ok(data) = Weighted::new(&inner) else {
         return Vec::new();
     };
-    let chosen = select(&data, options, nominated).scored.swap_remove(0);
+    // The pairs were nominated on lines the inner points keep, but a ranking over all the
+    // points (where no line ranks a parameter) saw the points held out here: the check ranks
+    // over its own points, or it would not see how far the ranking is from the law.
+    let own = Nominated {
+        shapes: nominated.shapes.clone(),
+        off_line: Vec::new(),
+    };
+    let chosen = select(&data, options, &own).scored.swap_remove(0);
     if !chosen.score.is_finite() {
         return Vec::new();
     }
@@ -644,6 +652,32 @@ fn outer_check(
         (1.0, best.constant, best.terms.clone()),
         (1.0, chosen.constant, chosen.terms),
     ]
+}
+
+/// Each parameter's smallest value the check beyond the points holds out: its largest, where a
+/// line of the points ranks its terms; where none does (`off_line`: runs off any line, every
+/// value of a parameter measured about once), the top of its values that the last value of a
+/// grid of as many runs would be, `ceil(v / m)` of its `v` distinct values for a grid of `m =
+/// n^(1/d)` values a parameter (`n` points, `d` parameters). Holding out its largest value alone
+/// there would check almost nothing beyond the points.
+fn held_out_from(points: &[Point], off_line: &[Option<Vec<Exponents>>]) -> Vec<f64> {
+    let largest = super::largest_values(points);
+    let dims = largest.len();
+    let per_parameter = (points.len() as f64).powf(1.0 / dims.max(1) as f64).round();
+    largest
+        .iter()
+        .enumerate()
+        .map(|(p, &l)| {
+            if !off_line.get(p).is_some_and(Option::is_some) {
+                return l;
+            }
+            let mut values: Vec<f64> = points.iter().map(|x| x.coordinate[p]).collect();
+            values.sort_by(f64::total_cmp);
+            values.dedup();
+            let top = (values.len() as f64 / per_parameter.max(2.0)).ceil() as usize;
+            values[values.len() - top.clamp(1, values.len())]
+        })
+        .collect()
 }
 
 /// The term sets for `data` the criterion supports, best first, and how many were scored;
@@ -767,7 +801,7 @@ fn ranked_over_all(
 
 /// The parameters' single hypotheses ranked over all of `data`'s points where no line ranks
 /// them ([`ranked_over_all`]), `None` for the others: ranked once per fit, like [`nominated`],
-/// and given to every search of it (the bootstrap's, the check beyond the points).
+/// and given to the bootstrap's searches (the check beyond the points ranks over its own).
 fn off_line_ranked(data: &Weighted, options: &PmnfOptions) -> Vec<Option<Vec<Exponents>>> {
     let on_lines = line_ranked(data, options);
     if on_lines.iter().all(Option::is_some) {
@@ -829,7 +863,8 @@ fn lowest<T>(mut scored: Vec<(f64, T)>, most: usize) -> Vec<T> {
 }
 
 /// What is searched once per fit, from all its points, and given to every search of it (the
-/// bootstrap's and the check beyond the points rescore it on their own points).
+/// bootstrap's and the check beyond the points rescore it on their own points; the check ranks
+/// the parameters off any line again, without the points it holds out).
 struct Nominated {
     /// For two parameters, a product plus a further term of the same parameter,
     /// `f(x) g(y) + h(y)`. That is two terms of y on y's line (x fixed), so g and h are the best
@@ -1075,6 +1110,36 @@ mod tests {
             "{at}: {:?}",
             fit.model
         );
+    }
+
+    /// The check beyond the points holds out what the last value of a grid would hold out. On
+    /// a 5 x 5 grid that is each parameter's largest value; off any line (25 runs, every value
+    /// measured once) it was the largest alone, one run or two of 25, and checked almost
+    /// nothing beyond the points: now each parameter's top 5 of its 25 values (a grid of as
+    /// many runs has 5 a parameter).
+    #[test]
+    fn the_check_beyond_runs_off_any_line_holds_out_a_grid_s_last_values() {
+        let options = PmnfOptions {
+            allow_negative_exponents: true,
+            ..PmnfOptions::default()
+        };
+        let point = |x: f64, y: f64| Point {
+            coordinate: vec![x, y],
+            values: vec![x * y, 1.01 * x * y],
+        };
+        let grid: Vec<Point> = [2.0, 4.0, 8.0, 16.0, 32.0]
+            .iter()
+            .flat_map(|&x: &f64| [1.0, 3.0, 9.0, 27.0, 81.0].map(|y: f64| point(x, y)))
+            .collect();
+        let off_line = nominated(&Weighted::new(&grid).unwrap(), &options).off_line;
+        assert_eq!(held_out_from(&grid, &off_line), vec![32.0, 81.0]);
+        // x = 1 ... 25 and y = 25 ... 1 in another order: no two runs share a value.
+        let scattered: Vec<Point> = (1..=25)
+            .map(|i| point(i as f64, ((i * 7) % 25 + 1) as f64))
+            .collect();
+        let off_line = nominated(&Weighted::new(&scattered).unwrap(), &options).off_line;
+        assert!(off_line.iter().all(Option::is_some), "{off_line:?}");
+        assert_eq!(held_out_from(&scattered, &off_line), vec![21.0, 21.0]);
     }
 
     /// Two parameters that grow together (p = 1000 ... 8000 ranks with q = 10 ... 80 each,

@@ -91,6 +91,15 @@ impl Experiment {
         self.constant + self.terms.iter().map(|t| t.evaluate(x)).sum::<f64>()
     }
 
+    /// `repetitions` measurements of the law at `x`, each off by a relative error drawn
+    /// uniformly within the law's noise.
+    fn measured(&self, x: &[f64], repetitions: usize, rng: &mut SplitMix) -> Vec<f64> {
+        let y = self.truth(x);
+        (0..repetitions)
+            .map(|_| y * (1.0 + self.noise * (2.0 * rng.unit() - 1.0)))
+            .collect()
+    }
+
     /// The law's terms as a search finds them (each term's factors, sorted), `None` where no
     /// PMNF model writes the law (off the grid).
     pub fn shape(&self) -> Option<Vec<Vec<(usize, Exponents)>>> {
@@ -245,12 +254,7 @@ fn experiment(rng: &mut SplitMix, family: Family, noise: f64) -> Experiment {
         },
     };
     let repetitions = rng.range(3, 7);
-    let mut measure = |x: &[f64]| -> Vec<f64> {
-        let y = law.truth(x);
-        (0..repetitions)
-            .map(|_| y * (1.0 + noise * (2.0 * rng.unit() - 1.0)))
-            .collect()
-    };
+    let mut measure = |x: &[f64]| law.measured(x, repetitions, &mut *rng);
     let points: Vec<Point> = grid
         .iter()
         .map(|x| Point {
@@ -298,13 +302,9 @@ pub fn scattered(law: &Experiment, seed: u64) -> Experiment {
         if points.iter().any(|p| p.coordinate == x) {
             continue;
         }
-        let y = law.truth(&x);
-        let values = (0..repetitions)
-            .map(|_| y * (1.0 + law.noise * (2.0 * rng.unit() - 1.0)))
-            .collect();
         points.push(Point {
+            values: law.measured(&x, repetitions, &mut rng),
             coordinate: x,
-            values,
         });
     }
     Experiment {
