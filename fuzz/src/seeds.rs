@@ -203,6 +203,14 @@ pub const SEEDS: &[SeedFiles] = &[
         files: &[("crates/core/devices/catalogue", ".toml")],
         pick: None,
     },
+    SeedFiles {
+        target: "metrics_file",
+        files: &[
+            ("crates/plugin/profiler_import", "metrics.toml"),
+            ("fuzz/seeds/metrics", ".toml"),
+        ],
+        pick: None,
+    },
 ];
 
 /// The seed files of `target` (none for a target not listed).

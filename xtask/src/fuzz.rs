@@ -161,6 +161,11 @@ const TARGETS: &[Target] = &[
         brief: true,
         timeout_secs: 10,
     },
+    Target {
+        name: "metrics_file",
+        brief: true,
+        timeout_secs: 10,
+    },
 ];
 
 /// `cargo xtask fuzz [--target T]... [--seconds N] [--jobs N] [--asan]`.

@@ -6,6 +6,7 @@
 
 use yosoku_bundle::{Manifest, ipc};
 use yosoku_pipeline::PipelineSpec;
+use yosoku_profiler_import::metrics;
 use yosoku_regression::pmnf::{self, PmnfOptions, extrap};
 use yosoku_traces::chrome;
 use yosoku_traces::kernel_trace::{self as trace_file, LaneBy};
@@ -24,6 +25,7 @@ pub const TARGETS: &[crate::yosoku_fuzz::Target] = &[
     ("extrap_file", extrap_file),
     ("cube_profile", cube_profile),
     ("device_file", device_file),
+    ("metrics_file", metrics_file),
 ];
 
 /// A bundle table file as the viewer and `yosoku report` decode it: no panic, and a batch that
@@ -94,6 +96,29 @@ pub fn device_file(data: &[u8]) {
             }
         }
         Err(e) => check_located(&e.to_string()),
+    }
+}
+
+/// A user's metric mapping (`YOSOKU_METRICS`, a profiler collector's `metrics` key) over the
+/// built-in one: each alias of the file's metrics maps to its metric, or an error at a line and
+/// column.
+pub fn metrics_file(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    match metrics::mapping().with_file(text, INPUT) {
+        Ok(mapping) => {
+            for info in mapping.metrics().iter().filter(|m| m.source == INPUT) {
+                for (tool, name) in &info.aliases {
+                    let found = mapping.lookup(tool, name).map(|c| c.name.as_str());
+                    assert_eq!(
+                        found,
+                        Some(info.name.as_str()),
+                        "{tool} name `{name}` of metric `{}`",
+                        info.name
+                    );
+                }
+            }
+        }
+        Err(e) => check_located(&e),
     }
 }
 

@@ -131,7 +131,7 @@ fn a_users_mapping_file_names_what_the_bundle_left_unmapped() {
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("mine.toml") && stderr.contains("unknown kind `speed`"),
+        stderr.contains("mine.toml:3:8: metric `x`: unknown kind `speed`"),
         "{stderr}"
     );
     assert!(bundle.join("manifest.json").exists());
@@ -179,13 +179,15 @@ fn a_sources_metrics_key_names_its_own_mapping_files() {
         listed.contains("launch__occupancy_limit_warps") || listed.contains("of"),
         "{listed}"
     );
-    // A file that is not a mapping stops the run before anything is read, naming it and the key.
+    // A file that is not a mapping stops the run before anything is read, naming it, the line
+    // and column of the value, and the key.
     std::fs::write(dir.path().join("mine.toml"), "[[metric]]\nname = 3\n").unwrap();
     let out = yosoku(&args, None);
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("mine.toml (config key `metrics`): not a metric mapping"),
+        stderr.contains("mine.toml:2:8: invalid type")
+            && stderr.contains("(a metric mapping named by config key `metrics`)"),
         "{stderr}"
     );
 }

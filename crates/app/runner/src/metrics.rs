@@ -24,7 +24,7 @@ pub struct Filter {
 
 fn mapping() -> Result<&'static metrics::Mapping> {
     if let Some(e) = metrics::user_file_error() {
-        bail!("the user's metric mapping {e}");
+        bail!("{e}");
     }
     Ok(metrics::mapping())
 }

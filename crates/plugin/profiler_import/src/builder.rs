@@ -573,7 +573,7 @@ impl Tables {
     /// The tables: `runs` (when there were runs), `counters`, `metric_names`.
     pub fn finish(self) -> Result<Vec<(String, RecordBatch)>, PluginError> {
         if let Some(e) = user_file_error() {
-            return Err(PluginError::new(format!("the user's metric mapping {e}")));
+            return Err(PluginError::new(e));
         }
         let strings = |f: &dyn Fn(&RunKey) -> Option<&str>| -> StringArray {
             self.keys.iter().map(f).collect()

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 use yosoku_plugin_sdk::{Config, ConfigKey, ConfigType, PluginError};
 
 use serde::Deserialize;
+use toml::Spanned;
 
 /// The mapping file, compiled in.
 pub const METRICS_TOML: &str = include_str!("../metrics.toml");
@@ -30,7 +31,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct MetricDef {
     name: String,
-    kind: String,
+    kind: Spanned<String>,
     #[serde(default)]
     doc: String,
     aliases: Vec<AliasDef>,
@@ -39,17 +40,17 @@ struct MetricDef {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AliasDef {
-    tool: String,
-    name: String,
+    tool: Spanned<String>,
+    name: Spanned<String>,
     unit: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RuleDef {
-    tool: String,
+    tool: Spanned<String>,
     pattern: String,
-    kind: String,
+    kind: Spanned<String>,
     #[serde(default)]
     doc: String,
 }
@@ -156,6 +157,14 @@ pub struct Mapping {
     metrics: Vec<MetricInfo>,
 }
 
+/// Line and column (1-based) of byte offset `at` of `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    (line, before[line_start..].chars().count() + 1)
+}
+
 fn kind_of(kind: &str, what: &str) -> Result<&'static str, String> {
     yosoku_tables::METRIC_KINDS
         .iter()
@@ -189,25 +198,37 @@ impl Mapping {
 
     /// Adds the names and rules of one file; an alias already defined by an earlier file is
     /// taken over (a user's file refines the built-in mapping), one defined twice in this file
-    /// to different metrics is an error.
+    /// to different metrics is an error. Errors start with `source:line:column:` of the value
+    /// that is wrong.
     fn add(&mut self, text: &str, source: &str) -> Result<(), String> {
-        let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+        let at = |value: std::ops::Range<usize>, message: String| {
+            let (line, column) = line_column(text, value.start);
+            format!("{source}:{line}:{column}: {message}")
+        };
+        let file: File = toml::from_str(text)
+            .map_err(|e| at(e.span().unwrap_or(0..0), e.message().trim().to_owned()))?;
         let mut seen: HashMap<(String, String), String> = HashMap::new();
         for m in file.metric {
-            let kind = kind_of(&m.kind, &format!("metric `{}`", m.name))?;
+            let what = format!("metric `{}`", m.name);
+            let kind = kind_of(m.kind.get_ref(), &what).map_err(|e| at(m.kind.span(), e))?;
             let mut aliases = Vec::new();
             for a in m.aliases {
-                known_tool(&a.tool, &format!("metric `{}`", m.name))?;
-                let k = key(&a.tool, &a.name);
+                known_tool(a.tool.get_ref(), &what).map_err(|e| at(a.tool.span(), e))?;
+                let (tool, name) = (a.tool.into_inner(), a.name);
+                let k = key(&tool, name.get_ref());
                 if let Some(other) = seen.insert(k.clone(), m.name.clone())
                     && other != m.name
                 {
-                    return Err(format!(
-                        "{} name `{}` maps to both `{}` and `{}`",
-                        a.tool, a.name, other, m.name
+                    return Err(at(
+                        name.span(),
+                        format!(
+                            "{tool} name `{}` maps to both `{other}` and `{}`",
+                            name.get_ref(),
+                            m.name
+                        ),
                     ));
                 }
-                aliases.push((a.tool.clone(), a.name.clone()));
+                aliases.push((tool, name.into_inner()));
                 let canonical = Canonical {
                     name: m.name.clone(),
                     kind,
@@ -226,13 +247,13 @@ impl Mapping {
         let mut rules = Vec::new();
         for r in file.rule {
             let what = format!("rule `{}`", r.pattern);
-            known_tool(&r.tool, &what)?;
+            known_tool(r.tool.get_ref(), &what).map_err(|e| at(r.tool.span(), e))?;
             rules.push(Rule {
-                kind: match r.kind.as_str() {
+                kind: match r.kind.get_ref().as_str() {
                     "none" => None,
-                    kind => Some(kind_of(kind, &what)?),
+                    kind => Some(kind_of(kind, &what).map_err(|e| at(r.kind.span(), e))?),
                 },
-                tool: r.tool,
+                tool: r.tool.into_inner(),
                 pattern: r.pattern,
                 doc: r.doc,
                 source: source.to_owned(),
@@ -242,6 +263,15 @@ impl Mapping {
         rules.append(&mut self.rules);
         self.rules = rules;
         Ok(())
+    }
+
+    /// This mapping with one more file over it, as [`USER_METRICS_VAR`] and a collector's
+    /// [`CONFIG_KEY`] add them: its names take over, its rules are tried first. An error starts
+    /// with `source:line:column:`.
+    pub fn with_file(&self, text: &str, source: &str) -> Result<Mapping, String> {
+        let mut mapping = self.clone();
+        mapping.add(text, source)?;
+        Ok(mapping)
     }
 
     /// The canonical metric of `raw` as `tool` writes it.
@@ -304,12 +334,14 @@ fn load() -> (Mapping, Option<String>) {
     for path in std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()) {
         let shown = path.display().to_string();
         let result = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read it: {e}"))
+            .map_err(|e| format!("{shown}: cannot read it: {e}"))
             .and_then(|text| mapping.add(&text, &shown));
         if let Err(e) = result {
             return (
                 mapping,
-                Some(format!("{shown} (named by {USER_METRICS_VAR}): {e}")),
+                Some(format!(
+                    "{e} (a metric mapping named by {USER_METRICS_VAR})"
+                )),
             );
         }
     }
@@ -385,8 +417,7 @@ pub fn scope_files(files: &[PathBuf]) -> Result<Scope, PluginError> {
         let text = std::fs::read_to_string(path).map_err(|e| PluginError::io(path, &e))?;
         m.add(&text, &path.display().to_string()).map_err(|e| {
             PluginError::new(format!(
-                "{} (config key `{CONFIG_KEY}`): not a metric mapping: {e}",
-                path.display()
+                "{e} (a metric mapping named by config key `{CONFIG_KEY}`)"
             ))
         })?;
     }
@@ -901,21 +932,22 @@ kind = "none"
         assert_eq!(m.rule_kind("ncu", "sm__inst_executed_pipe_alu.sum"), None);
         let listed = m.metrics().iter().find(|i| i.name == "tensor_ops").unwrap();
         assert_eq!(listed.source, "mine.toml");
-        // Errors say what is wrong.
+        // Errors say what is wrong, and where: the file, line and column of the value.
         let bad = "[[metric]]\nname = \"x\"\nkind = \"speed\"\naliases = []\n";
+        let e = m.add(bad, "bad.toml").unwrap_err();
         assert!(
-            m.add(bad, "bad.toml")
-                .unwrap_err()
-                .contains("unknown kind `speed`")
+            e.starts_with("bad.toml:3:8: metric `x`: unknown kind `speed`"),
+            "{e}"
         );
         let bad = "[[rule]]\ntool = \"vtune\"\npattern = \"*\"\nkind = \"count\"\n";
+        let e = m.add(bad, "bad.toml").unwrap_err();
         assert!(
-            m.add(bad, "bad.toml")
-                .unwrap_err()
-                .contains("unknown tool `vtune`")
+            e.starts_with("bad.toml:2:8: rule `*`: unknown tool `vtune`"),
+            "{e}"
         );
         let bad = "[[metric]]\nname = \"x\"\n";
-        assert!(m.add(bad, "bad.toml").unwrap_err().contains("line 1"));
+        let e = m.add(bad, "bad.toml").unwrap_err();
+        assert!(e.starts_with("bad.toml:1:1: missing field `kind`"), "{e}");
     }
 
     #[test]
@@ -949,7 +981,7 @@ aliases = [{ tool = "ncu", name = "x" }]
 "#;
         assert_eq!(
             Mapping::parse(text).unwrap_err(),
-            "ncu name `x` maps to both `a` and `b`"
+            "metrics.toml:11:35: ncu name `x` maps to both `a` and `b`"
         );
     }
 }
