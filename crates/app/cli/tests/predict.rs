@@ -7,6 +7,21 @@ mod common;
 use common::{repo, text, yosoku};
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The bundle of [`model`], built once for the tests that only read it (each build takes
+/// seconds of both cores), in this test binary's directory under target/tmp.
+fn shared_model() -> &'static Path {
+    static BUNDLE: OnceLock<PathBuf> = OnceLock::new();
+    BUNDLE.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("predict-shared-model");
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        model(&dir)
+    })
+}
 
 /// A model bundle over the Apps-Gpus files, validated on held-out GPUs only (quick).
 fn model(dir: &Path) -> PathBuf {
@@ -120,7 +135,7 @@ fn launches_left_unanswered_are_said_and_an_unseen_kernel_gets_its_figures() {
 #[test]
 fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = model(dir.path());
+    let bundle = shared_model().to_path_buf();
     let profile =
         repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
     let sizes = [
@@ -260,6 +275,7 @@ fn an_h100_ncu_profile_is_predicted_on_a_v100_with_an_interval_and_why() {
 #[test]
 fn bad_questions_are_refused_with_what_was_wrong() {
     let dir = tempfile::tempdir().unwrap();
+    // A bundle of its own: the test changes its training table.
     let bundle = model(dir.path());
     let profile =
         repo().join("plugins/cuda_profiler/tests/data/ncu/ncu_raw_sweep_matmul_tiled_h100.csv");
@@ -422,8 +438,7 @@ fn an_amd_rocprof_profile_is_predicted_on_another_amd_gpu_the_model_never_saw() 
     // The model is trained on NVIDIA Kepler and Maxwell GPUs only. The omniperf workloads ran
     // the same copy kernel on an MI210 and an MI100: the MI210's profile predicts the MI100,
     // whose measured time must lie inside the interval.
-    let dir = tempfile::tempdir().unwrap();
-    let bundle = model(dir.path());
+    let bundle = shared_model().to_path_buf();
     let data = repo().join("pipelines/data/rocprof");
     let ask = |profile: &str, on: &str| {
         let out = yosoku(&[
@@ -524,7 +539,7 @@ fn an_opencl_run_without_instruction_counts_is_answered_by_wave_scaling_and_chec
     // The H100's OpenCL record predicted on the H200 from its computed FLOPs and bytes; the
     // H200's own record of the same kernels, never seen by the model, checks it.
     let dir = tempfile::tempdir().unwrap();
-    let bundle = model(dir.path());
+    let bundle = shared_model().to_path_buf();
     let data = repo().join("pipelines/data/opencl");
     let measured = opencl_times(dir.path(), &data.join("nvidia-h200.json"));
     let out = yosoku(&[
@@ -595,7 +610,7 @@ fn an_opencl_run_without_instruction_counts_is_answered_by_wave_scaling_and_chec
 #[test]
 fn a_forecast_is_saved_as_a_bundle_with_wave_scaling_and_the_latency_aware_model_beside() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = model(dir.path());
+    let bundle = shared_model().to_path_buf();
     let data = repo().join("pipelines/data/gpuperfpredict");
     let (a, b) = (
         data.join("bpnn_layerforward_CUDA-TitanX.csv.gz"),
@@ -758,7 +773,7 @@ fn the_committed_forecasts_are_of_the_committed_profiles() {
 #[test]
 fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = model(dir.path());
+    let bundle = shared_model().to_path_buf();
     let data = repo().join("pipelines/data/gpuperfpredict");
     let kernels = ["bpnn_layerforward_CUDA", "bpnn_adjust_weights_cuda"];
     let saved = dir.path().join("forecast");
@@ -886,7 +901,7 @@ fn a_saved_forecast_is_scored_against_later_measurements_per_kernel_and_size() {
 #[test]
 fn the_physics_of_an_h200_profile_on_the_h200_gives_back_its_times() {
     let dir = tempfile::tempdir().unwrap();
-    let bundle = model(dir.path());
+    let bundle = shared_model().to_path_buf();
     let data = repo().join("pipelines/data/gpu-measured/h200-counters");
     let mut profiles: Vec<PathBuf> = std::fs::read_dir(&data)
         .unwrap()
