@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
     Aggregate, Calibration, CubeReading, CubeScaling, CubeValues, FilePrediction, Grid, PmnfError,
     PmnfModel, PmnfOptions, Prediction, RobustFit, SeriesModel, Term, moved_with_first_said,
-    term_shape,
+    ranked_off_line_said, term_shape,
 };
 
 /// What `yosoku scaling` is asked.
@@ -682,6 +682,13 @@ fn robust_json(robust: &Result<RobustFit, PmnfError>, names: &[&str]) -> serde_j
                 .iter()
                 .filter_map(|&p| names.get(p))
                 .collect::<Vec<_>>(),
+            // The parameters no line of runs ranked the terms of: ranked over all the runs
+            // (empty where every parameter has a line).
+            "ranked_off_line": r
+                .ranked_off_line
+                .iter()
+                .filter_map(|&p| names.get(p))
+                .collect::<Vec<_>>(),
         }),
         Err(e) => serde_json::json!({ "error": e.to_string() }),
     }
@@ -850,8 +857,12 @@ fn robust_text(
         ),
         None => String::new(),
     };
+    let off_line = match ranked_off_line_said(&r.ranked_off_line, names) {
+        Some(said) => format!("\n      {said}"),
+        None => String::new(),
+    };
     format!(
-        "    robust: {}\n      {noise}; {verdict}; SMAPE {:.3} %{together}",
+        "    robust: {}\n      {noise}; {verdict}; SMAPE {:.3} %{together}{off_line}",
         r.model.to_extrap(names),
         r.model.smape
     )

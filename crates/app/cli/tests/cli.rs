@@ -855,6 +855,36 @@ fn parameters_measured_together_are_modelled_over_the_first_and_said_so() {
     assert!(!printed.contains("p=16000, q=10:"), "{printed}");
 }
 
+/// Runs off any line (12 configurations, no two sharing a value of p or of n, as a
+/// space-filling design): the robust search ranks each parameter's terms over all the runs and
+/// says so, in words and in its JSON.
+#[test]
+fn runs_off_any_line_are_said_to_be_ranked_over_all_the_runs() {
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER p n\nPOINTS (2 100) (3 900) (5 300) (7 1100) (11 500) (13 700) (17 200) (19 1000) (23 400) (29 1200) (31 600) (37 800)\nREGION solve\nMETRIC time\nDATA 0.2 0.202\nDATA 1.52647 1.54173\nDATA 0.796578 0.804544\nDATA 3.18809 3.21997\nDATA 1.82972 1.84801\nDATA 2.69031 2.71721\nDATA 0.917493 0.926667\nDATA 4.34793 4.39141\nDATA 1.90942 1.92852\nDATA 5.92958 5.98887\nDATA 3.07252 3.10324\nDATA 4.26756 4.31024\n",
+    );
+    let printed = succeeded(&["scaling", "--robust", &file]);
+    assert!(
+        printed.contains(
+            "p, n: no three runs on a line of any (the other parameters fixed), so their terms \
+             were ranked over all the runs"
+        ),
+        "{printed}"
+    );
+    let printed = succeeded(&["scaling", "--robust", "--json", &file]);
+    let line: serde_json::Value = serde_json::from_str(printed.trim()).unwrap();
+    assert_eq!(
+        line["robust"]["ranked_off_line"],
+        serde_json::json!(["p", "n"])
+    );
+    // Where each parameter has a line, nothing is said.
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER p\nPOINTS (2) (4) (8) (16) (32)\nREGION solve\nMETRIC time\nDATA 1 1.01\nDATA 2 2.02\nDATA 3 3.03\nDATA 4 4.04\nDATA 5 5.05\n",
+    );
+    let printed = succeeded(&["scaling", "--robust", &file]);
+    assert!(!printed.contains("no three runs on a line"), "{printed}");
+}
+
 /// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del
 /// synapses", in Extra-P's test data): both searches predict 0 within 0 to 0, repetitions that
 /// agree exactly are not called "no repetitions", and --suggest says why it has nothing to offer.

@@ -18,7 +18,7 @@ pub use yosoku_regression::pmnf::extrap::cube::{
 use yosoku_regression::pmnf::extrap::{self, Experiment, Format, Series, cube};
 use yosoku_regression::pmnf::fit;
 use yosoku_regression::pmnf::robust::fit_robust;
-pub use yosoku_regression::pmnf::robust::{RobustFit, moved_with_first_said};
+pub use yosoku_regression::pmnf::robust::{RobustFit, moved_with_first_said, ranked_off_line_said};
 pub use yosoku_regression::pmnf::suggest::Suggestions;
 pub use yosoku_regression::pmnf::suggest::{Candidate, Grid};
 pub use yosoku_regression::pmnf::suggest::{MetricUnit, is_time_metric};

@@ -6,7 +6,7 @@ use arrow_array::RecordBatch;
 use yosoku_regression::pmnf::calibrate::{
     Basis, CalibratedIntervals, Calibration, extrap_calibration, robust_calibration,
 };
-use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said};
+use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said, ranked_off_line_said};
 use yosoku_regression::pmnf::{PmnfModel, PmnfOptions, Point, fit};
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
@@ -86,10 +86,15 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     for (key, points, held) in fitted {
         let label = key[..3].join(" / ");
         let fitted = match spec.search {
-            Search::Extrap => fit(&points, &options).map(|m| (m, Vec::new())),
-            Search::Robust => fit_robust(&points, &options).map(|r| (r.model, r.moved_with_first)),
+            Search::Extrap => fit(&points, &options).map(|m| (m, None)),
+            Search::Robust => fit_robust(&points, &options).map(|r| {
+                let note = moved_with_first_said(&r.moved_with_first, &names)
+                    .map(|moved| format!("{moved}: modelled over {} alone", names[0]))
+                    .or_else(|| ranked_off_line_said(&r.ranked_off_line, &names));
+                (r.model, note)
+            }),
         };
-        let (model, moved) = match fitted {
+        let (model, note) = match fitted {
             Ok(m) => m,
             Err(e) => {
                 skipped.push(format!("{label}: {e}"));
@@ -139,8 +144,7 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
             formula,
             model,
             held_out: held.map(|h| configuration(&names, &h.coordinate)),
-            note: moved_with_first_said(&moved, &names)
-                .map(|moved| format!("{moved}: modelled over {} alone", names[0])),
+            note,
         });
     }
     if rows.is_empty() {

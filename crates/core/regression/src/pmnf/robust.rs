@@ -93,6 +93,11 @@ pub struct RobustFit {
     /// value of the first: a weak-scaling study's size beside its ranks), left out of the model,
     /// which is over the first alone; empty where each parameter varied on its own.
     pub moved_with_first: Vec<usize>,
+    /// The parameters no line of the points could rank the terms of (no three points along
+    /// one with the others fixed: a space-filling or autotuning design), whose terms were
+    /// ranked over all the points instead; a choice the interval carries only in part
+    /// (docs/methods.md, section 7, "Runs off any line").
+    pub ranked_off_line: Vec<usize>,
 }
 
 /// The points as the robust search sees them: means, weights and the pooled noise.
@@ -559,6 +564,9 @@ pub fn fit_robust(points: &[Point], options: &PmnfOptions) -> Result<RobustFit, 
             .or_else(|| repetitions_agree(points).then_some(0.0)),
         compared,
         moved_with_first: Vec::new(),
+        ranked_off_line: (nominated.off_line.iter().enumerate())
+            .filter_map(|(p, ranked)| ranked.as_ref().map(|_| p))
+            .collect(),
     })
 }
 
@@ -574,9 +582,32 @@ pub fn moved_with_first_said<S: AsRef<str>>(moved: &[usize], names: &[S]) -> Opt
     (!moved.is_empty()).then(|| format!("{} moved with {first} at every run", moved.join(", ")))
 }
 
+/// "x, y: no three runs on a line of them ..." for the parameters `ranked` (indices into
+/// `names`, as [`RobustFit::ranked_off_line`] holds them); `None` where there are none. The CLI
+/// and the pipelines' reports say it in these words.
+pub fn ranked_off_line_said<S: AsRef<str>>(ranked: &[usize], names: &[S]) -> Option<String> {
+    let ranked: Vec<&str> = ranked
+        .iter()
+        .filter_map(|&p| names.get(p).map(AsRef::as_ref))
+        .collect();
+    (!ranked.is_empty()).then(|| {
+        format!(
+            "{}: no three runs on a line of {} (the other parameters fixed), so {} terms were \
+             ranked over all the runs, a choice the interval carries only in part",
+            ranked.join(", "),
+            if ranked.len() == 1 { "it" } else { "any" },
+            if ranked.len() == 1 { "its" } else { "their" },
+        )
+    })
+}
+
 /// The parameters (after the first) whose value is the same at every point that shares the
-/// first's, where every parameter does so: the points lie on one curve through the parameter
-/// space, one point per value of the first. Empty otherwise, or with one parameter.
+/// first's, where every parameter does so and rises (or falls) with the first: the points lie
+/// on one monotone curve through the parameter space, one point per value of the first, as a
+/// weak-scaling study's size grows with its ranks. Empty otherwise, or with one parameter. A
+/// space-filling design that measures each value of every parameter once (a Latin hypercube)
+/// has one point per value of the first too, but its other parameters go up and down along it:
+/// such runs are off any line, not on a curve.
 fn moved_with_first(x: &[Vec<f64>]) -> Vec<usize> {
     let dims = x.first().map_or(0, Vec::len);
     let distinct = |key: &dyn Fn(&Vec<f64>) -> Vec<u64>| {
@@ -586,9 +617,19 @@ fn moved_with_first(x: &[Vec<f64>]) -> Vec<usize> {
         keys.len()
     };
     let firsts = distinct(&|c| vec![c[0].to_bits()]);
+    let mut along_first: Vec<&Vec<f64>> = x.iter().collect();
+    along_first.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    along_first.dedup_by(|a, b| a[0] == b[0]);
+    let monotone = |p: usize| {
+        let steps: Vec<std::cmp::Ordering> = along_first
+            .windows(2)
+            .map(|w| w[0][p].total_cmp(&w[1][p]))
+            .collect();
+        steps.iter().all(|o| o.is_lt()) || steps.iter().all(|o| o.is_gt())
+    };
     let together = dims > 1
         && distinct(&|c| c.iter().map(|v| v.to_bits()).collect()) == firsts
-        && (1..dims).all(|p| distinct(&|c| vec![c[p].to_bits()]) == firsts);
+        && (1..dims).all(|p| distinct(&|c| vec![c[p].to_bits()]) == firsts && monotone(p));
     if together {
         (1..dims).collect()
     } else {
@@ -1103,6 +1144,13 @@ mod tests {
         }
         let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
         assert!(!fit.model.terms.is_empty(), "{:?}", fit.model);
+        // And it says so.
+        assert_eq!(fit.ranked_off_line, vec![0, 1, 2]);
+        assert_eq!(
+            ranked_off_line_said(&fit.ranked_off_line, &["p", "n", "t"]).unwrap(),
+            "p, n, t: no three runs on a line of any (the other parameters fixed), so their \
+             terms were ranked over all the runs, a choice the interval carries only in part"
+        );
         let target = [1024.0, 16384.0, 4.0];
         let at = fit.model.evaluate(&target);
         assert!(
@@ -1133,6 +1181,9 @@ mod tests {
             .collect();
         let off_line = nominated(&Weighted::new(&grid).unwrap(), &options).off_line;
         assert_eq!(held_out_from(&grid, &off_line), vec![32.0, 81.0]);
+        let fit = fit_robust(&grid, &options).unwrap();
+        assert!(fit.ranked_off_line.is_empty());
+        assert_eq!(ranked_off_line_said::<&str>(&[], &["x", "y"]), None);
         // x = 1 ... 25 and y = 25 ... 1 in another order: no two runs share a value.
         let scattered: Vec<Point> = (1..=25)
             .map(|i| point(i as f64, ((i * 7) % 25 + 1) as f64))
@@ -1140,6 +1191,41 @@ mod tests {
         let off_line = nominated(&Weighted::new(&scattered).unwrap(), &options).off_line;
         assert!(off_line.iter().all(Option::is_some), "{off_line:?}");
         assert_eq!(held_out_from(&scattered, &off_line), vec![21.0, 21.0]);
+    }
+
+    /// A Latin hypercube: 12 runs, each value of p and of n measured once, n going up and
+    /// down along p. One point per value of p, as on a curve, so the runs were taken for a
+    /// study of p alone (`0.1 + 1e-3 n log2(p)` modelled as `log2(p)`, 2.66 s where the law
+    /// gives 14.5 s at p = 64, n = 2400). They are off any line.
+    #[test]
+    fn a_latin_hypercube_is_not_a_curve() {
+        let law = |x: &[f64]| 0.1 + 1e-3 * x[1] * x[0].log2();
+        let ps = [
+            2.0, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0, 23.0, 29.0, 31.0, 37.0,
+        ];
+        let ns = [
+            100.0, 900.0, 300.0, 1100.0, 500.0, 700.0, 200.0, 1000.0, 400.0, 1200.0, 600.0, 800.0,
+        ];
+        let points: Vec<Point> = ps
+            .iter()
+            .zip(ns)
+            .map(|(&p, n)| {
+                let y = law(&[p, n]);
+                Point {
+                    coordinate: vec![p, n],
+                    values: vec![y, 1.01 * y],
+                }
+            })
+            .collect();
+        let fit = fit_robust(&points, &PmnfOptions::default()).unwrap();
+        assert!(fit.moved_with_first.is_empty());
+        assert_eq!(fit.ranked_off_line, vec![0, 1]);
+        let at = fit.model.evaluate(&[64.0, 2400.0]);
+        assert!(
+            (at / law(&[64.0, 2400.0]) - 1.0).abs() < 0.02,
+            "{at}: {:?}",
+            fit.model
+        );
     }
 
     /// Two parameters that grow together (p = 1000 ... 8000 ranks with q = 10 ... 80 each,
