@@ -154,7 +154,7 @@ cargo xtask <command>
                        `yosoku predict` (release) on a real ncu raw page's launches repeated to N
                        (default 10,000): the whole command's wall time and peak memory per run
   bench-scaling [--laws N] [--seed S] [--repetitions N] [--suggest-laws N] [--advisor-laws N]
-                [--design grid|scattered]
+                [--design grid|scattered|latin]
                        scaling models under noise: synthetic laws (default 300, seed 56) modelled by
                        Extra-P (default options; negative exponents) and by yosoku's Extra-P search
                        and robust search (each point's first N repetitions: 1 as users' files
@@ -162,7 +162,8 @@ cargo xtask <command>
                        the next run to measure (--suggest) on the first 120 against a full grid,
                        and on the first 12 beside Extra-P's measurement point advisor (GPR).
                        --design scattered: the laws of two parameters measured off any grid (runs
-                       drawn between the grid's values), without the next-run stage
+                       drawn between the grid's values; latin: at a Latin hypercube, no two runs
+                       sharing a value), without the next-run stage
   bench-intervals      the scaling models' 95 % intervals on real files (Extra-P's experiments, the
                        MPI scaling runs; as they are and thinned): each file's largest point held
                        out, predicted by Extra-P and by both searches, intervals as given and

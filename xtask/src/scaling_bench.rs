@@ -15,7 +15,8 @@
 //! as users' files without repetitions are (the held-out point keeps all: its mean is the truth a
 //! prediction is judged by). `--design scattered` measures the laws of two parameters off any
 //! grid instead (each run at values drawn between the grid's smallest and largest, as a
-//! space-filling design measures; the laws of one parameter left out), and skips the next run to
+//! space-filling design measures; the laws of one parameter left out), `--design latin` at a
+//! Latin hypercube (no two runs share a value of any parameter), and either skips the next run to
 //! measure, which follows a grid.
 
 use std::fs::File;
@@ -27,17 +28,18 @@ use anyhow::{Context, Result};
 use crate::{cargo, repo_root, run_cmd, target_dir};
 
 pub fn run(args: &[String]) -> Result<()> {
-    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--repetitions N] [--suggest-laws N] [--advisor-laws N] [--design grid|scattered]";
+    let usage = "usage: cargo xtask bench-scaling [--laws N] [--seed S] [--repetitions N] [--suggest-laws N] [--advisor-laws N] [--design grid|scattered|latin]";
     // `--design` takes a word; the other options take positive numbers.
-    let mut scattered = false;
+    let mut off_grid: Option<&str> = None;
     let mut numeric: Vec<String> = Vec::new();
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         if flag == "--design" {
-            scattered = match rest.next().map(String::as_str) {
-                Some("grid") => false,
-                Some("scattered") => true,
-                _ => anyhow::bail!("--design: grid or scattered; {usage}"),
+            off_grid = match rest.next().map(String::as_str) {
+                Some("grid") => None,
+                Some("scattered") => Some("scattered"),
+                Some("latin") => Some("latin"),
+                _ => anyhow::bail!("--design: grid, scattered or latin; {usage}"),
             };
         } else {
             numeric.push(flag.clone());
@@ -74,8 +76,8 @@ pub fn run(args: &[String]) -> Result<()> {
     if repetitions > 0 {
         options.extend(["--repetitions", kept.as_str()]);
     }
-    if scattered {
-        options.extend(["--design", "scattered"]);
+    if let Some(design) = off_grid {
+        options.extend(["--design", design]);
     }
     run_cmd(
         Command::new(&example)
@@ -107,7 +109,7 @@ pub fn run(args: &[String]) -> Result<()> {
         "xtask: yosoku modelled and scored them three ways in {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    if scattered {
+    if off_grid.is_some() {
         return Ok(());
     }
     let started = Instant::now();

@@ -4,9 +4,9 @@
 //! robust search and, from the files this writes, by Extra-P itself.
 //!
 //! ```text
-//! scaling_noise write DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered]
+//! scaling_noise write DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered|latin]
 //!                                                   the experiments as Extra-P text files
-//! scaling_noise score DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered]
+//! scaling_noise score DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered|latin]
 //!                         [--extrap FILE.jsonl]...
 //! scaling_noise suggest DIR [--laws N] [--seed S] [--advisor PYTHON [--advisor-laws N]]
 //!                                                   the next run to measure, against a full grid
@@ -18,7 +18,8 @@
 //! level and by family, its held-out configuration's median |error|, and how often the 95 %
 //! interval held the held-out mean (yosoku's searches). `--design scattered` measures the laws of
 //! two parameters off any grid instead (`synthetic::scattered`: as a space-filling design does,
-//! no two runs on a line) and leaves out those of one.
+//! no two runs on a line) and leaves out those of one; `--design latin` at a Latin hypercube
+//! (`synthetic::latin_hypercube`: no two runs share a value of any parameter).
 
 // The benchmark's harness writes and reads its files; the crate itself does no I/O.
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -269,13 +270,24 @@ struct Args {
     /// Each measured point keeps its first this many repetitions (1: as users' files without
     /// repetitions are); all where not given.
     repetitions: Option<usize>,
-    /// The laws of two parameters measured off any grid (`--design scattered`), the others
-    /// left out.
-    scattered: bool,
+    /// How the runs are laid out (`--design`): off a grid, the laws of one parameter are left
+    /// out.
+    design: Design,
+}
+
+/// Where a law is measured (`--design`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Design {
+    /// On its grid.
+    Grid,
+    /// Off any grid, values drawn and rounded (`synthetic::scattered`).
+    Scattered,
+    /// At a Latin hypercube (`synthetic::latin_hypercube`).
+    Latin,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
+    let usage = "usage: scaling_noise write|score|suggest DIR [--laws N] [--seed S] [--repetitions N] [--design grid|scattered|latin] [--extrap FILE]... [--advisor PYTHON [--advisor-laws N]]";
     let (Some(command), Some(dir)) = (args.first(), args.get(1)) else {
         return Err(usage.to_owned());
     };
@@ -288,7 +300,7 @@ fn parse(args: &[String]) -> Result<Args, String> {
         advisor: None,
         advisor_laws: 12,
         repetitions: None,
-        scattered: false,
+        design: Design::Grid,
     };
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
@@ -307,10 +319,11 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--advisor" => parsed.advisor = Some(PathBuf::from(value)),
             "--advisor-laws" => parsed.advisor_laws = number()? as usize,
             "--design" => {
-                parsed.scattered = match value.as_str() {
-                    "grid" => false,
-                    "scattered" => true,
-                    other => return Err(format!("--design {other}: grid or scattered")),
+                parsed.design = match value.as_str() {
+                    "grid" => Design::Grid,
+                    "scattered" => Design::Scattered,
+                    "latin" => Design::Latin,
+                    other => return Err(format!("--design {other}: grid, scattered or latin")),
                 }
             }
             "--repetitions" => match number()? {
@@ -606,12 +619,17 @@ fn reached_summary(rows: &[SuggestRow], reached: &[Reached]) -> String {
 
 fn run(args: &Args) -> Result<(), String> {
     let mut laws = synthetic::benchmark(args.seed, args.laws);
-    if args.scattered {
+    let off_grid = match args.design {
+        Design::Grid => None,
+        Design::Scattered => Some(synthetic::scattered as fn(&Experiment, u64) -> Experiment),
+        Design::Latin => Some(synthetic::latin_hypercube as fn(&Experiment, u64) -> Experiment),
+    };
+    if let Some(measure) = off_grid {
         laws = laws
             .iter()
             .enumerate()
             .filter(|(_, e)| e.family.parameters() > 1)
-            .map(|(i, e)| synthetic::scattered(e, args.seed ^ (i as u64 + 1)))
+            .map(|(i, e)| measure(e, args.seed ^ (i as u64 + 1)))
             .collect();
     }
     if let Some(kept) = args.repetitions {
@@ -693,8 +711,8 @@ fn run(args: &Args) -> Result<(), String> {
             }
             Ok(())
         }
-        "suggest" if args.scattered => {
-            Err("suggest follows a grid: --design scattered has none".to_owned())
+        "suggest" if args.design != Design::Grid => {
+            Err("suggest follows a grid: --design scattered or latin has none".to_owned())
         }
         "suggest" => {
             let advisor = args

@@ -313,6 +313,57 @@ pub fn scattered(law: &Experiment, seed: u64) -> Experiment {
     }
 }
 
+/// `law` measured at a Latin hypercube, as a space-filling design of continuous parameters
+/// (problem sizes, frequencies, tile sizes) measures: as many configurations as its grid has,
+/// each parameter's range between the grid's smallest and largest value cut into as many equal
+/// steps on a log scale, one value drawn log-uniformly within each step and given to one
+/// configuration in a random order of its own (so no two configurations share a value of any
+/// parameter, and none lies on a line), each measured with the law's noise and repetitions; the
+/// held-out configuration (one doubling past every largest value) kept. A law of one parameter
+/// is returned as it is.
+pub fn latin_hypercube(law: &Experiment, seed: u64) -> Experiment {
+    let dims = law.family.parameters();
+    if dims < 2 {
+        return law.clone();
+    }
+    let mut rng = SplitMix::new(seed);
+    let n = law.points.len();
+    let columns: Vec<Vec<f64>> = (0..dims)
+        .map(|p| {
+            let (lo, hi) = law
+                .points
+                .iter()
+                .map(|pt| pt.coordinate[p])
+                .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+                    (lo.min(v), hi.max(v))
+                });
+            let step = (hi / lo).ln() / n as f64;
+            let mut values: Vec<f64> = (0..n)
+                .map(|i| (lo.ln() + step * (i as f64 + rng.unit())).exp())
+                .collect();
+            // A random order (Fisher-Yates), drawn for each parameter on its own.
+            for i in (1..n).rev() {
+                values.swap(i, rng.range(0, i));
+            }
+            values
+        })
+        .collect();
+    let repetitions = law.points[0].values.len();
+    let points = (0..n)
+        .map(|i| {
+            let x: Vec<f64> = columns.iter().map(|c| c[i]).collect();
+            Point {
+                values: law.measured(&x, repetitions, &mut rng),
+                coordinate: x,
+            }
+        })
+        .collect();
+    Experiment {
+        points,
+        ..law.clone()
+    }
+}
+
 /// A call path of a public MPI study that rises 50x over four points, without repetitions
 /// (0.040, 0.074, 1.06, 2.13 s at p = 27, 64, 125, 216): the robust search's and `--suggest`'s
 /// tests of a series no model may flatten.
@@ -367,5 +418,38 @@ mod tests {
             }
         }
         assert_ne!(off.points, law.points);
+    }
+
+    /// A law at a Latin hypercube keeps its grid's number of runs, its repetitions and its
+    /// held-out configuration; each parameter has one value in each of as many equal steps (on
+    /// a log scale) of the grid's range, so no two runs share a value of any parameter.
+    #[test]
+    fn a_latin_hypercube_has_one_run_in_each_step_of_every_parameter() {
+        let law = benchmark(56, 12)
+            .into_iter()
+            .find(|e| e.family == Family::Product)
+            .unwrap();
+        let latin = latin_hypercube(&law, 3);
+        let n = law.points.len();
+        assert_eq!(latin.points.len(), n);
+        assert_eq!(latin.held_out, law.held_out);
+        assert!(
+            latin
+                .points
+                .iter()
+                .all(|p| p.values.len() == law.points[0].values.len())
+        );
+        for d in 0..2 {
+            let values = law.points.iter().map(|q| q.coordinate[d]);
+            let lo = values.clone().fold(f64::INFINITY, f64::min);
+            let hi = values.fold(0.0, f64::max);
+            let mut steps: Vec<usize> = latin
+                .points
+                .iter()
+                .map(|p| ((p.coordinate[d] / lo).ln() / (hi / lo).ln() * n as f64) as usize)
+                .collect();
+            steps.sort_unstable();
+            assert_eq!(steps, (0..n).collect::<Vec<_>>(), "parameter {d}");
+        }
     }
 }
