@@ -588,6 +588,14 @@ pub fn run(request: &Request) -> Outcome {
                     if let (Some(p), Some(predicted)) = (prediction, &extrap_predicted) {
                         line["prediction"] = predicted.json(&names, &p.coordinate);
                     }
+                    // The parameters whose terms this search could not rank (no line of three
+                    // runs), only where there are any.
+                    if !s.without_line.is_empty() {
+                        line["without_line"] = (s.without_line.iter())
+                            .filter_map(|&p| names.get(p).copied())
+                            .collect::<Vec<&str>>()
+                            .into();
+                    }
                     if let Some(robust) = &s.robust {
                         line["robust"] = robust_json(robust, &names);
                         if let (Some(p), Some(predicted)) = (prediction, &robust_predicted) {
@@ -630,6 +638,11 @@ pub fn run(request: &Request) -> Outcome {
                     if let (Some(at), Some(predicted)) = (&at, &extrap_predicted) {
                         let _ = writeln!(out, "    at {at}: {}", predicted.text(&s.metric));
                     }
+                    if s.robust.is_none()
+                        && let Some(said) = without_line_said(&s.without_line, &names)
+                    {
+                        let _ = writeln!(out, "    {said}");
+                    }
                     if let Some(robust) = &s.robust {
                         let _ = writeln!(out, "{}", robust_text(robust, m, &names));
                         if let (Some(at), Some(predicted)) = (&at, &robust_predicted) {
@@ -665,6 +678,25 @@ fn calibrations_text(p: &FilePrediction, models: &[SeriesModel], shown: &Shown) 
         }
     }
     out
+}
+
+/// What the Extra-P-compatible search could not do with `parameters` (indices into `names`)
+/// that have no line of three runs, and what can; `None` where there are none.
+fn without_line_said(parameters: &[usize], names: &[&str]) -> Option<String> {
+    let named: Vec<&str> = parameters
+        .iter()
+        .filter_map(|&p| names.get(p).copied())
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "{}: no three runs on a line of {} (the other parameters fixed), so this search \
+             (Extra-P's) can put none of {} terms into the model; --robust models them from all \
+             the runs",
+            named.join(", "),
+            if named.len() == 1 { "it" } else { "any" },
+            if named.len() == 1 { "its" } else { "their" },
+        )
+    })
 }
 
 /// The robust search's model of a call path as JSON, or why it has none.

@@ -877,12 +877,24 @@ fn runs_off_any_line_are_said_to_be_ranked_over_all_the_runs() {
         line["robust"]["ranked_off_line"],
         serde_json::json!(["p", "n"])
     );
+    assert_eq!(line["without_line"], serde_json::json!(["p", "n"]));
+    // Without --robust: Extra-P's search gives a constant, and says why and what can do more.
+    let printed = succeeded(&["scaling", &file]);
+    assert!(
+        printed.contains(
+            "p, n: no three runs on a line of any (the other parameters fixed), so this search \
+             (Extra-P's) can put none of their terms into the model; --robust models them"
+        ),
+        "{printed}"
+    );
     // Where each parameter has a line, nothing is said.
     let (_dir, file) = extrap_text_file(
         "PARAMETER p\nPOINTS (2) (4) (8) (16) (32)\nREGION solve\nMETRIC time\nDATA 1 1.01\nDATA 2 2.02\nDATA 3 3.03\nDATA 4 4.04\nDATA 5 5.05\n",
     );
     let printed = succeeded(&["scaling", "--robust", &file]);
     assert!(!printed.contains("no three runs on a line"), "{printed}");
+    let printed = succeeded(&["scaling", "--json", &file]);
+    assert!(!printed.contains("without_line"), "{printed}");
 }
 
 /// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del

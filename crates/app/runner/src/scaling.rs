@@ -102,6 +102,10 @@ pub struct SeriesModel {
     /// With a target: each model's prediction there, its interval calibrated on the file.
     pub prediction: Option<Prediction>,
     pub robust_prediction: Option<Prediction>,
+    /// The parameters no line of the call path's runs ranks the terms of
+    /// ([`pmnf::without_line`](yosoku_regression::pmnf::without_line)): the Extra-P-compatible
+    /// search's model has none of their terms.
+    pub without_line: Vec<usize>,
 }
 
 /// A model's prediction at the target and its interval under the file's calibration (`None`
@@ -332,6 +336,7 @@ pub fn model_files(
                         robust,
                         prediction,
                         robust_prediction,
+                        without_line: yosoku_regression::pmnf::without_line(&s.points),
                         callpath: s.callpath.clone(),
                         metric: s.metric.clone(),
                     }

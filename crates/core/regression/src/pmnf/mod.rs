@@ -910,6 +910,25 @@ fn enough_values<'a>(
     Ok(())
 }
 
+/// The parameters along which no line of `points` (the other parameters fixed) has three
+/// values or more: Extra-P's search ranks their terms on those lines, so it can put none of them
+/// into a model (a space-filling design: each value measured about once). Empty with one
+/// parameter, whose line is all the points.
+pub fn without_line(points: &[Point]) -> Vec<usize> {
+    let dims = points.first().map_or(0, |p| p.coordinate.len());
+    if dims < 2 {
+        return Vec::new();
+    }
+    let reduced: Vec<(Vec<f64>, f64)> =
+        points.iter().map(|p| (p.coordinate.clone(), 0.0)).collect();
+    lines(&reduced, dims)
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.len() < MINIMUM_POINTS)
+        .map(|(p, _)| p)
+        .collect()
+}
+
 /// For each parameter, the points along the longest lines of measurements in its direction,
 /// each value's mean over those lines (Extra-P's `auto` point selection).
 fn lines(points: &[(Vec<f64>, f64)], dims: usize) -> Vec<Vec<(f64, f64)>> {
