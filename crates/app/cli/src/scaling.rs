@@ -574,34 +574,7 @@ pub fn run(request: &Request) -> Outcome {
             let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
             match (&model, request.json) {
                 (Ok(m), true) => {
-                    let mut line = serde_json::json!({
-                        "file": file.display().to_string(),
-                        "callpath": s.callpath,
-                        "metric": s.metric,
-                        "constant": m.constant,
-                        "terms": terms_json(&m.terms),
-                        "smape": m.smape,
-                        "rss": m.rss,
-                        "ar2": m.adjusted_r2,
-                        "unit": unit_json(&s.metric),
-                    });
-                    if let (Some(p), Some(predicted)) = (prediction, &extrap_predicted) {
-                        line["prediction"] = predicted.json(&names, &p.coordinate);
-                    }
-                    // The parameters whose terms this search could not rank (no line of three
-                    // runs), only where there are any.
-                    if !s.without_line.is_empty() {
-                        line["without_line"] = (s.without_line.iter())
-                            .filter_map(|&p| names.get(p).copied())
-                            .collect::<Vec<&str>>()
-                            .into();
-                    }
-                    if let Some(robust) = &s.robust {
-                        line["robust"] = robust_json(robust, &names);
-                        if let (Some(p), Some(predicted)) = (prediction, &robust_predicted) {
-                            line["robust"]["prediction"] = predicted.json(&names, &p.coordinate);
-                        }
-                    }
+                    let line = model_json(file, s, m, &names, prediction);
                     let _ = writeln!(out, "{line}");
                 }
                 (Err(e), true) => {
@@ -678,6 +651,47 @@ fn calibrations_text(p: &FilePrediction, models: &[SeriesModel], shown: &Shown) 
         }
     }
     out
+}
+
+/// A call path's models as one JSON line (`--json`): the Extra-P-compatible search's, as
+/// Extra-P's fields name them, its prediction at the target, and the robust search's.
+fn model_json(
+    file: &Path,
+    s: &SeriesModel,
+    m: &PmnfModel,
+    names: &[&str],
+    prediction: Option<&FilePrediction>,
+) -> serde_json::Value {
+    let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
+    let mut line = serde_json::json!({
+        "file": file.display().to_string(),
+        "callpath": s.callpath,
+        "metric": s.metric,
+        "constant": m.constant,
+        "terms": terms_json(&m.terms),
+        "smape": m.smape,
+        "rss": m.rss,
+        "ar2": m.adjusted_r2,
+        "unit": unit_json(&s.metric),
+    });
+    if let (Some(p), Some(predicted)) = (prediction, &extrap_predicted) {
+        line["prediction"] = predicted.json(names, &p.coordinate);
+    }
+    // The parameters whose terms this search could not rank (no line of three runs), only
+    // where there are any.
+    if !s.without_line.is_empty() {
+        line["without_line"] = (s.without_line.iter())
+            .filter_map(|&p| names.get(p).copied())
+            .collect::<Vec<&str>>()
+            .into();
+    }
+    if let Some(robust) = &s.robust {
+        line["robust"] = robust_json(robust, names);
+        if let (Some(p), Some(predicted)) = (prediction, &robust_predicted) {
+            line["robust"]["prediction"] = predicted.json(names, &p.coordinate);
+        }
+    }
+    line
 }
 
 /// What the Extra-P-compatible search could not do with `parameters` (indices into `names`)
