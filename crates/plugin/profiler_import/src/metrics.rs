@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use yosoku_plugin_sdk::{Config, ConfigKey, ConfigType, PluginError};
@@ -157,14 +157,6 @@ pub struct Mapping {
     metrics: Vec<MetricInfo>,
 }
 
-/// Line and column (1-based) of byte offset `at` of `text`.
-fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let before = text.get(..at).unwrap_or(text);
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.matches('\n').count() + 1;
-    (line, before[line_start..].chars().count() + 1)
-}
-
 fn kind_of(kind: &str, what: &str) -> Result<&'static str, String> {
     yosoku_tables::METRIC_KINDS
         .iter()
@@ -202,8 +194,7 @@ impl Mapping {
     /// that is wrong.
     fn add(&mut self, text: &str, source: &str) -> Result<(), String> {
         let at = |value: std::ops::Range<usize>, message: String| {
-            let (line, column) = line_column(text, value.start);
-            format!("{source}:{line}:{column}: {message}")
+            PluginError::at_offset(Path::new(source), text, value.start, message).to_string()
         };
         let file: File = toml::from_str(text)
             .map_err(|e| at(e.span().unwrap_or(0..0), e.message().trim().to_owned()))?;

@@ -122,6 +122,24 @@ impl PluginError {
         Self::new(format!("{}:{line}:{column}: {message}", path.display()))
     }
 
+    /// An error at byte `offset` of `text`, the contents of the file at `path` (a TOML or JSON
+    /// reader's span): `path:line:column: message`, both 1-based, the column in bytes.
+    pub fn at_offset(
+        path: &Path,
+        text: &str,
+        offset: usize,
+        message: impl std::fmt::Display,
+    ) -> Self {
+        let before = &text.as_bytes()[..offset.min(text.len())];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = before.len()
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |n| n + 1);
+        Self::at(path, line, column + 1, message)
+    }
+
     /// A file that could not be read or written.
     pub fn io(path: &Path, error: &std::io::Error) -> Self {
         Self::new(format!("{}: {error}", path.display()))
@@ -185,5 +203,28 @@ pub fn release_free_memory() {
         unsafe {
             malloc_trim(0);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader's span names the line and column of its first byte, past every line end before
+    /// it; an offset beyond the text names its end.
+    #[test]
+    fn an_offset_is_named_by_its_line_and_column() {
+        let path = Path::new("mine.toml");
+        let text = "[[metric]]\nname = \"x\"\nkind = \"speed\"\n";
+        let e = PluginError::at_offset(path, text, text.find("\"speed").unwrap(), "unknown kind");
+        assert_eq!(e.to_string(), "mine.toml:3:8: unknown kind");
+        assert_eq!(
+            PluginError::at_offset(path, text, 0, "here").to_string(),
+            "mine.toml:1:1: here"
+        );
+        assert_eq!(
+            PluginError::at_offset(path, text, 10_000, "end").to_string(),
+            "mine.toml:4:1: end"
+        );
     }
 }

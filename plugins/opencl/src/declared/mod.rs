@@ -388,11 +388,7 @@ struct Located<'a> {
 
 impl Located<'_> {
     fn at(&self, offset: usize, message: impl Into<String>) -> PluginError {
-        let offset = offset.min(self.text.len());
-        let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rfind('\n').map_or(offset, |n| offset - n - 1) + 1;
-        PluginError::at(self.path, line, column, message.into())
+        PluginError::at_offset(self.path, self.text, offset, message.into())
     }
 
     fn span(&self, span: &Range<usize>, message: impl Into<String>) -> PluginError {

@@ -396,14 +396,19 @@ pub(crate) fn moving_together(spread: [f64; 3]) -> Vec<Point> {
 mod tests {
     use super::*;
 
+    /// The benchmark's first law of two parameters, a product, measured on its grid.
+    fn a_product() -> Experiment {
+        benchmark(56, 12)
+            .into_iter()
+            .find(|e| e.family == Family::Product)
+            .unwrap()
+    }
+
     /// A scattered law keeps its grid's number of runs, its repetitions and its held-out
     /// configuration, each run distinct and within the grid's range.
     #[test]
     fn a_scattered_law_has_its_grids_runs_within_its_range() {
-        let law = benchmark(56, 12)
-            .into_iter()
-            .find(|e| e.family == Family::Product)
-            .unwrap();
+        let law = a_product();
         let off = scattered(&law, 3);
         assert_eq!(off.points.len(), law.points.len());
         assert_eq!(off.held_out, law.held_out);
@@ -425,10 +430,7 @@ mod tests {
     /// a log scale) of the grid's range, so no two runs share a value of any parameter.
     #[test]
     fn a_latin_hypercube_has_one_run_in_each_step_of_every_parameter() {
-        let law = benchmark(56, 12)
-            .into_iter()
-            .find(|e| e.family == Family::Product)
-            .unwrap();
+        let law = a_product();
         let latin = latin_hypercube(&law, 3);
         let n = law.points.len();
         assert_eq!(latin.points.len(), n);
