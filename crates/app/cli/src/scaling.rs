@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use yosoku_runner::scaling::{
     Aggregate, Calibration, CubeReading, CubeScaling, CubeValues, FilePrediction, Grid, PmnfError,
     PmnfModel, PmnfOptions, Prediction, RobustFit, SeriesModel, Term, moved_with_first_said,
-    ranked_off_line_said, term_shape,
+    ranked_off_line_said, term_shape, without_line_said,
 };
 
 /// What `yosoku scaling` is asked.
@@ -692,25 +692,6 @@ fn model_json(
         }
     }
     line
-}
-
-/// What the Extra-P-compatible search could not do with `parameters` (indices into `names`)
-/// that have no line of three runs, and what can; `None` where there are none.
-fn without_line_said(parameters: &[usize], names: &[&str]) -> Option<String> {
-    let named: Vec<&str> = parameters
-        .iter()
-        .filter_map(|&p| names.get(p).copied())
-        .collect();
-    (!named.is_empty()).then(|| {
-        format!(
-            "{}: no three runs on a line of {} (the other parameters fixed), so this search \
-             (Extra-P's) can put none of {} terms into the model; --robust models them from all \
-             the runs",
-            named.join(", "),
-            if named.len() == 1 { "it" } else { "any" },
-            if named.len() == 1 { "its" } else { "their" },
-        )
-    })
 }
 
 /// The robust search's model of a call path as JSON, or why it has none.

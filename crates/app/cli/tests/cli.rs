@@ -882,8 +882,8 @@ fn runs_off_any_line_are_said_to_be_ranked_over_all_the_runs() {
     let printed = succeeded(&["scaling", &file]);
     assert!(
         printed.contains(
-            "p, n: no three runs on a line of any (the other parameters fixed), so this search \
-             (Extra-P's) can put none of their terms into the model; --robust models them"
+            "p, n: no three runs on a line of any (the other parameters fixed), so Extra-P's \
+             search can put none of their terms into the model; the robust search models them"
         ),
         "{printed}"
     );

@@ -23,6 +23,7 @@ pub use yosoku_regression::pmnf::suggest::Suggestions;
 pub use yosoku_regression::pmnf::suggest::{Candidate, Grid};
 pub use yosoku_regression::pmnf::suggest::{MetricUnit, is_time_metric};
 use yosoku_regression::pmnf::suggest::{RunCost, candidates, suggest_from};
+pub use yosoku_regression::pmnf::without_line_said;
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
 
 /// The models of one file.

@@ -7,7 +7,9 @@ use yosoku_regression::pmnf::calibrate::{
     Basis, CalibratedIntervals, Calibration, extrap_calibration, robust_calibration,
 };
 use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said, ranked_off_line_said};
-use yosoku_regression::pmnf::{PmnfModel, PmnfOptions, Point, fit};
+use yosoku_regression::pmnf::{
+    PmnfModel, PmnfOptions, Point, fit, without_line, without_line_said,
+};
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
 use yosoku_tables::rows::PredictionRow;
@@ -86,7 +88,8 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     for (key, points, held) in fitted {
         let label = key[..3].join(" / ");
         let fitted = match spec.search {
-            Search::Extrap => fit(&points, &options).map(|m| (m, None)),
+            Search::Extrap => fit(&points, &options)
+                .map(|m| (m, without_line_said(&without_line(&points), &names))),
             Search::Robust => fit_robust(&points, &options).map(|r| {
                 let note = moved_with_first_said(&r.moved_with_first, &names)
                     .map(|moved| format!("{moved}: modelled over {} alone", names[0]))

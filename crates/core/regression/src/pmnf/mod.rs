@@ -929,6 +929,37 @@ pub fn without_line(points: &[Point]) -> Vec<usize> {
         .collect()
 }
 
+/// "p, n: no three runs on a line of any ..." for the parameters `parameters` (indices into
+/// `names`, as [`without_line`] gives them), with what the robust search does instead; `None`
+/// where there are none. The CLI and the pipelines' reports say it in these words.
+pub fn without_line_said<S: AsRef<str>>(parameters: &[usize], names: &[S]) -> Option<String> {
+    said_of(parameters, names, |named, it, its| {
+        format!(
+            "{named}: no three runs on a line of {it} (the other parameters fixed), so Extra-P's \
+             search can put none of {its} terms into the model; the robust search models them \
+             from all the runs"
+        )
+    })
+}
+
+/// `say` of the named `parameters` (indices into `names`): their names joined, then "it" and
+/// "its" for one, "any" and "their" for more; `None` where there are none.
+pub(crate) fn said_of<S: AsRef<str>>(
+    parameters: &[usize],
+    names: &[S],
+    say: impl FnOnce(String, &str, &str) -> String,
+) -> Option<String> {
+    let named: Vec<&str> = parameters
+        .iter()
+        .filter_map(|&p| names.get(p).map(AsRef::as_ref))
+        .collect();
+    match named.len() {
+        0 => None,
+        1 => Some(say(named.join(", "), "it", "its")),
+        _ => Some(say(named.join(", "), "any", "their")),
+    }
+}
+
 /// For each parameter, the points along the longest lines of measurements in its direction,
 /// each value's mean over those lines (Extra-P's `auto` point selection).
 fn lines(points: &[(Vec<f64>, f64)], dims: usize) -> Vec<Vec<(f64, f64)>> {

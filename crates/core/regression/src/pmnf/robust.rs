@@ -586,17 +586,10 @@ pub fn moved_with_first_said<S: AsRef<str>>(moved: &[usize], names: &[S]) -> Opt
 /// `names`, as [`RobustFit::ranked_off_line`] holds them); `None` where there are none. The CLI
 /// and the pipelines' reports say it in these words.
 pub fn ranked_off_line_said<S: AsRef<str>>(ranked: &[usize], names: &[S]) -> Option<String> {
-    let ranked: Vec<&str> = ranked
-        .iter()
-        .filter_map(|&p| names.get(p).map(AsRef::as_ref))
-        .collect();
-    (!ranked.is_empty()).then(|| {
+    super::said_of(ranked, names, |named, it, its| {
         format!(
-            "{}: no three runs on a line of {} (the other parameters fixed), so {} terms were \
-             ranked over all the runs, a choice the interval carries only in part",
-            ranked.join(", "),
-            if ranked.len() == 1 { "it" } else { "any" },
-            if ranked.len() == 1 { "its" } else { "their" },
+            "{named}: no three runs on a line of {it} (the other parameters fixed), so {its} terms \
+             were ranked over all the runs, a choice the interval carries only in part"
         )
     })
 }

@@ -241,3 +241,49 @@ fn a_median_by_selection_is_the_median() {
     }
     assert!(median_by_selection(&mut []).is_nan() && median(&[]).is_nan());
 }
+
+/// Runs off any line leave Extra-P's search no line to rank a parameter's terms on, and it is
+/// said with the parameters' names; a grid, or one parameter, has its lines.
+#[test]
+fn the_parameters_without_a_line_of_three_runs_are_named() {
+    let point = |x: f64, y: f64| Point {
+        coordinate: vec![x, y],
+        values: vec![x * y],
+    };
+    let scattered: Vec<Point> = (1..=12)
+        .map(|i| point(i as f64, ((i * 5) % 12 + 1) as f64))
+        .collect();
+    assert_eq!(without_line(&scattered), vec![0, 1]);
+    assert_eq!(
+        without_line_said(&without_line(&scattered), &["p", "n"]).unwrap(),
+        "p, n: no three runs on a line of any (the other parameters fixed), so Extra-P's search \
+         can put none of their terms into the model; the robust search models them from all the \
+         runs"
+    );
+    // Three values of x on the line y = 1, two of y on the line x = 1.
+    let partial = vec![
+        point(1.0, 1.0),
+        point(2.0, 1.0),
+        point(4.0, 1.0),
+        point(1.0, 3.0),
+    ];
+    assert_eq!(without_line(&partial), vec![1]);
+    assert!(
+        without_line_said(&[1], &["x", "y"])
+            .unwrap()
+            .starts_with("y: no three runs on a line of it")
+    );
+    let grid: Vec<Point> = [1.0, 2.0, 4.0]
+        .iter()
+        .flat_map(|&x: &f64| [1.0, 3.0, 9.0].map(|y: f64| point(x, y)))
+        .collect();
+    assert!(without_line(&grid).is_empty());
+    let one: Vec<Point> = (1..=5)
+        .map(|i| Point {
+            coordinate: vec![i as f64],
+            values: vec![1.0],
+        })
+        .collect();
+    assert!(without_line(&one).is_empty());
+    assert_eq!(without_line_said::<&str>(&[], &["x"]), None);
+}
