@@ -57,6 +57,11 @@ pub const SEEDS: &[SeedFiles] = &[
         pick: None,
     },
     SeedFiles {
+        target: "saved_transfer_model",
+        files: &[("fuzz/seeds/transfer", ".json")],
+        pick: None,
+    },
+    SeedFiles {
         target: "rocprof",
         files: &[
             ("pipelines/data/rocprof", ".csv"),

@@ -71,6 +71,11 @@ const TARGETS: &[Target] = &[
         timeout_secs: 10,
     },
     Target {
+        name: "saved_transfer_model",
+        brief: true,
+        timeout_secs: 10,
+    },
+    Target {
         name: "rocprof",
         brief: true,
         timeout_secs: 10,

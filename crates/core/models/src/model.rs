@@ -40,16 +40,29 @@ pub trait Model: Sized + Serialize + DeserializeOwned {
         })
     }
 
-    /// The model read back from its saved form.
+    /// The model read back from its saved form, and checked ([`Model::check_saved`]).
     fn from_json(text: &str) -> Result<Self, ModelError> {
-        serde_json::from_str(text).map_err(|e| {
+        let model: Self = serde_json::from_str(text).map_err(|e| {
             ModelError::invalid(format!(
                 "the saved {} model is not one this yosoku reads (line {}, column {}): {e}",
                 Self::KIND,
                 e.line(),
                 e.column()
             ))
-        })
+        })?;
+        model
+            .check_saved()
+            .map_err(|why| ModelError::invalid(format!("the saved {} model: {why}", Self::KIND)))?;
+        Ok(model)
+    }
+
+    /// What a model read back must hold beyond its fields' types before it answers: each list
+    /// as long as the features it weighs, every number finite, each calibration list sorted
+    /// (what the fit always writes). A bundle's hashes say only that a file is the one saved; a
+    /// file changed with them, or written by hand, is refused here, naming the key
+    /// (`` key `transfer.across_architectures.scale`: ... ``).
+    fn check_saved(&self) -> Result<(), String> {
+        Ok(())
     }
 
     /// The options as the bundle records them, by name.

@@ -143,6 +143,37 @@ impl Ridge {
             .map(|(b, s)| (b / s, *b))
     }
 
+    /// A ridge read back (key `key`) weighs `columns` columns: each list that long, every
+    /// number finite, each scale positive.
+    pub fn check_saved(&self, key: &str, columns: usize) -> Result<(), String> {
+        for (name, values) in [
+            ("mean", &self.mean),
+            ("scale", &self.scale),
+            ("coefficients", &self.coefficients),
+        ] {
+            if values.len() != columns {
+                return Err(format!(
+                    "key `{key}.{name}`: {} values, expected {columns} (one a column the ridge weighs)",
+                    values.len()
+                ));
+            }
+            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+                return Err(format!("key `{key}.{name}`: value {} is not finite", i + 1));
+            }
+        }
+        if let Some(i) = self.scale.iter().position(|s| *s <= 0.0) {
+            return Err(format!(
+                "key `{key}.scale`: value {} is {}, expected a positive standard deviation",
+                i + 1,
+                self.scale[i]
+            ));
+        }
+        if !self.intercept.is_finite() {
+            return Err(format!("key `{key}.intercept`: not finite"));
+        }
+        Ok(())
+    }
+
     pub fn predict(&self, row: &[f64]) -> f64 {
         self.intercept
             + row
@@ -543,6 +574,15 @@ impl TransferModel {
         train: &dyn Fn(&Cell) -> bool,
     ) -> Result<Self, ModelError> {
         Self::fit_with(m, train, true)
+    }
+
+    /// A transfer model read back (key `transfer`): both ridges weigh the device features.
+    pub fn check_saved(&self) -> Result<(), String> {
+        if let Some(r) = &self.within_architecture {
+            r.check_saved("transfer.within_architecture", DEVICE_FEATURES.len())?;
+        }
+        self.across_architectures
+            .check_saved("transfer.across_architectures", DEVICE_FEATURES.len())
     }
 
     /// The time of a launch on `target` from its `sources` (the same launch measured on other

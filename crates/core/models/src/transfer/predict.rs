@@ -143,6 +143,30 @@ impl ByRelation {
         }
     }
 
+    /// Lists read back (key `key`): each as [`ByRelation::sorted`] leaves it, of absolute
+    /// errors.
+    fn check_saved(&self, key: &str) -> Result<(), String> {
+        for (name, list) in [
+            ("same_architecture", &self.same_architecture),
+            ("across_architectures", &self.across_architectures),
+        ] {
+            if let Some(i) = list.iter().position(|r| !r.is_finite() || *r < 0.0) {
+                return Err(format!(
+                    "key `{key}.{name}`: value {} is {}, expected an absolute error (finite, not negative)",
+                    i + 1,
+                    list[i]
+                ));
+            }
+            if let Some(i) = list.windows(2).position(|w| w[1] < w[0]) {
+                return Err(format!(
+                    "key `{key}.{name}`: value {} is below the one before it; the fit saves these errors sorted",
+                    i + 2
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Each list finite and sorted: what a quantile reads, and the same saved however the folds
     /// ran.
     fn sorted(mut self) -> Self {
@@ -664,6 +688,17 @@ impl Model for GpuTransfer {
     type Training<'a> = TransferTraining<'a>;
     type Question<'a> = TransferQuestion<'a>;
     type Answer = Prediction;
+
+    fn check_saved(&self) -> Result<(), String> {
+        self.transfer.check_saved()?;
+        if let Some(u) = &self.utilisation {
+            u.check_saved()?;
+        }
+        self.transfer_errors.check_saved("transfer_errors")?;
+        self.wave_scaling_errors
+            .check_saved("wave_scaling_errors")?;
+        self.utilisation_errors.check_saved("utilisation_errors")
+    }
 
     fn fit(training: TransferTraining<'_>, options: &TransferOptions) -> Result<Self, ModelError> {
         Self::fit_measurements(

@@ -652,6 +652,58 @@ fn a_saved_transfer_model_answers_as_the_fitted_one() {
         e.to_string().contains("the saved gpu_transfer model"),
         "{e}"
     );
+    // A file changed after the fit (its hash with it) is refused at the key it breaks.
+    let changed = |key: &[&str], value: serde_json::Value| {
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut at = &mut v;
+        for k in key {
+            at = match k.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*k],
+            };
+        }
+        *at = value;
+        GpuTransfer::from_json(&v.to_string())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = changed(
+        &["transfer", "across_architectures", "scale"],
+        serde_json::json!([1.0]),
+    );
+    assert!(
+        e.contains("key `transfer.across_architectures.scale`: 1 values, expected 11"),
+        "{e}"
+    );
+    let e = changed(
+        &["transfer", "across_architectures", "scale", "3"],
+        serde_json::json!(0.0),
+    );
+    assert!(
+        e.contains("key `transfer.across_architectures.scale`: value 4 is 0"),
+        "{e}"
+    );
+    let e = changed(
+        &["transfer_errors", "same_architecture", "0"],
+        serde_json::json!(1e9),
+    );
+    assert!(
+        e.contains("key `transfer_errors.same_architecture`: value 2 is below the one before it"),
+        "{e}"
+    );
+    let e = changed(
+        &["wave_scaling_errors", "across_architectures", "0"],
+        serde_json::json!(-1.0),
+    );
+    assert!(
+        e.contains("key `wave_scaling_errors.across_architectures`: value 1 is -1"),
+        "{e}"
+    );
+    let e = changed(&["utilisation", "all", "mean"], serde_json::json!([]));
+    assert!(
+        e.contains("key `utilisation.all.mean`: 0 values, expected 9"),
+        "{e}"
+    );
 }
 
 /// The transfer model over the base its nested cross-validation chooses: where times follow

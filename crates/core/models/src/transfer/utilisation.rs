@@ -104,6 +104,16 @@ pub struct UtilisationModel {
 }
 
 impl UtilisationModel {
+    /// A utilisation model read back (key `utilisation`): every ridge weighs the utilisation
+    /// features.
+    pub fn check_saved(&self) -> Result<(), String> {
+        let p = UTILISATION_FEATURES.len();
+        for (i, (_, ridge)) in self.groups.iter().enumerate() {
+            ridge.check_saved(&format!("utilisation.groups[{i}]"), p)?;
+        }
+        self.all.check_saved("utilisation.all", p)
+    }
+
     /// Fits on the cells `train` accepts, grouped by `group_of` of their kernel's name.
     pub fn fit(
         m: &Measurements,
