@@ -353,6 +353,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             let found = match &s.suggestions {
                 Ok(found) => found,
                 Err(e) => {
+                    let e = e.said(&file.parameters);
                     let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
                     continue;
                 }
@@ -517,7 +518,9 @@ fn suggestion_json(
                 line["why_none"] = serde_json::json!(nothing_to_suggest(found, &s.metric));
             }
         }
-        Err(e) => line["error"] = serde_json::json!(format!("not modelled: {e}")),
+        Err(e) => {
+            line["error"] = serde_json::json!(format!("not modelled: {}", e.said(parameters)));
+        }
     }
     line
 }
@@ -574,7 +577,8 @@ pub fn run(request: &Request) -> Outcome {
             let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
             match (&model, request.json) {
                 (Ok(m), true) => {
-                    let line = model_json(file, s, m, &names, prediction);
+                    let position = |i| file_models.file_position(i);
+                    let line = model_json(file, s, m, (&names, &position), prediction);
                     let _ = writeln!(out, "{line}");
                 }
                 (Err(e), true) => {
@@ -582,7 +586,7 @@ pub fn run(request: &Request) -> Outcome {
                         "file": file.display().to_string(),
                         "callpath": s.callpath,
                         "metric": s.metric,
-                        "error": e.to_string(),
+                        "error": e.said(&names),
                     });
                     let _ = writeln!(out, "{line}");
                 }
@@ -624,6 +628,7 @@ pub fn run(request: &Request) -> Outcome {
                     }
                 }
                 (Err(e), false) => {
+                    let e = e.said(&names);
                     let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
                 }
             }
@@ -659,7 +664,7 @@ fn model_json(
     file: &Path,
     s: &SeriesModel,
     m: &PmnfModel,
-    names: &[&str],
+    (names, position): (&[&str], &dyn Fn(usize) -> usize),
     prediction: Option<&FilePrediction>,
 ) -> serde_json::Value {
     let (extrap_predicted, robust_predicted) = predicted_at(prediction, s);
@@ -668,7 +673,7 @@ fn model_json(
         "callpath": s.callpath,
         "metric": s.metric,
         "constant": m.constant,
-        "terms": terms_json(&m.terms),
+        "terms": terms_json(&m.terms, position),
         "smape": m.smape,
         "rss": m.rss,
         "ar2": m.adjusted_r2,
@@ -686,7 +691,7 @@ fn model_json(
             .into();
     }
     if let Some(robust) = &s.robust {
-        line["robust"] = robust_json(robust, names);
+        line["robust"] = robust_json(robust, names, position);
         if let (Some(p), Some(predicted)) = (prediction, &robust_predicted) {
             line["robust"]["prediction"] = predicted.json(names, &p.coordinate);
         }
@@ -695,11 +700,15 @@ fn model_json(
 }
 
 /// The robust search's model of a call path as JSON, or why it has none.
-fn robust_json(robust: &Result<RobustFit, PmnfError>, names: &[&str]) -> serde_json::Value {
+fn robust_json(
+    robust: &Result<RobustFit, PmnfError>,
+    names: &[&str],
+    position: &dyn Fn(usize) -> usize,
+) -> serde_json::Value {
     match robust {
         Ok(r) => serde_json::json!({
             "constant": r.model.constant,
-            "terms": terms_json(&r.model.terms),
+            "terms": terms_json(&r.model.terms, position),
             "smape": r.model.smape,
             "noise_pct": r.noise_pct,
             // The parameters that grew with the first at every run, left out of the model
@@ -717,7 +726,7 @@ fn robust_json(robust: &Result<RobustFit, PmnfError>, names: &[&str]) -> serde_j
                 .filter_map(|&p| names.get(p))
                 .collect::<Vec<_>>(),
         }),
-        Err(e) => serde_json::json!({ "error": e.to_string() }),
+        Err(e) => serde_json::json!({ "error": e.said(names) }),
     }
 }
 
@@ -832,8 +841,9 @@ impl Predicted<'_> {
 }
 
 /// A model's terms as `tools/extrap/models.py` writes Extra-P's: coefficient and factors
-/// `[parameter, numerator, denominator, log]`.
-fn terms_json(terms: &[Term]) -> Vec<serde_json::Value> {
+/// `[parameter, numerator, denominator, log]`, the parameter's place among the file's own
+/// (`position` of the model's: they differ where a fixed parameter was left out).
+fn terms_json(terms: &[Term], position: &dyn Fn(usize) -> usize) -> Vec<serde_json::Value> {
     terms
         .iter()
         .map(|t| {
@@ -842,7 +852,7 @@ fn terms_json(terms: &[Term]) -> Vec<serde_json::Value> {
                 .iter()
                 .map(|(p, e)| {
                     [
-                        *p as i64,
+                        position(*p) as i64,
                         i64::from(e.numerator),
                         i64::from(e.denominator),
                         i64::from(e.log),
@@ -864,7 +874,7 @@ fn robust_text(
 ) -> String {
     let r = match robust {
         Ok(r) => r,
-        Err(e) => return format!("    robust: not modelled: {e}"),
+        Err(e) => return format!("    robust: not modelled: {}", e.said(names)),
     };
     let noise = match r.noise_pct {
         None => "no repetitions".to_owned(),

@@ -897,6 +897,76 @@ fn runs_off_any_line_are_said_to_be_ranked_over_all_the_runs() {
     assert!(!printed.contains("without_line"), "{printed}");
 }
 
+/// A parameter measured at one value (a study of the ranks at one size, the size written as a
+/// parameter) is left out of the models, as Extra-P 4.2.5 leaves it out of its model (`0.0354 +
+/// 0.5100 * p^(1)` for this file), and said so; in the JSON each factor keeps its parameter's
+/// place among the file's own. A target, grid or cost at the fixed parameter is refused where it
+/// asks what no model can answer; one of two values is named in its refusal.
+#[test]
+fn a_parameter_measured_at_one_value_is_left_out_of_the_models_and_said_so() {
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER n\nPARAMETER p\nPOINTS ( 100 2 ) ( 100 4 ) ( 100 8 ) ( 100 16 ) ( 100 32 )\nREGION main\nMETRIC time\nDATA 1.0 1.1\nDATA 2.1 2.0\nDATA 4.2 4.1\nDATA 8.1 8.3\nDATA 16.5 16.2\n",
+    );
+    let file = file.as_str();
+    let out = yosoku(&["scaling", "--robust", "--target", "p=64,n=100", file]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("(parameters: p)"), "{printed}");
+    assert!(
+        printed.contains("main / time: 3.541667e-2 + 5.100470e-1 * p^(1)"),
+        "{printed}"
+    );
+    assert!(printed.contains("at p=64: 32.678 s"), "{printed}");
+    assert!(
+        text(&out.stderr).contains("n = 100 at every run: the models are over p alone"),
+        "{}",
+        text(&out.stderr)
+    );
+    let printed = succeeded(&["scaling", "--robust", "--json", file]);
+    let line: serde_json::Value = serde_json::from_str(printed.trim()).unwrap();
+    assert_eq!(
+        line["terms"][0]["factors"],
+        serde_json::json!([[1, 1, 1, 0]])
+    );
+    assert_eq!(
+        line["robust"]["terms"][0]["factors"],
+        serde_json::json!([[1, 1, 1, 0]])
+    );
+    for (args, expected) in [
+        (
+            &["--target", "p=64,n=200"][..],
+            "--target n=200, but n is 100 at every run of the file",
+        ),
+        (
+            &["--suggest", "--target", "p=64", "--grid", "n=x2"][..],
+            "--grid names `n`, which is 100 at every run of the file",
+        ),
+        (
+            &["--suggest", "--target", "p=64", "--cost-parameter", "n"][..],
+            "--cost-parameter names `n`, which is 100 at every run of the file",
+        ),
+    ] {
+        let out = yosoku(&[&["scaling"][..], args, &[file]].concat());
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&out.stderr).contains(expected),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let printed = succeeded(&["scaling", "--suggest", "--target", "p=64", file]);
+    assert!(printed.contains("1. p=64:"), "{printed}");
+    // Two values are not one: too few to model, and the parameter is named.
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER p\nPARAMETER n\nPOINTS ( 2 100 ) ( 4 100 ) ( 8 100 ) ( 2 200 ) ( 4 200 ) ( 8 200 )\nREGION main\nMETRIC time\nDATA 1\nDATA 2\nDATA 4\nDATA 2\nDATA 4\nDATA 8\n",
+    );
+    let printed = succeeded(&["scaling", &file]);
+    assert!(
+        printed.contains("not modelled: parameter n: 2 distinct values; a model needs at least 3"),
+        "{printed}"
+    );
+}
+
 /// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del
 /// synapses", in Extra-P's test data): both searches predict 0 within 0 to 0, repetitions that
 /// agree exactly are not called "no repetitions", and --suggest says why it has nothing to offer.

@@ -172,3 +172,57 @@ fn held_out_like_extrap(python: &str, files: &[PathBuf], bundle: &Path) {
     // Every call path yosoku models has Extra-P's prediction beside it.
     assert_eq!(matched, ours.len(), "{matched} of {} matched", ours.len());
 }
+
+/// A file whose first parameter has one value at every run (a study of the ranks at one size):
+/// `yosoku scaling` leaves it out of its models (docs/methods.md, section 7), and Extra-P 4.2.5,
+/// run beside it on the same file, gives the same terms, each at the same place among the
+/// file's parameters, and the same coefficients.
+#[test]
+fn a_parameter_fixed_at_every_run_is_modelled_as_extrap_models_it() {
+    let Some(python) = extrap_compare::python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fixed-size.txt");
+    std::fs::write(
+        &file,
+        "PARAMETER n\nPARAMETER p\nPOINTS ( 100 2 ) ( 100 4 ) ( 100 8 ) ( 100 16 ) ( 100 32 )\n\
+         REGION main\nMETRIC time\nDATA 1.0 1.1\nDATA 2.1 2.0\nDATA 4.2 4.1\nDATA 8.1 8.3\n\
+         DATA 16.5 16.2\nREGION io\nMETRIC time\nDATA 0.50 0.52\nDATA 0.61 0.60\nDATA 0.70 0.71\n\
+         DATA 0.80 0.79\nDATA 0.91 0.90\n",
+    )
+    .unwrap();
+    let theirs = extrap_compare::extrap_models(
+        &python,
+        std::slice::from_ref(&file),
+        &PmnfOptions::default(),
+    );
+    let out = yosoku(&["scaling", "--json", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut compared = 0;
+    for line in text(&out.stdout).lines() {
+        let ours: serde_json::Value = serde_json::from_str(line).unwrap();
+        let key = (
+            file.display().to_string(),
+            ours["callpath"].as_str().unwrap().to_owned(),
+            ours["metric"].as_str().unwrap().to_owned(),
+        );
+        let theirs = &theirs[&key];
+        let ours = extrap_compare::model_of_line(&ours);
+        assert_eq!(ours.shape, theirs.shape, "{key:?}");
+        for (factors, c) in &ours.coefficients {
+            let (_, d) = (theirs.coefficients.iter())
+                .find(|(f, _)| f == factors)
+                .unwrap();
+            assert!((c - d).abs() <= 1e-9 * d.abs(), "{key:?}: {c} against {d}");
+        }
+        let constant = ours.constant;
+        assert!(
+            (constant - theirs.constant).abs() <= 1e-9 * theirs.constant.abs().max(1e-12),
+            "{key:?}: {constant} against {}",
+            theirs.constant
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 2);
+}

@@ -12,6 +12,7 @@ use yosoku_regression::pmnf::calibrate::{
     self, CalibratedIntervals, extrap_calibration, robust_calibration,
 };
 pub use yosoku_regression::pmnf::calibrate::{Basis, Calibration};
+pub use yosoku_regression::pmnf::extrap::FixedParameter;
 pub use yosoku_regression::pmnf::extrap::cube::{
     Reading as CubeReading, Scaling as CubeScaling, Values as CubeValues,
 };
@@ -30,7 +31,10 @@ pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, 
 #[derive(Debug)]
 pub struct FileModels {
     pub file: PathBuf,
+    /// The parameters the models are over: the file's, less the fixed ones.
     pub parameters: Vec<String>,
+    /// The file's parameters with one value at every run, left out of the models.
+    pub fixed: Vec<FixedParameter>,
     /// Per call path and metric, its model or why there is none.
     pub models: Vec<SeriesModel>,
     /// What the reader left out of the file and why, each at its line.
@@ -41,6 +45,17 @@ pub struct FileModels {
     /// Of a Cube set, each call path's largest share of its run's time over the points
     /// (`cube::time_shares`); `None` for a file, whose times need not add up to a run's.
     pub time_shares: Option<Vec<(String, f64)>>,
+}
+
+impl FileModels {
+    /// The place among the file's own parameters of the models' parameter `i` (`parameters[i]`):
+    /// `i`, where no parameter is fixed.
+    pub fn file_position(&self, i: usize) -> usize {
+        (0..)
+            .filter(|p| !self.fixed.iter().any(|f| f.position == *p))
+            .nth(i)
+            .unwrap_or(i)
+    }
 }
 
 /// Where the models of a file are asked to predict, and how far to trust their intervals.
@@ -145,6 +160,43 @@ impl Prediction {
 /// a Cube set's alone: asked of a file, an error. A Cube set's call paths' shares of their run's
 /// time come with it (`cube::time_shares`); a file's times need not add up to a run's.
 pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<ReadExperiment> {
+    let (mut experiment, shares) = read_file_or_set(path, median, cube)?;
+    let fixed = experiment.take_fixed_parameters();
+    if !fixed.is_empty() {
+        experiment
+            .notes
+            .push(fixed_said(&fixed, &experiment.parameters));
+    }
+    Ok(ReadExperiment {
+        experiment,
+        time_shares: shares,
+        fixed,
+    })
+}
+
+/// What a file measured at one value of some parameters is modelled as
+/// ([`Experiment::take_fixed_parameters`]): `n = 100 at every run: the models are over p (a
+/// time measured at one value of a parameter says nothing of how it changes with it)`.
+fn fixed_said(fixed: &[FixedParameter], varying: &[String]) -> String {
+    let values: Vec<String> = fixed
+        .iter()
+        .map(|f| format!("{} = {}", f.name, f.value))
+        .collect();
+    format!(
+        "{} at every run: the models are over {} alone (a time measured at one value of a \
+         parameter says nothing of how it changes with it; Extra-P's models have no term of it \
+         either)",
+        values.join(", "),
+        varying.join(", ")
+    )
+}
+
+/// [`read_experiment`] before the fixed parameters are taken out.
+fn read_file_or_set(
+    path: &Path,
+    median: bool,
+    cube: CubeReading,
+) -> Result<(Experiment, Option<TimeShares>)> {
     if path.is_dir() {
         return read_cube_set(path, median, cube)
             .map(|(experiment, shares)| (experiment, Some(shares)));
@@ -176,9 +228,20 @@ pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<R
     Ok((experiment, None))
 }
 
-/// An experiment read by [`read_experiment`], and, of a Cube set, each call path's largest share
-/// of its run's time.
-pub type ReadExperiment = (Experiment, Option<Vec<(String, f64)>>);
+/// Each call path's largest share of its run's time (`cube::time_shares`).
+pub type TimeShares = Vec<(String, f64)>;
+
+/// An experiment read by [`read_experiment`].
+#[derive(Debug)]
+pub struct ReadExperiment {
+    /// Without its fixed parameters.
+    pub experiment: Experiment,
+    /// Of a Cube set, each call path's largest share of its run's time.
+    pub time_shares: Option<TimeShares>,
+    /// The parameters with one value at every run, taken out of the experiment
+    /// ([`Experiment::take_fixed_parameters`]).
+    pub fixed: Vec<FixedParameter>,
+}
 
 /// A Cube set: every `<dir>/<run folder>/*.cubex` (as Extra-P's `--cube` finds them; files and
 /// folders whose names start with `.` left out), the folder's name giving the run's parameters
@@ -281,11 +344,15 @@ pub fn model_files(
     files
         .iter()
         .map(|file| {
-            let (e, time_shares) = read_experiment(file, median, cube)?;
+            let ReadExperiment {
+                experiment: e,
+                time_shares,
+                fixed,
+            } = read_experiment(file, median, cube)?;
             let fitted = extrap_points(&e.series);
             let prediction = match target {
                 Some(target) => Some(FilePrediction {
-                    coordinate: target_coordinate(file, &e.parameters, target)?,
+                    coordinate: target_coordinate(file, &e.parameters, &fixed, target)?,
                     units: by_unit(&e.series)
                         .into_iter()
                         .zip(calibrate::by_unit(
@@ -350,20 +417,37 @@ pub fn model_files(
                 time_shares,
                 models,
                 parameters: e.parameters,
+                fixed,
             })
         })
         .collect()
 }
 
 /// `target`'s values (by name) in the order of the file's `parameters`; a name the file lacks,
-/// or a parameter without a value, is an error naming both.
+/// or a parameter without a value, is an error naming both. A `fixed` parameter may be given
+/// at its one value (or not at all); at another, no model can answer, and that is an error.
 fn target_coordinate(
     file: &Path,
     parameters: &[String],
+    fixed: &[FixedParameter],
     target: &[(String, f64)],
 ) -> Result<Vec<f64>> {
     let mut coordinate = vec![f64::NAN; parameters.len()];
     for (name, value) in target {
+        if let Some(FixedParameter {
+            value: measured, ..
+        }) = fixed.iter().find(|f| &f.name == name)
+        {
+            if value != measured {
+                bail!(
+                    "{}: --target {name}={value}, but {name} is {measured} at every run of the file: \
+                     no model can say how the time changes with it; ask at {name}={measured}, or \
+                     measure runs at other values of it",
+                    file.display()
+                );
+            }
+            continue;
+        }
         let p = parameters.iter().position(|p| p == name).ok_or_else(|| {
             anyhow!(
                 "{}: --target names `{name}`, but the file's parameters are {}",
@@ -382,6 +466,61 @@ fn target_coordinate(
         );
     }
     Ok(coordinate)
+}
+
+/// `--grid`'s grid of each of the file's `parameters` (inferred where it names none) and the
+/// place of `--cost-parameter`; a name the file lacks, or one of its `fixed` parameters, is an
+/// error saying why.
+fn grids_and_cost(
+    file: &Path,
+    (parameters, fixed): (&[String], &[FixedParameter]),
+    grids: &[(String, Grid)],
+    cost_parameter: Option<&str>,
+) -> Result<(Vec<Grid>, Option<usize>)> {
+    let at = |name: &str| parameters.iter().position(|p| p == name);
+    let fixed_at = |name: &str, flag: &str, why: &str| match fixed.iter().find(|f| f.name == name) {
+        Some(f) => Err(anyhow!(
+            "{}: {flag} names `{name}`, which is {} at every run of the file: {why}",
+            file.display(),
+            f.value
+        )),
+        None => Ok(()),
+    };
+    let mut by_parameter = vec![Grid::Inferred; parameters.len()];
+    for (name, grid) in grids {
+        fixed_at(
+            name,
+            "--grid",
+            &format!(
+                "the runs suggested keep it there; give the grid of {}",
+                parameters.join(", ")
+            ),
+        )?;
+        let p = at(name).ok_or_else(|| {
+            anyhow!(
+                "{}: --grid names `{name}`, but the file's parameters are {}",
+                file.display(),
+                parameters.join(", ")
+            )
+        })?;
+        by_parameter[p] = grid.clone();
+    }
+    let Some(name) = cost_parameter else {
+        return Ok((by_parameter, None));
+    };
+    fixed_at(
+        name,
+        "--cost-parameter",
+        "every run's cost would be its time times the same number, which ranks the runs as their time does; leave --cost-parameter out",
+    )?;
+    let processes = at(name).ok_or_else(|| {
+        anyhow!(
+            "{}: --cost-parameter `{name}` is not a parameter of the file ({})",
+            file.display(),
+            parameters.join(", ")
+        )
+    })?;
+    Ok((by_parameter, Some(processes)))
 }
 
 /// The next runs to measure for one call path (`yosoku scaling --suggest`).
@@ -449,30 +588,14 @@ pub fn suggest_files(
     files
         .iter()
         .map(|file| {
-            let (e, time_shares) = read_experiment(file, median, cube)?;
-            let at = |name: &str| e.parameters.iter().position(|p| p == name);
-            let coordinate = target_coordinate(file, &e.parameters, target)?;
-            let mut by_parameter = vec![Grid::Inferred; e.parameters.len()];
-            for (name, grid) in grids {
-                let p = at(name).ok_or_else(|| {
-                    anyhow!(
-                        "{}: --grid names `{name}`, but the file's parameters are {}",
-                        file.display(),
-                        e.parameters.join(", ")
-                    )
-                })?;
-                by_parameter[p] = grid.clone();
-            }
-            let processes = match cost_parameter {
-                Some(name) => Some(at(name).ok_or_else(|| {
-                    anyhow!(
-                        "{}: --cost-parameter `{name}` is not a parameter of the file ({})",
-                        file.display(),
-                        e.parameters.join(", ")
-                    )
-                })?),
-                None => None,
-            };
+            let ReadExperiment {
+                experiment: e,
+                time_shares,
+                fixed,
+            } = read_experiment(file, median, cube)?;
+            let coordinate = target_coordinate(file, &e.parameters, &fixed, target)?;
+            let (by_parameter, processes) =
+                grids_and_cost(file, (&e.parameters, &fixed), grids, cost_parameter)?;
             // The Extra-P-compatible search lends its intervals where the robust one could check
             // nothing: fitted as `model_files` fits it.
             let lent = extrap_points(&e.series);

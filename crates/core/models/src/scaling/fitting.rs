@@ -100,7 +100,7 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
         let (model, note) = match fitted {
             Ok(m) => m,
             Err(e) => {
-                skipped.push(format!("{label}: {e}"));
+                skipped.push(format!("{label}: {}", e.said(&names)));
                 continue;
             }
         };

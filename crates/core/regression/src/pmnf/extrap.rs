@@ -16,7 +16,7 @@ mod experiment;
 mod extrap3;
 mod legacy;
 
-pub use experiment::{Experiment, InputError, Series};
+pub use experiment::{Experiment, FixedParameter, InputError, Series};
 use experiment::{end_line, error, line_of};
 pub use extrap3::parse_extrap3;
 

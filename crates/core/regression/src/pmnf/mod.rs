@@ -411,6 +411,24 @@ pub enum PmnfError {
     TooFewPoints { parameter: usize, found: usize },
 }
 
+impl PmnfError {
+    /// The error with its parameter named (`parameter n: 2 distinct values; ...`) where
+    /// `names` has it.
+    pub fn said<S: AsRef<str>>(&self, names: &[S]) -> String {
+        match self {
+            PmnfError::TooFewPoints { parameter, found } => match names.get(*parameter) {
+                Some(name) => format!(
+                    "parameter {}: {found} distinct value{}; a model needs at least {MINIMUM_POINTS} (Extra-P recommends 5)",
+                    name.as_ref(),
+                    if *found == 1 { "" } else { "s" }
+                ),
+                None => self.to_string(),
+            },
+            _ => self.to_string(),
+        }
+    }
+}
+
 /// The weighted variance of `models`' (weight, constant, terms) predictions at `x`.
 fn weighted_spread(models: &[(f64, f64, Vec<Term>)], x: &[f64]) -> f64 {
     let at: Vec<(f64, f64)> = models

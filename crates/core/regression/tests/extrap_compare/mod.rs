@@ -125,32 +125,39 @@ pub fn extrap_models(
     for line in models_py(python, &flags, files).lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = |k: &str| v[k].as_str().unwrap().to_owned();
-        let mut coefficients = Vec::new();
-        for t in v["terms"].as_array().unwrap() {
-            let factors: TermShape = t["factors"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| {
-                    let n = |i: usize| f[i].as_i64().unwrap();
-                    (n(0) as usize, n(1) as i32, n(2) as i32, n(3) as i32)
-                })
-                .collect();
-            coefficients.push((factors, t["coefficient"].as_f64().unwrap()));
-        }
-        let mut shape: Shape = coefficients.iter().map(|(f, _)| f.clone()).collect();
-        shape.sort();
         models.insert(
             (text("file"), text("callpath"), text("metric")),
-            Theirs {
-                shape,
-                constant: v["constant"].as_f64().unwrap(),
-                coefficients,
-                seconds: v["seconds"].as_f64().unwrap(),
-            },
+            model_of_line(&v),
         );
     }
     models
+}
+
+/// A model of one JSON line as `tools/extrap/models.py` writes Extra-P's and `yosoku scaling
+/// --json` writes yosoku's (constant; terms of coefficient and factors `[parameter, numerator,
+/// denominator, log]`; Extra-P's seconds, 0 where the line has none).
+pub fn model_of_line(v: &serde_json::Value) -> Theirs {
+    let mut coefficients = Vec::new();
+    for t in v["terms"].as_array().unwrap() {
+        let factors: TermShape = t["factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let n = |i: usize| f[i].as_i64().unwrap();
+                (n(0) as usize, n(1) as i32, n(2) as i32, n(3) as i32)
+            })
+            .collect();
+        coefficients.push((factors, t["coefficient"].as_f64().unwrap()));
+    }
+    let mut shape: Shape = coefficients.iter().map(|(f, _)| f.clone()).collect();
+    shape.sort();
+    Theirs {
+        shape,
+        constant: v["constant"].as_f64().unwrap(),
+        coefficients,
+        seconds: v["seconds"].as_f64().unwrap_or(0.0),
+    }
 }
 
 /// Per (file, call path, metric), its points' coordinates and means, as Extra-P reads them.
