@@ -175,15 +175,15 @@ pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<R
 }
 
 /// What a file measured at one value of some parameters is modelled as
-/// ([`Experiment::take_fixed_parameters`]): `n = 100 at every run: the models are over p (a
-/// time measured at one value of a parameter says nothing of how it changes with it)`.
+/// ([`Experiment::take_fixed_parameters`]): `n = 100 at every run: the models are over p alone
+/// (what was measured at one value of a parameter says nothing of how it changes with it; ...)`.
 fn fixed_said(fixed: &[FixedParameter], varying: &[String]) -> String {
     let values: Vec<String> = fixed
         .iter()
         .map(|f| format!("{} = {}", f.name, f.value))
         .collect();
     format!(
-        "{} at every run: the models are over {} alone (a time measured at one value of a \
+        "{} at every run: the models are over {} alone (what was measured at one value of a \
          parameter says nothing of how it changes with it; Extra-P's models have no term of it \
          either)",
         values.join(", "),
