@@ -355,6 +355,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 Err(e) => {
                     let e = e.said(&file.parameters);
                     let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
+                    out.push_str(&to_model_text(&file, s, unit));
                     continue;
                 }
             };
@@ -371,7 +372,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 "  {} / {}: at {at} the robust model predicts {}; its own fit is uncertain by +- {} there (what the runs below narrow; the interval is calibrated on the file's held-out points)\n    measure next, the most narrowing per {} first:",
                 s.callpath,
                 s.metric,
-                predicted.text(&s.metric),
+                predicted.text(&s.metric, &file.parameters),
                 crate::format::metric_value(half(found.variance_now), &s.metric),
                 if file.costed_per_run {
                     format!("{} (the file measures no time)", unit.trim_end_matches('s'))
@@ -520,9 +521,69 @@ fn suggestion_json(
         }
         Err(e) => {
             line["error"] = serde_json::json!(format!("not modelled: {}", e.said(parameters)));
+            if !s.to_model.is_empty() {
+                line["to_model"] = (s.to_model.iter())
+                    .map(|m| {
+                        serde_json::json!({
+                            "parameter": parameters.get(m.parameter),
+                            "measured": m.measured,
+                            "next": m.next,
+                            "grid": m.grid,
+                            "runs": m.runs.iter().map(|(c, cost)| serde_json::json!({
+                                "configuration": named(c),
+                                "cost": cost,
+                                "cost_unit": unit,
+                            })).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect::<Vec<_>>()
+                    .into();
+            }
         }
     }
     line
+}
+
+/// The runs that would let the robust search model a call path it could not (a parameter
+/// measured at too few values), the three cheapest of each such parameter, as printed.
+fn to_model_text(
+    file: &yosoku_runner::scaling::FileSuggestions,
+    s: &yosoku_runner::scaling::SeriesSuggestions,
+    unit: &str,
+) -> String {
+    let mut out = String::new();
+    for m in &s.to_model {
+        let name = file.parameters.get(m.parameter).map_or("?", String::as_str);
+        let _ = writeln!(
+            out,
+            "    to model it, measure {name}={} ({}, past {}), at any of:",
+            m.next,
+            m.grid,
+            m.measured
+                .iter()
+                .map(f64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for (i, (c, cost)) in m.runs.iter().take(3).enumerate() {
+            let config: Vec<String> = (file.parameters.iter())
+                .zip(c)
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect();
+            let cost = if file.costed_per_run {
+                format!("{} {unit}", crate::format::value(cost.round(), ""))
+            } else {
+                crate::format::value(*cost, unit)
+            };
+            let _ = writeln!(
+                out,
+                "      {}. {}: the run takes at least {cost}",
+                i + 1,
+                config.join(", ")
+            );
+        }
+    }
+    out
 }
 
 /// The models of every file, as text or JSON lines.
@@ -595,6 +656,8 @@ pub fn run(request: &Request) -> Outcome {
                     // `--json` does, as Extra-P's), which would read as a perfect fit.
                     let adjusted_r2 = if m.terms.is_empty() {
                         "- (a constant)".to_owned()
+                    } else if !m.adjusted_r2.is_finite() {
+                        "- (as many coefficients as points)".to_owned()
                     } else {
                         format!("{:.6}", m.adjusted_r2)
                     };
@@ -613,17 +676,24 @@ pub fn run(request: &Request) -> Outcome {
                         }
                     );
                     if let (Some(at), Some(predicted)) = (&at, &extrap_predicted) {
-                        let _ = writeln!(out, "    at {at}: {}", predicted.text(&s.metric));
+                        let _ = writeln!(out, "    at {at}: {}", predicted.text(&s.metric, &names));
                     }
                     if s.robust.is_none()
                         && let Some(said) = without_line_said(&s.without_line, &names)
                     {
                         let _ = writeln!(out, "    {said}");
                     }
+                    for few in &s.few_values {
+                        let _ = writeln!(out, "    {}", few.said(&names));
+                    }
                     if let Some(robust) = &s.robust {
                         let _ = writeln!(out, "{}", robust_text(robust, m, &names));
                         if let (Some(at), Some(predicted)) = (&at, &robust_predicted) {
-                            let _ = writeln!(out, "      at {at}: {}", predicted.text(&s.metric));
+                            let _ = writeln!(
+                                out,
+                                "      at {at}: {}",
+                                predicted.text(&s.metric, &names)
+                            );
                         }
                     }
                 }
@@ -688,6 +758,13 @@ fn model_json(
         line["without_line"] = (s.without_line.iter())
             .filter_map(|&p| names.get(p).copied())
             .collect::<Vec<&str>>()
+            .into();
+    }
+    // The parameters measured at one or two values on this call path, only where there are.
+    if !s.few_values.is_empty() {
+        line["few_values"] = (s.few_values.iter())
+            .map(|f| serde_json::json!({"parameter": names.get(f.parameter), "values": f.values}))
+            .collect::<Vec<_>>()
             .into();
     }
     if let Some(robust) = &s.robust {
@@ -793,8 +870,16 @@ impl Predicted<'_> {
     /// below zero where no measured value does (its interval then starts at 0) is said to, and
     /// where its whole interval does too, no interval is printed: `0 s to 0 s` would be a
     /// certainty the model does not have.
-    fn text(&self, metric: &str) -> String {
+    fn text<S: AsRef<str>>(&self, metric: &str, names: &[S]) -> String {
         let value = |v: f64| crate::format::metric_value(v, metric);
+        if let Some(p) = self.prediction.unchecked {
+            let name = names.get(p).map_or("a parameter", AsRef::as_ref);
+            return format!(
+                "{} (no interval: the call path was measured at other values of {name}, too few \
+                 to check its law in {name}, as said below)",
+                value(self.prediction.value)
+            );
+        }
         let below_zero = ": the model falls below zero here, where no measured value does";
         match self.prediction.interval {
             Some((lo, hi)) if self.prediction.value < 0.0 && lo >= 0.0 && hi <= 0.0 => format!(
@@ -834,6 +919,8 @@ impl Predicted<'_> {
             "value": self.prediction.value,
             "low": self.prediction.interval.map(|i| i.0),
             "high": self.prediction.interval.map(|i| i.1),
+            // The parameter whose law is unchecked at the target (no interval), if one is.
+            "unchecked": self.prediction.unchecked.and_then(|p| names.get(p)),
             "level": self.calibration.level,
             "calibration": self.calibration,
         })

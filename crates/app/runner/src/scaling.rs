@@ -21,11 +21,12 @@ use yosoku_regression::pmnf::fit;
 use yosoku_regression::pmnf::robust::fit_robust;
 pub use yosoku_regression::pmnf::robust::{RobustFit, moved_with_first_said, ranked_off_line_said};
 pub use yosoku_regression::pmnf::suggest::Suggestions;
-pub use yosoku_regression::pmnf::suggest::{Candidate, Grid};
+pub use yosoku_regression::pmnf::suggest::{Candidate, Grid, ToModel};
 pub use yosoku_regression::pmnf::suggest::{MetricUnit, is_time_metric};
-use yosoku_regression::pmnf::suggest::{RunCost, candidates, suggest_from};
+use yosoku_regression::pmnf::suggest::{RunCost, candidates, runs_to_model, suggest_from};
 pub use yosoku_regression::pmnf::without_line_said;
 pub use yosoku_regression::pmnf::{Aggregate, PmnfError, PmnfModel, PmnfOptions, Term, term_shape};
+pub use yosoku_regression::pmnf::{FewValues, few_values};
 
 /// The models of one file.
 #[derive(Debug)]
@@ -122,6 +123,10 @@ pub struct SeriesModel {
     /// ([`pmnf::without_line`](yosoku_regression::pmnf::without_line)): the Extra-P-compatible
     /// search's model has none of their terms.
     pub without_line: Vec<usize>,
+    /// The parameters the call path's runs measure at one or two values
+    /// ([`FewValues`]): the Extra-P-compatible search's model has no term in them, or a law
+    /// chosen between two points.
+    pub few_values: Vec<FewValues>,
 }
 
 /// A model's prediction at the target and its interval under the file's calibration (`None`
@@ -130,6 +135,10 @@ pub struct SeriesModel {
 pub struct Prediction {
     pub value: f64,
     pub interval: Option<(f64, f64)>,
+    /// A parameter ([`FewValues`]) at a value the call path was not measured at: the law in it
+    /// there is unchecked (one value: none; two: Extra-P's choice between them), so no interval
+    /// is given.
+    pub unchecked: Option<usize>,
 }
 
 impl Prediction {
@@ -149,7 +158,19 @@ impl Prediction {
         Prediction {
             value: model.evaluate(coordinate),
             interval: intervals.interval(model, coordinate),
+            unchecked: None,
         }
+    }
+
+    /// The prediction with no interval where `coordinate` puts a parameter of `few` at a value
+    /// the call path was not measured at: what the checks calibrated says nothing of a law
+    /// that no third value tested.
+    fn unchecked_off(mut self, few: &[FewValues], coordinate: &[f64]) -> Self {
+        if let Some(f) = few.iter().find(|f| !f.measured_at(coordinate[f.parameter])) {
+            self.interval = None;
+            self.unchecked = Some(f.parameter);
+        }
+        self
     }
 }
 
@@ -384,6 +405,7 @@ pub fn model_files(
                             (
                                 model.as_ref().ok().map(|m| {
                                     Prediction::of(m, &p.coordinate, fitted, &c.calibration, None)
+                                        .unchecked_off(&few_values(fitted), &p.coordinate)
                                 }),
                                 match (&robust, &c.robust) {
                                     (Some(Ok(r)), Some(c)) => Some(Prediction::of(
@@ -405,6 +427,7 @@ pub fn model_files(
                         prediction,
                         robust_prediction,
                         without_line: yosoku_regression::pmnf::without_line(&s.points),
+                        few_values: few_values(fitted),
                         callpath: s.callpath.clone(),
                         metric: s.metric.clone(),
                     }
@@ -531,6 +554,9 @@ pub struct SeriesSuggestions {
     pub suggestions: Result<Suggestions, PmnfError>,
     /// The robust model's prediction at the target, its interval calibrated on the file.
     pub prediction: Option<Prediction>,
+    /// Where the robust search could not model the call path for a parameter measured at too
+    /// few values: the runs that would give it one more.
+    pub to_model: Vec<ToModel>,
 }
 
 /// What `--suggest` found in one file: its parameters and, per call path, the ranked runs.
@@ -646,7 +672,12 @@ pub fn suggest_files(
                     let lender = (calibration.basis == Basis::Borrowed)
                         .then(|| fit(lent, options).ok())
                         .flatten();
+                    let to_model = match &suggestions {
+                        Err(_) => runs_to_model(&s.points, &by_parameter, &run_cost, processes),
+                        Ok(_) => Vec::new(),
+                    };
                     SeriesSuggestions {
+                        to_model,
                         prediction: suggestions.as_ref().ok().map(|f| {
                             Prediction::of(
                                 &f.fit.model,

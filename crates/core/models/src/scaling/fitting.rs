@@ -8,7 +8,7 @@ use yosoku_regression::pmnf::calibrate::{
 };
 use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said, ranked_off_line_said};
 use yosoku_regression::pmnf::{
-    PmnfModel, PmnfOptions, Point, fit, without_line, without_line_said,
+    PmnfError, PmnfModel, PmnfOptions, Point, few_values, fit, without_line, without_line_said,
 };
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
@@ -88,8 +88,17 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
     for (key, points, held) in fitted {
         let label = key[..3].join(" / ");
         let fitted = match spec.search {
-            Search::Extrap => fit(&points, &options)
-                .map(|m| (m, without_line_said(&without_line(&points), &names))),
+            // A step validates what it fits, so it fits a call path from three values of every
+            // parameter up, as the robust search does: Extra-P's search (and `yosoku scaling`)
+            // would choose a law from two values, which nothing checks.
+            Search::Extrap => match few_values(&points).first() {
+                Some(few) => Err(PmnfError::TooFewPoints {
+                    parameter: few.parameter,
+                    found: few.values.len(),
+                }),
+                None => fit(&points, &options),
+            }
+            .map(|m| (m, without_line_said(&without_line(&points), &names))),
             Search::Robust => fit_robust(&points, &options).map(|r| {
                 let note = moved_with_first_said(&r.moved_with_first, &names)
                     .map(|moved| format!("{moved}: modelled over {} alone", names[0]))

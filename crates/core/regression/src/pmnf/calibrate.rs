@@ -144,8 +144,10 @@ impl Calibration {
     pub fn interval(&self, model: &PmnfModel, x: &[f64]) -> Option<(f64, f64)> {
         let own = model.interval(x, self.level);
         let y = model.evaluate(x);
-        let relative =
-            (y > 0.0 && self.factor.is_finite()).then(|| (y / self.factor, y * self.factor));
+        // The checks widen an interval to the prediction divided and multiplied by the factor;
+        // a factor of 1 widens nothing, and where the fit gives no bound it makes none.
+        let relative = (y > 0.0 && self.factor.is_finite() && self.factor > 1.0)
+            .then(|| (y / self.factor, y * self.factor));
         match (own, relative) {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (one, None) if self.factor.is_finite() => one,

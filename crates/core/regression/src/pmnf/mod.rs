@@ -241,8 +241,17 @@ pub fn term_shape(terms: &[Term]) -> Vec<Vec<(usize, Exponents)>> {
     out
 }
 
-/// Fewest measurement points a parameter needs (Extra-P warns below 5 and fits from 3 up).
+/// Fewest values of a parameter from which the robust search chooses its law in it, and the
+/// checks of intervals judge one (Extra-P warns below 5). Extra-P's search, and yosoku's
+/// compatible one ([`fit`]), fit from fewer: at one value of a parameter no term in it, at two a
+/// law chosen by leave-one-out from two points ([`EXTRAP_FEWEST_VALUES`]).
 pub const MINIMUM_POINTS: usize = 3;
+
+/// Fewest values of a parameter from which Extra-P's search (and [`fit`]) chooses a term in it:
+/// two, each fold then fitting a term's two coefficients to one point (the least-norm solution,
+/// as numpy's `lstsq` gives it), so that the term whose ratio between the two values is the
+/// measured one wins. Nothing checks that law beyond the two values.
+pub const EXTRAP_FEWEST_VALUES: usize = 2;
 
 /// How repetitions of one measurement point are reduced to its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -406,7 +415,7 @@ pub enum PmnfError {
     #[error("point {index}: {what}")]
     BadPoint { index: usize, what: String },
     #[error(
-        "parameter {parameter}: {found} distinct values; a model needs at least {MINIMUM_POINTS} (Extra-P recommends 5)"
+        "parameter {parameter}: {found} distinct values; this search models a parameter from {MINIMUM_POINTS} values up (Extra-P recommends 5)"
     )]
     TooFewPoints { parameter: usize, found: usize },
 }
@@ -418,7 +427,7 @@ impl PmnfError {
         match self {
             PmnfError::TooFewPoints { parameter, found } => match names.get(*parameter) {
                 Some(name) => format!(
-                    "parameter {}: {found} distinct value{}; a model needs at least {MINIMUM_POINTS} (Extra-P recommends 5)",
+                    "parameter {}: {found} distinct value{}; this search models a parameter from {MINIMUM_POINTS} values up (Extra-P recommends 5)",
                     name.as_ref(),
                     if *found == 1 { "" } else { "s" }
                 ),
@@ -717,12 +726,27 @@ fn line_without(basis: &[f64], ys: &[f64], left_out: usize) -> Option<(f64, f64)
     Some((y_mean - c1 * b_mean, c1))
 }
 
-fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
-    single_of(xs, ys, hypotheses(xs, options))
+/// The line `c0 + c1 * basis` through the one point (`basis`, `y`) with the least
+/// `c0^2 + c1^2`: numpy's `lstsq` of that single row, unscaled, which is how Extra-P fits a fold
+/// of two points (`None` where it is not a number).
+fn least_norm_through(basis: f64, y: f64) -> Option<(f64, f64)> {
+    let norm = 1.0 + basis * basis;
+    let (c0, c1) = (y / norm, y * basis / norm);
+    (c0.is_finite() && c1.is_finite()).then_some((c0, c1))
 }
 
-/// [`single`] over the hypotheses given.
-fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>) -> SingleFit {
+fn single(xs: &[f64], ys: &[f64], options: &PmnfOptions) -> SingleFit {
+    single_of(xs, ys, hypotheses(xs, options), EXTRAP_FEWEST_VALUES)
+}
+
+/// [`single`] over the hypotheses given, choosing a term from `fewest` points up (a constant
+/// below).
+fn single_of(
+    xs: &[f64],
+    ys: &[f64],
+    hypotheses: impl Iterator<Item = Exponents>,
+    fewest: usize,
+) -> SingleFit {
     let n = ys.len();
     let m = mean(ys);
     let tss: f64 = ys.iter().map(|y| (y - m) * (y - m)).sum();
@@ -734,7 +758,7 @@ fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>
         smape: constant_smape,
         adjusted_r2: 1.0,
     };
-    if tss == 0.0 || n < MINIMUM_POINTS {
+    if tss == 0.0 || n < fewest {
         return best;
     }
     for e in hypotheses {
@@ -742,11 +766,15 @@ fn single_of(xs: &[f64], ys: &[f64], hypotheses: impl Iterator<Item = Exponents>
         let mut fitted = true;
         let basis: Vec<f64> = xs.iter().map(|&x| e.evaluate(x)).collect();
         for i in 0..n {
-            let fold = line_without(&basis, ys, i).or_else(|| {
-                let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
-                let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
-                fit_two(&tx, &ty, e)
-            });
+            let fold = if n == 2 {
+                least_norm_through(basis[1 - i], ys[1 - i])
+            } else {
+                line_without(&basis, ys, i).or_else(|| {
+                    let tx: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| xs[j]).collect();
+                    let ty: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| ys[j]).collect();
+                    fit_two(&tx, &ty, e)
+                })
+            };
             let Some((mut c0, c1)) = fold else {
                 fitted = false;
                 break;
@@ -886,7 +914,6 @@ fn finish(
 pub fn fit(points: &[Point], options: &PmnfOptions) -> Result<PmnfModel, PmnfError> {
     let reduced = reduce(points, options.aggregate)?;
     let dims = reduced[0].0.len();
-    enough_values(reduced.iter().map(|(x, _)| x.as_slice()), dims)?;
     let ys: Vec<f64> = reduced.iter().map(|(_, y)| *y).collect();
     let m = mean(&ys);
     let tss: f64 = ys.iter().map(|y| (y - m) * (y - m)).sum();
@@ -928,10 +955,11 @@ fn enough_values<'a>(
     Ok(())
 }
 
-/// The parameters along which no line of `points` (the other parameters fixed) has three
-/// values or more: Extra-P's search ranks their terms on those lines, so it can put none of them
-/// into a model (a space-filling design: each value measured about once). Empty with one
-/// parameter, whose line is all the points.
+/// The parameters along which no line of `points` (the other parameters fixed) has two values
+/// or more, though the points have several of theirs: Extra-P's search ranks their terms on
+/// those lines, so it can put none of them into a model (a space-filling design: each value
+/// measured about once). Empty with one parameter, whose line is all the points; a parameter
+/// measured at one value is [`few_values`]' to say.
 pub fn without_line(points: &[Point]) -> Vec<usize> {
     let dims = points.first().map_or(0, |p| p.coordinate.len());
     if dims < 2 {
@@ -939,11 +967,68 @@ pub fn without_line(points: &[Point]) -> Vec<usize> {
     }
     let reduced: Vec<(Vec<f64>, f64)> =
         points.iter().map(|p| (p.coordinate.clone(), 0.0)).collect();
+    let few = few_values(points);
     lines(&reduced, dims)
         .iter()
         .enumerate()
-        .filter(|(_, line)| line.len() < MINIMUM_POINTS)
+        .filter(|(p, line)| {
+            line.len() < EXTRAP_FEWEST_VALUES && !few.iter().any(|f| f.parameter == *p)
+        })
         .map(|(p, _)| p)
+        .collect()
+}
+
+/// A parameter measured at fewer than [`MINIMUM_POINTS`] values in one series: Extra-P's search
+/// has no term in it (one value) or a law that nothing beyond its two values checks (two), and
+/// the robust search models neither.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FewValues {
+    pub parameter: usize,
+    /// Its values, in increasing order.
+    pub values: Vec<f64>,
+}
+
+impl FewValues {
+    /// Whether `value` is one of those measured (where the model's law in it was fitted).
+    pub fn measured_at(&self, value: f64) -> bool {
+        self.values.contains(&value)
+    }
+
+    /// What this means for the Extra-P-compatible search's model, with the parameter's name:
+    /// `n: measured at 2 values (10, 20): the law in it is the one that predicts each from the
+    /// other best, as Extra-P chooses it; no third value checks it`.
+    pub fn said<S: AsRef<str>>(&self, names: &[S]) -> String {
+        let name = names.get(self.parameter).map_or_else(
+            || format!("parameter {}", self.parameter),
+            |n| n.as_ref().to_owned(),
+        );
+        let values: Vec<String> = self.values.iter().map(f64::to_string).collect();
+        match self.values.len() {
+            1 => format!(
+                "{name}: measured at one value ({}) on this call path: the model has no term in \
+                 it",
+                values[0]
+            ),
+            n => format!(
+                "{name}: measured at {n} values ({}) on this call path: its law in {name} is the \
+                 one that predicts each from the other best, as Extra-P chooses it; no third \
+                 value checks it (Extra-P recommends 5)",
+                values.join(", ")
+            ),
+        }
+    }
+}
+
+/// The parameters `points` measure at fewer than [`MINIMUM_POINTS`] values ([`FewValues`]).
+pub fn few_values(points: &[Point]) -> Vec<FewValues> {
+    let dims = points.first().map_or(0, |p| p.coordinate.len());
+    (0..dims)
+        .filter_map(|parameter| {
+            let mut values: Vec<f64> = points.iter().map(|p| p.coordinate[parameter]).collect();
+            values.sort_by(f64::total_cmp);
+            values.dedup();
+            (values.len() < MINIMUM_POINTS).then_some(FewValues { parameter, values })
+        })
         .collect()
 }
 
@@ -953,7 +1038,7 @@ pub fn without_line(points: &[Point]) -> Vec<usize> {
 pub fn without_line_said<S: AsRef<str>>(parameters: &[usize], names: &[S]) -> Option<String> {
     said_of(parameters, names, |named, it, its| {
         format!(
-            "{named}: no three runs on a line of {it} (the other parameters fixed), so Extra-P's \
+            "{named}: no two runs on a line of {it} (the other parameters fixed), so Extra-P's \
              search can put none of {its} terms into the model; the robust search models them \
              from all the runs"
         )

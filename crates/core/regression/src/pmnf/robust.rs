@@ -406,7 +406,12 @@ impl Weighted {
     fn cross_validated(&self, options: &PmnfOptions) -> Selection {
         let xs: Vec<f64> = self.x.iter().map(|x| x[0]).collect();
         let hypotheses: Vec<Exponents> = defined_hypotheses(&xs, options).collect();
-        let choice = super::single_of(&xs, &self.y, hypotheses.iter().copied());
+        let choice = super::single_of(
+            &xs,
+            &self.y,
+            hypotheses.iter().copied(),
+            super::MINIMUM_POINTS,
+        );
         let chosen = choice
             .term
             .and_then(|(e, _, _)| self.fitted(single_terms(0, [e]).remove(0)))

@@ -364,6 +364,63 @@ impl Grid {
     }
 }
 
+/// The runs that would let the robust search model a call path whose runs measure a parameter
+/// at too few values ([`FewValues`](super::FewValues)): its next value on its grid, at each
+/// measured configuration of the other parameters, the cheapest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToModel {
+    pub parameter: usize,
+    /// Its measured values, in increasing order.
+    pub measured: Vec<f64>,
+    /// The value the runs measure it at.
+    pub next: f64,
+    /// How `next` was found: the grid its values keep (`a doubling` from two) or `--grid`'s.
+    pub grid: &'static str,
+    /// Each run and its cost ([`RunCost::cost`]), the cheapest first; one of them gives the
+    /// parameter a third value.
+    pub runs: Vec<(Vec<f64>, f64)>,
+}
+
+/// [`ToModel`] for each parameter `points` measure at fewer than
+/// [`MINIMUM_POINTS`](super::MINIMUM_POINTS) values that has a next value on its grid (`grids`,
+/// by parameter; inferred where missing), costed by `run_cost` (times the value of parameter
+/// `cost_parameter` where one is named).
+pub fn runs_to_model(
+    points: &[Point],
+    grids: &[Grid],
+    run_cost: &RunCost,
+    cost_parameter: Option<usize>,
+) -> Vec<ToModel> {
+    let processes = |x: &[f64]| cost_parameter.map_or(1.0, |p| x[p]);
+    super::few_values(points)
+        .into_iter()
+        .filter_map(|few| {
+            let grid = grids.get(few.parameter).cloned().unwrap_or_default();
+            let next = *grid.next(&few.values).first()?;
+            let mut runs: Vec<(Vec<f64>, f64)> = Vec::new();
+            for p in points {
+                let mut x = p.coordinate.clone();
+                x[few.parameter] = next;
+                if !runs.iter().any(|(c, _)| *c == x) {
+                    let cost = run_cost.cost(&x, processes);
+                    runs.push((x, cost));
+                }
+            }
+            runs.sort_by(|a, b| a.1.total_cmp(&b.1));
+            Some(ToModel {
+                parameter: few.parameter,
+                next,
+                grid: match grid {
+                    Grid::Inferred => next_on_grid(&few.values).1,
+                    _ => "the grid --grid gives",
+                },
+                measured: few.values,
+                runs,
+            })
+        })
+        .collect()
+}
+
 /// The candidates: every combination of each parameter's measured values and its next values
 /// on its grid (`grids`, by parameter; a missing one inferred, [`next_on_grid`]) not measured
 /// yet, and the target.

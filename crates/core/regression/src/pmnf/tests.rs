@@ -1,3 +1,4 @@
+use super::robust::fit_robust;
 use super::*;
 
 fn points(xs: &[f64], f: impl Fn(f64) -> f64) -> Vec<Point> {
@@ -132,7 +133,7 @@ fn the_interval_holds_the_fit_and_widens_away_from_the_points() {
 fn degenerate_input_is_an_error_naming_the_point_or_parameter() {
     let e = fit(&[], &PmnfOptions::default()).unwrap_err();
     assert_eq!(e, PmnfError::Empty);
-    let e = fit(&points(&[1.0, 2.0], |x| x), &PmnfOptions::default()).unwrap_err();
+    let e = fit_robust(&points(&[1.0, 2.0], |x| x), &PmnfOptions::default()).unwrap_err();
     assert!(
         e.to_string().contains("parameter 0: 2 distinct values"),
         "{e}"
@@ -243,9 +244,10 @@ fn a_median_by_selection_is_the_median() {
 }
 
 /// Runs off any line leave Extra-P's search no line to rank a parameter's terms on, and it is
-/// said with the parameters' names; a grid, or one parameter, has its lines.
+/// said with the parameters' names; a grid, or one parameter, has its lines, and a parameter
+/// measured at one or two values is said as such ([`few_values`]).
 #[test]
-fn the_parameters_without_a_line_of_three_runs_are_named() {
+fn the_parameters_without_a_line_of_two_runs_are_named() {
     let point = |x: f64, y: f64| Point {
         coordinate: vec![x, y],
         values: vec![x * y],
@@ -256,28 +258,51 @@ fn the_parameters_without_a_line_of_three_runs_are_named() {
     assert_eq!(without_line(&scattered), vec![0, 1]);
     assert_eq!(
         without_line_said(&without_line(&scattered), &["p", "n"]).unwrap(),
-        "p, n: no three runs on a line of any (the other parameters fixed), so Extra-P's search \
+        "p, n: no two runs on a line of any (the other parameters fixed), so Extra-P's search \
          can put none of their terms into the model; the robust search models them from all the \
          runs"
     );
-    // Three values of x on the line y = 1, two of y on the line x = 1.
+    assert!(few_values(&scattered).is_empty());
+    assert!(
+        without_line_said(&[1], &["x", "y"])
+            .unwrap()
+            .starts_with("y: no two runs on a line of it")
+    );
+    // Three values of x on the line y = 1; y at 1 and 3 alone: two values, on the line x = 1.
     let partial = vec![
         point(1.0, 1.0),
         point(2.0, 1.0),
         point(4.0, 1.0),
         point(1.0, 3.0),
     ];
-    assert_eq!(without_line(&partial), vec![1]);
-    assert!(
-        without_line_said(&[1], &["x", "y"])
-            .unwrap()
-            .starts_with("y: no three runs on a line of it")
+    assert!(without_line(&partial).is_empty());
+    let few = few_values(&partial);
+    assert_eq!(
+        few,
+        [FewValues {
+            parameter: 1,
+            values: vec![1.0, 3.0]
+        }]
+    );
+    assert!(few[0].measured_at(3.0) && !few[0].measured_at(9.0));
+    assert_eq!(
+        few[0].said(&["x", "y"]),
+        "y: measured at 2 values (1, 3) on this call path: its law in y is the one that predicts \
+         each from the other best, as Extra-P chooses it; no third value checks it (Extra-P \
+         recommends 5)"
+    );
+    // y at one value (with x measured at three): no term in it, and no line to speak of.
+    let once: Vec<Point> = [1.0, 2.0, 4.0].iter().map(|&x| point(x, 5.0)).collect();
+    assert!(without_line(&once).is_empty());
+    assert_eq!(
+        few_values(&once)[0].said(&["x", "y"]),
+        "y: measured at one value (5) on this call path: the model has no term in it"
     );
     let grid: Vec<Point> = [1.0, 2.0, 4.0]
         .iter()
         .flat_map(|&x: &f64| [1.0, 3.0, 9.0].map(|y: f64| point(x, y)))
         .collect();
-    assert!(without_line(&grid).is_empty());
+    assert!(without_line(&grid).is_empty() && few_values(&grid).is_empty());
     let one: Vec<Point> = (1..=5)
         .map(|i| Point {
             coordinate: vec![i as f64],
@@ -286,4 +311,40 @@ fn the_parameters_without_a_line_of_three_runs_are_named() {
         .collect();
     assert!(without_line(&one).is_empty());
     assert_eq!(without_line_said::<&str>(&[], &["x"]), None);
+}
+
+/// Extra-P's search models a parameter measured at two values (with a warning): each fold fits
+/// a term's two coefficients to the one point left (numpy's least-norm solution), so the term
+/// whose ratio between the two values is the measured one predicts the other best. Extra-P
+/// 4.2.5 on these two files: `0.0833 + 0.2417 p^2` and `0.05 + 0.5 p`.
+#[test]
+fn two_values_of_a_parameter_choose_the_term_extra_p_chooses() {
+    let two = |second: [f64; 2]| {
+        vec![
+            Point {
+                coordinate: vec![2.0],
+                values: vec![1.0, 1.1],
+            },
+            Point {
+                coordinate: vec![4.0],
+                values: second.to_vec(),
+            },
+        ]
+    };
+    let quadrupled = fit(&two([3.9, 4.0]), &PmnfOptions::default()).unwrap();
+    assert_eq!(quadrupled.terms.len(), 1);
+    assert_eq!(
+        quadrupled.terms[0].factors,
+        vec![(0, Exponents::new(2, 1, 0))]
+    );
+    assert!((quadrupled.constant - 0.083_333_333).abs() < 1e-6);
+    assert!((quadrupled.terms[0].coefficient - 0.241_666_667).abs() < 1e-6);
+    let doubled = fit(&two([2.0, 2.1]), &PmnfOptions::default()).unwrap();
+    assert_eq!(doubled.terms[0].factors, vec![(0, Exponents::new(1, 1, 0))]);
+    assert!((doubled.constant - 0.05).abs() < 1e-9);
+    // Two points fit two coefficients exactly: no interval, where the checks could widen none.
+    assert_eq!(doubled.interval(&[8.0], 0.95), None);
+    // One value: no term in it, the mean.
+    let once = fit(&two([1.0, 1.1])[..1], &PmnfOptions::default()).unwrap();
+    assert!(once.terms.is_empty() && (once.constant - 1.05).abs() < 1e-12);
 }

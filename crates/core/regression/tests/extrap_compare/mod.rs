@@ -267,9 +267,6 @@ pub struct Comparison {
     pub coefficient_notes: Vec<String>,
     /// Same terms, coefficients beyond 1e-6, and neither.
     pub coefficient_misses: Vec<String>,
-    /// Call paths yosoku refuses (a parameter with fewer than 3 values, which Extra-P fits
-    /// with a warning), with Extra-P's model: not counted in `total`.
-    pub refused: Vec<String>,
     pub ours_secs: f64,
     pub theirs_secs: f64,
 }
@@ -304,17 +301,8 @@ pub fn compare(
             let t = theirs
                 .get(&key)
                 .unwrap_or_else(|| panic!("Extra-P made no model of {key:?}"));
-            let ours = match ours {
-                Ok(m) => m,
-                Err(e @ PmnfError::TooFewPoints { .. }) => {
-                    c.refused.push(format!(
-                        "{shown} {} {}: yosoku: {e}; Extra-P: {} {:?}",
-                        s.callpath, s.metric, t.constant, t.coefficients
-                    ));
-                    continue;
-                }
-                Err(e) => panic!("{shown} {}: {e}", s.callpath),
-            };
+            // Extra-P's search models every series, from one value of a parameter up.
+            let ours = ours.unwrap_or_else(|e| panic!("{shown} {}: {e}", s.callpath));
             c.total += 1;
             let both = format!(
                 "{shown} {} {}:\n  yosoku:  {}\n  Extra-P: {} {:?}",
@@ -400,11 +388,6 @@ impl Comparison {
         );
         for d in &self.disagreements {
             eprintln!("disagreement: {d}");
-        }
-        for r in &self.refused {
-            eprintln!(
-                "refused by yosoku (fewer than 3 values of a parameter), modelled by Extra-P: {r}"
-            );
         }
         for n in &self.coefficient_notes {
             eprintln!(
