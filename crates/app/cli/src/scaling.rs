@@ -337,6 +337,7 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             (true, false) => "runs",
         };
         let series = || (file.series.iter()).filter(|s| shown.shows(&s.callpath, &s.metric));
+        let names: Vec<&str> = file.parameters.iter().map(String::as_str).collect();
         if request.json {
             for s in series() {
                 let line = suggestion_json(&file, s, unit);
@@ -389,27 +390,16 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 let _ = writeln!(out, "      {}", nothing_to_suggest(found, &s.metric));
             }
             let line = |c: &yosoku_runner::scaling::Candidate| {
-                let config: Vec<String> = file
-                    .parameters
-                    .iter()
-                    .zip(&c.coordinate)
-                    .map(|(n, v)| format!("{n}={v}"))
-                    .collect();
                 format!(
                     "{}{}: the model's +- {} at the target; the runs take {}",
-                    config.join(", "),
+                    at_text(&names, &c.coordinate),
                     if c.repeat {
                         " again (measured already)"
                     } else {
                         ""
                     },
                     crate::format::metric_value(half(c.variance_after), &s.metric),
-                    if file.costed_per_run {
-                        // A number of runs.
-                        format!("{} {unit}", crate::format::value(c.cost.round(), ""))
-                    } else {
-                        crate::format::value(c.cost, unit)
-                    },
+                    cost_text(&file, c.cost, unit),
                 )
             };
             for (i, c) in found.ranked.iter().take(5).enumerate() {
@@ -554,36 +544,44 @@ fn to_model_text(
     let mut out = String::new();
     for m in &s.to_model {
         let name = file.parameters.get(m.parameter).map_or("?", String::as_str);
-        let _ = writeln!(
-            out,
-            "    to model it, measure {name}={} ({}, past {}), at any of:",
-            m.next,
-            m.grid,
-            m.measured
-                .iter()
-                .map(f64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        for (i, (c, cost)) in m.runs.iter().take(3).enumerate() {
-            let config: Vec<String> = (file.parameters.iter())
-                .zip(c)
-                .map(|(n, v)| format!("{n}={v}"))
-                .collect();
-            let cost = if file.costed_per_run {
-                format!("{} {unit}", crate::format::value(cost.round(), ""))
-            } else {
-                crate::format::value(*cost, unit)
-            };
+        let measured: Vec<String> = m.measured.iter().map(f64::to_string).collect();
+        let Some(next) = m.next else {
             let _ = writeln!(
                 out,
-                "      {}. {}: the run takes at least {cost}",
+                "    to model it, {name} needs a third value, and --grid gives none past {}: \
+                 give one",
+                measured.join(", ")
+            );
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "    to model it, measure {name}={next} ({}, past {}), at any of:",
+            m.grid,
+            measured.join(", ")
+        );
+        let names: Vec<&str> = file.parameters.iter().map(String::as_str).collect();
+        for (i, (c, cost)) in m.runs.iter().take(3).enumerate() {
+            let _ = writeln!(
+                out,
+                "      {}. {}: the run takes at least {}",
                 i + 1,
-                config.join(", ")
+                at_text(&names, c),
+                cost_text(file, *cost, unit)
             );
         }
     }
     out
+}
+
+/// A run's cost as printed: a number of runs where the file measures no time, else in `unit`
+/// (`s`, `core-s`).
+fn cost_text(file: &yosoku_runner::scaling::FileSuggestions, cost: f64, unit: &str) -> String {
+    if file.costed_per_run {
+        format!("{} {unit}", crate::format::value(cost.round(), ""))
+    } else {
+        crate::format::value(cost, unit)
+    }
 }
 
 /// The models of every file, as text or JSON lines.

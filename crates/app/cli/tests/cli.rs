@@ -1010,6 +1010,22 @@ fn a_parameter_measured_at_one_value_is_left_out_of_the_models_and_said_so() {
     assert_eq!(to_model["grid"], "the grid --grid gives", "{line}");
     assert_eq!(to_model["runs"].as_array().unwrap().len(), 3, "{line}");
     assert_eq!(to_model["runs"][0]["configuration"]["p"], 2.0, "{line}");
+    // A --grid with no value past the measured ones: said, not a silent empty list.
+    let printed = succeeded(&[
+        "scaling",
+        "--suggest",
+        "--target",
+        "p=16,n=400",
+        "--grid",
+        "n=50/150",
+        &file,
+    ]);
+    assert!(
+        printed.contains(
+            "to model it, n needs a third value, and --grid gives none past 100, 200: give one"
+        ),
+        "{printed}"
+    );
 }
 
 /// A call path measured as 0 at every run (RELeARN's "Update #synaptic elements + del

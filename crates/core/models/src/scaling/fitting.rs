@@ -8,7 +8,7 @@ use yosoku_regression::pmnf::calibrate::{
 };
 use yosoku_regression::pmnf::robust::{fit_robust, moved_with_first_said, ranked_off_line_said};
 use yosoku_regression::pmnf::{
-    PmnfError, PmnfModel, PmnfOptions, Point, few_values, fit, without_line, without_line_said,
+    PmnfModel, PmnfOptions, Point, few_values, fit, without_line, without_line_said,
 };
 use yosoku_tables::Figure;
 use yosoku_tables::report::ReportCell;
@@ -92,10 +92,7 @@ pub fn scaling_models(runs: &RecordBatch, spec: &ScalingSpec) -> Result<Scaling,
             // parameter up, as the robust search does: Extra-P's search (and `yosoku scaling`)
             // would choose a law from two values, which nothing checks.
             Search::Extrap => match few_values(&points).first() {
-                Some(few) => Err(PmnfError::TooFewPoints {
-                    parameter: few.parameter,
-                    found: few.values.len(),
-                }),
+                Some(few) => Err(few.refusal()),
                 None => fit(&points, &options),
             }
             .map(|m| (m, without_line_said(&without_line(&points), &names))),

@@ -941,18 +941,10 @@ fn enough_values<'a>(
     coordinates: impl Iterator<Item = &'a [f64]> + Clone,
     dims: usize,
 ) -> Result<(), PmnfError> {
-    for p in 0..dims {
-        let mut values: Vec<f64> = coordinates.clone().map(|x| x[p]).collect();
-        values.sort_by(f64::total_cmp);
-        values.dedup();
-        if values.len() < MINIMUM_POINTS {
-            return Err(PmnfError::TooFewPoints {
-                parameter: p,
-                found: values.len(),
-            });
-        }
+    match few_values_of(coordinates, dims).first() {
+        Some(few) => Err(few.refusal()),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The parameters along which no line of `points` (the other parameters fixed) has two values
@@ -989,6 +981,15 @@ pub struct FewValues {
 }
 
 impl FewValues {
+    /// The refusal of a search that models a parameter from [`MINIMUM_POINTS`] values up (the
+    /// robust one, the checks, a pipeline's step).
+    pub fn refusal(&self) -> PmnfError {
+        PmnfError::TooFewPoints {
+            parameter: self.parameter,
+            found: self.values.len(),
+        }
+    }
+
     /// Whether `value` is one of those measured (where the model's law in it was fitted).
     pub fn measured_at(&self, value: f64) -> bool {
         self.values.contains(&value)
@@ -1022,9 +1023,17 @@ impl FewValues {
 /// The parameters `points` measure at fewer than [`MINIMUM_POINTS`] values ([`FewValues`]).
 pub fn few_values(points: &[Point]) -> Vec<FewValues> {
     let dims = points.first().map_or(0, |p| p.coordinate.len());
+    few_values_of(points.iter().map(|p| p.coordinate.as_slice()), dims)
+}
+
+/// [`few_values`] of the first `dims` parameters of `coordinates`.
+fn few_values_of<'a>(
+    coordinates: impl Iterator<Item = &'a [f64]> + Clone,
+    dims: usize,
+) -> Vec<FewValues> {
     (0..dims)
         .filter_map(|parameter| {
-            let mut values: Vec<f64> = points.iter().map(|p| p.coordinate[parameter]).collect();
+            let mut values: Vec<f64> = coordinates.clone().map(|x| x[parameter]).collect();
             values.sort_by(f64::total_cmp);
             values.dedup();
             (values.len() < MINIMUM_POINTS).then_some(FewValues { parameter, values })

@@ -372,8 +372,9 @@ pub struct ToModel {
     pub parameter: usize,
     /// Its measured values, in increasing order.
     pub measured: Vec<f64>,
-    /// The value the runs measure it at.
-    pub next: f64,
+    /// The value the runs measure it at; `None` where `--grid`'s values have none past the
+    /// measured ones (and `runs` is empty).
+    pub next: Option<f64>,
     /// How `next` was found: the grid its values keep (`a doubling` from two) or `--grid`'s.
     pub grid: &'static str,
     /// Each run and its cost ([`RunCost::cost`]), the cheapest first; one of them gives the
@@ -382,8 +383,8 @@ pub struct ToModel {
 }
 
 /// [`ToModel`] for each parameter `points` measure at fewer than
-/// [`MINIMUM_POINTS`](super::MINIMUM_POINTS) values that has a next value on its grid (`grids`,
-/// by parameter; inferred where missing), costed by `run_cost` (times the value of parameter
+/// [`MINIMUM_POINTS`](super::MINIMUM_POINTS) values, at its next value on its grid (`grids`, by
+/// parameter; inferred where missing), costed by `run_cost` (times the value of parameter
 /// `cost_parameter` where one is named).
 pub fn runs_to_model(
     points: &[Point],
@@ -394,20 +395,20 @@ pub fn runs_to_model(
     let processes = |x: &[f64]| cost_parameter.map_or(1.0, |p| x[p]);
     super::few_values(points)
         .into_iter()
-        .filter_map(|few| {
+        .map(|few| {
             let grid = grids.get(few.parameter).cloned().unwrap_or_default();
-            let next = *grid.next(&few.values).first()?;
+            let next = grid.next(&few.values).first().copied();
             let mut runs: Vec<(Vec<f64>, f64)> = Vec::new();
-            for p in points {
+            for p in points.iter().filter(|_| next.is_some()) {
                 let mut x = p.coordinate.clone();
-                x[few.parameter] = next;
+                x[few.parameter] = next.unwrap_or_default();
                 if !runs.iter().any(|(c, _)| *c == x) {
                     let cost = run_cost.cost(&x, processes);
                     runs.push((x, cost));
                 }
             }
             runs.sort_by(|a, b| a.1.total_cmp(&b.1));
-            Some(ToModel {
+            ToModel {
                 parameter: few.parameter,
                 next,
                 grid: match grid {
@@ -416,7 +417,7 @@ pub fn runs_to_model(
                 },
                 measured: few.values,
                 runs,
-            })
+            }
         })
         .collect()
 }
