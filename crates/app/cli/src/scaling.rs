@@ -218,7 +218,20 @@ fn parse_grids(text: &str) -> Result<Grids, String> {
             Ok((name.trim().to_owned(), Grid::parse(grid)?))
         })
         .collect::<Result<Vec<_>, String>>()
+        .and_then(named_once)
         .map(Grids)
+}
+
+/// `pairs` if no name is given twice (`p=8,p=16` is a slip, not a choice of the last).
+fn named_once<T>(pairs: Vec<(String, T)>) -> Result<Vec<(String, T)>, String> {
+    match pairs
+        .iter()
+        .enumerate()
+        .find(|(i, (name, _))| pairs[..*i].iter().any(|(n, _)| n == name))
+    {
+        Some((_, (name, _))) => Err(format!("`{name}` is given twice")),
+        None => Ok(pairs),
+    }
 }
 
 /// A configuration to predict: each parameter's name and value.
@@ -237,7 +250,7 @@ fn parse_target(text: &str) -> Result<Target, String> {
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| format!("`{part}`: `{value}` is not a number"))?;
+                .ok_or_else(|| format!("`{part}`: `{value}` is not a finite number"))?;
             if v <= 0.0 {
                 return Err(format!(
                     "`{part}`: a parameter's value is a positive number (a model's terms are its powers and logarithms)"
@@ -246,6 +259,7 @@ fn parse_target(text: &str) -> Result<Target, String> {
             Ok((name.trim().to_owned(), v))
         })
         .collect::<Result<Vec<_>, String>>()
+        .and_then(named_once)
         .map(Target)
 }
 
@@ -355,7 +369,11 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
                 Ok(found) => found,
                 Err(e) => {
                     let e = e.said(&file.parameters);
-                    let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
+                    let _ = writeln!(
+                        out,
+                        "  {}: not modelled: {e}",
+                        series_name(&s.callpath, &s.metric)
+                    );
                     out.push_str(&to_model_text(&file, s, unit));
                     continue;
                 }
@@ -370,9 +388,8 @@ fn suggestions(request: &Request, options: &PmnfOptions, target: &[(String, f64)
             };
             let _ = writeln!(
                 out,
-                "  {} / {}: at {at} the robust model predicts {}; its own fit is uncertain by +- {} there (what the runs below narrow; the interval is calibrated on the file's held-out points)\n    measure next, the most narrowing per {} first:",
-                s.callpath,
-                s.metric,
+                "  {}: at {at} the robust model predicts {}; its own fit is uncertain by +- {} there (what the runs below narrow; the interval is calibrated on the file's held-out points)\n    measure next, the most narrowing per {} first:",
+                series_name(&s.callpath, &s.metric),
                 predicted.text(&s.metric, &file.parameters),
                 crate::format::metric_value(half(found.variance_now), &s.metric),
                 if file.costed_per_run {
@@ -661,9 +678,8 @@ pub fn run(request: &Request) -> Outcome {
                     };
                     let _ = writeln!(
                         out,
-                        "  {} / {}: {}\n    SMAPE {:.3} %, adjusted R^2 {adjusted_r2}, RSS {:.6e}{}",
-                        s.callpath,
-                        s.metric,
+                        "  {}: {}\n    SMAPE {:.3} %, adjusted R^2 {adjusted_r2}, RSS {:.6e}{}",
+                        series_name(&s.callpath, &s.metric),
                         m.to_extrap(&names),
                         m.smape,
                         m.rss,
@@ -697,7 +713,11 @@ pub fn run(request: &Request) -> Outcome {
                 }
                 (Err(e), false) => {
                     let e = e.said(&names);
-                    let _ = writeln!(out, "  {} / {}: not modelled: {e}", s.callpath, s.metric);
+                    let _ = writeln!(
+                        out,
+                        "  {}: not modelled: {e}",
+                        series_name(&s.callpath, &s.metric)
+                    );
                 }
             }
         }
@@ -847,6 +867,20 @@ fn of_unit(units: usize, unit: yosoku_runner::scaling::MetricUnit) -> &'static s
 }
 
 /// `p=343, n=64`: a configuration by its parameters' names.
+/// `call path / metric` as a line names a series; a name the file left empty (a text file's
+/// DATA before any REGION or METRIC line, which Extra-P reads as the empty name) is
+/// `(unnamed)`, not a blank.
+fn series_name(callpath: &str, metric: &str) -> String {
+    let shown = |name: &str| {
+        if name.is_empty() {
+            "(unnamed)".to_owned()
+        } else {
+            name.to_owned()
+        }
+    };
+    format!("{} / {}", shown(callpath), shown(metric))
+}
+
 fn at_text(names: &[&str], coordinate: &[f64]) -> String {
     let parts: Vec<String> = names
         .iter()
@@ -1004,6 +1038,25 @@ mod tests {
     fn request(args: &[&str]) -> Result<Request, clap::Error> {
         Command::try_parse_from(std::iter::once("scaling").chain(args.iter().copied()))
             .map(|c| c.request)
+    }
+
+    #[test]
+    fn a_name_the_file_left_empty_is_said_unnamed() {
+        assert_eq!(series_name("", ""), "(unnamed) / (unnamed)");
+        assert_eq!(series_name("main", "time"), "main / time");
+    }
+
+    #[test]
+    fn a_parameter_named_twice_in_target_or_grid_is_refused() {
+        for (flag, value) in [("--target", "p=8,n=1,n=2"), ("--grid", "p=cubes,p=x2")] {
+            let e = request(&[flag, value, "set"]).err().unwrap().to_string();
+            assert!(e.contains("is given twice"), "{flag} {value}: {e}");
+        }
+        let e = request(&["--target", "p=1e400", "set"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("`1e400` is not a finite number"), "{e}");
     }
 
     #[test]

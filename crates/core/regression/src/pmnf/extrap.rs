@@ -128,8 +128,13 @@ impl<'de> Deserialize<'de> for Ordered {
                 mut map: A,
             ) -> Result<Ordered, A::Error> {
                 let mut out = Vec::new();
-                while let Some(entry) = map.next_entry::<String, serde_json::Value>()? {
-                    out.push(entry);
+                while let Some((name, value)) = map.next_entry::<String, serde_json::Value>()? {
+                    if out.iter().any(|(k, _)| *k == name) {
+                        return Err(serde::de::Error::custom(format!(
+                            "parameter `{name}` given twice"
+                        )));
+                    }
+                    out.push((name, value));
                 }
                 Ok(Ordered(out))
             }
@@ -259,9 +264,27 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
             .unwrap_or((trimmed, ""));
         let value = value.trim();
         match field {
-            "PARAMETER" => e
-                .parameters
-                .extend(value.split_whitespace().map(str::to_owned)),
+            "PARAMETER" => {
+                if let Some(&first) = coordinate_lines.first() {
+                    return Err(error(
+                        line,
+                        format!(
+                            "PARAMETER after POINTS (line {first}), whose points give {} value(s) \
+                             each: name every parameter before the points",
+                            e.parameters.len()
+                        ),
+                    ));
+                }
+                for name in value.split_whitespace() {
+                    if e.parameters.iter().any(|p| p == name) {
+                        return Err(error(
+                            line,
+                            format!("parameter `{name}` named twice: each names one coordinate"),
+                        ));
+                    }
+                    e.parameters.push(name.to_owned());
+                }
+            }
             "POINTS" => {
                 for c in points_line(value, e.parameters.len(), line)? {
                     if c.len() != e.parameters.len() {
@@ -310,9 +333,20 @@ pub fn parse_text(text: &str) -> Result<Experiment, InputError> {
                     *measured = true;
                 }
                 let coordinate = coordinate.clone();
-                e.series_mut(&callpath, &metric)
-                    .points
-                    .push(Point { coordinate, values });
+                let series = e.series_mut(&callpath, &metric);
+                // Each REGION or METRIC line restarts at the first point, so a series read
+                // before holds this point already.
+                if series.points.len() != next {
+                    return Err(error(
+                        line,
+                        format!(
+                            "region `{callpath}`, metric `{metric}`: point {coordinate:?} has a \
+                             DATA line already (REGION and METRIC given twice?): a point's \
+                             repetitions belong on its one DATA line"
+                        ),
+                    ));
+                }
+                series.points.push(Point { coordinate, values });
                 next += 1;
             }
             other => {
@@ -407,6 +441,12 @@ fn parse_lines(text: &str, talpas: bool) -> Result<Experiment, InputError> {
         }
         if e.parameters.is_empty() {
             e.parameters = params.0.iter().map(|(k, _)| k.clone()).collect();
+            if e.parameters.is_empty() {
+                return Err(error(
+                    line,
+                    format!("`{key}` is empty: a model is a function of at least one parameter"),
+                ));
+            }
         }
         let coordinate = e
             .parameters
@@ -420,6 +460,17 @@ fn parse_lines(text: &str, talpas: bool) -> Result<Experiment, InputError> {
                     .ok_or_else(|| error(line, format!("parameter `{p}` missing or not a number")))
             })
             .collect::<Result<Vec<f64>, _>>()?;
+        if let Some((other, _)) = params.0.iter().find(|(k, _)| !e.parameters.contains(k)) {
+            // Extra-P drops it without a word, merging runs that differ in it.
+            return Err(error(
+                line,
+                format!(
+                    "parameter `{other}` is not one of the first line's ({}): every line gives \
+                     the same parameters",
+                    e.parameters.join(", ")
+                ),
+            ));
+        }
         let callpath = v.callpath.unwrap_or_else(|| "<root>".to_owned());
         let metric = v.metric.unwrap_or_else(|| "<default>".to_owned());
         let values: Vec<f64> = match &v.value {
@@ -572,10 +623,36 @@ fn parse_json_with(
             })
         })
         .collect::<Result<_, _>>()?;
+    let parameters_line = || line_of(text, "\"parameters\"");
+    if parameters.is_empty() {
+        return Err(error(
+            parameters_line(),
+            "no parameters: a model is a function of at least one",
+        ));
+    }
+    if let Some((i, name)) = parameters
+        .iter()
+        .enumerate()
+        .find(|(i, name)| parameters[..*i].contains(name))
+    {
+        return Err(error(
+            parameters_line(),
+            format!(
+                "parameter `{name}` named twice in `parameters` (at {} and {i})",
+                parameters.iter().position(|p| p == name).unwrap_or(0)
+            ),
+        ));
+    }
     let measurements = v
         .get("measurements")
         .and_then(|m| m.as_object())
         .ok_or_else(|| error(end_line(text), "no `measurements` object in the file"))?;
+    if measurements.is_empty() {
+        return Err(error(
+            line_of(text, "\"measurements\""),
+            "no measurement in the file: `measurements` is empty",
+        ));
+    }
     let mut e = Experiment {
         parameters,
         series: Vec::new(),
@@ -638,6 +715,14 @@ fn series_of(
                 ));
             }
             let values = values_of(m, &what, line)?;
+            if values.is_empty() {
+                return Err(error(
+                    line,
+                    format!(
+                        "{what}: point {coordinate:?} has no values: measure it or leave it out"
+                    ),
+                ));
+            }
             if points.iter().any(|p: &Point| p.coordinate == coordinate) {
                 return Err(error(
                     line,
@@ -716,6 +801,34 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(e, "line 2: no `measurements` object in the file");
+        // No parameter, a parameter twice, nothing measured, a point without values: each
+        // refused with what is wrong (Extra-P 4.2.5 crashes on the last).
+        let point = r#"{"r": {"time": [{"point": [1, 1], "values": []}]}}"#;
+        for (text, start) in [
+            (
+                format!("{{\"parameters\": [],\n\"measurements\": {point}}}"),
+                "line 1: no parameters: a model is a function of at least one",
+            ),
+            (
+                format!("{{\"parameters\": [\"p\", \"p\"], \"measurements\": {point}}}"),
+                "line 1: parameter `p` named twice",
+            ),
+            (
+                "{\"parameters\": [\"p\"],\n\"measurements\": {}}".to_owned(),
+                "line 2: no measurement in the file: `measurements` is empty",
+            ),
+            (
+                format!("{{\"parameters\": [\"p\", \"q\"], \"measurements\": {point}}}"),
+                "line 1: call path `r`, metric `time`: point [1.0, 1.0] has no values",
+            ),
+        ] {
+            let e = parse_json(&text).unwrap_err().to_string();
+            assert!(e.starts_with(start), "{text}: {e}");
+        }
+        let e = parse_jsonl("{\"params\": {}, \"value\": 1}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("line 1: `params` is empty"), "{e}");
         assert_eq!(
             parse_jsonl("\n").unwrap_err().to_string(),
             "line 1: no measurement in the file"
@@ -725,6 +838,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(repeated.series[0].points[0].values, [1.0, 2.0]);
+        // A parameter the first line lacks would merge runs that differ in it (Extra-P drops
+        // it without a word): refused, as is a parameter given twice.
+        let e = parse_jsonl(
+            "{\"params\": {\"p\": 1}, \"value\": 1}\n{\"params\": {\"p\": 1, \"q\": 2}, \"value\": 2}\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("line 2: parameter `q` is not one of the first line's (p)"),
+            "{e}"
+        );
+        let e = parse_jsonl("{\"params\": {\"p\": 1, \"p\": 2}, \"value\": 1}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("parameter `p` given twice"), "{e}");
     }
 
     #[test]
@@ -745,22 +873,42 @@ mod tests {
     #[test]
     fn bad_text_names_its_line() {
         let bad = |t: &str| parse_text(t).unwrap_err().to_string();
-        assert!(
-            bad("PARAMETER x\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n")
-                .starts_with("line 5: more DATA lines")
-        );
-        assert!(
-            bad("PARAMETER x\nPOINTS 1 2\nDATA 1 two\n")
-                .starts_with("line 3: `two` is not a number")
-        );
-        assert!(
-            bad("PARAMETER x\nPOINTS 1 2\nREGION a\nDATA 1\n")
-                .contains("1 measured points of the 2 POINTS")
-        );
-        assert!(
-            bad("PARAMETER x y\nPOINTS (1)\n").starts_with("line 2: a point of 1 values for 2")
-        );
-        assert!(bad("VALUES 1\n").starts_with("line 1: unknown field `VALUES`"));
+        for (text, start) in [
+            (
+                "PARAMETER x\nPOINTS 1 2\nDATA 1\nDATA 2\nDATA 3\n",
+                "line 5: more DATA lines",
+            ),
+            (
+                "PARAMETER x\nPOINTS 1 2\nDATA 1 two\n",
+                "line 3: `two` is not a number",
+            ),
+            (
+                "PARAMETER x\nPOINTS 1 2\nREGION a\nDATA 1\n",
+                "line 4: region `a`, metric ``: 1 measured points of the 2 POINTS",
+            ),
+            (
+                "PARAMETER x y\nPOINTS (1)\n",
+                "line 2: a point of 1 values for 2",
+            ),
+            ("VALUES 1\n", "line 1: unknown field `VALUES`"),
+            // The parameters, each once, before the points they give values of.
+            (
+                "PARAMETER p\nPOINTS 1 2\nPARAMETER q\nDATA 1\nDATA 2\n",
+                "line 3: PARAMETER after POINTS (line 2), whose points give 1 value",
+            ),
+            (
+                "PARAMETER p\nPARAMETER p\nPOINTS (1 1) (2 2)\n",
+                "line 2: parameter `p` named twice",
+            ),
+            // A region's metric read twice would restart at the first point: refused there.
+            (
+                "PARAMETER x\nPOINTS 1 2\nREGION r\nMETRIC t\nDATA 1\nDATA 2\nREGION r\nMETRIC t\nDATA 3\n",
+                "line 9: region `r`, metric `t`: point [1.0] has a DATA line already",
+            ),
+        ] {
+            let e = bad(text);
+            assert!(e.starts_with(start), "{text}: {e}");
+        }
         // Not-a-number: a coordinate is refused at its line; a DATA line of none refused too.
         assert_eq!(
             bad("PARAMETER x\nPOINTS 1 nan\nDATA 1\nDATA 2\n"),
