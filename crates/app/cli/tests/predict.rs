@@ -433,29 +433,31 @@ fn predicted_line(stdout: &str) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// What `yosoku predict` prints for `profile` on `on` with the shared model (`collector`: the
+/// flags that choose the plugin and collector, none for ncu).
+fn answer_of_shared_model(collector: &[&str], profile: &Path, on: &str) -> String {
+    let bundle = shared_model();
+    let mut args = vec!["predict"];
+    args.extend_from_slice(collector);
+    args.extend(["--profile", profile.to_str().unwrap(), "--on", on]);
+    args.extend(["--model", bundle.to_str().unwrap()]);
+    let out = yosoku(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
 #[test]
 fn an_amd_rocprof_profile_is_predicted_on_another_amd_gpu_the_model_never_saw() {
     // The model is trained on NVIDIA Kepler and Maxwell GPUs only. The omniperf workloads ran
     // the same copy kernel on an MI210 and an MI100: the MI210's profile predicts the MI100,
     // whose measured time must lie inside the interval.
-    let bundle = shared_model().to_path_buf();
     let data = repo().join("pipelines/data/rocprof");
     let ask = |profile: &str, on: &str| {
-        let out = yosoku(&[
-            "predict",
-            "--plugin",
-            "rocm_profiler",
-            "--collector",
-            "rocprof",
-            "--profile",
-            data.join(profile).to_str().unwrap(),
-            "--on",
+        answer_of_shared_model(
+            &["--plugin", "rocm_profiler", "--collector", "rocprof"],
+            &data.join(profile),
             on,
-            "--model",
-            bundle.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        text(&out.stdout)
+        )
     };
     let from_mi210 = ask("dispatch_0_MI200", "MI100");
     assert!(
@@ -474,6 +476,58 @@ fn an_amd_rocprof_profile_is_predicted_on_another_amd_gpu_the_model_never_saw() 
         p[2] <= measured_mi100 && measured_mi100 <= p[3],
         "{p:?} vs {measured_mi100}"
     );
+}
+
+#[test]
+fn an_h100_profile_on_an_h200_is_answered_within_their_architecture_and_said_so() {
+    // Neither Hopper GPU is in training (Kepler and Maxwell only). Both are of one
+    // architecture, so the model within architectures answers, and the note says that, not the
+    // model across them. The H200's own profile of the same launches checks every interval.
+    let data = repo().join("pipelines/data/cuda-trace");
+    let ask = |gpu: &str, on: &str| {
+        answer_of_shared_model(&[], &data.join(gpu).join("ncu_raw_fwt.csv"), on)
+    };
+    let on_h200 = ask("h100", "H200");
+    assert!(
+        on_h200.contains(
+            "note: NVIDIA H100 80GB HBM3 and NVIDIA H200 are Hopper GPUs, and no training GPU is: the model within architectures answers, learnt on pairs of Kepler or Maxwell GPUs"
+        ),
+        "{on_h200}"
+    );
+    assert!(
+        !on_h200.contains("the model across architectures answers"),
+        "{on_h200}"
+    );
+    let words =
+        |line: &str| -> Vec<String> { line.split_whitespace().map(str::to_owned).collect() };
+    // `predicted on NVIDIA H200: P U   95 % interval L U .. H U`
+    let intervals: Vec<(f64, f64)> = on_h200
+        .lines()
+        .filter(|l| l.trim_start().starts_with("predicted on NVIDIA H200:"))
+        .map(|l| {
+            let w = words(l);
+            let at = w.iter().position(|x| x == "interval").unwrap();
+            (secs(&w[at + 1], &w[at + 2]), secs(&w[at + 4], &w[at + 5]))
+        })
+        .collect();
+    // `measured on NVIDIA H200: T U`
+    let measured: Vec<f64> = ask("h200", "H100")
+        .lines()
+        .filter(|l| l.trim_start().starts_with("measured on NVIDIA H200:"))
+        .map(|l| {
+            let w = words(l);
+            secs(&w[w.len() - 2], &w[w.len() - 1])
+        })
+        .collect();
+    assert_eq!(intervals.len(), 9);
+    assert_eq!(measured.len(), 9);
+    for (i, ((low, high), m)) in intervals.iter().zip(&measured).enumerate() {
+        assert!(
+            low <= m && m <= high,
+            "launch {}: {m} outside {low}..{high}",
+            i + 1
+        );
+    }
 }
 
 /// The measured times of an OpenCL record, by run id without its device part

@@ -495,12 +495,33 @@ fn question_notes(
         .iter()
         .filter(|c| c.work.warp_instructions.is_nan())
         .count();
-    for gpu in [&profile.gpus[0], target] {
-        if uncounted < profile.cells.len() && !trained.contains(&gpu.architecture.as_str()) {
-            notes.push(format!(
-                "{} is a {} GPU; no training GPU is: the model across architectures answers, and its interval is the held-out GPUs' across architectures",
-                gpu.name, gpu.architecture
-            ));
+    let source = &profile.gpus[0];
+    let counted = uncounted < profile.cells.len();
+    if counted
+        && source.architecture == target.architecture
+        && !trained.contains(&source.architecture.as_str())
+    {
+        // Both of one architecture: the model within architectures answers (`predict_from`),
+        // learnt on pairs of other architectures, and its interval is of held-out GPUs whose
+        // architecture mates stayed in training.
+        let mut known = trained.clone();
+        known.sort_unstable();
+        known.dedup();
+        notes.push(format!(
+            "{} and {} are {} GPUs, and no training GPU is: the model within architectures answers, learnt on pairs of {} GPUs, and its interval is that of held-out GPUs whose architecture was in training; no held-out figure speaks for an architecture training lacks",
+            source.name,
+            target.name,
+            target.architecture,
+            known.join(" or ")
+        ));
+    } else if counted {
+        for gpu in [source, target] {
+            if !trained.contains(&gpu.architecture.as_str()) {
+                notes.push(format!(
+                    "{} is a {} GPU; no training GPU is: the model across architectures answers, and its interval is the held-out GPUs' across architectures",
+                    gpu.name, gpu.architecture
+                ));
+            }
         }
     }
     notes.dedup();
