@@ -897,6 +897,28 @@ fn runs_off_any_line_are_said_to_be_ranked_over_all_the_runs() {
     assert!(!printed.contains("without_line"), "{printed}");
 }
 
+/// A time below zero is a measuring or writing error: modelled as given, as Extra-P models it,
+/// and said on stderr; a metric whose name says no unit (`energy_delta`) may go below zero and
+/// is not. DATA before any REGION line is Extra-P's empty call path, printed as `(unnamed)`.
+#[test]
+fn negative_times_are_said_and_an_unnamed_call_path_is_named_so() {
+    let (_dir, file) = extrap_text_file(
+        "PARAMETER p\nPOINTS 2 4 8 16 32\nMETRIC time\nDATA 1\nDATA 2\nDATA 3\nDATA 4\nDATA 5\nREGION r\nMETRIC time\nDATA 1\nDATA -2\nDATA 3\nDATA -4 -4.5\nDATA 5\nMETRIC energy_delta\nDATA -1\nDATA -2\nDATA -3\nDATA -4\nDATA -5\n",
+    );
+    let out = yosoku(&["scaling", file.as_str()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("\n  (unnamed) / time: "), "{printed}");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "metric `time`: 3 negative value(s), in call path(s) `r`: a time is never negative"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("energy_delta"), "{stderr}");
+}
+
 /// A parameter measured at one value (a study of the ranks at one size, the size written as a
 /// parameter) is left out of the models, as Extra-P 4.2.5 leaves it out of its model (`0.0354 +
 /// 0.5100 * p^(1)` for this file), and said so; in the JSON each factor keeps its parameter's

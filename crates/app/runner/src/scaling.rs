@@ -188,6 +188,8 @@ pub fn read_experiment(path: &Path, median: bool, cube: CubeReading) -> Result<R
             .notes
             .push(fixed_said(&fixed, &experiment.parameters));
     }
+    let negative = negative_said(&experiment);
+    experiment.notes.extend(negative);
     Ok(ReadExperiment {
         experiment,
         time_shares: shares,
@@ -210,6 +212,55 @@ fn fixed_said(fixed: &[FixedParameter], varying: &[String]) -> String {
         values.join(", "),
         varying.join(", ")
     )
+}
+
+/// Per metric whose name says a quantity that is never negative (a time, bytes, FLOPs, a
+/// count), the negative values the file holds, said: Extra-P models them without a word, and so
+/// does yosoku, but a negative time is a measuring or a writing error the user should see.
+fn negative_said(experiment: &Experiment) -> Vec<String> {
+    let mut by_metric: Vec<(&str, Vec<&str>, usize)> = Vec::new();
+    for s in &experiment.series {
+        let negative = s
+            .points
+            .iter()
+            .flat_map(|p| &p.values)
+            .filter(|v| **v < 0.0)
+            .count();
+        if negative == 0 || MetricUnit::of(&s.metric) == MetricUnit::Unnamed {
+            continue;
+        }
+        match by_metric.iter_mut().find(|(m, _, _)| *m == s.metric) {
+            Some((_, callpaths, count)) => {
+                callpaths.push(&s.callpath);
+                *count += negative;
+            }
+            None => by_metric.push((&s.metric, vec![&s.callpath], negative)),
+        }
+    }
+    by_metric
+        .into_iter()
+        .map(|(metric, callpaths, count)| {
+            let what = match MetricUnit::of(metric) {
+                MetricUnit::Seconds => "a time",
+                MetricUnit::Bytes => "a number of bytes",
+                MetricUnit::Flop => "a number of FLOPs",
+                MetricUnit::Count | MetricUnit::Events | MetricUnit::Unnamed => "a count",
+            };
+            let shown: Vec<String> = callpaths.iter().take(3).map(|c| format!("`{c}`")).collect();
+            let more = callpaths.len().saturating_sub(shown.len());
+            format!(
+                "metric `{metric}`: {count} negative value(s), in call path(s) {}{}: {what} is \
+                 never negative, so the file holds a measuring or writing error; modelled as \
+                 given, as Extra-P models them",
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        })
+        .collect()
 }
 
 /// [`read_experiment`] before the fixed parameters are taken out.
