@@ -27,7 +27,11 @@ fn shared_model() -> &'static Path {
 fn model(dir: &Path) -> PathBuf {
     model_with(
         dir,
-        &["leave_one_gpu_out", "leave_one_gpu_out_other_architectures"],
+        &[
+            "leave_one_gpu_out",
+            "leave_one_gpu_out_other_architectures",
+            "leave_one_architecture_out",
+        ],
     )
 }
 
@@ -63,15 +67,17 @@ fn model_with(dir: &Path, schemes: &[&str]) -> PathBuf {
 /// `yosoku predict` of `profile` on the V100 with the model `bundle`: its output, having
 /// succeeded.
 fn predict_on_v100(profile: &Path, bundle: &Path) -> String {
-    let out = yosoku(&[
-        "predict",
-        "--profile",
-        profile.to_str().unwrap(),
-        "--on",
-        "Tesla V100",
-        "--model",
-        bundle.to_str().unwrap(),
-    ]);
+    answer_of(bundle, &[], profile, "Tesla V100")
+}
+
+/// What `yosoku predict` prints for `profile` on `on` with the model `bundle` (`collector`: the
+/// flags that choose the plugin and collector, none for ncu), having succeeded.
+fn answer_of(bundle: &Path, collector: &[&str], profile: &Path, on: &str) -> String {
+    let mut args = vec!["predict"];
+    args.extend_from_slice(collector);
+    args.extend(["--profile", profile.to_str().unwrap(), "--on", on]);
+    args.extend(["--model", bundle.to_str().unwrap()]);
+    let out = yosoku(&args);
     assert!(out.status.success(), "{}", text(&out.stderr));
     text(&out.stdout)
 }
@@ -433,17 +439,9 @@ fn predicted_line(stdout: &str) -> Vec<f64> {
         .unwrap_or_default()
 }
 
-/// What `yosoku predict` prints for `profile` on `on` with the shared model (`collector`: the
-/// flags that choose the plugin and collector, none for ncu).
+/// [`answer_of`] with the shared model.
 fn answer_of_shared_model(collector: &[&str], profile: &Path, on: &str) -> String {
-    let bundle = shared_model();
-    let mut args = vec!["predict"];
-    args.extend_from_slice(collector);
-    args.extend(["--profile", profile.to_str().unwrap(), "--on", on]);
-    args.extend(["--model", bundle.to_str().unwrap()]);
-    let out = yosoku(&args);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    text(&out.stdout)
+    answer_of(shared_model(), collector, profile, on)
 }
 
 #[test]
@@ -490,7 +488,7 @@ fn an_h100_profile_on_an_h200_is_answered_within_their_architecture_and_said_so(
     let on_h200 = ask("h100", "H200");
     assert!(
         on_h200.contains(
-            "note: NVIDIA H100 80GB HBM3 and NVIDIA H200 are Hopper GPUs, and no training GPU is: the model within architectures answers, learnt on pairs of Kepler or Maxwell GPUs"
+            "note: NVIDIA H100 80GB HBM3 and NVIDIA H200 are Hopper GPUs, and no training GPU is: the model within architectures answers, learnt on pairs of Kepler or Maxwell GPUs; the validation figures are leave_one_architecture_out's"
         ),
         "{on_h200}"
     );
@@ -498,6 +496,14 @@ fn an_h100_profile_on_an_h200_is_answered_within_their_architecture_and_said_so(
         !on_h200.contains("the model across architectures answers"),
         "{on_h200}"
     );
+    // The held-out figures of the scheme this question is an instance of, and of no other.
+    assert!(
+        on_h200.contains(
+            "validation: transfer.transfer_scores, leave_one_architecture_out, transfer_ridge: median |error|"
+        ),
+        "{on_h200}"
+    );
+    assert!(!on_h200.contains("leave_one_gpu_out"), "{on_h200}");
     let words =
         |line: &str| -> Vec<String> { line.split_whitespace().map(str::to_owned).collect() };
     // `predicted on NVIDIA H200: P U   95 % interval L U .. H U`
@@ -612,8 +618,9 @@ fn an_opencl_run_without_instruction_counts_is_answered_by_wave_scaling_and_chec
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(stdout.contains("have no instruction count"), "{stdout}");
+    // Two Hopper GPUs, an architecture training lacks: the figures of that scheme.
     assert!(
-        stdout.contains("leave_one_gpu_out, wave_scaling: median"),
+        stdout.contains("leave_one_architecture_out, wave_scaling: median"),
         "{stdout}"
     );
     let (mut errors, mut inside) = (Vec::new(), 0);

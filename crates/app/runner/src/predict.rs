@@ -27,7 +27,7 @@ use yosoku_models::transfer::predict::{
     GpuTransfer, TransferOptions, TransferQuestion, TransferTraining,
 };
 pub use yosoku_models::transfer::predict::{Prediction, TrainedTarget, WAVE_SCALING};
-use yosoku_models::transfer::report::{question_schemes, quoted_scores};
+use yosoku_models::transfer::report::{Architectures, question_schemes, quoted_scores};
 use yosoku_models::transfer::schemes::{Method, combined_secs};
 use yosoku_models::transfer::{GpuSpec, Measurements};
 use yosoku_tables::access::utf8;
@@ -462,7 +462,17 @@ pub fn answer(q: &Question) -> Result<Answer> {
             why.join("; ")
         );
     }
-    let same = measured.gpus[0].architecture == target.architecture;
+    let architectures = if measured.gpus[0].architecture != target.architecture {
+        Architectures::Different
+    } else if training
+        .gpus
+        .iter()
+        .any(|g| g.architecture == target.architecture)
+    {
+        Architectures::SameTrained
+    } else {
+        Architectures::SameUntrained
+    };
     let unseen_kernel = measured
         .kernels
         .iter()
@@ -499,7 +509,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
         labels: labels(&p, &run_ids),
         validation: quoted_scores(
             &model.scores,
-            &question_schemes(same, unseen_kernel),
+            &question_schemes(architectures, unseen_kernel),
             &methods,
         ),
         prediction: p,

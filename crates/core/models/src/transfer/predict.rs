@@ -508,7 +508,7 @@ fn question_notes(
         known.sort_unstable();
         known.dedup();
         notes.push(format!(
-            "{} and {} are {} GPUs, and no training GPU is: the model within architectures answers, learnt on pairs of {} GPUs, and its interval is that of held-out GPUs whose architecture was in training; no held-out figure speaks for an architecture training lacks",
+            "{} and {} are {} GPUs, and no training GPU is: the model within architectures answers, learnt on pairs of {} GPUs; the validation figures are leave_one_architecture_out's (each training architecture left out of the fit, its GPUs predicted from each other), its interval that of held-out GPUs whose architecture was in training",
             source.name,
             target.name,
             target.architecture,

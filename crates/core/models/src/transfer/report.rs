@@ -279,14 +279,27 @@ fn by_duration(
     }
 }
 
+/// How the profile's GPU and the target of a `yosoku predict` question stand to the training
+/// GPUs' architectures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Architectures {
+    /// Both of one architecture, which training GPUs have.
+    SameTrained,
+    /// Both of one architecture, which no training GPU has (an H100 and an H200 with a model of
+    /// Kepler and Maxwell GPUs).
+    SameUntrained,
+    /// Two architectures.
+    Different,
+}
+
 /// The schemes a `yosoku predict` question is an instance of: an unseen GPU of the profile GPU's
-/// architecture, or of another; and, where the profile holds a kernel the training data lacks,
-/// an unseen kernel measured on other GPUs.
-pub fn question_schemes(same_architecture: bool, unseen_kernel: bool) -> Vec<Scheme> {
-    let gpu = if same_architecture {
-        Scheme::LeaveOneGpuOut
-    } else {
-        Scheme::LeaveOneGpuOutOtherArchitectures
+/// architecture (one training has, or one it lacks), or of another; and, where the profile
+/// holds a kernel the training data lacks, an unseen kernel measured on other GPUs.
+pub fn question_schemes(architectures: Architectures, unseen_kernel: bool) -> Vec<Scheme> {
+    let gpu = match architectures {
+        Architectures::SameTrained => Scheme::LeaveOneGpuOut,
+        Architectures::SameUntrained => Scheme::LeaveOneArchitectureOut,
+        Architectures::Different => Scheme::LeaveOneGpuOutOtherArchitectures,
     };
     if unseen_kernel {
         vec![Scheme::LeaveOneKernelOut, gpu]

@@ -5,6 +5,11 @@
 //!   known); its launches are predicted from the other GPUs' measurements of the same launch.
 //! - `leave_one_gpu_out_other_architectures`: the same with every GPU of the target's
 //!   architecture left out of training and of the sources.
+//! - `leave_one_architecture_out`: every GPU of the target's architecture left out of training,
+//!   the target's launches predicted from its architecture mates alone: a profile of an
+//!   architecture training lacks asked on another GPU of it (an H100's on an H200 by a model of
+//!   Kepler and Maxwell GPUs). Its intervals are calibrated as `leave_one_gpu_out`'s, inside the
+//!   training set (with two architectures, holding one out there leaves one to fit on).
 //! - `leave_one_kernel_out`: each kernel in turn has never been timed anywhere; its launches
 //!   are predicted from their counters on the GPU they ran on, by models of the other kernels.
 //! - `leave_one_kernel_and_gpu_out`: both at once; the kernel's counters come from the other GPUs.
@@ -35,14 +40,16 @@ use crate::median;
 pub enum Scheme {
     LeaveOneGpuOut,
     LeaveOneGpuOutOtherArchitectures,
+    LeaveOneArchitectureOut,
     LeaveOneKernelOut,
     LeaveOneKernelAndGpuOut,
 }
 
 impl Scheme {
-    pub const ALL: [Scheme; 4] = [
+    pub const ALL: [Scheme; 5] = [
         Scheme::LeaveOneGpuOut,
         Scheme::LeaveOneGpuOutOtherArchitectures,
+        Scheme::LeaveOneArchitectureOut,
         Scheme::LeaveOneKernelOut,
         Scheme::LeaveOneKernelAndGpuOut,
     ];
@@ -51,6 +58,7 @@ impl Scheme {
         match self {
             Scheme::LeaveOneGpuOut => "leave_one_gpu_out",
             Scheme::LeaveOneGpuOutOtherArchitectures => "leave_one_gpu_out_other_architectures",
+            Scheme::LeaveOneArchitectureOut => "leave_one_architecture_out",
             Scheme::LeaveOneKernelOut => "leave_one_kernel_out",
             Scheme::LeaveOneKernelAndGpuOut => "leave_one_kernel_and_gpu_out",
         }
@@ -73,7 +81,7 @@ impl Scheme {
 
     fn all_methods(self) -> &'static [Method] {
         match self {
-            Scheme::LeaveOneGpuOut => &[
+            Scheme::LeaveOneGpuOut | Scheme::LeaveOneArchitectureOut => &[
                 Method::Transfer,
                 Method::TransferChosenBase,
                 Method::Combined,
@@ -257,11 +265,23 @@ pub struct Fold {
     pub targets: Vec<usize>,
     /// The kernel held out (for the shared inner folds of the both-out scheme).
     kernel: Option<usize>,
+    /// The GPUs whose measurements of a target's launch it is predicted from, where not every
+    /// GPU the fold keeps (`leave_one_architecture_out`: the target's architecture mates, held
+    /// out of training).
+    sources: Option<Vec<bool>>,
 }
 
 impl Fold {
     fn trains(&self, c: &Cell) -> bool {
         !self.held_gpu[c.gpu] && !self.held_kernel[c.kernel]
+    }
+
+    /// Whether a measurement on `gpu` may be a source of a target's prediction.
+    fn sources_from(&self, gpu: usize) -> bool {
+        match &self.sources {
+            Some(sources) => sources[gpu],
+            None => !self.held_gpu[gpu],
+        }
     }
 }
 
@@ -284,6 +304,7 @@ fn fold(
             .filter(|&c| target(&m.cells[c]))
             .collect(),
         kernel: kernels.first().copied(),
+        sources: None,
     }
 }
 
@@ -305,6 +326,19 @@ pub fn outer_folds(m: &Measurements, scheme: Scheme) -> Vec<Fold> {
             .map(|b| {
                 let held = same_architecture(b);
                 fold(m, m.gpu_labels[b].clone(), &held, &[], &|c| c.gpu == b)
+            })
+            .collect(),
+        Scheme::LeaveOneArchitectureOut => gpus
+            .clone()
+            .map(|b| {
+                let held = same_architecture(b);
+                let mut f = fold(m, m.gpu_labels[b].clone(), &held, &[], &|c| c.gpu == b);
+                f.sources = Some(
+                    (0..m.gpus.len())
+                        .map(|g| g != b && held.contains(&g))
+                        .collect(),
+                );
+                f
             })
             .collect(),
         Scheme::LeaveOneKernelOut => (0..m.kernels.len())
@@ -329,7 +363,9 @@ fn inner_folds(m: &Measurements, scheme: Scheme, outer: &Fold) -> Vec<Fold> {
         .collect();
     let with = |v: &[usize], x: usize| -> Vec<usize> { v.iter().copied().chain([x]).collect() };
     match scheme {
-        Scheme::LeaveOneGpuOut | Scheme::LeaveOneGpuOutOtherArchitectures => (0..m.gpus.len())
+        Scheme::LeaveOneGpuOut
+        | Scheme::LeaveOneGpuOutOtherArchitectures
+        | Scheme::LeaveOneArchitectureOut => (0..m.gpus.len())
             .filter(|&g| !outer.held_gpu[g])
             .map(|g| {
                 let label = m.gpu_labels[g].clone();
@@ -462,7 +498,7 @@ fn sources_of<'a>(m: &'a Measurements, fold: &Fold, t: &Cell) -> Vec<&'a Cell> {
     m.by_launch[t.launch]
         .iter()
         .map(|&c| &m.cells[c])
-        .filter(|c| !fold.held_gpu[c.gpu] && c.gpu != t.gpu)
+        .filter(|c| fold.sources_from(c.gpu) && c.gpu != t.gpu)
         .collect()
 }
 

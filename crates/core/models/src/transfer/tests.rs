@@ -286,10 +286,12 @@ fn the_physics_reads_the_profiles_of_the_targets_architecture_where_there_are_an
         (Scheme::LeaveOneGpuOut, 1),
         // With Kepler left out, the three Maxwell GPUs'.
         (Scheme::LeaveOneGpuOutOtherArchitectures, 3),
+        // Kepler left out of training, the GTX 680 predicted from its architecture mate alone.
+        (Scheme::LeaveOneArchitectureOut, 1),
     ] {
         let fold = outer_folds(&m, scheme)
             .into_iter()
-            .find(|f| f.held_gpu[gtx_680])
+            .find(|f| m.cells[f.targets[0]].gpu == gtx_680)
             .unwrap();
         let target = &m.cells[fold.targets[0]];
         let sources = profiled_sources(&m, &fold, target);
@@ -297,7 +299,19 @@ fn the_physics_reads_the_profiles_of_the_targets_architecture_where_there_are_an
         let kepler = sources
             .iter()
             .all(|s| m.gpus[s.gpu].architecture == m.gpus[gtx_680].architecture);
-        assert_eq!(kepler, scheme == Scheme::LeaveOneGpuOut, "{scheme:?}");
+        assert_eq!(
+            kepler,
+            scheme != Scheme::LeaveOneGpuOutOtherArchitectures,
+            "{scheme:?}"
+        );
+        // Every Kepler GPU out of training where the scheme holds the architecture out.
+        let kepler_trained = (0..m.gpus.len())
+            .any(|g| m.gpus[g].architecture == m.gpus[gtx_680].architecture && !fold.held_gpu[g]);
+        assert_eq!(
+            kepler_trained,
+            scheme == Scheme::LeaveOneGpuOut,
+            "{scheme:?}"
+        );
     }
 }
 

@@ -11,7 +11,7 @@ pub static TRANSFER_SCORES: TableDef = TableDef {
     columns: &[
         label(
             col::VALIDATION,
-            "The scheme: `leave_one_gpu_out`, `leave_one_gpu_out_other_architectures`, `leave_one_kernel_out`, `leave_one_kernel_and_gpu_out`.",
+            "The scheme: `leave_one_gpu_out`, `leave_one_gpu_out_other_architectures`, `leave_one_architecture_out`, `leave_one_kernel_out`, `leave_one_kernel_and_gpu_out`.",
         ),
         MODEL,
         column(

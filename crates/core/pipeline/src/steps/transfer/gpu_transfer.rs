@@ -34,7 +34,7 @@ fn default_predictions() -> String {
 pub struct TransferParams {
     /// The `gpu_transfer_fit` step whose model is validated.
     pub model: Spanned<String>,
-    /// Scheme names; all four when absent.
+    /// Scheme names; all five when absent.
     #[serde(default)]
     pub schemes: Vec<String>,
     /// Coverage of the intervals.
