@@ -462,17 +462,7 @@ pub fn answer(q: &Question) -> Result<Answer> {
             why.join("; ")
         );
     }
-    let architectures = if measured.gpus[0].architecture != target.architecture {
-        Architectures::Different
-    } else if training
-        .gpus
-        .iter()
-        .any(|g| g.architecture == target.architecture)
-    {
-        Architectures::SameTrained
-    } else {
-        Architectures::SameUntrained
-    };
+    let architectures = Architectures::of(&measured.gpus[0], &target, &training.gpus);
     let unseen_kernel = measured
         .kernels
         .iter()

@@ -497,10 +497,8 @@ fn question_notes(
         .count();
     let source = &profile.gpus[0];
     let counted = uncounted < profile.cells.len();
-    if counted
-        && source.architecture == target.architecture
-        && !trained.contains(&source.architecture.as_str())
-    {
+    let architectures = super::report::Architectures::of(source, target, &training.gpus);
+    if counted && architectures == super::report::Architectures::SameUntrained {
         // Both of one architecture: the model within architectures answers (`predict_from`),
         // learnt on pairs of other architectures, and its interval is of held-out GPUs whose
         // architecture mates stayed in training.

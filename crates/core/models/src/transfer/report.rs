@@ -10,7 +10,7 @@ use yosoku_tables::rows::{Prediction as Row, PredictionsBuilder, error_pct};
 use yosoku_tables::{Figure, TRANSFER_COEFFICIENTS, TRANSFER_SCORES};
 
 use super::data::Measurements;
-use super::gpu::DEVICE_FEATURES;
+use super::gpu::{DEVICE_FEATURES, GpuSpec};
 use super::learned::{TransferBase, TransferModel};
 use super::schemes::{Method, Scheme, Score, Validation};
 use crate::ModelError;
@@ -290,6 +290,23 @@ pub enum Architectures {
     SameUntrained,
     /// Two architectures.
     Different,
+}
+
+impl Architectures {
+    /// How a question from `source` to `target` stands to the architectures of `training`'s
+    /// GPUs.
+    pub fn of(source: &GpuSpec, target: &GpuSpec, training: &[GpuSpec]) -> Self {
+        if source.architecture != target.architecture {
+            Self::Different
+        } else if training
+            .iter()
+            .any(|g| g.architecture == target.architecture)
+        {
+            Self::SameTrained
+        } else {
+            Self::SameUntrained
+        }
+    }
 }
 
 /// The schemes a `yosoku predict` question is an instance of: an unseen GPU of the profile GPU's

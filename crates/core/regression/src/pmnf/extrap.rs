@@ -630,17 +630,14 @@ fn parse_json_with(
             "no parameters: a model is a function of at least one",
         ));
     }
-    if let Some((i, name)) = parameters
+    if let Some((_, name)) = parameters
         .iter()
         .enumerate()
         .find(|(i, name)| parameters[..*i].contains(name))
     {
         return Err(error(
             parameters_line(),
-            format!(
-                "parameter `{name}` named twice in `parameters` (at {} and {i})",
-                parameters.iter().position(|p| p == name).unwrap_or(0)
-            ),
+            format!("parameter `{name}` named twice in `parameters`"),
         ));
     }
     let measurements = v
